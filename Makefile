@@ -1,0 +1,79 @@
+# cdprelay — two commands on a fresh Debian machine:
+#   make run    the relay with a dedicated headless Chromium (CDP on 127.0.0.1:9222)
+#   make test   every test (installs Chromium and the npm test clients first)
+
+SHELL       := /bin/bash
+GO          ?= go
+ADDR        ?= 127.0.0.1:9222
+TOOLS       := $(CURDIR)/.tools
+STATICCHECK := $(TOOLS)/staticcheck
+STATICCHECK_VERSION := v0.8.2
+FUZZTIME    ?= 30s
+SHORT_FUZZTIME ?= 3s
+VERSION     ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+
+.PHONY: all build run test deps chromium npm lint vet fmt-check unit fuzz fuzz-short bench clean
+
+all: build
+
+build:
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o bin/cdprelay ./cmd/cdprelay
+
+# The relay with its embedded default: a dedicated headless Chromium with the
+# cdprelay extension, connected to this relay. Ctrl-C stops both.
+run: chromium build
+	./bin/cdprelay serve --launch --addr $(ADDR)
+
+deps: chromium npm
+
+# Debian's chromium, unless CHROME_PATH or an installed one is found.
+chromium:
+	@if [ -n "$$CHROME_PATH" ] && [ -x "$$CHROME_PATH" ]; then exit 0; fi; \
+	if [ -x /usr/lib/chromium/chromium ]; then exit 0; fi; \
+	echo "installing Debian's chromium"; \
+	SUDO=""; if [ "$$(id -u)" != 0 ]; then SUDO=sudo; fi; \
+	$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null
+
+# The real CDP clients the end-to-end tests drive, pinned by the lockfile.
+npm: e2e/node_modules/.installed
+
+e2e/node_modules/.installed: e2e/package.json e2e/package-lock.json
+	cd e2e && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+$(STATICCHECK):
+	GOBIN=$(TOOLS) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+fmt-check:
+	@out=$$(gofmt -l .); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+lint: fmt-check vet $(STATICCHECK)
+	$(STATICCHECK) ./...
+
+unit:
+	CI=$${CI:-} $(GO) test -race -count=1 -timeout 20m ./...
+
+# Every fuzz target for a few seconds: a smoke run of the corpora and a
+# little exploration. `make fuzz` runs each for FUZZTIME.
+fuzz-short:
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(SHORT_FUZZTIME)
+
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "fuzz $$pkg $$f ($(FUZZTIME))"; \
+	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg >/dev/null; \
+	  done; \
+	done
+
+test: deps lint unit fuzz-short
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./relay ./internal/wire
+
+clean:
+	rm -rf bin .tools e2e/node_modules

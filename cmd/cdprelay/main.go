@@ -1,0 +1,48 @@
+// Command cdprelay runs the relay: a Chrome DevTools Protocol endpoint for
+// tabs that a person shares through the cdprelay extension.
+//
+//	cdprelay serve [--addr 127.0.0.1:9222] [--launch [--headful] [--chrome PATH]]
+//	cdprelay version
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	cmd := "serve"
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		return serve(args)
+	case "version":
+		fmt.Println("cdprelay", version)
+		return 0
+	case "help", "-h", "--help":
+		usage()
+		return 0
+	default:
+		fmt.Fprintf(os.Stderr, "cdprelay: unknown command %q\n\n", cmd)
+		usage()
+		return 2
+	}
+}
+
+func usage() {
+	fmt.Fprint(os.Stderr, `usage:
+  cdprelay serve [flags]   run the relay (the default command)
+  cdprelay version         print the version
+
+Run "cdprelay serve -h" for the serve flags.
+`)
+}

@@ -1,0 +1,103 @@
+// Package e2e holds end-to-end tests: real headless Chromium with the
+// cdprelay extension, the relay, and real CDP clients.
+package e2e
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cdprelay/cdprelay/internal/testenv"
+)
+
+var env *testenv.Env
+
+func TestMain(m *testing.M) {
+	code := func() int {
+		if testenv.Require(true) != "" {
+			// Each test reports the skip (or, in CI, the failure).
+			return m.Run()
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		var err error
+		env, err = testenv.Start(ctx, testenv.Options{})
+		if err != nil {
+			println("e2e: start:", err.Error())
+			return 1
+		}
+		defer env.Close()
+		code := m.Run()
+		if code != 0 && env.LogPath != "" {
+			b, _ := os.ReadFile(env.LogPath)
+			println("e2e: relay and browser log (" + env.LogPath + "):\n" + tail(string(b), 150))
+		}
+		return code
+	}()
+	os.Exit(code)
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func requireEnv(t *testing.T) {
+	t.Helper()
+	testenv.SkipOrFail(t, true)
+	if env == nil {
+		t.Fatal("end-to-end environment did not start")
+	}
+}
+
+func runNode(t *testing.T, script string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	out, err := testenv.Node(ctx, script, nil, args...)
+	t.Logf("%s:\n%s", script, out)
+	if err != nil {
+		t.Fatalf("%s: %v", script, err)
+	}
+	return out
+}
+
+func TestPlaywrightHTTPEndpoint(t *testing.T) {
+	requireEnv(t)
+	runNode(t, "playwright.mjs", env.HTTPEndpoint(), env.Pages.Main, env.Pages.Other)
+	assertTabsKept(t)
+}
+
+func TestPlaywrightWSEndpoint(t *testing.T) {
+	requireEnv(t)
+	runNode(t, "playwright.mjs", env.WSEndpoint(), env.Pages.Main, env.Pages.Other)
+	assertTabsKept(t)
+}
+
+// assertTabsKept checks that browser.close() left the person's tabs open
+// and released: still shared, no debugger attached, no client.
+func assertTabsKept(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st := env.Relay.Default().Status()
+		attached := 0
+		for _, tab := range st.Tabs {
+			if tab.Attached {
+				attached++
+			}
+		}
+		if len(st.Tabs) >= 1 && attached == 0 && !st.Client {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after browser.close(): %d tabs, %d attached, client=%v", len(st.Tabs), attached, st.Client)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -1,0 +1,46 @@
+// Rules shared by the service worker and the connect page, so that the page
+// refuses exactly what the worker would refuse.
+
+// Unencrypted WebSockets are only acceptable when they never leave the
+// machine: whoever can read the stream can drive the shared tabs.
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
+
+/** Returns "" when url is an acceptable relay address, else why not. */
+export function relayUrlProblem(url) {
+  if (!url) return "Enter the relay URL.";
+  let u;
+  try {
+    u = new URL(url);
+  } catch {
+    return "This is not a valid URL.";
+  }
+  if (u.protocol === "wss:") return "";
+  if (u.protocol !== "ws:") return "The relay URL must start with ws:// or wss://.";
+  if (LOOPBACK_HOSTS.has(u.hostname)) return "";
+  return "ws:// is only allowed to 127.0.0.1, [::1] or localhost; use wss:// for a relay on another host.";
+}
+
+// chrome.debugger can only attach to ordinary web content; browser UI,
+// extension pages and the Web Store are off limits and fail to attach.
+const WEB_SCHEMES = new Set(["http:", "https:", "data:", "file:"]);
+
+export function attachable(url) {
+  let u;
+  try {
+    u = new URL(url);
+  } catch {
+    return false;
+  }
+  if (u.protocol === "about:") return u.pathname === "blank";
+  if (!WEB_SCHEMES.has(u.protocol)) return false;
+  return !(
+    u.hostname === "chromewebstore.google.com" ||
+    (u.hostname === "chrome.google.com" && u.pathname.startsWith("/webstore"))
+  );
+}
+
+// A tab that is still being created or is loading its first page has no url
+// yet; it starts out as about:blank, which is attachable.
+export function tabUrl(tab) {
+  return tab.pendingUrl || tab.url || "about:blank";
+}

@@ -1,0 +1,203 @@
+// The connect page, used as the toolbar popup, as the options page and as
+// the page a relay link opens (connect.html?relay=ws://...&auto=1&close=1).
+
+import { attachable, relayUrlProblem, tabUrl } from "./common.js";
+
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+const ownPrefix = chrome.runtime.getURL("");
+
+let status = { state: "disconnected", error: "", relay: "", share: "pick", enabled: false, shared: [] };
+// A share mode asked for by the link shows until the person connects or picks one.
+let wantedShare = ["all", "pick"].includes(params.get("share")) ? params.get("share") : "";
+let closeWhenConnected = false;
+
+function request(msg) {
+  return chrome.runtime.sendMessage(msg).then((r) => {
+    if (r && r.status) showStatus(r.status);
+    if (r && r.ok === false) throw new Error(r.error);
+    return r;
+  });
+}
+
+function shareMode() {
+  return document.querySelector('input[name="share"]:checked')?.value || "pick";
+}
+
+function setShareMode(mode) {
+  for (const radio of document.querySelectorAll('input[name="share"]')) radio.checked = radio.value === mode;
+}
+
+function showProblem(text) {
+  $("problem").textContent = text;
+  $("problem").hidden = !text;
+}
+
+function showStatus(s) {
+  status = s;
+  const state = $("state");
+  const n = s.shared.length;
+  const tabs = `${n} tab${n === 1 ? "" : "s"} shared`;
+  let label = "Not connected";
+  let kind = "off";
+  let detail = "Enter the relay URL cdprelay printed, then Connect.";
+  if (s.state === "connected") {
+    label = "Connected";
+    kind = "ok";
+    detail = `${s.relay} · ${tabs}`;
+  } else if (s.state === "connecting") {
+    label = "Connecting…";
+    kind = "wait";
+    detail = s.error ? `${s.relay} · last attempt: ${s.error}` : s.relay;
+  } else if (s.enabled) {
+    label = "Disconnected";
+    kind = "bad";
+    detail = `${s.error || "not connected"} · retrying ${s.relay}`;
+  } else if (s.error) {
+    kind = "bad";
+    detail = s.error;
+  }
+  state.textContent = label;
+  state.dataset.kind = kind;
+  $("detail").textContent = detail;
+  $("disconnect").disabled = !s.enabled;
+  if (!$("relay").value && s.relay) $("relay").value = s.relay;
+  setShareMode(wantedShare || s.share);
+  $("hint").textContent =
+    s.share === "all"
+      ? "Every tab with a web page is shared, including new ones. Untick a tab to keep it private."
+      : "Tick the tabs the relay may control. Pages they open in new tabs are shared too.";
+  renderTabs();
+  if (closeWhenConnected && s.state === "connected") closeSelf();
+}
+
+async function closeSelf() {
+  closeWhenConnected = false;
+  const tab = await chrome.tabs.getCurrent();
+  if (tab) chrome.tabs.remove(tab.id);
+  else window.close();
+}
+
+let renderQueued = false;
+function renderTabs() {
+  if (renderQueued) return;
+  renderQueued = true;
+  // Tab events come in bursts (a page load is several updates): draw once.
+  setTimeout(async () => {
+    renderQueued = false;
+    const tabs = (await chrome.tabs.query({})).filter((t) => !(t.url || "").startsWith(ownPrefix));
+    const shared = new Set(status.shared);
+    const list = $("tabs");
+    list.replaceChildren(...tabs.map((t) => tabRow(t, shared.has(t.id))));
+    $("count").textContent = `${shared.size} of ${tabs.length} shared`;
+  }, 50);
+}
+
+function tabRow(tab, isShared) {
+  const li = document.createElement("li");
+  li.className = isShared ? "shared" : "";
+  const url = tabUrl(tab);
+  const canShare = attachable(url);
+
+  const box = document.createElement("input");
+  box.type = "checkbox";
+  box.checked = isShared;
+  box.disabled = !canShare && !isShared;
+  box.title = canShare ? "Share this tab with the relay" : "Browser and extension pages cannot be shared";
+  box.addEventListener("change", () => {
+    request({ type: "share", tabId: tab.id, on: box.checked }).catch((e) => {
+      box.checked = !box.checked;
+      showProblem(e.message);
+    });
+  });
+
+  const icon = document.createElement("img");
+  icon.className = "favicon";
+  icon.alt = "";
+  if (tab.favIconUrl && /^(https?|data):/.test(tab.favIconUrl)) icon.src = tab.favIconUrl;
+  else icon.classList.add("blank");
+
+  const text = document.createElement("div");
+  text.className = "text";
+  const title = document.createElement("div");
+  title.className = "title";
+  title.textContent = tab.title || url;
+  const link = document.createElement("div");
+  link.className = "url";
+  link.textContent = url;
+  text.append(title, link);
+
+  const label = document.createElement("label");
+  label.append(box, icon, text);
+  li.append(label);
+  if (isShared) {
+    const mark = document.createElement("span");
+    mark.className = "mark";
+    mark.textContent = "shared";
+    li.append(mark);
+  }
+  return li;
+}
+
+async function connectNow() {
+  const relay = $("relay").value.trim();
+  const problem = relayUrlProblem(relay);
+  showProblem(problem);
+  if (problem) return;
+  const share = shareMode();
+  wantedShare = "";
+  try {
+    await request({ type: "connect", relay, share });
+  } catch (e) {
+    showProblem(e.message);
+    return;
+  }
+  closeWhenConnected = params.get("close") === "1";
+  if (closeWhenConnected && status.state === "connected") closeSelf();
+}
+
+$("form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  connectNow();
+});
+$("relay").addEventListener("input", () => showProblem(""));
+$("disconnect").addEventListener("click", () => request({ type: "disconnect" }).catch((e) => showProblem(e.message)));
+for (const radio of document.querySelectorAll('input[name="share"]')) {
+  radio.addEventListener("change", () => {
+    wantedShare = "";
+    request({ type: "mode", share: radio.value }).catch((e) => showProblem(e.message));
+  });
+}
+
+chrome.runtime.onMessage.addListener((msg) => {
+  if (msg && msg.type === "status") showStatus(msg.status);
+});
+chrome.tabs.onCreated.addListener(renderTabs);
+chrome.tabs.onRemoved.addListener(renderTabs);
+chrome.tabs.onUpdated.addListener((id, info) => {
+  if (info.url !== undefined || info.title !== undefined || info.favIconUrl !== undefined) renderTabs();
+});
+
+async function start() {
+  // The popup has no tab of its own; it gets the narrow layout.
+  if (!(await chrome.tabs.getCurrent())) document.documentElement.classList.add("popup");
+
+  // "mcpRelayUrl" is the name used by links made for the stock Playwright extension.
+  const relay = params.get("relay") || params.get("mcpRelayUrl") || "";
+  if (relay) $("relay").value = relay;
+  try {
+    const name = JSON.parse(params.get("client") || "null")?.name;
+    if (name) {
+      $("client").textContent = `Requested by ${name}`;
+      $("client").hidden = false;
+    }
+  } catch {
+    // An unreadable client description only loses the label.
+  }
+
+  showStatus(await chrome.runtime.sendMessage({ type: "status" }));
+  if (relay) showProblem(relayUrlProblem(relay));
+  if (params.get("auto") === "1" && relay) await connectNow();
+}
+
+start();

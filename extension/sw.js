@@ -1,0 +1,588 @@
+// The service worker: holds the one WebSocket to the relay, answers its
+// commands with chrome.debugger / chrome.tabs calls, and forwards the events
+// of the tabs the person shares. The wire format is "protocol v2": commands
+// {id, method, params[]}, replies {id, result|error}, events {method, params[]}.
+
+import { attachable, relayUrlProblem, tabUrl } from "./common.js";
+
+const KEEPALIVE_MS = 20_000; // the worker is stopped after 30 s without traffic
+const BACKOFF_MS = [500, 1000, 2000, 4000, 5000];
+const REOFFER_MS = 150;
+const KEEPALIVE = '{"method":"extension.keepalive","params":[]}';
+const INITIALIZED = '{"method":"extension.initialized","params":[]}';
+const noop = () => {};
+
+const settings = { relay: "", share: "pick", picked: [], enabled: false };
+
+// Tabs the relay may see and attach. In "pick" mode these are the picked tabs;
+// in "all" mode every tab on an attachable URL that the person did not decline.
+const shared = new Set();
+// "all" mode only: tabs the person took back (unticked, or cancelled the debugger bar).
+const declined = new Set();
+// Tabs opened by the relay's chrome.tabs.create; the relay announces those itself.
+const relayCreated = new Set();
+// chrome.tabs.onCreated can fire before chrome.tabs.create resolves, so its
+// listener waits for these before deciding whether a tab is the relay's.
+const creating = new Set();
+
+// The current connection: {ws, open, attached, offered, chain, keepalive}.
+// attached: tabs the relay attached over it; offered: tabs it was told about.
+let conn = null;
+let attempt = 0;
+let retryTimer = 0;
+const status = { state: "disconnected", error: "" };
+
+const errorText = (e) => String((e && e.message) || e);
+
+const browserInfo = (async () => {
+  const userAgent = navigator.userAgent;
+  let version = (userAgent.match(/(?:Chrome|Chromium)\/([\d.]+)/) || [])[1] || "";
+  try {
+    const { fullVersionList = [] } = await navigator.userAgentData.getHighEntropyValues(["fullVersionList"]);
+    const brand =
+      fullVersionList.find((b) => b.brand === "Google Chrome") ||
+      fullVersionList.find((b) => b.brand === "Chromium");
+    if (brand) version = brand.version;
+  } catch {
+    // Keep the version from the user agent string.
+  }
+  const product = (userAgent.includes("HeadlessChrome") ? "HeadlessChrome/" : "Chrome/") + version;
+  return { userAgent, product, version, extensionVersion: chrome.runtime.getManifest().version };
+})();
+
+// ---- connection ------------------------------------------------------------
+
+function connect() {
+  if (conn !== null || !settings.enabled) return;
+  clearTimeout(retryTimer);
+  retryTimer = 0;
+  const problem = relayUrlProblem(settings.relay);
+  if (problem) {
+    publish("disconnected", problem);
+    return;
+  }
+  let ws;
+  try {
+    ws = new WebSocket(settings.relay);
+  } catch (e) {
+    publish("disconnected", errorText(e));
+    return;
+  }
+  const c = { ws, open: false, attached: new Set(), offered: new Set(), chain: Promise.resolve(), keepalive: 0 };
+  conn = c;
+  publish("connecting");
+  ws.onopen = () => {
+    c.open = true;
+    attempt = 0;
+    c.keepalive = setInterval(() => ws.send(KEEPALIVE), KEEPALIVE_MS);
+    publish("connected", "");
+    handshake(c);
+  };
+  ws.onmessage = (e) => onMessage(c, e.data);
+  ws.onclose = (e) => {
+    if (conn !== c) return; // closed on purpose; already cleaned up
+    drop(c);
+    retry(c.open ? `connection closed (code ${e.code}${e.reason ? ": " + e.reason : ""})` : "relay refused or unreachable");
+  };
+}
+
+function retry(error) {
+  publish("disconnected", error);
+  if (!settings.enabled) return;
+  retryTimer = setTimeout(connect, BACKOFF_MS[Math.min(attempt++, BACKOFF_MS.length - 1)]);
+}
+
+// A new connection starts from nothing: the relay re-attaches what it needs,
+// and a debugger left attached would keep the infobar up for no one.
+function drop(c) {
+  if (conn === c) conn = null;
+  c.open = false;
+  clearInterval(c.keepalive);
+  for (const tabId of c.attached) chrome.debugger.detach({ tabId }).catch(noop);
+  c.attached.clear();
+  c.offered.clear();
+}
+
+function closeConn() {
+  clearTimeout(retryTimer);
+  retryTimer = 0;
+  const c = conn;
+  if (c === null) return;
+  drop(c);
+  c.ws.close(1000);
+}
+
+function send(c, method, params) {
+  if (c.open) c.ws.send(JSON.stringify({ method, params }));
+}
+
+// Tab announcements need an async look-up of the target id; running them in
+// one chain per connection keeps onCreated, onUpdated and onRemoved in order.
+function enqueue(c, fn) {
+  c.chain = c.chain
+    .then(() => (conn === c ? fn() : undefined))
+    .catch((e) => console.warn("cdprelay:", errorText(e)));
+}
+
+function handshake(c) {
+  enqueue(c, async () => send(c, "extension.info", [await browserInfo]));
+  enqueue(c, async () => {
+    const tabs = (await chrome.tabs.query({})).filter(
+      (t) => shared.has(t.id) && !c.offered.has(t.id) && attachable(tabUrl(t)),
+    );
+    for (const t of tabs) c.offered.add(t.id);
+    await offer(c, tabs);
+  });
+  enqueue(c, () => c.open && c.ws.send(INITIALIZED));
+}
+
+async function targetIds() {
+  const ids = new Map();
+  for (const t of await chrome.debugger.getTargets()) {
+    if (t.type === "page" && t.tabId !== undefined && !ids.has(t.tabId)) ids.set(t.tabId, t.id);
+  }
+  return ids;
+}
+
+async function offer(c, tabs) {
+  if (tabs.length === 0) return;
+  const ids = await targetIds();
+  for (const tab of tabs) {
+    if (!c.offered.has(tab.id)) continue; // withdrawn meanwhile
+    const targetId = ids.get(tab.id);
+    if (targetId) tab.targetId = targetId;
+    send(c, "chrome.tabs.onCreated", [tab]);
+  }
+}
+
+function announce(c, tab) {
+  if (c === null || !c.open || c.offered.has(tab.id) || !attachable(tabUrl(tab))) return;
+  c.offered.add(tab.id);
+  enqueue(c, () => offer(c, [tab]));
+}
+
+// ---- relay commands --------------------------------------------------------
+
+function reply(c, id, result) {
+  c.ws.send('{"id":' + id + ',"result":' + (result === undefined ? "{}" : JSON.stringify(result)) + "}");
+}
+
+function replyError(c, id, e) {
+  c.ws.send(JSON.stringify({ id, error: errorText(e) }));
+}
+
+function onMessage(c, data) {
+  let msg;
+  try {
+    msg = JSON.parse(data);
+  } catch {
+    return;
+  }
+  const id = msg.id;
+  if (msg.method === "chrome.debugger.sendCommand") {
+    // The hot path: nothing here but the call and the reply.
+    const p = msg.params;
+    let pending;
+    try {
+      pending = chrome.debugger.sendCommand(p[0], p[1], p[2]);
+    } catch (e) {
+      replyError(c, id, e); // bad arguments throw instead of rejecting
+      return;
+    }
+    pending.then(
+      (r) => reply(c, id, r),
+      (e) => replyError(c, id, e),
+    );
+    return;
+  }
+  const command = Object.hasOwn(COMMANDS, msg.method) ? COMMANDS[msg.method] : undefined;
+  if (command === undefined) {
+    replyError(c, id, "Unknown method: " + msg.method);
+    return;
+  }
+  command(c, msg.params || []).then(
+    (r) => reply(c, id, r),
+    (e) => replyError(c, id, e),
+  );
+}
+
+function mustBeShared(tabId) {
+  if (!shared.has(tabId)) throw new Error(`Tab ${tabId} is not shared`);
+}
+
+const COMMANDS = {
+  async "chrome.debugger.attach"(c, [target, version]) {
+    const tabId = target.tabId;
+    mustBeShared(tabId);
+    if (c.attached.has(tabId)) throw new Error(`Another debugger is already attached to the tab with id: ${tabId}.`);
+    const debuggee = { tabId };
+    try {
+      await chrome.debugger.attach(debuggee, version || "1.3");
+    } catch (e) {
+      // A worker that was stopped while attached leaves its own session
+      // behind; detach succeeds only for that one, never for another client.
+      if (!/already attached/i.test(errorText(e))) throw e;
+      await chrome.debugger.detach(debuggee).catch(() => {
+        throw e;
+      });
+      await chrome.debugger.attach(debuggee, version || "1.3");
+    }
+    if (conn !== c || !c.open) {
+      chrome.debugger.detach(debuggee).catch(noop);
+      throw new Error("connection closed");
+    }
+    c.attached.add(tabId);
+    return {};
+  },
+
+  async "chrome.debugger.detach"(c, [target]) {
+    c.attached.delete(target.tabId);
+    await chrome.debugger.detach({ tabId: target.tabId });
+    return {};
+  },
+
+  async "chrome.tabs.create"(c, [props = {}]) {
+    // Without a URL Chrome opens its new-tab page, which cannot be attached.
+    const pending = chrome.tabs.create({ ...props, url: props.url || "about:blank" });
+    // Chained before the onCreated listener's wait, so it knows the id by then.
+    const known = pending.then((tab) => void relayCreated.add(tab.id)).catch(noop);
+    creating.add(known);
+    let tab;
+    try {
+      tab = await pending;
+    } finally {
+      creating.delete(known);
+    }
+    shared.add(tab.id);
+    addPicked(tab.id); // so it stays shared if the worker restarts
+    if (conn === c) c.offered.add(tab.id);
+    publish();
+    const targetId = (await targetIds()).get(tab.id);
+    if (targetId) tab.targetId = targetId;
+    return tab;
+  },
+
+  async "chrome.tabs.remove"(c, [tabId]) {
+    mustBeShared(tabId);
+    await chrome.tabs.remove(tabId);
+    return {};
+  },
+
+  async "chrome.tabs.update"(c, [tabId, props]) {
+    mustBeShared(tabId);
+    return chrome.tabs.update(tabId, props || {});
+  },
+};
+
+// ---- chrome.debugger events ------------------------------------------------
+
+chrome.debugger.onEvent.addListener((source, method, params) => {
+  const c = conn;
+  if (c !== null && c.attached.has(source.tabId)) {
+    c.ws.send(JSON.stringify({ method: "chrome.debugger.onEvent", params: [source, method, params] }));
+  }
+});
+
+chrome.debugger.onDetach.addListener((source, reason) => {
+  const c = conn;
+  const tabId = source.tabId;
+  if (c === null || !c.attached.delete(tabId)) return;
+  send(c, "chrome.debugger.onDetach", [{ tabId }, reason]);
+  if (reason === "canceled_by_user") {
+    unshare(tabId).catch(noop);
+    return;
+  }
+  c.offered.delete(tabId);
+  if (reason !== "target_closed") return;
+  // A sub-frame navigating to an unknown scheme detaches the whole tab with
+  // target_closed while the tab stays open: offer it again once that settles.
+  setTimeout(async () => {
+    const tab = await chrome.tabs.get(tabId).catch(() => null);
+    if (tab !== null && shared.has(tabId)) announce(conn === c ? c : null, tab);
+  }, REOFFER_MS);
+});
+
+// ---- tab events ------------------------------------------------------------
+
+chrome.tabs.onCreated.addListener(async (tab) => {
+  await ready;
+  if (creating.size > 0) await Promise.all(creating);
+  if (relayCreated.has(tab.id) || shared.has(tab.id)) return;
+  const wanted =
+    settings.share === "all" ? attachable(tabUrl(tab)) : tab.openerTabId !== undefined && shared.has(tab.openerTabId);
+  if (wanted) addShared(tab);
+});
+
+// Popups opened by a shared tab do not always carry openerTabId (noopener,
+// window.open with features), but they do show up here.
+chrome.webNavigation.onCreatedNavigationTarget.addListener(async (d) => {
+  await ready;
+  if (settings.share !== "pick" || shared.has(d.tabId) || !shared.has(d.sourceTabId)) return;
+  const tab = await chrome.tabs.get(d.tabId).catch(() => null);
+  if (tab !== null && !shared.has(tab.id)) addShared(tab);
+});
+
+chrome.tabs.onUpdated.addListener(async (tabId, info, tab) => {
+  if (info.url === undefined && info.title === undefined && info.status === undefined) return;
+  await ready;
+  if (creating.size > 0) await Promise.all(creating); // same race as in onCreated
+  if (settings.share === "all" && info.url !== undefined && !declined.has(tabId)) {
+    if (attachable(info.url)) {
+      if (!shared.has(tabId)) {
+        shared.add(tabId);
+        publish();
+      }
+    } else if (shared.has(tabId)) {
+      await forget(tabId);
+      publish();
+      return;
+    }
+  }
+  const c = conn;
+  if (c === null || !c.open || !shared.has(tabId)) return;
+  if (c.offered.has(tabId)) enqueue(c, () => send(c, "chrome.tabs.onUpdated", [tabId, info, tab]));
+  else announce(c, tab);
+});
+
+chrome.tabs.onRemoved.addListener(async (tabId, info) => {
+  await ready;
+  relayCreated.delete(tabId);
+  declined.delete(tabId);
+  removePicked(tabId);
+  const wasShared = shared.delete(tabId);
+  const c = conn;
+  if (c !== null) {
+    c.attached.delete(tabId);
+    if ((c.offered.delete(tabId) || wasShared) && c.open) {
+      enqueue(c, () => send(c, "chrome.tabs.onRemoved", [tabId, info]));
+    }
+  }
+  if (wasShared) publish();
+});
+
+// ---- sharing ---------------------------------------------------------------
+
+function addPicked(tabId) {
+  if (settings.picked.includes(tabId)) return;
+  settings.picked.push(tabId);
+  chrome.storage.local.set({ picked: settings.picked }).catch(noop);
+}
+
+function removePicked(tabId) {
+  const i = settings.picked.indexOf(tabId);
+  if (i < 0) return;
+  settings.picked.splice(i, 1);
+  chrome.storage.local.set({ picked: settings.picked }).catch(noop);
+}
+
+function saveDeclined() {
+  chrome.storage.session.set({ declined: [...declined] }).catch(noop);
+}
+
+function addShared(tab) {
+  shared.add(tab.id);
+  if (settings.share === "pick") addPicked(tab.id);
+  publish();
+  announce(conn, tab);
+}
+
+// Stops offering a tab: detach if the relay had it, then tell the relay it is
+// gone (a tab that stays open but is no longer shared is marked unshared).
+async function forget(tabId) {
+  shared.delete(tabId);
+  const c = conn;
+  if (c === null) return;
+  if (c.attached.delete(tabId)) await chrome.debugger.detach({ tabId }).catch(noop);
+  if (!c.offered.delete(tabId)) return;
+  const tab = await chrome.tabs.get(tabId).catch(() => null);
+  const info = { windowId: tab ? tab.windowId : -1, isWindowClosing: false, unshared: true };
+  enqueue(c, () => send(c, "chrome.tabs.onRemoved", [tabId, info]));
+}
+
+// The person takes a tab back.
+async function unshare(tabId) {
+  removePicked(tabId);
+  if (settings.share === "all") {
+    declined.add(tabId);
+    saveDeclined();
+  }
+  await forget(tabId);
+  publish();
+}
+
+function sharedFrom(tabs) {
+  const next = new Set();
+  if (settings.share === "all") {
+    for (const t of tabs) if (!declined.has(t.id) && attachable(tabUrl(t))) next.add(t.id);
+    return next;
+  }
+  // Tab ids only live as long as the browser session: drop the stale ones.
+  const open = new Set(tabs.map((t) => t.id));
+  const picked = settings.picked.filter((id) => open.has(id));
+  if (picked.length !== settings.picked.length) {
+    settings.picked = picked;
+    chrome.storage.local.set({ picked }).catch(noop);
+  }
+  for (const id of picked) next.add(id);
+  return next;
+}
+
+async function setShareMode(mode) {
+  if (mode === settings.share) return;
+  settings.share = mode;
+  await chrome.storage.local.set({ share: mode });
+  const tabs = await chrome.tabs.query({});
+  const next = sharedFrom(tabs);
+  for (const id of [...shared]) if (!next.has(id)) await forget(id);
+  for (const t of tabs) {
+    if (next.has(t.id) && !shared.has(t.id)) {
+      shared.add(t.id);
+      announce(conn, t);
+    }
+  }
+  publish();
+}
+
+// ---- status and the connect page -------------------------------------------
+
+function snapshot() {
+  return {
+    state: status.state,
+    error: status.error,
+    relay: settings.relay,
+    share: settings.share,
+    enabled: settings.enabled,
+    shared: [...shared],
+  };
+}
+
+function publish(state = status.state, error = status.error) {
+  status.state = state;
+  status.error = error;
+  const s = snapshot();
+  chrome.storage.session.set({ status: s }).catch(noop);
+  chrome.runtime.sendMessage({ type: "status", status: s }).catch(noop); // no page open: nobody listens
+}
+
+const PAGE_REQUESTS = {
+  status: async () => snapshot(),
+
+  async connect({ relay, share }) {
+    const problem = relayUrlProblem(relay);
+    if (problem) return { ok: false, error: problem, status: snapshot() };
+    const changed = relay !== settings.relay;
+    settings.relay = relay;
+    settings.enabled = true;
+    await chrome.storage.local.set({ relay, enabled: true });
+    if (share === "all" || share === "pick") await setShareMode(share);
+    if (changed || conn === null) {
+      closeConn();
+      attempt = 0;
+      connect();
+    }
+    return { ok: true, status: snapshot() };
+  },
+
+  async disconnect() {
+    settings.enabled = false;
+    await chrome.storage.local.set({ enabled: false });
+    closeConn();
+    publish("disconnected", "");
+    return { ok: true, status: snapshot() };
+  },
+
+  // The radio on the page: takes effect at once, connected or not.
+  async mode({ share }) {
+    if (share === "all" || share === "pick") await setShareMode(share);
+    return { ok: true, status: snapshot() };
+  },
+
+  async share({ tabId, on }) {
+    if (on) {
+      const tab = await chrome.tabs.get(tabId);
+      if (!attachable(tabUrl(tab))) throw new Error("Browser, extension and Web Store pages cannot be shared.");
+      if (declined.delete(tabId)) saveDeclined();
+      if (!shared.has(tabId)) addShared(tab);
+    } else {
+      await unshare(tabId);
+    }
+    return { ok: true, status: snapshot() };
+  },
+};
+
+chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
+  if (sender.id !== chrome.runtime.id || msg === null || typeof msg !== "object") return false;
+  if (!Object.hasOwn(PAGE_REQUESTS, msg.type)) return false;
+  const handle = PAGE_REQUESTS[msg.type];
+  ready
+    .then(() => handle(msg))
+    .then(sendResponse, (e) => sendResponse({ ok: false, error: errorText(e), status: snapshot() }));
+  return true;
+});
+
+// ---- start -----------------------------------------------------------------
+
+// The relay's own dedicated browser ships a config.json next to the
+// extension; it wins over whatever was stored, on every start.
+async function packagedConfig() {
+  try {
+    const r = await fetch(chrome.runtime.getURL("config.json"));
+    if (!r.ok) return null;
+    const cfg = await r.json();
+    return cfg && typeof cfg.relay === "string" ? cfg : null;
+  } catch {
+    return null;
+  }
+}
+
+async function loadSettings() {
+  const s = await chrome.storage.local.get(["relay", "share", "picked", "enabled"]);
+  if (typeof s.relay === "string") settings.relay = s.relay;
+  if (s.share === "all" || s.share === "pick") settings.share = s.share;
+  if (Array.isArray(s.picked)) settings.picked = s.picked.filter(Number.isInteger);
+  settings.enabled = s.enabled === true;
+  const cfg = await packagedConfig();
+  if (cfg !== null) {
+    settings.relay = cfg.relay;
+    settings.share = cfg.share === "all" ? "all" : "pick";
+    settings.enabled = true;
+    await chrome.storage.local.set({ relay: settings.relay, share: settings.share, enabled: true });
+  }
+  const { declined: d } = await chrome.storage.session.get("declined");
+  if (Array.isArray(d)) for (const id of d) declined.add(id);
+}
+
+// A worker that was stopped while attached may have left debugger sessions;
+// no relay knows about them any more.
+async function detachStale() {
+  const targets = await chrome.debugger.getTargets();
+  await Promise.all(
+    targets
+      .filter((t) => t.attached && t.tabId !== undefined)
+      .map((t) => chrome.debugger.detach({ tabId: t.tabId }).catch(noop)),
+  );
+}
+
+async function init() {
+  try {
+    await loadSettings();
+    for (const id of sharedFrom(await chrome.tabs.query({}))) shared.add(id);
+    await detachStale();
+  } catch (e) {
+    console.warn("cdprelay: start:", errorText(e));
+  }
+  publish("disconnected", "");
+  connect();
+}
+
+const ready = init();
+
+// Timers die with the worker; an alarm brings it back to reconnect.
+chrome.alarms.get("reconnect").then((a) => a || chrome.alarms.create("reconnect", { periodInMinutes: 0.5 }));
+chrome.alarms.onAlarm.addListener(async (alarm) => {
+  if (alarm.name !== "reconnect") return;
+  await ready;
+  connect();
+});
+chrome.runtime.onStartup.addListener(() => ready.then(connect));
+chrome.runtime.onInstalled.addListener(() => ready.then(connect));

@@ -1,0 +1,232 @@
+// Package chromium finds and runs a dedicated Chromium for the relay's
+// embedded default: headless (or headful on request), a fresh profile, and
+// the relay's own extension loaded.
+package chromium
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Candidates are the paths tried, in order, when neither an explicit path
+// nor CHROME_PATH is given. Debian's /usr/bin/chromium is a wrapper script
+// that adds flags of its own, so the real binary comes first.
+var Candidates = []string{
+	"/usr/lib/chromium/chromium",
+	"/usr/bin/chromium",
+	"/usr/bin/chromium-browser",
+	"/usr/bin/google-chrome-stable",
+	"/usr/bin/google-chrome",
+	"/opt/google/chrome/chrome",
+}
+
+// ErrNotFound means no Chromium binary was found.
+var ErrNotFound = errors.New("no Chromium found: install Debian's chromium (apt-get install chromium), or set CHROME_PATH or --chrome")
+
+// Find returns the browser binary to use: explicit if non-empty, else
+// $CHROME_PATH, else the first of Candidates that exists.
+func Find(explicit string) (string, error) {
+	for _, p := range []string{explicit, os.Getenv("CHROME_PATH")} {
+		if p == "" {
+			continue
+		}
+		if err := executable(p); err != nil {
+			return "", fmt.Errorf("chromium %s: %w", p, err)
+		}
+		return p, nil
+	}
+	for _, p := range Candidates {
+		if executable(p) == nil {
+			return p, nil
+		}
+	}
+	return "", ErrNotFound
+}
+
+func executable(p string) error {
+	st, err := os.Stat(p)
+	if err != nil {
+		return err
+	}
+	if st.IsDir() || st.Mode()&0o111 == 0 {
+		return errors.New("not an executable file")
+	}
+	return nil
+}
+
+// Options describe one browser process.
+type Options struct {
+	Path string // the binary; required
+
+	// Headful shows a window; the default is --headless=new.
+	Headful bool
+
+	// ExtensionDir is an unpacked extension to load, and the only one.
+	ExtensionDir string
+
+	// UserDataDir is the profile directory. Empty: a fresh temporary
+	// directory, removed when the browser stops.
+	UserDataDir string
+
+	// Args are appended after the standard flags (before URLs).
+	Args []string
+
+	// URLs are opened at start. Empty: about:blank.
+	URLs []string
+
+	// Output receives the browser's stdout and stderr. Nil: discarded.
+	Output io.Writer
+
+	Logger *slog.Logger
+}
+
+// Flags returns the command-line flags for opts, without URLs.
+func Flags(opts Options, userDataDir string) []string {
+	args := []string{
+		"--no-sandbox",
+		"--disable-gpu",
+		"--disable-quic",
+		"--no-first-run",
+		"--no-default-browser-check",
+		"--disable-background-networking",
+		"--disable-component-update",
+		"--disable-sync",
+		"--disable-dev-shm-usage",
+		"--disable-features=Translate,MediaRouter,OptimizationHints",
+		"--user-data-dir=" + userDataDir,
+	}
+	if !opts.Headful {
+		args = append([]string{"--headless=new"}, args...)
+	}
+	if opts.ExtensionDir != "" {
+		args = append(args,
+			"--load-extension="+opts.ExtensionDir,
+			"--disable-extensions-except="+opts.ExtensionDir,
+		)
+	}
+	return append(args, opts.Args...)
+}
+
+// Browser is a running browser process.
+type Browser struct {
+	cmd       *exec.Cmd
+	dir       string
+	removeDir bool
+	log       *slog.Logger
+	done      chan struct{} // closed when the process has exited
+	waitErr   error         // set before done closes
+}
+
+// Launch starts the browser. Its whole process group is stopped by Stop,
+// and by the kernel if this process dies first.
+func Launch(ctx context.Context, opts Options) (*Browser, error) {
+	if opts.Path == "" {
+		return nil, errors.New("chromium: no binary path")
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	b := &Browser{dir: opts.UserDataDir, log: log, done: make(chan struct{})}
+	if b.dir == "" {
+		d, err := os.MkdirTemp("", "cdprelay-chromium-")
+		if err != nil {
+			return nil, fmt.Errorf("chromium profile: %w", err)
+		}
+		b.dir, b.removeDir = d, true
+	}
+	urls := opts.URLs
+	if len(urls) == 0 {
+		urls = []string{"about:blank"}
+	}
+	args := append(Flags(opts, b.dir), urls...)
+	cmd := exec.CommandContext(ctx, opts.Path, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error { return b.signalGroup(syscall.SIGKILL) }
+	out := opts.Output
+	if out == nil {
+		out = io.Discard
+	}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		b.cleanup()
+		return nil, fmt.Errorf("start %s: %w", opts.Path, err)
+	}
+	b.cmd = cmd
+	log.Info("browser started", "path", opts.Path, "pid", cmd.Process.Pid, "headless", !opts.Headful)
+	go func() {
+		b.waitErr = cmd.Wait()
+		close(b.done)
+	}()
+	return b, nil
+}
+
+// PID is the browser's process id.
+func (b *Browser) PID() int { return b.cmd.Process.Pid }
+
+// UserDataDir is the profile directory in use.
+func (b *Browser) UserDataDir() string { return b.dir }
+
+// Done is closed when the browser process exits.
+func (b *Browser) Done() <-chan struct{} { return b.done }
+
+// Err is the process's exit error, once Done is closed.
+func (b *Browser) Err() error {
+	<-b.done
+	return b.waitErr
+}
+
+func (b *Browser) signalGroup(sig syscall.Signal) error {
+	if b.cmd == nil || b.cmd.Process == nil {
+		return nil
+	}
+	// The negative pid addresses the whole group: renderers, the GPU
+	// process and the zygote go with the browser.
+	err := syscall.Kill(-b.cmd.Process.Pid, sig)
+	if errors.Is(err, syscall.ESRCH) {
+		return nil
+	}
+	return err
+}
+
+// Stop asks the browser to exit, kills it after grace, and removes a
+// temporary profile. It is safe to call more than once.
+func (b *Browser) Stop(grace time.Duration) error {
+	_ = b.signalGroup(syscall.SIGTERM)
+	select {
+	case <-b.done:
+	case <-time.After(grace):
+		_ = b.signalGroup(syscall.SIGKILL)
+		<-b.done
+	}
+	// Children that outlived the browser process itself.
+	_ = b.signalGroup(syscall.SIGKILL)
+	b.cleanup()
+	return nil
+}
+
+func (b *Browser) cleanup() {
+	if b.removeDir && b.dir != "" && strings.Contains(filepath.Base(b.dir), "cdprelay-chromium-") {
+		_ = os.RemoveAll(b.dir)
+	}
+}
+
+// Version runs the binary with --version and returns what it prints.
+func Version(ctx context.Context, path string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, "--version").Output()
+	if err != nil {
+		return "", fmt.Errorf("%s --version: %w", path, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}

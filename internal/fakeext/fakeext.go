@@ -1,0 +1,454 @@
+// Package fakeext is an in-process extension speaking protocol v2 to the
+// relay, for contract tests and benchmarks. It models the parts of Chrome
+// the relay relies on: tabs with target ids, chrome.debugger attachment
+// (one debugger per tab, chrome:// refused), sendCommand answered by a
+// handler, tab creation and removal with their events.
+package fakeext
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// Handler answers a CDP command sent to a tab. It returns the result
+// object, or an error whose text is sent as the extension's error string
+// (chrome.debugger formats CDP errors as JSON text: use CDPError).
+type Handler func(tabID int, sessionID, method string, params json.RawMessage) (any, error)
+
+// CDPError formats a CDP error the way chrome.debugger reports it.
+func CDPError(code int, msg string) error {
+	b, _ := json.Marshal(map[string]any{"code": code, "message": msg})
+	return errors.New(string(b))
+}
+
+// Tab is a fake browser tab.
+type Tab struct {
+	ID          int    `json:"id"`
+	URL         string `json:"url"`
+	Title       string `json:"title"`
+	OpenerTabID int    `json:"openerTabId,omitempty"`
+	TargetID    string `json:"targetId,omitempty"`
+	Active      bool   `json:"active"`
+	WindowID    int    `json:"windowId"`
+}
+
+// Command is one command the extension received.
+type Command struct {
+	ID     int64
+	Method string
+	Params json.RawMessage // re-encoded: compact, HTML-escaped
+	Raw    []byte          // the frame exactly as it arrived
+}
+
+// Options configure a fake extension.
+type Options struct {
+	Tabs       []Tab   // initially shared tabs
+	Handler    Handler // nil: DefaultHandler
+	UserAgent  string
+	Product    string
+	NoInfo     bool // behave like the stock extension: no extension.info
+	NoTargetID bool // like the stock extension: tabs carry no targetId
+	// HoldInitialized delays extension.initialized until Initialize.
+	HoldInitialized bool
+	Origin          string
+	// Gate, when set, runs before each command is answered, in that
+	// command's own goroutine; blocking in it holds the answer back (a slow
+	// attach, say) without holding up other commands.
+	Gate func(method string, args []json.RawMessage)
+}
+
+// Ext is a connected fake extension.
+type Ext struct {
+	opts Options
+	conn *websocket.Conn
+
+	wmu sync.Mutex // serialises writes
+
+	mu       sync.Mutex
+	tabs     map[int]*fakeTab
+	nextTab  int
+	commands []Command
+	closed   chan struct{}
+	closeErr error
+}
+
+type fakeTab struct {
+	Tab
+	attached bool
+}
+
+// Dial connects to the relay's extension URL (ws://host/extension/<guid>)
+// and runs the handshake.
+func Dial(ctx context.Context, url string, opts Options) (*Ext, error) {
+	if opts.Origin == "" {
+		opts.Origin = "chrome-extension://fakeextensionidfakeextensionid"
+	}
+	if opts.Handler == nil {
+		opts.Handler = DefaultHandler
+	}
+	if opts.UserAgent == "" {
+		opts.UserAgent = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36"
+	}
+	if opts.Product == "" {
+		opts.Product = "HeadlessChrome/156.0.8078.108"
+	}
+	h := http.Header{"Origin": {opts.Origin}}
+	conn, resp, err := websocket.DefaultDialer.DialContext(ctx, url, h)
+	if err != nil {
+		if resp != nil {
+			return nil, fmt.Errorf("dial %s: %w (HTTP %d)", url, err, resp.StatusCode)
+		}
+		return nil, fmt.Errorf("dial %s: %w", url, err)
+	}
+	e := &Ext{opts: opts, conn: conn, tabs: map[int]*fakeTab{}, nextTab: 100, closed: make(chan struct{})}
+	for _, t := range opts.Tabs {
+		e.addTab(t)
+	}
+	go e.readLoop()
+	if !opts.NoInfo {
+		e.Emit("extension.info", map[string]string{"userAgent": opts.UserAgent, "product": opts.Product, "version": strings.TrimPrefix(opts.Product, "HeadlessChrome/")})
+	}
+	for _, t := range e.Tabs() {
+		e.Emit("chrome.tabs.onCreated", e.offer(t))
+	}
+	if !opts.HoldInitialized {
+		e.Initialize()
+	}
+	return e, nil
+}
+
+func (e *Ext) addTab(t Tab) *fakeTab {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if t.ID == 0 {
+		e.nextTab++
+		t.ID = e.nextTab
+	}
+	if t.TargetID == "" {
+		t.TargetID = fmt.Sprintf("%032X", t.ID*7919)
+	}
+	if t.URL == "" {
+		t.URL = "about:blank"
+	}
+	t.WindowID = 1
+	ft := &fakeTab{Tab: t}
+	e.tabs[t.ID] = ft
+	return ft
+}
+
+// offer is the tab object as the extension announces it.
+func (e *Ext) offer(t Tab) Tab {
+	if e.opts.NoTargetID {
+		t.TargetID = ""
+	}
+	return t
+}
+
+// Initialize sends extension.initialized.
+func (e *Ext) Initialize() { e.Emit("extension.initialized") }
+
+// Tabs returns the tabs, sorted by id.
+func (e *Ext) Tabs() []Tab {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]Tab, 0, len(e.tabs))
+	for id := 0; len(out) < len(e.tabs); id++ {
+		if t, ok := e.tabs[id]; ok {
+			out = append(out, t.Tab)
+		}
+	}
+	return out
+}
+
+// Attached reports whether the debugger is attached to tab id.
+func (e *Ext) Attached(id int) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	t := e.tabs[id]
+	return t != nil && t.attached
+}
+
+// Commands returns the commands received so far.
+func (e *Ext) Commands() []Command {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]Command(nil), e.commands...)
+}
+
+// Emit sends an event with positional args.
+func (e *Ext) Emit(method string, args ...any) error {
+	if args == nil {
+		args = []any{}
+	}
+	return e.write(map[string]any{"method": method, "params": args})
+}
+
+// WriteRaw sends one text frame as is.
+func (e *Ext) WriteRaw(frame []byte) error {
+	return e.Write(websocket.TextMessage, frame)
+}
+
+// Write sends one frame of type mt as is.
+func (e *Ext) Write(mt int, frame []byte) error {
+	e.wmu.Lock()
+	defer e.wmu.Unlock()
+	return e.conn.WriteMessage(mt, frame)
+}
+
+func (e *Ext) write(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return e.WriteRaw(b)
+}
+
+// Event sends a chrome.debugger.onEvent for tab id (and child session sid).
+func (e *Ext) Event(tabID int, sid, method string, params any) error {
+	src := map[string]any{"tabId": tabID}
+	if sid != "" {
+		src["sessionId"] = sid
+	}
+	return e.Emit("chrome.debugger.onEvent", src, method, params)
+}
+
+// OpenTab adds a tab and offers it (chrome.tabs.onCreated).
+func (e *Ext) OpenTab(t Tab) Tab {
+	ft := e.addTab(t)
+	e.Emit("chrome.tabs.onCreated", e.offer(ft.Tab))
+	return ft.Tab
+}
+
+// CloseTab closes tab id as the person would: the debugger detaches with
+// target_closed, then the tab is removed.
+func (e *Ext) CloseTab(id int) {
+	e.mu.Lock()
+	t := e.tabs[id]
+	delete(e.tabs, id)
+	e.mu.Unlock()
+	if t == nil {
+		return
+	}
+	if t.attached {
+		e.Emit("chrome.debugger.onDetach", map[string]int{"tabId": id}, "target_closed")
+	}
+	e.Emit("chrome.tabs.onRemoved", id, map[string]any{"windowId": 1, "isWindowClosing": false})
+}
+
+// DetachByBrowser detaches the debugger from tab id with reason, as Chrome
+// does when the person cancels the infobar or a frame navigates to an
+// unknown scheme.
+func (e *Ext) DetachByBrowser(id int, reason string) {
+	e.mu.Lock()
+	if t := e.tabs[id]; t != nil {
+		t.attached = false
+	}
+	e.mu.Unlock()
+	e.Emit("chrome.debugger.onDetach", map[string]int{"tabId": id}, reason)
+}
+
+// Close closes the connection with a normal close frame.
+func (e *Ext) Close() {
+	e.wmu.Lock()
+	_ = e.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, "bye"), time.Now().Add(time.Second))
+	e.wmu.Unlock()
+	select {
+	case <-e.closed:
+	case <-time.After(2 * time.Second):
+	}
+	e.conn.Close()
+}
+
+// Done is closed when the connection ends.
+func (e *Ext) Done() <-chan struct{} { return e.closed }
+
+// Err is the error that ended the connection.
+func (e *Ext) Err() error {
+	<-e.closed
+	return e.closeErr
+}
+
+func (e *Ext) readLoop() {
+	defer close(e.closed)
+	for {
+		_, b, err := e.conn.ReadMessage()
+		if err != nil {
+			e.closeErr = err
+			return
+		}
+		var m struct {
+			ID     int64             `json:"id"`
+			Method string            `json:"method"`
+			Params []json.RawMessage `json:"params"`
+		}
+		if err := json.Unmarshal(b, &m); err != nil {
+			continue
+		}
+		e.mu.Lock()
+		raw, _ := json.Marshal(m.Params)
+		e.commands = append(e.commands, Command{ID: m.ID, Method: m.Method, Params: raw, Raw: append([]byte(nil), b...)})
+		e.mu.Unlock()
+		go e.handle(m.ID, m.Method, m.Params)
+	}
+}
+
+func (e *Ext) reply(id int64, result any, err error) {
+	if err != nil {
+		e.write(map[string]any{"id": id, "error": err.Error()})
+		return
+	}
+	if result == nil {
+		result = struct{}{}
+	}
+	e.write(map[string]any{"id": id, "result": result})
+}
+
+type debuggee struct {
+	TabID     int    `json:"tabId"`
+	SessionID string `json:"sessionId,omitempty"`
+}
+
+func (e *Ext) handle(id int64, method string, params []json.RawMessage) {
+	if e.opts.Gate != nil {
+		e.opts.Gate(method, params)
+	}
+	arg := func(i int, v any) error {
+		if i >= len(params) {
+			return fmt.Errorf("missing argument %d", i)
+		}
+		return json.Unmarshal(params[i], v)
+	}
+	switch method {
+	case "chrome.debugger.attach":
+		var d debuggee
+		if err := arg(0, &d); err != nil {
+			e.reply(id, nil, err)
+			return
+		}
+		e.mu.Lock()
+		t := e.tabs[d.TabID]
+		var err error
+		switch {
+		case t == nil:
+			err = fmt.Errorf("No tab with given id %d.", d.TabID)
+		case t.attached:
+			err = fmt.Errorf("Another debugger is already attached to the tab with id: %d.", d.TabID)
+		case strings.HasPrefix(t.URL, "chrome://"):
+			err = errors.New("Cannot access a chrome:// URL")
+		default:
+			t.attached = true
+		}
+		e.mu.Unlock()
+		e.reply(id, nil, err)
+	case "chrome.debugger.detach":
+		var d debuggee
+		arg(0, &d)
+		e.mu.Lock()
+		t := e.tabs[d.TabID]
+		var err error
+		if t == nil || !t.attached {
+			err = fmt.Errorf("Debugger is not attached to the tab with id: %d.", d.TabID)
+		} else {
+			t.attached = false
+		}
+		e.mu.Unlock()
+		e.reply(id, nil, err)
+	case "chrome.debugger.sendCommand":
+		var d debuggee
+		var cdpMethod string
+		if err := arg(0, &d); err != nil {
+			e.reply(id, nil, err)
+			return
+		}
+		arg(1, &cdpMethod)
+		var p json.RawMessage
+		if len(params) > 2 {
+			p = params[2]
+		}
+		e.mu.Lock()
+		t := e.tabs[d.TabID]
+		var tab Tab
+		ok := t != nil && t.attached
+		if ok {
+			tab = t.Tab
+		}
+		e.mu.Unlock()
+		if !ok {
+			e.reply(id, nil, fmt.Errorf("Debugger is not attached to the tab with id: %d.", d.TabID))
+			return
+		}
+		if cdpMethod == "Target.getTargetInfo" && d.SessionID == "" {
+			e.reply(id, map[string]any{"targetInfo": map[string]any{
+				"targetId": tab.TargetID, "type": "page", "title": tab.Title, "url": tab.URL,
+				"attached": true, "canAccessOpener": false, "browserContextId": "FAKECONTEXT0000000000000000000000",
+			}}, nil)
+			return
+		}
+		res, err := e.opts.Handler(d.TabID, d.SessionID, cdpMethod, p)
+		e.reply(id, res, err)
+	case "chrome.tabs.create":
+		var props struct {
+			URL    string `json:"url"`
+			Active bool   `json:"active"`
+		}
+		arg(0, &props)
+		ft := e.addTab(Tab{URL: props.URL, Active: props.Active})
+		e.reply(id, e.offer(ft.Tab), nil)
+	case "chrome.tabs.remove":
+		var tabID int
+		arg(0, &tabID)
+		e.mu.Lock()
+		_, ok := e.tabs[tabID]
+		e.mu.Unlock()
+		if !ok {
+			e.reply(id, nil, fmt.Errorf("No tab with id: %d.", tabID))
+			return
+		}
+		e.reply(id, nil, nil)
+		e.CloseTab(tabID)
+	case "chrome.tabs.update":
+		var tabID int
+		arg(0, &tabID)
+		e.mu.Lock()
+		t := e.tabs[tabID]
+		var tab Tab
+		if t != nil {
+			t.Active = true
+			tab = t.Tab
+		}
+		e.mu.Unlock()
+		if t == nil {
+			e.reply(id, nil, fmt.Errorf("No tab with id: %d.", tabID))
+			return
+		}
+		e.reply(id, tab, nil)
+	default:
+		e.reply(id, nil, fmt.Errorf("Unknown method: %s", method))
+	}
+}
+
+// DefaultHandler answers like a tab would for the few commands tests use
+// and echoes everything else: {"method":..., "params":...}. Browser.* is
+// not found, as through chrome.debugger.
+func DefaultHandler(tabID int, sessionID, method string, params json.RawMessage) (any, error) {
+	switch {
+	case strings.HasPrefix(method, "Browser."):
+		return nil, CDPError(-32601, "'"+method+"' wasn't found")
+	case method == "Target.getTargets" || method == "Target.setDiscoverTargets" || method == "Target.attachToTarget":
+		return nil, CDPError(-32000, "Not allowed")
+	case method == "Runtime.evaluate":
+		return map[string]any{"result": map[string]any{"type": "number", "value": 2, "description": "2"}}, nil
+	}
+	if params == nil {
+		params = json.RawMessage("null")
+	}
+	return map[string]any{"echo": map[string]any{"tabId": tabID, "sessionId": sessionID, "method": method, "params": params}}, nil
+}

@@ -1,0 +1,86 @@
+package testenv
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+)
+
+// Pages serves test pages on two loopback origins, so that a frame from
+// the second is cross-site to the first and Chrome puts it in its own
+// process (an out-of-process iframe with its own CDP session).
+type Pages struct {
+	Main  string // http://127.0.0.1:<port>
+	Other string // http://127.0.0.2:<port>, another site
+	srvs  []*http.Server
+}
+
+// StartPages starts both origins.
+func StartPages() (*Pages, error) {
+	p := &Pages{}
+	var err error
+	if p.Main, err = p.serve("127.0.0.1:0"); err != nil {
+		return nil, err
+	}
+	if p.Other, err = p.serve("127.0.0.2:0"); err != nil {
+		p.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *Pages) serve(addr string) (string, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", err
+	}
+	base := "http://" + ln.Addr().String()
+	srv := &http.Server{Handler: p.handler()}
+	p.srvs = append(p.srvs, srv)
+	go srv.Serve(ln)
+	return base, nil
+}
+
+// Close stops both origins.
+func (p *Pages) Close() {
+	for _, s := range p.srvs {
+		s.Close()
+	}
+}
+
+func (p *Pages) handler() http.Handler {
+	mux := http.NewServeMux()
+	html := func(w http.ResponseWriter, body string) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, body)
+	}
+	mux.HandleFunc("/form.html", func(w http.ResponseWriter, r *http.Request) {
+		html(w, `<!doctype html><title>Form</title>
+<h1 id="out">nothing yet</h1>
+<input id="name" autocomplete="off">
+<button id="go" onclick="document.getElementById('out').textContent = 'Hello, ' + document.getElementById('name').value">Go</button>
+<button id="open" onclick="window.open('/popup.html')">Open popup</button>`)
+	})
+	mux.HandleFunc("/popup.html", func(w http.ResponseWriter, r *http.Request) {
+		html(w, `<!doctype html><title>Popup</title><p id="p">I am the popup</p>`)
+	})
+	mux.HandleFunc("/frames.html", func(w http.ResponseWriter, r *http.Request) {
+		other := r.URL.Query().Get("other")
+		html(w, `<!doctype html><title>Frames</title><h1>Top</h1>
+<iframe id="f" src="`+strings.ReplaceAll(other, `"`, "")+`/inner.html" width="400" height="200"></iframe>`)
+	})
+	mux.HandleFunc("/inner.html", func(w http.ResponseWriter, r *http.Request) {
+		html(w, `<!doctype html><title>Inner</title>
+<p id="where">inner frame at `+r.Host+`</p>
+<button id="b" onclick="this.textContent = 'clicked in frame'">Click me</button>`)
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		html(w, `<!doctype html><title>cdprelay test page</title><p>hello</p>`)
+	})
+	return mux
+}

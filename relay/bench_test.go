@@ -1,0 +1,198 @@
+package relay
+
+import (
+	"context"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/cdprelay/cdprelay/internal/wire"
+)
+
+// benchInstance is an instance with an extension and a client whose
+// sockets are replaced by drained queues: what remains is the relay's own
+// work per message.
+func benchInstance(b *testing.B) (*Instance, *clientConn, *extConn, func()) {
+	srv, err := New(Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := srv.Default()
+	x := &extConn{inst: in, p: newPeer(nil, extQueue), log: in.log, pending: map[int64]pendingCall{}, ready: make(chan struct{})}
+	close(x.ready)
+	c := &clientConn{inst: in, p: newPeer(nil, 1<<16), log: in.log, ctx: context.Background(), cancel: func() {}, ext: x}
+	in.ext, in.client = x, c
+	t := &tab{id: 7, targetID: "T7", state: tabAttached}
+	in.tabs[t.id] = t
+	in.nextSession++
+	s := newSession("pw-tab-1", t, false)
+	t.session = s
+	in.sessions[s.id] = s
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for _, p := range []*peer{x.p, c.p} {
+		wg.Add(1)
+		go func(p *peer) {
+			defer wg.Done()
+			for {
+				select {
+				case buf := <-p.out:
+					putBuf(buf)
+				case <-stop:
+					return
+				}
+			}
+		}(p)
+	}
+	return in, c, x, func() { close(stop); wg.Wait() }
+}
+
+var (
+	benchCommand = []byte(`{"id":42,"method":"Runtime.evaluate","sessionId":"pw-tab-1","params":{"expression":"1","returnByValue":true}}`)
+	benchReply   = []byte(`{"id":1,"result":{"result":{"type":"number","value":1,"description":"1"}}}`)
+	benchEvent   = []byte(`{"method":"chrome.debugger.onEvent","params":[{"tabId":7},"Runtime.consoleAPICalled",{"type":"log","args":[{"type":"string","value":"hello"}],"executionContextId":1,"timestamp":1764400000000.5}]}`)
+)
+
+// BenchmarkForwardCommand: one client command decoded, routed and
+// re-framed for the extension.
+func BenchmarkForwardCommand(b *testing.B) {
+	_, c, x, stop := benchInstance(b)
+	defer stop()
+	var env wire.Envelope
+	b.SetBytes(int64(len(benchCommand)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := wire.DecodeCommand(benchCommand, &env); err != nil {
+			b.Fatal(err)
+		}
+		c.handle(&env)
+		// The reply never comes: keep the pending map from growing.
+		x.takePending(x.nextID)
+	}
+}
+
+// BenchmarkForwardReply: one extension reply matched to its command and
+// re-framed for the client.
+func BenchmarkForwardReply(b *testing.B) {
+	_, c, x, stop := benchInstance(b)
+	defer stop()
+	s := c.inst.sessions["pw-tab-1"]
+	var m wire.ExtMessage
+	b.SetBytes(int64(len(benchReply)))
+	b.ReportAllocs()
+	for b.Loop() {
+		x.mu.Lock()
+		x.pending[1] = pendingCall{client: c, clientID: 42, sess: s, tabID: 7}
+		x.mu.Unlock()
+		if err := wire.DecodeExt(benchReply, &m); err != nil {
+			b.Fatal(err)
+		}
+		x.handleReply(&m)
+	}
+}
+
+// BenchmarkForwardEvent: one chrome.debugger.onEvent routed to the
+// client's session.
+func BenchmarkForwardEvent(b *testing.B) {
+	in, _, x, stop := benchInstance(b)
+	defer stop()
+	var m wire.ExtMessage
+	b.SetBytes(int64(len(benchEvent)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := wire.DecodeExt(benchEvent, &m); err != nil {
+			b.Fatal(err)
+		}
+		in.handleExtEvent(x, &m)
+	}
+}
+
+// BenchmarkRoundTripLoopback: a client command through the relay to an
+// extension peer that answers at once, and back, over real loopback
+// WebSockets. The figure includes both peers' own socket work.
+func BenchmarkRoundTripLoopback(b *testing.B) {
+	srv, err := New(Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	defer srv.Close(context.Background())
+	base := "ws" + strings.TrimPrefix(hs.URL, "http")
+	guid := srv.Default().GUID()
+
+	ext, _, err := websocket.DefaultDialer.Dial(base+"/extension/"+guid, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ext.Close()
+	send := func(s string) {
+		if err := ext.WriteMessage(websocket.TextMessage, []byte(s)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	send(`{"method":"chrome.tabs.onCreated","params":[{"id":7,"url":"about:blank","title":"","targetId":"T7"}]}`)
+	send(`{"method":"extension.initialized","params":[]}`)
+	// The extension answers every command at once: attach and target info
+	// during setup, then the benchmark's evaluations.
+	go func() {
+		var buf []byte
+		var reply []byte
+		for {
+			_, frame, err := readFrame(ext, &buf)
+			if err != nil {
+				return
+			}
+			id := wire.Field(frame, "id")
+			reply = append(reply[:0], `{"id":`...)
+			reply = append(reply, id...)
+			if strings.Contains(string(frame), `"Target.getTargetInfo"`) {
+				reply = append(reply, `,"result":{"targetInfo":{"targetId":"T7","type":"page","title":"","url":"about:blank","attached":true,"browserContextId":"C"}}}`...)
+			} else {
+				reply = append(reply, `,"result":{"result":{"type":"number","value":1,"description":"1"}}}`...)
+			}
+			if ext.WriteMessage(websocket.TextMessage, reply) != nil {
+				return
+			}
+		}
+	}()
+
+	cl, _, err := websocket.DefaultDialer.Dial(base+"/devtools/browser/"+guid, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cl.Close()
+	call := func(msg []byte) []byte {
+		if err := cl.WriteMessage(websocket.TextMessage, msg); err != nil {
+			b.Fatal(err)
+		}
+		for {
+			_, r, err := cl.ReadMessage()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if strings.HasPrefix(string(r), `{"id":`) {
+				return r
+			}
+		}
+	}
+	call([]byte(`{"id":1,"method":"Target.setAutoAttach","params":{"autoAttach":true,"waitForDebuggerOnStart":false,"flatten":true}}`))
+	msg := []byte(`{"id":1000000,"method":"Runtime.evaluate","sessionId":"pw-tab-1","params":{"expression":"1"}}`)
+	var rbuf []byte
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		copy(msg[6:13], strconv.Itoa(1000000+i%9000000))
+		if err := cl.WriteMessage(websocket.TextMessage, msg); err != nil {
+			b.Fatal(err)
+		}
+		if _, _, err := readFrame(cl, &rbuf); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,95 @@
+package relay
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// Config is the relay's configuration. The zero value of every field means
+// the documented default.
+type Config struct {
+	// Logger receives connection-level logs. Default: discard.
+	Logger *slog.Logger
+
+	// MaxMessageBytes bounds one WebSocket message from any peer. A larger
+	// one closes that connection with 1009. Default: 128 MiB, above
+	// Chrome's own limit of about 100 MB, so that anything Chrome accepts
+	// passes.
+	MaxMessageBytes int64
+
+	// ExtensionWait is how long a CDP client that arrives before the
+	// extension (or before its handshake ends) is held before it is closed
+	// with "Extension not connected". Default: 30 s.
+	ExtensionWait time.Duration
+
+	// UnclaimedTTL is how long a minted instance waits for its extension's
+	// first connection before it is removed. The default instance never
+	// expires. Default: 60 s.
+	UnclaimedTTL time.Duration
+
+	// CallTimeout bounds the relay's own calls to the extension (attach,
+	// tab creation, ...). Commands forwarded for a client have no timeout,
+	// as with Chrome: the extension answers or the connection ends.
+	// Default: 30 s.
+	CallTimeout time.Duration
+
+	// ClientQueue bounds the messages queued for one CDP client. A client
+	// that lets it fill is closed with a reason, never silently dropped
+	// from. Default: 8192.
+	ClientQueue int
+
+	// DefaultGUID is the guid of the default instance, the one that the
+	// root discovery endpoints answer for. It is kept stable across
+	// restarts by the caller so that a configured extension reconnects.
+	// Default: a fresh random guid.
+	DefaultGUID string
+
+	// Version is reported in logs and in /json/version's extra fields.
+	Version string
+}
+
+const (
+	defaultMaxMessageBytes = 128 << 20
+	defaultExtensionWait   = 30 * time.Second
+	defaultUnclaimedTTL    = 60 * time.Second
+	defaultCallTimeout     = 30 * time.Second
+	defaultClientQueue     = 8192
+)
+
+// withDefaults validates c and fills in defaults.
+func (c Config) withDefaults() (Config, error) {
+	var errs []error
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.MaxMessageBytes == 0 {
+		c.MaxMessageBytes = defaultMaxMessageBytes
+	}
+	if c.MaxMessageBytes < 1<<16 {
+		errs = append(errs, fmt.Errorf("MaxMessageBytes %d is below 64 KiB: Playwright sends 330 KB commands", c.MaxMessageBytes))
+	}
+	if c.ExtensionWait == 0 {
+		c.ExtensionWait = defaultExtensionWait
+	}
+	if c.UnclaimedTTL == 0 {
+		c.UnclaimedTTL = defaultUnclaimedTTL
+	}
+	if c.CallTimeout == 0 {
+		c.CallTimeout = defaultCallTimeout
+	}
+	if c.ClientQueue == 0 {
+		c.ClientQueue = defaultClientQueue
+	}
+	if c.ExtensionWait < 0 || c.UnclaimedTTL < 0 || c.CallTimeout < 0 || c.ClientQueue < 0 {
+		errs = append(errs, errors.New("durations and queue sizes must not be negative"))
+	}
+	if c.DefaultGUID != "" && !validGUID(c.DefaultGUID) {
+		errs = append(errs, errors.New("DefaultGUID must be 32 lowercase hex digits"))
+	}
+	if c.Version == "" {
+		c.Version = "dev"
+	}
+	return c, errors.Join(errs...)
+}

@@ -1,0 +1,69 @@
+package relay
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+)
+
+func isDiscovery(path string) bool {
+	switch strings.TrimSuffix(path, "/") {
+	case "/json/version", "/json", "/json/list":
+		return true
+	}
+	return false
+}
+
+func wsScheme(r *http.Request) string {
+	if r.TLS != nil {
+		return "wss://"
+	}
+	return "ws://"
+}
+
+// serveDiscovery answers /json/version and /json/list as Chrome does, with
+// URLs that point back at this relay under the Host the client used.
+func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, in *Instance, path string) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		http.Error(w, "use GET", http.StatusMethodNotAllowed)
+		return
+	}
+	base := wsScheme(r) + r.Host
+	var v any
+	switch strings.TrimSuffix(path, "/") {
+	case "/json/version":
+		info := in.Info()
+		product := info.Product
+		if product == "" {
+			product = "Chrome"
+		}
+		v = map[string]string{
+			"Browser":              product,
+			"Protocol-Version":     "1.3",
+			"User-Agent":           info.UserAgent,
+			"V8-Version":           "",
+			"WebKit-Version":       "",
+			"webSocketDebuggerUrl": base + "/devtools/browser/" + in.guid,
+		}
+	default:
+		type entry struct {
+			Description string `json:"description"`
+			ID          string `json:"id"`
+			Title       string `json:"title"`
+			Type        string `json:"type"`
+			URL         string `json:"url"`
+		}
+		list := []entry{}
+		for _, t := range in.Status().Tabs {
+			if t.TargetID == "" {
+				continue
+			}
+			list = append(list, entry{ID: t.TargetID, Title: t.Title, Type: "page", URL: t.URL})
+		}
+		v = list
+	}
+	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "   ")
+	_ = enc.Encode(v)
+}

@@ -1,0 +1,68 @@
+package relay
+
+import (
+	"github.com/cdprelay/cdprelay/internal/wire"
+)
+
+// routeEvent forwards one chrome.debugger.onEvent to the client session it
+// belongs to. This is the tab → client hot path: the params go out as the
+// bytes they came in.
+func (in *Instance) routeEvent(args []byte) {
+	src, method, params, err := wire.DebuggerEvent(args)
+	if err != nil {
+		in.log.Warn("malformed chrome.debugger.onEvent", "err", err)
+		return
+	}
+	in.mu.Lock()
+	c := in.client
+	t := in.tabs[src.TabID]
+	if c == nil || t == nil {
+		in.mu.Unlock()
+		return
+	}
+	var s *session
+	if src.SessionID == nil {
+		s = t.session
+	} else if cs := in.sessions[string(src.SessionID)]; cs != nil && cs.tab == t {
+		s = cs
+	}
+	if s == nil {
+		// No client session yet (or any more): nobody asked for these.
+		in.mu.Unlock()
+		return
+	}
+	switch string(method) {
+	case "Target.attachedToTarget":
+		// A child target (frame, worker) attached under s: its session id
+		// is Chrome's, routed to the same tab.
+		if id := wire.StringField(params, "sessionId"); len(id) > 0 {
+			child := newSession(string(id), t, true)
+			if ti := wire.Field(params, "targetInfo"); ti != nil {
+				child.targetID = string(wire.StringField(ti, "targetId"))
+			}
+			in.sessions[child.id] = child
+		}
+	case "Target.detachedFromTarget":
+		if id := wire.StringField(params, "sessionId"); len(id) > 0 {
+			if cs := in.sessions[string(id)]; cs != nil && cs.child && cs.tab == t {
+				delete(in.sessions, cs.id)
+			}
+		}
+	}
+	in.mu.Unlock()
+
+	buf := getBuf()
+	b := append(*buf, `{"method":`...)
+	b = wire.AppendBytesString(b, method)
+	b = append(b, `,"sessionId":`...)
+	b = append(b, s.idJSON...)
+	if params != nil {
+		b = append(b, `,"params":`...)
+		b = append(b, params...)
+	} else {
+		b = append(b, `,"params":{}`...)
+	}
+	b = append(b, '}')
+	*buf = b
+	c.deliver(buf)
+}

@@ -1,0 +1,241 @@
+package relay
+
+import (
+	"errors"
+	"io"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+const (
+	// writeWait bounds every write to a peer.
+	writeWait = 10 * time.Second
+	// closeWait bounds the close handshake once we have decided to close.
+	closeWait = 2 * time.Second
+	// maxKeptReadBuf: a read buffer grown past this by one huge message is
+	// released instead of being kept for the connection's lifetime.
+	maxKeptReadBuf = 4 << 20
+	// maxPooledBuf: outgoing buffers larger than this are not pooled.
+	maxPooledBuf = 1 << 20
+)
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
+
+func getBuf() *[]byte { return bufPool.Get().(*[]byte) }
+
+func putBuf(b *[]byte) {
+	if cap(*b) > maxPooledBuf {
+		return
+	}
+	*b = (*b)[:0]
+	bufPool.Put(b)
+}
+
+// peer is one WebSocket with a single writer goroutine fed by a bounded
+// queue. The owner's read loop is the only reader.
+type peer struct {
+	conn *websocket.Conn // static
+
+	out  chan *[]byte  // closed by nobody; the writer stops on done
+	done chan struct{} // closed once by shutdown
+
+	closeOnce   sync.Once
+	closeCode   int    // written once under closeOnce, read after done
+	closeReason string // likewise
+
+	writerDone chan struct{} // closed by writeLoop on exit
+	queued     atomic.Int64  // messages in out, for metrics and tests
+}
+
+func newPeer(conn *websocket.Conn, queue int) *peer {
+	return &peer{
+		conn:       conn,
+		out:        make(chan *[]byte, queue),
+		done:       make(chan struct{}),
+		writerDone: make(chan struct{}),
+	}
+}
+
+// trySend queues b without blocking. It reports false when the peer is
+// closing or its queue is full; b is returned to the pool either way.
+func (p *peer) trySend(b *[]byte) bool {
+	select {
+	case <-p.done:
+		putBuf(b)
+		return false
+	default:
+	}
+	select {
+	case p.out <- b:
+		p.queued.Add(1)
+		return true
+	default:
+		putBuf(b)
+		return false
+	}
+}
+
+// send queues b, waiting for room; it gives up when the peer closes.
+func (p *peer) send(b *[]byte) bool {
+	select {
+	case p.out <- b:
+		p.queued.Add(1)
+		return true
+	case <-p.done:
+		putBuf(b)
+		return false
+	}
+}
+
+// shutdown asks the writer to flush what is queued, send a close frame with
+// code and reason and close the socket. Only the first call counts.
+func (p *peer) shutdown(code int, reason string) {
+	p.closeOnce.Do(func() {
+		if len(reason) > 120 { // a close frame carries at most 123 bytes
+			reason = reason[:120]
+		}
+		p.closeCode, p.closeReason = code, reason
+		close(p.done)
+	})
+}
+
+// closed reports whether shutdown was called.
+func (p *peer) closed() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// writeLoop is the only writer of p.conn. ping, when non-zero, sends
+// WebSocket pings at that period.
+func (p *peer) writeLoop(ping time.Duration) {
+	defer close(p.writerDone)
+	var tick <-chan time.Time
+	if ping > 0 {
+		t := time.NewTicker(ping)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case b := <-p.out:
+			p.queued.Add(-1)
+			if err := p.write(b); err != nil {
+				p.shutdown(websocket.CloseAbnormalClosure, "write failed")
+				p.conn.Close()
+				p.drain()
+				return
+			}
+		case <-tick:
+			_ = p.conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeWait))
+		case <-p.done:
+			// Flush what was queued before the close was decided (an error
+			// reply, say), then say why we close.
+			for flushing := true; flushing; {
+				select {
+				case b := <-p.out:
+					p.queued.Add(-1)
+					if p.write(b) != nil {
+						flushing = false
+					}
+				default:
+					flushing = false
+				}
+			}
+			p.drain()
+			msg := websocket.FormatCloseMessage(p.closeCode, p.closeReason)
+			_ = p.conn.WriteControl(websocket.CloseMessage, msg, time.Now().Add(closeWait))
+			// Give the read loop a moment to see the peer's close reply,
+			// then make sure the socket goes.
+			time.AfterFunc(closeWait, func() { p.conn.Close() })
+			return
+		}
+	}
+}
+
+func (p *peer) write(b *[]byte) error {
+	_ = p.conn.SetWriteDeadline(time.Now().Add(writeWait))
+	err := p.conn.WriteMessage(websocket.TextMessage, *b)
+	putBuf(b)
+	return err
+}
+
+func (p *peer) drain() {
+	for {
+		select {
+		case b := <-p.out:
+			p.queued.Add(-1)
+			putBuf(b)
+		default:
+			return
+		}
+	}
+}
+
+// readFrame reads one whole message into *buf, growing it as needed, and
+// returns the message type and the bytes (aliasing *buf until the next
+// call).
+func readFrame(conn *websocket.Conn, buf *[]byte) (int, []byte, error) {
+	mt, r, err := conn.NextReader()
+	if err != nil {
+		return 0, nil, err
+	}
+	b := (*buf)[:0]
+	if cap(b) > maxKeptReadBuf {
+		b = make([]byte, 0, 4096)
+	}
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				*buf = b
+				return mt, b, nil
+			}
+			*buf = b
+			return 0, nil, err
+		}
+	}
+}
+
+// closeReasonOf describes why a read loop ended, for logs.
+func closeReasonOf(err error) string {
+	var ce *websocket.CloseError
+	if errors.As(err, &ce) {
+		if ce.Text != "" {
+			return ce.Text
+		}
+		return closeCodeName(ce.Code)
+	}
+	if errors.Is(err, websocket.ErrReadLimit) {
+		return "message too big"
+	}
+	return err.Error()
+}
+
+func closeCodeName(code int) string {
+	switch code {
+	case websocket.CloseNormalClosure:
+		return "normal closure"
+	case websocket.CloseGoingAway:
+		return "going away"
+	case websocket.CloseAbnormalClosure:
+		return "connection lost"
+	case websocket.CloseNoStatusReceived:
+		return "closed by the peer"
+	case websocket.CloseMessageTooBig:
+		return "message too big"
+	default:
+		return "code " + strconv.Itoa(code)
+	}
+}

@@ -1,0 +1,281 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// Server is the relay's HTTP handler: discovery, the CDP endpoints and the
+// extension endpoint of every instance.
+type Server struct {
+	cfg Config // static
+
+	upgrader websocket.Upgrader // static
+
+	mu     sync.Mutex
+	byGUID map[string]*Instance // guarded by mu
+	def    *Instance            // static after New
+	closed bool                 // guarded by mu
+
+	conns sync.WaitGroup // one per live WebSocket connection
+}
+
+// New validates cfg and returns a server with its default instance.
+func New(cfg Config) (*Server, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("relay config: %w", err)
+	}
+	s := &Server{
+		cfg:    cfg,
+		byGUID: make(map[string]*Instance),
+		upgrader: websocket.Upgrader{
+			HandshakeTimeout: 10 * time.Second,
+			WriteBufferPool:  &sync.Pool{},
+			// The checks that matter run before the upgrade (checkOrigin).
+			CheckOrigin: func(*http.Request) bool { return true },
+		},
+	}
+	guid := cfg.DefaultGUID
+	if guid == "" {
+		guid = newGUID()
+	}
+	s.def = newInstance(s, guid, true)
+	s.byGUID[guid] = s.def
+	return s, nil
+}
+
+// Default returns the instance that the root discovery endpoints answer
+// for.
+func (s *Server) Default() *Instance { return s.def }
+
+// NewInstance mints an instance with a fresh guid. It is removed if no
+// extension connects to it within the configured UnclaimedTTL.
+func (s *Server) NewInstance() (*Instance, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, errors.New("relay is shut down")
+	}
+	in := newInstance(s, newGUID(), false)
+	s.byGUID[in.guid] = in
+	time.AfterFunc(s.cfg.UnclaimedTTL, func() {
+		in.mu.Lock()
+		claimed := in.everClaimed
+		in.mu.Unlock()
+		if !claimed {
+			s.removeInstance(in, "no extension connected in time")
+		}
+	})
+	return in, nil
+}
+
+func (s *Server) removeInstance(in *Instance, reason string) {
+	s.mu.Lock()
+	if s.byGUID[in.guid] == in {
+		delete(s.byGUID, in.guid)
+	}
+	s.mu.Unlock()
+	in.close(websocket.CloseGoingAway, reason)
+	s.cfg.Logger.Info("instance removed", "instance", in.id, "reason", reason)
+}
+
+// Instances returns every instance, the default first.
+func (s *Server) Instances() []*Instance {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := []*Instance{s.def}
+	for _, in := range s.byGUID {
+		if in != s.def {
+			out = append(out, in)
+		}
+	}
+	return out
+}
+
+func (s *Server) lookup(guid string) *Instance {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.byGUID[guid]
+}
+
+// Close closes every connection with 1001 and a reason and waits for them
+// to end, or for ctx.
+func (s *Server) Close(ctx context.Context) error {
+	s.mu.Lock()
+	s.closed = true
+	ins := make([]*Instance, 0, len(s.byGUID))
+	for _, in := range s.byGUID {
+		ins = append(ins, in)
+	}
+	s.mu.Unlock()
+	for _, in := range ins {
+		in.close(websocket.CloseGoingAway, reasonShutdown)
+	}
+	done := make(chan struct{})
+	go func() { s.conns.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// ServeHTTP routes a request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !hostAllowed(r.Host) {
+		// DNS rebinding: a web page whose name resolves to loopback must
+		// not reach the endpoint. Chrome's own port applies the same rule.
+		http.Error(w, "Host header is not an IP address or localhost", http.StatusForbidden)
+		return
+	}
+	path := r.URL.Path
+	switch {
+	case isDiscovery(path):
+		s.serveDiscovery(w, r, s.def, path)
+		return
+	case strings.HasPrefix(path, "/cdp/"):
+		guid, rest, _ := strings.Cut(path[len("/cdp/"):], "/")
+		in := s.lookup(guid)
+		if in == nil {
+			http.NotFound(w, r)
+			return
+		}
+		if rest == "" {
+			s.serveClient(w, r, in)
+			return
+		}
+		if isDiscovery("/" + rest) {
+			s.serveDiscovery(w, r, in, "/"+rest)
+			return
+		}
+	case strings.HasPrefix(path, "/devtools/browser/"):
+		if in := s.lookup(path[len("/devtools/browser/"):]); in != nil {
+			s.serveClient(w, r, in)
+			return
+		}
+	case strings.HasPrefix(path, "/extension/"):
+		if in := s.lookup(path[len("/extension/"):]); in != nil {
+			s.serveExtension(w, r, in)
+			return
+		}
+	case path == "/":
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintf(w, "cdprelay %s: a Chrome DevTools Protocol endpoint for tabs shared by the cdprelay extension.\nConnect a client to http://%s\n", s.cfg.Version, r.Host)
+		return
+	}
+	http.NotFound(w, r)
+}
+
+// hostAllowed accepts what Chrome's debugging port accepts: an IP literal
+// or localhost, with any port.
+func hostAllowed(host string) bool {
+	if host == "" {
+		return true // HTTP/1.0 clients send none
+	}
+	h, _, err := net.SplitHostPort(host)
+	if err != nil {
+		h = host
+	}
+	h = strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
+	if strings.EqualFold(h, "localhost") || strings.EqualFold(h, "localhost.") {
+		return true
+	}
+	return net.ParseIP(h) != nil
+}
+
+func (s *Server) serveClient(w http.ResponseWriter, r *http.Request, in *Instance) {
+	if o := r.Header.Get("Origin"); o != "" {
+		// A web page in the person's own browser could otherwise open this
+		// socket. CDP clients outside browsers send no Origin; Chrome's own
+		// port refuses one unless told otherwise.
+		http.Error(w, "CDP connections from web pages are refused (Origin "+o+")", http.StatusForbidden)
+		return
+	}
+	conn, err := s.upgrader.Upgrade(w, r, nil)
+	if err != nil {
+		return // the upgrader has answered
+	}
+	s.conns.Add(1)
+	defer s.conns.Done()
+	log := s.cfg.Logger.With("instance", in.id, "peer", "cdp-client", "remote", r.RemoteAddr)
+	c := newClientConn(in, conn, log)
+	go c.p.writeLoop(0)
+	if !in.attachClient(c) {
+		c.close(websocket.ClosePolicyViolation, reasonSecondClient)
+		log.Info("second CDP client refused")
+		drainUntilClosed(conn)
+		<-c.p.writerDone
+		return
+	}
+	log.Info("client connected")
+	err = c.serve()
+	reason := closeReasonOf(err)
+	c.cancel()
+	in.clientGone(c)
+	c.wg.Wait()
+	if errors.Is(err, errExtNotConnected) {
+		c.p.shutdown(websocket.CloseTryAgainLater, reasonExtNotConnected)
+	} else {
+		c.p.shutdown(websocket.CloseNormalClosure, "")
+	}
+	<-c.p.writerDone
+	conn.Close()
+	if c.p.closeReason != "" {
+		reason = c.p.closeReason
+	}
+	log.Info("client disconnected", "reason", reason)
+}
+
+func (s *Server) serveExtension(w http.ResponseWriter, r *http.Request, in *Instance) {
+	if o := r.Header.Get("Origin"); o != "" && !strings.HasPrefix(o, "chrome-extension://") {
+		http.Error(w, "extension connections must come from an extension (Origin "+o+")", http.StatusForbidden)
+		return
+	}
+	conn, err := s.upgrader.Upgrade(w, r, nil)
+	if err != nil {
+		return
+	}
+	s.conns.Add(1)
+	defer s.conns.Done()
+	log := s.cfg.Logger.With("instance", in.id, "peer", "extension", "remote", r.RemoteAddr)
+	x := newExtConn(in, conn, log)
+	go x.p.writeLoop(extPingPeriod)
+	if !in.acceptExtension(x) {
+		x.p.shutdown(websocket.CloseGoingAway, reasonShutdown)
+		<-x.p.writerDone
+		conn.Close()
+		return
+	}
+	log.Info("extension connected", "origin", r.Header.Get("Origin"))
+	err = x.serve(s.cfg.MaxMessageBytes)
+	reason := closeReasonOf(err)
+	if errors.Is(err, websocket.ErrReadLimit) {
+		x.p.shutdown(websocket.CloseMessageTooBig, "message too big")
+	}
+	in.extensionGone(x, reason)
+	x.p.shutdown(websocket.CloseNormalClosure, "")
+	<-x.p.writerDone
+	conn.Close()
+	log.Info("extension disconnected", "reason", reason)
+}
+
+// drainUntilClosed reads until the peer closes, so that a close frame we
+// sent gets its reply.
+func drainUntilClosed(conn *websocket.Conn) {
+	_ = conn.SetReadDeadline(time.Now().Add(closeWait))
+	for {
+		if _, _, err := conn.NextReader(); err != nil {
+			return
+		}
+	}
+}

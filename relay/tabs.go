@@ -1,0 +1,480 @@
+package relay
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/cdprelay/cdprelay/internal/wire"
+)
+
+type tabState int
+
+const (
+	tabDetached tabState = iota
+	tabAttaching
+	tabAttached
+	tabDetaching
+)
+
+// tab is one tab the extension shares. All fields are guarded by the
+// instance's mu.
+type tab struct {
+	id          int64
+	targetID    string // Chrome's targetId; "" until known
+	url, title  string
+	openerTabID int64
+	browserCtx  string // from Chrome's TargetInfo, when it gives one
+
+	state     tabState
+	stateWait chan struct{} // closed when an attaching or detaching state ends
+	attachErr error
+
+	session         *session // the client's top-level session; nil when not announced
+	closingByClient bool     // Target.closeTarget is removing it
+}
+
+// setState moves t to state, waking whoever waits on the previous
+// transition. Called with the instance's mu held.
+func (t *tab) setState(s tabState, err error) {
+	if t.stateWait != nil {
+		close(t.stateWait)
+		t.stateWait = nil
+	}
+	t.state, t.attachErr = s, err
+	if s == tabAttaching || s == tabDetaching {
+		t.stateWait = make(chan struct{})
+	}
+}
+
+// session is a client-visible CDP session: a tab's top-level session,
+// minted by the relay, or a child session (frame, worker) that keeps
+// Chrome's id.
+type session struct {
+	id       string
+	idJSON   []byte // id as a JSON string token
+	tab      *tab
+	child    bool
+	targetID string // a child's own target, for its detach event
+}
+
+func newSession(id string, t *tab, child bool) *session {
+	return &session{id: id, idJSON: wire.AppendString(nil, id), tab: t, child: child}
+}
+
+// extTab is the subset of chrome.tabs.Tab the relay reads, plus the
+// targetId our extension adds.
+type extTab struct {
+	ID          int64  `json:"id"`
+	URL         string `json:"url"`
+	PendingURL  string `json:"pendingUrl"`
+	Title       string `json:"title"`
+	OpenerTabID int64  `json:"openerTabId"`
+	TargetID    string `json:"targetId"`
+}
+
+// TargetInfo is CDP's Target.TargetInfo as the relay reports it.
+type TargetInfo struct {
+	TargetID         string `json:"targetId"`
+	Type             string `json:"type"`
+	Title            string `json:"title"`
+	URL              string `json:"url"`
+	Attached         bool   `json:"attached"`
+	OpenerID         string `json:"openerId,omitempty"`
+	CanAccessOpener  bool   `json:"canAccessOpener"`
+	BrowserContextID string `json:"browserContextId,omitempty"`
+}
+
+// targetInfoLocked describes t as a CDP target.
+func (in *Instance) targetInfoLocked(t *tab) TargetInfo {
+	ti := TargetInfo{
+		TargetID:         t.targetID,
+		Type:             "page",
+		Title:            t.title,
+		URL:              t.url,
+		Attached:         t.session != nil,
+		BrowserContextID: in.browserCtx,
+	}
+	if t.browserCtx != "" {
+		ti.BrowserContextID = t.browserCtx
+	}
+	if o := in.tabs[t.openerTabID]; o != nil && t.openerTabID != 0 {
+		ti.OpenerID = o.targetID
+	}
+	return ti
+}
+
+func (in *Instance) sortedTabsLocked() []*tab {
+	ts := make([]*tab, 0, len(in.tabs))
+	for _, t := range in.tabs {
+		ts = append(ts, t)
+	}
+	slices.SortFunc(ts, func(a, b *tab) int { return int(a.id - b.id) })
+	return ts
+}
+
+func (in *Instance) tabByTargetLocked(targetID string) *tab {
+	if targetID == "" {
+		return nil
+	}
+	for _, t := range in.tabs {
+		if t.targetID == targetID {
+			return t
+		}
+	}
+	return nil
+}
+
+// upsertTabLocked records a tab the extension offers or created.
+func (in *Instance) upsertTabLocked(et extTab) (t *tab, isNew bool) {
+	t = in.tabs[et.ID]
+	if t == nil {
+		t = &tab{id: et.ID}
+		in.tabs[et.ID] = t
+		isNew = true
+	}
+	t.url = et.URL
+	if t.url == "" {
+		t.url = et.PendingURL
+	}
+	if t.url == "" {
+		t.url = "about:blank"
+	}
+	t.title = et.Title
+	if et.OpenerTabID != 0 {
+		t.openerTabID = et.OpenerTabID
+	}
+	if et.TargetID != "" {
+		t.targetID = et.TargetID
+	}
+	return t, isNew
+}
+
+// attachTab attaches the debugger to t through x and learns its target
+// info. Concurrent callers share one attempt.
+func (in *Instance) attachTab(ctx context.Context, x *extConn, t *tab) error {
+	for {
+		in.mu.Lock()
+		if in.tabs[t.id] != t {
+			in.mu.Unlock()
+			return fmt.Errorf("tab %d is no longer shared", t.id)
+		}
+		switch t.state {
+		case tabAttached:
+			in.mu.Unlock()
+			return nil
+		case tabAttaching, tabDetaching:
+			w := t.stateWait
+			in.mu.Unlock()
+			select {
+			case <-w:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			in.mu.Lock()
+			st, err := t.state, t.attachErr
+			in.mu.Unlock()
+			if st == tabAttached {
+				return nil
+			}
+			if st == tabDetached && err != nil {
+				return err
+			}
+			continue // a detach finished: attach anew
+		}
+		t.setState(tabAttaching, nil)
+		in.mu.Unlock()
+		break
+	}
+
+	ti, err := in.attachCalls(ctx, x, t.id)
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if err != nil {
+		t.setState(tabDetached, err)
+		return err
+	}
+	if t.state != tabAttaching { // detached or reset meanwhile
+		return fmt.Errorf("tab %d detached while attaching", t.id)
+	}
+	if ti.TargetID != "" {
+		t.targetID = ti.TargetID
+	}
+	if ti.URL != "" {
+		t.url = ti.URL
+	}
+	t.title = ti.Title
+	t.browserCtx = ti.BrowserContextID
+	t.setState(tabAttached, nil)
+	return nil
+}
+
+func (in *Instance) attachCalls(ctx context.Context, x *extConn, tabID int64) (TargetInfo, error) {
+	ctx, cancel := context.WithTimeout(ctx, in.srv.cfg.CallTimeout)
+	defer cancel()
+	debuggee := map[string]int64{"tabId": tabID}
+	if _, err := x.call(ctx, "chrome.debugger.attach", debuggee, "1.3"); err != nil {
+		return TargetInfo{}, fmt.Errorf("attach tab %d: %w", tabID, err)
+	}
+	res, err := x.call(ctx, "chrome.debugger.sendCommand", debuggee, "Target.getTargetInfo")
+	if err != nil {
+		return TargetInfo{}, fmt.Errorf("target info of tab %d: %w", tabID, err)
+	}
+	var r struct {
+		TargetInfo TargetInfo `json:"targetInfo"`
+	}
+	if err := json.Unmarshal(res, &r); err != nil {
+		return TargetInfo{}, fmt.Errorf("target info of tab %d: %w", tabID, err)
+	}
+	return r.TargetInfo, nil
+}
+
+// detachTab releases the debugger from t, if attached.
+func (in *Instance) detachTab(x *extConn, t *tab) {
+	in.mu.Lock()
+	if t.state == tabAttaching {
+		w := t.stateWait
+		in.mu.Unlock()
+		<-w
+		in.mu.Lock()
+	}
+	if t.state != tabAttached {
+		in.mu.Unlock()
+		return
+	}
+	t.setState(tabDetaching, nil)
+	in.mu.Unlock()
+
+	ctx, cancel := context.WithTimeout(context.Background(), in.srv.cfg.CallTimeout)
+	_, err := x.call(ctx, "chrome.debugger.detach", map[string]int64{"tabId": t.id})
+	cancel()
+	if err != nil {
+		in.log.Debug("detach", "tab", t.id, "err", err)
+	}
+	in.mu.Lock()
+	if t.state == tabDetaching {
+		t.setState(tabDetached, nil)
+	}
+	in.mu.Unlock()
+}
+
+// announceLocked gives t a client session and tells c with
+// Target.attachedToTarget. A tab that has a session keeps it.
+func (in *Instance) announceLocked(c *clientConn, t *tab) *session {
+	if t.session != nil {
+		return t.session
+	}
+	in.nextSession++
+	s := newSession("pw-tab-"+strconv.Itoa(in.nextSession), t, false)
+	t.session = s
+	in.sessions[s.id] = s
+	c.event("Target.attachedToTarget", nil, struct {
+		SessionID          string     `json:"sessionId"`
+		TargetInfo         TargetInfo `json:"targetInfo"`
+		WaitingForDebugger bool       `json:"waitingForDebugger"`
+	}{s.id, in.targetInfoLocked(t), false})
+	return s
+}
+
+// dropSessionsLocked removes t's client session and its children and
+// tells c (when non-nil) that t's session detached.
+func (in *Instance) dropSessionsLocked(c *clientConn, t *tab) {
+	s := t.session
+	for id, cs := range in.sessions {
+		if cs.tab == t {
+			delete(in.sessions, id)
+		}
+	}
+	t.session = nil
+	if s != nil && c != nil {
+		c.event("Target.detachedFromTarget", nil, struct {
+			SessionID string `json:"sessionId"`
+			TargetID  string `json:"targetId"`
+		}{s.id, t.targetID})
+	}
+}
+
+// removeTabLocked forgets t: it closed or is no longer shared.
+func (in *Instance) removeTabLocked(c *clientConn, t *tab) {
+	in.dropSessionsLocked(c, t)
+	delete(in.tabs, t.id)
+	t.setState(tabDetached, fmt.Errorf("tab %d is no longer shared", t.id))
+	if c != nil && c.discover && t.targetID != "" {
+		c.event("Target.targetDestroyed", nil, struct {
+			TargetID string `json:"targetId"`
+		}{t.targetID})
+	}
+}
+
+// handleExtEvent dispatches one event from the extension. It runs on the
+// extension's read loop and must not block on the extension.
+func (in *Instance) handleExtEvent(x *extConn, m *wire.ExtMessage) {
+	switch string(m.Method) {
+	case "chrome.debugger.onEvent":
+		in.routeEvent(m.Params)
+	case "chrome.debugger.onDetach":
+		in.onDetach(x, m.Params)
+	case "chrome.tabs.onCreated":
+		in.onTabCreated(x, m.Params)
+	case "chrome.tabs.onUpdated":
+		in.onTabUpdated(m.Params)
+	case "chrome.tabs.onRemoved":
+		in.onTabRemoved(x, m.Params)
+	case "extension.info":
+		var args [1][]byte
+		if wire.Args(m.Params, args[:]) >= 1 {
+			var bi BrowserInfo
+			if json.Unmarshal(args[0], &bi) == nil {
+				in.mu.Lock()
+				in.info = bi
+				in.mu.Unlock()
+			}
+		}
+	case "extension.initialized":
+		in.mu.Lock()
+		if in.ext == x && !x.isReady() {
+			close(x.ready)
+			in.notifyLocked()
+		}
+		in.mu.Unlock()
+		in.log.Info("extension ready")
+	case "extension.keepalive":
+	default:
+		in.log.Debug("unknown extension event", "method", string(m.Method))
+	}
+}
+
+func (in *Instance) onTabCreated(x *extConn, params []byte) {
+	var args [1][]byte
+	var et extTab
+	if wire.Args(params, args[:]) < 1 || json.Unmarshal(args[0], &et) != nil || et.ID == 0 {
+		in.log.Warn("malformed chrome.tabs.onCreated")
+		return
+	}
+	in.mu.Lock()
+	if in.ext != x {
+		in.mu.Unlock()
+		return
+	}
+	t, isNew := in.upsertTabLocked(et)
+	c := in.client
+	attach := c != nil && c.autoAttach && t.session == nil
+	if c != nil && c.discover && isNew && t.targetID != "" {
+		c.event("Target.targetCreated", nil, struct {
+			TargetInfo TargetInfo `json:"targetInfo"`
+		}{in.targetInfoLocked(t)})
+	}
+	in.mu.Unlock()
+	if attach {
+		go in.attachAndAnnounce(c, x, t)
+	}
+}
+
+// attachAndAnnounce attaches t for an auto-attaching client and announces
+// it. Failures are logged: a tab Chrome refuses to debug (chrome://, the
+// Web Store) is simply not a target.
+func (in *Instance) attachAndAnnounce(c *clientConn, x *extConn, t *tab) {
+	if err := in.attachTab(c.ctx, x, t); err != nil {
+		in.log.Info("auto-attach failed", "tab", t.id, "err", err)
+		return
+	}
+	in.mu.Lock()
+	if in.client == c && c.autoAttach && in.tabs[t.id] == t {
+		in.announceLocked(c, t)
+	}
+	in.mu.Unlock()
+}
+
+func (in *Instance) onTabUpdated(params []byte) {
+	var args [3][]byte
+	if wire.Args(params, args[:]) < 3 {
+		return
+	}
+	var et extTab
+	if json.Unmarshal(args[2], &et) != nil {
+		return
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	t := in.tabs[et.ID]
+	if t == nil {
+		return
+	}
+	oldURL, oldTitle := t.url, t.title
+	if et.URL != "" {
+		t.url = et.URL
+	}
+	t.title = et.Title
+	c := in.client
+	if c != nil && c.discover && t.targetID != "" && (oldURL != t.url || oldTitle != t.title) {
+		c.event("Target.targetInfoChanged", nil, struct {
+			TargetInfo TargetInfo `json:"targetInfo"`
+		}{in.targetInfoLocked(t)})
+	}
+}
+
+func (in *Instance) onTabRemoved(x *extConn, params []byte) {
+	var args [1][]byte
+	if wire.Args(params, args[:]) < 1 {
+		return
+	}
+	id, ok := wire.Int(args[0])
+	if !ok {
+		return
+	}
+	in.mu.Lock()
+	t := in.tabs[id]
+	if t == nil || in.ext != x {
+		in.mu.Unlock()
+		return
+	}
+	c := in.client
+	in.removeTabLocked(c, t)
+	lastGone := len(in.tabs) == 0 && !t.closingByClient
+	in.mu.Unlock()
+	x.failTab(id, "Target closed")
+	if lastGone && c != nil {
+		c.close(websocket.CloseNormalClosure, reasonAllTabsDetached)
+	}
+}
+
+func (in *Instance) onDetach(x *extConn, params []byte) {
+	var args [2][]byte
+	if wire.Args(params, args[:]) < 2 {
+		return
+	}
+	src, ok := wire.DecodeSource(args[0])
+	if !ok {
+		return
+	}
+	reason, _ := wire.Unquote(args[1])
+	in.mu.Lock()
+	t := in.tabs[src.TabID]
+	if t == nil || in.ext != x {
+		in.mu.Unlock()
+		return
+	}
+	c := in.client
+	in.log.Info("tab detached by the browser", "tab", t.id, "reason", string(reason))
+	lastGone := false
+	if string(reason) == "canceled_by_user" {
+		// The person cancelled the debugging bar: the tab is theirs again.
+		in.removeTabLocked(c, t)
+		lastGone = len(in.tabs) == 0
+	} else {
+		// target_closed: the tab closed (onRemoved follows) or one of its
+		// frames navigated somewhere the debugger cannot follow, in which
+		// case the extension offers the tab again.
+		in.dropSessionsLocked(c, t)
+		t.setState(tabDetached, nil)
+	}
+	in.mu.Unlock()
+	x.failTab(src.TabID, "Target detached: "+string(reason))
+	if lastGone && c != nil {
+		c.close(websocket.CloseNormalClosure, reasonAllTabsDetached)
+	}
+}
