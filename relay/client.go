@@ -106,26 +106,49 @@ func (c *clientConn) handle(env *wire.Envelope) {
 	in := c.inst
 	var s *session
 	if env.SessionID != nil {
+		var controlled bool
+		var screencast []*TabHandle
+		var active bool
 		in.mu.Lock()
 		s = in.sessions[string(env.SessionID)]
+		if s != nil {
+			t := s.tab
+			controlled = t.control != "" && controlRefused(env.Method)
+			if !s.child && !controlled && bytesHasPrefix(env.Method, "Page.") {
+				switch string(env.Method) {
+				case "Page.startScreencast":
+					t.clientScreencast, active, screencast = true, true, t.handles
+				case "Page.stopScreencast":
+					t.clientScreencast, active, screencast = false, false, t.handles
+				}
+			}
+		}
 		in.mu.Unlock()
 		if s == nil {
 			c.replyErrorRawSession(env.ID, env.SessionID, codeNoSession, "Session with given id not found.")
 			return
+		}
+		if controlled {
+			c.replyError(env.ID, s, codeServerError, msgControlled)
+			return
+		}
+		if screencast != nil {
+			notifyHandles(screencast, TabEvent{Method: EventClientScreencast, Params: jsonObj("active", active)})
 		}
 	}
 	if h := emulated(env.Method, s); h != nil {
 		c.runEmulated(h, env, s)
 		return
 	}
-	if s == nil {
-		s = c.rootTarget()
-		if s == nil {
+	route := s
+	if route == nil {
+		route = c.rootTarget()
+		if route == nil {
 			c.replyError(env.ID, nil, codeServerError, "cdprelay: "+string(env.Method)+" needs a page, and no tab is attached")
 			return
 		}
 	}
-	if !c.ext.forward(c, env, s) {
+	if !c.ext.forward(c, env, route) {
 		c.replyError(env.ID, s, codeServerError, "Extension disconnected")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"time"
 )
 
@@ -48,6 +49,12 @@ type Config struct {
 
 	// Version is reported in logs and in /json/version's extra fields.
 	Version string
+
+	// Fallback serves every request that is not the relay's own (discovery,
+	// CDP and extension endpoints), after the relay's Host check: the live
+	// view, status and metrics are mounted here. Default: a plain-text
+	// page at / and 404 elsewhere.
+	Fallback http.Handler
 }
 
 const (

@@ -40,8 +40,10 @@ func emulated(method []byte, s *session) *emulation {
 	case "Target.attachToTarget":
 		return &emAttachToTarget
 	case "Target.detachFromTarget":
-		if s != nil && s.child {
-			return nil // Chrome detaches a child of its own
+		if s != nil {
+			// On a session it names a child of that session (Playwright and
+			// Puppeteer let go of one on its parent): Chrome's to detach.
+			return nil
 		}
 		return &emDetachFromTarget
 	case "Target.getTargets":
@@ -306,11 +308,16 @@ func (c *clientConn) closeTarget(cmd command) {
 	in.mu.Unlock()
 	ctx, cancel := c.callCtx()
 	defer cancel()
-	if _, err := c.ext.call(ctx, "chrome.tabs.remove", t.id); err != nil {
+	// As with Chrome, the reply comes before the Target.detachedFromTarget
+	// that the removal causes: answering from the extension's read loop
+	// queues it ahead of the onDetach and onRemoved that follow the reply.
+	answer := func([]byte) { c.reply(cmd, map[string]bool{"success": true}) }
+	if _, err := c.ext.callThen(ctx, answer, "chrome.tabs.remove", t.id); err != nil {
+		in.mu.Lock()
+		t.closingByClient = false
+		in.mu.Unlock()
 		c.fail(cmd, codeServerError, "cdprelay: close tab: "+err.Error())
-		return
 	}
-	c.reply(cmd, map[string]bool{"success": true})
 }
 
 func (c *clientConn) activateTarget(cmd command) {

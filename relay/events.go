@@ -16,15 +16,31 @@ func (in *Instance) routeEvent(args []byte) {
 	in.mu.Lock()
 	c := in.client
 	t := in.tabs[src.TabID]
-	if c == nil || t == nil {
+	if t == nil {
 		in.mu.Unlock()
 		return
 	}
 	var s *session
-	if src.SessionID == nil {
+	if c == nil {
+		// No client: only the relay's own handles may want this.
+	} else if src.SessionID == nil {
 		s = t.session
 	} else if cs := in.sessions[string(src.SessionID)]; cs != nil && cs.tab == t {
 		s = cs
+	}
+	if src.SessionID == nil && isScreencastFrame(method) {
+		// Frames of the tab's own session belong to whoever started the
+		// screencast: the live view's tap, or the client (and then the tap
+		// gets a copy and leaves the acks to the client).
+		hs, clientOwned := t.handles, t.clientScreencast
+		if !clientOwned {
+			s = nil
+		}
+		if len(hs) > 0 {
+			in.mu.Unlock()
+			notifyHandles(hs, TabEvent{Method: "Page.screencastFrame", Params: append([]byte(nil), params...), ClientScreencast: clientOwned})
+			in.mu.Lock()
+		}
 	}
 	if s == nil {
 		// No client session yet (or any more): nobody asked for these.
@@ -65,4 +81,8 @@ func (in *Instance) routeEvent(args []byte) {
 	b = append(b, '}')
 	*buf = b
 	c.deliver(buf)
+}
+
+func isScreencastFrame(method []byte) bool {
+	return len(method) == len("Page.screencastFrame") && string(method) == "Page.screencastFrame"
 }

@@ -49,9 +49,13 @@ type extConn struct {
 type pendingCall struct {
 	client   *clientConn
 	clientID int64
-	sess     *session // nil for a root command
+	sess     *session // the client's session; nil for a root command
 	tabID    int64
 	done     chan callResult
+	// then, for the relay's own call, runs on the read loop with a
+	// successful result before the next message is read, so that what it
+	// sends the client precedes whatever that message causes.
+	then func(result []byte)
 }
 
 type callResult struct {
@@ -80,6 +84,12 @@ func newExtConn(inst *Instance, conn *websocket.Conn, log *slog.Logger) *extConn
 
 // call sends a command of the relay's own and waits for its result.
 func (x *extConn) call(ctx context.Context, method string, args ...any) ([]byte, error) {
+	return x.callThen(ctx, nil, method, args...)
+}
+
+// callThen is call with then (when non-nil) run on the read loop with a
+// successful result. then has run exactly when callThen returns a nil error.
+func (x *extConn) callThen(ctx context.Context, then func([]byte), method string, args ...any) ([]byte, error) {
 	params, err := json.Marshal(args)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
@@ -92,7 +102,7 @@ func (x *extConn) call(ctx context.Context, method string, args ...any) ([]byte,
 	}
 	x.nextID++
 	id := x.nextID
-	x.pending[id] = pendingCall{done: done}
+	x.pending[id] = pendingCall{done: done, then: then}
 	x.mu.Unlock()
 
 	buf := getBuf()
@@ -112,18 +122,30 @@ func (x *extConn) call(ctx context.Context, method string, args ...any) ([]byte,
 	case r := <-done:
 		return r.result, r.err
 	case <-ctx.Done():
-		x.forget(id)
+		if !x.forget(id) {
+			// The reply (or the end) took the call first and is on its way;
+			// its outcome, then included, is the one to report.
+			r := <-done
+			return r.result, r.err
+		}
 		return nil, fmt.Errorf("%s: %w", method, ctx.Err())
 	case <-x.p.done:
-		x.forget(id)
+		if !x.forget(id) {
+			r := <-done
+			return r.result, r.err
+		}
 		return nil, errExtGone
 	}
 }
 
-func (x *extConn) forget(id int64) {
+// forget drops the call waiting for id. It reports false when the call was
+// no longer pending: its result has been or is being delivered.
+func (x *extConn) forget(id int64) bool {
 	x.mu.Lock()
+	_, ok := x.pending[id]
 	delete(x.pending, id)
 	x.mu.Unlock()
+	return ok
 }
 
 // forward sends a client's command to its tab as
@@ -137,7 +159,13 @@ func (x *extConn) forward(c *clientConn, env *wire.Envelope, sess *session) bool
 	}
 	x.nextID++
 	id := x.nextID
-	x.pending[id] = pendingCall{client: c, clientID: env.ID, sess: sess, tabID: sess.tab.id}
+	// The reply echoes the client's own sessionId: none for a root command
+	// that a tab answers on the browser's behalf.
+	var replyTo *session
+	if env.SessionID != nil {
+		replyTo = sess
+	}
+	x.pending[id] = pendingCall{client: c, clientID: env.ID, sess: replyTo, tabID: sess.tab.id}
 	x.mu.Unlock()
 
 	buf := getBuf()
@@ -263,7 +291,11 @@ func (x *extConn) handleReply(m *wire.ExtMessage) {
 			pc.done <- callResult{err: parseExtError(m.Error)}
 		} else {
 			// The frame buffer is reused by the next read: copy.
-			pc.done <- callResult{result: append([]byte(nil), m.Result...)}
+			res := append([]byte(nil), m.Result...)
+			if pc.then != nil {
+				pc.then(res)
+			}
+			pc.done <- callResult{result: res}
 		}
 		return
 	}

@@ -100,12 +100,14 @@ func (in *Instance) acceptExtension(x *extConn) bool {
 	old, oldClient := in.ext, in.client
 	in.ext = x
 	in.everClaimed = true
+	notify := func() {}
 	if old != nil {
-		in.resetTabsLocked()
+		notify = in.resetTabsLocked()
 		in.client = nil
 	}
 	in.notifyLocked()
 	in.mu.Unlock()
+	notify()
 	if old != nil {
 		old.p.shutdown(websocket.CloseNormalClosure, reasonReplaced)
 		old.end()
@@ -127,9 +129,10 @@ func (in *Instance) extensionGone(x *extConn, reason string) {
 	in.ext = nil
 	client := in.client
 	in.client = nil
-	in.resetTabsLocked()
+	notify := in.resetTabsLocked()
 	in.notifyLocked()
 	in.mu.Unlock()
+	notify()
 	if client != nil {
 		client.close(websocket.CloseGoingAway, reasonExtGonePrefix+reason)
 	}
@@ -137,12 +140,18 @@ func (in *Instance) extensionGone(x *extConn, reason string) {
 
 // resetTabsLocked forgets every tab and session: they belonged to an
 // extension connection that is gone.
-func (in *Instance) resetTabsLocked() {
+func (in *Instance) resetTabsLocked() (notify func()) {
+	var hs []*TabHandle
 	for _, t := range in.tabs {
 		t.setState(tabDetached, errExtGone)
+		hs = append(hs, t.handles...)
+		t.handles = nil
 	}
 	clear(in.tabs)
 	clear(in.sessions)
+	return func() {
+		notifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", "extension disconnected")})
+	}
 }
 
 // waitReady waits until the extension has finished its handshake and
@@ -199,6 +208,7 @@ func (in *Instance) clientGone(c *clientConn) {
 	var detach []*tab
 	for _, t := range in.tabs {
 		t.session = nil
+		t.clientScreencast = false
 		if t.state == tabAttached || t.state == tabAttaching {
 			detach = append(detach, t)
 		}

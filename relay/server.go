@@ -168,10 +168,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.serveExtension(w, r, in)
 			return
 		}
-	case path == "/":
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		fmt.Fprintf(w, "cdprelay %s: a Chrome DevTools Protocol endpoint for tabs shared by the cdprelay extension.\nConnect a client to http://%s\n", s.cfg.Version, r.Host)
-		return
+	default:
+		if s.cfg.Fallback != nil {
+			s.cfg.Fallback.ServeHTTP(w, r)
+			return
+		}
+		if path == "/" {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			fmt.Fprintf(w, "cdprelay %s: a Chrome DevTools Protocol endpoint for tabs shared by the cdprelay extension.\nConnect a client to http://%s\n", s.cfg.Version, r.Host)
+			return
+		}
 	}
 	http.NotFound(w, r)
 }

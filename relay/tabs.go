@@ -36,6 +36,17 @@ type tab struct {
 
 	session         *session // the client's top-level session; nil when not announced
 	closingByClient bool     // Target.closeTarget is removing it
+
+	// handles are the relay's own users of the tab (the live view). The
+	// slice is replaced, never modified in place, so a copy of the header
+	// taken under mu can be read after unlocking.
+	handles []*TabHandle
+	// clientScreencast: the CDP client runs a screencast of its own, so
+	// frames go to the client (and a copy to handles).
+	clientScreencast bool
+	// control names the person who took control of the tab from the live
+	// view; while set, the client's input and navigation are refused.
+	control string
 }
 
 // setState moves t to state, waking whoever waits on the previous
@@ -259,7 +270,19 @@ func (in *Instance) detachTab(x *extConn, t *tab) {
 	if t.state == tabDetaching {
 		t.setState(tabDetached, nil)
 	}
+	hs := t.handles
+	shared := in.tabs[t.id] == t
 	in.mu.Unlock()
+	if len(hs) > 0 && shared {
+		// The detach cleared what the client had switched on; the live view
+		// still watches, so attach again and let it restart its screencast.
+		if err := in.attachTab(context.Background(), x, t); err != nil {
+			in.log.Info("re-attach for the live view failed", "tab", t.id, "err", err)
+			notifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", err.Error())})
+			return
+		}
+		notifyHandles(hs, TabEvent{Method: EventAttached})
+	}
 }
 
 // announceLocked gives t a client session and tells c with
@@ -298,16 +321,23 @@ func (in *Instance) dropSessionsLocked(c *clientConn, t *tab) {
 	}
 }
 
-// removeTabLocked forgets t: it closed or is no longer shared.
-func (in *Instance) removeTabLocked(c *clientConn, t *tab) {
+// removeTabLocked forgets t: it closed or is no longer shared. Its
+// handles are told, outside the lock, through the returned func.
+func (in *Instance) removeTabLocked(c *clientConn, t *tab) (notify func()) {
 	in.dropSessionsLocked(c, t)
 	delete(in.tabs, t.id)
+	hs := t.handles
+	t.handles = nil
+	notify = func() {
+		notifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", "tab no longer shared")})
+	}
 	t.setState(tabDetached, fmt.Errorf("tab %d is no longer shared", t.id))
 	if c != nil && c.discover && t.targetID != "" {
 		c.event("Target.targetDestroyed", nil, struct {
 			TargetID string `json:"targetId"`
 		}{t.targetID})
 	}
+	return notify
 }
 
 // handleExtEvent dispatches one event from the extension. It runs on the
@@ -363,14 +393,30 @@ func (in *Instance) onTabCreated(x *extConn, params []byte) {
 	t, isNew := in.upsertTabLocked(et)
 	c := in.client
 	attach := c != nil && c.autoAttach && t.session == nil
+	// A tab offered again after a target_closed detach: the live view
+	// watching it needs the debugger back.
+	reattach := !attach && !isNew && len(t.handles) > 0 && t.state == tabDetached
 	if c != nil && c.discover && isNew && t.targetID != "" {
 		c.event("Target.targetCreated", nil, struct {
 			TargetInfo TargetInfo `json:"targetInfo"`
 		}{in.targetInfoLocked(t)})
 	}
+	hs := t.handles
 	in.mu.Unlock()
 	if attach {
-		go in.attachAndAnnounce(c, x, t)
+		go func() {
+			in.attachAndAnnounce(c, x, t)
+			if !isNew && len(hs) > 0 {
+				notifyHandles(hs, TabEvent{Method: EventAttached})
+			}
+		}()
+	}
+	if reattach {
+		go func() {
+			if err := in.attachTab(context.Background(), x, t); err == nil {
+				notifyHandles(hs, TabEvent{Method: EventAttached})
+			}
+		}()
 	}
 }
 
@@ -433,9 +479,10 @@ func (in *Instance) onTabRemoved(x *extConn, params []byte) {
 		return
 	}
 	c := in.client
-	in.removeTabLocked(c, t)
+	notify := in.removeTabLocked(c, t)
 	lastGone := len(in.tabs) == 0 && !t.closingByClient
 	in.mu.Unlock()
+	notify()
 	x.failTab(id, "Target closed")
 	if lastGone && c != nil {
 		c.close(websocket.CloseNormalClosure, reasonAllTabsDetached)
@@ -461,9 +508,10 @@ func (in *Instance) onDetach(x *extConn, params []byte) {
 	c := in.client
 	in.log.Info("tab detached by the browser", "tab", t.id, "reason", string(reason))
 	lastGone := false
+	notify := func() {}
 	if string(reason) == "canceled_by_user" {
 		// The person cancelled the debugging bar: the tab is theirs again.
-		in.removeTabLocked(c, t)
+		notify = in.removeTabLocked(c, t)
 		lastGone = len(in.tabs) == 0
 	} else {
 		// target_closed: the tab closed (onRemoved follows) or one of its
@@ -471,8 +519,10 @@ func (in *Instance) onDetach(x *extConn, params []byte) {
 		// case the extension offers the tab again.
 		in.dropSessionsLocked(c, t)
 		t.setState(tabDetached, nil)
+		t.clientScreencast = false
 	}
 	in.mu.Unlock()
+	notify()
 	x.failTab(src.TabID, "Target detached: "+string(reason))
 	if lastGone && c != nil {
 		c.close(websocket.CloseNormalClosure, reasonAllTabsDetached)

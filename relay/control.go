@@ -1,0 +1,92 @@
+package relay
+
+import (
+	"errors"
+	"time"
+)
+
+// Human take-over. While a person holds control of a tab from the live
+// view, the CDP client's input and navigation on that tab are refused, so
+// that automation and person never fight over the mouse; reads still work.
+// The client is told on the tab's session in two ways: a Log.entryAdded
+// warning (Playwright and Puppeteer surface it as a console message of
+// type "warning") and a CDPRelay.controlChanged event
+// {controlled, by} for clients that listen on a raw CDP session.
+
+// controlRefused lists what a client may not do while a person holds the
+// tab: everything that moves the pointer, types, or navigates.
+func controlRefused(method []byte) bool {
+	if bytesHasPrefix(method, "Input.") {
+		return true
+	}
+	switch string(method) {
+	case "Page.navigate", "Page.reload", "Page.navigateToHistoryEntry",
+		"Page.resetNavigationHistory", "Page.bringToFront":
+		return true
+	}
+	return false
+}
+
+const msgControlled = "cdprelay: a person has taken control of this tab from the live view; input and navigation are refused until they hand it back"
+
+// ErrControlled is returned when another person already holds a tab.
+var ErrControlled = errors.New("another person already controls this tab")
+
+// TakeControl gives holder (a viewer's description) control of tab id.
+func (in *Instance) TakeControl(tabID int64, holder string) error {
+	return in.setControl(tabID, holder)
+}
+
+// ReleaseControl hands tab id back to automation. Releasing a tab that is
+// not held, or held by someone else, is an error.
+func (in *Instance) ReleaseControl(tabID int64, holder string) error {
+	return in.setControl(tabID, "\x00"+holder)
+}
+
+func (in *Instance) setControl(tabID int64, holder string) error {
+	release := len(holder) > 0 && holder[0] == 0
+	if release {
+		holder = holder[1:]
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	t := in.tabs[tabID]
+	if t == nil {
+		return ErrNoTab
+	}
+	switch {
+	case release && t.control != holder:
+		return errors.New("this viewer does not control the tab")
+	case !release && t.control != "" && t.control != holder:
+		return ErrControlled
+	case !release && t.control == holder:
+		return nil
+	}
+	if release {
+		t.control = ""
+	} else {
+		t.control = holder
+	}
+	if c := in.client; c != nil && t.session != nil {
+		text := "cdprelay: control of this tab was handed back to automation"
+		if !release {
+			text = msgControlled
+		}
+		ts := float64(time.Now().UnixMilli())
+		c.event("Log.entryAdded", t.session, map[string]any{"entry": map[string]any{
+			"source": "other", "level": "warning", "text": text, "timestamp": ts,
+		}})
+		c.event("CDPRelay.controlChanged", t.session, map[string]any{"controlled": !release, "by": holder})
+	}
+	return nil
+}
+
+// Controller reports who controls tab id ("" when automation does).
+func (in *Instance) Controller(tabID int64) string {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if t := in.tabs[tabID]; t != nil {
+		return t.control
+	}
+	return ""
+}

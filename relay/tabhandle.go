@@ -1,0 +1,128 @@
+package relay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// Events a TabHandle receives besides the tab's screencast frames.
+const (
+	// EventAttached: the debugger is (again) attached to the tab; whatever
+	// the handle had started on it (a screencast) must be started anew.
+	EventAttached = "cdprelay.attached"
+	// EventDetached: the tab is gone or no longer shared; the handle is
+	// dead. Params: {"reason": "..."}.
+	EventDetached = "cdprelay.detached"
+	// EventClientScreencast: the CDP client started or stopped a
+	// screencast of its own on the tab. Params: {"active": bool}.
+	EventClientScreencast = "cdprelay.clientScreencast"
+)
+
+// TabEvent is an event delivered to a TabHandle.
+type TabEvent struct {
+	Method string
+	Params []byte // owned by the receiver
+	// ClientScreencast is true for a Page.screencastFrame of the CDP
+	// client's own screencast: the client acks it, not the handle.
+	ClientScreencast bool
+}
+
+// TabHandle is the relay's own use of a shared tab — the live view's
+// screencast and input — beside the CDP client's session. Its commands and
+// their replies never reach the client; the tab's Page.screencastFrame
+// events go to handles and not to the client, unless the client runs a
+// screencast of its own.
+type TabHandle struct {
+	in  *Instance      // static
+	t   *tab           // static
+	x   *extConn       // static
+	fn  func(TabEvent) // static; called without locks held, must not block
+	ctx context.Context
+	end context.CancelFunc
+}
+
+// ErrNoTab is returned for a tab id the instance does not share.
+var ErrNoTab = errors.New("no such shared tab")
+
+// OpenTab attaches to a shared tab for the relay's own use. fn receives
+// the tab's screencast frames and the Event* notifications.
+func (in *Instance) OpenTab(ctx context.Context, tabID int64, fn func(TabEvent)) (*TabHandle, error) {
+	in.mu.Lock()
+	x, t := in.ext, in.tabs[tabID]
+	in.mu.Unlock()
+	if x == nil || !x.isReady() {
+		return nil, errors.New("extension not connected")
+	}
+	if t == nil {
+		return nil, ErrNoTab
+	}
+	hctx, cancel := context.WithCancel(context.Background())
+	h := &TabHandle{in: in, t: t, x: x, fn: fn, ctx: hctx, end: cancel}
+	// Register before attaching, so that a client leaving meanwhile does
+	// not detach the tab from under us.
+	in.mu.Lock()
+	t.handles = append(slices.Clip(t.handles), h)
+	in.mu.Unlock()
+	if err := in.attachTab(ctx, x, t); err != nil {
+		h.Close()
+		return nil, err
+	}
+	return h, nil
+}
+
+// TabID is the tab's id.
+func (h *TabHandle) TabID() int64 { return h.t.id }
+
+// Call sends a command to the tab's own session and returns its result.
+func (h *TabHandle) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	if h.ctx.Err() != nil {
+		return nil, errors.New("tab handle closed")
+	}
+	ctx, cancel := context.WithTimeout(ctx, h.in.srv.cfg.CallTimeout)
+	defer cancel()
+	args := []any{map[string]int64{"tabId": h.t.id}, method}
+	if params != nil {
+		args = append(args, params)
+	}
+	res, err := h.x.call(ctx, "chrome.debugger.sendCommand", args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s on tab %d: %w", method, h.t.id, err)
+	}
+	return res, nil
+}
+
+// Close releases the handle. The debugger stays attached while the CDP
+// client or another handle uses the tab.
+func (h *TabHandle) Close() {
+	h.end()
+	in, t := h.in, h.t
+	in.mu.Lock()
+	i := slices.Index(t.handles, h)
+	if i < 0 {
+		in.mu.Unlock()
+		return
+	}
+	t.handles = slices.Delete(slices.Clone(t.handles), i, i+1)
+	unused := len(t.handles) == 0 && t.session == nil && in.tabs[t.id] == t
+	in.mu.Unlock()
+	if unused {
+		go in.detachTab(h.x, t)
+	}
+}
+
+// notifyHandles delivers ev to each handle. Called without locks held.
+func notifyHandles(hs []*TabHandle, ev TabEvent) {
+	for _, h := range hs {
+		if h.ctx.Err() == nil {
+			h.fn(ev)
+		}
+	}
+}
+
+func jsonObj(k string, v any) []byte {
+	b, _ := json.Marshal(map[string]any{k: v})
+	return b
+}
