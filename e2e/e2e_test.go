@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/testenv"
+	"github.com/cdprelay/cdprelay/relay"
 )
 
 var env *testenv.Env
@@ -100,4 +101,35 @@ func assertTabsKept(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+func TestPlaywrightChildSessionsRouted(t *testing.T) {
+	requireEnv(t)
+	before := env.Relay.Default().Status().ChildSessions
+	runNode(t, "playwright.mjs", env.HTTPEndpoint(), env.Pages.Main, env.Pages.Other)
+	after := env.Relay.Default().Status().ChildSessions
+	if after <= before {
+		t.Fatalf("no child session was routed (before %d, after %d): the cross-site frame did not get its own session", before, after)
+	}
+}
+
+func TestTabOfferedAgainAfterTargetClosed(t *testing.T) {
+	requireEnv(t)
+	runNode(t, "reoffer.mjs", env.HTTPEndpoint(), env.Pages.Main)
+	assertTabsKept(t)
+}
+
+// TestExtensionReconnectsAfterRelayRestart restarts the relay under the
+// running browser: the extension reconnects by itself and a client works
+// again. It runs last among the tests that share env.
+func TestExtensionReconnectsAfterRelayRestart(t *testing.T) {
+	requireEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	start := time.Now()
+	if err := env.RestartRelay(ctx, relay.Config{}); err != nil {
+		t.Fatalf("the extension did not reconnect: %v", err)
+	}
+	t.Logf("extension reconnected %v after the restart", time.Since(start).Round(time.Millisecond))
+	runNode(t, "playwright.mjs", env.HTTPEndpoint(), env.Pages.Main, env.Pages.Other)
 }

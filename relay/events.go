@@ -51,12 +51,15 @@ func (in *Instance) routeEvent(args []byte) {
 	case "Target.attachedToTarget":
 		// A child target (frame, worker) attached under s: its session id
 		// is Chrome's, routed to the same tab.
-		if id := wire.StringField(params, "sessionId"); len(id) > 0 {
+		// An id already in use keeps its session: a child must not reroute
+		// another one.
+		if id := wire.StringField(params, "sessionId"); len(id) > 0 && in.sessions[string(id)] == nil {
 			child := newSession(string(id), t, true)
 			if ti := wire.Field(params, "targetInfo"); ti != nil {
 				child.targetID = string(wire.StringField(ti, "targetId"))
 			}
 			in.sessions[child.id] = child
+			in.childSessions.Add(1)
 		}
 	case "Target.detachedFromTarget":
 		if id := wire.StringField(params, "sessionId"); len(id) > 0 {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -43,6 +44,8 @@ type Instance struct {
 	info        BrowserInfo         // guarded by mu
 	browserCtx  string              // guarded by mu: browserContextId reported for tabs
 	browserTID  string              // static after construction: the browser target's id
+
+	childSessions atomic.Int64 // child sessions (frames, workers) ever routed
 }
 
 // BrowserInfo is what the extension reports about its browser.
@@ -209,8 +212,16 @@ func (in *Instance) clientGone(c *clientConn) {
 	for _, t := range in.tabs {
 		t.session = nil
 		t.clientScreencast = false
-		if t.state == tabAttached || t.state == tabAttaching {
+		switch t.state {
+		case tabAttached:
+			// Marked here rather than in the goroutine, so that a client
+			// connecting right after waits for the detach instead of
+			// taking over a tab about to lose its debugger.
+			t.setState(tabDetaching, nil)
 			detach = append(detach, t)
+		case tabAttaching:
+			// The attach in flight undoes itself once Chrome has done it.
+			t.releaseAfterAttach = true
 		}
 	}
 	clear(in.sessions)
@@ -219,7 +230,7 @@ func (in *Instance) clientGone(c *clientConn) {
 		return
 	}
 	for _, t := range detach {
-		go in.detachTab(x, t)
+		go in.finishDetach(x, t)
 	}
 }
 
@@ -251,6 +262,9 @@ type Status struct {
 	Client    bool        `json:"client"`
 	Browser   BrowserInfo `json:"browser"`
 	Tabs      []TabStatus `json:"tabs"`
+	// ChildSessions counts the child sessions (out-of-process frames,
+	// workers) routed since the instance started.
+	ChildSessions int64 `json:"childSessions"`
 }
 
 // TabStatus describes one shared tab.
@@ -274,6 +288,8 @@ func (in *Instance) Status() Status {
 		Ready:     in.ext != nil && in.ext.isReady(),
 		Client:    in.client != nil,
 		Browser:   in.info,
+
+		ChildSessions: in.childSessions.Load(),
 	}
 	for _, t := range in.sortedTabsLocked() {
 		ts := TabStatus{TabID: t.id, TargetID: t.targetID, URL: t.url, Title: t.title, Attached: t.state == tabAttached}

@@ -128,3 +128,10 @@ func TestMatchJSON(t *testing.T) {
 		}
 	}
 }
+
+func mustDecode(t testing.TB, s string, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(s), v); err != nil {
+		t.Fatalf("decode %s: %v", s, err)
+	}
+}

@@ -300,3 +300,20 @@ func TestEventsWithoutClientSessionAreDropped(t *testing.T) {
 		t.Errorf("event without params: %s", msgs[1].Raw)
 	}
 }
+
+func TestChildCannotTakeOverAnotherSession(t *testing.T) {
+	t.Parallel()
+	rec := &recorder{}
+	h := newHarness(t, Config{})
+	e := h.ext(fakeext.Options{Tabs: twoTabs, Handler: rec.handle})
+	c := h.client()
+	h.autoAttach(c)
+	// Chrome's child ids never look like the relay's, but an extension
+	// that sends one must not reroute another tab's session.
+	e.Event(1, "", "Target.attachedToTarget", map[string]any{"sessionId": "pw-tab-2", "targetInfo": map[string]any{"targetId": "F", "type": "iframe"}, "waitingForDebugger": false})
+	h.event(c, 0, "Target.attachedToTarget")
+	h.call(c, "pw-tab-2", "Runtime.evaluate", map[string]any{"expression": "1"})
+	if got, want := rec.last(t), (received{2, "", "Runtime.evaluate", `{"expression":"1"}`}); got != want {
+		t.Errorf("the tab got %+v, want %+v", got, want)
+	}
+}

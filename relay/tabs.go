@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/gorilla/websocket"
 
@@ -36,6 +37,9 @@ type tab struct {
 
 	session         *session // the client's top-level session; nil when not announced
 	closingByClient bool     // Target.closeTarget is removing it
+	// releaseAfterAttach: the client that started the attach left
+	// meanwhile, so the attach, once Chrome has done it, is undone.
+	releaseAfterAttach bool
 
 	// handles are the relay's own users of the tab (the live view). The
 	// slice is replaced, never modified in place, so a copy of the header
@@ -197,19 +201,30 @@ func (in *Instance) attachTab(ctx context.Context, x *extConn, t *tab) error {
 			}
 			continue // a detach finished: attach anew
 		}
+		// Checked under mu: a client that has not left by now leaves after
+		// its clientGone can see the attaching state.
+		if err := ctx.Err(); err != nil {
+			in.mu.Unlock()
+			return err
+		}
 		t.setState(tabAttaching, nil)
 		in.mu.Unlock()
 		break
 	}
 
-	ti, err := in.attachCalls(ctx, x, t.id)
+	// Once asked, Chrome attaches whether or not the caller still waits:
+	// the calls run to their end so that the tab's state stays Chrome's.
+	ti, err := in.attachCalls(context.WithoutCancel(ctx), x, t.id)
 	in.mu.Lock()
-	defer in.mu.Unlock()
+	release := t.releaseAfterAttach
+	t.releaseAfterAttach = false
 	if err != nil {
 		t.setState(tabDetached, err)
+		in.mu.Unlock()
 		return err
 	}
 	if t.state != tabAttaching { // detached or reset meanwhile
+		in.mu.Unlock()
 		return fmt.Errorf("tab %d detached while attaching", t.id)
 	}
 	if ti.TargetID != "" {
@@ -220,7 +235,14 @@ func (in *Instance) attachTab(ctx context.Context, x *extConn, t *tab) error {
 	}
 	t.title = ti.Title
 	t.browserCtx = ti.BrowserContextID
+	if release {
+		t.setState(tabDetaching, nil)
+		in.mu.Unlock()
+		in.finishDetach(x, t)
+		return fmt.Errorf("tab %d: its client left while attaching", t.id)
+	}
 	t.setState(tabAttached, nil)
+	in.mu.Unlock()
 	return nil
 }
 
@@ -241,7 +263,48 @@ func (in *Instance) attachCalls(ctx context.Context, x *extConn, tabID int64) (T
 	if err := json.Unmarshal(res, &r); err != nil {
 		return TargetInfo{}, fmt.Errorf("target info of tab %d: %w", tabID, err)
 	}
+	in.awaitFirstCommit(ctx, x, debuggee)
 	return r.TargetInfo, nil
+}
+
+// firstCommitWait bounds how long a new tab's first navigation is awaited.
+const firstCommitWait = 2 * time.Second
+
+// awaitFirstCommit waits, briefly, until the tab's main frame has left its
+// initial empty document. A popup is attached only after Chrome has started
+// it (the extension cannot hold it paused the way waitForDebuggerOnStart
+// does), and a client that finds the initial empty document ignores the
+// lifecycle events Chrome replays when they are enabled — so the popup's
+// "load" could be lost if it were announced in that state.
+func (in *Instance) awaitFirstCommit(ctx context.Context, x *extConn, debuggee map[string]int64) {
+	deadline := time.Now().Add(firstCommitWait)
+	for delay := 5 * time.Millisecond; ; delay = min(delay*2, 100*time.Millisecond) {
+		res, err := x.call(ctx, "chrome.debugger.sendCommand", debuggee, "Page.getFrameTree")
+		if err != nil {
+			return
+		}
+		var ft struct {
+			FrameTree struct {
+				Frame struct {
+					URL *string `json:"url"`
+				} `json:"frame"`
+			} `json:"frameTree"`
+		}
+		if json.Unmarshal(res, &ft) != nil || ft.FrameTree.Frame.URL == nil {
+			return
+		}
+		if u := *ft.FrameTree.Frame.URL; u != "" && u != ":" {
+			return
+		}
+		if time.Now().After(deadline) {
+			return
+		}
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // detachTab releases the debugger from t, if attached.
@@ -259,7 +322,11 @@ func (in *Instance) detachTab(x *extConn, t *tab) {
 	}
 	t.setState(tabDetaching, nil)
 	in.mu.Unlock()
+	in.finishDetach(x, t)
+}
 
+// finishDetach detaches t, which its caller has moved to tabDetaching.
+func (in *Instance) finishDetach(x *extConn, t *tab) {
 	ctx, cancel := context.WithTimeout(context.Background(), in.srv.cfg.CallTimeout)
 	_, err := x.call(ctx, "chrome.debugger.detach", map[string]int64{"tabId": t.id})
 	cancel()

@@ -33,6 +33,7 @@ type Env struct {
 
 	hs     *http.Server
 	extDir string
+	log    *slog.Logger
 }
 
 // HTTPEndpoint is what Playwright's connectOverCDP takes.
@@ -110,6 +111,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		out = f
 	}
 	log := slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	e.log = log
 	cfg := opts.Relay
 	cfg.Logger = log
 	if e.Relay, err = relay.New(cfg); err != nil {
@@ -154,6 +156,31 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		return nil, fmt.Errorf("the browser's extension did not connect (log: %s): %w", e.LogPath, err)
 	}
 	return e, nil
+}
+
+// RestartRelay stops the relay, as a crash or an upgrade would, and starts
+// a new one on the same address with the same default guid; the browser
+// and its extension stay. It returns once the extension has reconnected.
+func (e *Env) RestartRelay(ctx context.Context, cfg relay.Config) error {
+	guid := e.Relay.Default().GUID()
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	e.Relay.Close(cctx)
+	cancel()
+	e.hs.Close()
+	cfg.Logger = e.log
+	cfg.DefaultGUID = guid
+	srv, err := relay.New(cfg)
+	if err != nil {
+		return err
+	}
+	e.Relay = srv
+	ln, err := net.Listen("tcp", e.Addr)
+	if err != nil {
+		return fmt.Errorf("listen again on %s: %w", e.Addr, err)
+	}
+	e.hs = &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	go e.hs.Serve(ln)
+	return srv.Default().WaitReady(ctx)
 }
 
 // Close stops the browser and the relay.
