@@ -81,8 +81,9 @@ function connect() {
   ws.onmessage = (e) => onMessage(c, e.data);
   ws.onclose = (e) => {
     if (conn !== c) return; // closed on purpose; already cleaned up
+    const wasOpen = c.open;
     drop(c);
-    retry(c.open ? `connection closed (code ${e.code}${e.reason ? ": " + e.reason : ""})` : "relay refused or unreachable");
+    retry(wasOpen ? `connection closed (code ${e.code}${e.reason ? ": " + e.reason : ""})` : "relay refused or unreachable");
   };
 }
 
@@ -241,9 +242,9 @@ const COMMANDS = {
     return {};
   },
 
-  async "chrome.tabs.create"(c, [props = {}]) {
+  async "chrome.tabs.create"(c, [props]) {
     // Without a URL Chrome opens its new-tab page, which cannot be attached.
-    const pending = chrome.tabs.create({ ...props, url: props.url || "about:blank" });
+    const pending = chrome.tabs.create({ ...props, url: (props && props.url) || "about:blank" });
     // Chained before the onCreated listener's wait, so it knows the id by then.
     const known = pending.then((tab) => void relayCreated.add(tab.id)).catch(noop);
     creating.add(known);
@@ -351,11 +352,9 @@ chrome.tabs.onRemoved.addListener(async (tabId, info) => {
   removePicked(tabId);
   const wasShared = shared.delete(tabId);
   const c = conn;
-  if (c !== null) {
-    c.attached.delete(tabId);
-    if ((c.offered.delete(tabId) || wasShared) && c.open) {
-      enqueue(c, () => send(c, "chrome.tabs.onRemoved", [tabId, info]));
-    }
+  // c.attached is left to chrome.debugger.onDetach, which still has to be forwarded.
+  if (c !== null && (c.offered.delete(tabId) || wasShared) && c.open) {
+    enqueue(c, () => send(c, "chrome.tabs.onRemoved", [tabId, info]));
   }
   if (wasShared) publish();
 });
