@@ -46,6 +46,7 @@ func TestDiscoveryVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.ext(fakeext.Options{Tabs: twoTabs})
+	h.waitFor("the extension's handshake", func() bool { return h.srv.Default().Status().Ready })
 	realHost := h.hs.Listener.Addr().String()
 	version := func(host, guid, product, ua string) string {
 		return fmt.Sprintf(`{"Browser":%q,"Protocol-Version":"1.3","User-Agent":%q,"V8-Version":"","WebKit-Version":"","webSocketDebuggerUrl":"ws://%s/devtools/browser/%s"}`, product, ua, host, guid)

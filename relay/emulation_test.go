@@ -15,17 +15,6 @@ var twoTabs = []fakeext.Tab{
 	{ID: 2, URL: "https://b.example/", Title: "B"},
 }
 
-// sendCommands returns the chrome.debugger.sendCommand calls among cmds.
-func sendCommands(cmds []fakeext.Command) []fakeext.Command {
-	var out []fakeext.Command
-	for _, c := range cmds {
-		if c.Method == "chrome.debugger.sendCommand" {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
 func TestBrowserGetVersion(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -13,8 +13,9 @@ import (
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 )
 
-// blocker is a fakeext.Handler that holds every command for one tab until
-// the test ends, as a tab busy with a long evaluation would.
+// blocker is a fakeext.Handler that holds Runtime.evaluate on one tab
+// until the test ends, as a tab busy with a long evaluation would. The
+// relay's own commands (those of an attach) pass.
 type blocker struct {
 	tab     int
 	entered chan string   // the method of each held command
@@ -30,7 +31,7 @@ func newBlocker(t *testing.T, tab int) *blocker {
 }
 
 func (b *blocker) handle(tabID int, sessionID, method string, params json.RawMessage) (any, error) {
-	if tabID == b.tab {
+	if tabID == b.tab && method == "Runtime.evaluate" {
 		b.entered <- method
 		<-b.release
 	}
@@ -198,7 +199,7 @@ func TestExtensionDisconnectClosesClient(t *testing.T) {
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Handler: b.handle})
 	c := h.client()
 	h.autoAttach(c)
-	id := h.send(c, "pw-tab-1", "Runtime.evaluate", map[string]any{"expression": "1"})
+	id := h.send(c, "pw-tab-1", "Runtime.evaluate", map[string]any{"expression": "while(true){}"})
 	<-b.entered
 	e.Close()
 	code, text := h.closed(c)
@@ -339,4 +340,50 @@ func TestExtensionReconnectReplacesTheOld(t *testing.T) {
 		t.Error("tab 7 not attached")
 	}
 	h.call(c2, got[0], "Runtime.evaluate", map[string]any{"expression": "1"})
+}
+
+func TestLiveViewAttachSurvivesClientLeaving(t *testing.T) {
+	t.Parallel()
+	var (
+		mu   sync.Mutex
+		hold bool
+	)
+	release := make(chan struct{})
+	attaching := make(chan struct{}, 4)
+	gate := func(method string, _ []json.RawMessage) {
+		mu.Lock()
+		held := hold && method == "chrome.debugger.attach"
+		mu.Unlock()
+		if held {
+			attaching <- struct{}{}
+			<-release
+		}
+	}
+	h := newHarness(t, Config{})
+	h.ext(fakeext.Options{Tabs: twoTabs[:1], Gate: gate})
+	c := h.client()
+	h.call(c, "", "Browser.getVersion", nil)
+
+	mu.Lock()
+	hold = true
+	mu.Unlock()
+	opened := make(chan error, 1)
+	go func() {
+		th, err := h.srv.Default().OpenTab(h.ctx, 1, func(TabEvent) {})
+		if err == nil {
+			th.Close()
+		}
+		opened <- err
+	}()
+	<-attaching
+	c.Close()
+	h.waitFor("the client to be gone", func() bool { return !h.srv.Default().Status().Client })
+	mu.Lock()
+	hold = false
+	mu.Unlock()
+	close(release)
+	// The attach was the live view's, not the client's: it must stand.
+	if err := <-opened; err != nil {
+		t.Fatalf("OpenTab: %v", err)
+	}
 }

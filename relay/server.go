@@ -207,12 +207,14 @@ func (s *Server) serveClient(w http.ResponseWriter, r *http.Request, in *Instanc
 		http.Error(w, "CDP connections from web pages are refused (Origin "+o+")", http.StatusForbidden)
 		return
 	}
+	if !s.track(w) {
+		return
+	}
+	defer s.conns.Done()
 	conn, err := s.upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		return // the upgrader has answered
 	}
-	s.conns.Add(1)
-	defer s.conns.Done()
 	log := s.cfg.Logger.With("instance", in.id, "peer", "cdp-client", "remote", r.RemoteAddr)
 	c := newClientConn(in, conn, log)
 	go c.p.writeLoop(0)
@@ -247,12 +249,14 @@ func (s *Server) serveExtension(w http.ResponseWriter, r *http.Request, in *Inst
 		http.Error(w, "extension connections must come from an extension (Origin "+o+")", http.StatusForbidden)
 		return
 	}
+	if !s.track(w) {
+		return
+	}
+	defer s.conns.Done()
 	conn, err := s.upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		return
 	}
-	s.conns.Add(1)
-	defer s.conns.Done()
 	log := s.cfg.Logger.With("instance", in.id, "peer", "extension", "remote", r.RemoteAddr)
 	x := newExtConn(in, conn, log)
 	go x.p.writeLoop(extPingPeriod)
@@ -273,6 +277,21 @@ func (s *Server) serveExtension(w http.ResponseWriter, r *http.Request, in *Inst
 	<-x.p.writerDone
 	conn.Close()
 	log.Info("extension disconnected", "reason", reason)
+}
+
+// track counts a connection about to be upgraded, or answers 503 once
+// Close has begun. Counting under mu, before the upgrade, orders every Add
+// before Close's Wait: a connection accepted during Close is waited for,
+// never missed (and the WaitGroup is never reused while waited on).
+func (s *Server) track(w http.ResponseWriter) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		http.Error(w, reasonShutdown, http.StatusServiceUnavailable)
+		return false
+	}
+	s.conns.Add(1)
+	return true
 }
 
 // drainUntilClosed reads until the peer closes, so that a close frame we

@@ -236,10 +236,13 @@ func (in *Instance) attachTab(ctx context.Context, x *extConn, t *tab) error {
 	t.title = ti.Title
 	t.browserCtx = ti.BrowserContextID
 	if release {
+		// Undo what the leaving client may have switched on. A caller that
+		// still wants the tab (the live view; the client's own context is
+		// cancelled) attaches anew.
 		t.setState(tabDetaching, nil)
 		in.mu.Unlock()
 		in.finishDetach(x, t)
-		return fmt.Errorf("tab %d: its client left while attaching", t.id)
+		return in.attachTab(ctx, x, t)
 	}
 	t.setState(tabAttached, nil)
 	in.mu.Unlock()
