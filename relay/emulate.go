@@ -255,11 +255,12 @@ func (c *clientConn) createTarget(cmd command) {
 		return
 	}
 	in.mu.Lock()
-	if c.autoAttach && in.tabs[t.id] == t {
-		in.announceLocked(c, t)
-	}
+	// Chrome's order: the target exists, then it is attached.
 	if c.discover {
 		c.event("Target.targetCreated", nil, map[string]TargetInfo{"targetInfo": in.targetInfoLocked(t)})
+	}
+	if c.autoAttach && in.tabs[t.id] == t {
+		in.announceLocked(c, t)
 	}
 	targetID := t.targetID
 	in.mu.Unlock()

@@ -55,6 +55,7 @@ func (in *Instance) routeEvent(args []byte) {
 		// another one.
 		if id := wire.StringField(params, "sessionId"); len(id) > 0 && in.sessions[string(id)] == nil {
 			child := newSession(string(id), t, true)
+			child.parent = s
 			if ti := wire.Field(params, "targetInfo"); ti != nil {
 				child.targetID = string(wire.StringField(ti, "targetId"))
 			}
@@ -64,7 +65,7 @@ func (in *Instance) routeEvent(args []byte) {
 	case "Target.detachedFromTarget":
 		if id := wire.StringField(params, "sessionId"); len(id) > 0 {
 			if cs := in.sessions[string(id)]; cs != nil && cs.child && cs.tab == t {
-				delete(in.sessions, cs.id)
+				in.dropChildLocked(cs)
 			}
 		}
 	}
@@ -88,4 +89,18 @@ func (in *Instance) routeEvent(args []byte) {
 
 func isScreencastFrame(method []byte) bool {
 	return len(method) == len("Page.screencastFrame") && string(method) == "Page.screencastFrame"
+}
+
+// dropChildLocked forgets child session cs and every session announced
+// under it: a frame's workers and nested frames go with the frame.
+func (in *Instance) dropChildLocked(cs *session) {
+	delete(in.sessions, cs.id)
+	for _, d := range in.sessions {
+		for p := d.parent; p != nil; p = p.parent {
+			if p == cs {
+				delete(in.sessions, d.id)
+				break
+			}
+		}
+	}
 }

@@ -187,14 +187,32 @@ var (
 // attachClient makes c the instance's CDP client, unless another one is
 // connected.
 func (in *Instance) attachClient(c *clientConn) bool {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	if in.closed || in.client != nil {
-		return false
+	// A client that reconnects at once can arrive before the relay has read
+	// its old socket's close: give the old one a moment to go before
+	// refusing the new one as a second client.
+	deadline := time.Now().Add(clientHandover)
+	for {
+		in.mu.Lock()
+		switch {
+		case in.closed:
+			in.mu.Unlock()
+			return false
+		case in.client == nil:
+			in.client = c
+			in.mu.Unlock()
+			return true
+		}
+		in.mu.Unlock()
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
-	in.client = c
-	return true
 }
+
+// clientHandover is how long a new client waits for the previous one's
+// connection to end before it is refused.
+const clientHandover = 500 * time.Millisecond
 
 // clientGone is called once when c's read loop ends. Its sessions go, and
 // the debugger is detached from its tabs so that what the client switched

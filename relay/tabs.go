@@ -74,7 +74,8 @@ type session struct {
 	idJSON   []byte // id as a JSON string token
 	tab      *tab
 	child    bool
-	targetID string // a child's own target, for its detach event
+	targetID string   // a child's own target, for its detach event
+	parent   *session // the session a child was announced on; nil for a tab's own
 }
 
 func newSession(id string, t *tab, child bool) *session {
@@ -235,6 +236,11 @@ func (in *Instance) attachTab(ctx context.Context, x *extConn, t *tab) error {
 	}
 	t.title = ti.Title
 	t.browserCtx = ti.BrowserContextID
+	if ti.BrowserContextID != "" {
+		// Every tab of a profile is in the same default context: report
+		// Chrome's id for tabs not attached yet too.
+		in.browserCtx = ti.BrowserContextID
+	}
 	if release {
 		// Undo what the leaving client may have switched on. A caller that
 		// still wants the tab (the live view; the client's own context is

@@ -1,0 +1,225 @@
+package relay
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/cdprelay/cdprelay/internal/wire"
+)
+
+// processCPU is the CPU time this process has used. Per-core figures
+// divide by it rather than by wall time, so that they hold on a machine
+// whose other cores are busy with something else.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportPerCore reports msgs forwarded messages per CPU-second and the CPU
+// cost of one operation.
+func reportPerCore(b *testing.B, msgs int, cpu time.Duration) {
+	if cpu <= 0 {
+		return
+	}
+	b.ReportMetric(float64(msgs)/cpu.Seconds(), "msgs/cpu-s")
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+}
+
+// BenchmarkForwardParallel: a command and its reply (two forwarded
+// messages) per operation, on one instance per GOMAXPROCS, all at once.
+// The queues are drained by goroutines that stand in for the writers, so
+// this is the relay's own work without the sockets.
+func BenchmarkForwardParallel(b *testing.B) {
+	type rig struct {
+		c    *clientConn
+		x    *extConn
+		stop func()
+	}
+	rigs := make([]rig, runtime.GOMAXPROCS(0))
+	for i := range rigs {
+		_, c, x, stop := benchInstance(b)
+		rigs[i] = rig{c, x, stop}
+	}
+	defer func() {
+		for _, r := range rigs {
+			r.stop()
+		}
+	}()
+	var next atomic.Int64
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := processCPU()
+	b.RunParallel(func(pb *testing.PB) {
+		r := rigs[(next.Add(1)-1)%int64(len(rigs))]
+		var env wire.Envelope
+		var m wire.ExtMessage
+		for pb.Next() {
+			if err := wire.DecodeCommand(benchCommand, &env); err != nil {
+				panic(err)
+			}
+			r.c.handle(&env)
+			r.x.mu.Lock()
+			id := r.x.nextID
+			r.x.mu.Unlock()
+			if err := wire.DecodeExt(benchReply, &m); err != nil {
+				panic(err)
+			}
+			m.ID = id
+			r.x.handleReply(&m)
+		}
+	})
+	cpu := processCPU() - cpu0
+	b.StopTimer()
+	for _, r := range rigs {
+		if r.c.p.closed() {
+			b.Fatal("the client was closed: its drain fell behind")
+		}
+	}
+	reportPerCore(b, 2*b.N, cpu)
+}
+
+// BenchmarkLoopbackPipelined: one CDP client keeps 16 commands in flight
+// over loopback WebSockets to a peer that answers each at once, as a busy
+// automation does. relay: through the relay to an extension peer; peers:
+// the same client and answering peer connected to each other, with no relay.
+// The relay's own CPU per forwarded message is
+// (cpu-ns/op of relay − cpu-ns/op of peers) / 2.
+func BenchmarkLoopbackPipelined(b *testing.B) {
+	const inFlight = 16
+	cmd := []byte(`{"id":1000000,"method":"Runtime.evaluate","sessionId":"pw-tab-1","params":{"expression":"1"}}`)
+
+	b.Run("relay", func(b *testing.B) {
+		srv, err := New(Config{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		hs := httptest.NewServer(srv)
+		defer hs.Close()
+		defer srv.Close(context.Background())
+		base := "ws" + strings.TrimPrefix(hs.URL, "http")
+		guid := srv.Default().GUID()
+
+		ext := dialBench(b, base+"/extension/"+guid)
+		defer ext.Close()
+		for _, m := range []string{
+			`{"method":"chrome.tabs.onCreated","params":[{"id":7,"url":"about:blank","title":"","targetId":"T7"}]}`,
+			`{"method":"extension.initialized","params":[]}`,
+		} {
+			if err := ext.WriteMessage(websocket.TextMessage, []byte(m)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		go answerAll(ext)
+
+		cl := dialBench(b, base+"/devtools/browser/"+guid)
+		defer cl.Close()
+		if err := cl.WriteMessage(websocket.TextMessage, []byte(`{"id":1,"method":"Target.setAutoAttach","params":{"autoAttach":true,"waitForDebuggerOnStart":false,"flatten":true}}`)); err != nil {
+			b.Fatal(err)
+		}
+		for {
+			_, r, err := cl.ReadMessage()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if strings.HasPrefix(string(r), `{"id":1,`) {
+				break
+			}
+		}
+		pipeline(b, cl, cmd, inFlight)
+	})
+
+	b.Run("peers", func(b *testing.B) {
+		up := websocket.Upgrader{}
+		hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			conn, err := up.Upgrade(w, r, nil)
+			if err != nil {
+				return
+			}
+			answerAll(conn)
+			conn.Close()
+		}))
+		defer hs.Close()
+		cl := dialBench(b, "ws"+strings.TrimPrefix(hs.URL, "http"))
+		defer cl.Close()
+		pipeline(b, cl, cmd, inFlight)
+	})
+}
+
+func dialBench(b *testing.B, url string) *websocket.Conn {
+	b.Helper()
+	conn, _, err := websocket.DefaultDialer.Dial(url, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return conn
+}
+
+// answerAll answers every command at once with a small result, until the
+// connection ends: an extension with an instant browser behind it.
+func answerAll(conn *websocket.Conn) {
+	var buf, reply []byte
+	for {
+		_, frame, err := readFrame(conn, &buf)
+		if err != nil {
+			return
+		}
+		reply = append(reply[:0], `{"id":`...)
+		reply = append(reply, wire.Field(frame, "id")...)
+		if strings.Contains(string(frame), `"Target.getTargetInfo"`) {
+			reply = append(reply, `,"result":{"targetInfo":{"targetId":"T7","type":"page","title":"","url":"about:blank","attached":true,"browserContextId":"C"}}}`...)
+		} else {
+			reply = append(reply, `,"result":{"result":{"type":"number","value":1,"description":"1"}}}`...)
+		}
+		if conn.WriteMessage(websocket.TextMessage, reply) != nil {
+			return
+		}
+	}
+}
+
+// pipeline sends cmd b.N times with up to inFlight unanswered, and
+// reports the relay-side figures. Every command carries the same id: the
+// relay matches replies by ids of its own.
+func pipeline(b *testing.B, cl *websocket.Conn, cmd []byte, inFlight int) {
+	window := make(chan struct{}, inFlight)
+	done := make(chan error, 1)
+	n := b.N
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := processCPU()
+	go func() {
+		var buf []byte
+		for range n {
+			if _, _, err := readFrame(cl, &buf); err != nil {
+				done <- err
+				return
+			}
+			<-window
+		}
+		done <- nil
+	}()
+	for range n {
+		window <- struct{}{}
+		if err := cl.WriteMessage(websocket.TextMessage, cmd); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := <-done; err != nil {
+		b.Fatal(err)
+	}
+	cpu := processCPU() - cpu0
+	b.StopTimer()
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "roundtrips/s")
+	reportPerCore(b, 2*n, cpu)
+}
