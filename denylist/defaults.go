@@ -1,0 +1,102 @@
+package denylist
+
+import "slices"
+
+// MethodRule is one entry of the default method table.
+type MethodRule struct {
+	// Method is the exact CDP method name.
+	Method string
+	// Verdict is Deny or AckAndDrop.
+	Verdict Verdict
+	// WhenParams, when not empty, limits the rule to commands whose params
+	// carry at least one of these top-level keys.
+	WhenParams []string
+	// Rule is the rule id reported in Decision.Rule.
+	Rule string
+	// Reason is the text reported in Decision.Reason.
+	Reason string
+}
+
+// defaultRules protect the person whose browser is shared: their cookies
+// are their logged-in sessions, their browser is not the automation's to
+// close, and a proxied context would carry their traffic elsewhere.
+var defaultRules = []MethodRule{
+	cookieRule("Storage.getCookies", "reads"),
+	cookieRule("Storage.setCookies", "writes"),
+	cookieRule("Storage.clearCookies", "deletes"),
+	cookieRule("Network.getAllCookies", "reads"),
+	cookieRule("Network.getCookies", "reads"),
+	cookieRule("Network.setCookie", "writes"),
+	cookieRule("Network.setCookies", "writes"),
+	cookieRule("Network.deleteCookies", "deletes"),
+	cookieRule("Network.clearBrowserCookies", "deletes"),
+	{
+		Method:  "Browser.close",
+		Verdict: Deny,
+		Rule:    "method:Browser.close",
+		Reason:  "Browser.close would close the person's browser",
+	},
+	{
+		Method:     "Target.createBrowserContext",
+		Verdict:    Deny,
+		WhenParams: []string{"proxyServer", "proxyBypassList"},
+		Rule:       "method:Target.createBrowserContext+proxy",
+		Reason:     "Target.createBrowserContext with a proxy would send the person's traffic through another server",
+	},
+	{
+		// Clients send it on every connection and give up on an error;
+		// forwarded, it would change where the person's downloads go.
+		Method:  "Browser.setDownloadBehavior",
+		Verdict: AckAndDrop,
+		Rule:    "method:Browser.setDownloadBehavior",
+		Reason:  "Browser.setDownloadBehavior is acknowledged but not applied: the person's download settings stay as they are",
+	},
+}
+
+func cookieRule(method, verb string) MethodRule {
+	return MethodRule{
+		Method:  method,
+		Verdict: Deny,
+		Rule:    "method:" + method,
+		Reason:  method + " " + verb + " the person's cookies",
+	}
+}
+
+// DefaultMethodRules returns the default method rules, the ones that
+// Config.NoDefaults drops.
+func DefaultMethodRules() []MethodRule {
+	out := slices.Clone(defaultRules)
+	for i := range out {
+		out[i].WhenParams = slices.Clone(out[i].WhenParams)
+	}
+	return out
+}
+
+// urlParams names the params field that carries the URL of each command
+// the URL fence judges. Page.navigateToHistoryEntry is absent: it names an
+// entry, not a URL, and only the Fetch backstop sees where it goes.
+var urlParams = map[string]urlParam{
+	"Page.navigate": {name: "url"},
+	// The protocol reads an empty url as about:blank; the relay, which
+	// opens the tab itself, has to do the same.
+	"Target.createTarget": {name: "url", empty: "about:blank"},
+	// It fetches with the page's network stack, optionally with the
+	// person's credentials, and hands the body to the client.
+	"Network.loadNetworkResource": {name: "url"},
+}
+
+type urlParam struct {
+	name  string
+	empty string // what an empty string stands for, if anything
+}
+
+// URLMethods returns the methods whose URL parameter goes through the URL
+// fence, sorted.
+func URLMethods() []string {
+	out := make([]string, 0, len(urlParams))
+	for m := range urlParams {
+		out = append(out, m)
+	}
+	slices.Sort(out)
+	return out
+}
