@@ -2,13 +2,8 @@ package relay
 
 import (
 	"context"
-	"net/http/httptest"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
-
-	"github.com/gorilla/websocket"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 )
@@ -108,91 +103,5 @@ func BenchmarkForwardEvent(b *testing.B) {
 			b.Fatal(err)
 		}
 		in.handleExtEvent(x, &m)
-	}
-}
-
-// BenchmarkRoundTripLoopback: a client command through the relay to an
-// extension peer that answers at once, and back, over real loopback
-// WebSockets. The figure includes both peers' own socket work.
-func BenchmarkRoundTripLoopback(b *testing.B) {
-	srv, err := New(Config{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
-	defer hs.Close()
-	defer srv.Close(context.Background())
-	base := "ws" + strings.TrimPrefix(hs.URL, "http")
-	guid := srv.Default().GUID()
-
-	ext, _, err := websocket.DefaultDialer.Dial(base+"/extension/"+guid, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ext.Close()
-	send := func(s string) {
-		if err := ext.WriteMessage(websocket.TextMessage, []byte(s)); err != nil {
-			b.Fatal(err)
-		}
-	}
-	send(`{"method":"chrome.tabs.onCreated","params":[{"id":7,"url":"about:blank","title":"","targetId":"T7"}]}`)
-	send(`{"method":"extension.initialized","params":[]}`)
-	// The extension answers every command at once: attach and target info
-	// during setup, then the benchmark's evaluations.
-	go func() {
-		var buf []byte
-		var reply []byte
-		for {
-			_, frame, err := readFrame(ext, &buf)
-			if err != nil {
-				return
-			}
-			id := wire.Field(frame, "id")
-			reply = append(reply[:0], `{"id":`...)
-			reply = append(reply, id...)
-			if strings.Contains(string(frame), `"Target.getTargetInfo"`) {
-				reply = append(reply, `,"result":{"targetInfo":{"targetId":"T7","type":"page","title":"","url":"about:blank","attached":true,"browserContextId":"C"}}}`...)
-			} else {
-				reply = append(reply, `,"result":{"result":{"type":"number","value":1,"description":"1"}}}`...)
-			}
-			if ext.WriteMessage(websocket.TextMessage, reply) != nil {
-				return
-			}
-		}
-	}()
-
-	cl, _, err := websocket.DefaultDialer.Dial(base+"/devtools/browser/"+guid, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer cl.Close()
-	call := func(msg []byte) []byte {
-		if err := cl.WriteMessage(websocket.TextMessage, msg); err != nil {
-			b.Fatal(err)
-		}
-		for {
-			_, r, err := cl.ReadMessage()
-			if err != nil {
-				b.Fatal(err)
-			}
-			if strings.HasPrefix(string(r), `{"id":`) {
-				return r
-			}
-		}
-	}
-	call([]byte(`{"id":1,"method":"Target.setAutoAttach","params":{"autoAttach":true,"waitForDebuggerOnStart":false,"flatten":true}}`))
-	msg := []byte(`{"id":1000000,"method":"Runtime.evaluate","sessionId":"pw-tab-1","params":{"expression":"1"}}`)
-	var rbuf []byte
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		i++
-		copy(msg[6:13], strconv.Itoa(1000000+i%9000000))
-		if err := cl.WriteMessage(websocket.TextMessage, msg); err != nil {
-			b.Fatal(err)
-		}
-		if _, _, err := readFrame(cl, &rbuf); err != nil {
-			b.Fatal(err)
-		}
 	}
 }

@@ -24,8 +24,9 @@ type clientConn struct {
 	ext *extConn // owned by the read loop: set once the extension is ready
 
 	// Guarded by inst.mu.
-	autoAttach bool
-	discover   bool
+	autoAttach     bool
+	discover       bool
+	downloadEvents bool // Browser.setDownloadBehavior{eventsEnabled}
 
 	wg sync.WaitGroup // emulated commands still running
 }
@@ -104,6 +105,11 @@ func (c *clientConn) badCommand(env *wire.Envelope, err error) {
 // handle routes one well-formed command.
 func (c *clientConn) handle(env *wire.Envelope) {
 	in := c.inst
+	method := internMethod(env.Method)
+	if d := in.srv.policy.load().Command(in.profile, method, env.Params); d.Verdict != Allow {
+		c.refuse(env, method, d)
+		return
+	}
 	var s *session
 	if env.SessionID != nil {
 		var controlled bool
@@ -139,6 +145,9 @@ func (c *clientConn) handle(env *wire.Envelope) {
 	if h := emulated(env.Method, s); h != nil {
 		c.runEmulated(h, env, s)
 		return
+	}
+	if method == "Page.navigate" && s != nil {
+		c.observeNavigate(s, env.Params)
 	}
 	route := s
 	if route == nil {
@@ -281,4 +290,42 @@ func capitalize(s string) string {
 		return s
 	}
 	return string(s[0]-'a'+'A') + s[1:]
+}
+
+// refuse answers a command the policy does not let through: a CDP error
+// for a denial, an empty result for ack-and-drop. Either way the command
+// never reaches the tab.
+func (c *clientConn) refuse(env *wire.Envelope, method string, d Decision) {
+	if d.Verdict == AckAndDrop {
+		c.inst.observe(Event{Actor: ActorClient, Kind: KindDropped, Method: method, Rule: d.Rule, Outcome: OutcomeDropped})
+		if method == "Browser.setDownloadBehavior" {
+			c.noteDownloadBehavior(env.Params)
+		}
+		buf := getBuf()
+		b := append(*buf, `{"id":`...)
+		b = wire.AppendInt(b, env.ID)
+		if env.SessionID != nil {
+			b = append(b, `,"sessionId":`...)
+			b = wire.AppendBytesString(b, env.SessionID)
+		}
+		b = append(b, `,"result":{}}`...)
+		*buf = b
+		c.deliver(buf)
+		return
+	}
+	c.inst.observe(Event{Actor: ActorClient, Kind: KindDenied, Method: method, Rule: d.Rule, Outcome: OutcomeDenied, Detail: d.Message})
+	c.replyErrorRawSession(env.ID, env.SessionID, codeServerError, d.Message)
+}
+
+// observeNavigate records a client's navigation. The observer redacts the
+// URL (no query, no fragment) before it is kept.
+func (c *clientConn) observeNavigate(s *session, params []byte) {
+	url := ""
+	if params != nil {
+		url = string(wire.StringField(params, "url"))
+	}
+	c.inst.mu.Lock()
+	target := s.tab.targetID
+	c.inst.mu.Unlock()
+	c.inst.observe(Event{Actor: ActorClient, Kind: KindNavigate, Method: "Page.navigate", Target: target, Outcome: OutcomeOK, Detail: url})
 }

@@ -50,6 +50,14 @@ type Config struct {
 	// Version is reported in logs and in /json/version's extra fields.
 	Version string
 
+	// Observer receives the relay's observations for the audit log and
+	// metrics. Default: discard.
+	Observer Observer
+
+	// Policy decides client commands. Default: allow everything. It can be
+	// replaced while running with Server.SetPolicy.
+	Policy Policy
+
 	// Fallback serves every request that is not the relay's own (discovery,
 	// CDP and extension endpoints), after the relay's Host check: the live
 	// view, status and metrics are mounted here. Default: a plain-text
@@ -70,6 +78,9 @@ func (c Config) withDefaults() (Config, error) {
 	var errs []error
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Observer == nil {
+		c.Observer = discardObserver{}
 	}
 	if c.MaxMessageBytes == 0 {
 		c.MaxMessageBytes = defaultMaxMessageBytes

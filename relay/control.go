@@ -64,8 +64,10 @@ func (in *Instance) setControl(tabID int64, holder string) error {
 	}
 	if release {
 		t.control = ""
+		in.observe(Event{Actor: ActorViewer, Kind: KindHandBack, Target: t.targetID, Outcome: OutcomeOK})
 	} else {
 		t.control = holder
+		in.observe(Event{Actor: ActorViewer, Kind: KindTakeOver, Target: t.targetID, Outcome: OutcomeOK})
 	}
 	if c := in.client; c != nil && t.session != nil {
 		text := "cdprelay: control of this tab was handed back to automation"

@@ -29,6 +29,7 @@ type Instance struct {
 	id        string       // static: public handle
 	guid      string       // static: secret capability
 	isDefault bool         // static
+	profile   string       // static: the policy profile ("" for the global policy)
 	log       *slog.Logger // static
 	created   time.Time    // static
 

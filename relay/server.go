@@ -19,6 +19,7 @@ type Server struct {
 	cfg Config // static
 
 	upgrader websocket.Upgrader // static
+	policy   policyBox          // swapped by SetPolicy
 
 	mu     sync.Mutex
 	byGUID map[string]*Instance // guarded by mu
@@ -44,6 +45,7 @@ func New(cfg Config) (*Server, error) {
 			CheckOrigin: func(*http.Request) bool { return true },
 		},
 	}
+	s.policy.store(cfg.Policy)
 	guid := cfg.DefaultGUID
 	if guid == "" {
 		guid = newGUID()
@@ -221,11 +223,13 @@ func (s *Server) serveClient(w http.ResponseWriter, r *http.Request, in *Instanc
 	if !in.attachClient(c) {
 		c.close(websocket.ClosePolicyViolation, reasonSecondClient)
 		log.Info("second CDP client refused")
+		in.observe(Event{Actor: ActorClient, Kind: KindConnect, Outcome: OutcomeDenied, Detail: reasonSecondClient})
 		drainUntilClosed(conn)
 		<-c.p.writerDone
 		return
 	}
 	log.Info("client connected")
+	in.observe(Event{Actor: ActorClient, Kind: KindConnect, Outcome: OutcomeOK})
 	err = c.serve()
 	reason := closeReasonOf(err)
 	c.cancel()
@@ -242,6 +246,7 @@ func (s *Server) serveClient(w http.ResponseWriter, r *http.Request, in *Instanc
 		reason = c.p.closeReason
 	}
 	log.Info("client disconnected", "reason", reason)
+	in.observe(Event{Actor: ActorClient, Kind: KindDisconnect, Outcome: OutcomeOK, Detail: reason})
 }
 
 func (s *Server) serveExtension(w http.ResponseWriter, r *http.Request, in *Instance) {
@@ -267,6 +272,7 @@ func (s *Server) serveExtension(w http.ResponseWriter, r *http.Request, in *Inst
 		return
 	}
 	log.Info("extension connected", "origin", r.Header.Get("Origin"))
+	in.observe(Event{Actor: ActorExtension, Kind: KindConnect, Outcome: OutcomeOK})
 	err = x.serve(s.cfg.MaxMessageBytes)
 	reason := closeReasonOf(err)
 	if errors.Is(err, websocket.ErrReadLimit) {
@@ -277,6 +283,7 @@ func (s *Server) serveExtension(w http.ResponseWriter, r *http.Request, in *Inst
 	<-x.p.writerDone
 	conn.Close()
 	log.Info("extension disconnected", "reason", reason)
+	in.observe(Event{Actor: ActorExtension, Kind: KindDisconnect, Outcome: OutcomeOK, Detail: reason})
 }
 
 // track counts a connection about to be upgraded, or answers 503 once

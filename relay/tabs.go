@@ -35,7 +35,12 @@ type tab struct {
 	stateWait chan struct{} // closed when an attaching or detaching state ends
 	attachErr error
 
-	session         *session // the client's top-level session; nil when not announced
+	session         *session // the client's first top-level session; nil when not announced
+	// extra are further top-level sessions of the client on the tab
+	// (Target.attachToTarget to a tab that already has one), oldest first.
+	// Entries no longer in the instance's sessions are stale: a client that
+	// leaves clears the sessions map, not every tab.
+	extra           []*session
 	closingByClient bool     // Target.closeTarget is removing it
 	// releaseAfterAttach: the client that started the attach left
 	// meanwhile, so the attach, once Chrome has done it, is undone.
@@ -67,15 +72,27 @@ func (t *tab) setState(s tabState, err error) {
 }
 
 // session is a client-visible CDP session: a tab's top-level session,
-// minted by the relay, or a child session (frame, worker) that keeps
-// Chrome's id.
+// minted by the relay, a child session (frame, worker) that keeps Chrome's
+// id, or a browser session (tab nil) whose commands behave like the root's.
 type session struct {
-	id       string
-	idJSON   []byte // id as a JSON string token
-	tab      *tab
+	id string
+	// idJSON is id as a JSON string token, written into every message of
+	// the session. It is nil for a page endpoint's own session: a client of
+	// /devtools/page/<targetId> talks to its page without sessionIds.
+	idJSON   []byte
+	tab      *tab // nil for a browser session
 	child    bool
 	targetID string   // a child's own target, for its detach event
 	parent   *session // the session a child was announced on; nil for a tab's own
+	// owner is the session whose Target.attachToTarget made this one; nil
+	// for the root. Chrome tells the asking session of the attach and of the
+	// detach, and clients (Playwright's CDPSession) listen there.
+	owner *session
+
+	// Guarded by the instance's mu.
+	enabled   map[string]bool // domains this top-level session enabled and has not disabled
+	discover  bool            // Target.setDiscoverTargets on this session
+	downloads bool            // Browser.setDownloadBehavior{eventsEnabled} on this session
 }
 
 func newSession(id string, t *tab, child bool) *session {
@@ -376,6 +393,7 @@ func (in *Instance) announceLocked(c *clientConn, t *tab) *session {
 		TargetInfo         TargetInfo `json:"targetInfo"`
 		WaitingForDebugger bool       `json:"waitingForDebugger"`
 	}{s.id, in.targetInfoLocked(t), false})
+	in.observe(Event{Actor: ActorClient, Kind: KindAttach, Target: t.targetID, Outcome: OutcomeOK, Detail: s.id})
 	return s
 }
 
@@ -389,6 +407,9 @@ func (in *Instance) dropSessionsLocked(c *clientConn, t *tab) {
 		}
 	}
 	t.session = nil
+	if s != nil {
+		in.observe(Event{Actor: ActorClient, Kind: KindDetach, Target: t.targetID, Outcome: OutcomeOK, Detail: s.id})
+	}
 	if s != nil && c != nil {
 		c.event("Target.detachedFromTarget", nil, struct {
 			SessionID string `json:"sessionId"`

@@ -2,6 +2,7 @@
 // tabs that a person shares through the cdprelay extension.
 //
 //	cdprelay serve [--addr 127.0.0.1:9222] [--launch [--headful] [--chrome PATH]]
+//	cdprelay check-config FILE
 //	cdprelay version
 package main
 
@@ -25,6 +26,8 @@ func run(args []string) int {
 	switch cmd {
 	case "serve":
 		return serve(args)
+	case "check-config":
+		return checkConfig(args)
 	case "version":
 		fmt.Println("cdprelay", version)
 		return 0
@@ -40,8 +43,9 @@ func run(args []string) int {
 
 func usage() {
 	fmt.Fprint(os.Stderr, `usage:
-  cdprelay serve [flags]   run the relay (the default command)
-  cdprelay version         print the version
+  cdprelay serve [flags]         run the relay (the default command)
+  cdprelay check-config FILE     validate a config file and explain its policy
+  cdprelay version               print the version
 
 Run "cdprelay serve -h" for the serve flags.
 `)

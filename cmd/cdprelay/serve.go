@@ -15,8 +15,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cdprelay/cdprelay/denylist"
 	"github.com/cdprelay/cdprelay/extension"
 	"github.com/cdprelay/cdprelay/internal/chromium"
+	"github.com/cdprelay/cdprelay/internal/relaypolicy"
 	"github.com/cdprelay/cdprelay/relay"
 )
 
@@ -29,6 +31,8 @@ type serveFlags struct {
 	logLevel  string
 	logFormat string
 	maxMsg    int64
+	config    string
+	policy    policyFlags
 }
 
 func serve(args []string) int {
@@ -42,6 +46,10 @@ func serve(args []string) int {
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&f.logFormat, "log-format", "text", "text or json")
 	fs.Int64Var(&f.maxMsg, "max-message-bytes", 128<<20, "largest WebSocket message accepted from any peer")
+	fs.StringVar(&f.config, "config", "", "config file (YAML or JSON): policy, profiles, audit; reloaded on SIGHUP")
+	fs.StringVar(&f.policy.allowedDomains, "allowed-domains", "", "comma-separated hosts automation may navigate to (example.com, .example.com for subdomains too, *.example.com); empty: any")
+	fs.StringVar(&f.policy.blockedDomains, "blocked-domains", "", "comma-separated hosts automation may never navigate to")
+	fs.StringVar(&f.policy.denyMethods, "deny-methods", "", "comma-separated CDP method patterns to refuse, added to the defaults (e.g. 'Network.*Cookie*,DOM.setFileInputFiles')")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -89,6 +97,14 @@ func runServe(f serveFlags, log *slog.Logger) error {
 		// relay checks tokens it serves loopback only.
 		return fmt.Errorf("--addr %s is not a loopback address; cdprelay serves 127.0.0.1 or [::1] only", f.addr)
 	}
+	cfg, err := loadConfig(f.config, f.policy)
+	if err != nil {
+		return err
+	}
+	pol, err := cfg.compilePolicy()
+	if err != nil {
+		return err
+	}
 	guid, err := loadOrCreateGUID(f.stateDir)
 	if err != nil {
 		return err
@@ -98,6 +114,7 @@ func runServe(f serveFlags, log *slog.Logger) error {
 		MaxMessageBytes: f.maxMsg,
 		DefaultGUID:     guid,
 		Version:         version,
+		Policy:          relaypolicy.Adapter{P: pol},
 	})
 	if err != nil {
 		return err
@@ -139,14 +156,25 @@ CDP endpoint for clients: http://%s
 `, extension.ID, extURL, extURL, addr)
 	}
 
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	var runErr error
-	select {
-	case <-ctx.Done():
-		log.Info("shutting down")
-	case err := <-serveErr:
-		runErr = fmt.Errorf("http server: %w", err)
-	case <-browserDone:
-		runErr = fmt.Errorf("the launched browser exited: %v", browser.Err())
+wait:
+	for {
+		select {
+		case <-ctx.Done():
+			log.Info("shutting down")
+			break wait
+		case <-hup:
+			reload(f, srv, log)
+		case err := <-serveErr:
+			runErr = fmt.Errorf("http server: %w", err)
+			break wait
+		case <-browserDone:
+			runErr = fmt.Errorf("the launched browser exited: %v", browser.Err())
+			break wait
+		}
 	}
 	shutdown(srv, hs, browser, log)
 	return runErr
@@ -234,4 +262,22 @@ func defaultStateDir() string {
 		return filepath.Join(h, ".local", "state", "cdprelay")
 	}
 	return ""
+}
+
+// reload re-reads the config on SIGHUP. A bad file keeps the policy in
+// force and says why; no connection is dropped either way.
+func reload(f serveFlags, srv *relay.Server, log *slog.Logger) {
+	cfg, err := loadConfig(f.config, f.policy)
+	var pol *denylist.Policy
+	if err == nil {
+		pol, err = cfg.compilePolicy()
+	}
+	if err != nil {
+		log.Error("config reload failed; keeping the policy in force", "err", err)
+		srv.Observe(relay.Event{Actor: relay.ActorOperator, Kind: relay.KindPolicy, Outcome: relay.OutcomeError, Detail: err.Error()})
+		return
+	}
+	srv.SetPolicy(relaypolicy.Adapter{P: pol})
+	log.Info("config reloaded")
+	srv.Observe(relay.Event{Actor: relay.ActorOperator, Kind: relay.KindPolicy, Outcome: relay.OutcomeOK})
 }

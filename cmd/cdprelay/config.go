@@ -1,0 +1,99 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/cdprelay/cdprelay/denylist"
+)
+
+// fileConfig is the --config file, YAML or JSON (JSON is YAML). Every
+// field is optional; see docs/CONFIG.md for an example.
+type fileConfig struct {
+	// Policy is the global policy: method rules and the URL fence.
+	Policy denylist.Config `json:"policy"`
+	// Profiles are named policies for instances; a non-empty list in a
+	// profile replaces the global one.
+	Profiles map[string]denylist.Profile `json:"profiles"`
+	// Audit configures the audit log.
+	Audit auditConfig `json:"audit"`
+}
+
+type auditConfig struct {
+	// RingSize is how many records the in-memory ring keeps. Default 4096.
+	RingSize int `json:"ring_size"`
+	// File, when set, is an append-only JSONL file that keeps every record.
+	File string `json:"file"`
+}
+
+// policyFlags are the command-line shortcuts for common policy settings;
+// they add to what the config file says.
+type policyFlags struct {
+	allowedDomains, blockedDomains, denyMethods string
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// loadConfig reads path (empty: no file) and applies the flags.
+func loadConfig(path string, pf policyFlags) (*fileConfig, error) {
+	cfg := &fileConfig{}
+	if path != "" {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("config: %w", err)
+		}
+		if err := yaml.UnmarshalStrict(b, cfg); err != nil {
+			return nil, fmt.Errorf("config %s: %w", path, err)
+		}
+	}
+	cfg.Policy.AllowedHosts = append(cfg.Policy.AllowedHosts, splitList(pf.allowedDomains)...)
+	cfg.Policy.BlockedHosts = append(cfg.Policy.BlockedHosts, splitList(pf.blockedDomains)...)
+	cfg.Policy.DenyMethods = append(cfg.Policy.DenyMethods, splitList(pf.denyMethods)...)
+	if cfg.Audit.RingSize < 0 {
+		return nil, errors.New("config: audit.ring_size must not be negative")
+	}
+	return cfg, nil
+}
+
+// compilePolicy validates the policy part of cfg.
+func (cfg *fileConfig) compilePolicy() (*denylist.Policy, error) {
+	p, err := denylist.Compile(cfg.Policy, cfg.Profiles)
+	if err != nil {
+		return nil, fmt.Errorf("policy: %w", err)
+	}
+	return p, nil
+}
+
+// checkConfig is `cdprelay check-config FILE`: it validates the file and
+// explains the policy it describes.
+func checkConfig(args []string) int {
+	if len(args) != 1 {
+		fmt.Fprintln(os.Stderr, "usage: cdprelay check-config FILE")
+		return 2
+	}
+	cfg, err := loadConfig(args[0], policyFlags{})
+	if err == nil {
+		var p *denylist.Policy
+		if p, err = cfg.compilePolicy(); err == nil {
+			fmt.Printf("%s: OK\n\n%s", args[0], p.Explain())
+			if cfg.Audit.File != "" {
+				fmt.Printf("\naudit: ring of %d records, everything also appended to %s\n", max(cfg.Audit.RingSize, 0), cfg.Audit.File)
+			}
+			return 0
+		}
+	}
+	fmt.Fprintf(os.Stderr, "%s: %v\n", args[0], err)
+	return 1
+}

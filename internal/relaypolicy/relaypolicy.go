@@ -1,0 +1,33 @@
+// Package relaypolicy lets the relay consult a compiled denylist policy
+// without either package knowing the other.
+package relaypolicy
+
+import (
+	"github.com/cdprelay/cdprelay/denylist"
+	"github.com/cdprelay/cdprelay/relay"
+)
+
+// Adapter is a relay.Policy backed by a denylist.Policy.
+type Adapter struct{ P *denylist.Policy }
+
+var _ relay.Policy = Adapter{}
+
+// Command judges one client command.
+func (a Adapter) Command(profile, method string, params []byte) relay.Decision {
+	return convert(a.P.For(profile).Method(method, params))
+}
+
+// URL judges a navigation target.
+func (a Adapter) URL(profile, url string) relay.Decision {
+	return convert(a.P.For(profile).URL(url))
+}
+
+func convert(d denylist.Decision) relay.Decision {
+	switch d.Verdict {
+	case denylist.Deny:
+		return relay.Decision{Verdict: relay.Deny, Rule: d.Rule, Message: d.Message()}
+	case denylist.AckAndDrop:
+		return relay.Decision{Verdict: relay.AckAndDrop, Rule: d.Rule}
+	}
+	return relay.Decision{}
+}

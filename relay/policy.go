@@ -1,0 +1,96 @@
+package relay
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// Verdict is a policy's answer for one client command.
+type Verdict uint8
+
+const (
+	// Allow lets the command through to emulation or the tab.
+	Allow Verdict = iota
+	// Deny answers the command with a CDP error and never forwards it.
+	Deny
+	// AckAndDrop answers the command with an empty result and never
+	// forwards it.
+	AckAndDrop
+)
+
+// Decision is a verdict with what to tell the client and what to record.
+type Decision struct {
+	Verdict Verdict
+	Rule    string // a bounded rule id, for records and metrics
+	Message string // the CDP error message of a denial
+}
+
+// Policy decides client commands before anything is emulated or forwarded.
+// Implementations must be safe for concurrent use and must not keep method
+// or params: params alias the client's read buffer.
+type Policy interface {
+	// Command judges one command of an instance whose policy profile is
+	// profile ("" for the global policy). Only the envelope's top-level
+	// method counts.
+	Command(profile, method string, params []byte) Decision
+	// URL judges a navigation target (the live view's navigate).
+	URL(profile, url string) Decision
+}
+
+// allowAll is the policy of a relay configured without one.
+type allowAll struct{}
+
+func (allowAll) Command(string, string, []byte) Decision { return Decision{} }
+func (allowAll) URL(string, string) Decision             { return Decision{} }
+
+// policyBox holds the current policy; SetPolicy swaps it without touching
+// any connection.
+type policyBox struct{ p atomic.Pointer[Policy] }
+
+func (b *policyBox) load() Policy {
+	if p := b.p.Load(); p != nil {
+		return *p
+	}
+	return allowAll{}
+}
+
+func (b *policyBox) store(p Policy) {
+	if p == nil {
+		b.p.Store(nil)
+		return
+	}
+	b.p.Store(&p)
+}
+
+// SetPolicy replaces the policy for every instance; commands already
+// decided are not revisited. A nil policy allows everything.
+func (s *Server) SetPolicy(p Policy) { s.policy.store(p) }
+
+// Policy returns the policy in force.
+func (s *Server) Policy() Policy { return s.policy.load() }
+
+// methodNames interns CDP method names so that the policy, the records and
+// the metrics get a string without an allocation per message. The set is
+// bounded: past maxInterned names, a method costs one allocation.
+var methodNames = struct {
+	mu sync.RWMutex
+	m  map[string]string
+}{m: make(map[string]string)}
+
+const maxInterned = 4096
+
+func internMethod(b []byte) string {
+	methodNames.mu.RLock()
+	s, ok := methodNames.m[string(b)]
+	methodNames.mu.RUnlock()
+	if ok {
+		return s
+	}
+	s = string(b)
+	methodNames.mu.Lock()
+	if len(methodNames.m) < maxInterned {
+		methodNames.m[s] = s
+	}
+	methodNames.mu.Unlock()
+	return s
+}
