@@ -268,3 +268,11 @@ func clip(s string) string {
 	}
 	return b.String()
 }
+
+// FencesHosts reports whether the URL fence can refuse a navigation to an
+// ordinary http(s) host: an allow list, a block list or the private-address
+// rule is in force. Only then does a caller need to watch navigations that
+// no command announces (link clicks, redirects, form posts).
+func (e *Effective) FencesHosts() bool {
+	return !e.allowed.empty() || !e.blocked.empty() || e.blockPrivate
+}

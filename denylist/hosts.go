@@ -30,8 +30,6 @@ type namedPrefix struct {
 	entry string
 }
 
-func (l *hostList) empty() bool { return len(l.entries) == 0 }
-
 // match reports the configured entry that host matches. Domain entries
 // (exact, leading dot) never match an IP literal; globs match domains and
 // dotted-decimal IPv4, IPv4-mapped IPv6 included.
@@ -199,3 +197,5 @@ func normaliseGlob(p string) (string, error) {
 	}
 	return p, nil
 }
+
+func (l *hostList) empty() bool { return len(l.entries) == 0 }

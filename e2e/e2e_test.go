@@ -5,12 +5,12 @@ package e2e
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/testenv"
-	"github.com/cdprelay/cdprelay/relay"
 )
 
 var env *testenv.Env
@@ -24,7 +24,8 @@ func TestMain(m *testing.M) {
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		defer cancel()
 		var err error
-		env, err = testenv.Start(ctx, testenv.Options{})
+		// The browser's own port lets a test act as the person (pick_test.go).
+		env, err = testenv.Start(ctx, testenv.Options{DebugPort: true})
 		if err != nil {
 			println("e2e: start:", err.Error())
 			return 1
@@ -119,17 +120,35 @@ func TestTabOfferedAgainAfterTargetClosed(t *testing.T) {
 	assertTabsKept(t)
 }
 
-// TestExtensionReconnectsAfterRelayRestart restarts the relay under the
-// running browser: the extension reconnects by itself and a client works
-// again. It runs last among the tests that share env.
-func TestExtensionReconnectsAfterRelayRestart(t *testing.T) {
+func TestPuppeteerBrowserURL(t *testing.T) {
 	requireEnv(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	start := time.Now()
-	if err := env.RestartRelay(ctx, relay.Config{}); err != nil {
-		t.Fatalf("the extension did not reconnect: %v", err)
+	runNode(t, "puppeteer.mjs", "browserURL", env.HTTPEndpoint(), env.Pages.Main)
+	assertTabsKept(t)
+}
+
+func TestPuppeteerBrowserWSEndpoint(t *testing.T) {
+	requireEnv(t)
+	runNode(t, "puppeteer.mjs", "browserWSEndpoint", env.WSEndpoint(), env.Pages.Main)
+	assertTabsKept(t)
+}
+
+func TestChromeRemoteInterface(t *testing.T) {
+	requireEnv(t)
+	_, port, _ := strings.Cut(env.Addr, ":")
+	runNode(t, "cri.mjs", port, env.Pages.Main)
+	assertTabsKept(t)
+}
+
+// TestPlaywrightDownloadAndSessions: page.waitForEvent("download") through
+// the extension path, and the file in the browser's download folder;
+// Playwright's raw CDP sessions.
+func TestPlaywrightDownloadAndSessions(t *testing.T) {
+	requireEnv(t)
+	runNode(t, "playwright-extras.mjs", env.HTTPEndpoint(), env.Pages.Main)
+	b, err := os.ReadFile(filepath.Join(env.Downloads, "report.csv"))
+	if err != nil || string(b) != testenv.DownloadBody {
+		t.Fatalf("the downloaded file: %q, %v", b, err)
 	}
-	t.Logf("extension reconnected %v after the restart", time.Since(start).Round(time.Millisecond))
-	runNode(t, "playwright.mjs", env.HTTPEndpoint(), env.Pages.Main, env.Pages.Other)
+	os.Remove(filepath.Join(env.Downloads, "report.csv"))
+	assertTabsKept(t)
 }

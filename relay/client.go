@@ -28,6 +28,8 @@ type clientConn struct {
 	discover       bool
 	downloadEvents bool // Browser.setDownloadBehavior{eventsEnabled}
 
+	emu clientEmu // see targets.go
+
 	wg sync.WaitGroup // emulated commands still running
 }
 
@@ -86,6 +88,7 @@ func (c *clientConn) serve() error {
 			c.badCommand(&env, err)
 			continue
 		}
+		c.inst.srv.cfg.Metrics.count(dirCommand, env.Method, len(frame))
 		c.handle(&env)
 	}
 }
@@ -111,13 +114,13 @@ func (c *clientConn) handle(env *wire.Envelope) {
 		return
 	}
 	var s *session
-	if env.SessionID != nil {
+	if env.SessionID != nil || c.emu.page != nil {
 		var controlled bool
 		var screencast []*TabHandle
 		var active bool
 		in.mu.Lock()
-		s = in.sessions[string(env.SessionID)]
-		if s != nil {
+		s = c.sessionLocked(env.SessionID)
+		if s != nil && s.tab != nil {
 			t := s.tab
 			controlled = t.control != "" && controlRefused(env.Method)
 			if !s.child && !controlled && bytesHasPrefix(env.Method, "Page.") {
@@ -141,6 +144,9 @@ func (c *clientConn) handle(env *wire.Envelope) {
 		if screencast != nil {
 			notifyHandles(screencast, TabEvent{Method: EventClientScreencast, Params: jsonObj("active", active)})
 		}
+	}
+	if s != nil && s.tab != nil && bytesHasPrefix(env.Method, "Fetch.") && c.rewriteFetch(env, s) {
+		return
 	}
 	if h := emulated(env.Method, s); h != nil {
 		c.runEmulated(h, env, s)
@@ -217,7 +223,7 @@ func (c *clientConn) reply(cmd command, v any) {
 	buf := getBuf()
 	b := append(*buf, `{"id":`...)
 	b = wire.AppendInt(b, cmd.id)
-	if cmd.sess != nil {
+	if cmd.sess != nil && cmd.sess.idJSON != nil {
 		b = append(b, `,"sessionId":`...)
 		b = append(b, cmd.sess.idJSON...)
 	}
@@ -234,7 +240,7 @@ func (c *clientConn) fail(cmd command, code int64, msg string) {
 
 func (c *clientConn) replyError(id int64, s *session, code int64, msg string) {
 	var sid []byte
-	if s != nil {
+	if s != nil && s.idJSON != nil {
 		sid = []byte(s.id)
 	}
 	c.replyErrorRawSession(id, sid, code, msg)
@@ -274,7 +280,7 @@ func (c *clientConn) event(method string, s *session, params any) {
 	buf := getBuf()
 	b := append(*buf, `{"method":`...)
 	b = wire.AppendString(b, method)
-	if s != nil {
+	if s != nil && s.idJSON != nil {
 		b = append(b, `,"sessionId":`...)
 		b = append(b, s.idJSON...)
 	}
@@ -296,6 +302,7 @@ func capitalize(s string) string {
 // for a denial, an empty result for ack-and-drop. Either way the command
 // never reaches the tab.
 func (c *clientConn) refuse(env *wire.Envelope, method string, d Decision) {
+	c.inst.srv.cfg.Metrics.countRefusal(d)
 	if d.Verdict == AckAndDrop {
 		c.inst.observe(Event{Actor: ActorClient, Kind: KindDropped, Method: method, Rule: d.Rule, Outcome: OutcomeDropped})
 		if method == "Browser.setDownloadBehavior" {

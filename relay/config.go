@@ -54,6 +54,10 @@ type Config struct {
 	// metrics. Default: discard.
 	Observer Observer
 
+	// Metrics counts messages, refusals and latencies. Default: counted
+	// but not registered anywhere.
+	Metrics *Metrics
+
 	// Policy decides client commands. Default: allow everything. It can be
 	// replaced while running with Server.SetPolicy.
 	Policy Policy
@@ -81,6 +85,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Observer == nil {
 		c.Observer = discardObserver{}
+	}
+	if c.Metrics == nil {
+		c.Metrics = NewMetrics(nil)
 	}
 	if c.MaxMessageBytes == 0 {
 		c.MaxMessageBytes = defaultMaxMessageBytes

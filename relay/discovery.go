@@ -8,7 +8,7 @@ import (
 
 func isDiscovery(path string) bool {
 	switch strings.TrimSuffix(path, "/") {
-	case "/json/version", "/json", "/json/list":
+	case "/json/version", "/json", "/json/list", "/json/protocol":
 		return true
 	}
 	return false
@@ -31,8 +31,24 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, in *Inst
 	base := wsScheme(r) + r.Host
 	var v any
 	switch strings.TrimSuffix(path, "/") {
+	case "/json/protocol":
+		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+		_, _ = w.Write(protocolJSON())
+		return
 	case "/json/version":
 		info := in.Info()
+		if info.UserAgent == "" {
+			// The stock extension does not say: ask a tab, if one is
+			// shared, rather than report a browser we do not know.
+			in.mu.Lock()
+			x := in.ext
+			in.mu.Unlock()
+			if x != nil && x.isReady() {
+				if learnt, err := in.ensureInfo(r.Context(), x); err == nil {
+					info = learnt
+				}
+			}
+		}
 		product := info.Product
 		if product == "" {
 			product = "Chrome"
@@ -47,18 +63,26 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, in *Inst
 		}
 	default:
 		type entry struct {
-			Description string `json:"description"`
-			ID          string `json:"id"`
-			Title       string `json:"title"`
-			Type        string `json:"type"`
-			URL         string `json:"url"`
+			Description          string `json:"description"`
+			ID                   string `json:"id"`
+			Title                string `json:"title"`
+			Type                 string `json:"type"`
+			URL                  string `json:"url"`
+			WebSocketDebuggerURL string `json:"webSocketDebuggerUrl"`
+		}
+		// A page's own endpoint, under the path the list was asked on: the
+		// default instance's pages are also at the root, where Chrome has
+		// them.
+		pages := base + "/devtools/page/"
+		if strings.HasPrefix(r.URL.Path, "/cdp/") {
+			pages = base + "/cdp/" + in.guid + "/devtools/page/"
 		}
 		list := []entry{}
 		for _, t := range in.Status().Tabs {
 			if t.TargetID == "" {
 				continue
 			}
-			list = append(list, entry{ID: t.TargetID, Title: t.Title, Type: "page", URL: t.URL})
+			list = append(list, entry{ID: t.TargetID, Title: t.Title, Type: "page", URL: t.URL, WebSocketDebuggerURL: pages + t.TargetID})
 		}
 		v = list
 	}

@@ -88,28 +88,40 @@ func TestDiscoveryVersion(t *testing.T) {
 
 func TestDiscoveryList(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
-	// The stock extension does not say the target ids: the relay learns
-	// them when it attaches.
-	h.ext(fakeext.Options{Tabs: twoTabs, NoTargetID: true})
-	for _, path := range []string{"/json", "/json/", "/json/list", "/json/list/"} {
-		code, body := h.get(path, "")
-		if code != http.StatusOK {
-			t.Fatalf("%s: status %d", path, code)
-		}
-		mustMatch(t, []byte(body), `[]`)
-	}
-	c := h.client()
-	h.autoAttach(c)
-	want := fmt.Sprintf(`[
-		{"description":"","id":%q,"title":"A","type":"page","url":"https://a.example/"},
-		{"description":"","id":%q,"title":"B","type":"page","url":"https://b.example/"}]`, tid(1), tid(2))
-	for _, path := range []string{"/json", "/json/list", "/json/list/", "/cdp/" + h.srv.Default().GUID() + "/json/list"} {
-		code, body := h.get(path, "")
-		if code != http.StatusOK {
-			t.Fatalf("%s: status %d", path, code)
-		}
-		mustMatch(t, []byte(body), want)
+	for _, x := range extensions {
+		t.Run(x.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, Config{})
+			// The stock extension does not say the target ids: the relay
+			// learns them before the handshake ends.
+			h.ext(x.with(fakeext.Options{Tabs: twoTabs}))
+			if err := h.srv.Default().WaitReady(h.ctx); err != nil {
+				t.Fatal(err)
+			}
+			entry := func(base string, id int, title, url string) string {
+				return fmt.Sprintf(`{"description":"","id":%q,"title":%q,"type":"page","url":%q,"webSocketDebuggerUrl":%q}`,
+					tid(id), title, url, base+"/devtools/page/"+tid(id))
+			}
+			root := h.wsBase()
+			other := root + "/cdp/" + h.srv.Default().GUID()
+			for _, path := range []string{"/json", "/json/", "/json/list", "/json/list/"} {
+				code, body := h.get(path, "")
+				if code != http.StatusOK {
+					t.Fatalf("%s: status %d", path, code)
+				}
+				mustMatch(t, []byte(body), "["+entry(root, 1, "A", "https://a.example/")+","+entry(root, 2, "B", "https://b.example/")+"]")
+			}
+			// The instance's own path gives its own page URLs.
+			code, body := h.get("/cdp/"+h.srv.Default().GUID()+"/json/list", "")
+			if code != http.StatusOK {
+				t.Fatalf("status %d", code)
+			}
+			mustMatch(t, []byte(body), "["+entry(other, 1, "A", "https://a.example/")+","+entry(other, 2, "B", "https://b.example/")+"]")
+			// Learning did not leave the debugger on the person's tabs.
+			if e := h.srv.Default().Status(); e.Tabs[0].Attached || e.Tabs[1].Attached {
+				t.Errorf("tabs left attached: %+v", e.Tabs)
+			}
+		})
 	}
 }
 

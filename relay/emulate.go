@@ -16,20 +16,26 @@ type emulation struct {
 // the tab. Browser.* and Target.* are answered here at any session level:
 // a tab-level chrome.debugger session refuses most of them, and the ones it
 // would accept (Target.setAutoAttach, Target.getTargetInfo on a tab) are
-// forwarded below.
+// forwarded below. A browser session (Target.attachToBrowserTarget) is the
+// root under another name; a tab's top-level sessions also have their
+// domain switches watched, since several of them share one debuggee.
 func emulated(method []byte, s *session) *emulation {
+	browserLevel := s == nil || s.tab == nil
 	switch string(method) {
 	case "Browser.getVersion":
 		return &emBrowserGetVersion
 	case "Browser.setDownloadBehavior":
-		return &emAck
+		return &emSetDownloadBehavior
 	case "Target.setAutoAttach":
-		if s != nil {
+		switch {
+		case !browserLevel:
 			return nil // the tab's own auto-attach: frames and workers
+		case s != nil:
+			return &emBrowserSessionAutoAttach
 		}
 		return &emSetAutoAttach
 	case "Target.getTargetInfo":
-		if s != nil {
+		if !browserLevel {
 			return nil // Chrome answers with the tab's current url and title
 		}
 		return &emGetTargetInfo
@@ -39,11 +45,14 @@ func emulated(method []byte, s *session) *emulation {
 		return &emCloseTarget
 	case "Target.attachToTarget":
 		return &emAttachToTarget
+	case "Target.attachToBrowserTarget":
+		return &emAttachToBrowserTarget
 	case "Target.detachFromTarget":
-		if s != nil {
-			// On a session it names a child of that session (Playwright and
-			// Puppeteer let go of one on its parent): Chrome's to detach.
-			return nil
+		if !browserLevel {
+			// On a tab session it usually names a child of that session
+			// (Playwright and Puppeteer let go of one on its parent), which
+			// is Chrome's to detach; sometimes one of the relay's sessions.
+			return &emDetachOnSession
 		}
 		return &emDetachFromTarget
 	case "Target.getTargets":
@@ -57,10 +66,20 @@ func emulated(method []byte, s *session) *emulation {
 	case "Target.createBrowserContext":
 		return &emCreateBrowserContext
 	}
-	if bytesHasPrefix(method, "Browser.") || (s == nil && bytesHasPrefix(method, "Target.")) {
+	if bytesHasPrefix(method, "Browser.") || (browserLevel && bytesHasPrefix(method, "Target.")) {
 		return &emUnsupported
 	}
+	if s != nil && s.tab == nil {
+		return &emBrowserForward
+	}
+	if s != nil && !s.child && (bytesHasSuffix(method, ".enable") || bytesHasSuffix(method, ".disable")) {
+		return &emDomainSwitch
+	}
 	return nil
+}
+
+func bytesHasSuffix(b []byte, p string) bool {
+	return len(b) >= len(p) && string(b[len(b)-len(p):]) == p
 }
 
 func bytesHasPrefix(b []byte, p string) bool {
@@ -68,8 +87,8 @@ func bytesHasPrefix(b []byte, p string) bool {
 }
 
 var (
-	emAck                  = emulation{fn: func(c *clientConn, cmd command) { c.reply(cmd, struct{}{}) }}
 	emBrowserGetVersion    = emulation{fn: (*clientConn).browserGetVersion}
+	emSetDownloadBehavior  = emulation{fn: (*clientConn).setDownloadBehavior}
 	emGetTargetInfo        = emulation{fn: (*clientConn).getTargetInfo}
 	emGetTargets           = emulation{fn: (*clientConn).getTargets}
 	emSetDiscoverTargets   = emulation{fn: (*clientConn).setDiscoverTargets}
@@ -86,6 +105,14 @@ var (
 	emAttachToTarget   = emulation{fn: (*clientConn).attachToTarget, blocking: true}
 	emDetachFromTarget = emulation{fn: (*clientConn).detachFromTarget, blocking: true}
 	emActivateTarget   = emulation{fn: (*clientConn).activateTarget, blocking: true}
+
+	emAttachToBrowserTarget    = emulation{fn: (*clientConn).attachToBrowserTarget}
+	emDetachOnSession          = emulation{fn: (*clientConn).detachOnSession}
+	emBrowserForward           = emulation{fn: (*clientConn).browserForward, blocking: true}
+	emDomainSwitch             = emulation{fn: (*clientConn).domainSwitch}
+	emBrowserSessionAutoAttach = emulation{fn: func(c *clientConn, cmd command) {
+		c.fail(cmd, codeServerError, "cdprelay: Target.setAutoAttach on a browser session is not supported; send it without a sessionId")
+	}}
 )
 
 func (c *clientConn) decode(cmd command, v any) bool {
@@ -101,6 +128,25 @@ func (c *clientConn) decode(cmd command, v any) bool {
 
 func (c *clientConn) browserGetVersion(cmd command) {
 	info := c.inst.Info()
+	if info.UserAgent == "" {
+		// An extension that does not say (the stock one) and a browser
+		// not asked yet: ask a tab, beside the read loop.
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			info, err := c.inst.ensureInfo(c.ctx, c.ext)
+			if err != nil {
+				c.fail(cmd, codeServerError, "cdprelay: the browser's version is not known: "+err.Error())
+				return
+			}
+			c.replyVersion(cmd, info)
+		}()
+		return
+	}
+	c.replyVersion(cmd, info)
+}
+
+func (c *clientConn) replyVersion(cmd command, info BrowserInfo) {
 	product := info.Product
 	if product == "" {
 		product = "Chrome/" + info.Version
@@ -163,14 +209,24 @@ func (c *clientConn) setDiscoverTargets(cmd command) {
 	in := c.inst
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	was := c.discover
-	c.discover = p.Discover
+	// Each session that asks gets the target events: chromedp asks on its
+	// page session, Playwright's browser session on its own.
+	flag := &c.discover
+	if s := cmd.sess; s != nil {
+		if in.sessions[s.id] != s {
+			c.fail(cmd, codeNoSession, "Session with given id not found.")
+			return
+		}
+		flag = &s.discover
+	}
+	was := *flag
+	*flag = p.Discover
 	if p.Discover && !was {
 		// As Chrome does: every existing target is reported before the
 		// reply.
 		for _, t := range in.sortedTabsLocked() {
 			if t.targetID != "" {
-				c.event("Target.targetCreated", nil, map[string]TargetInfo{"targetInfo": in.targetInfoLocked(t)})
+				c.event("Target.targetCreated", cmd.sess, map[string]TargetInfo{"targetInfo": in.targetInfoLocked(t)})
 			}
 		}
 	}
@@ -256,9 +312,7 @@ func (c *clientConn) createTarget(cmd command) {
 	}
 	in.mu.Lock()
 	// Chrome's order: the target exists, then it is attached.
-	if c.discover {
-		c.event("Target.targetCreated", nil, map[string]TargetInfo{"targetInfo": in.targetInfoLocked(t)})
-	}
+	in.targetEventLocked(c, "Target.targetCreated", map[string]TargetInfo{"targetInfo": in.targetInfoLocked(t)})
 	if c.autoAttach && in.tabs[t.id] == t {
 		in.announceLocked(c, t)
 	}
@@ -328,13 +382,26 @@ func (c *clientConn) activateTarget(cmd command) {
 	}
 	ctx, cancel := c.callCtx()
 	defer cancel()
-	if _, err := c.ext.call(ctx, "chrome.tabs.update", t.id, map[string]bool{"active": true}); err != nil {
+	_, err := c.ext.call(ctx, "chrome.tabs.update", t.id, map[string]bool{"active": true})
+	if err != nil {
+		// The stock extension has no chrome.tabs.update, but a tab can
+		// bring itself to the front. One not attached yet is attached for
+		// that, and released when the client leaves, like any other.
+		if err = c.inst.attachTab(ctx, c.ext, t); err == nil {
+			_, err = c.ext.call(ctx, "chrome.debugger.sendCommand", map[string]int64{"tabId": t.id}, "Page.bringToFront")
+		}
+	}
+	if err != nil {
 		c.fail(cmd, codeServerError, "cdprelay: activate tab: "+err.Error())
 		return
 	}
 	c.reply(cmd, struct{}{})
 }
 
+// attachToTarget gives the asking session a new session on the tab, even
+// when the tab has one already: that is how Playwright's newCDPSession and
+// Puppeteer's createCDPSession work. The attach is announced to the asking
+// session, which is also the one the reply goes to.
 func (c *clientConn) attachToTarget(cmd command) {
 	var p struct {
 		TargetID string `json:"targetId"`
@@ -365,7 +432,12 @@ func (c *clientConn) attachToTarget(cmd command) {
 		c.fail(cmd, codeServerError, "cdprelay: the tab went away while attaching")
 		return
 	}
-	s := in.announceLocked(c, t)
+	if o := cmd.sess; o != nil && in.sessions[o.id] != o {
+		in.mu.Unlock()
+		c.fail(cmd, codeNoSession, "Session with given id not found.")
+		return
+	}
+	s := in.mintSessionLocked(c, t, cmd.sess)
 	in.mu.Unlock()
 	c.reply(cmd, map[string]string{"sessionId": s.id})
 }
@@ -380,19 +452,33 @@ func (c *clientConn) detachFromTarget(cmd command) {
 	}
 	in := c.inst
 	in.mu.Lock()
-	var t *tab
-	if s := in.sessions[p.SessionID]; s != nil && !s.child {
-		t = s.tab
-	} else if p.SessionID == "" {
-		if tt := in.tabByTargetLocked(p.TargetID); tt != nil && tt.session != nil {
-			t = tt
-		}
+	var s *session
+	if p.SessionID != "" {
+		s = in.sessions[p.SessionID]
+	} else if t := in.tabByTargetLocked(p.TargetID); t != nil {
+		s = t.session
 	}
-	if t == nil {
+	if s == nil || s.child {
 		in.mu.Unlock()
 		c.fail(cmd, codeInvalidParams, "No session with given id")
 		return
 	}
+	if s.tab == nil {
+		// A browser session, and the sessions it attached.
+		delete(in.sessions, s.id)
+		c.event("Target.detachedFromTarget", nil, detachedParams{s.id, in.browserTID})
+		in.dropOwnedLocked(c, s)
+		in.mu.Unlock()
+		c.reply(cmd, struct{}{})
+		return
+	}
+	if !in.detachSessionLocked(c, s) {
+		// The tab's other sessions carry on.
+		in.mu.Unlock()
+		c.reply(cmd, struct{}{})
+		return
+	}
+	t := s.tab
 	in.dropSessionsLocked(c, t)
 	in.mu.Unlock()
 	c.ext.failTab(t.id, "Target detached")

@@ -7,7 +7,7 @@ import (
 // routeEvent forwards one chrome.debugger.onEvent to the client session it
 // belongs to. This is the tab → client hot path: the params go out as the
 // bytes they came in.
-func (in *Instance) routeEvent(args []byte) {
+func (in *Instance) routeEvent(x *extConn, args []byte) {
 	src, method, params, err := wire.DebuggerEvent(args)
 	if err != nil {
 		in.log.Warn("malformed chrome.debugger.onEvent", "err", err)
@@ -21,10 +21,16 @@ func (in *Instance) routeEvent(args []byte) {
 		return
 	}
 	var s *session
+	var also []*session // further sessions on the tab that get a copy
 	if c == nil {
 		// No client: only the relay's own handles may want this.
 	} else if src.SessionID == nil {
 		s = t.session
+		for _, e := range t.extra {
+			if in.sessions[e.id] == e && wantsEventLocked(e, method) {
+				also = append(also, e)
+			}
+		}
 	} else if cs := in.sessions[string(src.SessionID)]; cs != nil && cs.tab == t {
 		s = cs
 	}
@@ -34,7 +40,7 @@ func (in *Instance) routeEvent(args []byte) {
 		// gets a copy and leaves the acks to the client).
 		hs, clientOwned := t.handles, t.clientScreencast
 		if !clientOwned {
-			s = nil
+			s, also = nil, nil
 		}
 		if len(hs) > 0 {
 			in.mu.Unlock()
@@ -42,11 +48,21 @@ func (in *Instance) routeEvent(args []byte) {
 			in.mu.Lock()
 		}
 	}
+	if t.fetch != nil && isFetchPaused(method) {
+		// The navigation backstop sees the pause first; the client gets it
+		// only when its own patterns asked for it.
+		in.mu.Unlock()
+		if in.judgePaused(x, t, string(src.SessionID), params) {
+			return
+		}
+		in.mu.Lock()
+	}
 	if s == nil {
 		// No client session yet (or any more): nobody asked for these.
 		in.mu.Unlock()
 		return
 	}
+	var fenceChild string
 	switch string(method) {
 	case "Target.attachedToTarget":
 		// A child target (frame, worker) attached under s: its session id
@@ -61,6 +77,11 @@ func (in *Instance) routeEvent(args []byte) {
 			}
 			in.sessions[child.id] = child
 			in.childSessions.Add(1)
+			if ti := wire.Field(params, "targetInfo"); ti != nil && string(wire.StringField(ti, "type")) == "iframe" {
+				// An out-of-process frame navigates through its own
+				// session: fence it too, before the client resumes it.
+				fenceChild = child.id
+			}
 		}
 	case "Target.detachedFromTarget":
 		if id := wire.StringField(params, "sessionId"); len(id) > 0 {
@@ -68,14 +89,27 @@ func (in *Instance) routeEvent(args []byte) {
 				in.dropChildLocked(cs)
 			}
 		}
+	default:
+		if src.SessionID == nil && bytesHasPrefix(method, "Page.") {
+			in.pageEventLocked(c, in.ext, t, method, params)
+		}
 	}
 	in.mu.Unlock()
+	if fenceChild != "" {
+		in.enableFence(x, t, fenceChild)
+	}
+	for _, e := range also {
+		c.eventRaw(string(method), e, params)
+	}
 
+	in.srv.cfg.Metrics.count(dirEvent, method, len(params))
 	buf := getBuf()
 	b := append(*buf, `{"method":`...)
 	b = wire.AppendBytesString(b, method)
-	b = append(b, `,"sessionId":`...)
-	b = append(b, s.idJSON...)
+	if s.idJSON != nil {
+		b = append(b, `,"sessionId":`...)
+		b = append(b, s.idJSON...)
+	}
 	if params != nil {
 		b = append(b, `,"params":`...)
 		b = append(b, params...)
@@ -103,4 +137,8 @@ func (in *Instance) dropChildLocked(cs *session) {
 			}
 		}
 	}
+}
+
+func isFetchPaused(method []byte) bool {
+	return len(method) == len("Fetch.requestPaused") && string(method) == "Fetch.requestPaused"
 }

@@ -51,6 +51,9 @@ type pendingCall struct {
 	clientID int64
 	sess     *session // the client's session; nil for a root command
 	tabID    int64
+	fire     bool      // the relay's own command whose reply nobody waits for
+	domain   int       // the command's domain, for the reply's count
+	start    time.Time // when a client's command was forwarded
 	done     chan callResult
 	// then, for the relay's own call, runs on the read loop with a
 	// successful result before the next message is read, so that what it
@@ -165,7 +168,7 @@ func (x *extConn) forward(c *clientConn, env *wire.Envelope, sess *session) bool
 	if env.SessionID != nil {
 		replyTo = sess
 	}
-	x.pending[id] = pendingCall{client: c, clientID: env.ID, sess: replyTo, tabID: sess.tab.id}
+	x.pending[id] = pendingCall{client: c, clientID: env.ID, sess: replyTo, tabID: sess.tab.id, domain: domainIdx(env.Method), start: time.Now()}
 	x.mu.Unlock()
 
 	buf := getBuf()
@@ -286,6 +289,12 @@ func (x *extConn) handleReply(m *wire.ExtMessage) {
 	if !ok {
 		return // a reply to a call that timed out or was failed already
 	}
+	if pc.fire {
+		if m.HasError {
+			x.log.Debug("relay command failed", "err", string(m.Error))
+		}
+		return
+	}
 	if pc.done != nil {
 		if m.HasError {
 			pc.done <- callResult{err: parseExtError(m.Error)}
@@ -299,6 +308,10 @@ func (x *extConn) handleReply(m *wire.ExtMessage) {
 		}
 		return
 	}
+	met := x.inst.srv.cfg.Metrics
+	met.observeLatency(pc.start)
+	met.messages[dirReply][pc.domain].Inc()
+	met.bytes[dirReply].Add(float64(len(m.Result) + len(m.Error)))
 	c := pc.client
 	buf := getBuf()
 	b := append(*buf, `{"id":`...)

@@ -45,6 +45,7 @@ type Instance struct {
 	info        BrowserInfo         // guarded by mu
 	browserCtx  string              // guarded by mu: browserContextId reported for tabs
 	browserTID  string              // static after construction: the browser target's id
+	emu         instanceEmu         // see targets.go
 
 	childSessions atomic.Int64 // child sessions (frames, workers) ever routed
 }

@@ -33,8 +33,13 @@ type Policy interface {
 	// profile ("" for the global policy). Only the envelope's top-level
 	// method counts.
 	Command(profile, method string, params []byte) Decision
-	// URL judges a navigation target (the live view's navigate).
+	// URL judges a navigation target (the live view's navigate, and the
+	// Document requests the navigation backstop sees).
 	URL(profile, url string) Decision
+	// FencesNavigation reports whether URL can refuse an ordinary http(s)
+	// host for profile; only then are navigations watched beyond the
+	// commands that announce them.
+	FencesNavigation(profile string) bool
 }
 
 // allowAll is the policy of a relay configured without one.
@@ -42,6 +47,7 @@ type allowAll struct{}
 
 func (allowAll) Command(string, string, []byte) Decision { return Decision{} }
 func (allowAll) URL(string, string) Decision             { return Decision{} }
+func (allowAll) FencesNavigation(string) bool            { return false }
 
 // policyBox holds the current policy; SetPolicy swaps it without touching
 // any connection.
@@ -64,7 +70,10 @@ func (b *policyBox) store(p Policy) {
 
 // SetPolicy replaces the policy for every instance; commands already
 // decided are not revisited. A nil policy allows everything.
-func (s *Server) SetPolicy(p Policy) { s.policy.store(p) }
+func (s *Server) SetPolicy(p Policy) {
+	s.policy.store(p)
+	s.refreshFences()
+}
 
 // Policy returns the policy in force.
 func (s *Server) Policy() Policy { return s.policy.load() }

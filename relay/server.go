@@ -46,6 +46,7 @@ func New(cfg Config) (*Server, error) {
 		},
 	}
 	s.policy.store(cfg.Policy)
+	cfg.Metrics.registerInstances(s)
 	guid := cfg.DefaultGUID
 	if guid == "" {
 		guid = newGUID()
@@ -160,11 +161,23 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.serveDiscovery(w, r, in, "/"+rest)
 			return
 		}
+		if id, ok := strings.CutPrefix(rest, "devtools/page/"); ok && in.hasTarget(id) {
+			s.servePage(w, r, in, id)
+			return
+		}
 	case strings.HasPrefix(path, "/devtools/browser/"):
 		if in := s.lookup(path[len("/devtools/browser/"):]); in != nil {
 			s.serveClient(w, r, in)
 			return
 		}
+	case strings.HasPrefix(path, "/devtools/page/"):
+		if id := path[len("/devtools/page/"):]; s.def.hasTarget(id) {
+			s.servePage(w, r, s.def, id)
+			return
+		}
+	case path == "/v1/instances":
+		s.serveInstances(w, r)
+		return
 	case strings.HasPrefix(path, "/extension/"):
 		if in := s.lookup(path[len("/extension/"):]); in != nil {
 			s.serveExtension(w, r, in)
@@ -202,6 +215,17 @@ func hostAllowed(host string) bool {
 }
 
 func (s *Server) serveClient(w http.ResponseWriter, r *http.Request, in *Instance) {
+	s.serveCDP(w, r, in, "")
+}
+
+// servePage serves a page endpoint (see page.go).
+func (s *Server) servePage(w http.ResponseWriter, r *http.Request, in *Instance, targetID string) {
+	s.serveCDP(w, r, in, targetID)
+}
+
+// serveCDP serves a CDP client of in: browser-level, or for one page when
+// pageTarget is set.
+func (s *Server) serveCDP(w http.ResponseWriter, r *http.Request, in *Instance, pageTarget string) {
 	if o := r.Header.Get("Origin"); o != "" {
 		// A web page in the person's own browser could otherwise open this
 		// socket. CDP clients outside browsers send no Origin; Chrome's own
@@ -213,7 +237,7 @@ func (s *Server) serveClient(w http.ResponseWriter, r *http.Request, in *Instanc
 		return
 	}
 	defer s.conns.Done()
-	conn, err := s.upgrader.Upgrade(w, r, nil)
+	conn, err := s.upgrader.Upgrade(lenientKey(w, r), r, nil)
 	if err != nil {
 		return // the upgrader has answered
 	}
@@ -229,8 +253,13 @@ func (s *Server) serveClient(w http.ResponseWriter, r *http.Request, in *Instanc
 		return
 	}
 	log.Info("client connected")
+	conns := s.cfg.Metrics.connections.WithLabelValues(ActorClient)
+	conns.Inc()
+	defer conns.Dec()
 	in.observe(Event{Actor: ActorClient, Kind: KindConnect, Outcome: OutcomeOK})
-	err = c.serve()
+	if err = c.openPage(pageTarget); err == nil {
+		err = c.serve()
+	}
 	reason := closeReasonOf(err)
 	c.cancel()
 	in.clientGone(c)
@@ -272,6 +301,10 @@ func (s *Server) serveExtension(w http.ResponseWriter, r *http.Request, in *Inst
 		return
 	}
 	log.Info("extension connected", "origin", r.Header.Get("Origin"))
+	s.cfg.Metrics.extConnects.Inc()
+	econns := s.cfg.Metrics.connections.WithLabelValues(ActorExtension)
+	econns.Inc()
+	defer econns.Dec()
 	in.observe(Event{Actor: ActorExtension, Kind: KindConnect, Outcome: OutcomeOK})
 	err = x.serve(s.cfg.MaxMessageBytes)
 	reason := closeReasonOf(err)

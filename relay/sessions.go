@@ -57,6 +57,7 @@ func (in *Instance) mintSessionLocked(c *clientConn, t *tab, owner *session) *se
 		t.extra = append(in.liveExtraLocked(t), s)
 	}
 	c.event("Target.attachedToTarget", owner, attachedParams{s.id, in.targetInfoLocked(t), false})
+	in.observe(Event{Actor: ActorClient, Kind: KindAttach, Target: t.targetID, Outcome: OutcomeOK, Detail: s.id})
 	return s
 }
 

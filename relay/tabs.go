@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -35,13 +34,13 @@ type tab struct {
 	stateWait chan struct{} // closed when an attaching or detaching state ends
 	attachErr error
 
-	session         *session // the client's first top-level session; nil when not announced
+	session *session // the client's first top-level session; nil when not announced
 	// extra are further top-level sessions of the client on the tab
 	// (Target.attachToTarget to a tab that already has one), oldest first.
 	// Entries no longer in the instance's sessions are stale: a client that
 	// leaves clears the sessions map, not every tab.
 	extra           []*session
-	closingByClient bool     // Target.closeTarget is removing it
+	closingByClient bool // Target.closeTarget is removing it
 	// releaseAfterAttach: the client that started the attach left
 	// meanwhile, so the attach, once Chrome has done it, is undone.
 	releaseAfterAttach bool
@@ -53,6 +52,10 @@ type tab struct {
 	// clientScreencast: the CDP client runs a screencast of its own, so
 	// frames go to the client (and a copy to handles).
 	clientScreencast bool
+	// fetch is the Fetch configuration of the tab's sessions ("" for the
+	// tab's own, else a child's id), for the navigation backstop. Chrome
+	// forgets it on detach, and so does setState.
+	fetch map[string]*fetchState
 	// control names the person who took control of the tab from the live
 	// view; while set, the client's input and navigation are refused.
 	control string
@@ -66,6 +69,9 @@ func (t *tab) setState(s tabState, err error) {
 		t.stateWait = nil
 	}
 	t.state, t.attachErr = s, err
+	if s == tabDetached {
+		t.fetch = nil
+	}
 	if s == tabAttaching || s == tabDetaching {
 		t.stateWait = make(chan struct{})
 	}
@@ -90,9 +96,8 @@ type session struct {
 	owner *session
 
 	// Guarded by the instance's mu.
-	enabled   map[string]bool // domains this top-level session enabled and has not disabled
-	discover  bool            // Target.setDiscoverTargets on this session
-	downloads bool            // Browser.setDownloadBehavior{eventsEnabled} on this session
+	enabled  map[string]bool // domains this top-level session enabled and has not disabled
+	discover bool            // Target.setDiscoverTargets on this session
 }
 
 func newSession(id string, t *tab, child bool) *session {
@@ -232,7 +237,7 @@ func (in *Instance) attachTab(ctx context.Context, x *extConn, t *tab) error {
 
 	// Once asked, Chrome attaches whether or not the caller still waits:
 	// the calls run to their end so that the tab's state stays Chrome's.
-	ti, err := in.attachCalls(context.WithoutCancel(ctx), x, t.id)
+	ti, fenced, err := in.attachCalls(context.WithoutCancel(ctx), x, t.id)
 	in.mu.Lock()
 	release := t.releaseAfterAttach
 	t.releaseAfterAttach = false
@@ -268,29 +273,39 @@ func (in *Instance) attachTab(ctx context.Context, x *extConn, t *tab) error {
 		return in.attachTab(ctx, x, t)
 	}
 	t.setState(tabAttached, nil)
+	if fenced {
+		t.fetchOf("").fence = true
+	}
 	in.mu.Unlock()
 	return nil
 }
 
-func (in *Instance) attachCalls(ctx context.Context, x *extConn, tabID int64) (TargetInfo, error) {
+func (in *Instance) attachCalls(ctx context.Context, x *extConn, tabID int64) (_ TargetInfo, fenced bool, _ error) {
 	ctx, cancel := context.WithTimeout(ctx, in.srv.cfg.CallTimeout)
 	defer cancel()
 	debuggee := map[string]int64{"tabId": tabID}
 	if _, err := x.call(ctx, "chrome.debugger.attach", debuggee, "1.3"); err != nil {
-		return TargetInfo{}, fmt.Errorf("attach tab %d: %w", tabID, err)
+		return TargetInfo{}, false, fmt.Errorf("attach tab %d: %w", tabID, err)
 	}
 	res, err := x.call(ctx, "chrome.debugger.sendCommand", debuggee, "Target.getTargetInfo")
 	if err != nil {
-		return TargetInfo{}, fmt.Errorf("target info of tab %d: %w", tabID, err)
+		return TargetInfo{}, false, fmt.Errorf("target info of tab %d: %w", tabID, err)
 	}
 	var r struct {
 		TargetInfo TargetInfo `json:"targetInfo"`
 	}
 	if err := json.Unmarshal(res, &r); err != nil {
-		return TargetInfo{}, fmt.Errorf("target info of tab %d: %w", tabID, err)
+		return TargetInfo{}, false, fmt.Errorf("target info of tab %d: %w", tabID, err)
 	}
 	in.awaitFirstCommit(ctx, x, debuggee)
-	return r.TargetInfo, nil
+	if in.fencing() {
+		// The backstop is in place before anyone drives the tab.
+		if _, err := x.call(ctx, "chrome.debugger.sendCommand", debuggee, "Fetch.enable", fetchParams(true, nil)); err != nil {
+			return TargetInfo{}, false, fmt.Errorf("navigation fence on tab %d: %w", tabID, err)
+		}
+		fenced = true
+	}
+	return r.TargetInfo, fenced, nil
 }
 
 // firstCommitWait bounds how long a new tab's first navigation is awaited.
@@ -378,43 +393,35 @@ func (in *Instance) finishDetach(x *extConn, t *tab) {
 	}
 }
 
-// announceLocked gives t a client session and tells c with
+// announceLocked gives t a client session at the root and tells c with
 // Target.attachedToTarget. A tab that has a session keeps it.
 func (in *Instance) announceLocked(c *clientConn, t *tab) *session {
 	if t.session != nil {
 		return t.session
 	}
-	in.nextSession++
-	s := newSession("pw-tab-"+strconv.Itoa(in.nextSession), t, false)
-	t.session = s
-	in.sessions[s.id] = s
-	c.event("Target.attachedToTarget", nil, struct {
-		SessionID          string     `json:"sessionId"`
-		TargetInfo         TargetInfo `json:"targetInfo"`
-		WaitingForDebugger bool       `json:"waitingForDebugger"`
-	}{s.id, in.targetInfoLocked(t), false})
-	in.observe(Event{Actor: ActorClient, Kind: KindAttach, Target: t.targetID, Outcome: OutcomeOK, Detail: s.id})
-	return s
+	return in.mintSessionLocked(c, t, nil)
 }
 
-// dropSessionsLocked removes t's client session and its children and
-// tells c (when non-nil) that t's session detached.
+// dropSessionsLocked removes every client session of t, children
+// included, and tells c (when non-nil) that t's top-level sessions
+// detached. A page endpoint whose page this was is closed, as Chrome closes
+// a page's socket when its target goes.
 func (in *Instance) dropSessionsLocked(c *clientConn, t *tab) {
-	s := t.session
+	tops := in.topSessionsLocked(t)
 	for id, cs := range in.sessions {
 		if cs.tab == t {
 			delete(in.sessions, id)
 		}
 	}
-	t.session = nil
-	if s != nil {
+	t.session, t.extra = nil, nil
+	for _, s := range tops {
 		in.observe(Event{Actor: ActorClient, Kind: KindDetach, Target: t.targetID, Outcome: OutcomeOK, Detail: s.id})
+		// Owners are checked after the deletions: a session attached from
+		// another session of this tab goes without a word, with its owner.
+		in.tellDetachedLocked(c, s)
 	}
-	if s != nil && c != nil {
-		c.event("Target.detachedFromTarget", nil, struct {
-			SessionID string `json:"sessionId"`
-			TargetID  string `json:"targetId"`
-		}{s.id, t.targetID})
+	if c != nil && c.emu.page != nil && c.emu.page.tab == t {
+		c.close(websocket.CloseNormalClosure, "Target closed")
 	}
 }
 
@@ -429,8 +436,8 @@ func (in *Instance) removeTabLocked(c *clientConn, t *tab) (notify func()) {
 		notifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", "tab no longer shared")})
 	}
 	t.setState(tabDetached, fmt.Errorf("tab %d is no longer shared", t.id))
-	if c != nil && c.discover && t.targetID != "" {
-		c.event("Target.targetDestroyed", nil, struct {
+	if c != nil && t.targetID != "" {
+		in.targetEventLocked(c, "Target.targetDestroyed", struct {
 			TargetID string `json:"targetId"`
 		}{t.targetID})
 	}
@@ -442,7 +449,7 @@ func (in *Instance) removeTabLocked(c *clientConn, t *tab) (notify func()) {
 func (in *Instance) handleExtEvent(x *extConn, m *wire.ExtMessage) {
 	switch string(m.Method) {
 	case "chrome.debugger.onEvent":
-		in.routeEvent(m.Params)
+		in.routeEvent(x, m.Params)
 	case "chrome.debugger.onDetach":
 		in.onDetach(x, m.Params)
 	case "chrome.tabs.onCreated":
@@ -458,17 +465,26 @@ func (in *Instance) handleExtEvent(x *extConn, m *wire.ExtMessage) {
 			if json.Unmarshal(args[0], &bi) == nil {
 				in.mu.Lock()
 				in.info = bi
+				// Only our extension says who it is, and it also reports
+				// tab updates (chrome.tabs.onUpdated).
+				in.emu.tabUpdates = true
 				in.mu.Unlock()
 			}
 		}
 	case "extension.initialized":
-		in.mu.Lock()
-		if in.ext == x && !x.isReady() {
-			close(x.ready)
-			in.notifyLocked()
-		}
-		in.mu.Unlock()
-		in.log.Info("extension ready")
+		// The stock extension names neither the browser nor its tabs'
+		// targets: learn them first, so that the first client already sees
+		// what a Chrome would show it.
+		go func() {
+			in.learnBeforeReady(x)
+			in.mu.Lock()
+			if in.ext == x && !x.isReady() {
+				close(x.ready)
+				in.notifyLocked()
+			}
+			in.mu.Unlock()
+			in.log.Info("extension ready")
+		}()
 	case "extension.keepalive":
 	default:
 		in.log.Debug("unknown extension event", "method", string(m.Method))
@@ -493,16 +509,23 @@ func (in *Instance) onTabCreated(x *extConn, params []byte) {
 	// A tab offered again after a target_closed detach: the live view
 	// watching it needs the debugger back.
 	reattach := !attach && !isNew && len(t.handles) > 0 && t.state == tabDetached
-	if c != nil && c.discover && isNew && t.targetID != "" {
-		c.event("Target.targetCreated", nil, struct {
+	// A tab offered without its target id (the stock extension) becomes a
+	// target once the relay has learnt the id; until then nobody can name
+	// it. Before the handshake ends, learnBeforeReady does it.
+	learn := t.targetID == "" && x.isReady()
+	if c != nil && isNew && t.targetID != "" {
+		in.targetEventLocked(c, "Target.targetCreated", struct {
 			TargetInfo TargetInfo `json:"targetInfo"`
 		}{in.targetInfoLocked(t)})
 	}
 	hs := t.handles
 	in.mu.Unlock()
+	if learn && !attach {
+		go in.learnTarget(x, t)
+	}
 	if attach {
 		go func() {
-			in.attachAndAnnounce(c, x, t)
+			in.attachAndAnnounce(c, x, t, learn)
 			if !isNew && len(hs) > 0 {
 				notifyHandles(hs, TabEvent{Method: EventAttached})
 			}
@@ -520,12 +543,19 @@ func (in *Instance) onTabCreated(x *extConn, params []byte) {
 // attachAndAnnounce attaches t for an auto-attaching client and announces
 // it. Failures are logged: a tab Chrome refuses to debug (chrome://, the
 // Web Store) is simply not a target.
-func (in *Instance) attachAndAnnounce(c *clientConn, x *extConn, t *tab) {
+// unnamed: the tab came without a target id, so the attach is also when it
+// becomes a target, announced as created before it is attached.
+func (in *Instance) attachAndAnnounce(c *clientConn, x *extConn, t *tab, unnamed bool) {
 	if err := in.attachTab(c.ctx, x, t); err != nil {
 		in.log.Info("auto-attach failed", "tab", t.id, "err", err)
 		return
 	}
 	in.mu.Lock()
+	if unnamed && in.client == c && in.tabs[t.id] == t && t.targetID != "" {
+		in.targetEventLocked(c, "Target.targetCreated", struct {
+			TargetInfo TargetInfo `json:"targetInfo"`
+		}{in.targetInfoLocked(t)})
+	}
 	if in.client == c && c.autoAttach && in.tabs[t.id] == t {
 		in.announceLocked(c, t)
 	}
@@ -547,17 +577,11 @@ func (in *Instance) onTabUpdated(params []byte) {
 	if t == nil {
 		return
 	}
-	oldURL, oldTitle := t.url, t.title
-	if et.URL != "" {
-		t.url = et.URL
+	url := et.URL
+	if url == "" {
+		url = t.url
 	}
-	t.title = et.Title
-	c := in.client
-	if c != nil && c.discover && t.targetID != "" && (oldURL != t.url || oldTitle != t.title) {
-		c.event("Target.targetInfoChanged", nil, struct {
-			TargetInfo TargetInfo `json:"targetInfo"`
-		}{in.targetInfoLocked(t)})
-	}
+	in.setTargetInfoLocked(t, url, et.Title)
 }
 
 func (in *Instance) onTabRemoved(x *extConn, params []byte) {

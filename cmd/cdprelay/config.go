@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/yaml"
 
 	"github.com/cdprelay/cdprelay/denylist"
+	"github.com/cdprelay/cdprelay/internal/ingress"
 )
 
 // fileConfig is the --config file, YAML or JSON (JSON is YAML). Every
@@ -21,6 +23,31 @@ type fileConfig struct {
 	Profiles map[string]denylist.Profile `json:"profiles"`
 	// Audit configures the audit log.
 	Audit auditConfig `json:"audit"`
+	// Tokens, when not empty, are required on every request but the
+	// live-view page shell, loopback included.
+	Tokens []ingress.Token `json:"tokens"`
+	// Hosts are the names the relay answers to besides localhost,
+	// 127.0.0.0/8 and ::1.
+	Hosts []string `json:"hosts"`
+	// Origins relaxes the Origin rules of some endpoints.
+	Origins originsConfig `json:"origins"`
+	// TLS serves HTTPS and WSS; --tls-cert and --tls-key override it.
+	TLS tlsConfig `json:"tls"`
+}
+
+type originsConfig struct {
+	// CDP are the browser origins that may use the CDP endpoints.
+	// Default: none.
+	CDP []string `json:"cdp"`
+	// ExtensionIDs are the extensions that may pair; set, it replaces the
+	// default (ours and Playwright's).
+	ExtensionIDs []string `json:"extension_ids"`
+}
+
+type tlsConfig struct {
+	// Cert and Key are PEM files, re-read on SIGHUP.
+	Cert string `json:"cert"`
+	Key  string `json:"key"`
 }
 
 type auditConfig struct {
@@ -64,7 +91,30 @@ func loadConfig(path string, pf policyFlags) (*fileConfig, error) {
 	if cfg.Audit.RingSize < 0 {
 		return nil, errors.New("config: audit.ring_size must not be negative")
 	}
+	if (cfg.TLS.Cert == "") != (cfg.TLS.Key == "") {
+		return nil, errors.New("config: tls needs both cert and key")
+	}
+	if err := cfg.ingress(ingressExtra{}).Validate(); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
 	return cfg, nil
+}
+
+// ingress is the file's ingress rules with what the process adds: the
+// launched browser's token, the name --addr listens on. The process's
+// tokens join only a file's tokens: alone they would turn the zero-config
+// relay into one that wants a token of every client.
+func (cfg *fileConfig) ingress(extra ingressExtra) ingress.Config {
+	tokens := cfg.Tokens
+	if len(tokens) > 0 {
+		tokens = append(slices.Clip(tokens), extra.tokens...)
+	}
+	return ingress.Config{
+		Tokens:       tokens,
+		Hosts:        append(slices.Clip(cfg.Hosts), extra.hosts...),
+		CDPOrigins:   cfg.Origins.CDP,
+		ExtensionIDs: cfg.Origins.ExtensionIDs,
+	}
 }
 
 // compilePolicy validates the policy part of cfg.
@@ -91,6 +141,7 @@ func checkConfig(args []string) int {
 			if cfg.Audit.File != "" {
 				fmt.Printf("\naudit: ring of %d records, everything also appended to %s\n", max(cfg.Audit.RingSize, 0), cfg.Audit.File)
 			}
+			fmt.Printf("\n%s", cfg.explainIngress())
 			return 0
 		}
 	}

@@ -3,6 +3,8 @@
 //
 //	cdprelay serve [--addr 127.0.0.1:9222] [--launch [--headful] [--chrome PATH]]
 //	cdprelay check-config FILE
+//	cdprelay hash-token < token-file
+//	cdprelay gen-token [-name NAME] [-scopes cdp,viewer,...]
 //	cdprelay version
 package main
 
@@ -28,6 +30,12 @@ func run(args []string) int {
 		return serve(args)
 	case "check-config":
 		return checkConfig(args)
+	case "hash-token":
+		return hashToken(args, os.Stdin, os.Stdout, os.Stderr)
+	case "gen-token":
+		return genToken(args, os.Stdout, os.Stderr)
+	case "connect-url":
+		return connectURL(args)
 	case "version":
 		fmt.Println("cdprelay", version)
 		return 0
@@ -45,6 +53,10 @@ func usage() {
 	fmt.Fprint(os.Stderr, `usage:
   cdprelay serve [flags]         run the relay (the default command)
   cdprelay check-config FILE     validate a config file and explain its policy
+  cdprelay hash-token            read a token on stdin, print its SHA-256 for the config
+  cdprelay gen-token [-name N] [-scopes cdp,...]
+                                 print a new random token and its config entry
+  cdprelay connect-url [--addr]  print the links that connect an extension to a new instance
   cdprelay version               print the version
 
 Run "cdprelay serve -h" for the serve flags.

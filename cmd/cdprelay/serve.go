@@ -15,11 +15,16 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/cdprelay/cdprelay/audit"
 	"github.com/cdprelay/cdprelay/denylist"
 	"github.com/cdprelay/cdprelay/extension"
 	"github.com/cdprelay/cdprelay/internal/chromium"
 	"github.com/cdprelay/cdprelay/internal/relaypolicy"
 	"github.com/cdprelay/cdprelay/relay"
+	"github.com/cdprelay/cdprelay/viewer"
 )
 
 type serveFlags struct {
@@ -33,12 +38,16 @@ type serveFlags struct {
 	maxMsg    int64
 	config    string
 	policy    policyFlags
+	live      liveFlags
+
+	tlsCert, tlsKey string
+	insecureNoTLS   bool
 }
 
 func serve(args []string) int {
 	var f serveFlags
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.StringVar(&f.addr, "addr", "127.0.0.1:9222", "listen address (loopback only)")
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:9222", "listen address; off loopback, tokens are required and TLS too unless --insecure-no-tls (docs/CONFIG.md)")
 	fs.BoolVar(&f.launch, "launch", false, "start a dedicated Chromium with the cdprelay extension, connected to this relay")
 	fs.BoolVar(&f.headful, "headful", false, "with --launch: show the browser window instead of running headless")
 	fs.StringVar(&f.chrome, "chrome", "", "with --launch: the Chromium binary (default: $CHROME_PATH, then Debian's chromium)")
@@ -46,7 +55,11 @@ func serve(args []string) int {
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&f.logFormat, "log-format", "text", "text or json")
 	fs.Int64Var(&f.maxMsg, "max-message-bytes", 128<<20, "largest WebSocket message accepted from any peer")
-	fs.StringVar(&f.config, "config", "", "config file (YAML or JSON): policy, profiles, audit; reloaded on SIGHUP")
+	f.live.register(fs)
+	fs.StringVar(&f.config, "config", "", "config file (YAML or JSON): policy, profiles, audit, tokens, hosts, origins, tls; reloaded on SIGHUP (docs/CONFIG.md)")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "PEM certificate (chain) to serve HTTPS and WSS with; overrides tls.cert; re-read on SIGHUP")
+	fs.StringVar(&f.tlsKey, "tls-key", "", "PEM private key of --tls-cert; overrides tls.key")
+	fs.BoolVar(&f.insecureNoTLS, "insecure-no-tls", false, "allow a non-loopback --addr without TLS, for a TLS-terminating proxy on a trusted network")
 	fs.StringVar(&f.policy.allowedDomains, "allowed-domains", "", "comma-separated hosts automation may navigate to (example.com, .example.com for subdomains too, *.example.com); empty: any")
 	fs.StringVar(&f.policy.blockedDomains, "blocked-domains", "", "comma-separated hosts automation may never navigate to")
 	fs.StringVar(&f.policy.denyMethods, "deny-methods", "", "comma-separated CDP method patterns to refuse, added to the defaults (e.g. 'Network.*Cookie*,DOM.setFileInputFiles')")
@@ -88,14 +101,8 @@ func newLogger(level, format string) (*slog.Logger, error) {
 }
 
 func runServe(f serveFlags, log *slog.Logger) error {
-	host, _, err := net.SplitHostPort(f.addr)
-	if err != nil {
+	if _, _, err := net.SplitHostPort(f.addr); err != nil {
 		return fmt.Errorf("--addr %q: %w", f.addr, err)
-	}
-	if !isLoopback(host) {
-		// A CDP endpoint is full control of a logged-in browser. Until the
-		// relay checks tokens it serves loopback only.
-		return fmt.Errorf("--addr %s is not a loopback address; cdprelay serves 127.0.0.1 or [::1] only", f.addr)
 	}
 	cfg, err := loadConfig(f.config, f.policy)
 	if err != nil {
@@ -109,13 +116,35 @@ func runServe(f serveFlags, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	srv, err := relay.New(relay.Config{
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	auditLog, err := openAudit(cfg.Audit, reg)
+	if err != nil {
+		return err
+	}
+	defer closeAudit(auditLog, log)
+	metrics := relay.NewMetrics(reg)
+	metrics.InitRules(pol.Rules())
+	var srv *relay.Server
+	var live *viewer.Server // set before the listener starts
+	srv, err = relay.New(relay.Config{
 		Logger:          log,
 		MaxMessageBytes: f.maxMsg,
 		DefaultGUID:     guid,
 		Version:         version,
 		Policy:          relaypolicy.Adapter{P: pol},
+		Observer:        auditObserver{auditLog},
+		Metrics:         metrics,
+		Fallback:        opsMux(func() []*relay.Instance { return srv.Instances() }, auditLog.Ring(), reg, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { live.ServeHTTP(w, r) })),
 	})
+	if err != nil {
+		return err
+	}
+	if live, err = newLiveView(srv, reg, log, f.live); err != nil {
+		return err
+	}
+	defer closeLiveView(live, log)
+	fr, err := newFront(f, cfg, srv, reg, log)
 	if err != nil {
 		return err
 	}
@@ -124,14 +153,18 @@ func runServe(f serveFlags, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	addr := ln.Addr().String()
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	addr := localAddr(ln.Addr())
+	hs := fr.server()
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- hs.Serve(ln) }()
+	go func() { serveErr <- fr.serve(hs, ln) }()
 
 	def := srv.Default()
-	extURL := "ws://" + addr + "/extension/" + def.GUID()
-	log.Info("cdprelay listening", "version", version, "addr", addr)
+	pageScheme, wsScheme := fr.schemes()
+	tokens := len(cfg.Tokens) > 0
+	extURL := wsScheme + "://" + addr + "/extension/" + def.GUID()
+	log.Info("cdprelay listening", "version", version, "addr", addr,
+		"connect_playwright_extension", relay.StockConnectURL(extURL, "cdprelay"), "connect_cdprelay_extension", ourConnectURL(extURL))
+	fmt.Fprintf(os.Stderr, "Live view: %s://%s/%s\n", pageScheme, addr, tokenHint(tokens, "?token=", "viewer"))
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -139,21 +172,23 @@ func runServe(f serveFlags, log *slog.Logger) error {
 	var browser *chromium.Browser
 	var browserDone <-chan struct{}
 	if f.launch {
-		browser, err = launchBrowser(ctx, f, extURL, log)
+		browser, err = launchBrowser(ctx, f, withToken(extURL, fr.launchToken), fr.browserArgs(), log)
 		if err != nil {
 			shutdown(srv, hs, nil, log)
 			return err
 		}
 		browserDone = browser.Done()
-		go announceReady(ctx, def, addr, log)
+		go announceReady(ctx, def, pageScheme+"://"+addr, tokens, log)
 	} else {
 		fmt.Fprintf(os.Stderr, `
 cdprelay is waiting for the extension.
   1. Load the cdprelay extension in Chrome (chrome://extensions, Developer mode, "Load unpacked": the extension/ folder).
-  2. Open chrome-extension://%s/connect.html?relay=%s
+  2. Open %s
      (or paste %s into the extension's page) and pick the tabs to share.
-CDP endpoint for clients: http://%s
-`, extension.ID, extURL, extURL, addr)
+With the Playwright extension from the Chrome Web Store instead, open
+  %s
+CDP endpoint for clients: %s://%s%s
+`, ourConnectURL(extURL), extURL+tokenHint(tokens, "?token=", "extension"), relay.StockConnectURL(extURL, "cdprelay"), pageScheme, addr, tokenHint(tokens, " with Authorization: Bearer ", "cdp"))
 	}
 
 	hup := make(chan os.Signal, 1)
@@ -167,7 +202,7 @@ wait:
 			log.Info("shutting down")
 			break wait
 		case <-hup:
-			reload(f, srv, log)
+			reload(f, srv, fr, log)
 		case err := <-serveErr:
 			runErr = fmt.Errorf("http server: %w", err)
 			break wait
@@ -193,7 +228,7 @@ func shutdown(srv *relay.Server, hs *http.Server, browser *chromium.Browser, log
 	}
 }
 
-func launchBrowser(ctx context.Context, f serveFlags, extURL string, log *slog.Logger) (*chromium.Browser, error) {
+func launchBrowser(ctx context.Context, f serveFlags, extURL string, args []string, log *slog.Logger) (*chromium.Browser, error) {
 	path, err := chromium.Find(f.chrome)
 	if err != nil {
 		return nil, err
@@ -211,7 +246,7 @@ func launchBrowser(ctx context.Context, f serveFlags, extURL string, log *slog.L
 		ExtensionDir: extDir,
 		// The relay's own browser has no person to warn: hide the
 		// debugging bar, which would otherwise shrink every page.
-		Args:   []string{"--silent-debugger-extension-api"},
+		Args:   append([]string{"--silent-debugger-extension-api"}, args...),
 		Logger: log,
 		Output: browserLog{log},
 	})
@@ -235,15 +270,20 @@ func (w browserLog) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func announceReady(ctx context.Context, in *relay.Instance, addr string, log *slog.Logger) {
+func announceReady(ctx context.Context, in *relay.Instance, base string, tokens bool, log *slog.Logger) {
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	if err := in.WaitReady(ctx); err != nil {
 		log.Error("the launched browser's extension did not connect", "err", err)
 		return
 	}
-	log.Info("ready", "cdp", "http://"+addr, "playwright", fmt.Sprintf("chromium.connectOverCDP('http://%s')", addr))
-	fmt.Fprintf(os.Stderr, "\ncdprelay is ready.\n  CDP endpoint: http://%s\n  Playwright:   const browser = await chromium.connectOverCDP('http://%s');\n\n", addr, addr)
+	opts := ""
+	if tokens {
+		opts = ", { headers: { Authorization: 'Bearer ' + token } }"
+	}
+	pw := fmt.Sprintf("chromium.connectOverCDP('%s'%s)", base, opts)
+	log.Info("ready", "cdp", base, "playwright", pw)
+	fmt.Fprintf(os.Stderr, "\ncdprelay is ready.\n  CDP endpoint: %s\n  Playwright:   const browser = await %s;\n\n", base, pw)
 }
 
 func isLoopback(host string) bool {
@@ -264,20 +304,50 @@ func defaultStateDir() string {
 	return ""
 }
 
-// reload re-reads the config on SIGHUP. A bad file keeps the policy in
-// force and says why; no connection is dropped either way.
-func reload(f serveFlags, srv *relay.Server, log *slog.Logger) {
+// reload re-reads the config on SIGHUP: policy, tokens, hosts, origins and
+// the TLS certificate. A bad file keeps everything in force and says why;
+// no connection is dropped either way, not even one whose token the new
+// file no longer lists.
+func reload(f serveFlags, srv *relay.Server, fr *front, log *slog.Logger) {
 	cfg, err := loadConfig(f.config, f.policy)
 	var pol *denylist.Policy
 	if err == nil {
 		pol, err = cfg.compilePolicy()
 	}
+	var applyFront func()
+	if err == nil {
+		applyFront, err = fr.prepareReload(f, cfg)
+	}
 	if err != nil {
-		log.Error("config reload failed; keeping the policy in force", "err", err)
+		log.Error("config reload failed; keeping the configuration in force", "err", err)
 		srv.Observe(relay.Event{Actor: relay.ActorOperator, Kind: relay.KindPolicy, Outcome: relay.OutcomeError, Detail: err.Error()})
 		return
 	}
 	srv.SetPolicy(relaypolicy.Adapter{P: pol})
+	applyFront()
 	log.Info("config reloaded")
 	srv.Observe(relay.Event{Actor: relay.ActorOperator, Kind: relay.KindPolicy, Outcome: relay.OutcomeOK})
+}
+
+func openAudit(c auditConfig, reg prometheus.Registerer) (*audit.Log, error) {
+	var sink *audit.Sink
+	if c.File != "" {
+		var err error
+		if sink, err = audit.OpenSink(c.File); err != nil {
+			return nil, fmt.Errorf("audit file: %w", err)
+		}
+	}
+	size := c.RingSize
+	if size == 0 {
+		size = audit.DefaultCapacity
+	}
+	return audit.NewLog(audit.NewRing(size, sink.LastSeq()), sink, audit.NewMetrics(reg)), nil
+}
+
+func closeAudit(l *audit.Log, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := l.Close(ctx); err != nil {
+		log.Warn("closing the audit log", "err", err)
+	}
 }

@@ -5,6 +5,7 @@ package chromium
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -80,6 +81,10 @@ type Options struct {
 	// Args are appended after the standard flags (before URLs).
 	Args []string
 
+	// DownloadDir is where the profile saves downloads, without asking.
+	// Empty: the browser's own default (~/Downloads).
+	DownloadDir string
+
 	// URLs are opened at start. Empty: about:blank.
 	URLs []string
 
@@ -143,6 +148,12 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 			return nil, fmt.Errorf("chromium profile: %w", err)
 		}
 		b.dir, b.removeDir = d, true
+	}
+	if opts.DownloadDir != "" {
+		if err := writeDownloadPrefs(b.dir, opts.DownloadDir); err != nil {
+			b.cleanup()
+			return nil, fmt.Errorf("chromium profile: %w", err)
+		}
 	}
 	urls := opts.URLs
 	if len(urls) == 0 {
@@ -229,4 +240,18 @@ func Version(ctx context.Context, path string) (string, error) {
 		return "", fmt.Errorf("%s --version: %w", path, err)
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// writeDownloadPrefs points a new profile's downloads at dir. Chrome has no
+// flag for it; the profile's preferences are read at start.
+func writeDownloadPrefs(profile, dir string) error {
+	prefs := map[string]any{"download": map[string]any{"default_directory": dir, "prompt_for_download": false}}
+	b, err := json.Marshal(prefs)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(profile, "Default"), 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(profile, "Default", "Preferences"), b, 0o600)
 }

@@ -2,7 +2,19 @@
 // relay, for contract tests and benchmarks. It models the parts of Chrome
 // the relay relies on: tabs with target ids, chrome.debugger attachment
 // (one debugger per tab, chrome:// refused), sendCommand answered by a
-// handler, tab creation and removal with their events.
+// handler, tab creation and removal with their events, and a page's
+// navigator.userAgent.
+//
+// It plays one of two extensions. By default it is ours: it says who the
+// browser is (extension.info), puts each tab's targetId in its offers and
+// can activate tabs (chrome.tabs.update). With Options.Stock it is the
+// stock Playwright extension as its documented protocol describes it
+// (shared/PROTOCOL.md §1): the v2 commands chrome.debugger.attach, detach
+// and sendCommand, chrome.tabs.create and remove, and no others; the events
+// chrome.debugger.onEvent and onDetach, chrome.tabs.onCreated and onRemoved
+// and extension.initialized, and no others (no extension.info, no tab
+// updates, no keepalive); plain chrome.tabs.Tab objects without targetId;
+// and its Web Store origin.
 package fakeext
 
 import (
@@ -28,6 +40,9 @@ func CDPError(code int, msg string) error {
 	b, _ := json.Marshal(map[string]any{"code": code, "message": msg})
 	return errors.New(string(b))
 }
+
+// StockID is the stock Playwright extension's Web Store id.
+const StockID = "mmlmfjhmonkocbjadbfplnigmagldckm"
 
 // Tab is a fake browser tab.
 type Tab struct {
@@ -56,6 +71,9 @@ type Options struct {
 	Product    string
 	NoInfo     bool // behave like the stock extension: no extension.info
 	NoTargetID bool // like the stock extension: tabs carry no targetId
+	// Stock plays the stock Playwright extension: NoInfo, NoTargetID, its
+	// origin, and only the commands of protocol v2 (no chrome.tabs.update).
+	Stock bool
 	// HoldInitialized delays extension.initialized until Initialize.
 	HoldInitialized bool
 	Origin          string
@@ -88,6 +106,12 @@ type fakeTab struct {
 // Dial connects to the relay's extension URL (ws://host/extension/<guid>)
 // and runs the handshake.
 func Dial(ctx context.Context, url string, opts Options) (*Ext, error) {
+	if opts.Stock {
+		opts.NoInfo, opts.NoTargetID = true, true
+		if opts.Origin == "" {
+			opts.Origin = "chrome-extension://" + StockID
+		}
+	}
 	if opts.Origin == "" {
 		opts.Origin = "chrome-extension://fakeextensionidfakeextensionid"
 	}
@@ -225,6 +249,33 @@ func (e *Ext) OpenTab(t Tab) Tab {
 	ft := e.addTab(t)
 	e.Emit("chrome.tabs.onCreated", e.offer(ft.Tab))
 	return ft.Tab
+}
+
+// Navigate moves tab id to url with title, as a finished navigation
+// would: an attached tab's session gets Page.frameNavigated and
+// Page.loadEventFired, and our extension reports chrome.tabs.onUpdated (the
+// stock one does not).
+func (e *Ext) Navigate(id int, url, title string) {
+	e.mu.Lock()
+	t := e.tabs[id]
+	if t == nil {
+		e.mu.Unlock()
+		return
+	}
+	t.URL, t.Title = url, title
+	tab, attached := t.Tab, t.attached
+	e.mu.Unlock()
+	if attached {
+		e.Event(id, "", "Page.frameNavigated", map[string]any{"frame": map[string]any{
+			"id": tab.TargetID, "loaderId": "L", "url": url, "domainAndRegistry": "", "securityOrigin": url,
+			"mimeType": "text/html", "secureContextType": "Secure", "crossOriginIsolatedContextType": "NotIsolated",
+			"gatedAPIFeatures": []string{},
+		}, "type": "Navigation"})
+		e.Event(id, "", "Page.loadEventFired", map[string]any{"timestamp": 1.5})
+	}
+	if !e.opts.Stock {
+		e.Emit("chrome.tabs.onUpdated", id, map[string]any{"url": url, "title": title}, tab)
+	}
 }
 
 // CloseTab closes tab id as the person would: the debugger detaches with
@@ -392,6 +443,14 @@ func (e *Ext) handle(id int64, method string, params []json.RawMessage) {
 			}}, nil)
 			return
 		}
+		if cdpMethod == "Runtime.evaluate" && d.SessionID == "" && strings.Contains(string(p), "navigator.userAgent") {
+			// What a page says about its browser: the user agent, and the
+			// full version where the page may ask for it.
+			e.reply(id, map[string]any{"result": map[string]any{"type": "object", "value": map[string]string{
+				"userAgent": e.opts.UserAgent, "full": strings.TrimPrefix(e.opts.Product, "HeadlessChrome/"),
+			}}}, nil)
+			return
+		}
 		res, err := e.opts.Handler(d.TabID, d.SessionID, cdpMethod, p)
 		e.reply(id, res, err)
 	case "chrome.tabs.create":
@@ -415,6 +474,10 @@ func (e *Ext) handle(id int64, method string, params []json.RawMessage) {
 		e.reply(id, nil, nil)
 		e.CloseTab(tabID)
 	case "chrome.tabs.update":
+		if e.opts.Stock {
+			e.reply(id, nil, fmt.Errorf("Unknown method: %s", method))
+			return
+		}
 		var tabID int
 		arg(0, &tabID)
 		e.mu.Lock()

@@ -22,6 +22,12 @@ func (a Adapter) URL(profile, url string) relay.Decision {
 	return convert(a.P.For(profile).URL(url))
 }
 
+// FencesNavigation reports whether the profile's URL fence can refuse a
+// host, so that navigations without a command need watching.
+func (a Adapter) FencesNavigation(profile string) bool {
+	return a.P.For(profile).FencesHosts()
+}
+
 func convert(d denylist.Decision) relay.Decision {
 	switch d.Verdict {
 	case denylist.Deny:

@@ -14,6 +14,7 @@ type Pages struct {
 	Main  string // http://127.0.0.1:<port>
 	Other string // http://127.0.0.2:<port>, another site
 	srvs  []*http.Server
+	hits  hits
 }
 
 // StartPages starts both origins.
@@ -42,6 +43,10 @@ func (p *Pages) serve(addr string) (string, error) {
 	return base, nil
 }
 
+// DownloadBody is the content of /files/report.csv, which /download.html
+// links to and which is served as an attachment.
+const DownloadBody = "name,value\nrelay,42\n"
+
 // Close stops both origins.
 func (p *Pages) Close() {
 	for _, s := range p.srvs {
@@ -51,6 +56,7 @@ func (p *Pages) Close() {
 
 func (p *Pages) handler() http.Handler {
 	mux := http.NewServeMux()
+	p.policyPages(mux)
 	html := func(w http.ResponseWriter, body string) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, body)
@@ -61,6 +67,14 @@ func (p *Pages) handler() http.Handler {
 <input id="name" autocomplete="off">
 <button id="go" onclick="document.getElementById('out').textContent = 'Hello, ' + document.getElementById('name').value">Go</button>
 <button id="open" onclick="window.open('/popup.html')">Open popup</button>`)
+	})
+	mux.HandleFunc("/download.html", func(w http.ResponseWriter, r *http.Request) {
+		html(w, `<!doctype html><title>Download</title><a id="dl" href="/files/report.csv">Download the report</a>`)
+	})
+	mux.HandleFunc("/files/report.csv", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/csv")
+		w.Header().Set("Content-Disposition", `attachment; filename="report.csv"`)
+		fmt.Fprint(w, DownloadBody)
 	})
 	mux.HandleFunc("/popup.html", func(w http.ResponseWriter, r *http.Request) {
 		html(w, `<!doctype html><title>Popup</title><p id="p">I am the popup</p>`)

@@ -5,11 +5,14 @@ package testenv
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,18 +33,34 @@ type Env struct {
 	Browser *chromium.Browser
 	Pages   *Pages
 	LogPath string // the relay's and browser's log
+	// Downloads is where the browser saves downloads: the person's
+	// download folder, as far as the relay knows.
+	Downloads string
+	// BrowserWS is the browser's own CDP endpoint, with Options.DebugPort:
+	// a test's way to act as the person (the extension's connect page),
+	// never the relay's.
+	BrowserWS string
 
 	hs     *http.Server
 	extDir string
 	log    *slog.Logger
+	opts   Options
 }
 
 // HTTPEndpoint is what Playwright's connectOverCDP takes.
-func (e *Env) HTTPEndpoint() string { return "http://" + e.Addr }
+func (e *Env) HTTPEndpoint() string { return e.scheme("http") + "://" + e.Addr }
 
 // WSEndpoint is the browser WebSocket URL of the default instance.
 func (e *Env) WSEndpoint() string {
-	return "ws://" + e.Addr + "/devtools/browser/" + e.Relay.Default().GUID()
+	return e.scheme("ws") + "://" + e.Addr + "/devtools/browser/" + e.Relay.Default().GUID()
+}
+
+// scheme is http or ws, with an s under TLS.
+func (e *Env) scheme(plain string) string {
+	if e.opts.TLS != nil {
+		return plain + "s"
+	}
+	return plain
 }
 
 // Require reports why end-to-end tests cannot run here, or "" when they
@@ -85,6 +104,19 @@ type Options struct {
 	Relay  relay.Config  // Logger and DefaultGUID are filled in
 	Output io.Writer     // log destination; default: a temp file
 	Wait   time.Duration // how long to wait for the extension; default 45 s
+	// DebugPort opens the browser's own debugging port (see BrowserWS).
+	DebugPort bool
+
+	// TLS, when set, serves the relay over HTTPS and WSS with this
+	// certificate; the browser trusts it (and nothing else it could not
+	// verify) and its extension connects over wss://. Default: plain.
+	TLS *tls.Certificate
+	// Wrap, when set, is put in front of the relay's handler (the ingress
+	// guard, say), also after RestartRelay. Default: the relay alone.
+	Wrap func(http.Handler) http.Handler
+	// ExtensionToken, when set, is added to the extension's relay URL as
+	// ?token=. Default: none.
+	ExtensionToken string
 }
 
 // Start runs a relay and a browser. Call Close when done.
@@ -95,7 +127,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	if opts.Wait == 0 {
 		opts.Wait = 45 * time.Second
 	}
-	e := &Env{}
+	e := &Env{opts: opts}
 	defer func() {
 		if err != nil {
 			e.Close()
@@ -122,8 +154,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		return nil, err
 	}
 	e.Addr = ln.Addr().String()
-	e.hs = &http.Server{Handler: e.Relay, ReadHeaderTimeout: 10 * time.Second}
-	go e.hs.Serve(ln)
+	e.serve(ln)
 
 	if e.Pages, err = StartPages(); err != nil {
 		return nil, err
@@ -136,14 +167,32 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	if e.extDir, err = os.MkdirTemp("", "cdprelay-e2e-ext-"); err != nil {
 		return nil, err
 	}
-	extURL := "ws://" + e.Addr + "/extension/" + e.Relay.Default().GUID()
+	if e.Downloads, err = os.MkdirTemp("", "cdprelay-e2e-downloads-"); err != nil {
+		return nil, err
+	}
+	extURL := e.scheme("ws") + "://" + e.Addr + "/extension/" + e.Relay.Default().GUID()
+	if opts.ExtensionToken != "" {
+		extURL += "?token=" + url.QueryEscape(opts.ExtensionToken)
+	}
 	if err := extension.WriteDir(e.extDir, &extension.Config{Relay: extURL, Share: opts.Share}); err != nil {
 		return nil, err
+	}
+	args := []string{"--silent-debugger-extension-api"}
+	if opts.DebugPort {
+		args = append(args, "--remote-debugging-port=0")
+	}
+	if opts.TLS != nil {
+		leaf, err := x509.ParseCertificate(opts.TLS.Certificate[0])
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, chromium.TrustCertificateFlag(leaf))
 	}
 	e.Browser, err = chromium.Launch(context.Background(), chromium.Options{
 		Path:         path,
 		ExtensionDir: e.extDir,
-		Args:         []string{"--silent-debugger-extension-api"},
+		Args:         args,
+		DownloadDir:  e.Downloads,
 		Output:       out,
 		Logger:       log,
 	})
@@ -155,7 +204,28 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	if err := e.Relay.Default().WaitReady(wctx); err != nil {
 		return nil, fmt.Errorf("the browser's extension did not connect (log: %s): %w", e.LogPath, err)
 	}
+	if opts.DebugPort {
+		if e.BrowserWS, err = debuggerURL(wctx, e.Browser.UserDataDir()); err != nil {
+			return nil, err
+		}
+	}
 	return e, nil
+}
+
+// debuggerURL reads the browser's own endpoint from the file Chrome writes
+// into its profile for --remote-debugging-port=0.
+func debuggerURL(ctx context.Context, profile string) (string, error) {
+	for {
+		b, err := os.ReadFile(filepath.Join(profile, "DevToolsActivePort"))
+		if port, path, ok := strings.Cut(strings.TrimSpace(string(b)), "\n"); err == nil && ok {
+			return "ws://127.0.0.1:" + port + path, nil
+		}
+		select {
+		case <-ctx.Done():
+			return "", fmt.Errorf("the browser did not open its debugging port: %w", ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 // RestartRelay stops the relay, as a crash or an upgrade would, and starts
@@ -178,9 +248,26 @@ func (e *Env) RestartRelay(ctx context.Context, cfg relay.Config) error {
 	if err != nil {
 		return fmt.Errorf("listen again on %s: %w", e.Addr, err)
 	}
-	e.hs = &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
-	go e.hs.Serve(ln)
+	e.serve(ln)
 	return srv.Default().WaitReady(ctx)
+}
+
+// serve serves the relay on ln, behind Wrap and over TLS as configured.
+func (e *Env) serve(ln net.Listener) {
+	var h http.Handler = e.Relay
+	if e.opts.Wrap != nil {
+		h = e.opts.Wrap(h)
+	}
+	e.hs = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	if e.opts.TLS != nil {
+		e.hs.TLSConfig = &tls.Config{Certificates: []tls.Certificate{*e.opts.TLS}}
+		// WebSockets upgrade from HTTP/1.1, as with cdprelay serve.
+		e.hs.Protocols = new(http.Protocols)
+		e.hs.Protocols.SetHTTP1(true)
+		go e.hs.ServeTLS(ln, "", "")
+		return
+	}
+	go e.hs.Serve(ln)
 }
 
 // Close stops the browser and the relay.
@@ -201,6 +288,9 @@ func (e *Env) Close() {
 	}
 	if e.extDir != "" {
 		os.RemoveAll(e.extDir)
+	}
+	if e.Downloads != "" {
+		os.RemoveAll(e.Downloads)
 	}
 }
 

@@ -1,0 +1,480 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// report is the summary of a run.
+type report struct {
+	res     *results
+	st      map[string]map[string]stats // by path, workload key
+	goBench []byte                      // output of go test -bench, or nil
+	goRows  []benchRow
+
+	inExtSeq  stats       // the in-extension loop, one call at a time
+	inExtRate float64     // its calls per second with 16 in flight
+	inExtCPU  cpuSnapshot // over every call of the loop
+	inExtN    int
+	inExtPar  []float64 // per round, calls per second with 16 in flight
+}
+
+func newReport(res *results, goBench []byte) *report {
+	r := &report{res: res, st: map[string]map[string]stats{}, goBench: goBench, goRows: parseGoBench(goBench)}
+	for p, byWork := range res.samples {
+		r.st[p] = map[string]stats{}
+		for k, ss := range byWork {
+			r.st[p][k] = summarise(ss)
+		}
+	}
+	var seq []sample
+	var calls int
+	var par time.Duration
+	for _, s := range res.inExt {
+		seq = append(seq, s.seq)
+		calls += s.parCalls
+		par += s.par
+		r.inExtCPU.add(s.cpu)
+		r.inExtN += s.calls
+		r.inExtPar = append(r.inExtPar, float64(s.parCalls)/s.par.Seconds())
+	}
+	r.inExtSeq = summarise(seq)
+	if par > 0 {
+		r.inExtRate = float64(calls) / par.Seconds()
+	}
+	return r
+}
+
+var pathOrder = []string{pathDirect, pathExt, pathRelay}
+
+// target is one of PROTOCOL.md §6's and issue 8's goals.
+type target struct {
+	what     string
+	measured string
+	rounds   string // the same figure round by round: median [min–max]
+	goal     string
+	met      bool
+}
+
+func (r *report) targets() []target {
+	a, b, c := r.st[pathDirect], r.st[pathExt], r.st[pathRelay]
+	var ts []target
+	if a[evalSeq].n > 0 && c[evalSeq].n > 0 {
+		ratio := micros(c[evalSeq].p50) / micros(a[evalSeq].p50)
+		ts = append(ts, target{
+			what:     "cdprelay p50 ÷ direct p50 (evaluate, 1 in flight)",
+			measured: fmtRatio(ratio),
+			rounds:   spread(pairRatios(c[evalSeq].roundP50, a[evalSeq].roundP50), fmtRatio),
+			goal:     "≤ ×2.0",
+			met:      ratio <= 2.0,
+		})
+	}
+	if a[evalPar].n > 0 && c[evalPar].n > 0 {
+		ratio := c[evalPar].perSec / a[evalPar].perSec
+		ts = append(ts, target{
+			what:     "cdprelay throughput ÷ direct (evaluate, 16 in flight)",
+			measured: fmtRatio(ratio),
+			rounds:   spread(pairRatios(c[evalPar].roundRate, a[evalPar].roundRate), fmtRatio),
+			goal:     "≥ ×0.30",
+			met:      ratio >= 0.30,
+		})
+	}
+	if b[evalSeq].n > 0 && c[evalSeq].n > 0 {
+		d50 := micros(c[evalSeq].p50) - micros(b[evalSeq].p50)
+		d99 := micros(c[evalSeq].p99) - micros(b[evalSeq].p99)
+		ts = append(ts,
+			target{
+				what:     "relay's own cost at p50: cdprelay − extension (evaluate, 1 in flight)",
+				measured: fmtMicros(d50),
+				rounds:   spread(pairDiffs(c[evalSeq].roundP50, b[evalSeq].roundP50), fmtMicros),
+				goal:     "≤ 50 µs",
+				met:      d50 <= 50,
+			},
+			target{
+				what:     "relay's own cost at p99: cdprelay − extension (evaluate, 1 in flight)",
+				measured: fmtMicros(d99),
+				rounds:   spread(pairDiffs(c[evalSeq].roundP99, b[evalSeq].roundP99), fmtMicros),
+				goal:     "≤ 250 µs",
+				met:      d99 <= 250,
+			})
+	}
+	if per, ok := r.relayCPUPerMessage(); ok {
+		rate := 1e9 / per
+		ts = append(ts, target{
+			what:     "forwarded messages per second on one core (Go benchmark Loopback, 16 in flight: (relay − peers) ÷ 2 CPU per message)",
+			measured: fmtRate(rate) + " (" + strconv.FormatFloat(per/1000, 'f', 1, 64) + " µs each)",
+			goal:     "≥ 50,000/s",
+			met:      rate >= 50000,
+		})
+	}
+	return ts
+}
+
+// goFigure is one figure of one Go benchmark, or 0.
+func (r *report) goFigure(name, unit string) float64 {
+	for _, row := range r.goRows {
+		if row.name == name {
+			v, _ := strconv.ParseFloat(row.vals[unit], 64)
+			return v
+		}
+	}
+	return 0
+}
+
+// relayCPUPerMessage is the relay's own CPU per forwarded message in ns,
+// from the loopback benchmark with 16 in flight: the stand-ins' CPU is
+// measured alone and taken off.
+func (r *report) relayCPUPerMessage() (float64, bool) {
+	withRelay := r.goFigure("Loopback/relay/inflight=16", "cpu-ns/op")
+	peers := r.goFigure("Loopback/peers/inflight=16", "cpu-ns/op")
+	if withRelay == 0 || peers == 0 || withRelay <= peers {
+		return 0, false
+	}
+	return (withRelay - peers) / 2, true
+}
+
+// relayLoopbackLatency is what the relay adds to one round trip on
+// loopback with nothing else in flight, in ns.
+func (r *report) relayLoopbackLatency() (float64, bool) {
+	withRelay := r.goFigure("Loopback/relay/inflight=1", "ns/op")
+	peers := r.goFigure("Loopback/peers/inflight=1", "ns/op")
+	if withRelay == 0 || peers == 0 {
+		return 0, false
+	}
+	return withRelay - peers, true
+}
+
+// spread prints the median and range of per-round figures.
+func spread(xs []float64, f func(float64) string) string {
+	if len(xs) == 0 {
+		return ""
+	}
+	lo, hi := slices.Min(xs), slices.Max(xs)
+	return f(median(xs)) + " [" + f(lo) + " – " + f(hi) + "]"
+}
+
+func fmtRatio(x float64) string  { return "×" + strconv.FormatFloat(x, 'f', 2, 64) }
+func fmtMicros(x float64) string { return strconv.FormatFloat(x, 'f', 0, 64) + " µs" }
+func fmtRate(x float64) string   { return strconv.FormatFloat(x, 'f', 0, 64) + "/s" }
+
+func (r *report) print(w io.Writer) {
+	fmt.Fprintf(w, "screenshot: %d×%d, PNG %s\n\n", r.res.opts.width, r.res.opts.height, fmtBytes(r.res.pngBytes))
+	r.targetsTable(w)
+	fmt.Fprintln(w)
+	r.sideBySide(w)
+	fmt.Fprintln(w)
+	r.cpuTable(w)
+}
+
+func (r *report) targetsTable(w io.Writer) {
+	fmt.Fprintln(w, "| target | measured (all rounds pooled) | round by round: median [min – max] | goal | |")
+	fmt.Fprintln(w, "|---|---|---|---|---|")
+	for _, t := range r.targets() {
+		status := "not met"
+		if t.met {
+			status = "met"
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", t.what, t.measured, t.rounds, t.goal, status)
+	}
+}
+
+func (r *report) sideBySide(w io.Writer) {
+	fmt.Fprintln(w, "| workload | path | calls | p50 | p95 | p99 | calls/s | p50 ÷ direct | calls/s ÷ direct |")
+	fmt.Fprintln(w, "|---|---|--:|--:|--:|--:|--:|--:|--:|")
+	row := func(key, label string, s stats, a stats) {
+		if s.n == 0 {
+			return
+		}
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", key, label, s.n,
+			fmtDur(s.p50), fmtDur(s.p95), fmtDur(s.p99), fmtRate(s.perSec),
+			fmtRatio(micros(s.p50)/micros(a.p50)), fmtRatio(s.perSec/a.perSec))
+	}
+	for _, wl := range r.res.work {
+		a := r.st[pathDirect][wl.key]
+		for _, p := range pathOrder {
+			row(wl.key, p, r.st[p][wl.key], a)
+		}
+		switch wl.key {
+		case evalSeq:
+			row(wl.key, "chrome.debugger alone¹", r.inExtSeq, a)
+			row(wl.key, "extension's socket alone²", r.st[pathExt][echoSeq], a)
+		case evalPar:
+			if r.inExtRate > 0 {
+				fmt.Fprintf(w, "| %s | chrome.debugger alone¹ | %d | | | | %s | | %s |\n", wl.key, r.inExtN,
+					fmtRate(r.inExtRate), fmtRatio(r.inExtRate/a.perSec))
+			}
+			row(wl.key, "extension's socket alone²", r.st[pathExt][echoPar], a)
+		}
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "¹ `chrome.debugger.sendCommand` in a loop inside the extension's service worker, attached through the "+
+		"extension path, with no WebSocket: timed there with `performance.now()`, which a service worker has only to ~0.1 ms.  ")
+	fmt.Fprintln(w, "² the bare peer sends the extension a method it does not know, which it answers at once with an error: "+
+		"the extension's WebSocket and JSON round trip, with no `chrome.debugger` behind it.")
+}
+
+// cpuTable shows where the CPU goes per command: Chromium's processes by
+// role and this process (client, bare peer or relay).
+func (r *report) cpuTable(w io.Writer) {
+	cols := append([]string{"Go process³"}, procKinds...)
+	fmt.Fprintf(w, "| CPU µs per call | %s | total |\n", strings.Join(cols, " | "))
+	fmt.Fprintf(w, "|---|%s--:|\n", strings.Repeat("--:|", len(cols)))
+	row := func(label string, cpu cpuSnapshot, calls int) {
+		if calls == 0 {
+			return
+		}
+		per := func(d time.Duration) string {
+			return strconv.FormatFloat(micros(d)/float64(calls), 'f', 0, 64)
+		}
+		cells := []string{per(cpu.self)}
+		total := cpu.self
+		for _, k := range procKinds {
+			cells = append(cells, per(cpu.chrome[k]))
+			total += cpu.chrome[k]
+		}
+		fmt.Fprintf(w, "| %s | %s | %s |\n", label, strings.Join(cells, " | "), per(total))
+	}
+	for _, key := range []string{evalSeq, evalPar} {
+		for _, p := range pathOrder {
+			s := r.st[p][key]
+			row(key+", "+p, s.cpu, s.n)
+		}
+	}
+	row("chrome.debugger alone¹, 1 and 16 in flight", r.inExtCPU, r.inExtN)
+	row(echoSeq+", extension's socket alone²", r.st[pathExt][echoSeq].cpu, r.st[pathExt][echoSeq].n)
+	row(echoPar+", extension's socket alone²", r.st[pathExt][echoPar].cpu, r.st[pathExt][echoPar].n)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "³ this benchmark's own process: the CDP client on direct; the bare peer on extension; "+
+		"the CDP client and the relay on cdprelay (so the relay's share is about cdprelay − direct). "+
+		"Chromium's figures come from /proc in 10 ms ticks, summed over every visit.")
+}
+
+// breakdown puts the paths' figures side by side as parts of a whole.
+func (r *report) breakdown(w io.Writer) {
+	a, b, c := r.st[pathDirect], r.st[pathExt], r.st[pathRelay]
+	echo1 := b[echoSeq]
+	if a[evalSeq].n == 0 || b[evalSeq].n == 0 || c[evalSeq].n == 0 || echo1.n == 0 || r.inExtSeq.n == 0 {
+		return
+	}
+	direct, ext, relay := micros(a[evalSeq].p50), micros(b[evalSeq].p50), micros(c[evalSeq].p50)
+	dbg, sock := micros(r.inExtSeq.p50), micros(echo1.p50)
+	fmt.Fprintf(w, "- One call at a time, at p50: Chromium's own port answers in %s. `chrome.debugger` alone, "+
+		"called in the extension, takes %s (%s direct); a round trip over the extension's socket with nothing "+
+		"behind it takes %s. Together, as the extension path, they take %s: %s more than the two apart. "+
+		"cdprelay adds %s to that, for %s in all (%s direct).\n",
+		fmtMicros(direct), fmtMicros(dbg), fmtRatio(dbg/direct), fmtMicros(sock), fmtMicros(ext),
+		fmtMicros(ext-dbg-sock), fmtMicros(relay-ext), fmtMicros(relay), fmtRatio(relay/direct))
+	if r.inExtRate > 0 && b[echoPar].n > 0 && a[evalPar].n > 0 {
+		fmt.Fprintf(w, "- 16 in flight: Chromium's port does %s; `chrome.debugger` alone tops out at %s (%s direct), "+
+			"which bounds every path through the extension; the extension's socket alone carries %s; "+
+			"the extension path does %s and cdprelay %s.\n",
+			fmtRate(a[evalPar].perSec), fmtRate(r.inExtRate), fmtRatio(r.inExtRate/a[evalPar].perSec),
+			fmtRate(b[echoPar].perSec), fmtRate(b[evalPar].perSec), fmtRate(c[evalPar].perSec))
+	}
+	perCall := func(s stats, kind string) float64 {
+		if s.n == 0 {
+			return 0
+		}
+		return micros(s.cpu.chrome[kind]) / float64(s.n)
+	}
+	if a[evalPar].n > 0 && b[evalPar].n > 0 && c[evalPar].n > 0 {
+		total := func(s stats) float64 {
+			var t time.Duration
+			for _, v := range s.cpu.chrome {
+				t += v
+			}
+			return micros(t) / float64(s.n)
+		}
+		self := func(s stats) float64 { return micros(s.cpu.self) / float64(s.n) }
+		fmt.Fprintf(w, "- CPU, 16 in flight: Chromium spends %s per call on the extension path against %s direct "+
+			"(its browser process alone %s against %s); the relay, taken as this process's CPU on cdprelay less "+
+			"that on direct, spends %s.\n",
+			fmtMicros(total(b[evalPar])), fmtMicros(total(a[evalPar])),
+			fmtMicros(perCall(b[evalPar], procBrowser)), fmtMicros(perCall(a[evalPar], procBrowser)),
+			fmtMicros(self(c[evalPar])-self(a[evalPar])))
+	}
+}
+
+// writeMarkdown writes the whole report, with the Go benchmarks' output.
+func (r *report) writeMarkdown(file string) error {
+	var b bytes.Buffer
+	o := r.res.opts
+	fmt.Fprintln(&b, "# Benchmarks")
+	fmt.Fprintln(&b)
+	fmt.Fprintln(&b, "Written by `make bench`; run it again to refresh this page rather than editing it.")
+	fmt.Fprintln(&b)
+	fmt.Fprintf(&b, "- Date: %s\n", r.res.started.UTC().Format("2006-01-02 15:04 MST"))
+	fmt.Fprintf(&b, "- Machine: %d CPUs, %s, %s/%s, %s\n", runtime.NumCPU(), cpuModel(), runtime.GOOS, runtime.GOARCH, runtime.Version())
+	fmt.Fprintf(&b, "- Browser: %s, headless; one browser for all three paths\n", r.res.chromeVer)
+	fmt.Fprintln(&b, "- Command: `make bench`, which runs:")
+	if o.goBenchCmd != "" {
+		fmt.Fprintf(&b, "  - `%s`\n", o.goBenchCmd)
+	}
+	fmt.Fprintf(&b, "  - `%s`\n", commandLine())
+	fmt.Fprintln(&b)
+
+	fmt.Fprintln(&b, "## One Chromium, three paths")
+	fmt.Fprintln(&b)
+	fmt.Fprintln(&b, "- **direct**: a Go CDP client on Chromium's own debugging port (`--remote-debugging-port=0`), "+
+		"`Target.attachToTarget {flatten:true}` to the tab, then commands on that session. The floor.")
+	fmt.Fprintln(&b, "- **extension**: the cdprelay extension in that browser, driven by a bare protocol-v2 peer "+
+		"(`chrome.debugger.attach`, then `chrome.debugger.sendCommand`) on the URL it is configured with. No relay logic.")
+	fmt.Fprintln(&b, "- **cdprelay**: the relay in the benchmark's process on that same URL, and the same Go CDP client "+
+		"on `/devtools/browser/<guid>` over loopback: `Target.setAutoAttach`, then commands on the tab's session.")
+	fmt.Fprintln(&b)
+	fmt.Fprintf(&b, "The extension keeps one connection, so the peer and the relay take turns on the URL; each visit "+
+		"attaches to the tab, warms up (%d evaluations, 2 screenshots), measures and detaches, so that only one path "+
+		"holds the tab at a time. Visits go direct, extension, cdprelay, direct, ... for %d rounds after %d not counted, "+
+		"so that the machine's noise falls on all three alike; per visit: %d evaluations one at a time, %d with 16 in flight, "+
+		"%d screenshots one at a time, %d with 16 in flight. The screenshot is a %d×%d viewport "+
+		"(`Emulation.setDeviceMetricsOverride`) filled with a seeded noise canvas: a PNG of %s (%s of base64 on the wire). "+
+		"Latencies are from sending a command to reading its whole reply; every figure pools all rounds unless it says otherwise.\n",
+		o.warmup, o.rounds, o.warmRounds, o.evals, o.evals16, o.shots, o.shots16, o.width, o.height,
+		fmtBytes(r.res.pngBytes), fmtBytes((r.res.pngBytes+2)/3*4))
+	fmt.Fprintln(&b)
+
+	fmt.Fprintln(&b, "### Targets (PROTOCOL.md §6, issue 8)")
+	fmt.Fprintln(&b)
+	r.targetsTable(&b)
+	fmt.Fprintln(&b)
+	fmt.Fprintln(&b, "The relay's own cost is a difference of two percentiles measured a few seconds apart on a busy "+
+		"2-core machine, not a percentile of differences: read it with the round-by-round spread beside it.")
+	fmt.Fprintln(&b)
+	fmt.Fprintln(&b, "### Round trips")
+	fmt.Fprintln(&b)
+	r.sideBySide(&b)
+	fmt.Fprintln(&b)
+	fmt.Fprintln(&b, "### Where the CPU goes")
+	fmt.Fprintln(&b)
+	r.cpuTable(&b)
+	fmt.Fprintln(&b)
+	fmt.Fprintln(&b, "### Where the time goes")
+	fmt.Fprintln(&b)
+	r.breakdown(&b)
+	fmt.Fprintln(&b)
+
+	fmt.Fprintln(&b, "## The relay alone")
+	fmt.Fprintln(&b)
+	fmt.Fprintln(&b, "Go benchmarks of `./relay` and `./internal/wire`, with the extension and the client replaced by "+
+		"in-process stand-ins. `msgs/cpu-s` is forwarded messages (a command and its reply are two) per second of "+
+		"this process's CPU time, that is per core.")
+	fmt.Fprintln(&b)
+	if len(r.goRows) > 0 {
+		goBenchTable(&b, r.goRows)
+		fmt.Fprintln(&b)
+		if per, ok := r.relayCPUPerMessage(); ok {
+			fmt.Fprintf(&b, "- The relay's own CPU per forwarded message over real sockets, (Loopback/relay − "+
+				"Loopback/peers) ÷ 2 in cpu-ns/op with 16 in flight: %.1f µs, that is %s per core.\n", per/1000, fmtRate(1e9/per))
+		}
+		if lat, ok := r.relayLoopbackLatency(); ok {
+			fmt.Fprintf(&b, "- What the relay adds to a round trip on loopback with 1 in flight, Loopback/relay − "+
+				"Loopback/peers in ns/op: %.1f µs.\n", lat/1000)
+		}
+		fmt.Fprintln(&b)
+		fmt.Fprintln(&b, "<details><summary>raw output</summary>")
+		fmt.Fprintln(&b)
+		fmt.Fprintln(&b, "```")
+		b.Write(bytes.TrimSpace(r.goBench))
+		fmt.Fprintln(&b)
+		fmt.Fprintln(&b, "```")
+		fmt.Fprintln(&b)
+		fmt.Fprintln(&b, "</details>")
+	} else {
+		fmt.Fprintln(&b, "(not run)")
+	}
+	return os.WriteFile(file, b.Bytes(), 0o644)
+}
+
+// benchRow is one line of `go test -bench` output: the benchmark's name
+// without its GOMAXPROCS suffix, and its figures by unit.
+type benchRow struct {
+	name  string
+	vals  map[string]string
+	units []string // in the order printed
+}
+
+func parseGoBench(out []byte) []benchRow {
+	var rows []benchRow
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") {
+			continue
+		}
+		name := strings.TrimPrefix(f[0], "Benchmark")
+		if i := strings.LastIndexByte(name, '-'); i > 0 {
+			if _, err := strconv.Atoi(name[i+1:]); err == nil {
+				name = name[:i]
+			}
+		}
+		row := benchRow{name: name, vals: map[string]string{}}
+		for i := 2; i+1 < len(f); i += 2 {
+			row.vals[f[i+1]] = f[i]
+			row.units = append(row.units, f[i+1])
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// goBenchTable prints one row per benchmark, one column per unit.
+func goBenchTable(w io.Writer, rows []benchRow) {
+	var units []string
+	for _, row := range rows {
+		for _, u := range row.units {
+			if !slices.Contains(units, u) {
+				units = append(units, u)
+			}
+		}
+	}
+	fmt.Fprintf(w, "| benchmark | %s |\n", strings.Join(units, " | "))
+	fmt.Fprintf(w, "|---|%s\n", strings.Repeat("--:|", len(units)))
+	for _, row := range rows {
+		cells := make([]string, len(units))
+		for i, u := range units {
+			cells[i] = row.vals[u]
+		}
+		fmt.Fprintf(w, "| %s | %s |\n", row.name, strings.Join(cells, " | "))
+	}
+}
+
+// commandLine is this run's command as `make bench` starts it, quoted for
+// a shell.
+func commandLine() string {
+	words := []string{"go", "run", "./cmd/cdprelay-bench"}
+	for _, a := range os.Args[1:] {
+		if a == "" || strings.ContainsAny(a, " \t'\"$\\*?;&|<>()") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		words = append(words, a)
+	}
+	return strings.Join(words, " ")
+}
+
+func cpuModel() string {
+	data, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "unknown CPU"
+	}
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown CPU"
+}
+
+func fmtBytes(n int) string {
+	if n >= 1<<20 {
+		return strconv.FormatFloat(float64(n)/(1<<20), 'f', 2, 64) + " MiB"
+	}
+	return strconv.FormatFloat(float64(n)/(1<<10), 'f', 0, 64) + " KiB"
+}

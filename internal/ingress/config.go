@@ -1,0 +1,92 @@
+package ingress
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/cdprelay/cdprelay/extension"
+)
+
+// Config is the part of the ingress rules that a reload may change. The
+// zero value is the zero-config relay: no tokens, so loopback peers only,
+// with every scope; loopback names only as Host; no Origin on CDP
+// endpoints; the default extension ids.
+type Config struct {
+	// Tokens, when not empty, are required on every request but the page
+	// shell, loopback included. Default: none.
+	Tokens []Token
+	// Hosts are names (or addresses) a request's Host may carry besides
+	// localhost, 127.0.0.0/8 and ::1. Default: none.
+	Hosts []string
+	// CDPOrigins are the Origins a CDP request (discovery or WebSocket)
+	// may carry, as scheme://host[:port]; a request without Origin is
+	// always fine. Default: none.
+	CDPOrigins []string
+	// ExtensionIDs are the extensions that may connect to /extension/.
+	// nil: DefaultExtensionIDs. An empty, non-nil list allows only
+	// clients that send no Origin (programs outside a browser).
+	ExtensionIDs []string
+	// PagePaths are the public paths of the live-view page shell.
+	// nil: DefaultPagePaths.
+	PagePaths []string
+}
+
+// DefaultExtensionIDs are the extensions allowed by default: ours and
+// Playwright's.
+var DefaultExtensionIDs = []string{extension.ID, PlaywrightExtensionID}
+
+// rules is a compiled Config. Immutable; a reload swaps in a new one.
+type rules struct {
+	tokens       *tokenTable // nil: no tokens configured
+	hosts        hostList
+	cdpOrigins   map[string]bool
+	extensionIDs map[string]bool
+	pagePaths    map[string]bool
+}
+
+func compile(cfg Config) (*rules, error) {
+	var errs []error
+	rs := &rules{}
+	if len(cfg.Tokens) > 0 {
+		t, err := compileTokens(cfg.Tokens)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		rs.tokens = t
+	}
+	var err error
+	if rs.hosts, err = compileHosts(cfg.Hosts); err != nil {
+		errs = append(errs, err)
+	}
+	if rs.cdpOrigins, err = compileOrigins(cfg.CDPOrigins); err != nil {
+		errs = append(errs, err)
+	}
+	ids := cfg.ExtensionIDs
+	if ids == nil {
+		ids = DefaultExtensionIDs
+	}
+	if rs.extensionIDs, err = compileExtensionIDs(ids); err != nil {
+		errs = append(errs, err)
+	}
+	pages := cfg.PagePaths
+	if pages == nil {
+		pages = DefaultPagePaths
+	}
+	rs.pagePaths = make(map[string]bool, len(pages))
+	for i, p := range pages {
+		if !cleanPath(p) {
+			errs = append(errs, fmt.Errorf("page path [%d] %q is not a clean absolute path", i, p))
+		}
+		rs.pagePaths[p] = true
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return rs, nil
+}
+
+// Validate checks cfg as New and Reload would.
+func (cfg Config) Validate() error {
+	_, err := compile(cfg)
+	return err
+}

@@ -1,0 +1,215 @@
+package relay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// What the stock extension does not say.
+//
+// Our extension sends extension.info (the browser's user agent and version)
+// and puts each tab's targetId in its offers. The stock Playwright extension
+// does neither, and a relay that made them up would mislead clients:
+// Playwright reads the platform and headlessness from the user agent, and
+// every client names pages by their real target ids (chromedp and go-rod
+// take a page's main frame id to be its target id). So the relay asks
+// Chrome: it attaches to a shared tab, reads Target.getTargetInfo and
+// navigator.userAgent, and lets go of the tab again unless someone uses it.
+// This happens before the extension is declared ready, so the first client
+// already sees real values, and again for tabs shared later.
+
+// learnWait bounds what the relay spends learning before the extension is
+// declared ready: a tab that does not answer must not hold clients back.
+const learnWait = 10 * time.Second
+
+// learnBeforeReady learns the target ids of the tabs offered during the
+// handshake and the browser's identity, when the extension did not say.
+func (in *Instance) learnBeforeReady(x *extConn) {
+	ctx, cancel := context.WithTimeout(context.Background(), learnWait)
+	defer cancel()
+	in.mu.Lock()
+	var unnamed []*tab
+	for _, t := range in.sortedTabsLocked() {
+		if t.targetID == "" {
+			unnamed = append(unnamed, t)
+		}
+	}
+	known := in.info.UserAgent != ""
+	in.mu.Unlock()
+	for _, t := range unnamed {
+		in.learnTargetCtx(ctx, x, t, true)
+	}
+	if !known {
+		if _, err := in.ensureInfo(ctx, x); err != nil {
+			in.log.Info("could not learn the browser's version yet", "err", err)
+		}
+	}
+}
+
+// learnTarget learns the target id of a tab shared after the handshake and
+// announces the new target to discovering sessions.
+func (in *Instance) learnTarget(x *extConn, t *tab) {
+	ctx, cancel := context.WithTimeout(context.Background(), in.srv.cfg.CallTimeout)
+	defer cancel()
+	in.learnTargetCtx(ctx, x, t, false)
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if c := in.client; c != nil && in.tabs[t.id] == t && t.targetID != "" {
+		in.targetEventLocked(c, "Target.targetCreated", struct {
+			TargetInfo TargetInfo `json:"targetInfo"`
+		}{in.targetInfoLocked(t)})
+	}
+}
+
+// learnTargetCtx attaches t (which names it: see attachCalls), asks it for
+// the browser's identity if that is still unknown, and detaches again when
+// nobody else uses the tab. Before the handshake ends no client command
+// runs, so the tab is let go even with a client waiting.
+func (in *Instance) learnTargetCtx(ctx context.Context, x *extConn, t *tab, beforeReady bool) {
+	if err := in.attachTab(ctx, x, t); err != nil {
+		in.log.Info("could not learn a tab's target", "tab", t.id, "err", err)
+		return
+	}
+	if in.Info().UserAgent == "" {
+		in.emu.learning.Lock()
+		if in.Info().UserAgent == "" {
+			if err := in.learnInfoFrom(ctx, x, t); err != nil {
+				in.log.Debug("user agent", "tab", t.id, "err", err)
+			}
+		}
+		in.emu.learning.Unlock()
+	}
+	in.releaseIfUnused(x, t, beforeReady)
+}
+
+// releaseIfUnused detaches t unless a client session or a handle uses it.
+// With a client connected (and its commands running, unless quiet) the
+// debugger stays: it is released when the client leaves, and detaching now
+// could race the client's own attach.
+func (in *Instance) releaseIfUnused(x *extConn, t *tab, quiet bool) {
+	in.mu.Lock()
+	if (in.client != nil && !quiet) || t.session != nil || len(t.handles) > 0 || t.state != tabAttached || in.tabs[t.id] != t {
+		in.mu.Unlock()
+		return
+	}
+	t.setState(tabDetaching, nil)
+	in.mu.Unlock()
+	in.finishDetach(x, t)
+}
+
+// ensureInfo returns the browser's identity, asking a shared tab when the
+// extension did not report it.
+func (in *Instance) ensureInfo(ctx context.Context, x *extConn) (BrowserInfo, error) {
+	in.emu.learning.Lock()
+	defer in.emu.learning.Unlock()
+	if info := in.Info(); info.UserAgent != "" {
+		return info, nil
+	}
+	if x == nil {
+		return BrowserInfo{}, errors.New("extension not connected")
+	}
+	ctx, cancel := context.WithTimeout(ctx, in.srv.cfg.CallTimeout)
+	defer cancel()
+	// An attached tab first: asking it costs no attach.
+	in.mu.Lock()
+	tabs := in.sortedTabsLocked()
+	in.mu.Unlock()
+	var errs []error
+	for _, attachedOnly := range []bool{true, false} {
+		for _, t := range tabs {
+			in.mu.Lock()
+			attached := t.state == tabAttached
+			in.mu.Unlock()
+			if attachedOnly != attached {
+				continue
+			}
+			if !attached {
+				if err := in.attachTab(ctx, x, t); err != nil {
+					errs = append(errs, err)
+					continue
+				}
+			}
+			err := in.learnInfoFrom(ctx, x, t)
+			if !attached {
+				in.releaseIfUnused(x, t, false)
+			}
+			if err == nil {
+				return in.Info(), nil
+			}
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) == 0 {
+		return BrowserInfo{}, errors.New("no tab is shared to ask")
+	}
+	return BrowserInfo{}, errors.Join(errs...)
+}
+
+// uaProbe reads the user agent and, where the page may (a secure context),
+// the browser's full version, which the reduced user agent string hides.
+const uaProbe = `(async () => {
+  let full = "";
+  try {
+    const d = await navigator.userAgentData.getHighEntropyValues(["fullVersionList"]);
+    const b = d.fullVersionList.find((b) => b.brand === "Google Chrome") || d.fullVersionList.find((b) => b.brand === "Chromium");
+    if (b) full = b.version;
+  } catch {}
+  return { userAgent: navigator.userAgent, full };
+})()`
+
+// learnInfoFrom asks attached tab t for the browser's identity and records
+// it.
+func (in *Instance) learnInfoFrom(ctx context.Context, x *extConn, t *tab) error {
+	res, err := x.call(ctx, "chrome.debugger.sendCommand", map[string]int64{"tabId": t.id}, "Runtime.evaluate",
+		map[string]any{"expression": uaProbe, "awaitPromise": true, "returnByValue": true, "silent": true})
+	if err != nil {
+		return fmt.Errorf("ask tab %d: %w", t.id, err)
+	}
+	var r struct {
+		Result struct {
+			Value struct {
+				UserAgent string `json:"userAgent"`
+				Full      string `json:"full"`
+			} `json:"value"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(res, &r); err != nil {
+		return fmt.Errorf("ask tab %d: %w", t.id, err)
+	}
+	info, ok := infoFromUA(r.Result.Value.UserAgent, r.Result.Value.Full)
+	if !ok {
+		return fmt.Errorf("tab %d: no Chrome version in its user agent", t.id)
+	}
+	in.mu.Lock()
+	if in.info.UserAgent == "" {
+		in.info = info
+	}
+	in.mu.Unlock()
+	in.log.Info("learnt the browser's version from a tab", "product", info.Product)
+	return nil
+}
+
+var chromeVersion = regexp.MustCompile(`(HeadlessChrome|Chrome|Chromium)/(\d+(?:\.\d+){3})`)
+
+// infoFromUA derives what Browser.getVersion reports from a user agent and,
+// when known, the full version.
+func infoFromUA(ua, full string) (BrowserInfo, bool) {
+	m := chromeVersion.FindStringSubmatch(ua)
+	if m == nil {
+		return BrowserInfo{}, false
+	}
+	version := m[2]
+	if full != "" {
+		version = full
+	}
+	name := "Chrome"
+	if strings.Contains(ua, "HeadlessChrome/") {
+		name = "HeadlessChrome"
+	}
+	return BrowserInfo{Product: name + "/" + version, UserAgent: ua, Version: version}, true
+}

@@ -1,0 +1,138 @@
+package relay
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/cdprelay/cdprelay/internal/fakeext"
+)
+
+// hostFence is a test policy whose URL fence refuses any URL containing
+// "evil". The real fence is tested in package denylist and end to end.
+type hostFence struct{}
+
+func (hostFence) Command(string, string, []byte) Decision { return Decision{} }
+func (hostFence) URL(_, url string) Decision {
+	if strings.Contains(url, "evil") {
+		return Decision{Verdict: Deny, Rule: "url:host-not-allowed", Message: "Denied by cdprelay policy: evil"}
+	}
+	return Decision{}
+}
+func (hostFence) FencesNavigation(string) bool { return true }
+
+// cdpCall is one chrome.debugger.sendCommand the fake received.
+type cdpCall struct {
+	Debuggee struct {
+		TabID     int    `json:"tabId"`
+		SessionID string `json:"sessionId"`
+	}
+	Method string
+	Params json.RawMessage
+}
+
+func fenceCalls(t *testing.T, e *fakeext.Ext, method string) []cdpCall {
+	t.Helper()
+	var out []cdpCall
+	for _, c := range e.Commands() {
+		if c.Method != "chrome.debugger.sendCommand" {
+			continue
+		}
+		var args []json.RawMessage
+		if err := json.Unmarshal(c.Params, &args); err != nil || len(args) < 2 {
+			continue
+		}
+		var call cdpCall
+		json.Unmarshal(args[0], &call.Debuggee)
+		json.Unmarshal(args[1], &call.Method)
+		if len(args) > 2 {
+			call.Params = args[2]
+		}
+		if call.Method == method {
+			out = append(out, call)
+		}
+	}
+	return out
+}
+
+func paused(id, url, resourceType string) map[string]any {
+	return map[string]any{"requestId": id, "request": map[string]any{"url": url, "method": "GET"}, "resourceType": resourceType, "frameId": "F"}
+}
+
+func TestNavigationBackstop(t *testing.T) {
+	h := newHarness(t, Config{Policy: hostFence{}})
+	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://ok.test/"}}})
+	c := h.client()
+	sess := h.autoAttach(c)[0]
+
+	// The fence is enabled at attach, before the client is told of the tab.
+	enables := fenceCalls(t, e, "Fetch.enable")
+	if len(enables) != 1 {
+		t.Fatalf("Fetch.enable at attach: %d", len(enables))
+	}
+	mustMatch(t, enables[0].Params, `{"patterns":[{"urlPattern":"*","resourceType":"Document","requestStage":"Request"}],"handleAuthRequests":false}`)
+
+	// A Document request to a refused host fails as blocked-by-client; one
+	// to an allowed host continues; the client sees neither.
+	e.Event(1, "", "Fetch.requestPaused", paused("R1", "https://evil.test/", "Document"))
+	e.Event(1, "", "Fetch.requestPaused", paused("R2", "https://ok.test/next", "Document"))
+	h.waitFor("fail and continue", func() bool {
+		return len(fenceCalls(t, e, "Fetch.failRequest")) == 1 && len(fenceCalls(t, e, "Fetch.continueRequest")) == 1
+	})
+	mustMatch(t, fenceCalls(t, e, "Fetch.failRequest")[0].Params, `{"requestId":"R1","errorReason":"BlockedByClient"}`)
+	mustMatch(t, fenceCalls(t, e, "Fetch.continueRequest")[0].Params, `{"requestId":"R2"}`)
+
+	// The client's own interception is merged with the fence.
+	h.call(c, sess, "Fetch.enable", map[string]any{"patterns": []map[string]any{{"urlPattern": "*api*"}}, "handleAuthRequests": true})
+	enables = fenceCalls(t, e, "Fetch.enable")
+	mustMatch(t, enables[len(enables)-1].Params, `{"patterns":[{"urlPattern":"*","resourceType":"Document","requestStage":"Request"},{"urlPattern":"*api*"}],"handleAuthRequests":true}`)
+
+	// A request the client asked for reaches it, untouched by the relay.
+	e.Event(1, "", "Fetch.requestPaused", paused("R3", "https://ok.test/api/x", "XHR"))
+	ev, _ := h.event(c, 0, "Fetch.requestPaused")
+	if !strings.Contains(string(ev.Params), `"R3"`) || ev.SessionID != sess {
+		t.Fatalf("client got %s", ev.Raw)
+	}
+	// A refused navigation is failed even though the client intercepts.
+	e.Event(1, "", "Fetch.requestPaused", paused("R4", "https://evil.test/api", "Document"))
+	h.waitFor("second fail", func() bool { return len(fenceCalls(t, e, "Fetch.failRequest")) == 2 })
+	// An allowed one the client's pattern does not ask for is continued.
+	e.Event(1, "", "Fetch.requestPaused", paused("R5", "https://ok.test/page", "Document"))
+	h.waitFor("second continue", func() bool { return len(fenceCalls(t, e, "Fetch.continueRequest")) == 2 })
+	for _, m := range c.Events("Fetch.requestPaused") {
+		if !strings.Contains(string(m.Params), `"R3"`) {
+			t.Errorf("client saw a pause it did not ask for: %s", m.Raw)
+		}
+	}
+	for _, call := range fenceCalls(t, e, "Fetch.continueRequest") {
+		if strings.Contains(string(call.Params), "R3") {
+			t.Error("the relay continued a request the client intercepts")
+		}
+	}
+
+	// Fetch.disable keeps the fence: it becomes a Fetch.enable of the
+	// relay's pattern alone, and the client gets its ordinary reply.
+	h.call(c, sess, "Fetch.disable", nil)
+	enables = fenceCalls(t, e, "Fetch.enable")
+	mustMatch(t, enables[len(enables)-1].Params, `{"patterns":[{"urlPattern":"*","resourceType":"Document","requestStage":"Request"}],"handleAuthRequests":false}`)
+	if n := len(fenceCalls(t, e, "Fetch.disable")); n != 0 {
+		t.Fatalf("Fetch.disable reached the tab %d times", n)
+	}
+}
+
+func TestNoBackstopWithoutHostRules(t *testing.T) {
+	h := newHarness(t, Config{})
+	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1}}})
+	c := h.client()
+	sess := h.autoAttach(c)[0]
+	h.call(c, sess, "Fetch.enable", map[string]any{})
+	enables := fenceCalls(t, e, "Fetch.enable")
+	if len(enables) != 1 {
+		t.Fatalf("Fetch.enable sent %d times, want the client's one", len(enables))
+	}
+	mustMatch(t, enables[0].Params, `{}`)
+	e.Event(1, "", "Fetch.requestPaused", paused("R1", "https://evil.test/", "Document"))
+	if _, err := c.WaitEvent(h.ctx, "Fetch.requestPaused"); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,177 @@
+package relay
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// cdpDomains are the domains counted by name; a method of any other domain
+// is counted as "other", so that a client cannot mint label values.
+var cdpDomains = []string{
+	"Accessibility", "Animation", "Audits", "Autofill", "BackgroundService", "Browser",
+	"CSS", "CacheStorage", "Cast", "DOM", "DOMDebugger", "DOMSnapshot", "DOMStorage",
+	"Debugger", "DeviceAccess", "DeviceOrientation", "Emulation", "EventBreakpoints",
+	"Extensions", "FedCm", "Fetch", "FileSystem", "HeadlessExperimental", "HeapProfiler",
+	"IO", "IndexedDB", "Input", "Inspector", "LayerTree", "Log", "Media", "Memory",
+	"Network", "Overlay", "PWA", "Page", "Performance", "PerformanceTimeline",
+	"Preload", "Profiler", "Runtime", "Schema", "Security", "ServiceWorker", "Storage",
+	"SystemInfo", "Target", "Tethering", "Tracing", "WebAudio", "WebAuthn", "other",
+}
+
+var domainIndex = func() map[string]int {
+	m := make(map[string]int, len(cdpDomains))
+	for i, d := range cdpDomains {
+		m[d] = i
+	}
+	return m
+}()
+
+// domainIdx returns the index in cdpDomains of method's domain.
+func domainIdx(method []byte) int {
+	for i, c := range method {
+		if c == '.' {
+			if n, ok := domainIndex[string(method[:i])]; ok {
+				return n
+			}
+			break
+		}
+	}
+	return len(cdpDomains) - 1
+}
+
+// Message directions.
+const (
+	dirCommand = iota // client → tab
+	dirReply          // tab → client, a reply
+	dirEvent          // tab → client, an event
+	numDirs
+)
+
+var dirNames = [numDirs]string{"command", "reply", "event"}
+
+// Metrics are the relay's Prometheus metrics. Counters are resolved once,
+// so that counting a message on the hot path is an atomic add.
+type Metrics struct {
+	messages [numDirs][]prometheus.Counter // by direction and domain index
+	bytes    [numDirs]prometheus.Counter
+
+	connections    *prometheus.GaugeVec
+	commandLatency prometheus.Histogram
+	refused        *prometheus.CounterVec // by verdict and rule
+	extConnects    prometheus.Counter
+	reg            prometheus.Registerer
+}
+
+// NewMetrics creates the relay's metrics and registers them on reg (nil:
+// not registered, still counted).
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{reg: reg}
+	msgs := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "cdprelay_relay_messages_total",
+		Help: "CDP messages relayed between clients and tabs, by direction and CDP domain.",
+	}, []string{"direction", "domain"})
+	byteVec := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "cdprelay_relay_message_bytes_total",
+		Help: "Bytes of CDP messages relayed, by direction.",
+	}, []string{"direction"})
+	for d := range numDirs {
+		m.bytes[d] = byteVec.WithLabelValues(dirNames[d])
+		m.messages[d] = make([]prometheus.Counter, len(cdpDomains))
+		for i, dom := range cdpDomains {
+			m.messages[d][i] = msgs.WithLabelValues(dirNames[d], dom)
+		}
+	}
+	m.connections = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "cdprelay_relay_connections",
+		Help: "Open WebSocket connections, by peer.",
+	}, []string{"peer"})
+	for _, p := range []string{ActorClient, ActorExtension} {
+		m.connections.WithLabelValues(p)
+	}
+	m.commandLatency = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "cdprelay_relay_command_duration_seconds",
+		Help: "Time from a client's command being forwarded to the extension until its reply.",
+		// From a fast local evaluate (~0.5 ms) to a slow navigation.
+		Buckets: prometheus.ExponentialBuckets(0.00025, 2, 16),
+	})
+	m.refused = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "cdprelay_policy_refusals_total",
+		Help: "Client commands the policy denied or acked and dropped, by verdict and rule.",
+	}, []string{"verdict", "rule"})
+	m.extConnects = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "cdprelay_relay_extension_connects_total",
+		Help: "Extension connections accepted; more than one per instance means reconnects.",
+	})
+	if reg != nil {
+		reg.MustRegister(msgs, byteVec, m.connections, m.commandLatency, m.refused, m.extConnects)
+	}
+	return m
+}
+
+// InitRules starts the refusal counters of every rule at zero.
+func (m *Metrics) InitRules(rules []string) {
+	for _, r := range rules {
+		m.refused.WithLabelValues("deny", r)
+		m.refused.WithLabelValues("ack-and-drop", r)
+	}
+}
+
+func (m *Metrics) count(dir int, method []byte, n int) {
+	m.messages[dir][domainIdx(method)].Inc()
+	m.bytes[dir].Add(float64(n))
+}
+
+func (m *Metrics) countRefusal(d Decision) {
+	v := "deny"
+	if d.Verdict == AckAndDrop {
+		v = "ack-and-drop"
+	}
+	rule := d.Rule
+	if rule == "" {
+		rule = "other"
+	}
+	m.refused.WithLabelValues(v, rule).Inc()
+}
+
+func (m *Metrics) observeLatency(start time.Time) {
+	if !start.IsZero() {
+		m.commandLatency.Observe(time.Since(start).Seconds())
+	}
+}
+
+// registerInstances adds a gauge of instances by state, read at scrape
+// time.
+func (m *Metrics) registerInstances(s *Server) {
+	if m.reg == nil {
+		return
+	}
+	for _, state := range []string{"waiting", "ready", "driven"} {
+		state := state
+		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name:        "cdprelay_relay_instances",
+			Help:        "Instances by state: waiting for an extension, ready (extension connected), driven (a client is connected).",
+			ConstLabels: prometheus.Labels{"state": state},
+		}, func() float64 {
+			n := 0
+			for _, in := range s.Instances() {
+				if in.state() == state {
+					n++
+				}
+			}
+			return float64(n)
+		}))
+	}
+}
+
+func (in *Instance) state() string {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	switch {
+	case in.client != nil:
+		return "driven"
+	case in.ext != nil && in.ext.isReady():
+		return "ready"
+	}
+	return "waiting"
+}

@@ -1,0 +1,85 @@
+package relay
+
+import (
+	"errors"
+	"strconv"
+
+	"github.com/gorilla/websocket"
+)
+
+// Page endpoints.
+//
+// Chrome serves every page at /devtools/page/<targetId> as well as the
+// browser at /devtools/browser/<id>, and /json/list points there.
+// chrome-remote-interface, by default, reads /json/list and connects to the
+// first page's webSocketDebuggerUrl; on that socket commands carry no
+// sessionId and go to the page.
+//
+// The relay makes such a connection an ordinary client of the instance
+// whose commands without a sessionId go to a session of its own on that
+// tab, and whose messages on that session carry no sessionId (an idJSON of
+// nil). Everything else (emulation, routing, child sessions, the clean-up
+// when it leaves) is a client's.
+//
+// It takes the instance's one client slot like any other client. Chrome can
+// serve a page endpoint beside a browser client because each has its own
+// DevTools session with its own state; through the extension both would
+// share the tab's one chrome.debugger session, so one client's Fetch
+// interception, emulation or Runtime.disable would silently change the
+// other's page, and the relay would have to decide which of them a
+// detached tab or a closed page belongs to. A second client is refused with
+// a reason instead.
+
+// openPage attaches a page endpoint client to its tab. It is a no-op for a
+// browser-level client (targetID ""). On failure the client has been
+// closed with a reason.
+func (c *clientConn) openPage(targetID string) error {
+	if targetID == "" {
+		return nil
+	}
+	in := c.inst
+	x, err := in.waitReady(c.ctx)
+	if err != nil {
+		c.close(websocket.CloseTryAgainLater, reasonExtNotConnected)
+		return errExtNotConnected
+	}
+	c.ext = x
+	in.mu.Lock()
+	t := in.tabByTargetLocked(targetID)
+	in.mu.Unlock()
+	if t == nil {
+		c.close(websocket.CloseNormalClosure, "No target with given id found")
+		return errNoPage
+	}
+	if err := in.attachTab(c.ctx, x, t); err != nil {
+		c.close(websocket.CloseInternalServerErr, "cdprelay: "+err.Error())
+		return err
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.tabs[t.id] != t || in.client != c {
+		c.close(websocket.CloseNormalClosure, "Target closed")
+		return errNoPage
+	}
+	in.nextSession++
+	s := newSession("pw-page-"+strconv.Itoa(in.nextSession), t, false)
+	s.idJSON = nil
+	in.sessions[s.id] = s
+	if t.session == nil {
+		t.session = s
+	} else {
+		t.extra = append(in.liveExtraLocked(t), s)
+	}
+	c.emu.page = s
+	in.observe(Event{Actor: ActorClient, Kind: KindAttach, Target: t.targetID, Outcome: OutcomeOK, Detail: s.id})
+	return nil
+}
+
+var errNoPage = errors.New("no such page")
+
+// hasTarget reports whether the instance shares a tab with targetID.
+func (in *Instance) hasTarget(targetID string) bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.tabByTargetLocked(targetID) != nil
+}

@@ -1,0 +1,135 @@
+package viewer
+
+import (
+	"encoding/json"
+
+	"github.com/cdprelay/cdprelay/screencast"
+)
+
+// Message types of the viewer protocol (PROTOCOL.md).
+const (
+	// viewer → server
+	msgList        = "list"
+	msgSubscribe   = "subscribe"
+	msgUnsubscribe = "unsubscribe"
+	msgInput       = "input"
+	msgTakeControl = "take-control"
+	msgHandBack    = "hand-back"
+
+	// server → viewer
+	msgHello     = "hello"
+	msgInstances = "instances"
+	msgStatus    = "status"
+	msgFrame     = "frame"
+	msgError     = "error"
+	msgControl   = "control"
+)
+
+// request is any message a viewer sends.
+type request struct {
+	Type     string `json:"type"`
+	ID       int64  `json:"id,omitempty"` // echoed in an error about this request
+	Instance string `json:"instance,omitempty"`
+	Tab      int64  `json:"tab,omitempty"`
+	Input    *Input `json:"input,omitempty"`
+}
+
+type helloMsg struct {
+	Type        string `json:"type"`
+	Viewer      string `json:"viewer"`
+	Interactive bool   `json:"interactive"`
+}
+
+type instancesMsg struct {
+	Type      string         `json:"type"`
+	Instances []instanceView `json:"instances"`
+}
+
+type instanceView struct {
+	ID        string    `json:"id"`
+	Default   bool      `json:"default"`
+	Extension bool      `json:"extension"`
+	Ready     bool      `json:"ready"`
+	Client    bool      `json:"client"`
+	Browser   string    `json:"browser,omitempty"`
+	Tabs      []tabView `json:"tabs"`
+}
+
+type tabView struct {
+	ID           int64  `json:"id"`
+	URL          string `json:"url"`
+	Title        string `json:"title"`
+	Attached     bool   `json:"attached"`
+	Status       string `json:"status"`
+	ControlledBy string `json:"controlledBy,omitempty"`
+	Viewers      int    `json:"viewers"`
+}
+
+// Tab statuses in the instances list besides the screencast's own.
+const (
+	// statusIdle: nobody watches the tab, so nothing is screencast.
+	statusIdle = "idle"
+	// statusUnsubscribed answers an unsubscribe.
+	statusUnsubscribed = "unsubscribed"
+)
+
+type statusMsg struct {
+	Type     string `json:"type"`
+	Instance string `json:"instance"`
+	Tab      int64  `json:"tab"`
+	Status   string `json:"status"`
+}
+
+// frameMsg precedes each binary JPEG message.
+type frameMsg struct {
+	Type     string  `json:"type"`
+	Instance string  `json:"instance"`
+	Tab      int64   `json:"tab"`
+	Seq      uint64  `json:"seq"`
+	Width    int     `json:"width"`
+	Height   int     `json:"height"`
+	DeviceW  float64 `json:"deviceWidth"`
+	DeviceH  float64 `json:"deviceHeight"`
+	PageSF   float64 `json:"pageScaleFactor"`
+	Offset   float64 `json:"offsetTop"`
+	ScrollX  float64 `json:"scrollX"`
+	ScrollY  float64 `json:"scrollY"`
+	Time     float64 `json:"timestamp,omitempty"`
+	Bytes    int     `json:"bytes"`
+	ClientSC bool    `json:"clientScreencast,omitempty"`
+}
+
+type errorMsg struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
+	Request string `json:"request,omitempty"` // the type of the request refused
+	ID      int64  `json:"id,omitempty"`
+}
+
+type controlMsg struct {
+	Type     string `json:"type"`
+	Instance string `json:"instance"`
+	Tab      int64  `json:"tab"`
+	Holder   string `json:"holder"` // "" when automation has the tab
+}
+
+func newFrameMsg(instance string, tab int64, f *screencast.Frame) frameMsg {
+	md := f.Metadata
+	return frameMsg{
+		Type: msgFrame, Instance: instance, Tab: tab, Seq: f.Seq,
+		Width: f.Width, Height: f.Height,
+		DeviceW: md.DeviceWidth, DeviceH: md.DeviceHeight,
+		PageSF: md.PageScaleFactor, Offset: md.OffsetTop,
+		ScrollX: md.ScrollOffsetX, ScrollY: md.ScrollOffsetY,
+		Time: md.Timestamp, Bytes: len(f.JPEG), ClientSC: f.ClientOwned,
+	}
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		// Every message type here marshals; a failure is a programming error.
+		panic(err)
+	}
+	return b
+}

@@ -1,0 +1,446 @@
+package viewer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/gorilla/websocket"
+
+	"github.com/cdprelay/cdprelay/screencast"
+	"github.com/cdprelay/cdprelay/web"
+)
+
+// Config configures a Server. The zero value of every field but Source
+// means its documented default.
+type Config struct {
+	// Source lists instances and opens tabs. Required.
+	Source Source
+	// Logger receives connection-level logs. Default: discard.
+	Logger *slog.Logger
+	// Screencast configures every tab's tap (quality, size, fps cap,
+	// metrics). Default: screencast's defaults.
+	Screencast screencast.Config
+	// URLFence decides whether a viewer may navigate a tab to url; reason
+	// is shown to the viewer when it may not. It runs after the server's
+	// own check, which refuses javascript: URLs whatever the fence says.
+	// Default: DefaultURLFence (http, https, about:blank).
+	URLFence func(url string) (ok bool, reason string)
+	// Interactive decides whether a viewer connecting with r may send
+	// input and take control; the others may only watch. It runs after the
+	// Origin check. Default: a loopback peer is interactive unless it asks
+	// for ?mode=view.
+	Interactive func(r *http.Request) bool
+	// Page serves the live-view page at every path but /viewer.
+	// Default: the embedded page of package web.
+	Page http.Handler
+	// SendQueue bounds the messages other than frames queued for one
+	// viewer. A viewer that lets it fill is closed: those messages are
+	// never dropped. Default: 256.
+	SendQueue int
+	// MaxMessageBytes bounds one message from a viewer. Default: 64 KiB.
+	MaxMessageBytes int64
+	// ListEvery is how often each viewer's instance list is refreshed
+	// when it changed. Default: 1 s.
+	ListEvery time.Duration
+	// WriteTimeout bounds each write to a viewer: one that accepts nothing
+	// for this long is gone, and is closed. Default: 10 s.
+	WriteTimeout time.Duration
+}
+
+const (
+	defaultSendQueue       = 256
+	defaultMaxMessageBytes = 64 << 10
+	defaultListEvery       = time.Second
+	defaultWriteTimeout    = 10 * time.Second
+
+	// openTimeout bounds attaching to a tab for a new watch.
+	openTimeout = 15 * time.Second
+	// callTimeout bounds each input command.
+	callTimeout = 10 * time.Second
+)
+
+func (c Config) withDefaults() (Config, error) {
+	var errs []error
+	if c.Source == nil {
+		errs = append(errs, errors.New("viewer: Source is required"))
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Screencast.Logger == nil {
+		c.Screencast.Logger = c.Logger
+	}
+	if err := c.Screencast.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if c.URLFence == nil {
+		c.URLFence = DefaultURLFence
+	}
+	if c.Interactive == nil {
+		c.Interactive = defaultInteractive
+	}
+	if c.Page == nil {
+		c.Page = web.Handler()
+	}
+	if c.SendQueue == 0 {
+		c.SendQueue = defaultSendQueue
+	}
+	if c.MaxMessageBytes == 0 {
+		c.MaxMessageBytes = defaultMaxMessageBytes
+	}
+	if c.ListEvery == 0 {
+		c.ListEvery = defaultListEvery
+	}
+	if c.WriteTimeout == 0 {
+		c.WriteTimeout = defaultWriteTimeout
+	}
+	if c.SendQueue < 8 || c.MaxMessageBytes < 1024 || c.ListEvery < 0 || c.WriteTimeout < 0 {
+		errs = append(errs, errors.New("viewer: SendQueue must be at least 8, MaxMessageBytes at least 1 KiB, ListEvery and WriteTimeout not negative"))
+	}
+	return c, errors.Join(errs...)
+}
+
+// defaultInteractive lets a loopback peer act unless it asked to watch
+// only. Until viewers carry tokens, anything farther is view-only.
+func defaultInteractive(r *http.Request) bool {
+	if r.URL.Query().Get("mode") == "view" {
+		return false
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Server is the live view: the page and the viewer WebSocket at /viewer.
+type Server struct {
+	cfg      Config             // static
+	log      *slog.Logger       // static
+	upgrader websocket.Upgrader // static
+
+	mu      sync.Mutex
+	watches map[tabKey]*watch // guarded by mu: tabs with a tap
+	conns   map[*conn]bool    // guarded by mu: live viewer connections
+	closed  bool              // guarded by mu
+
+	wg sync.WaitGroup // connections and watch cleanups
+}
+
+// tabKey names a tab across instances.
+type tabKey struct {
+	instance string
+	tab      int64
+}
+
+// watch is one watched tab: its handle and its tap.
+type watch struct {
+	key  tabKey   // static
+	inst Instance // static
+
+	// ready is closed when opening ends; tab, tap and err are set before
+	// and read-only after.
+	ready chan struct{}
+	tab   Tab
+	tap   *screencast.Tap
+	err   error
+
+	// done is closed once the tap has ended, the override is cleared, the
+	// handle is closed and the watch has left the map.
+	done chan struct{}
+
+	mu      sync.Mutex
+	resized bool // guarded by mu: a viewer set a device metrics override
+}
+
+// Call lets the tap use the tab: it runs only after ready is closed.
+func (w *watch) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	return w.tab.Call(ctx, method, params)
+}
+
+// New validates cfg and returns a server.
+func New(cfg Config) (*Server, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		cfg:     cfg,
+		log:     cfg.Logger,
+		watches: make(map[tabKey]*watch),
+		conns:   make(map[*conn]bool),
+	}
+	s.upgrader = websocket.Upgrader{
+		HandshakeTimeout: 10 * time.Second,
+		WriteBufferPool:  &sync.Pool{},
+		// checkOrigin has run before the upgrade.
+		CheckOrigin: func(*http.Request) bool { return true },
+	}
+	return s, nil
+}
+
+// ServeHTTP serves the page and the viewer socket.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/viewer" {
+		s.cfg.Page.ServeHTTP(w, r)
+		return
+	}
+	if !websocket.IsWebSocketUpgrade(r) {
+		http.Error(w, "the viewer endpoint speaks WebSocket", http.StatusBadRequest)
+		return
+	}
+	if ok, why := checkOrigin(r); !ok {
+		http.Error(w, why, http.StatusForbidden)
+		return
+	}
+	interactive := s.cfg.Interactive(r)
+	ws, err := s.upgrader.Upgrade(w, r, nil)
+	if err != nil {
+		return // the upgrader has answered
+	}
+	c := newConn(s, ws, interactive, r.RemoteAddr)
+	if !s.addConn(c) {
+		c.closeWith(websocket.CloseGoingAway, "cdprelay is shutting down")
+		ws.Close()
+		return
+	}
+	defer s.removeConn(c)
+	c.serve()
+}
+
+// checkOrigin accepts a socket from the live-view page itself (Origin is
+// this server) or from a program outside any browser (no Origin). Any
+// other page could otherwise watch, or drive, the person's tab.
+func checkOrigin(r *http.Request) (bool, string) {
+	o := r.Header.Get("Origin")
+	if o == "" {
+		return true, ""
+	}
+	u, err := url.Parse(o)
+	if err == nil && (u.Scheme == "http" || u.Scheme == "https") && strings.EqualFold(u.Host, r.Host) {
+		return true, ""
+	}
+	return false, "viewer connections are accepted from the live-view page only (Origin " + o + ")"
+}
+
+func (s *Server) addConn(c *conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.conns[c] = true
+	s.wg.Add(1)
+	return true
+}
+
+func (s *Server) removeConn(c *conn) {
+	s.mu.Lock()
+	delete(s.conns, c)
+	s.mu.Unlock()
+	s.wg.Done()
+}
+
+// Close closes every viewer with 1001 and stops every tap, then waits
+// for them, or for ctx.
+func (s *Server) Close(ctx context.Context) error {
+	s.mu.Lock()
+	s.closed = true
+	conns := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	var taps []*screencast.Tap
+	for _, w := range s.watches {
+		select {
+		case <-w.ready:
+			if w.tap != nil {
+				taps = append(taps, w.tap)
+			}
+		default:
+		}
+	}
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.closeWith(websocket.CloseGoingAway, "cdprelay is shutting down")
+	}
+	for _, t := range taps {
+		t.Close()
+	}
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (s *Server) instance(id string) Instance {
+	for _, in := range s.cfg.Source.Instances() {
+		if in.ID() == id {
+			return in
+		}
+	}
+	return nil
+}
+
+// subscribe adds a subscriber to the tap of key, opening the tab first if
+// nobody watches it yet.
+func (s *Server) subscribe(ctx context.Context, key tabKey) (*watch, *screencast.Subscriber, error) {
+	for {
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			return nil, nil, errors.New("cdprelay is shutting down")
+		}
+		w := s.watches[key]
+		if w == nil {
+			in := s.instance(key.instance)
+			if in == nil {
+				s.mu.Unlock()
+				return nil, nil, fmt.Errorf("no instance %.32q", key.instance)
+			}
+			w = &watch{key: key, inst: in, ready: make(chan struct{}), done: make(chan struct{})}
+			s.watches[key] = w
+			s.wg.Add(1)
+			s.mu.Unlock()
+			go s.open(w)
+		} else {
+			s.mu.Unlock()
+		}
+		select {
+		case <-w.ready:
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		}
+		if w.err != nil {
+			return nil, nil, w.err
+		}
+		sub, err := w.tap.Subscribe()
+		if errors.Is(err, screencast.ErrClosed) {
+			// The last viewer just left; its cleanup ends soon.
+			select {
+			case <-w.done:
+				continue
+			case <-ctx.Done():
+				return nil, nil, ctx.Err()
+			}
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		return w, sub, nil
+	}
+}
+
+// open attaches to w's tab and starts its tap; once the tap ends, it
+// releases what the watch held.
+func (s *Server) open(w *watch) {
+	defer s.wg.Done()
+	tap, err := screencast.New(w, s.cfg.Screencast)
+	if err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
+		w.tab, err = w.inst.OpenTab(ctx, w.key.tab, tap.HandleEvent)
+		cancel()
+		if err != nil {
+			tap.Close()
+			<-tap.Done()
+			err = fmt.Errorf("open tab %d: %w", w.key.tab, err)
+		}
+	}
+	if err != nil {
+		w.err = err
+		s.forget(w)
+		close(w.ready)
+		close(w.done)
+		return
+	}
+	w.tap = tap
+	close(w.ready)
+	s.log.Debug("watching tab", "instance", w.key.instance, "tab", w.key.tab)
+
+	<-tap.Done()
+	w.mu.Lock()
+	resized := w.resized
+	w.mu.Unlock()
+	if resized && tap.Status() != screencast.StatusDetached {
+		ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+		if _, err := w.tab.Call(ctx, emulation.CommandClearDeviceMetricsOverride, nil); err != nil {
+			s.log.Debug("clear the viewport override", "tab", w.key.tab, "err", err)
+		}
+		cancel()
+	}
+	w.tab.Close()
+	s.forget(w)
+	close(w.done)
+	s.log.Debug("stopped watching tab", "instance", w.key.instance, "tab", w.key.tab, "status", tap.Status())
+}
+
+func (s *Server) forget(w *watch) {
+	s.mu.Lock()
+	if s.watches[w.key] == w {
+		delete(s.watches, w.key)
+	}
+	s.mu.Unlock()
+}
+
+// snapshot is the instance list as viewers see it.
+func (s *Server) snapshot() instancesMsg {
+	s.mu.Lock()
+	taps := make(map[tabKey]*screencast.Tap, len(s.watches))
+	for k, w := range s.watches {
+		select {
+		case <-w.ready:
+			if w.tap != nil {
+				taps[k] = w.tap
+			}
+		default:
+		}
+	}
+	s.mu.Unlock()
+	msg := instancesMsg{Type: msgInstances, Instances: []instanceView{}}
+	for _, in := range s.cfg.Source.Instances() {
+		st := in.Status()
+		iv := instanceView{
+			ID: st.ID, Default: st.Default, Extension: st.Extension, Ready: st.Ready,
+			Client: st.Client, Browser: st.Browser.Product, Tabs: []tabView{},
+		}
+		for _, t := range st.Tabs {
+			tv := tabView{ID: t.TabID, URL: t.URL, Title: t.Title, Attached: t.Attached, Status: statusIdle}
+			if tap := taps[tabKey{st.ID, t.TabID}]; tap != nil {
+				tv.Status = string(tap.Status())
+				tv.Viewers = tap.Subscribers()
+			}
+			tv.ControlledBy = in.Controller(t.TabID)
+			iv.Tabs = append(iv.Tabs, tv)
+		}
+		msg.Instances = append(msg.Instances, iv)
+	}
+	return msg
+}
+
+// broadcast queues msg for every viewer.
+func (s *Server) broadcast(msg []byte) {
+	s.mu.Lock()
+	conns := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.send(msg)
+	}
+}
