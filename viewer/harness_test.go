@@ -10,12 +10,14 @@ import (
 	"image/color"
 	"image/jpeg"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -256,11 +258,36 @@ func (h *harness) viewer(query string, hdr http.Header) *vclient {
 }
 
 func (h *harness) dialViewer(query string, hdr http.Header) (*vclient, error) {
+	return h.dialViewerWith(websocket.DefaultDialer, query, hdr)
+}
+
+// frozenViewer connects a viewer that subscribes to the tab and then
+// reads nothing. Its socket takes in little, so that the server's writes
+// to it block soon.
+func (h *harness) frozenViewer() *vclient {
+	h.t.Helper()
+	d := *websocket.DefaultDialer
+	nd := &net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+		return c.Control(func(fd uintptr) {
+			_ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096)
+		})
+	}}
+	d.NetDialContext = nd.DialContext
+	v, err := h.dialViewerWith(&d, "", nil)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() { v.conn.Close() })
+	v.send(map[string]any{"type": "subscribe", "instance": h.inst, "tab": tabID})
+	return v
+}
+
+func (h *harness) dialViewerWith(d *websocket.Dialer, query string, hdr http.Header) (*vclient, error) {
 	u := h.wsBase() + "/viewer"
 	if query != "" {
 		u += "?" + query
 	}
-	conn, resp, err := websocket.DefaultDialer.DialContext(h.ctx, u, hdr)
+	conn, resp, err := d.DialContext(h.ctx, u, hdr)
 	if err != nil {
 		if resp != nil {
 			return nil, fmt.Errorf("dial: %w (HTTP %d)", err, resp.StatusCode)

@@ -72,18 +72,13 @@ func TestSubscribeStreamsFrames(t *testing.T) {
 // reading must cost the other viewers no frame.
 func TestFrozenViewer(t *testing.T) {
 	h := newHarness(t, Config{})
-	frozen, err := h.dialViewer("", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer frozen.conn.Close()
-	frozen.send(map[string]any{"type": "subscribe", "instance": h.inst, "tab": tabID})
+	h.frozenViewer()
 	a, b := h.viewer("", nil), h.viewer("", nil)
 	a.subscribe()
 	b.subscribe()
 	h.waitCommand("Page.startScreencast", 1)
 
-	// 14 MB in all: more than the frozen socket's buffers hold.
+	// 14 MB in all: far more than the frozen socket takes in.
 	big := append(testJPEG(t, 512, 384, 1), make([]byte, 200<<10)...)
 	const n = 60
 	start := time.Now()
@@ -168,12 +163,7 @@ func TestFrozenViewerDoesNotDelayClient(t *testing.T) {
 	}
 	base50, baseWorst := calls()
 
-	frozen, err := h.dialViewer("", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer frozen.conn.Close()
-	frozen.send(map[string]any{"type": "subscribe", "instance": h.inst, "tab": tabID})
+	h.frozenViewer()
 	h.waitFor("the frozen viewer to subscribe", func() bool {
 		h.view.mu.Lock()
 		defer h.view.mu.Unlock()
@@ -182,8 +172,8 @@ func TestFrozenViewerDoesNotDelayClient(t *testing.T) {
 		}
 		return false
 	})
-	// Let its socket fill: 250 frames are 12 MB, more than its buffers.
-	// At 4 ms a frame that is one second, unless something holds the
+	// Let its socket fill: 250 frames are 12 MB, far more than it takes
+	// in. At 4 ms a frame that is one second, unless something holds the
 	// relay up.
 	from := emitted.Load()
 	fill := time.Now()
@@ -515,16 +505,11 @@ func TestBadRequests(t *testing.T) {
 // other than frames pile up is closed, not dropped from.
 func TestQueueOverflowCloses(t *testing.T) {
 	h := newHarness(t, Config{SendQueue: 8})
-	frozen, err := h.dialViewer("", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer frozen.conn.Close()
-	frozen.send(map[string]any{"type": "subscribe", "instance": h.inst, "tab": tabID})
+	h.frozenViewer()
 	h.waitCommand("Page.startScreencast", 1)
 	// Fill the frozen socket so that its writer blocks.
 	big := append(testJPEG(t, 64, 64, 1), make([]byte, 1<<20)...)
-	for i := 1; i <= 40; i++ {
+	for i := 1; i <= 10; i++ {
 		h.frame(int64(i), big)
 		time.Sleep(5 * time.Millisecond)
 	}
