@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 )
@@ -11,15 +12,17 @@ import (
 // benchInstance is an instance with an extension and a client whose
 // sockets are replaced by drained queues: what remains is the relay's own
 // work per message.
-func benchInstance(b *testing.B) (*Instance, *clientConn, *extConn, func()) {
-	srv, err := New(Config{})
+func benchInstance(b testing.TB) (*Instance, *clientConn, *extConn, func()) {
+	// The extension here never answers: the relay's own calls give up soon.
+	srv, err := New(Config{CallTimeout: 50 * time.Millisecond})
 	if err != nil {
 		b.Fatal(err)
 	}
 	in := srv.Default()
 	x := &extConn{inst: in, p: newPeer(nil, extQueue), log: in.log, pending: map[int64]pendingCall{}, ready: make(chan struct{})}
 	close(x.ready)
-	c := &clientConn{inst: in, p: newPeer(nil, 1<<16), log: in.log, ctx: context.Background(), cancel: func() {}, ext: x}
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &clientConn{inst: in, p: newPeer(nil, 1<<16), log: in.log, ctx: ctx, cancel: cancel, ext: x}
 	in.ext, in.client = x, c
 	t := &tab{id: 7, targetID: "T7", state: tabAttached}
 	in.tabs[t.id] = t
@@ -43,7 +46,7 @@ func benchInstance(b *testing.B) (*Instance, *clientConn, *extConn, func()) {
 			}
 		}(p)
 	}
-	return in, c, x, func() { close(stop); wg.Wait() }
+	return in, c, x, func() { cancel(); close(stop); wg.Wait() }
 }
 
 var (

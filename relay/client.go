@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/gorilla/websocket"
 
@@ -31,11 +33,15 @@ type clientConn struct {
 	emu clientEmu // see targets.go
 
 	wg sync.WaitGroup // emulated commands still running
+
+	inflight atomic.Int64 // forwarded commands waiting for the browser
+	bucket   bucket       // owned by the read loop: the command rate limit
 }
 
 func newClientConn(inst *Instance, conn *websocket.Conn, log *slog.Logger) *clientConn {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &clientConn{
+		bucket: newBucket(inst.srv.cfg.CommandsPerSecond, inst.srv.cfg.CommandBurst),
 		inst:   inst,
 		p:      newPeer(conn, inst.srv.cfg.ClientQueue),
 		log:    log,
@@ -56,6 +62,7 @@ func (c *clientConn) close(code int, reason string) {
 func (c *clientConn) deliver(b *[]byte) {
 	if !c.p.trySend(b) && !c.p.closed() {
 		c.log.Warn("client is not reading; closing it", "queued", c.p.queued.Load())
+		c.inst.srv.cfg.Metrics.limited[limitQueue].Inc()
 		c.close(websocket.ClosePolicyViolation, "cdprelay: client is not reading its messages ("+strconv.Itoa(cap(c.p.out))+" queued)")
 	}
 }
@@ -66,9 +73,17 @@ func (c *clientConn) serve() error {
 	conn.SetReadLimit(c.inst.srv.cfg.MaxMessageBytes)
 	var buf []byte
 	var env wire.Envelope
+	idle := c.inst.srv.cfg.IdleClientTimeout
 	for {
+		if idle > 0 {
+			_ = conn.SetReadDeadline(time.Now().Add(idle))
+		}
 		mt, frame, err := readFrame(conn, &buf)
 		if err != nil {
+			if ne, ok := err.(interface{ Timeout() bool }); ok && ne.Timeout() && idle > 0 {
+				c.inst.srv.cfg.Metrics.limited[limitIdle].Inc()
+				return errIdle
+			}
 			return err
 		}
 		if c.ext == nil {
@@ -88,7 +103,18 @@ func (c *clientConn) serve() error {
 			c.badCommand(&env, err)
 			continue
 		}
-		c.inst.srv.cfg.Metrics.count(dirCommand, env.Method, len(frame))
+		cfg := &c.inst.srv.cfg
+		cfg.Metrics.count(dirCommand, env.Method, len(frame))
+		if !c.bucket.take(time.Now()) {
+			cfg.Metrics.limited[limitRate].Inc()
+			c.replyErrorRawSession(env.ID, env.SessionID, codeServerError, "cdprelay: rate limit: more than "+strconv.FormatFloat(cfg.CommandsPerSecond, 'f', -1, 64)+" commands per second")
+			continue
+		}
+		if c.inflight.Load() >= int64(cfg.MaxInFlight) {
+			cfg.Metrics.limited[limitInFlight].Inc()
+			c.replyErrorRawSession(env.ID, env.SessionID, codeServerError, "cdprelay: "+strconv.Itoa(cfg.MaxInFlight)+" commands are already waiting for the browser; wait for replies")
+			continue
+		}
 		c.handle(&env)
 	}
 }

@@ -41,6 +41,28 @@ type Config struct {
 	// from. Default: 8192.
 	ClientQueue int
 
+	// MaxInFlight bounds one client's commands waiting for the browser.
+	// Past it a command is answered at once with an error (the client is
+	// not closed). Default: 4096; Playwright rarely has more than a few
+	// dozen in flight.
+	MaxInFlight int
+
+	// CommandsPerSecond and CommandBurst rate-limit one client's commands
+	// (a token bucket). Past the limit a command is answered with an
+	// error. Default: 5000 per second with a burst of 10000; negative
+	// disables the limit.
+	CommandsPerSecond float64
+	CommandBurst      int
+
+	// MaxInstances bounds the instances a relay keeps (the default one
+	// included). Default: 1000.
+	MaxInstances int
+
+	// IdleClientTimeout closes a CDP client that has sent nothing for this
+	// long, with a reason. Default: 0, never: Chrome's own port does not
+	// close idle clients, and an automation may well wait for an event.
+	IdleClientTimeout time.Duration
+
 	// DefaultGUID is the guid of the default instance, the one that the
 	// root discovery endpoints answer for. It is kept stable across
 	// restarts by the caller so that a configured extension reconnects.
@@ -106,6 +128,18 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.ClientQueue == 0 {
 		c.ClientQueue = defaultClientQueue
+	}
+	if c.MaxInFlight == 0 {
+		c.MaxInFlight = 4096
+	}
+	if c.CommandsPerSecond == 0 {
+		c.CommandsPerSecond = 5000
+	}
+	if c.CommandBurst == 0 {
+		c.CommandBurst = 10000
+	}
+	if c.MaxInstances == 0 {
+		c.MaxInstances = 1000
 	}
 	if c.ExtensionWait < 0 || c.UnclaimedTTL < 0 || c.CallTimeout < 0 || c.ClientQueue < 0 {
 		errs = append(errs, errors.New("durations and queue sizes must not be negative"))

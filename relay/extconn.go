@@ -169,6 +169,7 @@ func (x *extConn) forward(c *clientConn, env *wire.Envelope, sess *session) bool
 		replyTo = sess
 	}
 	x.pending[id] = pendingCall{client: c, clientID: env.ID, sess: replyTo, tabID: sess.tab.id, domain: domainIdx(env.Method), start: time.Now()}
+	c.inflight.Add(1)
 	x.mu.Unlock()
 
 	buf := getBuf()
@@ -189,7 +190,9 @@ func (x *extConn) forward(c *clientConn, env *wire.Envelope, sess *session) bool
 	b = append(b, "]}"...)
 	*buf = b
 	if !x.p.send(buf) {
-		x.forget(id)
+		if x.forget(id) {
+			c.inflight.Add(-1)
+		}
 		return false
 	}
 	return true
@@ -219,6 +222,7 @@ func (x *extConn) failTab(tabID int64, why string) {
 	}
 	x.mu.Unlock()
 	for _, pc := range failed {
+		pc.client.inflight.Add(-1)
 		pc.client.replyError(pc.clientID, pc.sess, codeServerError, why)
 	}
 }
@@ -234,6 +238,7 @@ func (x *extConn) end() {
 		if pc.done != nil {
 			pc.done <- callResult{err: errExtGone}
 		} else {
+			pc.client.inflight.Add(-1)
 			pc.client.replyError(pc.clientID, pc.sess, codeServerError, "Extension disconnected")
 		}
 	}
@@ -313,6 +318,7 @@ func (x *extConn) handleReply(m *wire.ExtMessage) {
 	met.messages[dirReply][pc.domain].Inc()
 	met.bytes[dirReply].Add(float64(len(m.Result) + len(m.Error)))
 	c := pc.client
+	c.inflight.Add(-1)
 	buf := getBuf()
 	b := append(*buf, `{"id":`...)
 	b = wire.AppendInt(b, pc.clientID)

@@ -184,6 +184,7 @@ func (in *Instance) waitReady(ctx context.Context) (*extConn, error) {
 var (
 	errInstanceClosed  = errors.New("instance closed")
 	errExtNotConnected = errors.New(reasonExtNotConnected)
+	errIdle            = errors.New("cdprelay: the client sent nothing for too long (IdleClientTimeout)")
 )
 
 // attachClient makes c the instance's CDP client, unless another one is

@@ -60,6 +60,7 @@ type Metrics struct {
 	commandLatency prometheus.Histogram
 	refused        *prometheus.CounterVec // by verdict and rule
 	extConnects    prometheus.Counter
+	limited        map[string]prometheus.Counter // by limit name
 	reg            prometheus.Registerer
 }
 
@@ -103,8 +104,16 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Name: "cdprelay_relay_extension_connects_total",
 		Help: "Extension connections accepted; more than one per instance means reconnects.",
 	})
+	limited := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "cdprelay_relay_limited_total",
+		Help: "Commands refused or connections closed by a limit, by limit.",
+	}, []string{"limit"})
+	m.limited = make(map[string]prometheus.Counter, len(limitNames))
+	for _, l := range limitNames {
+		m.limited[l] = limited.WithLabelValues(l)
+	}
 	if reg != nil {
-		reg.MustRegister(msgs, byteVec, m.connections, m.commandLatency, m.refused, m.extConnects)
+		reg.MustRegister(msgs, byteVec, m.connections, m.commandLatency, m.refused, m.extConnects, limited)
 	}
 	return m
 }

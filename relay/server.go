@@ -68,6 +68,10 @@ func (s *Server) NewInstance() (*Instance, error) {
 	if s.closed {
 		return nil, errors.New("relay is shut down")
 	}
+	if len(s.byGUID) >= s.cfg.MaxInstances {
+		s.cfg.Metrics.limited[limitInstances].Inc()
+		return nil, fmt.Errorf("the relay already keeps %d instances (MaxInstances)", s.cfg.MaxInstances)
+	}
 	in := newInstance(s, newGUID(), false)
 	s.byGUID[in.guid] = in
 	time.AfterFunc(s.cfg.UnclaimedTTL, func() {
@@ -264,7 +268,9 @@ func (s *Server) serveCDP(w http.ResponseWriter, r *http.Request, in *Instance, 
 	c.cancel()
 	in.clientGone(c)
 	c.wg.Wait()
-	if errors.Is(err, errExtNotConnected) {
+	if errors.Is(err, errIdle) {
+		c.p.shutdown(websocket.CloseGoingAway, errIdle.Error())
+	} else if errors.Is(err, errExtNotConnected) {
 		c.p.shutdown(websocket.CloseTryAgainLater, reasonExtNotConnected)
 	} else {
 		c.p.shutdown(websocket.CloseNormalClosure, "")

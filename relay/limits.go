@@ -1,0 +1,44 @@
+package relay
+
+import (
+	"time"
+)
+
+// bucket is a token bucket owned by one client's read loop (no locking).
+type bucket struct {
+	rate   float64 // tokens per second; <= 0: unlimited
+	burst  float64
+	tokens float64
+	last   time.Time
+}
+
+func newBucket(rate float64, burst int) bucket {
+	return bucket{rate: rate, burst: float64(burst), tokens: float64(burst)}
+}
+
+// take reports whether a command may pass at now.
+func (b *bucket) take(now time.Time) bool {
+	if b.rate <= 0 {
+		return true
+	}
+	if !b.last.IsZero() {
+		b.tokens = min(b.burst, b.tokens+now.Sub(b.last).Seconds()*b.rate)
+	}
+	b.last = now
+	if b.tokens < 1 {
+		return false
+	}
+	b.tokens--
+	return true
+}
+
+// Limit names, the label values of cdprelay_relay_limited_total.
+const (
+	limitRate      = "rate"
+	limitInFlight  = "in-flight"
+	limitQueue     = "client-queue"
+	limitInstances = "instances"
+	limitIdle      = "idle"
+)
+
+var limitNames = []string{limitRate, limitInFlight, limitQueue, limitInstances, limitIdle}
