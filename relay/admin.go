@@ -33,9 +33,19 @@ type NewInstanceInfo struct {
 	ConnectURL   string `json:"connectUrl"`   // opens the stock extension's connect page
 }
 
+func httpScheme(r *http.Request) string {
+	if r.TLS != nil {
+		return "https://"
+	}
+	return "http://"
+}
+
 // adminAllowed decides who may use the admin endpoints. Today that is
 // whoever reaches the relay from this machine; a token check belongs here.
 func (s *Server) adminAllowed(r *http.Request) bool {
+	if s.cfg.AdminAllowed != nil {
+		return s.cfg.AdminAllowed(r)
+	}
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		return false
@@ -72,7 +82,7 @@ func (s *Server) serveInstances(w http.ResponseWriter, r *http.Request) {
 		InstanceID:   in.id,
 		ExtensionURL: ext,
 		CDPURL:       wsScheme(r) + host + "/devtools/browser/" + in.guid,
-		HTTPURL:      "http://" + host + "/cdp/" + in.guid,
+		HTTPURL:      httpScheme(r) + host + "/cdp/" + in.guid,
 		ConnectURL:   StockConnectURL(ext, "cdprelay"),
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")

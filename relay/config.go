@@ -84,6 +84,20 @@ type Config struct {
 	// replaced while running with Server.SetPolicy.
 	Policy Policy
 
+	// CheckHost decides which Host headers are served. Default: what
+	// Chrome's own port accepts, an IP literal or localhost. A front layer
+	// that checks Host itself (with configured names) replaces it.
+	CheckHost func(host string) bool
+
+	// AllowClientOrigin decides whether a CDP WebSocket upgrade carrying
+	// an Origin header (a web page) is accepted. Default: refuse every
+	// Origin, as Chrome's own port does without --remote-allow-origins.
+	AllowClientOrigin func(origin string) bool
+
+	// AdminAllowed decides who may use the admin endpoints (minting
+	// instances). Default: loopback peers.
+	AdminAllowed func(r *http.Request) bool
+
 	// Fallback serves every request that is not the relay's own (discovery,
 	// CDP and extension endpoints), after the relay's Host check: the live
 	// view, status and metrics are mounted here. Default: a plain-text

@@ -139,7 +139,7 @@ func (s *Server) Close(ctx context.Context) error {
 
 // ServeHTTP routes a request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !hostAllowed(r.Host) {
+	if !s.hostOK(r.Host) {
 		// DNS rebinding: a web page whose name resolves to loopback must
 		// not reach the endpoint. Chrome's own port applies the same rule.
 		http.Error(w, "Host header is not an IP address or localhost", http.StatusForbidden)
@@ -230,7 +230,7 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request, in *Instance,
 // serveCDP serves a CDP client of in: browser-level, or for one page when
 // pageTarget is set.
 func (s *Server) serveCDP(w http.ResponseWriter, r *http.Request, in *Instance, pageTarget string) {
-	if o := r.Header.Get("Origin"); o != "" {
+	if o := r.Header.Get("Origin"); o != "" && (s.cfg.AllowClientOrigin == nil || !s.cfg.AllowClientOrigin(o)) {
 		// A web page in the person's own browser could otherwise open this
 		// socket. CDP clients outside browsers send no Origin; Chrome's own
 		// port refuses one unless told otherwise.
@@ -349,4 +349,12 @@ func drainUntilClosed(conn *websocket.Conn) {
 			return
 		}
 	}
+}
+
+// hostOK applies the configured Host rule, or Chrome's own.
+func (s *Server) hostOK(host string) bool {
+	if s.cfg.CheckHost != nil {
+		return s.cfg.CheckHost(host)
+	}
+	return hostAllowed(host)
 }

@@ -9,6 +9,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/cdprelay/cdprelay/audit"
 	"github.com/cdprelay/cdprelay/denylist"
 	"github.com/cdprelay/cdprelay/internal/ingress"
 )
@@ -139,7 +140,11 @@ func checkConfig(args []string) int {
 		if p, err = cfg.compilePolicy(); err == nil {
 			fmt.Printf("%s: OK\n\n%s", args[0], p.Explain())
 			if cfg.Audit.File != "" {
-				fmt.Printf("\naudit: ring of %d records, everything also appended to %s\n", max(cfg.Audit.RingSize, 0), cfg.Audit.File)
+				size := cfg.Audit.RingSize
+				if size == 0 {
+					size = audit.DefaultCapacity
+				}
+				fmt.Printf("\naudit: ring of %d records, everything also appended to %s\n", size, cfg.Audit.File)
 			}
 			fmt.Printf("\n%s", cfg.explainIngress())
 			return 0

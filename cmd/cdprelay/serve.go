@@ -22,6 +22,7 @@ import (
 	"github.com/cdprelay/cdprelay/denylist"
 	"github.com/cdprelay/cdprelay/extension"
 	"github.com/cdprelay/cdprelay/internal/chromium"
+	"github.com/cdprelay/cdprelay/internal/ingress"
 	"github.com/cdprelay/cdprelay/internal/relaypolicy"
 	"github.com/cdprelay/cdprelay/relay"
 	"github.com/cdprelay/cdprelay/viewer"
@@ -135,7 +136,15 @@ func runServe(f serveFlags, log *slog.Logger) error {
 		Policy:          relaypolicy.Adapter{P: pol},
 		Observer:        auditObserver{auditLog},
 		Metrics:         metrics,
-		Fallback:        opsMux(func() []*relay.Instance { return srv.Instances() }, auditLog.Ring(), reg, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { live.ServeHTTP(w, r) })),
+		// The ingress guard in front has checked Host, Origin and the
+		// token's scopes (with the configured names and origins) before
+		// the relay sees a request.
+		CheckHost:         func(string) bool { return true },
+		AllowClientOrigin: func(string) bool { return true },
+		AdminAllowed: func(r *http.Request) bool {
+			return ingress.Scopes(r.Context()).Has(ingress.ScopeAdmin)
+		},
+		Fallback: opsMux(func() []*relay.Instance { return srv.Instances() }, auditLog.Ring(), reg, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { live.ServeHTTP(w, r) })),
 	})
 	if err != nil {
 		return err

@@ -259,3 +259,36 @@ func TestPagePathsCoverThePage(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCapabilityRefusal compares, in process, what a capability URL
+// costs when refused for its token and when its guid is unknown: the two
+// answers must not differ by anything a network could show.
+func BenchmarkCapabilityRefusal(b *testing.B) {
+	srv, err := relay.New(relay.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close(context.Background())
+	g, err := ingress.New(srv, tokens(), ingress.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	known, unknown := srv.Default().GUID(), relay.NewGUID()
+	for _, bc := range []struct{ name, guid, token string }{
+		{"wrong-token", known, "cdpr_guess"},
+		{"other-scope", known, viewerToken},
+		{"unknown-guid", unknown, cdpToken},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			r := httptest.NewRequest("GET", "http://127.0.0.1:9222/devtools/browser/"+bc.guid, nil)
+			r.Header.Set("Authorization", "Bearer "+bc.token)
+			for b.Loop() {
+				w := httptest.NewRecorder()
+				g.ServeHTTP(w, r)
+				if w.Code != http.StatusNotFound {
+					b.Fatal(w.Code)
+				}
+			}
+		})
+	}
+}
