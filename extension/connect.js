@@ -44,15 +44,15 @@ function showStatus(s) {
   if (s.state === "connected") {
     label = "Connected";
     kind = "ok";
-    detail = `${s.relay} · ${tabs}`;
+    detail = `${masked(s.relay)} · ${tabs}`;
   } else if (s.state === "connecting") {
     label = "Connecting…";
     kind = "wait";
-    detail = s.error ? `${s.relay} · last attempt: ${s.error}` : s.relay;
+    detail = s.error ? `${masked(s.relay)} · last attempt: ${s.error}` : masked(s.relay);
   } else if (s.enabled) {
     label = "Disconnected";
     kind = "bad";
-    detail = `${s.error || "not connected"} · retrying ${s.relay}`;
+    detail = `${s.error || "not connected"} · retrying ${masked(s.relay)}`;
   } else if (s.error) {
     kind = "bad";
     detail = s.error;
@@ -201,3 +201,15 @@ async function start() {
 }
 
 start();
+
+// masked hides a token in a relay URL: the status line is for reading
+// over a shoulder, the token is a credential.
+function masked(url) {
+  try {
+    const u = new URL(url);
+    if (u.searchParams.has("token")) u.searchParams.set("token", "hidden");
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
