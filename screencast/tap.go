@@ -331,21 +331,39 @@ func (t *Tap) run() {
 		t.mu.Lock()
 		events := t.inbox
 		t.inbox, t.backlog, t.frames = nil, 0, 0
-		nsubs, closeReq, hadSub := len(t.subs), t.closeReq, t.hadSub
+		nsubs := len(t.subs)
+		// Decided under mu with refusing new subscribers, so that nobody
+		// joins a tap that is about to stop.
+		stopping := t.closeReq || (t.hadSub && nsubs == 0)
+		if stopping {
+			t.ended = true
+		}
 		t.mu.Unlock()
 
-		for _, ev := range events {
-			if final := t.handle(ctx, st, ev); final != "" {
-				t.end(final)
-				return
+		if stopping {
+			for _, ev := range events {
+				if ev.Method == EventFrame {
+					t.cfg.Metrics.drop(DropStopped)
+					continue
+				}
+				// Whose screencast runs, and whether the tab is still
+				// there, decide what stopping means.
+				if final := t.handle(ctx, st, ev); final != "" {
+					t.end(final)
+					return
+				}
 			}
-		}
-		if closeReq || (hadSub && nsubs == 0) {
 			if st.running && !st.client {
 				t.call(ctx, page.CommandStopScreencast, nil)
 			}
 			t.end(StatusStopped)
 			return
+		}
+		for _, ev := range events {
+			if final := t.handle(ctx, st, ev); final != "" {
+				t.end(final)
+				return
+			}
 		}
 		if nsubs > 0 && !st.running && !st.client && !st.retry {
 			t.start(ctx, st)

@@ -19,6 +19,8 @@ import (
 )
 
 const (
+	// closeWait bounds sending the close frame.
+	closeWait = time.Second
 	// pongWait is how long a viewer may be silent, pongs included.
 	pongWait = 60 * time.Second
 	// pingPeriod keeps a quiet connection alive through pongWait.
@@ -40,7 +42,8 @@ type conn struct {
 	swap    chan *subscription // never closed: the read loop hands the write loop its subscription (nil for none)
 	listNow chan struct{}      // never closed; 1-buffered: the viewer asked for the list
 
-	closeOnce sync.Once
+	closeOnce   sync.Once
+	closeReason string // written once under closeOnce, read after the read loop ends
 
 	// lastGeom is the geometry of the newest frame the write loop sent,
 	// read by the read loop to map pointer input.
@@ -111,6 +114,10 @@ func (c *conn) serve() {
 	reason := "closed"
 	var ce *websocket.CloseError
 	switch {
+	case c.closeReason != "":
+		reason = c.closeReason
+	case errors.As(err, &ce) && ce.Code == websocket.CloseAbnormalClosure:
+		reason = "connection lost"
 	case errors.As(err, &ce):
 		reason = fmt.Sprintf("closed by the viewer (%d)", ce.Code)
 	case err != nil:
@@ -123,11 +130,11 @@ func (c *conn) serve() {
 // goroutine; only the first call has an effect.
 func (c *conn) closeWith(code int, reason string) {
 	c.closeOnce.Do(func() {
+		c.closeReason = reason
 		c.cancel()
-		if code != websocket.CloseNormalClosure || reason != "" {
-			c.log.Info("closing viewer", "code", code, "reason", reason)
-		}
-		_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(c.srv.cfg.WriteTimeout))
+		// A viewer closed for falling behind may never read this frame; it
+		// is not waited for long.
+		_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(closeWait))
 		if code != websocket.CloseNormalClosure {
 			c.ws.Close()
 		}

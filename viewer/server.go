@@ -273,7 +273,9 @@ func (s *Server) Close(ctx context.Context) error {
 	}
 	s.mu.Unlock()
 	for _, c := range conns {
-		c.closeWith(websocket.CloseGoingAway, "cdprelay is shutting down")
+		// A viewer that has stopped reading holds its close up for a
+		// moment; the others need not wait for it.
+		go c.closeWith(websocket.CloseGoingAway, "cdprelay is shutting down")
 	}
 	for _, t := range taps {
 		t.Close()

@@ -5,10 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/cdprelay/cdprelay/internal/ingress"
 	"github.com/cdprelay/cdprelay/relay"
 	"github.com/cdprelay/cdprelay/screencast"
 	"github.com/cdprelay/cdprelay/viewer"
@@ -39,6 +41,17 @@ func newLiveView(srv *relay.Server, reg prometheus.Registerer, log *slog.Logger,
 	vs, err := viewer.New(viewer.Config{
 		Source: viewer.FromRelay(srv),
 		Logger: log.With("component", "liveview"),
+		// A viewer's navigate passes the same fence as a client's
+		// Page.navigate, under the policy in force at the time.
+		URLFence: func(url string) (bool, string) {
+			d := srv.Policy().URL("", url)
+			return d.Verdict == relay.Allow, d.Message
+		},
+		// Watching needs the viewer scope; taking over needs
+		// viewer-interactive (loopback without tokens has every scope).
+		Interactive: func(r *http.Request) bool {
+			return ingress.Scopes(r.Context()).Has(ingress.ScopeViewerInteractive) && r.URL.Query().Get("mode") != "view"
+		},
 		Screencast: screencast.Config{
 			MaxFPS:    lf.fps,
 			Quality:   lf.quality,

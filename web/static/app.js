@@ -53,7 +53,14 @@ function activity(text, kind = 'info') {
 function connect() {
   const mode = new URLSearchParams(location.search).get('mode');
   const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
-  const url = `${proto}//${location.host}/viewer${mode ? `?mode=${encodeURIComponent(mode)}` : ''}`;
+  // A relay with tokens is opened as /?token=…: a browser cannot put a
+  // header on a WebSocket, so the token travels in the query.
+  const query = new URLSearchParams();
+  if (mode) query.set('mode', mode);
+  const token = new URLSearchParams(location.search).get('token');
+  if (token) query.set('token', token);
+  const qs = query.toString();
+  const url = `${proto}//${location.host}/viewer${qs ? `?${qs}` : ''}`;
   const ws = new WebSocket(url);
   ws.binaryType = 'arraybuffer';
   state.ws = ws;
