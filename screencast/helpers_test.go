@@ -5,53 +5,17 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"image"
 	"image/color"
 	"image/jpeg"
-	"os"
-	"runtime"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/cdprelay/cdprelay/internal/leakcheck"
+
 	"github.com/chromedp/cdproto/page"
 )
-
-// TestMain fails the package when a tap's goroutine outlives the tests.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if code == 0 {
-		deadline := time.Now().Add(5 * time.Second)
-		for {
-			leaked := moduleGoroutines()
-			if leaked == "" {
-				break
-			}
-			if time.Now().After(deadline) {
-				fmt.Fprintf(os.Stderr, "goroutines still running after the tests:\n%s\n", leaked)
-				code = 1
-				break
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
-	os.Exit(code)
-}
-
-func moduleGoroutines() string {
-	buf := make([]byte, 1<<20)
-	buf = buf[:runtime.Stack(buf, true)]
-	var out strings.Builder
-	for i, g := range strings.Split(string(buf), "\n\n") {
-		if i == 0 || !strings.Contains(g, "github.com/cdprelay/cdprelay/screencast.(*Tap)") {
-			continue
-		}
-		out.WriteString(g + "\n\n")
-	}
-	return out.String()
-}
 
 // call is one command a fakeSession received.
 type call struct {
@@ -186,3 +150,6 @@ func subscribe(t testing.TB, tap *Tap) *Subscriber {
 	}
 	return s
 }
+
+// TestMain fails the package when a tap's goroutine outlives the tests.
+func TestMain(m *testing.M) { leakcheck.Main(m, "github.com/cdprelay/cdprelay/screencast.(*Tap)") }

@@ -14,12 +14,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cdprelay/cdprelay/internal/leakcheck"
 
 	"github.com/gorilla/websocket"
 
@@ -28,41 +29,6 @@ import (
 	"github.com/cdprelay/cdprelay/relay"
 	"github.com/cdprelay/cdprelay/screencast"
 )
-
-// TestMain fails the package when goroutines of this module outlive the
-// tests.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if code == 0 {
-		deadline := time.Now().Add(5 * time.Second)
-		for {
-			leaked := moduleGoroutines()
-			if leaked == "" {
-				break
-			}
-			if time.Now().After(deadline) {
-				fmt.Fprintf(os.Stderr, "goroutines still running after the tests:\n%s\n", leaked)
-				code = 1
-				break
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
-	os.Exit(code)
-}
-
-func moduleGoroutines() string {
-	buf := make([]byte, 1<<20)
-	buf = buf[:runtime.Stack(buf, true)]
-	var out strings.Builder
-	for i, g := range strings.Split(string(buf), "\n\n") {
-		if i == 0 || !strings.Contains(g, "github.com/cdprelay/cdprelay/") {
-			continue
-		}
-		out.WriteString(g + "\n\n")
-	}
-	return out.String()
-}
 
 // tabID is the fake extension's shared tab.
 const tabID = 7
@@ -508,3 +474,7 @@ func testJPEG(t testing.TB, w, h, n int) []byte {
 	}
 	return b.Bytes()
 }
+
+// TestMain fails the package when a goroutine of this module outlives
+// the tests.
+func TestMain(m *testing.M) { leakcheck.Main(m) }
