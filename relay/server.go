@@ -179,7 +179,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.servePage(w, r, s.def, id)
 			return
 		}
-	case path == "/v1/instances":
+	case path == "/v1/instances" && r.Method != http.MethodGet && r.Method != http.MethodHead:
+		// Minting is the relay's; the status listing (GET) is the
+		// operator mux's, which knows the live view too.
 		s.serveInstances(w, r)
 		return
 	case strings.HasPrefix(path, "/extension/"):

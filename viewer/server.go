@@ -446,3 +446,24 @@ func (s *Server) broadcast(msg []byte) {
 		c.send(msg)
 	}
 }
+
+// Watch is how the live view sees one tab.
+type Watch struct {
+	Status       string `json:"liveView"`               // live, no-frames, detached, idle, ...
+	Viewers      int    `json:"viewers"`                // viewers subscribed to the tab
+	ControlledBy string `json:"controlledBy,omitempty"` // who took control, if anyone
+}
+
+// Watches reports the live view's state of every shared tab, by instance
+// id and tab id, for status endpoints.
+func (s *Server) Watches() map[string]map[int64]Watch {
+	out := map[string]map[int64]Watch{}
+	for _, iv := range s.snapshot().Instances {
+		m := make(map[int64]Watch, len(iv.Tabs))
+		for _, t := range iv.Tabs {
+			m[t.ID] = Watch{Status: t.Status, Viewers: t.Viewers, ControlledBy: t.ControlledBy}
+		}
+		out[iv.ID] = m
+	}
+	return out
+}

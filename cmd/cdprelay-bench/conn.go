@@ -222,6 +222,7 @@ type route struct {
 	c     *conn
 	sess  string // CDP session id; "" on the extension path
 	tabID int64  // the extension's tab id, on the extension path
+	tap   *tap   // when set, told of every command's send and reply times
 }
 
 func (r route) frame(b []byte, id int64, method string, params []byte) []byte {

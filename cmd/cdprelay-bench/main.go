@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"slices"
 	"syscall"
 	"time"
@@ -40,29 +41,44 @@ type options struct {
 	out                string
 	goBench            string
 	goBenchCmd         string
+	cpuProfile         string
 }
 
 func main() {
 	var o options
-	flag.IntVar(&o.rounds, "rounds", 8, "measured rounds; each visits direct, extension and cdprelay once")
+	flag.IntVar(&o.rounds, "rounds", 10, "measured rounds; each visits direct, extension and cdprelay once")
 	flag.IntVar(&o.warmRounds, "warm-rounds", 1, "rounds run first and not counted")
 	flag.IntVar(&o.warmup, "warmup", 200, "Runtime.evaluate calls at the start of each visit, not counted")
-	flag.IntVar(&o.evals, "evals", 1000, "Runtime.evaluate calls per visit, one at a time")
-	flag.IntVar(&o.evals16, "evals16", 4000, "Runtime.evaluate calls per visit, 16 in flight")
+	flag.IntVar(&o.evals, "evals", 800, "Runtime.evaluate calls per visit, one at a time")
+	flag.IntVar(&o.evals16, "evals16", 3000, "Runtime.evaluate calls per visit, 16 in flight")
 	flag.IntVar(&o.shots, "shots", 6, "screenshots per visit, one at a time")
 	flag.IntVar(&o.shots16, "shots16", 16, "screenshots per visit, 16 in flight")
-	flag.IntVar(&o.inExt, "inext", 1000, "chrome.debugger calls per round inside the extension, one at a time")
-	flag.IntVar(&o.inExt16, "inext16", 4000, "chrome.debugger calls per round inside the extension, 16 in flight")
+	flag.IntVar(&o.inExt, "inext", 800, "chrome.debugger calls per round inside the extension, one at a time")
+	flag.IntVar(&o.inExt16, "inext16", 3000, "chrome.debugger calls per round inside the extension, 16 in flight")
 	flag.IntVar(&o.width, "width", 640, "viewport width for screenshots, CSS pixels")
 	flag.IntVar(&o.height, "height", 540, "viewport height for screenshots, CSS pixels")
 	flag.StringVar(&o.chrome, "chrome", "", "Chromium binary (default: $CHROME_PATH, then Debian's chromium)")
 	flag.StringVar(&o.out, "out", "", "write the report to this Markdown file")
 	flag.StringVar(&o.goBench, "gobench", "", "output of `go test -bench` to include in the report")
 	flag.StringVar(&o.goBenchCmd, "gobench-cmd", "", "the command that produced -gobench, for the report")
+	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write this process's CPU profile (client, peer and relay) to this file")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "cdprelay-bench:", err)
+			os.Exit(1)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "cdprelay-bench:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if err := run(ctx, o); err != nil {
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "cdprelay-bench:", err)
 		os.Exit(1)
 	}
@@ -95,6 +111,11 @@ type results struct {
 	work      []workload
 	samples   map[string]map[string][]sample
 	inExt     []inExtSample
+	// The relay's own time per command, timed at its sockets, one
+	// evaluation at a time: inside it, and on the client's extra socket.
+	inside, hops []time.Duration
+	dropped      int
+	roundInside  []float64 // per round, p50 of inside + hops in µs
 }
 
 func (res *results) add(path, key string, s sample) {
@@ -102,6 +123,27 @@ func (res *results) add(path, key string, s sample) {
 		res.samples[path] = map[string][]sample{}
 	}
 	res.samples[path][key] = append(res.samples[path][key], s)
+}
+
+// addTapped takes what the tap timed in one visit, and keeps it when the
+// visit counts.
+func (res *results) addTapped(t *tap, keep bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	defer func() { t.inside, t.hops, t.dropped = nil, nil, 0 }()
+	if !keep {
+		return
+	}
+	if len(t.inside) > 0 {
+		sum := make([]time.Duration, len(t.inside))
+		for i := range sum {
+			sum[i] = t.inside[i] + t.hops[i]
+		}
+		res.roundInside = append(res.roundInside, micros(percentile(sorted(sum), 50)))
+	}
+	res.inside = append(res.inside, t.inside...)
+	res.hops = append(res.hops, t.hops...)
+	res.dropped += t.dropped
 }
 
 var (
@@ -117,7 +159,9 @@ type bench struct {
 	pgid    int      // Chromium's process group
 	root    *conn    // browser-level connection to Chromium's own port
 	peer    *extPeer // the extension path, which also runs echo and the loop inside the extension
-	metrics []byte   // Emulation.setDeviceMetricsOverride params
+	relay   *relayPath
+	tap     *tap   // on the sockets the relay is served on
+	metrics []byte // Emulation.setDeviceMetricsOverride params
 	warm    []workload
 	echo    []workload
 }
@@ -145,6 +189,7 @@ func run(ctx context.Context, o options) error {
 			{key: shotSeq, method: "Page.captureScreenshot", params: shotParams, conc: 1, n: o.shots},
 			{key: shotPar, method: "Page.captureScreenshot", params: shotParams, conc: 16, n: o.shots16},
 		}},
+		tap:     &tap{},
 		metrics: jsonParams("width", o.width, "height", o.height, "deviceScaleFactor", 1, "mobile", false),
 		warm: []workload{
 			{method: "Runtime.evaluate", params: evalParams, conc: 1, n: o.warmup},
@@ -164,7 +209,7 @@ func run(ctx context.Context, o options) error {
 	}
 	h := &host{}
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go hs.Serve(ln)
+	go hs.Serve(tapListener{Listener: ln, tap: b.tap})
 	defer hs.Close()
 	addr := ln.Addr().String()
 	guid := newGUID()
@@ -205,6 +250,7 @@ func run(ctx context.Context, o options) error {
 	b.peer.targetID = targetID
 	direct := &directPath{root: b.root, targetID: targetID}
 	rel := &relayPath{guid: guid, addr: addr, targetID: targetID, host: h}
+	b.relay = rel
 	defer func() {
 		rel.release(context.Background())
 		h.use(nil)
@@ -257,7 +303,17 @@ func (b *bench) measure(ctx context.Context, p path, r route, round int) error {
 		work = append(slices.Clip(work), b.echo...)
 	}
 	for _, w := range work {
+		timed := p == path(b.relay) && w.key == evalSeq
+		if timed {
+			r.tap = b.tap
+			b.tap.arm(b.relay.client.ws.LocalAddr().String())
+		}
 		s, err := w.run(ctx, r, b.pgid)
+		r.tap = nil
+		if timed {
+			b.tap.disarm()
+			b.res.addTapped(b.tap, counted)
+		}
 		if err != nil {
 			return err
 		}

@@ -67,11 +67,15 @@ func (w workload) run(ctx context.Context, r route, pgid int) (sample, error) {
 				case <-ctx.Done():
 					res.err = ctx.Err()
 				}
-				d := time.Since(t0)
+				t1 := time.Now()
 				if err = res.err; err != nil && !(w.raw && res.refused) {
 					break
 				}
 				err = nil
+				if r.tap != nil {
+					r.tap.command(t0, t1)
+				}
+				d := t1.Sub(t0)
 				mine = append(mine, d)
 				last = len(res.result)
 			}

@@ -9,22 +9,40 @@ import (
 
 	"github.com/cdprelay/cdprelay/audit"
 	"github.com/cdprelay/cdprelay/relay"
+	"github.com/cdprelay/cdprelay/viewer"
 )
 
 // opsMux serves what an operator reads: the audit log, instance status
 // and metrics. Everything else (the live view) goes to next.
-func opsMux(instances func() []*relay.Instance, ring *audit.Ring, reg *prometheus.Registry, next http.Handler) http.Handler {
+func opsMux(instances func() []*relay.Instance, live func() map[string]map[int64]viewer.Watch, ring *audit.Ring, reg *prometheus.Registry, next http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
 	audits := ring.Handler()
 	mux.Handle("GET /v1/audit", audits)
 	mux.Handle("GET /v1/audit/follow", audits)
 	mux.HandleFunc("GET /v1/instances", func(w http.ResponseWriter, r *http.Request) {
+		type tab struct {
+			relay.TabStatus
+			viewer.Watch
+		}
+		type instance struct {
+			relay.Status
+			Tabs []tab `json:"tabs"`
+		}
 		out := struct {
-			Instances []relay.Status `json:"instances"`
-		}{Instances: []relay.Status{}}
+			Instances []instance `json:"instances"`
+		}{Instances: []instance{}}
+		var watches map[string]map[int64]viewer.Watch
+		if live != nil {
+			watches = live()
+		}
 		for _, in := range instances() {
-			out.Instances = append(out.Instances, in.Status())
+			st := in.Status()
+			iv := instance{Status: st, Tabs: []tab{}}
+			for _, t := range st.Tabs {
+				iv.Tabs = append(iv.Tabs, tab{TabStatus: t, Watch: watches[st.ID][t.TabID]})
+			}
+			out.Instances = append(out.Instances, iv)
 		}
 		w.Header().Set("Content-Type", "application/json")
 		enc := json.NewEncoder(w)

@@ -144,7 +144,7 @@ func runServe(f serveFlags, log *slog.Logger) error {
 		AdminAllowed: func(r *http.Request) bool {
 			return ingress.Scopes(r.Context()).Has(ingress.ScopeAdmin)
 		},
-		Fallback: opsMux(func() []*relay.Instance { return srv.Instances() }, auditLog.Ring(), reg, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { live.ServeHTTP(w, r) })),
+		Fallback: opsMux(func() []*relay.Instance { return srv.Instances() }, func() map[string]map[int64]viewer.Watch { return live.Watches() }, auditLog.Ring(), reg, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { live.ServeHTTP(w, r) })),
 	})
 	if err != nil {
 		return err

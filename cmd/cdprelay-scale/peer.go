@@ -1,0 +1,420 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// request is one instruction from the relay process to the peer process.
+type request struct {
+	Op      string   `json:"op"` // "extensions", "clients" or "phase"
+	Base    string   `json:"base,omitempty"`
+	GUIDs   []string `json:"guids,omitempty"`
+	Dialers int      `json:"dialers,omitempty"`
+	Rate    float64  `json:"rate,omitempty"`    // phase: commands per second per client
+	Seconds float64  `json:"seconds,omitempty"` // phase: how long
+}
+
+// dialed answers "extensions" and "clients".
+type dialed struct {
+	Connected int     `json:"connected"`
+	Seconds   float64 `json:"seconds"`
+}
+
+// phaseResult answers "phase". Latencies are from the moment a command was
+// due (not when it could be written) to its reply, in microseconds, so that
+// a sender held back by a slow relay counts against the relay.
+type phaseResult struct {
+	Sent     int64   `json:"sent"`
+	Received int64   `json:"received"`
+	Errors   int64   `json:"errors"`
+	Seconds  float64 `json:"seconds"` // from the first command due to the last reply
+	P50      float64 `json:"p50"`
+	P95      float64 `json:"p95"`
+	P99      float64 `json:"p99"`
+	Max      float64 `json:"max"`
+	CPU      float64 `json:"cpu"` // the peer process's CPU seconds
+	// FirstError is the text of one error reply, for the report.
+	FirstError string `json:"firstError,omitempty"`
+}
+
+// peerState is everything the peer process holds between requests; only
+// the request loop touches it.
+type peerState struct {
+	exts    []*websocket.Conn
+	clients []*client
+}
+
+// runPeer serves requests from r until it ends, answering on w.
+func runPeer(r io.Reader, w io.Writer) error {
+	var st peerState
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	enc := json.NewEncoder(w)
+	for sc.Scan() {
+		var req request
+		if err := json.Unmarshal(sc.Bytes(), &req); err != nil {
+			return fmt.Errorf("peer: bad request: %w", err)
+		}
+		var resp any
+		var err error
+		switch req.Op {
+		case "extensions":
+			resp, err = st.dialExtensions(req)
+		case "clients":
+			resp, err = st.dialClients(req)
+		case "phase":
+			resp, err = st.phase(req)
+		default:
+			err = fmt.Errorf("unknown op %q", req.Op)
+		}
+		if err != nil {
+			resp = map[string]string{"error": err.Error()}
+		}
+		if err := enc.Encode(resp); err != nil {
+			return err
+		}
+	}
+	for _, c := range st.exts {
+		c.Close()
+	}
+	for _, c := range st.clients {
+		c.conn.Close()
+	}
+	return sc.Err()
+}
+
+// forEach runs fn for 0..n-1 on at most par goroutines and returns the
+// first error.
+func forEach(n, par int, fn func(i int) error) error {
+	var next atomic.Int64
+	var first error
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range max(1, par) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				if err := fn(i); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return first
+}
+
+var dialer = &websocket.Dialer{HandshakeTimeout: 30 * time.Second, ReadBufferSize: 1024, WriteBufferSize: 1024}
+
+// The handshake our extension sends: who the browser is, one shared tab,
+// then initialized.
+var (
+	extInfo        = []byte(`{"method":"extension.info","params":[{"userAgent":"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36","product":"HeadlessChrome/156.0.8078.108","version":"156.0.8078.108"}]}`)
+	extTab         = []byte(`{"method":"chrome.tabs.onCreated","params":[{"id":7,"url":"about:blank","title":"","targetId":"5CALE0000000000000000000000000007","active":true,"windowId":1}]}`)
+	extInitialized = []byte(`{"method":"extension.initialized","params":[]}`)
+)
+
+func (st *peerState) dialExtensions(req request) (dialed, error) {
+	start := time.Now()
+	conns := make([]*websocket.Conn, len(req.GUIDs))
+	hdr := http.Header{"Origin": {"chrome-extension://cdprelayscalecdprelayscale"}}
+	err := forEach(len(req.GUIDs), req.Dialers, func(i int) error {
+		c, _, err := dialer.Dial(req.Base+"/extension/"+req.GUIDs[i], hdr)
+		if err != nil {
+			return fmt.Errorf("extension %d: %w", i, err)
+		}
+		for _, m := range [][]byte{extInfo, extTab, extInitialized} {
+			if err := c.WriteMessage(websocket.TextMessage, m); err != nil {
+				c.Close()
+				return fmt.Errorf("extension %d: %w", i, err)
+			}
+		}
+		conns[i] = c
+		go answer(c)
+		return nil
+	})
+	for _, c := range conns {
+		if c != nil {
+			st.exts = append(st.exts, c)
+		}
+	}
+	return dialed{Connected: len(st.exts), Seconds: time.Since(start).Seconds()}, err
+}
+
+// answer plays the browser behind an extension: every command is answered
+// at once, from the read loop, which is also the only writer. Pings are
+// answered by the connection's default handler while it reads.
+func answer(c *websocket.Conn) {
+	var reply []byte
+	for {
+		_, m, err := c.ReadMessage()
+		if err != nil {
+			return
+		}
+		id, ok := leadingID(m)
+		if !ok {
+			continue
+		}
+		reply = append(reply[:0], `{"id":`...)
+		reply = strconv.AppendInt(reply, id, 10)
+		switch {
+		case bytes.Contains(m, []byte(`"Target.getTargetInfo"`)):
+			reply = append(reply, `,"result":{"targetInfo":{"targetId":"5CALE0000000000000000000000000007","type":"page","title":"","url":"about:blank","attached":true,"canAccessOpener":false,"browserContextId":"5CALECONTEXT"}}}`...)
+		case bytes.Contains(m, []byte(`"Page.getFrameTree"`)):
+			reply = append(reply, `,"result":{"frameTree":{"frame":{"id":"5CALE0000000000000000000000000007","loaderId":"L","url":"about:blank","securityOrigin":"://","mimeType":"text/html"}}}}`...)
+		case bytes.Contains(m, []byte(`"chrome.debugger.sendCommand"`)):
+			reply = append(reply, `,"result":{"result":{"type":"number","value":1,"description":"1"}}}`...)
+		default:
+			reply = append(reply, `,"result":{}}`...)
+		}
+		if c.WriteMessage(websocket.TextMessage, reply) != nil {
+			return
+		}
+	}
+}
+
+// leadingID reads the id of a frame that starts with {"id":N, which is how
+// both the relay's commands to an extension and its replies to a client
+// begin.
+func leadingID(m []byte) (int64, bool) {
+	rest, ok := bytes.CutPrefix(m, []byte(`{"id":`))
+	if !ok {
+		return 0, false
+	}
+	end := bytes.IndexAny(rest, ",}")
+	if end < 0 {
+		return 0, false
+	}
+	id, err := strconv.ParseInt(string(rest[:end]), 10, 64)
+	return id, err == nil
+}
+
+// client is a lean CDP client: one sender and one reader goroutine.
+type client struct {
+	conn    *websocket.Conn
+	session string
+
+	mu      sync.Mutex
+	samples []int64 // guarded by mu: latencies of the current phase, ns
+	first   int64   // guarded by mu: id of the phase's first command
+	t0      time.Time
+	rate    float64
+	last    time.Time // guarded by mu: when the last reply came
+
+	received atomic.Int64
+	errors   atomic.Int64
+	firstErr atomic.Pointer[string]
+}
+
+func (st *peerState) dialClients(req request) (dialed, error) {
+	start := time.Now()
+	cs := make([]*client, len(req.GUIDs))
+	err := forEach(len(req.GUIDs), req.Dialers, func(i int) error {
+		c, err := dialClient(req.Base + "/devtools/browser/" + req.GUIDs[i])
+		if err != nil {
+			return fmt.Errorf("client %d: %w", i, err)
+		}
+		cs[i] = c
+		return nil
+	})
+	for _, c := range cs {
+		if c != nil {
+			st.clients = append(st.clients, c)
+			go c.read()
+		}
+	}
+	return dialed{Connected: len(st.clients), Seconds: time.Since(start).Seconds()}, err
+}
+
+// dialClient connects and auto-attaches to the instance's tab, as
+// Playwright does first, and learns the tab's session id.
+func dialClient(url string) (*client, error) {
+	conn, _, err := dialer.Dial(url, nil)
+	if err != nil {
+		return nil, err
+	}
+	setup := `{"id":1,"method":"Target.setAutoAttach","params":{"autoAttach":true,"waitForDebuggerOnStart":false,"flatten":true}}`
+	if err := conn.WriteMessage(websocket.TextMessage, []byte(setup)); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	var session string
+	replied := false
+	for session == "" || !replied {
+		_, m, err := conn.ReadMessage()
+		if err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("auto-attach: %w", err)
+		}
+		var msg struct {
+			ID     int64
+			Method string
+			Params struct{ SessionID string }
+			Error  json.RawMessage
+		}
+		if json.Unmarshal(m, &msg) != nil {
+			continue
+		}
+		switch {
+		case msg.ID == 1 && msg.Error != nil:
+			conn.Close()
+			return nil, fmt.Errorf("auto-attach: %s", msg.Error)
+		case msg.ID == 1:
+			replied = true
+		case msg.Method == "Target.attachedToTarget":
+			session = msg.Params.SessionID
+		}
+	}
+	_ = conn.SetReadDeadline(time.Time{})
+	return &client{conn: conn, session: session}, nil
+}
+
+func (c *client) read() {
+	for {
+		_, m, err := c.conn.ReadMessage()
+		if err != nil {
+			return
+		}
+		id, ok := leadingID(m)
+		if !ok {
+			continue // an event
+		}
+		now := time.Now()
+		if bytes.Contains(m, []byte(`,"error":`)) {
+			if c.errors.Add(1) == 1 {
+				e := string(m)
+				c.firstErr.Store(&e)
+			}
+		}
+		c.mu.Lock()
+		if k := id - c.first; k >= 0 && c.rate > 0 {
+			due := c.t0.Add(time.Duration(float64(k) / c.rate * float64(time.Second)))
+			c.samples = append(c.samples, int64(now.Sub(due)))
+		}
+		c.last = now
+		c.mu.Unlock()
+		c.received.Add(1)
+	}
+}
+
+// send writes commands at rate until d has passed, each when it is due,
+// and returns how many it wrote.
+func (c *client) send(t0 time.Time, first int64, rate float64, d time.Duration) (int64, error) {
+	total := int64(rate * d.Seconds())
+	var msg []byte
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	var sent int64
+	for sent < total {
+		due := min(total, int64(time.Since(t0).Seconds()*rate))
+		for ; sent < due; sent++ {
+			msg = append(msg[:0], `{"id":`...)
+			msg = strconv.AppendInt(msg, first+sent, 10)
+			msg = append(msg, `,"sessionId":"`...)
+			msg = append(msg, c.session...)
+			msg = append(msg, `","method":"Runtime.evaluate","params":{"expression":"1"}}`...)
+			if err := c.conn.WriteMessage(websocket.TextMessage, msg); err != nil {
+				return sent, err
+			}
+		}
+		<-tick.C
+	}
+	return sent, nil
+}
+
+// phaseID separates the ids of successive phases, so that a late reply
+// from one phase is never taken for a reply of the next.
+var phaseID atomic.Int64
+
+func (st *peerState) phase(req request) (phaseResult, error) {
+	if len(st.clients) == 0 {
+		return phaseResult{}, errors.New("no clients")
+	}
+	first := phaseID.Add(1) * 1_000_000_000
+	d := time.Duration(req.Seconds * float64(time.Second))
+	t0 := time.Now().Add(20 * time.Millisecond)
+	for _, c := range st.clients {
+		c.mu.Lock()
+		c.samples = make([]int64, 0, int(req.Rate*req.Seconds)+16)
+		c.first, c.t0, c.rate = first, t0, req.Rate
+		c.mu.Unlock()
+		c.received.Store(0)
+		c.errors.Store(0)
+	}
+	cpu0 := cpuTime()
+	var sent atomic.Int64
+	var sendErr error
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	time.Sleep(time.Until(t0))
+	for _, c := range st.clients {
+		wg.Go(func() {
+			n, err := c.send(t0, first, req.Rate, d)
+			sent.Add(n)
+			if err != nil {
+				mu.Lock()
+				sendErr = err
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	// Replies still on their way get a moment; what has not come by then
+	// is reported as missing (sent − received).
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for ctx.Err() == nil {
+		var got int64
+		for _, c := range st.clients {
+			got += c.received.Load()
+		}
+		if got >= sent.Load() {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	res := phaseResult{Sent: sent.Load(), CPU: (cpuTime() - cpu0).Seconds()}
+	var all []int64
+	var last time.Time
+	for _, c := range st.clients {
+		c.mu.Lock()
+		all = append(all, c.samples...)
+		if c.last.After(last) {
+			last = c.last
+		}
+		c.rate = 0 // late replies are not this phase's any more
+		c.mu.Unlock()
+		res.Received += c.received.Load()
+		res.Errors += c.errors.Load()
+		if e := c.firstErr.Swap(nil); e != nil && res.FirstError == "" {
+			res.FirstError = *e
+		}
+	}
+	res.Seconds = last.Sub(t0).Seconds()
+	q := quantiles(all, 0.50, 0.95, 0.99, 1)
+	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+	res.P50, res.P95, res.P99, res.Max = us(q[0]), us(q[1]), us(q[2]), us(q[3])
+	return res, sendErr
+}
