@@ -77,7 +77,15 @@ fuzz:
 	@set -e; for pkg in $$($(GO) list ./...); do \
 	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 	    echo "fuzz $$pkg $$f ($(FUZZTIME))"; \
-	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg >/dev/null; \
+	    stamp=$$(mktemp); out=$$(mktemp); \
+	    if ! $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg >$$out 2>&1; then \
+	      cat $$out; \
+	      dir=$$($(GO) list -f '{{.Dir}}' $$pkg)/testdata/fuzz/$$f; \
+	      if [ -n "$$(find $$dir -newer $$stamp -type f 2>/dev/null)" ]; then rm -f $$out $$stamp; exit 1; fi; \
+	      echo "no failing input was saved: the fuzzing engine itself failed (a loaded machine); once more"; \
+	      $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg >$$out 2>&1 || { cat $$out; rm -f $$out $$stamp; exit 1; }; \
+	    fi; \
+	    rm -f $$out $$stamp; \
 	  done; \
 	done
 
