@@ -15,10 +15,10 @@ import (
 // inExtLoop runs chrome.debugger.sendCommand in a loop inside the
 // extension's service worker: what the extension path costs with no
 // WebSocket and no JSON of ours. It needs the extension to be attached to
-// the tab. Timings come from performance.now(), which a service worker
-// only has to about 0.1 ms: the per-call figures are coarse, the totals
-// are not.
-const inExtLoop = `(async (tabId, warm, n1, n16, conc) => {
+// the tab. With conc 1 it times each call; timings come from
+// performance.now(), which a service worker has only to about 0.1 ms: the
+// per-call figures are coarse, the totals are not.
+const inExtLoop = `(async (tabId, warm, n, conc) => {
   const t = { tabId }, p = { expression: "1" };
   const loop = async (n, lat) => {
     for (let i = 0; i < n; i++) {
@@ -28,13 +28,10 @@ const inExtLoop = `(async (tabId, warm, n1, n16, conc) => {
     }
   };
   await loop(warm);
-  const lat = [];
-  let s = performance.now();
-  await loop(n1, lat);
-  const seq = performance.now() - s;
-  s = performance.now();
-  await Promise.all(Array.from({ length: conc }, () => loop(Math.ceil(n16 / conc))));
-  return { lat, seq, par: performance.now() - s, n16: conc * Math.ceil(n16 / conc) };
+  const lat = conc === 1 ? [] : null, each = Math.ceil(n / conc);
+  const s = performance.now();
+  await Promise.all(Array.from({ length: conc }, () => loop(each, lat)));
+  return { lat: lat || [], total: performance.now() - s, calls: conc * each };
 })`
 
 // inExtSample is one round of the in-extension loop.
@@ -42,12 +39,12 @@ type inExtSample struct {
 	seq      sample        // one call at a time
 	parCalls int           // calls made with conc in flight
 	par      time.Duration // how long those took
-	cpu      cpuSnapshot   // of every call, the warm-up's included
-	calls    int           // every call
+	parCPU   cpuSnapshot
 }
 
 // measureInExtension attaches to the extension's service worker through
-// Chromium's own port and runs inExtLoop there.
+// Chromium's own port and runs inExtLoop there, one call at a time and
+// then conc at a time.
 func measureInExtension(ctx context.Context, root *conn, tabID int64, warm, n1, n16, conc, pgid int) (inExtSample, error) {
 	res, err := root.call(ctx, "", "Target.getTargets", nil)
 	if err != nil {
@@ -77,39 +74,58 @@ func measureInExtension(ctx context.Context, root *conn, tabID int64, warm, n1, 
 		return inExtSample{}, err
 	}
 	sess := string(wire.StringField(res, "sessionId"))
+	// Detached again so that the extension path is measured without a
+	// debugger on the extension itself.
 	defer root.call(ctx, "", "Target.detachFromTarget", jsonParams("sessionId", sess))
 
-	expr := fmt.Sprintf("%s(%d, %d, %d, %d, %d)", inExtLoop, tabID, warm, n1, n16, conc)
-	before := takeCPU(pgid)
-	res, err = root.call(ctx, sess, "Runtime.evaluate", jsonParams("expression", expr, "awaitPromise", true, "returnByValue", true))
-	if err != nil {
-		return inExtSample{}, err
+	var s inExtSample
+	if _, err := inExtRun(ctx, root, sess, tabID, warm, 0, 1); err != nil {
+		return s, err
 	}
-	cpu := takeCPU(pgid).sub(before)
+	before := takeCPU(pgid)
+	v, err := inExtRun(ctx, root, sess, tabID, 0, n1, 1)
+	if err != nil {
+		return s, err
+	}
+	s.seq.cpu = takeCPU(pgid).sub(before)
+	s.seq.elapsed = msDuration(v.Total)
+	for _, ms := range v.Lat {
+		s.seq.lat = append(s.seq.lat, msDuration(ms))
+	}
+	before = takeCPU(pgid)
+	if v, err = inExtRun(ctx, root, sess, tabID, 0, n16, conc); err != nil {
+		return s, err
+	}
+	s.parCPU = takeCPU(pgid).sub(before)
+	s.parCalls, s.par = v.Calls, msDuration(v.Total)
+	return s, nil
+}
+
+type inExtResult struct {
+	Lat   []float64 `json:"lat"`
+	Total float64   `json:"total"`
+	Calls int       `json:"calls"`
+}
+
+func inExtRun(ctx context.Context, root *conn, sess string, tabID int64, warm, n, conc int) (inExtResult, error) {
+	expr := fmt.Sprintf("%s(%d, %d, %d, %d)", inExtLoop, tabID, warm, n, conc)
+	res, err := root.call(ctx, sess, "Runtime.evaluate", jsonParams("expression", expr, "awaitPromise", true, "returnByValue", true))
+	if err != nil {
+		return inExtResult{}, err
+	}
 	var out struct {
 		Result struct {
-			Value struct {
-				Lat []float64 `json:"lat"`
-				Seq float64   `json:"seq"`
-				Par float64   `json:"par"`
-				N16 int       `json:"n16"`
-			} `json:"value"`
+			Value inExtResult `json:"value"`
 		} `json:"result"`
 		ExceptionDetails json.RawMessage `json:"exceptionDetails"`
 	}
 	if err := json.Unmarshal(res, &out); err != nil {
-		return inExtSample{}, err
+		return inExtResult{}, err
 	}
 	if out.ExceptionDetails != nil {
-		return inExtSample{}, fmt.Errorf("the loop in the extension threw: %s", out.ExceptionDetails)
+		return inExtResult{}, fmt.Errorf("the loop in the extension threw: %s", out.ExceptionDetails)
 	}
-	v := out.Result.Value
-	s := inExtSample{cpu: cpu, calls: warm + len(v.Lat) + v.N16, parCalls: v.N16, par: msDuration(v.Par)}
-	s.seq.elapsed = msDuration(v.Seq)
-	for _, ms := range v.Lat {
-		s.seq.lat = append(s.seq.lat, msDuration(ms))
-	}
-	return s, nil
+	return out.Result.Value, nil
 }
 
 func msDuration(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }

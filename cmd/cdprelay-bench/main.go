@@ -166,7 +166,7 @@ type bench struct {
 	echo    []workload
 }
 
-func run(ctx context.Context, o options) error {
+func run(ctx context.Context, o options) (err error) {
 	chromePath, err := chromium.Find(o.chrome)
 	if err != nil {
 		return err
@@ -226,7 +226,12 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	defer logFile.Close()
+	defer func() {
+		logFile.Close()
+		if err == nil {
+			os.Remove(logFile.Name()) // kept only to explain a failure
+		}
+	}()
 	lctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	browser, wsURL, err := launchBrowser(lctx, chromePath, extDir, "ws://"+addr+"/extension/"+guid, logFile)
 	cancel()
