@@ -19,10 +19,10 @@ func benchInstance(b testing.TB) (*Instance, *clientConn, *extConn, func()) {
 		b.Fatal(err)
 	}
 	in := srv.Default()
-	x := &extConn{inst: in, p: newPeer(nil, extQueue), log: in.log, pending: map[int64]pendingCall{}, ready: make(chan struct{})}
+	x := &extConn{inst: in, p: newPeer(nil, extQueue, 0), log: in.log, pending: map[int64]pendingCall{}, ready: make(chan struct{})}
 	close(x.ready)
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &clientConn{inst: in, p: newPeer(nil, 1<<16), log: in.log, ctx: ctx, cancel: cancel, ext: x}
+	c := &clientConn{inst: in, p: newPeer(nil, 1<<16, 0), log: in.log, ctx: ctx, cancel: cancel, ext: x}
 	in.ext, in.client = x, c
 	t := &tab{id: 7, targetID: "T7", state: tabAttached}
 	in.tabs[t.id] = t

@@ -43,7 +43,7 @@ func newClientConn(inst *Instance, conn *websocket.Conn, log *slog.Logger) *clie
 	return &clientConn{
 		bucket: newBucket(inst.srv.cfg.CommandsPerSecond, inst.srv.cfg.CommandBurst),
 		inst:   inst,
-		p:      newPeer(conn, inst.srv.cfg.ClientQueue),
+		p:      newPeer(conn, inst.srv.cfg.ClientQueue, inst.srv.cfg.ClientQueueBytes),
 		log:    log,
 		ctx:    ctx,
 		cancel: cancel,
@@ -171,26 +171,45 @@ func (c *clientConn) handle(env *wire.Envelope) {
 			notifyHandles(screencast, TabEvent{Method: EventClientScreencast, Params: jsonObj("active", active)})
 		}
 	}
-	if s != nil && s.tab != nil && bytesHasPrefix(env.Method, "Fetch.") && c.rewriteFetch(env, s) {
+	if s != nil && s.tab != nil && bytesHasPrefix(env.Method, "Fetch.") && c.fenceFetch(env, s, s) {
+		// Before emulation: the tab's Fetch domain is shared with the
+		// navigation backstop, whichever session asks.
 		return
 	}
 	if h := emulated(env.Method, s); h != nil {
 		c.runEmulated(h, env, s)
 		return
 	}
-	if method == "Page.navigate" && s != nil {
-		c.observeNavigate(s, env.Params)
+	// Everything else goes to a tab: the session's own, or, for the root
+	// and browser sessions, the lowest attached tab answering for the
+	// browser. The checks below run on the tab that will execute it.
+	route, replyTo := s, s
+	if env.SessionID == nil {
+		replyTo = nil
 	}
-	route := s
-	if route == nil {
-		route = c.rootTarget()
-		if route == nil {
-			c.replyError(env.ID, nil, codeServerError, "cdprelay: "+string(env.Method)+" needs a page, and no tab is attached")
+	if route == nil || route.tab == nil {
+		if route = c.rootTarget(); route == nil {
+			c.replyErrorRawSession(env.ID, env.SessionID, codeServerError, "cdprelay: "+string(env.Method)+" needs a page, and no tab is attached")
 			return
 		}
+		if s == nil || s.tab == nil {
+			in.mu.Lock()
+			controlled := route.tab.control != "" && controlRefused(env.Method)
+			in.mu.Unlock()
+			if controlled {
+				c.replyErrorRawSession(env.ID, env.SessionID, codeServerError, msgControlled)
+				return
+			}
+		}
 	}
-	if !c.ext.forward(c, env, route) {
-		c.replyError(env.ID, s, codeServerError, "Extension disconnected")
+	if (s == nil || s.tab == nil) && bytesHasPrefix(env.Method, "Fetch.") && c.fenceFetch(env, route, replyTo) {
+		return
+	}
+	if method == "Page.navigate" {
+		c.observeNavigate(route, env.Params)
+	}
+	if !c.ext.forwardAs(c, env, route, replyTo) {
+		c.replyErrorRawSession(env.ID, env.SessionID, codeServerError, "Extension disconnected")
 	}
 }
 

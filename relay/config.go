@@ -47,6 +47,12 @@ type Config struct {
 	// dozen in flight.
 	MaxInFlight int
 
+	// ClientQueueBytes bounds the bytes queued for one client beside the
+	// message count; past it the client is closed as one that does not
+	// read. The same budget bounds what waits for the extension (the
+	// sender waits for room). Default: 256 MiB.
+	ClientQueueBytes int64
+
 	// CommandsPerSecond and CommandBurst rate-limit one client's commands
 	// (a token bucket). Past the limit a command is answered with an
 	// error. Default: 5000 per second with a burst of 10000; negative
@@ -142,6 +148,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.ClientQueue == 0 {
 		c.ClientQueue = defaultClientQueue
+	}
+	if c.ClientQueueBytes == 0 {
+		c.ClientQueueBytes = 256 << 20
 	}
 	if c.MaxInFlight == 0 {
 		c.MaxInFlight = 4096

@@ -69,10 +69,7 @@ func emulated(method []byte, s *session) *emulation {
 	if bytesHasPrefix(method, "Browser.") || (browserLevel && bytesHasPrefix(method, "Target.")) {
 		return &emUnsupported
 	}
-	if s != nil && s.tab == nil {
-		return &emBrowserForward
-	}
-	if s != nil && !s.child && (bytesHasSuffix(method, ".enable") || bytesHasSuffix(method, ".disable")) {
+	if s != nil && !s.child && s.tab != nil && (bytesHasSuffix(method, ".enable") || bytesHasSuffix(method, ".disable")) {
 		return &emDomainSwitch
 	}
 	return nil
@@ -108,7 +105,6 @@ var (
 
 	emAttachToBrowserTarget    = emulation{fn: (*clientConn).attachToBrowserTarget}
 	emDetachOnSession          = emulation{fn: (*clientConn).detachOnSession}
-	emBrowserForward           = emulation{fn: (*clientConn).browserForward, blocking: true}
 	emDomainSwitch             = emulation{fn: (*clientConn).domainSwitch}
 	emBrowserSessionAutoAttach = emulation{fn: func(c *clientConn, cmd command) {
 		c.fail(cmd, codeServerError, "cdprelay: Target.setAutoAttach on a browser session is not supported; send it without a sessionId")
@@ -439,6 +435,9 @@ func (c *clientConn) attachToTarget(cmd command) {
 	}
 	s := in.mintSessionLocked(c, t, cmd.sess)
 	in.mu.Unlock()
+	if s == nil {
+		return // the client is gone
+	}
 	c.reply(cmd, map[string]string{"sessionId": s.id})
 }
 

@@ -1,8 +1,6 @@
 package relay
 
 import (
-	"encoding/json"
-	"errors"
 	"strings"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
@@ -47,34 +45,6 @@ func (c *clientConn) detachOnSession(cmd command) {
 		defer c.wg.Done()
 		c.detachFromTarget(cmd)
 	}()
-}
-
-// browserForward sends a browser session's command that the relay does not
-// emulate to the tab that answers root commands, and the reply back on the
-// browser session.
-func (c *clientConn) browserForward(cmd command) {
-	route := c.rootTarget()
-	if route == nil {
-		c.fail(cmd, codeServerError, "cdprelay: "+cmd.method+" needs a page, and no tab is attached")
-		return
-	}
-	args := []any{map[string]int64{"tabId": route.tab.id}, cmd.method}
-	if cmd.params != nil {
-		args = append(args, json.RawMessage(cmd.params))
-	}
-	// No timeout, as for any forwarded command: the tab answers or the
-	// connection ends.
-	res, err := c.ext.call(c.ctx, "chrome.debugger.sendCommand", args...)
-	if err != nil {
-		var ee *ExtError
-		if errors.As(err, &ee) {
-			c.fail(cmd, ee.Code, ee.Message)
-		} else {
-			c.fail(cmd, codeServerError, err.Error())
-		}
-		return
-	}
-	c.reply(cmd, json.RawMessage(res))
 }
 
 // domainSwitch watches X.enable and X.disable on a tab's top-level

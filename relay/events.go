@@ -14,6 +14,12 @@ func (in *Instance) routeEvent(x *extConn, args []byte) {
 		return
 	}
 	in.mu.Lock()
+	if in.ext != x {
+		// A replaced connection's read loop runs on for a moment: its
+		// events belong to tabs that are gone.
+		in.mu.Unlock()
+		return
+	}
 	c := in.client
 	t := in.tabs[src.TabID]
 	if t == nil {
@@ -63,6 +69,7 @@ func (in *Instance) routeEvent(x *extConn, args []byte) {
 		return
 	}
 	var fenceChild string
+	var droppedChildren []*session
 	switch string(method) {
 	case "Target.attachedToTarget":
 		// A child target (frame, worker) attached under s: its session id
@@ -86,7 +93,7 @@ func (in *Instance) routeEvent(x *extConn, args []byte) {
 	case "Target.detachedFromTarget":
 		if id := wire.StringField(params, "sessionId"); len(id) > 0 {
 			if cs := in.sessions[string(id)]; cs != nil && cs.child && cs.tab == t {
-				in.dropChildLocked(cs)
+				droppedChildren = in.dropChildLocked(cs)
 			}
 		}
 	default:
@@ -98,6 +105,7 @@ func (in *Instance) routeEvent(x *extConn, args []byte) {
 	if fenceChild != "" {
 		in.enableFence(x, t, fenceChild)
 	}
+	x.failSessions(droppedChildren)
 	for _, e := range also {
 		c.eventRaw(string(method), e, params)
 	}
@@ -127,16 +135,21 @@ func isScreencastFrame(method []byte) bool {
 
 // dropChildLocked forgets child session cs and every session announced
 // under it: a frame's workers and nested frames go with the frame.
-func (in *Instance) dropChildLocked(cs *session) {
+func (in *Instance) dropChildLocked(cs *session) (dropped []*session) {
 	delete(in.sessions, cs.id)
+	delete(cs.tab.fetch, cs.id)
+	dropped = append(dropped, cs)
 	for _, d := range in.sessions {
 		for p := d.parent; p != nil; p = p.parent {
 			if p == cs {
 				delete(in.sessions, d.id)
+				delete(d.tab.fetch, d.id)
+				dropped = append(dropped, d)
 				break
 			}
 		}
 	}
+	return dropped
 }
 
 func isFetchPaused(method []byte) bool {

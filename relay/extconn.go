@@ -78,7 +78,7 @@ func (e *ExtError) Error() string { return e.Message }
 func newExtConn(inst *Instance, conn *websocket.Conn, log *slog.Logger) *extConn {
 	return &extConn{
 		inst:    inst,
-		p:       newPeer(conn, extQueue),
+		p:       newPeer(conn, extQueue, inst.srv.cfg.ClientQueueBytes),
 		log:     log,
 		pending: make(map[int64]pendingCall),
 		ready:   make(chan struct{}),
@@ -155,6 +155,17 @@ func (x *extConn) forget(id int64) bool {
 // chrome.debugger.sendCommand, with params as their original bytes. It
 // blocks while the extension's queue is full.
 func (x *extConn) forward(c *clientConn, env *wire.Envelope, sess *session) bool {
+	var replyTo *session
+	if env.SessionID != nil {
+		replyTo = sess
+	}
+	return x.forwardAs(c, env, sess, replyTo)
+}
+
+// forwardAs is forward with the session the reply names given apart from
+// the tab session that carries the command: a browser session's command
+// goes to a tab and is answered on the browser session.
+func (x *extConn) forwardAs(c *clientConn, env *wire.Envelope, sess, replyTo *session) bool {
 	x.mu.Lock()
 	if x.gone {
 		x.mu.Unlock()
@@ -162,12 +173,6 @@ func (x *extConn) forward(c *clientConn, env *wire.Envelope, sess *session) bool
 	}
 	x.nextID++
 	id := x.nextID
-	// The reply echoes the client's own sessionId: none for a root command
-	// that a tab answers on the browser's behalf.
-	var replyTo *session
-	if env.SessionID != nil {
-		replyTo = sess
-	}
 	x.pending[id] = pendingCall{client: c, clientID: env.ID, sess: replyTo, tabID: sess.tab.id, domain: domainIdx(env.Method), start: time.Now()}
 	c.inflight.Add(1)
 	x.mu.Unlock()
@@ -237,7 +242,7 @@ func (x *extConn) end() {
 	for _, pc := range pending {
 		if pc.done != nil {
 			pc.done <- callResult{err: errExtGone}
-		} else {
+		} else if pc.client != nil {
 			pc.client.inflight.Add(-1)
 			pc.client.replyError(pc.clientID, pc.sess, codeServerError, "Extension disconnected")
 		}
@@ -368,4 +373,31 @@ func appendErrorObject(b []byte, code int64, msg string) []byte {
 	b = append(b, `,"message":`...)
 	b = wire.AppendString(b, msg)
 	return append(b, '}')
+}
+
+// failSessions fails every client command pending on one of ss: child
+// sessions that detached, whose commands Chrome will not answer.
+func (x *extConn) failSessions(ss []*session) {
+	if len(ss) == 0 {
+		return
+	}
+	var failed []pendingCall
+	x.mu.Lock()
+	for id, pc := range x.pending {
+		if pc.client == nil || pc.sess == nil {
+			continue
+		}
+		for _, s := range ss {
+			if pc.sess == s {
+				failed = append(failed, pc)
+				delete(x.pending, id)
+				break
+			}
+		}
+	}
+	x.mu.Unlock()
+	for _, pc := range failed {
+		pc.client.inflight.Add(-1)
+		pc.client.replyError(pc.clientID, pc.sess, codeNoSession, "Session with given id not found.")
+	}
 }

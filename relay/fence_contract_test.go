@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cdprelay/cdprelay/internal/cdptest"
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 )
 
@@ -135,4 +136,123 @@ func TestNoBackstopWithoutHostRules(t *testing.T) {
 	if _, err := c.WaitEvent(h.ctx, "Fetch.requestPaused"); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestBackstopHolds covers the ways a client could loosen the fence: Fetch
+// commands at the root (answered by a tab on the browser's behalf), params
+// the relay cannot read, and a continued request sent somewhere else.
+func TestBackstopHolds(t *testing.T) {
+	h := newHarness(t, Config{Policy: hostFence{}})
+	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://ok.test/"}}})
+	c := h.client()
+	sess := h.autoAttach(c)[0]
+	fenceOnly := `{"patterns":[{"urlPattern":"*","resourceType":"Document","requestStage":"Request"}],"handleAuthRequests":false}`
+
+	// Fetch.disable at the root is rewritten like a session's.
+	m := h.callMsg(c, "", "Fetch.disable", nil)
+	if m.Error != nil || m.SessionID != "" {
+		t.Fatalf("root Fetch.disable: %s", m.Raw)
+	}
+	if n := len(fenceCalls(t, e, "Fetch.disable")); n != 0 {
+		t.Fatalf("Fetch.disable reached the tab")
+	}
+	enables := fenceCalls(t, e, "Fetch.enable")
+	mustMatch(t, enables[len(enables)-1].Params, fenceOnly)
+
+	// Params the relay cannot read are refused, not forwarded.
+	before := len(fenceCalls(t, e, "Fetch.enable"))
+	m = h.callMsg(c, sess, "Fetch.enable", map[string]any{"patterns": []map[string]any{{"urlPattern": "x"}}, "HandleAuthRequests": "x"})
+	if m.Error == nil || m.Error.Code != codeInvalidParams {
+		t.Fatalf("unreadable Fetch.enable: %s", m.Raw)
+	}
+	if len(fenceCalls(t, e, "Fetch.enable")) != before {
+		t.Fatal("unreadable Fetch.enable reached the tab")
+	}
+
+	// A continued request may not be sent to a refused host.
+	m = h.callMsg(c, sess, "Fetch.continueRequest", map[string]any{"requestId": "R9", "url": "https://evil.test/"})
+	if m.Error == nil || !strings.Contains(m.Error.Message, "Denied by cdprelay policy") {
+		t.Fatalf("continueRequest to a refused host: %s", m.Raw)
+	}
+	if n := len(fenceCalls(t, e, "Fetch.continueRequest")); n != 0 {
+		t.Fatal("the refused continueRequest reached the tab")
+	}
+	h.call(c, sess, "Fetch.continueRequest", map[string]any{"requestId": "R10", "url": "https://ok.test/x"})
+}
+
+// TestTakeOverHoldsAtRoot: while a person holds a tab, input sent without
+// a session (which a tab executes for the browser) is refused too.
+func TestTakeOverHoldsAtRoot(t *testing.T) {
+	h := newHarness(t, Config{})
+	h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1}}})
+	c := h.client()
+	h.autoAttach(c)
+	if err := h.srv.Default().TakeControl(1, "person"); err != nil {
+		t.Fatal(err)
+	}
+	m := h.callMsg(c, "", "Input.dispatchMouseEvent", map[string]any{"type": "mousePressed", "x": 1, "y": 1})
+	if m.Error == nil || !strings.Contains(m.Error.Message, "taken control") {
+		t.Fatalf("root input during take-over: %s", m.Raw)
+	}
+}
+
+// TestChildDetachFailsPending: a command pending on a child session that
+// detaches gets an answer; Chrome gives none.
+func TestChildDetachFailsPending(t *testing.T) {
+	gate := make(chan struct{})
+	defer close(gate)
+	h := newHarness(t, Config{})
+	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1}}, Handler: func(tabID int, sid, method string, p json.RawMessage) (any, error) {
+		if sid == "CHILD" {
+			<-gate
+		}
+		return fakeext.DefaultHandler(tabID, sid, method, p)
+	}})
+	c := h.client()
+	sess := h.autoAttach(c)[0]
+	e.Event(1, "", "Target.attachedToTarget", map[string]any{"sessionId": "CHILD", "targetInfo": map[string]any{"targetId": "F1", "type": "worker"}, "waitingForDebugger": false})
+	if _, _, err := c.WaitMessage(h.ctx, 0, func(m cdptest.Message) bool {
+		return m.Method == "Target.attachedToTarget" && m.SessionID == sess && strings.Contains(string(m.Params), "CHILD")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	id := h.send(c, "CHILD", "Runtime.evaluate", map[string]any{"expression": "1"})
+	h.waitFor("the command reached the child", func() bool {
+		for _, m := range c.Messages() {
+			if m.ID != nil && *m.ID == id {
+				t.Fatalf("answered before the detach: %s", m.Raw)
+			}
+		}
+		return len(fenceCalls(t, e, "Runtime.evaluate")) == 1
+	})
+	e.Event(1, "", "Target.detachedFromTarget", map[string]any{"sessionId": "CHILD", "targetId": "F1"})
+	m, _ := h.reply(c, id)
+	if m.Error == nil || m.Error.Code != codeNoSession {
+		t.Fatalf("pending child command after detach: %s", m.Raw)
+	}
+}
+
+// TestExtensionGoneWithFenceCommandPending: the extension leaving while a
+// backstop command of the relay's own waits for its reply ends the
+// instance's client cleanly.
+func TestExtensionGoneWithFenceCommandPending(t *testing.T) {
+	h := newHarness(t, Config{Policy: hostFence{}})
+	block := make(chan struct{})
+	defer close(block)
+	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1}}, Handler: func(tabID int, sid, method string, p json.RawMessage) (any, error) {
+		if method == "Fetch.continueRequest" {
+			<-block
+		}
+		return fakeext.DefaultHandler(tabID, sid, method, p)
+	}})
+	c := h.client()
+	h.autoAttach(c)
+	e.Event(1, "", "Fetch.requestPaused", paused("R1", "https://ok.test/", "Document"))
+	h.waitFor("continue sent", func() bool { return len(fenceCalls(t, e, "Fetch.continueRequest")) == 1 })
+	e.Close()
+	code, text := h.closed(c)
+	if !strings.HasPrefix(text, reasonExtGonePrefix) {
+		t.Fatalf("client closed with %d %q", code, text)
+	}
+	h.waitFor("instance reset", func() bool { return !h.srv.Default().Status().Extension })
 }

@@ -102,16 +102,20 @@ func debuggee(tabID int64, sid string) map[string]any {
 	return d
 }
 
-// rewriteFetch intercepts the client's Fetch.enable and Fetch.disable on a
-// fenced session. It reports whether it forwarded the command itself.
-func (c *clientConn) rewriteFetch(env *wire.Envelope, s *session) bool {
+// fenceFetch intercepts Fetch commands that would weaken the backstop on
+// route, a fenced session: Fetch.enable and Fetch.disable are rewritten
+// into one Fetch.enable that keeps the relay's pattern; a
+// Fetch.continueRequest that changes a request's URL is judged by the
+// fence like a navigation. It reports whether it answered or forwarded the
+// command itself. replyTo is the session the client's reply names.
+func (c *clientConn) fenceFetch(env *wire.Envelope, route, replyTo *session) bool {
 	in := c.inst
 	sid := ""
-	if s.child {
-		sid = s.id
+	if route.child {
+		sid = route.id
 	}
 	in.mu.Lock()
-	st := s.tab.fetch[sid]
+	st := route.tab.fetch[sid]
 	if st == nil || !st.fence {
 		in.mu.Unlock()
 		return false
@@ -125,7 +129,10 @@ func (c *clientConn) rewriteFetch(env *wire.Envelope, s *session) bool {
 		}
 		if env.Params != nil && json.Unmarshal(env.Params, &p) != nil {
 			in.mu.Unlock()
-			return false // let Chrome report the bad params
+			// Never forwarded as it is: Chrome would take params the relay
+			// could not read and drop the relay's pattern.
+			c.replyErrorRawSession(env.ID, env.SessionID, codeInvalidParams, "Invalid parameters: Fetch.enable params the navigation fence cannot read")
+			return true
 		}
 		if len(p.Patterns) == 0 {
 			// Chrome's default for an empty list; it must be spelled out
@@ -138,6 +145,24 @@ func (c *clientConn) rewriteFetch(env *wire.Envelope, s *session) bool {
 		st.client = nil
 		// Disabling would drop the relay's pattern too: keep it.
 		method = "Fetch.enable"
+	case "Fetch.continueRequest":
+		in.mu.Unlock()
+		url := ""
+		if env.Params != nil {
+			url = string(wire.StringField(env.Params, "url"))
+		}
+		if url == "" {
+			return false
+		}
+		// A continued request with a new URL is a navigation nobody
+		// announced: the fence judges it.
+		if d := in.srv.policy.load().URL(in.profile, url); d.Verdict != Allow {
+			in.srv.cfg.Metrics.countRefusal(d)
+			in.observe(Event{Actor: ActorClient, Kind: KindDenied, Method: "Fetch.continueRequest", Rule: d.Rule, Outcome: OutcomeDenied, Detail: url})
+			c.replyErrorRawSession(env.ID, env.SessionID, codeServerError, d.Message)
+			return true
+		}
+		return false
 	default:
 		in.mu.Unlock()
 		return false
@@ -147,8 +172,8 @@ func (c *clientConn) rewriteFetch(env *wire.Envelope, s *session) bool {
 	rewritten := *env
 	rewritten.Method = []byte(method)
 	rewritten.Params = params
-	if !c.ext.forward(c, &rewritten, s) {
-		c.replyError(env.ID, s, codeServerError, "Extension disconnected")
+	if !c.ext.forwardAs(c, &rewritten, route, replyTo) {
+		c.replyErrorRawSession(env.ID, env.SessionID, codeServerError, "Extension disconnected")
 	}
 	return true
 }
@@ -264,9 +289,9 @@ func wildcardMatch(pattern, s string) bool {
 }
 
 // fire sends a command of the relay's own without waiting for its reply:
-// the backstop runs on the extension's read loop, where waiting would
-// deadlock. A full queue drops the command; Chrome then holds the request
-// until the tab detaches, which a full queue means is near anyway.
+// the backstop runs on the extension's read loop, where waiting for a
+// reply would deadlock. Waiting for room in the queue does not (the writer
+// drains it on its own), and a fence command must never be dropped.
 func (x *extConn) fire(deb map[string]any, method string, params any) {
 	args, err := json.Marshal([]any{deb, method, params})
 	if err != nil {
@@ -288,9 +313,8 @@ func (x *extConn) fire(deb map[string]any, method string, params any) {
 	b = append(b, args...)
 	b = append(b, '}')
 	*buf = b
-	if !x.p.trySend(buf) {
+	if !x.p.send(buf) {
 		x.forget(id)
-		x.log.Warn("extension queue full; a backstop command was dropped", "method", method)
 	}
 }
 

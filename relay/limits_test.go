@@ -163,3 +163,33 @@ func FuzzClientFrame(f *testing.F) {
 		c.wg.Wait()
 	})
 }
+
+// TestClientByteBudget: a client that does not read is closed once what
+// waits for it passes its byte budget, long before its message count.
+func TestClientByteBudget(t *testing.T) {
+	h := newHarness(t, Config{ClientQueueBytes: 1 << 20})
+	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1}}})
+	c := h.client()
+	h.autoAttach(c)
+	c.Freeze() // stops reading: the socket's buffers fill, then the relay's queue
+	big := strings.Repeat("x", 64<<10)
+	for i := 0; i < 4000; i++ {
+		if e.Event(1, "", "Runtime.consoleAPICalled", map[string]any{"type": "log", "args": []any{map[string]any{"type": "string", "value": big}}}) != nil {
+			break
+		}
+		h.srv.mu.Lock()
+		cl := h.srv.def.client
+		h.srv.mu.Unlock()
+		if cl == nil || cl.p.closed() {
+			break
+		}
+		if b := cl.p.bytes.Load(); b > 1<<20+128<<10 {
+			t.Fatalf("%d bytes queued for a client with a 1 MiB budget", b)
+		}
+	}
+	h.waitFor("the client closed as not reading", func() bool {
+		h.srv.mu.Lock()
+		defer h.srv.mu.Unlock()
+		return h.srv.def.client == nil || h.srv.def.client.p.closed()
+	})
+}

@@ -49,10 +49,13 @@ type peer struct {
 
 	writerDone chan struct{} // closed by writeLoop on exit
 	queued     atomic.Int64  // messages in out, for metrics and tests
+	bytes      atomic.Int64  // bytes of the messages in out
+	maxBytes   int64         // static: bytes out may hold (beyond one message); 0: unbounded
 }
 
-func newPeer(conn *websocket.Conn, queue int) *peer {
+func newPeer(conn *websocket.Conn, queue int, maxBytes int64) *peer {
 	return &peer{
+		maxBytes:   maxBytes,
 		conn:       conn,
 		out:        make(chan *[]byte, queue),
 		done:       make(chan struct{}),
@@ -69,23 +72,61 @@ func (p *peer) trySend(b *[]byte) bool {
 		return false
 	default:
 	}
+	n := int64(len(*b)) // before the send: the writer may recycle b at once
+	if p.overBudget(int(n)) {
+		putBuf(b)
+		return false
+	}
+	// Counted before the send, so that the writer's dequeued never makes
+	// the count negative; undone when the queue is full.
+	p.queued.Add(1)
+	p.bytes.Add(n)
 	select {
 	case p.out <- b:
-		p.queued.Add(1)
 		return true
 	default:
+		p.queued.Add(-1)
+		p.bytes.Add(-n)
 		putBuf(b)
 		return false
 	}
 }
 
+// overBudget reports whether queueing n more bytes would pass maxBytes.
+// One message always fits in an empty queue, however large.
+func (p *peer) overBudget(n int) bool {
+	q := p.bytes.Load()
+	return p.maxBytes > 0 && q > 0 && q+int64(n) > p.maxBytes
+}
+
+// dequeued accounts for b leaving the queue.
+func (p *peer) dequeued(b *[]byte) {
+	p.queued.Add(-1)
+	p.bytes.Add(-int64(len(*b)))
+}
+
 // send queues b, waiting for room; it gives up when the peer closes.
 func (p *peer) send(b *[]byte) bool {
+	// Room in bytes first: a client sending 100 MB commands faster than the
+	// extension takes them waits here, in its own read loop, and holds no
+	// more than the budget.
+	n := int64(len(*b))
+	for p.overBudget(int(n)) {
+		select {
+		case <-p.done:
+			putBuf(b)
+			return false
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	p.queued.Add(1)
+	p.bytes.Add(n)
 	select {
 	case p.out <- b:
-		p.queued.Add(1)
 		return true
 	case <-p.done:
+		p.queued.Add(-1)
+		p.bytes.Add(-n)
 		putBuf(b)
 		return false
 	}
@@ -126,7 +167,7 @@ func (p *peer) writeLoop(ping time.Duration) {
 	for {
 		select {
 		case b := <-p.out:
-			p.queued.Add(-1)
+			p.dequeued(b)
 			if err := p.write(b); err != nil {
 				p.shutdown(websocket.CloseAbnormalClosure, "write failed")
 				p.conn.Close()
@@ -141,7 +182,7 @@ func (p *peer) writeLoop(ping time.Duration) {
 			for flushing := true; flushing; {
 				select {
 				case b := <-p.out:
-					p.queued.Add(-1)
+					p.dequeued(b)
 					if p.write(b) != nil {
 						flushing = false
 					}
@@ -171,7 +212,7 @@ func (p *peer) drain() {
 	for {
 		select {
 		case b := <-p.out:
-			p.queued.Add(-1)
+			p.dequeued(b)
 			putBuf(b)
 		default:
 			return

@@ -47,6 +47,11 @@ type detachedParams struct {
 // mintSessionLocked makes a new top-level session of c on t and tells
 // owner (nil: the root) with Target.attachedToTarget.
 func (in *Instance) mintSessionLocked(c *clientConn, t *tab, owner *session) *session {
+	if in.client != c {
+		// The client left while its attach was under way: a session minted
+		// now would be nobody's, and would hide the tab from the next client.
+		return nil
+	}
 	in.nextSession++
 	s := newSession("pw-tab-"+strconv.Itoa(in.nextSession), t, false)
 	s.owner = owner

@@ -297,14 +297,15 @@ func (in *Instance) attachCalls(ctx context.Context, x *extConn, tabID int64) (_
 	if err := json.Unmarshal(res, &r); err != nil {
 		return TargetInfo{}, false, fmt.Errorf("target info of tab %d: %w", tabID, err)
 	}
-	in.awaitFirstCommit(ctx, x, debuggee)
 	if in.fencing() {
-		// The backstop is in place before anyone drives the tab.
+		// The backstop is in place before anything else, the wait for a
+		// popup's first commit included.
 		if _, err := x.call(ctx, "chrome.debugger.sendCommand", debuggee, "Fetch.enable", fetchParams(true, nil)); err != nil {
 			return TargetInfo{}, false, fmt.Errorf("navigation fence on tab %d: %w", tabID, err)
 		}
 		fenced = true
 	}
+	in.awaitFirstCommit(ctx, x, debuggee)
 	return r.TargetInfo, fenced, nil
 }
 
@@ -357,7 +358,9 @@ func (in *Instance) detachTab(x *extConn, t *tab) {
 		<-w
 		in.mu.Lock()
 	}
-	if t.state != tabAttached {
+	// Re-checked under mu: a client may have announced the tab since the
+	// caller decided it was unused.
+	if t.state != tabAttached || t.session != nil {
 		in.mu.Unlock()
 		return
 	}

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/gorilla/websocket"
 )
@@ -44,6 +46,9 @@ type Client struct {
 	msgs     []Message     // every frame that was not a reply to Call, in order
 	notify   chan struct{} // closed and replaced when msgs grows
 	closed   chan struct{}
+	stop     chan struct{} // closed by Close
+	stopOnce sync.Once
+	frozen   atomic.Bool
 	closeErr error
 }
 
@@ -56,7 +61,7 @@ func Dial(ctx context.Context, url string, header http.Header) (*Client, error) 
 		}
 		return nil, fmt.Errorf("dial %s: %w", url, err)
 	}
-	c := &Client{conn: conn, pending: map[int64]chan Message{}, notify: make(chan struct{}), closed: make(chan struct{}), nextID: 1000}
+	c := &Client{conn: conn, pending: map[int64]chan Message{}, notify: make(chan struct{}), closed: make(chan struct{}), stop: make(chan struct{}), nextID: 1000}
 	go c.readLoop()
 	return c, nil
 }
@@ -64,6 +69,13 @@ func Dial(ctx context.Context, url string, header http.Header) (*Client, error) 
 func (c *Client) readLoop() {
 	defer close(c.closed)
 	for {
+		for c.frozen.Load() {
+			select {
+			case <-c.stop:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
 		_, b, err := c.conn.ReadMessage()
 		if err != nil {
 			c.mu.Lock()
@@ -253,8 +265,13 @@ func (c *Client) CloseErr() error {
 	return c.closeErr
 }
 
+// Freeze stops reading, as a client that no longer keeps up: what the
+// relay sends piles up in the socket and then in the relay's queue.
+func (c *Client) Freeze() { c.frozen.Store(true) }
+
 // Close closes the connection.
 func (c *Client) Close() {
+	c.stopOnce.Do(func() { close(c.stop) })
 	c.wmu.Lock()
 	_ = c.conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""))
 	c.wmu.Unlock()
