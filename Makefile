@@ -103,5 +103,26 @@ bench: chromium
 	set -o pipefail; $(GOBENCH) | tee bin/gobench.txt
 	$(GO) run ./cmd/cdprelay-bench -gobench bin/gobench.txt -gobench-cmd "$(GOBENCH)" -out docs/BENCHMARKS.md $(BENCH_ARGS)
 
+# The soak is not a test either: minutes of real headless Chromium with our
+# extension and a Playwright client in a loop, under injected faults, with
+# invariants checked throughout (cmd/cdprelay-soak, docs/SOAK.md). It
+# starts one browser and fails on a broken invariant.
+SOAK_ARGS ?=
+
+soak: chromium npm
+	$(GO) run ./cmd/cdprelay-soak $(SOAK_ARGS)
+
+# Instances at scale over loopback, no browser (docs/SCALE.md): what an
+# idle instance costs and how many busy clients the relay keeps up with.
+# The relay runs in one process, its peers in a child of it.
+scale:
+	@mkdir -p bin
+	$(GO) build -o bin/cdprelay-scale ./cmd/cdprelay-scale
+	./bin/cdprelay-scale -scenario idle -n 1000
+	./bin/cdprelay-scale -scenario idle -n 10000
+	./bin/cdprelay-scale -scenario active -n 100
+
+.PHONY: soak scale
+
 clean:
 	rm -rf bin .tools e2e/node_modules

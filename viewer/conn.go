@@ -61,6 +61,20 @@ type subscription struct {
 	sub *screencast.Subscriber
 }
 
+// ended reports whether the subscription's tap has stopped (the tab
+// detached): subscribing to the same tab again must start a new one.
+func (s *subscription) ended() bool {
+	if s.w == nil || s.w.tap == nil {
+		return true
+	}
+	select {
+	case <-s.w.tap.Done():
+		return true
+	default:
+		return false
+	}
+}
+
 type sentGeometry struct {
 	key  tabKey
 	geom Geometry
@@ -333,7 +347,7 @@ func (c *conn) subscribe(req *request) {
 		return
 	}
 	key := tabKey{req.Instance, req.Tab}
-	if c.cur != nil && c.cur.key == key {
+	if c.cur != nil && c.cur.key == key && !c.cur.ended() {
 		return
 	}
 	c.unsubscribe()

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdprelay/cdprelay/internal/fakeext"
 	"github.com/gorilla/websocket"
 )
 
@@ -560,4 +561,20 @@ func TestClientScreencastTee(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.waitCommand("Page.startScreencast", 3)
+}
+
+// TestResubscribeAfterDetach: a tab that detached (the extension restarted,
+// or a frame navigated somewhere the debugger cannot follow) and came back
+// can be watched again with the same subscribe message.
+func TestResubscribeAfterDetach(t *testing.T) {
+	h := newHarness(t, Config{})
+	v := h.viewer("", nil)
+	v.subscribe()
+	h.waitCommand("Page.startScreencast", 1)
+	h.ext.CloseTab(tabID)
+	v.wait(0, "detached", func(m vmsg) bool { return m.Type == msgStatus && m.Status == "detached" })
+	h.ext.OpenTab(fakeext.Tab{ID: tabID, URL: "https://example.com/", Title: "Example"})
+	h.waitFor("the tab shared again", func() bool { return len(h.relay.Default().Status().Tabs) == 1 })
+	v.subscribe()
+	h.waitCommand("Page.startScreencast", 2)
 }

@@ -33,9 +33,10 @@ type dialed struct {
 	Seconds   float64 `json:"seconds"`
 }
 
-// phaseResult answers "phase". Latencies are from the moment a command was
-// due (not when it could be written) to its reply, in microseconds, so that
-// a sender held back by a slow relay counts against the relay.
+// phaseResult answers "phase". Latencies are round trips from a command's
+// write to its reply, in microseconds; LagP99 is how late the commands
+// were written against their schedule, which grows when the relay holds
+// the writes back.
 type phaseResult struct {
 	Sent     int64   `json:"sent"`
 	Received int64   `json:"received"`
@@ -45,6 +46,7 @@ type phaseResult struct {
 	P95      float64 `json:"p95"`
 	P99      float64 `json:"p99"`
 	Max      float64 `json:"max"`
+	LagP99   float64 `json:"lagP99"`
 	CPU      float64 `json:"cpu"` // the peer process's CPU seconds
 	// FirstError is the text of one error reply, for the report.
 	FirstError string `json:"firstError,omitempty"`
@@ -216,11 +218,12 @@ type client struct {
 	session string
 
 	mu      sync.Mutex
-	samples []int64 // guarded by mu: latencies of the current phase, ns
-	first   int64   // guarded by mu: id of the phase's first command
-	t0      time.Time
-	rate    float64
-	last    time.Time // guarded by mu: when the last reply came
+	first   int64          // guarded by mu: id of the phase's first command; 0 between phases
+	sentAt  []atomic.Int64 // guarded by mu (its elements are atomic): when each command was written, Unix ns
+	samples []int64        // guarded by mu: the phase's round trips, ns
+	last    time.Time      // guarded by mu: when the last reply came
+
+	lags []int64 // owned by the sender during a phase: how late each command was written, ns
 
 	received atomic.Int64
 	errors   atomic.Int64
@@ -309,9 +312,10 @@ func (c *client) read() {
 			}
 		}
 		c.mu.Lock()
-		if k := id - c.first; k >= 0 && c.rate > 0 {
-			due := c.t0.Add(time.Duration(float64(k) / c.rate * float64(time.Second)))
-			c.samples = append(c.samples, int64(now.Sub(due)))
+		if k := id - c.first; c.first != 0 && k >= 0 && k < int64(len(c.sentAt)) {
+			if at := c.sentAt[k].Load(); at != 0 {
+				c.samples = append(c.samples, now.UnixNano()-at)
+			}
 		}
 		c.last = now
 		c.mu.Unlock()
@@ -319,22 +323,28 @@ func (c *client) read() {
 	}
 }
 
-// send writes commands at rate until d has passed, each when it is due,
-// and returns how many it wrote.
-func (c *client) send(t0 time.Time, first int64, rate float64, d time.Duration) (int64, error) {
-	total := int64(rate * d.Seconds())
+// send writes commands at rate until d has passed, each as soon as it is
+// due (command k at t0 + k/rate), and returns how many it wrote. The
+// sender wakes every few milliseconds, so a command may wait that long: its
+// round trip is timed from its write, and the wait is reported as its lag.
+// A relay that cannot keep up holds the writes back, which shows as lag
+// and as fewer commands done than offered.
+func (c *client) send(t0 time.Time, sentAt []atomic.Int64, first int64, rate float64, total int64) (int64, error) {
 	var msg []byte
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
 	var sent int64
 	for sent < total {
-		due := min(total, int64(time.Since(t0).Seconds()*rate))
+		due := min(total, int64(time.Since(t0).Seconds()*rate)+1)
 		for ; sent < due; sent++ {
 			msg = append(msg[:0], `{"id":`...)
 			msg = strconv.AppendInt(msg, first+sent, 10)
 			msg = append(msg, `,"sessionId":"`...)
 			msg = append(msg, c.session...)
 			msg = append(msg, `","method":"Runtime.evaluate","params":{"expression":"1"}}`...)
+			now := time.Now()
+			c.lags = append(c.lags, int64(now.Sub(t0))-int64(float64(sent)/rate*float64(time.Second)))
+			sentAt[sent].Store(now.UnixNano())
 			if err := c.conn.WriteMessage(websocket.TextMessage, msg); err != nil {
 				return sent, err
 			}
@@ -353,13 +363,15 @@ func (st *peerState) phase(req request) (phaseResult, error) {
 		return phaseResult{}, errors.New("no clients")
 	}
 	first := phaseID.Add(1) * 1_000_000_000
-	d := time.Duration(req.Seconds * float64(time.Second))
 	t0 := time.Now().Add(20 * time.Millisecond)
+	total := int64(req.Rate * req.Seconds)
 	for _, c := range st.clients {
 		c.mu.Lock()
-		c.samples = make([]int64, 0, int(req.Rate*req.Seconds)+16)
-		c.first, c.t0, c.rate = first, t0, req.Rate
+		c.samples = make([]int64, 0, total)
+		c.sentAt = make([]atomic.Int64, total)
+		c.first = first
 		c.mu.Unlock()
+		c.lags = make([]int64, 0, total)
 		c.received.Store(0)
 		c.errors.Store(0)
 	}
@@ -371,7 +383,7 @@ func (st *peerState) phase(req request) (phaseResult, error) {
 	time.Sleep(time.Until(t0))
 	for _, c := range st.clients {
 		wg.Go(func() {
-			n, err := c.send(t0, first, req.Rate, d)
+			n, err := c.send(t0, c.sentAt, first, req.Rate, total)
 			sent.Add(n)
 			if err != nil {
 				mu.Lock()
@@ -396,7 +408,7 @@ func (st *peerState) phase(req request) (phaseResult, error) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	res := phaseResult{Sent: sent.Load(), CPU: (cpuTime() - cpu0).Seconds()}
-	var all []int64
+	var all, lags []int64
 	var last time.Time
 	for _, c := range st.clients {
 		c.mu.Lock()
@@ -404,8 +416,9 @@ func (st *peerState) phase(req request) (phaseResult, error) {
 		if c.last.After(last) {
 			last = c.last
 		}
-		c.rate = 0 // late replies are not this phase's any more
+		c.first = 0 // late replies are not this phase's any more
 		c.mu.Unlock()
+		lags = append(lags, c.lags...)
 		res.Received += c.received.Load()
 		res.Errors += c.errors.Load()
 		if e := c.firstErr.Swap(nil); e != nil && res.FirstError == "" {
@@ -416,5 +429,7 @@ func (st *peerState) phase(req request) (phaseResult, error) {
 	q := quantiles(all, 0.50, 0.95, 0.99, 1)
 	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 	res.P50, res.P95, res.P99, res.Max = us(q[0]), us(q[1]), us(q[2]), us(q[3])
+	ql := quantiles(lags, 0.99)
+	res.LagP99 = us(ql[0])
 	return res, sendErr
 }

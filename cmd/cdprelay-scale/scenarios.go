@@ -74,8 +74,8 @@ func runActive(o options, rates []float64, rl *testRelay, child *peerProc) error
 	}
 	fmt.Printf("load average before: %s\n", loadAvg())
 	fmt.Printf("%d instances, each with an extension answering at once and a client sending Runtime.evaluate on its tab's session\n", o.n)
-	fmt.Printf("%9s %9s %9s %7s %9s %9s %9s %9s %10s %10s %10s\n",
-		"offered/s", "done/s", "missing", "errors", "p50", "p95", "p99", "max", "relay CPU", "µs/cmd", "peers CPU")
+	fmt.Printf("%9s %9s %8s %7s %8s %8s %8s %8s %9s %10s %8s %10s\n",
+		"offered/s", "done/s", "missing", "errors", "p50", "p95", "p99", "max", "lag p99", "relay CPU", "µs/cmd", "peers CPU")
 	for _, r := range rates {
 		cpu0, t0 := cpuTime(), time.Now()
 		var res phaseResult
@@ -89,9 +89,9 @@ func runActive(o options, rates []float64, rl *testRelay, child *peerProc) error
 		if res.Received > 0 {
 			perCmd = float64(cpu.Microseconds()) / float64(res.Received)
 		}
-		fmt.Printf("%9.0f %9.0f %9d %7d %9s %9s %9s %9s %9.2fc %10.1f %9.2fc\n",
+		fmt.Printf("%9.0f %9.0f %8d %7d %8s %8s %8s %8s %9s %9.2fc %8.1f %9.2fc\n",
 			offered, done, res.Sent-res.Received, res.Errors,
-			us(res.P50), us(res.P95), us(res.P99), us(res.Max),
+			us(res.P50), us(res.P95), us(res.P99), us(res.Max), us(res.LagP99),
 			cpu.Seconds()/wall.Seconds(), perCmd, res.CPU/wall.Seconds())
 		if res.FirstError != "" {
 			fmt.Printf("          first error: %.200s\n", res.FirstError)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"slices"
@@ -50,13 +51,7 @@ func (l *latencies) summary() []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []string
-	for _, op := range slices.Sorted(func(yield func(string) bool) {
-		for k := range l.ms {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
+	for _, op := range slices.Sorted(maps.Keys(l.ms)) {
 		v := slices.Clone(l.ms[op])
 		slices.Sort(v)
 		q := func(p float64) float64 { return v[int(p*float64(len(v)-1))] }

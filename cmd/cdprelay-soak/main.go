@@ -1,0 +1,313 @@
+// Command cdprelay-soak runs the relay for minutes against a real headless
+// Chromium with the cdprelay extension and an unmodified Playwright client
+// (e2e/soak-client.mjs) in a loop, while it injects faults: the
+// extension's service worker stopped and woken, tabs opened and closed
+// under the client, canceled_by_user detaches (on a second instance played
+// by internal/fakeext: headless Chromium has no debugging bar to cancel),
+// frozen live-view viewers, hostile frames from other clients and on an
+// extension socket, and policy reloads. It checks its invariants the
+// whole time and exits non-zero if any breaks:
+//
+//   - every client operation succeeds or fails with a clear error within
+//     its deadline;
+//   - no command runs twice (counters in the page, and every probe
+//     command counted at the fake extension);
+//   - the audit sequence has no gap, in the ring and in its file;
+//   - goroutines and heap stay within a bound of the warm-up's, and come
+//     back down when the load stops;
+//   - the relay never restarts (it runs in this process: a panic ends the
+//     run).
+//
+// Usage: cdprelay-soak [-duration 3m] [-fault-every 5s] [-v]
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/cdprelay/cdprelay/audit"
+	"github.com/cdprelay/cdprelay/denylist"
+	"github.com/cdprelay/cdprelay/internal/chromium"
+	"github.com/cdprelay/cdprelay/internal/relaypolicy"
+	"github.com/cdprelay/cdprelay/internal/testenv"
+	"github.com/cdprelay/cdprelay/relay"
+	"github.com/cdprelay/cdprelay/screencast"
+	"github.com/cdprelay/cdprelay/viewer"
+)
+
+type options struct {
+	duration   time.Duration
+	faultEvery time.Duration
+	deadline   time.Duration
+	warmup     time.Duration
+	extWait    time.Duration
+	verbose    bool
+}
+
+func main() {
+	var o options
+	flag.DurationVar(&o.duration, "duration", 3*time.Minute, "how long the client runs and faults are injected")
+	flag.DurationVar(&o.faultEvery, "fault-every", 5*time.Second, "pause between two faults")
+	flag.DurationVar(&o.deadline, "deadline", 20*time.Second, "each client operation's deadline")
+	flag.DurationVar(&o.warmup, "warmup", 0, "time whose peak goroutines and heap are the baseline (default: a sixth of -duration, at most 30 s)")
+	flag.DurationVar(&o.extWait, "extension-wait", 10*time.Second, "the relay's ExtensionWait: how long a client is held while the extension is away")
+	flag.BoolVar(&o.verbose, "v", false, "print every client operation")
+	flag.Parse()
+	if o.warmup == 0 {
+		o.warmup = min(30*time.Second, o.duration/6)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	violations, err := run(ctx, o)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cdprelay-soak:", err)
+		os.Exit(2)
+	}
+	if violations > 0 {
+		os.Exit(1)
+	}
+}
+
+// auditObserver records the relay's observations in the audit log, as
+// cdprelay serve does.
+type auditObserver struct{ log *audit.Log }
+
+func (o auditObserver) Observe(ev relay.Event) {
+	detail := ev.Detail
+	if ev.Rule != "" {
+		detail = "rule " + ev.Rule
+	}
+	o.log.Record(audit.Record{Instance: ev.Instance, Actor: audit.Actor(ev.Actor), Kind: audit.Kind(ev.Kind),
+		Method: ev.Method, Target: ev.Target, Outcome: audit.Outcome(ev.Outcome), Detail: detail})
+}
+
+func policies() ([2]relay.Policy, error) {
+	deny, err := denylist.Compile(denylist.Config{DenyMethods: []string{"Soak.denied"}}, nil)
+	if err != nil {
+		return [2]relay.Policy{}, err
+	}
+	// A blocked host turns the navigation backstop (Fetch interception)
+	// on for every attached tab, and the next reload turns it off again.
+	fence, err := denylist.Compile(denylist.Config{BlockedHosts: []string{"blocked.invalid"}}, nil)
+	if err != nil {
+		return [2]relay.Policy{}, err
+	}
+	return [2]relay.Policy{relaypolicy.Adapter{P: deny}, relaypolicy.Adapter{P: fence}}, nil
+}
+
+func run(ctx context.Context, o options) (int, error) {
+	if why := testenv.Require(true); why != "" {
+		return 0, errors.New(why)
+	}
+	t := newTally()
+	chromePath, err := chromium.Find("")
+	if err != nil {
+		return 0, err
+	}
+	version, _ := chromium.Version(ctx, chromePath)
+
+	pageURL, stopPages, err := servePages()
+	if err != nil {
+		return 0, err
+	}
+	defer stopPages()
+
+	dir, err := os.MkdirTemp("", "cdprelay-soak-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	auditPath := filepath.Join(dir, "audit.jsonl")
+	sink, err := audit.OpenSink(auditPath)
+	if err != nil {
+		return 0, err
+	}
+	ring := audit.NewRing(1<<16, sink.LastSeq())
+	alog := audit.NewLog(ring, sink, audit.NewMetrics(prometheus.NewRegistry()))
+	pols, err := policies()
+	if err != nil {
+		return 0, err
+	}
+
+	// The live view is built over the relay, which testenv creates: it is
+	// looked up per request.
+	var live atomic.Pointer[viewer.Server]
+	mux := http.NewServeMux()
+	mux.Handle("/v1/audit", ring.Handler())
+	mux.Handle("/v1/audit/follow", ring.Handler())
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if v := live.Load(); v != nil {
+			v.ServeHTTP(w, r)
+			return
+		}
+		http.NotFound(w, r)
+	})
+	fmt.Printf("cdprelay-soak: %v, a fault every %v; %s, %s, %d CPUs\n", o.duration, o.faultEvery, version, runtime.Version(), runtime.NumCPU())
+	env, err := testenv.Start(ctx, testenv.Options{
+		DebugPort: true,
+		Relay: relay.Config{
+			Observer:      auditObserver{alog},
+			Metrics:       relay.NewMetrics(prometheus.NewRegistry()),
+			Policy:        pols[0],
+			ExtensionWait: o.extWait,
+			Fallback:      mux,
+		},
+	})
+	if err != nil {
+		return 0, err
+	}
+	envClosed := false
+	defer func() {
+		if !envClosed {
+			env.Close()
+		}
+	}()
+	fmt.Printf("relay on %s; its log and the browser's: %s\n", env.Addr, env.LogPath)
+	srv := env.Relay
+	def := srv.Default()
+	defID := def.ID()
+	vs, err := viewer.New(viewer.Config{
+		Source:     viewer.FromRelay(srv),
+		Screencast: screencast.Config{MaxFPS: 5, MaxWidth: 640, MaxHeight: 480, Quality: 50},
+	})
+	if err != nil {
+		return 0, err
+	}
+	live.Store(vs)
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		vs.Close(cctx)
+		cancel()
+	}()
+
+	per, err := newPerson(ctx, env.BrowserWS)
+	if err != nil {
+		return 0, err
+	}
+	defer per.c.Close()
+	if _, err := per.openTab(pageURL + "?anim=1"); err != nil {
+		return 0, err
+	}
+	for start := time.Now(); viewerTab(def) == 0; time.Sleep(100 * time.Millisecond) {
+		if time.Since(start) > 15*time.Second {
+			return 0, errors.New("the extension did not offer the person's animated tab")
+		}
+	}
+	probeFI, err := startFakeInstance(ctx, srv, env.Addr, 2)
+	if err != nil {
+		return 0, fmt.Errorf("fake instance: %w", err)
+	}
+	hostileFI, err := startFakeInstance(ctx, srv, env.Addr, 1)
+	if err != nil {
+		return 0, fmt.Errorf("fake instance: %w", err)
+	}
+	pr, err := newProbe(ctx, t, probeFI)
+	if err != nil {
+		return 0, fmt.Errorf("probe client: %w", err)
+	}
+
+	// Everything but the client runs until the client is done.
+	bg, stopBG := context.WithCancel(ctx)
+	defer stopBG()
+	var wg sync.WaitGroup
+	res := newResources(t, o.warmup)
+	aw := &auditWatch{t: t, ring: ring}
+	frozen := &frozenViewers{}
+	viewerURL := "ws://" + env.Addr + "/viewer"
+	wg.Go(func() { res.run(bg) })
+	wg.Go(func() { aw.run(bg) })
+	wg.Go(func() { pr.run(bg, 4) })
+	viewStart := time.Now()
+	wg.Go(func() { healthyViewer(bg, t, viewerURL, def) })
+	inj := &injector{t: t, env: env, person: per, pageURL: pageURL, viewerURL: viewerURL,
+		probe: pr, hostileFI: hostileFI, frozen: frozen, policies: pols, extWait: o.extWait}
+	faultCtx, stopFaults := context.WithTimeout(bg, o.duration)
+	defer stopFaults()
+	var fwg sync.WaitGroup
+	fwg.Go(func() {
+		// The first fault waits for the warm-up, so that the baseline is
+		// the relay at work, not the relay under faults.
+		select {
+		case <-faultCtx.Done():
+			return
+		case <-time.After(o.warmup):
+		}
+		inj.run(faultCtx, o.faultEvery)
+	})
+
+	var lat latencies
+	if err := runClient(ctx, t, &lat, env.HTTPEndpoint(), pageURL, o.duration, o.deadline, o.verbose); err != nil {
+		return 0, err
+	}
+	clientEnd := time.Now()
+	stopFaults()
+	fwg.Wait()
+	stopBG()
+	wg.Wait()
+	frozen.closeAll()
+	pr.client().Close()
+	settled := res.settled(20 * time.Second)
+	probed := pr.checkOnce()
+
+	// The relay is the one that started, and still serves.
+	if env.Relay != srv || srv.Default().ID() != defID {
+		t.violate("the relay was replaced during the run")
+	}
+	if resp, err := http.Get(env.HTTPEndpoint() + "/json/version"); err != nil || resp.StatusCode != http.StatusOK {
+		t.violate("the relay does not answer /json/version at the end: %v", err)
+	} else {
+		resp.Body.Close()
+	}
+	if resp, err := http.Get(env.HTTPEndpoint() + "/v1/audit?limit=1"); err != nil || resp.StatusCode != http.StatusOK {
+		t.violate("the relay does not serve /v1/audit at the end: %v", err)
+	} else {
+		resp.Body.Close()
+	}
+	env.Close()
+	envClosed = true
+	aw.read()
+	cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	alog.Close(cctx)
+	cancel()
+	auditLine := checkAuditFile(t, auditPath, ring.Last(), sink.Dropped())
+
+	fmt.Println()
+	fmt.Printf("cdprelay-soak: %v with %s\n", o.duration, version)
+	fmt.Printf("client operations: %d (ok %d, failed %d)\n", t.sum("ops"), okCount(t), t.sum("failed"))
+	fmt.Printf("  by operation: %s\n", t.line("ops"))
+	fmt.Printf("  failed by cause: %s\n", t.line("failed"))
+	for _, l := range lat.summary() {
+		fmt.Printf("  %s\n", l)
+	}
+	fmt.Printf("faults injected: %d: %s\n", t.sum("faults"), t.line("faults"))
+	fmt.Printf("  not injected: %s\n", t.line("faults not injected"))
+	fmt.Printf("  tabs: %s; longest wait for the extension after a restart: %v\n", t.line("tab faults"), inj.longestDowntime().Round(time.Millisecond))
+	fmt.Printf("  hostile frames: %d sent; second client on the default instance: %s\n", t.sum("hostile frames"), t.line("second client"))
+	fmt.Printf("  viewers: %s\n", t.line("viewer"))
+	fmt.Printf("  healthy viewer: %s\n", frozen.rates(t, viewStart, clientEnd))
+	fmt.Printf("probe (fake instance): %s; %d distinct commands at the extension, slowest answer %v\n",
+		t.line("probe"), probed, time.Duration(pr.maxL.Load()).Round(time.Millisecond))
+	fmt.Printf("checks: %s\n", t.line("checks"))
+	fmt.Println(settled)
+	fmt.Println(auditLine)
+	fmt.Printf("  audit records by kind: %s\n", t.line("audit"))
+	t.printViolations(os.Stdout)
+	return t.violationCount(), nil
+}
+
+func okCount(t *tally) int {
+	return t.sum("ops") - t.sum("failed")
+}
