@@ -67,7 +67,7 @@ func (s *Server) serveInstances(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "use POST", http.StatusMethodNotAllowed)
 		return
 	}
-	in, err := s.NewInstance()
+	in, err := s.NewInstanceWithProfile(r.URL.Query().Get("profile"))
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusServiceUnavailable)
 		return

@@ -104,6 +104,14 @@ type Config struct {
 	// instances). Default: loopback peers.
 	AdminAllowed func(r *http.Request) bool
 
+	// DefaultProfile is the policy profile of the default instance ("":
+	// the global policy). Minted instances name theirs when minted.
+	DefaultProfile string
+
+	// ValidProfile reports whether a policy profile exists, so that an
+	// instance is never minted with a misspelt one. Default: any name.
+	ValidProfile func(string) bool
+
 	// Fallback serves every request that is not the relay's own (discovery,
 	// CDP and extension endpoints), after the relay's Host check: the live
 	// view, status and metrics are mounted here. Default: a plain-text

@@ -277,6 +277,7 @@ func (in *Instance) close(code int, reason string) {
 // Status is a snapshot of an instance for status pages and tests.
 type Status struct {
 	ID        string      `json:"id"`
+	Profile   string      `json:"profile,omitempty"`
 	Default   bool        `json:"default"`
 	Extension bool        `json:"extension"`
 	Ready     bool        `json:"ready"`
@@ -303,6 +304,7 @@ func (in *Instance) Status() Status {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	st := Status{
+		Profile:   in.profile,
 		ID:        in.id,
 		Default:   in.isDefault,
 		Extension: in.ext != nil,

@@ -52,6 +52,7 @@ func New(cfg Config) (*Server, error) {
 		guid = newGUID()
 	}
 	s.def = newInstance(s, guid, true)
+	s.def.profile = cfg.DefaultProfile
 	s.byGUID[guid] = s.def
 	return s, nil
 }
@@ -62,7 +63,14 @@ func (s *Server) Default() *Instance { return s.def }
 
 // NewInstance mints an instance with a fresh guid. It is removed if no
 // extension connects to it within the configured UnclaimedTTL.
-func (s *Server) NewInstance() (*Instance, error) {
+func (s *Server) NewInstance() (*Instance, error) { return s.NewInstanceWithProfile("") }
+
+// NewInstanceWithProfile mints an instance whose commands are judged by the
+// policy profile named profile ("" for the global policy).
+func (s *Server) NewInstanceWithProfile(profile string) (*Instance, error) {
+	if profile != "" && s.cfg.ValidProfile != nil && !s.cfg.ValidProfile(profile) {
+		return nil, fmt.Errorf("no policy profile %q", profile)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -73,6 +81,7 @@ func (s *Server) NewInstance() (*Instance, error) {
 		return nil, fmt.Errorf("the relay already keeps %d instances (MaxInstances)", s.cfg.MaxInstances)
 	}
 	in := newInstance(s, newGUID(), false)
+	in.profile = profile
 	s.byGUID[in.guid] = in
 	time.AfterFunc(s.cfg.UnclaimedTTL, func() {
 		in.mu.Lock()

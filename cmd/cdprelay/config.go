@@ -22,6 +22,9 @@ type fileConfig struct {
 	// Profiles are named policies for instances; a non-empty list in a
 	// profile replaces the global one.
 	Profiles map[string]denylist.Profile `json:"profiles"`
+	// DefaultProfile is the profile of the default instance; empty: the
+	// global policy. Minted instances name theirs (connect-url --profile).
+	DefaultProfile string `json:"default_profile"`
 	// Audit configures the audit log.
 	Audit auditConfig `json:"audit"`
 	// Tokens, when not empty, are required on every request but the
@@ -123,6 +126,9 @@ func (cfg *fileConfig) compilePolicy() (*denylist.Policy, error) {
 	p, err := denylist.Compile(cfg.Policy, cfg.Profiles)
 	if err != nil {
 		return nil, fmt.Errorf("policy: %w", err)
+	}
+	if cfg.DefaultProfile != "" && !slices.Contains(p.Profiles(), cfg.DefaultProfile) {
+		return nil, fmt.Errorf("default_profile %q is not one of the profiles", cfg.DefaultProfile)
 	}
 	return p, nil
 }

@@ -22,6 +22,7 @@ import (
 func connectURL(args []string) int {
 	fs := flag.NewFlagSet("connect-url", flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:9222", "address of the running relay")
+	profile := fs.String("profile", "", "the policy profile of the new instance (from the relay's config); default: the global policy")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -34,15 +35,19 @@ func connectURL(args []string) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := printConnectURL(ctx, os.Stdout, *addr); err != nil {
+	if err := printConnectURL(ctx, os.Stdout, *addr, *profile); err != nil {
 		fmt.Fprintln(os.Stderr, "cdprelay connect-url:", err)
 		return 1
 	}
 	return 0
 }
 
-func printConnectURL(ctx context.Context, w io.Writer, addr string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+"/v1/instances", nil)
+func printConnectURL(ctx context.Context, w io.Writer, addr, profile string) error {
+	u := "http://" + addr + "/v1/instances"
+	if profile != "" {
+		u += "?profile=" + url.QueryEscape(profile)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, nil)
 	if err != nil {
 		return err
 	}

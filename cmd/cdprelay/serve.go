@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -134,8 +135,13 @@ func runServe(f serveFlags, log *slog.Logger) error {
 		DefaultGUID:     guid,
 		Version:         version,
 		Policy:          relaypolicy.Adapter{P: pol},
-		Observer:        auditObserver{auditLog},
-		Metrics:         metrics,
+		DefaultProfile:  cfg.DefaultProfile,
+		ValidProfile: func(name string) bool {
+			a, ok := srv.Policy().(relaypolicy.Adapter)
+			return ok && slices.Contains(a.P.Profiles(), name)
+		},
+		Observer: auditObserver{auditLog},
+		Metrics:  metrics,
 		// The ingress guard in front has checked Host, Origin and the
 		// token's scopes (with the configured names and origins) before
 		// the relay sees a request.
