@@ -296,6 +296,10 @@ type TabStatus struct {
 	URL      string `json:"url"`
 	Title    string `json:"title"`
 	Attached bool   `json:"attached"`
+	// Detached is why the browser last detached the debugger from the tab
+	// while it stayed shared (target_closed when a frame navigated where
+	// the debugger cannot follow); empty once it is attached again.
+	Detached string `json:"detached,omitempty"`
 	Session  string `json:"sessionId,omitempty"`
 }
 
@@ -315,7 +319,7 @@ func (in *Instance) Status() Status {
 		ChildSessions: in.childSessions.Load(),
 	}
 	for _, t := range in.sortedTabsLocked() {
-		ts := TabStatus{TabID: t.id, TargetID: t.targetID, URL: t.url, Title: t.title, Attached: t.state == tabAttached}
+		ts := TabStatus{TabID: t.id, TargetID: t.targetID, URL: t.url, Title: t.title, Attached: t.state == tabAttached, Detached: t.detachReason}
 		if t.session != nil {
 			ts.Session = t.session.id
 		}

@@ -174,9 +174,15 @@ func TestTargetClosedThenReofferedGetsNewSession(t *testing.T) {
 	e.DetachByBrowser(1, "target_closed")
 	m, at := h.event(c, from, "Target.detachedFromTarget")
 	mustMatch(t, m.Raw, detachedEvent("pw-tab-1", 1))
+	if st := h.srv.Default().Status().Tabs; len(st) != 1 || st[0].Attached || st[0].Detached != "target_closed" {
+		t.Errorf("status while detached: %+v", st)
+	}
 	e.Emit("chrome.tabs.onCreated", e.Tabs()[0])
 	m, _ = h.event(c, at, "Target.attachedToTarget")
 	mustMatch(t, m.Raw, attachedEvent("pw-tab-2", pageInfo(1, "https://a.example/", "A", true)))
+	if st := h.srv.Default().Status().Tabs; len(st) != 1 || !st[0].Attached || st[0].Detached != "" {
+		t.Errorf("status after the re-attach: %+v", st)
+	}
 	if !e.Attached(1) {
 		t.Error("not attached again")
 	}

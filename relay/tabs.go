@@ -52,6 +52,9 @@ type tab struct {
 	// clientScreencast: the CDP client runs a screencast of its own, so
 	// frames go to the client (and a copy to handles).
 	clientScreencast bool
+	// detachReason is why the browser last detached the debugger while
+	// the tab stayed shared; cleared on the next attach.
+	detachReason string
 	// fetch is the Fetch configuration of the tab's sessions ("" for the
 	// tab's own, else a child's id), for the navigation backstop. Chrome
 	// forgets it on detach, and so does setState.
@@ -273,6 +276,7 @@ func (in *Instance) attachTab(ctx context.Context, x *extConn, t *tab) error {
 		return in.attachTab(ctx, x, t)
 	}
 	t.setState(tabAttached, nil)
+	t.detachReason = ""
 	if fenced {
 		t.fetchOf("").fence = true
 	}
@@ -644,6 +648,7 @@ func (in *Instance) onDetach(x *extConn, params []byte) {
 		in.dropSessionsLocked(c, t)
 		t.setState(tabDetached, nil)
 		t.clientScreencast = false
+		t.detachReason = string(reason)
 	}
 	in.mu.Unlock()
 	notify()
