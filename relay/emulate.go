@@ -433,6 +433,11 @@ func (c *clientConn) attachToTarget(cmd command) {
 		c.fail(cmd, codeNoSession, "Session with given id not found.")
 		return
 	}
+	if len(in.sessions) >= maxSessions {
+		in.mu.Unlock()
+		c.fail(cmd, codeServerError, errTooManySessions)
+		return
+	}
 	s := in.mintSessionLocked(c, t, cmd.sess)
 	in.mu.Unlock()
 	if s == nil {

@@ -20,6 +20,11 @@ func (c *clientConn) setDownloadBehavior(cmd command) {
 func (c *clientConn) attachToBrowserTarget(cmd command) {
 	in := c.inst
 	in.mu.Lock()
+	if len(in.sessions) >= maxSessions {
+		in.mu.Unlock()
+		c.fail(cmd, codeServerError, errTooManySessions)
+		return
+	}
 	s := in.mintBrowserSessionLocked(c)
 	in.mu.Unlock()
 	c.reply(cmd, map[string]string{"sessionId": s.id})

@@ -141,6 +141,14 @@ func (c *clientConn) fenceFetch(env *wire.Envelope, route, replyTo *session) boo
 		}
 		st.client = &clientFetch{patterns: p.Patterns, handleAuth: p.HandleAuthRequests}
 		method = "Fetch.enable"
+		// A further session on the tab gets the pauses too, as it would
+		// through the ordinary domain switch.
+		if replyTo != nil && !replyTo.child && replyTo.tab != nil {
+			if replyTo.enabled == nil {
+				replyTo.enabled = make(map[string]bool)
+			}
+			replyTo.enabled["Fetch"] = true
+		}
 	case "Fetch.disable":
 		st.client = nil
 		// Disabling would drop the relay's pattern too: keep it.

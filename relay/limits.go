@@ -42,3 +42,11 @@ const (
 )
 
 var limitNames = []string{limitRate, limitInFlight, limitQueue, limitInstances, limitIdle}
+
+// maxSessions bounds the sessions of an instance that a client can have
+// minted (Target.attachToTarget to a page that has one,
+// Target.attachToBrowserTarget): every event of a tab is matched against
+// its sessions, so they must stay few. Real clients use a handful.
+const maxSessions = 1024
+
+const errTooManySessions = "cdprelay: too many sessions (1024); detach the ones no longer used"

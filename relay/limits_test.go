@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdprelay/cdprelay/internal/cdptest"
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 	"github.com/cdprelay/cdprelay/internal/wire"
 )
@@ -192,4 +193,21 @@ func TestClientByteBudget(t *testing.T) {
 		defer h.srv.mu.Unlock()
 		return h.srv.def.client == nil || h.srv.def.client.p.closed()
 	})
+}
+
+func TestSessionCap(t *testing.T) {
+	h := newHarness(t, Config{CommandsPerSecond: -1})
+	h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1}}})
+	c := h.client()
+	h.autoAttach(c)
+	var last cdptest.Message
+	for i := 0; i < maxSessions+1; i++ {
+		last = h.callMsg(c, "", "Target.attachToBrowserTarget", nil)
+		if last.Error != nil {
+			break
+		}
+	}
+	if last.Error == nil || !strings.Contains(last.Error.Message, "too many sessions") {
+		t.Fatalf("session %d: %s", maxSessions+1, last.Raw)
+	}
 }
