@@ -190,6 +190,18 @@ func scrubURLs(s string) string {
 			start++
 		}
 		if start == i {
+			// "://" with no scheme before it is still an address to a
+			// reader: keep none of it.
+			if strings.HasPrefix(s[i+1:], "//") {
+				end := i + 1
+				for end < len(s) && !endsURL(s[end]) {
+					end++
+				}
+				out.WriteString(s[done:i])
+				out.WriteString(UnparseableURL)
+				done = end
+				i = end - 1
+			}
 			continue
 		}
 		end := i + 1
