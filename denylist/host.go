@@ -117,6 +117,12 @@ func domainToASCII(h string) (string, error) {
 	if err != nil || !isASCII(a) || emptyACELabel(a) {
 		return "", unparseable("the host is not a valid internationalised domain name")
 	}
+	// The punycode form must parse as itself again, or the host judged
+	// here and the host a second parser sees could differ (very long
+	// labels encode to punycode that the decoder refuses).
+	if _, err := idnaLookup.ToASCII(a); err != nil {
+		return "", unparseable("the host's punycode form does not parse again")
+	}
 	return a, nil
 }
 
