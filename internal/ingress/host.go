@@ -78,5 +78,7 @@ func (l hostList) allowed(hostport string) bool {
 		return true
 	}
 	ip, err := netip.ParseAddr(h)
-	return err == nil && ip.IsLoopback()
+	// A zone (::1%eth0) is never in a Host a browser sends: refuse it
+	// rather than reason about which interface it names.
+	return err == nil && ip.Zone() == "" && ip.IsLoopback()
 }
