@@ -74,7 +74,7 @@ func DefaultMethodRules() []MethodRule {
 
 // urlParams names the params field that carries the URL of each command
 // the URL fence judges. Page.navigateToHistoryEntry is absent: it names an
-// entry, not a URL, and only the Fetch backstop sees where it goes.
+// entry, not a URL; the relay looks the entry up and judges its URL.
 var urlParams = map[string]urlParam{
 	"Page.navigate": {name: "url"},
 	// The protocol reads an empty url as about:blank; the relay, which
@@ -83,11 +83,27 @@ var urlParams = map[string]urlParam{
 	// It fetches with the page's network stack, optionally with the
 	// person's credentials, and hands the body to the client.
 	"Network.loadNetworkResource": {name: "url"},
+	// A paused request continued with a new URL goes there instead, a
+	// navigation nobody announced. Without a url it goes where it was
+	// going, which the backstop has judged already.
+	"Fetch.continueRequest": {name: "url", optional: true},
 }
 
 type urlParam struct {
-	name  string
-	empty string // what an empty string stands for, if anything
+	name     string
+	empty    string // what an empty string stands for, if anything
+	optional bool   // a command without it carries no URL to judge
+}
+
+// URLParam says whether method carries a URL that the fence judges: the
+// name of its params field, what an empty string there stands for ("" if
+// nothing: an empty URL is refused), and whether the field may be absent
+// (then there is nothing to judge; otherwise its absence is refused). A
+// caller that reads the value itself must read it as Chrome does: the key
+// exactly, after escapes are decoded, and never a key given twice.
+func URLParam(method string) (name, empty string, optional, ok bool) {
+	p, ok := urlParams[method]
+	return p.name, p.empty, p.optional, ok
 }
 
 // URLMethods returns the methods whose URL parameter goes through the URL

@@ -182,52 +182,80 @@ func matchGlobs(globs []methodGlob, method string, v Verdict) (Decision, bool) {
 
 // Method decides a command from its top-level method and raw params. The
 // method must be the envelope's method, JSON-unescaped; a "method" inside
-// params means nothing here. For a URL-bearing command the URL in params
-// goes through URL; any other command costs a map lookup and, when the
-// configuration has method globs, a match against each, without
+// params means nothing here. For a URL-bearing command (URLParam) the URL
+// in params goes through URL; any other command costs a map lookup and,
+// when the configuration has method globs, a match against each, without
 // allocating unless it is refused.
 func (e *Effective) Method(method string, params []byte) Decision {
-	if en, ok := e.methods[method]; ok {
-		switch en.kind {
-		case methodFixed:
-			return en.d
-		case methodURL:
-			return e.judgeURLParam(method, en.param, params)
-		case methodWhenParams:
-			has, err := paramHasAny(params, en.keys)
-			if err != nil {
-				return Decision{Verdict: Deny, Rule: en.d.Rule, Reason: method + ": " + err.Error()}
-			}
-			if has {
-				return en.d
-			}
-			return Decision{}
-		}
+	d, param, isURL := e.rule(method, params)
+	if !isURL {
+		return d
 	}
-	if len(e.denyGlobs) > 0 {
-		if d, ok := matchGlobs(e.denyGlobs, method, Deny); ok {
-			return d
-		}
-	}
-	if len(e.ackGlobs) > 0 {
-		if d, ok := matchGlobs(e.ackGlobs, method, AckAndDrop); ok {
-			return d
-		}
-	}
-	return Decision{}
-}
-
-func (e *Effective) judgeURLParam(method string, param urlParam, params []byte) Decision {
 	u, found, err := paramString(params, param.name)
 	switch {
 	case err != nil:
 		return Decision{Verdict: Deny, Rule: RuleURLParams, Reason: method + ": " + err.Error()}
+	}
+	return e.MethodURL(method, u, found)
+}
+
+// Rules decides a command by its method rules alone, for a caller that
+// reads a URL-bearing command's URL itself (see URLParam) and hands it to
+// MethodURL. A URL-bearing command that no rule denies or drops is
+// allowed here.
+func (e *Effective) Rules(method string, params []byte) Decision {
+	d, _, _ := e.rule(method, params)
+	return d
+}
+
+// MethodURL judges the URL of a URL-bearing command, as read by the
+// caller: u is its value and found whether the field was there at all.
+func (e *Effective) MethodURL(method, u string, found bool) Decision {
+	param, ok := urlParams[method]
+	switch {
+	case !ok:
+		return Decision{}
+	case param.optional && (!found || u == ""):
+		return Decision{}
 	case !found:
 		return Decision{Verdict: Deny, Rule: RuleURLParams, Reason: method + " carries no " + param.name}
 	case u == "" && param.empty != "":
 		u = param.empty
 	}
 	return e.URL(u)
+}
+
+// rule applies the method rules and reports whether the method's URL is
+// still to be judged.
+func (e *Effective) rule(method string, params []byte) (d Decision, param urlParam, isURL bool) {
+	if en, ok := e.methods[method]; ok {
+		switch en.kind {
+		case methodFixed:
+			return en.d, urlParam{}, false
+		case methodURL:
+			return Decision{}, en.param, true
+		case methodWhenParams:
+			has, err := paramHasAny(params, en.keys)
+			if err != nil {
+				return Decision{Verdict: Deny, Rule: en.d.Rule, Reason: method + ": " + err.Error()}, urlParam{}, false
+			}
+			if has {
+				return en.d, urlParam{}, false
+			}
+			return Decision{}, urlParam{}, false
+		}
+	}
+	if len(e.denyGlobs) > 0 {
+		if d, ok := matchGlobs(e.denyGlobs, method, Deny); ok {
+			return d, urlParam{}, false
+		}
+	}
+	if len(e.ackGlobs) > 0 {
+		if d, ok := matchGlobs(e.ackGlobs, method, AckAndDrop); ok {
+			return d, urlParam{}, false
+		}
+	}
+	return Decision{}, urlParam{}, false
 }
 
 // rules lists the rule ids this policy can report.

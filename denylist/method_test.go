@@ -194,7 +194,7 @@ func TestURLMethods(t *testing.T) {
 			t.Errorf("Method(%q, %s) = %v %q (%s), want %v %q", tt.method, tt.params, d.Verdict, d.Rule, d.Reason, tt.want, tt.rule)
 		}
 	}
-	if got := URLMethods(); !slices.Equal(got, []string{"Network.loadNetworkResource", "Page.navigate", "Target.createTarget"}) {
+	if got := URLMethods(); !slices.Equal(got, []string{"Fetch.continueRequest", "Network.loadNetworkResource", "Page.navigate", "Target.createTarget"}) {
 		t.Errorf("URLMethods() = %v", got)
 	}
 }

@@ -64,13 +64,13 @@ func BenchmarkForwardParallel(b *testing.B) {
 	cpu0 := processCPU()
 	b.RunParallel(func(pb *testing.PB) {
 		r := rigs[(next.Add(1)-1)%int64(len(rigs))]
-		var env wire.Envelope
 		var m wire.ExtMessage
 		for pb.Next() {
-			if err := wire.DecodeCommand(benchCommand, &env); err != nil {
+			k := &r.c.cmd
+			if err := wire.DecodeCommand(benchCommand, &k.env); err != nil {
 				panic(err)
 			}
-			r.c.handle(&env)
+			r.c.handle(k)
 			r.x.mu.Lock()
 			id := r.x.nextID
 			r.x.mu.Unlock()

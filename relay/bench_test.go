@@ -23,13 +23,15 @@ func benchInstance(b testing.TB) (*Instance, *clientConn, *extConn, func()) {
 	close(x.ready)
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &clientConn{inst: in, p: newPeer(nil, 1<<16, 0), log: in.log, ctx: ctx, cancel: cancel, ext: x}
-	in.ext, in.client = x, c
+	st := in.lock()
+	st.ext, st.client = x, c
 	t := &tab{id: 7, targetID: "T7", state: tabAttached}
-	in.tabs[t.id] = t
-	in.nextSession++
+	st.tabs[t.id] = t
+	st.nextSession++
 	s := newSession("pw-tab-1", t, false)
 	t.session = s
-	in.sessions[s.id] = s
+	st.sessions[s.id] = s
+	in.unlock()
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for _, p := range []*peer{x.p, c.p} {
@@ -60,16 +62,16 @@ var (
 func BenchmarkForwardCommand(b *testing.B) {
 	_, c, x, stop := benchInstance(b)
 	defer stop()
-	var env wire.Envelope
 	b.SetBytes(int64(len(benchCommand)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := wire.DecodeCommand(benchCommand, &env); err != nil {
+		k := &c.cmd
+		if err := wire.DecodeCommand(benchCommand, &k.env); err != nil {
 			b.Fatal(err)
 		}
-		c.handle(&env)
+		c.handle(k)
 		// The reply never comes: keep the pending map from growing.
-		x.takePending(x.nextID)
+		x.forget(x.nextID)
 	}
 }
 
@@ -78,13 +80,14 @@ func BenchmarkForwardCommand(b *testing.B) {
 func BenchmarkForwardReply(b *testing.B) {
 	_, c, x, stop := benchInstance(b)
 	defer stop()
-	s := c.inst.sessions["pw-tab-1"]
+	s := c.inst.st.sessions["pw-tab-1"]
 	var m wire.ExtMessage
 	b.SetBytes(int64(len(benchReply)))
 	b.ReportAllocs()
 	for b.Loop() {
 		x.mu.Lock()
-		x.pending[1] = pendingCall{client: c, clientID: 42, sess: s, tabID: 7}
+		x.pending[1] = pendingCall{kind: callClient, client: c, clientID: 42, replyTo: s, via: s, tabID: 7}
+		c.inflight.Add(1)
 		x.mu.Unlock()
 		if err := wire.DecodeExt(benchReply, &m); err != nil {
 			b.Fatal(err)

@@ -32,15 +32,15 @@ const learnWait = 10 * time.Second
 func (in *Instance) learnBeforeReady(x *extConn) {
 	ctx, cancel := context.WithTimeout(context.Background(), learnWait)
 	defer cancel()
-	in.mu.Lock()
+	st := in.lock()
 	var unnamed []*tab
-	for _, t := range in.sortedTabsLocked() {
+	for _, t := range st.sortedTabs() {
 		if t.targetID == "" {
 			unnamed = append(unnamed, t)
 		}
 	}
-	known := in.info.UserAgent != ""
-	in.mu.Unlock()
+	known := st.info.UserAgent != ""
+	in.unlock()
 	for _, t := range unnamed {
 		in.learnTargetCtx(ctx, x, t, true)
 	}
@@ -57,12 +57,10 @@ func (in *Instance) learnTarget(x *extConn, t *tab) {
 	ctx, cancel := context.WithTimeout(context.Background(), in.srv.cfg.CallTimeout)
 	defer cancel()
 	in.learnTargetCtx(ctx, x, t, false)
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	if c := in.client; c != nil && in.tabs[t.id] == t && t.targetID != "" {
-		in.targetEventLocked(c, "Target.targetCreated", struct {
-			TargetInfo TargetInfo `json:"targetInfo"`
-		}{in.targetInfoLocked(t)})
+	st := in.lock()
+	defer in.unlock()
+	if st.client != nil && st.shared(t) && t.targetID != "" {
+		st.targetCreated(t)
 	}
 }
 
@@ -76,37 +74,22 @@ func (in *Instance) learnTargetCtx(ctx context.Context, x *extConn, t *tab, befo
 		return
 	}
 	if in.Info().UserAgent == "" {
-		in.emu.learning.Lock()
+		in.learning.Lock()
 		if in.Info().UserAgent == "" {
 			if err := in.learnInfoFrom(ctx, x, t); err != nil {
 				in.log.Debug("user agent", "tab", t.id, "err", err)
 			}
 		}
-		in.emu.learning.Unlock()
+		in.learning.Unlock()
 	}
 	in.releaseIfUnused(x, t, beforeReady)
-}
-
-// releaseIfUnused detaches t unless a client session or a handle uses it.
-// With a client connected (and its commands running, unless quiet) the
-// debugger stays: it is released when the client leaves, and detaching now
-// could race the client's own attach.
-func (in *Instance) releaseIfUnused(x *extConn, t *tab, quiet bool) {
-	in.mu.Lock()
-	if (in.client != nil && !quiet) || t.session != nil || len(t.handles) > 0 || t.state != tabAttached || in.tabs[t.id] != t {
-		in.mu.Unlock()
-		return
-	}
-	t.setState(tabDetaching, nil)
-	in.mu.Unlock()
-	in.finishDetach(x, t)
 }
 
 // ensureInfo returns the browser's identity, asking a shared tab when the
 // extension did not report it.
 func (in *Instance) ensureInfo(ctx context.Context, x *extConn) (BrowserInfo, error) {
-	in.emu.learning.Lock()
-	defer in.emu.learning.Unlock()
+	in.learning.Lock()
+	defer in.learning.Unlock()
 	if info := in.Info(); info.UserAgent != "" {
 		return info, nil
 	}
@@ -116,15 +99,15 @@ func (in *Instance) ensureInfo(ctx context.Context, x *extConn) (BrowserInfo, er
 	ctx, cancel := context.WithTimeout(ctx, in.srv.cfg.CallTimeout)
 	defer cancel()
 	// An attached tab first: asking it costs no attach.
-	in.mu.Lock()
-	tabs := in.sortedTabsLocked()
-	in.mu.Unlock()
+	st := in.lock()
+	tabs := st.sortedTabs()
+	in.unlock()
 	var errs []error
 	for _, attachedOnly := range []bool{true, false} {
 		for _, t := range tabs {
-			in.mu.Lock()
+			in.lock()
 			attached := t.state == tabAttached
-			in.mu.Unlock()
+			in.unlock()
 			if attachedOnly != attached {
 				continue
 			}
@@ -165,7 +148,7 @@ const uaProbe = `(async () => {
 // learnInfoFrom asks attached tab t for the browser's identity and records
 // it.
 func (in *Instance) learnInfoFrom(ctx context.Context, x *extConn, t *tab) error {
-	res, err := x.call(ctx, "chrome.debugger.sendCommand", map[string]int64{"tabId": t.id}, "Runtime.evaluate",
+	res, err := x.sendCommand(ctx, t.id, "", "Runtime.evaluate",
 		map[string]any{"expression": uaProbe, "awaitPromise": true, "returnByValue": true, "silent": true})
 	if err != nil {
 		return fmt.Errorf("ask tab %d: %w", t.id, err)
@@ -185,11 +168,11 @@ func (in *Instance) learnInfoFrom(ctx context.Context, x *extConn, t *tab) error
 	if !ok {
 		return fmt.Errorf("tab %d: no Chrome version in its user agent", t.id)
 	}
-	in.mu.Lock()
-	if in.info.UserAgent == "" {
-		in.info = info
+	st := in.lock()
+	if st.info.UserAgent == "" {
+		st.info = info
 	}
-	in.mu.Unlock()
+	in.unlock()
 	in.log.Info("learnt the browser's version from a tab", "product", info.Product)
 	return nil
 }

@@ -23,19 +23,24 @@ type clientConn struct {
 	ctx    context.Context    // static: cancelled when the client goes
 	cancel context.CancelFunc // static
 
+	// page is the session of a client that connected to a page endpoint
+	// (/devtools/page/<targetId>): its commands without a sessionId are the
+	// page's, and nothing it receives carries one. Set before the read loop
+	// runs; nil for a browser-level client.
+	page *session
+
 	ext *extConn // owned by the read loop: set once the extension is ready
 
-	// Guarded by inst.mu.
+	// Guarded by the instance's mutex.
 	autoAttach     bool
 	discover       bool
 	downloadEvents bool // Browser.setDownloadBehavior{eventsEnabled}
-
-	emu clientEmu // see targets.go
 
 	wg sync.WaitGroup // emulated commands still running
 
 	inflight atomic.Int64 // forwarded commands waiting for the browser
 	bucket   bucket       // owned by the read loop: the command rate limit
+	cmd      cmd          // owned by the read loop: the command in the pipeline
 }
 
 func newClientConn(inst *Instance, conn *websocket.Conn, log *slog.Logger) *clientConn {
@@ -67,12 +72,29 @@ func (c *clientConn) deliver(b *[]byte) {
 	}
 }
 
+// run opens the client's page (for a page endpoint) and runs its read loop
+// until the connection ends. A panic in it ends this instance's sockets,
+// not the relay.
+func (c *clientConn) run(pageTarget string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.inst.panicked("client read loop", r)
+			err = errPanicked
+		}
+	}()
+	if err := c.openPage(pageTarget); err != nil {
+		return err
+	}
+	return c.serve()
+}
+
+var errPanicked = errors.New(msgInternal)
+
 // serve runs the client's read loop until the connection ends.
 func (c *clientConn) serve() error {
 	conn := c.p.conn
 	conn.SetReadLimit(c.inst.srv.cfg.MaxMessageBytes)
 	var buf []byte
-	var env wire.Envelope
 	idle := c.inst.srv.cfg.IdleClientTimeout
 	for {
 		if idle > 0 {
@@ -99,23 +121,12 @@ func (c *clientConn) serve() error {
 			c.replyNoID(codeParseError, "Message must be a JSON text frame")
 			continue
 		}
-		if err := wire.DecodeCommand(frame, &env); err != nil {
-			c.badCommand(&env, err)
+		k := &c.cmd
+		if err := wire.DecodeCommand(frame, &k.env); err != nil {
+			c.badCommand(&k.env, err)
 			continue
 		}
-		cfg := &c.inst.srv.cfg
-		cfg.Metrics.count(dirCommand, env.Method, len(frame))
-		if !c.bucket.take(time.Now()) {
-			cfg.Metrics.limited[limitRate].Inc()
-			c.replyErrorRawSession(env.ID, env.SessionID, codeServerError, "cdprelay: rate limit: more than "+strconv.FormatFloat(cfg.CommandsPerSecond, 'f', -1, 64)+" commands per second")
-			continue
-		}
-		if c.inflight.Load() >= int64(cfg.MaxInFlight) {
-			cfg.Metrics.limited[limitInFlight].Inc()
-			c.replyErrorRawSession(env.ID, env.SessionID, codeServerError, "cdprelay: "+strconv.Itoa(cfg.MaxInFlight)+" commands are already waiting for the browser; wait for replies")
-			continue
-		}
-		c.handle(&env)
+		c.handle(k)
 	}
 }
 
@@ -127,191 +138,77 @@ func (c *clientConn) badCommand(env *wire.Envelope, err error) {
 	case !env.HasID:
 		c.replyNoID(codeInvalidRequest, "Message must have integer 'id' property")
 	default:
-		c.replyErrorRawSession(env.ID, env.SessionID, codeInvalidRequest, capitalize(err.Error()))
+		c.replyErrorRaw(env.ID, env.SessionID, codeInvalidRequest, capitalize(err.Error()))
 	}
 }
 
-// handle routes one well-formed command.
-func (c *clientConn) handle(env *wire.Envelope) {
-	in := c.inst
-	method := internMethod(env.Method)
-	if d := in.srv.policy.load().Command(in.profile, method, env.Params); d.Verdict != Allow {
-		c.refuse(env, method, d)
-		return
-	}
-	var s *session
-	if env.SessionID != nil || c.emu.page != nil {
-		var controlled bool
-		var screencast []*TabHandle
-		var active bool
-		in.mu.Lock()
-		s = c.sessionLocked(env.SessionID)
-		if s != nil && s.tab != nil {
-			t := s.tab
-			controlled = t.control != "" && controlRefused(env.Method)
-			if !s.child && !controlled && bytesHasPrefix(env.Method, "Page.") {
-				switch string(env.Method) {
-				case "Page.startScreencast":
-					t.clientScreencast, active, screencast = true, true, t.handles
-				case "Page.stopScreencast":
-					t.clientScreencast, active, screencast = false, false, t.handles
-				}
-			}
-		}
-		in.mu.Unlock()
-		if s == nil {
-			c.replyErrorRawSession(env.ID, env.SessionID, codeNoSession, "Session with given id not found.")
-			return
-		}
-		if controlled {
-			c.replyError(env.ID, s, codeServerError, msgControlled)
-			return
-		}
-		if screencast != nil {
-			notifyHandles(screencast, TabEvent{Method: EventClientScreencast, Params: jsonObj("active", active)})
-		}
-	}
-	if s != nil && s.tab != nil && bytesHasPrefix(env.Method, "Fetch.") && c.fenceFetch(env, s, s) {
-		// Before emulation: the tab's Fetch domain is shared with the
-		// navigation backstop, whichever session asks.
-		return
-	}
-	if h := emulated(env.Method, s); h != nil {
-		c.runEmulated(h, env, s)
-		return
-	}
-	// Everything else goes to a tab: the session's own, or, for the root
-	// and browser sessions, the lowest attached tab answering for the
-	// browser. The checks below run on the tab that will execute it.
-	route, replyTo := s, s
-	if env.SessionID == nil {
-		replyTo = nil
-	}
-	if route == nil || route.tab == nil {
-		if route = c.rootTarget(); route == nil {
-			c.replyErrorRawSession(env.ID, env.SessionID, codeServerError, "cdprelay: "+string(env.Method)+" needs a page, and no tab is attached")
-			return
-		}
-		if s == nil || s.tab == nil {
-			in.mu.Lock()
-			controlled := route.tab.control != "" && controlRefused(env.Method)
-			in.mu.Unlock()
-			if controlled {
-				c.replyErrorRawSession(env.ID, env.SessionID, codeServerError, msgControlled)
-				return
-			}
-		}
-	}
-	if (s == nil || s.tab == nil) && bytesHasPrefix(env.Method, "Fetch.") && c.fenceFetch(env, route, replyTo) {
-		return
-	}
-	if method == "Page.navigate" {
-		c.observeNavigate(route, env.Params)
-	}
-	if !c.ext.forwardAs(c, env, route, replyTo) {
-		c.replyErrorRawSession(env.ID, env.SessionID, codeServerError, "Extension disconnected")
-	}
-}
-
-// rootTarget picks the session that browser-wide commands without a
-// browser-level equivalent (Storage.getCookies at the root, say) are sent
-// to: the lowest-numbered attached tab. A tab-level session answers them
-// for the whole profile.
-func (c *clientConn) rootTarget() *session {
-	in := c.inst
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	var best *session
-	for _, t := range in.tabs {
-		if t.session != nil && (best == nil || t.id < best.tab.id) {
-			best = t.session
-		}
-	}
-	return best
-}
-
-// command is a client command handed to an emulation handler. Unlike the
-// envelope it owns its bytes: handlers may outlive the read buffer.
-type command struct {
+// call is a command handed to an emulation handler. Unlike cmd it owns its
+// bytes: handlers may outlive the read buffer and run beside the read loop.
+type call struct {
 	id     int64
 	method string
-	sess   *session
+	sess   *session // the session the command named; its reply names it too
 	params []byte
+	a      args // the decoded params, as the stages judged them
 }
 
-func (c *clientConn) runEmulated(h *emulation, env *wire.Envelope, s *session) {
-	cmd := command{id: env.ID, method: string(env.Method), sess: s}
-	if env.Params != nil {
-		cmd.params = append([]byte(nil), env.Params...)
-	}
-	if !h.blocking {
-		h.fn(c, cmd)
-		return
-	}
-	// Handlers that wait for the extension run beside the read loop, so a
-	// slow attach does not hold up the client's other traffic.
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		h.fn(c, cmd)
-	}()
-}
-
-// reply sends a result for cmd. v is marshalled with encoding/json; the
+// reply sends a result for k. v is marshalled with encoding/json; the
 // emulated paths are not hot.
-func (c *clientConn) reply(cmd command, v any) {
+func (c *clientConn) reply(k call, v any) {
 	res, err := json.Marshal(v)
 	if err != nil {
-		c.replyError(cmd.id, cmd.sess, codeServerError, err.Error())
+		c.fail(k, codeServerError, err.Error())
 		return
 	}
 	buf := getBuf()
-	b := append(*buf, `{"id":`...)
-	b = wire.AppendInt(b, cmd.id)
-	if cmd.sess != nil && cmd.sess.idJSON != nil {
-		b = append(b, `,"sessionId":`...)
-		b = append(b, cmd.sess.idJSON...)
-	}
-	b = append(b, `,"result":`...)
-	b = append(b, res...)
-	b = append(b, '}')
-	*buf = b
+	*buf = wire.AppendResult(*buf, k.id, sessionToken(k.sess), res)
 	c.deliver(buf)
 }
 
-func (c *clientConn) fail(cmd command, code int64, msg string) {
-	c.replyError(cmd.id, cmd.sess, code, msg)
+func (c *clientConn) fail(k call, code int64, msg string) {
+	c.replyError(k.id, k.sess, code, msg)
+}
+
+func sessionToken(s *session) []byte {
+	if s == nil {
+		return nil
+	}
+	return s.idJSON
 }
 
 func (c *clientConn) replyError(id int64, s *session, code int64, msg string) {
-	var sid []byte
-	if s != nil && s.idJSON != nil {
-		sid = []byte(s.id)
-	}
-	c.replyErrorRawSession(id, sid, code, msg)
+	buf := getBuf()
+	*buf = wire.AppendError(*buf, id, sessionToken(s), code, msg)
+	c.deliver(buf)
 }
 
-func (c *clientConn) replyErrorRawSession(id int64, sessionID []byte, code int64, msg string) {
+// replyErrorRaw answers with the sessionId exactly as the client sent it
+// (unquoted; nil for none).
+func (c *clientConn) replyErrorRaw(id int64, sessionID []byte, code int64, msg string) {
 	buf := getBuf()
-	b := append(*buf, `{"id":`...)
-	b = wire.AppendInt(b, id)
+	var sid []byte
 	if sessionID != nil {
-		b = append(b, `,"sessionId":`...)
-		b = wire.AppendBytesString(b, sessionID)
+		sid = wire.Quote(make([]byte, 0, len(sessionID)+2), sessionID)
 	}
-	b = appendErrorObject(b, code, msg)
-	b = append(b, '}')
-	*buf = b
+	*buf = wire.AppendError(*buf, id, sid, code, msg)
+	c.deliver(buf)
+}
+
+// replyEmptyRaw answers {} with the sessionId as the client sent it.
+func (c *clientConn) replyEmptyRaw(id int64, sessionID []byte) {
+	buf := getBuf()
+	var sid []byte
+	if sessionID != nil {
+		sid = wire.Quote(make([]byte, 0, len(sessionID)+2), sessionID)
+	}
+	*buf = wire.AppendResult(*buf, id, sid, nil)
 	c.deliver(buf)
 }
 
 // replyNoID answers a message that has no usable id, as Chrome does.
 func (c *clientConn) replyNoID(code int64, msg string) {
 	buf := getBuf()
-	b := append(*buf, `{"id":null`...)
-	b = appendErrorObject(b, code, msg)
-	b = append(b, '}')
-	*buf = b
+	*buf = wire.AppendErrorNoID(*buf, code, msg)
 	c.deliver(buf)
 }
 
@@ -322,18 +219,7 @@ func (c *clientConn) event(method string, s *session, params any) {
 		c.log.Error("marshal event", "method", method, "err", err)
 		return
 	}
-	buf := getBuf()
-	b := append(*buf, `{"method":`...)
-	b = wire.AppendString(b, method)
-	if s != nil && s.idJSON != nil {
-		b = append(b, `,"sessionId":`...)
-		b = append(b, s.idJSON...)
-	}
-	b = append(b, `,"params":`...)
-	b = append(b, p...)
-	b = append(b, '}')
-	*buf = b
-	c.deliver(buf)
+	c.eventRaw(method, s, p)
 }
 
 func capitalize(s string) string {
@@ -341,43 +227,4 @@ func capitalize(s string) string {
 		return s
 	}
 	return string(s[0]-'a'+'A') + s[1:]
-}
-
-// refuse answers a command the policy does not let through: a CDP error
-// for a denial, an empty result for ack-and-drop. Either way the command
-// never reaches the tab.
-func (c *clientConn) refuse(env *wire.Envelope, method string, d Decision) {
-	c.inst.srv.cfg.Metrics.countRefusal(d)
-	if d.Verdict == AckAndDrop {
-		c.inst.observe(Event{Actor: ActorClient, Kind: KindDropped, Method: method, Rule: d.Rule, Outcome: OutcomeDropped})
-		if method == "Browser.setDownloadBehavior" {
-			c.noteDownloadBehavior(env.Params)
-		}
-		buf := getBuf()
-		b := append(*buf, `{"id":`...)
-		b = wire.AppendInt(b, env.ID)
-		if env.SessionID != nil {
-			b = append(b, `,"sessionId":`...)
-			b = wire.AppendBytesString(b, env.SessionID)
-		}
-		b = append(b, `,"result":{}}`...)
-		*buf = b
-		c.deliver(buf)
-		return
-	}
-	c.inst.observe(Event{Actor: ActorClient, Kind: KindDenied, Method: method, Rule: d.Rule, Outcome: OutcomeDenied, Detail: d.Message})
-	c.replyErrorRawSession(env.ID, env.SessionID, codeServerError, d.Message)
-}
-
-// observeNavigate records a client's navigation. The observer redacts the
-// URL (no query, no fragment) before it is kept.
-func (c *clientConn) observeNavigate(s *session, params []byte) {
-	url := ""
-	if params != nil {
-		url = string(wire.StringField(params, "url"))
-	}
-	c.inst.mu.Lock()
-	target := s.tab.targetID
-	c.inst.mu.Unlock()
-	c.inst.observe(Event{Actor: ActorClient, Kind: KindNavigate, Method: "Page.navigate", Target: target, Outcome: OutcomeOK, Detail: url})
 }

@@ -15,17 +15,20 @@ import (
 
 // controlRefused lists what a client may not do while a person holds the
 // tab: everything that moves the pointer, types, or navigates.
-func controlRefused(method []byte) bool {
-	if bytesHasPrefix(method, "Input.") {
+func controlRefused(method string) bool {
+	if len(method) > 6 && method[:6] == "Input." {
 		return true
 	}
-	switch string(method) {
+	switch method {
 	case "Page.navigate", "Page.reload", "Page.navigateToHistoryEntry",
 		"Page.resetNavigationHistory", "Page.bringToFront":
 		return true
 	}
 	return false
 }
+
+// ruleTakeOver is the rule id of what a person's take-over refuses.
+const ruleTakeOver = "relay:take-over"
 
 const msgControlled = "cdprelay: a person has taken control of this tab from the live view; input and navigation are refused until they hand it back"
 
@@ -48,9 +51,9 @@ func (in *Instance) setControl(tabID int64, holder string) error {
 	if release {
 		holder = holder[1:]
 	}
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	t := in.tabs[tabID]
+	st := in.lock()
+	defer in.unlock()
+	t := st.tabs[tabID]
 	if t == nil {
 		return ErrNoTab
 	}
@@ -69,7 +72,7 @@ func (in *Instance) setControl(tabID int64, holder string) error {
 		t.control = holder
 		in.observe(Event{Actor: ActorViewer, Kind: KindTakeOver, Target: t.targetID, Outcome: OutcomeOK})
 	}
-	if c := in.client; c != nil && t.session != nil {
+	if c := st.client; c != nil && t.session != nil {
 		text := "cdprelay: control of this tab was handed back to automation"
 		if !release {
 			text = msgControlled
@@ -85,9 +88,9 @@ func (in *Instance) setControl(tabID int64, holder string) error {
 
 // Controller reports who controls tab id ("" when automation does).
 func (in *Instance) Controller(tabID int64) string {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	if t := in.tabs[tabID]; t != nil {
+	st := in.lock()
+	defer in.unlock()
+	if t := st.tabs[tabID]; t != nil {
 		return t.control
 	}
 	return ""

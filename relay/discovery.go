@@ -40,9 +40,9 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, in *Inst
 		if info.UserAgent == "" {
 			// The stock extension does not say: ask a tab, if one is
 			// shared, rather than report a browser we do not know.
-			in.mu.Lock()
-			x := in.ext
-			in.mu.Unlock()
+			st := in.lock()
+			x := st.ext
+			in.unlock()
 			if x != nil && x.isReady() {
 				if learnt, err := in.ensureInfo(r.Context(), x); err == nil {
 					info = learnt

@@ -1,27 +1,26 @@
 package relay
 
-import (
-	"context"
-	"encoding/json"
-)
+// Browser-level emulation: the methods a tab-level chrome.debugger session
+// cannot serve, answered by the relay as Chrome's browser target would.
+// The target methods are in emulate_targets.go.
 
-// emulation answers one browser-level method at the relay. blocking
-// handlers call the extension and run beside the client's read loop.
+// emulation answers one method at the relay. blocking handlers call the
+// extension and run beside the client's read loop.
 type emulation struct {
-	fn       func(c *clientConn, cmd command)
+	fn       func(c *clientConn, k call)
 	blocking bool
 }
 
-// emulated returns the handler for method, or nil when the command goes to
-// the tab. Browser.* and Target.* are answered here at any session level:
-// a tab-level chrome.debugger session refuses most of them, and the ones it
+// emulated returns the handler for m, or nil when the command goes to the
+// tab. Browser.* and Target.* are answered here at any session level: a
+// tab-level chrome.debugger session refuses most of them, and the ones it
 // would accept (Target.setAutoAttach, Target.getTargetInfo on a tab) are
-// forwarded below. A browser session (Target.attachToBrowserTarget) is the
-// root under another name; a tab's top-level sessions also have their
-// domain switches watched, since several of them share one debuggee.
-func emulated(method []byte, s *session) *emulation {
+// forwarded. A browser session (Target.attachToBrowserTarget) is the root
+// under another name; a tab's top-level sessions also have their domain
+// switches watched, since several of them share one debuggee.
+func emulated(m *methodInfo, s *session) *emulation {
 	browserLevel := s == nil || s.tab == nil
-	switch string(method) {
+	switch m.name {
 	case "Browser.getVersion":
 		return &emBrowserGetVersion
 	case "Browser.setDownloadBehavior":
@@ -66,17 +65,13 @@ func emulated(method []byte, s *session) *emulation {
 	case "Target.createBrowserContext":
 		return &emCreateBrowserContext
 	}
-	if bytesHasPrefix(method, "Browser.") || (browserLevel && bytesHasPrefix(method, "Target.")) {
+	if m.domain == domainBrowser || (browserLevel && m.domain == domainTarget) {
 		return &emUnsupported
 	}
-	if s != nil && !s.child && s.tab != nil && (bytesHasSuffix(method, ".enable") || bytesHasSuffix(method, ".disable")) {
+	if s != nil && !s.child && s.tab != nil && (m.enable || m.disable) {
 		return &emDomainSwitch
 	}
 	return nil
-}
-
-func bytesHasSuffix(b []byte, p string) bool {
-	return len(b) >= len(p) && string(b[len(b)-len(p):]) == p
 }
 
 func bytesHasPrefix(b []byte, p string) bool {
@@ -89,12 +84,12 @@ var (
 	emGetTargetInfo        = emulation{fn: (*clientConn).getTargetInfo}
 	emGetTargets           = emulation{fn: (*clientConn).getTargets}
 	emSetDiscoverTargets   = emulation{fn: (*clientConn).setDiscoverTargets}
-	emGetBrowserContexts   = emulation{fn: func(c *clientConn, cmd command) { c.reply(cmd, map[string][]string{"browserContextIds": {}}) }}
-	emCreateBrowserContext = emulation{fn: func(c *clientConn, cmd command) {
-		c.fail(cmd, codeServerError, "cdprelay: an extension shares tabs of the person's own profile, so new browser contexts cannot be created; use the default context (browser.contexts()[0])")
+	emGetBrowserContexts   = emulation{fn: func(c *clientConn, k call) { c.reply(k, map[string][]string{"browserContextIds": {}}) }}
+	emCreateBrowserContext = emulation{fn: func(c *clientConn, k call) {
+		c.fail(k, codeServerError, "cdprelay: an extension shares tabs of the person's own profile, so new browser contexts cannot be created; use the default context (browser.contexts()[0])")
 	}}
-	emUnsupported = emulation{fn: func(c *clientConn, cmd command) {
-		c.fail(cmd, codeMethodNotFound, "cdprelay: '"+cmd.method+"' is not available through the extension")
+	emUnsupported = emulation{fn: func(c *clientConn, k call) {
+		c.fail(k, codeMethodNotFound, "cdprelay: '"+k.method+"' is not available through the extension")
 	}}
 	emSetAutoAttach    = emulation{fn: (*clientConn).setAutoAttach, blocking: true}
 	emCreateTarget     = emulation{fn: (*clientConn).createTarget, blocking: true}
@@ -106,48 +101,37 @@ var (
 	emAttachToBrowserTarget    = emulation{fn: (*clientConn).attachToBrowserTarget}
 	emDetachOnSession          = emulation{fn: (*clientConn).detachOnSession}
 	emDomainSwitch             = emulation{fn: (*clientConn).domainSwitch}
-	emBrowserSessionAutoAttach = emulation{fn: func(c *clientConn, cmd command) {
-		c.fail(cmd, codeServerError, "cdprelay: Target.setAutoAttach on a browser session is not supported; send it without a sessionId")
+	emBrowserSessionAutoAttach = emulation{fn: func(c *clientConn, k call) {
+		c.fail(k, codeServerError, "cdprelay: Target.setAutoAttach on a browser session is not supported; send it without a sessionId")
 	}}
 )
 
-func (c *clientConn) decode(cmd command, v any) bool {
-	if cmd.params == nil {
-		return true
-	}
-	if err := json.Unmarshal(cmd.params, v); err != nil {
-		c.fail(cmd, codeInvalidParams, "Invalid parameters: "+err.Error())
-		return false
-	}
-	return true
-}
-
-func (c *clientConn) browserGetVersion(cmd command) {
+func (c *clientConn) browserGetVersion(k call) {
 	info := c.inst.Info()
 	if info.UserAgent == "" {
 		// An extension that does not say (the stock one) and a browser
 		// not asked yet: ask a tab, beside the read loop.
 		c.wg.Add(1)
-		go func() {
+		c.inst.tasks.spawn("browser version", func() {
 			defer c.wg.Done()
 			info, err := c.inst.ensureInfo(c.ctx, c.ext)
 			if err != nil {
-				c.fail(cmd, codeServerError, "cdprelay: the browser's version is not known: "+err.Error())
+				c.fail(k, codeServerError, "cdprelay: the browser's version is not known: "+err.Error())
 				return
 			}
-			c.replyVersion(cmd, info)
-		}()
+			c.replyVersion(k, info)
+		})
 		return
 	}
-	c.replyVersion(cmd, info)
+	c.replyVersion(k, info)
 }
 
-func (c *clientConn) replyVersion(cmd command, info BrowserInfo) {
+func (c *clientConn) replyVersion(k call, info BrowserInfo) {
 	product := info.Product
 	if product == "" {
 		product = "Chrome/" + info.Version
 	}
-	c.reply(cmd, map[string]string{
+	c.reply(k, map[string]string{
 		"protocolVersion": "1.3",
 		"product":         product,
 		"revision":        "",
@@ -156,336 +140,46 @@ func (c *clientConn) replyVersion(cmd command, info BrowserInfo) {
 	})
 }
 
-func (c *clientConn) getTargetInfo(cmd command) {
-	var p struct {
-		TargetID string `json:"targetId"`
-	}
-	if !c.decode(cmd, &p) {
-		return
-	}
-	in := c.inst
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	if p.TargetID == "" || p.TargetID == in.browserTID {
-		c.reply(cmd, map[string]TargetInfo{"targetInfo": in.browserTargetInfoLocked()})
-		return
-	}
-	t := in.tabByTargetLocked(p.TargetID)
-	if t == nil {
-		c.fail(cmd, codeInvalidParams, "No target with given id found")
-		return
-	}
-	c.reply(cmd, map[string]TargetInfo{"targetInfo": in.targetInfoLocked(t)})
+// setDownloadBehavior is answered, never forwarded: where files go is the
+// person's Chrome's business. Whether the client wants download events is
+// kept: the relay turns the tab's Page.download* into Browser.download*.
+func (c *clientConn) setDownloadBehavior(k call) {
+	c.noteDownloadBehavior(k.a.eventsEnabled)
+	c.reply(k, struct{}{})
 }
 
-func (in *Instance) browserTargetInfoLocked() TargetInfo {
-	return TargetInfo{TargetID: in.browserTID, Type: "browser", Attached: true}
+// noteDownloadBehavior records whether the client asked for download
+// events with Browser.setDownloadBehavior.
+func (c *clientConn) noteDownloadBehavior(on bool) {
+	c.inst.lock()
+	c.downloadEvents = on
+	c.inst.unlock()
 }
 
-func (c *clientConn) getTargets(cmd command) {
-	in := c.inst
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	infos := []TargetInfo{}
-	for _, t := range in.sortedTabsLocked() {
-		if t.targetID != "" {
-			infos = append(infos, in.targetInfoLocked(t))
-		}
+// domainSwitch watches X.enable and X.disable on a tab's top-level
+// sessions (see sessions.go): enabling is recorded and forwarded; disabling
+// is forwarded only when no other session of the tab still has the domain.
+func (c *clientConn) domainSwitch(k call) {
+	on := k.method[len(k.method)-len(".enable"):] == ".enable"
+	domain := domainOf([]byte(k.method))
+	st := c.inst.lock()
+	forward := st.switchDomain(k.sess, domain, on)
+	c.inst.unlock()
+	if !forward {
+		c.reply(k, struct{}{})
+		return
 	}
-	c.reply(cmd, map[string][]TargetInfo{"targetInfos": infos})
+	c.forwardCall(k)
 }
 
-func (c *clientConn) setDiscoverTargets(cmd command) {
-	var p struct {
-		Discover bool `json:"discover"`
+// forwardCall sends an emulation handler's command on to its tab, as the
+// pipeline would have.
+func (c *clientConn) forwardCall(k call) {
+	var replyTo *session
+	if k.sess.idJSON != nil {
+		replyTo = k.sess
 	}
-	if !c.decode(cmd, &p) {
-		return
+	if !c.ext.forward(c, k.id, []byte(k.method), k.params, k.sess, replyTo) {
+		c.replyError(k.id, k.sess, codeServerError, "Extension disconnected")
 	}
-	in := c.inst
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	// Each session that asks gets the target events: chromedp asks on its
-	// page session, Playwright's browser session on its own.
-	flag := &c.discover
-	if s := cmd.sess; s != nil {
-		if in.sessions[s.id] != s {
-			c.fail(cmd, codeNoSession, "Session with given id not found.")
-			return
-		}
-		flag = &s.discover
-	}
-	was := *flag
-	*flag = p.Discover
-	if p.Discover && !was {
-		// As Chrome does: every existing target is reported before the
-		// reply.
-		for _, t := range in.sortedTabsLocked() {
-			if t.targetID != "" {
-				c.event("Target.targetCreated", cmd.sess, map[string]TargetInfo{"targetInfo": in.targetInfoLocked(t)})
-			}
-		}
-	}
-	c.reply(cmd, struct{}{})
-}
-
-// setAutoAttach at the root attaches every shared tab and announces each
-// with Target.attachedToTarget before replying, which is what Playwright's
-// connectOverCDP waits for.
-func (c *clientConn) setAutoAttach(cmd command) {
-	var p struct {
-		AutoAttach bool `json:"autoAttach"`
-		Flatten    bool `json:"flatten"`
-	}
-	if !c.decode(cmd, &p) {
-		return
-	}
-	if p.AutoAttach && !p.Flatten {
-		c.fail(cmd, codeServerError, "cdprelay: only flat sessions are supported (flatten: true)")
-		return
-	}
-	in := c.inst
-	in.mu.Lock()
-	c.autoAttach = p.AutoAttach
-	tabs := in.sortedTabsLocked()
-	in.mu.Unlock()
-	if p.AutoAttach {
-		for _, t := range tabs {
-			if err := in.attachTab(c.ctx, c.ext, t); err != nil {
-				in.log.Info("auto-attach failed", "tab", t.id, "err", err)
-				continue
-			}
-			in.mu.Lock()
-			if in.tabs[t.id] == t && c.autoAttach {
-				in.announceLocked(c, t)
-			}
-			in.mu.Unlock()
-		}
-	}
-	c.reply(cmd, struct{}{})
-}
-
-func (c *clientConn) callCtx() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(c.ctx, c.inst.srv.cfg.CallTimeout)
-}
-
-func (c *clientConn) createTarget(cmd command) {
-	var p struct {
-		URL              string `json:"url"`
-		Background       bool   `json:"background"`
-		NewWindow        bool   `json:"newWindow"`
-		BrowserContextID string `json:"browserContextId"`
-	}
-	if !c.decode(cmd, &p) {
-		return
-	}
-	in := c.inst
-	if p.BrowserContextID != "" && !in.knownContext(p.BrowserContextID) {
-		c.fail(cmd, codeInvalidParams, "cdprelay: unknown browserContextId; only the default context exists")
-		return
-	}
-	if p.URL == "" {
-		p.URL = "about:blank"
-	}
-	ctx, cancel := c.callCtx()
-	defer cancel()
-	res, err := c.ext.call(ctx, "chrome.tabs.create", map[string]any{"url": p.URL, "active": !p.Background})
-	if err != nil {
-		c.fail(cmd, codeServerError, "cdprelay: create tab: "+err.Error())
-		return
-	}
-	var et extTab
-	if err := json.Unmarshal(res, &et); err != nil || et.ID == 0 {
-		c.fail(cmd, codeServerError, "cdprelay: create tab: the extension returned no tab")
-		return
-	}
-	in.mu.Lock()
-	t, _ := in.upsertTabLocked(et)
-	in.mu.Unlock()
-	if err := in.attachTab(ctx, c.ext, t); err != nil {
-		c.fail(cmd, codeServerError, "cdprelay: "+err.Error())
-		return
-	}
-	in.mu.Lock()
-	// Chrome's order: the target exists, then it is attached.
-	in.targetEventLocked(c, "Target.targetCreated", map[string]TargetInfo{"targetInfo": in.targetInfoLocked(t)})
-	if c.autoAttach && in.tabs[t.id] == t {
-		in.announceLocked(c, t)
-	}
-	targetID := t.targetID
-	in.mu.Unlock()
-	c.reply(cmd, map[string]string{"targetId": targetID})
-}
-
-func (in *Instance) knownContext(id string) bool {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	if id == in.browserCtx {
-		return true
-	}
-	for _, t := range in.tabs {
-		if t.browserCtx == id {
-			return true
-		}
-	}
-	return false
-}
-
-func (c *clientConn) targetParam(cmd command) *tab {
-	var p struct {
-		TargetID string `json:"targetId"`
-	}
-	if !c.decode(cmd, &p) {
-		return nil
-	}
-	in := c.inst
-	in.mu.Lock()
-	t := in.tabByTargetLocked(p.TargetID)
-	in.mu.Unlock()
-	if t == nil {
-		c.fail(cmd, codeInvalidParams, "No target with given id found")
-	}
-	return t
-}
-
-func (c *clientConn) closeTarget(cmd command) {
-	t := c.targetParam(cmd)
-	if t == nil {
-		return
-	}
-	in := c.inst
-	in.mu.Lock()
-	t.closingByClient = true
-	in.mu.Unlock()
-	ctx, cancel := c.callCtx()
-	defer cancel()
-	// As with Chrome, the reply comes before the Target.detachedFromTarget
-	// that the removal causes: answering from the extension's read loop
-	// queues it ahead of the onDetach and onRemoved that follow the reply.
-	answer := func([]byte) { c.reply(cmd, map[string]bool{"success": true}) }
-	if _, err := c.ext.callThen(ctx, answer, "chrome.tabs.remove", t.id); err != nil {
-		in.mu.Lock()
-		t.closingByClient = false
-		in.mu.Unlock()
-		c.fail(cmd, codeServerError, "cdprelay: close tab: "+err.Error())
-	}
-}
-
-func (c *clientConn) activateTarget(cmd command) {
-	t := c.targetParam(cmd)
-	if t == nil {
-		return
-	}
-	ctx, cancel := c.callCtx()
-	defer cancel()
-	_, err := c.ext.call(ctx, "chrome.tabs.update", t.id, map[string]bool{"active": true})
-	if err != nil {
-		// The stock extension has no chrome.tabs.update, but a tab can
-		// bring itself to the front. One not attached yet is attached for
-		// that, and released when the client leaves, like any other.
-		if err = c.inst.attachTab(ctx, c.ext, t); err == nil {
-			_, err = c.ext.call(ctx, "chrome.debugger.sendCommand", map[string]int64{"tabId": t.id}, "Page.bringToFront")
-		}
-	}
-	if err != nil {
-		c.fail(cmd, codeServerError, "cdprelay: activate tab: "+err.Error())
-		return
-	}
-	c.reply(cmd, struct{}{})
-}
-
-// attachToTarget gives the asking session a new session on the tab, even
-// when the tab has one already: that is how Playwright's newCDPSession and
-// Puppeteer's createCDPSession work. The attach is announced to the asking
-// session, which is also the one the reply goes to.
-func (c *clientConn) attachToTarget(cmd command) {
-	var p struct {
-		TargetID string `json:"targetId"`
-		Flatten  *bool  `json:"flatten"`
-	}
-	if !c.decode(cmd, &p) {
-		return
-	}
-	if p.Flatten == nil || !*p.Flatten {
-		c.fail(cmd, codeServerError, "cdprelay: only flat sessions are supported (flatten: true)")
-		return
-	}
-	in := c.inst
-	in.mu.Lock()
-	t := in.tabByTargetLocked(p.TargetID)
-	in.mu.Unlock()
-	if t == nil {
-		c.fail(cmd, codeInvalidParams, "No target with given id found")
-		return
-	}
-	if err := in.attachTab(c.ctx, c.ext, t); err != nil {
-		c.fail(cmd, codeServerError, "cdprelay: "+err.Error())
-		return
-	}
-	in.mu.Lock()
-	if in.tabs[t.id] != t {
-		in.mu.Unlock()
-		c.fail(cmd, codeServerError, "cdprelay: the tab went away while attaching")
-		return
-	}
-	if o := cmd.sess; o != nil && in.sessions[o.id] != o {
-		in.mu.Unlock()
-		c.fail(cmd, codeNoSession, "Session with given id not found.")
-		return
-	}
-	if len(in.sessions) >= maxSessions {
-		in.mu.Unlock()
-		c.fail(cmd, codeServerError, errTooManySessions)
-		return
-	}
-	s := in.mintSessionLocked(c, t, cmd.sess)
-	in.mu.Unlock()
-	if s == nil {
-		return // the client is gone
-	}
-	c.reply(cmd, map[string]string{"sessionId": s.id})
-}
-
-func (c *clientConn) detachFromTarget(cmd command) {
-	var p struct {
-		SessionID string `json:"sessionId"`
-		TargetID  string `json:"targetId"`
-	}
-	if !c.decode(cmd, &p) {
-		return
-	}
-	in := c.inst
-	in.mu.Lock()
-	var s *session
-	if p.SessionID != "" {
-		s = in.sessions[p.SessionID]
-	} else if t := in.tabByTargetLocked(p.TargetID); t != nil {
-		s = t.session
-	}
-	if s == nil || s.child {
-		in.mu.Unlock()
-		c.fail(cmd, codeInvalidParams, "No session with given id")
-		return
-	}
-	if s.tab == nil {
-		// A browser session, and the sessions it attached.
-		delete(in.sessions, s.id)
-		c.event("Target.detachedFromTarget", nil, detachedParams{s.id, in.browserTID})
-		in.dropOwnedLocked(c, s)
-		in.mu.Unlock()
-		c.reply(cmd, struct{}{})
-		return
-	}
-	if !in.detachSessionLocked(c, s) {
-		// The tab's other sessions carry on.
-		in.mu.Unlock()
-		c.reply(cmd, struct{}{})
-		return
-	}
-	t := s.tab
-	in.dropSessionsLocked(c, t)
-	in.mu.Unlock()
-	c.ext.failTab(t.id, "Target detached")
-	in.detachTab(c.ext, t)
-	c.reply(cmd, struct{}{})
 }

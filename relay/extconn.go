@@ -30,34 +30,48 @@ const (
 // connection ended.
 var errExtGone = errors.New("extension disconnected")
 
-// extConn is the relay side of one extension WebSocket (protocol v2).
+// extConn is the relay side of one extension WebSocket (protocol v2,
+// docs/EXTENSION-PROTOCOL.md).
 type extConn struct {
 	inst *Instance    // static
 	p    *peer        // static
 	log  *slog.Logger // static
 
-	mu      sync.Mutex // guards nextID and pending
+	mu      sync.Mutex // guards nextID, pending and gone
 	nextID  int64
 	pending map[int64]pendingCall
-	gone    bool // set when the connection ended; no new calls
+	gone    bool // the connection ended; no new calls
 
-	ready chan struct{} // closed by the read loop on extension.initialized
+	ready chan struct{} // closed on extension.initialized, once learnt what the relay needs
 }
 
-// pendingCall is a command sent to the extension and waiting for its reply:
-// either a client's command (client != nil) or the relay's own (done != nil).
+// callKind says who waits for a call's reply.
+type callKind uint8
+
+const (
+	callClient callKind = iota // a client's command: the reply goes to the client
+	callRelay                  // the relay's own: the reply goes to done
+	callFire                   // the relay's own, and nobody waits
+)
+
+// pendingCall is a command sent to the extension and waiting for its reply.
 type pendingCall struct {
+	kind callKind
+
+	// callClient.
 	client   *clientConn
 	clientID int64
-	sess     *session // the client's session; nil for a root command
+	replyTo  *session // the session the reply names; nil for the root
+	via      *session // the session that carried it; nil for the relay's own
 	tabID    int64
-	fire     bool      // the relay's own command whose reply nobody waits for
 	domain   int       // the command's domain, for the reply's count
-	start    time.Time // when a client's command was forwarded
-	done     chan callResult
-	// then, for the relay's own call, runs on the read loop with a
-	// successful result before the next message is read, so that what it
-	// sends the client precedes whatever that message causes.
+	start    time.Time // when it was forwarded
+
+	// callRelay.
+	done chan callResult
+	// then runs on the read loop with a successful result before the next
+	// message is read, so that what it sends the client precedes whatever
+	// that message causes.
 	then func(result []byte)
 }
 
@@ -85,6 +99,54 @@ func newExtConn(inst *Instance, conn *websocket.Conn, log *slog.Logger) *extConn
 	}
 }
 
+// register records pc under a fresh id. It reports false once the
+// connection has ended. Every call to the extension goes through register
+// and then push.
+func (x *extConn) register(pc pendingCall) (int64, bool) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.gone {
+		return 0, false
+	}
+	x.nextID++
+	x.pending[x.nextID] = pc
+	if pc.kind == callClient {
+		pc.client.inflight.Add(1)
+	}
+	return x.nextID, true
+}
+
+// push queues the frame of registered call id, waiting for room. When the
+// connection has ended it forgets the call and reports false.
+func (x *extConn) push(id int64, buf *[]byte) bool {
+	if x.p.send(buf) {
+		return true
+	}
+	x.forget(id)
+	return false
+}
+
+// forget drops the call waiting for id. It reports false when the call was
+// no longer pending: its result has been or is being delivered.
+func (x *extConn) forget(id int64) bool {
+	pc, ok := x.takePending(id)
+	if ok && pc.kind == callClient {
+		pc.client.inflight.Add(-1)
+	}
+	return ok
+}
+
+// takePending removes and returns the call waiting for id.
+func (x *extConn) takePending(id int64) (pendingCall, bool) {
+	x.mu.Lock()
+	pc, ok := x.pending[id]
+	if ok {
+		delete(x.pending, id)
+	}
+	x.mu.Unlock()
+	return pc, ok
+}
+
 // call sends a command of the relay's own and waits for its result.
 func (x *extConn) call(ctx context.Context, method string, args ...any) ([]byte, error) {
 	return x.callThen(ctx, nil, method, args...)
@@ -98,27 +160,13 @@ func (x *extConn) callThen(ctx context.Context, then func([]byte), method string
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
 	done := make(chan callResult, 1)
-	x.mu.Lock()
-	if x.gone {
-		x.mu.Unlock()
+	id, ok := x.register(pendingCall{kind: callRelay, done: done, then: then})
+	if !ok {
 		return nil, errExtGone
 	}
-	x.nextID++
-	id := x.nextID
-	x.pending[id] = pendingCall{done: done, then: then}
-	x.mu.Unlock()
-
 	buf := getBuf()
-	b := append(*buf, `{"id":`...)
-	b = wire.AppendInt(b, id)
-	b = append(b, `,"method":`...)
-	b = wire.AppendString(b, method)
-	b = append(b, `,"params":`...)
-	b = append(b, params...)
-	b = append(b, '}')
-	*buf = b
-	if !x.p.send(buf) {
-		x.forget(id)
+	*buf = wire.AppendCall(*buf, id, method, params)
+	if !x.push(id, buf) {
 		return nil, errExtGone
 	}
 	select {
@@ -141,86 +189,94 @@ func (x *extConn) callThen(ctx context.Context, then func([]byte), method string
 	}
 }
 
-// forget drops the call waiting for id. It reports false when the call was
-// no longer pending: its result has been or is being delivered.
-func (x *extConn) forget(id int64) bool {
-	x.mu.Lock()
-	_, ok := x.pending[id]
-	delete(x.pending, id)
-	x.mu.Unlock()
-	return ok
+// sendCommand sends a CDP command of the relay's own to tab tabID (child
+// session sid, "" for the tab's own) and waits for its result.
+func (x *extConn) sendCommand(ctx context.Context, tabID int64, sid, method string, params any) ([]byte, error) {
+	if params == nil {
+		return x.call(ctx, "chrome.debugger.sendCommand", debuggee(tabID, sid), method)
+	}
+	return x.call(ctx, "chrome.debugger.sendCommand", debuggee(tabID, sid), method, params)
+}
+
+// fire sends a CDP command of the relay's own without waiting for its
+// reply: the navigation backstop runs on the extension's read loop, where
+// waiting for a reply would deadlock. Waiting for room in the queue does
+// not (the writer drains it on its own), and a fence command must never be
+// dropped.
+func (x *extConn) fire(tabID int64, sid, method string, params any) {
+	var p []byte
+	if params != nil {
+		var err error
+		if p, err = json.Marshal(params); err != nil {
+			return
+		}
+	}
+	id, ok := x.register(pendingCall{kind: callFire})
+	if !ok {
+		return
+	}
+	var session []byte
+	if sid != "" {
+		session = wire.AppendString(nil, sid)
+	}
+	buf := getBuf()
+	*buf = wire.AppendSendCommand(*buf, id, tabID, session, method, p)
+	x.push(id, buf)
+}
+
+func debuggee(tabID int64, sid string) map[string]any {
+	d := map[string]any{"tabId": tabID}
+	if sid != "" {
+		d["sessionId"] = sid
+	}
+	return d
 }
 
 // forward sends a client's command to its tab as
-// chrome.debugger.sendCommand, with params as their original bytes. It
-// blocks while the extension's queue is full.
-func (x *extConn) forward(c *clientConn, env *wire.Envelope, sess *session) bool {
-	var replyTo *session
-	if env.SessionID != nil {
-		replyTo = sess
-	}
-	return x.forwardAs(c, env, sess, replyTo)
-}
-
-// forwardAs is forward with the session the reply names given apart from
-// the tab session that carries the command: a browser session's command
-// goes to a tab and is answered on the browser session.
-func (x *extConn) forwardAs(c *clientConn, env *wire.Envelope, sess, replyTo *session) bool {
-	x.mu.Lock()
-	if x.gone {
-		x.mu.Unlock()
+// chrome.debugger.sendCommand on session via, with params as given (the
+// client's original bytes unless a stage rewrote them). replyTo is the
+// session the reply names. It blocks while the extension's queue is full.
+func (x *extConn) forward(c *clientConn, id int64, method, params []byte, via, replyTo *session) bool {
+	cid, ok := x.register(pendingCall{kind: callClient, client: c, clientID: id, replyTo: replyTo, via: via, tabID: via.tab.id, domain: domainIdx(method), start: time.Now()})
+	if !ok {
 		return false
 	}
-	x.nextID++
-	id := x.nextID
-	x.pending[id] = pendingCall{client: c, clientID: env.ID, sess: replyTo, tabID: sess.tab.id, domain: domainIdx(env.Method), start: time.Now()}
-	c.inflight.Add(1)
-	x.mu.Unlock()
-
+	var session []byte
+	if via.child {
+		session = via.idJSON
+	}
 	buf := getBuf()
-	b := append(*buf, `{"id":`...)
-	b = wire.AppendInt(b, id)
-	b = append(b, `,"method":"chrome.debugger.sendCommand","params":[{"tabId":`...)
-	b = wire.AppendInt(b, sess.tab.id)
-	if sess.child {
-		b = append(b, `,"sessionId":`...)
-		b = append(b, sess.idJSON...)
-	}
-	b = append(b, "},"...)
-	b = wire.AppendBytesString(b, env.Method)
-	if env.Params != nil {
-		b = append(b, ',')
-		b = append(b, env.Params...)
-	}
-	b = append(b, "]}"...)
-	*buf = b
-	if !x.p.send(buf) {
-		if x.forget(id) {
-			c.inflight.Add(-1)
-		}
-		return false
-	}
-	return true
-}
-
-// takePending removes and returns the call waiting for id.
-func (x *extConn) takePending(id int64) (pendingCall, bool) {
-	x.mu.Lock()
-	pc, ok := x.pending[id]
-	if ok {
-		delete(x.pending, id)
-	}
-	x.mu.Unlock()
-	return pc, ok
+	*buf = wire.AppendSendCommand(*buf, cid, via.tab.id, session, method, params)
+	return x.push(cid, buf)
 }
 
 // failTab fails every client command pending on tab id: the tab is gone and
 // Chrome will never answer them.
 func (x *extConn) failTab(tabID int64, why string) {
+	x.failWhere(func(pc pendingCall) bool { return pc.tabID == tabID }, codeServerError, why)
+}
+
+// failSessions fails every client command pending on one of ss: child
+// sessions that detached, whose commands Chrome will not answer.
+func (x *extConn) failSessions(ss []*session) {
+	if len(ss) == 0 {
+		return
+	}
+	x.failWhere(func(pc pendingCall) bool {
+		for _, s := range ss {
+			if pc.replyTo == s || pc.via == s {
+				return true
+			}
+		}
+		return false
+	}, codeNoSession, "Session with given id not found.")
+}
+
+func (x *extConn) failWhere(match func(pendingCall) bool, code int64, why string) {
 	var failed []pendingCall
 	x.mu.Lock()
 	for id, pc := range x.pending {
-		if pc.client != nil && pc.tabID == tabID {
+		if pc.kind == callClient && match(pc) {
 			failed = append(failed, pc)
 			delete(x.pending, id)
 		}
@@ -228,7 +284,7 @@ func (x *extConn) failTab(tabID int64, why string) {
 	x.mu.Unlock()
 	for _, pc := range failed {
 		pc.client.inflight.Add(-1)
-		pc.client.replyError(pc.clientID, pc.sess, codeServerError, why)
+		pc.client.replyError(pc.clientID, pc.replyTo, code, why)
 	}
 }
 
@@ -240,11 +296,12 @@ func (x *extConn) end() {
 	x.pending = map[int64]pendingCall{}
 	x.mu.Unlock()
 	for _, pc := range pending {
-		if pc.done != nil {
+		switch pc.kind {
+		case callRelay:
 			pc.done <- callResult{err: errExtGone}
-		} else if pc.client != nil {
+		case callClient:
 			pc.client.inflight.Add(-1)
-			pc.client.replyError(pc.clientID, pc.sess, codeServerError, "Extension disconnected")
+			pc.client.replyError(pc.clientID, pc.replyTo, codeServerError, "Extension disconnected")
 		}
 	}
 }
@@ -257,6 +314,18 @@ func (x *extConn) isReady() bool {
 	default:
 		return false
 	}
+}
+
+// run runs the read loop until the connection ends. A panic in it ends
+// this instance's sockets, not the relay.
+func (x *extConn) run(maxMessage int64) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			x.inst.panicked("extension read loop", r)
+			err = errPanicked
+		}
+	}()
+	return x.serve(maxMessage)
 }
 
 // serve runs the read loop until the connection ends. It is the only
@@ -299,23 +368,23 @@ func (x *extConn) handleReply(m *wire.ExtMessage) {
 	if !ok {
 		return // a reply to a call that timed out or was failed already
 	}
-	if pc.fire {
+	switch pc.kind {
+	case callFire:
 		if m.HasError {
 			x.log.Debug("relay command failed", "err", string(m.Error))
 		}
 		return
-	}
-	if pc.done != nil {
+	case callRelay:
 		if m.HasError {
 			pc.done <- callResult{err: parseExtError(m.Error)}
-		} else {
-			// The frame buffer is reused by the next read: copy.
-			res := append([]byte(nil), m.Result...)
-			if pc.then != nil {
-				pc.then(res)
-			}
-			pc.done <- callResult{result: res}
+			return
 		}
+		// The frame buffer is reused by the next read: copy.
+		res := append([]byte(nil), m.Result...)
+		if pc.then != nil {
+			pc.then(res)
+		}
+		pc.done <- callResult{result: res}
 		return
 	}
 	met := x.inst.srv.cfg.Metrics
@@ -324,22 +393,17 @@ func (x *extConn) handleReply(m *wire.ExtMessage) {
 	met.bytes[dirReply].Add(float64(len(m.Result) + len(m.Error)))
 	c := pc.client
 	c.inflight.Add(-1)
-	buf := getBuf()
-	b := append(*buf, `{"id":`...)
-	b = wire.AppendInt(b, pc.clientID)
-	if pc.sess != nil {
-		b = append(b, `,"sessionId":`...)
-		b = append(b, pc.sess.idJSON...)
+	var session []byte
+	if pc.replyTo != nil {
+		session = pc.replyTo.idJSON
 	}
+	buf := getBuf()
 	if m.HasError {
 		e := parseExtError(m.Error)
-		b = appendErrorObject(b, e.Code, e.Message)
+		*buf = wire.AppendError(*buf, pc.clientID, session, e.Code, e.Message)
 	} else {
-		b = append(b, `,"result":`...)
-		b = append(b, m.Result...)
+		*buf = wire.AppendResult(*buf, pc.clientID, session, m.Result)
 	}
-	b = append(b, '}')
-	*buf = b
 	c.deliver(buf)
 }
 
@@ -366,38 +430,3 @@ const (
 	codeServerError    = -32000
 	codeNoSession      = -32001
 )
-
-func appendErrorObject(b []byte, code int64, msg string) []byte {
-	b = append(b, `,"error":{"code":`...)
-	b = wire.AppendInt(b, code)
-	b = append(b, `,"message":`...)
-	b = wire.AppendString(b, msg)
-	return append(b, '}')
-}
-
-// failSessions fails every client command pending on one of ss: child
-// sessions that detached, whose commands Chrome will not answer.
-func (x *extConn) failSessions(ss []*session) {
-	if len(ss) == 0 {
-		return
-	}
-	var failed []pendingCall
-	x.mu.Lock()
-	for id, pc := range x.pending {
-		if pc.client == nil || pc.sess == nil {
-			continue
-		}
-		for _, s := range ss {
-			if pc.sess == s {
-				failed = append(failed, pc)
-				delete(x.pending, id)
-				break
-			}
-		}
-	}
-	x.mu.Unlock()
-	for _, pc := range failed {
-		pc.client.inflight.Add(-1)
-		pc.client.replyError(pc.clientID, pc.sess, codeNoSession, "Session with given id not found.")
-	}
-}

@@ -14,6 +14,15 @@ import (
 type hostFence struct{}
 
 func (hostFence) Command(string, string, []byte) Decision { return Decision{} }
+
+// MethodURL judges only a continued request's new URL: the command fence
+// proper is the real policy's, tested elsewhere.
+func (h hostFence) MethodURL(profile, method, url string, found bool) Decision {
+	if method == "Fetch.continueRequest" && found {
+		return h.URL(profile, url)
+	}
+	return Decision{}
+}
 func (hostFence) URL(_, url string) Decision {
 	if strings.Contains(url, "evil") {
 		return Decision{Verdict: Deny, Rule: "url:host-not-allowed", Message: "Denied by cdprelay policy: evil"}
@@ -161,7 +170,7 @@ func TestBackstopHolds(t *testing.T) {
 
 	// Params the relay cannot read are refused, not forwarded.
 	before := len(fenceCalls(t, e, "Fetch.enable"))
-	m = h.callMsg(c, sess, "Fetch.enable", map[string]any{"patterns": []map[string]any{{"urlPattern": "x"}}, "HandleAuthRequests": "x"})
+	m = h.callMsg(c, sess, "Fetch.enable", map[string]any{"patterns": []map[string]any{{"urlPattern": "x"}}, "handleAuthRequests": "x"})
 	if m.Error == nil || m.Error.Code != codeInvalidParams {
 		t.Fatalf("unreadable Fetch.enable: %s", m.Raw)
 	}

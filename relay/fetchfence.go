@@ -3,8 +3,6 @@ package relay
 import (
 	"encoding/json"
 	"strings"
-
-	"github.com/cdprelay/cdprelay/internal/wire"
 )
 
 // The navigation backstop. The command fence sees Page.navigate and
@@ -22,7 +20,7 @@ import (
 // patterns match it. The client sees exactly the requests it asked for.
 
 // fetchState is one session's Fetch configuration. Guarded by the
-// instance's mu.
+// instance's mutex.
 type fetchState struct {
 	fence  bool         // the relay's Document pattern is enabled
 	client *clientFetch // nil while the client has no Fetch enabled
@@ -62,17 +60,23 @@ func (in *Instance) fencing() bool {
 }
 
 // fetchOf returns the Fetch state of t's session sid ("" for the tab's
-// own), creating it. Called with mu held.
+// own), creating it.
 func (t *tab) fetchOf(sid string) *fetchState {
 	if t.fetch == nil {
 		t.fetch = make(map[string]*fetchState)
 	}
-	st := t.fetch[sid]
-	if st == nil {
-		st = &fetchState{}
-		t.fetch[sid] = st
+	fs := t.fetch[sid]
+	if fs == nil {
+		fs = &fetchState{}
+		t.fetch[sid] = fs
 	}
-	return st
+	return fs
+}
+
+// fenced reports whether the backstop is on for t's session sid.
+func (t *tab) fenced(sid string) bool {
+	fs := t.fetch[sid]
+	return fs != nil && fs.fence
 }
 
 // enableFence turns the backstop on for t's session sid if the policy asks
@@ -82,65 +86,32 @@ func (in *Instance) enableFence(x *extConn, t *tab, sid string) {
 	if !in.fencing() {
 		return
 	}
-	in.mu.Lock()
-	st := t.fetchOf(sid)
-	if st.fence {
-		in.mu.Unlock()
+	in.lock()
+	fs := t.fetchOf(sid)
+	if fs.fence {
+		in.unlock()
 		return
 	}
-	st.fence = true
-	params := fetchParams(true, st.client)
-	in.mu.Unlock()
-	x.fire(debuggee(t.id, sid), "Fetch.enable", params)
+	fs.fence = true
+	params := fetchParams(true, fs.client)
+	in.unlock()
+	x.fire(t.id, sid, "Fetch.enable", params)
 }
 
-func debuggee(tabID int64, sid string) map[string]any {
-	d := map[string]any{"tabId": tabID}
-	if sid != "" {
-		d["sessionId"] = sid
-	}
-	return d
-}
-
-// fenceFetch intercepts Fetch commands that would weaken the backstop on
-// route, a fenced session: Fetch.enable and Fetch.disable are rewritten
-// into one Fetch.enable that keeps the relay's pattern; a
-// Fetch.continueRequest that changes a request's URL is judged by the
-// fence like a navigation. It reports whether it answered or forwarded the
-// command itself. replyTo is the session the client's reply names.
-func (c *clientConn) fenceFetch(env *wire.Envelope, route, replyTo *session) bool {
-	in := c.inst
-	sid := ""
-	if route.child {
-		sid = route.id
-	}
-	in.mu.Lock()
-	st := route.tab.fetch[sid]
-	if st == nil || !st.fence {
-		in.mu.Unlock()
-		return false
-	}
-	var method string
-	switch string(env.Method) {
-	case "Fetch.enable":
-		var p struct {
-			Patterns           []fetchPattern `json:"patterns"`
-			HandleAuthRequests bool           `json:"handleAuthRequests"`
-		}
-		if env.Params != nil && json.Unmarshal(env.Params, &p) != nil {
-			in.mu.Unlock()
-			// Never forwarded as it is: Chrome would take params the relay
-			// could not read and drop the relay's pattern.
-			c.replyErrorRawSession(env.ID, env.SessionID, codeInvalidParams, "Invalid parameters: Fetch.enable params the navigation fence cannot read")
-			return true
-		}
-		if len(p.Patterns) == 0 {
+// fetchRewrite is what the fence stage sends in place of a client's
+// Fetch.enable or Fetch.disable on a fenced session: one Fetch.enable with
+// the relay's pattern and the client's. The state is recorded as it is
+// decided; the rewritten params go to Chrome as the client's command.
+func (st *state) fetchRewrite(t *tab, sid string, a *args, enable bool, replyTo *session) []byte {
+	fs := t.fetchOf(sid)
+	if enable {
+		pats := a.patterns
+		if len(pats) == 0 {
 			// Chrome's default for an empty list; it must be spelled out
 			// now that the relay's pattern is in the list too.
-			p.Patterns = []fetchPattern{{URLPattern: "*"}}
+			pats = []fetchPattern{{URLPattern: "*"}}
 		}
-		st.client = &clientFetch{patterns: p.Patterns, handleAuth: p.HandleAuthRequests}
-		method = "Fetch.enable"
+		fs.client = &clientFetch{patterns: pats, handleAuth: a.handleAuth}
 		// A further session on the tab gets the pauses too, as it would
 		// through the ordinary domain switch.
 		if replyTo != nil && !replyTo.child && replyTo.tab != nil {
@@ -149,44 +120,16 @@ func (c *clientConn) fenceFetch(env *wire.Envelope, route, replyTo *session) boo
 			}
 			replyTo.enabled["Fetch"] = true
 		}
-	case "Fetch.disable":
-		st.client = nil
+	} else {
 		// Disabling would drop the relay's pattern too: keep it.
-		method = "Fetch.enable"
-	case "Fetch.continueRequest":
-		in.mu.Unlock()
-		url := ""
-		if env.Params != nil {
-			url = string(wire.StringField(env.Params, "url"))
-		}
-		if url == "" {
-			return false
-		}
-		// A continued request with a new URL is a navigation nobody
-		// announced: the fence judges it.
-		if d := in.srv.policy.load().URL(in.profile, url); d.Verdict != Allow {
-			in.srv.cfg.Metrics.countRefusal(d)
-			in.observe(Event{Actor: ActorClient, Kind: KindDenied, Method: "Fetch.continueRequest", Rule: d.Rule, Outcome: OutcomeDenied, Detail: url})
-			c.replyErrorRawSession(env.ID, env.SessionID, codeServerError, d.Message)
-			return true
-		}
-		return false
-	default:
-		in.mu.Unlock()
-		return false
+		fs.client = nil
 	}
-	params, _ := json.Marshal(fetchParams(true, st.client))
-	in.mu.Unlock()
-	rewritten := *env
-	rewritten.Method = []byte(method)
-	rewritten.Params = params
-	if !c.ext.forwardAs(c, &rewritten, route, replyTo) {
-		c.replyErrorRawSession(env.ID, env.SessionID, codeServerError, "Extension disconnected")
-	}
-	return true
+	b, _ := json.Marshal(fetchParams(true, fs.client))
+	return b
 }
 
-// pausedRequest is what the backstop reads of Fetch.requestPaused.
+// pausedRequest is what the backstop reads of Fetch.requestPaused. The
+// event comes from Chrome, not the client.
 type pausedRequest struct {
 	RequestID string `json:"requestId"`
 	Request   struct {
@@ -197,41 +140,60 @@ type pausedRequest struct {
 	ResponseErrorReason string `json:"responseErrorReason"`
 }
 
-// judgePaused decides a Fetch.requestPaused on a fenced session. It
-// reports whether the relay dealt with the request itself (failed or
-// continued it); otherwise the event goes to the client. Runs on the
-// extension's read loop: it must not wait for Chrome.
-func (in *Instance) judgePaused(x *extConn, t *tab, sid string, params []byte) (handled bool) {
-	in.mu.Lock()
-	st := t.fetch[sid]
-	if st == nil || !st.fence {
-		in.mu.Unlock()
-		return false
+// pausedAction is the backstop's decision on one paused request.
+type pausedAction struct {
+	kind      uint8 // pausedDeliver, pausedFail, pausedContinue
+	requestID string
+	url       string
+	d         Decision
+}
+
+const (
+	pausedDeliver  = iota // to the client, whose patterns asked for it
+	pausedFail            // refused by the fence: failed as blocked by client
+	pausedContinue        // the relay's own pause: continued
+)
+
+func (a pausedAction) handled() bool { return a.kind != pausedDeliver }
+
+// judgePaused decides a Fetch.requestPaused on t's session sid. It only
+// decides; run carries the decision out, outside the lock.
+func (st *state) judgePaused(t *tab, sid string, params []byte) pausedAction {
+	fs := t.fetch[sid]
+	if fs == nil || !fs.fence {
+		return pausedAction{}
 	}
 	var cf *clientFetch
-	if st.client != nil && in.client != nil {
-		cf = st.client
+	if fs.client != nil && st.client != nil {
+		cf = fs.client
 	}
-	in.mu.Unlock()
-
 	var p pausedRequest
 	if json.Unmarshal(params, &p) != nil || p.RequestID == "" {
-		return false
+		return pausedAction{}
 	}
 	responseStage := p.ResponseStatusCode != nil || p.ResponseErrorReason != ""
 	if !responseStage && p.ResourceType == "Document" {
+		in := st.in
 		if d := in.srv.policy.load().URL(in.profile, p.Request.URL); d.Verdict != Allow {
-			x.fire(debuggee(t.id, sid), "Fetch.failRequest", map[string]string{"requestId": p.RequestID, "errorReason": "BlockedByClient"})
-			in.observe(Event{Actor: ActorRelay, Kind: KindNavigate, Target: t.targetID, Rule: d.Rule, Outcome: OutcomeDenied, Detail: p.Request.URL})
-			in.srv.cfg.Metrics.countRefusal(d)
-			return true
+			return pausedAction{kind: pausedFail, requestID: p.RequestID, url: p.Request.URL, d: d}
 		}
 	}
 	if cf != nil && cf.matches(p, responseStage) {
-		return false
+		return pausedAction{}
 	}
-	x.fire(debuggee(t.id, sid), "Fetch.continueRequest", map[string]string{"requestId": p.RequestID})
-	return true
+	return pausedAction{kind: pausedContinue, requestID: p.RequestID}
+}
+
+// run carries out the decision.
+func (a pausedAction) run(in *Instance, x *extConn, t *tab, sid string) {
+	switch a.kind {
+	case pausedFail:
+		x.fire(t.id, sid, "Fetch.failRequest", map[string]string{"requestId": a.requestID, "errorReason": "BlockedByClient"})
+		in.observe(Event{Actor: ActorRelay, Kind: KindNavigate, Target: t.targetID, Rule: a.d.Rule, Outcome: OutcomeDenied, Detail: a.url})
+		in.srv.cfg.Metrics.countRefusal(a.d)
+	case pausedContinue:
+		x.fire(t.id, sid, "Fetch.continueRequest", map[string]string{"requestId": a.requestID})
+	}
 }
 
 // matches reports whether the client's patterns ask for this pause.
@@ -296,64 +258,32 @@ func wildcardMatch(pattern, s string) bool {
 	return strings.Trim(pattern[pi:], "*") == ""
 }
 
-// fire sends a command of the relay's own without waiting for its reply:
-// the backstop runs on the extension's read loop, where waiting for a
-// reply would deadlock. Waiting for room in the queue does not (the writer
-// drains it on its own), and a fence command must never be dropped.
-func (x *extConn) fire(deb map[string]any, method string, params any) {
-	args, err := json.Marshal([]any{deb, method, params})
-	if err != nil {
-		return
-	}
-	x.mu.Lock()
-	if x.gone {
-		x.mu.Unlock()
-		return
-	}
-	x.nextID++
-	id := x.nextID
-	x.pending[id] = pendingCall{fire: true}
-	x.mu.Unlock()
-	buf := getBuf()
-	b := append(*buf, `{"id":`...)
-	b = wire.AppendInt(b, id)
-	b = append(b, `,"method":"chrome.debugger.sendCommand","params":`...)
-	b = append(b, args...)
-	b = append(b, '}')
-	*buf = b
-	if !x.p.send(buf) {
-		x.forget(id)
-	}
-}
-
 // refreshFences brings every attached tab's own session in line with the
 // policy after it changed: the backstop goes on where it is now needed and
 // off where it no longer is, keeping the client's own Fetch patterns.
 func (s *Server) refreshFences() {
 	for _, in := range s.Instances() {
 		want := in.fencing()
-		in.mu.Lock()
-		x := in.ext
+		st := in.lock()
+		x := st.ext
 		var turnOn, turnOff []*tab
-		for _, t := range in.tabs {
+		var offParams []map[string]any
+		for _, t := range st.tabs {
 			if t.state != tabAttached {
 				continue
 			}
-			st := t.fetch[""]
-			has := st != nil && st.fence
+			has := t.fenced("")
 			switch {
 			case want && !has:
 				turnOn = append(turnOn, t)
 			case !want && has:
+				fs := t.fetch[""]
+				fs.fence = false
 				turnOff = append(turnOff, t)
-				st.fence = false
+				offParams = append(offParams, fetchParams(false, fs.client))
 			}
 		}
-		params := make([]map[string]any, len(turnOff))
-		for i, t := range turnOff {
-			params[i] = fetchParams(false, t.fetch[""].client)
-		}
-		in.mu.Unlock()
+		in.unlock()
 		if x == nil {
 			continue
 		}
@@ -361,10 +291,10 @@ func (s *Server) refreshFences() {
 			in.enableFence(x, t, "")
 		}
 		for i, t := range turnOff {
-			if len(params[i]["patterns"].([]fetchPattern)) == 0 {
-				x.fire(debuggee(t.id, ""), "Fetch.disable", nil)
+			if len(offParams[i]["patterns"].([]fetchPattern)) == 0 {
+				x.fire(t.id, "", "Fetch.disable", nil)
 			} else {
-				x.fire(debuggee(t.id, ""), "Fetch.enable", params[i])
+				x.fire(t.id, "", "Fetch.enable", offParams[i])
 			}
 		}
 	}

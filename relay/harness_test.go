@@ -223,3 +223,11 @@ func describe(ms []cdptest.Message) string {
 	}
 	return b.String()
 }
+
+// currentClient is the instance's client connection, for tests that look
+// at its queues.
+func (in *Instance) currentClient() *clientConn {
+	st := in.lock()
+	defer in.unlock()
+	return st.client
+}

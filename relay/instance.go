@@ -24,28 +24,27 @@ const (
 
 // Instance is one extension connection (one browser profile) with at most
 // one CDP client.
+//
+// What changes lives in st (state.go), reached only through lock; the
+// rest is static after construction.
 type Instance struct {
-	srv       *Server      // static
-	id        string       // static: public handle
-	guid      string       // static: secret capability
-	isDefault bool         // static
-	profile   string       // static: the policy profile ("" for the global policy)
-	log       *slog.Logger // static
-	created   time.Time    // static
+	srv        *Server      // static
+	id         string       // static: public handle
+	guid       string       // static: secret capability
+	isDefault  bool         // static
+	profile    string       // static: the policy profile ("" for the global policy)
+	log        *slog.Logger // static
+	created    time.Time    // static
+	browserTID string       // static: the browser target's id
 
-	mu          sync.Mutex
-	ext         *extConn            // guarded by mu; nil until an extension connects
-	client      *clientConn         // guarded by mu
-	everClaimed bool                // guarded by mu: an extension connected once
-	closed      bool                // guarded by mu
-	changed     chan struct{}       // guarded by mu; closed and replaced when ext or closed changes
-	tabs        map[int64]*tab      // guarded by mu: tabs the extension shares
-	sessions    map[string]*session // guarded by mu: client-visible session id → session
-	nextSession int                 // guarded by mu; session numbers are never reused
-	info        BrowserInfo         // guarded by mu
-	browserCtx  string              // guarded by mu: browserContextId reported for tabs
-	browserTID  string              // static after construction: the browser target's id
-	emu         instanceEmu         // see targets.go
+	mu sync.Mutex
+	st state // guarded by mu; see lock
+
+	// learning serialises finding out the browser's identity, so that
+	// concurrent Browser.getVersion calls ask a tab once.
+	learning sync.Mutex
+
+	tasks tasks // background work: see tasks.go
 
 	childSessions atomic.Int64 // child sessions (frames, workers) ever routed
 }
@@ -57,22 +56,32 @@ type BrowserInfo struct {
 	Version   string `json:"version"`
 }
 
-func newInstance(s *Server, guid string, isDefault bool) *Instance {
+func newInstance(s *Server, guid string, isDefault bool, profile string) *Instance {
 	id := randHex(6)
-	return &Instance{
+	in := &Instance{
 		srv:        s,
 		id:         id,
 		guid:       guid,
 		isDefault:  isDefault,
+		profile:    profile,
 		log:        s.cfg.Logger.With("instance", id),
 		created:    time.Now(),
-		changed:    make(chan struct{}),
-		tabs:       make(map[int64]*tab),
-		sessions:   make(map[string]*session),
-		browserCtx: randHex(16),
 		browserTID: randHex(16),
 	}
+	in.st = newState(in)
+	in.tasks.init(in)
+	return in
 }
+
+// lock takes the instance's mutex and returns its state: the one way to
+// read or change what the instance knows. Release it with unlock, and
+// never call the extension or block in between.
+func (in *Instance) lock() *state {
+	in.mu.Lock()
+	return &in.st
+}
+
+func (in *Instance) unlock() { in.mu.Unlock() }
 
 // ID is the instance's public handle.
 func (in *Instance) ID() string { return in.id }
@@ -80,39 +89,39 @@ func (in *Instance) ID() string { return in.id }
 // GUID is the secret that the instance's capability URLs carry.
 func (in *Instance) GUID() string { return in.guid }
 
-// notifyLocked wakes everyone waiting for a state change.
-func (in *Instance) notifyLocked() {
-	close(in.changed)
-	in.changed = make(chan struct{})
-}
-
 // Info returns what the extension reported about its browser.
 func (in *Instance) Info() BrowserInfo {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	return in.info
+	st := in.lock()
+	defer in.unlock()
+	return st.info
 }
+
+var (
+	errInstanceClosed  = errors.New("instance closed")
+	errExtNotConnected = errors.New(reasonExtNotConnected)
+	errIdle            = errors.New("cdprelay: the client sent nothing for too long (IdleClientTimeout)")
+)
 
 // acceptExtension makes x the instance's extension connection. An older
 // one is replaced: a restarted service worker reconnects before the old
 // socket has timed out.
 func (in *Instance) acceptExtension(x *extConn) bool {
-	in.mu.Lock()
-	if in.closed {
-		in.mu.Unlock()
+	st := in.lock()
+	if st.closed {
+		in.unlock()
 		return false
 	}
-	old, oldClient := in.ext, in.client
-	in.ext = x
-	in.everClaimed = true
-	notify := func() {}
+	old, oldClient := st.ext, st.client
+	st.ext = x
+	st.everClaimed = true
+	var gone []*TabHandle
 	if old != nil {
-		notify = in.resetTabsLocked()
-		in.client = nil
+		gone = st.resetTabs()
+		st.client = nil
 	}
-	in.notifyLocked()
-	in.mu.Unlock()
-	notify()
+	st.notify()
+	in.unlock()
+	notifyHandles(gone, TabEvent{Method: EventDetached, Params: jsonObj("reason", "extension disconnected")})
 	if old != nil {
 		old.p.shutdown(websocket.CloseNormalClosure, reasonReplaced)
 		old.end()
@@ -126,36 +135,20 @@ func (in *Instance) acceptExtension(x *extConn) bool {
 // extensionGone is called once when x's read loop ends.
 func (in *Instance) extensionGone(x *extConn, reason string) {
 	x.end()
-	in.mu.Lock()
-	if in.ext != x {
-		in.mu.Unlock()
+	st := in.lock()
+	if st.ext != x {
+		in.unlock()
 		return
 	}
-	in.ext = nil
-	client := in.client
-	in.client = nil
-	notify := in.resetTabsLocked()
-	in.notifyLocked()
-	in.mu.Unlock()
-	notify()
+	st.ext = nil
+	client := st.client
+	st.client = nil
+	gone := st.resetTabs()
+	st.notify()
+	in.unlock()
+	notifyHandles(gone, TabEvent{Method: EventDetached, Params: jsonObj("reason", "extension disconnected")})
 	if client != nil {
 		client.close(websocket.CloseGoingAway, reasonExtGonePrefix+reason)
-	}
-}
-
-// resetTabsLocked forgets every tab and session: they belonged to an
-// extension connection that is gone.
-func (in *Instance) resetTabsLocked() (notify func()) {
-	var hs []*TabHandle
-	for _, t := range in.tabs {
-		t.setState(tabDetached, errExtGone)
-		hs = append(hs, t.handles...)
-		t.handles = nil
-	}
-	clear(in.tabs)
-	clear(in.sessions)
-	return func() {
-		notifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", "extension disconnected")})
 	}
 }
 
@@ -172,44 +165,12 @@ func (in *Instance) waitReady(ctx context.Context) (*extConn, error) {
 			}
 			return nil, err
 		}
-		in.mu.Lock()
-		x := in.ext
-		in.mu.Unlock()
+		st := in.lock()
+		x := st.ext
+		in.unlock()
 		if x != nil && x.isReady() {
 			return x, nil
 		}
-	}
-}
-
-var (
-	errInstanceClosed  = errors.New("instance closed")
-	errExtNotConnected = errors.New(reasonExtNotConnected)
-	errIdle            = errors.New("cdprelay: the client sent nothing for too long (IdleClientTimeout)")
-)
-
-// attachClient makes c the instance's CDP client, unless another one is
-// connected.
-func (in *Instance) attachClient(c *clientConn) bool {
-	// A client that reconnects at once can arrive before the relay has read
-	// its old socket's close: give the old one a moment to go before
-	// refusing the new one as a second client.
-	deadline := time.Now().Add(clientHandover)
-	for {
-		in.mu.Lock()
-		switch {
-		case in.closed:
-			in.mu.Unlock()
-			return false
-		case in.client == nil:
-			in.client = c
-			in.mu.Unlock()
-			return true
-		}
-		in.mu.Unlock()
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -217,55 +178,68 @@ func (in *Instance) attachClient(c *clientConn) bool {
 // connection to end before it is refused.
 const clientHandover = 500 * time.Millisecond
 
+// attachClient makes c the instance's CDP client, unless another one is
+// connected. A client that reconnects at once can arrive before the relay
+// has read its old socket's close: it waits, for clientHandover, for the
+// old one to go before it is refused as a second client.
+func (in *Instance) attachClient(c *clientConn) bool {
+	timer := time.NewTimer(clientHandover)
+	defer timer.Stop()
+	for {
+		st := in.lock()
+		switch {
+		case st.closed:
+			in.unlock()
+			return false
+		case st.client == nil:
+			st.client = c
+			in.unlock()
+			return true
+		}
+		changed := st.changed
+		in.unlock()
+		select {
+		case <-changed:
+		case <-timer.C:
+			return false
+		}
+	}
+}
+
 // clientGone is called once when c's read loop ends. Its sessions go, and
 // the debugger is detached from its tabs so that what the client switched
 // on (Fetch interception, emulation, ...) does not outlive it, exactly as
 // Chrome ends a session's state when its client disconnects.
 func (in *Instance) clientGone(c *clientConn) {
-	in.mu.Lock()
-	if in.client != c {
-		in.mu.Unlock()
+	st := in.lock()
+	if st.client != c {
+		in.unlock()
 		return
 	}
-	in.client = nil
-	x := in.ext
-	var detach []*tab
-	for _, t := range in.tabs {
-		t.session = nil
-		t.clientScreencast = false
-		switch t.state {
-		case tabAttached:
-			// Marked here rather than in the goroutine, so that a client
-			// connecting right after waits for the detach instead of
-			// taking over a tab about to lose its debugger.
-			t.setState(tabDetaching, nil)
-			detach = append(detach, t)
-		case tabAttaching:
-			// The attach in flight undoes itself once Chrome has done it.
-			t.releaseAfterAttach = true
-		}
-	}
-	clear(in.sessions)
-	in.mu.Unlock()
+	st.client = nil
+	st.notify()
+	x := st.ext
+	detach := st.releaseClientTabs()
+	in.unlock()
 	if x == nil {
 		return
 	}
 	for _, t := range detach {
-		go in.finishDetach(x, t)
+		in.tasks.spawn("detach", func() { in.finishDetach(x, t) })
 	}
 }
 
 // close ends the instance: both sockets close with reason.
 func (in *Instance) close(code int, reason string) {
-	in.mu.Lock()
-	if in.closed {
-		in.mu.Unlock()
+	st := in.lock()
+	if st.closed {
+		in.unlock()
 		return
 	}
-	in.closed = true
-	x, c := in.ext, in.client
-	in.notifyLocked()
-	in.mu.Unlock()
+	st.closed = true
+	x, c := st.ext, st.client
+	st.notify()
+	in.unlock()
 	if c != nil {
 		c.close(code, reason)
 	}
@@ -305,36 +279,35 @@ type TabStatus struct {
 
 // Status returns a snapshot of the instance.
 func (in *Instance) Status() Status {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	st := Status{
-		Profile:   in.profile,
-		ID:        in.id,
-		Default:   in.isDefault,
-		Extension: in.ext != nil,
-		Ready:     in.ext != nil && in.ext.isReady(),
-		Client:    in.client != nil,
-		Browser:   in.info,
-
+	st := in.lock()
+	defer in.unlock()
+	s := Status{
+		Profile:       in.profile,
+		ID:            in.id,
+		Default:       in.isDefault,
+		Extension:     st.ext != nil,
+		Ready:         st.ext != nil && st.ext.isReady(),
+		Client:        st.client != nil,
+		Browser:       st.info,
 		ChildSessions: in.childSessions.Load(),
 	}
-	for _, t := range in.sortedTabsLocked() {
+	for _, t := range st.sortedTabs() {
 		ts := TabStatus{TabID: t.id, TargetID: t.targetID, URL: t.url, Title: t.title, Attached: t.state == tabAttached, Detached: t.detachReason}
 		if t.session != nil {
 			ts.Session = t.session.id
 		}
-		st.Tabs = append(st.Tabs, ts)
+		s.Tabs = append(s.Tabs, ts)
 	}
-	return st
+	return s
 }
 
 // WaitReady waits until an extension has connected and finished its
 // handshake, or ctx ends.
 func (in *Instance) WaitReady(ctx context.Context) error {
 	for {
-		in.mu.Lock()
-		x, ch, closed := in.ext, in.changed, in.closed
-		in.mu.Unlock()
+		st := in.lock()
+		x, ch, closed := st.ext, st.changed, st.closed
+		in.unlock()
 		if closed {
 			return errInstanceClosed
 		}
@@ -352,4 +325,17 @@ func (in *Instance) WaitReady(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
+}
+
+// lifeState is the instance's state for the instances gauge.
+func (in *Instance) lifeState() string {
+	st := in.lock()
+	defer in.unlock()
+	switch {
+	case st.client != nil:
+		return "driven"
+	case st.ext != nil && st.ext.isReady():
+		return "ready"
+	}
+	return "waiting"
 }

@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"strconv"
 	"time"
 )
 
@@ -43,10 +44,11 @@ const (
 
 var limitNames = []string{limitRate, limitInFlight, limitQueue, limitInstances, limitIdle}
 
-// maxSessions bounds the sessions of an instance that a client can have
-// minted (Target.attachToTarget to a page that has one,
-// Target.attachToBrowserTarget): every event of a tab is matched against
-// its sessions, so they must stay few. Real clients use a handful.
-const maxSessions = 1024
 
-const errTooManySessions = "cdprelay: too many sessions (1024); detach the ones no longer used"
+func msgRateLimit(perSecond float64) string {
+	return "cdprelay: rate limit: more than " + strconv.FormatFloat(perSecond, 'f', -1, 64) + " commands per second"
+}
+
+func msgInFlight(n int) string {
+	return "cdprelay: " + strconv.Itoa(n) + " commands are already waiting for the browser; wait for replies"
+}

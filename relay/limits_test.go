@@ -65,9 +65,8 @@ func TestInFlightLimit(t *testing.T) {
 	a := h.send(c, sess, "Runtime.evaluate", map[string]any{"expression": "1"})
 	b := h.send(c, sess, "Runtime.evaluate", map[string]any{"expression": "2"})
 	h.waitFor("two in flight", func() bool {
-		h.srv.mu.Lock()
-		defer h.srv.mu.Unlock()
-		return h.srv.def.client != nil && h.srv.def.client.inflight.Load() == 2
+		cl := h.srv.def.currentClient()
+		return cl != nil && cl.inflight.Load() == 2
 	})
 	m := h.callMsg(c, sess, "Runtime.evaluate", map[string]any{"expression": "3"})
 	if m.Error == nil || !strings.Contains(m.Error.Message, "waiting for the browser") {
@@ -117,9 +116,7 @@ func TestFloodStaysBounded(t *testing.T) {
 		if err := c.WriteRaw(frame); err != nil {
 			break // closed for not reading: fine
 		}
-		h.srv.mu.Lock()
-		cl := h.srv.def.client
-		h.srv.mu.Unlock()
+		cl := h.srv.def.currentClient()
 		// The queue's 64, and the one message the writer holds.
 		if cl != nil && cl.p.queued.Load() > 64+1 {
 			t.Fatalf("client queue holds %d > 64+1", cl.p.queued.Load())
@@ -152,12 +149,12 @@ func FuzzClientFrame(f *testing.F) {
 	f.Fuzz(func(t *testing.T, frame []byte) {
 		_, c, _, stop := benchInstance(t)
 		defer stop()
-		var env wire.Envelope
-		if err := wire.DecodeCommand(frame, &env); err != nil {
-			c.badCommand(&env, err)
+		k := &c.cmd
+		if err := wire.DecodeCommand(frame, &k.env); err != nil {
+			c.badCommand(&k.env, err)
 			return
 		}
-		c.handle(&env)
+		c.handle(k)
 		// Emulated commands wait for an extension that never answers here:
 		// end them as a leaving client would.
 		c.cancel()
@@ -178,9 +175,7 @@ func TestClientByteBudget(t *testing.T) {
 		if e.Event(1, "", "Runtime.consoleAPICalled", map[string]any{"type": "log", "args": []any{map[string]any{"type": "string", "value": big}}}) != nil {
 			break
 		}
-		h.srv.mu.Lock()
-		cl := h.srv.def.client
-		h.srv.mu.Unlock()
+		cl := h.srv.def.currentClient()
 		if cl == nil || cl.p.closed() {
 			break
 		}
@@ -189,9 +184,8 @@ func TestClientByteBudget(t *testing.T) {
 		}
 	}
 	h.waitFor("the client closed as not reading", func() bool {
-		h.srv.mu.Lock()
-		defer h.srv.mu.Unlock()
-		return h.srv.def.client == nil || h.srv.def.client.p.closed()
+		cl := h.srv.def.currentClient()
+		return cl == nil || cl.p.closed()
 	})
 }
 

@@ -27,6 +27,12 @@ var domainIndex = func() map[string]int {
 	return m
 }()
 
+// The domains the emulation tells apart.
+var (
+	domainBrowser = domainIndex["Browser"]
+	domainTarget  = domainIndex["Target"]
+)
+
 // domainIdx returns the index in cdpDomains of method's domain.
 func domainIdx(method []byte) int {
 	for i, c := range method {
@@ -60,6 +66,8 @@ type Metrics struct {
 	commandLatency prometheus.Histogram
 	refused        *prometheus.CounterVec // by verdict and rule
 	extConnects    prometheus.Counter
+	panics         prometheus.Counter
+	discarded      map[string]prometheus.Counter // by peer
 	limited        map[string]prometheus.Counter // by limit name
 	reg            prometheus.Registerer
 }
@@ -104,6 +112,18 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Name: "cdprelay_relay_extension_connects_total",
 		Help: "Extension connections accepted; more than one per instance means reconnects.",
 	})
+	m.panics = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "cdprelay_relay_panics_total",
+		Help: "Panics recovered in an instance's goroutines; each ended that instance's connections.",
+	})
+	discarded := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "cdprelay_relay_discarded_messages_total",
+		Help: "Messages still queued for a peer when its connection ended, and so never sent, by peer.",
+	}, []string{"peer"})
+	m.discarded = map[string]prometheus.Counter{}
+	for _, p := range []string{ActorClient, ActorExtension} {
+		m.discarded[p] = discarded.WithLabelValues(p)
+	}
 	limited := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "cdprelay_relay_limited_total",
 		Help: "Commands refused or connections closed by a limit, by limit.",
@@ -113,7 +133,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		m.limited[l] = limited.WithLabelValues(l)
 	}
 	if reg != nil {
-		reg.MustRegister(msgs, byteVec, m.connections, m.commandLatency, m.refused, m.extConnects, limited)
+		reg.MustRegister(msgs, byteVec, m.connections, m.commandLatency, m.refused, m.extConnects, m.panics, discarded, limited)
 	}
 	return m
 }
@@ -164,7 +184,7 @@ func (m *Metrics) registerInstances(s *Server) {
 		}, func() float64 {
 			n := 0
 			for _, in := range s.Instances() {
-				if in.state() == state {
+				if in.lifeState() == state {
 					n++
 				}
 			}
@@ -173,14 +193,3 @@ func (m *Metrics) registerInstances(s *Server) {
 	}
 }
 
-func (in *Instance) state() string {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	switch {
-	case in.client != nil:
-		return "driven"
-	case in.ext != nil && in.ext.isReady():
-		return "ready"
-	}
-	return "waiting"
-}

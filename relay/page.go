@@ -2,7 +2,6 @@ package relay
 
 import (
 	"errors"
-	"strconv"
 
 	"github.com/gorilla/websocket"
 )
@@ -44,9 +43,9 @@ func (c *clientConn) openPage(targetID string) error {
 		return errExtNotConnected
 	}
 	c.ext = x
-	in.mu.Lock()
-	t := in.tabByTargetLocked(targetID)
-	in.mu.Unlock()
+	st := in.lock()
+	t := st.tabByTarget(targetID)
+	in.unlock()
 	if t == nil {
 		c.close(websocket.CloseNormalClosure, "No target with given id found")
 		return errNoPage
@@ -55,23 +54,13 @@ func (c *clientConn) openPage(targetID string) error {
 		c.close(websocket.CloseInternalServerErr, "cdprelay: "+err.Error())
 		return err
 	}
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	if in.tabs[t.id] != t || in.client != c {
+	st = in.lock()
+	defer in.unlock()
+	if !st.shared(t) || st.client != c {
 		c.close(websocket.CloseNormalClosure, "Target closed")
 		return errNoPage
 	}
-	in.nextSession++
-	s := newSession("pw-page-"+strconv.Itoa(in.nextSession), t, false)
-	s.idJSON = nil
-	in.sessions[s.id] = s
-	if t.session == nil {
-		t.session = s
-	} else {
-		t.extra = append(in.liveExtraLocked(t), s)
-	}
-	c.emu.page = s
-	in.observe(Event{Actor: ActorClient, Kind: KindAttach, Target: t.targetID, Outcome: OutcomeOK, Detail: s.id})
+	c.page = st.mintPageSession(t)
 	return nil
 }
 
@@ -79,7 +68,7 @@ var errNoPage = errors.New("no such page")
 
 // hasTarget reports whether the instance shares a tab with targetID.
 func (in *Instance) hasTarget(targetID string) bool {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	return in.tabByTargetLocked(targetID) != nil
+	st := in.lock()
+	defer in.unlock()
+	return st.tabByTarget(targetID) != nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 const (
@@ -51,6 +52,9 @@ type peer struct {
 	queued     atomic.Int64  // messages in out, for metrics and tests
 	bytes      atomic.Int64  // bytes of the messages in out
 	maxBytes   int64         // static: bytes out may hold (beyond one message); 0: unbounded
+	// discarded counts what is still queued when the connection ends and
+	// so is never sent. Set before writeLoop starts; nil: not counted.
+	discarded prometheus.Counter
 }
 
 func newPeer(conn *websocket.Conn, queue int, maxBytes int64) *peer {
@@ -155,9 +159,18 @@ func (p *peer) closed() bool {
 }
 
 // writeLoop is the only writer of p.conn. ping, when non-zero, sends
-// WebSocket pings at that period.
-func (p *peer) writeLoop(ping time.Duration) {
+// WebSocket pings at that period. A panic in it closes the socket and is
+// handed to onPanic, which contains it to the connection's instance.
+func (p *peer) writeLoop(ping time.Duration, onPanic func(where string, r any)) {
 	defer close(p.writerDone)
+	defer func() {
+		if r := recover(); r != nil {
+			p.shutdown(websocket.CloseInternalServerErr, msgInternal)
+			p.conn.Close() // the only writer is gone: nobody else would
+			p.drain()
+			onPanic("writer", r)
+		}
+	}()
 	var tick <-chan time.Time
 	if ping > 0 {
 		t := time.NewTicker(ping)
@@ -214,6 +227,9 @@ func (p *peer) drain() {
 		case b := <-p.out:
 			p.dequeued(b)
 			putBuf(b)
+			if p.discarded != nil {
+				p.discarded.Inc()
+			}
 		default:
 			return
 		}

@@ -1,7 +1,6 @@
 package relay
 
 import (
-	"sync"
 	"sync/atomic"
 )
 
@@ -30,9 +29,14 @@ type Decision struct {
 // or params: params alias the client's read buffer.
 type Policy interface {
 	// Command judges one command of an instance whose policy profile is
-	// profile ("" for the global policy). Only the envelope's top-level
-	// method counts.
+	// profile ("" for the global policy) by its method rules. Only the
+	// envelope's top-level method counts. The URL of a URL-bearing
+	// command is not judged here but by MethodURL.
 	Command(profile, method string, params []byte) Decision
+	// MethodURL judges the URL of a URL-bearing command (Page.navigate,
+	// Target.createTarget, ...), as the relay read it from its params:
+	// url is the value, found whether the field was there.
+	MethodURL(profile, method, url string, found bool) Decision
 	// URL judges a navigation target (the live view's navigate, and the
 	// Document requests the navigation backstop sees).
 	URL(profile, url string) Decision
@@ -45,7 +49,8 @@ type Policy interface {
 // allowAll is the policy of a relay configured without one.
 type allowAll struct{}
 
-func (allowAll) Command(string, string, []byte) Decision { return Decision{} }
+func (allowAll) Command(string, string, []byte) Decision            { return Decision{} }
+func (allowAll) MethodURL(string, string, string, bool) Decision { return Decision{} }
 func (allowAll) URL(string, string) Decision             { return Decision{} }
 func (allowAll) FencesNavigation(string) bool            { return false }
 
@@ -78,28 +83,3 @@ func (s *Server) SetPolicy(p Policy) {
 // Policy returns the policy in force.
 func (s *Server) Policy() Policy { return s.policy.load() }
 
-// methodNames interns CDP method names so that the policy, the records and
-// the metrics get a string without an allocation per message. The set is
-// bounded: past maxInterned names, a method costs one allocation.
-var methodNames = struct {
-	mu sync.RWMutex
-	m  map[string]string
-}{m: make(map[string]string)}
-
-const maxInterned = 4096
-
-func internMethod(b []byte) string {
-	methodNames.mu.RLock()
-	s, ok := methodNames.m[string(b)]
-	methodNames.mu.RUnlock()
-	if ok {
-		return s
-	}
-	s = string(b)
-	methodNames.mu.Lock()
-	if len(methodNames.m) < maxInterned {
-		methodNames.m[s] = s
-	}
-	methodNames.mu.Unlock()
-	return s
-}

@@ -25,6 +25,9 @@ func (p *profilePolicy) Command(profile, method string, _ []byte) Decision {
 	return Decision{}
 }
 func (*profilePolicy) URL(string, string) Decision  { return Decision{} }
+func (*profilePolicy) MethodURL(string, string, string, bool) Decision {
+	return Decision{}
+}
 func (*profilePolicy) FencesNavigation(string) bool { return false }
 
 func TestInstanceProfiles(t *testing.T) {

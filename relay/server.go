@@ -51,8 +51,7 @@ func New(cfg Config) (*Server, error) {
 	if guid == "" {
 		guid = newGUID()
 	}
-	s.def = newInstance(s, guid, true)
-	s.def.profile = cfg.DefaultProfile
+	s.def = newInstance(s, guid, true, cfg.DefaultProfile)
 	s.byGUID[guid] = s.def
 	return s, nil
 }
@@ -80,13 +79,12 @@ func (s *Server) NewInstanceWithProfile(profile string) (*Instance, error) {
 		s.cfg.Metrics.limited[limitInstances].Inc()
 		return nil, fmt.Errorf("the relay already keeps %d instances (MaxInstances)", s.cfg.MaxInstances)
 	}
-	in := newInstance(s, newGUID(), false)
-	in.profile = profile
+	in := newInstance(s, newGUID(), false, profile)
 	s.byGUID[in.guid] = in
 	time.AfterFunc(s.cfg.UnclaimedTTL, func() {
-		in.mu.Lock()
-		claimed := in.everClaimed
-		in.mu.Unlock()
+		st := in.lock()
+		claimed := st.everClaimed
+		in.unlock()
 		if !claimed {
 			s.removeInstance(in, "no extension connected in time")
 		}
@@ -137,7 +135,13 @@ func (s *Server) Close(ctx context.Context) error {
 		in.close(websocket.CloseGoingAway, reasonShutdown)
 	}
 	done := make(chan struct{})
-	go func() { s.conns.Wait(); close(done) }()
+	go func() {
+		s.conns.Wait()
+		for _, in := range ins {
+			in.tasks.wait()
+		}
+		close(done)
+	}()
 	select {
 	case <-done:
 		return nil
@@ -258,7 +262,8 @@ func (s *Server) serveCDP(w http.ResponseWriter, r *http.Request, in *Instance, 
 	}
 	log := s.cfg.Logger.With("instance", in.id, "peer", "cdp-client", "remote", r.RemoteAddr)
 	c := newClientConn(in, conn, log)
-	go c.p.writeLoop(0)
+	c.p.discarded = s.cfg.Metrics.discarded[ActorClient]
+	go c.p.writeLoop(0, in.panicked)
 	if !in.attachClient(c) {
 		c.close(websocket.ClosePolicyViolation, reasonSecondClient)
 		log.Info("second CDP client refused")
@@ -272,9 +277,7 @@ func (s *Server) serveCDP(w http.ResponseWriter, r *http.Request, in *Instance, 
 	conns.Inc()
 	defer conns.Dec()
 	in.observe(Event{Actor: ActorClient, Kind: KindConnect, Outcome: OutcomeOK})
-	if err = c.openPage(pageTarget); err == nil {
-		err = c.serve()
-	}
+	err = c.run(pageTarget)
 	reason := closeReasonOf(err)
 	c.cancel()
 	in.clientGone(c)
@@ -310,7 +313,8 @@ func (s *Server) serveExtension(w http.ResponseWriter, r *http.Request, in *Inst
 	}
 	log := s.cfg.Logger.With("instance", in.id, "peer", "extension", "remote", r.RemoteAddr)
 	x := newExtConn(in, conn, log)
-	go x.p.writeLoop(extPingPeriod)
+	x.p.discarded = s.cfg.Metrics.discarded[ActorExtension]
+	go x.p.writeLoop(extPingPeriod, in.panicked)
 	if !in.acceptExtension(x) {
 		x.p.shutdown(websocket.CloseGoingAway, reasonShutdown)
 		<-x.p.writerDone
@@ -323,7 +327,7 @@ func (s *Server) serveExtension(w http.ResponseWriter, r *http.Request, in *Inst
 	econns.Inc()
 	defer econns.Dec()
 	in.observe(Event{Actor: ActorExtension, Kind: KindConnect, Outcome: OutcomeOK})
-	err = x.serve(s.cfg.MaxMessageBytes)
+	err = x.run(s.cfg.MaxMessageBytes)
 	reason := closeReasonOf(err)
 	if errors.Is(err, websocket.ErrReadLimit) {
 		x.p.shutdown(websocket.CloseMessageTooBig, "message too big")

@@ -2,20 +2,30 @@ package relay
 
 import (
 	"strconv"
-	"strings"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/cdprelay/cdprelay/internal/wire"
 )
 
-// Several top-level sessions on one tab.
+// The session table: every session the client can name, by id.
 //
-// Chrome gives every Target.attachToTarget its own session with its own
-// state; Playwright's context.newCDPSession(page) and Puppeteer's
-// page.createCDPSession() rely on that while the page's own session goes on.
-// Through the extension there is one chrome.debugger session per tab, so the
-// relay multiplexes: every top-level session sends its commands to the same
-// debuggee and gets its own replies, and events are shared out this way:
+// A tab's top-level sessions are minted by the relay ("pw-tab-N", never
+// reused). Child sessions (out-of-process frames, workers) keep Chrome's
+// ids, learnt from Target.attachedToTarget on the tab, and are routed to
+// their tab. Browser sessions (Target.attachToBrowserTarget) behave like
+// the root.
+//
+// Several top-level sessions on one tab. Chrome gives every
+// Target.attachToTarget its own session with its own state; Playwright's
+// context.newCDPSession(page) and Puppeteer's page.createCDPSession() rely
+// on that while the page's own session goes on. Through the extension there
+// is one chrome.debugger session per tab, so the relay multiplexes: every
+// top-level session sends its commands to the same debuggee and gets its
+// own replies, and events are shared out this way:
 //
 //   - the tab's first session (the one auto-attach announced, or the first
-//     attachToTarget) receives every event of the tab, as it always has;
+//     attachToTarget) receives every event of the tab;
 //   - a further session receives the events of the domains it enabled itself
 //     (X.enable, until X.disable), and Inspector.* — roughly what Chrome
 //     would send a fresh session.
@@ -23,14 +33,38 @@ import (
 // The first session keeps everything because it is the one a client's page
 // object is built on: filtering it by domain could only lose events the
 // client relies on (Target.attachedToTarget of its frames, lifecycle events
-// Chrome replays) for the sake of a session the client added later. A
-// further session filtered by what it enabled sees what it asked for and
-// does not flood a raw CDPSession with the page's traffic.
+// Chrome replays) for the sake of a session the client added later.
 //
 // The domains are the tab's, not a session's: X.disable from one session is
 // answered by the relay and not sent to Chrome while another session of the
 // tab still has X enabled, so a helper session's clean-up cannot switch off
 // the page session's Runtime or Network.
+
+// session is a client-visible CDP session: a tab's top-level session, a
+// child session (frame, worker) or a browser session (tab nil).
+type session struct {
+	id string
+	// idJSON is id as a JSON string token, written into every message of
+	// the session. It is nil for a page endpoint's own session: a client of
+	// /devtools/page/<targetId> talks to its page without sessionIds.
+	idJSON   []byte
+	tab      *tab // nil for a browser session
+	child    bool
+	targetID string   // a child's own target, for its detach event
+	parent   *session // the session a child was announced on; nil for a tab's own
+	// owner is the session whose Target.attachToTarget made this one; nil
+	// for the root. Chrome tells the asking session of the attach and of the
+	// detach, and clients (Playwright's CDPSession) listen there.
+	owner *session
+
+	// Guarded by the instance's mutex.
+	enabled  map[string]bool // domains this top-level session enabled and has not disabled
+	discover bool            // Target.setDiscoverTargets on this session
+}
+
+func newSession(id string, t *tab, child bool) *session {
+	return &session{id: id, idJSON: wire.AppendString(nil, id), tab: t, child: child}
+}
 
 // attachedParams are Target.attachedToTarget's.
 type attachedParams struct {
@@ -44,74 +78,188 @@ type detachedParams struct {
 	TargetID  string `json:"targetId"`
 }
 
-// mintSessionLocked makes a new top-level session of c on t and tells
-// owner (nil: the root) with Target.attachedToTarget.
-func (in *Instance) mintSessionLocked(c *clientConn, t *tab, owner *session) *session {
-	if in.client != c {
-		// The client left while its attach was under way: a session minted
-		// now would be nobody's, and would hide the tab from the next client.
+// maxSessions bounds the sessions of an instance that a client can have
+// minted (Target.attachToTarget to a page that has one,
+// Target.attachToBrowserTarget): every event of a tab is matched against
+// its sessions, so they must stay few. Real clients use a handful.
+const maxSessions = 1024
+
+const errTooManySessions = "cdprelay: too many sessions (1024); detach the ones no longer used"
+
+// live reports whether s is still in the table.
+func (st *state) live(s *session) bool { return s != nil && st.sessions[s.id] == s }
+
+// lookupSession returns the session a command names: the one its
+// sessionId gives, or, without one, a page endpoint's own session.
+func (st *state) lookupSession(c *clientConn, id []byte) *session {
+	if id != nil {
+		return st.sessions[string(id)]
+	}
+	if p := c.page; p != nil && st.live(p) {
+		return p
+	}
+	return nil
+}
+
+// announce gives t a client session at the root and tells the client with
+// Target.attachedToTarget. A tab that has a session keeps it.
+func (st *state) announce(c *clientConn, t *tab) *session {
+	if t.session != nil {
+		return t.session
+	}
+	return st.mintSession(c, t, nil)
+}
+
+// mintSession makes a new top-level session of c on t and tells owner
+// (nil: the root) with Target.attachedToTarget. It returns nil when c is
+// no longer the client: a session minted for a client that left would be
+// nobody's, and would hide the tab from the next client.
+func (st *state) mintSession(c *clientConn, t *tab, owner *session) *session {
+	if st.client != c {
 		return nil
 	}
-	in.nextSession++
-	s := newSession("pw-tab-"+strconv.Itoa(in.nextSession), t, false)
+	st.nextSession++
+	s := newSession("pw-tab-"+strconv.Itoa(st.nextSession), t, false)
 	s.owner = owner
-	in.sessions[s.id] = s
-	if t.session == nil {
-		t.session = s
-	} else {
-		t.extra = append(in.liveExtraLocked(t), s)
-	}
-	c.event("Target.attachedToTarget", owner, attachedParams{s.id, in.targetInfoLocked(t), false})
-	in.observe(Event{Actor: ActorClient, Kind: KindAttach, Target: t.targetID, Outcome: OutcomeOK, Detail: s.id})
+	st.addTopSession(t, s)
+	c.event("Target.attachedToTarget", owner, attachedParams{s.id, st.targetInfo(t), false})
+	st.observe(Event{Actor: ActorClient, Kind: KindAttach, Target: t.targetID, Outcome: OutcomeOK, Detail: s.id})
 	return s
 }
 
-// liveExtraLocked returns t's further sessions that still exist, in a new
-// slice: t.extra is replaced, never changed in place, so that a copy of it
-// taken under mu stays valid.
-func (in *Instance) liveExtraLocked(t *tab) []*session {
+// mintPageSession makes the session of a page endpoint's client on t: its
+// messages carry no sessionId, and it is never announced.
+func (st *state) mintPageSession(t *tab) *session {
+	st.nextSession++
+	s := newSession("pw-page-"+strconv.Itoa(st.nextSession), t, false)
+	s.idJSON = nil
+	st.addTopSession(t, s)
+	st.observe(Event{Actor: ActorClient, Kind: KindAttach, Target: t.targetID, Outcome: OutcomeOK, Detail: s.id})
+	return s
+}
+
+func (st *state) addTopSession(t *tab, s *session) {
+	st.sessions[s.id] = s
+	if t.session == nil {
+		t.session = s
+	} else {
+		t.extra = append(st.liveExtra(t), s)
+	}
+}
+
+// mintBrowserSession makes a browser-level session for
+// Target.attachToBrowserTarget (Playwright's newBrowserCDPSession, and the
+// session its newCDPSession attaches from).
+func (st *state) mintBrowserSession(c *clientConn) *session {
+	st.nextSession++
+	s := newSession("pw-browser-"+strconv.Itoa(st.nextSession), nil, false)
+	st.sessions[s.id] = s
+	c.event("Target.attachedToTarget", nil, attachedParams{s.id, st.browserTargetInfo(), false})
+	return s
+}
+
+// addChild records a child session (frame, worker) that Chrome announced
+// under parent. An id already in use keeps its session: a child must not
+// reroute another one. It returns nil when nothing was added.
+func (st *state) addChild(parent *session, id, targetID []byte) *session {
+	if len(id) == 0 || st.sessions[string(id)] != nil {
+		return nil
+	}
+	child := newSession(string(id), parent.tab, true)
+	child.parent = parent
+	child.targetID = string(targetID)
+	st.sessions[child.id] = child
+	st.in.childSessions.Add(1)
+	return child
+}
+
+// dropChild forgets child session cs and every session announced under it:
+// a frame's workers and nested frames go with the frame.
+func (st *state) dropChild(cs *session) (dropped []*session) {
+	delete(st.sessions, cs.id)
+	delete(cs.tab.fetch, cs.id)
+	dropped = append(dropped, cs)
+	for _, d := range st.sessions {
+		for p := d.parent; p != nil; p = p.parent {
+			if p == cs {
+				delete(st.sessions, d.id)
+				delete(d.tab.fetch, d.id)
+				dropped = append(dropped, d)
+				break
+			}
+		}
+	}
+	return dropped
+}
+
+// liveExtra returns t's further sessions that still exist, in a new slice.
+func (st *state) liveExtra(t *tab) []*session {
 	var live []*session
 	for _, s := range t.extra {
-		if in.sessions[s.id] == s {
+		if st.live(s) {
 			live = append(live, s)
 		}
 	}
 	return live
 }
 
-// topSessionsLocked returns t's top-level sessions, the first one first.
-func (in *Instance) topSessionsLocked(t *tab) []*session {
+// topSessions returns t's top-level sessions, the first one first.
+func (st *state) topSessions(t *tab) []*session {
 	if t.session == nil {
 		return nil
 	}
-	return append([]*session{t.session}, in.liveExtraLocked(t)...)
+	return append([]*session{t.session}, st.liveExtra(t)...)
 }
 
-// tellDetachedLocked sends Target.detachedFromTarget for top-level session
-// s to the session that attached it. Nothing is said for a page endpoint's
-// own session (it was never announced) or when the owner is gone too.
-func (in *Instance) tellDetachedLocked(c *clientConn, s *session) {
+// tellDetached sends Target.detachedFromTarget for top-level session s to
+// the session that attached it. Nothing is said for a page endpoint's own
+// session (it was never announced) or when the owner is gone too.
+func (st *state) tellDetached(s *session) {
+	c := st.client
 	if c == nil || s.idJSON == nil {
 		return
 	}
-	if o := s.owner; o != nil && in.sessions[o.id] != o {
+	if o := s.owner; o != nil && !st.live(o) {
 		return
 	}
 	c.event("Target.detachedFromTarget", s.owner, detachedParams{s.id, s.tab.targetID})
 }
 
-// detachSessionLocked ends one top-level session that the client let go
-// of. It reports whether s was the tab's last one, in which case nothing
-// has been done: the caller detaches the whole tab. Otherwise the others
-// carry on untouched; when s was the first session, the next one becomes
-// first and from now on receives all of the tab's events.
-func (in *Instance) detachSessionLocked(c *clientConn, s *session) (last bool) {
+// dropSessions removes every client session of t, children included, and
+// tells the client that t's top-level sessions detached. A page endpoint
+// whose page this was is closed, as Chrome closes a page's socket when its
+// target goes.
+func (st *state) dropSessions(t *tab) {
+	tops := st.topSessions(t)
+	for id, cs := range st.sessions {
+		if cs.tab == t {
+			delete(st.sessions, id)
+		}
+	}
+	t.session, t.extra = nil, nil
+	for _, s := range tops {
+		st.observe(Event{Actor: ActorClient, Kind: KindDetach, Target: t.targetID, Outcome: OutcomeOK, Detail: s.id})
+		// Owners are checked after the deletions: a session attached from
+		// another session of this tab goes without a word, with its owner.
+		st.tellDetached(s)
+	}
+	if c := st.client; c != nil && c.page != nil && c.page.tab == t {
+		c.close(websocket.CloseNormalClosure, "Target closed")
+	}
+}
+
+// detachSession ends one top-level session that the client let go of. It
+// reports whether s was the tab's last one, in which case nothing has been
+// done: the caller detaches the whole tab. Otherwise the others carry on
+// untouched; when s was the first session, the next one becomes first and
+// from now on receives all of the tab's events.
+func (st *state) detachSession(s *session) (last bool) {
 	t := s.tab
-	extra := in.liveExtraLocked(t)
+	extra := st.liveExtra(t)
 	if t.session == s && len(extra) == 0 {
 		return true
 	}
-	delete(in.sessions, s.id)
+	delete(st.sessions, s.id)
 	if t.session == s {
 		t.session, t.extra = extra[0], extra[1:]
 	} else {
@@ -123,57 +271,79 @@ func (in *Instance) detachSessionLocked(c *clientConn, s *session) (last bool) {
 		}
 		t.extra = rest
 	}
-	in.tellDetachedLocked(c, s)
-	in.dropOwnedLocked(c, s)
+	st.tellDetached(s)
+	st.dropOwned(s)
 	return false
 }
 
-// dropOwnedLocked ends the top-level sessions that owner attached: Chrome
+// detachBrowserSession ends a browser session and the sessions it
+// attached.
+func (st *state) detachBrowserSession(s *session) {
+	delete(st.sessions, s.id)
+	if c := st.client; c != nil {
+		c.event("Target.detachedFromTarget", nil, detachedParams{s.id, st.in.browserTID})
+	}
+	st.dropOwned(s)
+}
+
+// dropOwned ends the top-level sessions that owner attached: Chrome
 // detaches a session's sessions with it. A tab left with no session keeps
 // its debugger until the client leaves; that is rare and harmless.
-func (in *Instance) dropOwnedLocked(c *clientConn, owner *session) {
-	for _, s := range in.sessions {
+func (st *state) dropOwned(owner *session) {
+	for _, s := range st.sessions {
 		if s.owner == owner && !s.child && s.tab != nil {
-			if in.detachSessionLocked(c, s) {
-				in.dropSessionsLocked(c, s.tab)
+			if st.detachSession(s) {
+				st.dropSessions(s.tab)
 			}
 		}
 	}
 }
 
-// mintBrowserSessionLocked makes a browser-level session for
-// Target.attachToBrowserTarget (Playwright's newBrowserCDPSession, and the
-// session its newCDPSession attaches from).
-func (in *Instance) mintBrowserSessionLocked(c *clientConn) *session {
-	in.nextSession++
-	s := newSession("pw-browser-"+strconv.Itoa(in.nextSession), nil, false)
-	in.sessions[s.id] = s
-	c.event("Target.attachedToTarget", nil, attachedParams{s.id, in.browserTargetInfoLocked(), false})
-	return s
-}
-
 // domainOf returns the domain of a CDP method or event name.
 func domainOf(method []byte) string {
-	if i := strings.IndexByte(string(method), '.'); i > 0 {
-		return string(method[:i])
+	for i, c := range method {
+		if c == '.' {
+			if i == 0 {
+				return ""
+			}
+			return string(method[:i])
+		}
 	}
 	return ""
 }
 
-// wantsEventLocked reports whether further session s receives an event of
-// the tab's own session.
-func wantsEventLocked(s *session, method []byte) bool {
+// wantsEvent reports whether further session s receives an event of the
+// tab's own session.
+func wantsEvent(s *session, method []byte) bool {
 	d := domainOf(method)
 	return d == "Inspector" || s.enabled[d]
 }
 
-// domainWantedLocked reports whether a top-level session of t other than
-// s has domain enabled.
-func (in *Instance) domainWantedLocked(t *tab, s *session, domain string) bool {
-	for _, o := range in.topSessionsLocked(t) {
+// domainWanted reports whether a top-level session of t other than s has
+// domain enabled.
+func (st *state) domainWanted(t *tab, s *session, domain string) bool {
+	for _, o := range st.topSessions(t) {
 		if o != s && o.enabled[domain] {
 			return true
 		}
 	}
 	return false
+}
+
+// switchDomain records X.enable or X.disable on top-level session s and
+// reports whether the command must still go to Chrome: a disable is kept
+// from Chrome while another session of the tab has the domain.
+func (st *state) switchDomain(s *session, domain string, on bool) (forward bool) {
+	if !st.live(s) {
+		return true
+	}
+	if on {
+		if s.enabled == nil {
+			s.enabled = make(map[string]bool)
+		}
+		s.enabled[domain] = true
+		return true
+	}
+	delete(s.enabled, domain)
+	return !st.domainWanted(s.tab, s, domain)
 }

@@ -50,9 +50,9 @@ var ErrNoTab = errors.New("no such shared tab")
 // OpenTab attaches to a shared tab for the relay's own use. fn receives
 // the tab's screencast frames and the Event* notifications.
 func (in *Instance) OpenTab(ctx context.Context, tabID int64, fn func(TabEvent)) (*TabHandle, error) {
-	in.mu.Lock()
-	x, t := in.ext, in.tabs[tabID]
-	in.mu.Unlock()
+	st := in.lock()
+	x, t := st.ext, st.tabs[tabID]
+	in.unlock()
 	if x == nil || !x.isReady() {
 		return nil, errors.New("extension not connected")
 	}
@@ -63,9 +63,9 @@ func (in *Instance) OpenTab(ctx context.Context, tabID int64, fn func(TabEvent))
 	h := &TabHandle{in: in, t: t, x: x, fn: fn, ctx: hctx, end: cancel}
 	// Register before attaching, so that a client leaving meanwhile does
 	// not detach the tab from under us.
-	in.mu.Lock()
+	in.lock()
 	t.handles = append(slices.Clip(t.handles), h)
-	in.mu.Unlock()
+	in.unlock()
 	if err := in.attachTab(ctx, x, t); err != nil {
 		h.Close()
 		return nil, err
@@ -83,11 +83,7 @@ func (h *TabHandle) Call(ctx context.Context, method string, params any) (json.R
 	}
 	ctx, cancel := context.WithTimeout(ctx, h.in.srv.cfg.CallTimeout)
 	defer cancel()
-	args := []any{map[string]int64{"tabId": h.t.id}, method}
-	if params != nil {
-		args = append(args, params)
-	}
-	res, err := h.x.call(ctx, "chrome.debugger.sendCommand", args...)
+	res, err := h.x.sendCommand(ctx, h.t.id, "", method, params)
 	if err != nil {
 		return nil, fmt.Errorf("%s on tab %d: %w", method, h.t.id, err)
 	}
@@ -99,17 +95,17 @@ func (h *TabHandle) Call(ctx context.Context, method string, params any) (json.R
 func (h *TabHandle) Close() {
 	h.end()
 	in, t := h.in, h.t
-	in.mu.Lock()
+	st := in.lock()
 	i := slices.Index(t.handles, h)
 	if i < 0 {
-		in.mu.Unlock()
+		in.unlock()
 		return
 	}
 	t.handles = slices.Delete(slices.Clone(t.handles), i, i+1)
-	unused := len(t.handles) == 0 && t.session == nil && in.tabs[t.id] == t
-	in.mu.Unlock()
+	unused := len(t.handles) == 0 && t.session == nil && st.shared(t)
+	in.unlock()
 	if unused {
-		go in.detachTab(h.x, t)
+		in.tasks.spawn("release tab", func() { in.detachTab(h.x, t) })
 	}
 }
 

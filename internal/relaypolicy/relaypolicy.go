@@ -12,9 +12,14 @@ type Adapter struct{ P *denylist.Policy }
 
 var _ relay.Policy = Adapter{}
 
-// Command judges one client command.
+// Command judges one client command by its method rules.
 func (a Adapter) Command(profile, method string, params []byte) relay.Decision {
-	return convert(a.P.For(profile).Method(method, params))
+	return convert(a.P.For(profile).Rules(method, params))
+}
+
+// MethodURL judges the URL the relay read from a URL-bearing command.
+func (a Adapter) MethodURL(profile, method, url string, found bool) relay.Decision {
+	return convert(a.P.For(profile).MethodURL(method, url, found))
 }
 
 // URL judges a navigation target.

@@ -1,6 +1,7 @@
 package relaypolicy
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -20,6 +21,9 @@ func TestAdapter(t *testing.T) {
 		want           relay.Verdict
 		msg            string
 	}{
+		{"Target.createTarget", `{"url":""}`, relay.Allow, ""},
+		{"Fetch.continueRequest", `{"requestId":"1"}`, relay.Allow, ""},
+		{"Fetch.continueRequest", `{"requestId":"1","url":"https://evil.net/"}`, relay.Deny, "evil.net"},
 		{"Runtime.evaluate", `{"expression":"1"}`, relay.Allow, ""},
 		{"Storage.getCookies", `{}`, relay.Deny, "Denied by cdprelay policy: "},
 		{"Browser.setDownloadBehavior", `{"behavior":"allow"}`, relay.AckAndDrop, ""},
@@ -28,6 +32,15 @@ func TestAdapter(t *testing.T) {
 		{"Page.navigate", `{"url":"file:///etc/passwd"}`, relay.Deny, "file"},
 	} {
 		d := a.Command("", tc.method, []byte(tc.params))
+		if name, _, _, ok := denylist.URLParam(tc.method); ok && d.Verdict == relay.Allow {
+			// The relay reads the URL itself and hands it over.
+			var p map[string]any
+			if err := json.Unmarshal([]byte(tc.params), &p); err != nil {
+				t.Fatal(err)
+			}
+			u, found := p[name].(string)
+			d = a.MethodURL("", tc.method, u, found)
+		}
 		if d.Verdict != tc.want || !strings.Contains(d.Message, tc.msg) {
 			t.Errorf("%s %s: got %+v, want verdict %d with %q", tc.method, tc.params, d, tc.want, tc.msg)
 		}

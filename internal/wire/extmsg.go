@@ -231,3 +231,30 @@ func Unquote(tok []byte) ([]byte, bool) {
 
 // Int reads a JSON integer span.
 func Int(v []byte) (int64, bool) { return parseInt(v) }
+
+// Member returns the raw value of the top-level member key of a valid JSON
+// object span and how many times the key occurs, comparing keys after
+// their escapes are decoded ("u\u0072l" is "url") and exactly otherwise,
+// as Chrome reads params. A caller that judges a value must refuse n > 1:
+// the relay and the browser need not pick the same one of two.
+func Member(obj []byte, key string) (val []byte, n int) {
+	it, ok := newMembers(obj)
+	if !ok {
+		return nil, 0
+	}
+	for {
+		k, esc, v, ok := it.next()
+		if !ok {
+			return val, n
+		}
+		if esc {
+			k = decodeEscaped(k)
+		}
+		if string(k) == key {
+			if n == 0 {
+				val = v
+			}
+			n++
+		}
+	}
+}

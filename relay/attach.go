@@ -1,0 +1,245 @@
+package relay
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Attaching and detaching the debugger: the I/O side of the tab table's
+// attach state machine.
+//
+//	detached ──attachTab──▶ attaching ──Chrome attached──▶ attached
+//	    ▲                        │                             │
+//	    └──────── failed ────────┘        detachTab ◀──────────┘
+//	    └───────────────────── detaching ◀─────────────────────┘
+//
+// Concurrent callers share one attempt: who finds a transition under way
+// waits for it (tab.stateWait) and decides again.
+
+// attachTab attaches the debugger to t through x and learns its target
+// info.
+func (in *Instance) attachTab(ctx context.Context, x *extConn, t *tab) error {
+	for {
+		st := in.lock()
+		if !st.shared(t) {
+			in.unlock()
+			return fmt.Errorf("tab %d is no longer shared", t.id)
+		}
+		switch t.state {
+		case tabAttached:
+			in.unlock()
+			return nil
+		case tabAttaching, tabDetaching:
+			w := t.stateWait
+			in.unlock()
+			select {
+			case <-w:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			in.lock()
+			s, err := t.state, t.attachErr
+			in.unlock()
+			if s == tabAttached {
+				return nil
+			}
+			if s == tabDetached && err != nil {
+				return err
+			}
+			continue // a detach finished: attach anew
+		}
+		// Checked under the lock: a client that has not left by now leaves
+		// after its clientGone can see the attaching state.
+		if err := ctx.Err(); err != nil {
+			in.unlock()
+			return err
+		}
+		t.setState(tabAttaching, nil)
+		in.unlock()
+		break
+	}
+
+	// Once asked, Chrome attaches whether or not the caller still waits:
+	// the calls run to their end so that the tab's state stays Chrome's.
+	ti, fenced, err := in.attachCalls(context.WithoutCancel(ctx), x, t.id)
+	st := in.lock()
+	release := t.releaseAfterAttach
+	t.releaseAfterAttach = false
+	if err != nil {
+		t.setState(tabDetached, err)
+		in.unlock()
+		return err
+	}
+	if t.state != tabAttaching { // detached or reset meanwhile
+		in.unlock()
+		return fmt.Errorf("tab %d detached while attaching", t.id)
+	}
+	st.attached(t, ti)
+	if release {
+		// Undo what the leaving client may have switched on. A caller that
+		// still wants the tab (the live view; the client's own context is
+		// cancelled) attaches anew.
+		t.setState(tabDetaching, nil)
+		in.unlock()
+		in.finishDetach(x, t)
+		return in.attachTab(ctx, x, t)
+	}
+	t.setState(tabAttached, nil)
+	t.detachReason = ""
+	if fenced {
+		t.fetchOf("").fence = true
+	}
+	in.unlock()
+	return nil
+}
+
+// attached records what Chrome said of t as it attached.
+func (st *state) attached(t *tab, ti TargetInfo) {
+	if ti.TargetID != "" {
+		t.targetID = ti.TargetID
+	}
+	if ti.URL != "" {
+		t.url = ti.URL
+	}
+	t.title = ti.Title
+	t.browserCtx = ti.BrowserContextID
+	if ti.BrowserContextID != "" {
+		// Every tab of a profile is in the same default context: report
+		// Chrome's id for tabs not attached yet too.
+		st.browserCtx = ti.BrowserContextID
+	}
+}
+
+func (in *Instance) attachCalls(ctx context.Context, x *extConn, tabID int64) (_ TargetInfo, fenced bool, _ error) {
+	ctx, cancel := context.WithTimeout(ctx, in.srv.cfg.CallTimeout)
+	defer cancel()
+	if _, err := x.call(ctx, "chrome.debugger.attach", debuggee(tabID, ""), "1.3"); err != nil {
+		return TargetInfo{}, false, fmt.Errorf("attach tab %d: %w", tabID, err)
+	}
+	res, err := x.sendCommand(ctx, tabID, "", "Target.getTargetInfo", nil)
+	if err != nil {
+		return TargetInfo{}, false, fmt.Errorf("target info of tab %d: %w", tabID, err)
+	}
+	var r struct {
+		TargetInfo TargetInfo `json:"targetInfo"`
+	}
+	if err := json.Unmarshal(res, &r); err != nil {
+		return TargetInfo{}, false, fmt.Errorf("target info of tab %d: %w", tabID, err)
+	}
+	if in.fencing() {
+		// The backstop is in place before anything else, the wait for a
+		// popup's first commit included.
+		if _, err := x.sendCommand(ctx, tabID, "", "Fetch.enable", fetchParams(true, nil)); err != nil {
+			return TargetInfo{}, false, fmt.Errorf("navigation fence on tab %d: %w", tabID, err)
+		}
+		fenced = true
+	}
+	in.awaitFirstCommit(ctx, x, tabID)
+	return r.TargetInfo, fenced, nil
+}
+
+// firstCommitWait bounds how long a new tab's first navigation is awaited.
+const firstCommitWait = 2 * time.Second
+
+// awaitFirstCommit waits, briefly, until the tab's main frame has left its
+// initial empty document. A popup is attached only after Chrome has started
+// it (the extension cannot hold it paused the way waitForDebuggerOnStart
+// does), and a client that finds the initial empty document ignores the
+// lifecycle events Chrome replays when they are enabled — so the popup's
+// "load" could be lost if it were announced in that state.
+func (in *Instance) awaitFirstCommit(ctx context.Context, x *extConn, tabID int64) {
+	deadline := time.Now().Add(firstCommitWait)
+	for delay := 5 * time.Millisecond; ; delay = min(delay*2, 100*time.Millisecond) {
+		res, err := x.sendCommand(ctx, tabID, "", "Page.getFrameTree", nil)
+		if err != nil {
+			return
+		}
+		var ft struct {
+			FrameTree struct {
+				Frame struct {
+					URL *string `json:"url"`
+				} `json:"frame"`
+			} `json:"frameTree"`
+		}
+		if json.Unmarshal(res, &ft) != nil || ft.FrameTree.Frame.URL == nil {
+			return
+		}
+		if u := *ft.FrameTree.Frame.URL; u != "" && u != ":" {
+			return
+		}
+		if time.Now().After(deadline) {
+			return
+		}
+		timer := time.NewTimer(delay)
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			timer.Stop()
+			return
+		}
+	}
+}
+
+// detachTab releases the debugger from t, if attached and unused.
+func (in *Instance) detachTab(x *extConn, t *tab) {
+	in.lock()
+	if t.state == tabAttaching {
+		w := t.stateWait
+		in.unlock()
+		<-w
+		in.lock()
+	}
+	// Re-checked under the lock: a client may have announced the tab since
+	// the caller decided it was unused.
+	if t.state != tabAttached || t.session != nil {
+		in.unlock()
+		return
+	}
+	t.setState(tabDetaching, nil)
+	in.unlock()
+	in.finishDetach(x, t)
+}
+
+// finishDetach detaches t, which its caller has moved to tabDetaching.
+func (in *Instance) finishDetach(x *extConn, t *tab) {
+	ctx, cancel := context.WithTimeout(context.Background(), in.srv.cfg.CallTimeout)
+	_, err := x.call(ctx, "chrome.debugger.detach", debuggee(t.id, ""))
+	cancel()
+	if err != nil {
+		in.log.Debug("detach", "tab", t.id, "err", err)
+	}
+	st := in.lock()
+	if t.state == tabDetaching {
+		t.setState(tabDetached, nil)
+	}
+	hs := t.handles
+	shared := st.shared(t)
+	in.unlock()
+	if len(hs) > 0 && shared {
+		// The detach cleared what the client had switched on; the live view
+		// still watches, so attach again and let it restart its screencast.
+		if err := in.attachTab(context.Background(), x, t); err != nil {
+			in.log.Info("re-attach for the live view failed", "tab", t.id, "err", err)
+			notifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", err.Error())})
+			return
+		}
+		notifyHandles(hs, TabEvent{Method: EventAttached})
+	}
+}
+
+// releaseIfUnused detaches t unless a client session or a handle uses it.
+// With a client connected (and its commands running, unless quiet) the
+// debugger stays: it is released when the client leaves, and detaching now
+// could race the client's own attach.
+func (in *Instance) releaseIfUnused(x *extConn, t *tab, quiet bool) {
+	st := in.lock()
+	if (st.client != nil && !quiet) || t.session != nil || len(t.handles) > 0 || t.state != tabAttached || !st.shared(t) {
+		in.unlock()
+		return
+	}
+	t.setState(tabDetaching, nil)
+	in.unlock()
+	in.finishDetach(x, t)
+}

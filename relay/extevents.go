@@ -1,0 +1,222 @@
+package relay
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/cdprelay/cdprelay/internal/wire"
+)
+
+// Extension events: tabs offered, updated, removed and detached, the
+// handshake, and chrome.debugger.onEvent (events.go). They are handled on
+// the extension's read loop, which must never wait for the extension:
+// whatever needs a call runs as a task.
+
+// handleExtEvent dispatches one event from the extension.
+func (in *Instance) handleExtEvent(x *extConn, m *wire.ExtMessage) {
+	switch string(m.Method) {
+	case "chrome.debugger.onEvent":
+		in.routeEvent(x, m.Params)
+	case "chrome.debugger.onDetach":
+		in.onDetach(x, m.Params)
+	case "chrome.tabs.onCreated":
+		in.onTabCreated(x, m.Params)
+	case "chrome.tabs.onUpdated":
+		in.onTabUpdated(x, m.Params)
+	case "chrome.tabs.onRemoved":
+		in.onTabRemoved(x, m.Params)
+	case "extension.info":
+		in.onInfo(x, m.Params)
+	case "extension.initialized":
+		// The stock extension names neither the browser nor its tabs'
+		// targets: learn them first, so that the first client already sees
+		// what a Chrome would show it.
+		in.tasks.spawn("handshake", func() {
+			in.learnBeforeReady(x)
+			st := in.lock()
+			if st.ext == x && !x.isReady() {
+				close(x.ready)
+				st.notify()
+			}
+			in.unlock()
+			in.log.Info("extension ready")
+		})
+	case "extension.keepalive":
+	default:
+		in.log.Debug("unknown extension event", "method", string(m.Method))
+	}
+}
+
+func (in *Instance) onInfo(x *extConn, params []byte) {
+	var args [1][]byte
+	if wire.Args(params, args[:]) < 1 {
+		return
+	}
+	var bi BrowserInfo
+	if json.Unmarshal(args[0], &bi) != nil {
+		return
+	}
+	st := in.lock()
+	if st.ext == x {
+		st.info = bi
+		// Only our extension says who it is, and it also reports tab
+		// updates (chrome.tabs.onUpdated).
+		st.tabUpdates = true
+	}
+	in.unlock()
+}
+
+func (in *Instance) onTabCreated(x *extConn, params []byte) {
+	var args [1][]byte
+	var et extTab
+	if wire.Args(params, args[:]) < 1 || json.Unmarshal(args[0], &et) != nil || et.ID == 0 {
+		in.log.Warn("malformed chrome.tabs.onCreated")
+		return
+	}
+	st := in.lock()
+	if st.ext != x {
+		in.unlock()
+		return
+	}
+	t, isNew := st.upsertTab(et)
+	c := st.client
+	attach := c != nil && c.autoAttach && t.session == nil
+	// A tab offered again after a target_closed detach: the live view
+	// watching it needs the debugger back.
+	reattach := !attach && !isNew && len(t.handles) > 0 && t.state == tabDetached
+	// A tab offered without its target id (the stock extension) becomes a
+	// target once the relay has learnt the id; until then nobody can name
+	// it. Before the handshake ends, learnBeforeReady does it.
+	learn := t.targetID == "" && x.isReady()
+	if c != nil && isNew && t.targetID != "" {
+		st.targetCreated(t)
+	}
+	hs := t.handles
+	in.unlock()
+	switch {
+	case attach:
+		in.tasks.spawn("auto-attach", func() {
+			in.attachAndAnnounce(c, x, t, learn)
+			if !isNew && len(hs) > 0 {
+				notifyHandles(hs, TabEvent{Method: EventAttached})
+			}
+		})
+	case learn:
+		in.tasks.spawn("learn target", func() { in.learnTarget(x, t) })
+	}
+	if reattach {
+		in.tasks.spawn("re-attach", func() {
+			if err := in.attachTab(context.Background(), x, t); err == nil {
+				notifyHandles(hs, TabEvent{Method: EventAttached})
+			}
+		})
+	}
+}
+
+// attachAndAnnounce attaches t for an auto-attaching client and announces
+// it. Failures are logged: a tab Chrome refuses to debug (chrome://, the
+// Web Store) is simply not a target. unnamed: the tab came without a
+// target id, so the attach is also when it becomes a target, announced as
+// created before it is attached.
+func (in *Instance) attachAndAnnounce(c *clientConn, x *extConn, t *tab, unnamed bool) {
+	if err := in.attachTab(c.ctx, x, t); err != nil {
+		in.log.Info("auto-attach failed", "tab", t.id, "err", err)
+		return
+	}
+	st := in.lock()
+	if unnamed && st.client == c && st.shared(t) && t.targetID != "" {
+		st.targetCreated(t)
+	}
+	if st.client == c && c.autoAttach && st.shared(t) {
+		st.announce(c, t)
+	}
+	in.unlock()
+}
+
+func (in *Instance) onTabUpdated(x *extConn, params []byte) {
+	var args [3][]byte
+	if wire.Args(params, args[:]) < 3 {
+		return
+	}
+	var et extTab
+	if json.Unmarshal(args[2], &et) != nil {
+		return
+	}
+	st := in.lock()
+	defer in.unlock()
+	t := st.tabs[et.ID]
+	if t == nil || st.ext != x {
+		return
+	}
+	url := et.URL
+	if url == "" {
+		url = t.url
+	}
+	st.setTargetInfo(t, url, et.Title)
+}
+
+func (in *Instance) onTabRemoved(x *extConn, params []byte) {
+	var args [1][]byte
+	if wire.Args(params, args[:]) < 1 {
+		return
+	}
+	id, ok := wire.Int(args[0])
+	if !ok {
+		return
+	}
+	st := in.lock()
+	t := st.tabs[id]
+	if t == nil || st.ext != x {
+		in.unlock()
+		return
+	}
+	c := st.client
+	hs := st.removeTab(t)
+	lastGone := len(st.tabs) == 0 && !t.closingByClient
+	in.unlock()
+	notifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", "tab no longer shared")})
+	x.failTab(id, "Target closed")
+	if lastGone && c != nil {
+		c.close(websocket.CloseNormalClosure, reasonAllTabsDetached)
+	}
+}
+
+func (in *Instance) onDetach(x *extConn, params []byte) {
+	var args [2][]byte
+	if wire.Args(params, args[:]) < 2 {
+		return
+	}
+	src, ok := wire.DecodeSource(args[0])
+	if !ok {
+		return
+	}
+	reason, _ := wire.Unquote(args[1])
+	st := in.lock()
+	t := st.tabs[src.TabID]
+	if t == nil || st.ext != x {
+		in.unlock()
+		return
+	}
+	c := st.client
+	in.log.Info("tab detached by the browser", "tab", t.id, "reason", string(reason))
+	lastGone := false
+	var hs []*TabHandle
+	if string(reason) == "canceled_by_user" {
+		// The person cancelled the debugging bar: the tab is theirs again.
+		hs = st.removeTab(t)
+		lastGone = len(st.tabs) == 0
+	} else {
+		// target_closed: the tab closed (onRemoved follows) or one of its
+		// frames navigated somewhere the debugger cannot follow, in which
+		// case the extension offers the tab again.
+		st.browserDetached(t, string(reason))
+	}
+	in.unlock()
+	notifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", "tab no longer shared")})
+	x.failTab(src.TabID, "Target detached: "+string(reason))
+	if lastGone && c != nil {
+		c.close(websocket.CloseNormalClosure, reasonAllTabsDetached)
+	}
+}

@@ -1,0 +1,87 @@
+package relay
+
+import (
+	"strings"
+	"sync"
+)
+
+// The method table: what the relay knows of each CDP method, found with
+// one map lookup per command and without an allocation. Every command the
+// relay's cdproto knows is in it; a method of a newer Chrome gets an entry
+// the first time it is seen (up to maxInterned of them), so that the
+// policy, the records and the metrics get its name as a string without an
+// allocation per message.
+
+// methodInfo is one method. Static after init.
+type methodInfo struct {
+	name   string
+	domain int // index in cdpDomains
+	// urlKey names the params field whose URL the fence judges; "" when
+	// the method carries none.
+	urlKey string
+	// decode reads the params that a stage judges or the emulation acts
+	// on (params.go); nil: none are read.
+	decode func(params []byte, a *args) error
+	// enable/disable: X.enable or X.disable, whose switch is watched on a
+	// tab's top-level sessions (sessions.go).
+	enable, disable bool
+}
+
+var (
+	methodTable = map[string]*methodInfo{}
+	methodNames = struct {
+		mu sync.RWMutex
+		m  map[string]*methodInfo
+	}{m: make(map[string]*methodInfo)}
+)
+
+const maxInterned = 4096
+
+func newMethodInfo(name string) *methodInfo {
+	m := &methodInfo{name: name, domain: domainIdx([]byte(name))}
+	m.enable = strings.HasSuffix(name, ".enable")
+	m.disable = strings.HasSuffix(name, ".disable")
+	m.urlKey = urlMethods[name]
+	m.decode = decodedMethods[name]
+	return m
+}
+
+func init() {
+	for _, line := range strings.Split(protocolNames, "\n") {
+		if name, ok := strings.CutPrefix(line, "command "); ok {
+			methodTable[name] = newMethodInfo(name)
+		}
+	}
+	// The relay's own, and any it decodes that cdproto may lack.
+	for name := range decodedMethods {
+		if methodTable[name] == nil {
+			methodTable[name] = newMethodInfo(name)
+		}
+	}
+	for name := range urlMethods {
+		if methodTable[name] == nil {
+			methodTable[name] = newMethodInfo(name)
+		}
+	}
+}
+
+// lookupMethod returns the entry of method, creating one for a method the
+// table lacks.
+func lookupMethod(method []byte) *methodInfo {
+	if m := methodTable[string(method)]; m != nil {
+		return m
+	}
+	methodNames.mu.RLock()
+	m := methodNames.m[string(method)]
+	methodNames.mu.RUnlock()
+	if m != nil {
+		return m
+	}
+	m = newMethodInfo(string(method))
+	methodNames.mu.Lock()
+	if len(methodNames.m) < maxInterned {
+		methodNames.m[m.name] = m
+	}
+	methodNames.mu.Unlock()
+	return m
+}

@@ -1,0 +1,74 @@
+package relay
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/cdprelay/cdprelay/internal/fakeext"
+)
+
+func testCounter(t *testing.T, c prometheus.Collector) float64 {
+	t.Helper()
+	return testutil.ToFloat64(c)
+}
+
+// The relay's metrics count what happened: each command once, after the
+// limits, refusals by rule, limits by name, replies and events by domain,
+// the latency of forwarded commands; and they pass the linter.
+func TestMetricsValues(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	met := NewMetrics(reg)
+	met.InitRules([]string{"method:Network.getAllCookies"})
+	h := newHarness(t, Config{Metrics: met, Policy: pinPolicy{urls: make(chan string, 1)}, CommandsPerSecond: 1, CommandBurst: 10})
+	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
+	c := h.client()
+	sess := h.autoAttach(c)[0] // 1 command (Target.setAutoAttach)
+	for i := 0; i < 3; i++ {
+		h.call(c, sess, "Runtime.evaluate", map[string]any{"expression": "1"})
+	}
+	h.callMsg(c, sess, "Network.getAllCookies", nil)
+	e.Event(1, "", "Runtime.consoleAPICalled", map[string]any{"type": "log", "args": []any{}})
+	h.event(c, 0, "Runtime.consoleAPICalled")
+	// The burst of 10 is spent by now (5 so far): the rest are limited.
+	limited := 0
+	for i := 0; i < 10; i++ {
+		if m := h.callMsg(c, sess, "Runtime.evaluate", map[string]any{"expression": "1"}); m.Error != nil && strings.Contains(m.Error.Message, "rate limit") {
+			limited++
+		}
+	}
+	if limited == 0 {
+		t.Fatal("no command was rate limited")
+	}
+	for _, tc := range []struct {
+		name string
+		c    prometheus.Collector
+		want float64
+	}{
+		{"commands Runtime", met.messages[dirCommand][domainIndex["Runtime"]], float64(3 + 10 - limited)},
+		{"commands Network", met.messages[dirCommand][domainIndex["Network"]], 1},
+		{"commands Target", met.messages[dirCommand][domainIndex["Target"]], 1},
+		{"replies Runtime", met.messages[dirReply][domainIndex["Runtime"]], float64(3 + 10 - limited)},
+		{"events Runtime", met.messages[dirEvent][domainIndex["Runtime"]], 1},
+		{"refused getAllCookies", met.refused.WithLabelValues("deny", "method:Network.getAllCookies"), 1},
+		{"rate limited", met.limited[limitRate], float64(limited)},
+		{"client connections", met.connections.WithLabelValues(ActorClient), 1},
+		{"extension connections", met.connections.WithLabelValues(ActorExtension), 1},
+	} {
+		if got := testCounter(t, tc.c); got != tc.want {
+			t.Errorf("%s = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	if n := testutil.CollectAndCount(met.commandLatency); n != 1 {
+		t.Errorf("latency histogram: %d series", n)
+	}
+	problems, err := testutil.GatherAndLint(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Errorf("lint %s: %s", p.Metric, p.Text)
+	}
+}

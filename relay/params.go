@@ -1,0 +1,208 @@
+package relay
+
+import (
+	"errors"
+	"strings"
+
+	jsonv2 "github.com/go-json-experiment/json"
+
+	"github.com/cdprelay/cdprelay/internal/wire"
+)
+
+// Params read once, as Chrome reads them.
+//
+// A value that a stage judges (a URL, a target id, a session id, a file)
+// is decoded once, in the route step, and every later stage and the
+// emulation act on that decoded value: no stage can judge one value while
+// another acts on a different one. Decoding follows Chrome's reading of
+// CDP params: keys are compared exactly, after their escapes are decoded
+// ("u\u0072l" is "url", "URL" is not), and params that give a key twice
+// are refused, since the relay and the browser need not pick the same one
+// of two. Only the methods below are decoded at all; every other command's
+// params stay the bytes the client sent.
+
+// args are the decoded params of one command. Which fields are set
+// depends on the method (argsOf).
+type args struct {
+	url    string // the URL the fence judges (urlMethods)
+	hasURL bool   // the command carries one
+
+	targetID               string
+	sessionID              string
+	flatten                *bool
+	autoAttach             bool
+	waitForDebuggerOnStart bool
+	background             bool
+	newWindow              bool
+	browserContextID       string
+	discover               bool
+	eventsEnabled          bool
+	patterns               []fetchPattern
+	handleAuth             bool
+	files                  []string // files a command makes the page read
+}
+
+// urlMethods are the commands whose URL the fence judges, with the name of
+// the field that carries it; the policy's table (denylist.URLParam) names
+// the same.
+var urlMethods = map[string]string{
+	"Page.navigate":               "url",
+	"Target.createTarget":         "url",
+	"Network.loadNetworkResource": "url",
+	"Fetch.continueRequest":       "url",
+}
+
+// decodedMethods are the methods whose params are decoded into args, and
+// how.
+var decodedMethods = map[string]func(params []byte, a *args) error{
+	"Page.navigate":               decodeNothingMore,
+	"Network.loadNetworkResource": decodeNothingMore,
+	"Fetch.continueRequest":       decodeNothingMore,
+	"Target.createTarget": func(p []byte, a *args) error {
+		var v struct {
+			Background       bool   `json:"background"`
+			NewWindow        bool   `json:"newWindow"`
+			BrowserContextID string `json:"browserContextId"`
+		}
+		err := decodeStruct(p, &v)
+		a.background, a.newWindow, a.browserContextID = v.Background, v.NewWindow, v.BrowserContextID
+		return err
+	},
+	"Target.closeTarget":    decodeTargetID,
+	"Target.activateTarget": decodeTargetID,
+	"Target.getTargetInfo":  decodeTargetID,
+	"Target.attachToTarget": func(p []byte, a *args) error {
+		var v struct {
+			TargetID string `json:"targetId"`
+			Flatten  *bool  `json:"flatten"`
+		}
+		err := decodeStruct(p, &v)
+		a.targetID, a.flatten = v.TargetID, v.Flatten
+		return err
+	},
+	"Target.detachFromTarget": func(p []byte, a *args) error {
+		var v struct {
+			SessionID string `json:"sessionId"`
+			TargetID  string `json:"targetId"`
+		}
+		err := decodeStruct(p, &v)
+		a.sessionID, a.targetID = v.SessionID, v.TargetID
+		return err
+	},
+	"Target.setAutoAttach": func(p []byte, a *args) error {
+		var v struct {
+			AutoAttach             bool  `json:"autoAttach"`
+			WaitForDebuggerOnStart bool  `json:"waitForDebuggerOnStart"`
+			Flatten                *bool `json:"flatten"`
+		}
+		err := decodeStruct(p, &v)
+		a.autoAttach, a.waitForDebuggerOnStart, a.flatten = v.AutoAttach, v.WaitForDebuggerOnStart, v.Flatten
+		return err
+	},
+	"Target.setDiscoverTargets": func(p []byte, a *args) error {
+		var v struct {
+			Discover bool `json:"discover"`
+		}
+		err := decodeStruct(p, &v)
+		a.discover = v.Discover
+		return err
+	},
+	"Browser.setDownloadBehavior": func(p []byte, a *args) error {
+		var v struct {
+			EventsEnabled bool `json:"eventsEnabled"`
+		}
+		err := decodeStruct(p, &v)
+		a.eventsEnabled = v.EventsEnabled
+		return err
+	},
+	"Fetch.enable": func(p []byte, a *args) error {
+		var v struct {
+			Patterns           []fetchPattern `json:"patterns"`
+			HandleAuthRequests bool           `json:"handleAuthRequests"`
+		}
+		err := decodeStruct(p, &v)
+		a.patterns, a.handleAuth = v.Patterns, v.HandleAuthRequests
+		return err
+	},
+}
+
+// decodeNothingMore reads no field beyond the URL, but checks what every
+// decoded method's params must be: an object that gives no key twice.
+func decodeNothingMore(p []byte, _ *args) error { return decodeStruct(p, &struct{}{}) }
+
+func decodeTargetID(p []byte, a *args) error {
+	var v struct {
+		TargetID string `json:"targetId"`
+	}
+	err := decodeStruct(p, &v)
+	a.targetID = v.TargetID
+	return err
+}
+
+// decodeStruct decodes params into v as Chrome reads them: exact keys,
+// escapes decoded, no key twice, unknown keys ignored. Absent params
+// decode as {}.
+func decodeStruct(params []byte, v any) error {
+	if params == nil {
+		return nil
+	}
+	return jsonv2.Unmarshal(params, v)
+}
+
+// paramsError is a command whose params the relay cannot read the way
+// Chrome would: it is answered -32602, never forwarded.
+type paramsError struct{ msg string }
+
+func (e *paramsError) Error() string { return e.msg }
+
+// argsOf decodes the params of m into a. Nothing is read for a method
+// whose params the relay does not judge.
+func argsOf(m *methodInfo, params []byte, a *args) error {
+	if m.urlKey != "" {
+		u, found, err := exactString(params, m.urlKey)
+		if err != nil {
+			return err
+		}
+		a.url, a.hasURL = u, found
+	}
+	if m.decode == nil {
+		return nil
+	}
+	if err := m.decode(params, a); err != nil {
+		return invalidParams(err)
+	}
+	return nil
+}
+
+// exactString reads the string member key of params as Chrome reads it.
+func exactString(params []byte, key string) (val string, found bool, err error) {
+	if params == nil {
+		return "", false, nil
+	}
+	raw, n := wire.Member(params, key)
+	switch {
+	case n == 0:
+		return "", false, nil
+	case n > 1:
+		return "", true, &paramsError{"Invalid parameters: params carry '" + key + "' twice"}
+	}
+	s, ok := wire.Unquote(raw)
+	if !ok {
+		return "", true, &paramsError{"Invalid parameters: Failed to deserialize params." + key + " - BINDINGS: string value expected"}
+	}
+	return string(s), true, nil
+}
+
+func invalidParams(err error) error {
+	var pe *paramsError
+	if errors.As(err, &pe) {
+		return pe
+	}
+	msg := err.Error()
+	// The decoder's own words, without its package prefix.
+	msg = strings.TrimPrefix(msg, "json: ")
+	if strings.Contains(msg, "duplicate") {
+		return &paramsError{"Invalid parameters: params carry a key twice"}
+	}
+	return &paramsError{"Invalid parameters: " + msg}
+}

@@ -1,0 +1,160 @@
+package relay
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"slices"
+	"testing"
+
+	"github.com/cdprelay/cdprelay/denylist"
+	"github.com/cdprelay/cdprelay/internal/wire"
+)
+
+// The relay reads the URL of exactly the commands whose URL the policy
+// judges, from the field the policy names.
+func TestURLMethodsAgreeWithPolicy(t *testing.T) {
+	if got, want := slices.Sorted(maps.Keys(urlMethods)), denylist.URLMethods(); !slices.Equal(got, want) {
+		t.Fatalf("relay reads the URL of %v, the policy judges %v", got, want)
+	}
+	for m, key := range urlMethods {
+		if name, _, _, _ := denylist.URLParam(m); name != key {
+			t.Errorf("%s: relay reads %q, the policy names %q", m, key, name)
+		}
+	}
+}
+
+// exactMembers is a reference reading of params' top-level members, the
+// way Chrome reads them: keys decoded, compared exactly.
+func exactMembers(params []byte) (map[string][]json.RawMessage, bool) {
+	out := map[string][]json.RawMessage{}
+	dec := json.NewDecoder(bytes.NewReader(params))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, false
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, false
+		}
+		out[tok.(string)] = append(out[tok.(string)], raw)
+	}
+	return out, true
+}
+
+var argsCases = []struct {
+	method, params string
+	wantErr        bool
+	url            string
+	hasURL         bool
+}{
+	{"Page.navigate", `{"url":"https://a.test/"}`, false, "https://a.test/", true},
+	{"Page.navigate", `{"URL":"file:///etc/passwd"}`, false, "", false},
+	{"Page.navigate", `{"Url":"file:///etc/passwd","url":"https://a.test/"}`, false, "https://a.test/", true},
+	{"Page.navigate", `{"u\u0072l":"file:///etc/passwd"}`, false, "file:///etc/passwd", true},
+	{"Page.navigate", `{"url":"https://a.test/","url":"file:///etc/passwd"}`, true, "", false},
+	{"Page.navigate", `{"url":"https://a.test/","u\u0072l":"file:///etc/passwd"}`, true, "", false},
+	{"Page.navigate", `{"url":7}`, true, "", false},
+	{"Target.createTarget", `{"url":"about:blank","URL":"file:///etc/passwd"}`, false, "about:blank", true},
+	{"Target.createTarget", `{"URL":"file:///etc/passwd"}`, false, "", false},
+	{"Target.createTarget", `{"url":"about:blank","background":true,"background":false}`, true, "", false},
+	{"Fetch.continueRequest", `{"requestId":"1","url":"https://in.test/","url":"https://out.test/"}`, true, "", false},
+	{"Fetch.continueRequest", `{"requestId":"1"}`, false, "", false},
+	{"Target.attachToTarget", `{"targetId":"T","Flatten":true}`, false, "", false},
+	{"Target.setAutoAttach", `{"autoAttach":true,"flatten":true,"flatten":false}`, true, "", false},
+	{"Runtime.evaluate", `{"expression":"1","expression":"2"}`, false, "", false},
+}
+
+func TestArgsReadAsChrome(t *testing.T) {
+	for _, tc := range argsCases {
+		var a args
+		err := argsOf(lookupMethod([]byte(tc.method)), []byte(tc.params), &a)
+		if (err != nil) != tc.wantErr {
+			t.Errorf("%s %s: err %v, want error %v", tc.method, tc.params, err, tc.wantErr)
+			continue
+		}
+		if err == nil && (a.url != tc.url || a.hasURL != tc.hasURL) {
+			t.Errorf("%s %s: url %q (%v), want %q (%v)", tc.method, tc.params, a.url, a.hasURL, tc.url, tc.hasURL)
+		}
+	}
+	var a args
+	if err := argsOf(lookupMethod([]byte("Target.attachToTarget")), []byte(`{"targetId":"T","Flatten":true}`), &a); err != nil || a.flatten != nil {
+		t.Errorf("Flatten (not flatten) read as %v, %v", a.flatten, err)
+	}
+}
+
+// FuzzArgs: for every method whose params the relay reads, what argsOf
+// decodes is what an exact reading gives, and params that give a judged
+// key twice are refused.
+func FuzzArgs(f *testing.F) {
+	for _, tc := range argsCases {
+		f.Add(tc.method, []byte(tc.params))
+	}
+	for m := range decodedMethods {
+		f.Add(m, []byte(`{"url":"https://a.test/","targetId":"T","sessionId":"S","flatten":true,"files":["/x"]}`))
+	}
+	f.Fuzz(func(t *testing.T, method string, params []byte) {
+		m := lookupMethod([]byte(method))
+		var a args
+		if wire.Valid(params) != nil || len(params) == 0 || params[0] != '{' {
+			return
+		}
+		err := argsOf(m, params, &a)
+		members, ok := exactMembers(params)
+		if !ok {
+			return
+		}
+		if m.urlKey == "" {
+			if a.hasURL {
+				t.Fatalf("%s has no URL, yet one was read: %q", method, a.url)
+			}
+		} else if vs := members[m.urlKey]; len(vs) > 1 && err == nil {
+			t.Fatalf("%s %s: %s given twice, accepted", method, params, m.urlKey)
+		} else if err == nil && len(vs) == 1 {
+			var want string
+			if json.Unmarshal(vs[0], &want) != nil {
+				t.Fatalf("%s %s: a non-string %s accepted", method, params, m.urlKey)
+			}
+			if !a.hasURL || a.url != want {
+				t.Fatalf("%s %s: read %q, Chrome reads %q", method, params, a.url, want)
+			}
+		} else if err == nil && len(vs) == 0 && a.hasURL {
+			t.Fatalf("%s %s: no %s, yet %q read", method, params, m.urlKey, a.url)
+		}
+		if m.decode != nil && err == nil {
+			for k, vs := range members {
+				if len(vs) > 1 {
+					t.Fatalf("%s %s: %s given twice, accepted", method, params, k)
+				}
+			}
+			for _, k := range []string{"targetId", "sessionId"} {
+				if vs := members[k]; len(vs) == 1 {
+					var want string
+					if json.Unmarshal(vs[0], &want) == nil {
+						got := a.targetID
+						if k == "sessionId" {
+							got = a.sessionID
+						}
+						if (k == "targetId" && usesTargetID(method)) || (k == "sessionId" && method == "Target.detachFromTarget") {
+							if got != want {
+								t.Fatalf("%s %s: %s read %q, Chrome reads %q", method, params, k, got, want)
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+func usesTargetID(method string) bool {
+	switch method {
+	case "Target.closeTarget", "Target.activateTarget", "Target.getTargetInfo", "Target.attachToTarget", "Target.detachFromTarget":
+		return true
+	}
+	return false
+}

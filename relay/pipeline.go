@@ -1,0 +1,306 @@
+package relay
+
+import (
+	"time"
+
+	"github.com/cdprelay/cdprelay/internal/wire"
+)
+
+// The command pipeline: in what order a client command is judged.
+//
+// Every command a client sends runs through these stages, in this order,
+// and stops at the first that answers it. The order is a security
+// contract: nothing that a stage refuses reaches a later one, and nothing
+// reaches the tab that an earlier stage refused.
+//
+//  1. limits   the client's command rate and its commands in flight;
+//  2. route    the session the command names, the tab that executes it
+//     and the session its reply names, resolved once under one lock; the
+//     params that later stages judge or act on, decoded once (params.go);
+//  3. policy   the method rules and the URL fence, on the decoded URL
+//     (Policy);
+//  4. access   what the tab lets automation do: a person's take-over
+//     (control.go);
+//  5. fence    the navigation backstop's share of the tab's Fetch domain
+//     (fetchfence.go);
+//  6. emulate  browser-level methods the relay answers itself
+//     (emulate.go);
+//  7. forward  everything else, to the tab, params as the client's
+//     original bytes (or as a stage rewrote them).
+//
+// Then observe: one step, for every verdict, that counts the command and
+// its outcome and records what the audit log keeps.
+
+// cmd is one client command on its way through the pipeline. The read
+// loop owns it and reuses it for every command; a stage that hands the
+// command to another goroutine copies it into a call.
+type cmd struct {
+	env    wire.Envelope // aliases the read buffer
+	m      *methodInfo
+	r      route
+	a      args
+	params []byte // what is forwarded: the client's params or a stage's rewrite
+	out    outcome
+}
+
+// outcome is a command's verdict, for the observe step.
+type outcome struct {
+	kind outcomeKind
+	// d is the refusing decision: a policy rule's, or one of the relay's
+	// own (rule "relay:...").
+	d Decision
+}
+
+type outcomeKind uint8
+
+const (
+	outForwarded outcomeKind = iota
+	outEmulated
+	outDenied  // refused by a rule, with a CDP error
+	outDropped // acknowledged and dropped by a rule
+	outFailed  // answered with an error no rule decided (no such session, bad params)
+	outLimited // refused by a limit before it was counted
+)
+
+// handle runs one well-formed command through the pipeline.
+func (c *clientConn) handle(k *cmd) {
+	k.m, k.r, k.a, k.params, k.out = nil, route{}, args{}, k.env.Params, outcome{}
+	if c.limits(k) && c.route(k) && c.policy(k) && c.access(k) && c.fence(k) && !c.emulate(k) {
+		c.forward(k)
+	}
+	c.observe(k)
+}
+
+// refuse answers k with decision d of the stage that refused it: a CDP
+// error for a denial, an empty result for ack-and-drop.
+func (c *clientConn) refuse(k *cmd, d Decision) bool {
+	if d.Verdict == AckAndDrop {
+		k.out = outcome{kind: outDropped, d: d}
+		c.replyEmptyRaw(k.env.ID, k.env.SessionID)
+		return false
+	}
+	k.out = outcome{kind: outDenied, d: d}
+	c.replyErrorRaw(k.env.ID, k.env.SessionID, codeServerError, d.Message)
+	return false
+}
+
+// failed answers k with an error that is no rule's verdict.
+func (c *clientConn) failed(k *cmd, code int64, msg string) bool {
+	k.out.kind = outFailed
+	c.replyErrorRaw(k.env.ID, k.env.SessionID, code, msg)
+	return false
+}
+
+// 1. limits.
+func (c *clientConn) limits(k *cmd) bool {
+	cfg := &c.inst.srv.cfg
+	switch {
+	case !c.bucket.take(time.Now()):
+		cfg.Metrics.limited[limitRate].Inc()
+		k.out.kind = outLimited
+		c.replyErrorRaw(k.env.ID, k.env.SessionID, codeServerError, msgRateLimit(cfg.CommandsPerSecond))
+		return false
+	case c.inflight.Load() >= int64(cfg.MaxInFlight):
+		cfg.Metrics.limited[limitInFlight].Inc()
+		k.out.kind = outLimited
+		c.replyErrorRaw(k.env.ID, k.env.SessionID, codeServerError, msgInFlight(cfg.MaxInFlight))
+		return false
+	}
+	k.m = lookupMethod(k.env.Method)
+	cfg.Metrics.messages[dirCommand][k.m.domain].Inc()
+	cfg.Metrics.bytes[dirCommand].Add(float64(len(k.env.Params)))
+	return true
+}
+
+// route is where a command goes, resolved once.
+type route struct {
+	// sess is the session the command names (or a page endpoint's own);
+	// nil for the root.
+	sess *session
+	// replyTo is the session the reply names: sess when the command named
+	// one; nil for the root and a page endpoint's own session.
+	replyTo *session
+	// via is the session that carries the command to a tab: sess when it is
+	// a tab's (its own or a child); for the root and browser sessions, the
+	// first session of the lowest attached tab (state.rootTab). Nil when
+	// no tab is attached.
+	via *session
+	tab *tab // via's tab
+	// control is who holds tab from the live view ("": automation).
+	control string
+	// fenced: the navigation backstop is on for via.
+	fenced bool
+}
+
+// 2. route.
+func (c *clientConn) route(k *cmd) bool {
+	in := c.inst
+	var r route
+	st := in.lock()
+	if k.env.SessionID != nil || c.page != nil {
+		s := st.lookupSession(c, k.env.SessionID)
+		if s == nil {
+			in.unlock()
+			return c.failed(k, codeNoSession, "Session with given id not found.")
+		}
+		r.sess = s
+		if k.env.SessionID != nil {
+			r.replyTo = s
+		}
+	}
+	if r.sess != nil && r.sess.tab != nil {
+		r.via = r.sess
+	} else if t := st.rootTab(); t != nil {
+		r.via = t.session
+	}
+	if r.via != nil {
+		r.tab = r.via.tab
+		r.control = r.tab.control
+		sid := ""
+		if r.via.child {
+			sid = r.via.id
+		}
+		r.fenced = r.tab.fenced(sid)
+	}
+	in.unlock()
+	k.r = r
+	if err := argsOf(k.m, k.env.Params, &k.a); err != nil {
+		return c.failed(k, codeInvalidParams, err.Error())
+	}
+	return true
+}
+
+// 3. policy.
+func (c *clientConn) policy(k *cmd) bool {
+	in := c.inst
+	pol := in.srv.policy.load()
+	if d := pol.Command(in.profile, k.m.name, k.env.Params); d.Verdict != Allow {
+		return c.refuse(k, d)
+	}
+	if k.m.urlKey != "" {
+		if d := pol.MethodURL(in.profile, k.m.name, k.a.url, k.a.hasURL); d.Verdict != Allow {
+			return c.refuse(k, d)
+		}
+	}
+	return true
+}
+
+// 4. access.
+func (c *clientConn) access(k *cmd) bool {
+	if k.r.control != "" && controlRefused(k.m.name) {
+		return c.refuse(k, Decision{Verdict: Deny, Rule: ruleTakeOver, Message: msgControlled})
+	}
+	return true
+}
+
+// 5. fence: on a fenced session the client's Fetch.enable and
+// Fetch.disable become one Fetch.enable that keeps the backstop's pattern,
+// whichever session sent them (before the emulation, which would watch
+// them as a domain switch).
+func (c *clientConn) fence(k *cmd) bool {
+	if !k.r.fenced {
+		return true
+	}
+	enable := k.m.name == "Fetch.enable"
+	if !enable && k.m.name != "Fetch.disable" {
+		return true
+	}
+	in := c.inst
+	sid := ""
+	if k.r.via.child {
+		sid = k.r.via.id
+	}
+	st := in.lock()
+	k.params = st.fetchRewrite(k.r.tab, sid, &k.a, enable, k.r.replyTo)
+	in.unlock()
+	c.send(k, []byte("Fetch.enable"))
+	return false
+}
+
+// 6. emulate reports whether the relay answered the command itself.
+func (c *clientConn) emulate(k *cmd) bool {
+	h := emulated(k.m, k.r.sess)
+	if h == nil {
+		return false
+	}
+	k.out.kind = outEmulated
+	cl := call{id: k.env.ID, method: k.m.name, sess: k.r.sess, a: k.a}
+	if k.env.Params != nil {
+		cl.params = append([]byte(nil), k.env.Params...)
+	}
+	if !h.blocking {
+		h.fn(c, cl)
+		return true
+	}
+	// Handlers that wait for the extension run beside the read loop, so a
+	// slow attach does not hold up the client's other traffic.
+	c.wg.Add(1)
+	c.inst.tasks.spawn("emulate "+cl.method, func() {
+		defer c.wg.Done()
+		h.fn(c, cl)
+	})
+	return true
+}
+
+// 7. forward.
+func (c *clientConn) forward(k *cmd) {
+	r := &k.r
+	if r.via == nil {
+		c.failed(k, codeServerError, "cdprelay: "+k.m.name+" needs a page, and no tab is attached")
+		return
+	}
+	if s := r.sess; s != nil && s.tab != nil && !s.child {
+		switch k.m.name {
+		case "Page.startScreencast", "Page.stopScreencast":
+			c.noteClientScreencast(s.tab, k.m.name == "Page.startScreencast")
+		}
+	}
+	c.send(k, k.env.Method)
+}
+
+// send forwards k on its route as method with k.params.
+func (c *clientConn) send(k *cmd, method []byte) {
+	k.out.kind = outForwarded
+	if !c.ext.forward(c, k.env.ID, method, k.params, k.r.via, k.r.replyTo) {
+		c.failed(k, codeServerError, "Extension disconnected")
+	}
+}
+
+// noteClientScreencast records that the client runs a screencast of its own
+// on t (its frames then go to the client) and tells the live view.
+func (c *clientConn) noteClientScreencast(t *tab, on bool) {
+	c.inst.lock()
+	t.clientScreencast = on
+	hs := t.handles
+	c.inst.unlock()
+	notifyHandles(hs, TabEvent{Method: EventClientScreencast, Params: jsonObj("active", on)})
+}
+
+// observe counts k's outcome and records what the audit log keeps: every
+// refusal, and the navigations the client asked for.
+func (c *clientConn) observe(k *cmd) {
+	in := c.inst
+	switch k.out.kind {
+	case outDenied:
+		in.srv.cfg.Metrics.countRefusal(k.out.d)
+		in.observe(Event{Actor: ActorClient, Kind: KindDenied, Method: k.m.name, Rule: k.out.d.Rule, Outcome: OutcomeDenied, Detail: k.out.d.Message})
+	case outDropped:
+		in.srv.cfg.Metrics.countRefusal(k.out.d)
+		in.observe(Event{Actor: ActorClient, Kind: KindDropped, Method: k.m.name, Rule: k.out.d.Rule, Outcome: OutcomeDropped})
+		if k.m.name == "Browser.setDownloadBehavior" {
+			// Acknowledged, not applied; but whether the client wants
+			// download events is kept.
+			c.noteDownloadBehavior(k.a.eventsEnabled)
+		}
+	case outForwarded:
+		if k.m.name == "Page.navigate" {
+			target := ""
+			if k.r.tab != nil {
+				in.lock()
+				target = k.r.tab.targetID
+				in.unlock()
+			}
+			in.observe(Event{Actor: ActorClient, Kind: KindNavigate, Method: k.m.name, Target: target, Outcome: OutcomeOK, Detail: k.a.url})
+		}
+	}
+}

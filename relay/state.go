@@ -1,0 +1,87 @@
+package relay
+
+// state is everything an instance knows that changes: its two sockets, the
+// browser it speaks for, the tabs the extension shares (the tab table,
+// tabs.go) and the client's sessions (the session table, sessions.go).
+//
+// It has one owner, the instance's mutex, and one way in, Instance.lock: a
+// function that has a *state holds the lock. Its methods decide and
+// record; none calls the extension or blocks. The I/O side (attach.go,
+// extevents.go, the emulation) takes the lock to read or record and never
+// holds it across a call to the extension.
+type state struct {
+	in *Instance // static: for records and configuration
+
+	ext         *extConn    // nil until an extension connects
+	client      *clientConn // the one CDP client, or nil
+	everClaimed bool        // an extension connected once
+	closed      bool
+	// changed is closed and replaced whenever ext, client or closed
+	// changes, for those who wait on it.
+	changed chan struct{}
+
+	info       BrowserInfo // what the extension reported, or the relay learnt
+	tabUpdates bool        // the extension reports chrome.tabs.onUpdated (ours does)
+	browserCtx string      // browserContextId reported for tabs
+
+	tabs        map[int64]*tab      // the tab table: tabs the extension shares
+	sessions    map[string]*session // the session table: client-visible id → session
+	nextSession int                 // session numbers are never reused
+}
+
+func newState(in *Instance) state {
+	return state{
+		in:         in,
+		changed:    make(chan struct{}),
+		tabs:       make(map[int64]*tab),
+		sessions:   make(map[string]*session),
+		browserCtx: randHex(16),
+	}
+}
+
+// notify wakes everyone waiting for a change of ext, client or closed.
+func (st *state) notify() {
+	close(st.changed)
+	st.changed = make(chan struct{})
+}
+
+// observe records ev for the instance.
+func (st *state) observe(ev Event) { st.in.observe(ev) }
+
+// resetTabs forgets every tab and session: they belonged to an extension
+// connection that is gone. It returns the handles to tell, outside the
+// lock.
+func (st *state) resetTabs() []*TabHandle {
+	var hs []*TabHandle
+	for _, t := range st.tabs {
+		t.setState(tabDetached, errExtGone)
+		hs = append(hs, t.handles...)
+		t.handles = nil
+	}
+	clear(st.tabs)
+	clear(st.sessions)
+	return hs
+}
+
+// releaseClientTabs forgets the departed client's sessions and returns the
+// tabs whose debugger is to be detached. They are marked detaching here,
+// rather than by the detach itself, so that a client connecting right
+// after waits for the detach instead of taking over a tab about to lose
+// its debugger. An attach in flight undoes itself once Chrome has done it.
+func (st *state) releaseClientTabs() []*tab {
+	var detach []*tab
+	for _, t := range st.tabs {
+		t.session = nil
+		t.extra = nil
+		t.clientScreencast = false
+		switch t.state {
+		case tabAttached:
+			t.setState(tabDetaching, nil)
+			detach = append(detach, t)
+		case tabAttaching:
+			t.releaseAfterAttach = true
+		}
+	}
+	clear(st.sessions)
+	return detach
+}
