@@ -44,7 +44,6 @@ const (
 
 var limitNames = []string{limitRate, limitInFlight, limitQueue, limitInstances, limitIdle}
 
-
 func msgRateLimit(perSecond float64) string {
 	return "cdprelay: rate limit: more than " + strconv.FormatFloat(perSecond, 'f', -1, 64) + " commands per second"
 }

@@ -192,4 +192,3 @@ func (m *Metrics) registerInstances(s *Server) {
 		}))
 	}
 }
-

@@ -49,10 +49,10 @@ type Policy interface {
 // allowAll is the policy of a relay configured without one.
 type allowAll struct{}
 
-func (allowAll) Command(string, string, []byte) Decision            { return Decision{} }
+func (allowAll) Command(string, string, []byte) Decision         { return Decision{} }
 func (allowAll) MethodURL(string, string, string, bool) Decision { return Decision{} }
-func (allowAll) URL(string, string) Decision             { return Decision{} }
-func (allowAll) FencesNavigation(string) bool            { return false }
+func (allowAll) URL(string, string) Decision                     { return Decision{} }
+func (allowAll) FencesNavigation(string) bool                    { return false }
 
 // policyBox holds the current policy; SetPolicy swaps it without touching
 // any connection.
@@ -82,4 +82,3 @@ func (s *Server) SetPolicy(p Policy) {
 
 // Policy returns the policy in force.
 func (s *Server) Policy() Policy { return s.policy.load() }
-

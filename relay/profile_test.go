@@ -24,7 +24,7 @@ func (p *profilePolicy) Command(profile, method string, _ []byte) Decision {
 	}
 	return Decision{}
 }
-func (*profilePolicy) URL(string, string) Decision  { return Decision{} }
+func (*profilePolicy) URL(string, string) Decision { return Decision{} }
 func (*profilePolicy) MethodURL(string, string, string, bool) Decision {
 	return Decision{}
 }
