@@ -58,6 +58,13 @@ type Config struct {
 	// NoDefaults drops the default method rules (DefaultMethodRules).
 	// Default: false.
 	NoDefaults bool `json:"no_defaults,omitempty" yaml:"no_defaults,omitempty"`
+
+	// UploadsDir are the folders, absolute paths on the machine the
+	// browser runs on, that automation may upload files from
+	// (DOM.setFileInputFiles, Input.dispatchDragEvent). The relay resolves
+	// symlinks and ".." in both before it compares. Default: none, so
+	// uploads are refused.
+	UploadsDir []string `json:"uploads_dir,omitempty" yaml:"uploads_dir,omitempty"`
 }
 
 // Profile overrides the global policy for the instances that name it. A
@@ -72,6 +79,7 @@ type Profile struct {
 	BlockedHosts          []string `json:"blocked_hosts,omitempty" yaml:"blocked_hosts,omitempty"`
 	BlockPrivateAddresses *bool    `json:"block_private_addresses,omitempty" yaml:"block_private_addresses,omitempty"`
 	NoDefaults            *bool    `json:"no_defaults,omitempty" yaml:"no_defaults,omitempty"`
+	UploadsDir            []string `json:"uploads_dir,omitempty" yaml:"uploads_dir,omitempty"`
 }
 
 // EntryError is one invalid configuration entry.
@@ -162,6 +170,7 @@ func (c Config) with(p Profile) Config {
 	c.AllowedSchemes = pick(p.AllowedSchemes, c.AllowedSchemes)
 	c.AllowedHosts = pick(p.AllowedHosts, c.AllowedHosts)
 	c.BlockedHosts = pick(p.BlockedHosts, c.BlockedHosts)
+	c.UploadsDir = pick(p.UploadsDir, c.UploadsDir)
 	if p.BlockPrivateAddresses != nil {
 		c.BlockPrivateAddresses = *p.BlockPrivateAddresses
 	}
@@ -180,6 +189,7 @@ func (p Profile) owns() map[string]bool {
 		fieldSchemes: len(p.AllowedSchemes) > 0,
 		fieldAllowed: len(p.AllowedHosts) > 0,
 		fieldBlocked: len(p.BlockedHosts) > 0,
+		fieldUploads: len(p.UploadsDir) > 0,
 	}
 }
 
@@ -189,6 +199,7 @@ const (
 	fieldSchemes = "allowed_schemes"
 	fieldAllowed = "allowed_hosts"
 	fieldBlocked = "blocked_hosts"
+	fieldUploads = "uploads_dir"
 )
 
 // defaultSchemes are the schemes of ordinary web pages.

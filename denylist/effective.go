@@ -2,6 +2,7 @@ package denylist
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 
 	"github.com/gobwas/glob"
@@ -25,6 +26,7 @@ type Effective struct {
 	allowed      hostList
 	blocked      hostList
 	blockPrivate bool
+	uploads      []string
 }
 
 type methodKind uint8
@@ -113,6 +115,16 @@ func compileEffective(profile string, c Config, own func(field string) bool, err
 		e.schemes[n] = true
 	}
 
+	for i, d := range c.UploadsDir {
+		switch {
+		case !filepath.IsAbs(d):
+			fail(fieldUploads, i, d, errors.New("an upload folder is an absolute path"))
+		case filepath.Clean(d) == "/":
+			fail(fieldUploads, i, d, errors.New("the whole file system is not an upload folder"))
+		default:
+			e.uploads = append(e.uploads, filepath.Clean(d))
+		}
+	}
 	e.allowed = compileHostList(c.AllowedHosts, func(i int, entry string, err error) { fail(fieldAllowed, i, entry, err) })
 	e.blocked = compileHostList(c.BlockedHosts, func(i int, entry string, err error) { fail(fieldBlocked, i, entry, err) })
 	return e
@@ -304,3 +316,7 @@ func clip(s string) string {
 func (e *Effective) FencesHosts() bool {
 	return !e.allowed.empty() || !e.blocked.empty() || e.blockPrivate
 }
+
+// UploadDirs returns the folders automation may upload files from, cleaned;
+// empty: uploads are refused. The caller resolves symlinks, which is I/O.
+func (e *Effective) UploadDirs() []string { return e.uploads }

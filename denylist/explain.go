@@ -59,6 +59,11 @@ func (e *Effective) Explain() string {
 	} else {
 		fmt.Fprintf(&b, "  hosts blocked: %s (blocked wins over allowed)\n", strings.Join(e.blocked.entries, ", "))
 	}
+	if len(e.uploads) == 0 {
+		b.WriteString("  uploads: refused (no uploads_dir)\n")
+	} else {
+		fmt.Fprintf(&b, "  uploads: only files inside %s (symlinks and .. resolved first)\n", strings.Join(e.uploads, ", "))
+	}
 	if e.blockPrivate {
 		b.WriteString("  private addresses: refused (IP literals that are not public, and localhost names; names resolved by DNS are not checked)\n")
 	} else {

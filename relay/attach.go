@@ -56,6 +56,10 @@ func (in *Instance) attachTab(ctx context.Context, x *extConn, t *tab) error {
 			in.unlock()
 			return err
 		}
+		if err := neverShared(t); err != nil {
+			in.unlock()
+			return err
+		}
 		t.setState(tabAttaching, nil)
 		in.unlock()
 		break
@@ -77,6 +81,18 @@ func (in *Instance) attachTab(ctx context.Context, x *extConn, t *tab) error {
 		return fmt.Errorf("tab %d detached while attaching", t.id)
 	}
 	st.attached(t, ti)
+	if err := neverShared(t); err != nil {
+		// The offer said otherwise: Chrome's word counts. Let go at once.
+		t.setState(tabDetaching, nil)
+		in.unlock()
+		in.finishDetach(x, t)
+		in.lock()
+		if t.state == tabDetached {
+			t.attachErr = err
+		}
+		in.unlock()
+		return err
+	}
 	if release {
 		// Undo what the leaving client may have switched on. A caller that
 		// still wants the tab (the live view; the client's own context is
@@ -104,6 +120,7 @@ func (st *state) attached(t *tab, ti TargetInfo) {
 		t.url = ti.URL
 	}
 	t.title = ti.Title
+	st.updateAccess(t)
 	t.browserCtx = ti.BrowserContextID
 	if ti.BrowserContextID != "" {
 		// Every tab of a profile is in the same default context: report
@@ -135,6 +152,11 @@ func (in *Instance) attachCalls(ctx context.Context, x *extConn, tabID int64) (_
 			return TargetInfo{}, false, fmt.Errorf("navigation fence on tab %d: %w", tabID, err)
 		}
 		fenced = true
+	}
+	// The relay follows where the tab goes from its Page events, whether or
+	// not a client enables Page (events.go).
+	if _, err := x.sendCommand(ctx, tabID, "", "Page.enable", nil); err != nil {
+		return TargetInfo{}, false, fmt.Errorf("page events of tab %d: %w", tabID, err)
 	}
 	in.awaitFirstCommit(ctx, x, tabID)
 	return r.TargetInfo, fenced, nil
@@ -242,4 +264,15 @@ func (in *Instance) releaseIfUnused(x *extConn, t *tab, quiet bool) {
 	t.setState(tabDetaching, nil)
 	in.unlock()
 	in.finishDetach(x, t)
+}
+
+// neverShared refuses to attach a tab on a page that is never shared with
+// automation: a file, a browser, extension or DevTools page. Such a tab
+// stays a target (of which the client sees the origin), without a
+// debugger, until it comes back to a web page.
+func neverShared(t *tab) error {
+	if web, special := pageScheme(t.url); web || special {
+		return nil
+	}
+	return fmt.Errorf("tab %d shows %s page, which is never shared with automation", t.id, schemeOf(t.url))
 }

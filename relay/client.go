@@ -149,7 +149,8 @@ type call struct {
 	method string
 	sess   *session // the session the command named; its reply names it too
 	params []byte
-	a      args // the decoded params, as the stages judged them
+	a      args      // the decoded params, as the stages judged them
+	acc    tabAccess // the access of the tab the command's session is on
 }
 
 // reply sends a result for k. v is marshalled with encoding/json; the

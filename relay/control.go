@@ -30,6 +30,9 @@ func controlRefused(method string) bool {
 // ruleTakeOver is the rule id of what a person's take-over refuses.
 const ruleTakeOver = "relay:take-over"
 
+// msgControlledWhy is what a refusal on a held tab says.
+const msgControlledWhy = "a person has taken control of this tab from the live view; automation may read it but not act on it until they hand it back"
+
 const msgControlled = "cdprelay: a person has taken control of this tab from the live view; input and navigation are refused until they hand it back"
 
 // ErrControlled is returned when another person already holds a tab.
@@ -65,6 +68,11 @@ func (in *Instance) setControl(tabID int64, holder string) error {
 	case !release && t.control == holder:
 		return nil
 	}
+	defer func() {
+		if was, changed := st.updateAccess(t); changed {
+			st.accessChanged(t, was)
+		}
+	}()
 	if release {
 		t.control = ""
 		in.observe(Event{Actor: ActorViewer, Kind: KindHandBack, Target: t.targetID, Outcome: OutcomeOK})

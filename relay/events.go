@@ -18,6 +18,7 @@ type eventEffects struct {
 	fenceChild  string       // a new out-of-process frame to fence
 	dropped     []*session   // child sessions that went: fail their commands
 	refresh     bool         // ask the tab for its title
+	resume      string       // a child of a blind tab waiting for a debugger: resume it
 }
 
 // routeEvent forwards one chrome.debugger.onEvent. This is the tab →
@@ -43,22 +44,46 @@ func (in *Instance) routeEvent(x *extConn, args []byte) {
 
 // routeEventLocked decides where an event of t (on its child session sid,
 // nil for the tab's own) goes and delivers it to the client.
+//
+// The relay follows where the tab is from its own Page events (it keeps
+// Page enabled on every tab it attaches), whoever listens: the event that
+// takes the tab to a page automation may not see is the last one the
+// client gets of it, and nothing of a blind tab reaches the client but
+// what the relay says of it itself (access.go).
 func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []byte, fx *eventEffects) {
-	if sid == nil && isScreencastFrame(method) {
-		// Frames of the tab's own session belong to whoever started the
-		// screencast: the live view's tap, or the client (and then the tap
-		// gets a copy and leaves the acks to the client).
-		fx.frameTo, fx.frameClient = t.handles, t.clientScreencast
-		if !t.clientScreencast {
-			return
+	if sid == nil {
+		if isScreencastFrame(method) {
+			if t.acc.level == accessBlind {
+				return // not even the live view sees a blind tab
+			}
+			// Frames of the tab's own session belong to whoever started the
+			// screencast: the live view's tap, or the client (and then the
+			// tap gets a copy and leaves the acks to the client).
+			fx.frameTo, fx.frameClient = t.handles, t.clientScreencast
+			if !t.clientScreencast {
+				return
+			}
+		} else if bytesHasPrefix(method, "Page.") {
+			fx.refresh = st.trackPage(t, method, params)
 		}
 	}
-	if t.fetch != nil && isFetchPaused(method) {
+	blind := t.acc.level == accessBlind
+	if isFetchPaused(method) {
 		// The navigation backstop sees the pause first; the client gets it
-		// only when its own patterns asked for it.
-		if fx.paused = st.judgePaused(t, string(sid), params); fx.paused.handled() {
+		// only when its own patterns asked for it, and never on a blind tab,
+		// whose requests the relay lets go on as the page made them.
+		if t.fetch != nil {
+			fx.paused = st.judgePaused(t, string(sid), params)
+		}
+		if !fx.paused.handled() && blind {
+			fx.paused = pausedAction{kind: pausedContinue, requestID: string(wire.StringField(params, "requestId"))}
+		}
+		if fx.paused.handled() {
 			return
 		}
+	} else if blind && string(method) == "Fetch.authRequired" {
+		fx.paused = pausedAction{kind: pausedAuthDefault, requestID: string(wire.StringField(params, "requestId"))}
+		return
 	}
 	c := st.client
 	if c == nil {
@@ -83,6 +108,11 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 				// session: fence it too, before the client resumes it.
 				fx.fenceChild = child.id
 			}
+			if blind && string(wire.Field(params, "waitingForDebugger")) == "true" {
+				// Nobody the client knows of will resume it: the page must
+				// not hang for being blind.
+				fx.resume = child.id
+			}
 		}
 	case "Target.detachedFromTarget":
 		if id := wire.StringField(params, "sessionId"); len(id) > 0 {
@@ -90,10 +120,12 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 				fx.dropped = st.dropChild(cs)
 			}
 		}
-	default:
-		if sid == nil && bytesHasPrefix(method, "Page.") {
-			fx.refresh = st.pageEvent(t, method, params)
-		}
+	}
+	if blind {
+		return
+	}
+	if sid == nil && bytesHasPrefix(method, "Page.") {
+		st.pageDownload(method, params)
 	}
 	in.srv.cfg.Metrics.count(dirEvent, method, len(params))
 	buf := getBuf()
@@ -120,6 +152,9 @@ func (in *Instance) afterEvent(x *extConn, t *tab, sid, params []byte, fx *event
 		in.enableFence(x, t, fx.fenceChild)
 	}
 	x.failSessions(fx.dropped)
+	if fx.resume != "" {
+		x.fire(t.id, fx.resume, "Runtime.runIfWaitingForDebugger", nil)
+	}
 	if fx.refresh {
 		in.tasks.spawn("target info", func() { in.refreshTargetInfo(x, t) })
 	}

@@ -64,6 +64,8 @@ type pendingCall struct {
 	replyTo  *session // the session the reply names; nil for the root
 	via      *session // the session that carried it; nil for the relay's own
 	tabID    int64
+	tab      *tab      // via's tab
+	epoch    uint32    // the tab's blind epoch when it was forwarded
 	domain   int       // the command's domain, for the reply's count
 	start    time.Time // when it was forwarded
 
@@ -237,7 +239,8 @@ func debuggee(tabID int64, sid string) map[string]any {
 // client's original bytes unless a stage rewrote them). replyTo is the
 // session the reply names. It blocks while the extension's queue is full.
 func (x *extConn) forward(c *clientConn, id int64, method, params []byte, via, replyTo *session) bool {
-	cid, ok := x.register(pendingCall{kind: callClient, client: c, clientID: id, replyTo: replyTo, via: via, tabID: via.tab.id, domain: domainIdx(method), start: time.Now()})
+	t := via.tab
+	cid, ok := x.register(pendingCall{kind: callClient, client: c, clientID: id, replyTo: replyTo, via: via, tabID: t.id, tab: t, epoch: t.blindEpoch.Load(), domain: domainIdx(method), start: time.Now()})
 	if !ok {
 		return false
 	}
@@ -398,14 +401,21 @@ func (x *extConn) handleReply(m *wire.ExtMessage) {
 		session = pc.replyTo.idJSON
 	}
 	buf := getBuf()
-	if m.HasError {
+	switch {
+	case pc.tab.blindEpoch.Load() != pc.epoch:
+		// The tab went blind while the command ran: it may have run in the
+		// page the automation may not see.
+		*buf = wire.AppendError(*buf, pc.clientID, session, codeServerError, msgWentBlind)
+	case m.HasError:
 		e := parseExtError(m.Error)
 		*buf = wire.AppendError(*buf, pc.clientID, session, e.Code, e.Message)
-	} else {
+	default:
 		*buf = wire.AppendResult(*buf, pc.clientID, session, m.Result)
 	}
 	c.deliver(buf)
 }
+
+const msgWentBlind = "cdprelay: blind: the tab went to a page automation may not see while this command ran; its result is withheld"
 
 // parseExtError reads an extension error string. chrome.debugger reports a
 // CDP error as the JSON text of {code, message}; anything else is a plain

@@ -30,6 +30,7 @@ func (hostFence) URL(_, url string) Decision {
 	return Decision{}
 }
 func (hostFence) FencesNavigation(string) bool { return true }
+func (hostFence) UploadDirs(string) []string   { return nil }
 
 // cdpCall is one chrome.debugger.sendCommand the fake received.
 type cdpCall struct {

@@ -149,9 +149,10 @@ type pausedAction struct {
 }
 
 const (
-	pausedDeliver  = iota // to the client, whose patterns asked for it
-	pausedFail            // refused by the fence: failed as blocked by client
-	pausedContinue        // the relay's own pause: continued
+	pausedDeliver     = iota // to the client, whose patterns asked for it
+	pausedFail               // refused by the fence: failed as blocked by client
+	pausedContinue           // the relay's own pause, or a blind tab's: continued
+	pausedAuthDefault        // a blind tab's credentials request: left to the browser
 )
 
 func (a pausedAction) handled() bool { return a.kind != pausedDeliver }
@@ -178,7 +179,7 @@ func (st *state) judgePaused(t *tab, sid string, params []byte) pausedAction {
 			return pausedAction{kind: pausedFail, requestID: p.RequestID, url: p.Request.URL, d: d}
 		}
 	}
-	if cf != nil && cf.matches(p, responseStage) {
+	if cf != nil && t.acc.level != accessBlind && cf.matches(p, responseStage) {
 		return pausedAction{}
 	}
 	return pausedAction{kind: pausedContinue, requestID: p.RequestID}
@@ -193,6 +194,8 @@ func (a pausedAction) run(in *Instance, x *extConn, t *tab, sid string) {
 		in.srv.cfg.Metrics.countRefusal(a.d)
 	case pausedContinue:
 		x.fire(t.id, sid, "Fetch.continueRequest", map[string]string{"requestId": a.requestID})
+	case pausedAuthDefault:
+		x.fire(t.id, sid, "Fetch.continueWithAuth", map[string]any{"requestId": a.requestID, "authChallengeResponse": map[string]string{"response": "Default"}})
 	}
 }
 

@@ -31,6 +31,7 @@ var domainIndex = func() map[string]int {
 var (
 	domainBrowser = domainIndex["Browser"]
 	domainTarget  = domainIndex["Target"]
+	domainOther   = len(cdpDomains) - 1
 )
 
 // domainIdx returns the index in cdpDomains of method's domain.

@@ -42,6 +42,7 @@ const (
 	KindDropped    = "dropped"
 	KindTakeOver   = "take-over"
 	KindHandBack   = "hand-back"
+	KindAccess     = "access"
 	KindPolicy     = "policy-reload"
 	KindError      = "error"
 )

@@ -115,6 +115,24 @@ var decodedMethods = map[string]func(params []byte, a *args) error{
 		a.eventsEnabled = v.EventsEnabled
 		return err
 	},
+	"DOM.setFileInputFiles": func(p []byte, a *args) error {
+		var v struct {
+			Files []string `json:"files"`
+		}
+		err := decodeStruct(p, &v)
+		a.files = v.Files
+		return err
+	},
+	"Input.dispatchDragEvent": func(p []byte, a *args) error {
+		var v struct {
+			Data struct {
+				Files []string `json:"files"`
+			} `json:"data"`
+		}
+		err := decodeStruct(p, &v)
+		a.files = v.Data.Files
+		return err
+	},
 	"Fetch.enable": func(p []byte, a *args) error {
 		var v struct {
 			Patterns           []fetchPattern `json:"patterns"`

@@ -17,10 +17,10 @@ import (
 //  2. route    the session the command names, the tab that executes it
 //     and the session its reply names, resolved once under one lock; the
 //     params that later stages judge or act on, decoded once (params.go);
-//  3. policy   the method rules and the URL fence, on the decoded URL
-//     (Policy);
-//  4. access   what the tab lets automation do: a person's take-over
-//     (control.go);
+//  3. policy   the operator's method rules and URL fence, on the decoded
+//     URL (Policy), then the relay's own rules (rules.go);
+//  4. access   what the tab lets automation do, by where it is and who
+//     holds it: blind, read-only or full (access.go);
 //  5. fence    the navigation backstop's share of the tab's Fetch domain
 //     (fetchfence.go);
 //  6. emulate  browser-level methods the relay answers itself
@@ -126,8 +126,8 @@ type route struct {
 	// no tab is attached.
 	via *session
 	tab *tab // via's tab
-	// control is who holds tab from the live view ("": automation).
-	control string
+	// acc is what automation may do with tab (access.go).
+	acc tabAccess
 	// fenced: the navigation backstop is on for via.
 	fenced bool
 }
@@ -155,7 +155,7 @@ func (c *clientConn) route(k *cmd) bool {
 	}
 	if r.via != nil {
 		r.tab = r.via.tab
-		r.control = r.tab.control
+		r.acc = r.tab.acc
 		sid := ""
 		if r.via.child {
 			sid = r.via.id
@@ -182,13 +182,38 @@ func (c *clientConn) policy(k *cmd) bool {
 			return c.refuse(k, d)
 		}
 	}
+	if d, ok := c.relayRules(k); !ok {
+		return c.refuse(k, d)
+	}
 	return true
 }
 
 // 4. access.
 func (c *clientConn) access(k *cmd) bool {
-	if k.r.control != "" && controlRefused(k.m.name) {
-		return c.refuse(k, Decision{Verdict: Deny, Rule: ruleTakeOver, Message: msgControlled})
+	if k.r.tab == nil {
+		return true
+	}
+	if d, ok := c.gate(k, k.r.acc); !ok {
+		return c.refuse(k, d)
+	}
+	switch k.m.name {
+	case "Page.navigate":
+		// Not into a page the automation could not see.
+		st := c.inst.lock()
+		to := st.urlAccess(k.a.url)
+		c.inst.unlock()
+		if to.level == accessBlind {
+			return c.refuse(k, Decision{Verdict: Deny, Rule: to.rule, Message: "cdprelay: blind: " + to.why})
+		}
+	case "Page.getFrameTree":
+		if k.r.acc.level == accessBlind && !k.r.via.child {
+			c.inst.lock()
+			tree := blindFrameTree(k.r.tab)
+			c.inst.unlock()
+			k.out.kind = outEmulated
+			c.reply(call{id: k.env.ID, sess: k.r.replyTo}, tree)
+			return false
+		}
 	}
 	return true
 }
@@ -224,7 +249,7 @@ func (c *clientConn) emulate(k *cmd) bool {
 		return false
 	}
 	k.out.kind = outEmulated
-	cl := call{id: k.env.ID, method: k.m.name, sess: k.r.sess, a: k.a}
+	cl := call{id: k.env.ID, method: k.m.name, sess: k.r.sess, a: k.a, acc: k.r.acc}
 	if k.env.Params != nil {
 		cl.params = append([]byte(nil), k.env.Params...)
 	}

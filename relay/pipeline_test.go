@@ -37,6 +37,7 @@ func (p pinPolicy) URL(_, url string) Decision {
 }
 
 func (pinPolicy) FencesNavigation(string) bool { return false }
+func (pinPolicy) UploadDirs(string) []string   { return nil }
 
 // The order of the stages is a security contract: what the policy refuses
 // never reaches the emulation or the tab, and the value the policy judged

@@ -44,6 +44,9 @@ type Policy interface {
 	// host for profile; only then are navigations watched beyond the
 	// commands that announce them.
 	FencesNavigation(profile string) bool
+	// UploadDirs are the folders files may be uploaded from (absolute
+	// paths); none: uploads are refused.
+	UploadDirs(profile string) []string
 }
 
 // allowAll is the policy of a relay configured without one.
@@ -53,6 +56,7 @@ func (allowAll) Command(string, string, []byte) Decision         { return Decisi
 func (allowAll) MethodURL(string, string, string, bool) Decision { return Decision{} }
 func (allowAll) URL(string, string) Decision                     { return Decision{} }
 func (allowAll) FencesNavigation(string) bool                    { return false }
+func (allowAll) UploadDirs(string) []string                      { return nil }
 
 // policyBox holds the current policy; SetPolicy swaps it without touching
 // any connection.

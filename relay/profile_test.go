@@ -29,6 +29,7 @@ func (*profilePolicy) MethodURL(string, string, string, bool) Decision {
 	return Decision{}
 }
 func (*profilePolicy) FencesNavigation(string) bool { return false }
+func (*profilePolicy) UploadDirs(string) []string   { return nil }
 
 func TestInstanceProfiles(t *testing.T) {
 	pol := &profilePolicy{}

@@ -143,9 +143,18 @@ func TestParamsForwardedAsOriginalBytes(t *testing.T) {
 
 func TestTabErrorsReachTheClient(t *testing.T) {
 	t.Parallel()
+	var relayPageEnable sync.Once
 	rec := &recorder{answer: func(r received) (any, error) {
 		if r.method == "DOM.getDocument" {
 			return nil, fakeext.CDPError(-32602, "Invalid parameters")
+		}
+		if r.method == "Page.enable" {
+			// The first is the relay's own, as it attaches the tab.
+			ok := false
+			relayPageEnable.Do(func() { ok = true })
+			if ok {
+				return map[string]any{}, nil
+			}
 		}
 		return nil, errors.New("Debugger is not attached to the tab with id: 1.")
 	}}

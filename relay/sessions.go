@@ -345,5 +345,12 @@ func (st *state) switchDomain(s *session, domain string, on bool) (forward bool)
 		return true
 	}
 	delete(s.enabled, domain)
+	if relayDomains[domain] {
+		return false // the relay keeps it on for itself
+	}
 	return !st.domainWanted(s.tab, s, domain)
 }
+
+// relayDomains are the domains the relay enables on every tab it attaches
+// for its own use: X.disable from a client is answered, not sent.
+var relayDomains = map[string]bool{"Page": true}

@@ -3,6 +3,7 @@ package relay
 import (
 	"fmt"
 	"slices"
+	"sync/atomic"
 )
 
 // The tab table: the tabs the extension shares, keyed by Chrome's tab id,
@@ -56,8 +57,17 @@ type tab struct {
 	// forgets it on detach, and so does setState.
 	fetch map[string]*fetchState
 	// control names the person who took control of the tab from the live
-	// view; while set, the client's input and navigation are refused.
+	// view; while set, the tab is read-only for automation.
 	control string
+	// acc is what automation may do with the tab (access.go), decided
+	// again whenever url, control or the policy changes.
+	acc tabAccess
+	// blindEpoch moves on each time the tab goes blind. A command records
+	// it when forwarded; a reply that finds it moved is withheld. Read
+	// without the lock, on the reply path.
+	blindEpoch atomic.Uint32
+	// openedByClient: the client's Target.createTarget opened the tab.
+	openedByClient bool
 }
 
 // setState moves t to s, waking whoever waits on the previous transition.
@@ -98,7 +108,8 @@ type TargetInfo struct {
 	BrowserContextID string `json:"browserContextId,omitempty"`
 }
 
-// targetInfo describes t as a CDP target.
+// targetInfo describes t as a CDP target. Of a blind tab it says its
+// origin and nothing more.
 func (st *state) targetInfo(t *tab) TargetInfo {
 	ti := TargetInfo{
 		TargetID:         t.targetID,
@@ -107,6 +118,9 @@ func (st *state) targetInfo(t *tab) TargetInfo {
 		URL:              t.url,
 		Attached:         t.session != nil,
 		BrowserContextID: st.browserCtx,
+	}
+	if t.acc.level == accessBlind {
+		ti.URL, ti.Title = origin(t.url), ""
 	}
 	if t.browserCtx != "" {
 		ti.BrowserContextID = t.browserCtx
@@ -167,17 +181,25 @@ func (st *state) upsertTab(et extTab) (t *tab, isNew bool) {
 	if et.TargetID != "" {
 		t.targetID = et.TargetID
 	}
+	st.updateAccess(t)
 	return t, isNew
 }
 
 // rootTab picks the tab that browser-wide commands without a browser-level
 // equivalent (Storage.getCookies at the root, say) are sent to: the
-// lowest-numbered one with a client session. A tab-level session answers
-// them for the whole profile.
+// lowest-numbered one with a client session, one the automation has full
+// use of if there is one. A tab-level session answers them for the whole
+// profile.
 func (st *state) rootTab() *tab {
 	var best *tab
 	for _, t := range st.tabs {
-		if t.session != nil && (best == nil || t.id < best.id) {
+		if t.session == nil {
+			continue
+		}
+		switch {
+		case best == nil,
+			t.acc.level < best.acc.level,
+			t.acc.level == best.acc.level && t.id < best.id:
 			best = t
 		}
 	}

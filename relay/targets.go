@@ -36,28 +36,30 @@ func (st *state) targetCreated(t *tab) {
 	}{st.targetInfo(t)})
 }
 
-// setTargetInfo records t's url and title and tells discovering sessions
-// when either changed.
+// setTargetInfo records t's url and title, decides its access again, and
+// tells discovering sessions when what they may see of it changed.
 func (st *state) setTargetInfo(t *tab, url, title string) {
 	if url == t.url && title == t.title {
 		return
 	}
+	before := st.targetInfo(t)
 	t.url, t.title = url, title
-	if st.client != nil && t.targetID != "" {
+	if was, changed := st.updateAccess(t); changed {
+		st.accessChanged(t, was)
+	}
+	if after := st.targetInfo(t); after != before && st.client != nil && t.targetID != "" {
 		st.targetEvent("Target.targetInfoChanged", struct {
 			TargetInfo TargetInfo `json:"targetInfo"`
-		}{st.targetInfo(t)})
+		}{after})
 	}
 }
 
-// pageEvent looks at an event of t's own session before it goes to the
-// client: the Page events that say where the tab is (its url and title,
-// for discovery and /json/list, which an extension without tab updates
-// never reports) and the downloads the tab starts. It reports whether the
-// tab's title should be asked for (refreshTargetInfo), which must happen
-// outside the lock.
-func (st *state) pageEvent(t *tab, method, params []byte) (refresh bool) {
-	c := st.client
+// trackPage looks at an event of t's own session for where the tab is:
+// its main frame's url (for discovery, /json/list and the tab's access),
+// which the relay follows whether or not a client listens. It reports
+// whether the tab's title should be asked for (refreshTargetInfo), which
+// must happen outside the lock.
+func (st *state) trackPage(t *tab, method, params []byte) (refresh bool) {
 	switch string(method) {
 	case "Page.frameNavigated":
 		f := wire.Field(params, "frame")
@@ -76,19 +78,25 @@ func (st *state) pageEvent(t *tab, method, params []byte) (refresh bool) {
 		}
 	case "Page.domContentEventFired", "Page.loadEventFired":
 		return !st.tabUpdates
-	case "Page.downloadWillBegin":
-		// Chrome reports a download on the tab that started it when its
-		// Page domain is on; a client of a browser expects it at the
-		// browser level, where Playwright finds the page by frameId.
-		if c != nil && c.downloadEvents {
-			c.eventRaw("Browser.downloadWillBegin", nil, params)
-		}
-	case "Page.downloadProgress":
-		if c != nil && c.downloadEvents {
-			c.eventRaw("Browser.downloadProgress", nil, params)
-		}
 	}
 	return false
+}
+
+// pageDownload turns the downloads a tab starts into the browser-level
+// events a client of a browser expects. Chrome reports a download on the
+// tab that started it when its Page domain is on; Playwright finds the
+// page by frameId.
+func (st *state) pageDownload(method, params []byte) {
+	c := st.client
+	if c == nil || !c.downloadEvents {
+		return
+	}
+	switch string(method) {
+	case "Page.downloadWillBegin":
+		c.eventRaw("Browser.downloadWillBegin", nil, params)
+	case "Page.downloadProgress":
+		c.eventRaw("Browser.downloadProgress", nil, params)
+	}
 }
 
 // refreshTargetInfo asks the tab for its url and title, for an extension

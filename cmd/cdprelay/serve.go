@@ -126,7 +126,7 @@ func runServe(f serveFlags, log *slog.Logger) error {
 	}
 	defer closeAudit(auditLog, log)
 	metrics := relay.NewMetrics(reg)
-	metrics.InitRules(pol.Rules())
+	metrics.InitRules(append(pol.Rules(), relay.RelayRules()...))
 	var srv *relay.Server
 	var live *viewer.Server // set before the listener starts
 	srv, err = relay.New(relay.Config{

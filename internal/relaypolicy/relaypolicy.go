@@ -33,6 +33,11 @@ func (a Adapter) FencesNavigation(profile string) bool {
 	return a.P.For(profile).FencesHosts()
 }
 
+// UploadDirs are the folders the profile lets automation upload from.
+func (a Adapter) UploadDirs(profile string) []string {
+	return a.P.For(profile).UploadDirs()
+}
+
 func convert(d denylist.Decision) relay.Decision {
 	switch d.Verdict {
 	case denylist.Deny:

@@ -1,0 +1,395 @@
+package relay
+
+import (
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+func timeNowMilli() int64 { return time.Now().UnixMilli() }
+
+// What automation may do with a tab, decided by where the tab is right now
+// and by who holds it.
+//
+//   - full: everything the policy allows;
+//   - read-only: the automation may read the tab but not act on it — no
+//     input, no navigation, no DOM writes, no script with side effects. A
+//     person holding the tab from the live view makes it read-only;
+//   - blind: the automation sees nothing of the tab and may only leave it:
+//     navigate it away (through the URL fence), detach, or close a tab it
+//     opened. A tab on a page that is never shared (a file, a browser or
+//     extension page) is blind, and so is a tab that went somewhere the
+//     URL fence refuses (a page restored from the back/forward cache makes
+//     no request the backstop could stop).
+//
+// The access of a tab is kept with the tab and decided again whenever its
+// top-level URL, its holder or the policy changes (state.updateAccess).
+// The command side consults it in the pipeline's access stage; the event
+// side withholds a blind tab's events (events.go) and replaces with an
+// error the reply of any command that was still running when the tab went
+// blind, since it may have run in the new page (tab.blindEpoch).
+
+type access uint8
+
+const (
+	accessFull access = iota
+	accessReadOnly
+	accessBlind
+)
+
+func (a access) String() string {
+	switch a {
+	case accessReadOnly:
+		return "read-only"
+	case accessBlind:
+		return "blind"
+	}
+	return "full"
+}
+
+// tabAccess is a tab's access with the reason a refusal gives.
+type tabAccess struct {
+	level access
+	rule  string // bounded rule id, for records and metrics
+	why   string // what a refusal says, after "cdprelay: "
+}
+
+// Rule ids of the access stage.
+const (
+	ruleNeverShared   = "relay:page-never-shared"
+	ruleOutsideFence  = "relay:outside-allowed-hosts"
+	ruleTakeOverRead  = ruleTakeOver
+	ruleReadOnlyWrite = "relay:read-only"
+)
+
+// pageScheme classifies a top-level URL: shareable web content, a page the
+// relay treats as harmless (Chrome's error page, about:blank), or a page
+// that is never shared.
+func pageScheme(raw string) (web, special bool) {
+	i := strings.IndexByte(raw, ':')
+	if i <= 0 {
+		return false, false
+	}
+	switch strings.ToLower(raw[:i]) {
+	case "http", "https":
+		return true, false
+	case "about":
+		rest := raw[i+1:]
+		if j := strings.IndexAny(rest, "?#"); j >= 0 {
+			rest = rest[:j]
+		}
+		return false, rest == "blank" || rest == "srcdoc"
+	case "chrome-error":
+		return false, strings.HasPrefix(raw, "chrome-error://chromewebdata/")
+	case "blob", "filesystem":
+		// Their content is their origin's: judge the URL inside.
+		inner, _ := pageScheme(raw[i+1:])
+		return inner, false
+	}
+	return false, false
+}
+
+// origin reduces a URL to its origin, for what a blind tab may show.
+func origin(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" {
+		if i := strings.IndexByte(raw, ':'); i > 0 {
+			return raw[:i+1]
+		}
+		return ""
+	}
+	if u.Host == "" {
+		return u.Scheme + ":"
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+// computeAccess decides t's access from its URL, its holder and the policy.
+func (st *state) computeAccess(t *tab) tabAccess {
+	in := st.in
+	web, special := pageScheme(t.url)
+	switch {
+	case !web && !special:
+		return tabAccess{level: accessBlind, rule: ruleNeverShared,
+			why: "the tab shows " + schemeOf(t.url) + " page, which is never shared with automation; navigate it to a web page or close it"}
+	case web && in.fencing():
+		if d := in.srv.policy.load().URL(in.profile, t.url); d.Verdict != Allow {
+			return tabAccess{level: accessBlind, rule: ruleOutsideFence,
+				why: "the tab is on " + origin(t.url) + ", outside the hosts automation may use (" + strings.TrimPrefix(d.Message, "Denied by cdprelay policy: ") + "); navigate it back"}
+		}
+	}
+	if t.control != "" {
+		return tabAccess{level: accessReadOnly, rule: ruleTakeOverRead, why: msgControlledWhy}
+	}
+	return tabAccess{}
+}
+
+func schemeOf(raw string) string {
+	if i := strings.IndexByte(raw, ':'); i > 0 {
+		return "a " + strings.ToLower(raw[:i]) + ":"
+	}
+	return "a non-web"
+}
+
+// updateAccess decides t's access again and records a change. Going blind
+// moves the tab's blind epoch on, so that replies to commands sent before
+// are withheld. It reports the access before the change.
+func (st *state) updateAccess(t *tab) (was tabAccess, changed bool) {
+	now := st.computeAccess(t)
+	was = t.acc
+	if now == was {
+		return was, false
+	}
+	t.acc = now
+	if now.level == accessBlind && was.level != accessBlind {
+		t.blindEpoch.Add(1)
+	}
+	return was, true
+}
+
+// The read-only command table: what automation may still send to a tab it
+// may read but not act on. Everything not listed is refused; a listed
+// method with a check passes only when the check does.
+
+// readOnlyRule is how a read-only tab treats one method.
+type readOnlyRule uint8
+
+const (
+	roRefuse    readOnlyRule = iota
+	roAllow                  // reads, and switches that only start or stop events
+	roNoEffects              // script: run with throwOnSideEffect forced on
+	roEmptyInit              // Page.addScriptToEvaluateOnNewDocument: only with an empty source (an isolated world's bootstrap)
+	roPlainCont              // Fetch.continueRequest: only unchanged (requestId alone)
+)
+
+var readOnlyDomains = map[string]readOnlyRule{
+	"Accessibility": roAllow, "DOMSnapshot": roAllow, "Inspector": roAllow, "Log": roAllow,
+	"Performance": roAllow, "PerformanceTimeline": roAllow, "Security": roAllow, "LayerTree": roAllow,
+}
+
+var readOnlyMethods = map[string]readOnlyRule{
+	"CSS.enable": roAllow, "CSS.disable": roAllow, "CSS.getBackgroundColors": roAllow, "CSS.getComputedStyleForNode": roAllow,
+	"CSS.getInlineStylesForNode": roAllow, "CSS.getMatchedStylesForNode": roAllow, "CSS.getMediaQueries": roAllow,
+	"CSS.getPlatformFontsForNode": roAllow, "CSS.getStyleSheetText": roAllow, "CSS.getLayersForNode": roAllow,
+	"CSS.getAnimatedStylesForNode": roAllow, "CSS.takeComputedStyleUpdates": roAllow, "CSS.trackComputedStyleUpdates": roAllow,
+	"CSS.takeCoverageDelta": roAllow, "CSS.startRuleUsageTracking": roAllow, "CSS.stopRuleUsageTracking": roAllow,
+
+	"DOM.enable": roAllow, "DOM.disable": roAllow, "DOM.describeNode": roAllow, "DOM.getAttributes": roAllow,
+	"DOM.getBoxModel": roAllow, "DOM.getContentQuads": roAllow, "DOM.getDocument": roAllow, "DOM.getFlattenedDocument": roAllow,
+	"DOM.getFrameOwner": roAllow, "DOM.getNodeForLocation": roAllow, "DOM.getNodesForSubtreeByStyle": roAllow,
+	"DOM.getOuterHTML": roAllow, "DOM.getRelayoutBoundary": roAllow, "DOM.getSearchResults": roAllow,
+	"DOM.discardSearchResults": roAllow, "DOM.performSearch": roAllow, "DOM.pushNodeByPathToFrontend": roAllow,
+	"DOM.pushNodesByBackendIdsToFrontend": roAllow, "DOM.querySelector": roAllow, "DOM.querySelectorAll": roAllow,
+	"DOM.requestChildNodes": roAllow, "DOM.requestNode": roAllow, "DOM.resolveNode": roAllow,
+	"DOM.getTopLayerElements": roAllow, "DOM.getElementByRelation": roAllow, "DOM.getContainerForNode": roAllow,
+	"DOM.getQueryingDescendantsForContainer": roAllow, "DOM.getAnchorElement": roAllow, "DOM.getFileInfo": roAllow,
+	"DOM.getDetachedDomNodes": roAllow, "DOM.collectClassNamesFromSubtree": roAllow,
+	"DOMDebugger.getEventListeners": roAllow,
+
+	"IO.read": roAllow, "IO.close": roAllow, "IO.resolveBlob": roAllow,
+
+	"Network.enable": roAllow, "Network.disable": roAllow, "Network.getResponseBody": roAllow,
+	"Network.getRequestPostData": roAllow, "Network.getCertificate": roAllow, "Network.getSecurityIsolationStatus": roAllow,
+	"Network.searchInResponseBody": roAllow, "Network.streamResourceContent": roAllow,
+	"Network.takeResponseBodyForInterceptionAsStream": roAllow,
+
+	"Fetch.enable": roAllow, "Fetch.disable": roAllow, "Fetch.getResponseBody": roAllow,
+	"Fetch.takeResponseBodyAsStream": roAllow, "Fetch.continueRequest": roPlainCont,
+
+	"Overlay.enable": roAllow, "Overlay.disable": roAllow, "Overlay.hideHighlight": roAllow,
+
+	"Page.enable": roAllow, "Page.disable": roAllow, "Page.getFrameTree": roAllow, "Page.getResourceTree": roAllow,
+	"Page.getResourceContent": roAllow, "Page.getLayoutMetrics": roAllow, "Page.getNavigationHistory": roAllow,
+	"Page.getAppManifest": roAllow, "Page.getInstallabilityErrors": roAllow, "Page.getManifestIcons": roAllow,
+	"Page.getAppId": roAllow, "Page.getOriginTrials": roAllow, "Page.getPermissionsPolicyState": roAllow,
+	"Page.getAdScriptAncestry": roAllow, "Page.captureScreenshot": roAllow, "Page.captureSnapshot": roAllow,
+	"Page.printToPDF": roAllow, "Page.startScreencast": roAllow, "Page.stopScreencast": roAllow,
+	"Page.screencastFrameAck": roAllow, "Page.setLifecycleEventsEnabled": roAllow, "Page.createIsolatedWorld": roAllow,
+	"Page.searchInResource": roAllow, "Page.removeScriptToEvaluateOnNewDocument": roAllow,
+	"Page.addScriptToEvaluateOnNewDocument": roEmptyInit,
+
+	"Runtime.enable": roAllow, "Runtime.disable": roAllow, "Runtime.getProperties": roAllow,
+	"Runtime.releaseObject": roAllow, "Runtime.releaseObjectGroup": roAllow, "Runtime.getIsolateId": roAllow,
+	"Runtime.getHeapUsage": roAllow, "Runtime.runIfWaitingForDebugger": roAllow, "Runtime.discardConsoleEntries": roAllow,
+	"Runtime.awaitPromise": roAllow, "Runtime.globalLexicalScopeNames": roAllow, "Runtime.queryObjects": roAllow,
+	"Runtime.getExceptionDetails": roAllow, "Runtime.setAsyncCallStackDepth": roAllow,
+	"Runtime.setCustomObjectFormatterEnabled": roAllow, "Runtime.setMaxCallStackSizeToCapture": roAllow,
+	"Runtime.evaluate": roNoEffects, "Runtime.callFunctionOn": roNoEffects,
+
+	"Storage.getUsageAndQuota": roAllow, "Storage.getStorageKeyForFrame": roAllow, "Storage.getStorageKey": roAllow,
+
+	"Target.getTargetInfo": roAllow, "Target.setAutoAttach": roAllow, "Target.detachFromTarget": roAllow,
+	"Target.getTargets": roAllow, "Target.setDiscoverTargets": roAllow, "Target.attachToTarget": roAllow,
+	"Target.getBrowserContexts": roAllow, "Target.attachToBrowserTarget": roAllow,
+
+	"Browser.getVersion": roAllow, "Browser.setDownloadBehavior": roAllow,
+}
+
+// readOnly returns how a read-only tab treats m.
+func readOnly(m *methodInfo) readOnlyRule {
+	if r, ok := readOnlyMethods[m.name]; ok {
+		return r
+	}
+	if m.domain != domainOther {
+		return readOnlyDomains[cdpDomains[m.domain]]
+	}
+	return roRefuse
+}
+
+// blindAllowed lists what automation may do on a blind tab: leave it.
+// Page.navigate still goes through the URL fence, and may not go to a
+// blind page; the enable switches only start events the relay withholds;
+// the rest describe or end the automation's own session.
+var blindAllowed = map[string]bool{
+	"Page.navigate":                   true,
+	"Target.detachFromTarget":         true,
+	"Target.closeTarget":              true,
+	"Target.getTargetInfo":            true,
+	"Target.setAutoAttach":            true,
+	"Target.getTargets":               true,
+	"Target.setDiscoverTargets":       true,
+	"Target.attachToBrowserTarget":    true,
+	"Target.getBrowserContexts":       true,
+	"Runtime.runIfWaitingForDebugger": true,
+	"Page.setLifecycleEventsEnabled":  true,
+	"Browser.getVersion":              true,
+	"Browser.setDownloadBehavior":     true,
+}
+
+// urlAccess is the access a tab would have on raw (with nobody holding
+// it): what a navigation there would make of the tab. The automation may
+// not navigate into a page it could not see.
+func (st *state) urlAccess(raw string) tabAccess {
+	return st.computeAccess(&tab{url: raw})
+}
+
+// gate decides a command on a tab whose access is acc, before the
+// emulation and the tab see it. It returns the params to forward (rewritten
+// for script on a read-only tab) and, when it refuses, the decision.
+func (c *clientConn) gate(k *cmd, acc tabAccess) (refusal Decision, ok bool) {
+	m := k.m
+	switch acc.level {
+	case accessBlind:
+		if !blindAllowed[m.name] && !m.enable && !m.disable {
+			return accessRefusal(acc), false
+		}
+	case accessReadOnly:
+		switch readOnly(m) {
+		case roAllow:
+		case roNoEffects:
+			p, err := forceNoSideEffects(k.params)
+			if err != nil {
+				return Decision{Verdict: Deny, Rule: acc.rule, Message: "cdprelay: " + err.Error()}, false
+			}
+			k.params = p
+		case roEmptyInit:
+			if src, _, err := exactString(k.params, "source"); err != nil || strings.TrimSpace(src) != "" {
+				return accessRefusal(acc), false
+			}
+		case roPlainCont:
+			if !onlyKeys(k.params, "requestId") {
+				return accessRefusal(acc), false
+			}
+		default:
+			return accessRefusal(acc), false
+		}
+	}
+	return Decision{}, true
+}
+
+func accessRefusal(acc tabAccess) Decision {
+	return Decision{Verdict: Deny, Rule: acc.rule, Message: "cdprelay: " + acc.level.String() + ": " + acc.why}
+}
+
+// onlyKeys reports whether params have no top-level key but those given.
+func onlyKeys(params []byte, keys ...string) bool {
+	var m map[string]jsontext.Value
+	if err := decodeStruct(params, &m); err != nil {
+		return false
+	}
+	for k := range m {
+		if !slices.Contains(keys, k) {
+			return false
+		}
+	}
+	return true
+}
+
+// forceNoSideEffects rewrites Runtime.evaluate or callFunctionOn params so
+// that V8 refuses any evaluation whose side effects it cannot rule out
+// (throwOnSideEffect), whatever the client asked.
+func forceNoSideEffects(params []byte) ([]byte, error) {
+	m := map[string]jsontext.Value{}
+	if params != nil {
+		if err := decodeStruct(params, &m); err != nil {
+			return nil, invalidParams(err)
+		}
+	}
+	m["throwOnSideEffect"] = jsontext.Value("true")
+	return jsonv2.Marshal(m, jsonv2.Deterministic(true))
+}
+
+// accessChanged tells the client and the audit log that t's access
+// changed from was.
+func (st *state) accessChanged(t *tab, was tabAccess) {
+	st.observe(Event{Actor: ActorRelay, Kind: KindAccess, Target: t.targetID, Rule: t.acc.rule, Outcome: OutcomeOK,
+		Detail: was.level.String() + " -> " + t.acc.level.String() + " on " + origin(t.url)})
+	c := st.client
+	if c == nil || t.session == nil {
+		return
+	}
+	enteringBlind := t.acc.level == accessBlind && was.level != accessBlind
+	leavingBlind := was.level == accessBlind && t.acc.level != accessBlind
+	ctxID := int64(1<<30) + int64(t.blindEpoch.Load())
+	for _, s := range st.topSessions(t) {
+		if leavingBlind && s.enabled["Runtime"] {
+			// The contexts it was shown while blind are gone.
+			c.eventRaw("Runtime.executionContextsCleared", s, nil)
+		}
+		if t.acc.rule != ruleTakeOverRead && was.rule != ruleTakeOverRead {
+			text := "cdprelay: automation has " + t.acc.level.String() + " access to this tab again"
+			if t.acc.level != accessFull {
+				text = "cdprelay: this tab is now " + t.acc.level.String() + " to automation: " + t.acc.why
+			}
+			c.event("Log.entryAdded", s, map[string]any{"entry": map[string]any{
+				"source": "other", "level": "warning", "text": text, "timestamp": float64(timeNowMilli()),
+			}})
+		}
+		c.event("CDPRelay.accessChanged", s, map[string]any{"access": t.acc.level.String(), "origin": origin(t.url), "reason": t.acc.why})
+		if enteringBlind {
+			// The client's page follows the tab to its origin, and nothing
+			// more: a main frame at the origin, and a context that refuses
+			// whatever is run in it.
+			if s.enabled["Page"] {
+				o := origin(t.url)
+				c.event("Page.frameNavigated", s, map[string]any{"frame": map[string]any{
+					"id": t.targetID, "loaderId": "CDPRELAY" + randHex(12), "url": o + "/", "domainAndRegistry": "",
+					"securityOrigin": o, "mimeType": "text/html", "secureContextType": "Secure",
+					"crossOriginIsolatedContextType": "NotIsolated", "gatedAPIFeatures": []string{},
+				}, "type": "Navigation"})
+			}
+			if s.enabled["Runtime"] {
+				c.eventRaw("Runtime.executionContextsCleared", s, nil)
+				c.event("Runtime.executionContextCreated", s, map[string]any{"context": map[string]any{
+					"id": ctxID, "origin": origin(t.url), "name": "", "uniqueId": "cdprelay-blind-" + randHex(8),
+					"auxData": map[string]any{"isDefault": true, "type": "default", "frameId": t.targetID},
+				}})
+			}
+		}
+	}
+}
+
+// blindFrameTree answers Page.getFrameTree for a blind tab: its main frame
+// at its origin, and nothing of what it shows.
+func blindFrameTree(t *tab) map[string]any {
+	o := origin(t.url)
+	return map[string]any{"frameTree": map[string]any{"frame": map[string]any{
+		"id": t.targetID, "loaderId": "CDPRELAY", "url": o + "/", "domainAndRegistry": "", "securityOrigin": o,
+		"mimeType": "text/html", "secureContextType": "Secure", "crossOriginIsolatedContextType": "NotIsolated",
+		"gatedAPIFeatures": []string{},
+	}}}
+}

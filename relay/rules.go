@@ -1,0 +1,159 @@
+package relay
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// The relay's own rules: refusals that hold whatever the operator's policy
+// says, because without them a client could go around every other check.
+// They run in the policy stage, after the operator's method rules.
+//
+//   - Nested commands. Target.sendMessageToTarget carries a whole CDP
+//     command inside a string, and a non-flat session (auto-attach without
+//     flatten) delivers and takes its messages that way: neither would pass
+//     through the pipeline. Both are refused; flat sessions are what every
+//     supported client uses.
+//   - Target methods on a tab. Past the ones the relay emulates, a tab's
+//     session may send Target.setAutoAttach (flat) and getTargetInfo, and
+//     nothing else of the Target domain.
+//   - Files. DOM.setFileInputFiles and Input.dispatchDragEvent make the
+//     page read files of the machine the browser runs on, which a form
+//     then sends anywhere. Only files inside the configured upload folders
+//     (Policy.UploadDirs) are accepted, after symlinks and ".." are
+//     resolved, and they go to Chrome as the resolved paths. Without
+//     folders, uploads are refused.
+//   - Downloads. Page.setDownloadBehavior would have the browser save
+//     files where the client says: acknowledged, not applied, as
+//     Browser.setDownloadBehavior is.
+
+// Rule ids of the relay's own rules, the label values of
+// cdprelay_policy_refusals_total beside the policy's.
+const (
+	ruleNested     = "relay:nested-command"
+	ruleNonFlat    = "relay:non-flat-session"
+	ruleTargetTab  = "relay:target-method-on-tab"
+	ruleUploads    = "relay:uploads"
+	ruleDownloadTo = "relay:download-path"
+)
+
+// RelayRules lists the rule ids of the relay's own refusals (its rules and
+// the access stage's), for counters that start at zero.
+func RelayRules() []string {
+	return []string{ruleNested, ruleNonFlat, ruleTargetTab, ruleUploads, ruleDownloadTo,
+		ruleNeverShared, ruleOutsideFence, ruleTakeOver, ruleReadOnlyWrite}
+}
+
+// targetOnTab are the Target methods a tab's session may send to Chrome.
+var targetOnTab = map[string]bool{"Target.setAutoAttach": true, "Target.getTargetInfo": true}
+
+// relayRules applies the relay's own rules to k.
+func (c *clientConn) relayRules(k *cmd) (Decision, bool) {
+	switch k.m.name {
+	case "Target.sendMessageToTarget":
+		return deny(ruleNested, "cdprelay: Target.sendMessageToTarget carries a nested command past the relay's checks; use a flat session (Target.attachToTarget with flatten: true) and send the command on it"), false
+	case "Target.setAutoAttach":
+		if k.a.autoAttach && (k.a.flatten == nil || !*k.a.flatten) {
+			return deny(ruleNonFlat, "cdprelay: only flat sessions are supported (flatten: true)"), false
+		}
+	case "Page.setDownloadBehavior":
+		return Decision{Verdict: AckAndDrop, Rule: ruleDownloadTo}, false
+	case "DOM.setFileInputFiles", "Input.dispatchDragEvent":
+		if len(k.a.files) == 0 {
+			break
+		}
+		files, err := c.uploads(k.a.files)
+		if err != nil {
+			return deny(ruleUploads, "cdprelay: "+err.Error()), false
+		}
+		p, err := replaceFiles(k.m.name, k.params, files)
+		if err != nil {
+			return deny(ruleUploads, "cdprelay: "+err.Error()), false
+		}
+		k.params = p
+	}
+	if k.m.domain == domainTarget && k.r.sess != nil && k.r.sess.tab != nil && emulated(k.m, k.r.sess) == nil && !targetOnTab[k.m.name] {
+		return deny(ruleTargetTab, "cdprelay: "+k.m.name+" is not available on a tab's session through the relay"), false
+	}
+	return Decision{}, true
+}
+
+func deny(rule, msg string) Decision { return Decision{Verdict: Deny, Rule: rule, Message: msg} }
+
+// uploads resolves files for an upload and checks that each lies inside an
+// upload folder. It returns the resolved paths.
+func (c *clientConn) uploads(files []string) ([]string, error) {
+	dirs := c.inst.srv.policy.load().UploadDirs(c.inst.profile)
+	if len(dirs) == 0 {
+		return nil, errors.New("uploads are off: set uploads_dir in the relay's policy to the folders files may be uploaded from")
+	}
+	var roots []string
+	for _, d := range dirs {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			roots = append(roots, r)
+		}
+	}
+	out := make([]string, 0, len(files))
+	for _, f := range files {
+		if !filepath.IsAbs(f) {
+			return nil, errors.New("an upload needs an absolute path: " + clipPath(f))
+		}
+		real, err := filepath.EvalSymlinks(filepath.Clean(f))
+		if err != nil {
+			return nil, errors.New("cannot upload " + clipPath(f) + ": it does not exist on the relay's machine")
+		}
+		if !inside(real, roots) {
+			return nil, errors.New(clipPath(f) + " is outside the upload folders (uploads_dir: " + strings.Join(dirs, ", ") + ")")
+		}
+		out = append(out, real)
+	}
+	return out, nil
+}
+
+// inside reports whether path lies in one of roots (or is one).
+func inside(path string, roots []string) bool {
+	for _, r := range roots {
+		rel, err := filepath.Rel(r, path)
+		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(os.PathSeparator)) && !filepath.IsAbs(rel) {
+			return true
+		}
+	}
+	return false
+}
+
+func clipPath(p string) string {
+	if len(p) > 120 {
+		return p[:117] + "..."
+	}
+	return p
+}
+
+// replaceFiles puts the resolved files in place of the client's.
+func replaceFiles(method string, params []byte, files []string) ([]byte, error) {
+	var m map[string]jsontext.Value
+	if err := decodeStruct(params, &m); err != nil {
+		return nil, err
+	}
+	fs, err := jsonv2.Marshal(files)
+	if err != nil {
+		return nil, err
+	}
+	if method == "DOM.setFileInputFiles" {
+		m["files"] = fs
+	} else {
+		var data map[string]jsontext.Value
+		if err := jsonv2.Unmarshal(m["data"], &data); err != nil {
+			return nil, err
+		}
+		data["files"] = fs
+		if m["data"], err = jsonv2.Marshal(data, jsonv2.Deterministic(true)); err != nil {
+			return nil, err
+		}
+	}
+	return jsonv2.Marshal(m, jsonv2.Deterministic(true))
+}
