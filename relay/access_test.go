@@ -214,4 +214,3 @@ func TestBlindTabRequestsContinue(t *testing.T) {
 		}
 	}
 }
-
