@@ -1,0 +1,168 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cdprelay/cdprelay/denylist"
+	"github.com/cdprelay/cdprelay/extension"
+	"github.com/cdprelay/cdprelay/internal/cdptest"
+	"github.com/cdprelay/cdprelay/internal/testenv"
+)
+
+// The hostile-client suite: each test is a client trying one way around
+// the relay's promises (the URL fence, the method rules, the take-over,
+// the person's consent). See hostile_harness_test.go for the rules its
+// assertions follow.
+
+// TestHostileLocalFiles tries to open pages the URL fence refuses —
+// file:, chrome:, chrome-extension:, and with allowed hosts any other host
+// — by spelling the URL key of Target.createTarget so that the fence and
+// the tab opener read different values, and to send a paused request
+// elsewhere with Fetch.continueRequest carrying its url twice.
+func TestHostileLocalFiles(t *testing.T) {
+	requireEnv(t)
+
+	createTargetKeyCase := func(t *testing.T, url string) (a *attacker, p *person, from int) {
+		ctx := testCtx(t, 30*time.Second)
+		p = newPerson(ctx, t)
+		a = newAttacker(ctx, t)
+		from = a.mark()
+		res, err := a.callRaw("", "Target.createTarget", `{"url":"about:blank","URL":`+quote(url)+`}`)
+		if err != nil {
+			t.Logf("Target.createTarget refused: %v", err)
+			return a, p, from
+		}
+		var r struct{ TargetID string }
+		json.Unmarshal(res, &r)
+		session := a.sessionFor(r.TargetID, 3*time.Second)
+		if session == "" {
+			if res, err := a.call("", "Target.attachToTarget", map[string]any{"targetId": r.TargetID, "flatten": true}); err == nil {
+				var s struct{ SessionID string }
+				json.Unmarshal(res, &s)
+				session = s.SessionID
+			}
+		}
+		if session == "" {
+			t.Logf("Target.createTarget opened %s, but the client has no session on it", r.TargetID)
+			return a, p, from
+		}
+		// The attacker reads what the tab shows, and the file it is on.
+		for _, expr := range []string{
+			"document.documentElement.innerText",
+			"fetch(location.href).then((r) => r.text()).catch(String)",
+			"location.href",
+		} {
+			deadline := time.Now().Add(3 * time.Second)
+			for {
+				v, err := a.eval(session, expr)
+				t.Logf("%s: %.120s %v", expr, v, err)
+				if err == nil && v != `""` || time.Now().After(deadline) {
+					break
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+		}
+		return a, p, from
+	}
+	noPages := func(t *testing.T, p *person, prefix string) {
+		t.Helper()
+		settle()
+		if pages := p.newPages(hasPrefix(prefix)); len(pages) > 0 {
+			t.Errorf("a %s page was opened in the person's browser: %+v", prefix, pages)
+		}
+	}
+
+	t.Run("createTarget_URL_key_opens_file", func(t *testing.T) {
+		setPolicy(t, denylist.Config{})
+		path, marker := secretFile(t)
+		a, p, from := createTargetKeyCase(t, "file://"+path)
+		if f := a.leaked(from, marker); f != "" {
+			t.Errorf("the secret file's contents reached the client: …%s…", f)
+		}
+		noPages(t, p, "file:")
+	})
+	t.Run("createTarget_URL_key_opens_chrome_page", func(t *testing.T) {
+		setPolicy(t, denylist.Config{})
+		_, p, _ := createTargetKeyCase(t, "chrome://version/")
+		noPages(t, p, "chrome:")
+	})
+	t.Run("createTarget_URL_key_opens_extension_page", func(t *testing.T) {
+		setPolicy(t, denylist.Config{})
+		_, p, _ := createTargetKeyCase(t, extensionPage())
+		noPages(t, p, "chrome-extension:")
+	})
+	t.Run("createTarget_URL_key_opens_outside_host", func(t *testing.T) {
+		setPolicy(t, onlyMain)
+		path := "/hostile/landing/createtarget-url-key"
+		a, _, from := createTargetKeyCase(t, env.Pages.Other+path)
+		settle()
+		if n := env.Pages.Hits(env.Pages.Other, path); n != 0 {
+			t.Errorf("the host outside the allowed list served %d requests", n)
+		}
+		if f := a.leaked(from, testenv.LandingMarker("createtarget-url-key")); f != "" {
+			t.Errorf("the outside page reached the client: …%s…", f)
+		}
+	})
+
+	// The client's own Fetch pattern pauses a request; it continues it
+	// with the url key twice, an allowed URL first and an outside one
+	// second.
+	continueTwice := func(t *testing.T, name string, patterns []map[string]any, start func(a *attacker, session, inside string)) {
+		setPolicy(t, onlyMain)
+		ctx := testCtx(t, 30*time.Second)
+		newPerson(ctx, t)
+		a := newAttacker(ctx, t)
+		_, session := a.newTab(env.Pages.Main + "/hostile/tab.html")
+		from := a.mark()
+		if _, err := a.call(session, "Fetch.enable", map[string]any{"patterns": patterns}); err != nil {
+			t.Fatalf("Fetch.enable: %v", err)
+		}
+		defer a.call(session, "Fetch.disable", nil)
+		inside := env.Pages.Main + "/hostile/landing/" + name + "-inside"
+		outsidePath := "/hostile/landing/" + name
+		begin := len(a.c.Messages())
+		start(a, session, inside)
+		wctx, wcancel := context.WithTimeout(ctx, 5*time.Second)
+		paused, _, err := a.c.WaitMessage(wctx, begin, func(m cdptest.Message) bool {
+			return m.Method == "Fetch.requestPaused" && m.SessionID == session && strings.Contains(string(m.Params), inside)
+		})
+		wcancel()
+		if err != nil {
+			t.Fatalf("the request to %s did not pause for the client: %v", inside, err)
+		}
+		var ev struct{ RequestID string }
+		json.Unmarshal(paused.Params, &ev)
+		_, err = a.callRaw(session, "Fetch.continueRequest",
+			`{"requestId":`+quote(ev.RequestID)+`,"url":`+quote(inside)+`,"url":`+quote(env.Pages.Other+outsidePath)+`}`)
+		t.Logf("Fetch.continueRequest with the url twice: %v", err)
+		if err != nil {
+			// Refused: let the request go on where it was going.
+			a.call(session, "Fetch.continueRequest", map[string]any{"requestId": ev.RequestID})
+		}
+		settle()
+		if n := env.Pages.Hits(env.Pages.Other, outsidePath); n != 0 {
+			t.Errorf("the host outside the allowed list served %d requests", n)
+		}
+		if f := a.leaked(from, testenv.LandingMarker(name)); f != "" {
+			t.Errorf("the outside page reached the client: …%s…", f)
+		}
+	}
+	t.Run("continueRequest_url_twice_fetch", func(t *testing.T) {
+		continueTwice(t, "continue-twice-fetch", []map[string]any{{"urlPattern": "*/hostile/landing/*"}}, func(a *attacker, session, inside string) {
+			a.sendRaw(session, "Runtime.evaluate", `{"expression":`+quote(`fetch(`+quote(inside)+`).then((r) => r.text()).catch(String)`)+`,"awaitPromise":true,"returnByValue":true}`)
+		})
+	})
+	t.Run("continueRequest_url_twice_navigation", func(t *testing.T) {
+		continueTwice(t, "continue-twice-navigation", []map[string]any{{"urlPattern": "*/hostile/landing/*", "resourceType": "Document"}}, func(a *attacker, session, inside string) {
+			a.sendRaw(session, "Page.navigate", `{"url":`+quote(inside)+`}`)
+		})
+	})
+}
+
+// extensionPage is our own extension's connect page, whose scripts may
+// call chrome.tabs and chrome.debugger.
+func extensionPage() string { return "chrome-extension://" + extension.ID + "/connect.html" }
