@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -166,3 +167,155 @@ func TestHostileLocalFiles(t *testing.T) {
 // extensionPage is our own extension's connect page, whose scripts may
 // call chrome.tabs and chrome.debugger.
 func extensionPage() string { return "chrome-extension://" + extension.ID + "/connect.html" }
+
+// TestHostileExtensionPage tries to get a session on our own extension's
+// connect page, whose scripts hold chrome.tabs and chrome.debugger: from a
+// shared tab's history, by the person opening it in a shared tab, and
+// through createTarget's URL key. No client command may ever run there.
+func TestHostileExtensionPage(t *testing.T) {
+	requireEnv(t)
+	const probe = "typeof chrome === 'object' && typeof chrome.tabs"
+
+	// tries evaluates probe on session for a while; every answer is
+	// checked, for the page may get there late.
+	tries := func(t *testing.T, a *attacker, session string) {
+		t.Helper()
+		deadline := time.Now().Add(2 * time.Second)
+		for time.Now().Before(deadline) {
+			v, err := a.eval(session, probe)
+			if err == nil && v == `"object"` {
+				href, _ := a.eval(session, "location.href")
+				t.Errorf("a client command ran on our extension's page (%s): chrome.tabs is there", href)
+				tabs, _ := a.eval(session, "chrome.tabs.query({}).then((ts) => ts.map((t) => t.url))")
+				t.Logf("chrome.tabs.query from the client: %.300s", tabs)
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+
+	// The person opened the connect page in a tab, went on to a web page
+	// in the same tab and shared it: the connect page is in its history.
+	t.Run("shared_tab_history_back_to_connect_page", func(t *testing.T) {
+		setPolicy(t, denylist.Config{})
+		ctx := testCtx(t, 40*time.Second)
+		p := newPerson(ctx, t)
+		request := p.pickMode()
+		tabTarget, tabID := personTabThroughConnectPage(t, p, request)
+		a := newAttacker(ctx, t)
+		session := a.sessionFor(tabTarget, 5*time.Second)
+		if session == "" {
+			t.Fatalf("the shared tab %d is not a target", tabID)
+		}
+		a.eval(session, "history.back()")
+		tries(t, a, session)
+	})
+	t.Run("shared_tab_navigateToHistoryEntry_connect_page", func(t *testing.T) {
+		setPolicy(t, denylist.Config{})
+		ctx := testCtx(t, 40*time.Second)
+		p := newPerson(ctx, t)
+		request := p.pickMode()
+		tabTarget, tabID := personTabThroughConnectPage(t, p, request)
+		a := newAttacker(ctx, t)
+		session := a.sessionFor(tabTarget, 5*time.Second)
+		if session == "" {
+			t.Fatalf("the shared tab %d is not a target", tabID)
+		}
+		res, err := a.call(session, "Page.getNavigationHistory", nil)
+		if err != nil {
+			t.Fatalf("Page.getNavigationHistory: %v", err)
+		}
+		var h struct {
+			Entries []struct {
+				ID  int
+				URL string
+			}
+		}
+		json.Unmarshal(res, &h)
+		for _, e := range h.Entries {
+			if strings.HasPrefix(e.URL, "chrome-extension:") {
+				_, err := a.call(session, "Page.navigateToHistoryEntry", map[string]any{"entryId": e.ID})
+				t.Logf("Page.navigateToHistoryEntry %s: %v", e.URL, err)
+			}
+		}
+		tries(t, a, session)
+	})
+	// The person, on a tab they share, opens the extension's page in it.
+	t.Run("person_opens_connect_page_in_shared_tab", func(t *testing.T) {
+		setPolicy(t, denylist.Config{})
+		ctx := testCtx(t, 40*time.Second)
+		p := newPerson(ctx, t)
+		request := p.pickMode()
+		target := p.openTab(env.Pages.Main + "/hostile/tab.html?shared")
+		tabID := tabIDOfPerson(t, p, target)
+		request(fmt.Sprintf(`{type: "share", tabId: %d, on: true}`, tabID))
+		a := newAttacker(ctx, t)
+		session := a.sessionFor(target, 5*time.Second)
+		if session == "" {
+			t.Fatalf("the shared tab %d is not a target", tabID)
+		}
+		s := p.attach(target)
+		p.call(s, "Page.navigate", map[string]any{"url": extensionPage()})
+		tries(t, a, session)
+	})
+	for _, mode := range []string{"all", "pick"} {
+		t.Run("createTarget_URL_key_connect_page_"+mode+"_mode", func(t *testing.T) {
+			setPolicy(t, denylist.Config{})
+			ctx := testCtx(t, 40*time.Second)
+			p := newPerson(ctx, t)
+			if mode == "pick" {
+				p.pickMode()
+			}
+			a := newAttacker(ctx, t)
+			res, err := a.callRaw("", "Target.createTarget", `{"url":"about:blank","URL":`+quote(extensionPage())+`}`)
+			if err != nil {
+				t.Logf("Target.createTarget refused: %v", err)
+				return
+			}
+			var r struct{ TargetID string }
+			json.Unmarshal(res, &r)
+			if session := a.sessionFor(r.TargetID, 3*time.Second); session != "" {
+				tries(t, a, session)
+			}
+		})
+	}
+}
+
+// personTabThroughConnectPage has the person open the connect page in a
+// new tab, go on from it to a web page in the same tab, and share that
+// tab. It returns the tab's target and its tab id.
+func personTabThroughConnectPage(t *testing.T, p *person, request func(string) json.RawMessage) (string, int64) {
+	t.Helper()
+	target := p.openTab(extensionPage())
+	tabID := tabIDOfPerson(t, p, target)
+	s := p.attach(target)
+	if _, err := p.call(s, "Page.navigate", map[string]any{"url": env.Pages.Main + "/hostile/tab.html?after-connect-page"}); err != nil {
+		t.Fatalf("the person's navigation: %v", err)
+	}
+	p.call("", "Target.detachFromTarget", map[string]any{"sessionId": s})
+	p.waitLoaded(target)
+	request(fmt.Sprintf(`{type: "share", tabId: %d, on: true}`, tabID))
+	return target, tabID
+}
+
+// tabIDOfPerson asks the extension, as the person's connect page would,
+// for the tab id of a target.
+func tabIDOfPerson(t *testing.T, p *person, targetID string) int64 {
+	t.Helper()
+	ext := p.newPages(hasPrefix(extensionPage()))
+	var page string
+	for _, pt := range ext {
+		if pt.TargetID != targetID {
+			page = pt.TargetID
+		}
+	}
+	if page == "" {
+		t.Fatal("no connect page to ask for tab ids")
+	}
+	v := p.eval(page, `chrome.debugger.getTargets().then((ts) => (ts.find((x) => x.id === `+quote(targetID)+`) || {}).tabId)`)
+	var id int64
+	if err := json.Unmarshal([]byte(v), &id); err != nil || id == 0 {
+		t.Fatalf("no tab id for target %s: %s", targetID, v)
+	}
+	return id
+}
