@@ -173,31 +173,37 @@ func targetOf(params json.RawMessage) string {
 	return ev.TargetInfo.TargetID
 }
 
-// newTab opens a tab of the attacker's own on url and returns its target
-// and session, waiting until the page has loaded.
+// newTab opens a tab of the attacker's own and loads url in it, waiting
+// until the page has loaded. The tab starts on about:blank: a page whose
+// frames load while the relay is still attaching can be left waiting for
+// good under the navigation backstop (a Fetch.requestPaused that comes
+// before the relay has noted its own Fetch.enable is dropped).
 func (a *attacker) newTab(url string) (targetID, session string) {
 	a.t.Helper()
-	res, err := a.call("", "Target.createTarget", map[string]any{"url": url})
+	res, err := a.call("", "Target.createTarget", map[string]any{"url": "about:blank"})
 	if err != nil {
-		a.t.Fatalf("Target.createTarget %s: %v", url, err)
+		a.t.Fatalf("Target.createTarget: %v", err)
 	}
 	var r struct{ TargetID string }
 	json.Unmarshal(res, &r)
 	session = a.sessionFor(r.TargetID, 10*time.Second)
 	if session == "" {
-		a.t.Fatalf("no session on the new tab %s", url)
+		a.t.Fatalf("no session on the new tab")
 	}
-	a.waitLoaded(session)
+	if _, err := a.call(session, "Page.navigate", map[string]any{"url": url}); err != nil {
+		a.t.Fatalf("Page.navigate %s: %v", url, err)
+	}
+	a.waitLoaded(session, url)
 	return r.TargetID, session
 }
 
-// waitLoaded waits until the session's document has loaded.
-func (a *attacker) waitLoaded(session string) {
+// waitLoaded waits until the session's document is url and has loaded.
+func (a *attacker) waitLoaded(session, url string) {
 	a.t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		v, err := a.eval(session, "document.readyState")
-		if err == nil && v == `"complete"` {
+		v, err := a.eval(session, "location.href + ' ' + document.readyState")
+		if err == nil && v == quote(url+" complete") {
 			return
 		}
 		if time.Now().After(deadline) {

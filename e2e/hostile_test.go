@@ -61,7 +61,7 @@ func TestHostileLocalFiles(t *testing.T) {
 			for {
 				v, err := a.eval(session, expr)
 				t.Logf("%s: %.120s %v", expr, v, err)
-				if err == nil && v != `""` || time.Now().After(deadline) {
+				if err != nil || v != `""` || time.Now().After(deadline) {
 					break
 				}
 				time.Sleep(100 * time.Millisecond)
@@ -318,4 +318,151 @@ func tabIDOfPerson(t *testing.T, p *person, targetID string) int64 {
 		t.Fatalf("no tab id for target %s: %s", targetID, v)
 	}
 	return id
+}
+
+// TestHostileNestedCommands hides whole CDP commands inside
+// Target.sendMessageToTarget, on a tab session, addressed to a non-flat
+// child session (an out-of-process frame) that the client got with
+// Target.setAutoAttach {flatten: false}, spelt plainly or with key tricks:
+// a cookie read the default policy denies, a navigation outside the
+// allowed hosts, a click on a tab a person holds.
+func TestHostileNestedCommands(t *testing.T) {
+	requireEnv(t)
+	// The frame's origin: cross-site to the main one (so out of process)
+	// and inside the allowed hosts.
+	frameOrigin := strings.Replace(env.Pages.Main, "127.0.0.1", "localhost", 1)
+	policy := denylist.Config{AllowedHosts: []string{"127.0.0.1", "localhost"}}
+
+	// nested opens a tab with an out-of-process frame, asks for child
+	// sessions with autoAttach params, and returns a function that sends
+	// a command to the frame inside Target.sendMessageToTarget and waits
+	// for the nested reply (nil when none came).
+	type nestedTab struct {
+		a             *attacker
+		p             *person
+		target, frame string // the tab's and the frame's targets
+		session       string // the tab's session
+		send          func(method string, params any) json.RawMessage
+	}
+	nested := func(t *testing.T, autoAttach string) *nestedTab {
+		t.Helper()
+		ctx := testCtx(t, 40*time.Second)
+		n := &nestedTab{p: newPerson(ctx, t), a: newAttacker(ctx, t)}
+		n.target, n.session = n.a.newTab(env.Pages.Main + "/hostile/frame.html?src=" + frameOrigin + "/hostile/inner.html")
+		begin := len(n.a.c.Messages())
+		_, err := n.a.callRaw(n.session, "Target.setAutoAttach", autoAttach)
+		t.Logf("Target.setAutoAttach %s on the tab: %v", autoAttach, err)
+		wctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		m, _, err := n.a.c.WaitMessage(wctx, begin, func(m cdptest.Message) bool {
+			return m.Method == "Target.attachedToTarget" && m.SessionID == n.session && strings.Contains(string(m.Params), `"iframe"`)
+		})
+		cancel()
+		var child string
+		if err == nil {
+			var ev struct {
+				SessionID  string
+				TargetInfo struct{ TargetID string }
+			}
+			json.Unmarshal(m.Params, &ev)
+			child, n.frame = ev.SessionID, ev.TargetInfo.TargetID
+			t.Logf("child session %s on frame %s", child, n.frame)
+		} else {
+			t.Logf("no child session for the frame: %v", err)
+		}
+		nextID := 0
+		n.send = func(method string, params any) json.RawMessage {
+			t.Helper()
+			if child == "" {
+				return nil
+			}
+			nextID++
+			inner, _ := json.Marshal(map[string]any{"id": nextID, "method": method, "params": params})
+			begin := len(n.a.c.Messages())
+			_, err := n.a.call(n.session, "Target.sendMessageToTarget", map[string]any{"sessionId": child, "message": string(inner)})
+			if err != nil {
+				t.Logf("Target.sendMessageToTarget %s: %v", method, err)
+				return nil
+			}
+			wctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+			defer cancel()
+			m, _, err := n.a.c.WaitMessage(wctx, begin, func(m cdptest.Message) bool {
+				return m.Method == "Target.receivedMessageFromTarget" && strings.Contains(string(m.Params), fmt.Sprintf(`{\"id\":%d,`, nextID))
+			})
+			if err != nil {
+				t.Logf("no nested reply to %s", method)
+				return nil
+			}
+			t.Logf("nested reply to %s: %.200s", method, m.Params)
+			return m.Params
+		}
+		return n
+	}
+
+	// The person's session cookie, HttpOnly: no script in a page can read
+	// it, and Network.getAllCookies is denied to clients.
+	personCookie := func(t *testing.T, p *person) string {
+		t.Helper()
+		value := secret("hostilecookie")
+		host := strings.TrimPrefix(env.Pages.Main, "http://")
+		host = host[:strings.IndexByte(host, ':')]
+		cookie := map[string]any{"name": "hostile_session", "value": value, "domain": host, "path": "/", "httpOnly": true}
+		if _, err := p.call("", "Storage.setCookies", map[string]any{"cookies": []any{cookie}}); err != nil {
+			t.Fatalf("the person's cookie: %v", err)
+		}
+		t.Cleanup(func() {
+			cookie["expires"] = 1
+			p.call("", "Storage.setCookies", map[string]any{"cookies": []any{cookie}})
+		})
+		return value
+	}
+
+	for _, tc := range []struct{ name, autoAttach string }{
+		{"nonflat", `{"autoAttach":true,"waitForDebuggerOnStart":false,"flatten":false}`},
+		{"flatten_key_case", `{"autoAttach":true,"waitForDebuggerOnStart":false,"flatten":false,"Flatten":true}`},
+		{"flatten_twice", `{"autoAttach":true,"waitForDebuggerOnStart":false,"flatten":true,"flatten":false}`},
+		{"flat", `{"autoAttach":true,"waitForDebuggerOnStart":false,"flatten":true}`},
+	} {
+		t.Run("getAllCookies_in_sendMessageToTarget_"+tc.name, func(t *testing.T) {
+			setPolicy(t, policy)
+			n := nested(t, tc.autoAttach)
+			value := personCookie(t, n.p)
+			n.send("Network.getAllCookies", nil)
+			n.send("Storage.getCookies", nil)
+			if f := n.a.leaked(0, value); f != "" {
+				t.Errorf("the person's HttpOnly cookie reached the client: …%s…", f)
+			}
+		})
+	}
+
+	t.Run("navigate_outside_in_sendMessageToTarget", func(t *testing.T) {
+		setPolicy(t, policy)
+		n := nested(t, `{"autoAttach":true,"waitForDebuggerOnStart":false,"flatten":false}`)
+		path := "/hostile/landing/nested-navigate"
+		n.send("Page.navigate", map[string]any{"url": env.Pages.Other + path})
+		settle()
+		if h := env.Pages.Hits(env.Pages.Other, path); h != 0 {
+			t.Errorf("the host outside the allowed list served %d requests", h)
+		}
+	})
+
+	t.Run("click_on_held_tab_in_sendMessageToTarget", func(t *testing.T) {
+		setPolicy(t, policy)
+		n := nested(t, `{"autoAttach":true,"waitForDebuggerOnStart":false,"flatten":false}`)
+		inst := env.Relay.Default()
+		tabID := tabIDOf(t, n.target)
+		if err := inst.TakeControl(tabID, "person"); err != nil {
+			t.Fatal(err)
+		}
+		defer inst.ReleaseControl(tabID, "person")
+		for _, typ := range []string{"mousePressed", "mouseReleased"} {
+			n.send("Input.dispatchMouseEvent", map[string]any{"type": typ, "x": 50, "y": 50, "button": "left", "clickCount": 1})
+		}
+		settle()
+		if n.frame == "" {
+			return
+		}
+		if v := n.p.eval(n.frame, "document.getElementById('b').textContent"); v != `"untouched"` {
+			t.Errorf("the frame of the tab the person holds was clicked: its button says %s", v)
+		}
+	})
 }
