@@ -213,9 +213,11 @@ func (a *attacker) waitLoaded(session, url string) {
 	}
 }
 
-// eval runs expr on session and returns its value as JSON.
+// eval runs expr on session, as a user gesture as Playwright's evaluate
+// does (so that the popup blocker lets window.open through), and returns
+// its value as JSON.
 func (a *attacker) eval(session, expr string) (string, error) {
-	res, err := a.call(session, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true, "awaitPromise": true})
+	res, err := a.call(session, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true, "awaitPromise": true, "userGesture": true})
 	if err != nil {
 		return "", err
 	}

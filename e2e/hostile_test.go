@@ -466,3 +466,84 @@ func TestHostileNestedCommands(t *testing.T) {
 		}
 	})
 }
+
+// TestHostileNewTabs opens new tabs on a host outside the allowed list
+// from a tab inside it. The navigation backstop of the opener does not
+// see a new tab's navigation, and the new tab is attached (and fenced)
+// only after Chrome has started loading it.
+func TestHostileNewTabs(t *testing.T) {
+	requireEnv(t)
+	click := func(a *attacker, session string, x, y int) {
+		for _, typ := range []string{"mousePressed", "mouseReleased"} {
+			a.call(session, "Input.dispatchMouseEvent", map[string]any{"type": typ, "x": x, "y": y, "button": "left", "clickCount": 1})
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		attack func(a *attacker, session, outside string)
+		// inside, when set, is a page on the allowed host the attack
+		// goes through: it must have been reached, or nothing was tried.
+		inside string
+	}{
+		{"window_open", func(a *attacker, session, outside string) {
+			a.eval(session, "window.open("+quote(outside)+"), true")
+		}, ""},
+		{"window_open_noopener", func(a *attacker, session, outside string) {
+			a.eval(session, "window.open("+quote(outside)+", '_blank', 'noopener'), true")
+		}, ""},
+		{"target_blank_link_click", func(a *attacker, session, outside string) {
+			click(a, session, 100, 140) // #blank
+		}, ""},
+		{"target_blank_form_post", func(a *attacker, session, outside string) {
+			click(a, session, 100, 200) // #submit
+		}, ""},
+		{"window_open_inside_then_location_outside", func(a *attacker, session, outside string) {
+			a.eval(session, "const w = window.open('/hostile/landing/popup-inside'); w.location = "+quote(outside)+"; true")
+		}, ""},
+		{"window_open_inside_loaded_then_location_outside", func(a *attacker, session, outside string) {
+			a.eval(session, `new Promise((done) => {
+  const w = window.open('/hostile/landing/popup-inside-loaded');
+  w.addEventListener('load', () => setTimeout(() => { w.location = `+quote(outside)+`; done(true); }, 500));
+})`)
+		}, "/hostile/landing/popup-inside-loaded"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			setPolicy(t, onlyMain)
+			ctx := testCtx(t, 40*time.Second)
+			newPerson(ctx, t)
+			a := newAttacker(ctx, t)
+			path := "/hostile/landing/popup-" + strings.ReplaceAll(tc.name, "_", "-")
+			outside := env.Pages.Other + path
+			_, session := a.newTab(env.Pages.Main + "/hostile/tab.html?to=" + outside)
+			from := a.mark()
+			tc.attack(a, session, outside)
+			settle()
+			if tc.inside != "" && env.Pages.Hits(env.Pages.Main, tc.inside) == 0 {
+				t.Fatalf("the popup never loaded %s: the attack was not tried", tc.inside)
+			}
+			if n := env.Pages.Hits(env.Pages.Other, path); n != 0 {
+				t.Errorf("the host outside the allowed list served %d requests", n)
+			}
+			if f := a.leaked(from, testenv.LandingMarker(strings.TrimPrefix(path, "/hostile/landing/"))); f != "" {
+				t.Errorf("the outside page reached the client: …%s…", f)
+			}
+		})
+	}
+	t.Run("playwright_page_evaluate_window_open", func(t *testing.T) {
+		setPolicy(t, onlyMain)
+		ctx := testCtx(t, 60*time.Second)
+		newPerson(ctx, t)
+		path := "/hostile/landing/popup-playwright"
+		out, err := testenv.Node(ctx, "hostile-popup.mjs", nil, env.HTTPEndpoint(), env.Pages.Main+"/hostile/tab.html", env.Pages.Other+path)
+		t.Logf("hostile-popup.mjs:\n%s", out)
+		if err != nil {
+			t.Logf("hostile-popup.mjs: %v", err) // a refusal is not a failure
+		}
+		if n := env.Pages.Hits(env.Pages.Other, path); n != 0 {
+			t.Errorf("the host outside the allowed list served %d requests", n)
+		}
+		if strings.Contains(out, testenv.LandingMarker("popup-playwright")) {
+			t.Error("the outside page reached the client")
+		}
+	})
+}
