@@ -146,9 +146,15 @@ func (a *attacker) sendRaw(session, method, params string) int64 {
 	return id
 }
 
+// quote writes s as a JSON (and JavaScript) string literal, without the
+// HTML escapes of json.Marshal, so that it can be compared with what a
+// page returns.
 func quote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // sessionFor waits (briefly) for the attachedToTarget that gives the

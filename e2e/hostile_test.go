@@ -547,3 +547,163 @@ func TestHostileNewTabs(t *testing.T) {
 		}
 	})
 }
+
+// TestHostileNavigationPaths takes the tab outside the allowed hosts by
+// ways that are neither a navigation command with a URL nor an ordinary
+// navigation of the tab's own frame: a history entry, a page restored
+// from the back/forward cache, a speculation-rules prefetch, and an
+// out-of-process frame sent elsewhere by its parent.
+func TestHostileNavigationPaths(t *testing.T) {
+	requireEnv(t)
+
+	// history builds inside → outside → inside while the policy allows
+	// every host, then fences the relay to the main origin.
+	history := func(t *testing.T, outsidePath string) (a *attacker, session string) {
+		t.Helper()
+		setPolicy(t, denylist.Config{})
+		ctx := testCtx(t, 40*time.Second)
+		newPerson(ctx, t)
+		a = newAttacker(ctx, t)
+		_, session = a.newTab(env.Pages.Main + "/hostile/tab.html?start")
+		a.call(session, "Page.enable", nil)
+		for _, u := range []string{env.Pages.Other + outsidePath, env.Pages.Main + "/hostile/tab.html?end"} {
+			if _, err := a.call(session, "Page.navigate", map[string]any{"url": u}); err != nil {
+				t.Fatalf("Page.navigate %s: %v", u, err)
+			}
+			a.waitLoaded(session, u)
+		}
+		setPolicy(t, onlyMain)
+		return a, session
+	}
+	entryOf := func(t *testing.T, a *attacker, session, path string) int {
+		t.Helper()
+		res, err := a.call(session, "Page.getNavigationHistory", nil)
+		if err != nil {
+			t.Fatalf("Page.getNavigationHistory: %v", err)
+		}
+		var h struct {
+			Entries []struct {
+				ID  int
+				URL string
+			}
+		}
+		json.Unmarshal(res, &h)
+		for _, e := range h.Entries {
+			if strings.HasSuffix(e.URL, path) {
+				return e.ID
+			}
+		}
+		t.Fatalf("no history entry for %s: %s", path, res)
+		return 0
+	}
+	// noOutside checks that going back to the outside entry neither asked
+	// the outside host for it again nor let the client read it.
+	noOutside := func(t *testing.T, a *attacker, session, path, marker string, hitsBefore, from int) {
+		t.Helper()
+		settle()
+		for range 10 {
+			a.eval(session, "document.documentElement.innerText")
+			time.Sleep(50 * time.Millisecond)
+		}
+		for _, m := range a.c.Messages() {
+			if m.Method == "Page.backForwardCacheNotUsed" || m.Method == "Page.frameNavigated" && strings.Contains(string(m.Params), path) {
+				var ev struct {
+					Type                    string
+					NotRestoredExplanations []struct{ Reason string }
+					Frame                   struct{ URL string }
+				}
+				json.Unmarshal(m.Params, &ev)
+				t.Logf("%s %s %s %v", m.Method, ev.Type, ev.Frame.URL, ev.NotRestoredExplanations)
+			}
+		}
+		if n := env.Pages.Hits(env.Pages.Other, path) - hitsBefore; n != 0 {
+			t.Errorf("the host outside the allowed list served %d requests", n)
+		}
+		if f := a.leaked(from, marker); f != "" {
+			t.Errorf("the outside page reached the client after the policy fenced it out: …%s…", f)
+		}
+	}
+
+	for _, tc := range []struct{ name, dir, how string }{
+		// Not restorable: Chrome asks the server again, and the backstop
+		// sees the request.
+		{"navigateToHistoryEntry_outside_no_bfcache", "unload", "entry"},
+		{"history_back_outside_no_bfcache", "unload", "back"},
+		// Chrome restores the page, even a no-store one, without a request.
+		{"navigateToHistoryEntry_outside_nostore", "landing", "entry"},
+		{"navigateToHistoryEntry_outside_bfcache", "cached", "entry"},
+		{"history_back_outside_bfcache", "cached", "back"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			name := "history-" + strings.ReplaceAll(tc.name, "_", "-")
+			path := "/hostile/" + tc.dir + "/" + name
+			a, session := history(t, path)
+			before, from := env.Pages.Hits(env.Pages.Other, path), a.mark()
+			if tc.how == "entry" {
+				_, err := a.call(session, "Page.navigateToHistoryEntry", map[string]any{"entryId": entryOf(t, a, session, path)})
+				t.Logf("Page.navigateToHistoryEntry: %v", err)
+			} else {
+				_, err := a.eval(session, "history.back(), true")
+				t.Logf("history.back(): %v", err)
+			}
+			noOutside(t, a, session, path, testenv.LandingMarker(name), before, from)
+		})
+	}
+
+	for _, kind := range []string{"prefetch", "prerender"} {
+		t.Run("speculation_rules_"+kind+"_then_location", func(t *testing.T) {
+			setPolicy(t, onlyMain)
+			ctx := testCtx(t, 40*time.Second)
+			newPerson(ctx, t)
+			a := newAttacker(ctx, t)
+			name := "speculation-" + kind
+			path := "/hostile/landing/" + name
+			outside := env.Pages.Other + path
+			_, session := a.newTab(env.Pages.Main + "/hostile/speculation.html?kind=" + kind + "&url=" + outside)
+			from := a.mark()
+			settle()
+			t.Logf("requests for the outside page after the rules: %d", env.Pages.Hits(env.Pages.Other, path))
+			a.eval(session, "location.href = "+quote(outside)+", true")
+			settle()
+			a.eval(session, "document.documentElement.innerText")
+			if n := env.Pages.Hits(env.Pages.Other, path); n != 0 {
+				t.Errorf("the host outside the allowed list served %d requests", n)
+			}
+			if f := a.leaked(from, testenv.LandingMarker(name)); f != "" {
+				t.Errorf("the outside page reached the client: …%s…", f)
+			}
+		})
+	}
+
+	// The frame's origin is cross-site to the main one (so out of process)
+	// and inside the allowed hosts; its parent sends it elsewhere.
+	frameOrigin := strings.Replace(env.Pages.Main, "127.0.0.1", "localhost", 1)
+	for _, tc := range []struct{ name, autoAttach string }{
+		{"oopif_src_outside", ""},
+		{"oopif_src_outside_with_flat_child_sessions", `{"autoAttach":true,"waitForDebuggerOnStart":false,"flatten":true}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			setPolicy(t, denylist.Config{AllowedHosts: []string{"127.0.0.1", "localhost"}})
+			ctx := testCtx(t, 40*time.Second)
+			newPerson(ctx, t)
+			a := newAttacker(ctx, t)
+			name := "oopif-" + strings.ReplaceAll(tc.name, "_", "-")
+			path := "/hostile/landing/" + name
+			_, session := a.newTab(env.Pages.Main + "/hostile/frame.html?src=" + frameOrigin + "/hostile/inner.html")
+			if tc.autoAttach != "" {
+				if _, err := a.callRaw(session, "Target.setAutoAttach", tc.autoAttach); err != nil {
+					t.Fatalf("Target.setAutoAttach: %v", err)
+				}
+				time.Sleep(300 * time.Millisecond)
+			}
+			if n := env.Pages.HitsUnder(strings.Replace(frameOrigin, "http://", "", 1), "/hostile/inner.html"); n == 0 {
+				t.Logf("the frame's page was not counted under %s", frameOrigin)
+			}
+			a.eval(session, "document.getElementById('f').src = "+quote(env.Pages.Other+path)+", true")
+			settle()
+			if n := env.Pages.Hits(env.Pages.Other, path); n != 0 {
+				t.Errorf("the host outside the allowed list served %d requests", n)
+			}
+		})
+	}
+}

@@ -46,6 +46,15 @@ func (p *Pages) hostilePages(mux *http.ServeMux) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprintf(w, `<!doctype html><title>Cached %s</title><p id="marker">%s</p>`, html.EscapeString(name), html.EscapeString(LandingMarker(name)))
 	})
+	// The same, but never fit for the back/forward cache (an unload
+	// handler keeps a page out of it), so that going back to it has to ask
+	// the server again.
+	mux.HandleFunc("/hostile/unload/", func(w http.ResponseWriter, r *http.Request) {
+		p.hits.add(r)
+		name := strings.TrimPrefix(r.URL.Path, "/hostile/unload/")
+		page(w, "Unload "+name, `<p id="marker">`+html.EscapeString(LandingMarker(name))+`</p>
+<script>addEventListener('unload', () => {});</script>`)
+	})
 	// A page the person is on: a marker that only a click on the button
 	// (or an edit of the DOM) changes, links and a form that open new tabs.
 	mux.HandleFunc("/hostile/tab.html", func(w http.ResponseWriter, r *http.Request) {
@@ -108,8 +117,8 @@ zone.addEventListener('drop', async (e) => {
 	})
 }
 
-// LandingMarker is the text of /hostile/landing/<name> and
-// /hostile/cached/<name>.
+// LandingMarker is the text of /hostile/landing/<name>,
+// /hostile/cached/<name> and /hostile/unload/<name>.
 func LandingMarker(name string) string { return "landed-" + name + "-page" }
 
 // Received reports whether any body posted to /hostile/sink, on either
