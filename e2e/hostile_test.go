@@ -707,3 +707,104 @@ func TestHostileNavigationPaths(t *testing.T) {
 		})
 	}
 }
+
+// TestHostileTakeOver acts on a tab while a person holds it from the live
+// view, with commands that are neither Input.* nor Page.*: a script that
+// navigates, goes back or clicks, a DOM edit, a new tab from the tab's
+// session. The person's tab must stay as they hold it.
+func TestHostileTakeOver(t *testing.T) {
+	requireEnv(t)
+	type heldTab struct {
+		a       *attacker
+		p       *person
+		target  string
+		session string
+		url     string
+	}
+	// held opens a tab of the attacker's (with a page before it in its
+	// history) and has the person take control of it.
+	held := func(t *testing.T) *heldTab {
+		t.Helper()
+		ctx := testCtx(t, 40*time.Second)
+		h := &heldTab{p: newPerson(ctx, t), a: newAttacker(ctx, t)}
+		h.target, h.session = h.a.newTab(env.Pages.Main + "/hostile/tab.html?before")
+		h.url = env.Pages.Main + "/hostile/tab.html?held"
+		if _, err := h.a.call(h.session, "Page.navigate", map[string]any{"url": h.url}); err != nil {
+			t.Fatal(err)
+		}
+		h.a.waitLoaded(h.session, h.url)
+		inst := env.Relay.Default()
+		tabID := tabIDOf(t, h.target)
+		if err := inst.TakeControl(tabID, "person"); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { inst.ReleaseControl(tabID, "person") })
+		return h
+	}
+	// untouched checks the tab as the person sees it.
+	untouched := func(t *testing.T, h *heldTab) {
+		t.Helper()
+		settle()
+		if v := h.p.eval(h.target, "location.href"); v != quote(h.url) {
+			t.Errorf("the tab the person holds went to %s", v)
+		}
+		if v := h.p.eval(h.target, "document.getElementById('marker') && document.getElementById('marker').textContent"); v != `"untouched"` {
+			t.Errorf("the page of the tab the person holds was changed: its marker says %s", v)
+		}
+	}
+
+	t.Run("evaluate_location_href", func(t *testing.T) {
+		h := held(t)
+		path := "/hostile/landing/takeover-location"
+		h.a.eval(h.session, "location.href = "+quote(env.Pages.Main+path)+", true")
+		untouched(t, h)
+		if n := env.Pages.Hits(env.Pages.Main, path); n != 0 {
+			t.Errorf("the navigation was requested %d times", n)
+		}
+	})
+	t.Run("evaluate_history_back", func(t *testing.T) {
+		h := held(t)
+		h.a.eval(h.session, "history.back(), true")
+		untouched(t, h)
+	})
+	t.Run("evaluate_button_click", func(t *testing.T) {
+		h := held(t)
+		h.a.eval(h.session, "document.getElementById('change').click(), true")
+		untouched(t, h)
+	})
+	t.Run("callFunctionOn_button_click", func(t *testing.T) {
+		h := held(t)
+		res, err := h.a.call(h.session, "Runtime.evaluate", map[string]any{"expression": "document.getElementById('change')"})
+		if err == nil {
+			var r struct{ Result struct{ ObjectID string } }
+			json.Unmarshal(res, &r)
+			h.a.call(h.session, "Runtime.callFunctionOn", map[string]any{"objectId": r.Result.ObjectID, "functionDeclaration": "function () { this.click(); }"})
+		}
+		untouched(t, h)
+	})
+	t.Run("DOM_setOuterHTML", func(t *testing.T) {
+		h := held(t)
+		if res, err := h.a.call(h.session, "DOM.getDocument", nil); err == nil {
+			var doc struct{ Root struct{ NodeID int } }
+			json.Unmarshal(res, &doc)
+			if res, err := h.a.call(h.session, "DOM.querySelector", map[string]any{"nodeId": doc.Root.NodeID, "selector": "#marker"}); err == nil {
+				var q struct{ NodeID int }
+				json.Unmarshal(res, &q)
+				_, err := h.a.call(h.session, "DOM.setOuterHTML", map[string]any{"nodeId": q.NodeID, "outerHTML": `<p id="marker">rewritten by the client</p>`})
+				t.Logf("DOM.setOuterHTML: %v", err)
+			}
+		}
+		untouched(t, h)
+	})
+	t.Run("createTarget_on_held_tab_session", func(t *testing.T) {
+		h := held(t)
+		before := len(h.p.newPages(func(string) bool { return true }))
+		path := "/hostile/landing/takeover-createtarget"
+		_, err := h.a.call(h.session, "Target.createTarget", map[string]any{"url": env.Pages.Main + path})
+		t.Logf("Target.createTarget: %v", err)
+		untouched(t, h)
+		if pages := h.p.newPages(func(string) bool { return true }); len(pages) != before {
+			t.Errorf("a new tab appeared from the session of the tab the person holds: %+v", pages)
+		}
+	})
+}
