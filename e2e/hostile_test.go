@@ -808,3 +808,81 @@ func TestHostileTakeOver(t *testing.T) {
 		}
 	})
 }
+
+// TestHostileFileUpload puts a file of the person's machine into a page —
+// DOM.setFileInputFiles on a file input, Input.dispatchDragEvent with
+// files — and sends it to a host the policy allows, or reads it back.
+// Neither the server nor the client may ever see its contents.
+func TestHostileFileUpload(t *testing.T) {
+	requireEnv(t)
+	upload := func(t *testing.T) (a *attacker, session, path, marker string, from int) {
+		t.Helper()
+		setPolicy(t, denylist.Config{})
+		ctx := testCtx(t, 40*time.Second)
+		newPerson(ctx, t)
+		a = newAttacker(ctx, t)
+		path, marker = secretFile(t)
+		_, session = a.newTab(env.Pages.Main + "/hostile/upload.html")
+		return a, session, path, marker, a.mark()
+	}
+	setFiles := func(t *testing.T, a *attacker, session, path string) {
+		t.Helper()
+		res, err := a.call(session, "DOM.getDocument", nil)
+		if err != nil {
+			t.Fatalf("DOM.getDocument: %v", err)
+		}
+		var doc struct{ Root struct{ NodeID int } }
+		json.Unmarshal(res, &doc)
+		res, err = a.call(session, "DOM.querySelector", map[string]any{"nodeId": doc.Root.NodeID, "selector": "#file"})
+		if err != nil {
+			t.Fatalf("DOM.querySelector: %v", err)
+		}
+		var q struct{ NodeID int }
+		json.Unmarshal(res, &q)
+		_, err = a.call(session, "DOM.setFileInputFiles", map[string]any{"nodeId": q.NodeID, "files": []string{path}})
+		t.Logf("DOM.setFileInputFiles: %v", err)
+	}
+	noLeak := func(t *testing.T, a *attacker, marker string, from int) {
+		t.Helper()
+		settle()
+		if env.Pages.Received(marker) {
+			t.Error("the person's file was posted to the server")
+		}
+		if f := a.leaked(from, marker); f != "" {
+			t.Errorf("the person's file reached the client: …%s…", f)
+		}
+	}
+
+	t.Run("setFileInputFiles_then_multipart_form_post", func(t *testing.T) {
+		a, session, path, marker, from := upload(t)
+		setFiles(t, a, session, path)
+		a.eval(session, "document.getElementById('form').submit(), true")
+		noLeak(t, a, marker, from)
+	})
+	t.Run("setFileInputFiles_then_fetch_FormData", func(t *testing.T) {
+		a, session, path, marker, from := upload(t)
+		setFiles(t, a, session, path)
+		v, err := a.eval(session, "fetch('/hostile/sink', {method: 'POST', body: new FormData(document.getElementById('form'))}).then((r) => r.status)")
+		t.Logf("fetch: %s %v", v, err)
+		noLeak(t, a, marker, from)
+	})
+	t.Run("setFileInputFiles_then_read_back", func(t *testing.T) {
+		a, session, path, marker, from := upload(t)
+		setFiles(t, a, session, path)
+		v, err := a.eval(session, "document.getElementById('file').files.length ? document.getElementById('file').files[0].text() : 'no file'")
+		t.Logf("the file as the page reads it: %.80s %v", v, err)
+		noLeak(t, a, marker, from)
+	})
+	t.Run("dispatchDragEvent_files_drop", func(t *testing.T) {
+		a, session, path, marker, from := upload(t)
+		data := map[string]any{"items": []any{}, "files": []string{path}, "dragOperationsMask": 1}
+		for _, typ := range []string{"dragEnter", "dragOver", "drop"} {
+			_, err := a.call(session, "Input.dispatchDragEvent", map[string]any{"type": typ, "x": 150, "y": 200, "data": data})
+			t.Logf("Input.dispatchDragEvent %s: %v", typ, err)
+		}
+		settle()
+		v, _ := a.eval(session, "document.getElementById('dropped').textContent")
+		t.Logf("the page says: %s", v)
+		noLeak(t, a, marker, from)
+	})
+}
