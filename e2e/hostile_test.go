@@ -886,3 +886,76 @@ func TestHostileFileUpload(t *testing.T) {
 		noLeak(t, a, marker, from)
 	})
 }
+
+// TestHostilePersonOpenedTab: in "pick" mode only the tabs the person
+// ticks are shared. A tab the person opens themselves from a shared tab
+// (a ctrl+click, a middle click, a shift+click on a link) carries the
+// shared tab as its opener, but the person never ticked it: the client
+// must never see it as a target nor get a session on it.
+func TestHostilePersonOpenedTab(t *testing.T) {
+	requireEnv(t)
+	for _, tc := range []struct {
+		name      string
+		button    string
+		modifiers int // 1 Alt, 2 Ctrl, 4 Meta, 8 Shift
+	}{
+		{"ctrl_click", "left", 2},
+		{"middle_click", "middle", 0},
+		{"shift_click", "left", 8},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			setPolicy(t, denylist.Config{})
+			ctx := testCtx(t, 40*time.Second)
+			p := newPerson(ctx, t)
+			request := p.pickMode()
+			name := "person-opened-" + strings.ReplaceAll(tc.name, "_", "-")
+			opened := env.Pages.Main + "/hostile/landing/" + name
+			shared := p.openTab(env.Pages.Main + "/hostile/tab.html?to=" + opened)
+			request(fmt.Sprintf(`{type: "share", tabId: %d, on: true}`, tabIDOfPerson(t, p, shared)))
+			a := newAttacker(ctx, t)
+			if a.sessionFor(shared, 5*time.Second) == "" {
+				t.Fatal("the tab the person shared is not a target")
+			}
+
+			// The person opens the link of the shared tab in a tab of its own.
+			s := p.attach(shared)
+			for _, typ := range []string{"mousePressed", "mouseReleased"} {
+				if _, err := p.call(s, "Input.dispatchMouseEvent", map[string]any{"type": typ, "x": 100, "y": 260, "button": tc.button, "buttons": 0, "clickCount": 1, "modifiers": tc.modifiers}); err != nil {
+					t.Fatalf("the person's click: %v", err)
+				}
+			}
+			var tab pageTarget
+			deadline := time.Now().Add(5 * time.Second)
+			for tab.TargetID == "" {
+				if pages := p.newPages(hasPrefix(opened)); len(pages) > 0 {
+					tab = pages[0]
+				} else if time.Now().After(deadline) {
+					t.Fatalf("the person's %s opened no tab: %+v", tc.name, p.newPages(func(string) bool { return true }))
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			if v := p.eval(shared, "location.href"); !strings.Contains(v, "/hostile/tab.html") {
+				t.Fatalf("the click navigated the shared tab itself (to %s), it did not open a tab", v)
+			}
+			settle()
+			if page := p.newPages(hasPrefix(extensionPage())); len(page) > 0 {
+				t.Logf("the tab as chrome.tabs sees it: %s", p.eval(page[0].TargetID, `chrome.tabs.query({}).then((ts) => ts.filter((t) => t.url.startsWith(`+quote(opened)+`)).map((t) => ({openerTabId: t.openerTabId, active: t.active, windowId: t.windowId})))`))
+			}
+
+			if urls, ok := a.targets()[tab.TargetID]; ok {
+				t.Errorf("the tab the person opened became a target for the client:%s", urls)
+			}
+			for _, m := range a.c.Messages() {
+				if m.Method == "Target.attachedToTarget" && targetOf(m.Params) == tab.TargetID {
+					t.Errorf("the client got a session on the tab the person opened: %s", m.Raw)
+				}
+			}
+			if res, err := a.call("", "Target.attachToTarget", map[string]any{"targetId": tab.TargetID, "flatten": true}); err == nil {
+				var r struct{ SessionID string }
+				json.Unmarshal(res, &r)
+				v, err := a.eval(r.SessionID, "document.getElementById('marker').textContent")
+				t.Errorf("the client attached to the tab the person opened and read %s %v", v, err)
+			}
+		})
+	}
+}
