@@ -434,6 +434,43 @@ func TestHostileNestedCommands(t *testing.T) {
 		})
 	}
 
+	// A non-flat session asked of the relay itself: attachToTarget with
+	// flatten false, spelt so that a decoder matching keys without their
+	// case, or keeping the first of two, reads true.
+	for _, tc := range []struct{ name, params string }{
+		{"flatten_key_case", `{"targetId":%s,"flatten":false,"Flatten":true}`},
+		{"flatten_twice", `{"targetId":%s,"flatten":true,"flatten":false}`},
+	} {
+		t.Run("getAllCookies_in_sendMessageToTarget_attachToTarget_"+tc.name, func(t *testing.T) {
+			setPolicy(t, policy)
+			n := nested(t, `{"autoAttach":true,"waitForDebuggerOnStart":false,"flatten":true}`)
+			value := personCookie(t, n.p)
+			for _, target := range []string{n.frame, n.target} {
+				if target == "" {
+					continue
+				}
+				for _, on := range []string{"", n.session} {
+					res, err := n.a.callRaw(on, "Target.attachToTarget", fmt.Sprintf(tc.params, quote(target)))
+					if err != nil {
+						t.Logf("Target.attachToTarget %s on %q: %v", target, on, err)
+						continue
+					}
+					var r struct{ SessionID string }
+					json.Unmarshal(res, &r)
+					inner := `{"id":1,"method":"Network.getAllCookies"}`
+					for _, via := range []string{"", n.session} {
+						_, err := n.a.call(via, "Target.sendMessageToTarget", map[string]any{"sessionId": r.SessionID, "message": inner})
+						t.Logf("Target.sendMessageToTarget to %s on %q: %v", r.SessionID, via, err)
+					}
+				}
+			}
+			settle()
+			if f := n.a.leaked(0, value); f != "" {
+				t.Errorf("the person's HttpOnly cookie reached the client: …%s…", f)
+			}
+		})
+	}
+
 	t.Run("navigate_outside_in_sendMessageToTarget", func(t *testing.T) {
 		setPolicy(t, policy)
 		n := nested(t, `{"autoAttach":true,"waitForDebuggerOnStart":false,"flatten":false}`)
