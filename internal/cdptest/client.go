@@ -44,6 +44,7 @@ type Client struct {
 	nextID   int64
 	pending  map[int64]chan Message
 	msgs     []Message     // every frame that was not a reply to Call, in order
+	frames   [][]byte      // every frame received, replies to Call included
 	notify   chan struct{} // closed and replaced when msgs grows
 	closed   chan struct{}
 	stop     chan struct{} // closed by Close
@@ -93,6 +94,7 @@ func (c *Client) readLoop() {
 		}
 		m.Raw = b
 		c.mu.Lock()
+		c.frames = append(c.frames, b)
 		if m.ID != nil {
 			if ch, ok := c.pending[*m.ID]; ok {
 				delete(c.pending, *m.ID)
@@ -200,6 +202,14 @@ func (c *Client) Messages() []Message {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append([]Message(nil), c.msgs...)
+}
+
+// Frames returns every frame received so far, replies to Call included,
+// in order: what a test searches for data that must never reach a client.
+func (c *Client) Frames() [][]byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([][]byte(nil), c.frames...)
 }
 
 // WaitMessage waits for a recorded message (from index from on) that

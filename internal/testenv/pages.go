@@ -11,10 +11,11 @@ import (
 // the second is cross-site to the first and Chrome puts it in its own
 // process (an out-of-process iframe with its own CDP session).
 type Pages struct {
-	Main  string // http://127.0.0.1:<port>
-	Other string // http://127.0.0.2:<port>, another site
-	srvs  []*http.Server
-	hits  hits
+	Main   string // http://127.0.0.1:<port>
+	Other  string // http://127.0.0.2:<port>, another site
+	srvs   []*http.Server
+	hits   hits
+	bodies bodies
 }
 
 // StartPages starts both origins.
@@ -57,6 +58,7 @@ func (p *Pages) Close() {
 func (p *Pages) handler() http.Handler {
 	mux := http.NewServeMux()
 	p.policyPages(mux)
+	p.hostilePages(mux)
 	html := func(w http.ResponseWriter, body string) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, body)
