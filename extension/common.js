@@ -20,9 +20,11 @@ export function relayUrlProblem(url) {
   return "ws:// is only allowed to 127.0.0.1, [::1] or localhost; use wss:// for a relay on another host.";
 }
 
-// chrome.debugger can only attach to ordinary web content; browser UI,
-// extension pages and the Web Store are off limits and fail to attach.
-const WEB_SCHEMES = new Set(["http:", "https:", "data:", "file:"]);
+// Only ordinary web pages are ever shared with the relay: http and https
+// pages, and about:blank (a tab that is still being created). Files, browser
+// pages, extension pages (this extension's own most of all: a script there
+// has the extension's powers) and the Web Store never are.
+const WEB_SCHEMES = new Set(["http:", "https:"]);
 
 export function attachable(url) {
   let u;

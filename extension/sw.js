@@ -181,8 +181,13 @@ function onMessage(c, data) {
   }
   const id = msg.id;
   if (msg.method === "chrome.debugger.sendCommand") {
-    // The hot path: nothing here but the call and the reply.
+    // The hot path: nothing here but the check, the call and the reply.
     const p = msg.params;
+    // Only to a tab this connection attached and still shares, on a web page.
+    if (!(p && p[0] && c.attached.has(p[0].tabId))) {
+      replyError(c, id, `Debugger is not attached to the tab with id: ${p && p[0] && p[0].tabId}.`);
+      return;
+    }
     let pending;
     try {
       pending = chrome.debugger.sendCommand(p[0], p[1], p[2]);
@@ -216,6 +221,9 @@ const COMMANDS = {
     const tabId = target.tabId;
     mustBeShared(tabId);
     if (c.attached.has(tabId)) throw new Error(`Another debugger is already attached to the tab with id: ${tabId}.`);
+    // The tab as it is now, not as it was offered.
+    const now = await chrome.tabs.get(tabId);
+    if (!attachable(tabUrl(now))) throw new Error(`Tab ${tabId} shows a page that is never shared.`);
     const debuggee = { tabId };
     try {
       await chrome.debugger.attach(debuggee, version || "1.3");
@@ -233,6 +241,12 @@ const COMMANDS = {
       throw new Error("connection closed");
     }
     c.attached.add(tabId);
+    // It may have moved on while attaching.
+    const after = await chrome.tabs.get(tabId).catch(() => null);
+    if (after === null || !attachable(tabUrl(after))) {
+      letGo(c, tabId, "restricted_url");
+      throw new Error(`Tab ${tabId} shows a page that is never shared.`);
+    }
     return {};
   },
 
@@ -303,6 +317,36 @@ chrome.debugger.onDetach.addListener((source, reason) => {
   }, REOFFER_MS);
 });
 
+// ---- where shared tabs go --------------------------------------------------
+
+// A shared tab that heads for a page that is never shared (a file, a browser
+// or extension page) is let go at once, before the page commits where Chrome
+// says so first: the relay is told it detached, and the tab is offered again
+// when it is back on a web page.
+function letGo(c, tabId, reason) {
+  if (c === null || !c.attached.delete(tabId)) return;
+  chrome.debugger.detach({ tabId }).catch(noop);
+  c.offered.delete(tabId);
+  send(c, "chrome.debugger.onDetach", [{ tabId }, reason]);
+}
+
+function watchNavigation(d) {
+  if (d.frameId !== 0) return;
+  const c = conn;
+  if (c === null || !shared.has(d.tabId)) return;
+  if (!attachable(d.url)) {
+    letGo(c, d.tabId, "restricted_url");
+    return;
+  }
+  if (!c.offered.has(d.tabId)) {
+    // Back on a web page after it was let go, or after Chrome detached it.
+    chrome.tabs.get(d.tabId).then((tab) => announce(conn === c ? c : null, tab), noop);
+  }
+}
+
+chrome.webNavigation.onBeforeNavigate.addListener(watchNavigation);
+chrome.webNavigation.onCommitted.addListener(watchNavigation);
+
 // ---- tab events ------------------------------------------------------------
 
 chrome.tabs.onCreated.addListener(async (tab) => {
@@ -341,6 +385,10 @@ chrome.tabs.onUpdated.addListener(async (tabId, info, tab) => {
   }
   const c = conn;
   if (c === null || !c.open || !shared.has(tabId)) return;
+  if (info.url !== undefined && !attachable(info.url)) {
+    letGo(c, tabId, "restricted_url");
+    return;
+  }
   if (c.offered.has(tabId)) enqueue(c, () => send(c, "chrome.tabs.onUpdated", [tabId, info, tab]));
   else announce(c, tab);
 });

@@ -108,18 +108,23 @@ func origin(raw string) string {
 	return u.Scheme + "://" + u.Host
 }
 
-// computeAccess decides t's access from its URL, its holder and the policy.
+// computeAccess decides t's access from the document it shows, its holder
+// and the policy.
 func (st *state) computeAccess(t *tab) tabAccess {
 	in := st.in
-	web, special := pageScheme(t.url)
+	u := t.docURL
+	if u == "" {
+		u = t.url
+	}
+	web, special := pageScheme(u)
 	switch {
 	case !web && !special:
 		return tabAccess{level: accessBlind, rule: ruleNeverShared,
-			why: "the tab shows " + schemeOf(t.url) + " page, which is never shared with automation; navigate it to a web page or close it"}
+			why: "the tab shows " + schemeOf(u) + " page, which is never shared with automation; navigate it to a web page or close it"}
 	case web && in.fencing():
-		if d := in.srv.policy.load().URL(in.profile, t.url); d.Verdict != Allow {
+		if d := in.srv.policy.load().URL(in.profile, u); d.Verdict != Allow {
 			return tabAccess{level: accessBlind, rule: ruleOutsideFence,
-				why: "the tab is on " + origin(t.url) + ", outside the hosts automation may use (" + strings.TrimPrefix(d.Message, "Denied by cdprelay policy: ") + "); navigate it back"}
+				why: "the tab is on " + origin(u) + ", outside the hosts automation may use (" + strings.TrimPrefix(d.Message, "Denied by cdprelay policy: ") + "); navigate it back"}
 		}
 	}
 	if t.control != "" {
@@ -260,11 +265,18 @@ var blindAllowed = map[string]bool{
 	"Browser.setDownloadBehavior":     true,
 }
 
+// hidesURL reports whether a tab's address-bar URL is one discovery must
+// reduce to its origin, whatever the document shows (a page never shared
+// that the tab is on its way to, say).
+func (st *state) hidesURL(raw string) bool {
+	return st.urlAccess(raw).level == accessBlind
+}
+
 // urlAccess is the access a tab would have on raw (with nobody holding
 // it): what a navigation there would make of the tab. The automation may
 // not navigate into a page it could not see.
 func (st *state) urlAccess(raw string) tabAccess {
-	return st.computeAccess(&tab{url: raw})
+	return st.computeAccess(&tab{docURL: raw})
 }
 
 // gate decides a command on a tab whose access is acc, before the
@@ -337,7 +349,7 @@ func forceNoSideEffects(params []byte) ([]byte, error) {
 // changed from was.
 func (st *state) accessChanged(t *tab, was tabAccess) {
 	st.observe(Event{Actor: ActorRelay, Kind: KindAccess, Target: t.targetID, Rule: t.acc.rule, Outcome: OutcomeOK,
-		Detail: was.level.String() + " -> " + t.acc.level.String() + " on " + origin(t.url)})
+		Detail: was.level.String() + " -> " + t.acc.level.String() + " on " + origin(t.docURL)})
 	c := st.client
 	if c == nil || t.session == nil {
 		return
@@ -359,13 +371,13 @@ func (st *state) accessChanged(t *tab, was tabAccess) {
 				"source": "other", "level": "warning", "text": text, "timestamp": float64(timeNowMilli()),
 			}})
 		}
-		c.event("CDPRelay.accessChanged", s, map[string]any{"access": t.acc.level.String(), "origin": origin(t.url), "reason": t.acc.why})
+		c.event("CDPRelay.accessChanged", s, map[string]any{"access": t.acc.level.String(), "origin": origin(t.docURL), "reason": t.acc.why})
 		if enteringBlind {
 			// The client's page follows the tab to its origin, and nothing
 			// more: a main frame at the origin, and a context that refuses
 			// whatever is run in it.
 			if s.enabled["Page"] {
-				o := origin(t.url)
+				o := origin(t.docURL)
 				c.event("Page.frameNavigated", s, map[string]any{"frame": map[string]any{
 					"id": t.targetID, "loaderId": "CDPRELAY" + randHex(12), "url": o + "/", "domainAndRegistry": "",
 					"securityOrigin": o, "mimeType": "text/html", "secureContextType": "Secure",
@@ -375,7 +387,7 @@ func (st *state) accessChanged(t *tab, was tabAccess) {
 			if s.enabled["Runtime"] {
 				c.eventRaw("Runtime.executionContextsCleared", s, nil)
 				c.event("Runtime.executionContextCreated", s, map[string]any{"context": map[string]any{
-					"id": ctxID, "origin": origin(t.url), "name": "", "uniqueId": "cdprelay-blind-" + randHex(8),
+					"id": ctxID, "origin": origin(t.docURL), "name": "", "uniqueId": "cdprelay-blind-" + randHex(8),
 					"auxData": map[string]any{"isDefault": true, "type": "default", "frameId": t.targetID},
 				}})
 			}
@@ -386,7 +398,7 @@ func (st *state) accessChanged(t *tab, was tabAccess) {
 // blindFrameTree answers Page.getFrameTree for a blind tab: its main frame
 // at its origin, and nothing of what it shows.
 func blindFrameTree(t *tab) map[string]any {
-	o := origin(t.url)
+	o := origin(t.docURL)
 	return map[string]any{"frameTree": map[string]any{"frame": map[string]any{
 		"id": t.targetID, "loaderId": "CDPRELAY", "url": o + "/", "domainAndRegistry": "", "securityOrigin": o,
 		"mimeType": "text/html", "secureContextType": "Secure", "crossOriginIsolatedContextType": "NotIsolated",

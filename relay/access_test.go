@@ -35,45 +35,106 @@ func TestBlindTabOnPageNeverShared(t *testing.T) {
 				}
 			}
 
-			// Tab 2 goes there.
+			// Tab 2 goes there: the relay lets go of it at once, before
+			// the page commits, and nothing of it reaches the client.
 			sess := "pw-tab-1"
 			h.call(c, sess, "Page.enable", nil)
 			from := len(c.Messages())
-			e.Navigate(2, url, "secret title")
-			h.event(c, from, "CDPRelay.accessChanged")
 			before := len(e.Commands())
-			for _, method := range []string{"Runtime.evaluate", "Page.captureScreenshot", "DOM.getDocument", "Input.dispatchMouseEvent", "Network.getResponseBody", "Page.reload"} {
-				m := h.callMsg(c, sess, method, map[string]any{"expression": "document.body.innerText"})
-				if m.Error == nil || !strings.Contains(m.Error.Message, "never shared") {
-					t.Errorf("%s on a blind tab: %s", method, m.Raw)
+			e.Event(2, "", "Page.frameStartedNavigating", map[string]any{"frameId": tid(2), "url": url, "loaderId": "L2", "navigationType": "differentDocument"})
+			h.event(c, from, "Target.detachedFromTarget")
+			h.waitFor("the relay detaches the tab", func() bool { return !e.Attached(2) })
+			e.Navigate(2, url, "secret title")
+			m = h.callMsg(c, sess, "Runtime.evaluate", map[string]any{"expression": "document.body.innerText"})
+			if m.Error == nil {
+				t.Fatalf("evaluate after letting go: %s", m.Raw)
+			}
+			for _, cmd := range commandsSince(e, before) {
+				if cmd.Method == "chrome.debugger.sendCommand" {
+					t.Errorf("a command reached the tab: %s", cmd.Params)
 				}
 			}
-			if got := commandsSince(e, before); len(got) != 0 {
-				t.Fatalf("reached the tab: %v", got)
-			}
-			// The page's events are withheld.
-			e.Event(2, "", "Runtime.consoleAPICalled", map[string]any{"type": "log", "args": []any{map[string]any{"type": "string", "value": "page text"}}})
-			// Leaving is allowed, through the fence; going to another such
-			// page is not.
-			if m := h.callMsg(c, sess, "Page.navigate", map[string]any{"url": "chrome-extension://abcdefghijklmnopabcdefghijklmnop/x.html"}); m.Error == nil {
-				t.Fatalf("navigating to an extension page: %s", m.Raw)
-			}
-			if m := h.callMsg(c, sess, "Page.navigate", map[string]any{"url": "https://a.example/"}); m.Error != nil {
-				t.Fatalf("navigating away: %s", m.Raw)
-			}
-			from = len(c.Messages())
-			e.Navigate(2, "https://a.example/", "A")
-			h.event(c, from, "Page.frameNavigated")
-			// Full access again.
-			if m := h.callMsg(c, sess, "Runtime.evaluate", map[string]any{"expression": "1"}); m.Error != nil {
-				t.Fatalf("evaluate after leaving: %s", m.Raw)
-			}
 			for _, m := range c.Messages() {
-				if strings.Contains(string(m.Raw), "page text") || strings.Contains(string(m.Raw), "secret title") {
-					t.Fatalf("a blind tab's content reached the client: %s", m.Raw)
+				if strings.Contains(string(m.Raw), "secret title") {
+					t.Fatalf("told the client: %s", m.Raw)
 				}
 			}
 		})
+	}
+}
+
+// hostsFence fences navigation to "outside.example".
+type hostsFence struct{}
+
+func (hostsFence) Command(string, string, []byte) Decision { return Decision{} }
+func (h hostsFence) MethodURL(p, _, url string, found bool) Decision {
+	if !found {
+		return Decision{}
+	}
+	return h.URL(p, url)
+}
+func (hostsFence) URL(_, url string) Decision {
+	if strings.Contains(url, "outside.example") {
+		return Decision{Verdict: Deny, Rule: "url:host-not-allowed", Message: "Denied by cdprelay policy: host outside.example is not in the allowed hosts"}
+	}
+	return Decision{}
+}
+func (hostsFence) FencesNavigation(string) bool { return true }
+func (hostsFence) UploadDirs(string) []string   { return nil }
+
+// A tab that arrives outside the URL fence without a request the backstop
+// could stop (a page restored from the back/forward cache) is blind: the
+// client keeps its session, sees the origin only, and may navigate back.
+func TestBlindOutsideTheFence(t *testing.T) {
+	h := newHarness(t, Config{Policy: hostsFence{}})
+	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
+	c := h.client()
+	sess := h.autoAttach(c)[0]
+	h.call(c, sess, "Page.enable", nil)
+	h.call(c, sess, "Runtime.enable", nil)
+	from := len(c.Messages())
+	e.Navigate(1, "https://outside.example/inbox?secret=1", "Secret inbox")
+	nav, _ := h.event(c, from, "Page.frameNavigated")
+	if strings.Contains(string(nav.Raw), "secret") || !strings.Contains(string(nav.Raw), `"url":"https://outside.example/"`) {
+		t.Fatalf("frameNavigated %s", nav.Raw)
+	}
+	h.event(c, from, "Runtime.executionContextCreated")
+	h.event(c, from, "CDPRelay.accessChanged")
+	before := len(e.Commands())
+	for _, method := range []string{"Runtime.evaluate", "Page.captureScreenshot", "DOM.getDocument", "Input.dispatchMouseEvent"} {
+		m := h.callMsg(c, sess, method, map[string]any{"expression": "document.body.innerText"})
+		if m.Error == nil || !strings.Contains(m.Error.Message, "outside the hosts") {
+			t.Errorf("%s on a blind tab: %s", method, m.Raw)
+		}
+	}
+	if got := commandsSince(e, before); len(got) != 0 {
+		t.Fatalf("reached the tab: %v", got)
+	}
+	// The frame tree the client may see is the origin's.
+	tree := h.call(c, sess, "Page.getFrameTree", nil)
+	if strings.Contains(string(tree), "secret") || strings.Contains(string(tree), "inbox") {
+		t.Fatalf("frame tree %s", tree)
+	}
+	e.Event(1, "", "Runtime.consoleAPICalled", map[string]any{"type": "log", "args": []any{map[string]any{"type": "string", "value": "page text"}}})
+	if m := h.callMsg(c, sess, "Page.navigate", map[string]any{"url": "https://outside.example/other"}); m.Error == nil {
+		t.Fatalf("navigating within the outside host: %s", m.Raw)
+	}
+	if m := h.callMsg(c, sess, "Page.navigate", map[string]any{"url": "https://a.example/"}); m.Error != nil {
+		t.Fatalf("navigating back: %s", m.Raw)
+	}
+	from = len(c.Messages())
+	e.Navigate(1, "https://a.example/", "A")
+	cleared, at := h.event(c, from, "Runtime.executionContextsCleared")
+	if _, navAt := h.event(c, from, "Page.frameNavigated"); navAt < at {
+		t.Fatalf("the contexts were cleared (%s) after the page changed", cleared.Raw)
+	}
+	if m := h.callMsg(c, sess, "Runtime.evaluate", map[string]any{"expression": "1"}); m.Error != nil {
+		t.Fatalf("evaluate after leaving: %s", m.Raw)
+	}
+	for _, m := range c.Messages() {
+		if strings.Contains(string(m.Raw), "page text") || strings.Contains(string(m.Raw), "Secret inbox") || strings.Contains(string(m.Raw), "secret=1") {
+			t.Fatalf("a blind tab's content reached the client: %s", m.Raw)
+		}
 	}
 }
 
@@ -81,7 +142,7 @@ func TestBlindTabOnPageNeverShared(t *testing.T) {
 // withheld: it may have run in the new page.
 func TestReplyAfterGoingBlindIsWithheld(t *testing.T) {
 	hold, arrived := make(chan struct{}), make(chan struct{})
-	h := newHarness(t, Config{})
+	h := newHarness(t, Config{Policy: hostsFence{}})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Gate: func(method string, args []json.RawMessage) {
 		if method == "chrome.debugger.sendCommand" && len(args) > 2 && string(args[1]) == `"Runtime.evaluate"` && strings.Contains(string(args[2]), "secret") {
 			close(arrived)
@@ -95,10 +156,10 @@ func TestReplyAfterGoingBlindIsWithheld(t *testing.T) {
 	id := h.send(c, sess, "Runtime.evaluate", map[string]any{"expression": "secret"})
 	<-arrived // the command is in the tab when the tab navigates
 	from := len(c.Messages())
-	e.Navigate(1, "file:///home/person/secret.txt", "secret.txt")
+	e.Navigate(1, "https://outside.example/secret.txt", "secret.txt")
 	// The client's page follows the tab to its origin only.
 	nav, _ := h.event(c, from, "Page.frameNavigated")
-	if strings.Contains(string(nav.Raw), "secret") || !strings.Contains(string(nav.Raw), `"url":"file:/"`) {
+	if strings.Contains(string(nav.Raw), "secret") || !strings.Contains(string(nav.Raw), `"url":"https://outside.example/"`) {
 		t.Fatalf("frameNavigated %s", nav.Raw)
 	}
 	h.event(c, from, "Runtime.executionContextCreated")

@@ -56,9 +56,9 @@ func (in *Instance) attachTab(ctx context.Context, x *extConn, t *tab) error {
 			in.unlock()
 			return err
 		}
-		if err := neverShared(t); err != nil {
+		if why := neverSharedURL(t.url); why != "" {
 			in.unlock()
-			return err
+			return fmt.Errorf("tab %d shows %s", t.id, why)
 		}
 		t.setState(tabAttaching, nil)
 		in.unlock()
@@ -67,7 +67,7 @@ func (in *Instance) attachTab(ctx context.Context, x *extConn, t *tab) error {
 
 	// Once asked, Chrome attaches whether or not the caller still waits:
 	// the calls run to their end so that the tab's state stays Chrome's.
-	ti, fenced, err := in.attachCalls(context.WithoutCancel(ctx), x, t.id)
+	ti, docURL, fenced, err := in.attachCalls(context.WithoutCancel(ctx), x, t)
 	st := in.lock()
 	release := t.releaseAfterAttach
 	t.releaseAfterAttach = false
@@ -80,7 +80,7 @@ func (in *Instance) attachTab(ctx context.Context, x *extConn, t *tab) error {
 		in.unlock()
 		return fmt.Errorf("tab %d detached while attaching", t.id)
 	}
-	st.attached(t, ti)
+	st.attached(t, ti, docURL)
 	if err := neverShared(t); err != nil {
 		// The offer said otherwise: Chrome's word counts. Let go at once.
 		t.setState(tabDetaching, nil)
@@ -111,13 +111,18 @@ func (in *Instance) attachTab(ctx context.Context, x *extConn, t *tab) error {
 	return nil
 }
 
-// attached records what Chrome said of t as it attached.
-func (st *state) attached(t *tab, ti TargetInfo) {
+// attached records what Chrome said of t as it attached: its target info
+// and the URL of the document its main frame shows.
+func (st *state) attached(t *tab, ti TargetInfo, docURL string) {
 	if ti.TargetID != "" {
 		t.targetID = ti.TargetID
 	}
 	if ti.URL != "" {
 		t.url = ti.URL
+	}
+	t.docURL = docURL
+	if t.docURL == "" {
+		t.docURL = t.url
 	}
 	t.title = ti.Title
 	st.updateAccess(t)
@@ -129,37 +134,76 @@ func (st *state) attached(t *tab, ti TargetInfo) {
 	}
 }
 
-func (in *Instance) attachCalls(ctx context.Context, x *extConn, tabID int64) (_ TargetInfo, fenced bool, _ error) {
+func (in *Instance) attachCalls(ctx context.Context, x *extConn, t *tab) (_ TargetInfo, docURL string, fenced bool, _ error) {
 	ctx, cancel := context.WithTimeout(ctx, in.srv.cfg.CallTimeout)
 	defer cancel()
+	tabID := t.id
 	if _, err := x.call(ctx, "chrome.debugger.attach", debuggee(tabID, ""), "1.3"); err != nil {
-		return TargetInfo{}, false, fmt.Errorf("attach tab %d: %w", tabID, err)
+		return TargetInfo{}, "", false, fmt.Errorf("attach tab %d: %w", tabID, err)
 	}
 	res, err := x.sendCommand(ctx, tabID, "", "Target.getTargetInfo", nil)
 	if err != nil {
-		return TargetInfo{}, false, fmt.Errorf("target info of tab %d: %w", tabID, err)
+		return TargetInfo{}, "", false, fmt.Errorf("target info of tab %d: %w", tabID, err)
 	}
 	var r struct {
 		TargetInfo TargetInfo `json:"targetInfo"`
 	}
 	if err := json.Unmarshal(res, &r); err != nil {
-		return TargetInfo{}, false, fmt.Errorf("target info of tab %d: %w", tabID, err)
+		return TargetInfo{}, "", false, fmt.Errorf("target info of tab %d: %w", tabID, err)
 	}
 	if in.fencing() {
 		// The backstop is in place before anything else, the wait for a
-		// popup's first commit included.
+		// popup's first commit included; and its state is recorded before
+		// the Fetch.enable goes out, so that a request Chrome pauses at once
+		// is judged, not left paused.
+		in.lock()
+		t.fetchOf("").fence = true
+		in.unlock()
 		if _, err := x.sendCommand(ctx, tabID, "", "Fetch.enable", fetchParams(true, nil)); err != nil {
-			return TargetInfo{}, false, fmt.Errorf("navigation fence on tab %d: %w", tabID, err)
+			return TargetInfo{}, "", false, fmt.Errorf("navigation fence on tab %d: %w", tabID, err)
 		}
 		fenced = true
 	}
 	// The relay follows where the tab goes from its Page events, whether or
 	// not a client enables Page (events.go).
 	if _, err := x.sendCommand(ctx, tabID, "", "Page.enable", nil); err != nil {
-		return TargetInfo{}, false, fmt.Errorf("page events of tab %d: %w", tabID, err)
+		return TargetInfo{}, "", false, fmt.Errorf("page events of tab %d: %w", tabID, err)
 	}
-	in.awaitFirstCommit(ctx, x, tabID)
-	return r.TargetInfo, fenced, nil
+	docURL = in.awaitFirstCommit(ctx, x, tabID)
+	if err := in.sanitizeHistory(ctx, x, t); err != nil {
+		return TargetInfo{}, "", false, err
+	}
+	return r.TargetInfo, docURL, fenced, nil
+}
+
+// sanitizeHistory clears the back and forward history of a tab that holds
+// a page that is never shared. A history navigation to such a page (this
+// extension's own, above all) makes no request the backstop could stop,
+// and Chrome keeps the debugger attached there; a tab whose history cannot
+// take it there has no way to get there but the person.
+func (in *Instance) sanitizeHistory(ctx context.Context, x *extConn, t *tab) error {
+	res, err := x.sendCommand(ctx, t.id, "", "Page.getNavigationHistory", nil)
+	if err != nil {
+		return nil // not every debuggee has a history
+	}
+	var h struct {
+		Entries []struct {
+			URL string `json:"url"`
+		} `json:"entries"`
+	}
+	if json.Unmarshal(res, &h) != nil {
+		return nil
+	}
+	for _, e := range h.Entries {
+		if neverSharedURL(e.URL) != "" {
+			if _, err := x.sendCommand(ctx, t.id, "", "Page.resetNavigationHistory", nil); err != nil {
+				return fmt.Errorf("tab %d: its history holds a page that is never shared, and it could not be cleared: %w", t.id, err)
+			}
+			in.observe(Event{Actor: ActorRelay, Kind: KindAttach, Target: t.targetID, Rule: ruleNeverShared, Outcome: OutcomeOK, Detail: "cleared the tab's history: it held a page that is never shared"})
+			return nil
+		}
+	}
+	return nil
 }
 
 // firstCommitWait bounds how long a new tab's first navigation is awaited.
@@ -171,12 +215,13 @@ const firstCommitWait = 2 * time.Second
 // does), and a client that finds the initial empty document ignores the
 // lifecycle events Chrome replays when they are enabled — so the popup's
 // "load" could be lost if it were announced in that state.
-func (in *Instance) awaitFirstCommit(ctx context.Context, x *extConn, tabID int64) {
+// It returns the URL of the document the main frame shows then.
+func (in *Instance) awaitFirstCommit(ctx context.Context, x *extConn, tabID int64) (docURL string) {
 	deadline := time.Now().Add(firstCommitWait)
 	for delay := 5 * time.Millisecond; ; delay = min(delay*2, 100*time.Millisecond) {
 		res, err := x.sendCommand(ctx, tabID, "", "Page.getFrameTree", nil)
 		if err != nil {
-			return
+			return ""
 		}
 		var ft struct {
 			FrameTree struct {
@@ -186,20 +231,20 @@ func (in *Instance) awaitFirstCommit(ctx context.Context, x *extConn, tabID int6
 			} `json:"frameTree"`
 		}
 		if json.Unmarshal(res, &ft) != nil || ft.FrameTree.Frame.URL == nil {
-			return
+			return ""
 		}
 		if u := *ft.FrameTree.Frame.URL; u != "" && u != ":" {
-			return
+			return u
 		}
 		if time.Now().After(deadline) {
-			return
+			return ""
 		}
 		timer := time.NewTimer(delay)
 		select {
 		case <-timer.C:
 		case <-ctx.Done():
 			timer.Stop()
-			return
+			return ""
 		}
 	}
 }
@@ -271,8 +316,20 @@ func (in *Instance) releaseIfUnused(x *extConn, t *tab, quiet bool) {
 // stays a target (of which the client sees the origin), without a
 // debugger, until it comes back to a web page.
 func neverShared(t *tab) error {
-	if web, special := pageScheme(t.url); web || special {
-		return nil
+	u := t.docURL
+	if u == "" {
+		u = t.url
 	}
-	return fmt.Errorf("tab %d shows %s page, which is never shared with automation", t.id, schemeOf(t.url))
+	if why := neverSharedURL(u); why != "" {
+		return fmt.Errorf("tab %d shows %s", t.id, why)
+	}
+	return nil
+}
+
+// neverSharedURL says why a top-level URL is never shared, or "".
+func neverSharedURL(u string) string {
+	if web, special := pageScheme(u); web || special {
+		return ""
+	}
+	return schemeOf(u) + " page, which is never shared with automation"
 }

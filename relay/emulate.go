@@ -64,6 +64,10 @@ func emulated(m *methodInfo, s *session) *emulation {
 		return &emGetBrowserContexts
 	case "Target.createBrowserContext":
 		return &emCreateBrowserContext
+	case "Page.navigateToHistoryEntry":
+		if !browserLevel && !s.child {
+			return &emHistoryEntry
+		}
 	}
 	if m.domain == domainBrowser || (browserLevel && m.domain == domainTarget) {
 		return &emUnsupported
@@ -97,6 +101,7 @@ var (
 	emAttachToTarget   = emulation{fn: (*clientConn).attachToTarget, blocking: true}
 	emDetachFromTarget = emulation{fn: (*clientConn).detachFromTarget, blocking: true}
 	emActivateTarget   = emulation{fn: (*clientConn).activateTarget, blocking: true}
+	emHistoryEntry     = emulation{fn: (*clientConn).navigateToHistoryEntry, blocking: true}
 
 	emAttachToBrowserTarget    = emulation{fn: (*clientConn).attachToBrowserTarget}
 	emDetachOnSession          = emulation{fn: (*clientConn).detachOnSession}

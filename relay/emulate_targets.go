@@ -307,3 +307,60 @@ func (c *clientConn) detachOnSession(k call) {
 		c.detachFromTarget(k)
 	})
 }
+
+// navigateToHistoryEntry goes through the URL fence like Page.navigate: it
+// names an entry, not a URL, so the relay looks the entry up first. (A
+// page that comes back from the back/forward cache makes no request the
+// backstop could stop; the tab then goes blind, access.go.)
+func (c *clientConn) navigateToHistoryEntry(k call) {
+	var p struct {
+		EntryID int64 `json:"entryId"`
+	}
+	if err := decodeStruct(k.params, &p); err != nil {
+		c.fail(k, codeInvalidParams, invalidParams(err).Error())
+		return
+	}
+	ctx, cancel := c.callCtx()
+	defer cancel()
+	res, err := c.ext.sendCommand(ctx, k.sess.tab.id, "", "Page.getNavigationHistory", nil)
+	if err != nil {
+		c.fail(k, codeServerError, "cdprelay: the tab's history: "+err.Error())
+		return
+	}
+	var h struct {
+		Entries []struct {
+			ID  int64  `json:"id"`
+			URL string `json:"url"`
+		} `json:"entries"`
+	}
+	if err := json.Unmarshal(res, &h); err != nil {
+		c.fail(k, codeServerError, "cdprelay: the tab's history: "+err.Error())
+		return
+	}
+	url := ""
+	for _, e := range h.Entries {
+		if e.ID == p.EntryID {
+			url = e.URL
+		}
+	}
+	if url == "" {
+		c.forwardCall(k) // Chrome answers an unknown entry itself
+		return
+	}
+	in := c.inst
+	d := in.srv.policy.load().URL(in.profile, url)
+	if d.Verdict == Allow {
+		st := in.lock()
+		if to := st.urlAccess(url); to.level == accessBlind {
+			d = Decision{Verdict: Deny, Rule: to.rule, Message: "cdprelay: blind: " + to.why}
+		}
+		in.unlock()
+	}
+	if d.Verdict != Allow {
+		in.srv.cfg.Metrics.countRefusal(d)
+		in.observe(Event{Actor: ActorClient, Kind: KindDenied, Method: k.method, Rule: d.Rule, Outcome: OutcomeDenied, Detail: d.Message})
+		c.fail(k, codeServerError, d.Message)
+		return
+	}
+	c.forwardCall(k)
+}

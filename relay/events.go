@@ -19,6 +19,7 @@ type eventEffects struct {
 	dropped     []*session   // child sessions that went: fail their commands
 	refresh     bool         // ask the tab for its title
 	resume      string       // a child of a blind tab waiting for a debugger: resume it
+	letGo       bool         // the tab is bound for a page never shared: detach it
 }
 
 // routeEvent forwards one chrome.debugger.onEvent. This is the tab →
@@ -64,7 +65,9 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 				return
 			}
 		} else if bytesHasPrefix(method, "Page.") {
-			fx.refresh = st.trackPage(t, method, params)
+			if fx.refresh, fx.letGo = st.trackPage(t, method, params); fx.letGo {
+				return
+			}
 		}
 	}
 	blind := t.acc.level == accessBlind
@@ -157,6 +160,10 @@ func (in *Instance) afterEvent(x *extConn, t *tab, sid, params []byte, fx *event
 	}
 	if fx.refresh {
 		in.tasks.spawn("target info", func() { in.refreshTargetInfo(x, t) })
+	}
+	if fx.letGo {
+		x.failTab(t.id, "Target detached: the tab went to a page that is never shared")
+		x.fireCall("chrome.debugger.detach", debuggee(t.id, ""))
 	}
 }
 

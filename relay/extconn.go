@@ -226,6 +226,22 @@ func (x *extConn) fire(tabID int64, sid, method string, params any) {
 	x.push(id, buf)
 }
 
+// fireCall sends an extension call of the relay's own without waiting for
+// its reply.
+func (x *extConn) fireCall(method string, args ...any) {
+	params, err := json.Marshal(args)
+	if err != nil {
+		return
+	}
+	id, ok := x.register(pendingCall{kind: callFire})
+	if !ok {
+		return
+	}
+	buf := getBuf()
+	*buf = wire.AppendCall(*buf, id, method, params)
+	x.push(id, buf)
+}
+
 func debuggee(tabID int64, sid string) map[string]any {
 	d := map[string]any{"tabId": tabID}
 	if sid != "" {

@@ -190,30 +190,33 @@ func (c *clientConn) policy(k *cmd) bool {
 
 // 4. access.
 func (c *clientConn) access(k *cmd) bool {
-	if k.r.tab == nil {
-		return true
-	}
-	if d, ok := c.gate(k, k.r.acc); !ok {
-		return c.refuse(k, d)
-	}
 	switch k.m.name {
-	case "Page.navigate":
-		// Not into a page the automation could not see.
+	case "Page.navigate", "Target.createTarget":
+		// Not to a page the automation could not see, whatever the fence.
+		if k.m.name == "Target.createTarget" && k.a.url == "" {
+			break // about:blank
+		}
 		st := c.inst.lock()
 		to := st.urlAccess(k.a.url)
 		c.inst.unlock()
 		if to.level == accessBlind {
 			return c.refuse(k, Decision{Verdict: Deny, Rule: to.rule, Message: "cdprelay: blind: " + to.why})
 		}
-	case "Page.getFrameTree":
-		if k.r.acc.level == accessBlind && !k.r.via.child {
-			c.inst.lock()
-			tree := blindFrameTree(k.r.tab)
-			c.inst.unlock()
-			k.out.kind = outEmulated
-			c.reply(call{id: k.env.ID, sess: k.r.replyTo}, tree)
-			return false
-		}
+	}
+	if k.r.tab == nil {
+		return true
+	}
+	if k.m.name == "Page.getFrameTree" && k.r.acc.level == accessBlind && !k.r.via.child {
+		// What a blind tab may show of itself: its origin.
+		c.inst.lock()
+		tree := blindFrameTree(k.r.tab)
+		c.inst.unlock()
+		k.out.kind = outEmulated
+		c.reply(call{id: k.env.ID, sess: k.r.replyTo}, tree)
+		return false
+	}
+	if d, ok := c.gate(k, k.r.acc); !ok {
+		return c.refuse(k, d)
 	}
 	return true
 }

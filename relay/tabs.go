@@ -22,9 +22,14 @@ const (
 // tab is one tab the extension shares. Every field is guarded by the
 // instance's mutex: it is part of the state.
 type tab struct {
-	id          int64
-	targetID    string // Chrome's targetId; "" until known
-	url, title  string
+	id         int64
+	targetID   string // Chrome's targetId; "" until known
+	url, title string // what discovery reports: the address bar's URL and the title
+	// docURL is the URL of the document the tab shows, as its own Page
+	// events and frame tree say: what its access is decided by. The
+	// extension's tab updates report the address bar's instead, which on
+	// an error page is the URL that failed.
+	docURL      string
 	openerTabID int64
 	browserCtx  string // from Chrome's TargetInfo, when it gives one
 
@@ -119,7 +124,7 @@ func (st *state) targetInfo(t *tab) TargetInfo {
 		Attached:         t.session != nil,
 		BrowserContextID: st.browserCtx,
 	}
-	if t.acc.level == accessBlind {
+	if t.acc.level == accessBlind || st.hidesURL(t.url) {
 		ti.URL, ti.Title = origin(t.url), ""
 	}
 	if t.browserCtx != "" {
@@ -173,6 +178,10 @@ func (st *state) upsertTab(et extTab) (t *tab, isNew bool) {
 	}
 	if t.url == "" {
 		t.url = "about:blank"
+	}
+	if t.state != tabAttached {
+		// Until the tab's own events say otherwise.
+		t.docURL = t.url
 	}
 	t.title = et.Title
 	if et.OpenerTabID != 0 {

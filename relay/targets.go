@@ -54,32 +54,76 @@ func (st *state) setTargetInfo(t *tab, url, title string) {
 	}
 }
 
+// setDocument records the URL of the document t shows, and of its
+// address bar, which follows it. It reports whether the tab is now on a
+// page that is never shared, which the caller must let go of.
+func (st *state) setDocument(t *tab, url string) (letGo bool) {
+	if err := neverSharedURL(url); err != "" {
+		return true
+	}
+	t.docURL = url
+	st.setTargetInfo(t, url, t.title)
+	if was, changed := st.updateAccess(t); changed {
+		st.accessChanged(t, was)
+	}
+	return false
+}
+
+// letGo ends the automation's hold on t because it is on its way to, or
+// on, a page that is never shared (its own extension's page, where a
+// script has the extension's powers, above all): the client's sessions
+// end, nothing more of it reaches the client, and the caller detaches the
+// debugger. The extension offers the tab again once it is back on a web
+// page.
+func (st *state) letGo(t *tab, url string) {
+	t.url, t.title = origin(url), ""
+	t.blindEpoch.Add(1)
+	st.browserDetached(t, "navigated to a page that is never shared")
+	st.observe(Event{Actor: ActorRelay, Kind: KindDetach, Target: t.targetID, Rule: ruleNeverShared, Outcome: OutcomeOK, Detail: "navigated to " + origin(url)})
+}
+
 // trackPage looks at an event of t's own session for where the tab is:
 // its main frame's url (for discovery, /json/list and the tab's access),
 // which the relay follows whether or not a client listens. It reports
 // whether the tab's title should be asked for (refreshTargetInfo), which
 // must happen outside the lock.
-func (st *state) trackPage(t *tab, method, params []byte) (refresh bool) {
+func (st *state) trackPage(t *tab, method, params []byte) (refresh, letGo bool) {
 	switch string(method) {
+	case "Page.frameStartedNavigating":
+		// Chrome says where the main frame is going a few milliseconds
+		// before it gets there: the earliest the relay can let go of a tab
+		// bound for a page that is never shared (no request, and so no
+		// backstop, precedes a navigation to an extension page).
+		if string(wire.StringField(params, "frameId")) != t.targetID {
+			return false, false
+		}
+		if u := wire.StringField(params, "url"); len(u) > 0 && neverSharedURL(string(u)) != "" {
+			st.letGo(t, string(u))
+			return false, true
+		}
 	case "Page.frameNavigated":
 		f := wire.Field(params, "frame")
 		if f == nil || wire.Field(f, "parentId") != nil {
-			return false // a sub-frame
+			return false, false // a sub-frame
 		}
 		if u := wire.StringField(f, "url"); u != nil {
-			st.setTargetInfo(t, string(u)+string(wire.StringField(f, "urlFragment")), t.title)
+			full := string(u) + string(wire.StringField(f, "urlFragment"))
+			if st.setDocument(t, full) {
+				st.letGo(t, full)
+				return false, true
+			}
 		}
 	case "Page.navigatedWithinDocument":
 		if string(wire.StringField(params, "frameId")) != t.targetID {
-			return false
+			return false, false
 		}
 		if u := wire.StringField(params, "url"); u != nil {
-			st.setTargetInfo(t, string(u), t.title)
+			st.setDocument(t, string(u))
 		}
 	case "Page.domContentEventFired", "Page.loadEventFired":
-		return !st.tabUpdates
+		return !st.tabUpdates, false
 	}
-	return false
+	return false, false
 }
 
 // pageDownload turns the downloads a tab starts into the browser-level
