@@ -153,6 +153,26 @@ func (st *state) updateAccess(t *tab) (was tabAccess, changed bool) {
 	if now.level == accessBlind && was.level != accessBlind {
 		t.blindEpoch.Add(1)
 	}
+	t.readOnly.Store(now.level == accessReadOnly)
+	switch {
+	case now.level == accessReadOnly && was.level != accessReadOnly:
+		// A fresh layer of the guard in every isolated world it has.
+		l, src := newGuard()
+		t.guard = &l
+		for sid, w := range t.worlds {
+			for id := range w.ids {
+				st.fire(t.id, sid, "Runtime.evaluate", map[string]any{"expression": src, "contextId": id, "silent": true})
+			}
+		}
+	case was.level == accessReadOnly && now.level != accessReadOnly && t.guard != nil:
+		off := t.guard.offScript()
+		for sid, w := range t.worlds {
+			for id := range w.ids {
+				st.fire(t.id, sid, "Runtime.evaluate", map[string]any{"expression": off, "contextId": id, "silent": true})
+			}
+		}
+		t.guard = nil
+	}
 	return was, true
 }
 
@@ -220,7 +240,7 @@ var readOnlyMethods = map[string]readOnlyRule{
 	"Runtime.enable": roAllow, "Runtime.disable": roAllow, "Runtime.getProperties": roAllow,
 	"Runtime.releaseObject": roAllow, "Runtime.releaseObjectGroup": roAllow, "Runtime.getIsolateId": roAllow,
 	"Runtime.getHeapUsage": roAllow, "Runtime.runIfWaitingForDebugger": roAllow, "Runtime.discardConsoleEntries": roAllow,
-	"Runtime.awaitPromise": roAllow, "Runtime.globalLexicalScopeNames": roAllow, "Runtime.queryObjects": roAllow,
+	"Runtime.awaitPromise": roAllow, "Runtime.globalLexicalScopeNames": roAllow,
 	"Runtime.getExceptionDetails": roAllow, "Runtime.setAsyncCallStackDepth": roAllow,
 	"Runtime.setCustomObjectFormatterEnabled": roAllow, "Runtime.setMaxCallStackSizeToCapture": roAllow,
 	"Runtime.evaluate": roNoEffects, "Runtime.callFunctionOn": roNoEffects,
@@ -293,6 +313,16 @@ func (c *clientConn) gate(k *cmd, acc tabAccess) (refusal Decision, ok bool) {
 		switch readOnly(m) {
 		case roAllow:
 		case roNoEffects:
+			sid := ""
+			if k.r.via.child {
+				sid = k.r.via.id
+			}
+			st := c.inst.lock()
+			isolated := k.r.tab.guard != nil && st.isolatedTarget(k.r.tab, sid, k.params)
+			c.inst.unlock()
+			if isolated {
+				break // the guard is in that world (worlds.go)
+			}
 			p, err := forceNoSideEffects(k.params)
 			if err != nil {
 				return Decision{Verdict: Deny, Rule: acc.rule, Message: "cdprelay: " + err.Error()}, false

@@ -184,7 +184,8 @@ func (c *clientConn) forwardCall(k call) {
 	if k.sess.idJSON != nil {
 		replyTo = k.sess
 	}
-	if !c.ext.forward(c, k.id, []byte(k.method), k.params, k.sess, replyTo) {
+	m := lookupMethod([]byte(k.method))
+	if !c.ext.forward(c, k.id, m, []byte(m.name), k.params, k.sess, replyTo) {
 		c.replyError(k.id, k.sess, codeServerError, "Extension disconnected")
 	}
 }

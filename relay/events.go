@@ -71,6 +71,13 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 		}
 	}
 	blind := t.acc.level == accessBlind
+	if bytesHasPrefix(method, "Runtime.executionContext") {
+		if id := st.trackWorlds(t, string(sid), method, params); id != 0 && t.guard != nil {
+			// The guard goes in before the client hears of the world.
+			_, src := newGuardFrom(*t.guard)
+			st.fire(t.id, string(sid), "Runtime.evaluate", map[string]any{"expression": src, "contextId": id, "silent": true})
+		}
+	}
 	if isFetchPaused(method) {
 		// The navigation backstop sees the pause first; the client gets it
 		// only when its own patterns asked for it, and never on a blind tab,

@@ -66,7 +66,8 @@ type pendingCall struct {
 	tabID    int64
 	tab      *tab      // via's tab
 	epoch    uint32    // the tab's blind epoch when it was forwarded
-	domain   int       // the command's domain, for the reply's count
+	m        *methodInfo // the command's method
+	domain   int         // the command's domain, for the reply's count
 	start    time.Time // when it was forwarded
 
 	// callRelay.
@@ -254,9 +255,9 @@ func debuggee(tabID int64, sid string) map[string]any {
 // chrome.debugger.sendCommand on session via, with params as given (the
 // client's original bytes unless a stage rewrote them). replyTo is the
 // session the reply names. It blocks while the extension's queue is full.
-func (x *extConn) forward(c *clientConn, id int64, method, params []byte, via, replyTo *session) bool {
+func (x *extConn) forward(c *clientConn, id int64, m *methodInfo, method, params []byte, via, replyTo *session) bool {
 	t := via.tab
-	cid, ok := x.register(pendingCall{kind: callClient, client: c, clientID: id, replyTo: replyTo, via: via, tabID: t.id, tab: t, epoch: t.blindEpoch.Load(), domain: domainIdx(method), start: time.Now()})
+	cid, ok := x.register(pendingCall{kind: callClient, client: c, clientID: id, replyTo: replyTo, via: via, tabID: t.id, tab: t, epoch: t.blindEpoch.Load(), m: m, domain: m.domain, start: time.Now()})
 	if !ok {
 		return false
 	}
@@ -425,6 +426,8 @@ func (x *extConn) handleReply(m *wire.ExtMessage) {
 	case m.HasError:
 		e := parseExtError(m.Error)
 		*buf = wire.AppendError(*buf, pc.clientID, session, e.Code, e.Message)
+	case pc.m == methodGetProperties && pc.tab.readOnly.Load():
+		*buf = wire.AppendResult(*buf, pc.clientID, session, withoutScopes(m.Result))
 	default:
 		*buf = wire.AppendResult(*buf, pc.clientID, session, m.Result)
 	}

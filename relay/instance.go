@@ -81,7 +81,21 @@ func (in *Instance) lock() *state {
 	return &in.st
 }
 
-func (in *Instance) unlock() { in.mu.Unlock() }
+func (in *Instance) unlock() {
+	if st := &in.st; len(st.fires) > 0 {
+		// Sent before the lock goes, so that no later command overtakes
+		// them. Sending waits only for room in the extension's queue,
+		// which its writer drains without the lock.
+		fires := st.fires
+		st.fires = nil
+		if x := st.ext; x != nil {
+			for _, f := range fires {
+				x.fire(f.tabID, f.sid, f.method, f.params)
+			}
+		}
+	}
+	in.mu.Unlock()
+}
 
 // ID is the instance's public handle.
 func (in *Instance) ID() string { return in.id }

@@ -85,3 +85,9 @@ func lookupMethod(method []byte) *methodInfo {
 	methodNames.mu.Unlock()
 	return m
 }
+
+// Methods the relay looks out for by identity.
+var (
+	methodFetchEnable   = lookupMethod([]byte("Fetch.enable"))
+	methodGetProperties = lookupMethod([]byte("Runtime.getProperties"))
+)

@@ -241,7 +241,7 @@ func (c *clientConn) fence(k *cmd) bool {
 	st := in.lock()
 	k.params = st.fetchRewrite(k.r.tab, sid, &k.a, enable, k.r.replyTo)
 	in.unlock()
-	c.send(k, []byte("Fetch.enable"))
+	c.sendAs(k, methodFetchEnable)
 	return false
 }
 
@@ -283,13 +283,21 @@ func (c *clientConn) forward(k *cmd) {
 			c.noteClientScreencast(s.tab, k.m.name == "Page.startScreencast")
 		}
 	}
-	c.send(k, k.env.Method)
+	c.send(k)
 }
 
-// send forwards k on its route as method with k.params.
-func (c *clientConn) send(k *cmd, method []byte) {
+// send forwards k on its route with k.params.
+func (c *clientConn) send(k *cmd) {
 	k.out.kind = outForwarded
-	if !c.ext.forward(c, k.env.ID, method, k.params, k.r.via, k.r.replyTo) {
+	if !c.ext.forward(c, k.env.ID, k.m, k.env.Method, k.params, k.r.via, k.r.replyTo) {
+		c.failed(k, codeServerError, "Extension disconnected")
+	}
+}
+
+// sendAs forwards k as another method (a stage's rewrite).
+func (c *clientConn) sendAs(k *cmd, m *methodInfo) {
+	k.out.kind = outForwarded
+	if !c.ext.forward(c, k.env.ID, m, []byte(m.name), k.params, k.r.via, k.r.replyTo) {
 		c.failed(k, codeServerError, "Extension disconnected")
 	}
 }

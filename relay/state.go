@@ -27,6 +27,27 @@ type state struct {
 	tabs        map[int64]*tab      // the tab table: tabs the extension shares
 	sessions    map[string]*session // the session table: client-visible id → session
 	nextSession int                 // session numbers are never reused
+
+	// fires are commands of the relay's own decided under the lock and
+	// sent, in order, before the lock is released (Instance.unlock): what
+	// they set up in the tab is in place before any later client command
+	// can be routed.
+	fires []fireCmd
+}
+
+// fireCmd is one command of the relay's own for a tab, sent without
+// waiting for its reply.
+type fireCmd struct {
+	tabID  int64
+	sid    string
+	method string
+	params any
+}
+
+// fire queues a command of the relay's own; it goes out as the lock is
+// released.
+func (st *state) fire(tabID int64, sid, method string, params any) {
+	st.fires = append(st.fires, fireCmd{tabID, sid, method, params})
 }
 
 func newState(in *Instance) state {

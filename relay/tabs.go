@@ -73,6 +73,14 @@ type tab struct {
 	blindEpoch atomic.Uint32
 	// openedByClient: the client's Target.createTarget opened the tab.
 	openedByClient bool
+	// worlds are the isolated contexts of the tab's sessions (worlds.go).
+	worlds map[string]*worlds
+	// guard is the read-only guard installed in the tab's isolated worlds,
+	// while it is read-only.
+	guard *guardLayer
+	// readOnly mirrors acc.level == accessReadOnly for the reply path,
+	// which reads it without the lock.
+	readOnly atomic.Bool
 }
 
 // setState moves t to s, waking whoever waits on the previous transition.
