@@ -64,11 +64,11 @@ type pendingCall struct {
 	replyTo  *session // the session the reply names; nil for the root
 	via      *session // the session that carried it; nil for the relay's own
 	tabID    int64
-	tab      *tab      // via's tab
-	epoch    uint32    // the tab's blind epoch when it was forwarded
+	tab      *tab        // via's tab
+	epoch    uint32      // the tab's blind epoch when it was forwarded
 	m        *methodInfo // the command's method
 	domain   int         // the command's domain, for the reply's count
-	start    time.Time // when it was forwarded
+	start    time.Time   // when it was forwarded
 
 	// callRelay.
 	done chan callResult

@@ -136,7 +136,6 @@ func (l guardLayer) offScript() string {
 	return "globalThis[Symbol.for(\"cdprelay.readOnly." + l.secret[:8] + "\")]?.(" + strconv.Quote(l.secret) + ", false)"
 }
 
-
 // withoutScopes removes the [[Scopes]] of functions from a
 // Runtime.getProperties result: on a read-only tab they would lead a
 // client to the guard's closures and the functions it replaced.
