@@ -24,6 +24,10 @@ const relayCreated = new Set();
 // chrome.tabs.onCreated can fire before chrome.tabs.create resolves, so its
 // listener waits for these before deciding whether a tab is the relay's.
 const creating = new Set();
+// "pick" mode: tabs opened from a shared tab, offered to the relay, which
+// says whether the automation opened them (extension.sharePopup). Until it
+// has, they are not shared.
+const candidates = new Set();
 
 // The current connection: {ws, open, attached, offered, chain, keepalive}.
 // attached: tabs the relay attached over it; offered: tabs it was told about.
@@ -47,7 +51,14 @@ const browserInfo = (async () => {
     // Keep the version from the user agent string.
   }
   const product = (userAgent.includes("HeadlessChrome") ? "HeadlessChrome/" : "Chrome/") + version;
-  return { userAgent, product, version, extensionVersion: chrome.runtime.getManifest().version };
+  return {
+    userAgent,
+    product,
+    version,
+    extensionVersion: chrome.runtime.getManifest().version,
+    // What this extension can do beyond protocol v2 (docs/EXTENSION-PROTOCOL.md).
+    features: ["navigation-fence", "popup-consent"],
+  };
 })();
 
 // ---- connection ------------------------------------------------------------
@@ -99,6 +110,7 @@ function drop(c) {
   if (conn === c) conn = null;
   c.open = false;
   clearInterval(c.keepalive);
+  setFence(null);
   for (const tabId of c.attached) chrome.debugger.detach({ tabId }).catch(noop);
   c.attached.clear();
   c.offered.clear();
@@ -287,7 +299,84 @@ const COMMANDS = {
     mustBeShared(tabId);
     return chrome.tabs.update(tabId, props || {});
   },
+
+  // The relay's fence as declarativeNetRequest rules (null: none), for the
+  // shared tabs and every tab not known to be the person's.
+  async "extension.setNavigationFence"(c, [rules]) {
+    await setFence(Array.isArray(rules) ? rules : null);
+    return {};
+  },
+
+  // The relay's answer for a tab opened from a shared tab: shared when the
+  // automation opened it, the person's otherwise.
+  async "extension.sharePopup"(c, [tabId, yes]) {
+    if (!candidates.delete(tabId)) return {};
+    if (yes) {
+      shared.add(tabId);
+      addPicked(tabId);
+      publish();
+    } else {
+      c.offered.delete(tabId);
+      personTab(tabId);
+    }
+    return {};
+  },
 };
+
+// ---- the first-request fence --------------------------------------------
+
+// While automation is connected, the relay's URL fence is installed as
+// session rules that Chrome applies before a request leaves the browser:
+// the only way to fence a popup's first request, a speculative prefetch or
+// an out-of-process frame. The person's own tabs are left out of it.
+const fence = { rules: null, installed: [], chain: Promise.resolve() };
+// Tabs known to be the person's in "pick" mode, and requests of no tab (-1).
+const personTabs = new Set();
+
+function setFence(rules) {
+  fence.rules = rules;
+  return applyFence();
+}
+
+function applyFence() {
+  fence.chain = fence.chain.then(async () => {
+    const excluded = [-1];
+    if (fence.rules !== null) {
+      for (const t of await chrome.tabs.query({})) {
+        if (!shared.has(t.id) && !candidates.has(t.id)) excluded.push(t.id);
+      }
+      for (const id of personTabs) if (!excluded.includes(id)) excluded.push(id);
+    }
+    const addRules = (fence.rules || []).map((r) => ({ ...r, condition: { ...r.condition, excludedTabIds: excluded } }));
+    await chrome.declarativeNetRequest.updateSessionRules({ removeRuleIds: fence.installed, addRules });
+    fence.installed = addRules.map((r) => r.id);
+  });
+  return fence.chain.catch((e) => console.warn("cdprelay: fence:", errorText(e)));
+}
+
+// A tab that is the person's: out of the fence. If its first navigation was
+// blocked while it was not known yet, it is made once more.
+const blockedFirst = new Map();
+
+function personTab(tabId) {
+  personTabs.add(tabId);
+  if (fence.rules === null) return;
+  applyFence().then(() => {
+    const url = blockedFirst.get(tabId);
+    blockedFirst.delete(tabId);
+    if (url) chrome.tabs.update(tabId, { url }).catch(noop);
+  });
+}
+
+chrome.webNavigation.onErrorOccurred.addListener((d) => {
+  if (d.frameId !== 0 || fence.rules === null || !/ERR_BLOCKED_BY_CLIENT/.test(d.error)) return;
+  if (personTabs.has(d.tabId) && !blockedFirst.has(d.tabId)) {
+    // Known to be the person's only after the fence stopped it.
+    chrome.tabs.update(d.tabId, { url: d.url }).catch(noop);
+  } else if (candidates.has(d.tabId)) {
+    blockedFirst.set(d.tabId, d.url);
+  }
+});
 
 // ---- chrome.debugger events ------------------------------------------------
 
@@ -353,19 +442,37 @@ chrome.tabs.onCreated.addListener(async (tab) => {
   await ready;
   if (creating.size > 0) await Promise.all(creating);
   if (relayCreated.has(tab.id) || shared.has(tab.id)) return;
-  const wanted =
-    settings.share === "all" ? attachable(tabUrl(tab)) : tab.openerTabId !== undefined && shared.has(tab.openerTabId);
-  if (wanted) addShared(tab);
+  if (settings.share === "all") {
+    if (attachable(tabUrl(tab))) addShared(tab);
+    return;
+  }
+  if (tab.openerTabId !== undefined && shared.has(tab.openerTabId)) offerCandidate(tab);
+  else personTab(tab.id);
 });
 
 // Popups opened by a shared tab do not always carry openerTabId (noopener,
 // window.open with features), but they do show up here.
 chrome.webNavigation.onCreatedNavigationTarget.addListener(async (d) => {
   await ready;
-  if (settings.share !== "pick" || shared.has(d.tabId) || !shared.has(d.sourceTabId)) return;
+  if (settings.share !== "pick" || shared.has(d.tabId) || candidates.has(d.tabId) || !shared.has(d.sourceTabId)) return;
   const tab = await chrome.tabs.get(d.tabId).catch(() => null);
-  if (tab !== null && !shared.has(tab.id)) addShared(tab);
+  if (tab !== null && !shared.has(tab.id)) {
+    personTabs.delete(tab.id);
+    if (tab.openerTabId === undefined) tab.openerTabId = d.sourceTabId;
+    offerCandidate(tab);
+  }
 });
+
+// A tab opened from a shared tab, in "pick" mode: the person may have
+// opened it themselves (a middle click, "open in new tab"), so it is
+// shared only if the relay says the automation opened it. Offered marked.
+function offerCandidate(tab) {
+  const c = conn;
+  if (c === null || !c.open || candidates.has(tab.id)) return;
+  candidates.add(tab.id);
+  c.offered.add(tab.id);
+  enqueue(c, () => offer(c, [{ ...tab, cdprelayOffer: "popup" }]));
+}
 
 chrome.tabs.onUpdated.addListener(async (tabId, info, tab) => {
   if (info.url === undefined && info.title === undefined && info.status === undefined) return;
@@ -396,6 +503,9 @@ chrome.tabs.onUpdated.addListener(async (tabId, info, tab) => {
 chrome.tabs.onRemoved.addListener(async (tabId, info) => {
   await ready;
   relayCreated.delete(tabId);
+  candidates.delete(tabId);
+  personTabs.delete(tabId);
+  blockedFirst.delete(tabId);
   declined.delete(tabId);
   removePicked(tabId);
   const wasShared = shared.delete(tabId);
@@ -428,15 +538,18 @@ function saveDeclined() {
 
 function addShared(tab) {
   shared.add(tab.id);
+  personTabs.delete(tab.id);
   if (settings.share === "pick") addPicked(tab.id);
   publish();
   announce(conn, tab);
+  if (fence.rules !== null) applyFence();
 }
 
 // Stops offering a tab: detach if the relay had it, then tell the relay it is
 // gone (a tab that stays open but is no longer shared is marked unshared).
 async function forget(tabId) {
   shared.delete(tabId);
+  if (fence.rules !== null) applyFence();
   const c = conn;
   if (c === null) return;
   if (c.attached.delete(tabId)) await chrome.debugger.detach({ tabId }).catch(noop);
@@ -612,6 +725,10 @@ async function detachStale() {
 
 async function init() {
   try {
+    // Session rules outlive a stopped worker; none of them is in force
+    // until a relay says so again.
+    const stale = await chrome.declarativeNetRequest.getSessionRules();
+    await chrome.declarativeNetRequest.updateSessionRules({ removeRuleIds: stale.map((r) => r.id) });
     await loadSettings();
     for (const id of sharedFrom(await chrome.tabs.query({}))) shared.add(id);
     await detachStale();

@@ -435,3 +435,16 @@ func blindFrameTree(t *tab) map[string]any {
 		"gatedAPIFeatures": []string{},
 	}}}
 }
+
+// refreshAccess decides every tab's access again after the policy changed.
+func (s *Server) refreshAccess() {
+	for _, in := range s.Instances() {
+		st := in.lock()
+		for _, t := range st.tabs {
+			if was, changed := st.updateAccess(t); changed {
+				st.accessChanged(t, was)
+			}
+		}
+		in.unlock()
+	}
+}

@@ -257,7 +257,9 @@ func debuggee(tabID int64, sid string) map[string]any {
 // session the reply names. It blocks while the extension's queue is full.
 func (x *extConn) forward(c *clientConn, id int64, m *methodInfo, method, params []byte, via, replyTo *session) bool {
 	t := via.tab
-	cid, ok := x.register(pendingCall{kind: callClient, client: c, clientID: id, replyTo: replyTo, via: via, tabID: t.id, tab: t, epoch: t.blindEpoch.Load(), m: m, domain: m.domain, start: time.Now()})
+	now := time.Now()
+	t.lastCommand.Store(now.UnixNano())
+	cid, ok := x.register(pendingCall{kind: callClient, client: c, clientID: id, replyTo: replyTo, via: via, tabID: t.id, tab: t, epoch: t.blindEpoch.Load(), m: m, domain: m.domain, start: now})
 	if !ok {
 		return false
 	}
@@ -268,6 +270,18 @@ func (x *extConn) forward(c *clientConn, id int64, m *methodInfo, method, params
 	buf := getBuf()
 	*buf = wire.AppendSendCommand(*buf, cid, via.tab.id, session, method, params)
 	return x.push(cid, buf)
+}
+
+// busyOn reports whether a client command is waiting for tab id.
+func (x *extConn) busyOn(tabID int64) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for _, pc := range x.pending {
+		if pc.kind == callClient && pc.tabID == tabID {
+			return true
+		}
+	}
+	return false
 }
 
 // failTab fails every client command pending on tab id: the tab is gone and

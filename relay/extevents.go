@@ -58,9 +58,14 @@ func (in *Instance) onInfo(x *extConn, params []byte) {
 	if json.Unmarshal(args[0], &bi) != nil {
 		return
 	}
+	var f struct {
+		Features []string `json:"features"`
+	}
+	json.Unmarshal(args[0], &f)
 	st := in.lock()
 	if st.ext == x {
 		st.info = bi
+		st.features = featuresOf(f.Features)
 		// Only our extension says who it is, and it also reports tab
 		// updates (chrome.tabs.onUpdated).
 		st.tabUpdates = true
@@ -76,6 +81,20 @@ func (in *Instance) onTabCreated(x *extConn, params []byte) {
 		return
 	}
 	st := in.lock()
+	if st.ext != x {
+		in.unlock()
+		return
+	}
+	// A new tab opened from a shared one: the automation's, or the
+	// person's (popups.go)?
+	_, known := st.tabs[et.ID]
+	_, fromShared := st.tabs[et.OpenerTabID]
+	judge := !known && et.OpenerTabID != 0 && fromShared && (et.Offer == "popup" || !st.tabUpdates)
+	in.unlock()
+	if judge && !in.judgeOpened(x, et, et.Offer == "popup") {
+		return
+	}
+	st = in.lock()
 	if st.ext != x {
 		in.unlock()
 		return

@@ -207,7 +207,9 @@ func (in *Instance) attachClient(c *clientConn) bool {
 			return false
 		case st.client == nil:
 			st.client = c
+			x := st.ext
 			in.unlock()
+			in.setNetFence(x, true)
 			return true
 		}
 		changed := st.changed
@@ -238,6 +240,7 @@ func (in *Instance) clientGone(c *clientConn) {
 	if x == nil {
 		return
 	}
+	in.setNetFence(x, false)
 	for _, t := range detach {
 		in.tasks.spawn("detach", func() { in.finishDetach(x, t) })
 	}

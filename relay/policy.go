@@ -49,6 +49,19 @@ type Policy interface {
 	UploadDirs(profile string) []string
 }
 
+// NetworkRuler is a Policy that can also express its URL fence as rules
+// the browser applies itself, before a request leaves it
+// (chrome.declarativeNetRequest: see denylist.NetworkRules). The relay's
+// own extension installs them for the shared tabs while a client is
+// connected, which fences what the Fetch backstop cannot see: a popup's
+// first request, a speculative prefetch, an out-of-process frame. A policy
+// without it has the backstop alone.
+type NetworkRuler interface {
+	// NetworkRules returns the rules as a JSON array, or nil when the
+	// fence refuses no host.
+	NetworkRules(profile string) []byte
+}
+
 // allowAll is the policy of a relay configured without one.
 type allowAll struct{}
 
@@ -82,6 +95,8 @@ func (b *policyBox) store(p Policy) {
 func (s *Server) SetPolicy(p Policy) {
 	s.policy.store(p)
 	s.refreshFences()
+	s.refreshNetFences()
+	s.refreshAccess()
 }
 
 // Policy returns the policy in force.

@@ -21,7 +21,8 @@ type state struct {
 	changed chan struct{}
 
 	info       BrowserInfo // what the extension reported, or the relay learnt
-	tabUpdates bool        // the extension reports chrome.tabs.onUpdated (ours does)
+	tabUpdates bool            // the extension reports chrome.tabs.onUpdated (ours does)
+	features   map[string]bool // what the extension says it can do (extension.info)
 	browserCtx string      // browserContextId reported for tabs
 
 	tabs        map[int64]*tab      // the tab table: tabs the extension shares

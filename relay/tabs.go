@@ -81,6 +81,10 @@ type tab struct {
 	// readOnly mirrors acc.level == accessReadOnly for the reply path,
 	// which reads it without the lock.
 	readOnly atomic.Bool
+	// lastCommand is when a client command was last forwarded to the tab
+	// (unix nanoseconds), for telling a popup the automation opened from
+	// one the person did (popups.go). Written on the hot path, unlocked.
+	lastCommand atomic.Int64
 }
 
 // setState moves t to s, waking whoever waits on the previous transition.
@@ -107,6 +111,9 @@ type extTab struct {
 	Title       string `json:"title"`
 	OpenerTabID int64  `json:"openerTabId"`
 	TargetID    string `json:"targetId"`
+	// Offer is "popup" for a tab our extension offers because a shared tab
+	// opened it, in "pick" mode: the relay decides whether to share it.
+	Offer string `json:"cdprelayOffer"`
 }
 
 // TargetInfo is CDP's Target.TargetInfo as the relay reports it.

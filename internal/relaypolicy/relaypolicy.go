@@ -3,6 +3,8 @@
 package relaypolicy
 
 import (
+	"encoding/json"
+
 	"github.com/cdprelay/cdprelay/denylist"
 	"github.com/cdprelay/cdprelay/relay"
 )
@@ -32,6 +34,22 @@ func (a Adapter) URL(profile, url string) relay.Decision {
 func (a Adapter) FencesNavigation(profile string) bool {
 	return a.P.For(profile).FencesHosts()
 }
+
+// NetworkRules are the fence's first-request rules for the browser, as
+// JSON, or nil.
+func (a Adapter) NetworkRules(profile string) []byte {
+	rules := a.P.For(profile).NetworkRules()
+	if rules == nil {
+		return nil
+	}
+	b, err := json.Marshal(rules)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+var _ relay.NetworkRuler = Adapter{}
 
 // UploadDirs are the folders the profile lets automation upload from.
 func (a Adapter) UploadDirs(profile string) []string {
