@@ -20,10 +20,10 @@ type state struct {
 	// changes, for those who wait on it.
 	changed chan struct{}
 
-	info       BrowserInfo // what the extension reported, or the relay learnt
+	info       BrowserInfo     // what the extension reported, or the relay learnt
 	tabUpdates bool            // the extension reports chrome.tabs.onUpdated (ours does)
 	features   map[string]bool // what the extension says it can do (extension.info)
-	browserCtx string      // browserContextId reported for tabs
+	browserCtx string          // browserContextId reported for tabs
 
 	tabs        map[int64]*tab      // the tab table: tabs the extension shares
 	sessions    map[string]*session // the session table: client-visible id → session
