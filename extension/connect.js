@@ -66,7 +66,7 @@ function showStatus(s) {
   $("hint").textContent =
     s.share === "all"
       ? "Every tab with a web page is shared, including new ones. Untick a tab to keep it private."
-      : "Tick the tabs the relay may control. Pages they open in new tabs are shared too.";
+      : "Tick the tabs the relay may control. Popups the automation opens from them are shared too; tabs you open from them are not.";
   renderTabs();
   if (closeWhenConnected && s.state === "connected") closeSelf();
 }
