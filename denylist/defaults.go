@@ -1,6 +1,10 @@
 package denylist
 
-import "slices"
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+)
 
 // MethodRule is one entry of the default method table.
 type MethodRule struct {
@@ -11,6 +15,10 @@ type MethodRule struct {
 	// WhenParams, when not empty, limits the rule to commands whose params
 	// carry at least one of these top-level keys.
 	WhenParams []string
+	// When, when set, limits the rule to commands whose params it reports
+	// true for; Condition says which, for people.
+	When      func(params []byte) (bool, error)
+	Condition string
 	// Rule is the rule id reported in Decision.Rule.
 	Rule string
 	// Reason is the text reported in Decision.Reason.
@@ -44,6 +52,18 @@ var defaultRules = []MethodRule{
 		Reason:     "Target.createBrowserContext with a proxy would send the person's traffic through another server",
 	},
 	{
+		// A header the client sets on every request of a tab: a Cookie
+		// there is the client's own cookie sent as the person.
+		Method:    "Network.setExtraHTTPHeaders",
+		Verdict:   Deny,
+		When:      headersHaveCookie,
+		Condition: "its headers carry a Cookie",
+		Rule:      "method:Network.setExtraHTTPHeaders+Cookie",
+		Reason:    "Network.setExtraHTTPHeaders with a Cookie header would send a cookie of the client's as the person",
+	},
+	clearCookiesRule("Storage.clearDataForOrigin"),
+	clearCookiesRule("Storage.clearDataForStorageKey"),
+	{
 		// Clients send it on every connection and give up on an error;
 		// forwarded, it would change where the person's downloads go.
 		Method:  "Browser.setDownloadBehavior",
@@ -51,6 +71,53 @@ var defaultRules = []MethodRule{
 		Rule:    "method:Browser.setDownloadBehavior",
 		Reason:  "Browser.setDownloadBehavior is acknowledged but not applied: the person's download settings stay as they are",
 	},
+}
+
+func clearCookiesRule(method string) MethodRule {
+	return MethodRule{
+		Method:    method,
+		Verdict:   Deny,
+		When:      storageTypesHaveCookies,
+		Condition: "its storageTypes include cookies or all",
+		Rule:      "method:" + method + "+cookies",
+		Reason:    method + " with cookies would delete the person's cookies",
+	}
+}
+
+// headersHaveCookie reports whether params.headers has a Cookie entry, in
+// any case.
+func headersHaveCookie(params []byte) (bool, error) {
+	var p struct {
+		Headers map[string]json.RawMessage `json:"headers"`
+	}
+	if len(params) == 0 {
+		return false, nil
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return false, errParamsNotObject
+	}
+	for k := range p.Headers {
+		if strings.EqualFold(strings.TrimSpace(k), "cookie") {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// storageTypesHaveCookies reports whether params.storageTypes (a comma
+// separated list) names cookies, or all.
+func storageTypesHaveCookies(params []byte) (bool, error) {
+	v, found, err := paramString(params, "storageTypes")
+	if err != nil || !found {
+		return false, err
+	}
+	for _, t := range strings.Split(v, ",") {
+		switch strings.ToLower(strings.TrimSpace(t)) {
+		case "cookies", "all":
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 func cookieRule(method, verb string) MethodRule {

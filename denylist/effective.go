@@ -35,6 +35,7 @@ const (
 	methodFixed      methodKind = iota // d applies
 	methodURL                          // the URL in params field param decides
 	methodWhenParams                   // d applies when params carry one of keys
+	methodWhen                         // d applies when when(params)
 )
 
 type methodEntry struct {
@@ -42,6 +43,8 @@ type methodEntry struct {
 	d     Decision
 	param urlParam
 	keys  []string
+	when  func([]byte) (bool, error)
+	cond  string
 }
 
 type methodGlob struct {
@@ -74,6 +77,9 @@ func compileEffective(profile string, c Config, own func(field string) bool, err
 			en := methodEntry{kind: methodFixed, d: Decision{Verdict: r.Verdict, Rule: r.Rule, Reason: r.Reason}}
 			if len(r.WhenParams) > 0 {
 				en.kind, en.keys = methodWhenParams, r.WhenParams
+			}
+			if r.When != nil {
+				en.kind, en.when, en.cond = methodWhen, r.When, r.Condition
 			}
 			e.methods[r.Method] = en
 		}
@@ -248,6 +254,15 @@ func (e *Effective) rule(method string, params []byte) (d Decision, param urlPar
 			return Decision{}, en.param, true
 		case methodWhenParams:
 			has, err := paramHasAny(params, en.keys)
+			if err != nil {
+				return Decision{Verdict: Deny, Rule: en.d.Rule, Reason: method + ": " + err.Error()}, urlParam{}, false
+			}
+			if has {
+				return en.d, urlParam{}, false
+			}
+			return Decision{}, urlParam{}, false
+		case methodWhen:
+			has, err := en.when(params)
 			if err != nil {
 				return Decision{Verdict: Deny, Rule: en.d.Rule, Reason: method + ": " + err.Error()}, urlParam{}, false
 			}

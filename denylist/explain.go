@@ -33,6 +33,8 @@ func (e *Effective) Explain() string {
 			fmt.Fprintf(tw, "    url fence\t%s\tparams.%s goes through the URL fence\n", m, en.param.name)
 		case methodWhenParams:
 			fmt.Fprintf(tw, "    %s\t%s\twhen params carry %s: %s%s\n", en.d.Verdict, m, strings.Join(en.keys, " or "), en.d.Reason, origin(defaults[en.d.Rule]))
+		case methodWhen:
+			fmt.Fprintf(tw, "    %s\t%s\twhen %s: %s%s\n", en.d.Verdict, m, en.cond, en.d.Reason, origin(defaults[en.d.Rule]))
 		default:
 			fmt.Fprintf(tw, "    %s\t%s\t%s%s\n", en.d.Verdict, m, en.d.Reason, origin(defaults[en.d.Rule]))
 		}

@@ -58,18 +58,55 @@ func TestDefaultRules(t *testing.T) {
 		}
 	}
 	for _, r := range DefaultMethodRules() {
-		if d := e.Method(r.Method, []byte(`{"proxyServer":"x"}`)); d.Verdict != r.Verdict || d.Rule != r.Rule || d.Reason != r.Reason {
+		if d := e.Method(r.Method, triggers(r.Method)); d.Verdict != r.Verdict || d.Rule != r.Rule || d.Reason != r.Reason {
 			t.Errorf("default rule %s: got %+v", r.Method, d)
+		}
+	}
+	// The conditional rules hold only when their condition does.
+	for _, tc := range []struct {
+		method, params string
+		want           Verdict
+	}{
+		{"Network.setExtraHTTPHeaders", `{"headers":{"X-Test":"1"}}`, Allow},
+		{"Network.setExtraHTTPHeaders", `{"headers":{"COOKIE":"sid=1"}}`, Deny},
+		{"Network.setExtraHTTPHeaders", `{"headers":{" cookie ":"sid=1"}}`, Deny},
+		{"Storage.clearDataForOrigin", `{"origin":"https://a.test","storageTypes":"local_storage,indexeddb"}`, Allow},
+		{"Storage.clearDataForOrigin", `{"origin":"https://a.test","storageTypes":"local_storage, cookies"}`, Deny},
+		{"Storage.clearDataForStorageKey", `{"storageKey":"x","storageTypes":"all"}`, Deny},
+		{"Storage.clearDataForOrigin", `{"storageTypes":"cookies","storageTypes":"local_storage"}`, Deny},
+	} {
+		if d := e.Method(tc.method, []byte(tc.params)); d.Verdict != tc.want {
+			t.Errorf("Method(%s, %s) = %+v, want %v", tc.method, tc.params, d, tc.want)
 		}
 	}
 }
 
+// triggers are params that make a default rule apply.
+func triggers(method string) []byte {
+	switch method {
+	case "Network.setExtraHTTPHeaders":
+		return []byte(`{"headers":{"Cookie":"a=b"}}`)
+	case "Storage.clearDataForOrigin", "Storage.clearDataForStorageKey":
+		return []byte(`{"storageTypes":"cookies"}`)
+	}
+	return []byte(`{"proxyServer":"x"}`)
+}
+
 func TestDefaultMethodRulesIsACopy(t *testing.T) {
+	proxy := func(rules []MethodRule) *MethodRule {
+		for i := range rules {
+			if len(rules[i].WhenParams) > 0 {
+				return &rules[i]
+			}
+		}
+		t.Fatal("no rule with WhenParams")
+		return nil
+	}
 	rules := DefaultMethodRules()
 	rules[0].Verdict = Allow
-	rules[len(rules)-2].WhenParams[0] = "x"
+	proxy(rules).WhenParams[0] = "x"
 	again := DefaultMethodRules()
-	if again[0].Verdict != Deny || again[len(again)-2].WhenParams[0] != "proxyServer" {
+	if again[0].Verdict != Deny || proxy(again).WhenParams[0] != "proxyServer" {
 		t.Fatal("DefaultMethodRules shares its table with the caller")
 	}
 }
@@ -77,7 +114,7 @@ func TestDefaultMethodRulesIsACopy(t *testing.T) {
 func TestNoDefaults(t *testing.T) {
 	e := mustCompile(t, Config{NoDefaults: true}).For("")
 	for _, r := range DefaultMethodRules() {
-		if d := e.Method(r.Method, []byte(`{"proxyServer":"x"}`)); d.Verdict != Allow {
+		if d := e.Method(r.Method, triggers(r.Method)); d.Verdict != Allow {
 			t.Errorf("NoDefaults: %s = %+v, want allow", r.Method, d)
 		}
 	}

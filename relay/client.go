@@ -65,6 +65,13 @@ func (c *clientConn) close(code int, reason string) {
 // until its queue is full is closed: a CDP client is never silently
 // dropped from, because a lost reply or event is a hang on its side.
 func (c *clientConn) deliver(b *[]byte) {
+	if l := c.inst.locked.Load(); l != nil && l.Contains(*b) {
+		// A secret typed in the instance: the client sees its reference.
+		nb := getBuf()
+		*nb = l.Replace(*nb, *b)
+		putBuf(b)
+		b = nb
+	}
 	if !c.p.trySend(b) && !c.p.closed() {
 		c.log.Warn("client is not reading; closing it", "queued", c.p.queued.Load())
 		c.inst.srv.cfg.Metrics.limited[limitQueue].Inc()
@@ -151,6 +158,9 @@ type call struct {
 	params []byte
 	a      args      // the decoded params, as the stages judged them
 	acc    tabAccess // the access of the tab the command's session is on
+	// via and replyTo are the command's route (pipeline.go): for a task
+	// that forwards the command itself.
+	via, replyTo *session
 }
 
 // reply sends a result for k. v is marshalled with encoding/json; the

@@ -112,6 +112,16 @@ type Config struct {
 	// instance is never minted with a misspelt one. Default: any name.
 	ValidProfile func(string) bool
 
+	// Secrets are the secrets a client may type by reference
+	// ({{secret:NAME}}). Default: none. Server.SetSecrets replaces them.
+	Secrets SecretSource
+
+	// RedactHeaders are header names, besides Cookie, Set-Cookie,
+	// Authorization and Proxy-Authorization, whose values are replaced in
+	// what clients receive (x-api-key, x-csrf-token, ...); any case.
+	// Default: none.
+	RedactHeaders []string
+
 	// Fallback serves every request that is not the relay's own (discovery,
 	// CDP and extension endpoints), after the relay's Host check: the live
 	// view, status and metrics are mounted here. Default: a plain-text

@@ -138,6 +138,11 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 		st.pageDownload(method, params)
 	}
 	in.srv.cfg.Metrics.count(dirEvent, method, len(params))
+	if isCredentialEvent(method) {
+		red := in.redactEvent(st, t, string(sid), method, params)
+		defer putBuf(red)
+		params = *red
+	}
 	buf := getBuf()
 	*buf = wire.AppendEvent(*buf, method, s.idJSON, params)
 	c.deliver(buf)

@@ -442,6 +442,12 @@ func (x *extConn) handleReply(m *wire.ExtMessage) {
 		*buf = wire.AppendError(*buf, pc.clientID, session, e.Code, e.Message)
 	case pc.m == methodGetProperties && pc.tab.readOnly.Load():
 		*buf = wire.AppendResult(*buf, pc.clientID, session, withoutScopes(m.Result))
+	case credentialResults[pc.m.name]:
+		r := wire.Redactor{Sensitive: x.inst.srv.credHeaders.has}
+		red := getBuf()
+		*red = r.Redact(*red, m.Result)
+		*buf = wire.AppendResult(*buf, pc.clientID, session, *red)
+		putBuf(red)
 	default:
 		*buf = wire.AppendResult(*buf, pc.clientID, session, m.Result)
 	}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/cdprelay/cdprelay/secrets"
 )
 
 // Close reasons sent to a CDP client. They are part of the interface: a
@@ -47,6 +49,10 @@ type Instance struct {
 	tasks tasks // background work: see tasks.go
 
 	childSessions atomic.Int64 // child sessions (frames, workers) ever routed
+
+	// locked are the secrets typed in the instance's tabs, hidden in
+	// everything it sends (secrets.go). Replaced, never changed in place.
+	locked atomic.Pointer[secrets.Lock]
 }
 
 // BrowserInfo is what the extension reports about its browser.
@@ -292,6 +298,9 @@ type TabStatus struct {
 	// the debugger cannot follow); empty once it is attached again.
 	Detached string `json:"detached,omitempty"`
 	Session  string `json:"sessionId,omitempty"`
+	// Access is what automation may do with the tab: full, read-only or
+	// blind. Of a blind tab the URL is its origin and the title empty.
+	Access string `json:"access"`
 }
 
 // Status returns a snapshot of the instance.
@@ -309,7 +318,8 @@ func (in *Instance) Status() Status {
 		ChildSessions: in.childSessions.Load(),
 	}
 	for _, t := range st.sortedTabs() {
-		ts := TabStatus{TabID: t.id, TargetID: t.targetID, URL: t.url, Title: t.title, Attached: t.state == tabAttached, Detached: t.detachReason}
+		ti := st.targetInfo(t) // what a blind tab may show
+		ts := TabStatus{TabID: t.id, TargetID: t.targetID, URL: in.scrubString(ti.URL), Title: in.scrubString(ti.Title), Attached: t.state == tabAttached, Detached: t.detachReason, Access: t.acc.level.String()}
 		if t.session != nil {
 			ts.Session = t.session.id
 		}

@@ -43,6 +43,7 @@ const (
 	KindTakeOver   = "take-over"
 	KindHandBack   = "hand-back"
 	KindAccess     = "access"
+	KindSecret     = "secret"
 	KindPolicy     = "policy-reload"
 	KindError      = "error"
 )
@@ -62,6 +63,7 @@ func (discardObserver) Observe(Event) {}
 // observe stamps ev with the instance and hands it to the observer.
 func (in *Instance) observe(ev Event) {
 	ev.Instance = in.id
+	ev.Detail = in.scrubString(ev.Detail)
 	in.srv.cfg.Observer.Observe(ev)
 }
 

@@ -21,11 +21,13 @@ import (
 //     URL (Policy), then the relay's own rules (rules.go);
 //  4. access   what the tab lets automation do, by where it is and who
 //     holds it: blind, read-only or full (access.go);
-//  5. fence    the navigation backstop's share of the tab's Fetch domain
+//  5. secret   a secret typed by reference, on its own origins only
+//     (secrets.go);
+//  6. fence    the navigation backstop's share of the tab's Fetch domain
 //     (fetchfence.go);
-//  6. emulate  browser-level methods the relay answers itself
+//  7. emulate  browser-level methods the relay answers itself
 //     (emulate.go);
-//  7. forward  everything else, to the tab, params as the client's
+//  8. forward  everything else, to the tab, params as the client's
 //     original bytes (or as a stage rewrote them).
 //
 // Then observe: one step, for every verdict, that counts the command and
@@ -65,7 +67,7 @@ const (
 // handle runs one well-formed command through the pipeline.
 func (c *clientConn) handle(k *cmd) {
 	k.m, k.r, k.a, k.params, k.out = nil, route{}, args{}, k.env.Params, outcome{}
-	if c.limits(k) && c.route(k) && c.policy(k) && c.access(k) && c.fence(k) && !c.emulate(k) {
+	if c.limits(k) && c.route(k) && c.policy(k) && c.access(k) && c.secret(k) && c.fence(k) && !c.emulate(k) {
 		c.forward(k)
 	}
 	c.observe(k)
@@ -221,7 +223,27 @@ func (c *clientConn) access(k *cmd) bool {
 	return true
 }
 
-// 5. fence: on a fenced session the client's Fetch.enable and
+// 5. secret: a command that types a secret by reference is the relay's
+// to carry out: it checks where the focus is, then types the value.
+func (c *clientConn) secret(k *cmd) bool {
+	name, d, is := secretRef(k)
+	if !is {
+		return true
+	}
+	if d.Verdict != Allow {
+		return c.refuse(k, d)
+	}
+	k.out.kind = outEmulated
+	cl := call{id: k.env.ID, method: k.m.name, sess: k.r.sess, a: k.a, acc: k.r.acc, via: k.r.via, replyTo: k.r.replyTo}
+	c.wg.Add(1)
+	c.inst.tasks.spawn("type a secret", func() {
+		defer c.wg.Done()
+		c.typeSecret(cl, name)
+	})
+	return false
+}
+
+// 6. fence: on a fenced session the client's Fetch.enable and
 // Fetch.disable become one Fetch.enable that keeps the backstop's pattern,
 // whichever session sent them (before the emulation, which would watch
 // them as a domain switch).
@@ -245,7 +267,7 @@ func (c *clientConn) fence(k *cmd) bool {
 	return false
 }
 
-// 6. emulate reports whether the relay answered the command itself.
+// 7. emulate reports whether the relay answered the command itself.
 func (c *clientConn) emulate(k *cmd) bool {
 	h := emulated(k.m, k.r.sess)
 	if h == nil {
@@ -270,7 +292,7 @@ func (c *clientConn) emulate(k *cmd) bool {
 	return true
 }
 
-// 7. forward.
+// 8. forward.
 func (c *clientConn) forward(k *cmd) {
 	r := &k.r
 	if r.via == nil {

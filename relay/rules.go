@@ -45,7 +45,7 @@ const (
 // RelayRules lists the rule ids of the relay's own refusals (its rules and
 // the access stage's), for counters that start at zero.
 func RelayRules() []string {
-	return []string{ruleNested, ruleNonFlat, ruleTargetTab, ruleUploads, ruleDownloadTo,
+	return []string{ruleNested, ruleNonFlat, ruleTargetTab, ruleUploads, ruleDownloadTo, ruleCredentials, ruleSecret,
 		ruleNeverShared, ruleOutsideFence, ruleTakeOver, ruleReadOnlyWrite}
 }
 
@@ -63,6 +63,15 @@ func (c *clientConn) relayRules(k *cmd) (Decision, bool) {
 		}
 	case "Page.setDownloadBehavior":
 		return Decision{Verdict: AckAndDrop, Rule: ruleDownloadTo}, false
+	case "Fetch.continueRequest", "Fetch.continueResponse", "Fetch.fulfillRequest":
+		p, d, ok := c.restoreCredentials(k)
+		if !ok {
+			if d.Verdict == Allow {
+				d = deny(ruleCredentials, "cdprelay: the request's headers could not be read")
+			}
+			return d, false
+		}
+		k.params = p
 	case "DOM.setFileInputFiles", "Input.dispatchDragEvent":
 		if len(k.a.files) == 0 {
 			break

@@ -18,8 +18,10 @@ import (
 type Server struct {
 	cfg Config // static
 
-	upgrader websocket.Upgrader // static
-	policy   policyBox          // swapped by SetPolicy
+	upgrader    websocket.Upgrader // static
+	policy      policyBox          // swapped by SetPolicy
+	credHeaders credentialHeaders  // static: header names redacted on the way out
+	secrets     secretBox          // swapped by SetSecrets
 
 	mu     sync.Mutex
 	byGUID map[string]*Instance // guarded by mu
@@ -36,8 +38,9 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("relay config: %w", err)
 	}
 	s := &Server{
-		cfg:    cfg,
-		byGUID: make(map[string]*Instance),
+		cfg:         cfg,
+		credHeaders: newCredentialHeaders(cfg.RedactHeaders),
+		byGUID:      make(map[string]*Instance),
 		upgrader: websocket.Upgrader{
 			HandshakeTimeout: 10 * time.Second,
 			WriteBufferPool:  &sync.Pool{},
@@ -46,6 +49,7 @@ func New(cfg Config) (*Server, error) {
 		},
 	}
 	s.policy.store(cfg.Policy)
+	s.SetSecrets(cfg.Secrets)
 	cfg.Metrics.registerInstances(s)
 	guid := cfg.DefaultGUID
 	if guid == "" {

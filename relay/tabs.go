@@ -81,6 +81,9 @@ type tab struct {
 	// readOnly mirrors acc.level == accessReadOnly for the reply path,
 	// which reads it without the lock.
 	readOnly atomic.Bool
+	// paused are the real credential headers of the tab's paused requests,
+	// by session and request id, for the client's continue (credentials.go).
+	paused map[string]map[string]string
 	// lastCommand is when a client command was last forwarded to the tab
 	// (unix nanoseconds), for telling a popup the automation opened from
 	// one the person did (popups.go). Written on the hot path, unlocked.
@@ -96,6 +99,8 @@ func (t *tab) setState(s tabState, err error) {
 	t.state, t.attachErr = s, err
 	if s == tabDetached {
 		t.fetch = nil
+		t.paused = nil
+		t.worlds = nil
 	}
 	if s == tabAttaching || s == tabDetaching {
 		t.stateWait = make(chan struct{})

@@ -1,0 +1,195 @@
+package relay
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/cdprelay/cdprelay/internal/fakeext"
+	"github.com/cdprelay/cdprelay/secrets"
+)
+
+// No event or result a client gets carries the person's cookies or
+// credentials; the markers it is shown go back as the real values for
+// the request they came from, and nowhere else.
+func TestCredentialsRedacted(t *testing.T) {
+	h := newHarness(t, Config{RedactHeaders: []string{"X-Api-Key"}})
+	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: func(tabID int, sid, method string, p json.RawMessage) (any, error) {
+		if method == "Network.loadNetworkResource" {
+			return map[string]any{"resource": map[string]any{"success": true, "headers": map[string]string{"Set-Cookie": "sid=fromload", "Content-Type": "text/plain"}}}, nil
+		}
+		return fakeext.DefaultHandler(tabID, sid, method, p)
+	}})
+	c := h.client()
+	sess := h.autoAttach(c)[0]
+	from := len(c.Messages())
+	e.Event(1, "", "Network.requestWillBeSentExtraInfo", map[string]any{
+		"requestId":         "R1",
+		"associatedCookies": []any{map[string]any{"blockedReasons": []string{}, "cookie": map[string]any{"name": "sid", "value": "httponly-session-value", "domain": "a.example", "httpOnly": true}}},
+		"headers":           map[string]string{"Cookie": "sid=httponly-session-value", "Authorization": "Basic cached-basic-creds", "x-api-key": "the-api-key", "Accept": "*/*"},
+	})
+	e.Event(1, "", "Network.responseReceivedExtraInfo", map[string]any{
+		"requestId": "R1", "statusCode": 200,
+		"headers":     map[string]string{"set-cookie": "sid=rotated-session-value; HttpOnly"},
+		"headersText": "HTTP/1.1 200 OK\r\nSet-Cookie: sid=rotated-session-value; HttpOnly\r\n\r\n",
+	})
+	e.Event(1, "", "Fetch.requestPaused", map[string]any{
+		"requestId": "P1", "resourceType": "Document", "frameId": "F",
+		"request": map[string]any{"url": "https://a.example/", "method": "GET", "headers": map[string]string{"Cookie": "sid=httponly-session-value", "Accept": "text/html"}},
+	})
+	ev, _ := h.event(c, from, "Fetch.requestPaused")
+	res := h.call(c, sess, "Network.loadNetworkResource", map[string]any{"url": "https://a.example/x", "frameId": "F", "options": map[string]any{"disableCache": false, "includeCredentials": true}})
+	for _, m := range append(c.Messages()[from:], ev) {
+		for _, leak := range []string{"httponly-session-value", "cached-basic-creds", "the-api-key", "rotated-session-value", "fromload"} {
+			if strings.Contains(string(m.Raw), leak) {
+				t.Fatalf("%s reached the client: %s", leak, m.Raw)
+			}
+		}
+	}
+	if strings.Contains(string(res), "fromload") || !strings.Contains(string(res), "cdprelay-redacted:") {
+		t.Fatalf("loadNetworkResource result %s", res)
+	}
+	var paused struct {
+		Request struct {
+			Headers map[string]string `json:"headers"`
+		} `json:"request"`
+	}
+	json.Unmarshal(ev.Params, &paused)
+	marker := paused.Request.Headers["Cookie"]
+	if marker != "cdprelay-redacted:26" {
+		t.Fatalf("the marker: %q", marker)
+	}
+
+	// route.continue({headers: request.headers()}): the real value goes
+	// back to Chrome.
+	before := len(e.Commands())
+	h.call(c, sess, "Fetch.continueRequest", map[string]any{"requestId": "P1", "headers": []map[string]string{{"name": "Cookie", "value": marker}, {"name": "Accept", "value": "text/html"}}})
+	got := commandsSince(e, before)
+	if len(got) != 1 || !strings.Contains(string(got[0].Params), "sid=httponly-session-value") || strings.Contains(string(got[0].Params), "cdprelay-redacted") {
+		t.Fatalf("forwarded as %v", got)
+	}
+
+	for _, tc := range []struct {
+		name   string
+		method string
+		params any
+	}{
+		{"a marker of another request", "Fetch.continueRequest", map[string]any{"requestId": "P2", "headers": []map[string]string{{"name": "Cookie", "value": marker}}}},
+		{"a cookie the client made up", "Fetch.continueRequest", map[string]any{"requestId": "P3", "headers": []map[string]string{{"name": "cookie", "value": "sid=the-clients-own"}}}},
+		{"a response that sets a cookie", "Fetch.fulfillRequest", map[string]any{"requestId": "P4", "responseCode": 200, "responseHeaders": []map[string]string{{"name": "Set-Cookie", "value": "sid=overwritten"}}}},
+		{"a continued response that sets one", "Fetch.continueResponse", map[string]any{"requestId": "P5", "responseHeaders": []map[string]string{{"name": "set-cookie", "value": "sid=x"}}}},
+		{"binary response headers that set one", "Fetch.fulfillRequest", map[string]any{"requestId": "P6", "responseCode": 200, "binaryResponseHeaders": "U2V0LUNvb2tpZTogc2lkPXgAQ29udGVudC1UeXBlOiB0ZXh0L2h0bWw="}},
+	} {
+		before := len(e.Commands())
+		m := h.callMsg(c, sess, tc.method, tc.params)
+		if m.Error == nil {
+			t.Errorf("%s: %s", tc.name, m.Raw)
+		}
+		if got := commandsSince(e, before); len(got) != 0 {
+			t.Errorf("%s reached the tab: %v", tc.name, got)
+		}
+	}
+}
+
+// staticSecrets is a secrets.Store over fixed values.
+func staticSecrets(t *testing.T) *secrets.Store {
+	t.Setenv("CDPRELAY_TEST_GH", "correct horse battery staple")
+	s, err := secrets.New([]secrets.Config{
+		{Name: "github", Origins: []string{"https://a.example"}, Env: "CDPRELAY_TEST_GH"},
+		{Name: "broken", Origins: []string{"https://a.example"}, Command: []string{"false"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// focusHandler answers the relay's focus probe as a page at origin with
+// its focus where where says.
+func focusHandler(origin *string, crossOrigin *bool) fakeext.Handler {
+	return func(tabID int, sid, method string, p json.RawMessage) (any, error) {
+		switch method {
+		case "Page.createIsolatedWorld":
+			return map[string]any{"executionContextId": 77}, nil
+		case "Runtime.evaluate":
+			if strings.Contains(string(p), "activeElement") {
+				return map[string]any{"result": map[string]any{"type": "object", "value": map[string]any{"origin": *origin, "crossOrigin": *crossOrigin, "editable": true}}}, nil
+			}
+		}
+		return fakeext.DefaultHandler(tabID, sid, method, p)
+	}
+}
+
+func TestSecretsTypedByReference(t *testing.T) {
+	origin, cross := "https://a.example", false
+	h := newHarness(t, Config{Secrets: staticSecrets(t)})
+	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: focusHandler(&origin, &cross)})
+	c := h.client()
+	sess := h.autoAttach(c)[0]
+
+	before := len(e.Commands())
+	h.call(c, sess, "Input.insertText", map[string]any{"text": "{{secret:github}}"})
+	typed := ""
+	for _, cmd := range commandsSince(e, before) {
+		if strings.Contains(string(cmd.Params), `"Input.insertText"`) {
+			typed = string(cmd.Params)
+		}
+	}
+	if !strings.Contains(typed, "correct horse battery staple") {
+		t.Fatalf("typed %q", typed)
+	}
+	// Reading it back gives the reference.
+	from := len(c.Messages())
+	e.Event(1, "", "Runtime.consoleAPICalled", map[string]any{"type": "log", "args": []any{map[string]any{"type": "string", "value": "the field holds correct horse battery staple"}}})
+	e.Event(1, "", "Network.requestWillBeSent", map[string]any{"requestId": "9", "request": map[string]any{"url": "https://a.example/login", "method": "POST", "postData": "user=me&password=correct+horse+battery+staple", "headers": map[string]string{}}})
+	m, _ := h.event(c, from, "Network.requestWillBeSent")
+	ev, _ := h.event(c, from, "Runtime.consoleAPICalled")
+	for _, raw := range []string{string(m.Raw), string(ev.Raw)} {
+		if strings.Contains(raw, "correct") || !strings.Contains(raw, "{{secret:github}}") {
+			t.Fatalf("after the fill the client got %s", raw)
+		}
+	}
+
+	// Another origin, a cross-origin frame, an unknown secret, a broken
+	// source and a reference among other text are refused, with the
+	// secret's name and never its value.
+	for _, tc := range []struct {
+		name    string
+		origin  string
+		cross   bool
+		method  string
+		params  any
+		message string
+	}{
+		{"another origin", "https://evil.example", false, "Input.insertText", map[string]any{"text": "{{secret:github}}"}, "https://evil.example"},
+		{"a cross-origin frame", "https://a.example", true, "Input.insertText", map[string]any{"text": "{{secret:github}}"}, "another origin"},
+		{"a key event", "https://evil.example", false, "Input.dispatchKeyEvent", map[string]any{"type": "keyDown", "text": "{{secret:github}}"}, "evil"},
+		{"fillSecret", "https://evil.example", false, "CDPRelay.fillSecret", map[string]any{"name": "github"}, "evil"},
+		{"an unknown secret", "https://a.example", false, "Input.insertText", map[string]any{"text": "{{secret:nope}}"}, "no secret named nope"},
+		{"a failing source", "https://a.example", false, "Input.insertText", map[string]any{"text": "{{secret:broken}}"}, "command failed"},
+		{"a reference among text", "https://a.example", false, "Input.insertText", map[string]any{"text": "x {{secret:github}}"}, "whole text"},
+	} {
+		origin, cross = tc.origin, tc.cross
+		before := len(e.Commands())
+		m := h.callMsg(c, sess, tc.method, tc.params)
+		if m.Error == nil || !strings.Contains(m.Error.Message, tc.message) || strings.Contains(string(m.Raw), "correct horse") {
+			t.Errorf("%s: %s", tc.name, m.Raw)
+		}
+		for _, cmd := range commandsSince(e, before) {
+			if strings.Contains(string(cmd.Params), "insertText") || strings.Contains(string(cmd.Params), "correct horse") {
+				t.Errorf("%s: typed %s", tc.name, cmd.Params)
+			}
+		}
+	}
+	origin, cross = "https://a.example", false
+	// CDPRelay.fillSecret types it too.
+	before = len(e.Commands())
+	h.call(c, sess, "CDPRelay.fillSecret", map[string]any{"name": "github"})
+	sent := ""
+	for _, cmd := range commandsSince(e, before) {
+		sent += string(cmd.Params)
+	}
+	if !strings.Contains(sent, `"Input.insertText",{"text":"correct horse battery staple"}`) {
+		t.Fatalf("fillSecret sent %s", sent)
+	}
+}
