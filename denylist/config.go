@@ -65,6 +65,15 @@ type Config struct {
 	// symlinks and ".." in both before it compares. Default: none, so
 	// uploads are refused.
 	UploadsDir []string `json:"uploads_dir,omitempty" yaml:"uploads_dir,omitempty"`
+
+	// Tiers give hosts the blind or read-only tier: what automation may do
+	// on a page, by the host the page is on right now (see Tier). The
+	// strictest tier a host matches wins. Default: none.
+	Tiers []TierRule `json:"tiers,omitempty" yaml:"tiers,omitempty"`
+
+	// DefaultTier is the tier of a host no tier rule matches: full,
+	// read-only or blind. Default: full.
+	DefaultTier string `json:"default_tier,omitempty" yaml:"default_tier,omitempty"`
 }
 
 // Profile overrides the global policy for the instances that name it. A
@@ -72,14 +81,16 @@ type Config struct {
 // add to it); an empty one inherits it. A nil flag inherits the global
 // flag.
 type Profile struct {
-	DenyMethods           []string `json:"deny_methods,omitempty" yaml:"deny_methods,omitempty"`
-	AckAndDropMethods     []string `json:"ack_and_drop_methods,omitempty" yaml:"ack_and_drop_methods,omitempty"`
-	AllowedSchemes        []string `json:"allowed_schemes,omitempty" yaml:"allowed_schemes,omitempty"`
-	AllowedHosts          []string `json:"allowed_hosts,omitempty" yaml:"allowed_hosts,omitempty"`
-	BlockedHosts          []string `json:"blocked_hosts,omitempty" yaml:"blocked_hosts,omitempty"`
-	BlockPrivateAddresses *bool    `json:"block_private_addresses,omitempty" yaml:"block_private_addresses,omitempty"`
-	NoDefaults            *bool    `json:"no_defaults,omitempty" yaml:"no_defaults,omitempty"`
-	UploadsDir            []string `json:"uploads_dir,omitempty" yaml:"uploads_dir,omitempty"`
+	DenyMethods           []string   `json:"deny_methods,omitempty" yaml:"deny_methods,omitempty"`
+	AckAndDropMethods     []string   `json:"ack_and_drop_methods,omitempty" yaml:"ack_and_drop_methods,omitempty"`
+	AllowedSchemes        []string   `json:"allowed_schemes,omitempty" yaml:"allowed_schemes,omitempty"`
+	AllowedHosts          []string   `json:"allowed_hosts,omitempty" yaml:"allowed_hosts,omitempty"`
+	BlockedHosts          []string   `json:"blocked_hosts,omitempty" yaml:"blocked_hosts,omitempty"`
+	BlockPrivateAddresses *bool      `json:"block_private_addresses,omitempty" yaml:"block_private_addresses,omitempty"`
+	NoDefaults            *bool      `json:"no_defaults,omitempty" yaml:"no_defaults,omitempty"`
+	UploadsDir            []string   `json:"uploads_dir,omitempty" yaml:"uploads_dir,omitempty"`
+	Tiers                 []TierRule `json:"tiers,omitempty" yaml:"tiers,omitempty"`
+	DefaultTier           string     `json:"default_tier,omitempty" yaml:"default_tier,omitempty"`
 }
 
 // EntryError is one invalid configuration entry.
@@ -171,6 +182,12 @@ func (c Config) with(p Profile) Config {
 	c.AllowedHosts = pick(p.AllowedHosts, c.AllowedHosts)
 	c.BlockedHosts = pick(p.BlockedHosts, c.BlockedHosts)
 	c.UploadsDir = pick(p.UploadsDir, c.UploadsDir)
+	if len(p.Tiers) > 0 {
+		c.Tiers = p.Tiers
+	}
+	if p.DefaultTier != "" {
+		c.DefaultTier = p.DefaultTier
+	}
 	if p.BlockPrivateAddresses != nil {
 		c.BlockPrivateAddresses = *p.BlockPrivateAddresses
 	}
@@ -184,22 +201,26 @@ func (c Config) with(p Profile) Config {
 // are reported once, for the global policy.
 func (p Profile) owns() map[string]bool {
 	return map[string]bool{
-		fieldDeny:    len(p.DenyMethods) > 0,
-		fieldAck:     len(p.AckAndDropMethods) > 0,
-		fieldSchemes: len(p.AllowedSchemes) > 0,
-		fieldAllowed: len(p.AllowedHosts) > 0,
-		fieldBlocked: len(p.BlockedHosts) > 0,
-		fieldUploads: len(p.UploadsDir) > 0,
+		fieldDeny:        len(p.DenyMethods) > 0,
+		fieldAck:         len(p.AckAndDropMethods) > 0,
+		fieldSchemes:     len(p.AllowedSchemes) > 0,
+		fieldAllowed:     len(p.AllowedHosts) > 0,
+		fieldBlocked:     len(p.BlockedHosts) > 0,
+		fieldUploads:     len(p.UploadsDir) > 0,
+		fieldTiers:       len(p.Tiers) > 0,
+		fieldDefaultTier: p.DefaultTier != "",
 	}
 }
 
 const (
-	fieldDeny    = "deny_methods"
-	fieldAck     = "ack_and_drop_methods"
-	fieldSchemes = "allowed_schemes"
-	fieldAllowed = "allowed_hosts"
-	fieldBlocked = "blocked_hosts"
-	fieldUploads = "uploads_dir"
+	fieldDeny        = "deny_methods"
+	fieldAck         = "ack_and_drop_methods"
+	fieldSchemes     = "allowed_schemes"
+	fieldAllowed     = "allowed_hosts"
+	fieldBlocked     = "blocked_hosts"
+	fieldUploads     = "uploads_dir"
+	fieldTiers       = "tiers"
+	fieldDefaultTier = "default_tier"
 )
 
 // defaultSchemes are the schemes of ordinary web pages.

@@ -27,6 +27,7 @@ type Effective struct {
 	blocked      hostList
 	blockPrivate bool
 	uploads      []string
+	tiers        tierList
 }
 
 type methodKind uint8
@@ -131,6 +132,7 @@ func compileEffective(profile string, c Config, own func(field string) bool, err
 			e.uploads = append(e.uploads, filepath.Clean(d))
 		}
 	}
+	e.tiers = compileTiers(c.Tiers, c.DefaultTier, fail)
 	e.allowed = compileHostList(c.AllowedHosts, func(i int, entry string, err error) { fail(fieldAllowed, i, entry, err) })
 	e.blocked = compileHostList(c.BlockedHosts, func(i int, entry string, err error) { fail(fieldBlocked, i, entry, err) })
 	return e
@@ -288,6 +290,7 @@ func (e *Effective) rule(method string, params []byte) (d Decision, param urlPar
 // rules lists the rule ids this policy can report.
 func (e *Effective) rules() []string {
 	out := append([]string(nil), urlRules...)
+	out = append(out, RuleTierBlind, RuleTierReadOnly)
 	for _, en := range e.methods {
 		if en.d.Rule != "" {
 			out = append(out, en.d.Rule)

@@ -127,10 +127,37 @@ func (st *state) computeAccess(t *tab) tabAccess {
 				why: "the tab is on " + origin(u) + ", outside the hosts automation may use (" + strings.TrimPrefix(d.Message, "Denied by cdprelay policy: ") + "); navigate it back"}
 		}
 	}
+	if web {
+		if a := st.tierAccess(u); a.level != accessFull {
+			return a
+		}
+	}
 	if t.control != "" {
 		return tabAccess{level: accessReadOnly, rule: ruleTakeOverRead, why: msgControlledWhy}
 	}
 	return tabAccess{}
+}
+
+// tierAccess is the access the policy's tiers give the page at u.
+func (st *state) tierAccess(u string) tabAccess {
+	in := st.in
+	tr, ok := in.srv.policy.load().(TierRuler)
+	if !ok {
+		return tabAccess{}
+	}
+	switch tier, rule, host := tr.Tier(in.profile, u); tier {
+	case "blind":
+		return tabAccess{level: accessBlind, rule: rule, why: host + " is blind to automation (tier blind): it sees nothing of it and may only navigate away, detach, or close a tab it opened"}
+	case "read-only":
+		return tabAccess{level: accessReadOnly, rule: rule, why: host + " is read-only to automation (tier read-only): it may read the page but not act on it"}
+	}
+	return tabAccess{}
+}
+
+// hasTiers reports whether the instance's policy gives any site a tier.
+func (in *Instance) hasTiers() bool {
+	tr, ok := in.srv.policy.load().(TierRuler)
+	return ok && tr.HasTiers(in.profile)
 }
 
 func schemeOf(raw string) string {
@@ -447,4 +474,38 @@ func (s *Server) refreshAccess() {
 		}
 		in.unlock()
 	}
+}
+
+// childAccess is what automation may do with a child session's frame at
+// u: the tiers of its own site (a frame that shares its parent's process
+// has no session of its own and goes with the tab).
+func (st *state) childAccess(u string) tabAccess {
+	if web, _ := pageScheme(u); !web {
+		return tabAccess{}
+	}
+	return st.tierAccess(u)
+}
+
+// setChildURL records where child session cs now is. It reports whether
+// the frame went blind.
+func (st *state) setChildURL(cs *session, u string) {
+	cs.url = u
+	was := cs.acc
+	cs.acc = st.childAccess(u)
+	if cs.acc.level == accessBlind && was.level != accessBlind {
+		// Replies of commands still running in the frame are withheld.
+		cs.tab.blindEpoch.Add(1)
+	}
+	if cs.acc != was {
+		st.observe(Event{Actor: ActorRelay, Kind: KindAccess, Target: cs.targetID, Rule: cs.acc.rule, Outcome: OutcomeOK,
+			Detail: "frame " + was.level.String() + " -> " + cs.acc.level.String() + " on " + origin(u)})
+	}
+}
+
+// stricter returns the stricter of two accesses.
+func stricter(a, b tabAccess) tabAccess {
+	if b.level > a.level {
+		return b
+	}
+	return a
 }

@@ -123,6 +123,7 @@ func (c *clientConn) createTarget(k call) {
 	}
 	st = in.lock()
 	t, _ := st.upsertTab(et)
+	t.openedByClient = true
 	in.unlock()
 	if err := in.attachTab(ctx, c.ext, t); err != nil {
 		c.fail(k, codeServerError, "cdprelay: "+err.Error())
@@ -158,8 +159,20 @@ func (c *clientConn) closeTarget(k call) {
 	}
 	in := c.inst
 	in.lock()
-	t.closingByClient = true
+	acc, mine := t.acc, t.openedByClient
+	if acc.level == accessFull || mine {
+		t.closingByClient = true
+	}
 	in.unlock()
+	if acc.level != accessFull && !mine {
+		// The person's tab on a page automation may not act on is theirs
+		// to close.
+		d := accessRefusal(acc)
+		in.srv.cfg.Metrics.countRefusal(d)
+		in.observe(Event{Actor: ActorClient, Kind: KindDenied, Method: k.method, Rule: d.Rule, Outcome: OutcomeDenied, Detail: d.Message})
+		c.fail(k, codeServerError, d.Message)
+		return
+	}
 	ctx, cancel := c.callCtx()
 	defer cancel()
 	// As with Chrome, the reply comes before the Target.detachedFromTarget
@@ -177,6 +190,13 @@ func (c *clientConn) closeTarget(k call) {
 func (c *clientConn) activateTarget(k call) {
 	t := c.targetOf(k)
 	if t == nil {
+		return
+	}
+	c.inst.lock()
+	acc := t.acc
+	c.inst.unlock()
+	if acc.level == accessBlind {
+		c.fail(k, codeServerError, accessRefusal(acc).Message)
 		return
 	}
 	ctx, cancel := c.callCtx()

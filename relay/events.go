@@ -71,6 +71,16 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 		}
 	}
 	blind := t.acc.level == accessBlind
+	if sid != nil {
+		if cs := st.sessions[string(sid)]; cs != nil && cs.child && cs.tab == t {
+			if string(method) == "Page.frameNavigated" {
+				if f := wire.Field(params, "frame"); f != nil && wire.Field(f, "parentId") == nil {
+					st.setChildURL(cs, string(wire.StringField(f, "url")))
+				}
+			}
+			blind = blind || cs.acc.level == accessBlind
+		}
+	}
 	if bytesHasPrefix(method, "Runtime.executionContext") {
 		if id := st.trackWorlds(t, string(sid), method, params); id != 0 && t.guard != nil {
 			// The guard goes in before the client hears of the world.
@@ -112,11 +122,19 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 	case "Target.attachedToTarget":
 		// A child target (frame, worker) attached under s.
 		ti := wire.Field(params, "targetInfo")
-		if child := st.addChild(s, wire.StringField(params, "sessionId"), wire.StringField(ti, "targetId")); child != nil {
+		if child := st.addChild(s, wire.StringField(params, "sessionId"), wire.StringField(ti, "targetId"), wire.StringField(ti, "url")); child != nil {
 			if string(wire.StringField(ti, "type")) == "iframe" {
 				// An out-of-process frame navigates through its own
-				// session: fence it too, before the client resumes it.
+				// session: fence it too, before the client resumes it;
+				// and with tiers, follow where it goes.
 				fx.fenceChild = child.id
+				if in.hasTiers() {
+					st.fire(t.id, child.id, "Page.enable", nil)
+				}
+			}
+			if child.acc.level == accessBlind && string(wire.Field(params, "waitingForDebugger")) == "true" {
+				// The client will not hear of it: nobody else resumes it.
+				fx.resume = child.id
 			}
 			if blind && string(wire.Field(params, "waitingForDebugger")) == "true" {
 				// Nobody the client knows of will resume it: the page must

@@ -161,6 +161,7 @@ func (c *clientConn) route(k *cmd) bool {
 		sid := ""
 		if r.via.child {
 			sid = r.via.id
+			r.acc = stricter(r.acc, r.via.acc)
 		}
 		r.fenced = r.tab.fenced(sid)
 	}

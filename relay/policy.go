@@ -62,6 +62,18 @@ type NetworkRuler interface {
 	NetworkRules(profile string) []byte
 }
 
+// TierRuler is a Policy with tiers: what automation may do on a page by
+// its host (denylist.Tier). A policy without it has every site full.
+type TierRuler interface {
+	// Tier returns "full", "read-only" or "blind" for the page at url,
+	// the rule id a refusal by it carries, and the host it was decided
+	// for.
+	Tier(profile, url string) (tier, rule, host string)
+	// HasTiers reports whether any page can be other than full for
+	// profile: then the relay follows frames too, not only tabs.
+	HasTiers(profile string) bool
+}
+
 // allowAll is the policy of a relay configured without one.
 type allowAll struct{}
 

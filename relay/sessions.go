@@ -60,6 +60,10 @@ type session struct {
 	// Guarded by the instance's mutex.
 	enabled  map[string]bool // domains this top-level session enabled and has not disabled
 	discover bool            // Target.setDiscoverTargets on this session
+	// A child's own page and what automation may do with it: a frame on a
+	// blind site is blind on its own session (access.go).
+	url string
+	acc tabAccess
 }
 
 func newSession(id string, t *tab, child bool) *session {
@@ -161,13 +165,15 @@ func (st *state) mintBrowserSession(c *clientConn) *session {
 // addChild records a child session (frame, worker) that Chrome announced
 // under parent. An id already in use keeps its session: a child must not
 // reroute another one. It returns nil when nothing was added.
-func (st *state) addChild(parent *session, id, targetID []byte) *session {
+func (st *state) addChild(parent *session, id, targetID, url []byte) *session {
 	if len(id) == 0 || st.sessions[string(id)] != nil {
 		return nil
 	}
 	child := newSession(string(id), parent.tab, true)
 	child.parent = parent
 	child.targetID = string(targetID)
+	child.url = string(url)
+	child.acc = st.childAccess(child.url)
 	st.sessions[child.id] = child
 	st.in.childSessions.Add(1)
 	return child

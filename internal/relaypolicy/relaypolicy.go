@@ -51,6 +51,17 @@ func (a Adapter) NetworkRules(profile string) []byte {
 
 var _ relay.NetworkRuler = Adapter{}
 
+// Tier is the tier of the page at url.
+func (a Adapter) Tier(profile, url string) (tier, rule, host string) {
+	return a.P.For(profile).Tier(url)
+}
+
+// HasTiers reports whether the profile gives any site another tier than
+// full.
+func (a Adapter) HasTiers(profile string) bool { return a.P.For(profile).HasTiers() }
+
+var _ relay.TierRuler = Adapter{}
+
 // UploadDirs are the folders the profile lets automation upload from.
 func (a Adapter) UploadDirs(profile string) []string {
 	return a.P.For(profile).UploadDirs()
