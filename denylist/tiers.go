@@ -81,6 +81,13 @@ func compileTiers(rules []TierRule, def string, fail func(field string, i int, e
 // (about:blank, an error page) is full, as is one that does not parse:
 // the URL fence and the relay judge those.
 func (e *Effective) Tier(raw string) (tier, rule, host string) {
+	// A blob: or filesystem: URL's content is its origin's.
+	for _, p := range []string{"blob:", "filesystem:"} {
+		if len(raw) > len(p) && strings.EqualFold(raw[:len(p)], p) {
+			raw = raw[len(p):]
+			break
+		}
+	}
 	u, err := ParseURL(raw)
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return TierFull, "", ""

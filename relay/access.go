@@ -128,7 +128,14 @@ func (st *state) computeAccess(t *tab) tabAccess {
 		}
 	}
 	if web {
-		if a := st.tierAccess(u); a.level != accessFull {
+		a := st.tierAccess(u)
+		for _, fu := range t.frames {
+			if fa := st.childAccess(fu); fa.level > a.level {
+				a = fa
+				a.why = "a frame of the page is on another site: " + a.why
+			}
+		}
+		if a.level != accessFull {
 			return a
 		}
 	}
@@ -479,11 +486,21 @@ func (s *Server) refreshAccess() {
 // childAccess is what automation may do with a child session's frame at
 // u: the tiers of its own site (a frame that shares its parent's process
 // has no session of its own and goes with the tab).
+//
+// A frame of a page that is never shared (an extension's frame that a
+// password manager puts into the page, above all) is blind: it has its
+// extension's powers. A frame of about:blank, srcdoc or data: is its
+// embedder's.
 func (st *state) childAccess(u string) tabAccess {
-	if web, _ := pageScheme(u); !web {
+	web, special := pageScheme(u)
+	switch {
+	case web:
+		return st.tierAccess(u)
+	case special || u == "" || strings.HasPrefix(strings.ToLower(u), "data:"):
 		return tabAccess{}
 	}
-	return st.tierAccess(u)
+	return tabAccess{level: accessBlind, rule: ruleNeverShared,
+		why: "the frame shows " + schemeOf(u) + " page, which is never shared with automation"}
 }
 
 // setChildURL records where child session cs now is. It reports whether

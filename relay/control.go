@@ -2,6 +2,7 @@ package relay
 
 import (
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -38,6 +39,11 @@ const msgControlled = "cdprelay: a person has taken control of this tab from the
 // ErrControlled is returned when another person already holds a tab.
 var ErrControlled = errors.New("another person already controls this tab")
 
+// ErrHidden is returned when a tab is blind: on a page hidden from
+// automation and the live view, which the person uses in the browser
+// itself.
+var ErrHidden = errors.New("the tab is hidden from automation and the live view")
+
 // TakeControl gives holder (a viewer's description) control of tab id.
 func (in *Instance) TakeControl(tabID int64, holder string) error {
 	return in.setControl(tabID, holder)
@@ -67,6 +73,8 @@ func (in *Instance) setControl(tabID int64, holder string) error {
 		return ErrControlled
 	case !release && t.control == holder:
 		return nil
+	case !release && t.acc.level == accessBlind:
+		return fmt.Errorf("%w: %s", ErrHidden, t.acc.why)
 	}
 	defer func() {
 		if was, changed := st.updateAccess(t); changed {

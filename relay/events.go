@@ -132,9 +132,13 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 					st.fire(t.id, child.id, "Page.enable", nil)
 				}
 			}
-			if child.acc.level == accessBlind && string(wire.Field(params, "waitingForDebugger")) == "true" {
-				// The client will not hear of it: nobody else resumes it.
-				fx.resume = child.id
+			if child.acc.level == accessBlind {
+				// The client does not hear of a frame it may not see, and
+				// nobody else resumes it.
+				if string(wire.Field(params, "waitingForDebugger")) == "true" {
+					fx.resume = child.id
+				}
+				return
 			}
 			if blind && string(wire.Field(params, "waitingForDebugger")) == "true" {
 				// Nobody the client knows of will resume it: the page must

@@ -81,6 +81,14 @@ func (h *TabHandle) Call(ctx context.Context, method string, params any) (json.R
 	if h.ctx.Err() != nil {
 		return nil, errors.New("tab handle closed")
 	}
+	h.in.lock()
+	acc := h.t.acc
+	h.in.unlock()
+	if acc.level == accessBlind && !handleBlindAllowed[method] {
+		// Nobody but the person at the browser sees a blind tab: not the
+		// live view either.
+		return nil, fmt.Errorf("%s on tab %d: the tab is hidden from automation and the live view (%s)", method, h.t.id, acc.why)
+	}
 	ctx, cancel := context.WithTimeout(ctx, h.in.srv.cfg.CallTimeout)
 	defer cancel()
 	res, err := h.x.sendCommand(ctx, h.t.id, "", method, params)
@@ -88,6 +96,17 @@ func (h *TabHandle) Call(ctx context.Context, method string, params any) (json.R
 		return nil, fmt.Errorf("%s on tab %d: %w", method, h.t.id, err)
 	}
 	return res, nil
+}
+
+// handleBlindAllowed is what a handle may still send to a blind tab: start
+// and stop a screencast whose frames the relay withholds, take the tab
+// elsewhere, undo its own resizing.
+var handleBlindAllowed = map[string]bool{
+	"Page.startScreencast":                 true,
+	"Page.stopScreencast":                  true,
+	"Page.screencastFrameAck":              true,
+	"Page.navigate":                        true,
+	"Emulation.clearDeviceMetricsOverride": true,
 }
 
 // Close releases the handle. The debugger stays attached while the CDP

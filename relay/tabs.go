@@ -29,7 +29,12 @@ type tab struct {
 	// events and frame tree say: what its access is decided by. The
 	// extension's tab updates report the address bar's instead, which on
 	// an error page is the URL that failed.
-	docURL      string
+	docURL string
+	// frames are the sub-frames of the tab's document that share its
+	// process (frame id to URL), followed while the policy has tiers: what
+	// automation may do with the tab is the strictest of theirs and the
+	// document's, since the tab's own session reaches into them.
+	frames      map[string]string
 	openerTabID int64
 	browserCtx  string // from Chrome's TargetInfo, when it gives one
 

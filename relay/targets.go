@@ -69,6 +69,26 @@ func (st *state) setDocument(t *tab, url string) (letGo bool) {
 	return false
 }
 
+// setFrame records that t's in-process sub-frame id is now at url ("" when
+// it is gone), when the policy has tiers, and decides the tab's access
+// again.
+func (st *state) setFrame(t *tab, id, url string) {
+	if id == "" || (url != "" && !st.in.hasTiers()) {
+		return
+	}
+	if url == "" {
+		delete(t.frames, id)
+	} else {
+		if t.frames == nil {
+			t.frames = make(map[string]string)
+		}
+		t.frames[id] = url
+	}
+	if was, changed := st.updateAccess(t); changed {
+		st.accessChanged(t, was)
+	}
+}
+
 // letGo ends the automation's hold on t because it is on its way to, or
 // on, a page that is never shared (its own extension's page, where a
 // script has the extension's powers, above all): the client's sessions
@@ -103,15 +123,26 @@ func (st *state) trackPage(t *tab, method, params []byte) (refresh, letGo bool) 
 		}
 	case "Page.frameNavigated":
 		f := wire.Field(params, "frame")
-		if f == nil || wire.Field(f, "parentId") != nil {
-			return false, false // a sub-frame
+		if f == nil {
+			return false, false
+		}
+		if wire.Field(f, "parentId") != nil {
+			st.setFrame(t, string(wire.StringField(f, "id")), string(wire.StringField(f, "url")))
+			return false, false
 		}
 		if u := wire.StringField(f, "url"); u != nil {
 			full := string(u) + string(wire.StringField(f, "urlFragment"))
+			t.frames = nil // a new document: its frames are yet to come
 			if st.setDocument(t, full) {
 				st.letGo(t, full)
 				return false, true
 			}
+		}
+	case "Page.frameDetached":
+		if id := string(wire.StringField(params, "frameId")); t.frames[id] != "" {
+			// Removed, or swapped into a process of its own (and so a
+			// session of its own, judged by itself).
+			st.setFrame(t, id, "")
 		}
 	case "Page.navigatedWithinDocument":
 		if string(wire.StringField(params, "frameId")) != t.targetID {

@@ -1,0 +1,361 @@
+package relay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/cdprelay/cdprelay/internal/fakeext"
+)
+
+// tierPolicy allows every method and gives the hosts it lists a tier.
+type tierPolicy map[string]string
+
+func (tierPolicy) Command(string, string, []byte) Decision         { return Decision{} }
+func (tierPolicy) MethodURL(string, string, string, bool) Decision { return Decision{} }
+func (tierPolicy) URL(string, string) Decision                     { return Decision{} }
+func (tierPolicy) FencesNavigation(string) bool                    { return false }
+func (tierPolicy) UploadDirs(string) []string                      { return nil }
+func (p tierPolicy) HasTiers(string) bool                          { return len(p) > 0 }
+func (p tierPolicy) Tier(_, raw string) (tier, rule, host string) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "blind", "tier:unparsable", raw
+	}
+	if t := p[u.Hostname()]; t != "" {
+		return t, "tier:" + t, u.Hostname()
+	}
+	return "full", "", u.Hostname()
+}
+
+var tiers = tierPolicy{"ro.example": "read-only", "blind.example": "blind"}
+
+// What a read-only site lets automation do: read, not act.
+var (
+	actCalls = []struct {
+		method string
+		params any
+	}{
+		{"Input.dispatchMouseEvent", map[string]any{"type": "mousePressed", "x": 1, "y": 1}},
+		{"Input.dispatchKeyEvent", map[string]any{"type": "keyDown", "key": "Enter"}},
+		{"Input.insertText", map[string]any{"text": "x"}},
+		{"Page.navigate", map[string]any{"url": "https://a.example/"}},
+		{"Page.reload", nil},
+		{"DOM.setOuterHTML", map[string]any{"nodeId": 1, "outerHTML": "<p>x</p>"}},
+		{"Runtime.compileScript", map[string]any{"expression": "1", "sourceURL": "", "persistScript": true}},
+		{"Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": "fetch('/x')"}},
+		{"Fetch.fulfillRequest", map[string]any{"requestId": "1", "responseCode": 200}},
+		{"Network.setExtraHTTPHeaders", map[string]any{"headers": map[string]string{"X": "1"}}},
+	}
+	readCalls = []struct {
+		method string
+		params any
+	}{
+		{"DOM.getDocument", map[string]any{"depth": -1}},
+		{"Page.captureScreenshot", nil},
+		{"Accessibility.getFullAXTree", nil},
+		{"Page.getFrameTree", nil},
+	}
+)
+
+func TestTierReadOnlySite(t *testing.T) {
+	h := newHarness(t, Config{Policy: tiers})
+	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://ro.example/account", Title: "Account"}}})
+	c := h.client()
+	sess := h.autoAttach(c)[0]
+	for _, tc := range actCalls {
+		before := len(e.Commands())
+		m := h.callMsg(c, sess, tc.method, tc.params)
+		if m.Error == nil || !strings.Contains(m.Error.Message, "read-only") || !strings.Contains(m.Error.Message, "ro.example") {
+			t.Errorf("%s on a read-only site: %s", tc.method, m.Raw)
+		}
+		if got := commandsSince(e, before); len(got) != 0 {
+			t.Errorf("%s reached the tab: %v", tc.method, got)
+		}
+	}
+	for _, tc := range readCalls {
+		if m := h.callMsg(c, sess, tc.method, tc.params); m.Error != nil {
+			t.Errorf("%s on a read-only site: %s", tc.method, m.Raw)
+		}
+	}
+	// Script may run, with V8's side-effect check forced on.
+	before := len(e.Commands())
+	h.call(c, sess, "Runtime.evaluate", map[string]any{"expression": "document.title"})
+	sent := commandsSince(e, before)
+	if len(sent) != 1 || !strings.Contains(string(sent[0].Params), `"throwOnSideEffect":true`) {
+		t.Fatalf("script on a read-only site went as %v", sent)
+	}
+
+	// A further session on the tab is held to the same.
+	ns := h.call(c, "", "Target.attachToTarget", map[string]any{"targetId": tid(1), "flatten": true})
+	other := jsonString(t, ns, "sessionId")
+	if m := h.callMsg(c, other, "Input.insertText", map[string]any{"text": "x"}); m.Error == nil {
+		t.Fatalf("input through a further session: %s", m.Raw)
+	}
+
+	// The person takes the tab to a site with full access: so has the
+	// automation, and is told.
+	from := len(c.Messages())
+	e.Navigate(1, "https://a.example/", "A")
+	ev, _ := h.event(c, from, "CDPRelay.accessChanged")
+	if !strings.Contains(string(ev.Raw), `"access":"full"`) {
+		t.Fatalf("access changed: %s", ev.Raw)
+	}
+	if m := h.callMsg(c, sess, "Input.insertText", map[string]any{"text": "x"}); m.Error != nil {
+		t.Fatalf("input on a full site: %s", m.Raw)
+	}
+	// And may not navigate to the read-only one? It may: reading is
+	// allowed there; acting is what it may not.
+	if m := h.callMsg(c, sess, "Page.navigate", map[string]any{"url": "https://ro.example/"}); m.Error != nil {
+		t.Fatalf("navigating to a read-only site: %s", m.Raw)
+	}
+	if got := h.srv.Default().Status().Tabs[0].Access; got != "full" {
+		t.Fatalf("status access %q", got)
+	}
+}
+
+func TestTierBlindSite(t *testing.T) {
+	h := newHarness(t, Config{Policy: tiers})
+	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://blind.example/inbox?q=secret", Title: "Inbox (3) secret"}, {ID: 2, URL: "https://a.example/", Title: "A"}}})
+	c := h.client()
+	h.autoAttach(c)
+	res := h.call(c, "", "Target.getTargets", nil)
+	if strings.Contains(string(res), "secret") || strings.Contains(string(res), "inbox") || !strings.Contains(string(res), "https://blind.example") {
+		t.Fatalf("discovery of a blind tab: %s", res)
+	}
+	if got := h.srv.Default().Status().Tabs; got[0].Access != "blind" || strings.Contains(got[0].URL+got[0].Title, "secret") {
+		t.Fatalf("status %+v", got[0])
+	}
+	ns := h.call(c, "", "Target.attachToTarget", map[string]any{"targetId": tid(1), "flatten": true})
+	sess := jsonString(t, ns, "sessionId")
+	before := len(e.Commands())
+	for _, tc := range append(append(actCalls[:3:3], readCalls[:3]...), struct {
+		method string
+		params any
+	}{"Runtime.evaluate", map[string]any{"expression": "document.body.innerText"}}) {
+		m := h.callMsg(c, sess, tc.method, tc.params)
+		if m.Error == nil || !strings.Contains(m.Error.Message, "blind") {
+			t.Errorf("%s on a blind site: %s", tc.method, m.Raw)
+		}
+	}
+	for _, cmd := range commandsSince(e, before) {
+		if strings.Contains(string(cmd.Params), "Runtime") || strings.Contains(string(cmd.Params), "Input") || strings.Contains(string(cmd.Params), "DOM") {
+			t.Errorf("reached the tab: %s", cmd.Params)
+		}
+	}
+	// The automation may not close the person's tab, but may leave it.
+	if m := h.callMsg(c, "", "Target.closeTarget", map[string]any{"targetId": tid(1)}); m.Error == nil {
+		t.Fatalf("closing the person's blind tab: %s", m.Raw)
+	}
+	if m := h.callMsg(c, "", "Target.activateTarget", map[string]any{"targetId": tid(1)}); m.Error == nil {
+		t.Fatalf("bringing a blind tab to the front: %s", m.Raw)
+	}
+	// It may not navigate a tab it can see into a blind site.
+	s2 := h.call(c, "", "Target.attachToTarget", map[string]any{"targetId": tid(2), "flatten": true})
+	if m := h.callMsg(c, jsonString(t, s2, "sessionId"), "Page.navigate", map[string]any{"url": "https://blind.example/"}); m.Error == nil || !strings.Contains(m.Error.Message, "blind") {
+		t.Fatalf("navigating into a blind site: %s", m.Raw)
+	}
+	if m := h.callMsg(c, sess, "Page.navigate", map[string]any{"url": "https://a.example/"}); m.Error != nil {
+		t.Fatalf("navigating away: %s", m.Raw)
+	}
+	for _, m := range c.Messages() {
+		if strings.Contains(string(m.Raw), "secret") {
+			t.Fatalf("the client was told: %s", m.Raw)
+		}
+	}
+}
+
+// A tab the automation opened, gone blind, is the automation's to close.
+func TestTierBlindTabOpenedByClientMayClose(t *testing.T) {
+	h := newHarness(t, Config{Policy: tiers})
+	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
+	c := h.client()
+	h.autoAttach(c)
+	from := len(c.Messages())
+	res := h.call(c, "", "Target.createTarget", map[string]any{"url": "about:blank"})
+	target := jsonString(t, res, "targetId")
+	h.event(c, from, "Target.attachedToTarget")
+	var id int
+	for _, tab := range e.Tabs() {
+		if tid(tab.ID) == target {
+			id = tab.ID
+		}
+	}
+	e.Navigate(id, "https://blind.example/", "B")
+	h.waitFor("the tab goes blind", func() bool {
+		for _, ts := range h.srv.Default().Status().Tabs {
+			if ts.TargetID == target {
+				return ts.Access == "blind"
+			}
+		}
+		return false
+	})
+	if m := h.callMsg(c, "", "Target.closeTarget", map[string]any{"targetId": target}); m.Error != nil {
+		t.Fatalf("closing a tab it opened: %s", m.Raw)
+	}
+}
+
+// Out-of-process frames are judged by their own site: a blind one is not
+// even announced, a read-only one may be read, and one that goes blind
+// falls silent.
+func TestTierChildFrames(t *testing.T) {
+	h := newHarness(t, Config{Policy: tiers})
+	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
+	c := h.client()
+	sess := h.autoAttach(c)[0]
+	h.call(c, sess, "Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true})
+	frame := func(sid, u string) {
+		e.Event(1, "", "Target.attachedToTarget", map[string]any{"sessionId": sid, "waitingForDebugger": true,
+			"targetInfo": map[string]any{"targetId": "F-" + sid, "type": "iframe", "url": u, "title": "", "attached": true}})
+	}
+	before := len(e.Commands())
+	from := len(c.Messages())
+	frame("S-BLIND", "https://blind.example/widget?token=secret")
+	frame("S-EXT", "chrome-extension://abcdefghijklmnopabcdefghijklmnop/inline-menu.html")
+	frame("S-RO", "https://ro.example/embed")
+	h.event(c, from, "Target.attachedToTarget")
+	h.waitFor("the relay resumes the frames the client does not see", func() bool {
+		n := 0
+		for _, cmd := range commandsSince(e, before) {
+			if strings.Contains(string(cmd.Params), "runIfWaitingForDebugger") {
+				n++
+			}
+		}
+		return n == 2
+	})
+	for _, m := range c.Messages()[from:] {
+		if strings.Contains(string(m.Raw), "S-BLIND") || strings.Contains(string(m.Raw), "S-EXT") || strings.Contains(string(m.Raw), "secret") {
+			t.Fatalf("the client heard of a frame it may not see: %s", m.Raw)
+		}
+	}
+	if m := h.callMsg(c, "S-BLIND", "Runtime.evaluate", map[string]any{"expression": "document.cookie"}); m.Error == nil {
+		t.Fatalf("evaluate in a blind frame: %s", m.Raw)
+	}
+	if m := h.callMsg(c, "S-EXT", "Runtime.evaluate", map[string]any{"expression": "chrome.storage"}); m.Error == nil {
+		t.Fatalf("evaluate in an extension's frame: %s", m.Raw)
+	}
+	if m := h.callMsg(c, "S-RO", "Input.dispatchMouseEvent", map[string]any{"type": "mousePressed", "x": 1, "y": 1}); m.Error == nil || !strings.Contains(m.Error.Message, "read-only") {
+		t.Fatalf("input in a read-only frame: %s", m.Raw)
+	}
+	if m := h.callMsg(c, "S-RO", "DOM.getDocument", nil); m.Error != nil {
+		t.Fatalf("reading a read-only frame: %s", m.Raw)
+	}
+	// The read-only frame navigates to a blind site: nothing more of it.
+	e.Event(1, "S-RO", "Page.frameNavigated", map[string]any{"frame": map[string]any{"id": "F-S-RO", "url": "https://blind.example/x?secret", "loaderId": "L", "securityOrigin": "https://blind.example", "mimeType": "text/html"}})
+	h.waitFor("the frame goes blind", func() bool {
+		m := h.callMsg(c, "S-RO", "DOM.getDocument", nil)
+		return m.Error != nil
+	})
+	e.Event(1, "S-RO", "Runtime.consoleAPICalled", map[string]any{"type": "log", "args": []any{map[string]any{"type": "string", "value": "secret text"}}})
+	h.call(c, sess, "Runtime.evaluate", map[string]any{"expression": "1"}) // a round trip after the event
+	for _, m := range c.Messages() {
+		if strings.Contains(string(m.Raw), "secret") {
+			t.Fatalf("the client was told: %s", m.Raw)
+		}
+	}
+	// The tab itself stays full.
+	if m := h.callMsg(c, sess, "Input.insertText", map[string]any{"text": "x"}); m.Error != nil {
+		t.Fatalf("input in the tab: %s", m.Raw)
+	}
+}
+
+// A frame that shares the tab's process has no session of its own: the
+// tab's session reaches into it, so the tab is as strict as its strictest
+// such frame, while the frame is there.
+func TestTierInProcessFrame(t *testing.T) {
+	h := newHarness(t, Config{Policy: tiers})
+	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
+	c := h.client()
+	sess := h.autoAttach(c)[0]
+	h.call(c, sess, "Page.enable", nil)
+	from := len(c.Messages())
+	e.Event(1, "", "Page.frameNavigated", map[string]any{"frame": map[string]any{"id": "SUB", "parentId": tid(1), "url": "https://blind.example/embed?secret", "loaderId": "L", "securityOrigin": "https://blind.example", "mimeType": "text/html"}, "type": "Navigation"})
+	ev, _ := h.event(c, from, "CDPRelay.accessChanged")
+	if !strings.Contains(string(ev.Raw), `"access":"blind"`) {
+		t.Fatalf("access changed: %s", ev.Raw)
+	}
+	if m := h.callMsg(c, sess, "DOM.getDocument", map[string]any{"depth": -1, "pierce": true}); m.Error == nil {
+		t.Fatalf("reading a tab with a blind frame in it: %s", m.Raw)
+	}
+	from = len(c.Messages())
+	e.Event(1, "", "Page.frameDetached", map[string]any{"frameId": "SUB", "reason": "remove"})
+	ev, _ = h.event(c, from, "CDPRelay.accessChanged")
+	if !strings.Contains(string(ev.Raw), `"access":"full"`) {
+		t.Fatalf("access changed: %s", ev.Raw)
+	}
+	if m := h.callMsg(c, sess, "DOM.getDocument", nil); m.Error != nil {
+		t.Fatalf("reading once the frame is gone: %s", m.Raw)
+	}
+	for _, m := range c.Messages() {
+		if strings.Contains(string(m.Raw), "secret") {
+			t.Fatalf("the client was told: %s", m.Raw)
+		}
+	}
+}
+
+// Changing the tiers (a reload) decides every tab's access again.
+func TestTierPolicyChange(t *testing.T) {
+	h := newHarness(t, Config{Policy: tierPolicy{}})
+	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
+	c := h.client()
+	sess := h.autoAttach(c)[0]
+	from := len(c.Messages())
+	h.srv.SetPolicy(tierPolicy{"a.example": "read-only"})
+	ev, _ := h.event(c, from, "CDPRelay.accessChanged")
+	if !strings.Contains(string(ev.Raw), `"access":"read-only"`) {
+		t.Fatalf("access changed: %s", ev.Raw)
+	}
+	before := len(e.Commands())
+	if m := h.callMsg(c, sess, "Input.insertText", map[string]any{"text": "x"}); m.Error == nil {
+		t.Fatalf("input after the tab became read-only: %s", m.Raw)
+	}
+	if got := commandsSince(e, before); len(got) != 0 {
+		t.Fatalf("reached the tab: %v", got)
+	}
+}
+
+func jsonString(t *testing.T, raw []byte, key string) string {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := m[key].(string)
+	if s == "" {
+		t.Fatalf("no %s in %s", key, raw)
+	}
+	return s
+}
+
+// The live view sees no more of a blind tab than automation does: no
+// frames, no input, no take-over.
+func TestTierBlindHiddenFromLiveView(t *testing.T) {
+	h := newHarness(t, Config{Policy: tiers})
+	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://blind.example/", Title: "B"}}})
+	in := h.srv.Default()
+	h.waitFor("the tab", func() bool { return len(in.Status().Tabs) == 1 })
+	th, err := in.OpenTab(context.Background(), 1, func(TabEvent) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer th.Close()
+	before := len(e.Commands())
+	if _, err := th.Call(context.Background(), "Input.dispatchMouseEvent", map[string]any{"type": "mousePressed", "x": 1, "y": 1}); err == nil || !strings.Contains(err.Error(), "hidden") {
+		t.Fatalf("input from the live view: %v", err)
+	}
+	if _, err := th.Call(context.Background(), "Page.captureScreenshot", nil); err == nil {
+		t.Fatal("a screenshot for the live view")
+	}
+	if got := commandsSince(e, before); len(got) != 0 {
+		t.Fatalf("reached the tab: %v", got)
+	}
+	if err := in.TakeControl(1, "viewer-1"); !errors.Is(err, ErrHidden) {
+		t.Fatalf("take-over: %v", err)
+	}
+	if _, err := th.Call(context.Background(), "Page.startScreencast", map[string]any{"format": "jpeg"}); err != nil {
+		t.Fatalf("starting the screencast: %v", err)
+	}
+}
