@@ -74,6 +74,24 @@ type Config struct {
 	// DefaultTier is the tier of a host no tier rule matches: full,
 	// read-only or blind. Default: full.
 	DefaultTier string `json:"default_tier,omitempty" yaml:"default_tier,omitempty"`
+
+	// AskMethods are glob patterns, as DenyMethods, whose commands a
+	// person approves first, in the live view. An input event is asked
+	// when it acts: a mouse press, a key down or char, a touch start; the
+	// events around it wait behind it. A method that a method rule denies
+	// or drops is not asked. Default: none.
+	AskMethods []string `json:"ask_methods,omitempty" yaml:"ask_methods,omitempty"`
+
+	// AskDomains are hosts, entries as AllowedHosts, that automation
+	// navigates to (Page.navigate, Target.createTarget) only once a person
+	// approves. The URL fence decides first. Default: none.
+	AskDomains []string `json:"ask_domains,omitempty" yaml:"ask_domains,omitempty"`
+
+	// AskSubmit asks a person before a click on a form's submit control,
+	// and before Enter in a form's field, which submits it too; a click
+	// into a frame of another origin, whose controls the relay cannot see,
+	// is asked as well. Default: false.
+	AskSubmit bool `json:"ask_submit,omitempty" yaml:"ask_submit,omitempty"`
 }
 
 // Profile overrides the global policy for the instances that name it. A
@@ -91,6 +109,9 @@ type Profile struct {
 	UploadsDir            []string   `json:"uploads_dir,omitempty" yaml:"uploads_dir,omitempty"`
 	Tiers                 []TierRule `json:"tiers,omitempty" yaml:"tiers,omitempty"`
 	DefaultTier           string     `json:"default_tier,omitempty" yaml:"default_tier,omitempty"`
+	AskMethods            []string   `json:"ask_methods,omitempty" yaml:"ask_methods,omitempty"`
+	AskDomains            []string   `json:"ask_domains,omitempty" yaml:"ask_domains,omitempty"`
+	AskSubmit             *bool      `json:"ask_submit,omitempty" yaml:"ask_submit,omitempty"`
 }
 
 // EntryError is one invalid configuration entry.
@@ -182,6 +203,11 @@ func (c Config) with(p Profile) Config {
 	c.AllowedHosts = pick(p.AllowedHosts, c.AllowedHosts)
 	c.BlockedHosts = pick(p.BlockedHosts, c.BlockedHosts)
 	c.UploadsDir = pick(p.UploadsDir, c.UploadsDir)
+	c.AskMethods = pick(p.AskMethods, c.AskMethods)
+	c.AskDomains = pick(p.AskDomains, c.AskDomains)
+	if p.AskSubmit != nil {
+		c.AskSubmit = *p.AskSubmit
+	}
 	if len(p.Tiers) > 0 {
 		c.Tiers = p.Tiers
 	}
@@ -209,6 +235,8 @@ func (p Profile) owns() map[string]bool {
 		fieldUploads:     len(p.UploadsDir) > 0,
 		fieldTiers:       len(p.Tiers) > 0,
 		fieldDefaultTier: p.DefaultTier != "",
+		fieldAskMethods:  len(p.AskMethods) > 0,
+		fieldAskDomains:  len(p.AskDomains) > 0,
 	}
 }
 
@@ -221,6 +249,8 @@ const (
 	fieldUploads     = "uploads_dir"
 	fieldTiers       = "tiers"
 	fieldDefaultTier = "default_tier"
+	fieldAskMethods  = "ask_methods"
+	fieldAskDomains  = "ask_domains"
 )
 
 // defaultSchemes are the schemes of ordinary web pages.

@@ -143,10 +143,10 @@ func DefaultMethodRules() []MethodRule {
 // the URL fence judges. Page.navigateToHistoryEntry is absent: it names an
 // entry, not a URL; the relay looks the entry up and judges its URL.
 var urlParams = map[string]urlParam{
-	"Page.navigate": {name: "url"},
+	"Page.navigate": {name: "url", navigates: true},
 	// The protocol reads an empty url as about:blank; the relay, which
 	// opens the tab itself, has to do the same.
-	"Target.createTarget": {name: "url", empty: "about:blank"},
+	"Target.createTarget": {name: "url", empty: "about:blank", navigates: true},
 	// It fetches with the page's network stack, optionally with the
 	// person's credentials, and hands the body to the client.
 	"Network.loadNetworkResource": {name: "url"},
@@ -160,6 +160,9 @@ type urlParam struct {
 	name     string
 	empty    string // what an empty string stands for, if anything
 	optional bool   // a command without it carries no URL to judge
+	// navigates: the command takes a tab to the URL (what AskDomains
+	// asks about).
+	navigates bool
 }
 
 // URLParam says whether method carries a URL that the fence judges: the

@@ -28,6 +28,11 @@ type Effective struct {
 	blockPrivate bool
 	uploads      []string
 	tiers        tierList
+
+	askMethods map[string]bool // exact names
+	askGlobs   []methodGlob
+	askHosts   hostList
+	askSubmit  bool
 }
 
 type methodKind uint8
@@ -133,6 +138,7 @@ func compileEffective(profile string, c Config, own func(field string) bool, err
 		}
 	}
 	e.tiers = compileTiers(c.Tiers, c.DefaultTier, fail)
+	e.compileAsk(c, fail)
 	e.allowed = compileHostList(c.AllowedHosts, func(i int, entry string, err error) { fail(fieldAllowed, i, entry, err) })
 	e.blocked = compileHostList(c.BlockedHosts, func(i int, entry string, err error) { fail(fieldBlocked, i, entry, err) })
 	return e
@@ -208,15 +214,22 @@ func matchGlobs(globs []methodGlob, method string, v Verdict) (Decision, bool) {
 // allocating unless it is refused.
 func (e *Effective) Method(method string, params []byte) Decision {
 	d, param, isURL := e.rule(method, params)
-	if !isURL {
+	if d.Verdict != Allow {
 		return d
+	}
+	asked := e.ask(method)
+	if !isURL {
+		return asked
 	}
 	u, found, err := paramString(params, param.name)
 	switch {
 	case err != nil:
 		return Decision{Verdict: Deny, Rule: RuleURLParams, Reason: method + ": " + err.Error()}
 	}
-	return e.MethodURL(method, u, found)
+	if d := e.MethodURL(method, u, found); d.Verdict != Allow || asked.Verdict == Allow {
+		return d
+	}
+	return asked
 }
 
 // Rules decides a command by its method rules alone, for a caller that
@@ -225,6 +238,9 @@ func (e *Effective) Method(method string, params []byte) Decision {
 // allowed here.
 func (e *Effective) Rules(method string, params []byte) Decision {
 	d, _, _ := e.rule(method, params)
+	if d.Verdict == Allow {
+		return e.ask(method)
+	}
 	return d
 }
 
@@ -242,7 +258,11 @@ func (e *Effective) MethodURL(method, u string, found bool) Decision {
 	case u == "" && param.empty != "":
 		u = param.empty
 	}
-	return e.URL(u)
+	d := e.URL(u)
+	if d.Verdict == Allow && param.navigates {
+		return e.askURL(u)
+	}
+	return d
 }
 
 // rule applies the method rules and reports whether the method's URL is
@@ -299,7 +319,7 @@ func (e *Effective) rules() []string {
 	for _, g := range append(append([]methodGlob(nil), e.denyGlobs...), e.ackGlobs...) {
 		out = append(out, g.rule)
 	}
-	return out
+	return append(out, e.askRules()...)
 }
 
 // clip keeps client-supplied text in reasons short and printable.

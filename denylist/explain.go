@@ -62,6 +62,7 @@ func (e *Effective) Explain() string {
 		fmt.Fprintf(&b, "  hosts blocked: %s (blocked wins over allowed)\n", strings.Join(e.blocked.entries, ", "))
 	}
 	e.explainTiers(&b)
+	e.explainAsk(&b)
 	if len(e.uploads) == 0 {
 		b.WriteString("  uploads: refused (no uploads_dir)\n")
 	} else {

@@ -13,6 +13,10 @@ const (
 	// would abort on an error, but that must not reach the person's
 	// browser.
 	AckAndDrop
+	// Ask holds the command until a person approves or denies it (the
+	// relay's approvals). A denial, the method rules and the URL fence are
+	// decided first: only a command they let through is asked.
+	Ask
 )
 
 // String returns the verdict as it appears in audit records and metric
@@ -25,6 +29,8 @@ func (v Verdict) String() string {
 		return "deny"
 	case AckAndDrop:
 		return "ack-and-drop"
+	case Ask:
+		return "ask"
 	}
 	return "unknown"
 }

@@ -161,11 +161,28 @@ type call struct {
 	// via and replyTo are the command's route (pipeline.go): for a task
 	// that forwards the command itself.
 	via, replyTo *session
+	// stop is the instance's stop epoch when the command arrived: a
+	// command a Stop caught is answered msgStopped, whatever it came to.
+	stop uint32
 }
+
+// stoppedSince reports whether a person stopped the automation since k
+// arrived.
+func (c *clientConn) stoppedSince(k call) bool {
+	return k.stop != 0 && k.stop != c.inst.stopMark()
+}
+
+// stopMark is what call.stop records: never 0, which stands for a call
+// made without one.
+func (in *Instance) stopMark() uint32 { return in.stopEpoch.Load() + 1 }
 
 // reply sends a result for k. v is marshalled with encoding/json; the
 // emulated paths are not hot.
 func (c *clientConn) reply(k call, v any) {
+	if c.stoppedSince(k) {
+		c.replyError(k.id, k.sess, codeServerError, msgStopped)
+		return
+	}
 	res, err := json.Marshal(v)
 	if err != nil {
 		c.fail(k, codeServerError, err.Error())
@@ -177,6 +194,9 @@ func (c *clientConn) reply(k call, v any) {
 }
 
 func (c *clientConn) fail(k call, code int64, msg string) {
+	if c.stoppedSince(k) {
+		msg, code = msgStopped, codeServerError
+	}
 	c.replyError(k.id, k.sess, code, msg)
 }
 

@@ -36,6 +36,16 @@ type Config struct {
 	// Default: 30 s.
 	CallTimeout time.Duration
 
+	// DialogTimeout is how long a JavaScript dialog waits for an answer
+	// from the automation or a person before the relay answers it by its
+	// type: alert and beforeunload accepted, confirm and prompt dismissed.
+	// Default: 30 s.
+	DialogTimeout time.Duration
+
+	// ApprovalTimeout is how long a command the policy asks about waits
+	// for a person's answer before it is denied. Default: 60 s.
+	ApprovalTimeout time.Duration
+
 	// ClientQueue bounds the messages queued for one CDP client. A client
 	// that lets it fill is closed with a reason, never silently dropped
 	// from. Default: 8192.
@@ -134,6 +144,8 @@ const (
 	defaultExtensionWait   = 30 * time.Second
 	defaultUnclaimedTTL    = 60 * time.Second
 	defaultCallTimeout     = 30 * time.Second
+	defaultDialogTimeout   = 30 * time.Second
+	defaultApprovalTimeout = 60 * time.Second
 	defaultClientQueue     = 8192
 )
 
@@ -163,6 +175,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.CallTimeout == 0 {
 		c.CallTimeout = defaultCallTimeout
+	}
+	if c.DialogTimeout <= 0 {
+		c.DialogTimeout = defaultDialogTimeout
+	}
+	if c.ApprovalTimeout <= 0 {
+		c.ApprovalTimeout = defaultApprovalTimeout
 	}
 	if c.ClientQueue == 0 {
 		c.ClientQueue = defaultClientQueue

@@ -92,8 +92,15 @@ func (c *clientConn) setAutoAttach(k call) {
 	c.reply(k, struct{}{})
 }
 
+// callCtx bounds an emulated command's calls: by the call timeout, the
+// client's connection and the next Stop.
 func (c *clientConn) callCtx() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(c.ctx, c.inst.srv.cfg.CallTimeout)
+	c.inst.lock()
+	run := c.inst.st.runCtx
+	c.inst.unlock()
+	ctx, cancel := context.WithTimeout(c.ctx, c.inst.srv.cfg.CallTimeout)
+	stop := context.AfterFunc(run, cancel)
+	return ctx, func() { stop(); cancel() }
 }
 
 func (c *clientConn) createTarget(k call) {

@@ -82,6 +82,9 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 		}
 	}
 	if bytesHasPrefix(method, "Runtime.executionContext") {
+		if string(method) == "Runtime.executionContextCreated" && isRelayWorld(params) {
+			return // the relay's own world (relayworld.go)
+		}
 		if id := st.trackWorlds(t, string(sid), method, params); id != 0 && t.guard != nil {
 			// The guard goes in before the client hears of the world.
 			_, src := newGuardFrom(*t.guard)
@@ -95,13 +98,16 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 		if t.fetch != nil {
 			fx.paused = st.judgePaused(t, string(sid), params)
 		}
-		if !fx.paused.handled() && blind {
+		if !fx.paused.handled() && (blind || in.stopped.Load()) {
+			// Nobody the client knows of may answer it: a blind tab's
+			// requests, and every request while the automation is stopped,
+			// go on as the page made them.
 			fx.paused = pausedAction{kind: pausedContinue, requestID: string(wire.StringField(params, "requestId"))}
 		}
 		if fx.paused.handled() {
 			return
 		}
-	} else if blind && string(method) == "Fetch.authRequired" {
+	} else if (blind || in.stopped.Load()) && string(method) == "Fetch.authRequired" {
 		fx.paused = pausedAction{kind: pausedAuthDefault, requestID: string(wire.StringField(params, "requestId"))}
 		return
 	}
@@ -140,7 +146,7 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 				}
 				return
 			}
-			if blind && string(wire.Field(params, "waitingForDebugger")) == "true" {
+			if (blind || in.stopped.Load()) && string(wire.Field(params, "waitingForDebugger")) == "true" {
 				// Nobody the client knows of will resume it: the page must
 				// not hang for being blind.
 				fx.resume = child.id

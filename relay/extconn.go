@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -306,20 +307,28 @@ func (x *extConn) failSessions(ss []*session) {
 	}, codeNoSession, "Session with given id not found.")
 }
 
-func (x *extConn) failWhere(match func(pendingCall) bool, code int64, why string) {
-	var failed []pendingCall
+// failWhere fails the client commands pending that match, in the order
+// they were sent, and reports how many.
+func (x *extConn) failWhere(match func(pendingCall) bool, code int64, why string) int {
+	var ids []int64
 	x.mu.Lock()
 	for id, pc := range x.pending {
 		if pc.kind == callClient && match(pc) {
-			failed = append(failed, pc)
-			delete(x.pending, id)
+			ids = append(ids, id)
 		}
+	}
+	slices.Sort(ids)
+	failed := make([]pendingCall, len(ids))
+	for i, id := range ids {
+		failed[i] = x.pending[id]
+		delete(x.pending, id)
 	}
 	x.mu.Unlock()
 	for _, pc := range failed {
 		pc.client.inflight.Add(-1)
 		pc.client.replyError(pc.clientID, pc.replyTo, code, why)
 	}
+	return len(failed)
 }
 
 // end marks the connection gone and fails everything pending.

@@ -50,6 +50,12 @@ type Instance struct {
 
 	childSessions atomic.Int64 // child sessions (frames, workers) ever routed
 
+	// stopped is set while a person has stopped the automation (stop.go),
+	// read without the lock by the pipeline's first stage; stopEpoch
+	// counts the stops, for emulated commands that began before one.
+	stopped   atomic.Bool
+	stopEpoch atomic.Uint32
+
 	// locked are the secrets typed in the instance's tabs, hidden in
 	// everything it sends (secrets.go). Replaced, never changed in place.
 	locked atomic.Pointer[secrets.Lock]
@@ -234,6 +240,12 @@ func (in *Instance) attachClient(c *clientConn) bool {
 // Chrome ends a session's state when its client disconnects.
 func (in *Instance) clientGone(c *clientConn) {
 	st := in.lock()
+	held := st.takeHeld(c)
+	defer func() {
+		for _, h := range held {
+			h.answer(heldGone, "")
+		}
+	}()
 	if st.client != c {
 		in.unlock()
 		return
@@ -284,6 +296,13 @@ type Status struct {
 	// ChildSessions counts the child sessions (out-of-process frames,
 	// workers) routed since the instance started.
 	ChildSessions int64 `json:"childSessions"`
+	// Stopped: a person stopped the automation (StoppedBy), and every
+	// command is refused until they resume it.
+	Stopped   bool   `json:"stopped"`
+	StoppedBy string `json:"stoppedBy,omitempty"`
+	// Approvals are the commands waiting for a person's approval, oldest
+	// first.
+	Approvals []ApprovalStatus `json:"approvals,omitempty"`
 }
 
 // TabStatus describes one shared tab.
@@ -301,6 +320,9 @@ type TabStatus struct {
 	// Access is what automation may do with the tab: full, read-only or
 	// blind. Of a blind tab the URL is its origin and the title empty.
 	Access string `json:"access"`
+	// Dialog is the JavaScript dialog the tab shows, if any (never of a
+	// blind tab).
+	Dialog *DialogStatus `json:"dialog,omitempty"`
 }
 
 // Status returns a snapshot of the instance.
@@ -316,6 +338,9 @@ func (in *Instance) Status() Status {
 		Client:        st.client != nil,
 		Browser:       st.info,
 		ChildSessions: in.childSessions.Load(),
+		Stopped:       st.stoppedBy != "",
+		StoppedBy:     st.stoppedBy,
+		Approvals:     st.approvalsStatus(),
 	}
 	for _, t := range st.sortedTabs() {
 		ti := st.targetInfo(t) // what a blind tab may show
@@ -323,6 +348,7 @@ func (in *Instance) Status() Status {
 		if t.session != nil {
 			ts.Session = t.session.id
 		}
+		ts.Dialog = t.dialogStatus(in)
 		s.Tabs = append(s.Tabs, ts)
 	}
 	return s

@@ -70,6 +70,9 @@ type Metrics struct {
 	panics         prometheus.Counter
 	discarded      map[string]prometheus.Counter // by peer
 	limited        map[string]prometheus.Counter // by limit name
+	stops          prometheus.Counter
+	dialogs        map[string]prometheus.Counter // by who answered
+	approvals      map[string]prometheus.Counter // by answer
 	reg            prometheus.Registerer
 }
 
@@ -133,8 +136,28 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	for _, l := range limitNames {
 		m.limited[l] = limited.WithLabelValues(l)
 	}
+	m.stops = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "cdprelay_person_stops_total",
+		Help: "Times a person stopped an instance's automation.",
+	})
+	dialogs := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "cdprelay_person_dialogs_total",
+		Help: "JavaScript dialogs of shared tabs, by who answered them (automation, person, timeout, page).",
+	}, []string{"answered_by"})
+	m.dialogs = map[string]prometheus.Counter{}
+	for _, w := range dialogAnswerers {
+		m.dialogs[w] = dialogs.WithLabelValues(w)
+	}
+	approvals := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "cdprelay_person_approvals_total",
+		Help: "Commands held for a person's approval, by answer (approved, denied, timeout, stopped, gone).",
+	}, []string{"answer"})
+	m.approvals = map[string]prometheus.Counter{}
+	for _, a := range approvalAnswers {
+		m.approvals[a] = approvals.WithLabelValues(a)
+	}
 	if reg != nil {
-		reg.MustRegister(msgs, byteVec, m.connections, m.commandLatency, m.refused, m.extConnects, m.panics, discarded, limited)
+		reg.MustRegister(msgs, byteVec, m.connections, m.commandLatency, m.refused, m.extConnects, m.panics, discarded, limited, m.stops, dialogs, approvals)
 	}
 	return m
 }

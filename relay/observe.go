@@ -46,6 +46,11 @@ const (
 	KindSecret     = "secret"
 	KindPolicy     = "policy-reload"
 	KindError      = "error"
+	KindStop       = "stop"
+	KindResume     = "resume"
+	KindDialog     = "dialog"
+	KindAsk        = "ask"
+	KindApproval   = "approval"
 )
 
 // Outcomes.

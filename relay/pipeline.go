@@ -43,6 +43,10 @@ type cmd struct {
 	a      args
 	params []byte // what is forwarded: the client's params or a stage's rewrite
 	out    outcome
+	// ask is the policy's Ask decision, for the ask stage; held is the
+	// line entry of a command taken off a line (approvals.go).
+	ask  Decision
+	held *heldCmd
 }
 
 // outcome is a command's verdict, for the observe step.
@@ -62,12 +66,24 @@ const (
 	outDropped // acknowledged and dropped by a rule
 	outFailed  // answered with an error no rule decided (no such session, bad params)
 	outLimited // refused by a limit before it was counted
+	outStopped // refused because a person stopped the automation
+	outHeld    // held in line or for a person's approval: answered later
 )
 
 // handle runs one well-formed command through the pipeline.
 func (c *clientConn) handle(k *cmd) {
-	k.m, k.r, k.a, k.params, k.out = nil, route{}, args{}, k.env.Params, outcome{}
-	if c.limits(k) && c.route(k) && c.policy(k) && c.access(k) && c.secret(k) && c.fence(k) && !c.emulate(k) {
+	k.m, k.r, k.a, k.params, k.out, k.ask, k.held = nil, route{}, args{}, k.env.Params, outcome{}, Decision{}, nil
+	if c.limits(k) && c.running(k) && c.route(k) && c.inLine(k) && c.policy(k) && c.access(k) && c.asks(k) && c.secret(k) && c.fence(k) && !c.emulate(k) {
+		c.forward(k)
+	}
+	c.observe(k)
+}
+
+// judge runs a command taken off a line (approvals.go) through the stages
+// after it, judged again as if it had just arrived.
+func (c *clientConn) judge(k *cmd) {
+	k.m, k.r, k.a, k.params, k.out, k.ask = lookupMethod(k.env.Method), route{}, args{}, k.env.Params, outcome{}, Decision{}
+	if c.running(k) && c.route(k) && c.policy(k) && c.access(k) && c.asks(k) && c.secret(k) && c.fence(k) && !c.emulate(k) {
 		c.forward(k)
 	}
 	c.observe(k)
@@ -177,11 +193,22 @@ func (c *clientConn) route(k *cmd) bool {
 func (c *clientConn) policy(k *cmd) bool {
 	in := c.inst
 	pol := in.srv.policy.load()
-	if d := pol.Command(in.profile, k.m.name, k.env.Params); d.Verdict != Allow {
+	d := pol.Command(in.profile, k.m.name, k.env.Params)
+	switch d.Verdict {
+	case Ask:
+		k.ask = d
+	case Allow:
+	default:
 		return c.refuse(k, d)
 	}
 	if k.m.urlKey != "" {
-		if d := pol.MethodURL(in.profile, k.m.name, k.a.url, k.a.hasURL); d.Verdict != Allow {
+		switch d := pol.MethodURL(in.profile, k.m.name, k.a.url, k.a.hasURL); d.Verdict {
+		case Ask:
+			if k.ask.Verdict != Ask {
+				k.ask = d
+			}
+		case Allow:
+		default:
 			return c.refuse(k, d)
 		}
 	}
@@ -236,6 +263,7 @@ func (c *clientConn) secret(k *cmd) bool {
 	}
 	k.out.kind = outEmulated
 	cl := call{id: k.env.ID, method: k.m.name, sess: k.r.sess, a: k.a, acc: k.r.acc, via: k.r.via, replyTo: k.r.replyTo}
+	cl.stop = c.inst.stopMark()
 	c.wg.Add(1)
 	c.inst.tasks.spawn("type a secret", func() {
 		defer c.wg.Done()
@@ -275,7 +303,7 @@ func (c *clientConn) emulate(k *cmd) bool {
 		return false
 	}
 	k.out.kind = outEmulated
-	cl := call{id: k.env.ID, method: k.m.name, sess: k.r.sess, a: k.a, acc: k.r.acc}
+	cl := call{id: k.env.ID, method: k.m.name, sess: k.r.sess, a: k.a, acc: k.r.acc, stop: c.inst.stopMark()}
 	if k.env.Params != nil {
 		cl.params = append([]byte(nil), k.env.Params...)
 	}
@@ -304,6 +332,17 @@ func (c *clientConn) forward(k *cmd) {
 		switch k.m.name {
 		case "Page.startScreencast", "Page.stopScreencast":
 			c.noteClientScreencast(s.tab, k.m.name == "Page.startScreencast")
+		}
+	}
+	if k.m.name == "Page.handleJavaScriptDialog" && r.via.tab != nil && !r.via.child {
+		// The first answer wins: the person's in the live view, the
+		// automation's, or the relay's when nobody answers.
+		st := c.inst.lock()
+		d, ok := st.claimDialog(r.via.tab)
+		c.inst.unlock()
+		if !ok {
+			c.refuse(k, d)
+			return
 		}
 	}
 	c.send(k)
@@ -340,6 +379,8 @@ func (c *clientConn) noteClientScreencast(t *tab, on bool) {
 func (c *clientConn) observe(k *cmd) {
 	in := c.inst
 	switch k.out.kind {
+	case outStopped:
+		in.srv.cfg.Metrics.countRefusal(k.out.d)
 	case outDenied:
 		in.srv.cfg.Metrics.countRefusal(k.out.d)
 		in.observe(Event{Actor: ActorClient, Kind: KindDenied, Method: k.m.name, Rule: k.out.d.Rule, Outcome: OutcomeDenied, Detail: k.out.d.Message})

@@ -15,6 +15,9 @@ const (
 	// AckAndDrop answers the command with an empty result and never
 	// forwards it.
 	AckAndDrop
+	// Ask holds the command until a person approves it (then it goes on
+	// through the pipeline) or denies it (approvals.go).
+	Ask
 )
 
 // Decision is a verdict with what to tell the client and what to record.
@@ -47,6 +50,14 @@ type Policy interface {
 	// UploadDirs are the folders files may be uploaded from (absolute
 	// paths); none: uploads are refused.
 	UploadDirs(profile string) []string
+}
+
+// Asker is a Policy that asks a person before a click on a form's submit
+// control (approvals.go). Method rules and navigations are asked by the
+// Ask verdict of Command and MethodURL; a submit control is known only
+// once the relay has looked at the page, which it does when AsksSubmit.
+type Asker interface {
+	AsksSubmit(profile string) bool
 }
 
 // NetworkRuler is a Policy that can also express its URL fence as rules

@@ -174,25 +174,7 @@ func (c *clientConn) failSecret(k call, msg string) {
 
 // focusOrigin asks the tab (or child frame) via where its focus is.
 func (c *clientConn) focusOrigin(ctx context.Context, via *session) (origin, why string) {
-	t := via.tab
-	sid, frame := "", ""
-	c.inst.lock()
-	frame = t.targetID
-	if via.child {
-		sid, frame = via.id, via.targetID
-	}
-	c.inst.unlock()
-	res, err := c.ext.sendCommand(ctx, t.id, sid, "Page.createIsolatedWorld", map[string]any{"frameId": frame, "worldName": "cdprelay", "grantUniveralAccess": false})
-	if err != nil {
-		return "", "the frame could not be asked where its focus is (" + err.Error() + ")"
-	}
-	var w struct {
-		ID int64 `json:"executionContextId"`
-	}
-	if json.Unmarshal(res, &w) != nil || w.ID == 0 {
-		return "", "the frame could not be asked where its focus is"
-	}
-	res, err = c.ext.sendCommand(ctx, t.id, sid, "Runtime.evaluate", map[string]any{"expression": focusProbe, "contextId": w.ID, "returnByValue": true, "silent": true})
+	res, err := c.relayEval(ctx, via, focusProbe)
 	if err != nil {
 		return "", "the frame could not be asked where its focus is (" + err.Error() + ")"
 	}

@@ -22,6 +22,7 @@ type Server struct {
 	policy      policyBox          // swapped by SetPolicy
 	credHeaders credentialHeaders  // static: header names redacted on the way out
 	secrets     secretBox          // swapped by SetSecrets
+	changes     changes            // any instance's change, for watchers
 
 	mu     sync.Mutex
 	byGUID map[string]*Instance // guarded by mu

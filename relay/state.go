@@ -1,5 +1,10 @@
 package relay
 
+import (
+	"context"
+	"time"
+)
+
 // state is everything an instance knows that changes: its two sockets, the
 // browser it speaks for, the tabs the extension shares (the tab table,
 // tabs.go) and the client's sessions (the session table, sessions.go).
@@ -34,6 +39,19 @@ type state struct {
 	// they set up in the tab is in place before any later client command
 	// can be routed.
 	fires []fireCmd
+
+	// The person in charge (stop.go, approvals.go, dialogs.go).
+	stoppedBy      string    // who stopped the automation; "" while it runs
+	stoppedAt      time.Time // when
+	refusedStopped int64     // commands refused since
+	// runCtx is cancelled by Stop: the emulated commands under way give
+	// up. Resume makes a new one.
+	runCtx       context.Context
+	runCancel    context.CancelFunc
+	lines        map[lineKey]*line   // commands held in order, by client and tab
+	approvals    map[int64]*heldCmd  // commands waiting for a person, by approval id
+	nextApproval int64
+	nextDialog   int64
 }
 
 // fireCmd is one command of the relay's own for a tab, sent without
@@ -52,19 +70,30 @@ func (st *state) fire(tabID int64, sid, method string, params any) {
 }
 
 func newState(in *Instance) state {
-	return state{
+	st := state{
 		in:         in,
 		changed:    make(chan struct{}),
 		tabs:       make(map[int64]*tab),
 		sessions:   make(map[string]*session),
 		browserCtx: randHex(16),
+		lines:      make(map[lineKey]*line),
+		approvals:  make(map[int64]*heldCmd),
 	}
+	st.newRunContext()
+	return st
+}
+
+// newRunContext starts the context the emulated commands run under until
+// the next Stop.
+func (st *state) newRunContext() {
+	st.runCtx, st.runCancel = context.WithCancel(context.Background())
 }
 
 // notify wakes everyone waiting for a change of ext, client or closed.
 func (st *state) notify() {
 	close(st.changed)
 	st.changed = make(chan struct{})
+	st.in.srv.changes.notify()
 }
 
 // observe records ev for the instance.

@@ -62,6 +62,12 @@ func (a Adapter) HasTiers(profile string) bool { return a.P.For(profile).HasTier
 
 var _ relay.TierRuler = Adapter{}
 
+// AsksSubmit reports whether a click on a form's submit control is asked
+// first.
+func (a Adapter) AsksSubmit(profile string) bool { return a.P.For(profile).AsksSubmit() }
+
+var _ relay.Asker = Adapter{}
+
 // UploadDirs are the folders the profile lets automation upload from.
 func (a Adapter) UploadDirs(profile string) []string {
 	return a.P.For(profile).UploadDirs()
@@ -73,6 +79,8 @@ func convert(d denylist.Decision) relay.Decision {
 		return relay.Decision{Verdict: relay.Deny, Rule: d.Rule, Message: d.Message()}
 	case denylist.AckAndDrop:
 		return relay.Decision{Verdict: relay.AckAndDrop, Rule: d.Rule}
+	case denylist.Ask:
+		return relay.Decision{Verdict: relay.Ask, Rule: d.Rule, Message: d.Reason}
 	}
 	return relay.Decision{}
 }

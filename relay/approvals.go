@@ -1,0 +1,729 @@
+package relay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cdprelay/cdprelay/internal/wire"
+)
+
+// Approvals: the Ask verdict.
+//
+// A command the policy asks about is held: not forwarded, but shown to the
+// person in the live view with what it would do, in their words ("click
+// the button "Place order" on shop.example"), until they approve or deny
+// it, or ApprovalTimeout passes (a denial). Approved, it goes on through
+// the pipeline, judged again by every stage as if it had just arrived
+// (only the question it was asked is not asked again); denied, the client
+// gets "cdprelay: a person denied …".
+//
+// Order is kept per tab: the client's later commands for a tab with a held
+// command wait in line behind it and go on, in order, once it is answered;
+// commands for other tabs go on meanwhile. Held and waiting commands count
+// toward the client's commands in flight. Stop denies them all at once.
+//
+// An input event is asked when it acts (a mouse press, a key down, a touch
+// start, a drop); the moves and releases around it wait in line. With
+// Asker.AsksSubmit, the relay looks at the page before a mouse press and
+// before Enter: a press on a form's submit control, a press into a frame
+// of another origin (whose controls it cannot see), and Enter in a form's
+// field are asked.
+
+// Answers of an approval, as metrics and audit records name them.
+const (
+	answerApproved = "approved"
+	answerDenied   = "denied"
+	answerTimeout  = "timeout"
+	answerStopped  = "stopped"
+	answerGone     = "gone"
+)
+
+var approvalAnswers = []string{answerApproved, answerDenied, answerTimeout, answerStopped, answerGone}
+
+// ErrNoApproval answers an approval or denial of a command that is not
+// waiting for one (any more).
+var ErrNoApproval = errors.New("no command is waiting for that approval: it was answered, timed out, or its client went")
+
+// ApprovalStatus is a command waiting for a person's approval.
+type ApprovalStatus struct {
+	ID       int64  `json:"id"`
+	TabID    int64  `json:"tabId,omitempty"`
+	TargetID string `json:"targetId,omitempty"`
+	// What says what the command would do, in a person's words.
+	What      string    `json:"what"`
+	Method    string    `json:"method"`
+	Rule      string    `json:"rule"`
+	AskedAt   time.Time `json:"askedAt"`
+	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+// lineKey names a line of commands kept in order: one client's commands
+// for one tab (nil: commands that reach no tab).
+type lineKey struct {
+	c *clientConn
+	t *tab
+}
+
+// line is the commands of one lineKey held up behind a held one, the held
+// one first.
+type line struct {
+	q        []*heldCmd
+	draining bool // a task is taking commands off the line
+}
+
+type holdStage uint8
+
+const (
+	holdWaiting  holdStage = iota // behind another: judged when its turn comes
+	holdProbing                   // the relay looks at the page, to describe or judge it
+	holdAsked                     // shown to a person, waiting for their answer
+	holdApproved                  // approved: judged again, the question not asked again
+	holdDenied                    // denied: its error is due
+)
+
+// heldCmd is a command in a line. Its fields are guarded by the
+// instance's mutex; k belongs to whoever takes it off the line.
+type heldCmd struct {
+	key    lineKey
+	k      cmd
+	method string // k's, for records while k is being judged
+	stage  holdStage
+	// running: a line's task is judging k now, and answers it.
+	running bool
+	// approved: a person approved the command once; nothing more is asked.
+	approved bool
+
+	// While asked.
+	id      int64
+	d       Decision // the asking decision
+	what    string
+	asked   time.Time
+	expires time.Time
+	timer   *time.Timer
+	// Once denied: the error for the client.
+	denial string
+}
+
+// copyCmd copies k's envelope into bytes of its own, for a command that
+// outlives the read buffer.
+func copyCmd(k *cmd) cmd {
+	e := k.env
+	b := make([]byte, 0, len(e.Method)+len(e.SessionID)+len(e.Params))
+	b = append(b, e.Method...)
+	method := b[:len(e.Method):len(e.Method)]
+	var sid, params []byte
+	if e.SessionID != nil {
+		b = append(b, e.SessionID...)
+		sid = b[len(method):len(b):len(b)]
+	}
+	if e.Params != nil {
+		n := len(b)
+		b = append(b, e.Params...)
+		params = b[n:len(b):len(b)]
+	}
+	return cmd{env: wire.Envelope{ID: e.ID, HasID: e.HasID, Method: method, SessionID: sid, Params: params}, m: k.m}
+}
+
+// inLine is the stage after route: a command for a tab that has a line
+// waits at its end.
+func (c *clientConn) inLine(k *cmd) bool {
+	if k.held != nil {
+		return true // taken off the line
+	}
+	in := c.inst
+	st := in.lock()
+	l := st.lines[lineKey{c, k.r.tab}]
+	if l == nil || len(l.q) == 0 {
+		in.unlock()
+		return true
+	}
+	h := &heldCmd{key: lineKey{c, k.r.tab}, k: copyCmd(k), method: k.m.name, stage: holdWaiting}
+	l.q = append(l.q, h)
+	c.inflight.Add(1)
+	in.unlock()
+	k.out.kind = outHeld
+	return false
+}
+
+// acts reports whether k does something to the page an ask is about: for
+// input events, the one that acts; the rest of their sequence waits in
+// line.
+func acts(k *cmd) bool {
+	switch k.m.name {
+	case "Input.dispatchMouseEvent":
+		return string(wire.StringField(k.env.Params, "type")) == "mousePressed"
+	case "Input.dispatchKeyEvent":
+		switch string(wire.StringField(k.env.Params, "type")) {
+		case "keyDown", "rawKeyDown", "char":
+			return true
+		}
+		return false
+	case "Input.dispatchTouchEvent":
+		return string(wire.StringField(k.env.Params, "type")) == "touchStart"
+	case "Input.dispatchDragEvent":
+		return string(wire.StringField(k.env.Params, "type")) == "drop"
+	}
+	return true
+}
+
+// submitLike reports whether k may submit a form: a mouse press, or Enter.
+func submitLike(k *cmd) bool {
+	p := k.env.Params
+	switch k.m.name {
+	case "Input.dispatchMouseEvent":
+		return string(wire.StringField(p, "type")) == "mousePressed"
+	case "Input.dispatchKeyEvent":
+		switch string(wire.StringField(p, "type")) {
+		case "keyDown", "rawKeyDown", "char":
+		default:
+			return false
+		}
+		code, _ := wire.Int(wire.Field(p, "windowsVirtualKeyCode"))
+		return string(wire.StringField(p, "key")) == "Enter" || string(wire.StringField(p, "code")) == "Enter" ||
+			code == 13 || string(wire.StringField(p, "text")) == "\r"
+	}
+	return false
+}
+
+// asks is the ask stage, after access: a command the policy asked about,
+// or one that may submit a form when that is asked, is held.
+func (c *clientConn) asks(k *cmd) bool {
+	if k.held != nil && k.held.approved {
+		return true
+	}
+	d := k.ask
+	probe := false
+	switch {
+	case d.Verdict == Ask && acts(k):
+		probe = k.m.name == "Input.dispatchMouseEvent" || k.m.name == "Input.dispatchKeyEvent"
+	case d.Verdict == Ask:
+		return true
+	case submitLike(k) && k.r.tab != nil && c.asksSubmit():
+		d, probe = Decision{Verdict: Ask, Rule: ruleAskSubmit}, true
+	default:
+		return true
+	}
+	in := c.inst
+	st := in.lock()
+	h := k.held
+	if h == nil {
+		h = &heldCmd{key: lineKey{c, k.r.tab}, k: copyCmd(k), method: k.m.name}
+		l := st.lines[h.key]
+		if l == nil {
+			l = &line{}
+			st.lines[h.key] = l
+		}
+		l.q = append(l.q, h)
+		c.inflight.Add(1)
+	}
+	h.d = d
+	var desc description
+	if k.r.tab != nil {
+		desc.origin = origin(k.r.tab.docURL)
+	}
+	desc.method, desc.a, desc.params = k.m.name, k.a, h.k.env.Params
+	if probe {
+		h.stage = holdProbing
+		via := k.r.via
+		in.unlock()
+		c.wg.Add(1)
+		in.tasks.spawn("look before asking", func() {
+			defer c.wg.Done()
+			c.probeThenAsk(h, via, desc)
+		})
+	} else {
+		st.askPerson(h, desc.text())
+		in.unlock()
+	}
+	k.out.kind = outHeld
+	return false
+}
+
+const ruleAskSubmit = "ask:submit"
+
+func (c *clientConn) asksSubmit() bool {
+	a, ok := c.inst.srv.policy.load().(Asker)
+	return ok && a.AsksSubmit(c.inst.profile)
+}
+
+// askPerson shows h to the person: it gets an approval id and a deadline.
+func (st *state) askPerson(h *heldCmd, what string) {
+	in := st.in
+	st.nextApproval++
+	h.id = st.nextApproval
+	h.stage = holdAsked
+	h.what = what
+	h.asked = time.Now()
+	timeout := in.srv.cfg.ApprovalTimeout
+	h.expires = h.asked.Add(timeout)
+	id := h.id
+	h.timer = time.AfterFunc(timeout, func() {
+		_ = in.answerApproval(id, false, answerTimeout, "")
+	})
+	st.approvals[id] = h
+	st.notify()
+	in.observe(Event{Actor: ActorRelay, Kind: KindAsk, Method: h.method, Target: targetOf(h.key.t), Rule: h.d.Rule, Outcome: OutcomeOK, Detail: "asked: " + what})
+}
+
+func targetOf(t *tab) string {
+	if t == nil {
+		return ""
+	}
+	return t.targetID
+}
+
+// Approve lets the held command id go on, on behalf of by.
+func (in *Instance) Approve(id int64, by string) error {
+	return in.answerApproval(id, true, answerApproved, by)
+}
+
+// Deny refuses the held command id, on behalf of by.
+func (in *Instance) Deny(id int64, by string) error {
+	return in.answerApproval(id, false, answerDenied, by)
+}
+
+func (in *Instance) answerApproval(id int64, approve bool, answer, by string) error {
+	if by == "" {
+		by = "a person"
+	}
+	st := in.lock()
+	h := st.approvals[id]
+	if h == nil || h.stage != holdAsked {
+		in.unlock()
+		return ErrNoApproval
+	}
+	delete(st.approvals, id)
+	h.timer.Stop()
+	outcome, detail := OutcomeOK, "approved by "+by+": "+h.what
+	if approve {
+		h.stage, h.approved = holdApproved, true
+	} else {
+		h.stage = holdDenied
+		outcome = OutcomeDenied
+		h.denial = "cdprelay: a person denied " + h.what
+		detail = "denied by " + by + ": " + h.what
+		if answer == answerTimeout {
+			h.denial += ": nobody answered within " + in.srv.cfg.ApprovalTimeout.String()
+			detail = "denied: nobody answered within " + in.srv.cfg.ApprovalTimeout.String() + ": " + h.what
+		}
+	}
+	st.notify()
+	in.startDrain(st, h.key)
+	in.unlock()
+	in.srv.cfg.Metrics.approvals[answer].Inc()
+	in.observe(Event{Actor: ActorViewer, Kind: KindApproval, Method: h.method, Target: targetOf(h.key.t), Rule: h.d.Rule, Outcome: outcome, Detail: detail})
+	return nil
+}
+
+// startDrain starts taking commands off key's line, unless a task does
+// already.
+func (in *Instance) startDrain(st *state, key lineKey) {
+	l := st.lines[key]
+	if l == nil || l.draining {
+		return
+	}
+	l.draining = true
+	c := key.c
+	c.wg.Add(1)
+	in.tasks.spawn("take commands off a line", func() {
+		defer c.wg.Done()
+		c.drain(key)
+	})
+}
+
+// drain takes the commands off key's line in order, until the line is
+// empty or its first command waits for a person.
+func (c *clientConn) drain(key lineKey) {
+	in := c.inst
+	for {
+		st := in.lock()
+		l := st.lines[key]
+		if l == nil {
+			in.unlock()
+			return
+		}
+		if len(l.q) == 0 {
+			delete(st.lines, key)
+			in.unlock()
+			return
+		}
+		h := l.q[0]
+		if h.stage == holdAsked || h.stage == holdProbing {
+			l.draining = false
+			in.unlock()
+			return
+		}
+		stage, denial := h.stage, h.denial
+		h.running = true
+		in.unlock()
+		k := &h.k
+		switch {
+		case in.stopped.Load():
+			c.replyErrorRaw(k.env.ID, k.env.SessionID, codeServerError, msgStopped)
+		case stage == holdDenied:
+			c.replyErrorRaw(k.env.ID, k.env.SessionID, codeServerError, denial)
+		default:
+			k.held = h
+			c.judge(k)
+		}
+		st = in.lock()
+		if st.lines[key] != l || len(l.q) == 0 || l.q[0] != h {
+			in.unlock()
+			return // the line was dropped meanwhile (Stop, the client left)
+		}
+		h.running = false
+		if h.stage == holdAsked || h.stage == holdProbing {
+			// Judged again, it was held again: by another question.
+			l.draining = false
+			in.unlock()
+			return
+		}
+		l.q = l.q[1:]
+		c.inflight.Add(-1)
+		in.unlock()
+	}
+}
+
+// takeHeld takes every line of client c (nil: of every client) off the
+// instance and returns their commands, for the caller to answer.
+func (st *state) takeHeld(c *clientConn) []*heldCmd {
+	var out []*heldCmd
+	for key, l := range st.lines {
+		if c != nil && key.c != c {
+			continue
+		}
+		for _, h := range l.q {
+			if h.running {
+				continue // its task answers it
+			}
+			if h.timer != nil {
+				h.timer.Stop()
+			}
+			if h.stage == holdAsked {
+				delete(st.approvals, h.id)
+			}
+			out = append(out, h)
+		}
+		delete(st.lines, key)
+	}
+	if len(out) > 0 {
+		st.notify()
+	}
+	return out
+}
+
+// heldStopped and heldGone are why a held command is answered without a
+// person's answer.
+const (
+	heldStopped = iota
+	heldGone
+)
+
+// answer answers h taken off its line by takeHeld.
+func (h *heldCmd) answer(why int, by string) {
+	c := h.key.c
+	c.inflight.Add(-1)
+	asked := h.stage == holdAsked
+	if why == heldStopped {
+		c.replyErrorRaw(h.k.env.ID, h.k.env.SessionID, codeServerError, msgStopped)
+	}
+	if asked {
+		answer := answerStopped
+		if why == heldGone {
+			answer = answerGone
+		}
+		in := c.inst
+		in.srv.cfg.Metrics.approvals[answer].Inc()
+		in.observe(Event{Actor: ActorRelay, Kind: KindApproval, Method: h.method, Target: targetOf(h.key.t), Rule: h.d.Rule, Outcome: OutcomeDenied, Detail: answer + ": " + h.what})
+	}
+}
+
+// approvalsStatus lists the commands waiting for a person, oldest first.
+func (st *state) approvalsStatus() []ApprovalStatus {
+	var out []ApprovalStatus
+	for _, h := range st.approvals {
+		a := ApprovalStatus{ID: h.id, What: st.in.scrubString(h.what), Method: h.method, Rule: h.d.Rule, AskedAt: h.asked, ExpiresAt: h.expires}
+		if t := h.key.t; t != nil {
+			a.TabID, a.TargetID = t.id, t.targetID
+		}
+		out = append(out, a)
+	}
+	sortApprovals(out)
+	return out
+}
+
+func sortApprovals(a []ApprovalStatus) {
+	for i := 1; i < len(a); i++ {
+		for j := i; j > 0 && a[j].ID < a[j-1].ID; j-- {
+			a[j], a[j-1] = a[j-1], a[j]
+		}
+	}
+}
+
+// description is what the relay knows to say what a command would do.
+type description struct {
+	method string
+	origin string // of the tab's page
+	a      args
+	params []byte
+	// From looking at the page.
+	looked bool
+	target pointTarget
+}
+
+// pointTarget is what the page has at a point, or in focus.
+type pointTarget struct {
+	Origin string `json:"origin"`
+	Kind   string `json:"kind"` // button, link, field, frame, nothing, or a tag name
+	Text   string `json:"text"`
+	Submit bool   `json:"submit"`
+	Frame  string `json:"frame"` // the src of a frame the relay cannot look into
+	Form   bool   `json:"form"`  // a field of a form (for Enter)
+}
+
+// text says in a person's words what the command would do.
+func (d description) text() string {
+	on := ""
+	if d.origin != "" {
+		on = " on " + hostOf(d.origin)
+	}
+	if d.looked && d.target.Origin != "" && d.target.Origin != d.origin {
+		on = " in a frame of " + hostOf(d.target.Origin) + on
+	}
+	p := d.params
+	switch d.method {
+	case "Page.navigate":
+		return "navigate to " + clipText(d.a.url, 200)
+	case "Target.createTarget":
+		u := d.a.url
+		if u == "" {
+			u = "about:blank"
+		}
+		return "open a new tab at " + clipText(u, 200)
+	case "DOM.setFileInputFiles", "Input.dispatchDragEvent":
+		var names []string
+		for _, f := range d.a.files {
+			names = append(names, filepath.Base(f))
+		}
+		if len(names) == 0 {
+			return "drop onto the page" + on
+		}
+		return "upload " + clipText(strings.Join(names, ", "), 120) + on
+	case "Input.insertText":
+		text := string(wire.StringField(p, "text"))
+		if name, ok := secretName(text); ok {
+			return "type the secret " + name + on
+		}
+		return "type \"" + clipText(text, 60) + "\"" + on
+	case "Input.dispatchMouseEvent":
+		if !d.looked {
+			return "click at (" + num(p, "x") + ", " + num(p, "y") + ")" + on
+		}
+		switch t := d.target; t.Kind {
+		case "frame":
+			return "click inside a frame from " + hostOf(t.Frame) + on + " (cdprelay cannot see what is there)"
+		case "nothing", "":
+			return "click at (" + num(p, "x") + ", " + num(p, "y") + ")" + on
+		case "button", "link", "field":
+			what := "click the " + t.Kind
+			if t.Submit {
+				what = "click the submit button"
+			}
+			if t.Text != "" {
+				what += " \"" + t.Text + "\""
+			}
+			return what + on
+		default:
+			if t.Text != "" {
+				return "click \"" + t.Text + "\"" + on
+			}
+			return "click a " + t.Kind + " element" + on
+		}
+	case "Input.dispatchKeyEvent":
+		key := string(wire.StringField(p, "key"))
+		if key == "" {
+			key = string(wire.StringField(p, "text"))
+		}
+		if key == "\r" {
+			key = "Enter"
+		}
+		what := "press " + clipText(key, 20)
+		if d.looked && d.target.Form {
+			what += " in the field"
+			if d.target.Text != "" {
+				what += " \"" + d.target.Text + "\""
+			}
+			return what + " of a form" + on + " (it submits the form)"
+		}
+		return what + on
+	case "Input.dispatchTouchEvent":
+		return "tap the page" + on
+	}
+	return d.method + on
+}
+
+func secretName(text string) (string, bool) {
+	if strings.HasPrefix(text, "{{secret:") && strings.HasSuffix(text, "}}") {
+		return text[len("{{secret:") : len(text)-2], true
+	}
+	return "", false
+}
+
+func num(p []byte, key string) string {
+	v := wire.Field(p, key)
+	if v == nil {
+		return "?"
+	}
+	if f, err := strconv.ParseFloat(string(v), 64); err == nil {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return "?"
+}
+
+func hostOf(u string) string {
+	if i := strings.Index(u, "://"); i >= 0 {
+		h := u[i+3:]
+		if j := strings.IndexAny(h, "/?#"); j >= 0 {
+			h = h[:j]
+		}
+		return h
+	}
+	return u
+}
+
+// clipText keeps text for a person short and on one line.
+func clipText(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > max {
+		return string(r[:max]) + "…"
+	}
+	return s
+}
+
+// probeThenAsk looks at the page where h would act, then asks the person
+// (with what is there), or lets h go on when it only may have submitted a
+// form and does not.
+func (c *clientConn) probeThenAsk(h *heldCmd, via *session, desc description) {
+	in := c.inst
+	ctx, cancel := c.callCtx()
+	defer cancel()
+	var t pointTarget
+	err := errors.New("no page")
+	if via != nil {
+		t, err = c.lookAt(ctx, via, h.method, h.k.env.Params)
+	}
+	desc.looked, desc.target = err == nil, t
+	st := in.lock()
+	defer in.unlock()
+	if h.stage != holdProbing || st.lines[h.key] == nil {
+		return // stopped, or the client went
+	}
+	if h.d.Rule == ruleAskSubmit && err == nil && !t.Submit && !t.Form && t.Kind != "frame" {
+		// Nothing a form would submit: on it goes.
+		h.stage, h.approved = holdWaiting, true
+		in.startDrain(st, h.key)
+		return
+	}
+	st.askPerson(h, desc.text())
+}
+
+// lookAt asks the page what is where a mouse press would land, or what
+// has the focus for a key, from the relay's own isolated world.
+func (c *clientConn) lookAt(ctx context.Context, via *session, method string, params []byte) (pointTarget, error) {
+	expr := focusTargetProbe
+	if method == "Input.dispatchMouseEvent" {
+		x, y := num(params, "x"), num(params, "y")
+		if x == "?" || y == "?" {
+			return pointTarget{}, errors.New("no point")
+		}
+		expr = "(" + pointProbe + ")(" + x + ", " + y + ")"
+	}
+	res, err := c.relayEval(ctx, via, expr)
+	if err != nil {
+		return pointTarget{}, err
+	}
+	var r struct {
+		Result struct {
+			Value pointTarget `json:"value"`
+		} `json:"result"`
+		ExceptionDetails json.RawMessage `json:"exceptionDetails"`
+	}
+	if json.Unmarshal(res, &r) != nil || r.ExceptionDetails != nil || r.Result.Value.Origin == "" {
+		return pointTarget{}, errors.New("the page could not be looked at")
+	}
+	v := r.Result.Value
+	v.Text = clipText(v.Text, 80)
+	return v, nil
+}
+
+// pointProbe finds the element at a point of the viewport, going into
+// frames of the same origin, and says what it is.
+const pointProbe = `(x, y) => {
+  let doc = document, origin = location.origin;
+  const describe = (el) => {
+    const c = el.closest("button, input, select, textarea, a[href], [role=button], [role=link], summary, label") || el;
+    const tag = c.tagName.toLowerCase(), type = (c.getAttribute("type") || "").toLowerCase();
+    let kind = tag, submit = false;
+    if (tag === "button") { kind = "button"; submit = (type === "" || type === "submit") && !!c.form; }
+    else if (tag === "input" && /^(submit|image)$/.test(type)) { kind = "button"; submit = !!c.form; }
+    else if (tag === "input" && /^(button|reset)$/.test(type)) kind = "button";
+    else if (/^(input|select|textarea)$/.test(tag)) kind = "field";
+    else if (tag === "a" || c.getAttribute("role") === "link") kind = "link";
+    else if (c.getAttribute("role") === "button") kind = "button";
+    const text = c.getAttribute("aria-label") || (tag === "input" ? (c.value || c.getAttribute("placeholder") || c.name) : c.innerText) || c.getAttribute("title") || c.getAttribute("alt") || "";
+    return { origin, kind, text: String(text).slice(0, 200), submit };
+  };
+  for (let depth = 0; depth < 32; depth++) {
+    let el = doc.elementFromPoint(x, y);
+    while (el && el.shadowRoot) {
+      const inner = el.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === el) break;
+      el = inner;
+    }
+    if (!el) return { origin, kind: "nothing" };
+    if (el.tagName === "IFRAME" || el.tagName === "FRAME") {
+      let inner = null;
+      try { inner = el.contentDocument; } catch (e) {}
+      if (!inner) {
+        let src = "";
+        try { src = new URL(el.src, location.href).origin; } catch (e) {}
+        return { origin, kind: "frame", frame: src };
+      }
+      const r = el.getBoundingClientRect();
+      x -= r.left + el.clientLeft; y -= r.top + el.clientTop;
+      doc = inner; origin = inner.location.origin;
+      continue;
+    }
+    return describe(el);
+  }
+  return { origin, kind: "nothing" };
+}`
+
+// focusTargetProbe says what has the focus: whether Enter there submits a
+// form.
+const focusTargetProbe = `(() => {
+  let doc = document, origin = location.origin;
+  for (let depth = 0; depth < 32; depth++) {
+    let el = doc.activeElement;
+    while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+    if (!el) break;
+    if (el.tagName === "IFRAME" || el.tagName === "FRAME") {
+      let inner = null;
+      try { inner = el.contentDocument; } catch (e) {}
+      if (!inner) return { origin, kind: "frame" };
+      doc = inner; origin = inner.location.origin;
+      continue;
+    }
+    const tag = el.tagName.toLowerCase(), type = (el.getAttribute("type") || "").toLowerCase();
+    const submit = !!el.form && ((tag === "button" && (type === "" || type === "submit")) || (tag === "input" && /^(submit|image)$/.test(type)));
+    const form = !!el.form && tag === "input" && !/^(button|reset|checkbox|radio|file|submit|image)$/.test(type);
+    const text = el.getAttribute("aria-label") || el.getAttribute("placeholder") || el.name || el.innerText || "";
+    return { origin, kind: tag, text: String(text).slice(0, 200), submit, form };
+  }
+  return { origin, kind: "nothing" };
+})()`

@@ -1,0 +1,211 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cdprelay/cdprelay/internal/wire"
+)
+
+// JavaScript dialogs.
+//
+// A page's alert, confirm, prompt or beforeunload blocks its tab until
+// something answers it, and does not show in a screencast. The relay keeps
+// Page enabled on every tab it attaches, so it hears of each dialog
+// (Page.javascriptDialogOpening) whoever else listens, and keeps it with
+// the tab until it closes: the live view shows it and lets the person
+// answer (AnswerDialog); the automation answers it as it always has
+// (Page.handleJavaScriptDialog). The first answer wins: the other gets an
+// error naming who answered. When nothing answers within DialogTimeout the
+// relay answers by type (alert and beforeunload accepted, confirm and
+// prompt dismissed), so that no tab hangs for good. Every dialog, its
+// answer and who gave it go to the audit log.
+
+// Who answered a dialog, as metrics and records name them.
+const (
+	dialogByAutomation = "automation"
+	dialogByPerson     = "person"
+	dialogByTimeout    = "timeout"
+	dialogByPage       = "page" // it closed without an answer through the relay
+)
+
+var dialogAnswerers = []string{dialogByAutomation, dialogByPerson, dialogByTimeout, dialogByPage}
+
+// Errors of AnswerDialog.
+var (
+	ErrNoDialog       = errors.New("the tab shows no dialog (or no longer that one)")
+	ErrDialogAnswered = errors.New("the dialog was already answered")
+)
+
+// DialogStatus is a dialog a tab shows.
+type DialogStatus struct {
+	ID            int64     `json:"id"`
+	Type          string    `json:"type"` // alert, confirm, prompt, beforeunload
+	Message       string    `json:"message"`
+	DefaultPrompt string    `json:"defaultPrompt,omitempty"`
+	OpenedAt      time.Time `json:"openedAt"`
+	// AnsweredBy is who answered it, while the answer is on its way.
+	AnsweredBy string `json:"answeredBy,omitempty"`
+}
+
+// dialog is the dialog a tab shows. Guarded by the instance's mutex.
+type dialog struct {
+	DialogStatus
+	by    string // who answered: one of the dialogBy constants, "" while open
+	timer *time.Timer
+}
+
+// dialogOpened records the dialog t now shows.
+func (st *state) dialogOpened(t *tab, params []byte) {
+	in := st.in
+	if t.dialog != nil {
+		t.dialog.timer.Stop()
+	}
+	st.nextDialog++
+	d := &dialog{DialogStatus: DialogStatus{
+		ID:            st.nextDialog,
+		Type:          string(wire.StringField(params, "type")),
+		Message:       string(wire.StringField(params, "message")),
+		DefaultPrompt: string(wire.StringField(params, "defaultPrompt")),
+		OpenedAt:      time.Now(),
+	}}
+	t.dialog = d
+	id := d.ID
+	d.timer = time.AfterFunc(in.srv.cfg.DialogTimeout, func() { in.answerDialogByDefault(t, id) })
+	st.notify()
+	detail := d.Type + " on " + origin(t.docURL)
+	if t.acc.level != accessBlind {
+		detail += ": " + clipText(in.scrubString(d.Message), 100)
+	}
+	in.observe(Event{Actor: ActorRelay, Kind: KindDialog, Target: t.targetID, Outcome: OutcomeOK, Detail: "opened " + detail})
+}
+
+// dialogClosed records that t's dialog closed, and who answered it.
+func (st *state) dialogClosed(t *tab, params []byte) {
+	d := t.dialog
+	if d == nil {
+		return
+	}
+	t.dialog = nil
+	d.timer.Stop()
+	by := d.by
+	if by == "" {
+		by = dialogByPage
+	}
+	answer := "dismissed"
+	if string(wire.Field(params, "result")) == "true" {
+		answer = "accepted"
+	}
+	who := by
+	if d.AnsweredBy != "" {
+		who = d.AnsweredBy
+	}
+	st.notify()
+	st.in.srv.cfg.Metrics.dialogs[by].Inc()
+	st.in.observe(Event{Actor: ActorRelay, Kind: KindDialog, Target: t.targetID, Outcome: OutcomeOK, Detail: d.Type + " " + answer + " by " + who})
+}
+
+// dialogStatus is what Status says of t's dialog: nothing of a blind tab.
+func (t *tab) dialogStatus(in *Instance) *DialogStatus {
+	if t.dialog == nil || t.acc.level == accessBlind {
+		return nil
+	}
+	s := t.dialog.DialogStatus
+	s.Message = in.scrubString(s.Message)
+	s.DefaultPrompt = in.scrubString(s.DefaultPrompt)
+	return &s
+}
+
+// AnswerDialog answers the dialog id (0: whichever) that tab tabID shows,
+// on behalf of the person by.
+func (in *Instance) AnswerDialog(tabID, id int64, accept bool, promptText, by string) error {
+	if by == "" {
+		by = "a person"
+	}
+	return in.answerDialog(tabID, id, accept, promptText, dialogByPerson, by)
+}
+
+func (in *Instance) answerDialog(tabID, id int64, accept bool, promptText, kind, by string) error {
+	st := in.lock()
+	t := st.tabs[tabID]
+	if t == nil {
+		in.unlock()
+		return ErrNoTab
+	}
+	d := t.dialog
+	switch {
+	case d == nil || (id != 0 && d.ID != id):
+		in.unlock()
+		return ErrNoDialog
+	case d.by != "" && kind != dialogByTimeout:
+		in.unlock()
+		return fmt.Errorf("%w by %s", ErrDialogAnswered, d.answeredBy())
+	case kind == dialogByPerson && t.acc.level == accessBlind:
+		in.unlock()
+		return fmt.Errorf("%w: %s", ErrHidden, t.acc.why)
+	}
+	d.by, d.AnsweredBy = kind, by
+	x := st.ext
+	st.notify()
+	in.unlock()
+	err := errors.New("extension not connected")
+	if x != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), in.srv.cfg.CallTimeout)
+		params := map[string]any{"accept": accept}
+		if accept && d.Type == "prompt" {
+			params["promptText"] = promptText
+		}
+		_, err = x.sendCommand(ctx, t.id, "", "Page.handleJavaScriptDialog", params)
+		cancel()
+	}
+	if err != nil {
+		in.lock()
+		if t.dialog == d && d.by == kind {
+			d.by, d.AnsweredBy = "", "" // let another answer
+		}
+		in.unlock()
+		return fmt.Errorf("answering the dialog: %w", err)
+	}
+	return nil
+}
+
+func (d *dialog) answeredBy() string {
+	if d.by == dialogByPerson {
+		return d.AnsweredBy
+	}
+	return d.by
+}
+
+// answerDialogByDefault answers dialog id of t, nobody having answered it
+// in time: alert and beforeunload accepted, confirm and prompt dismissed.
+func (in *Instance) answerDialogByDefault(t *tab, id int64) {
+	in.lock()
+	d := t.dialog
+	in.unlock()
+	if d == nil || d.ID != id {
+		return
+	}
+	accept := d.Type == "alert" || d.Type == "beforeunload"
+	if err := in.answerDialog(t.id, id, accept, "", dialogByTimeout, "the relay, after "+in.srv.cfg.DialogTimeout.String()); err != nil {
+		in.log.Debug("answering a dialog nobody answered", "err", err)
+	}
+}
+
+// claimDialog is the automation's answer to t's dialog: it reports the
+// refusal when someone answered first.
+func (st *state) claimDialog(t *tab) (Decision, bool) {
+	d := t.dialog
+	if d == nil {
+		return Decision{}, true // Chrome says there is none
+	}
+	if d.by != "" {
+		return Decision{Verdict: Deny, Rule: ruleDialogAnswered, Message: "cdprelay: the dialog was already answered by " + d.answeredBy()}, false
+	}
+	d.by, d.AnsweredBy = dialogByAutomation, "the automation"
+	st.notify()
+	return Decision{}, true
+}
+
+const ruleDialogAnswered = "relay:dialog-answered"

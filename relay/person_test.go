@@ -1,0 +1,390 @@
+package relay
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cdprelay/cdprelay/internal/fakeext"
+)
+
+func sentMethods(e *fakeext.Ext, from int) []string {
+	var out []string
+	for _, cmd := range commandsSince(e, from) {
+		var args []json.RawMessage
+		if json.Unmarshal(cmd.Params, &args) == nil && len(args) > 1 && cmd.Method == "chrome.debugger.sendCommand" {
+			var m string
+			_ = json.Unmarshal(args[1], &m)
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func hasMethod(ms []string, m string) bool {
+	for _, x := range ms {
+		if x == m {
+			return true
+		}
+	}
+	return false
+}
+
+// Stop fails what is under way at once, refuses what comes, and keeps the
+// client connected and informed; Resume lets it go on.
+func TestStopAndResume(t *testing.T) {
+	hold, arrived := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	h := newHarness(t, Config{})
+	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Gate: func(method string, args []json.RawMessage) {
+		if method == "chrome.debugger.sendCommand" && len(args) > 2 && strings.Contains(string(args[2]), "while(true)") {
+			once.Do(func() { close(arrived) })
+			<-hold
+		}
+	}})
+	defer close(hold)
+	c := h.client()
+	sess := h.autoAttach(c)[0]
+	in := h.srv.Default()
+	id := h.send(c, sess, "Runtime.evaluate", map[string]any{"expression": "while(true){}"})
+	<-arrived
+	from, sent := len(c.Messages()), len(e.Commands())
+	if err := in.Stop("viewer-1"); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := h.reply(c, id)
+	if m.Error == nil || m.Error.Message != msgStopped || m.Error.Code != -32000 {
+		t.Fatalf("the command under way: %s", m.Raw)
+	}
+	h.waitFor("the script is terminated", func() bool { return hasMethod(sentMethods(e, sent), "Runtime.terminateExecution") })
+	ev, _ := h.event(c, from, "CDPRelay.stopped")
+	if !strings.Contains(string(ev.Raw), `"stopped":true`) || !strings.Contains(string(ev.Raw), "viewer-1") {
+		t.Fatalf("stopped event %s", ev.Raw)
+	}
+	h.event(c, from, "Log.entryAdded")
+	if err := in.Stop("viewer-2"); !errors.Is(err, ErrStopped) {
+		t.Fatalf("second stop: %v", err)
+	}
+	if st := in.Status(); !st.Stopped || st.StoppedBy != "viewer-1" {
+		t.Fatalf("status %+v", st)
+	}
+	sent = len(e.Commands())
+	for _, method := range []string{"Runtime.evaluate", "Target.getTargets", "Input.insertText", "Browser.getVersion"} {
+		m := h.callMsg(c, sess, method, map[string]any{"expression": "1", "text": "x"})
+		if m.Error == nil || m.Error.Message != msgStopped {
+			t.Errorf("%s while stopped: %s", method, m.Raw)
+		}
+	}
+	if got := sentMethods(e, sent); len(got) != 0 {
+		t.Fatalf("reached the tab while stopped: %v", got)
+	}
+	// Events still flow.
+	from = len(c.Messages())
+	e.Event(1, "", "Runtime.consoleAPICalled", map[string]any{"type": "log", "args": []any{}})
+	h.event(c, from, "Runtime.consoleAPICalled")
+
+	if err := in.Resume("viewer-1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := in.Resume("viewer-1"); !errors.Is(err, ErrNotStopped) {
+		t.Fatalf("second resume: %v", err)
+	}
+	if m := h.callMsg(c, sess, "Runtime.evaluate", map[string]any{"expression": "1"}); m.Error != nil {
+		t.Fatalf("after resume: %s", m.Raw)
+	}
+}
+
+// While stopped, the page does not wait for an automation that may not
+// answer: its paused requests go on.
+func TestStoppedRequestsContinue(t *testing.T) {
+	h := newHarness(t, Config{})
+	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
+	c := h.client()
+	sess := h.autoAttach(c)[0]
+	h.call(c, sess, "Fetch.enable", map[string]any{"patterns": []any{map[string]any{"urlPattern": "*"}}})
+	if err := h.srv.Default().Stop("p"); err != nil {
+		t.Fatal(err)
+	}
+	sent := len(e.Commands())
+	e.Event(1, "", "Fetch.requestPaused", map[string]any{"requestId": "R9", "request": map[string]any{"url": "https://a.example/x"}, "resourceType": "XHR"})
+	h.waitFor("the relay continues it", func() bool { return hasMethod(sentMethods(e, sent), "Fetch.continueRequest") })
+	for _, m := range c.Messages() {
+		if m.Method == "Fetch.requestPaused" {
+			t.Fatalf("the client got %s", m.Raw)
+		}
+	}
+}
+
+// An emulated command a Stop catches is answered msgStopped.
+func TestStopCatchesEmulatedCommands(t *testing.T) {
+	hold, arrived := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	h := newHarness(t, Config{})
+	h.ext(fakeext.Options{Tabs: twoTabs[:1], Gate: func(method string, args []json.RawMessage) {
+		if method == "chrome.tabs.create" {
+			once.Do(func() { close(arrived) })
+			<-hold
+		}
+	}})
+	defer close(hold)
+	c := h.client()
+	h.autoAttach(c)
+	id := h.send(c, "", "Target.createTarget", map[string]any{"url": "about:blank"})
+	<-arrived
+	if err := h.srv.Default().Stop("p"); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := h.reply(c, id)
+	if m.Error == nil || m.Error.Message != msgStopped {
+		t.Fatalf("createTarget under way: %s", m.Raw)
+	}
+}
+
+func TestDialogs(t *testing.T) {
+	h := newHarness(t, Config{DialogTimeout: 200 * time.Millisecond})
+	e := h.ext(fakeext.Options{Tabs: twoTabs})
+	c := h.client()
+	sess := h.autoAttach(c)[0]
+	in := h.srv.Default()
+	dialogOf := func() *DialogStatus { return in.Status().Tabs[0].Dialog }
+	open := func(typ, msg string) {
+		e.Event(1, "", "Page.javascriptDialogOpening", map[string]any{"url": "https://a.example/", "message": msg, "type": typ, "hasBrowserHandler": false, "defaultPrompt": ""})
+		h.waitFor("the dialog shows", func() bool { return dialogOf() != nil })
+	}
+	closed := func(result bool) {
+		e.Event(1, "", "Page.javascriptDialogClosed", map[string]any{"result": result, "userInput": ""})
+		h.waitFor("the dialog closes", func() bool { return dialogOf() == nil })
+	}
+
+	// The person answers first; the automation's answer is refused.
+	open("confirm", "Delete everything?")
+	if d := dialogOf(); d.Type != "confirm" || d.Message != "Delete everything?" {
+		t.Fatalf("dialog %+v", d)
+	}
+	sent := len(e.Commands())
+	if err := in.AnswerDialog(1, 0, true, "", "viewer-1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := sentMethods(e, sent); len(got) != 1 || got[0] != "Page.handleJavaScriptDialog" || !strings.Contains(string(e.Commands()[sent].Params), `"accept":true`) {
+		t.Fatalf("sent %v", got)
+	}
+	m := h.callMsg(c, sess, "Page.handleJavaScriptDialog", map[string]any{"accept": false})
+	if m.Error == nil || !strings.Contains(m.Error.Message, "already answered by viewer-1") {
+		t.Fatalf("the automation's answer after the person's: %s", m.Raw)
+	}
+	if err := in.AnswerDialog(1, 0, false, "", "viewer-2"); !errors.Is(err, ErrDialogAnswered) {
+		t.Fatalf("a second answer: %v", err)
+	}
+	closed(true)
+	if err := in.AnswerDialog(1, 0, true, "", "viewer-1"); !errors.Is(err, ErrNoDialog) {
+		t.Fatalf("answer with no dialog: %v", err)
+	}
+	if err := in.AnswerDialog(99, 0, true, "", "viewer-1"); !errors.Is(err, ErrNoTab) {
+		t.Fatalf("answer on no tab: %v", err)
+	}
+
+	// The automation answers first; the person's answer is refused.
+	open("alert", "hi")
+	if m := h.callMsg(c, sess, "Page.handleJavaScriptDialog", map[string]any{"accept": true}); m.Error != nil {
+		t.Fatalf("the automation's answer: %s", m.Raw)
+	}
+	if err := in.AnswerDialog(1, 0, true, "", "viewer-1"); !errors.Is(err, ErrDialogAnswered) {
+		t.Fatalf("the person's answer after the automation's: %v", err)
+	}
+	closed(true)
+
+	// Nobody answers: the relay does, by type.
+	sent = len(e.Commands())
+	open("prompt", "Name?")
+	h.waitFor("the relay answers", func() bool { return hasMethod(sentMethods(e, sent), "Page.handleJavaScriptDialog") })
+	var args []json.RawMessage
+	for _, cmd := range commandsSince(e, sent) {
+		if strings.Contains(string(cmd.Params), "handleJavaScriptDialog") {
+			_ = json.Unmarshal(cmd.Params, &args)
+		}
+	}
+	if !strings.Contains(string(args[2]), `"accept":false`) {
+		t.Fatalf("a prompt nobody answered: %s", args[2])
+	}
+	closed(false)
+}
+
+// askPolicy asks before navigations to shop.example and the methods it
+// lists.
+type askPolicy struct {
+	methods map[string]bool
+	submit  bool
+}
+
+func (p askPolicy) Command(_, method string, _ []byte) Decision {
+	if p.methods[method] {
+		return Decision{Verdict: Ask, Rule: "ask:method:" + method}
+	}
+	return Decision{}
+}
+func (askPolicy) MethodURL(_, method, url string, _ bool) Decision {
+	if strings.Contains(url, "shop.example") {
+		return Decision{Verdict: Ask, Rule: "ask:domain"}
+	}
+	return Decision{}
+}
+func (askPolicy) URL(string, string) Decision  { return Decision{} }
+func (askPolicy) FencesNavigation(string) bool { return false }
+func (askPolicy) UploadDirs(string) []string   { return nil }
+func (p askPolicy) AsksSubmit(string) bool     { return p.submit }
+
+func TestApprovals(t *testing.T) {
+	h := newHarness(t, Config{Policy: askPolicy{}, ApprovalTimeout: time.Hour})
+	e := h.ext(fakeext.Options{Tabs: twoTabs})
+	c := h.client()
+	sess := h.autoAttach(c)
+	in := h.srv.Default()
+	asked := func(n int) []ApprovalStatus {
+		var a []ApprovalStatus
+		h.waitFor("the approvals", func() bool { a = in.Status().Approvals; return len(a) == n })
+		return a
+	}
+	sent := len(e.Commands())
+	nav := h.send(c, sess[0], "Page.navigate", map[string]any{"url": "https://shop.example/checkout"})
+	a := asked(1)[0]
+	if a.What != "navigate to https://shop.example/checkout" || a.TabID != 1 || a.Rule != "ask:domain" {
+		t.Fatalf("approval %+v", a)
+	}
+	// Behind it, on the same tab, the next command waits; the other tab
+	// goes on.
+	next := h.send(c, sess[0], "Runtime.evaluate", map[string]any{"expression": "1"})
+	if m := h.callMsg(c, sess[1], "Runtime.evaluate", map[string]any{"expression": "2"}); m.Error != nil {
+		t.Fatalf("the other tab: %s", m.Raw)
+	}
+	if got := sentMethods(e, sent); len(got) != 1 || got[0] != "Runtime.evaluate" {
+		t.Fatalf("sent while held: %v", got)
+	}
+	if err := in.Approve(a.ID, "viewer-1"); err != nil {
+		t.Fatal(err)
+	}
+	m1, _ := h.reply(c, nav)
+	m2, _ := h.reply(c, next)
+	if m1.Error != nil || m2.Error != nil {
+		t.Fatalf("after approval: %s %s", m1.Raw, m2.Raw)
+	}
+	if got := sentMethods(e, sent); len(got) != 3 || got[1] != "Page.navigate" || got[2] != "Runtime.evaluate" {
+		t.Fatalf("sent after approval: %v", got)
+	}
+	if err := in.Approve(a.ID, "viewer-1"); !errors.Is(err, ErrNoApproval) {
+		t.Fatalf("a second approval: %v", err)
+	}
+	if err := in.Deny(12345, "viewer-1"); !errors.Is(err, ErrNoApproval) {
+		t.Fatalf("a denial of nothing: %v", err)
+	}
+
+	// Denied.
+	nav = h.send(c, sess[0], "Page.navigate", map[string]any{"url": "https://shop.example/pay"})
+	a = asked(1)[0]
+	if err := in.Deny(a.ID, "viewer-1"); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := h.reply(c, nav); m.Error == nil || m.Error.Message != "cdprelay: a person denied navigate to https://shop.example/pay" {
+		t.Fatalf("denied: %s", m.Raw)
+	}
+
+	// Stopped while held.
+	nav = h.send(c, sess[0], "Page.navigate", map[string]any{"url": "https://shop.example/pay"})
+	asked(1)
+	if err := in.Stop("viewer-1"); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := h.reply(c, nav); m.Error == nil || m.Error.Message != msgStopped {
+		t.Fatalf("held at stop: %s", m.Raw)
+	}
+	asked(0)
+}
+
+func TestApprovalTimeout(t *testing.T) {
+	h := newHarness(t, Config{Policy: askPolicy{}, ApprovalTimeout: 100 * time.Millisecond})
+	h.ext(fakeext.Options{Tabs: twoTabs[:1]})
+	c := h.client()
+	sess := h.autoAttach(c)[0]
+	m := h.callMsg(c, sess, "Target.createTarget", map[string]any{"url": "https://shop.example/"})
+	if m.Error == nil || !strings.Contains(m.Error.Message, "a person denied open a new tab at https://shop.example/: nobody answered within 100ms") {
+		t.Fatalf("unanswered: %s", m.Raw)
+	}
+}
+
+// With submit asking on, the relay looks at what a press would land on:
+// a form's submit control is asked about, with its label; anything else
+// goes on.
+func TestAskSubmit(t *testing.T) {
+	var mu sync.Mutex
+	target := map[string]any{"origin": "https://a.example", "kind": "button", "text": "Place  order", "submit": true}
+	h := newHarness(t, Config{Policy: askPolicy{submit: true}, ApprovalTimeout: time.Hour})
+	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: func(tab int, sid, method string, params json.RawMessage) (any, error) {
+		switch {
+		case method == "Page.createIsolatedWorld":
+			return map[string]any{"executionContextId": 77}, nil
+		case method == "Runtime.evaluate" && strings.Contains(string(params), `"contextId":77`):
+			mu.Lock()
+			defer mu.Unlock()
+			return map[string]any{"result": map[string]any{"type": "object", "value": target}}, nil
+		}
+		return fakeext.DefaultHandler(tab, sid, method, params)
+	}})
+	c := h.client()
+	sess := h.autoAttach(c)[0]
+	in := h.srv.Default()
+	mouse := func(typ string) int64 {
+		return h.send(c, sess, "Input.dispatchMouseEvent", map[string]any{"type": typ, "x": 10, "y": 20, "button": "left", "clickCount": 1})
+	}
+	h.reply(c, mouse("mouseMoved"))
+	sent := len(e.Commands())
+	press := mouse("mousePressed")
+	release := mouse("mouseReleased")
+	var a []ApprovalStatus
+	h.waitFor("the press is asked about", func() bool { a = in.Status().Approvals; return len(a) == 1 })
+	if a[0].What != `click the submit button "Place order" on a.example` || a[0].Rule != "ask:submit" {
+		t.Fatalf("approval %+v", a[0])
+	}
+	for _, m := range sentMethods(e, sent) {
+		if m == "Input.dispatchMouseEvent" {
+			t.Fatal("the press went before it was approved")
+		}
+	}
+	if err := in.Approve(a[0].ID, "viewer-1"); err != nil {
+		t.Fatal(err)
+	}
+	h.reply(c, press)
+	h.reply(c, release)
+	var order []string
+	for _, cmd := range commandsSince(e, sent) {
+		for _, typ := range []string{"mousePressed", "mouseReleased"} {
+			if strings.Contains(string(cmd.Params), typ) {
+				order = append(order, typ)
+			}
+		}
+	}
+	if len(order) != 2 || order[0] != "mousePressed" {
+		t.Fatalf("sent %v", order)
+	}
+	// A press on something else goes on unasked.
+	mu.Lock()
+	target = map[string]any{"origin": "https://a.example", "kind": "link", "text": "Help", "submit": false}
+	mu.Unlock()
+	if m, _ := h.reply(c, mouse("mousePressed")); m.Error != nil {
+		t.Fatalf("press on a link: %s", m.Raw)
+	}
+	if len(in.Status().Approvals) != 0 {
+		t.Fatal("asked about a link")
+	}
+	// The relay's world is its own.
+	from := len(c.Messages())
+	h.call(c, sess, "Runtime.enable", nil)
+	e.Event(1, "", "Runtime.executionContextCreated", map[string]any{"context": map[string]any{"id": 77, "origin": "https://a.example", "name": "cdprelay", "uniqueId": "u77", "auxData": map[string]any{"isDefault": false, "type": "isolated", "frameId": tid(1)}}})
+	h.call(c, sess, "Runtime.evaluate", map[string]any{"expression": "1"})
+	for _, m := range c.Messages()[from:] {
+		if strings.Contains(string(m.Raw), `"name":"cdprelay"`) {
+			t.Fatalf("the client saw the relay's world: %s", m.Raw)
+		}
+	}
+}

@@ -1,0 +1,171 @@
+package relay
+
+import (
+	"errors"
+	"strconv"
+	"time"
+)
+
+// Stop and Resume: the person's brake on a whole instance.
+//
+// Stopped, an instance refuses every command of its automation with
+// msgStopped, and every command that was still waiting for the browser
+// fails at once with the same error: the relay's pending replies are
+// failed, script that is running is terminated, emulated commands are
+// cancelled, held commands are denied. The client stays connected and
+// keeps receiving events; the tabs stay as they are. While stopped, the
+// relay lets the page go on by itself where the automation would have had
+// to answer: it continues the requests the client's interception would
+// have paused and resumes the frames that wait for a debugger.
+
+const msgStopped = "cdprelay: a person stopped the automation"
+
+// ruleStopped is the rule id of a command refused while stopped.
+const ruleStopped = "relay:stopped"
+
+// ErrStopped and ErrNotStopped answer a Stop or Resume that changes
+// nothing.
+var (
+	ErrStopped    = errors.New("the automation is already stopped")
+	ErrNotStopped = errors.New("the automation is not stopped")
+)
+
+// Stopped reports whether the instance's automation is stopped, and who
+// stopped it.
+func (in *Instance) Stopped() (bool, string) {
+	st := in.lock()
+	defer in.unlock()
+	return st.stoppedBy != "", st.stoppedBy
+}
+
+// Stop stops the instance's automation on behalf of by (a viewer's or a
+// token's name).
+func (in *Instance) Stop(by string) error {
+	if by == "" {
+		by = "a person"
+	}
+	st := in.lock()
+	if st.stoppedBy != "" {
+		in.unlock()
+		return ErrStopped
+	}
+	st.stoppedBy = by
+	st.stoppedAt = time.Now()
+	st.refusedStopped = 0
+	in.stopped.Store(true)
+	in.stopEpoch.Add(1)
+	if st.runCancel != nil {
+		st.runCancel() // emulated commands under way give up
+	}
+	c := st.client
+	x := st.ext
+	held := st.takeHeld(nil)
+	in.tellStopped(st, true, by)
+	st.notify()
+	in.unlock()
+
+	failed := 0
+	if x != nil && c != nil {
+		failed = x.failStopped(c)
+	}
+	for _, h := range held {
+		h.answer(heldStopped, by)
+	}
+	in.srv.cfg.Metrics.stops.Inc()
+	in.observe(Event{Actor: ActorViewer, Kind: KindStop, Outcome: OutcomeOK,
+		Detail: "stopped by " + by + "; " + strconv.Itoa(failed+len(held)) + " commands under way failed"})
+	return nil
+}
+
+// Resume lets the instance's automation go on.
+func (in *Instance) Resume(by string) error {
+	if by == "" {
+		by = "a person"
+	}
+	st := in.lock()
+	if st.stoppedBy == "" {
+		in.unlock()
+		return ErrNotStopped
+	}
+	st.stoppedBy = ""
+	refused, since := st.refusedStopped, st.stoppedAt
+	in.stopped.Store(false)
+	st.newRunContext()
+	in.tellStopped(st, false, by)
+	st.notify()
+	in.unlock()
+	in.observe(Event{Actor: ActorViewer, Kind: KindResume, Outcome: OutcomeOK,
+		Detail: "resumed by " + by + " after " + time.Since(since).Round(time.Millisecond).String() + "; " + strconv.FormatInt(refused, 10) + " commands refused while stopped"})
+	return nil
+}
+
+// tellStopped tells the client on its root and every session it has: a
+// warning in the log and a CDPRelay.stopped event.
+func (in *Instance) tellStopped(st *state, stopped bool, by string) {
+	c := st.client
+	if c == nil {
+		return
+	}
+	text := "cdprelay: " + by + " resumed the automation"
+	if stopped {
+		text = msgStopped + " (" + by + "); every command is refused until they resume it"
+	}
+	ts := float64(time.Now().UnixMilli())
+	tell := func(s *session) {
+		c.event("Log.entryAdded", s, map[string]any{"entry": map[string]any{
+			"source": "other", "level": "warning", "text": text, "timestamp": ts,
+		}})
+		c.event("CDPRelay.stopped", s, map[string]any{"stopped": stopped, "by": by})
+	}
+	if c.page == nil {
+		tell(nil)
+	}
+	for _, s := range st.sessions {
+		if s.tab != nil && s.tab.acc.level == accessBlind {
+			continue // nothing of a blind tab reaches the client
+		}
+		if st.live(s) {
+			tell(s)
+		}
+	}
+}
+
+// running is the stage before all others: a stopped instance refuses
+// every command. Refusals while stopped are counted, and audited once, at
+// Resume.
+func (c *clientConn) running(k *cmd) bool {
+	if !c.inst.stopped.Load() {
+		return true
+	}
+	c.inst.lock()
+	c.inst.st.refusedStopped++
+	c.inst.unlock()
+	k.out = outcome{kind: outStopped, d: Decision{Verdict: Deny, Rule: ruleStopped, Message: msgStopped}}
+	c.replyErrorRaw(k.env.ID, k.env.SessionID, codeServerError, msgStopped)
+	return false
+}
+
+// failStopped fails every command of c waiting for the browser and
+// terminates the script of those that run some. It reports how many it
+// failed.
+func (x *extConn) failStopped(c *clientConn) int {
+	var script []pendingCall
+	n := x.failWhere(func(pc pendingCall) bool {
+		if pc.client != c {
+			return false
+		}
+		switch pc.m.name {
+		case "Runtime.evaluate", "Runtime.callFunctionOn", "Runtime.runScript":
+			script = append(script, pc)
+		}
+		return true
+	}, codeServerError, msgStopped)
+	for _, pc := range script {
+		sid := ""
+		if pc.via != nil && pc.via.child {
+			sid = pc.via.id
+		}
+		x.fire(pc.tabID, sid, "Runtime.terminateExecution", nil)
+	}
+	return n
+}
