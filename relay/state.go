@@ -48,8 +48,8 @@ type state struct {
 	// up. Resume makes a new one.
 	runCtx       context.Context
 	runCancel    context.CancelFunc
-	lines        map[lineKey]*line   // commands held in order, by client and tab
-	approvals    map[int64]*heldCmd  // commands waiting for a person, by approval id
+	lines        map[lineKey]*line  // commands held in order, by client and tab
+	approvals    map[int64]*heldCmd // commands waiting for a person, by approval id
 	nextApproval int64
 	nextDialog   int64
 }

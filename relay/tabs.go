@@ -34,12 +34,12 @@ type tab struct {
 	// process (frame id to URL), followed while the policy has tiers: what
 	// automation may do with the tab is the strictest of theirs and the
 	// document's, since the tab's own session reaches into them.
-	frames      map[string]string
+	frames map[string]string
 	// relayWorlds are the relay's own isolated worlds (relayworld.go), by
 	// session ("" for the tab's own), for the frame the session runs.
 	relayWorlds map[string]int64
 	// dialog is the JavaScript dialog the tab shows (dialogs.go).
-	dialog *dialog
+	dialog      *dialog
 	openerTabID int64
 	browserCtx  string // from Chrome's TargetInfo, when it gives one
 
