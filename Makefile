@@ -12,7 +12,7 @@ FUZZTIME    ?= 30s
 SHORT_FUZZTIME ?= 3s
 VERSION     ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build run test deps chromium npm lint vet fmt-check unit classic fuzz fuzz-short bench clean
+.PHONY: all build run test deps chromium npm lint vet fmt-check unit classic fuzz fuzz-short smoke bench clean
 
 all: build
 
@@ -89,38 +89,50 @@ fuzz:
 	  done; \
 	done
 
-test: deps lint unit classic fuzz-short
+# The developer tools (tools/bench, tools/soak, tools/scale) for a few
+# seconds each, one after another (two of them run a browser): they build
+# on the product's assembly, so a change that breaks them shows here.
+smoke: chromium npm
+	@mkdir -p bin
+	$(GO) build -o bin/ ./tools/bench ./tools/soak ./tools/scale
+	./bin/scale -smoke
+	./bin/bench -smoke
+	./bin/soak -smoke
+
+test: deps lint unit classic fuzz-short smoke
 
 # Benchmarks are not tests: `make test` never runs them. First the relay
 # alone (Go benchmarks with in-process stand-ins), then direct CDP, the
 # extension alone and cdprelay side by side against one headless Chromium
 # (a few minutes). Prints the figures and writes docs/BENCHMARKS.md.
+# cdprelay is the product as cdprelay serve assembles it; BENCH_ARGS=-bare
+# measures the relay alone.
 GOBENCH    = $(GO) test -run=^$$ -bench=. -benchmem -count=1 ./relay ./internal/wire
 BENCH_ARGS ?=
 
 bench: chromium
 	@mkdir -p bin docs
 	set -o pipefail; $(GOBENCH) | tee bin/gobench.txt
-	$(GO) run ./cmd/cdprelay-bench -gobench bin/gobench.txt -gobench-cmd "$(GOBENCH)" -out docs/BENCHMARKS.md $(BENCH_ARGS)
+	$(GO) run ./tools/bench -gobench bin/gobench.txt -gobench-cmd "$(GOBENCH)" -out docs/BENCHMARKS.md $(BENCH_ARGS)
 
 # The soak is not a test either: minutes of real headless Chromium with our
 # extension and a Playwright client in a loop, under injected faults, with
-# invariants checked throughout (cmd/cdprelay-soak, docs/SOAK.md). It
+# invariants checked throughout (tools/soak, docs/SOAK.md). It
 # starts one browser and fails on a broken invariant.
 SOAK_ARGS ?=
 
 soak: chromium npm
-	$(GO) run ./cmd/cdprelay-soak $(SOAK_ARGS)
+	$(GO) run ./tools/soak $(SOAK_ARGS)
 
 # Instances at scale over loopback, no browser (docs/SCALE.md): what an
 # idle instance costs and how many busy clients the relay keeps up with.
 # The relay runs in one process, its peers in a child of it.
 scale:
 	@mkdir -p bin
-	$(GO) build -o bin/cdprelay-scale ./cmd/cdprelay-scale
-	./bin/cdprelay-scale -scenario idle -n 1000
-	./bin/cdprelay-scale -scenario idle -n 10000
-	./bin/cdprelay-scale -scenario active -n 100
+	$(GO) build -o bin/scale ./tools/scale
+	./bin/scale -scenario idle -n 1000
+	./bin/scale -scenario idle -n 10000
+	./bin/scale -scenario active -n 100
 
 .PHONY: soak scale
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/chromium"
 	"github.com/cdprelay/cdprelay/internal/ingress"
-	"github.com/cdprelay/cdprelay/internal/testenv"
+	"github.com/cdprelay/cdprelay/internal/testcert"
 	"github.com/cdprelay/cdprelay/relay"
 )
 
@@ -120,7 +120,7 @@ func readConfig(t *testing.T, path string) File {
 
 func TestTLSAndReload(t *testing.T) {
 	dir := t.TempDir()
-	cert1, err := testenv.NewCert()
+	cert1, err := testcert.NewCert()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestTLSAndReload(t *testing.T) {
 	}
 
 	// A reload with a new token and a new certificate.
-	cert2, err := testenv.NewCert()
+	cert2, err := testcert.NewCert()
 	if err != nil {
 		t.Fatal(err)
 	}

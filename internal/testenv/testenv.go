@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -22,13 +23,17 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/extension"
+	"github.com/cdprelay/cdprelay/internal/app"
 	"github.com/cdprelay/cdprelay/internal/chromium"
 	"github.com/cdprelay/cdprelay/relay"
 )
 
 // Env is a running relay with a connected browser.
 type Env struct {
-	Relay   *relay.Server
+	Relay *relay.Server
+	// App is the whole product the relay belongs to, with Options.App;
+	// nil otherwise.
+	App     *app.App
 	Addr    string // host:port of the relay
 	Browser *chromium.Browser
 	Pages   *Pages
@@ -117,6 +122,11 @@ type Options struct {
 	// ExtensionToken, when set, is added to the extension's relay URL as
 	// ?token=. Default: none.
 	ExtensionToken string
+	// App, when set, serves the whole product as cdprelay serve assembles
+	// it (internal/app) from this config, instead of the relay alone from
+	// Relay; Addr and Logger are filled in.
+	// RestartRelay refuses such an Env.
+	App *app.Config
 }
 
 // Start runs a relay and a browser. Call Close when done.
@@ -144,16 +154,27 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	}
 	log := slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	e.log = log
-	cfg := opts.Relay
-	cfg.Logger = log
-	if e.Relay, err = relay.New(cfg); err != nil {
-		return nil, err
-	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
 	e.Addr = ln.Addr().String()
+	if opts.App != nil {
+		cfg := *opts.App
+		cfg.Addr, cfg.Logger = e.Addr, log
+		if e.App, err = app.New(cfg); err != nil {
+			ln.Close()
+			return nil, err
+		}
+		e.Relay = e.App.Relay()
+	} else {
+		cfg := opts.Relay
+		cfg.Logger = log
+		if e.Relay, err = relay.New(cfg); err != nil {
+			ln.Close()
+			return nil, err
+		}
+	}
 	e.serve(ln)
 
 	if e.Pages, err = StartPages(); err != nil {
@@ -232,6 +253,9 @@ func debuggerURL(ctx context.Context, profile string) (string, error) {
 // a new one on the same address with the same default guid; the browser
 // and its extension stay. It returns once the extension has reconnected.
 func (e *Env) RestartRelay(ctx context.Context, cfg relay.Config) error {
+	if e.App != nil {
+		return errors.New("testenv: RestartRelay restarts a relay alone, not the App of Options.App")
+	}
 	guid := e.Relay.Default().GUID()
 	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	e.Relay.Close(cctx)
@@ -255,6 +279,9 @@ func (e *Env) RestartRelay(ctx context.Context, cfg relay.Config) error {
 // serve serves the relay on ln, behind Wrap and over TLS as configured.
 func (e *Env) serve(ln net.Listener) {
 	var h http.Handler = e.Relay
+	if e.App != nil {
+		h = e.App
+	}
 	if e.opts.Wrap != nil {
 		h = e.opts.Wrap(h)
 	}
@@ -275,7 +302,11 @@ func (e *Env) Close() {
 	if e.Browser != nil {
 		e.Browser.Stop(3 * time.Second)
 	}
-	if e.Relay != nil {
+	if e.App != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		e.App.Close(ctx)
+		cancel()
+	} else if e.Relay != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		e.Relay.Close(ctx)
 		cancel()
