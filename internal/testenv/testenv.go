@@ -1,6 +1,3 @@
-// Package testenv runs the real thing for end-to-end tests and benchmarks:
-// a relay on a loopback socket, a headless Chromium with the cdprelay
-// extension connected to it, and local web pages on two origins.
 package testenv
 
 import (
