@@ -161,11 +161,14 @@ func TestReloadAudited(t *testing.T) {
 	if strings.Join(outcomes, ",") != "ok,error,error" {
 		t.Errorf("reload records %v", outcomes)
 	}
+	// The relay records a refusal beside answering it: wait for it.
 	var denied []audit.Record
-	all, _, _ := s.app.Audit().Ring().Query(audit.Filter{})
-	for _, r := range all {
-		if r.Outcome == audit.OutcomeDenied && r.Method == "Custom.method" {
-			denied = append(denied, r)
+	for start := time.Now(); len(denied) == 0 && time.Since(start) < 5*time.Second; time.Sleep(10 * time.Millisecond) {
+		all, _, _ := s.app.Audit().Ring().Query(audit.Filter{})
+		for _, r := range all {
+			if r.Outcome == audit.OutcomeDenied && r.Method == "Custom.method" {
+				denied = append(denied, r)
+			}
 		}
 	}
 	if len(denied) != 1 || !strings.HasPrefix(denied[0].Detail, "rule ") {

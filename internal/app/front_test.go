@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"os"
@@ -84,6 +86,8 @@ func serve(t *testing.T, cfg Config) *served {
 		t.Fatal(err)
 	}
 	hs := &http.Server{Handler: a, TLSConfig: a.TLSConfig(), ReadHeaderTimeout: 10 * time.Second}
+	// A client that no longer trusts the certificate makes the server log.
+	hs.ErrorLog = log.New(io.Discard, "", 0)
 	hs.Protocols = new(http.Protocols)
 	hs.Protocols.SetHTTP1(true)
 	if hs.TLSConfig != nil {
