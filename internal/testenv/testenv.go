@@ -20,17 +20,13 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/extension"
-	"github.com/cdprelay/cdprelay/internal/app"
 	"github.com/cdprelay/cdprelay/internal/chromium"
 	"github.com/cdprelay/cdprelay/relay"
 )
 
 // Env is a running relay with a connected browser.
 type Env struct {
-	Relay *relay.Server
-	// App is the whole product the relay belongs to, with Options.App;
-	// nil otherwise.
-	App     *app.App
+	Relay   *relay.Server
 	Addr    string // host:port of the relay
 	Browser *chromium.Browser
 	Pages   *Pages
@@ -44,6 +40,7 @@ type Env struct {
 	BrowserWS string
 
 	hs     *http.Server
+	built  Served // with Options.Build
 	extDir string
 	log    *slog.Logger
 	opts   Options
@@ -119,11 +116,18 @@ type Options struct {
 	// ExtensionToken, when set, is added to the extension's relay URL as
 	// ?token=. Default: none.
 	ExtensionToken string
-	// App, when set, serves the whole product as cdprelay serve assembles
-	// it (internal/app) from this config, instead of the relay alone from
-	// Relay; Addr and Logger are filled in.
-	// RestartRelay refuses such an Env.
-	App *app.Config
+	// Build, when set, builds what is served instead of a relay from
+	// Relay: the whole product (internal/app), say. It gets the address
+	// being served and the log. RestartRelay refuses such an Env.
+	Build func(addr string, log *slog.Logger) (Served, error)
+}
+
+// Served is what Options.Build built.
+type Served struct {
+	Relay   *relay.Server // the relay inside
+	Handler http.Handler  // what is served on the address
+	// Close closes everything Build started; Env.Close calls it.
+	Close func(context.Context) error
 }
 
 // Start runs a relay and a browser. Call Close when done.
@@ -156,14 +160,12 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		return nil, err
 	}
 	e.Addr = ln.Addr().String()
-	if opts.App != nil {
-		cfg := *opts.App
-		cfg.Addr, cfg.Logger = e.Addr, log
-		if e.App, err = app.New(cfg); err != nil {
+	if opts.Build != nil {
+		if e.built, err = opts.Build(e.Addr, log); err != nil {
 			ln.Close()
 			return nil, err
 		}
-		e.Relay = e.App.Relay()
+		e.Relay = e.built.Relay
 	} else {
 		cfg := opts.Relay
 		cfg.Logger = log
@@ -250,8 +252,8 @@ func debuggerURL(ctx context.Context, profile string) (string, error) {
 // a new one on the same address with the same default guid; the browser
 // and its extension stay. It returns once the extension has reconnected.
 func (e *Env) RestartRelay(ctx context.Context, cfg relay.Config) error {
-	if e.App != nil {
-		return errors.New("testenv: RestartRelay restarts a relay alone, not the App of Options.App")
+	if e.opts.Build != nil {
+		return errors.New("testenv: RestartRelay restarts a relay alone, not what Options.Build built")
 	}
 	guid := e.Relay.Default().GUID()
 	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -276,8 +278,8 @@ func (e *Env) RestartRelay(ctx context.Context, cfg relay.Config) error {
 // serve serves the relay on ln, behind Wrap and over TLS as configured.
 func (e *Env) serve(ln net.Listener) {
 	var h http.Handler = e.Relay
-	if e.App != nil {
-		h = e.App
+	if e.built.Handler != nil {
+		h = e.built.Handler
 	}
 	if e.opts.Wrap != nil {
 		h = e.opts.Wrap(h)
@@ -299,9 +301,9 @@ func (e *Env) Close() {
 	if e.Browser != nil {
 		e.Browser.Stop(3 * time.Second)
 	}
-	if e.App != nil {
+	if e.built.Close != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		e.App.Close(ctx)
+		e.built.Close(ctx)
 		cancel()
 	} else if e.Relay != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -33,6 +33,7 @@ var faultKinds = []string{faultSWRestart, faultTabs, faultCancel, faultFrozen, f
 type injector struct {
 	t         *tally
 	env       *testenv.Env
+	app       *app.App // the product env serves
 	person    *person
 	pageURL   string
 	viewerURL string
@@ -96,7 +97,7 @@ func (in *injector) inject(ctx context.Context, kind string) error {
 		p := in.policy
 		in.mu.Unlock()
 		// A reload as SIGHUP makes one: the App applies and audits it.
-		if err := in.env.App.Reload(app.Config{File: in.policies[p]}); err != nil {
+		if err := in.app.Reload(app.Config{File: in.policies[p]}); err != nil {
 			in.t.violate("policy reload refused: %v", err)
 			return nil
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"os/signal"
@@ -101,12 +102,22 @@ func run(ctx context.Context, o options) (int, error) {
 	fmt.Printf("soak: %v, a fault every %v; %s, %s, %d CPUs\n", o.duration, o.faultEvery, version, runtime.Version(), runtime.NumCPU())
 	// The whole product, as cdprelay serve assembles it: the ingress
 	// guard, the audit log and its file, the live view, the relay.
+	var a *app.App
 	env, err := testenv.Start(ctx, testenv.Options{
 		DebugPort: true,
-		App: &app.Config{
-			File:       file,
-			Relay:      relay.Config{ExtensionWait: o.extWait},
-			Screencast: screencast.Config{MaxFPS: 5, MaxWidth: 640, MaxHeight: 480, Quality: 50},
+		Build: func(addr string, log *slog.Logger) (testenv.Served, error) {
+			var err error
+			a, err = app.New(app.Config{
+				Addr:       addr,
+				Logger:     log,
+				File:       file,
+				Relay:      relay.Config{ExtensionWait: o.extWait},
+				Screencast: screencast.Config{MaxFPS: 5, MaxWidth: 640, MaxHeight: 480, Quality: 50},
+			})
+			if err != nil {
+				return testenv.Served{}, err
+			}
+			return testenv.Served{Relay: a.Relay(), Handler: a, Close: a.Close}, nil
 		},
 	})
 	if err != nil {
@@ -120,7 +131,7 @@ func run(ctx context.Context, o options) (int, error) {
 	}()
 	fmt.Printf("relay on %s; its log and the browser's: %s\n", env.Addr, env.LogPath)
 	srv := env.Relay
-	ring, sink := env.App.Audit().Ring(), env.App.Audit().Sink()
+	ring, sink := a.Audit().Ring(), a.Audit().Sink()
 	def := srv.Default()
 	defID := def.ID()
 
@@ -163,7 +174,7 @@ func run(ctx context.Context, o options) (int, error) {
 	wg.Go(func() { pr.run(bg, 4) })
 	viewStart := time.Now()
 	wg.Go(func() { healthyViewer(bg, t, viewerURL, def) })
-	inj := &injector{t: t, env: env, person: per, pageURL: pageURL, viewerURL: viewerURL,
+	inj := &injector{t: t, env: env, app: a, person: per, pageURL: pageURL, viewerURL: viewerURL,
 		probe: pr, hostileFI: hostileFI, frozen: frozen, policies: pols, extWait: o.extWait}
 	faultCtx, stopFaults := context.WithTimeout(bg, o.duration)
 	defer stopFaults()
