@@ -17,7 +17,7 @@ FUZZTIME    ?= 30s
 SHORT_FUZZTIME ?= 3s
 VERSION     ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build run test deps chromium npm js-deps lint vet fmt-check js-lint fmt-js vulncheck unit classic fuzz fuzz-short smoke bench clean
+.PHONY: all build run test deps chromium npm js-deps lint vet fmt-check staticcheck js-lint fmt-js vulncheck unit classic fuzz fuzz-short smoke bench clean
 
 all: build
 
@@ -90,9 +90,11 @@ vet:
 	$(GO) vet ./...
 	cd $(CLASSIC) && $(GO) vet ./...
 
-lint: fmt-check vet $(STATICCHECK) js-lint vulncheck
+staticcheck: $(STATICCHECK)
 	$(STATICCHECK) ./...
 	cd $(CLASSIC) && $(STATICCHECK) ./...
+
+lint: fmt-check vet staticcheck vulncheck js-lint
 
 unit:
 	CI=$${CI:-} $(GO) test -race -count=1 -timeout 20m ./...
