@@ -8,11 +8,16 @@ ADDR        ?= 127.0.0.1:9222
 TOOLS       := $(CURDIR)/.tools
 STATICCHECK := $(TOOLS)/staticcheck
 STATICCHECK_VERSION := v0.8.2
+GOVULNCHECK := $(TOOLS)/govulncheck
+GOVULNCHECK_VERSION := v1.9.0
+# The formatter and linter of the extension's and the live view's
+# JavaScript, pinned by tools/js/package-lock.json.
+JS          := tools/js
 FUZZTIME    ?= 30s
 SHORT_FUZZTIME ?= 3s
 VERSION     ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build run test deps chromium npm lint vet fmt-check unit classic fuzz fuzz-short bench clean
+.PHONY: all build run test deps chromium npm js-deps lint vet fmt-check staticcheck js-lint fmt-js vulncheck unit classic fuzz fuzz-short smoke bench clean
 
 all: build
 
@@ -44,6 +49,35 @@ e2e/node_modules/.installed: e2e/package.json e2e/package-lock.json
 $(STATICCHECK):
 	GOBIN=$(TOOLS) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
+$(GOVULNCHECK):
+	GOBIN=$(TOOLS) $(GO) install golang.org/x/vuln/cmd/govulncheck@$(GOVULNCHECK_VERSION)
+
+js-deps: $(JS)/node_modules/.installed
+
+$(JS)/node_modules/.installed: $(JS)/package.json $(JS)/package-lock.json
+	cd $(JS) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+# prettier --check and eslint over extension/*.js and web/static/*.js.
+js-lint: js-deps
+	cd $(JS) && npm run -s fmt-check && npm run -s lint
+
+# Formats extension/*.js and web/static/*.js in place.
+fmt-js: js-deps
+	cd $(JS) && npm run -s fmt
+
+# govulncheck needs the Go vulnerability database, which a machine without
+# a way out cannot fetch: that is said and skipped, not failed. Any other
+# failure, a vulnerability found among them, fails.
+vulncheck: $(GOVULNCHECK)
+	@out=$$(mktemp); \
+	if $(GOVULNCHECK) ./... >$$out 2>&1; then cat $$out; rm -f $$out; exit 0; fi; \
+	if grep -q '^govulncheck: fetching vulnerabilities' $$out; then \
+	  echo "govulncheck SKIPPED: the vulnerability database cannot be reached from this machine:"; \
+	  sed 's/^/  /' $$out; rm -f $$out; exit 0; \
+	fi; \
+	cat $$out; rm -f $$out; exit 1
+
 fmt-check:
 	@out=$$(gofmt -l .); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -56,9 +90,11 @@ vet:
 	$(GO) vet ./...
 	cd $(CLASSIC) && $(GO) vet ./...
 
-lint: fmt-check vet $(STATICCHECK)
+staticcheck: $(STATICCHECK)
 	$(STATICCHECK) ./...
 	cd $(CLASSIC) && $(STATICCHECK) ./...
+
+lint: fmt-check vet staticcheck vulncheck js-lint
 
 unit:
 	CI=$${CI:-} $(GO) test -race -count=1 -timeout 20m ./...
@@ -89,40 +125,52 @@ fuzz:
 	  done; \
 	done
 
-test: deps lint unit classic fuzz-short
+# The developer tools (tools/bench, tools/soak, tools/scale) for a few
+# seconds each, one after another (two of them run a browser): they build
+# on the product's assembly, so a change that breaks them shows here.
+smoke: chromium npm
+	@mkdir -p bin
+	$(GO) build -o bin/ ./tools/bench ./tools/soak ./tools/scale
+	./bin/scale -smoke
+	./bin/bench -smoke
+	./bin/soak -smoke
+
+test: deps lint unit classic fuzz-short smoke
 
 # Benchmarks are not tests: `make test` never runs them. First the relay
 # alone (Go benchmarks with in-process stand-ins), then direct CDP, the
 # extension alone and cdprelay side by side against one headless Chromium
 # (a few minutes). Prints the figures and writes docs/BENCHMARKS.md.
+# cdprelay is the product as cdprelay serve assembles it; BENCH_ARGS=-bare
+# measures the relay alone.
 GOBENCH    = $(GO) test -run=^$$ -bench=. -benchmem -count=1 ./relay ./internal/wire
 BENCH_ARGS ?=
 
 bench: chromium
 	@mkdir -p bin docs
 	set -o pipefail; $(GOBENCH) | tee bin/gobench.txt
-	$(GO) run ./cmd/cdprelay-bench -gobench bin/gobench.txt -gobench-cmd "$(GOBENCH)" -out docs/BENCHMARKS.md $(BENCH_ARGS)
+	$(GO) run ./tools/bench -gobench bin/gobench.txt -gobench-cmd "$(GOBENCH)" -out docs/BENCHMARKS.md $(BENCH_ARGS)
 
 # The soak is not a test either: minutes of real headless Chromium with our
 # extension and a Playwright client in a loop, under injected faults, with
-# invariants checked throughout (cmd/cdprelay-soak, docs/SOAK.md). It
+# invariants checked throughout (tools/soak, docs/SOAK.md). It
 # starts one browser and fails on a broken invariant.
 SOAK_ARGS ?=
 
 soak: chromium npm
-	$(GO) run ./cmd/cdprelay-soak $(SOAK_ARGS)
+	$(GO) run ./tools/soak $(SOAK_ARGS)
 
 # Instances at scale over loopback, no browser (docs/SCALE.md): what an
 # idle instance costs and how many busy clients the relay keeps up with.
 # The relay runs in one process, its peers in a child of it.
 scale:
 	@mkdir -p bin
-	$(GO) build -o bin/cdprelay-scale ./cmd/cdprelay-scale
-	./bin/cdprelay-scale -scenario idle -n 1000
-	./bin/cdprelay-scale -scenario idle -n 10000
-	./bin/cdprelay-scale -scenario active -n 100
+	$(GO) build -o bin/scale ./tools/scale
+	./bin/scale -scenario idle -n 1000
+	./bin/scale -scenario idle -n 10000
+	./bin/scale -scenario active -n 100
 
 .PHONY: soak scale
 
 clean:
-	rm -rf bin .tools e2e/node_modules
+	rm -rf bin .tools e2e/node_modules $(JS)/node_modules

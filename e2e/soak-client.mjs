@@ -1,4 +1,4 @@
-// The soak's automation (cmd/cdprelay-soak): unmodified playwright-core
+// The soak's automation (tools/soak): unmodified playwright-core
 // through connectOverCDP, repeating goto, evaluate, click, newPage and
 // page close until the time is up, reconnecting whenever the relay closes
 // it. Every operation has a deadline and prints one JSON line:

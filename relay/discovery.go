@@ -3,16 +3,9 @@ package relay
 import (
 	"encoding/json"
 	"net/http"
-	"strings"
-)
 
-func isDiscovery(path string) bool {
-	switch strings.TrimSuffix(path, "/") {
-	case "/json/version", "/json", "/json/list", "/json/protocol":
-		return true
-	}
-	return false
-}
+	"github.com/cdprelay/cdprelay/internal/routes"
+)
 
 func wsScheme(r *http.Request) string {
 	if r.TLS != nil {
@@ -23,19 +16,19 @@ func wsScheme(r *http.Request) string {
 
 // serveDiscovery answers /json/version and /json/list as Chrome does, with
 // URLs that point back at this relay under the Host the client used.
-func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, in *Instance, path string) {
+func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, in *Instance, rt routes.Route) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		http.Error(w, "use GET", http.StatusMethodNotAllowed)
 		return
 	}
 	base := wsScheme(r) + r.Host
 	var v any
-	switch strings.TrimSuffix(path, "/") {
-	case "/json/protocol":
+	switch rt.Doc {
+	case routes.DocProtocol:
 		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 		_, _ = w.Write(protocolJSON())
 		return
-	case "/json/version":
+	case routes.DocVersion:
 		info := in.Info()
 		if info.UserAgent == "" {
 			// The stock extension does not say: ask a tab, if one is
@@ -74,7 +67,7 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, in *Inst
 		// default instance's pages are also at the root, where Chrome has
 		// them.
 		pages := base + "/devtools/page/"
-		if strings.HasPrefix(r.URL.Path, "/cdp/") {
+		if rt.GUID != "" {
 			pages = base + "/cdp/" + in.guid + "/devtools/page/"
 		}
 		list := []entry{}

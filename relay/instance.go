@@ -115,6 +115,11 @@ func (in *Instance) ID() string { return in.id }
 // GUID is the secret that the instance's capability URLs carry.
 func (in *Instance) GUID() string { return in.guid }
 
+// Profile is the policy profile the instance's commands are judged by ("":
+// the global policy), so that what reaches its tabs by another way (the
+// live view's navigate) is judged by the same one.
+func (in *Instance) Profile() string { return in.profile }
+
 // Info returns what the extension reported about its browser.
 func (in *Instance) Info() BrowserInfo {
 	st := in.lock()

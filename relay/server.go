@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/cdprelay/cdprelay/internal/routes"
 )
 
 // Server is the relay's HTTP handler: discovery, the CDP endpoints and the
@@ -163,62 +165,50 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Host header is not an IP address or localhost", http.StatusForbidden)
 		return
 	}
-	path := r.URL.Path
+	rt := routes.Classify(r.Method, r.URL.Path)
 	switch {
-	case isDiscovery(path):
-		s.serveDiscovery(w, r, s.def, path)
-		return
-	case strings.HasPrefix(path, "/cdp/"):
-		guid, rest, _ := strings.Cut(path[len("/cdp/"):], "/")
-		in := s.lookup(guid)
-		if in == nil {
-			http.NotFound(w, r)
-			return
-		}
-		if rest == "" {
-			s.serveClient(w, r, in)
-			return
-		}
-		if isDiscovery("/" + rest) {
-			s.serveDiscovery(w, r, in, "/"+rest)
-			return
-		}
-		if id, ok := strings.CutPrefix(rest, "devtools/page/"); ok && in.hasTarget(id) {
-			s.servePage(w, r, in, id)
-			return
-		}
-	case strings.HasPrefix(path, "/devtools/browser/"):
-		if in := s.lookup(path[len("/devtools/browser/"):]); in != nil {
-			s.serveClient(w, r, in)
-			return
-		}
-	case strings.HasPrefix(path, "/devtools/page/"):
-		if id := path[len("/devtools/page/"):]; s.def.hasTarget(id) {
-			s.servePage(w, r, s.def, id)
-			return
-		}
-	case path == "/v1/instances" && r.Method != http.MethodGet && r.Method != http.MethodHead:
+	case rt.Kind == routes.KindMint:
 		// Minting is the relay's; the status listing (GET) is the
-		// operator mux's, which knows the live view too.
+		// operator's, who knows the live view too.
 		s.serveInstances(w, r)
-		return
-	case strings.HasPrefix(path, "/extension/"):
-		if in := s.lookup(path[len("/extension/"):]); in != nil {
-			s.serveExtension(w, r, in)
-			return
+	case rt.Relay():
+		// The relay's own areas: what it does not serve there is a 404
+		// from here, the same for an unknown guid as for an unknown path.
+		if !s.serveRoute(w, r, rt) {
+			http.NotFound(w, r)
 		}
+	case s.cfg.Fallback != nil:
+		s.cfg.Fallback.ServeHTTP(w, r)
+	case r.URL.Path == "/":
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintf(w, "cdprelay %s: a Chrome DevTools Protocol endpoint for tabs shared by the cdprelay extension.\nConnect a client to http://%s\n", s.cfg.Version, r.Host)
 	default:
-		if s.cfg.Fallback != nil {
-			s.cfg.Fallback.ServeHTTP(w, r)
-			return
-		}
-		if path == "/" {
-			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-			fmt.Fprintf(w, "cdprelay %s: a Chrome DevTools Protocol endpoint for tabs shared by the cdprelay extension.\nConnect a client to http://%s\n", s.cfg.Version, r.Host)
-			return
-		}
+		http.NotFound(w, r)
 	}
-	http.NotFound(w, r)
+}
+
+// serveRoute serves a discovery, CDP or extension endpoint of the
+// instance the route names, and reports false when there is none.
+func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request, rt routes.Route) bool {
+	in := s.def
+	if rt.GUID != "" {
+		in = s.lookup(rt.GUID)
+	}
+	switch {
+	case in == nil:
+		return false
+	case rt.Kind == routes.KindDiscovery:
+		s.serveDiscovery(w, r, in, rt)
+	case rt.Kind == routes.KindCDP:
+		s.serveClient(w, r, in)
+	case rt.Kind == routes.KindPage && in.hasTarget(rt.TargetID):
+		s.servePage(w, r, in, rt.TargetID)
+	case rt.Kind == routes.KindExtension:
+		s.serveExtension(w, r, in)
+	default:
+		return false
+	}
+	return true
 }
 
 // hostAllowed accepts what Chrome's debugging port accepts: an IP literal

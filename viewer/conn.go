@@ -441,7 +441,7 @@ func (c *conn) input(req *request) error {
 		if err := checkNavigateURL(in.URL); err != nil {
 			return err
 		}
-		if ok, why := c.srv.cfg.URLFence(in.URL); !ok {
+		if ok, why := c.srv.cfg.URLFence(s.key.instance, in.URL); !ok {
 			return fmt.Errorf("navigation refused: %s", why)
 		}
 	}

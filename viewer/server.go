@@ -30,11 +30,12 @@ type Config struct {
 	// Screencast configures every tab's tap (quality, size, fps cap,
 	// metrics). Default: screencast's defaults.
 	Screencast screencast.Config
-	// URLFence decides whether a viewer may navigate a tab to url; reason
-	// is shown to the viewer when it may not. It runs after the server's
-	// own check, which refuses javascript: URLs whatever the fence says.
-	// Default: DefaultURLFence (http, https, about:blank).
-	URLFence func(url string) (ok bool, reason string)
+	// URLFence decides whether a viewer may navigate a tab of the instance
+	// whose id is instanceID to url; reason is shown to the viewer when it
+	// may not. It runs after the server's own check, which refuses
+	// javascript: URLs whatever the fence says. Default: DefaultURLFence
+	// (http, https, about:blank) for every instance.
+	URLFence func(instanceID, url string) (ok bool, reason string)
 	// Interactive decides whether a viewer connecting with r may send
 	// input and take control; the others may only watch. It runs after the
 	// Origin check. Default: a loopback peer is interactive unless it asks
@@ -84,7 +85,7 @@ func (c Config) withDefaults() (Config, error) {
 		errs = append(errs, err)
 	}
 	if c.URLFence == nil {
-		c.URLFence = DefaultURLFence
+		c.URLFence = func(_, url string) (bool, string) { return DefaultURLFence(url) }
 	}
 	if c.Interactive == nil {
 		c.Interactive = defaultInteractive

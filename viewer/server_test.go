@@ -379,9 +379,10 @@ func TestInputRequiresFrameAndRange(t *testing.T) {
 }
 
 func TestNavigateFence(t *testing.T) {
-	var asked []string
-	h := newHarness(t, Config{URLFence: func(u string) (bool, string) {
+	var asked, instances []string
+	h := newHarness(t, Config{URLFence: func(instance, u string) (bool, string) {
 		asked = append(asked, u)
+		instances = append(instances, instance)
 		if strings.Contains(u, "blocked.example") {
 			return false, "blocked by policy"
 		}
@@ -406,6 +407,13 @@ func TestNavigateFence(t *testing.T) {
 	}
 	if slices.Contains(asked, "javascript:alert(document.cookie)") {
 		t.Error("a javascript: URL reached the fence hook instead of being refused first")
+	}
+	// The fence is asked for the instance the viewer navigates, whose
+	// policy profile decides.
+	for _, in := range instances {
+		if in != h.inst {
+			t.Errorf("the fence was asked for instance %q", in)
+		}
 	}
 }
 

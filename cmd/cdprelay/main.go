@@ -1,11 +1,3 @@
-// Command cdprelay runs the relay: a Chrome DevTools Protocol endpoint for
-// tabs that a person shares through the cdprelay extension.
-//
-//	cdprelay serve [--addr 127.0.0.1:9222] [--launch [--headful] [--chrome PATH]]
-//	cdprelay check-config FILE
-//	cdprelay hash-token < token-file
-//	cdprelay gen-token [-name NAME] [-scopes cdp,viewer,...]
-//	cdprelay version
 package main
 
 import (

@@ -11,22 +11,14 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-
-	"github.com/cdprelay/cdprelay/audit"
-	"github.com/cdprelay/cdprelay/denylist"
 	"github.com/cdprelay/cdprelay/extension"
+	"github.com/cdprelay/cdprelay/internal/app"
 	"github.com/cdprelay/cdprelay/internal/chromium"
-	"github.com/cdprelay/cdprelay/internal/ingress"
-	"github.com/cdprelay/cdprelay/internal/relaypolicy"
 	"github.com/cdprelay/cdprelay/relay"
-	"github.com/cdprelay/cdprelay/viewer"
 )
 
 type serveFlags struct {
@@ -102,15 +94,27 @@ func newLogger(level, format string) (*slog.Logger, error) {
 	return nil, fmt.Errorf("--log-format must be text or json, not %q", format)
 }
 
+// appConfig is the assembly's config: the file with the flags' additions,
+// and what the flags set themselves.
+func (f serveFlags) appConfig(file *app.File, guid string, log *slog.Logger) app.Config {
+	return app.Config{
+		File:          *file,
+		Addr:          f.addr,
+		TLSCert:       f.tlsCert,
+		TLSKey:        f.tlsKey,
+		InsecureNoTLS: f.insecureNoTLS,
+		Launch:        f.launch,
+		Logger:        log,
+		Relay:         relay.Config{MaxMessageBytes: f.maxMsg, DefaultGUID: guid, Version: version},
+		Screencast:    f.live.screencast(),
+	}
+}
+
 func runServe(f serveFlags, log *slog.Logger) error {
 	if _, _, err := net.SplitHostPort(f.addr); err != nil {
 		return fmt.Errorf("--addr %q: %w", f.addr, err)
 	}
-	cfg, err := loadConfig(f.config, f.policy)
-	if err != nil {
-		return err
-	}
-	pol, err := cfg.compilePolicy()
+	file, err := loadConfig(f.config, f.policy)
 	if err != nil {
 		return err
 	}
@@ -118,64 +122,25 @@ func runServe(f serveFlags, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	auditLog, err := openAudit(cfg.Audit, reg)
+	a, err := app.New(f.appConfig(file, guid, log))
 	if err != nil {
 		return err
 	}
-	defer closeAudit(auditLog, log)
-	metrics := relay.NewMetrics(reg)
-	metrics.InitRules(append(pol.Rules(), relay.RelayRules()...))
-	var srv *relay.Server
-	var live *viewer.Server // set before the listener starts
-	srv, err = relay.New(relay.Config{
-		Logger:          log,
-		MaxMessageBytes: f.maxMsg,
-		DefaultGUID:     guid,
-		Version:         version,
-		Policy:          relaypolicy.Adapter{P: pol},
-		DefaultProfile:  cfg.DefaultProfile,
-		ValidProfile: func(name string) bool {
-			a, ok := srv.Policy().(relaypolicy.Adapter)
-			return ok && slices.Contains(a.P.Profiles(), name)
-		},
-		Observer: auditObserver{auditLog},
-		Metrics:  metrics,
-		// The ingress guard in front has checked Host, Origin and the
-		// token's scopes (with the configured names and origins) before
-		// the relay sees a request.
-		CheckHost:         func(string) bool { return true },
-		AllowClientOrigin: func(string) bool { return true },
-		AdminAllowed: func(r *http.Request) bool {
-			return ingress.Scopes(r.Context()).Has(ingress.ScopeAdmin)
-		},
-		Fallback: opsMux(func() []*relay.Instance { return srv.Instances() }, func() map[string]map[int64]viewer.Watch { return live.Watches() }, auditLog.Ring(), reg, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { live.ServeHTTP(w, r) })),
-	})
-	if err != nil {
-		return err
-	}
-	if live, err = newLiveView(srv, reg, log, f.live); err != nil {
-		return err
-	}
-	defer closeLiveView(live, log)
-	fr, err := newFront(f, cfg, srv, reg, log)
-	if err != nil {
-		return err
-	}
+	srv := a.Relay()
 
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
+		closeApp(a, log)
 		return fmt.Errorf("listen: %w", err)
 	}
 	addr := localAddr(ln.Addr())
-	hs := fr.server()
+	hs := httpServer(a, a.TLSConfig())
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- fr.serve(hs, ln) }()
+	go func() { serveErr <- serveOn(hs, ln) }()
 
 	def := srv.Default()
-	pageScheme, wsScheme := fr.schemes()
-	tokens := len(cfg.Tokens) > 0
+	pageScheme, wsScheme := a.Schemes()
+	tokens := len(file.Tokens) > 0
 	extURL := wsScheme + "://" + addr + "/extension/" + def.GUID()
 	log.Info("cdprelay listening", "version", version, "addr", addr,
 		"connect_playwright_extension", relay.StockConnectURL(extURL, "cdprelay"), "connect_cdprelay_extension", ourConnectURL(extURL))
@@ -187,9 +152,9 @@ func runServe(f serveFlags, log *slog.Logger) error {
 	var browser *chromium.Browser
 	var browserDone <-chan struct{}
 	if f.launch {
-		browser, err = launchBrowser(ctx, f, withToken(extURL, fr.launchToken), fr.browserArgs(), log)
+		browser, err = launchBrowser(ctx, f, withToken(extURL, a.LaunchToken()), browserArgs(a), log)
 		if err != nil {
-			shutdown(srv, hs, nil, log)
+			shutdown(a, hs, nil, log)
 			return err
 		}
 		browserDone = browser.Done()
@@ -217,7 +182,7 @@ wait:
 			log.Info("shutting down")
 			break wait
 		case <-hup:
-			reload(f, srv, fr, log)
+			reload(f, a, log)
 		case err := <-serveErr:
 			runErr = fmt.Errorf("http server: %w", err)
 			break wait
@@ -226,20 +191,41 @@ wait:
 			break wait
 		}
 	}
-	shutdown(srv, hs, browser, log)
+	shutdown(a, hs, browser, log)
 	return runErr
 }
 
-func shutdown(srv *relay.Server, hs *http.Server, browser *chromium.Browser, log *slog.Logger) {
+// reload re-reads the config on SIGHUP. A bad file keeps everything in
+// force and says why (the App logs and audits either outcome).
+func reload(f serveFlags, a *app.App, log *slog.Logger) {
+	file, err := loadConfig(f.config, f.policy)
+	if err != nil {
+		a.ReloadFailed(err)
+		return
+	}
+	_ = a.Reload(f.appConfig(file, "", log))
+}
+
+// shutdown closes the product's connections, then the HTTP server and the
+// launched browser.
+func shutdown(a *app.App, hs *http.Server, browser *chromium.Browser, log *slog.Logger) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := srv.Close(ctx); err != nil {
-		log.Warn("closing connections", "err", err)
+	if err := a.Close(ctx); err != nil {
+		log.Warn("shutting down", "err", err)
 	}
 	_ = hs.Shutdown(ctx)
 	if browser != nil {
 		_ = browser.Stop(3 * time.Second)
 		log.Info("browser stopped")
+	}
+}
+
+func closeApp(a *app.App, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := a.Close(ctx); err != nil {
+		log.Warn("shutting down", "err", err)
 	}
 }
 
@@ -301,14 +287,6 @@ func announceReady(ctx context.Context, in *relay.Instance, base string, tokens 
 	fmt.Fprintf(os.Stderr, "\ncdprelay is ready.\n  CDP endpoint: %s\n  Playwright:   const browser = await %s;\n\n", base, pw)
 }
 
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
 func defaultStateDir() string {
 	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
 		return filepath.Join(d, "cdprelay")
@@ -317,52 +295,4 @@ func defaultStateDir() string {
 		return filepath.Join(h, ".local", "state", "cdprelay")
 	}
 	return ""
-}
-
-// reload re-reads the config on SIGHUP: policy, tokens, hosts, origins and
-// the TLS certificate. A bad file keeps everything in force and says why;
-// no connection is dropped either way, not even one whose token the new
-// file no longer lists.
-func reload(f serveFlags, srv *relay.Server, fr *front, log *slog.Logger) {
-	cfg, err := loadConfig(f.config, f.policy)
-	var pol *denylist.Policy
-	if err == nil {
-		pol, err = cfg.compilePolicy()
-	}
-	var applyFront func()
-	if err == nil {
-		applyFront, err = fr.prepareReload(f, cfg)
-	}
-	if err != nil {
-		log.Error("config reload failed; keeping the configuration in force", "err", err)
-		srv.Observe(relay.Event{Actor: relay.ActorOperator, Kind: relay.KindPolicy, Outcome: relay.OutcomeError, Detail: err.Error()})
-		return
-	}
-	srv.SetPolicy(relaypolicy.Adapter{P: pol})
-	applyFront()
-	log.Info("config reloaded")
-	srv.Observe(relay.Event{Actor: relay.ActorOperator, Kind: relay.KindPolicy, Outcome: relay.OutcomeOK})
-}
-
-func openAudit(c auditConfig, reg prometheus.Registerer) (*audit.Log, error) {
-	var sink *audit.Sink
-	if c.File != "" {
-		var err error
-		if sink, err = audit.OpenSink(c.File); err != nil {
-			return nil, fmt.Errorf("audit file: %w", err)
-		}
-	}
-	size := c.RingSize
-	if size == 0 {
-		size = audit.DefaultCapacity
-	}
-	return audit.NewLog(audit.NewRing(size, sink.LastSeq()), sink, audit.NewMetrics(reg)), nil
-}
-
-func closeAudit(l *audit.Log, log *slog.Logger) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := l.Close(ctx); err != nil {
-		log.Warn("closing the audit log", "err", err)
-	}
 }

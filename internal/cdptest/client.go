@@ -1,6 +1,3 @@
-// Package cdptest is a small CDP client for tests: calls with their
-// replies, events and unsolicited messages recorded in order, and the close
-// frame the relay sent.
 package cdptest
 
 import (

@@ -1,6 +1,3 @@
-// Package chromium finds and runs a dedicated Chromium for the relay's
-// embedded default: headless (or headful on request), a fresh profile, and
-// the relay's own extension loaded.
 package chromium
 
 import (

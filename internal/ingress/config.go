@@ -2,9 +2,9 @@ package ingress
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/cdprelay/cdprelay/extension"
+	"github.com/cdprelay/cdprelay/internal/routes"
 )
 
 // Config is the part of the ingress rules that a reload may change. The
@@ -27,7 +27,7 @@ type Config struct {
 	// clients that send no Origin (programs outside a browser).
 	ExtensionIDs []string
 	// PagePaths are the public paths of the live-view page shell.
-	// nil: DefaultPagePaths.
+	// nil: DefaultPagePaths (routes.DefaultPageShell).
 	PagePaths []string
 }
 
@@ -41,7 +41,7 @@ type rules struct {
 	hosts        hostList
 	cdpOrigins   map[string]bool
 	extensionIDs map[string]bool
-	pagePaths    map[string]bool
+	routes       *routes.Table
 }
 
 func compile(cfg Config) (*rules, error) {
@@ -68,16 +68,8 @@ func compile(cfg Config) (*rules, error) {
 	if rs.extensionIDs, err = compileExtensionIDs(ids); err != nil {
 		errs = append(errs, err)
 	}
-	pages := cfg.PagePaths
-	if pages == nil {
-		pages = DefaultPagePaths
-	}
-	rs.pagePaths = make(map[string]bool, len(pages))
-	for i, p := range pages {
-		if !cleanPath(p) {
-			errs = append(errs, fmt.Errorf("page path [%d] %q is not a clean absolute path", i, p))
-		}
-		rs.pagePaths[p] = true
+	if rs.routes, err = routes.NewTable(cfg.PagePaths); err != nil {
+		errs = append(errs, err)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)

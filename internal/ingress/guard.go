@@ -61,7 +61,7 @@ func (g *Guard) TokensConfigured() bool { return g.rules.Load().tokens != nil }
 // ServeHTTP checks r and passes it on, or answers the refusal.
 func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rs := g.rules.Load()
-	ep := classify(r.Method, r.URL.Path, rs.pagePaths)
+	ep := rs.routes.Classify(r.Method, r.URL.Path).Area
 	token, cred, query := presentedToken(r.Header.Values("Authorization"), r.URL.RawQuery)
 	grant, o := rs.decide(ep, r, token, cred)
 	g.metrics.count(ep, o)
@@ -84,7 +84,7 @@ func (rs *rules) decide(ep endpoint, r *http.Request, token string, cred credent
 	if ep == epBadPath {
 		return Grant{}, outcomePath
 	}
-	rule := ep.rule()
+	rule := rule(ep)
 	ok, explicit := rs.originAllowed(rule.origin, r)
 	if !ok {
 		return Grant{}, outcomeOrigin
@@ -149,13 +149,13 @@ func refuse(w http.ResponseWriter, r *http.Request, ep endpoint, o outcome) {
 		http.Error(w, "requests from this Origin are refused on "+ep.String()+" endpoints", http.StatusForbidden)
 	case o == outcomeFetchSite:
 		http.Error(w, "cross-site requests are refused", http.StatusForbidden)
-	case ep.rule().capability:
+	case rule(ep).capability:
 		http.NotFound(w, r)
 	case o == outcomeToken:
 		w.Header().Set("WWW-Authenticate", `Bearer realm="cdprelay"`)
 		http.Error(w, "a valid token is required: Authorization: Bearer <token>, or ?token=<token>", http.StatusUnauthorized)
 	default:
-		http.Error(w, "the token does not grant the "+ep.rule().scope.String()+" scope", http.StatusForbidden)
+		http.Error(w, "the token does not grant the "+rule(ep).scope.String()+" scope", http.StatusForbidden)
 	}
 }
 

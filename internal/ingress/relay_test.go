@@ -7,12 +7,10 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"io"
-	"io/fs"
 	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -24,7 +22,6 @@ import (
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 	"github.com/cdprelay/cdprelay/internal/ingress"
 	"github.com/cdprelay/cdprelay/relay"
-	"github.com/cdprelay/cdprelay/web"
 )
 
 const (
@@ -225,38 +222,6 @@ func TestDiscoveryOverTLS(t *testing.T) {
 			t.Error("plain HTTP answered on the TLS port")
 		}
 		resp.Body.Close()
-	}
-}
-
-// TestPagePathsCoverThePage: every file of the live-view page is in the
-// public page shell (a browser cannot put a token on the requests for a
-// page's script, style and icon), and nothing else is.
-func TestPagePathsCoverThePage(t *testing.T) {
-	const dir = "../../web/static"
-	var files []string
-	err := fs.WalkDir(os.DirFS(dir), ".", func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			files = append(files, "/"+p)
-		}
-		return err
-	})
-	if err != nil || len(files) == 0 {
-		t.Fatalf("%s: %v", dir, err)
-	}
-	for _, p := range files {
-		if !slices.Contains(ingress.DefaultPagePaths, p) {
-			t.Errorf("the page has %s, which is not in DefaultPagePaths", p)
-		}
-	}
-	for _, p := range ingress.DefaultPagePaths {
-		if p != "/" && !slices.Contains(files, p) {
-			t.Errorf("DefaultPagePaths has %s, which is not a file of the page", p)
-		}
-		w := httptest.NewRecorder()
-		web.Handler().ServeHTTP(w, httptest.NewRequest("GET", p, nil))
-		if w.Code != 200 && w.Code != http.StatusMovedPermanently {
-			t.Errorf("DefaultPagePaths has %s, which the page does not serve (%d)", p, w.Code)
-		}
 	}
 }
 

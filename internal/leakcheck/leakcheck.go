@@ -1,5 +1,3 @@
-// Package leakcheck fails a test binary whose goroutines outlive its tests:
-// every connection, tap and follower must be gone once its owner is closed.
 package leakcheck
 
 import (

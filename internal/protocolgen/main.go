@@ -1,9 +1,3 @@
-// Command protocolgen writes the names of every CDP command and event that
-// the cdproto module in go.mod knows, one "command Domain.method" or
-// "event Domain.name" a line, for the relay's /json/protocol. It is run by
-// go generate in the relay package:
-//
-//	go run ../internal/protocolgen -o protocol_names.txt
 package main
 
 import (

@@ -6,14 +6,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/cdprelay/cdprelay/audit"
+	"github.com/cdprelay/cdprelay/internal/app"
 	"github.com/cdprelay/cdprelay/relay"
 )
-
-type auditObserver struct{ log *audit.Log }
-
-func (o auditObserver) Observe(ev relay.Event) {
-	o.log.Record(audit.Record{Instance: ev.Instance, Actor: audit.Actor(ev.Actor), Kind: audit.Kind(ev.Kind), Method: ev.Method, Outcome: audit.Outcome(ev.Outcome), Detail: ev.Detail})
-}
 
 // BenchmarkRoundTripAudit measures forwarding with auditing and metrics
 // off and on, side by side. Ordinary commands are not audited one by one
@@ -24,6 +19,6 @@ func BenchmarkRoundTripAudit(b *testing.B) {
 	b.Run("audit=on", func(b *testing.B) {
 		reg := prometheus.NewRegistry()
 		log := audit.NewLog(audit.NewRing(audit.DefaultCapacity, 0), nil, audit.NewMetrics(reg))
-		RoundTrip(b, relay.Config{Observer: auditObserver{log}, Metrics: relay.NewMetrics(reg)})
+		RoundTrip(b, relay.Config{Observer: app.AuditObserver{Log: log}, Metrics: relay.NewMetrics(reg)})
 	})
 }

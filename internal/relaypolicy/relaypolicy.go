@@ -1,5 +1,3 @@
-// Package relaypolicy lets the relay consult a compiled denylist policy
-// without either package knowing the other.
 package relaypolicy
 
 import (

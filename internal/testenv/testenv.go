@@ -1,12 +1,10 @@
-// Package testenv runs the real thing for end-to-end tests and benchmarks:
-// a relay on a loopback socket, a headless Chromium with the cdprelay
-// extension connected to it, and local web pages on two origins.
 package testenv
 
 import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -42,6 +40,7 @@ type Env struct {
 	BrowserWS string
 
 	hs     *http.Server
+	built  Served // with Options.Build
 	extDir string
 	log    *slog.Logger
 	opts   Options
@@ -117,6 +116,18 @@ type Options struct {
 	// ExtensionToken, when set, is added to the extension's relay URL as
 	// ?token=. Default: none.
 	ExtensionToken string
+	// Build, when set, builds what is served instead of a relay from
+	// Relay: the whole product (internal/app), say. It gets the address
+	// being served and the log. RestartRelay refuses such an Env.
+	Build func(addr string, log *slog.Logger) (Served, error)
+}
+
+// Served is what Options.Build built.
+type Served struct {
+	Relay   *relay.Server // the relay inside
+	Handler http.Handler  // what is served on the address
+	// Close closes everything Build started; Env.Close calls it.
+	Close func(context.Context) error
 }
 
 // Start runs a relay and a browser. Call Close when done.
@@ -144,16 +155,25 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	}
 	log := slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	e.log = log
-	cfg := opts.Relay
-	cfg.Logger = log
-	if e.Relay, err = relay.New(cfg); err != nil {
-		return nil, err
-	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
 	e.Addr = ln.Addr().String()
+	if opts.Build != nil {
+		if e.built, err = opts.Build(e.Addr, log); err != nil {
+			ln.Close()
+			return nil, err
+		}
+		e.Relay = e.built.Relay
+	} else {
+		cfg := opts.Relay
+		cfg.Logger = log
+		if e.Relay, err = relay.New(cfg); err != nil {
+			ln.Close()
+			return nil, err
+		}
+	}
 	e.serve(ln)
 
 	if e.Pages, err = StartPages(); err != nil {
@@ -232,6 +252,9 @@ func debuggerURL(ctx context.Context, profile string) (string, error) {
 // a new one on the same address with the same default guid; the browser
 // and its extension stay. It returns once the extension has reconnected.
 func (e *Env) RestartRelay(ctx context.Context, cfg relay.Config) error {
+	if e.opts.Build != nil {
+		return errors.New("testenv: RestartRelay restarts a relay alone, not what Options.Build built")
+	}
 	guid := e.Relay.Default().GUID()
 	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	e.Relay.Close(cctx)
@@ -255,6 +278,9 @@ func (e *Env) RestartRelay(ctx context.Context, cfg relay.Config) error {
 // serve serves the relay on ln, behind Wrap and over TLS as configured.
 func (e *Env) serve(ln net.Listener) {
 	var h http.Handler = e.Relay
+	if e.built.Handler != nil {
+		h = e.built.Handler
+	}
 	if e.opts.Wrap != nil {
 		h = e.opts.Wrap(h)
 	}
@@ -275,7 +301,11 @@ func (e *Env) Close() {
 	if e.Browser != nil {
 		e.Browser.Stop(3 * time.Second)
 	}
-	if e.Relay != nil {
+	if e.built.Close != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		e.built.Close(ctx)
+		cancel()
+	} else if e.Relay != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		e.Relay.Close(ctx)
 		cancel()

@@ -3,31 +3,44 @@
 
 const $ = (id) => document.getElementById(id);
 const el = {
-  conn: $('conn'), connText: $('conn-text'), mode: $('mode'),
-  instances: $('instances'), activity: $('activity'),
-  title: $('tab-title'), url: $('tab-url'), status: $('status'),
-  take: $('take'), handback: $('handback'),
-  nav: $('nav'), navURL: $('nav-url'), navGo: $('nav-go'),
-  viewport: $('viewport'), front: $('front'), stats: $('stats'),
-  box: $('screen-box'), canvas: $('screen'), placeholder: $('placeholder'), banner: $('banner'),
+  conn: $("conn"),
+  connText: $("conn-text"),
+  mode: $("mode"),
+  instances: $("instances"),
+  activity: $("activity"),
+  title: $("tab-title"),
+  url: $("tab-url"),
+  status: $("status"),
+  take: $("take"),
+  handback: $("handback"),
+  nav: $("nav"),
+  navURL: $("nav-url"),
+  navGo: $("nav-go"),
+  viewport: $("viewport"),
+  front: $("front"),
+  stats: $("stats"),
+  box: $("screen-box"),
+  canvas: $("screen"),
+  placeholder: $("placeholder"),
+  banner: $("banner"),
 };
-const ctx2d = el.canvas.getContext('2d');
+const ctx2d = el.canvas.getContext("2d");
 
 const state = {
   ws: null,
-  me: '',               // this viewer's name, as holders are named
+  me: "", // this viewer's name, as holders are named
   interactive: false,
   instances: [],
-  sel: null,            // {instance, tab} watched
-  status: 'idle',       // the watched tab's screencast status
-  holder: '',           // who controls the watched tab ('' = automation)
-  pendingMeta: null,    // the frame message whose JPEG comes next
+  sel: null, // {instance, tab} watched
+  status: "idle", // the watched tab's screencast status
+  holder: "", // who controls the watched tab ('' = automation)
+  pendingMeta: null, // the frame message whose JPEG comes next
   frames: 0,
   lastSeq: 0,
   frameTimes: [],
   lastBytes: 0,
-  decoding: false,      // a JPEG is being decoded; newer ones wait (latest wins)
-  queued: null,         // {meta, buf} waiting for the decoder
+  decoding: false, // a JPEG is being decoded; newer ones wait (latest wins)
+  queued: null, // {meta, buf} waiting for the decoder
   retry: 500,
   nextID: 1,
 };
@@ -36,12 +49,12 @@ const MAX_ACTIVITY = 60;
 
 // ---- activity panel ----
 
-function activity(text, kind = 'info') {
-  const li = document.createElement('li');
+function activity(text, kind = "info") {
+  const li = document.createElement("li");
   li.dataset.kind = kind;
-  const t = document.createElement('time');
+  const t = document.createElement("time");
   t.textContent = new Date().toLocaleTimeString([], { hour12: false });
-  const s = document.createElement('span');
+  const s = document.createElement("span");
   s.textContent = text;
   li.append(t, s);
   el.activity.prepend(li);
@@ -51,35 +64,35 @@ function activity(text, kind = 'info') {
 // ---- connection ----
 
 function connect() {
-  const mode = new URLSearchParams(location.search).get('mode');
-  const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  const mode = new URLSearchParams(location.search).get("mode");
+  const proto = location.protocol === "https:" ? "wss:" : "ws:";
   // A relay with tokens is opened as /?token=…: a browser cannot put a
   // header on a WebSocket, so the token travels in the query.
   const query = new URLSearchParams();
-  if (mode) query.set('mode', mode);
-  const token = new URLSearchParams(location.search).get('token');
-  if (token) query.set('token', token);
+  if (mode) query.set("mode", mode);
+  const token = new URLSearchParams(location.search).get("token");
+  if (token) query.set("token", token);
   const qs = query.toString();
-  const url = `${proto}//${location.host}/viewer${qs ? `?${qs}` : ''}`;
+  const url = `${proto}//${location.host}/viewer${qs ? `?${qs}` : ""}`;
   const ws = new WebSocket(url);
-  ws.binaryType = 'arraybuffer';
+  ws.binaryType = "arraybuffer";
   state.ws = ws;
-  setConn('connecting', 'Connecting…');
+  setConn("connecting", "Connecting…");
   ws.onopen = () => {
     state.retry = 500;
-    setConn('open', 'Connected');
-    activity('Connected to the relay');
-    if (state.sel) send({ type: 'subscribe', instance: state.sel.instance, tab: state.sel.tab });
+    setConn("open", "Connected");
+    activity("Connected to the relay");
+    if (state.sel) send({ type: "subscribe", instance: state.sel.instance, tab: state.sel.tab });
   };
   ws.onmessage = (ev) => {
-    if (typeof ev.data === 'string') onMessage(JSON.parse(ev.data));
+    if (typeof ev.data === "string") onMessage(JSON.parse(ev.data));
     else onJPEG(ev.data);
   };
   ws.onclose = (ev) => {
     if (state.ws !== ws) return;
-    setConn('closed', 'Disconnected');
-    activity(`Disconnected${ev.reason ? `: ${ev.reason}` : ''}; retrying`, 'error');
-    state.holder = '';
+    setConn("closed", "Disconnected");
+    activity(`Disconnected${ev.reason ? `: ${ev.reason}` : ""}; retrying`, "error");
+    state.holder = "";
     state.pendingMeta = null;
     render();
     setTimeout(connect, state.retry);
@@ -101,19 +114,19 @@ function send(msg) {
 
 function onMessage(m) {
   switch (m.type) {
-    case 'hello':
+    case "hello":
       state.me = m.viewer;
       state.interactive = m.interactive;
-      el.mode.textContent = m.interactive ? 'Interactive' : 'View only';
-      el.mode.dataset.mode = m.interactive ? 'interactive' : 'view';
-      el.mode.title = `You are ${m.viewer}. ${m.interactive ? 'You may take control of a tab.' : 'This page may watch only.'}`;
+      el.mode.textContent = m.interactive ? "Interactive" : "View only";
+      el.mode.dataset.mode = m.interactive ? "interactive" : "view";
+      el.mode.title = `You are ${m.viewer}. ${m.interactive ? "You may take control of a tab." : "This page may watch only."}`;
       break;
-    case 'instances':
+    case "instances":
       state.instances = m.instances;
       if (state.sel) {
         const t = findTab(state.sel);
         if (t) {
-          state.holder = t.controlledBy || '';
+          state.holder = t.controlledBy || "";
           if (state.selURL && t.url !== state.selURL) activity(`${tabName(t)} navigated to ${t.url}`);
           state.selURL = t.url;
         }
@@ -121,27 +134,30 @@ function onMessage(m) {
       renderInstances();
       render();
       break;
-    case 'status':
+    case "status":
       if (!isSel(m)) break;
       if (m.status !== state.status) {
         // live and no-frames alternate on any page that repaints now and
         // then: only the first frame and the end are worth a line.
-        if (m.status === 'live' && !state.sawLive) {
+        if (m.status === "live" && !state.sawLive) {
           state.sawLive = true;
           activity(`${tabName(m)}: first frame after ${Math.round(performance.now() - state.subscribedAt)} ms`);
-        } else if (m.status === 'detached' || m.status === 'stopped') {
-          activity(`${tabName(m)}: ${describeStatus(m.status)}`, 'error');
+        } else if (m.status === "detached" || m.status === "stopped") {
+          activity(`${tabName(m)}: ${describeStatus(m.status)}`, "error");
         }
         state.status = m.status;
       }
       render();
       break;
-    case 'frame':
+    case "frame":
       state.pendingMeta = m;
       break;
-    case 'control': {
-      const who = m.holder === state.me ? 'you' : m.holder;
-      activity(m.holder ? `${tabName(m)}: control taken by ${who}` : `${tabName(m)}: handed back to automation`, 'control');
+    case "control": {
+      const who = m.holder === state.me ? "you" : m.holder;
+      activity(
+        m.holder ? `${tabName(m)}: control taken by ${who}` : `${tabName(m)}: handed back to automation`,
+        "control",
+      );
       if (isSel(m)) state.holder = m.holder;
       const t = findTab(m);
       if (t) t.controlledBy = m.holder;
@@ -149,8 +165,8 @@ function onMessage(m) {
       render();
       break;
     }
-    case 'error':
-      activity(m.message, 'error');
+    case "error":
+      activity(m.message, "error");
       break;
   }
 }
@@ -166,20 +182,22 @@ function findTab(sel) {
 
 // tabName names a tab (or a message about one) for the activity panel.
 function tabName(x) {
-  const t = 'id' in x ? x : findTab({ instance: x.instance, tab: x.tab });
+  const t = "id" in x ? x : findTab({ instance: x.instance, tab: x.tab });
   const title = t && (t.title || t.url);
   return title ? `“${title.length > 40 ? `${title.slice(0, 39)}…` : title}”` : `Tab ${x.tab ?? x.id}`;
 }
 
 function describeStatus(s) {
-  return {
-    starting: 'starting the screencast',
-    live: 'live',
-    'no-frames': 'no new frames (the page is not repainting)',
-    detached: 'the tab is gone',
-    stopped: 'screencast stopped',
-    idle: 'idle',
-  }[s] || s;
+  return (
+    {
+      starting: "starting the screencast",
+      live: "live",
+      "no-frames": "no new frames (the page is not repainting)",
+      detached: "the tab is gone",
+      stopped: "screencast stopped",
+      idle: "idle",
+    }[s] || s
+  );
 }
 
 // ---- frames ----
@@ -198,7 +216,7 @@ function onJPEG(buf) {
 async function draw(meta, buf) {
   state.decoding = true;
   try {
-    const bmp = await createImageBitmap(new Blob([buf], { type: 'image/jpeg' }));
+    const bmp = await createImageBitmap(new Blob([buf], { type: "image/jpeg" }));
     if (isSel(meta) && meta.seq > state.lastSeq) {
       if (el.canvas.width !== bmp.width || el.canvas.height !== bmp.height) {
         el.canvas.width = bmp.width;
@@ -219,7 +237,7 @@ async function draw(meta, buf) {
     }
     bmp.close();
   } catch (e) {
-    activity(`A frame could not be decoded: ${e.message}`, 'error');
+    activity(`A frame could not be decoded: ${e.message}`, "error");
   } finally {
     state.decoding = false;
     const q = state.queued;
@@ -231,9 +249,11 @@ async function draw(meta, buf) {
 // The canvas keeps the frame's aspect ratio and fills as much of the
 // stage as it can.
 function fitCanvas() {
-  const w = el.canvas.width, h = el.canvas.height;
+  const w = el.canvas.width,
+    h = el.canvas.height;
   if (!w || !h) return;
-  const bw = el.box.clientWidth - 24, bh = el.box.clientHeight - 24;
+  const bw = el.box.clientWidth - 24,
+    bh = el.box.clientHeight - 24;
   const scale = Math.min(bw / w, bh / h);
   el.canvas.style.width = `${Math.max(1, Math.floor(w * scale))}px`;
   el.canvas.style.height = `${Math.max(1, Math.floor(h * scale))}px`;
@@ -244,12 +264,19 @@ setInterval(() => {
   const now = performance.now();
   while (state.frameTimes.length && now - state.frameTimes[0] > 1000) state.frameTimes.shift();
   if (!state.sel || !state.frames) {
-    el.stats.textContent = '—';
+    el.stats.textContent = "—";
     return;
   }
   const g = state.geom;
-  const css = g && g.deviceWidth ? `${Math.round(g.deviceWidth)}×${Math.round(g.deviceHeight)} CSS px` : '';
-  el.stats.textContent = [css, `${state.frameTimes.length} fps`, `${Math.round(state.lastBytes / 1024)} KB`, `#${state.lastSeq}`].filter(Boolean).join(' · ');
+  const css = g && g.deviceWidth ? `${Math.round(g.deviceWidth)}×${Math.round(g.deviceHeight)} CSS px` : "";
+  el.stats.textContent = [
+    css,
+    `${state.frameTimes.length} fps`,
+    `${Math.round(state.lastBytes / 1024)} KB`,
+    `#${state.lastSeq}`,
+  ]
+    .filter(Boolean)
+    .join(" · ");
 }, 500);
 
 // ---- instances and tabs ----
@@ -261,51 +288,55 @@ function renderInstances() {
     return;
   }
   for (const inst of state.instances) {
-    const box = document.createElement('div');
-    const head = document.createElement('div');
-    head.className = 'instance-head';
-    const name = document.createElement('span');
-    name.className = 'instance-name';
-    name.textContent = inst.default ? 'Default instance' : `Instance ${inst.id}`;
-    name.title = `Instance ${inst.id}${inst.browser ? ` · ${inst.browser}` : ''}`;
-    const meta = document.createElement('span');
-    meta.className = 'instance-meta';
-    meta.textContent = !inst.extension ? 'extension not connected' : inst.client ? 'automation connected' : 'no automation';
+    const box = document.createElement("div");
+    const head = document.createElement("div");
+    head.className = "instance-head";
+    const name = document.createElement("span");
+    name.className = "instance-name";
+    name.textContent = inst.default ? "Default instance" : `Instance ${inst.id}`;
+    name.title = `Instance ${inst.id}${inst.browser ? ` · ${inst.browser}` : ""}`;
+    const meta = document.createElement("span");
+    meta.className = "instance-meta";
+    meta.textContent = !inst.extension
+      ? "extension not connected"
+      : inst.client
+        ? "automation connected"
+        : "no automation";
     head.append(name, meta);
     box.append(head);
     if (!inst.tabs.length) {
-      const p = document.createElement('p');
-      p.className = 'empty';
-      p.textContent = inst.extension ? 'No shared tab.' : 'Waiting for the extension.';
+      const p = document.createElement("p");
+      p.className = "empty";
+      p.textContent = inst.extension ? "No shared tab." : "Waiting for the extension.";
       box.append(p);
     }
-    const ul = document.createElement('ul');
-    ul.className = 'tabs';
+    const ul = document.createElement("ul");
+    ul.className = "tabs";
     for (const t of inst.tabs) {
-      const li = document.createElement('li');
-      const b = document.createElement('button');
-      b.className = 'tab';
+      const li = document.createElement("li");
+      const b = document.createElement("button");
+      b.className = "tab";
       b.dataset.tabId = String(t.id);
       b.dataset.url = t.url;
-      b.setAttribute('aria-current', String(!!state.sel && state.sel.instance === inst.id && state.sel.tab === t.id));
-      const dot = document.createElement('span');
-      dot.className = 'sdot';
+      b.setAttribute("aria-current", String(!!state.sel && state.sel.instance === inst.id && state.sel.tab === t.id));
+      const dot = document.createElement("span");
+      dot.className = "sdot";
       dot.dataset.status = t.status;
       dot.title = describeStatus(t.status);
-      const text = document.createElement('span');
-      text.style.minWidth = '0';
-      const title = document.createElement('div');
-      title.className = 't-title';
+      const text = document.createElement("span");
+      text.style.minWidth = "0";
+      const title = document.createElement("div");
+      title.className = "t-title";
       title.textContent = t.title || t.url || `Tab ${t.id}`;
-      const url = document.createElement('div');
-      url.className = 't-url';
+      const url = document.createElement("div");
+      url.className = "t-url";
       url.textContent = t.url;
       text.append(title, url);
-      const side = document.createElement('span');
-      side.className = 't-side';
+      const side = document.createElement("span");
+      side.className = "t-side";
       if (t.controlledBy) {
-        side.classList.add('t-held');
-        side.textContent = t.controlledBy === state.me ? 'you control' : 'controlled';
+        side.classList.add("t-held");
+        side.textContent = t.controlledBy === state.me ? "you control" : "controlled";
         side.title = `Controlled by ${t.controlledBy}`;
       } else if (t.viewers) {
         side.textContent = `${t.viewers} watching`;
@@ -323,7 +354,7 @@ function renderInstances() {
 function select(instance, tab) {
   if (state.sel && state.sel.instance === instance && state.sel.tab === tab) return;
   state.sel = { instance, tab };
-  state.status = 'starting';
+  state.status = "starting";
   state.frames = 0;
   state.lastSeq = 0;
   state.frameTimes = [];
@@ -333,15 +364,15 @@ function select(instance, tab) {
   state.sawLive = false;
   state.subscribedAt = performance.now();
   const t = findTab(state.sel);
-  state.selURL = t ? t.url : '';
-  state.holder = (t && t.controlledBy) || '';
+  state.selURL = t ? t.url : "";
+  state.holder = (t && t.controlledBy) || "";
   el.canvas.width = 0;
   el.canvas.height = 0;
-  el.canvas.dataset.seq = '0';
-  el.canvas.dataset.frames = '0';
+  el.canvas.dataset.seq = "0";
+  el.canvas.dataset.frames = "0";
   el.placeholder.hidden = false;
-  el.placeholder.textContent = 'Waiting for the first frame…';
-  send({ type: 'subscribe', instance, tab });
+  el.placeholder.textContent = "Waiting for the first frame…";
+  send({ type: "subscribe", instance, tab });
   activity(`Watching ${t ? tabName(t) : `tab ${tab}`}`);
   renderInstances();
   render();
@@ -355,53 +386,53 @@ function holding() {
 
 function render() {
   const t = state.sel && findTab(state.sel);
-  el.title.textContent = t ? t.title || `Tab ${t.id}` : state.sel ? `Tab ${state.sel.tab}` : 'No tab selected';
-  el.url.textContent = t ? t.url : '';
+  el.title.textContent = t ? t.title || `Tab ${t.id}` : state.sel ? `Tab ${state.sel.tab}` : "No tab selected";
+  el.url.textContent = t ? t.url : "";
   const mine = holding();
   document.body.dataset.holding = String(mine);
   el.banner.hidden = !mine;
-  let label = state.sel ? describeStatus(state.status) : 'idle';
-  if (state.status === 'no-frames') label = 'no new frames';
-  el.status.dataset.status = state.sel ? state.status : 'idle';
-  el.status.dataset.held = mine ? 'me' : state.holder ? 'other' : '';
-  if (mine) label = 'you control this tab';
+  let label = state.sel ? describeStatus(state.status) : "idle";
+  if (state.status === "no-frames") label = "no new frames";
+  el.status.dataset.status = state.sel ? state.status : "idle";
+  el.status.dataset.held = mine ? "me" : state.holder ? "other" : "";
+  if (mine) label = "you control this tab";
   else if (state.holder) label = `controlled by ${state.holder}`;
   el.status.textContent = label;
-  const canTake = state.interactive && !!state.sel && !state.holder && state.status !== 'detached';
+  const canTake = state.interactive && !!state.sel && !state.holder && state.status !== "detached";
   el.take.disabled = !canTake;
   el.take.hidden = mine;
   el.handback.disabled = !mine;
   for (const c of [el.navURL, el.navGo, el.viewport, el.front]) c.disabled = !mine;
-  if (!state.interactive && state.me) el.take.title = 'This page is view-only';
+  if (!state.interactive && state.me) el.take.title = "This page is view-only";
 }
 
 el.take.onclick = () => {
-  send({ type: 'take-control' });
+  send({ type: "take-control" });
   el.canvas.focus();
 };
-el.handback.onclick = () => send({ type: 'hand-back' });
-el.front.onclick = () => input({ kind: 'bring-to-front' });
+el.handback.onclick = () => send({ type: "hand-back" });
+el.front.onclick = () => input({ kind: "bring-to-front" });
 el.nav.onsubmit = (e) => {
   e.preventDefault();
   let url = el.navURL.value.trim();
   if (!url) return;
   if (!/^[a-z][a-z0-9+.-]*:/i.test(url)) url = `https://${url}`;
-  input({ kind: 'navigate', url });
+  input({ kind: "navigate", url });
   activity(`Navigating to ${url}`);
 };
 el.viewport.onchange = () => {
   const v = el.viewport.value;
-  el.viewport.value = '';
+  el.viewport.value = "";
   if (!v) return;
-  let [w, h] = v === 'fit' ? [el.box.clientWidth - 24, el.box.clientHeight - 24] : v.split('x').map(Number);
+  let [w, h] = v === "fit" ? [el.box.clientWidth - 24, el.box.clientHeight - 24] : v.split("x").map(Number);
   w = Math.round(w);
   h = Math.round(h);
-  input({ kind: 'resize', width: w, height: h });
+  input({ kind: "resize", width: w, height: h });
   activity(`Viewport set to ${w} × ${h}`);
 };
 
 function input(i) {
-  if (holding()) send({ type: 'input', input: i });
+  if (holding()) send({ type: "input", input: i });
 }
 
 // ---- mouse and keyboard, while this viewer holds control ----
@@ -421,66 +452,84 @@ function point(e) {
   return { x, y };
 }
 
-const BUTTONS = ['left', 'middle', 'right', 'back', 'forward'];
+const BUTTONS = ["left", "middle", "right", "back", "forward"];
 
 function mouse(action, e, extra = {}) {
   if (!holding() || !state.geom) return;
   const p = point(e);
   if (!p) return;
-  input({ kind: 'mouse', action, ...p, modifiers: modifiers(e), buttons: e.buttons, ...extra });
+  input({ kind: "mouse", action, ...p, modifiers: modifiers(e), buttons: e.buttons, ...extra });
 }
 
 let pendingMove = null;
-el.canvas.addEventListener('mousemove', (e) => {
+el.canvas.addEventListener("mousemove", (e) => {
   if (!holding()) return;
-  if (!pendingMove) requestAnimationFrame(() => {
-    const m = pendingMove;
-    pendingMove = null;
-    if (m) mouse('move', m, { button: m.buttons & 1 ? 'left' : m.buttons & 2 ? 'right' : m.buttons & 4 ? 'middle' : 'none' });
-  });
+  if (!pendingMove)
+    requestAnimationFrame(() => {
+      const m = pendingMove;
+      pendingMove = null;
+      if (m)
+        mouse("move", m, {
+          button: m.buttons & 1 ? "left" : m.buttons & 2 ? "right" : m.buttons & 4 ? "middle" : "none",
+        });
+    });
   pendingMove = e;
 });
-el.canvas.addEventListener('mousedown', (e) => {
+el.canvas.addEventListener("mousedown", (e) => {
   if (!holding()) return;
   e.preventDefault();
   el.canvas.focus();
-  mouse('down', e, { button: BUTTONS[e.button] || 'left', clickCount: Math.min(Math.max(e.detail, 1), 3) });
+  mouse("down", e, { button: BUTTONS[e.button] || "left", clickCount: Math.min(Math.max(e.detail, 1), 3) });
 });
-el.canvas.addEventListener('mouseup', (e) => {
+el.canvas.addEventListener("mouseup", (e) => {
   if (!holding()) return;
   e.preventDefault();
-  mouse('up', e, { button: BUTTONS[e.button] || 'left', clickCount: Math.min(Math.max(e.detail, 1), 3) });
+  mouse("up", e, { button: BUTTONS[e.button] || "left", clickCount: Math.min(Math.max(e.detail, 1), 3) });
 });
-el.canvas.addEventListener('contextmenu', (e) => { if (holding()) e.preventDefault(); });
-el.canvas.addEventListener('wheel', (e) => {
-  if (!holding()) return;
-  e.preventDefault();
-  const unit = e.deltaMode === 1 ? 16 : e.deltaMode === 2 ? (state.geom ? state.geom.deviceHeight : 600) : 1;
-  const clamp = (v) => Math.max(-10000, Math.min(10000, v * unit));
-  mouse('wheel', e, { deltaX: clamp(e.deltaX), deltaY: clamp(e.deltaY) });
-}, { passive: false });
+el.canvas.addEventListener("contextmenu", (e) => {
+  if (holding()) e.preventDefault();
+});
+el.canvas.addEventListener(
+  "wheel",
+  (e) => {
+    if (!holding()) return;
+    e.preventDefault();
+    const unit = e.deltaMode === 1 ? 16 : e.deltaMode === 2 ? (state.geom ? state.geom.deviceHeight : 600) : 1;
+    const clamp = (v) => Math.max(-10000, Math.min(10000, v * unit));
+    mouse("wheel", e, { deltaX: clamp(e.deltaX), deltaY: clamp(e.deltaY) });
+  },
+  { passive: false },
+);
 
 // keyText is what a key press types, as Chrome expects it in a keyDown.
 function keyText(e) {
-  if ((e.ctrlKey || e.metaKey) && !e.altKey) return '';
-  if (e.key === 'Enter') return '\r';
-  return [...e.key].length === 1 ? e.key : '';
+  if ((e.ctrlKey || e.metaKey) && !e.altKey) return "";
+  if (e.key === "Enter") return "\r";
+  return [...e.key].length === 1 ? e.key : "";
 }
 
 function key(action, e) {
   if (!holding()) return;
   e.preventDefault();
-  const i = { kind: 'key', action, key: e.key, code: e.code, keyCode: e.keyCode || 0, location: e.location, modifiers: modifiers(e) };
-  if (action === 'down') i.text = keyText(e);
+  const i = {
+    kind: "key",
+    action,
+    key: e.key,
+    code: e.code,
+    keyCode: e.keyCode || 0,
+    location: e.location,
+    modifiers: modifiers(e),
+  };
+  if (action === "down") i.text = keyText(e);
   input(i);
 }
-el.canvas.addEventListener('keydown', (e) => key('down', e));
-el.canvas.addEventListener('keyup', (e) => key('up', e));
-el.canvas.addEventListener('paste', (e) => {
+el.canvas.addEventListener("keydown", (e) => key("down", e));
+el.canvas.addEventListener("keyup", (e) => key("up", e));
+el.canvas.addEventListener("paste", (e) => {
   if (!holding()) return;
   e.preventDefault();
-  const text = e.clipboardData.getData('text');
-  if (text) input({ kind: 'key', action: 'text', text: text.slice(0, 8000) });
+  const text = e.clipboardData.getData("text");
+  if (text) input({ kind: "key", action: "text", text: text.slice(0, 8000) });
 });
 
 render();

@@ -1,11 +1,3 @@
-// Command cdprelay-bench measures Runtime.evaluate and Page.captureScreenshot
-// round trips against one headless Chromium along three paths, in one run:
-// (a) Chromium's own debugging port, (b) the cdprelay extension driven by a
-// bare protocol-v2 peer, (c) a CDP client through cdprelay, which serves
-// the extension's URL in this process. Visits alternate a, b, c, a, b, c,
-// ... so that the machine's noise falls on all three alike; it prints the
-// figures and writes them, with the Go benchmarks' output, to a Markdown
-// file.
 package main
 
 import (
@@ -25,8 +17,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gorilla/websocket"
-
+	"github.com/cdprelay/cdprelay/internal/cdptest"
 	"github.com/cdprelay/cdprelay/internal/chromium"
 )
 
@@ -42,6 +33,8 @@ type options struct {
 	goBench            string
 	goBenchCmd         string
 	cpuProfile         string
+	bare               bool
+	smoke              bool
 }
 
 func main() {
@@ -62,24 +55,31 @@ func main() {
 	flag.StringVar(&o.goBench, "gobench", "", "output of `go test -bench` to include in the report")
 	flag.StringVar(&o.goBenchCmd, "gobench-cmd", "", "the command that produced -gobench, for the report")
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write this process's CPU profile (client, peer and relay) to this file")
+	flag.BoolVar(&o.bare, "bare", false, "measure the relay alone (relay.New) instead of the product as cdprelay serve assembles it")
+	flag.BoolVar(&o.smoke, "smoke", false, "a few seconds: every path and workload a few times, no report; exits non-zero on failure")
 	flag.Parse()
+	if o.smoke {
+		o.rounds, o.warmRounds, o.warmup = 1, 0, 5
+		o.evals, o.evals16, o.shots, o.shots16, o.inExt, o.inExt16 = 20, 64, 1, 4, 20, 64
+		o.out, o.goBench = "", ""
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if o.cpuProfile != "" {
 		f, err := os.Create(o.cpuProfile)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "cdprelay-bench:", err)
+			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
 		if err := pprof.StartCPUProfile(f); err != nil {
-			fmt.Fprintln(os.Stderr, "cdprelay-bench:", err)
+			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
 		defer pprof.StopCPUProfile()
 	}
 	if err := run(ctx, o); err != nil {
 		pprof.StopCPUProfile()
-		fmt.Fprintln(os.Stderr, "cdprelay-bench:", err)
+		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
@@ -156,9 +156,9 @@ var (
 type bench struct {
 	o       options
 	res     *results
-	pgid    int      // Chromium's process group
-	root    *conn    // browser-level connection to Chromium's own port
-	peer    *extPeer // the extension path, which also runs echo and the loop inside the extension
+	pgid    int           // Chromium's process group
+	root    *cdptest.Conn // browser-level connection to Chromium's own port
+	peer    *extPeer      // the extension path, which also runs echo and the loop inside the extension
 	relay   *relayPath
 	tap     *tap   // on the sockets the relay is served on
 	metrics []byte // Emulation.setDeviceMetricsOverride params
@@ -242,19 +242,17 @@ func run(ctx context.Context, o options) (err error) {
 	b.pgid = browser.PID()
 	fmt.Fprintf(os.Stderr, "%s, debugging port %s\n", version, wsURL)
 
-	ws, _, err := websocket.DefaultDialer.DialContext(ctx, wsURL, nil)
-	if err != nil {
+	if b.root, err = cdptest.DialConn(ctx, nil, wsURL, nil); err != nil {
 		return err
 	}
-	b.root = newConn(ws)
-	defer b.root.close()
+	defer b.root.Close()
 	targetID, err := pageTarget(ctx, b.root)
 	if err != nil {
 		return err
 	}
 	b.peer.targetID = targetID
 	direct := &directPath{root: b.root, targetID: targetID}
-	rel := &relayPath{guid: guid, addr: addr, targetID: targetID, host: h}
+	rel := &relayPath{guid: guid, addr: addr, targetID: targetID, host: h, bare: o.bare}
 	b.relay = rel
 	defer func() {
 		rel.release(context.Background())
@@ -275,6 +273,10 @@ func run(ctx context.Context, o options) (err error) {
 		}
 	}
 
+	if o.smoke {
+		fmt.Fprintln(os.Stderr, "smoke: every path answered every workload")
+		return nil
+	}
 	rep := newReport(b.res, goBench)
 	rep.print(os.Stdout)
 	if o.out != "" {
@@ -311,7 +313,7 @@ func (b *bench) measure(ctx context.Context, p path, r route, round int) error {
 		timed := p == path(b.relay) && w.key == evalSeq
 		if timed {
 			r.tap = b.tap
-			b.tap.arm(b.relay.client.ws.LocalAddr().String())
+			b.tap.arm(b.relay.client.LocalAddr().String())
 		}
 		s, err := w.run(ctx, r, b.pgid)
 		r.tap = nil
@@ -363,8 +365,8 @@ func visit(ctx context.Context, p path, fn func(route) error) error {
 }
 
 // pageTarget returns the target id of the browser's one tab.
-func pageTarget(ctx context.Context, root *conn) (string, error) {
-	res, err := root.call(ctx, "", "Target.getTargets", nil)
+func pageTarget(ctx context.Context, root *cdptest.Conn) (string, error) {
+	res, err := root.Call(ctx, "", "Target.getTargets", nil)
 	if err != nil {
 		return "", err
 	}

@@ -1,14 +1,3 @@
-// Command cdprelay-scale measures how the relay scales with instances, over
-// loopback, with no browser: what an idle instance costs (memory,
-// goroutines, the time to accept its extension), and the latency and CPU of
-// many instances each with a busy CDP client.
-//
-// The relay runs in this process; the extensions and clients run in a
-// child process (this binary again, with -peer), so that the memory and CPU
-// figures are the relay's own and not the load's.
-//
-//	cdprelay-scale -scenario idle -n 10000
-//	cdprelay-scale -scenario active -n 100 -rates 250,500,1000
 package main
 
 import (
@@ -31,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cdprelay/cdprelay/internal/app"
 	"github.com/cdprelay/cdprelay/relay"
 )
 
@@ -42,21 +32,26 @@ func main() {
 	flag.DurationVar(&o.phase, "phase", 10*time.Second, "active: length of each phase")
 	flag.IntVar(&o.dialers, "dialers", 64, "connections dialed at once")
 	flag.StringVar(&o.memProfile, "memprofile", "", "idle: write a heap profile of the relay with every extension connected")
+	flag.BoolVar(&o.bare, "bare", false, "measure the relay alone (relay.New) instead of the product as cdprelay serve assembles it")
+	smoke := flag.Bool("smoke", false, "a few seconds: both scenarios on a few instances; exits non-zero when a command is lost or fails")
 	peer := flag.Bool("peer", false, "run as the child that plays extensions and clients (internal)")
 	flag.Parse()
 
 	if err := raiseFileLimit(); err != nil {
-		fmt.Fprintln(os.Stderr, "cdprelay-scale:", err)
+		fmt.Fprintln(os.Stderr, "scale:", err)
 		os.Exit(1)
 	}
 	var err error
-	if *peer {
+	switch {
+	case *peer:
 		err = runPeer(os.Stdin, os.Stdout)
-	} else {
+	case *smoke:
+		err = runSmoke(o)
+	default:
 		err = run(o)
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "cdprelay-scale:", err)
+		fmt.Fprintln(os.Stderr, "scale:", err)
 		os.Exit(1)
 	}
 }
@@ -68,6 +63,9 @@ type options struct {
 	phase      time.Duration
 	dialers    int
 	memProfile string
+	bare       bool
+	// strict fails the active scenario on a lost or failed command.
+	strict bool
 }
 
 // raiseFileLimit lifts the soft limit on open files to the hard one: every
@@ -105,18 +103,22 @@ func run(o options) error {
 		// allocations show up with their true share.
 		runtime.MemProfileRate = 4096
 	}
-	rl, err := startRelay(o.n)
+	rl, err := startRelay(o.n, o.bare)
 	if err != nil {
 		return err
 	}
-	defer rl.close()
+	defer rl.stop()
 	child, err := startPeer()
 	if err != nil {
 		return err
 	}
 	defer child.stop()
-	fmt.Printf("cdprelay-scale: %s, %d instances; relay pid %d, peers in child pid %d; %s %s/%s, %d CPUs, GOMAXPROCS %d; load average %s\n",
-		o.scenario, o.n, os.Getpid(), child.cmd.Process.Pid, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), loadAvg())
+	what := "the product (internal/app)"
+	if o.bare {
+		what = "the bare relay"
+	}
+	fmt.Printf("scale: %s, %d instances of %s; relay pid %d, peers in child pid %d; %s %s/%s, %d CPUs, GOMAXPROCS %d; load average %s\n",
+		o.scenario, o.n, what, os.Getpid(), child.cmd.Process.Pid, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), loadAvg())
 	switch o.scenario {
 	case "idle":
 		return runIdle(o, rl, child)
@@ -142,37 +144,49 @@ func parseRates(s string) ([]float64, error) {
 	return out, nil
 }
 
-// testRelay is a relay on a loopback port.
+// testRelay is the relay on a loopback port.
 type testRelay struct {
-	srv  *relay.Server
-	hs   *http.Server
-	base string // ws://127.0.0.1:port
+	srv   *relay.Server
+	close func(context.Context) error
+	hs    *http.Server
+	base  string // ws://127.0.0.1:port
 }
 
-func startRelay(n int) (*testRelay, error) {
-	srv, err := relay.New(relay.Config{
-		Logger:       slog.New(slog.DiscardHandler),
-		MaxInstances: n + 1,
-		// Minting ten thousand instances and connecting them takes a while
-		// on a busy machine; none may expire meanwhile.
-		UnclaimedTTL: time.Hour,
-	})
-	if err != nil {
-		return nil, err
-	}
+func startRelay(n int, bare bool) (*testRelay, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
-	go hs.Serve(ln)
-	return &testRelay{srv: srv, hs: hs, base: "ws://" + ln.Addr().String()}, nil
+	rc := relay.Config{
+		MaxInstances: n + 1,
+		// Minting ten thousand instances and connecting them takes a while
+		// on a busy machine; none may expire meanwhile.
+		UnclaimedTTL: time.Hour,
+	}
+	r := &testRelay{base: "ws://" + ln.Addr().String()}
+	var h http.Handler
+	if bare {
+		rc.Logger = slog.New(slog.DiscardHandler)
+		if r.srv, err = relay.New(rc); err != nil {
+			return nil, err
+		}
+		h, r.close = r.srv, r.srv.Close
+	} else {
+		a, err := app.New(app.Config{Addr: ln.Addr().String(), Relay: rc})
+		if err != nil {
+			return nil, err
+		}
+		h, r.srv, r.close = a, a.Relay(), a.Close
+	}
+	r.hs = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go r.hs.Serve(ln)
+	return r, nil
 }
 
-func (r *testRelay) close() {
+func (r *testRelay) stop() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	r.srv.Close(ctx)
+	r.close(ctx)
 	r.hs.Close()
 }
 

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cdprelay/cdprelay/internal/app"
 	"github.com/cdprelay/cdprelay/internal/testenv"
-	"github.com/cdprelay/cdprelay/relay"
 )
 
 // Fault kinds, injected in a shuffled round-robin.
@@ -33,14 +33,15 @@ var faultKinds = []string{faultSWRestart, faultTabs, faultCancel, faultFrozen, f
 type injector struct {
 	t         *tally
 	env       *testenv.Env
+	app       *app.App // the product env serves
 	person    *person
 	pageURL   string
 	viewerURL string
 	probe     *probe        // on the fake instance that gets canceled_by_user
 	hostileFI *fakeInstance // the fake instance that gets hostile frames
 	frozen    *frozenViewers
-	policies  [2]relay.Policy // [0] denies Soak.denied; [1] fences a host
-	extWait   time.Duration   // the relay's ExtensionWait
+	policies  [2]app.File   // [0] denies Soak.denied; [1] fences a host
+	extWait   time.Duration // the relay's ExtensionWait
 
 	mu       sync.Mutex
 	policy   int           // guarded by mu: index of the policy in force
@@ -95,8 +96,11 @@ func (in *injector) inject(ctx context.Context, kind string) error {
 		in.policy ^= 1
 		p := in.policy
 		in.mu.Unlock()
-		in.env.Relay.SetPolicy(in.policies[p])
-		in.env.Relay.Observe(relay.Event{Actor: relay.ActorOperator, Kind: relay.KindPolicy, Outcome: relay.OutcomeOK})
+		// A reload as SIGHUP makes one: the App applies and audits it.
+		if err := in.app.Reload(app.Config{File: in.policies[p]}); err != nil {
+			in.t.violate("policy reload refused: %v", err)
+			return nil
+		}
 		in.probe.checkPolicy(ctx, p == 0)
 		return nil
 	}

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// idleTarget is issue 8's target for one idle instance.
+// idleTarget is the target for one idle instance.
 const idleTarget = 64 << 10
 
 // runIdle mints o.n instances, connects an extension to each (one shared
@@ -96,6 +96,9 @@ func runActive(o options, rates []float64, rl *testRelay, child *peerProc) error
 		if res.FirstError != "" {
 			fmt.Printf("          first error: %.200s\n", res.FirstError)
 		}
+		if o.strict && (res.Sent == 0 || res.Received < res.Sent || res.Errors > 0) {
+			return fmt.Errorf("at %.0f/s per client: %d commands sent, %d answered, %d errors", r, res.Sent, res.Received, res.Errors)
+		}
 	}
 	fmt.Printf("load average after: %s\n", loadAvg())
 	after := snapshot()
@@ -111,4 +114,22 @@ func us(v float64) string {
 		return fmt.Sprintf("%.1fms", v/1000)
 	}
 	return fmt.Sprintf("%.0fµs", v)
+}
+
+// runSmoke runs both scenarios briefly on a few instances: every
+// extension must connect and every command of a short active phase must be
+// answered without an error.
+func runSmoke(o options) error {
+	idle := o
+	idle.scenario, idle.n = "idle", 50
+	if err := run(idle); err != nil {
+		return fmt.Errorf("idle: %w", err)
+	}
+	active := o
+	active.scenario, active.n, active.rates, active.phase, active.strict = "active", 5, "100", 2*time.Second, true
+	if err := run(active); err != nil {
+		return fmt.Errorf("active: %w", err)
+	}
+	fmt.Println("smoke: every extension connected and every command was answered")
+	return nil
 }

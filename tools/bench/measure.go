@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/cdprelay/cdprelay/internal/cdptest"
 )
 
 // workload is one kind of command, sent n times per visit by conc workers
@@ -49,26 +51,26 @@ func (w workload) run(ctx context.Context, r route, pgid int) (sample, error) {
 		go func() {
 			defer wg.Done()
 			mine := make([]time.Duration, 0, w.n/w.conc+1)
-			ch := make(chan reply, 1)
+			ch := make(chan cdptest.Reply, 1)
 			build := func(b []byte, id int64) []byte { return r.frame(b, id, w.method, w.params) }
 			if w.raw {
-				build = func(b []byte, id int64) []byte { return appendCommand(b, id, "", w.method, w.params) }
+				build = func(b []byte, id int64) []byte { return cdptest.AppendCommand(b, id, "", w.method, w.params) }
 			}
 			var err error
 			var last int
 			for next.Add(1) <= int64(w.n) {
 				t0 := time.Now()
-				if err = r.c.send(ch, build); err != nil {
+				if err = r.c.Send(ch, build); err != nil {
 					break
 				}
-				var res reply
+				var res cdptest.Reply
 				select {
 				case res = <-ch:
 				case <-ctx.Done():
-					res.err = ctx.Err()
+					res.Err = ctx.Err()
 				}
 				t1 := time.Now()
-				if err = res.err; err != nil && !(w.raw && res.refused) {
+				if err = res.Err; err != nil && !(w.raw && res.Refused) {
 					break
 				}
 				err = nil
@@ -77,7 +79,7 @@ func (w workload) run(ctx context.Context, r route, pgid int) (sample, error) {
 				}
 				d := t1.Sub(t0)
 				mine = append(mine, d)
-				last = len(res.result)
+				last = len(res.Result)
 			}
 			mu.Lock()
 			lat = append(lat, mine...)

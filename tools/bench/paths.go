@@ -12,6 +12,8 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/cdprelay/cdprelay/internal/app"
+	"github.com/cdprelay/cdprelay/internal/cdptest"
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay"
 )
@@ -74,15 +76,15 @@ func (h *host) serving(e endpoint) bool {
 
 // directPath is Chromium's own debugging port: the floor.
 type directPath struct {
-	root     *conn  // static: browser-level connection, open for the whole run
-	targetID string // static
-	sess     string // owned by the run loop
+	root     *cdptest.Conn // static: browser-level connection, open for the whole run
+	targetID string        // static
+	sess     string        // owned by the run loop
 }
 
 func (p *directPath) name() string { return "direct" }
 
 func (p *directPath) open(ctx context.Context) (route, error) {
-	res, err := p.root.call(ctx, "", "Target.attachToTarget", jsonParams("targetId", p.targetID, "flatten", true))
+	res, err := p.root.Call(ctx, "", "Target.attachToTarget", jsonParams("targetId", p.targetID, "flatten", true))
 	if err != nil {
 		return route{}, err
 	}
@@ -94,7 +96,7 @@ func (p *directPath) open(ctx context.Context) (route, error) {
 }
 
 func (p *directPath) release(ctx context.Context) error {
-	_, err := p.root.call(ctx, "", "Target.detachFromTarget", jsonParams("sessionId", p.sess))
+	_, err := p.root.Call(ctx, "", "Target.detachFromTarget", jsonParams("sessionId", p.sess))
 	return err
 }
 
@@ -111,8 +113,8 @@ type extPeer struct {
 	conns    chan *websocket.Conn
 
 	mu  sync.Mutex
-	cur *conn // guarded by mu
-	tab int64 // owned by the run loop
+	cur *cdptest.Conn // guarded by mu
+	tab int64         // owned by the run loop
 }
 
 func newExtPeer(h *host, guid string) *extPeer {
@@ -150,13 +152,13 @@ func (p *extPeer) shutdown() {
 	p.cur = nil
 	p.mu.Unlock()
 	if c != nil {
-		c.close()
+		c.Close()
 	}
 }
 
 // connect takes the extension's URL over and waits for the extension to
 // connect and finish its handshake.
-func (p *extPeer) connect(ctx context.Context) (*conn, error) {
+func (p *extPeer) connect(ctx context.Context) (*cdptest.Conn, error) {
 	if !p.host.serving(p) {
 		for drained := false; !drained; {
 			select {
@@ -174,13 +176,13 @@ func (p *extPeer) connect(ctx context.Context) (*conn, error) {
 	case <-ctx.Done():
 		return nil, fmt.Errorf("waiting for the extension to connect: %w", ctx.Err())
 	}
-	c := newConn(ws)
+	c := cdptest.NewConn(ws)
 	p.mu.Lock()
 	p.cur = c
 	p.mu.Unlock()
 	p.tab = 0
 	var m wire.ExtMessage
-	_, err := c.waitEvent(ctx, "extension.initialized", func(f []byte) bool {
+	_, err := c.WaitEvent(ctx, "extension.initialized", func(f []byte) bool {
 		if wire.DecodeExt(f, &m) != nil {
 			return false
 		}
@@ -218,7 +220,7 @@ func (p *extPeer) open(ctx context.Context) (route, error) {
 		}
 	}
 	args := []byte(`[{"tabId":` + strconv.FormatInt(p.tab, 10) + `},"1.3"]`)
-	if _, err := c.call(ctx, "", "chrome.debugger.attach", args); err != nil {
+	if _, err := c.Call(ctx, "", "chrome.debugger.attach", args); err != nil {
 		return route{}, err
 	}
 	return route{c: c, tabID: p.tab}, nil
@@ -231,67 +233,80 @@ func (p *extPeer) release(ctx context.Context) error {
 	if c == nil {
 		return nil
 	}
-	_, err := c.call(ctx, "", "chrome.debugger.detach", []byte(`[{"tabId":`+strconv.FormatInt(p.tab, 10)+`}]`))
+	_, err := c.Call(ctx, "", "chrome.debugger.detach", []byte(`[{"tabId":`+strconv.FormatInt(p.tab, 10)+`}]`))
 	return err
 }
 
 // ---- (c) through cdprelay ----------------------------------------------------
 
-// relayPath is a cdprelay server in this process, on the extension's URL,
-// with a CDP client connected over loopback.
+// relayPath is cdprelay in this process, on the extension's URL, with a
+// CDP client connected over loopback: the whole product as cdprelay serve
+// assembles it (internal/app), or with bare the relay alone.
 type relayPath struct {
 	guid, addr, targetID string // static
 	host                 *host  // static
+	bare                 bool   // static
 
-	srv    *relay.Server // owned by the run loop
-	client *conn         // owned by the run loop
+	srv    *relayEndpoint // owned by the run loop
+	client *cdptest.Conn  // owned by the run loop
 }
 
 func (p *relayPath) name() string { return "cdprelay" }
 
-// relayEndpoint lets the host shut a relay down when the peer takes over.
-type relayEndpoint struct{ *relay.Server }
+// relayEndpoint is what serves the relay path, and lets the host shut it
+// down when the peer takes over.
+type relayEndpoint struct {
+	http.Handler
+	relay *relay.Server
+	close func(context.Context) error
+}
 
-func (r relayEndpoint) shutdown() {
+func (r *relayEndpoint) shutdown() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_ = r.Close(ctx)
+	_ = r.close(ctx)
+}
+
+// newRelay builds what serves the relay path.
+func (p *relayPath) newRelay() (*relayEndpoint, error) {
+	// The rate limit is off, so that on a machine fast enough to pass it
+	// the figures stay the relay's, not its policy's.
+	rc := relay.Config{DefaultGUID: p.guid, Version: "bench", CommandsPerSecond: -1}
+	if p.bare {
+		srv, err := relay.New(rc)
+		if err != nil {
+			return nil, err
+		}
+		return &relayEndpoint{Handler: srv, relay: srv, close: srv.Close}, nil
+	}
+	a, err := app.New(app.Config{Addr: p.addr, Relay: rc})
+	if err != nil {
+		return nil, err
+	}
+	return &relayEndpoint{Handler: a, relay: a.Relay(), close: a.Close}, nil
 }
 
 func (p *relayPath) open(ctx context.Context) (route, error) {
-	if p.srv == nil || !p.host.serving(relayEndpoint{p.srv}) {
-		// Off, so that on a machine fast enough to pass it the figures
-		// stay the relay's, not its policy's.
-		srv, err := relay.New(relay.Config{DefaultGUID: p.guid, Version: "bench", CommandsPerSecond: -1})
+	if p.srv == nil || !p.host.serving(p.srv) {
+		srv, err := p.newRelay()
 		if err != nil {
 			return route{}, err
 		}
 		p.srv = srv
-		p.host.use(relayEndpoint{srv})
+		p.host.use(srv)
 	}
-	if err := p.srv.Default().WaitReady(ctx); err != nil {
+	if err := p.srv.relay.Default().WaitReady(ctx); err != nil {
 		return route{}, fmt.Errorf("waiting for the extension to connect to the relay: %w", err)
 	}
-	ws, _, err := websocket.DefaultDialer.DialContext(ctx, "ws://"+p.addr+"/devtools/browser/"+p.guid, nil)
+	c, err := cdptest.DialConn(ctx, nil, "ws://"+p.addr+"/devtools/browser/"+p.guid, nil)
 	if err != nil {
 		return route{}, err
 	}
-	p.client = newConn(ws)
-	if _, err := p.client.call(ctx, "", "Target.setAutoAttach", jsonParams("autoAttach", true, "waitForDebuggerOnStart", false, "flatten", true)); err != nil {
-		return route{}, err
-	}
-	// attachedToTarget comes before the reply, so it is queued by now.
-	f, err := p.client.waitEvent(ctx, "Target.attachedToTarget", func(f []byte) bool {
-		if string(wire.StringField(f, "method")) != "Target.attachedToTarget" {
-			return false
-		}
-		params := wire.Field(f, "params")
-		return string(wire.StringField(wire.Field(params, "targetInfo"), "targetId")) == p.targetID
-	})
+	p.client = c
+	sess, err := c.AutoAttach(ctx, p.targetID)
 	if err != nil {
 		return route{}, err
 	}
-	sess := string(wire.StringField(wire.Field(f, "params"), "sessionId"))
 	return route{c: p.client, sess: sess}, nil
 }
 
@@ -299,7 +314,7 @@ func (p *relayPath) open(ctx context.Context) (route, error) {
 // relay itself stays, idle, until the peer takes the extension back.
 func (p *relayPath) release(context.Context) error {
 	if p.client != nil {
-		p.client.close()
+		p.client.Close()
 		p.client = nil
 	}
 	return nil

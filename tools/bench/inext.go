@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/extension"
+	"github.com/cdprelay/cdprelay/internal/cdptest"
 	"github.com/cdprelay/cdprelay/internal/wire"
 )
 
@@ -45,8 +46,8 @@ type inExtSample struct {
 // measureInExtension attaches to the extension's service worker through
 // Chromium's own port and runs inExtLoop there, one call at a time and
 // then conc at a time.
-func measureInExtension(ctx context.Context, root *conn, tabID int64, warm, n1, n16, conc, pgid int) (inExtSample, error) {
-	res, err := root.call(ctx, "", "Target.getTargets", nil)
+func measureInExtension(ctx context.Context, root *cdptest.Conn, tabID int64, warm, n1, n16, conc, pgid int) (inExtSample, error) {
+	res, err := root.Call(ctx, "", "Target.getTargets", nil)
 	if err != nil {
 		return inExtSample{}, err
 	}
@@ -69,14 +70,14 @@ func measureInExtension(ctx context.Context, root *conn, tabID int64, warm, n1, 
 	if sw == "" {
 		return inExtSample{}, errors.New("the extension's service worker is not among the targets")
 	}
-	res, err = root.call(ctx, "", "Target.attachToTarget", jsonParams("targetId", sw, "flatten", true))
+	res, err = root.Call(ctx, "", "Target.attachToTarget", jsonParams("targetId", sw, "flatten", true))
 	if err != nil {
 		return inExtSample{}, err
 	}
 	sess := string(wire.StringField(res, "sessionId"))
 	// Detached again so that the extension path is measured without a
 	// debugger on the extension itself.
-	defer root.call(ctx, "", "Target.detachFromTarget", jsonParams("sessionId", sess))
+	defer root.Call(ctx, "", "Target.detachFromTarget", jsonParams("sessionId", sess))
 
 	var s inExtSample
 	if _, err := inExtRun(ctx, root, sess, tabID, warm, 0, 1); err != nil {
@@ -107,9 +108,9 @@ type inExtResult struct {
 	Calls int       `json:"calls"`
 }
 
-func inExtRun(ctx context.Context, root *conn, sess string, tabID int64, warm, n, conc int) (inExtResult, error) {
+func inExtRun(ctx context.Context, root *cdptest.Conn, sess string, tabID int64, warm, n, conc int) (inExtResult, error) {
 	expr := fmt.Sprintf("%s(%d, %d, %d, %d)", inExtLoop, tabID, warm, n, conc)
-	res, err := root.call(ctx, sess, "Runtime.evaluate", jsonParams("expression", expr, "awaitPromise", true, "returnByValue", true))
+	res, err := root.Call(ctx, sess, "Runtime.evaluate", jsonParams("expression", expr, "awaitPromise", true, "returnByValue", true))
 	if err != nil {
 		return inExtResult{}, err
 	}

@@ -1,10 +1,11 @@
-package main
+package app
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"os"
@@ -13,10 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
+	"github.com/cdprelay/cdprelay/internal/chromium"
 	"github.com/cdprelay/cdprelay/internal/ingress"
-	"github.com/cdprelay/cdprelay/internal/testenv"
+	"github.com/cdprelay/cdprelay/internal/testcert"
 	"github.com/cdprelay/cdprelay/relay"
 )
 
@@ -67,85 +67,17 @@ func TestBindHosts(t *testing.T) {
 			t.Errorf("bindHosts(%s) = %q, want %q", addr, got, want)
 		}
 	}
-	for in, want := range map[string]string{"0.0.0.0:9222": "127.0.0.1:9222", "[::]:80": "127.0.0.1:80", "192.0.2.1:1": "192.0.2.1:1", "[::1]:2": "[::1]:2"} {
-		if got := localAddr(fakeAddr(in)); got != want {
-			t.Errorf("localAddr(%s) = %s, want %s", in, got, want)
-		}
-	}
 }
 
-type fakeAddr string
-
-func (a fakeAddr) Network() string { return "tcp" }
-func (a fakeAddr) String() string  { return string(a) }
-
-func TestHashTokenCommand(t *testing.T) {
-	tests := []struct {
-		in       string
-		code     int
-		out, err string
-	}{
-		{"cdpr_0123456789abcdefghijklmnopqrstuvwxyz\n", 0, ingress.HashToken("cdpr_0123456789abcdefghijklmnopqrstuvwxyz") + "\n", ""},
-		{"cdpr_0123456789abcdefghijklmnopqrstuvwxyz\r\n", 0, ingress.HashToken("cdpr_0123456789abcdefghijklmnopqrstuvwxyz") + "\n", ""},
-		{"short", 0, ingress.HashToken("short") + "\n", "short"},
-		{"", 1, "", "empty"},
-		{"\n", 1, "", "empty"},
-		{"two words\n", 1, "", "escaping"},
-		{"two\nlines\n", 1, "", "escaping"},
-	}
-	for _, tt := range tests {
-		var out, errb bytes.Buffer
-		code := hashToken(nil, strings.NewReader(tt.in), &out, &errb)
-		if code != tt.code || out.String() != tt.out || !strings.Contains(errb.String(), tt.err) {
-			t.Errorf("hash-token < %q = %d %q %q", tt.in, code, out.String(), errb.String())
-		}
-	}
-	if code := hashToken([]string{"secret"}, strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}); code != 2 {
-		t.Errorf("a token as an argument (it would land in shell history): %d", code)
-	}
-}
-
-func TestGenTokenCommand(t *testing.T) {
-	var out, errb bytes.Buffer
-	if code := genToken([]string{"-name", "ci", "-scopes", "cdp,viewer-interactive"}, &out, &errb); code != 0 {
-		t.Fatalf("gen-token: %d %s", code, errb.String())
-	}
-	lines := strings.SplitN(out.String(), "\n", 2)
-	tok, ok := strings.CutPrefix(lines[0], "token: ")
-	if !ok || ingress.CheckTokenText(tok) != "" {
-		t.Fatalf("first line %q", lines[0])
-	}
-	// The entry it prints, pasted under tokens:, grants the token.
-	p := filepath.Join(t.TempDir(), "c.yaml")
-	if err := os.WriteFile(p, []byte("tokens:\n"+lines[1]), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := loadConfig(p, policyFlags{})
-	if err != nil {
-		t.Fatalf("the printed entry: %v\n%s", err, out.String())
-	}
-	if len(cfg.Tokens) != 1 || cfg.Tokens[0].Name != "ci" || cfg.Tokens[0].SHA256 != ingress.HashToken(tok) || strings.Join(cfg.Tokens[0].Scopes, ",") != "cdp,viewer-interactive" {
-		t.Errorf("entry %+v", cfg.Tokens)
-	}
-	if code := genToken([]string{"-scopes", "root"}, &bytes.Buffer{}, &errb); code != 2 || !strings.Contains(errb.String(), "unknown scope") {
-		t.Errorf("bad scope: %d %s", code, errb.String())
-	}
-}
-
-// served runs newFront's server on a loopback port, as runServe does.
+// served is an App on a loopback port, served as cdprelay serve does.
 type served struct {
-	fr   *front
-	srv  *relay.Server
+	app  *App
 	addr string
 }
 
-func serveFront(t *testing.T, f serveFlags, cfg *fileConfig) *served {
+func serve(t *testing.T, cfg Config) *served {
 	t.Helper()
-	srv, err := relay.New(relay.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fr, err := newFront(f, cfg, srv, prometheus.NewRegistry(), nil)
+	a, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,15 +85,25 @@ func serveFront(t *testing.T, f serveFlags, cfg *fileConfig) *served {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := fr.server()
-	go fr.serve(hs, ln)
+	hs := &http.Server{Handler: a, TLSConfig: a.TLSConfig(), ReadHeaderTimeout: 10 * time.Second}
+	// A client that no longer trusts the certificate makes the server log.
+	hs.ErrorLog = log.New(io.Discard, "", 0)
+	hs.Protocols = new(http.Protocols)
+	hs.Protocols.SetHTTP1(true)
+	if hs.TLSConfig != nil {
+		go hs.ServeTLS(ln, "", "")
+	} else {
+		go hs.Serve(ln)
+	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		srv.Close(ctx)
+		if err := a.Close(ctx); err != nil {
+			t.Errorf("close: %v", err)
+		}
 		hs.Close()
 	})
-	return &served{fr: fr, srv: srv, addr: ln.Addr().String()}
+	return &served{app: a, addr: ln.Addr().String()}
 }
 
 func writeConfig(t *testing.T, path, body string) {
@@ -171,9 +113,18 @@ func writeConfig(t *testing.T, path, body string) {
 	}
 }
 
-func TestFrontTLSAndReload(t *testing.T) {
+func readConfig(t *testing.T, path string) File {
+	t.Helper()
+	f, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return *f
+}
+
+func TestTLSAndReload(t *testing.T) {
 	dir := t.TempDir()
-	cert1, err := testenv.NewCert()
+	cert1, err := testcert.NewCert()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,12 +135,8 @@ func TestFrontTLSAndReload(t *testing.T) {
 	cfgPath := filepath.Join(dir, "cdprelay.yaml")
 	tokA, tokB := ingress.GenerateToken(), ingress.GenerateToken()
 	writeConfig(t, cfgPath, "tokens:\n  - {name: a, sha256: "+ingress.HashToken(tokA)+", scopes: [cdp]}\ntls:\n  cert: "+certFile+"\n  key: "+keyFile+"\n")
-	f := serveFlags{addr: "0.0.0.0:0", config: cfgPath, launch: true}
-	cfg, err := loadConfig(cfgPath, policyFlags{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := serveFront(t, f, cfg)
+	cfg := Config{Addr: "0.0.0.0:0", Launch: true, File: readConfig(t, cfgPath)}
+	s := serve(t, cfg)
 
 	get := func(pool *tls.Config, path, token string) (int, string, *http.Response) {
 		t.Helper()
@@ -211,7 +158,7 @@ func TestFrontTLSAndReload(t *testing.T) {
 	}
 	trust1 := &tls.Config{RootCAs: cert1.Pool}
 	code, wsURL, resp := get(trust1, "/json/version", tokA)
-	if code != 200 || wsURL != "wss://"+s.addr+"/devtools/browser/"+s.srv.Default().GUID() {
+	if code != 200 || wsURL != "wss://"+s.addr+"/devtools/browser/"+s.app.Relay().Default().GUID() {
 		t.Fatalf("GET /json/version over TLS: %d %q", code, wsURL)
 	}
 	if resp.Proto != "HTTP/1.1" || resp.TLS.NegotiatedProtocol == "h2" {
@@ -222,18 +169,21 @@ func TestFrontTLSAndReload(t *testing.T) {
 	}
 	// The launched browser's token pairs an extension, and only that.
 	ext := "/extension/" + relay.NewGUID()
-	if code, _, _ := get(trust1, ext, s.fr.launchToken); code != 404 {
+	if code, _, _ := get(trust1, ext, s.app.LaunchToken()); code != 404 {
 		t.Errorf("launch token on an unknown guid: %d", code)
 	}
-	if code, _, _ := get(trust1, "/json/version", s.fr.launchToken); code != 403 {
+	if code, _, _ := get(trust1, "/json/version", s.app.LaunchToken()); code != 403 {
 		t.Errorf("launch token on discovery: %d", code)
 	}
-	if args := s.fr.browserArgs(); len(args) != 1 || !strings.HasPrefix(args[0], "--ignore-certificate-errors-spki-list=") {
-		t.Errorf("browserArgs = %q", args)
+	if c := s.app.Certificate(); c == nil || !strings.HasPrefix(chromium.TrustCertificateFlag(c), "--ignore-certificate-errors-spki-list=") {
+		t.Errorf("Certificate = %v", c)
+	}
+	if page, socket := s.app.Schemes(); page != "https" || socket != "wss" {
+		t.Errorf("Schemes = %s, %s", page, socket)
 	}
 
 	// A reload with a new token and a new certificate.
-	cert2, err := testenv.NewCert()
+	cert2, err := testcert.NewCert()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,11 +191,8 @@ func TestFrontTLSAndReload(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeConfig(t, cfgPath, "tokens:\n  - {name: b, sha256: "+ingress.HashToken(tokB)+", scopes: [cdp]}\ntls:\n  cert: "+certFile+"\n  key: "+keyFile+"\n")
-	cfg, err = loadConfig(cfgPath, policyFlags{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	apply, err := s.fr.prepareReload(f, cfg)
+	cfg.File = readConfig(t, cfgPath)
+	apply, err := s.app.prepareReload(&cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,20 +218,17 @@ func TestFrontTLSAndReload(t *testing.T) {
 		"unreadable key":         "tokens:\n  - {name: b, sha256: " + ingress.HashToken(tokB) + ", scopes: [cdp]}\ntls:\n  cert: " + certFile + "\n  key: " + certFile + "\n",
 	} {
 		writeConfig(t, cfgPath, body)
-		cfg, err := loadConfig(cfgPath, policyFlags{})
-		if err == nil {
-			_, err = s.fr.prepareReload(f, cfg)
-		}
-		if err == nil {
+		cfg.File = readConfig(t, cfgPath)
+		if err := s.app.Reload(cfg); err == nil {
 			t.Errorf("%s: reload accepted", name)
 		}
 	}
-	// With --insecure-no-tls the TLS check passes, but TLS still cannot be
-	// turned off without a restart.
-	f.insecureNoTLS = true
+	// The listen address and --insecure-no-tls are New's: a reload cannot
+	// turn TLS off by saying a proxy does it.
 	writeConfig(t, cfgPath, "tokens:\n  - {name: b, sha256: "+ingress.HashToken(tokB)+", scopes: [cdp]}\n")
-	cfg, _ = loadConfig(cfgPath, policyFlags{})
-	if _, err := s.fr.prepareReload(f, cfg); err == nil || !strings.Contains(err.Error(), "restart") {
+	cfg.File = readConfig(t, cfgPath)
+	cfg.InsecureNoTLS = true
+	if err := s.app.Reload(cfg); err == nil || !strings.Contains(err.Error(), "restart") {
 		t.Errorf("TLS off by reload: %v", err)
 	}
 	if code, _, _ := get(trust2, "/json/version", tokB); code != 200 {
@@ -295,11 +239,11 @@ func TestFrontTLSAndReload(t *testing.T) {
 // TestLaunchTokenKeepsZeroConfig: the token minted for a launched browser
 // must not make a relay without configured tokens ask clients for one.
 func TestLaunchTokenKeepsZeroConfig(t *testing.T) {
-	s := serveFront(t, serveFlags{addr: "127.0.0.1:0", launch: true}, &fileConfig{})
-	if s.fr.launchToken == "" {
+	s := serve(t, Config{Addr: "127.0.0.1:0", Launch: true})
+	if s.app.LaunchToken() == "" {
 		t.Fatal("no launch token")
 	}
-	if s.fr.guard.TokensConfigured() {
+	if s.app.Guard().TokensConfigured() {
 		t.Error("the launch token alone turned tokens on")
 	}
 	resp, err := http.Get("http://" + s.addr + "/json/version")
@@ -310,28 +254,24 @@ func TestLaunchTokenKeepsZeroConfig(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Errorf("zero-config discovery: %d", resp.StatusCode)
 	}
-	if got := withToken("ws://h/extension/g", "t"); got != "ws://h/extension/g?token=t" {
-		t.Errorf("withToken = %s", got)
-	}
-	if got := withToken("ws://h/x?a=1", "t"); got != "ws://h/x?a=1&token=t" {
-		t.Errorf("withToken = %s", got)
-	}
 }
 
-func TestNewFrontRefuses(t *testing.T) {
-	tokens := &fileConfig{}
-	tokens.Tokens = append(tokens.Tokens, ingress.Token{Name: "a", SHA256: ingress.HashToken("x"), Scopes: []string{"cdp"}})
-	for name, tc := range map[string]struct {
-		f   serveFlags
-		cfg *fileConfig
-	}{
-		"open to the network": {serveFlags{addr: "0.0.0.0:9222"}, &fileConfig{}},
-		"tokens without TLS":  {serveFlags{addr: "0.0.0.0:9222"}, tokens},
-		"missing certificate": {serveFlags{addr: "127.0.0.1:0", tlsCert: "/nonexistent.pem", tlsKey: "/nonexistent.key"}, &fileConfig{}},
-		"certificate, no key": {serveFlags{addr: "127.0.0.1:0", tlsCert: "/nonexistent.pem"}, &fileConfig{}},
+func TestNewRefuses(t *testing.T) {
+	tokens := File{Tokens: []ingress.Token{{Name: "a", SHA256: ingress.HashToken("x"), Scopes: []string{"cdp"}}}}
+	for name, cfg := range map[string]Config{
+		"open to the network": {Addr: "0.0.0.0:9222"},
+		"tokens without TLS":  {Addr: "0.0.0.0:9222", File: tokens},
+		"missing certificate": {Addr: "127.0.0.1:0", TLSCert: "/nonexistent.pem", TLSKey: "/nonexistent.key"},
+		"certificate, no key": {Addr: "127.0.0.1:0", TLSCert: "/nonexistent.pem"},
+		"no address":          {},
+		"a wired relay field": {Addr: "127.0.0.1:0", Relay: relay.Config{CheckHost: func(string) bool { return true }}},
+		"an unknown profile":  {Addr: "127.0.0.1:0", File: File{DefaultProfile: "nope"}},
+		"a bad audit ring":    {Addr: "127.0.0.1:0", File: File{Audit: AuditConfig{RingSize: -1}}},
+		"an unusable relay":   {Addr: "127.0.0.1:0", Relay: relay.Config{MaxMessageBytes: 10}},
 	} {
-		if _, err := newFront(tc.f, tc.cfg, http.NotFoundHandler(), nil, nil); err == nil {
+		if a, err := New(cfg); err == nil {
 			t.Errorf("%s: accepted", name)
+			a.Close(context.Background())
 		}
 	}
 }

@@ -378,7 +378,11 @@ func (r *report) writeMarkdown(file string) error {
 		"`Target.attachToTarget {flatten:true}` to the tab, then commands on that session. The floor.")
 	fmt.Fprintln(&b, "- **extension**: the cdprelay extension in that browser, driven by a bare protocol-v2 peer "+
 		"(`chrome.debugger.attach`, then `chrome.debugger.sendCommand`) on the URL it is configured with. No relay logic.")
-	fmt.Fprintln(&b, "- **cdprelay**: the relay in the benchmark's process on that same URL (default configuration but for "+
+	what := "the product as `cdprelay serve` assembles it (internal/app: ingress guard, audit, metrics, live view, relay)"
+	if o.bare {
+		what = "the relay alone (`-bare`: `relay.New`, no ingress guard, audit or live view)"
+	}
+	fmt.Fprintln(&b, "- **cdprelay**: "+what+" in the benchmark's process on that same URL (default configuration but for "+
 		"the command rate limit, which is off), and the same Go CDP client on `/devtools/browser/<guid>` over loopback: "+
 		"`Target.setAutoAttach`, then commands on the tab's session.")
 	fmt.Fprintln(&b)
@@ -503,7 +507,7 @@ func goBenchTable(w io.Writer, rows []benchRow) {
 // commandLine is this run's command as `make bench` starts it, quoted for
 // a shell.
 func commandLine() string {
-	words := []string{"go", "run", "./cmd/cdprelay-bench"}
+	words := []string{"go", "run", "./tools/bench"}
 	for _, a := range os.Args[1:] {
 		if a == "" || strings.ContainsAny(a, " \t'\"$\\*?;&|<>()") {
 			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"

@@ -2,19 +2,20 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/cdprelay/cdprelay/internal/cdptest"
+	"github.com/cdprelay/cdprelay/internal/fakeext"
 )
 
 // request is one instruction from the relay process to the peer process.
@@ -55,7 +56,7 @@ type phaseResult struct {
 // peerState is everything the peer process holds between requests; only
 // the request loop touches it.
 type peerState struct {
-	exts    []*websocket.Conn
+	exts    []*fakeext.Quick
 	clients []*client
 }
 
@@ -129,92 +130,29 @@ func forEach(n, par int, fn func(i int) error) error {
 
 var dialer = &websocket.Dialer{HandshakeTimeout: 30 * time.Second, ReadBufferSize: 1024, WriteBufferSize: 1024}
 
-// The handshake our extension sends: who the browser is, one shared tab,
-// then initialized.
-var (
-	extInfo        = []byte(`{"method":"extension.info","params":[{"userAgent":"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36","product":"HeadlessChrome/156.0.8078.108","version":"156.0.8078.108"}]}`)
-	extTab         = []byte(`{"method":"chrome.tabs.onCreated","params":[{"id":7,"url":"about:blank","title":"","targetId":"5CALE0000000000000000000000000007","active":true,"windowId":1}]}`)
-	extInitialized = []byte(`{"method":"extension.initialized","params":[]}`)
-)
-
 func (st *peerState) dialExtensions(req request) (dialed, error) {
 	start := time.Now()
-	conns := make([]*websocket.Conn, len(req.GUIDs))
-	hdr := http.Header{"Origin": {"chrome-extension://cdprelayscalecdprelayscale"}}
+	exts := make([]*fakeext.Quick, len(req.GUIDs))
 	err := forEach(len(req.GUIDs), req.Dialers, func(i int) error {
-		c, _, err := dialer.Dial(req.Base+"/extension/"+req.GUIDs[i], hdr)
+		q, err := fakeext.DialQuick(context.Background(), req.Base+"/extension/"+req.GUIDs[i], fakeext.QuickOptions{Dialer: dialer})
 		if err != nil {
 			return fmt.Errorf("extension %d: %w", i, err)
 		}
-		for _, m := range [][]byte{extInfo, extTab, extInitialized} {
-			if err := c.WriteMessage(websocket.TextMessage, m); err != nil {
-				c.Close()
-				return fmt.Errorf("extension %d: %w", i, err)
-			}
-		}
-		conns[i] = c
-		go answer(c)
+		exts[i] = q
 		return nil
 	})
-	for _, c := range conns {
-		if c != nil {
-			st.exts = append(st.exts, c)
+	for _, q := range exts {
+		if q != nil {
+			st.exts = append(st.exts, q)
 		}
 	}
 	return dialed{Connected: len(st.exts), Seconds: time.Since(start).Seconds()}, err
 }
 
-// answer plays the browser behind an extension: every command is answered
-// at once, from the read loop, which is also the only writer. Pings are
-// answered by the connection's default handler while it reads.
-func answer(c *websocket.Conn) {
-	var reply []byte
-	for {
-		_, m, err := c.ReadMessage()
-		if err != nil {
-			return
-		}
-		id, ok := leadingID(m)
-		if !ok {
-			continue
-		}
-		reply = append(reply[:0], `{"id":`...)
-		reply = strconv.AppendInt(reply, id, 10)
-		switch {
-		case bytes.Contains(m, []byte(`"Target.getTargetInfo"`)):
-			reply = append(reply, `,"result":{"targetInfo":{"targetId":"5CALE0000000000000000000000000007","type":"page","title":"","url":"about:blank","attached":true,"canAccessOpener":false,"browserContextId":"5CALECONTEXT"}}}`...)
-		case bytes.Contains(m, []byte(`"Page.getFrameTree"`)):
-			reply = append(reply, `,"result":{"frameTree":{"frame":{"id":"5CALE0000000000000000000000000007","loaderId":"L","url":"about:blank","securityOrigin":"://","mimeType":"text/html"}}}}`...)
-		case bytes.Contains(m, []byte(`"chrome.debugger.sendCommand"`)):
-			reply = append(reply, `,"result":{"result":{"type":"number","value":1,"description":"1"}}}`...)
-		default:
-			reply = append(reply, `,"result":{}}`...)
-		}
-		if c.WriteMessage(websocket.TextMessage, reply) != nil {
-			return
-		}
-	}
-}
-
-// leadingID reads the id of a frame that starts with {"id":N, which is how
-// both the relay's commands to an extension and its replies to a client
-// begin.
-func leadingID(m []byte) (int64, bool) {
-	rest, ok := bytes.CutPrefix(m, []byte(`{"id":`))
-	if !ok {
-		return 0, false
-	}
-	end := bytes.IndexAny(rest, ",}")
-	if end < 0 {
-		return 0, false
-	}
-	id, err := strconv.ParseInt(string(rest[:end]), 10, 64)
-	return id, err == nil
-}
-
-// client is a lean CDP client: one sender and one reader goroutine.
+// client is a CDP client of one instance, timing every command of a
+// phase from its write to its reply.
 type client struct {
-	conn    *websocket.Conn
+	conn    *cdptest.Conn
 	session string
 
 	mu      sync.Mutex
@@ -244,7 +182,6 @@ func (st *peerState) dialClients(req request) (dialed, error) {
 	for _, c := range cs {
 		if c != nil {
 			st.clients = append(st.clients, c)
-			go c.read()
 		}
 	}
 	return dialed{Connected: len(st.clients), Seconds: time.Since(start).Seconds()}, err
@@ -253,74 +190,41 @@ func (st *peerState) dialClients(req request) (dialed, error) {
 // dialClient connects and auto-attaches to the instance's tab, as
 // Playwright does first, and learns the tab's session id.
 func dialClient(url string) (*client, error) {
-	conn, _, err := dialer.Dial(url, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := cdptest.DialConn(ctx, dialer, url, nil)
 	if err != nil {
 		return nil, err
 	}
-	setup := `{"id":1,"method":"Target.setAutoAttach","params":{"autoAttach":true,"waitForDebuggerOnStart":false,"flatten":true}}`
-	if err := conn.WriteMessage(websocket.TextMessage, []byte(setup)); err != nil {
+	session, err := conn.AutoAttach(ctx, fakeext.QuickTargetID)
+	if err != nil {
 		conn.Close()
-		return nil, err
+		return nil, fmt.Errorf("auto-attach: %w", err)
 	}
-	_ = conn.SetReadDeadline(time.Now().Add(30 * time.Second))
-	var session string
-	replied := false
-	for session == "" || !replied {
-		_, m, err := conn.ReadMessage()
-		if err != nil {
-			conn.Close()
-			return nil, fmt.Errorf("auto-attach: %w", err)
-		}
-		var msg struct {
-			ID     int64
-			Method string
-			Params struct{ SessionID string }
-			Error  json.RawMessage
-		}
-		if json.Unmarshal(m, &msg) != nil {
-			continue
-		}
-		switch {
-		case msg.ID == 1 && msg.Error != nil:
-			conn.Close()
-			return nil, fmt.Errorf("auto-attach: %s", msg.Error)
-		case msg.ID == 1:
-			replied = true
-		case msg.Method == "Target.attachedToTarget":
-			session = msg.Params.SessionID
-		}
-	}
-	_ = conn.SetReadDeadline(time.Time{})
-	return &client{conn: conn, session: session}, nil
+	c := &client{conn: conn, session: session}
+	conn.OnOtherReply(c.reply)
+	return c, nil
 }
 
-func (c *client) read() {
-	for {
-		_, m, err := c.conn.ReadMessage()
-		if err != nil {
-			return
+// reply times the reply to the phase's command id, from the connection's
+// read loop.
+func (c *client) reply(id int64, failed bool, frame []byte) {
+	now := time.Now()
+	if failed {
+		if c.errors.Add(1) == 1 {
+			e := string(frame)
+			c.firstErr.Store(&e)
 		}
-		id, ok := leadingID(m)
-		if !ok {
-			continue // an event
-		}
-		now := time.Now()
-		if bytes.Contains(m, []byte(`,"error":`)) {
-			if c.errors.Add(1) == 1 {
-				e := string(m)
-				c.firstErr.Store(&e)
-			}
-		}
-		c.mu.Lock()
-		if k := id - c.first; c.first != 0 && k >= 0 && k < int64(len(c.sentAt)) {
-			if at := c.sentAt[k].Load(); at != 0 {
-				c.samples = append(c.samples, now.UnixNano()-at)
-			}
-		}
-		c.last = now
-		c.mu.Unlock()
-		c.received.Add(1)
 	}
+	c.mu.Lock()
+	if k := id - c.first; c.first != 0 && k >= 0 && k < int64(len(c.sentAt)) {
+		if at := c.sentAt[k].Load(); at != 0 {
+			c.samples = append(c.samples, now.UnixNano()-at)
+		}
+	}
+	c.last = now
+	c.mu.Unlock()
+	c.received.Add(1)
 }
 
 // send writes commands at rate until d has passed, each as soon as it is
@@ -345,7 +249,7 @@ func (c *client) send(t0 time.Time, sentAt []atomic.Int64, first int64, rate flo
 			now := time.Now()
 			c.lags = append(c.lags, int64(now.Sub(t0))-int64(float64(sent)/rate*float64(time.Second)))
 			sentAt[sent].Store(now.UnixNano())
-			if err := c.conn.WriteMessage(websocket.TextMessage, msg); err != nil {
+			if err := c.conn.WriteRaw(msg); err != nil {
 				return sent, err
 			}
 		}

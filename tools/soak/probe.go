@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cdprelay/cdprelay/extension"
 	"github.com/cdprelay/cdprelay/internal/cdptest"
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 	"github.com/cdprelay/cdprelay/relay"
@@ -39,7 +40,9 @@ func startFakeInstance(ctx context.Context, srv *relay.Server, base string, tabs
 		ts = append(ts, fakeext.Tab{ID: i + 1, URL: fmt.Sprintf("https://example.com/%d", i+1), Title: "fake"})
 	}
 	ext, err := fakeext.Dial(ctx, "ws://"+base+"/extension/"+inst.GUID(), fakeext.Options{
-		Tabs: ts,
+		// The ingress guard lets our extension's origin pair.
+		Origin: "chrome-extension://" + extension.ID,
+		Tabs:   ts,
 		// A little delay keeps commands in flight when a fault strikes.
 		Gate: func(method string, _ []json.RawMessage) {
 			if method == "chrome.debugger.sendCommand" {

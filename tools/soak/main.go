@@ -1,24 +1,3 @@
-// Command cdprelay-soak runs the relay for minutes against a real headless
-// Chromium with the cdprelay extension and an unmodified Playwright client
-// (e2e/soak-client.mjs) in a loop, while it injects faults: the
-// extension's service worker stopped and woken, tabs opened and closed
-// under the client, canceled_by_user detaches (on a second instance played
-// by internal/fakeext: headless Chromium has no debugging bar to cancel),
-// frozen live-view viewers, hostile frames from other clients and on an
-// extension socket, and policy reloads. It checks its invariants the
-// whole time and exits non-zero if any breaks:
-//
-//   - every client operation succeeds or fails with a clear error within
-//     its deadline;
-//   - no command runs twice (counters in the page, and every probe
-//     command counted at the fake extension);
-//   - the audit sequence has no gap, in the ring and in its file;
-//   - goroutines and heap stay within a bound of the warm-up's, and come
-//     back down when the load stops;
-//   - the relay never restarts (it runs in this process: a panic ends the
-//     run).
-//
-// Usage: cdprelay-soak [-duration 3m] [-fault-every 5s] [-v]
 package main
 
 import (
@@ -26,26 +5,22 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/cdprelay/cdprelay/audit"
 	"github.com/cdprelay/cdprelay/denylist"
+	"github.com/cdprelay/cdprelay/internal/app"
 	"github.com/cdprelay/cdprelay/internal/chromium"
-	"github.com/cdprelay/cdprelay/internal/relaypolicy"
 	"github.com/cdprelay/cdprelay/internal/testenv"
 	"github.com/cdprelay/cdprelay/relay"
 	"github.com/cdprelay/cdprelay/screencast"
-	"github.com/cdprelay/cdprelay/viewer"
 )
 
 type options struct {
@@ -65,7 +40,11 @@ func main() {
 	flag.DurationVar(&o.warmup, "warmup", 0, "time whose peak goroutines and heap are the baseline (default: a sixth of -duration, at most 30 s)")
 	flag.DurationVar(&o.extWait, "extension-wait", 10*time.Second, "the relay's ExtensionWait: how long a client is held while the extension is away")
 	flag.BoolVar(&o.verbose, "v", false, "print every client operation")
+	smoke := flag.Bool("smoke", false, "a short run (15 s, a fault every 1.5 s) that exits non-zero on a broken invariant")
 	flag.Parse()
+	if *smoke {
+		o.duration, o.faultEvery, o.warmup = 15*time.Second, 1500*time.Millisecond, 3*time.Second
+	}
 	if o.warmup == 0 {
 		o.warmup = min(30*time.Second, o.duration/6)
 	}
@@ -73,7 +52,7 @@ func main() {
 	defer stop()
 	violations, err := run(ctx, o)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "cdprelay-soak:", err)
+		fmt.Fprintln(os.Stderr, "soak:", err)
 		os.Exit(2)
 	}
 	if violations > 0 {
@@ -81,31 +60,15 @@ func main() {
 	}
 }
 
-// auditObserver records the relay's observations in the audit log, as
-// cdprelay serve does.
-type auditObserver struct{ log *audit.Log }
-
-func (o auditObserver) Observe(ev relay.Event) {
-	detail := ev.Detail
-	if ev.Rule != "" {
-		detail = "rule " + ev.Rule
+// policies are the two configs the soak reloads in turn: [0] denies
+// Soak.denied; [1] blocks a host, which turns the navigation backstop
+// (Fetch interception) on for every attached tab, and the next reload
+// turns it off again.
+func policies() [2]app.File {
+	return [2]app.File{
+		{Policy: denylist.Config{DenyMethods: []string{"Soak.denied"}}},
+		{Policy: denylist.Config{BlockedHosts: []string{"blocked.invalid"}}},
 	}
-	o.log.Record(audit.Record{Instance: ev.Instance, Actor: audit.Actor(ev.Actor), Kind: audit.Kind(ev.Kind),
-		Method: ev.Method, Target: ev.Target, Outcome: audit.Outcome(ev.Outcome), Detail: detail})
-}
-
-func policies() ([2]relay.Policy, error) {
-	deny, err := denylist.Compile(denylist.Config{DenyMethods: []string{"Soak.denied"}}, nil)
-	if err != nil {
-		return [2]relay.Policy{}, err
-	}
-	// A blocked host turns the navigation backstop (Fetch interception)
-	// on for every attached tab, and the next reload turns it off again.
-	fence, err := denylist.Compile(denylist.Config{BlockedHosts: []string{"blocked.invalid"}}, nil)
-	if err != nil {
-		return [2]relay.Policy{}, err
-	}
-	return [2]relay.Policy{relaypolicy.Adapter{P: deny}, relaypolicy.Adapter{P: fence}}, nil
 }
 
 func run(ctx context.Context, o options) (int, error) {
@@ -131,39 +94,30 @@ func run(ctx context.Context, o options) (int, error) {
 	}
 	defer os.RemoveAll(dir)
 	auditPath := filepath.Join(dir, "audit.jsonl")
-	sink, err := audit.OpenSink(auditPath)
-	if err != nil {
-		return 0, err
-	}
-	ring := audit.NewRing(1<<16, sink.LastSeq())
-	alog := audit.NewLog(ring, sink, audit.NewMetrics(prometheus.NewRegistry()))
-	pols, err := policies()
-	if err != nil {
-		return 0, err
-	}
+	pols := policies()
+	file := pols[0]
+	file.Audit = app.AuditConfig{RingSize: 1 << 16, File: auditPath}
+	pols[0].Audit, pols[1].Audit = file.Audit, file.Audit
 
-	// The live view is built over the relay, which testenv creates: it is
-	// looked up per request.
-	var live atomic.Pointer[viewer.Server]
-	mux := http.NewServeMux()
-	mux.Handle("/v1/audit", ring.Handler())
-	mux.Handle("/v1/audit/follow", ring.Handler())
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		if v := live.Load(); v != nil {
-			v.ServeHTTP(w, r)
-			return
-		}
-		http.NotFound(w, r)
-	})
-	fmt.Printf("cdprelay-soak: %v, a fault every %v; %s, %s, %d CPUs\n", o.duration, o.faultEvery, version, runtime.Version(), runtime.NumCPU())
+	fmt.Printf("soak: %v, a fault every %v; %s, %s, %d CPUs\n", o.duration, o.faultEvery, version, runtime.Version(), runtime.NumCPU())
+	// The whole product, as cdprelay serve assembles it: the ingress
+	// guard, the audit log and its file, the live view, the relay.
+	var a *app.App
 	env, err := testenv.Start(ctx, testenv.Options{
 		DebugPort: true,
-		Relay: relay.Config{
-			Observer:      auditObserver{alog},
-			Metrics:       relay.NewMetrics(prometheus.NewRegistry()),
-			Policy:        pols[0],
-			ExtensionWait: o.extWait,
-			Fallback:      mux,
+		Build: func(addr string, log *slog.Logger) (testenv.Served, error) {
+			var err error
+			a, err = app.New(app.Config{
+				Addr:       addr,
+				Logger:     log,
+				File:       file,
+				Relay:      relay.Config{ExtensionWait: o.extWait},
+				Screencast: screencast.Config{MaxFPS: 5, MaxWidth: 640, MaxHeight: 480, Quality: 50},
+			})
+			if err != nil {
+				return testenv.Served{}, err
+			}
+			return testenv.Served{Relay: a.Relay(), Handler: a, Close: a.Close}, nil
 		},
 	})
 	if err != nil {
@@ -177,21 +131,9 @@ func run(ctx context.Context, o options) (int, error) {
 	}()
 	fmt.Printf("relay on %s; its log and the browser's: %s\n", env.Addr, env.LogPath)
 	srv := env.Relay
+	ring, sink := a.Audit().Ring(), a.Audit().Sink()
 	def := srv.Default()
 	defID := def.ID()
-	vs, err := viewer.New(viewer.Config{
-		Source:     viewer.FromRelay(srv),
-		Screencast: screencast.Config{MaxFPS: 5, MaxWidth: 640, MaxHeight: 480, Quality: 50},
-	})
-	if err != nil {
-		return 0, err
-	}
-	live.Store(vs)
-	defer func() {
-		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		vs.Close(cctx)
-		cancel()
-	}()
 
 	per, err := newPerson(ctx, env.BrowserWS)
 	if err != nil {
@@ -232,7 +174,7 @@ func run(ctx context.Context, o options) (int, error) {
 	wg.Go(func() { pr.run(bg, 4) })
 	viewStart := time.Now()
 	wg.Go(func() { healthyViewer(bg, t, viewerURL, def) })
-	inj := &injector{t: t, env: env, person: per, pageURL: pageURL, viewerURL: viewerURL,
+	inj := &injector{t: t, env: env, app: a, person: per, pageURL: pageURL, viewerURL: viewerURL,
 		probe: pr, hostileFI: hostileFI, frozen: frozen, policies: pols, extWait: o.extWait}
 	faultCtx, stopFaults := context.WithTimeout(bg, o.duration)
 	defer stopFaults()
@@ -276,16 +218,14 @@ func run(ctx context.Context, o options) (int, error) {
 	} else {
 		resp.Body.Close()
 	}
+	// Closing the App closes the audit log last, which flushes its file.
 	env.Close()
 	envClosed = true
 	aw.read()
-	cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	alog.Close(cctx)
-	cancel()
 	auditLine := checkAuditFile(t, auditPath, ring.Last(), sink.Dropped())
 
 	fmt.Println()
-	fmt.Printf("cdprelay-soak: %v with %s\n", o.duration, version)
+	fmt.Printf("soak: %v with %s\n", o.duration, version)
 	fmt.Printf("client operations: %d (ok %d, failed %d)\n", t.sum("ops"), okCount(t), t.sum("failed"))
 	fmt.Printf("  by operation: %s\n", t.line("ops"))
 	fmt.Printf("  failed by cause: %s\n", t.line("failed"))

@@ -1,0 +1,80 @@
+package app
+
+import (
+	"errors"
+	"log/slog"
+	"net"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/cdprelay/cdprelay/relay"
+	"github.com/cdprelay/cdprelay/screencast"
+)
+
+// Config is what New builds the product from. Every field but Addr has a
+// default; Reload takes a new File and certificate, every other field is
+// New's for the App's life.
+type Config struct {
+	// File is the config file's content with what the command line adds
+	// to it: policy, profiles, audit, tokens, hosts, origins, TLS. Default:
+	// the empty file, the zero-config relay (loopback only, no tokens).
+	File File
+
+	// Addr is the address the relay is served on. Off loopback New
+	// requires tokens, and TLS unless InsecureNoTLS; a specific host it
+	// names is added to File.Hosts. Required.
+	Addr string
+
+	// TLSCert and TLSKey are PEM files that replace File.TLS when either
+	// is set (the --tls-cert and --tls-key flags). Default: File.TLS.
+	TLSCert, TLSKey string
+
+	// InsecureNoTLS allows a non-loopback Addr without TLS, for a
+	// TLS-terminating proxy on a trusted network. Default: refused.
+	InsecureNoTLS bool
+
+	// Launch mints a token with the extension scope for a browser the
+	// process launches (LaunchToken), whether tokens are configured or
+	// not: a reload may add tokens while the browser runs, and its
+	// extension must still reconnect. Default: none.
+	Launch bool
+
+	// Logger receives the logs of every part. Default: discard.
+	Logger *slog.Logger
+
+	// Relay tunes the relay: limits, timeouts, DefaultGUID, Version. The
+	// fields the assembly wires itself (Logger, Observer, Metrics, Policy,
+	// DefaultProfile, ValidProfile, CheckHost, AllowClientOrigin,
+	// AdminAllowed, Fallback) must be left zero: New refuses a Config that
+	// sets them rather than let them be overwritten unseen.
+	Relay relay.Config
+
+	// Screencast tunes the live view's screencast: frame rate, quality,
+	// size. Its Metrics and Logger are the assembly's and must be nil.
+	// Default: screencast's defaults.
+	Screencast screencast.Config
+
+	// Registry is where every part registers its metrics, served at
+	// /metrics. Default: a new registry with the Go and process collectors.
+	Registry *prometheus.Registry
+}
+
+// validate checks what New needs before it builds anything.
+func (c *Config) validate() error {
+	var errs []error
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		errs = append(errs, errors.New("app: Addr must be host:port"))
+	}
+	r := c.Relay
+	if r.Logger != nil || r.Observer != nil || r.Metrics != nil || r.Policy != nil || r.DefaultProfile != "" ||
+		r.ValidProfile != nil || r.CheckHost != nil || r.AllowClientOrigin != nil || r.AdminAllowed != nil || r.Fallback != nil {
+		errs = append(errs, errors.New("app: Config.Relay sets a field the assembly wires itself"))
+	}
+	if c.Screencast.Metrics != nil || c.Screencast.Logger != nil {
+		errs = append(errs, errors.New("app: Config.Screencast sets Metrics or Logger, which the assembly wires itself"))
+	}
+	if err := c.File.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}

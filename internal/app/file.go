@@ -1,0 +1,179 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/cdprelay/cdprelay/audit"
+	"github.com/cdprelay/cdprelay/denylist"
+	"github.com/cdprelay/cdprelay/internal/ingress"
+)
+
+// File is the config file (--config), YAML or JSON (JSON is YAML). Every
+// field is optional; docs/CONFIG.md documents them with an example.
+type File struct {
+	// Policy is the global policy: method rules and the URL fence.
+	Policy denylist.Config `json:"policy"`
+	// Profiles are named policies for instances; a non-empty list in a
+	// profile replaces the global one.
+	Profiles map[string]denylist.Profile `json:"profiles"`
+	// DefaultProfile is the profile of the default instance; empty: the
+	// global policy. Minted instances name theirs (connect-url --profile).
+	DefaultProfile string `json:"default_profile"`
+	// Audit configures the audit log.
+	Audit AuditConfig `json:"audit"`
+	// Tokens, when not empty, are required on every request but the
+	// live-view page shell, loopback included.
+	Tokens []ingress.Token `json:"tokens"`
+	// Hosts are the names the relay answers to besides localhost,
+	// 127.0.0.0/8 and ::1.
+	Hosts []string `json:"hosts"`
+	// Origins relaxes the Origin rules of some endpoints.
+	Origins OriginsConfig `json:"origins"`
+	// TLS serves HTTPS and WSS; Config.TLSCert and TLSKey override it.
+	TLS TLSConfig `json:"tls"`
+}
+
+// OriginsConfig relaxes the Origin rules.
+type OriginsConfig struct {
+	// CDP are the browser origins that may use the CDP endpoints.
+	// Default: none.
+	CDP []string `json:"cdp"`
+	// ExtensionIDs are the extensions that may pair; set, it replaces the
+	// default (ours and Playwright's).
+	ExtensionIDs []string `json:"extension_ids"`
+}
+
+// TLSConfig names the certificate served.
+type TLSConfig struct {
+	// Cert and Key are PEM files, re-read on reload.
+	Cert string `json:"cert"`
+	Key  string `json:"key"`
+}
+
+// AuditConfig configures the audit log.
+type AuditConfig struct {
+	// RingSize is how many records the in-memory ring keeps. Default 4096.
+	RingSize int `json:"ring_size"`
+	// File, when set, is an append-only JSONL file that keeps every record.
+	File string `json:"file"`
+}
+
+// ReadFile reads and decodes the config file at path, strictly: an
+// unknown field is an error, not a setting silently ignored. An empty
+// path is the empty file. It does not validate; see Validate.
+func ReadFile(path string) (*File, error) {
+	f := &File{}
+	if path == "" {
+		return f, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	if err := yaml.UnmarshalStrict(b, f); err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// Validate checks everything in f that New and Reload would refuse.
+func (f *File) Validate() error {
+	if f.Audit.RingSize < 0 {
+		return errors.New("config: audit.ring_size must not be negative")
+	}
+	if (f.TLS.Cert == "") != (f.TLS.Key == "") {
+		return errors.New("config: tls needs both cert and key")
+	}
+	if err := f.ingress(nil, nil).Validate(); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	_, err := f.compilePolicy()
+	return err
+}
+
+// ingress is the file's ingress rules with what the process adds: the
+// launched browser's token, the name the listen address names. The
+// process's tokens join only a file's tokens: alone they would turn the
+// zero-config relay into one that wants a token of every client.
+func (f *File) ingress(hosts []string, tokens []ingress.Token) ingress.Config {
+	all := f.Tokens
+	if len(all) > 0 {
+		all = append(slices.Clip(all), tokens...)
+	}
+	return ingress.Config{
+		Tokens:       all,
+		Hosts:        append(slices.Clip(f.Hosts), hosts...),
+		CDPOrigins:   f.Origins.CDP,
+		ExtensionIDs: f.Origins.ExtensionIDs,
+	}
+}
+
+// compilePolicy compiles the policy part of f.
+func (f *File) compilePolicy() (*denylist.Policy, error) {
+	p, err := denylist.Compile(f.Policy, f.Profiles)
+	if err != nil {
+		return nil, fmt.Errorf("policy: %w", err)
+	}
+	if f.DefaultProfile != "" && !slices.Contains(p.Profiles(), f.DefaultProfile) {
+		return nil, fmt.Errorf("default_profile %q is not one of the profiles", f.DefaultProfile)
+	}
+	return p, nil
+}
+
+// Explain says what a valid file does: its policy, its audit log and who
+// may reach the relay under it.
+func (f *File) Explain() (string, error) {
+	p, err := f.compilePolicy()
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString(p.Explain())
+	if f.Audit.File != "" {
+		size := f.Audit.RingSize
+		if size == 0 {
+			size = audit.DefaultCapacity
+		}
+		fmt.Fprintf(&b, "\naudit: ring of %d records, everything also appended to %s\n", size, f.Audit.File)
+	}
+	b.WriteString("\n")
+	b.WriteString(f.explainIngress())
+	return b.String(), nil
+}
+
+// explainIngress says who may reach the relay under f.
+func (f *File) explainIngress() string {
+	var b strings.Builder
+	if len(f.Tokens) == 0 {
+		b.WriteString("ingress: no tokens; loopback peers may do everything, others may only load the live-view page (a non-loopback --addr is refused)\n")
+	} else {
+		fmt.Fprintf(&b, "ingress: %d token(s), required on every request but the live-view page, loopback included\n", len(f.Tokens))
+		for _, t := range f.Tokens {
+			set, _ := ingress.ParseScopes(t.Scopes)
+			fmt.Fprintf(&b, "  %s: %s\n", t.Name, set)
+		}
+	}
+	b.WriteString("  Host: localhost, 127.0.0.0/8, ::1")
+	for _, h := range f.Hosts {
+		b.WriteString(", " + h)
+	}
+	b.WriteString("\n")
+	if len(f.Origins.CDP) > 0 {
+		fmt.Fprintf(&b, "  CDP endpoints also accept Origin %s\n", strings.Join(f.Origins.CDP, ", "))
+	}
+	ids := f.Origins.ExtensionIDs
+	if ids == nil {
+		ids = ingress.DefaultExtensionIDs
+	}
+	fmt.Fprintf(&b, "  extensions that may pair: %s\n", strings.Join(ids, ", "))
+	if f.TLS.Cert != "" {
+		fmt.Fprintf(&b, "  TLS: %s, %s (not opened here; serve opens them)\n", f.TLS.Cert, f.TLS.Key)
+	}
+	return b.String()
+}

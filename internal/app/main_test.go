@@ -1,0 +1,9 @@
+package app
+
+import (
+	"testing"
+
+	"github.com/cdprelay/cdprelay/internal/leakcheck"
+)
+
+func TestMain(m *testing.M) { leakcheck.Main(m) }

@@ -1,0 +1,6 @@
+// Package chromium finds and runs a dedicated Chromium for the relay's
+// embedded default: headless (or headful on request), a fresh profile, and
+// the relay's own extension loaded. It lives apart from the command so that
+// the end-to-end tests and the developer tools start the browser exactly as
+// `cdprelay serve --launch` does, and never download one of their own.
+package chromium
