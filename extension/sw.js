@@ -44,8 +44,7 @@ const browserInfo = (async () => {
   try {
     const { fullVersionList = [] } = await navigator.userAgentData.getHighEntropyValues(["fullVersionList"]);
     const brand =
-      fullVersionList.find((b) => b.brand === "Google Chrome") ||
-      fullVersionList.find((b) => b.brand === "Chromium");
+      fullVersionList.find((b) => b.brand === "Google Chrome") || fullVersionList.find((b) => b.brand === "Chromium");
     if (brand) version = brand.version;
   } catch {
     // Keep the version from the user agent string.
@@ -94,7 +93,9 @@ function connect() {
     if (conn !== c) return; // closed on purpose; already cleaned up
     const wasOpen = c.open;
     drop(c);
-    retry(wasOpen ? `connection closed (code ${e.code}${e.reason ? ": " + e.reason : ""})` : "relay refused or unreachable");
+    retry(
+      wasOpen ? `connection closed (code ${e.code}${e.reason ? ": " + e.reason : ""})` : "relay refused or unreachable",
+    );
   };
 }
 
@@ -132,9 +133,7 @@ function send(c, method, params) {
 // Tab announcements need an async look-up of the target id; running them in
 // one chain per connection keeps onCreated, onUpdated and onRemoved in order.
 function enqueue(c, fn) {
-  c.chain = c.chain
-    .then(() => (conn === c ? fn() : undefined))
-    .catch((e) => console.warn("cdprelay:", errorText(e)));
+  c.chain = c.chain.then(() => (conn === c ? fn() : undefined)).catch((e) => console.warn("cdprelay:", errorText(e)));
 }
 
 function handshake(c) {
@@ -347,7 +346,10 @@ function applyFence() {
       }
       for (const id of personTabs) if (!excluded.includes(id)) excluded.push(id);
     }
-    const addRules = (fence.rules || []).map((r) => ({ ...r, condition: { ...r.condition, excludedTabIds: excluded } }));
+    const addRules = (fence.rules || []).map((r) => ({
+      ...r,
+      condition: { ...r.condition, excludedTabIds: excluded },
+    }));
     await chrome.declarativeNetRequest.updateSessionRules({ removeRuleIds: fence.installed, addRules });
     fence.installed = addRules.map((r) => r.id);
   });

@@ -14,20 +14,6 @@ import (
 // type "warning") and a CDPRelay.controlChanged event
 // {controlled, by} for clients that listen on a raw CDP session.
 
-// controlRefused lists what a client may not do while a person holds the
-// tab: everything that moves the pointer, types, or navigates.
-func controlRefused(method string) bool {
-	if len(method) > 6 && method[:6] == "Input." {
-		return true
-	}
-	switch method {
-	case "Page.navigate", "Page.reload", "Page.navigateToHistoryEntry",
-		"Page.resetNavigationHistory", "Page.bringToFront":
-		return true
-	}
-	return false
-}
-
 // ruleTakeOver is the rule id of what a person's take-over refuses.
 const ruleTakeOver = "relay:take-over"
 

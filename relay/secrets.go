@@ -214,14 +214,6 @@ func (in *Instance) lockSecret(name string, value []byte) {
 	}
 }
 
-// unlockedCopy returns b with locked values replaced, or b itself.
-func (in *Instance) scrub(b []byte) []byte {
-	if l := in.locked.Load(); l != nil && l.Contains(b) {
-		return l.Replace(nil, b)
-	}
-	return b
-}
-
 func (in *Instance) scrubString(s string) string {
 	if l := in.locked.Load(); l != nil && l.Contains([]byte(s)) {
 		return string(l.Replace(nil, []byte(s)))
