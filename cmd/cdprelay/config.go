@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/cdprelay/cdprelay/denylist"
 	"github.com/cdprelay/cdprelay/internal/app"
 )
 
@@ -12,6 +13,8 @@ import (
 // they add to what the config file says.
 type policyFlags struct {
 	allowedDomains, blockedDomains, denyMethods string
+	blindDomains, readOnlyDomains, askDomains   string
+	uploadsDir                                  string
 }
 
 func splitList(s string) []string {
@@ -34,6 +37,14 @@ func loadConfig(path string, pf policyFlags) (*app.File, error) {
 	cfg.Policy.AllowedHosts = append(cfg.Policy.AllowedHosts, splitList(pf.allowedDomains)...)
 	cfg.Policy.BlockedHosts = append(cfg.Policy.BlockedHosts, splitList(pf.blockedDomains)...)
 	cfg.Policy.DenyMethods = append(cfg.Policy.DenyMethods, splitList(pf.denyMethods)...)
+	if hosts := splitList(pf.blindDomains); len(hosts) > 0 {
+		cfg.Policy.Tiers = append(cfg.Policy.Tiers, denylist.TierRule{Hosts: hosts, Tier: denylist.TierBlind})
+	}
+	if hosts := splitList(pf.readOnlyDomains); len(hosts) > 0 {
+		cfg.Policy.Tiers = append(cfg.Policy.Tiers, denylist.TierRule{Hosts: hosts, Tier: denylist.TierReadOnly})
+	}
+	cfg.Policy.AskDomains = append(cfg.Policy.AskDomains, splitList(pf.askDomains)...)
+	cfg.Policy.UploadsDir = append(cfg.Policy.UploadsDir, splitList(pf.uploadsDir)...)
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

@@ -57,6 +57,10 @@ func serve(args []string) int {
 	fs.StringVar(&f.policy.allowedDomains, "allowed-domains", "", "comma-separated hosts automation may navigate to (example.com, .example.com for subdomains too, *.example.com); empty: any")
 	fs.StringVar(&f.policy.blockedDomains, "blocked-domains", "", "comma-separated hosts automation may never navigate to")
 	fs.StringVar(&f.policy.denyMethods, "deny-methods", "", "comma-separated CDP method patterns to refuse, added to the defaults (e.g. 'Network.*Cookie*,DOM.setFileInputFiles')")
+	fs.StringVar(&f.policy.blindDomains, "blind-domains", "", "comma-separated hosts automation may not see at all (tier blind): it may only navigate away from them")
+	fs.StringVar(&f.policy.readOnlyDomains, "read-only-domains", "", "comma-separated hosts automation may read but not act on (tier read-only)")
+	fs.StringVar(&f.policy.askDomains, "ask-domains", "", "comma-separated hosts automation navigates to only once a person approves in the live view")
+	fs.StringVar(&f.policy.uploadsDir, "uploads-dir", "", "comma-separated folders automation may upload files from (default: uploads refused)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0

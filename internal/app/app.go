@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -22,6 +23,7 @@ import (
 	"github.com/cdprelay/cdprelay/internal/routes"
 	"github.com/cdprelay/cdprelay/relay"
 	"github.com/cdprelay/cdprelay/screencast"
+	"github.com/cdprelay/cdprelay/secrets"
 	"github.com/cdprelay/cdprelay/viewer"
 )
 
@@ -114,6 +116,13 @@ func New(cfg Config) (_ *App, err error) {
 	rc.ValidProfile = func(name string) bool { return slices.Contains(a.policy.Load().Profiles(), name) }
 	rc.Observer = AuditObserver{a.audit}
 	rc.Metrics = a.metrics
+	rc.RedactHeaders = append(slices.Clip(rc.RedactHeaders), cfg.File.RedactHeaders...)
+	if t := cfg.File.Dialogs.Timeout; t > 0 {
+		rc.DialogTimeout = time.Duration(t)
+	}
+	if t := cfg.File.Approvals.Timeout; t > 0 {
+		rc.ApprovalTimeout = time.Duration(t)
+	}
 	// The ingress guard in front has checked Host, Origin and the token's
 	// scopes (with the configured names and origins) before the relay
 	// sees a request.
@@ -128,6 +137,9 @@ func New(cfg Config) (_ *App, err error) {
 			a.relay.Close(context.Background())
 		}
 	}()
+	if err := a.setSecrets(cfg.File.Secrets); err != nil {
+		return nil, err
+	}
 	if a.live, err = a.newLiveView(); err != nil {
 		return nil, err
 	}
@@ -296,7 +308,12 @@ func (a *App) prepareReload(cfg *Config) (apply func(), err error) {
 			return nil, err
 		}
 	}
+	store, err := secrets.New(cfg.File.Secrets)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
 	return func() {
+		a.relay.SetSecrets(secretSource(store))
 		a.metrics.InitRules(pol.Rules())
 		a.policy.Store(pol)
 		a.relay.SetPolicy(relaypolicy.Adapter{P: pol})
@@ -334,4 +351,22 @@ func (a *App) closeAudit(ctx context.Context) error {
 		return fmt.Errorf("closing the audit log: %w", err)
 	}
 	return nil
+}
+
+// setSecrets gives the relay the configured secrets.
+func (a *App) setSecrets(list []secrets.Config) error {
+	store, err := secrets.New(list)
+	if err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	a.relay.SetSecrets(secretSource(store))
+	return nil
+}
+
+// secretSource is the relay's view of store: none when it holds nothing.
+func secretSource(store *secrets.Store) relay.SecretSource {
+	if len(store.Names()) == 0 {
+		return nil
+	}
+	return store
 }

@@ -1,13 +1,17 @@
 package app
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/cdprelay/cdprelay/secrets"
 
 	"github.com/cdprelay/cdprelay/audit"
 	"github.com/cdprelay/cdprelay/denylist"
@@ -37,7 +41,50 @@ type File struct {
 	Origins OriginsConfig `json:"origins"`
 	// TLS serves HTTPS and WSS; Config.TLSCert and TLSKey override it.
 	TLS TLSConfig `json:"tls"`
+	// Secrets are values automation may type by reference
+	// ({{secret:NAME}}), on their own origins only, and never read.
+	Secrets []secrets.Config `json:"secrets"`
+	// RedactHeaders are header names, besides Cookie, Set-Cookie,
+	// Authorization and Proxy-Authorization, whose values never reach a
+	// client (an API key header, say). Read at start.
+	RedactHeaders []string `json:"redact_headers"`
+	// Dialogs and Approvals are the person's: how long a JavaScript
+	// dialog, and a command held for approval, wait for an answer. Read at
+	// start.
+	Dialogs   TimeoutConfig `json:"dialogs"`
+	Approvals TimeoutConfig `json:"approvals"`
 }
+
+// TimeoutConfig is a wait with a default.
+type TimeoutConfig struct {
+	// Timeout is a Go duration ("30s", "2m"). Default: the relay's.
+	Timeout Duration `json:"timeout"`
+}
+
+// Duration is a time.Duration written as Go writes one: "30s", "1m30s".
+type Duration time.Duration
+
+// UnmarshalJSON reads "30s" (or a number of seconds).
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		var secs float64
+		if json.Unmarshal(b, &secs) != nil {
+			return errors.New("a duration is a string such as \"30s\"")
+		}
+		*d = Duration(secs * float64(time.Second))
+		return nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalJSON writes the duration as "30s".
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
 
 // OriginsConfig relaxes the Origin rules.
 type OriginsConfig struct {
@@ -93,6 +140,12 @@ func (f *File) Validate() error {
 	if err := f.ingress(nil, nil).Validate(); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
+	if f.Dialogs.Timeout < 0 || f.Approvals.Timeout < 0 {
+		return errors.New("config: dialogs.timeout and approvals.timeout must not be negative")
+	}
+	if _, err := secrets.New(f.Secrets); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
 	_, err := f.compilePolicy()
 	return err
 }
@@ -141,6 +194,14 @@ func (f *File) Explain() (string, error) {
 			size = audit.DefaultCapacity
 		}
 		fmt.Fprintf(&b, "\naudit: ring of %d records, everything also appended to %s\n", size, f.Audit.File)
+	}
+	if len(f.Secrets) > 0 {
+		st, err := secrets.New(f.Secrets)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString("\n")
+		b.WriteString(st.Explain())
 	}
 	b.WriteString("\n")
 	b.WriteString(f.explainIngress())
