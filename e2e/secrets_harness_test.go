@@ -623,7 +623,7 @@ func (a *attacker) navigate(session, url string) {
 }
 
 // child waits for the session of session's out-of-process frame on
-// origin, and returns it.
+// origin (the first frame still without a URL will do), and returns it.
 func (a *attacker) child(session, origin string) string {
 	a.t.Helper()
 	ctx, cancel := context.WithTimeout(a.ctx, 10*time.Second)
@@ -634,9 +634,15 @@ func (a *attacker) child(session, origin string) string {
 		}
 		var ev struct{ TargetInfo struct{ Type, URL string } }
 		json.Unmarshal(m.Params, &ev)
-		return ev.TargetInfo.Type == "iframe" && strings.HasPrefix(ev.TargetInfo.URL, origin)
+		// Chrome attaches the frame before it commits: its URL may be "".
+		return ev.TargetInfo.Type == "iframe" && (ev.TargetInfo.URL == "" || strings.HasPrefix(ev.TargetInfo.URL, origin))
 	})
 	if err != nil {
+		for _, m := range a.c.Messages() {
+			if m.Method == "Target.attachedToTarget" {
+				a.t.Logf("%s %s", m.SessionID, m.Params)
+			}
+		}
 		a.t.Fatalf("no session for the frame on %s: %v", origin, err)
 	}
 	var ev struct{ SessionID string }

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
@@ -400,4 +401,254 @@ func TestCredentialsContinuedElsewhere(t *testing.T) {
 		}
 	}
 	noLeaks(t, "raw client", cr.never(t).scanFrames("client", a.c.Frames()))
+}
+
+// TestCredentialsLoadNetworkResource: Network.loadNetworkResource with
+// includeCredentials sends the person's cookie and cached Basic pair (the
+// site answers as for the person) and its result, headers and stream,
+// shows neither, nor the cookie the response sets.
+func TestCredentialsLoadNetworkResource(t *testing.T) {
+	requireEnv(t)
+	ctx := testCtx(t, 60*time.Second)
+	cr := personCredentials(ctx, t)
+	setPolicy(t, denylist.Config{})
+	a := newClient(ctx, t)
+	session := a.tab(env.Pages.Main + "/secure/home")
+	res, err := a.call(session, "Page.getFrameTree", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tree struct {
+		FrameTree struct{ Frame struct{ ID string } }
+	}
+	json.Unmarshal(res, &tree)
+	load := func(path string) (status int, body string) {
+		t.Helper()
+		res, err := a.call(session, "Network.loadNetworkResource", map[string]any{"frameId": tree.FrameTree.Frame.ID, "url": env.Pages.Main + path, "options": map[string]any{"disableCache": true, "includeCredentials": true}})
+		if err != nil {
+			t.Fatalf("Network.loadNetworkResource %s: %v", path, err)
+		}
+		var r struct {
+			Resource struct {
+				Success        bool
+				HTTPStatusCode int `json:"httpStatusCode"`
+				Stream         string
+			}
+		}
+		json.Unmarshal(res, &r)
+		if r.Resource.Stream != "" {
+			for {
+				res, err := a.call(session, "IO.read", map[string]any{"handle": r.Resource.Stream})
+				if err != nil {
+					break
+				}
+				var chunk struct {
+					Data          string
+					Base64Encoded bool
+					EOF           bool
+				}
+				json.Unmarshal(res, &chunk)
+				if chunk.Base64Encoded {
+					b, _ := base64.StdEncoding.DecodeString(chunk.Data)
+					chunk.Data = string(b)
+				}
+				body += chunk.Data
+				if chunk.EOF {
+					break
+				}
+			}
+			a.call(session, "IO.close", map[string]any{"handle": r.Resource.Stream})
+		}
+		return r.Resource.HTTPStatusCode, body
+	}
+	if status, body := load("/secure/rotate"); status != 200 || !strings.Contains(body, "rotated") {
+		t.Errorf("/secure/rotate through loadNetworkResource: %d %q, want the person's session rotated", status, body)
+	}
+	if status, body := load("/basic/page"); status != 200 || !strings.Contains(body, "basic ok") {
+		t.Errorf("/basic/page through loadNetworkResource: %d %q, want the cached pair sent", status, body)
+	}
+	if status, body := load("/secure/api"); status != 200 || body != `{"loggedIn":true}` {
+		t.Errorf("/secure/api after the rotation: %d %q, want the rotated session", status, body)
+	}
+	noLeaks(t, "raw client with loadNetworkResource", cr.never(t).scanFrames("client", a.c.Frames()))
+}
+
+// TestCredentialsCookieJarWrites: under the default policy, a raw client
+// cannot write, clear or read the person's cookies — Network.setCookie(s),
+// Storage.setCookies, deletes and clears, Storage.clearDataForOrigin and
+// clearDataForStorageKey with cookies (or all), Network.setExtraHTTPHeaders
+// with a Cookie — and the person's jar is as it was after each attempt.
+func TestCredentialsCookieJarWrites(t *testing.T) {
+	requireEnv(t)
+	ctx := testCtx(t, 60*time.Second)
+	cr := personCredentials(ctx, t)
+	setPolicy(t, denylist.Config{})
+	a := newClient(ctx, t)
+	session := a.tab(env.Pages.Main + "/secure/home")
+	planted := map[string]any{"name": "sid", "value": "planted", "url": env.Pages.Main + "/", "httpOnly": true}
+	attempts := []struct {
+		session, method string
+		params          any
+	}{
+		{session, "Network.setCookie", planted},
+		{session, "Network.setCookies", map[string]any{"cookies": []any{planted}}},
+		{"", "Storage.setCookies", map[string]any{"cookies": []any{map[string]any{"name": "sid", "value": "planted", "domain": "127.0.0.1", "path": "/"}}}},
+		{session, "Network.deleteCookies", map[string]any{"name": "sid", "url": env.Pages.Main + "/"}},
+		{session, "Network.clearBrowserCookies", nil},
+		{"", "Storage.clearCookies", nil},
+		{session, "Storage.clearDataForOrigin", map[string]any{"origin": env.Pages.Main, "storageTypes": "cookies"}},
+		{session, "Storage.clearDataForOrigin", map[string]any{"origin": env.Pages.Main, "storageTypes": "all"}},
+		{session, "Storage.clearDataForOrigin", map[string]any{"origin": env.Pages.Main, "storageTypes": "local_storage, cookies"}},
+		{session, "Storage.clearDataForStorageKey", map[string]any{"storageKey": env.Pages.Main + "/", "storageTypes": "cookies"}},
+		{session, "Network.setExtraHTTPHeaders", map[string]any{"headers": map[string]string{"Cookie": "sid=planted"}}},
+		{session, "Network.setExtraHTTPHeaders", map[string]any{"headers": map[string]string{"cookie": "sid=planted"}}},
+		{session, "Network.getCookies", nil},
+		{session, "Network.getAllCookies", nil},
+		{"", "Storage.getCookies", nil},
+	}
+	for _, at := range attempts {
+		before := cr.p.jar()
+		_, err := a.call(at.session, at.method, at.params)
+		if err == nil {
+			t.Errorf("%s %v: not refused", at.method, at.params)
+		}
+		// A header set for every request would show in the next one.
+		a.start(session, "after", "/secure/api?after-"+at.method)
+		if v := a.finish(session, "after"); v != `"{\"loggedIn\":true}"` {
+			t.Errorf("after %s %v the site answered %s", at.method, at.params, v)
+		}
+		if after := cr.p.jar(); strings.Join(after, "\n") != strings.Join(before, "\n") {
+			t.Errorf("%s %v changed the person's cookies:\nbefore %v\nafter  %v", at.method, at.params, before, after)
+		}
+	}
+	for _, r := range cr.s.Requests("/secure/api") {
+		if strings.Contains(r.Cookie, "planted") {
+			t.Errorf("the site got the client's cookie as the person's: %s?%s Cookie: %s", r.Path, r.Query, r.Cookie)
+		}
+	}
+	noLeaks(t, "raw client", cr.never(t).scanFrames("client", a.c.Frames()))
+}
+
+// TestCredentialsCookieReadsWithoutPolicy: with no policy at all (every
+// method allowed), Storage.getCookies and Network.getCookies answer, but
+// the values of HttpOnly cookies are markers.
+func TestCredentialsCookieReadsWithoutPolicy(t *testing.T) {
+	requireEnv(t)
+	ctx := testCtx(t, 60*time.Second)
+	cr := personCredentials(ctx, t)
+	env.Relay.SetPolicy(nil)
+	a := newClient(ctx, t)
+	session := a.tab(env.Pages.Main + "/secure/home")
+	for _, c := range []struct{ session, method string }{{"", "Storage.getCookies"}, {session, "Network.getCookies"}, {session, "Network.getAllCookies"}} {
+		res, err := a.call(c.session, c.method, nil)
+		if err != nil {
+			t.Errorf("%s without a policy: %v", c.method, err)
+			continue
+		}
+		var r struct {
+			Cookies []struct{ Name, Value string }
+		}
+		json.Unmarshal(res, &r)
+		found := false
+		for _, ck := range r.Cookies {
+			if ck.Name == "sid" {
+				found = true
+				if ck.Value != marker(cr.sid) {
+					t.Errorf("%s: sid=%s, want %s", c.method, ck.Value, marker(cr.sid))
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no sid cookie in %s", c.method, res)
+		}
+	}
+	noLeaks(t, "raw client without a policy", cr.never(t).scanFrames("client", a.c.Frames()))
+}
+
+// TestCredentialsCrossOriginFrame: a frame of the other origin, in its
+// own process with its own session, gets an HttpOnly cookie of its own
+// (Set-Cookie in its response) and sends it on its next requests; the
+// client, with Network on in the frame's session, gets neither value.
+func TestCredentialsCrossOriginFrame(t *testing.T) {
+	requireEnv(t)
+	ctx := testCtx(t, 60*time.Second)
+	cr := personCredentials(ctx, t)
+	a := newClient(ctx, t)
+	session := a.tab(env.Pages.Main + "/secure/login.html?other=" + env.Pages.Other)
+	child := a.child(session, env.Pages.Other)
+	for _, m := range []string{"Network.enable", "Page.enable", "Runtime.enable"} {
+		if _, err := a.call(child, m, nil); err != nil {
+			t.Fatalf("%s on the frame: %v", m, err)
+		}
+	}
+	// The frame loads again (a new cookie) and fetches with its cookie.
+	if _, err := a.eval(child, "location.reload()"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if v, err := a.eval(child, "fetch('/secure/api').then((r) => r.status)"); err != nil || v != "200" {
+		t.Errorf("the frame's fetch: %s %v", v, err)
+	}
+	settle()
+	var sent []string
+	for _, r := range cr.s.Requests("/secure/api") {
+		if r.Host == host(env.Pages.Other) {
+			sent = append(sent, r.Cookie)
+		}
+	}
+	if len(sent) == 0 || !strings.Contains(sent[len(sent)-1], "fsid=") {
+		t.Errorf("the frame did not send its own cookie: %q; the person's jar: %v", sent, cr.p.jar())
+	}
+	var setCookies []string
+	for _, m := range a.c.Messages() {
+		if m.Method == "Network.responseReceivedExtraInfo" && m.SessionID == child {
+			var ev struct{ Headers map[string]string }
+			json.Unmarshal(m.Params, &ev)
+			if sc, ok := header(ev.Headers, "Set-Cookie"); ok {
+				setCookies = append(setCookies, sc)
+			}
+		}
+	}
+	if len(setCookies) == 0 {
+		t.Error("the frame's session reported no response with Set-Cookie")
+	}
+	for _, sc := range setCookies {
+		if !markerRE.MatchString(sc) {
+			t.Errorf("the frame's Set-Cookie: %q, want a marker", sc)
+		}
+	}
+	noLeaks(t, "raw client in a cross-origin frame", cr.never(t).scanFrames("client", a.c.Frames()))
+}
+
+// TestCredentialsPasswordInTabURL: the person opened a page of the site
+// with the Basic pair in the address (http://user:password@host/), the
+// way one signs in to a router. Chrome keeps the pair in the tab's URL,
+// which it reports everywhere — target infos, the frame tree, the
+// navigation history, Network events. The password is a cached credential
+// like the others: it must not reach a client of the relay.
+func TestCredentialsPasswordInTabURL(t *testing.T) {
+	requireEnv(t)
+	ctx := testCtx(t, 60*time.Second)
+	p := newPerson(ctx, t)
+	s := site(t)
+	user, pass := secret("user"), secret("pass")
+	s.SetBasic(user, pass)
+	u, _ := url.Parse(env.Pages.Main + "/basic/")
+	u.User = url.UserPassword(user, pass)
+	tid := p.openTab(u.String())
+	a := newClient(ctx, t)
+	session := a.sessionFor(tid, 5*time.Second)
+	if session == "" {
+		t.Fatal("the person's tab is not shared")
+	}
+	for _, m := range []string{"Page.enable", "Network.enable", "Page.getFrameTree", "Page.getNavigationHistory", "Target.getTargetInfo", "Page.reload"} {
+		if _, err := a.call(session, m, nil); err != nil {
+			t.Errorf("%s: %v", m, err)
+		}
+	}
+	a.call("", "Target.getTargets", nil)
+	settle()
+	never := secretSet{}
+	never.add(t, "the password in the tab's URL", pass)
+	noLeaks(t, "raw client on the person's tab", never.scanFrames("client", a.c.Frames()))
 }

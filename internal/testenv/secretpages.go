@@ -30,7 +30,8 @@ import (
 //   - /secure/echo: a page that shows the password it was given (query
 //     or form) in #echo.
 //   - /secure/iframe.html: sets a cookie of its own origin, "fsid"
-//     (HttpOnly, SameSite=None, Secure), and has a field (#inner) that
+//     (HttpOnly, SameSite=None, Secure, Partitioned: Chrome blocks other
+//     third-party cookies by default), and has a field (#inner) that
 //     posts what is typed in it to /secure/sink.
 //   - /basic/: HTTP Basic authentication with the pair SetBasic gave.
 //
@@ -254,7 +255,7 @@ func (p *Pages) secretPages(mux *http.ServeMux) {
 	mux.HandleFunc("/secure/iframe.html", func(w http.ResponseWriter, r *http.Request) {
 		read(r)
 		v := s.newValue(r.Host, false)
-		w.Header().Add("Set-Cookie", "fsid="+v+"; Path=/; HttpOnly; SameSite=None; Secure")
+		w.Header().Add("Set-Cookie", "fsid="+v+"; Path=/; HttpOnly; SameSite=None; Secure; Partitioned")
 		page(w, 200, "Frame", `<p id="where">frame at `+html.EscapeString(r.Host)+`</p>
 <input id="inner" autocomplete="off">
 <script>
