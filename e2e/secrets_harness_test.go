@@ -26,6 +26,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/cdptest"
 	"github.com/cdprelay/cdprelay/internal/testenv"
+	"github.com/cdprelay/cdprelay/relay"
 )
 
 // The credential and secret tests' harness. A client of the relay must
@@ -697,4 +698,44 @@ func header(h map[string]string, name string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// script runs an e2e node script against the tap, with the test's
+// origins and a folder for what it writes, and returns that folder and its
+// output. The script writes report.json, read into report.
+func script(t *testing.T, tp *tap, name, scenario string, report any) (out, stdout string) {
+	t.Helper()
+	out = t.TempDir()
+	stdout = runNode(t, name, scenario, tp.endpoint(), env.Pages.Main, env.Pages.Other, out)
+	b, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatalf("%s %s wrote no report: %v", name, scenario, err)
+	}
+	if err := json.Unmarshal(b, report); err != nil {
+		t.Fatalf("%s %s: report.json: %v", name, scenario, err)
+	}
+	return out, stdout
+}
+
+// noLeaksIn searches what a node client received (the tap's frames), what
+// it printed, and every file it wrote.
+func noLeaksIn(t *testing.T, set secretSet, tp *tap, out, stdout string) {
+	t.Helper()
+	noLeaks(t, "the client's frames", set.scanFrames("client", tp.Frames()))
+	noLeaks(t, "the client's output", set.scan("stdout", []byte(stdout)))
+	files, _ := os.ReadDir(out)
+	for _, f := range files {
+		noLeaks(t, f.Name(), set.scanFile(t, filepath.Join(out, f.Name())))
+	}
+}
+
+// audited reports whether the relay observed an event that matches since
+// mark.
+func audited(mark int, match func(relay.Event) bool) bool {
+	for _, e := range env.Audit.Since(mark) {
+		if match(e) {
+			return true
+		}
+	}
+	return false
 }

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"github.com/cdprelay/cdprelay/denylist"
 	"github.com/cdprelay/cdprelay/internal/cdptest"
 	"github.com/cdprelay/cdprelay/internal/testenv"
+	"github.com/cdprelay/cdprelay/relay"
 )
 
 // The credential and secret tests: the person is logged in to a site (an
@@ -651,4 +654,217 @@ func TestCredentialsPasswordInTabURL(t *testing.T) {
 	never := secretSet{}
 	never.add(t, "the password in the tab's URL", pass)
 	noLeaks(t, "raw client on the person's tab", never.scanFrames("client", a.c.Frames()))
+}
+
+// siteUse is what the page's use of the site answered (secrets-playwright.mjs).
+type siteUse struct {
+	API    string `json:"api"`
+	Rotate int    `json:"rotate"`
+	After  string `json:"after"`
+	Basic  int    `json:"basic"`
+	WS     string `json:"ws"`
+}
+
+// checkSiteUse checks that the site answered as for the person: their
+// cookie, the rotated one, the cached Basic pair reached it.
+func checkSiteUse(t *testing.T, got siteUse) {
+	t.Helper()
+	want := siteUse{API: `{"loggedIn":true}`, Rotate: 200, After: `{"loggedIn":true}`, Basic: 200, WS: "logged in"}
+	if got != want {
+		t.Errorf("the site through the client's page: %+v, want %+v", got, want)
+	}
+}
+
+// TestCredentialsPlaywrightHeaders: Playwright reads every request's and
+// response's headers (allHeaders, headersArray, headerValue) — a page
+// load, a fetch, the rotation, a Basic page, a WebSocket, a cross-origin
+// frame's requests — and runs raw sessions on the page
+// (context.newCDPSession) and the browser (newBrowserCDPSession). The
+// credentials read as markers; nothing else of them reaches it.
+func TestCredentialsPlaywrightHeaders(t *testing.T) {
+	requireEnv(t)
+	ctx := testCtx(t, 90*time.Second)
+	cr := personCredentials(ctx, t)
+	setPolicy(t, denylist.Config{})
+	tp := newTap(t)
+	var rep struct {
+		State string
+		Site  siteUse
+		Frame string
+		Reads []struct {
+			URL       string
+			Request   map[string]string
+			Cookie    *string
+			Response  map[string]string
+			SetCookie *string
+		}
+		Raw []struct{ Ev string }
+	}
+	out, stdout := script(t, tp, "secrets-playwright.mjs", "headers", &rep)
+	if rep.State != "logged in" {
+		t.Errorf("the page says %q", rep.State)
+	}
+	checkSiteUse(t, rep.Site)
+	if rep.Frame != `{"loggedIn":false}` {
+		t.Errorf("the frame's fetch: %q", rep.Frame)
+	}
+	read := func(path string) (req, resp map[string]string) {
+		for _, r := range rep.Reads {
+			if strings.Contains(r.URL, path) {
+				return r.Request, r.Response
+			}
+		}
+		t.Errorf("Playwright read no headers for %s", path)
+		return nil, nil
+	}
+	req, _ := read("/secure/home")
+	if req["cookie"] != marker("sid="+cr.sid) {
+		t.Errorf("allHeaders() of the page: cookie %q, want %q", req["cookie"], marker("sid="+cr.sid))
+	}
+	_, resp := read("/secure/rotate")
+	if !markerRE.MatchString(resp["set-cookie"]) {
+		t.Errorf("allHeaders() of the rotation: set-cookie %q, want a marker", resp["set-cookie"])
+	}
+	req, _ = read("/basic/page")
+	if want := marker(testenv.BasicHeader(cr.user, cr.pass)); req["authorization"] != want {
+		t.Errorf("allHeaders() of the Basic page: authorization %q, want %q", req["authorization"], want)
+	}
+	_, resp = read("/secure/iframe.html")
+	if !markerRE.MatchString(resp["set-cookie"]) {
+		t.Errorf("allHeaders() of the frame: set-cookie %q, want a marker", resp["set-cookie"])
+	}
+	seen := map[string]int{}
+	for _, r := range rep.Raw {
+		seen[r.Ev]++
+	}
+	for _, ev := range []string{"Network.requestWillBeSentExtraInfo", "Network.responseReceivedExtraInfo", "Network.webSocketWillSendHandshakeRequest"} {
+		if seen[ev] == 0 {
+			t.Errorf("the page's CDP session got no %s", ev)
+		}
+	}
+	noLeaksIn(t, cr.never(t), tp, out, stdout)
+}
+
+// TestCredentialsPlaywrightRecordings: a trace with snapshots
+// (context.tracing) and a HAR (routeFromHAR with update) of the same
+// visit: both are built from what the client received, and hold markers,
+// never the credentials.
+func TestCredentialsPlaywrightRecordings(t *testing.T) {
+	requireEnv(t)
+	ctx := testCtx(t, 90*time.Second)
+	cr := personCredentials(ctx, t)
+	setPolicy(t, denylist.Config{})
+	tp := newTap(t)
+	var rep struct {
+		State string
+		Site  siteUse
+	}
+	out, stdout := script(t, tp, "secrets-playwright.mjs", "recordings", &rep)
+	checkSiteUse(t, rep.Site)
+	b, err := os.ReadFile(filepath.Join(out, "recorded.har"))
+	if err != nil {
+		t.Fatalf("no HAR: %v", err)
+	}
+	var har struct {
+		Log struct {
+			Entries []struct {
+				Request struct {
+					URL     string
+					Headers []fetchHeader
+				}
+			}
+		}
+	}
+	json.Unmarshal(b, &har)
+	found := false
+	for _, e := range har.Log.Entries {
+		if strings.HasSuffix(e.Request.URL, "/secure/home") {
+			for _, h := range e.Request.Headers {
+				if strings.EqualFold(h.Name, "cookie") {
+					found = true
+					if h.Value != marker("sid="+cr.sid) {
+						t.Errorf("the HAR's Cookie of the page: %q, want %q", h.Value, marker("sid="+cr.sid))
+					}
+				}
+			}
+		}
+	}
+	if !found {
+		t.Errorf("the HAR has no Cookie header for the page (%d entries)", len(har.Log.Entries))
+	}
+	if _, err := os.Stat(filepath.Join(out, "trace.zip")); err != nil {
+		t.Fatalf("no trace: %v", err)
+	}
+	noLeaksIn(t, cr.never(t), tp, out, stdout)
+}
+
+// TestCredentialsPlaywrightRoutes: page.route() handlers do with a
+// request what they can with the headers they read. route.continue() with
+// allHeaders() sends the person's cookie (the site answers as for the
+// person); route.fetch() replays from Node and sends the marker, never the
+// cookie; a made-up cookie, another request's marker and a fulfilled
+// response with Set-Cookie are refused; the person's jar is as it was.
+func TestCredentialsPlaywrightRoutes(t *testing.T) {
+	requireEnv(t)
+	ctx := testCtx(t, 90*time.Second)
+	cr := personCredentials(ctx, t)
+	setPolicy(t, denylist.Config{})
+	before := cr.p.jar()
+	mark := env.Audit.Len()
+	tp := newTap(t)
+	var rep struct {
+		Routes  map[string]string
+		Answers map[string]string
+	}
+	out, stdout := script(t, tp, "secrets-playwright.mjs", "routes", &rep)
+	got := func(mode string) []testenv.SiteRequest {
+		var out []testenv.SiteRequest
+		for _, r := range cr.s.Requests("/secure/api") {
+			if r.Query == "mode="+mode {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	for _, mode := range []string{"continue-all-headers", "continue"} {
+		if rep.Routes[mode] != "ok" || rep.Answers[mode] != `{"loggedIn":true}` {
+			t.Errorf("route.continue (%s): %q, the page got %q; want the site logged in", mode, rep.Routes[mode], rep.Answers[mode])
+		}
+		if rs := got(mode); len(rs) != 1 || rs[0].Cookie != "sid="+cr.sid {
+			t.Errorf("route.continue (%s): the site got %+v, want the person's cookie", mode, rs)
+		}
+	}
+	t.Logf("route.continue({headers: request.headers()}), which has no Cookie: %q, the page got %q", rep.Routes["continue-headers"], rep.Answers["continue-headers"])
+	// route.fetch() sends the paused request's headers (the marker among
+	// them) from Node, with or without allHeaders().
+	for _, mode := range []string{"fetch-all-headers", "fetch"} {
+		if rs := got(mode); len(rs) != 1 || rs[0].Cookie != marker("sid="+cr.sid) || rs[0].LoggedIn {
+			t.Errorf("route.fetch (%s): the site got %+v, want the marker %q", mode, rs, marker("sid="+cr.sid))
+		}
+	}
+	// Playwright drops the Cookie of route.continue's headers itself: a
+	// made-up cookie or marker never reaches the relay, and the browser's
+	// own cookie goes (checked below: the site never gets them).
+	t.Logf("route.continue with a made-up cookie: %q, the page got %q", rep.Routes["continue-made-up-cookie"], rep.Answers["continue-made-up-cookie"])
+	t.Logf("route.continue with another request's marker: %q, the page got %q", rep.Routes["continue-other-marker"], rep.Answers["continue-other-marker"])
+	// Playwright ignores most errors of Fetch.fulfillRequest: the relay's
+	// refusal must still end the request, or the page waits for good.
+	t.Logf("route.fulfill with Set-Cookie: %q, the page got %q", rep.Routes["fulfill-set-cookie"], rep.Answers["fulfill-set-cookie"])
+	if !audited(mark, func(e relay.Event) bool { return e.Kind == relay.KindDenied && e.Method == "Fetch.fulfillRequest" }) {
+		t.Errorf("no refusal of Fetch.fulfillRequest was audited")
+	}
+	if a := rep.Answers["fulfill-set-cookie"]; a == "no answer" {
+		t.Errorf("route.fulfill({headers: {'set-cookie': ...}}) was refused, but Playwright was not told (it ignores the error) and the page's request was left paused: no answer in 3 s")
+	} else if !strings.HasPrefix(a, "failed:") {
+		t.Errorf("route.fulfill with Set-Cookie: the page got %q, want the request failed", a)
+	}
+	for _, r := range cr.s.Requests("/secure/api") {
+		if strings.Contains(r.Cookie, "made-up") || strings.Contains(r.Cookie, "cdprelay-redacted:5") {
+			t.Errorf("the site got a cookie the client made: %s?%s Cookie: %s", r.Path, r.Query, r.Cookie)
+		}
+	}
+	if after := cr.p.jar(); strings.Join(after, "\n") != strings.Join(before, "\n") {
+		t.Errorf("the routes changed the person's cookies:\nbefore %v\nafter  %v", before, after)
+	}
+	noLeaksIn(t, cr.never(t), tp, out, stdout)
 }
