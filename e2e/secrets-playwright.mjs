@@ -176,13 +176,13 @@ switch (scenario) {
       }
     };
     await page.goto(`${other}/secure/login.html`);
-    await attempt('otherOrigin', () => page.fill('#password', '{{secret:site}}', { timeout: 5000 }));
+    await attempt('otherOrigin', () => page.fill('#password', '{{secret:site}}', { timeout: 2000 }));
     report.otherOriginValue = await page.inputValue('#password');
     await page.goto(`${main}/secure/login.html?other=${other}`);
     const inner = page.frameLocator('#f').locator('#inner');
-    await attempt('frame', () => inner.fill('{{secret:site}}', { timeout: 5000 }));
+    await attempt('frame', () => inner.fill('{{secret:site}}', { timeout: 2000 }));
     report.frameValue = await inner.inputValue();
-    await attempt('partial', () => page.fill('#password', 'x{{secret:site}}', { timeout: 5000 }));
+    await attempt('partial', () => page.fill('#password', 'x{{secret:site}}', { timeout: 2000 }));
     report.partialValue = await page.inputValue('#password');
     step(`refused: ${JSON.stringify(report)}`);
     break;

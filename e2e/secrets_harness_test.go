@@ -27,6 +27,7 @@ import (
 	"github.com/cdprelay/cdprelay/internal/cdptest"
 	"github.com/cdprelay/cdprelay/internal/testenv"
 	"github.com/cdprelay/cdprelay/relay"
+	"github.com/cdprelay/cdprelay/secrets"
 )
 
 // The credential and secret tests' harness. A client of the relay must
@@ -734,6 +735,51 @@ func noLeaksIn(t *testing.T, set secretSet, tp *tap, out, stdout string) {
 func audited(mark int, match func(relay.Event) bool) bool {
 	for _, e := range env.Audit.Since(mark) {
 		if match(e) {
+			return true
+		}
+	}
+	return false
+}
+
+// siteSecret configures the secret "site", the site's password, on the
+// main origin for the rest of the test (the relay reads it from an
+// environment variable), and returns it. It is a strong password: spaces
+// and punctuation, so that each way of encoding it differs.
+func siteSecret(t *testing.T, s *testenv.Site) string {
+	t.Helper()
+	pw := secret("Tr0ub4dor&3 horse-") + "!@~*"
+	s.SetPassword(pw)
+	t.Setenv("CDPRELAY_E2E_SITE_SECRET", pw)
+	useSecrets(t, secrets.Config{Name: "site", Origins: []string{env.Pages.Main}, Env: "CDPRELAY_E2E_SITE_SECRET"})
+	return pw
+}
+
+// useSecrets gives the relay these secrets for the rest of the test.
+func useSecrets(t *testing.T, cfgs ...secrets.Config) {
+	t.Helper()
+	st, err := secrets.New(cfgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.Relay.SetSecrets(st)
+	t.Cleanup(func() { env.Relay.SetSecrets(nil) })
+}
+
+// auditClean checks that nothing the relay observed since mark holds a
+// value of set.
+func auditClean(t *testing.T, mark int, set secretSet) {
+	t.Helper()
+	for _, e := range env.Audit.Since(mark) {
+		b, _ := json.Marshal(e)
+		noLeaks(t, "the audit log", set.scan("audit event", b))
+	}
+}
+
+// loggedInWith reports whether the site logged someone in with password
+// pw since it was set (a POST to /secure/login whose form held it).
+func loggedInWith(s *testenv.Site, pw string) bool {
+	for _, r := range s.Requests("/secure/login") {
+		if f, err := url.ParseQuery(r.Body); err == nil && r.Method == "POST" && f.Get("password") == pw {
 			return true
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/cdprelay/cdprelay/internal/cdptest"
 	"github.com/cdprelay/cdprelay/internal/testenv"
 	"github.com/cdprelay/cdprelay/relay"
+	"github.com/cdprelay/cdprelay/secrets"
 )
 
 // The credential and secret tests: the person is logged in to a site (an
@@ -867,4 +868,419 @@ func TestCredentialsPlaywrightRoutes(t *testing.T) {
 		t.Errorf("the routes changed the person's cookies:\nbefore %v\nafter  %v", before, after)
 	}
 	noLeaksIn(t, cr.never(t), tp, out, stdout)
+}
+
+const ref = "{{secret:site}}"
+
+// TestSecretsPlaywrightLogin: Playwright logs in with
+// page.fill('#password', '{{secret:site}}') and a click. The relay types
+// the password (the site logs the person in, the page posted the real
+// value), and from then on the client sees the reference wherever the
+// value would be: inputValue(), evaluate(), a page that echoes it, the
+// posted body (request.postData(), Network.getRequestPostData). The audit
+// log says which secret was typed where, never the value.
+func TestSecretsPlaywrightLogin(t *testing.T) {
+	requireEnv(t)
+	s := site(t)
+	pw := siteSecret(t, s)
+	mark := env.Audit.Len()
+	tp := newTap(t)
+	var rep struct {
+		InputValue, Evaluated, Echoed, State string
+		PostData, EchoPage                   string
+		GetRequestPostData                   json.RawMessage
+	}
+	out, stdout := script(t, tp, "secrets-playwright.mjs", "login", &rep)
+	if rep.State != "logged in" || !loggedInWith(s, pw) {
+		t.Errorf("the login with the secret: the page says %q; the site got the password: %v", rep.State, loggedInWith(s, pw))
+	}
+	for what, v := range map[string]string{"inputValue()": rep.InputValue, "evaluate(el => el.value)": rep.Evaluated, "the echo page": rep.EchoPage} {
+		if v != ref {
+			t.Errorf("%s after the fill: %q, want %q", what, v, ref)
+		}
+	}
+	if !strings.Contains(rep.Echoed, ref) {
+		t.Errorf("a fetch that echoes the field: %q, want the reference", rep.Echoed)
+	}
+	if !strings.Contains(rep.PostData, ref) || !strings.Contains(string(rep.GetRequestPostData), ref) {
+		t.Errorf("the posted body: request.postData() %q, Network.getRequestPostData %s; want the reference", rep.PostData, rep.GetRequestPostData)
+	}
+	echoed := false
+	for _, r := range s.Requests("/secure/echo") {
+		if f, _ := url.ParseQuery(r.Body); f.Get("password") == pw {
+			echoed = true
+		}
+	}
+	if !echoed {
+		t.Error("the page did not post the real value to the echo page: the field did not hold it")
+	}
+	if !audited(mark, func(e relay.Event) bool {
+		return e.Kind == relay.KindSecret && e.Outcome == relay.OutcomeOK && e.Detail == "secret site typed on "+env.Pages.Main
+	}) {
+		t.Errorf("no audit record %q", "secret site typed on "+env.Pages.Main)
+	}
+	set := secretSet{}
+	set.add(t, "the secret", pw)
+	auditClean(t, mark, set)
+	noLeaksIn(t, set, tp, out, stdout)
+}
+
+// TestSecretsPlaywrightRefused: the same fill on the other origin, into
+// the other origin's frame on an allowed page, and a reference among
+// other text are refused, with an error that names the secret and the
+// origin and never the value; nothing is typed, and the other origin's
+// server never gets the value.
+func TestSecretsPlaywrightRefused(t *testing.T) {
+	requireEnv(t)
+	s := site(t)
+	pw := siteSecret(t, s)
+	mark := env.Audit.Len()
+	tp := newTap(t)
+	var rep struct {
+		OtherOrigin, OtherOriginValue string
+		Frame, FrameValue             string
+		Partial, PartialValue         string
+	}
+	out, stdout := script(t, tp, "secrets-playwright.mjs", "refused", &rep)
+	if !strings.Contains(rep.OtherOrigin, "site") || !strings.Contains(rep.OtherOrigin, env.Pages.Other) {
+		t.Errorf("fill on %s: %q, want an error naming the secret and the origin", env.Pages.Other, rep.OtherOrigin)
+	}
+	if !strings.Contains(rep.Frame, "site") || rep.Frame == "typed" {
+		t.Errorf("fill in the frame of %s: %q, want an error naming the secret", env.Pages.Other, rep.Frame)
+	}
+	if rep.Partial == "typed" {
+		t.Errorf("a reference among other text: typed")
+	}
+	for what, v := range map[string]string{"the other origin's field": rep.OtherOriginValue, "the frame's field": rep.FrameValue, "the field after the partial reference": rep.PartialValue} {
+		if v != "" {
+			t.Errorf("%s holds %q, want nothing typed", what, v)
+		}
+	}
+	for _, r := range s.Requests("/secure/") {
+		if r.Host == host(env.Pages.Other) && strings.Contains(r.Body, pw) {
+			t.Errorf("%s received the secret: %s %s", env.Pages.Other, r.Method, r.Path)
+		}
+	}
+	if !audited(mark, func(e relay.Event) bool {
+		return e.Kind == relay.KindSecret && e.Outcome == relay.OutcomeDenied && strings.Contains(e.Detail, env.Pages.Other)
+	}) {
+		t.Errorf("no audit record of the refusal on %s", env.Pages.Other)
+	}
+	set := secretSet{}
+	set.add(t, "the secret", pw)
+	auditClean(t, mark, set)
+	noLeaksIn(t, set, tp, out, stdout)
+}
+
+// field reads a field of the page of session.
+func (a *attacker) field(session, id string) string {
+	a.t.Helper()
+	v, err := a.eval(session, "document.getElementById("+quote(id)+").value")
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	var s string
+	json.Unmarshal([]byte(v), &s)
+	return s
+}
+
+// focus focuses a field of the page of session, emptied.
+func (a *attacker) focus(session, id string) {
+	a.t.Helper()
+	if _, err := a.eval(session, "(() => { const el = document.getElementById("+quote(id)+"); el.value = ''; el.focus(); })()"); err != nil {
+		a.t.Fatal(err)
+	}
+}
+
+// TestSecretsTypedByReference: a raw client types the secret on its
+// origin in each way the relay offers — Input.insertText,
+// Input.dispatchKeyEvent with the reference as its text, and the relay's
+// own CDPRelay.fillSecret — and the form, posted, logs the person in.
+// Read back as it is, as JSON, URL-encoded (encodeURIComponent, a form's
+// encoding) and as base64, the field shows the reference.
+func TestSecretsTypedByReference(t *testing.T) {
+	requireEnv(t)
+	ctx := testCtx(t, 60*time.Second)
+	s := site(t)
+	pw := siteSecret(t, s)
+	mark := env.Audit.Len()
+	a := newClient(ctx, t)
+	session := a.tab(env.Pages.Main + "/secure/login.html")
+	for _, c := range []struct {
+		how    string
+		method string
+		params map[string]any
+	}{
+		{"Input.insertText", "Input.insertText", map[string]any{"text": ref}},
+		{"Input.dispatchKeyEvent", "Input.dispatchKeyEvent", map[string]any{"type": "keyDown", "text": ref}},
+		{"CDPRelay.fillSecret", "CDPRelay.fillSecret", map[string]any{"name": "site"}},
+	} {
+		a.focus(session, "password")
+		if _, err := a.call(session, c.method, c.params); err != nil {
+			t.Errorf("%s: %v", c.how, err)
+			continue
+		}
+		if v := a.field(session, "password"); v != ref {
+			t.Errorf("after %s the field reads %q, want %q", c.how, v, ref)
+		}
+	}
+	v, err := a.eval(session, `(() => {
+  const v = document.getElementById('password').value;
+  return {raw: v, json: JSON.stringify({v}), uri: encodeURIComponent(v), form: new URLSearchParams({v}).toString(), base64: btoa(v), html: new Option(v).innerHTML};
+})()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the field read back: %s", v)
+	// The form, posted as it is: the site gets the real password.
+	if _, err := a.eval(session, "document.getElementById('login').requestSubmit()"); err != nil {
+		t.Fatal(err)
+	}
+	a.waitLoaded(session, env.Pages.Main+"/secure/login")
+	if !loggedInWith(s, pw) {
+		t.Error("the form, posted, did not log in: the site did not get the password")
+	}
+	n := 0
+	for _, e := range env.Audit.Since(mark) {
+		if e.Kind == relay.KindSecret && e.Detail == "secret site typed on "+env.Pages.Main {
+			n++
+		}
+	}
+	if n != 3 {
+		t.Errorf("%d audit records %q, want 3", n, "secret site typed on "+env.Pages.Main)
+	}
+	set := secretSet{}
+	set.add(t, "the secret", pw)
+	auditClean(t, mark, set)
+	noLeaks(t, "raw client", set.scanFrames("client", a.c.Frames()))
+}
+
+// TestSecretsRefusals: where the relay will not type the secret, it says
+// why, naming the secret and the origin, never the value, and types
+// nothing: another origin's page, a cross-origin frame (from the page's
+// session and from the frame's own), no field focused, a reference among
+// other text, an unknown secret, no secrets at all.
+func TestSecretsRefusals(t *testing.T) {
+	requireEnv(t)
+	ctx := testCtx(t, 60*time.Second)
+	s := site(t)
+	pw := siteSecret(t, s)
+	mark := env.Audit.Len()
+	a := newClient(ctx, t)
+	main := a.tab(env.Pages.Main + "/secure/login.html?other=" + env.Pages.Other)
+	frame := a.child(main, env.Pages.Other)
+	if _, err := a.call(frame, "Runtime.enable", nil); err != nil {
+		t.Fatal(err)
+	}
+	other := a.tab(env.Pages.Other + "/secure/login.html")
+	refused := func(what, session, method string, params map[string]any, want ...string) {
+		t.Helper()
+		_, err := a.call(session, method, params)
+		if err == nil {
+			t.Errorf("%s: typed", what)
+			return
+		}
+		t.Logf("%s: %v", what, err)
+		for _, w := range want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %q does not say %q", what, err, w)
+			}
+		}
+		if strings.Contains(err.Error(), pw) {
+			t.Errorf("%s: the error holds the value", what)
+		}
+	}
+	insert := map[string]any{"text": ref}
+	a.focus(other, "password")
+	refused("the other origin", other, "Input.insertText", insert, "site", env.Pages.Other, env.Pages.Main)
+	refused("the other origin, fillSecret", other, "CDPRelay.fillSecret", map[string]any{"name": "site"}, "site", env.Pages.Other)
+	if v := a.field(other, "password"); v != "" {
+		t.Errorf("the other origin's field holds %q", v)
+	}
+	a.focus(frame, "inner")
+	if _, err := a.eval(main, "document.getElementById('f').focus()"); err != nil {
+		t.Fatal(err)
+	}
+	refused("the frame, from the page's session", main, "Input.insertText", insert, "site")
+	refused("the frame, from its own session", frame, "Input.insertText", insert, "site", env.Pages.Other)
+	if v := a.field(frame, "inner"); v != "" {
+		t.Errorf("the frame's field holds %q", v)
+	}
+	if _, err := a.eval(main, "document.activeElement.blur()"); err != nil {
+		t.Fatal(err)
+	}
+	refused("no field focused", main, "Input.insertText", insert, "site")
+	a.focus(main, "password")
+	refused("a reference among other text", main, "Input.insertText", map[string]any{"text": "x" + ref}, "{{secret:")
+	refused("an unknown secret", main, "Input.insertText", map[string]any{"text": "{{secret:nope}}"}, "nope")
+	refused("fillSecret without a name", main, "CDPRelay.fillSecret", map[string]any{}, "name")
+	env.Relay.SetSecrets(nil)
+	refused("no secrets", main, "Input.insertText", insert, "secret")
+	if v := a.field(main, "password"); v != "" {
+		t.Errorf("the field holds %q after the refusals", v)
+	}
+	for _, r := range s.Requests("/secure/") {
+		if strings.Contains(r.Body, pw) {
+			t.Errorf("%s received the secret: %s %s", r.Host, r.Method, r.Path)
+		}
+	}
+	set := secretSet{}
+	set.add(t, "the secret", pw)
+	auditClean(t, mark, set)
+	noLeaks(t, "raw client", set.scanFrames("client", a.c.Frames()))
+}
+
+// TestSecretsSources: a secret read from a file or from a command (a
+// secret manager's CLI) is typed like one from the environment; a command
+// that fails, one that cannot run and an unset variable give an error
+// that names the secret and what failed, and type nothing.
+func TestSecretsSources(t *testing.T) {
+	requireEnv(t)
+	ctx := testCtx(t, 60*time.Second)
+	s := site(t)
+	a := newClient(ctx, t)
+	session := a.tab(env.Pages.Main + "/secure/login.html")
+	fromCommand, fromFile := secret("cmd pw "), secret("file pw ")
+	file := filepath.Join(t.TempDir(), "site.secret")
+	if err := os.WriteFile(file, []byte(fromFile+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.Unsetenv("CDPRELAY_E2E_UNSET")
+	main := []string{env.Pages.Main}
+	useSecrets(t,
+		secrets.Config{Name: "cmd", Origins: main, Command: []string{"printf", "%s\n", fromCommand}},
+		secrets.Config{Name: "file", Origins: main, File: file},
+		secrets.Config{Name: "failing", Origins: main, Command: []string{"sh", "-c", "echo oops >&2; exit 3"}},
+		secrets.Config{Name: "missing", Origins: main, Command: []string{"/nonexistent/secret-tool", "get"}},
+		secrets.Config{Name: "unset", Origins: main, Env: "CDPRELAY_E2E_UNSET"},
+	)
+	for _, c := range []struct{ name, value string }{{"cmd", fromCommand}, {"file", fromFile}} {
+		s.SetPassword(c.value)
+		a.navigate(session, env.Pages.Main+"/secure/login.html")
+		a.focus(session, "password")
+		if _, err := a.call(session, "CDPRelay.fillSecret", map[string]any{"name": c.name}); err != nil {
+			t.Errorf("secret %s: %v", c.name, err)
+			continue
+		}
+		if _, err := a.eval(session, "document.getElementById('login').requestSubmit()"); err != nil {
+			t.Fatal(err)
+		}
+		a.waitLoaded(session, env.Pages.Main+"/secure/login")
+		if !loggedInWith(s, c.value) {
+			t.Errorf("secret %s did not log in", c.name)
+		}
+	}
+	a.navigate(session, env.Pages.Main+"/secure/login.html")
+	for _, c := range []struct{ name, want string }{
+		{"failing", "exit status 3"},
+		{"missing", "could not run"},
+		{"unset", "CDPRELAY_E2E_UNSET"},
+	} {
+		a.focus(session, "password")
+		_, err := a.call(session, "Input.insertText", map[string]any{"text": "{{secret:" + c.name + "}}"})
+		if err == nil || !strings.Contains(err.Error(), c.name) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("secret %s: %v, want an error naming it and saying %q", c.name, err, c.want)
+		} else {
+			t.Logf("secret %s: %v", c.name, err)
+		}
+		if v := a.field(session, "password"); v != "" {
+			t.Errorf("secret %s: the field holds %q", c.name, v)
+		}
+	}
+	set := secretSet{}
+	set.add(t, "the command's secret", fromCommand)
+	set.add(t, "the file's secret", fromFile)
+	noLeaks(t, "raw client", set.scanFrames("client", a.c.Frames()))
+}
+
+// TestSecretsPuppeteer: Puppeteer intercepts requests and continues them
+// with the headers request.headers() gave (the site stays logged in, the
+// rotation works), and types the secret with keyboard.sendCharacter (the
+// login works, the field reads the reference). page.type sends one key
+// per character, so it types the reference's characters, not the secret.
+func TestSecretsPuppeteer(t *testing.T) {
+	requireEnv(t)
+	ctx := testCtx(t, 90*time.Second)
+	cr := personCredentials(ctx, t)
+	pw := siteSecret(t, cr.s)
+	setPolicy(t, denylist.Config{})
+	tp := newTap(t)
+	var rep struct {
+		State, API, After, Value, Login, Typed string
+		Rotate                                 int
+		Reads                                  []struct {
+			URL      string
+			Headers  map[string]string
+			Response map[string]string
+		}
+	}
+	out, stdout := script(t, tp, "secrets-puppeteer.mjs", "all", &rep)
+	if rep.State != "logged in" || rep.API != `{"loggedIn":true}` || rep.Rotate != 200 || rep.After != `{"loggedIn":true}` {
+		t.Errorf("the site through Puppeteer's interception: page %q, api %q, rotation %d, after %q", rep.State, rep.API, rep.Rotate, rep.After)
+	}
+	for _, r := range cr.s.Requests("/secure/api") {
+		if r.Query == "puppeteer" && r.Cookie != "sid="+cr.sid {
+			t.Errorf("request.continue({headers: request.headers()}): the site got Cookie %q, want the person's", r.Cookie)
+		}
+	}
+	for _, r := range rep.Reads {
+		c, ok := r.Headers["cookie"]
+		if ok && !markerRE.MatchString(c) {
+			t.Errorf("request.headers() of %s: cookie %q", r.URL, c)
+		}
+		if strings.Contains(r.URL, "/secure/api?puppeteer") && r.Headers != nil {
+			t.Logf("request.headers() of %s: cookie %q (present: %v)", r.URL, c, ok)
+		}
+	}
+	if rep.Value != ref || rep.Login != "logged in" || !loggedInWith(cr.s, pw) {
+		t.Errorf("keyboard.sendCharacter(%q): the field reads %q, the site says %q", ref, rep.Value, rep.Login)
+	}
+	if rep.Typed != ref {
+		t.Errorf("page.type(%q) typed %q", ref, rep.Typed)
+	}
+	set := cr.never(t)
+	set.add(t, "the secret", pw)
+	noLeaksIn(t, set, tp, out, stdout)
+}
+
+// TestSecretsFocusRace: the relay looks where the focus is, then types.
+// A page that moves the focus between the allowed field and a frame of
+// another origin (here a script the client put in the page) must never
+// get the secret typed into that frame, which would send it home.
+func TestSecretsFocusRace(t *testing.T) {
+	requireEnv(t)
+	ctx := testCtx(t, 60*time.Second)
+	s := site(t)
+	pw := siteSecret(t, s)
+	a := newClient(ctx, t)
+	main := a.tab(env.Pages.Main + "/secure/login.html?other=" + env.Pages.Other)
+	frame := a.child(main, env.Pages.Other)
+	if _, err := a.call(frame, "Runtime.enable", nil); err != nil {
+		t.Fatal(err)
+	}
+	a.focus(frame, "inner")
+	if _, err := a.eval(main, `(() => {
+  const pw = document.getElementById('password'), f = document.getElementById('f');
+  pw.focus();
+  let n = 0;
+  const mc = new MessageChannel();
+  mc.port1.onmessage = () => { (n++ % 2 ? pw : f).focus(); if (!window.stopFlipping) mc.port2.postMessage(0); };
+  mc.port2.postMessage(0);
+})()`); err != nil {
+		t.Fatal(err)
+	}
+	typed := 0
+	for i := 0; i < 40; i++ {
+		if _, err := a.call(main, "Input.insertText", map[string]any{"text": ref}); err == nil {
+			typed++
+		}
+	}
+	a.eval(main, "window.stopFlipping = true")
+	settle()
+	t.Logf("typed %d times of 40", typed)
+	for _, r := range s.Requests("/secure/sink") {
+		if r.Host == host(env.Pages.Other) && strings.Contains(r.Body, pw) {
+			t.Fatalf("the secret for %s was typed into the frame of %s, which sent it to its server (%d bytes)", env.Pages.Main, env.Pages.Other, len(r.Body))
+		}
+	}
 }
