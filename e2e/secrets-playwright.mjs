@@ -144,6 +144,8 @@ switch (scenario) {
     const ids = {};
     cdp.on('Network.requestWillBeSent', (e) => { ids[new URL(e.request.url).pathname] = e.requestId; });
     await cdp.send('Network.enable');
+    // A trace with DOM snapshots: they hold the fields' values.
+    await context.tracing.start({ screenshots: true, snapshots: true });
     await page.goto(`${main}/secure/login.html`);
     await page.fill('#password', '{{secret:site}}');
     report.inputValue = await page.inputValue('#password');
@@ -162,6 +164,7 @@ switch (scenario) {
     await Promise.all([page.waitForURL('**/secure/echo'), page.click('#submit')]);
     report.echoPage = await page.textContent('#echo');
     report.echoContent = await page.content();
+    await context.tracing.stop({ path: `${out}/trace.zip` });
     await cdp.detach();
     step(`logged in with a secret by reference: ${report.state}`);
     break;

@@ -559,21 +559,6 @@ func (p *person) jar() []string {
 	return out
 }
 
-// clientFrames is what a raw client received.
-func clientFrames(c *cdptest.Client) [][]byte { return c.Frames() }
-
-// waitFor polls cond for up to d.
-func waitFor(ctx context.Context, d time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return false
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return true
-}
-
 // newClient is a raw client of the relay (direct: of the browser),
 // connected as Playwright is.
 func newClient(ctx context.Context, t *testing.T) *attacker {
