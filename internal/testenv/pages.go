@@ -16,6 +16,7 @@ type Pages struct {
 	srvs   []*http.Server
 	hits   hits
 	bodies bodies
+	site   Site
 }
 
 // StartPages starts both origins.
@@ -59,6 +60,7 @@ func (p *Pages) handler() http.Handler {
 	mux := http.NewServeMux()
 	p.policyPages(mux)
 	p.hostilePages(mux)
+	p.secretPages(mux)
 	html := func(w http.ResponseWriter, body string) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, body)
