@@ -170,6 +170,12 @@ switch (scenario) {
     break;
   }
   case 'refused': {
+    // Playwright retries a fill whose typing fails until its timeout; the
+    // relay's reason is in the page's console, as a warning.
+    report.console = [];
+    page.on('console', (m) => {
+      if (m.type() === 'warning') report.console.push(m.text());
+    });
     const attempt = async (what, fill) => {
       try {
         await fill();

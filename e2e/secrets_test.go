@@ -954,13 +954,29 @@ func TestSecretsPlaywrightRefused(t *testing.T) {
 		OtherOrigin, OtherOriginValue string
 		Frame, FrameValue             string
 		Partial, PartialValue         string
+		Console                       []string
 	}
 	out, stdout := script(t, tp, "secrets-playwright.mjs", "refused", &rep)
-	if !strings.Contains(rep.OtherOrigin, "site") || !strings.Contains(rep.OtherOrigin, env.Pages.Other) {
-		t.Errorf("fill on %s: %q, want an error naming the secret and the origin", env.Pages.Other, rep.OtherOrigin)
+	// Playwright retries a fill whose typing is refused until its timeout,
+	// so its error is the timeout's; the relay's reason, naming the secret
+	// and the origin, is a warning on the page's console.
+	said := func(parts ...string) bool {
+		for _, m := range append([]string{rep.OtherOrigin, rep.Frame}, rep.Console...) {
+			all := true
+			for _, p := range parts {
+				all = all && strings.Contains(m, p)
+			}
+			if all {
+				return true
+			}
+		}
+		return false
 	}
-	if !strings.Contains(rep.Frame, "site") || rep.Frame == "typed" {
-		t.Errorf("fill in the frame of %s: %q, want an error naming the secret", env.Pages.Other, rep.Frame)
+	if rep.OtherOrigin == "typed" || !said("site", env.Pages.Other) {
+		t.Errorf("fill on %s: %q, console %q: want an error or warning naming the secret and the origin", env.Pages.Other, rep.OtherOrigin, rep.Console)
+	}
+	if rep.Frame == "typed" || !said("site", "another origin") {
+		t.Errorf("fill in the frame of %s: %q, console %q: want an error or warning naming the secret", env.Pages.Other, rep.Frame, rep.Console)
 	}
 	if rep.Partial == "typed" {
 		t.Errorf("a reference among other text: typed")

@@ -132,8 +132,8 @@ func copyCmd(k *cmd) cmd {
 // inLine is the stage after route: a command for a tab that has a line
 // waits at its end.
 func (c *clientConn) inLine(k *cmd) bool {
-	if k.held != nil {
-		return true // taken off the line
+	if k.held != nil || c.lines.Load() == 0 {
+		return true // taken off the line, or no line at all
 	}
 	in := c.inst
 	st := in.lock()
@@ -217,6 +217,7 @@ func (c *clientConn) asks(k *cmd) bool {
 		if l == nil {
 			l = &line{}
 			st.lines[h.key] = l
+			c.lines.Add(1)
 		}
 		l.q = append(l.q, h)
 		c.inflight.Add(1)
@@ -349,6 +350,7 @@ func (c *clientConn) drain(key lineKey) {
 		}
 		if len(l.q) == 0 {
 			delete(st.lines, key)
+			c.lines.Add(-1)
 			in.unlock()
 			return
 		}
@@ -389,6 +391,49 @@ func (c *clientConn) drain(key lineKey) {
 	}
 }
 
+// occupyLine puts k at the head of its tab's line while the relay carries
+// it out itself (a secret being typed): the client's later commands for
+// the tab wait behind it. releaseLine ends that.
+func (c *clientConn) occupyLine(k *cmd) *heldCmd {
+	in := c.inst
+	st := in.lock()
+	defer in.unlock()
+	h := k.held
+	if h == nil {
+		h = &heldCmd{key: lineKey{c, k.r.tab}, method: k.m.name}
+		l := st.lines[h.key]
+		if l == nil {
+			l = &line{}
+			st.lines[h.key] = l
+			c.lines.Add(1)
+		}
+		l.q = append(l.q, h)
+		c.inflight.Add(1)
+	}
+	h.stage = holdProbing
+	return h
+}
+
+// releaseLine takes h, which the relay has carried out, off the head of
+// its line, and lets the commands behind it go on.
+func (c *clientConn) releaseLine(h *heldCmd) {
+	in := c.inst
+	st := in.lock()
+	defer in.unlock()
+	l := st.lines[h.key]
+	if l == nil || len(l.q) == 0 || l.q[0] != h {
+		return // the line was dropped meanwhile
+	}
+	l.q = l.q[1:]
+	c.inflight.Add(-1)
+	if len(l.q) == 0 {
+		delete(st.lines, h.key)
+		c.lines.Add(-1)
+		return
+	}
+	in.startDrain(st, h.key)
+}
+
 // takeHeld takes every line of client c (nil: of every client) off the
 // instance and returns their commands, for the caller to answer.
 func (st *state) takeHeld(c *clientConn) []*heldCmd {
@@ -410,6 +455,7 @@ func (st *state) takeHeld(c *clientConn) []*heldCmd {
 			out = append(out, h)
 		}
 		delete(st.lines, key)
+		key.c.lines.Add(-1)
 	}
 	if len(out) > 0 {
 		st.notify()

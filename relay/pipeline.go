@@ -264,9 +264,12 @@ func (c *clientConn) secret(k *cmd) bool {
 	k.out.kind = outEmulated
 	cl := call{id: k.env.ID, method: k.m.name, sess: k.r.sess, a: k.a, acc: k.r.acc, via: k.r.via, replyTo: k.r.replyTo}
 	cl.stop = c.inst.stopMark()
+	// The client's later commands for the tab wait until it is typed.
+	h := c.occupyLine(k)
 	c.wg.Add(1)
 	c.inst.tasks.spawn("type a secret", func() {
 		defer c.wg.Done()
+		defer c.releaseLine(h)
 		c.typeSecret(cl, name)
 	})
 	return false

@@ -69,6 +69,7 @@ func (c *clientConn) relayRules(k *cmd) (Decision, bool) {
 			if d.Verdict == Allow {
 				d = deny(ruleCredentials, "cdprelay: the request's headers could not be read")
 			}
+			c.failPaused(k)
 			return d, false
 		}
 		k.params = p
@@ -90,6 +91,24 @@ func (c *clientConn) relayRules(k *cmd) (Decision, bool) {
 		return deny(ruleTargetTab, "cdprelay: "+k.m.name+" is not available on a tab's session through the relay"), false
 	}
 	return Decision{}, true
+}
+
+// failPaused fails the paused request of a refused Fetch.continueRequest,
+// continueResponse or fulfillRequest: Playwright, among others, does not
+// fail the request itself when the relay refuses its answer, and a paused
+// request nobody answers hangs the page.
+func (c *clientConn) failPaused(k *cmd) {
+	id, ok, _ := exactString(k.params, "requestId")
+	if !ok || id == "" || k.r.via == nil {
+		return
+	}
+	sid := ""
+	if k.r.via.child {
+		sid = k.r.via.id
+	}
+	st := c.inst.lock()
+	st.fire(k.r.tab.id, sid, "Fetch.failRequest", map[string]any{"requestId": id, "errorReason": "BlockedByClient"})
+	c.inst.unlock()
 }
 
 func deny(rule, msg string) Decision { return Decision{Verdict: Deny, Rule: rule, Message: msg} }

@@ -93,7 +93,7 @@ type tab struct {
 	readOnly atomic.Bool
 	// paused are the real credential headers of the tab's paused requests,
 	// by session and request id, for the client's continue (credentials.go).
-	paused map[string]map[string]string
+	paused map[string]*keptRequest
 	// lastCommand is when a client command was last forwarded to the tab
 	// (unix nanoseconds), for telling a popup the automation opened from
 	// one the person did (popups.go). Written on the hot path, unlocked.
