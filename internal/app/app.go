@@ -226,6 +226,8 @@ func (a *App) route(w http.ResponseWriter, r *http.Request) {
 		a.audits.ServeHTTP(w, r)
 	case rt.Kind == routes.KindInstances:
 		a.serveStatus(w, r)
+	case rt.Area == routes.AreaPerson:
+		a.servePerson(w, r, rt)
 	default:
 		// The viewer socket, the page shell, and the 404 of every other
 		// path, which the page's handler answers.

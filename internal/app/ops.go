@@ -2,8 +2,11 @@ package app
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 
+	"github.com/cdprelay/cdprelay/internal/ingress"
+	"github.com/cdprelay/cdprelay/internal/routes"
 	"github.com/cdprelay/cdprelay/relay"
 	"github.com/cdprelay/cdprelay/viewer"
 )
@@ -35,4 +38,50 @@ func (a *App) serveStatus(w http.ResponseWriter, _ *http.Request) {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	_ = enc.Encode(out)
+}
+
+// servePerson is POST /v1/instances/<id>/stop and /resume: a person's
+// brake on an instance's automation, for programs (the live view does the
+// same over its socket).
+func (a *App) servePerson(w http.ResponseWriter, r *http.Request, rt routes.Route) {
+	w.Header().Set("Content-Type", "application/json")
+	fail := func(code int, msg string) {
+		w.WriteHeader(code)
+		_ = json.NewEncoder(w).Encode(map[string]string{"error": msg})
+	}
+	if rt.Kind != routes.KindPerson {
+		w.Header().Set("Allow", http.MethodPost)
+		fail(http.StatusMethodNotAllowed, rt.Action+" takes POST")
+		return
+	}
+	var in *relay.Instance
+	for _, x := range a.relay.Instances() {
+		if x.ID() == rt.Instance {
+			in = x
+		}
+	}
+	if in == nil {
+		fail(http.StatusNotFound, "no instance "+rt.Instance)
+		return
+	}
+	by := "the operator"
+	if g, ok := ingress.GrantFrom(r.Context()); ok && g.TokenName != "" {
+		by = g.TokenName
+	}
+	var err error
+	if rt.Action == "stop" {
+		err = in.Stop(by)
+	} else {
+		err = in.Resume(by)
+	}
+	switch {
+	case errors.Is(err, relay.ErrStopped), errors.Is(err, relay.ErrNotStopped):
+		fail(http.StatusConflict, err.Error())
+		return
+	case err != nil:
+		fail(http.StatusInternalServerError, err.Error())
+		return
+	}
+	stopped, who := in.Stopped()
+	_ = json.NewEncoder(w).Encode(map[string]any{"instance": in.ID(), "stopped": stopped, "by": who})
 }

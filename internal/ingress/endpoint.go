@@ -18,12 +18,14 @@ const (
 	epAdmin      = routes.AreaAdmin     // /v1/..., /metrics, /debug/...
 	epOther      = routes.AreaOther     // anything else: treated as an operator's
 	epBadPath    = routes.AreaBadPath   // not a clean absolute path
+	epPerson     = routes.AreaPerson    // /v1/instances/<id>/stop, /resume
 	numEndpoints = routes.NumAreas
 )
 
 type endpointRule struct {
 	// scope is what a token must grant; 0 is public (the page shell).
-	scope Scope
+	// alt, when set, is another scope that does as well.
+	scope, alt Scope
 	// capability endpoints answer every refusal past the Host and Origin
 	// checks with the same 404 as an unknown guid, so that no answer says
 	// whether a guid exists.
@@ -43,6 +45,7 @@ var endpointRules = [numEndpoints]endpointRule{
 	epAdmin:      {scope: ScopeAdmin, origin: originSelf},
 	epOther:      {scope: ScopeAdmin, origin: originSelf},
 	epBadPath:    {capability: true, origin: originSelf},
+	epPerson:     {scope: ScopeViewerInteractive, alt: ScopeAdmin, origin: originSelf},
 }
 
 func rule(e endpoint) endpointRule { return endpointRules[e] }

@@ -118,7 +118,7 @@ func (rs *rules) decide(ep endpoint, r *http.Request, token string, cred credent
 		return grant, outcomeAllowed
 	case !matched:
 		return Grant{}, outcomeToken
-	case !scopes.Has(rule.scope):
+	case !scopes.Has(rule.scope) && (rule.alt == 0 || !scopes.Has(rule.alt)):
 		return Grant{}, outcomeScope
 	}
 	return grant, outcomeAllowed
@@ -154,6 +154,8 @@ func refuse(w http.ResponseWriter, r *http.Request, ep endpoint, o outcome) {
 	case o == outcomeToken:
 		w.Header().Set("WWW-Authenticate", `Bearer realm="cdprelay"`)
 		http.Error(w, "a valid token is required: Authorization: Bearer <token>, or ?token=<token>", http.StatusUnauthorized)
+	case rule(ep).alt != 0:
+		http.Error(w, "the token grants neither the "+rule(ep).scope.String()+" nor the "+rule(ep).alt.String()+" scope", http.StatusForbidden)
 	default:
 		http.Error(w, "the token does not grant the "+rule(ep).scope.String()+" scope", http.StatusForbidden)
 	}
