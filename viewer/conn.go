@@ -185,6 +185,7 @@ func (c *conn) writeLoop() error {
 		cur      *subscription
 		ready    <-chan struct{}
 		lastList []byte
+		changed  = c.srv.changes()
 	)
 	write := func(mt int, b []byte) error {
 		_ = c.ws.SetWriteDeadline(time.Now().Add(c.srv.cfg.WriteTimeout))
@@ -230,6 +231,11 @@ func (c *conn) writeLoop() error {
 				return err
 			}
 		case <-list.C:
+			if err := sendList(false); err != nil {
+				return err
+			}
+		case <-changed:
+			changed = c.srv.changes()
 			if err := sendList(false); err != nil {
 				return err
 			}
@@ -336,6 +342,15 @@ func (c *conn) handle(req *request) {
 		if err := c.input(req); err != nil {
 			c.sendError(req, err.Error())
 		}
+	case msgStop, msgResume, msgDialog, msgApprove, msgDeny:
+		if err := c.inCharge(req); err != nil {
+			c.sendError(req, err.Error())
+			return
+		}
+		select {
+		case c.listNow <- struct{}{}:
+		default:
+		}
 	default:
 		c.sendError(req, fmt.Sprintf("unknown message type %.32q", req.Type))
 	}
@@ -402,6 +417,51 @@ func (c *conn) takeControl(req *request) {
 	c.holding = true
 	c.log.Info("control taken", "instance", k.instance, "tab", k.tab)
 	c.srv.broadcast(mustJSON(controlMsg{Type: msgControl, Instance: k.instance, Tab: k.tab, Holder: c.holder}))
+}
+
+// inCharge carries out what a person in charge of an instance does: stop
+// or resume its automation, answer a dialog, approve or deny a held
+// command. Interactive viewers only.
+func (c *conn) inCharge(req *request) error {
+	if !c.interactive {
+		return errors.New("this viewer may only watch")
+	}
+	if req.Instance == "" {
+		return errors.New(req.Type + " needs an instance")
+	}
+	in := c.srv.instance(req.Instance)
+	if in == nil {
+		return fmt.Errorf("no instance %.32q", req.Instance)
+	}
+	var err error
+	switch req.Type {
+	case msgStop:
+		err = in.Stop(c.holder)
+	case msgResume:
+		err = in.Resume(c.holder)
+	case msgDialog:
+		if req.Tab == 0 || req.Accept == nil {
+			return errors.New("answer-dialog needs a tab and accept (true or false)")
+		}
+		if len(req.PromptText) > 4096 {
+			return errors.New("a prompt's text is at most 4096 bytes")
+		}
+		err = in.AnswerDialog(req.Tab, req.Dialog, *req.Accept, req.PromptText, c.holder)
+	case msgApprove, msgDeny:
+		if req.Approval == 0 {
+			return errors.New(req.Type + " needs an approval id")
+		}
+		if req.Type == msgApprove {
+			err = in.Approve(req.Approval, c.holder)
+		} else {
+			err = in.Deny(req.Approval, c.holder)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", req.Type, err)
+	}
+	c.log.Info(req.Type, "instance", req.Instance, "tab", req.Tab, "approval", req.Approval)
+	return nil
 }
 
 // release hands cur's tab back to automation.

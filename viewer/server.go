@@ -291,6 +291,16 @@ func (s *Server) Close(ctx context.Context) error {
 	}
 }
 
+// changes is a channel closed at the next change of the source's
+// instances, or nil when the source does not say (the list then waits for
+// its next refresh).
+func (s *Server) changes() <-chan struct{} {
+	if ch, ok := s.cfg.Source.(Changer); ok {
+		return ch.Changed()
+	}
+	return nil
+}
+
 func (s *Server) instance(id string) Instance {
 	for _, in := range s.cfg.Source.Instances() {
 		if in.ID() == id {
@@ -420,9 +430,16 @@ func (s *Server) snapshot() instancesMsg {
 		iv := instanceView{
 			ID: st.ID, Default: st.Default, Extension: st.Extension, Ready: st.Ready,
 			Client: st.Client, Browser: st.Browser.Product, Tabs: []tabView{},
+			Stopped: st.Stopped, StoppedBy: st.StoppedBy, Approvals: []approvalView{},
+		}
+		for _, a := range st.Approvals {
+			iv.Approvals = append(iv.Approvals, approvalView{ID: a.ID, Tab: a.TabID, What: a.What, Method: a.Method, AskedAt: a.AskedAt, ExpiresAt: a.ExpiresAt})
 		}
 		for _, t := range st.Tabs {
-			tv := tabView{ID: t.TabID, URL: t.URL, Title: t.Title, Attached: t.Attached, Status: statusIdle}
+			tv := tabView{ID: t.TabID, URL: t.URL, Title: t.Title, Attached: t.Attached, Status: statusIdle, Access: t.Access}
+			if d := t.Dialog; d != nil {
+				tv.Dialog = &dialogView{ID: d.ID, Type: d.Type, Message: d.Message, DefaultPrompt: d.DefaultPrompt, AnsweredBy: d.AnsweredBy}
+			}
 			if tap := taps[tabKey{st.ID, t.TabID}]; tap != nil {
 				tv.Status = string(tap.Status())
 				tv.Viewers = tap.Subscribers()

@@ -25,6 +25,21 @@ type Instance interface {
 	TakeControl(tabID int64, holder string) error
 	ReleaseControl(tabID int64, holder string) error
 	Controller(tabID int64) string
+	// The person in charge: stop and resume the instance's automation,
+	// answer a tab's JavaScript dialog, approve or deny a held command.
+	Stop(by string) error
+	Resume(by string) error
+	AnswerDialog(tabID, dialogID int64, accept bool, promptText, by string) error
+	Approve(id int64, by string) error
+	Deny(id int64, by string) error
+}
+
+// Changer is a Source that says when its instances' status changes, so
+// that viewers get the instance list at once rather than at the next
+// refresh.
+type Changer interface {
+	// Changed returns a channel closed at the next change.
+	Changed() <-chan struct{}
 }
 
 // Tab is the live view's handle on one tab: commands to the tab's own
@@ -38,6 +53,8 @@ type Tab interface {
 func FromRelay(s *relay.Server) Source { return relaySource{s} }
 
 type relaySource struct{ s *relay.Server }
+
+func (r relaySource) Changed() <-chan struct{} { return r.s.Changed() }
 
 func (r relaySource) Instances() []Instance {
 	ins := r.s.Instances()
