@@ -61,6 +61,7 @@ func (p *Pages) handler() http.Handler {
 	p.policyPages(mux)
 	p.hostilePages(mux)
 	p.secretPages(mux)
+	p.personPages(mux)
 	html := func(w http.ResponseWriter, body string) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, body)
