@@ -17,7 +17,7 @@ FUZZTIME    ?= 30s
 SHORT_FUZZTIME ?= 3s
 VERSION     ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build run test deps chromium npm js-deps lint vet fmt-check staticcheck js-lint fmt-js vulncheck unit classic fuzz fuzz-short smoke bench clean
+.PHONY: all build run test deps chromium npm js-deps lint vet fmt-check staticcheck js-lint fmt-js vulncheck unit classic e2e-fenced fuzz fuzz-short smoke bench clean
 
 all: build
 
@@ -135,7 +135,14 @@ smoke: chromium npm
 	./bin/bench -smoke
 	./bin/soak -smoke
 
-test: deps lint unit classic fuzz-short smoke
+# The clients' end-to-end tests once more with the URL fence of
+# --allowed-domains on (both test origins inside it): the navigation
+# backstop and the first-request rules must not change what they see.
+FENCED_TESTS := TestPlaywright|TestPuppeteer|TestChromedp|TestRod|TestChromeRemoteInterface|TestLiveView|TestPersonInCharge
+e2e-fenced:
+	CI=$${CI:-} CDPRELAY_E2E_ALLOWED_DOMAINS=127.0.0.1,127.0.0.2 $(GO) test -race -count=1 -timeout 10m -run '$(FENCED_TESTS)' ./e2e
+
+test: deps lint unit classic e2e-fenced fuzz-short smoke
 
 # Benchmarks are not tests: `make test` never runs them. First the relay
 # alone (Go benchmarks with in-process stand-ins), then direct CDP, the

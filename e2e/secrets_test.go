@@ -542,7 +542,7 @@ func TestCredentialsCookieReadsWithoutPolicy(t *testing.T) {
 	requireEnv(t)
 	ctx := testCtx(t, 60*time.Second)
 	cr := personCredentials(ctx, t)
-	env.Relay.SetPolicy(nil)
+	resetPolicy()
 	a := newClient(ctx, t)
 	session := a.tab(env.Pages.Main + "/secure/home")
 	for _, c := range []struct{ session, method string }{{"", "Storage.getCookies"}, {session, "Network.getCookies"}, {session, "Network.getAllCookies"}} {
