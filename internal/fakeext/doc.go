@@ -8,8 +8,8 @@
 // It plays one of two extensions. By default it is ours: it says who the
 // browser is (extension.info), puts each tab's targetId in its offers and
 // can activate tabs (chrome.tabs.update). With Options.Stock it is the
-// stock Playwright extension as its documented protocol describes it
-// (shared/PROTOCOL.md §1): the v2 commands chrome.debugger.attach, detach
+// stock Playwright extension as its protocol describes it
+// (docs/EXTENSION-PROTOCOL.md): the v2 commands chrome.debugger.attach, detach
 // and sendCommand, chrome.tabs.create and remove, and no others; the events
 // chrome.debugger.onEvent and onDetach, chrome.tabs.onCreated and onRemoved
 // and extension.initialized, and no others (no extension.info, no tab
