@@ -150,7 +150,7 @@ test: deps lint unit classic e2e-fenced fuzz-short smoke
 # (a few minutes). Prints the figures and writes docs/BENCHMARKS.md.
 # cdprelay is the product as cdprelay serve assembles it; BENCH_ARGS=-bare
 # measures the relay alone.
-GOBENCH    = $(GO) test -run=^$$ -bench=. -benchmem -count=1 ./relay ./internal/wire
+GOBENCH    = $(GO) test -run=^$$ -bench=. -benchmem -count=1 ./relay ./internal/wire ./secrets
 BENCH_ARGS ?=
 
 bench: chromium
