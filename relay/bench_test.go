@@ -13,8 +13,13 @@ import (
 // sockets are replaced by drained queues: what remains is the relay's own
 // work per message.
 func benchInstance(b testing.TB) (*Instance, *clientConn, *extConn, func()) {
+	return benchInstanceWith(b, Config{})
+}
+
+func benchInstanceWith(b testing.TB, cfg Config) (*Instance, *clientConn, *extConn, func()) {
 	// The extension here never answers: the relay's own calls give up soon.
-	srv, err := New(Config{CallTimeout: 50 * time.Millisecond})
+	cfg.CallTimeout = 50 * time.Millisecond
+	srv, err := New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -71,6 +76,28 @@ func BenchmarkForwardCommand(b *testing.B) {
 		}
 		c.handle(k)
 		// The reply never comes: keep the pending map from growing.
+		x.forget(x.nextID)
+	}
+}
+
+// BenchmarkForwardCommandTiers: the same with a policy that has tiers, on
+// a tab of a full site: what the tiers cost a command there.
+func BenchmarkForwardCommandTiers(b *testing.B) {
+	in, c, x, stop := benchInstanceWith(b, Config{Policy: tierPolicy{"ro.example": "read-only", "blind.example": "blind"}})
+	defer stop()
+	st := in.lock()
+	t := st.tabs[7]
+	t.url, t.docURL = "https://a.example/", "https://a.example/"
+	st.updateAccess(t)
+	in.unlock()
+	b.SetBytes(int64(len(benchCommand)))
+	b.ReportAllocs()
+	for b.Loop() {
+		k := &c.cmd
+		if err := wire.DecodeCommand(benchCommand, &k.env); err != nil {
+			b.Fatal(err)
+		}
+		c.handle(k)
 		x.forget(x.nextID)
 	}
 }
