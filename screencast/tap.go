@@ -1,6 +1,7 @@
 package screencast
 
 import (
+	"runtime/debug"
 	"context"
 	"encoding/json"
 	"errors"
@@ -82,6 +83,9 @@ type Config struct {
 	Metrics *Metrics
 	// Logger receives the tap's rare logs. Default: discard.
 	Logger *slog.Logger
+	// OnPanic is called when a tap's goroutine panicked (and the tap
+	// stopped), for a metric. Default: nothing.
+	OnPanic func()
 }
 
 const (
@@ -319,6 +323,20 @@ type runState struct {
 func (t *Tap) run() {
 	defer close(t.done)
 	defer t.cfg.Metrics.tapDelta(-1)
+	defer func() {
+		// A panic stops this tap: its viewers see it stopped; the tab,
+		// the automation and every other tap go on.
+		if r := recover(); r != nil {
+			t.cfg.Logger.Error("panic; this screencast stops", "panic", r, "stack", string(debug.Stack()))
+			if t.cfg.OnPanic != nil {
+				t.cfg.OnPanic()
+			}
+			if t.mu.TryLock() {
+				t.mu.Unlock()
+				t.end(StatusStopped)
+			}
+		}
+	}()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	st := &runState{ackTimer: time.NewTimer(time.Hour), idle: time.NewTimer(time.Hour)}

@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"runtime/debug"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -113,13 +114,14 @@ func (c *conn) serve() {
 	writerDone := make(chan struct{})
 	go func() {
 		defer close(writerDone)
+		defer c.recoverPanic("viewer writer")
 		if err := c.writeLoop(); err != nil {
 			c.log.Debug("viewer write", "err", err)
 		}
 		// Unblock the read loop.
 		c.ws.Close()
 	}()
-	err := c.readLoop()
+	err := c.readLoopGuarded()
 	c.cancel()
 	c.unsubscribe()
 	c.closeWith(websocket.CloseNormalClosure, "")
@@ -138,6 +140,35 @@ func (c *conn) serve() {
 		reason = err.Error()
 	}
 	c.log.Info("viewer disconnected", "reason", reason)
+}
+
+// readLoopGuarded is readLoop behind the viewer's panic boundary: a panic
+// ends this viewer's connection with a reason, not the live view.
+func (c *conn) readLoopGuarded() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.panicked("viewer reader", r)
+			err = errors.New("internal error")
+		}
+	}()
+	return c.readLoop()
+}
+
+// recoverPanic, deferred at the top of a viewer's goroutine, contains a
+// panic to that viewer.
+func (c *conn) recoverPanic(where string) {
+	if r := recover(); r != nil {
+		c.panicked(where, r)
+	}
+}
+
+func (c *conn) panicked(where string, r any) {
+	c.log.Error("panic; closing this viewer", "in", where, "panic", r, "stack", string(debug.Stack()))
+	if c.srv.cfg.OnPanic != nil {
+		c.srv.cfg.OnPanic()
+	}
+	c.closeWith(websocket.CloseInternalServerErr, "cdprelay: internal error (see the relay's log)")
+	c.ws.Close()
 }
 
 // closeWith sends a close frame and ends the connection. Safe from any

@@ -50,6 +50,10 @@ type Config struct {
 	SendQueue int
 	// MaxMessageBytes bounds one message from a viewer. Default: 64 KiB.
 	MaxMessageBytes int64
+	// OnPanic is called when a viewer's goroutine panicked (and that viewer
+	// was closed), for a metric. Default: nothing.
+	OnPanic func()
+
 	// ListEvery is how often each viewer's instance list is refreshed
 	// when it changed. Default: 1 s.
 	ListEvery time.Duration

@@ -177,9 +177,11 @@ func (a *App) newLiveView() (*viewer.Server, error) {
 		return nil, fmt.Errorf("live view metrics: %w", err)
 	}
 	sc.Metrics = m
+	sc.OnPanic = a.metrics.Panicked
 	vs, err := viewer.New(viewer.Config{
-		Source: viewer.FromRelay(a.relay),
-		Logger: a.log.With("component", "liveview"),
+		Source:  viewer.FromRelay(a.relay),
+		OnPanic: a.metrics.Panicked,
+		Logger:  a.log.With("component", "liveview"),
 		// A viewer's navigate passes the same fence as a client's
 		// Page.navigate on that instance: its profile's, under the policy
 		// in force at the time.
