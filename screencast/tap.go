@@ -1,12 +1,12 @@
 package screencast
 
 import (
-	"runtime/debug"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
