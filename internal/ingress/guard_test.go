@@ -270,7 +270,7 @@ func TestZeroConfig(t *testing.T) {
 		want                       int
 		body                       string
 	}{
-		{"127.0.0.1:5000", "/json/version", "", "", 200, "next  cdp,viewer,viewer-interactive,admin,extension"},
+		{"127.0.0.1:5000", "/json/version", "", "", 200, "next  cdp,viewer,viewer-interactive,admin,extension,pair"},
 		{"[::1]:5000", "/devtools/browser/0123", "", "", 200, ""},
 		{"127.0.0.1:5000", "/extension/0123", "chrome-extension://" + extension.ID, "", 200, ""},
 		{"127.0.0.1:5000", "/extension/0123", "chrome-extension://" + strings.Repeat("b", 32), "", 403, ""},

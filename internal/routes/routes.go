@@ -40,10 +40,14 @@ const (
 	KindAudit
 	// KindInstances: the status of every instance, GET /v1/instances.
 	KindInstances
+	// KindInstance: one instance by its public id, /v1/instances/<id>:
+	// GET and HEAD its status, DELETE removes it (other methods get 405
+	// there).
+	KindInstance
 	numKinds
 )
 
-var kindNames = [numKinds]string{"not-found", "discovery", "cdp", "page", "extension", "mint", "viewer", "page-shell", "metrics", "audit", "instances"}
+var kindNames = [numKinds]string{"not-found", "discovery", "cdp", "page", "extension", "mint", "viewer", "page-shell", "metrics", "audit", "instances", "instance"}
 
 func (k Kind) String() string {
 	if k < numKinds {
@@ -108,6 +112,8 @@ type Route struct {
 	GUID string
 	// TargetID is the page of KindPage.
 	TargetID string
+	// InstanceID is the public instance id of KindInstance.
+	InstanceID string
 	// Doc is the document of KindDiscovery.
 	Doc Doc
 }
@@ -220,6 +226,12 @@ func (t *Table) Classify(method, p string) Route {
 			r.Kind = KindInstances
 		case p == "/v1/instances":
 			r.Kind = KindMint
+		default:
+			// /v1/instances/<id>, with nothing after the id: what may
+			// come under it is another endpoint's.
+			if id, ok := strings.CutPrefix(p, "/v1/instances/"); ok && id != "" && !strings.Contains(id, "/") {
+				r.Kind, r.InstanceID = KindInstance, id
+			}
 		}
 		return r
 	case t.pageShell[p] && read:
