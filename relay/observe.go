@@ -52,6 +52,7 @@ const (
 	KindDialog     = "dialog"
 	KindAsk        = "ask"
 	KindApproval   = "approval"
+	KindRemove     = "remove"
 )
 
 // Outcomes.
