@@ -116,7 +116,7 @@ func (f serveFlags) appConfig(file *app.File, guid string, saved []relay.SavedIn
 			MaxMessageBytes: f.maxMsg, DefaultGUID: guid, Version: version,
 			Restore: saved, Save: instanceSaver(f.stateDir),
 		},
-		Screencast:    f.live.screencast(),
+		Screencast: f.live.screencast(),
 	}
 }
 
