@@ -1,10 +1,12 @@
 package relay
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -364,4 +366,83 @@ func TestParsePublicURL(t *testing.T) {
 			t.Errorf("ParsePublicURL(%q) = %v, %v; want %s", tt.in, u, err, tt.want)
 		}
 	}
+}
+
+// FuzzTenantRoute: whatever path a tenant's request takes, bob's guid or
+// target in it answers exactly as one nobody has.
+func FuzzTenantRoute(f *testing.F) {
+	for _, p := range []string{
+		"/cdp/%G", "/devtools/browser/%G", "/cdp/%G/json/version", "/cdp/%G/json/list/", "/cdp/%G/json",
+		"/cdp/%G/devtools/page/%T", "/devtools/page/%T", "/extension/%G", "/json/version", "/json/protocol",
+		"/cdp/%G/json/protocol", "/cdp/%G/other", "/cdp/%G/devtools/page/", "/v1/instances", "/%G",
+	} {
+		f.Add(p, "alice")
+		f.Add(p, "carol")
+	}
+	srv, err := New(Config{Tenant: tenantOf})
+	if err != nil {
+		f.Fatal(err)
+	}
+	srv.SetTenants(TenantRules{Known: []string{"alice", "bob", "carol"}})
+	hs := httptest.NewServer(srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	f.Cleanup(func() {
+		cancel()
+		cctx, ccancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer ccancel()
+		srv.Close(cctx)
+		hs.Close()
+	})
+	h := &harness{srv: srv, hs: hs, ctx: ctx}
+	bob, _ := srv.NewInstanceFor("bob", "")
+	e, err := fakeext.Dial(ctx, as(h.extURL(bob), "bob"), fakeext.Options{Tabs: []fakeext.Tab{{ID: 2, URL: "https://bob.example/", TargetID: tid(2)}}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(e.Close)
+	for len(bob.Status().Tabs) == 0 {
+		if ctx.Err() != nil {
+			f.Fatal("bob's tab never came")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	unknownGUID, unknownTarget := NewGUID(), tid(99)
+	f.Fuzz(func(t *testing.T, tmpl, tenant string) {
+		if tenant == "bob" || tenant == "" || strings.ContainsAny(tmpl, "?#") || !strings.HasPrefix(tmpl, "/") {
+			return
+		}
+		fill := func(g, tg string) string {
+			return strings.ReplaceAll(strings.ReplaceAll(tmpl, "%G", g), "%T", tg)
+		}
+		// POST and GET: minting must not be reached either way by a path
+		// with bob's guid in it.
+		for _, method := range []string{"GET", "POST"} {
+			theirs := answerTo(h, method, fill(bob.GUID(), tid(2)), tenant)
+			none := answerTo(h, method, fill(unknownGUID, unknownTarget), tenant)
+			if strings.Contains(theirs, bob.GUID()) || theirs != strings.ReplaceAll(strings.ReplaceAll(none, unknownGUID, bob.GUID()), unknownTarget, tid(2)) {
+				t.Fatalf("%s %s as %s: bob's\n  %s\nnobody's\n  %s", method, tmpl, tenant, theirs, none)
+			}
+		}
+	})
+}
+
+// answerTo is answer for a request acting for tenant, with what varies
+// between any two answers (a minted instance's id and guid) left out.
+func answerTo(h *harness, method, path, tenant string) string {
+	u, err := url.Parse("http://127.0.0.1" + path)
+	if err != nil || u.Path != path {
+		return "unparsable"
+	}
+	q := u.Query()
+	q.Set("as", tenant)
+	req := httptest.NewRequest(method, "http://127.0.0.1"+u.EscapedPath()+"?"+q.Encode(), nil)
+	req.RemoteAddr = "127.0.0.1:5000"
+	w := httptest.NewRecorder()
+	h.srv.ServeHTTP(w, req)
+	if w.Code == http.StatusCreated {
+		return "201" // a fresh instance of the tenant's: nobody's to compare
+	}
+	w.Result().Header.Del("Date")
+	hdr, _ := json.Marshal(w.Result().Header)
+	return w.Result().Status + " " + string(hdr) + " " + w.Body.String()
 }

@@ -196,3 +196,32 @@ func TestSelfOrigins(t *testing.T) {
 		t.Errorf("a self origin without a scheme: %v", err)
 	}
 }
+
+// FuzzCompileTokensTenant: whatever a config's token says, a token that
+// compiles grants exactly its own tenant, which is a valid name or none.
+func FuzzCompileTokensTenant(f *testing.F) {
+	for _, tt := range tenantNameTests {
+		f.Add("a", "cdp", tt.name)
+	}
+	f.Add("ops", "admin,pair", "")
+	f.Add("x", "pair,extension", "team-7")
+	f.Fuzz(func(t *testing.T, name, scopes, tenant string) {
+		tab, err := compileTokens([]Token{
+			{Name: name, SHA256: HashToken("presented"), Scopes: strings.Split(scopes, ","), Tenant: tenant},
+			{Name: name + "-other", SHA256: HashToken("other"), Scopes: []string{"cdp"}, Tenant: "other"},
+		})
+		if err != nil {
+			return
+		}
+		if tenant != "" && ValidTenant(tenant) != nil {
+			t.Fatalf("tenant %q compiled", tenant)
+		}
+		g, ok := tab.match("presented")
+		if !ok || g.Tenant != tenant || g.TokenName != name {
+			t.Fatalf("match = %+v %v, want tenant %q", g, ok, tenant)
+		}
+		if g, _ := tab.match("other"); g.Tenant != "other" {
+			t.Fatalf("the other token's tenant: %q", g.Tenant)
+		}
+	})
+}
