@@ -223,7 +223,9 @@ func TestTenants(t *testing.T) {
 	// Alice's audit is hers; the operator's has both.
 	audit := func(token string) (tenants map[string]int) {
 		_, body, _ := rc.do("GET", "/v1/audit?limit=1000", token)
-		var v struct{ Records []struct{ Tenant, Instance, Kind string } }
+		var v struct {
+			Records []struct{ Tenant, Instance, Kind string }
+		}
 		if err := json.Unmarshal([]byte(body), &v); err != nil {
 			t.Fatalf("audit: %v %s", err, body)
 		}
