@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -211,6 +212,24 @@ func relayBinary(t *testing.T) string {
 	return bin
 }
 
+// syncBuffer is what a process writes, read while it runs.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
 // TestEntrypoint runs the image's entrypoint here, as the image would,
 // with the relay built from this repository: it turns the environment of
 // a StatefulSet's pod into serve's flags, and the relay gets SIGTERM
@@ -222,15 +241,15 @@ func TestEntrypoint(t *testing.T) {
 	b, _ := json.Marshal(cfg)
 	os.WriteFile(filepath.Join(dir, "config.yaml"), b, 0o600)
 
-	run := func(env ...string) (*exec.Cmd, *bytes.Buffer) {
+	run := func(env ...string) (*exec.Cmd, *syncBuffer) {
 		cmd := exec.Command("sh", "entrypoint.sh")
 		cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "CDPRELAY_BIN=" + bin}, env...)
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
+		out := &syncBuffer{}
+		cmd.Stdout, cmd.Stderr = out, out
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		return cmd, &out
+		return cmd, out
 	}
 	addr, _ := testenv.FreeAddr()
 	state := filepath.Join(dir, "state")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/cdprelay/cdprelay/internal/routes"
 	"github.com/cdprelay/cdprelay/relay"
 	"github.com/cdprelay/cdprelay/screencast"
 )
@@ -87,8 +88,14 @@ func (c *Config) validate() error {
 		errs = append(errs, errors.New("app: Config.Screencast sets Metrics or Logger, which the assembly wires itself"))
 	}
 	if c.PublicURL != "" {
-		if _, err := relay.ParsePublicURL(c.PublicURL); err != nil {
+		u, err := relay.ParsePublicURL(c.PublicURL)
+		switch {
+		case err != nil:
 			errs = append(errs, fmt.Errorf("--public-url: %w", err))
+		case u.Path != "" && (routes.Classify("GET", u.Path).Area != routes.AreaOther || routes.Classify("GET", u.Path+"/x").Area != routes.AreaOther):
+			// The prefix is taken off what comes: one that is a path of
+			// the relay's own would take that path away.
+			errs = append(errs, fmt.Errorf("--public-url: the path prefix %s is a path of the relay's own; use one such as /relay-1", u.Path))
 		}
 	}
 	if err := c.File.Validate(); err != nil {

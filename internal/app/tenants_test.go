@@ -405,8 +405,15 @@ func TestPublicURL(t *testing.T) {
 	if _, err := New(Config{Addr: "127.0.0.1:0", PublicURL: "https://relay.example.com/x?y"}); err == nil || !strings.Contains(err.Error(), "--public-url") {
 		t.Errorf("a bad public URL: %v", err)
 	}
-	if _, err := New(Config{Addr: "127.0.0.1:0", PublicURL: "http://127.0.0.1:8080/n1"}); err != nil {
+	if a, err := New(Config{Addr: "127.0.0.1:0", PublicURL: "http://127.0.0.1:8080/n1"}); err != nil {
 		t.Errorf("a loopback front door without tokens: %v", err)
+	} else {
+		a.Close(context.Background())
+	}
+	for _, prefix := range []string{"/json", "/cdp", "/v1", "/viewer", "/index.html", "/metrics"} {
+		if _, err := New(Config{Addr: "127.0.0.1:0", PublicURL: "http://127.0.0.1:8080" + prefix}); err == nil || !strings.Contains(err.Error(), "path of the relay's own") {
+			t.Errorf("the prefix %s: %v", prefix, err)
+		}
 	}
 	_ = cdptest.Dial // the CDP client is exercised end to end
 }
