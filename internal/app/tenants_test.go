@@ -72,6 +72,9 @@ func newTeam(t *testing.T) *team {
 			t.Fatalf("%s's extension: %v", who, err)
 		}
 		t.Cleanup(e.Close)
+		if err := s.app.Relay().LookupID("", info.InstanceID).WaitReady(ctx); err != nil {
+			t.Fatalf("%s's extension: %v", who, err)
+		}
 		if who == "alice" {
 			tm.alice = info
 		} else {
