@@ -317,6 +317,18 @@ func TestEntrypoint(t *testing.T) {
 	}
 }
 
+// TestEntrypointShellcheck: the entrypoint is POSIX sh, as Debian's dash
+// and busybox run it.
+func TestEntrypointShellcheck(t *testing.T) {
+	sc, err := exec.LookPath("shellcheck")
+	if err != nil {
+		t.Skip("SKIPPED: shellcheck is not installed (Debian's shellcheck package; .ci/run installs it)")
+	}
+	if out, err := exec.Command(sc, "-s", "sh", "entrypoint.sh").CombinedOutput(); err != nil {
+		t.Errorf("shellcheck: %v\n%s", err, out)
+	}
+}
+
 // manifests are the Kubernetes documents of k8s/, by kind and name.
 type manifest = map[string]any
 

@@ -29,6 +29,8 @@ fi
 
 public=${CDPRELAY_PUBLIC_URL:-}
 if [ -z "$public" ] && [ -n "${CDPRELAY_PUBLIC_BASE:-}" ]; then
+	# HOSTNAME is the container's, which docker and Kubernetes set.
+	# shellcheck disable=SC3028
 	pod=${POD_NAME:-${HOSTNAME:-}}
 	ordinal=${pod##*-}
 	case $ordinal in

@@ -192,6 +192,11 @@ func TestFleet(t *testing.T) {
 	}
 	node(t, "fleet.mjs", node2.base, "alice-cdp", pages.Main)
 
+	// The live view through the front door, under node 2's prefix: its
+	// page, its socket, alice's tab on the canvas.
+	node(t, "team.mjs", "drive", node2.base, "alice-cdp", pages.Main+"/")
+	node(t, "team.mjs", "liveview", b.WS, node2.base, "alice-watch", pages.Main+"/", pages.Other, filepath.Join(dir, "fleet-liveview.png"))
+
 	// The guid is the same capability it was: bob still cannot reach it.
 	_, body, _ = node2.do("GET", "/cdp/"+info.CDPURL[strings.LastIndex(info.CDPURL, "/")+1:]+"/json/version", "bob-cdp")
 	if body != "404 page not found\n" {
