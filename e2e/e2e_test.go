@@ -24,9 +24,16 @@ func TestMain(m *testing.M) {
 			// Each test reports the skip (or, in CI, the failure).
 			return m.Run()
 		}
+		// The other end-to-end packages with browsers (e2e/team) wait
+		// for this one, and this one for them.
+		unlock, err := testenv.LockBrowsers()
+		if err != nil {
+			println("e2e: lock:", err.Error())
+			return 1
+		}
+		defer unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		defer cancel()
-		var err error
 		// The browser's own port lets a test act as the person (pick_test.go).
 		env, err = testenv.Start(ctx, testenv.Options{DebugPort: true})
 		if err != nil {

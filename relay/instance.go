@@ -39,6 +39,12 @@ type Instance struct {
 	created    time.Time    // static
 	browserTID string       // static: the browser target's id
 
+	// owner is the tenant ("": the operator's); set once more at most,
+	// when a tenant's extension pairs an instance minted for nobody.
+	owner ownerBox
+	// paired: an extension has been let in once (tenants.go).
+	paired atomic.Bool
+
 	mu sync.Mutex
 	st state // guarded by mu; see lock
 
@@ -290,7 +296,9 @@ func (in *Instance) close(code int, reason string) {
 
 // Status is a snapshot of an instance for status pages and tests.
 type Status struct {
-	ID        string      `json:"id"`
+	ID string `json:"id"`
+	// Tenant is whose the instance is; absent: the operator's.
+	Tenant    string      `json:"tenant,omitempty"`
 	Profile   string      `json:"profile,omitempty"`
 	Default   bool        `json:"default"`
 	Extension bool        `json:"extension"`
@@ -335,6 +343,7 @@ func (in *Instance) Status() Status {
 	st := in.lock()
 	defer in.unlock()
 	s := Status{
+		Tenant:        in.Tenant(),
 		Profile:       in.profile,
 		ID:            in.id,
 		Default:       in.isDefault,

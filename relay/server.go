@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -20,11 +21,15 @@ import (
 type Server struct {
 	cfg Config // static
 
-	upgrader    websocket.Upgrader // static
-	policy      policyBox          // swapped by SetPolicy
-	credHeaders credentialHeaders  // static: header names redacted on the way out
-	secrets     secretBox          // swapped by SetSecrets
-	changes     changes            // any instance's change, for watchers
+	upgrader    websocket.Upgrader          // static
+	policy      policyBox                   // swapped by SetPolicy
+	credHeaders credentialHeaders           // static: header names redacted on the way out
+	secrets     secretBox                   // swapped by SetSecrets
+	changes     changes                     // any instance's change, for watchers
+	tenants     atomic.Pointer[TenantRules] // swapped by SetTenants; never nil
+	public      publicBase                  // static: the capability URLs' base, or none
+
+	saveMu sync.Mutex // serialises Config.Save
 
 	mu     sync.Mutex
 	byGUID map[string]*Instance // guarded by mu
@@ -53,6 +58,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.policy.store(cfg.Policy)
 	s.SetSecrets(cfg.Secrets)
+	s.SetTenants(TenantRules{})
+	s.public = cfg.public
 	cfg.Metrics.registerInstances(s)
 	guid := cfg.DefaultGUID
 	if guid == "" {
@@ -60,6 +67,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.def = newInstance(s, guid, true, cfg.DefaultProfile)
 	s.byGUID[guid] = s.def
+	s.restore(cfg.Restore)
 	return s, nil
 }
 
@@ -71,42 +79,25 @@ func (s *Server) Default() *Instance { return s.def }
 // extension connects to it within the configured UnclaimedTTL.
 func (s *Server) NewInstance() (*Instance, error) { return s.NewInstanceWithProfile("") }
 
-// NewInstanceWithProfile mints an instance whose commands are judged by the
-// policy profile named profile ("" for the global policy).
+// NewInstanceWithProfile mints an operator's instance whose commands are
+// judged by the policy profile named profile ("" for the global policy).
 func (s *Server) NewInstanceWithProfile(profile string) (*Instance, error) {
-	if profile != "" && s.cfg.ValidProfile != nil && !s.cfg.ValidProfile(profile) {
-		return nil, fmt.Errorf("no policy profile %q", profile)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil, errors.New("relay is shut down")
-	}
-	if len(s.byGUID) >= s.cfg.MaxInstances {
-		s.cfg.Metrics.limited[limitInstances].Inc()
-		return nil, fmt.Errorf("the relay already keeps %d instances (MaxInstances)", s.cfg.MaxInstances)
-	}
-	in := newInstance(s, newGUID(), false, profile)
-	s.byGUID[in.guid] = in
-	time.AfterFunc(s.cfg.UnclaimedTTL, func() {
-		st := in.lock()
-		claimed := st.everClaimed
-		in.unlock()
-		if !claimed {
-			s.removeInstance(in, "no extension connected in time")
-		}
-	})
-	return in, nil
+	return s.NewInstanceFor("", profile)
 }
 
 func (s *Server) removeInstance(in *Instance, reason string) {
 	s.mu.Lock()
-	if s.byGUID[in.guid] == in {
+	removed := s.byGUID[in.guid] == in
+	if removed {
 		delete(s.byGUID, in.guid)
 	}
 	s.mu.Unlock()
 	in.close(websocket.CloseGoingAway, reason)
-	s.cfg.Logger.Info("instance removed", "instance", in.id, "reason", reason)
+	if removed {
+		s.cfg.Logger.Info("instance removed", "instance", in.id, "reason", reason)
+		s.changes.notify()
+		s.save()
+	}
 }
 
 // Instances returns every instance, the default first.
@@ -189,10 +180,28 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // serveRoute serves a discovery, CDP or extension endpoint of the
 // instance the route names, and reports false when there is none.
+//
+// What a request may reach is decided here, first, for every kind: an
+// instance of another tenant is nil, exactly as an unknown guid.
 func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request, rt routes.Route) bool {
-	in := s.def
-	if rt.GUID != "" {
-		in = s.lookup(rt.GUID)
+	tenant := s.requestTenant(r)
+	var in *Instance
+	switch {
+	case rt.GUID == "" && rt.Kind == routes.KindDiscovery && rt.Doc == routes.DocProtocol:
+		// The protocol's names are no instance's: a tenant without one
+		// gets them too.
+		in = s.def
+	case rt.GUID == "":
+		in = s.DefaultFor(tenant)
+	case rt.Kind == routes.KindExtension:
+		// Only an upgrade pairs, and so claims an instance for a tenant.
+		if in = s.lookup(rt.GUID); in != nil && !s.pairable(tenant, in, websocket.IsWebSocketUpgrade(r)) {
+			in = nil
+		}
+	default:
+		if in = s.lookup(rt.GUID); !Visible(tenant, in) {
+			in = nil
+		}
 	}
 	switch {
 	case in == nil:

@@ -34,6 +34,7 @@ type conn struct {
 	ws          *websocket.Conn // static; the read loop reads, the write loop writes; closeWith may add a close frame
 	holder      string          // static: how the relay and other viewers name this viewer
 	interactive bool            // static: may take control and send input
+	tenant      string          // static: whose instances it sees ("": every one)
 	log         *slog.Logger    // static
 
 	ctx    context.Context    // static: ends with the connection
@@ -86,7 +87,7 @@ type sharedFrame struct {
 	meta, jpeg *websocket.PreparedMessage
 }
 
-func newConn(s *Server, ws *websocket.Conn, interactive bool, remote string) *conn {
+func newConn(s *Server, ws *websocket.Conn, interactive bool, tenant, remote string) *conn {
 	var id [3]byte
 	_, _ = rand.Read(id[:])
 	name := "viewer " + hex.EncodeToString(id[:])
@@ -96,6 +97,7 @@ func newConn(s *Server, ws *websocket.Conn, interactive bool, remote string) *co
 		ws:          ws,
 		holder:      name,
 		interactive: interactive,
+		tenant:      tenant,
 		log:         s.log.With("viewer", name, "remote", remote),
 		ctx:         ctx,
 		cancel:      cancel,
@@ -223,7 +225,7 @@ func (c *conn) writeLoop() error {
 		return c.ws.WriteMessage(mt, b)
 	}
 	sendList := func(force bool) error {
-		b := mustJSON(c.srv.snapshot())
+		b := mustJSON(c.srv.snapshot(c.tenant))
 		if !force && bytes.Equal(b, lastList) {
 			return nil
 		}
@@ -397,7 +399,7 @@ func (c *conn) subscribe(req *request) {
 		return
 	}
 	c.unsubscribe()
-	w, sub, err := c.srv.subscribe(c.ctx, key)
+	w, sub, err := c.srv.subscribe(c.ctx, c.tenant, key)
 	if err != nil {
 		if c.ctx.Err() == nil {
 			c.sendError(req, err.Error())
@@ -447,7 +449,7 @@ func (c *conn) takeControl(req *request) {
 	}
 	c.holding = true
 	c.log.Info("control taken", "instance", k.instance, "tab", k.tab)
-	c.srv.broadcast(mustJSON(controlMsg{Type: msgControl, Instance: k.instance, Tab: k.tab, Holder: c.holder}))
+	c.srv.broadcast(c.cur.w.inst, mustJSON(controlMsg{Type: msgControl, Instance: k.instance, Tab: k.tab, Holder: c.holder}))
 }
 
 // inCharge carries out what a person in charge of an instance does: stop
@@ -460,9 +462,9 @@ func (c *conn) inCharge(req *request) error {
 	if req.Instance == "" {
 		return errors.New(req.Type + " needs an instance")
 	}
-	in := c.srv.instance(req.Instance)
+	in := c.srv.instance(c.tenant, req.Instance)
 	if in == nil {
-		return fmt.Errorf("no instance %.32q", req.Instance)
+		return errNoInstance // another tenant's is no more there than one that never was
 	}
 	var err error
 	switch req.Type {
@@ -504,7 +506,7 @@ func (c *conn) release() {
 		c.log.Debug("hand back", "tab", k.tab, "err", err)
 	}
 	c.log.Info("control handed back", "instance", k.instance, "tab", k.tab)
-	c.srv.broadcast(mustJSON(controlMsg{Type: msgControl, Instance: k.instance, Tab: k.tab, Holder: ""}))
+	c.srv.broadcast(c.cur.w.inst, mustJSON(controlMsg{Type: msgControl, Instance: k.instance, Tab: k.tab, Holder: ""}))
 }
 
 // input checks that this viewer may act on its tab, maps the input and
@@ -524,7 +526,7 @@ func (c *conn) input(req *request) error {
 	if by := s.w.inst.Controller(s.key.tab); by != c.holder {
 		// The relay forgot the take-over (the tab was re-shared, say).
 		c.holding = false
-		c.srv.broadcast(mustJSON(controlMsg{Type: msgControl, Instance: s.key.instance, Tab: s.key.tab, Holder: by}))
+		c.srv.broadcast(s.w.inst, mustJSON(controlMsg{Type: msgControl, Instance: s.key.instance, Tab: s.key.tab, Holder: by}))
 		return errors.New("this viewer no longer controls the tab")
 	}
 	in := *req.Input

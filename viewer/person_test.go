@@ -22,7 +22,7 @@ func TestStopResumeFromTheLiveView(t *testing.T) {
 		t.Fatalf("a command while stopped: %v", err)
 	}
 	v.mustFail(map[string]any{"type": "stop", "instance": h.inst}, "already stopped")
-	v.mustFail(map[string]any{"type": "stop", "instance": "nope"}, `no instance "nope"`)
+	v.mustFail(map[string]any{"type": "stop", "instance": "nope"}, "no such instance")
 	v.mustFail(map[string]any{"type": "stop"}, "needs an instance")
 	from = len(v.messages())
 	v.send(map[string]any{"type": "resume", "instance": h.inst})

@@ -41,6 +41,12 @@ type Config struct {
 	// Origin check. Default: a loopback peer is interactive unless it asks
 	// for ?mode=view.
 	Interactive func(r *http.Request) bool
+	// Tenant names the tenant a viewer connecting with r acts for; "" is
+	// the operator, who sees every instance. A tenant's viewer sees its
+	// own instances only: in the list, in control messages, and to
+	// subscribe, where another tenant's instance is refused exactly as
+	// one that does not exist. Default: every viewer is the operator's.
+	Tenant func(r *http.Request) string
 	// Page serves the live-view page at every path but /viewer.
 	// Default: the embedded page of package web.
 	Page http.Handler
@@ -93,6 +99,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Interactive == nil {
 		c.Interactive = defaultInteractive
+	}
+	if c.Tenant == nil {
+		c.Tenant = func(*http.Request) string { return "" }
 	}
 	if c.Page == nil {
 		c.Page = web.Handler()
@@ -210,11 +219,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	interactive := s.cfg.Interactive(r)
+	tenant := s.cfg.Tenant(r)
 	ws, err := s.upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		return // the upgrader has answered
 	}
-	c := newConn(s, ws, interactive, r.RemoteAddr)
+	c := newConn(s, ws, interactive, tenant, r.RemoteAddr)
 	if !s.addConn(c) {
 		c.closeWith(websocket.CloseGoingAway, "cdprelay is shutting down")
 		ws.Close()
@@ -305,9 +315,20 @@ func (s *Server) changes() <-chan struct{} {
 	return nil
 }
 
-func (s *Server) instance(id string) Instance {
+// errNoInstance answers a subscribe to an instance that does not exist,
+// and to another tenant's alike: it names neither.
+var errNoInstance = errors.New("no such instance")
+
+// sees reports whether a viewer acting for tenant sees in.
+func sees(tenant string, in Instance) bool { return tenant == "" || in.Tenant() == tenant }
+
+// instance finds an instance by id among those tenant sees.
+func (s *Server) instance(tenant, id string) Instance {
 	for _, in := range s.cfg.Source.Instances() {
 		if in.ID() == id {
+			if !sees(tenant, in) {
+				return nil
+			}
 			return in
 		}
 	}
@@ -316,7 +337,12 @@ func (s *Server) instance(id string) Instance {
 
 // subscribe adds a subscriber to the tap of key, opening the tab first if
 // nobody watches it yet.
-func (s *Server) subscribe(ctx context.Context, key tabKey) (*watch, *screencast.Subscriber, error) {
+func (s *Server) subscribe(ctx context.Context, tenant string, key tabKey) (*watch, *screencast.Subscriber, error) {
+	// Who may watch is decided first, and the same way whether a tab is
+	// watched already or not.
+	if s.instance(tenant, key.instance) == nil {
+		return nil, nil, errNoInstance
+	}
 	for {
 		s.mu.Lock()
 		if s.closed {
@@ -325,10 +351,10 @@ func (s *Server) subscribe(ctx context.Context, key tabKey) (*watch, *screencast
 		}
 		w := s.watches[key]
 		if w == nil {
-			in := s.instance(key.instance)
+			in := s.instance(tenant, key.instance)
 			if in == nil {
 				s.mu.Unlock()
-				return nil, nil, fmt.Errorf("no instance %.32q", key.instance)
+				return nil, nil, errNoInstance
 			}
 			w = &watch{key: key, inst: in, ready: make(chan struct{}), done: make(chan struct{})}
 			s.watches[key] = w
@@ -414,8 +440,8 @@ func (s *Server) forget(w *watch) {
 	s.mu.Unlock()
 }
 
-// snapshot is the instance list as viewers see it.
-func (s *Server) snapshot() instancesMsg {
+// snapshot is the instance list as a viewer acting for tenant sees it.
+func (s *Server) snapshot(tenant string) instancesMsg {
 	s.mu.Lock()
 	taps := make(map[tabKey]*screencast.Tap, len(s.watches))
 	for k, w := range s.watches {
@@ -430,6 +456,9 @@ func (s *Server) snapshot() instancesMsg {
 	s.mu.Unlock()
 	msg := instancesMsg{Type: msgInstances, Instances: []instanceView{}}
 	for _, in := range s.cfg.Source.Instances() {
+		if !sees(tenant, in) {
+			continue
+		}
 		st := in.Status()
 		iv := instanceView{
 			ID: st.ID, Default: st.Default, Extension: st.Extension, Ready: st.Ready,
@@ -456,12 +485,14 @@ func (s *Server) snapshot() instancesMsg {
 	return msg
 }
 
-// broadcast queues msg for every viewer.
-func (s *Server) broadcast(msg []byte) {
+// broadcast queues msg, which is about in, for every viewer that sees in.
+func (s *Server) broadcast(in Instance, msg []byte) {
 	s.mu.Lock()
 	conns := make([]*conn, 0, len(s.conns))
 	for c := range s.conns {
-		conns = append(conns, c)
+		if sees(c.tenant, in) {
+			conns = append(conns, c)
+		}
 	}
 	s.mu.Unlock()
 	for _, c := range conns {
@@ -480,7 +511,7 @@ type Watch struct {
 // id and tab id, for status endpoints.
 func (s *Server) Watches() map[string]map[int64]Watch {
 	out := map[string]map[int64]Watch{}
-	for _, iv := range s.snapshot().Instances {
+	for _, iv := range s.snapshot("").Instances {
 		m := make(map[int64]Watch, len(iv.Tabs))
 		for _, t := range iv.Tabs {
 			m[t.ID] = Watch{Status: t.Status, Viewers: t.Viewers, ControlledBy: t.ControlledBy}

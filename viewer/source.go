@@ -18,6 +18,9 @@ type Source interface {
 // Instance is one extension connection with its shared tabs.
 type Instance interface {
 	ID() string
+	// Tenant is whose the instance is; "" is the operator's. A viewer of
+	// a tenant sees that tenant's instances only (Config.Tenant).
+	Tenant() string
 	Status() relay.Status
 	// OpenTab attaches to a tab for the live view's own use. fn gets the
 	// tab's screencast frames and attach/detach events; it must not block.

@@ -60,7 +60,7 @@ func TestRoutes(t *testing.T) {
 		{"POST", "/v1/instances/" + s.app.Relay().Default().ID() + "/stop", 409, "already stopped"},
 		{"POST", "/v1/instances/" + s.app.Relay().Default().ID() + "/resume", 200, `"stopped":false`},
 		{"POST", "/v1/instances/" + s.app.Relay().Default().ID() + "/resume", 409, "not stopped"},
-		{"POST", "/v1/instances/nosuchid/stop", 404, "no instance nosuchid"},
+		{"POST", "/v1/instances/nosuchid/stop", 404, "404 page not found"},
 		{"GET", "/v1/instances/" + s.app.Relay().Default().ID() + "/stop", 405, "takes POST"},
 	}
 	for _, tt := range tests {

@@ -8,36 +8,20 @@ import (
 	"github.com/cdprelay/cdprelay/internal/ingress"
 	"github.com/cdprelay/cdprelay/internal/routes"
 	"github.com/cdprelay/cdprelay/relay"
-	"github.com/cdprelay/cdprelay/viewer"
 )
 
-// serveStatus is GET /v1/instances: every instance with its tabs, and what
-// the live view does with each tab.
-func (a *App) serveStatus(w http.ResponseWriter, _ *http.Request) {
-	type tab struct {
-		relay.TabStatus
-		viewer.Watch
-	}
-	type instance struct {
-		relay.Status
-		Tabs []tab `json:"tabs"`
-	}
+// serveStatus is GET /v1/instances: every instance the request may see
+// (a tenant's own, or all for the operator) with its tabs, and what the
+// live view does with each tab.
+func (a *App) serveStatus(w http.ResponseWriter, r *http.Request) {
 	out := struct {
-		Instances []instance `json:"instances"`
-	}{Instances: []instance{}}
+		Instances []instanceView `json:"instances"`
+	}{Instances: []instanceView{}}
 	watches := a.live.Watches()
-	for _, in := range a.relay.Instances() {
-		st := in.Status()
-		iv := instance{Status: st, Tabs: []tab{}}
-		for _, t := range st.Tabs {
-			iv.Tabs = append(iv.Tabs, tab{TabStatus: t, Watch: watches[st.ID][t.TabID]})
-		}
-		out.Instances = append(out.Instances, iv)
+	for _, in := range a.relay.InstancesOf(requestTenant(r)) {
+		out.Instances = append(out.Instances, a.instanceView(in, watches))
 	}
-	w.Header().Set("Content-Type", "application/json")
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	_ = enc.Encode(out)
+	writeJSON(w, out)
 }
 
 // servePerson is POST /v1/instances/<id>/stop and /resume: a person's
@@ -54,14 +38,12 @@ func (a *App) servePerson(w http.ResponseWriter, r *http.Request, rt routes.Rout
 		fail(http.StatusMethodNotAllowed, rt.Action+" takes POST")
 		return
 	}
-	var in *relay.Instance
-	for _, x := range a.relay.Instances() {
-		if x.ID() == rt.Instance {
-			in = x
-		}
-	}
+	// Another tenant's instance is not found, like one that never was,
+	// and the answer names neither.
+	in := a.InstanceFor(r, rt.InstanceID)
 	if in == nil {
-		fail(http.StatusNotFound, "no instance "+rt.Instance)
+		w.Header().Del("Content-Type")
+		http.NotFound(w, r)
 		return
 	}
 	by := "the operator"

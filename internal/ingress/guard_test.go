@@ -270,7 +270,7 @@ func TestZeroConfig(t *testing.T) {
 		want                       int
 		body                       string
 	}{
-		{"127.0.0.1:5000", "/json/version", "", "", 200, "next  cdp,viewer,viewer-interactive,admin,extension"},
+		{"127.0.0.1:5000", "/json/version", "", "", 200, "next  cdp,viewer,viewer-interactive,admin,extension,pair"},
 		{"[::1]:5000", "/devtools/browser/0123", "", "", 200, ""},
 		{"127.0.0.1:5000", "/extension/0123", "chrome-extension://" + extension.ID, "", 200, ""},
 		{"127.0.0.1:5000", "/extension/0123", "chrome-extension://" + strings.Repeat("b", 32), "", 403, ""},
@@ -587,7 +587,7 @@ func TestPersonEndpoint(t *testing.T) {
 			if w.Code != want {
 				t.Errorf("%s with a %s token: %d %s, want %d", path, sc, w.Code, w.Body, want)
 			}
-			if want == http.StatusForbidden && !strings.Contains(w.Body.String(), "neither the viewer-interactive nor the admin scope") {
+			if want == http.StatusForbidden && !strings.Contains(w.Body.String(), "does not grant the viewer-interactive or admin scope") {
 				t.Errorf("%s with a %s token: %s", path, sc, w.Body)
 			}
 		}

@@ -40,14 +40,18 @@ const (
 	KindAudit
 	// KindInstances: the status of every instance, GET /v1/instances.
 	KindInstances
+	// KindInstance: one instance by its public id, /v1/instances/<id>:
+	// GET and HEAD its status, DELETE removes it (other methods get 405
+	// there).
+	KindInstance
 	// KindPerson: a person's action on an instance, POST
-	// /v1/instances/<id>/stop or /resume (Instance names the instance,
+	// /v1/instances/<id>/stop or /resume (InstanceID names the instance,
 	// Action the action).
 	KindPerson
 	numKinds
 )
 
-var kindNames = [numKinds]string{"not-found", "discovery", "cdp", "page", "extension", "mint", "viewer", "page-shell", "metrics", "audit", "instances", "person"}
+var kindNames = [numKinds]string{"not-found", "discovery", "cdp", "page", "extension", "mint", "viewer", "page-shell", "metrics", "audit", "instances", "instance", "person"}
 
 func (k Kind) String() string {
 	if k < numKinds {
@@ -116,11 +120,12 @@ type Route struct {
 	GUID string
 	// TargetID is the page of KindPage.
 	TargetID string
+	// InstanceID is the public instance id of KindInstance.
+	InstanceID string
 	// Doc is the document of KindDiscovery.
 	Doc Doc
-	// Instance and Action are KindPerson's: the instance's id and "stop"
-	// or "resume".
-	Instance, Action string
+	// Action is KindPerson's: "stop" or "resume" (of InstanceID).
+	Action string
 }
 
 // Relay reports whether the relay itself serves the route's area: the
@@ -222,7 +227,7 @@ func (t *Table) Classify(method, p string) Route {
 		return Route{Area: AreaViewer}
 	case strings.HasPrefix(p, "/v1/instances/") && personAction(p) != "":
 		id, action, _ := strings.Cut(strings.TrimSuffix(p[len("/v1/instances/"):], "/"), "/")
-		r := Route{Area: AreaPerson, Instance: id, Action: action}
+		r := Route{Area: AreaPerson, InstanceID: id, Action: action}
 		if method == http.MethodPost {
 			r.Kind = KindPerson
 		}
@@ -238,6 +243,12 @@ func (t *Table) Classify(method, p string) Route {
 			r.Kind = KindInstances
 		case p == "/v1/instances":
 			r.Kind = KindMint
+		default:
+			// /v1/instances/<id>, with nothing after the id: what may
+			// come under it is another endpoint's.
+			if id, ok := strings.CutPrefix(p, "/v1/instances/"); ok && id != "" && !strings.Contains(id, "/") {
+				r.Kind, r.InstanceID = KindInstance, id
+			}
 		}
 		return r
 	case t.pageShell[p] && read:

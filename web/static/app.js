@@ -83,7 +83,10 @@ function connect() {
   const token = new URLSearchParams(location.search).get("token");
   if (token) query.set("token", token);
   const qs = query.toString();
-  const url = `${proto}//${location.host}/viewer${qs ? `?${qs}` : ""}`;
+  // Beside the page, whatever its path: behind a front door the relay is
+  // under a prefix (/relay-1/).
+  const dir = location.pathname.replace(/[^/]*$/, "");
+  const url = `${proto}//${location.host}${dir}viewer${qs ? `?${qs}` : ""}`;
   const ws = new WebSocket(url);
   ws.binaryType = "arraybuffer";
   state.ws = ws;
