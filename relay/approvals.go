@@ -284,6 +284,9 @@ func (in *Instance) Deny(id int64, by string) error {
 }
 
 func (in *Instance) answerApproval(id int64, approve bool, answer, by string) error {
+	if in.wedged.Load() {
+		return ErrWedged
+	}
 	if by == "" {
 		by = "a person"
 	}

@@ -62,6 +62,9 @@ type Instance struct {
 	stopped   atomic.Bool
 	stopEpoch atomic.Uint32
 
+	// wedged: a panic left the lock held (tasks.go); nothing may take it.
+	wedged atomic.Bool
+
 	// locked are the secrets typed in the instance's tabs, hidden in
 	// everything it sends (secrets.go). Replaced, never changed in place.
 	locked atomic.Pointer[secrets.Lock]
@@ -128,6 +131,9 @@ func (in *Instance) Profile() string { return in.profile }
 
 // Info returns what the extension reported about its browser.
 func (in *Instance) Info() BrowserInfo {
+	if in.wedged.Load() {
+		return BrowserInfo{}
+	}
 	st := in.lock()
 	defer in.unlock()
 	return st.info
@@ -340,6 +346,9 @@ type TabStatus struct {
 
 // Status returns a snapshot of the instance.
 func (in *Instance) Status() Status {
+	if in.wedged.Load() {
+		return Status{ID: in.id, Profile: in.profile, Default: in.isDefault, Tabs: []TabStatus{}}
+	}
 	st := in.lock()
 	defer in.unlock()
 	s := Status{
@@ -371,6 +380,9 @@ func (in *Instance) Status() Status {
 // WaitReady waits until an extension has connected and finished its
 // handshake, or ctx ends.
 func (in *Instance) WaitReady(ctx context.Context) error {
+	if in.wedged.Load() {
+		return ErrWedged
+	}
 	for {
 		st := in.lock()
 		x, ch, closed := st.ext, st.changed, st.closed

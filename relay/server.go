@@ -100,13 +100,17 @@ func (s *Server) removeInstance(in *Instance, reason string) {
 	}
 }
 
-// Instances returns every instance, the default first.
+// Instances returns every instance, the default first; not one a panic
+// left unusable (tasks.go).
 func (s *Server) Instances() []*Instance {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := []*Instance{s.def}
+	if s.def.wedged.Load() {
+		out = out[:0]
+	}
 	for _, in := range s.byGUID {
-		if in != s.def {
+		if in != s.def && !in.wedged.Load() {
 			out = append(out, in)
 		}
 	}
@@ -126,7 +130,9 @@ func (s *Server) Close(ctx context.Context) error {
 	s.closed = true
 	ins := make([]*Instance, 0, len(s.byGUID))
 	for _, in := range s.byGUID {
-		ins = append(ins, in)
+		if !in.wedged.Load() {
+			ins = append(ins, in)
+		}
 	}
 	s.mu.Unlock()
 	for _, in := range ins {
@@ -206,6 +212,8 @@ func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request, rt routes.Ro
 	switch {
 	case in == nil:
 		return false
+	case in.wedged.Load():
+		http.Error(w, "cdprelay: "+ErrWedged.Error(), http.StatusServiceUnavailable)
 	case rt.Kind == routes.KindDiscovery:
 		s.serveDiscovery(w, r, in, rt)
 	case rt.Kind == routes.KindCDP:
@@ -284,6 +292,12 @@ func (s *Server) serveCDP(w http.ResponseWriter, r *http.Request, in *Instance, 
 	err = c.run(pageTarget)
 	reason := closeReasonOf(err)
 	c.cancel()
+	if in.wedged.Load() {
+		// Nothing may take the instance's lock again: the connection
+		// ends without its bookkeeping.
+		<-c.p.writerDone
+		return
+	}
 	in.clientGone(c)
 	c.wg.Wait()
 	if errors.Is(err, errIdle) {
@@ -336,7 +350,9 @@ func (s *Server) serveExtension(w http.ResponseWriter, r *http.Request, in *Inst
 	if errors.Is(err, websocket.ErrReadLimit) {
 		x.p.shutdown(websocket.CloseMessageTooBig, "message too big")
 	}
-	in.extensionGone(x, reason)
+	if !in.wedged.Load() {
+		in.extensionGone(x, reason)
+	}
 	x.p.shutdown(websocket.CloseNormalClosure, "")
 	<-x.p.writerDone
 	conn.Close()

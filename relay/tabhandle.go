@@ -50,6 +50,9 @@ var ErrNoTab = errors.New("no such shared tab")
 // OpenTab attaches to a shared tab for the relay's own use. fn receives
 // the tab's screencast frames and the Event* notifications.
 func (in *Instance) OpenTab(ctx context.Context, tabID int64, fn func(TabEvent)) (*TabHandle, error) {
+	if in.wedged.Load() {
+		return nil, ErrWedged
+	}
 	st := in.lock()
 	x, t := st.ext, st.tabs[tabID]
 	in.unlock()
