@@ -57,6 +57,16 @@ const state = {
 
 const MAX_ACTIVITY = 60;
 
+// The token the page was opened with (/?token=…) is kept here and taken
+// out of the address bar at once: not in the history, not in what a shared
+// tab showing this page tells automation.
+const pageToken = new URLSearchParams(location.search).get("token");
+if (pageToken) {
+  const u = new URL(location.href);
+  u.searchParams.delete("token");
+  history.replaceState(null, "", u.pathname + u.search + u.hash);
+}
+
 // ---- activity panel ----
 
 function activity(text, kind = "info") {
@@ -80,8 +90,7 @@ function connect() {
   // header on a WebSocket, so the token travels in the query.
   const query = new URLSearchParams();
   if (mode) query.set("mode", mode);
-  const token = new URLSearchParams(location.search).get("token");
-  if (token) query.set("token", token);
+  if (pageToken) query.set("token", pageToken);
   const qs = query.toString();
   // Beside the page, whatever its path: behind a front door the relay is
   // under a prefix (/relay-1/).
