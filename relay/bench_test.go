@@ -138,3 +138,21 @@ func BenchmarkForwardEvent(b *testing.B) {
 		in.handleExtEvent(x, &m)
 	}
 }
+
+var benchExtraInfo = []byte(`{"method":"chrome.debugger.onEvent","params":[{"tabId":7},"Network.requestWillBeSentExtraInfo",{"requestId":"1000.42","associatedCookies":[{"blockedReasons":[],"exemptionReason":"None","cookie":{"name":"sid","value":"3f9c2a7be1d04b6f8a1c5e9d2b7f4a60","domain":"a.example","path":"/","expires":-1,"size":35,"httpOnly":true,"secure":true,"session":true,"sameSite":"Lax","priority":"Medium","sameParty":false,"sourceScheme":"Secure","sourcePort":443}}],"headers":{":authority":"a.example",":method":"GET",":path":"/api/items?page=2",":scheme":"https","accept":"application/json","accept-encoding":"gzip, deflate, br","accept-language":"en-US","cookie":"sid=3f9c2a7be1d04b6f8a1c5e9d2b7f4a60; theme=dark","referer":"https://a.example/","sec-fetch-dest":"empty","sec-fetch-mode":"cors","sec-fetch-site":"same-origin","user-agent":"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36"},"connectTiming":{"requestTime":12345.678},"clientSecurityState":{"initiatorIsSecureContext":true,"initiatorIPAddressSpace":"Public","privateNetworkRequestPolicy":"PreflightWarn"},"siteHasCookieInOtherPartition":false}]}`)
+
+// BenchmarkForwardEventRedacted: a Network.requestWillBeSentExtraInfo
+// with a session cookie, its values replaced on the way to the client.
+func BenchmarkForwardEventRedacted(b *testing.B) {
+	in, _, x, stop := benchInstance(b)
+	defer stop()
+	var m wire.ExtMessage
+	b.SetBytes(int64(len(benchExtraInfo)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := wire.DecodeExt(benchExtraInfo, &m); err != nil {
+			b.Fatal(err)
+		}
+		in.handleExtEvent(x, &m)
+	}
+}
