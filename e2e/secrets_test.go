@@ -542,7 +542,8 @@ func TestCredentialsCookieReadsWithoutPolicy(t *testing.T) {
 	requireEnv(t)
 	ctx := testCtx(t, 60*time.Second)
 	cr := personCredentials(ctx, t)
-	resetPolicy()
+	env.Relay.SetPolicy(nil) // no policy at all: not even the default rules
+	t.Cleanup(resetPolicy)
 	a := newClient(ctx, t)
 	session := a.tab(env.Pages.Main + "/secure/home")
 	for _, c := range []struct{ session, method string }{{"", "Storage.getCookies"}, {session, "Network.getCookies"}, {session, "Network.getAllCookies"}} {
