@@ -1,9 +1,11 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"image/png"
 	"net/url"
 	"strings"
 	"testing"
@@ -228,6 +230,12 @@ func TestTierAttackWhatItLearntBefore(t *testing.T) {
 	}
 }
 
+// since counts the requests origin serves for path from now on.
+func since(origin, path string) func() int {
+	before := env.Pages.Hits(origin, path)
+	return func() int { return env.Pages.Hits(origin, path) - before }
+}
+
 func requestID(params json.RawMessage) string {
 	var ev struct{ RequestID string }
 	json.Unmarshal(params, &ev)
@@ -264,11 +272,12 @@ func TestTierAttackInitScript(t *testing.T) {
 			t.Fatal(err)
 		}
 		ro := siteURL(env.Pages.Other, newMark(), false)
+		acted := since(env.Pages.Other, "/tier/act/init-script")
 		if _, err := a.call(s, "Page.navigate", map[string]any{"url": ro}); err != nil {
 			t.Fatalf("navigating to the read-only site: %v", err)
 		}
 		p.waitComplete(target, ro)
-		if n := env.Pages.Hits(env.Pages.Other, "/tier/act/init-script"); n != 0 {
+		if n := acted(); n != 0 {
 			t.Errorf("a script the client added on a full site acted on the read-only site (%d requests with the person's session)", n)
 		}
 	})
@@ -375,6 +384,7 @@ func TestTierAttackInterceptNavigation(t *testing.T) {
 		m := newMark()
 		blind := siteURL(env.Pages.Third, m, false)
 		from := len(a.c.Messages())
+		acted := since(env.Pages.Third, "/tier/act/forged")
 		a.eval(s, "location.href = "+quote(blind))
 		paused := a.pausedOrBlind(from, s, m, "blind")
 		if paused == nil {
@@ -383,7 +393,7 @@ func TestTierAttackInterceptNavigation(t *testing.T) {
 		t.Errorf("the client was shown the blind site's request paused: %.300s", paused.Params)
 		fulfil(t, s, paused, env.Pages.Third)
 		p.waitComplete(target, blind)
-		if n := env.Pages.Hits(env.Pages.Third, "/tier/act/forged"); n != 0 {
+		if n := acted(); n != 0 {
 			t.Errorf("a page the client made ran on the blind site's origin (%d requests with the person's session)", n)
 		}
 	})
@@ -395,6 +405,7 @@ func TestTierAttackInterceptNavigation(t *testing.T) {
 		m := newMark()
 		ro := siteURL(env.Pages.Other, m, false)
 		from := len(a.c.Messages())
+		acted := since(env.Pages.Other, "/tier/act/forged")
 		// Chrome answers the navigation once the request is answered.
 		a.sendRaw(s, "Page.navigate", `{"url":`+quote(ro)+`}`)
 		paused := a.pausedOrBlind(from, s, m, "read-only")
@@ -403,7 +414,7 @@ func TestTierAttackInterceptNavigation(t *testing.T) {
 		}
 		fulfil(t, s, paused, env.Pages.Other)
 		p.waitComplete(target, ro)
-		if n := env.Pages.Hits(env.Pages.Other, "/tier/act/forged"); n != 0 {
+		if n := acted(); n != 0 {
 			t.Errorf("a page the client made ran on the read-only site's origin (%d requests with the person's session)", n)
 		}
 	})
@@ -601,11 +612,12 @@ document.getElementById('pout').textContent`)
 		w := a.isolatedWorld(s, target)
 		a.call(s, "Page.enable", nil)
 		from := len(a.c.Messages())
+		acted := since(env.Pages.Other, "/tier/act/submit")
 		v := a.evalIn(s, w, `document.getElementById('form').submit(); 'sent'`)
 		if a.navigationRequested(from, s) {
 			p.waitComplete(target, env.Pages.Other+"/tier/act/submit")
 		}
-		if n := env.Pages.Hits(env.Pages.Other, "/tier/act/submit"); n != 0 {
+		if n := acted(); n != 0 {
 			t.Errorf("form.submit() from an isolated world sent the read-only site's form (%s)", v)
 		}
 	})
@@ -615,11 +627,12 @@ document.getElementById('pout').textContent`)
 		w := a.isolatedWorld(s, target)
 		a.call(s, "Page.enable", nil)
 		from := len(a.c.Messages())
+		acted := since(env.Pages.Other, "/tier/act/location")
 		v := a.evalIn(s, w, `location.href = '/tier/act/location'; 'assigned'`)
 		if a.navigationRequested(from, s) {
 			p.waitComplete(target, env.Pages.Other+"/tier/act/location")
 		}
-		if n := env.Pages.Hits(env.Pages.Other, "/tier/act/location"); n != 0 {
+		if n := acted(); n != 0 {
 			t.Errorf("a location assignment from an isolated world navigated the read-only tab (%s): the README's known gap", v)
 		}
 	})
@@ -866,4 +879,111 @@ func TestTierBlindFrames(t *testing.T) {
 			t.Errorf("the page after its blind frame went: %s %v", v, err)
 		}
 	})
+}
+
+// frameTarget waits for the browser's target of an out-of-process frame
+// whose URL starts with prefix, as the person sees it, and returns it.
+func (p *person) frameTarget(prefix string) string {
+	p.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		res, _ := p.call("", "Target.getTargets", nil)
+		var r struct{ TargetInfos []pageTarget }
+		json.Unmarshal(res, &r)
+		for _, ti := range r.TargetInfos {
+			if ti.Type == "iframe" && strings.HasPrefix(ti.URL, prefix) {
+				return ti.TargetID
+			}
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("no out-of-process frame at %s", prefix)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestTierAttackBlindFramePixels: a screenshot of a full page is of the
+// whole tab, its out-of-process frames composited in; a blind frame's
+// text must not be in it.
+func TestTierAttackBlindFramePixels(t *testing.T) {
+	requireEnv(t)
+	useTiers(t)
+	ctx := testCtx(t, 90*time.Second)
+	p := newPerson(ctx, t)
+	a := newAttacker(ctx, t)
+	_, s := a.newTab(env.Pages.Main + "/tier/frame.html?src=" + url.QueryEscape(siteURL(env.Pages.Third, newMark(), false)))
+	frame := p.frameTarget(env.Pages.Third + "/tier/site.html")
+	p.waitComplete(frame, env.Pages.Third)
+	v, err := a.eval(s, `JSON.stringify(document.getElementById('f').getBoundingClientRect())`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rectJSON string
+	json.Unmarshal([]byte(v), &rectJSON)
+	var r struct{ X, Y, Width, Height float64 }
+	json.Unmarshal([]byte(rectJSON), &r)
+	res, err := a.call(s, "Page.captureScreenshot", map[string]any{"format": "png"})
+	if err != nil {
+		t.Fatalf("a screenshot of the full page: %v", err)
+	}
+	var shot struct{ Data []byte }
+	json.Unmarshal(res, &shot)
+	img, err := png.Decode(bytes.NewReader(shot.Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The screenshot is in device pixels; the rect in CSS pixels.
+	res, _ = a.call(s, "Runtime.evaluate", map[string]any{"expression": "devicePixelRatio", "returnByValue": true})
+	dpr := 1.0
+	if v, err := evalValue(res); err == nil {
+		json.Unmarshal([]byte(v), &dpr)
+	}
+	dark := 0
+	b := img.Bounds()
+	for y := int((r.Y + 6) * dpr); y < int((r.Y+r.Height-6)*dpr) && y < b.Max.Y; y++ {
+		for x := int((r.X + 6) * dpr); x < int((r.X+r.Width-6)*dpr) && x < b.Max.X; x++ {
+			cr, cg, cb, _ := img.At(x, y).RGBA()
+			if (cr+cg+cb)/3 < 0x6000 {
+				dark++
+			}
+		}
+	}
+	if dark > 0 {
+		t.Errorf("a screenshot of the full page shows its blind frame: %d dark pixels (its text) where the frame is", dark)
+	}
+}
+
+// TestTierAttackNavigateIntoBlind: the client may not take a tab to a
+// blind site, whatever way it spells the address, nor open one there; a
+// redirect from a full site is another way there.
+func TestTierAttackNavigateIntoBlind(t *testing.T) {
+	requireEnv(t)
+	useTiers(t)
+	ctx := testCtx(t, 90*time.Second)
+	a := newAttacker(ctx, t)
+	_, s := a.newTab(siteURL(env.Pages.Main, newMark(), false))
+	port := env.Pages.Third[strings.LastIndexByte(env.Pages.Third, ':')+1:]
+	for _, u := range []string{
+		env.Pages.Third + "/tier/site.html",
+		"HTTP://127.0.0.3:" + port + "/tier/site.html",
+		"http://127.0.0.3.:" + port + "/tier/site.html",
+		"http://2130706435:" + port + "/tier/site.html",
+		"http://0x7f000003:" + port + "/tier/site.html",
+		"http://0177.0.0.3:" + port + "/tier/site.html",
+		"http://person@127.0.0.3:" + port + "/tier/site.html",
+		"http://127.0.0.3:" + port + "\\tier/site.html",
+		"http://[::ffff:127.0.0.3]:" + port + "/tier/site.html",
+	} {
+		a.refused(s, "Page.navigate", map[string]any{"url": u})
+		a.refused("", "Target.createTarget", map[string]any{"url": u})
+	}
+	hops := len(env.Pages.Hops())
+	redirect := env.Pages.Main + "/tier/redirect?to=" + url.QueryEscape(env.Pages.Third+"/tier/hop")
+	from := len(a.c.Messages())
+	a.call(s, "Page.navigate", map[string]any{"url": redirect})
+	if len(env.Pages.Hops()) > hops {
+		a.accessChanged(from, s, "blind")
+		t.Errorf("Page.navigate to a full site's redirect took the tab to the blind site")
+		a.call(s, "Page.navigate", map[string]any{"url": siteURL(env.Pages.Main, newMark(), false)})
+	}
 }

@@ -16,7 +16,8 @@ import (
 // automation acts on them, and pages that frame, open or redirect to
 // another address. Every request under /tier/act/ is counted (Hits,
 // HitsUnder) and its body kept (Received): an act that reached a site, or
-// content sent out of one, shows there.
+// content sent out of one, shows there. The site's API calls are counted
+// too: a live page that goes on calling it goes on living.
 func (p *Pages) tierPages(mux *http.ServeMux) {
 	page := func(w http.ResponseWriter, title, body string) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -59,6 +60,7 @@ setInterval(() => {
 `+live)
 	})
 	mux.HandleFunc("/tier/api", func(w http.ResponseWriter, r *http.Request) {
+		p.hits.add(r)
 		if r.Header.Get("X-Forged") != "" {
 			// A request a client changed on its way: counted as an act.
 			r.URL.Path = "/tier/act/forged-header"
