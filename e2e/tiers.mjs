@@ -4,7 +4,7 @@
 // <out>/report.json for the Go test, which judges it and searches it (and
 // every frame the client received) for the blind page's content. Usage:
 //   node tiers.mjs <scenario> <endpoint> <addresses, JSON> <out dir>
-// scenario: sites | table (the README's table of a read-only site)
+// scenario: sites | table (the README's table of a read-only site) | frames
 import { writeFileSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 
@@ -179,6 +179,28 @@ switch (scenario) {
     };
     step('the table');
     await page.close();
+    break;
+  }
+  case 'frames': {
+    // A blind site in a frame of a full page: out of process, and in
+    // process (same site).
+    for (const [group, parent] of [['outOfProcess', at.outOfProcess], ['inProcess', at.inProcess]]) {
+      const page = await context.newPage();
+      await attempt(group, 'goto', () => page.goto(parent, { timeout: 5000 }).then((r) => r && r.status()));
+      await attempt(group, 'frame appears', async () => {
+        for (let i = 0; i < 50 && page.frames().length < 2; i++) await page.waitForTimeout(100);
+        return page.frames().map((f) => f.url());
+      });
+      const frame = page.frames().find((f) => f !== page.mainFrame());
+      if (frame) {
+        await attempt(group, 'frame.evaluate', () => frame.evaluate(() => document.title + ' | ' + document.body.innerText));
+        await attempt(group, 'frame.textContent', () => frame.textContent('#marker', act));
+        await attempt(group, 'frame.click', () => frame.click('#change', act).then(() => frame.textContent('#out', act)));
+      }
+      await attempt(group, 'page.click', () => page.click('#pchange', act).then(() => page.textContent('#pout', act)));
+      await page.close();
+    }
+    step('frames');
     break;
   }
   default:

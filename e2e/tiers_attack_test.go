@@ -789,11 +789,27 @@ func TestTierBlindFrames(t *testing.T) {
 	ctx := testCtx(t, 2*time.Minute)
 	p := newPerson(ctx, t)
 	a := newAttacker(ctx, t)
-	framed := func(t *testing.T, parent, frameOrigin string) (target, s, hop string, mark int) {
+	// Like Playwright, the client lets every frame that waits for it go
+	// on (Runtime.runIfWaitingForDebugger on its session).
+	go func() {
+		for i := 0; ; {
+			m, n, err := a.c.WaitMessage(ctx, i, func(m cdptest.Message) bool {
+				return m.Method == "Target.attachedToTarget" && strings.Contains(string(m.Params), `"waitingForDebugger":true`)
+			})
+			if err != nil {
+				return
+			}
+			i = n + 1
+			var ev struct{ SessionID string }
+			json.Unmarshal(m.Params, &ev)
+			a.c.Send(ev.SessionID, "Runtime.runIfWaitingForDebugger", nil)
+		}
+	}()
+	framed := func(t *testing.T, parent, frameOrigin string, wait bool) (target, s, hop string, mark int) {
 		t.Helper()
 		target, s = a.newTab("about:blank")
 		a.enableAll(s)
-		if _, err := a.call(s, "Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}); err != nil {
+		if _, err := a.call(s, "Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": wait, "flatten": true}); err != nil {
 			t.Fatal(err)
 		}
 		a.roundTrip()
@@ -811,8 +827,8 @@ func TestTierBlindFrames(t *testing.T) {
 		return target, s, env.Pages.Hops()[hops], mark
 	}
 
-	t.Run("out of process", func(t *testing.T) {
-		target, s, hop, mark := framed(t, env.Pages.Main, env.Pages.Third)
+	outOfProcess := func(t *testing.T, wait bool) {
+		target, s, hop, mark := framed(t, env.Pages.Main, env.Pages.Third, wait)
 		frame := ""
 		deadline := time.Now().Add(10 * time.Second)
 		for frame == "" {
@@ -835,14 +851,27 @@ func TestTierBlindFrames(t *testing.T) {
 		if v, err := a.eval(s, `document.getElementById('pchange').click(), document.getElementById('pout').textContent`); err != nil || v != quote("changed by a click") {
 			t.Errorf("the full page with a blind frame: %s %v", v, err)
 		}
-		for _, c := range []cdpCall{
-			{"Target.attachToTarget", map[string]any{"targetId": frame, "flatten": true}},
-			{"Target.getTargetInfo", map[string]any{"targetId": frame}},
-		} {
-			if res, err := a.call("", c.method, c.params); err == nil {
-				t.Logf("%s of the blind frame: %.200s", c.method, res)
+		// Every session the client has or can get on the frame is blind.
+		var frameSessions []string
+		if res, err := a.call("", "Target.attachToTarget", map[string]any{"targetId": frame, "flatten": true}); err == nil {
+			var r struct{ SessionID string }
+			json.Unmarshal(res, &r)
+			frameSessions = append(frameSessions, r.SessionID)
+		}
+		for _, m := range a.c.Messages() {
+			if m.Method == "Target.attachedToTarget" && m.SessionID == s && targetOf(m.Params) == frame {
+				var ev struct{ SessionID string }
+				json.Unmarshal(m.Params, &ev)
+				frameSessions = append(frameSessions, ev.SessionID)
 			}
 		}
+		for _, fs := range frameSessions {
+			a.call(fs, "Runtime.enable", nil)
+			for _, c := range blindReads(frame) {
+				a.refused(fs, c.method, c.params)
+			}
+		}
+		a.call("", "Target.getTargetInfo", map[string]any{"targetId": frame})
 		a.call(s, "Page.getFrameTree", nil)
 		a.call(s, "DOM.getDocument", map[string]any{"depth": -1, "pierce": true})
 		a.roundTrip()
@@ -856,11 +885,13 @@ func TestTierBlindFrames(t *testing.T) {
 			}
 		}
 		_ = target
-	})
+	}
+	t.Run("out of process, the client's frames wait for it", func(t *testing.T) { outOfProcess(t, true) })
+	t.Run("out of process, the client's frames do not wait", func(t *testing.T) { outOfProcess(t, false) })
 
 	t.Run("in process", func(t *testing.T) {
 		from := len(a.c.Messages())
-		target, s, hop, mark := framed(t, tierHost("app"), tierHost("blind"))
+		target, s, hop, mark := framed(t, tierHost("app"), tierHost("blind"), true)
 		a.accessChanged(from, s, "blind")
 		p.waitFrameTicks(target, tierHost("blind"), 5)
 		for _, c := range blindReads(target) {

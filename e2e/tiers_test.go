@@ -384,3 +384,94 @@ func TestTierLiveViewAfterReload(t *testing.T) {
 		t.Errorf("the second viewer's messages hold the blind page:\n\t%s", l)
 	}
 }
+
+// TestTierPersonLeavesBlind: the person takes a blind tab, which a raw
+// client and a viewer watch, to a full site. The client is told and may
+// use the tab again; neither it nor the viewer learns anything of the
+// blind page on the way out — its title above all, which the tab had
+// while it was blind.
+func TestTierPersonLeavesBlind(t *testing.T) {
+	requireEnv(t)
+	useTiers(t)
+	ctx := testCtx(t, 90*time.Second)
+	p := newPerson(ctx, t)
+	m := newMark()
+	target := p.openTab(siteURL(env.Pages.Third, m, true))
+	a := newAttacker(ctx, t)
+	session := a.sessionFor(target, 10*time.Second)
+	if session == "" {
+		t.Fatal("the person's tab was not attached")
+	}
+	a.enableAll(session)
+	tabID := tabIDOf(t, target)
+	v := dialViewer(t, liveViewServer(t))
+	v.subscribe(tabID)
+	p.waitTicks(target, 3)
+
+	full := siteURL(env.Pages.Main, newMark(), false)
+	from := len(a.c.Messages())
+	p.navigate(target, full)
+	a.accessChanged(from, session, "full")
+	p.waitComplete(target, full)
+	if val, err := a.eval(session, `document.getElementById('change').click(), document.getElementById('out').textContent`); err != nil || val != quote("changed by a click") {
+		t.Errorf("the tab on the full site: %s %v", val, err)
+	}
+	a.roundTrip()
+	v.roundTrip()
+	if l := leakIn(a.c.Frames(), 0, needles(m)...); l != "" {
+		t.Errorf("the client learnt of the blind page:\n\t%s", l)
+	}
+	if l := v.leak(0, needles(m)...); l != "" {
+		t.Errorf("the viewer learnt of the blind page:\n\t%s", l)
+	}
+}
+
+// TestTierBlindFramesPlaywright: Playwright on a full page with a blind
+// frame (tiers.mjs frames). Out of process, the page stays Playwright's to
+// use and the frame is not: it is not one of the page's frames, or
+// nothing of it can be read or done. In process, the tab is as strict as
+// its frame: blind. Nothing of the frame reaches Playwright either way.
+func TestTierBlindFramesPlaywright(t *testing.T) {
+	requireEnv(t)
+	useTiers(t)
+	tp := newTap(t)
+	hops := len(env.Pages.Hops())
+	frame := func(parent, frameOrigin string) string {
+		return parent + "/tier/frame.html?src=" + url.QueryEscape(frameOrigin+"/tier/hop?live=1")
+	}
+	addresses, _ := json.Marshal(map[string]string{
+		"outOfProcess": frame(env.Pages.Main, env.Pages.Third),
+		"inProcess":    frame(tierHost("app"), tierHost("blind")),
+	})
+	report, out, stdout := tierScript(t, tp, "tiers.mjs", "frames", tp.endpoint(), string(addresses))
+	var ns []string
+	for _, m := range env.Pages.Hops()[hops:] {
+		ns = append(ns, needles(m)...)
+	}
+	if len(ns) != 4 {
+		t.Fatalf("the frames did not load: %d hops", len(ns)/2)
+	}
+	t.Run("out of process", func(t *testing.T) {
+		g := attempts(t, report, "outOfProcess")
+		if a := g["page.click"]; !a.OK || string(a.Value) != quote("changed by a click") {
+			t.Errorf("the full page: click %s", a)
+		}
+		for _, name := range []string{"frame.evaluate", "frame.textContent", "frame.click"} {
+			if a, ok := g[name]; ok && a.OK {
+				t.Errorf("the blind frame: %s %s", name, a)
+			}
+		}
+	})
+	t.Run("in process", func(t *testing.T) {
+		g := attempts(t, report, "inProcess")
+		if a := g["page.click"]; a.OK {
+			t.Errorf("the page with a blind frame in its process: click %s", a)
+		}
+		for _, name := range []string{"frame.evaluate", "frame.textContent", "frame.click"} {
+			if a, ok := g[name]; ok && a.OK {
+				t.Errorf("the blind frame: %s %s", name, a)
+			}
+		}
+	})
+	t.Run("nothing of the frames", func(t *testing.T) { noNodeLeaks(t, tp, out, stdout, ns...) })
+}
