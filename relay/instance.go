@@ -65,6 +65,10 @@ type Instance struct {
 	// wedged: a panic left the lock held (tasks.go); nothing may take it.
 	wedged atomic.Bool
 
+	// fakeContext numbers the stand-in execution contexts of blind tabs
+	// (access.go), far from Chrome's own.
+	fakeContext atomic.Int64
+
 	// locked are the secrets typed in the instance's tabs, hidden in
 	// everything it sends (secrets.go). Replaced, never changed in place.
 	locked atomic.Pointer[secrets.Lock]
@@ -90,6 +94,7 @@ func newInstance(s *Server, guid string, isDefault bool, profile string) *Instan
 		browserTID: randHex(16),
 	}
 	in.st = newState(in)
+	in.fakeContext.Store(1 << 30)
 	in.tasks.init(in)
 	return in
 }

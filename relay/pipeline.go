@@ -236,6 +236,9 @@ func (c *clientConn) access(k *cmd) bool {
 	if k.r.tab == nil {
 		return true
 	}
+	if k.r.acc.level == accessBlind && c.blindStandIn(k) {
+		return false
+	}
 	if k.m.name == "Page.getFrameTree" && k.r.acc.level == accessBlind && !k.r.via.child {
 		// What a blind tab may show of itself: its origin.
 		c.inst.lock()
@@ -247,6 +250,14 @@ func (c *clientConn) access(k *cmd) bool {
 	}
 	if d, ok := c.gate(k, k.r.acc); !ok {
 		return c.refuse(k, d)
+	}
+	if pixelMethods[k.m.name] {
+		st := c.inst.lock()
+		blindFrame := st.hasBlindChild(k.r.tab)
+		c.inst.unlock()
+		if blindFrame {
+			return c.refuse(k, Decision{Verdict: Deny, Rule: ruleBlindFrame, Message: "cdprelay: blind: a frame of this page is on a site hidden from automation, and " + k.m.name + " would show its pixels"})
+		}
 	}
 	return true
 }

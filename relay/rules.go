@@ -46,7 +46,8 @@ const (
 // the access stage's), for counters that start at zero.
 func RelayRules() []string {
 	return []string{ruleNested, ruleNonFlat, ruleTargetTab, ruleUploads, ruleDownloadTo, ruleCredentials, ruleSecret,
-		ruleNeverShared, ruleOutsideFence, ruleTakeOver, ruleReadOnlyWrite}
+		ruleNeverShared, ruleOutsideFence, ruleTakeOver, ruleReadOnlyWrite, ruleBlindFrame, ruleStopped,
+		ruleDialogAnswered}
 }
 
 // targetOnTab are the Target methods a tab's session may send to Chrome.

@@ -19,6 +19,10 @@ const (
 	// EventClientScreencast: the CDP client started or stopped a
 	// screencast of its own on the tab. Params: {"active": bool}.
 	EventClientScreencast = "cdprelay.clientScreencast"
+	// EventHidden: the tab, or a frame of it, is now on a site hidden from
+	// automation and the live view: the frames seen before must not be
+	// shown again.
+	EventHidden = "cdprelay.hidden"
 )
 
 // TabEvent is an event delivered to a TabHandle.

@@ -31,6 +31,9 @@ const (
 	// EventClientScreencast: the CDP client started or stopped its own
 	// screencast. Params: {"active": bool}.
 	EventClientScreencast = "cdprelay.clientScreencast"
+	// EventHidden: the tab now shows what the live view may not see: the
+	// last frame is forgotten, so that no new subscriber is given it.
+	EventHidden = "cdprelay.hidden"
 )
 
 // Event is one event of the tab.
@@ -412,6 +415,10 @@ func (t *Tap) handle(ctx context.Context, st *runState, ev Event) Status {
 		st.ackTimer.Stop()
 	case EventDetached:
 		return StatusDetached
+	case EventHidden:
+		t.mu.Lock()
+		t.last = nil
+		t.mu.Unlock()
 	case EventClientScreencast:
 		var p struct {
 			Active bool `json:"active"`

@@ -89,6 +89,8 @@ func eventMethod(m string) string {
 		return screencast.EventDetached
 	case relay.EventClientScreencast:
 		return screencast.EventClientScreencast
+	case relay.EventHidden:
+		return screencast.EventHidden
 	}
 	return m
 }
