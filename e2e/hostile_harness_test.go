@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -105,7 +106,29 @@ func newAttacker(ctx context.Context, t *testing.T) *attacker {
 func (a *attacker) call(session, method string, params any) (json.RawMessage, error) {
 	ctx, cancel := context.WithTimeout(a.ctx, 10*time.Second)
 	defer cancel()
-	return a.c.Call(ctx, session, method, params)
+	res, err := a.c.Call(ctx, session, method, params)
+	if err == nil {
+		err = relayThrow(res)
+	}
+	return res, err
+}
+
+// relayThrow is the refusal of script that the relay answers as the
+// script's own exception (so that clients report what it says), as an
+// error; nil for any other result.
+func relayThrow(res []byte) error {
+	var r struct {
+		ExceptionDetails *struct {
+			Exception struct{ Description string }
+		}
+	}
+	if json.Unmarshal(res, &r) != nil || r.ExceptionDetails == nil {
+		return nil
+	}
+	if d := r.ExceptionDetails.Exception.Description; strings.HasPrefix(d, "Error: cdprelay: ") {
+		return errors.New(strings.TrimPrefix(d, "Error: "))
+	}
+	return nil
 }
 
 // callRaw sends a command whose params are written by hand (duplicate

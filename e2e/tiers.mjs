@@ -128,7 +128,6 @@ switch (scenario) {
     await attempt(w, 'page.content()', () => page.content().then((c) => c.includes('id="marker"')));
     await attempt(w, 'page.title()', () => page.title());
     await attempt(w, 'page.screenshot()', () => page.screenshot(act));
-    await attempt(w, 'page.accessibility', () => page.accessibility.snapshot());
     await attempt(w, 'aria snapshots', () => page.locator('body').ariaSnapshot(act));
     await attempt(w, 'page.url()', () => page.url());
     await attempt(w, 'network events', () => page.waitForEvent('response', { timeout: 5000 }).then((r) => r.url()));

@@ -124,10 +124,30 @@ func (a *attacker) roundTrip() {
 }
 
 // refused sends a command that must fail, and returns its error.
+//
+// A blind tab answers a client's page set-up with stand-ins, so that a
+// client that finds it blind does not wait for good: a world that runs
+// nothing, a setting acknowledged and not applied. Those answers are
+// checked for what they are: the world refuses script, and the setting's
+// effect is for the test to look for on the person's side.
 func (a *attacker) refused(session, method string, params any) error {
 	a.t.Helper()
 	res, err := a.call(session, method, params)
 	if err == nil {
+		switch method {
+		case "Page.createIsolatedWorld":
+			var w struct{ ExecutionContextID int64 }
+			json.Unmarshal(res, &w)
+			if out, err := a.call(session, "Runtime.evaluate", map[string]any{"expression": "document.title", "contextId": w.ExecutionContextID, "returnByValue": true}); err == nil {
+				a.t.Errorf("script ran in the world %s gave: %.300s", method, out)
+			}
+			return nil
+		case "Emulation.setDeviceMetricsOverride":
+			if string(res) != "{}" {
+				a.t.Errorf("%s: %.300s", method, res)
+			}
+			return nil
+		}
 		a.t.Errorf("%s went through: %.300s", method, res)
 	}
 	return err

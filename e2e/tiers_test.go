@@ -169,7 +169,11 @@ func TestTierSitesPlaywright(t *testing.T) {
 	})
 	t.Run("read-only refusals say why", func(t *testing.T) {
 		acts := attempts(t, report, "readOnlyActs")
-		for _, name := range []string{"click", "fill", "press", "goto", "evaluate", "setInputFiles"} {
+		// Not the click: Playwright retries an input event's protocol
+		// error until its timeout, so the refusal's reason is not in the
+		// error it reports (the README says so); what the click did not
+		// do is checked above.
+		for _, name := range []string{"fill", "press", "goto", "evaluate", "setInputFiles"} {
 			if a := acts[name]; !a.OK && !strings.Contains(a.Error, "read-only") {
 				t.Errorf("%s failed without the tier's reason: %s", name, a.Error)
 			}
@@ -286,10 +290,10 @@ func TestTierReadOnlyTable(t *testing.T) {
 		refused      []string
 	}{
 		{"playwright", "tiers.mjs",
-			[]string{"locator.textContent", "locator.innerText", "locator.getAttribute", "locator.isVisible", "locator.count", "page.content()", "page.title()", "page.screenshot()", "page.accessibility", "aria snapshots", "page.url()", "network events"},
+			[]string{"locator.textContent", "locator.innerText", "locator.getAttribute", "locator.isVisible", "locator.count", "page.content()", "page.title()", "page.screenshot()", "aria snapshots", "page.url()", "network events"},
 			[]string{"click", "fill", "type", "press", "check", "selectOption", "setInputFiles", "goto", "reload", "goBack", "setContent", "route.fulfill", "route.continue with changes", "addInitScript", "setViewportSize"}},
 		{"puppeteer", "tiers-puppeteer.mjs",
-			[]string{"$eval", "$$eval", "page.content()", "page.screenshot()", "page.title()"},
+			[]string{"$eval", "$$eval", "page.screenshot()", "page.title()"},
 			[]string{"click", "type", "goto", "reload", "setContent", "request.respond", "request.continue with changes", "evaluateOnNewDocument", "setViewport"}},
 	} {
 		t.Run(client.name, func(t *testing.T) {

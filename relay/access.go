@@ -210,7 +210,14 @@ func (st *state) updateAccess(t *tab) (was tabAccess, changed bool) {
 	}
 	t.acc = now
 	if now.level == accessBlind && was.level != accessBlind {
+		// Replies of commands still running are withheld, and the live
+		// view forgets the tab's last frame, which shows it.
 		t.blindEpoch.Add(1)
+		notifyHandles(t.handles, TabEvent{Method: EventHidden})
+	}
+	st.syncScripts(t)
+	if now.level == accessFull {
+		st.replaySets(t)
 	}
 	t.readOnly.Store(now.level == accessReadOnly)
 	switch {
@@ -246,7 +253,7 @@ const (
 	roRefuse    readOnlyRule = iota
 	roAllow                  // reads, and switches that only start or stop events
 	roNoEffects              // script: run with throwOnSideEffect forced on
-	roEmptyInit              // Page.addScriptToEvaluateOnNewDocument: only with an empty source (an isolated world's bootstrap)
+	roEmptyInit              // Page.addScriptToEvaluateOnNewDocument: only with a source that runs nothing (an isolated world's bootstrap)
 	roPlainCont              // Fetch.continueRequest: only unchanged (requestId alone)
 )
 
@@ -368,7 +375,7 @@ func (c *clientConn) gate(k *cmd, acc tabAccess) (refusal Decision, ok bool) {
 	m := k.m
 	switch acc.level {
 	case accessBlind:
-		if !blindAllowed[m.name] && !m.enable && !m.disable {
+		if !blindAllowed[m.name] && !m.enable && !m.disable && !(m.name == "Page.addScriptToEvaluateOnNewDocument" && initRunsNothing(k.params)) {
 			return accessRefusal(acc), false
 		}
 	case accessReadOnly:
@@ -391,7 +398,7 @@ func (c *clientConn) gate(k *cmd, acc tabAccess) (refusal Decision, ok bool) {
 			}
 			k.params = p
 		case roEmptyInit:
-			if src, _, err := exactString(k.params, "source"); err != nil || strings.TrimSpace(src) != "" {
+			if src, _, err := exactString(k.params, "source"); err != nil || !runsNothing(src) {
 				return accessRefusal(acc), false
 			}
 		case roPlainCont:
@@ -448,9 +455,6 @@ func (st *state) accessChanged(t *tab, was tabAccess) {
 	}
 	enteringBlind := t.acc.level == accessBlind && was.level != accessBlind
 	leavingBlind := was.level == accessBlind && t.acc.level != accessBlind
-	if enteringBlind {
-		notifyHandles(t.handles, TabEvent{Method: EventHidden})
-	}
 	ctxID := st.in.fakeContext.Add(1)
 	for _, s := range st.topSessions(t) {
 		if leavingBlind && s.enabled["Runtime"] {
@@ -491,9 +495,17 @@ func (st *state) accessChanged(t *tab, was tabAccess) {
 			if s.enabled["Runtime"] {
 				c.eventRaw("Runtime.executionContextsCleared", s, nil)
 				c.event("Runtime.executionContextCreated", s, map[string]any{"context": map[string]any{
-					"id": ctxID, "origin": origin(t.docURL), "name": "", "uniqueId": "cdprelay-blind-" + randHex(8),
+					"id": ctxID, "origin": t.shownOrigin(), "name": "", "uniqueId": "cdprelay-blind-" + randHex(8),
 					"auxData": map[string]any{"isDefault": true, "type": "default", "frameId": t.targetID},
 				}})
+				// And the client's own worlds, which refuse it as well (a
+				// client waits for its utility world before it reads).
+				for _, name := range t.worldNames {
+					c.event("Runtime.executionContextCreated", s, map[string]any{"context": map[string]any{
+						"id": st.in.fakeContext.Add(1), "origin": t.shownOrigin(), "name": name, "uniqueId": "cdprelay-blind-" + randHex(8),
+						"auxData": map[string]any{"isDefault": false, "type": "isolated", "frameId": t.targetID},
+					}})
+				}
 			}
 		}
 	}
@@ -577,16 +589,23 @@ func (st *state) setChildURL(cs *session, u string) {
 		notifyHandles(cs.tab.handles, TabEvent{Method: EventHidden})
 	}
 	if cs.acc != was {
+		st.syncScripts(cs.tab)
 		st.observe(Event{Actor: ActorRelay, Kind: KindAccess, Target: cs.targetID, Rule: cs.acc.rule, Outcome: OutcomeOK,
 			Detail: "frame " + was.level.String() + " -> " + cs.acc.level.String() + " on " + origin(u)})
 	}
 }
 
-// hasBlindChild reports whether a frame of t with a session of its own (an
-// out-of-process frame) is blind: the tab's pixels then show it.
+// hasBlindChild reports whether an out-of-process frame of t is blind (or
+// on its way to a blind site): the tab's pixels then show it.
 func (st *state) hasBlindChild(t *tab) bool {
 	if !st.in.hasTiers() {
 		return false
+	}
+	if len(t.blindFrames) > 0 {
+		// A frame on its way to a blind site that did not commit in the
+		// tab's process: it is in a process of its own now, whether or
+		// not the client has a session on it.
+		return true
 	}
 	for _, s := range st.sessions {
 		if s.child && s.tab == t && s.acc.level == accessBlind {
@@ -668,6 +687,9 @@ func (c *clientConn) blindStandIn(k *cmd) bool {
 		return false
 	case name == "Page.createIsolatedWorld":
 		world, _, _ := exactString(k.params, "worldName")
+		in.lock()
+		k.r.tab.noteWorld(k.params)
+		in.unlock()
 		id := in.fakeContext.Add(1)
 		c.event("Runtime.executionContextCreated", k.r.replyTo, map[string]any{"context": map[string]any{
 			"id": id, "origin": k.r.tab.shownOrigin(), "name": world, "uniqueId": "cdprelay-blind-" + randHex(8),
@@ -675,9 +697,38 @@ func (c *clientConn) blindStandIn(k *cmd) bool {
 		}})
 		c.reply(call{id: k.env.ID, sess: k.r.replyTo}, map[string]int64{"executionContextId": id})
 	case name == "Page.addScriptToEvaluateOnNewDocument":
-		c.reply(call{id: k.env.ID, sess: k.r.replyTo}, map[string]string{"identifier": "cdprelay-blind-" + randHex(6)})
-	case name == "Runtime.addBinding", name == "Runtime.removeBinding", name == "Page.removeScriptToEvaluateOnNewDocument",
+		if initRunsNothing(k.params) {
+			// An isolated world's bootstrap runs nothing: it goes to
+			// Chrome, so that the world is there once the tab leaves.
+			return false
+		}
+		// Kept, out of Chrome, and put in once the tab is on a full site.
+		id := "cdprelay-blind-" + randHex(6)
+		in.lock()
+		if t := k.r.tab; len(t.scripts) < maxInitScripts {
+			sc := &initScript{client: id, params: append([]byte(nil), k.params...)}
+			if k.r.via.child {
+				sc.sid, sc.child = k.r.via.id, k.r.via
+			}
+			t.scripts = append(t.scripts, sc)
+		}
+		in.unlock()
+		c.reply(call{id: k.env.ID, sess: k.r.replyTo}, map[string]string{"identifier": id})
+	case name == "Page.removeScriptToEvaluateOnNewDocument":
+		// Out of Chrome while the tab is blind: forgotten, so that it is
+		// not put back.
+		st := in.lock()
+		st.removeScript(k.r.tab, k.r.via, k.params)
+		in.unlock()
+		c.replyEmptyRaw(k.env.ID, k.env.SessionID)
+	case name == "Runtime.addBinding", name == "Runtime.removeBinding",
 		strings.HasPrefix(name[strings.IndexByte(name, '.')+1:], "set") && !blindAllowed[name]:
+		if !k.r.via.child {
+			// Applied once the tab is on a full site again.
+			in.lock()
+			k.r.tab.deferSet(name, k.params)
+			in.unlock()
+		}
 		c.replyEmptyRaw(k.env.ID, k.env.SessionID)
 	default:
 		return false

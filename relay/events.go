@@ -78,12 +78,18 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 			case "Page.frameNavigated":
 				// The child's own frame carries its parent's id: it is known
 				// by being the child's target.
-				if f := wire.Field(params, "frame"); f != nil && string(wire.StringField(f, "id")) == cs.targetID {
-					st.setChildURL(cs, string(wire.StringField(f, "url"))+string(wire.StringField(f, "urlFragment")))
+				if f := wire.Field(params, "frame"); f != nil {
+					if id := string(wire.StringField(f, "id")); id == cs.targetID {
+						st.setChildURL(cs, string(wire.StringField(f, "url"))+string(wire.StringField(f, "urlFragment")))
+					} else {
+						t.frameCommitted(id)
+					}
 				}
-			case "Page.frameStartedNavigating":
-				if string(wire.StringField(params, "frameId")) == cs.targetID {
+			case "Page.frameStartedNavigating", "Page.frameRequestedNavigation":
+				if id := string(wire.StringField(params, "frameId")); id == cs.targetID {
 					st.setChildNav(cs, string(wire.StringField(params, "url")))
+				} else {
+					st.noteFrameNav(t, id, string(wire.StringField(params, "url")), "")
 				}
 			}
 		}
@@ -91,7 +97,8 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 	if isFetchPaused(method) || string(method) == "Network.requestWillBeSent" {
 		st.noteRequest(t, child, method, params)
 	}
-	blind := t.acc.level == accessBlind || (child != nil && child.acc.level == accessBlind)
+	blind := t.acc.level == accessBlind || (child != nil && child.acc.level == accessBlind) ||
+		(st.in.hasTiers() && st.aboutBlindFrame(t, method, params))
 	if bytesHasPrefix(method, "Runtime.executionContext") {
 		if string(method) == "Runtime.executionContextCreated" && isRelayWorld(params) {
 			return // the relay's own world (relayworld.go)

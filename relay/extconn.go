@@ -78,6 +78,10 @@ type pendingCall struct {
 	// message is read, so that what it sends the client precedes whatever
 	// that message causes.
 	then func(result []byte)
+
+	// keep: a client's Page.addScriptToEvaluateOnNewDocument under tiers,
+	// its params (initscripts.go).
+	keep []byte
 }
 
 type callResult struct {
@@ -261,7 +265,11 @@ func (x *extConn) forward(c *clientConn, id int64, m *methodInfo, method, params
 	t := via.tab
 	now := time.Now()
 	t.lastCommand.Store(now.UnixNano())
-	cid, ok := x.register(pendingCall{kind: callClient, client: c, clientID: id, replyTo: replyTo, via: via, tabID: t.id, tab: t, epoch: t.blindEpoch.Load(), m: m, domain: m.domain, start: now})
+	pc := pendingCall{kind: callClient, client: c, clientID: id, replyTo: replyTo, via: via, tabID: t.id, tab: t, epoch: t.blindEpoch.Load(), m: m, domain: m.domain, start: now}
+	if m.name == "Page.addScriptToEvaluateOnNewDocument" && x.inst.hasTiers() && !initRunsNothing(params) {
+		pc.keep = append([]byte(nil), params...)
+	}
+	cid, ok := x.register(pc)
 	if !ok {
 		return false
 	}
@@ -441,11 +449,15 @@ func (x *extConn) handleReply(m *wire.ExtMessage) {
 	if pc.replyTo != nil {
 		session = pc.replyTo.idJSON
 	}
+	if pc.keep != nil && !m.HasError {
+		x.inst.keepScript(&pc, m.Result)
+	}
 	buf := getBuf()
 	switch {
-	case pc.tab.blindEpoch.Load() != pc.epoch:
+	case pc.tab.blindEpoch.Load() != pc.epoch && (m.HasError || !emptyResult(m.Result)):
 		// The tab went blind while the command ran: it may have run in the
-		// page the automation may not see.
+		// page the automation may not see. An empty result (an input
+		// event's, a setting's) says nothing of any page.
 		*buf = wire.AppendError(*buf, pc.clientID, session, codeServerError, msgWentBlind)
 	case m.HasError:
 		e := parseExtError(m.Error)
@@ -466,6 +478,12 @@ func (x *extConn) handleReply(m *wire.ExtMessage) {
 		*buf = wire.AppendResult(*buf, pc.clientID, session, m.Result)
 	}
 	c.deliver(buf)
+}
+
+// emptyResult reports whether a command's result is {}.
+func emptyResult(r []byte) bool {
+	r = bytes.TrimSpace(r)
+	return len(r) == 2 && r[0] == '{' && r[1] == '}'
 }
 
 const msgWentBlind = "cdprelay: blind: the tab went to a page automation may not see while this command ran; its result is withheld"

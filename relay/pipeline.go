@@ -102,6 +102,18 @@ func (c *clientConn) refuse(k *cmd, d Decision) bool {
 	return false
 }
 
+// refuseAsThrow refuses script as the script's own exception: clients
+// report a protocol error of an evaluation as the context's end (and
+// retry, or say the page navigated), and an exception as what it says.
+func (c *clientConn) refuseAsThrow(k *cmd, d Decision) bool {
+	k.out = outcome{kind: outDenied, d: d}
+	e := map[string]any{"type": "object", "subtype": "error", "className": "Error", "description": "Error: " + d.Message}
+	c.reply(call{id: k.env.ID, sess: k.r.replyTo}, map[string]any{"result": e, "exceptionDetails": map[string]any{
+		"exceptionId": 1, "text": "Uncaught", "lineNumber": 0, "columnNumber": 0, "exception": e,
+	}})
+	return false
+}
+
 // failed answers k with an error that is no rule's verdict.
 func (c *clientConn) failed(k *cmd, code int64, msg string) bool {
 	k.out.kind = outFailed
@@ -228,6 +240,12 @@ func (c *clientConn) access(k *cmd) bool {
 		}
 		st := c.inst.lock()
 		to := st.urlAccess(k.a.url)
+		if to.level == accessReadOnly && k.m.name == "Page.navigate" && k.r.via != nil && !k.r.via.child && k.r.tab != nil {
+			// On its way there from now: what may not run there (the
+			// client's scripts for new documents) is taken out of Chrome
+			// before the navigation reaches it.
+			st.setNavTo(k.r.tab, k.a.url)
+		}
 		c.inst.unlock()
 		if to.level == accessBlind {
 			return c.refuse(k, Decision{Verdict: Deny, Rule: to.rule, Message: "cdprelay: blind: " + to.why})
@@ -249,6 +267,9 @@ func (c *clientConn) access(k *cmd) bool {
 		return false
 	}
 	if d, ok := c.gate(k, k.r.acc); !ok {
+		if k.r.acc.level == accessBlind && (k.m.name == "Runtime.evaluate" || k.m.name == "Runtime.callFunctionOn") {
+			return c.refuseAsThrow(k, d)
+		}
 		return c.refuse(k, d)
 	}
 	if pixelMethods[k.m.name] {
@@ -358,6 +379,23 @@ func (c *clientConn) forward(k *cmd) {
 			c.refuse(k, d)
 			return
 		}
+	}
+	if (k.m.name == "Page.addScriptToEvaluateOnNewDocument" || k.m.name == "Page.createIsolatedWorld") && r.via.tab != nil && c.inst.hasTiers() {
+		c.inst.lock()
+		r.via.tab.noteWorld(k.params)
+		c.inst.unlock()
+	}
+	if k.m.name == "Page.removeScriptToEvaluateOnNewDocument" && r.via.tab != nil && c.inst.hasTiers() {
+		st := c.inst.lock()
+		params, known := st.removeScript(r.via.tab, r.via, k.params)
+		c.inst.unlock()
+		if known && params == nil {
+			// Out of Chrome already (its frame is not on a full site).
+			k.out.kind = outEmulated
+			c.replyEmptyRaw(k.env.ID, k.env.SessionID)
+			return
+		}
+		k.params = params
 	}
 	c.send(k)
 }

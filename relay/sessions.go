@@ -175,7 +175,9 @@ func (st *state) addChild(parent *session, id, targetID, url []byte) *session {
 	child.parent = parent
 	child.targetID = string(targetID)
 	child.url = string(url)
-	child.acc = st.childAccess(child.url)
+	// A frame on its way to a blind site is blind from its attach.
+	child.navTo = parent.tab.blindNavOf(child.targetID)
+	child.acc = stricter(st.childAccess(child.url), st.navAccess(child.navTo))
 	st.sessions[child.id] = child
 	st.in.childSessions.Add(1)
 	return child

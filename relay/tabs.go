@@ -35,6 +35,18 @@ type tab struct {
 	// automation may do with the tab is the strictest of theirs and the
 	// document's, since the tab's own session reaches into them.
 	frames map[string]string
+	// blindFrames are its sub-frames on their way to a blind site, until
+	// they commit (blindframes.go).
+	blindFrames map[string]blindNav
+	// scripts are the client's scripts for new documents, kept while the
+	// policy has tiers (initscripts.go).
+	scripts []*initScript
+	// worldNames are the isolated worlds the client asked for on the tab
+	// (a few): a tab that goes blind shows it stand-ins of them.
+	worldNames []string
+	// deferred are settings a blind tab acknowledged, to apply once it is
+	// on a full site (initscripts.go).
+	deferred []deferredSet
 	// navTo is where the tab's main frame is on its way to, from the first
 	// event that says so (Page.frameStartedNavigating or
 	// frameRequestedNavigation, a Document request or its redirect) until a

@@ -132,6 +132,8 @@ func (st *state) noteRequest(t *tab, cs *session, method, params []byte) {
 		st.setNavTo(t, string(url))
 	case cs != nil && string(frame) == cs.targetID:
 		st.setChildNav(cs, string(url))
+	default:
+		st.noteFrameNav(t, string(frame), string(url), string(wire.StringField(params, "requestId")))
 	}
 }
 
@@ -160,7 +162,8 @@ func (st *state) trackPage(t *tab, method, params []byte) (refresh, letGo bool) 
 		// before it gets there: the earliest the relay can let go of a tab
 		// bound for a page that is never shared (no request, and so no
 		// backstop, precedes a navigation to an extension page).
-		if string(wire.StringField(params, "frameId")) != t.targetID {
+		if id := string(wire.StringField(params, "frameId")); id != t.targetID {
+			st.noteFrameNav(t, id, string(wire.StringField(params, "url")), "")
 			return false, false
 		}
 		if u := wire.StringField(params, "url"); len(u) > 0 && neverSharedURL(string(u)) != "" {
@@ -170,7 +173,12 @@ func (st *state) trackPage(t *tab, method, params []byte) (refresh, letGo bool) 
 		st.setNavTo(t, string(wire.StringField(params, "url")))
 	case "Page.frameRequestedNavigation":
 		// A navigation the page asked for, earlier still.
-		if string(wire.StringField(params, "frameId")) == t.targetID && string(wire.StringField(params, "disposition")) == "currentTab" {
+		if string(wire.StringField(params, "disposition")) != "currentTab" {
+			return false, false
+		}
+		if id := string(wire.StringField(params, "frameId")); id != t.targetID {
+			st.noteFrameNav(t, id, string(wire.StringField(params, "url")), "")
+		} else {
 			st.setNavTo(t, string(wire.StringField(params, "url")))
 		}
 	case "Page.frameNavigated":
@@ -179,12 +187,14 @@ func (st *state) trackPage(t *tab, method, params []byte) (refresh, letGo bool) 
 			return false, false
 		}
 		if wire.Field(f, "parentId") != nil {
-			st.setFrame(t, string(wire.StringField(f, "id")), string(wire.StringField(f, "url")))
+			id := string(wire.StringField(f, "id"))
+			t.frameCommitted(id)
+			st.setFrame(t, id, string(wire.StringField(f, "url")))
 			return false, false
 		}
 		if u := wire.StringField(f, "url"); u != nil {
 			full := string(u) + string(wire.StringField(f, "urlFragment"))
-			t.frames = nil // a new document: its frames are yet to come
+			t.frames, t.blindFrames = nil, nil // a new document: its frames are yet to come
 			if st.setDocument(t, full) {
 				st.letGo(t, full)
 				return false, true

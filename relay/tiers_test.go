@@ -112,7 +112,8 @@ func TestTierReadOnlySite(t *testing.T) {
 	if m := h.callMsg(c, sess, "Page.navigate", map[string]any{"url": "https://ro.example/"}); m.Error != nil {
 		t.Fatalf("navigating to a read-only site: %s", m.Raw)
 	}
-	if got := h.srv.Default().Status().Tabs[0].Access; got != "full" {
+	// From the command on, the tab is on its way there, and as strict.
+	if got := h.srv.Default().Status().Tabs[0].Access; got != "read-only" {
 		t.Fatalf("status access %q", got)
 	}
 }
@@ -137,7 +138,7 @@ func TestTierBlindSite(t *testing.T) {
 		params any
 	}{"Runtime.evaluate", map[string]any{"expression": "document.body.innerText"}}) {
 		m := h.callMsg(c, sess, tc.method, tc.params)
-		if m.Error == nil || !strings.Contains(m.Error.Message, "blind") {
+		if !strings.Contains(refusal(m), "blind") {
 			t.Errorf("%s on a blind site: %s", tc.method, m.Raw)
 		}
 	}
@@ -231,10 +232,10 @@ func TestTierChildFrames(t *testing.T) {
 			t.Fatalf("the client heard of a frame it may not see: %s", m.Raw)
 		}
 	}
-	if m := h.callMsg(c, "S-BLIND", "Runtime.evaluate", map[string]any{"expression": "document.cookie"}); m.Error == nil {
+	if m := h.callMsg(c, "S-BLIND", "Runtime.evaluate", map[string]any{"expression": "document.cookie"}); refusal(m) == "" {
 		t.Fatalf("evaluate in a blind frame: %s", m.Raw)
 	}
-	if m := h.callMsg(c, "S-EXT", "Runtime.evaluate", map[string]any{"expression": "chrome.storage"}); m.Error == nil {
+	if m := h.callMsg(c, "S-EXT", "Runtime.evaluate", map[string]any{"expression": "chrome.storage"}); refusal(m) == "" {
 		t.Fatalf("evaluate in an extension's frame: %s", m.Raw)
 	}
 	if m := h.callMsg(c, "S-RO", "Input.dispatchMouseEvent", map[string]any{"type": "mousePressed", "x": 1, "y": 1}); m.Error == nil || !strings.Contains(m.Error.Message, "read-only") {
@@ -357,5 +358,43 @@ func TestTierBlindHiddenFromLiveView(t *testing.T) {
 	}
 	if _, err := th.Call(context.Background(), "Page.startScreencast", map[string]any{"format": "jpeg"}); err != nil {
 		t.Fatalf("starting the screencast: %v", err)
+	}
+}
+
+// A frame on its way to a blind site: from the first event that says so,
+// nothing about it reaches the client (its navigation's events on the
+// parent's session, by frame or by request), the session Chrome attaches
+// for it is not announced even though its target still shows no URL, and
+// the page's pixels are refused.
+func TestTierFrameOnItsWayToBlind(t *testing.T) {
+	h := newHarness(t, Config{Policy: tiers})
+	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
+	c := h.client()
+	sess := h.autoAttach(c)[0]
+	h.call(c, sess, "Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true})
+	from := len(c.Messages())
+	e.Event(1, "", "Page.frameStartedNavigating", map[string]any{"frameId": "F1", "url": "https://a.example/hop", "loaderId": "R1", "navigationType": "differentDocument"})
+	e.Event(1, "", "Network.requestWillBeSent", map[string]any{"requestId": "R1", "loaderId": "R1", "frameId": "F1", "type": "Document",
+		"request": map[string]any{"url": "https://a.example/hop"}})
+	// Redirected to the blind site.
+	e.Event(1, "", "Network.requestWillBeSent", map[string]any{"requestId": "R1", "loaderId": "R1", "frameId": "F1", "type": "Document",
+		"request": map[string]any{"url": "https://blind.example/inbox?secret2"}, "redirectResponse": map[string]any{"status": 302}})
+	e.Event(1, "", "Network.responseReceivedExtraInfo", map[string]any{"requestId": "R1", "headers": map[string]any{"x": "secret3"}})
+	e.Event(1, "", "Page.frameStartedLoading", map[string]any{"frameId": "F1"})
+	e.Event(1, "", "Target.attachedToTarget", map[string]any{"sessionId": "S-F1", "waitingForDebugger": true,
+		"targetInfo": map[string]any{"targetId": "F1", "type": "iframe", "url": "", "title": "", "attached": true}})
+	e.Event(1, "S-F1", "Runtime.executionContextCreated", map[string]any{"context": map[string]any{"id": 1, "name": "", "origin": "secret4"}})
+	// A frame of a full site goes on as before.
+	e.Event(1, "", "Page.frameStartedLoading", map[string]any{"frameId": "F2"})
+	h.event(c, from, "Page.frameStartedLoading")
+	// Its first request, to a full site, may be seen; nothing from the
+	// redirect on.
+	for _, m := range c.Messages()[from:] {
+		if strings.Contains(string(m.Raw), "secret") || strings.Contains(string(m.Raw), "S-F1") || (m.Method == "Page.frameStartedLoading" && strings.Contains(string(m.Raw), `"F1"`)) {
+			t.Errorf("the client heard of the frame on its way to the blind site: %s", m.Raw)
+		}
+	}
+	if m := h.callMsg(c, sess, "Page.captureScreenshot", nil); m.Error == nil || !strings.Contains(m.Error.Message, "pixels") {
+		t.Errorf("a screenshot of the page with the frame: %s", m.Raw)
 	}
 }

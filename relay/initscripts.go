@@ -1,0 +1,255 @@
+package relay
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/cdprelay/cdprelay/internal/wire"
+)
+
+// The client's scripts for new documents, under tiers.
+//
+// Page.addScriptToEvaluateOnNewDocument runs the client's script in the
+// page's own world of every document the frame shows from then on:
+// added on a full site, it would run, with the person's session, on a
+// read-only or blind site the tab goes to later. So while the policy has
+// tiers the relay keeps each script the client added, takes it out of
+// Chrome as soon as its frame is on its way to a site that is not full
+// (before the Page.navigate that goes there, for the client's own
+// navigations; at the first event that says so, for the page's), and puts
+// it back once the frame is on its way to a full site again. The client
+// keeps the identifier it was given; a script it removes while it is out
+// is simply forgotten.
+//
+// A script that runs nothing (an isolated world's bootstrap: Playwright's
+// utility world has an empty source, Puppeteer's a comment) stays.
+//
+// A navigation the page starts by itself is a race: the script is taken
+// out within the few milliseconds a command takes to reach Chrome, and a
+// document that commits sooner gets it. A script that is put back misses
+// the documents that committed meanwhile.
+
+// maxInitScripts bounds the scripts kept for a tab, maxWorldNames the
+// world names.
+const (
+	maxInitScripts = 1024
+	maxWorldNames  = 8
+)
+
+// noteWorld records the isolated world a command of the client's names.
+func (t *tab) noteWorld(params []byte) {
+	name, _, _ := exactString(params, "worldName")
+	if name == "" || len(t.worldNames) >= maxWorldNames {
+		return
+	}
+	for _, n := range t.worldNames {
+		if n == name {
+			return
+		}
+	}
+	t.worldNames = append(t.worldNames, name)
+}
+
+type initScript struct {
+	sid    string // Chrome's session: "" for the tab's own, a child's id
+	child  *session
+	client string // the identifier the client was given
+	real   string // Chrome's identifier now; "" while taken out
+	adding bool   // being put back
+	params []byte
+}
+
+// scriptFull reports whether sc may run where its frame is going.
+func (st *state) scriptFull(t *tab, sc *initScript) bool {
+	if sc.child != nil {
+		return sc.child.acc.level == accessFull
+	}
+	return t.acc.level == accessFull
+}
+
+// keepScript records a script Chrome has added for the client (result is
+// Chrome's reply), and takes it out at once if its frame is no longer on
+// a full site.
+func (in *Instance) keepScript(pc *pendingCall, result []byte) {
+	id := string(wire.StringField(result, "identifier"))
+	if id == "" {
+		return
+	}
+	st := in.lock()
+	defer in.unlock()
+	t := pc.tab
+	if st.tabs[t.id] != t || len(t.scripts) >= maxInitScripts {
+		return
+	}
+	sc := &initScript{client: id, real: id, params: pc.keep}
+	if pc.via.child {
+		if !st.live(pc.via) {
+			return
+		}
+		sc.sid, sc.child = pc.via.id, pc.via
+	}
+	t.scripts = append(t.scripts, sc)
+	st.syncScripts(t)
+}
+
+// syncScripts takes out of Chrome the scripts of t whose frame is on its
+// way to a site that is not full, and puts back the others.
+func (st *state) syncScripts(t *tab) {
+	if len(t.scripts) == 0 {
+		return
+	}
+	kept := t.scripts[:0]
+	for _, sc := range t.scripts {
+		if sc.child != nil && !st.live(sc.child) {
+			continue // the frame's session is gone, and its scripts with it
+		}
+		kept = append(kept, sc)
+		switch full := st.scriptFull(t, sc); {
+		case !full && sc.real != "":
+			st.fire(t.id, sc.sid, "Page.removeScriptToEvaluateOnNewDocument", map[string]string{"identifier": sc.real})
+			sc.real = ""
+		case full && sc.real == "" && !sc.adding && st.ext != nil:
+			sc.adding = true
+			st.in.putScriptBack(st.ext, t, sc)
+		}
+	}
+	clear(t.scripts[len(kept):])
+	t.scripts = kept
+}
+
+// putScriptBack adds sc to Chrome again, off the lock.
+func (in *Instance) putScriptBack(x *extConn, t *tab, sc *initScript) {
+	in.tasks.spawn("init script", func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		res, err := x.sendCommand(ctx, t.id, sc.sid, "Page.addScriptToEvaluateOnNewDocument", json.RawMessage(sc.params))
+		st := in.lock()
+		defer in.unlock()
+		sc.adding = false
+		if err != nil {
+			return
+		}
+		id := string(wire.StringField(res, "identifier"))
+		if id == "" {
+			return
+		}
+		sc.real = id
+		tracked := false
+		for _, o := range t.scripts {
+			tracked = tracked || o == sc
+		}
+		if !tracked || !st.scriptFull(t, sc) {
+			// Removed by the client, or gone somewhere not full again
+			// while it was being added.
+			st.fire(t.id, sc.sid, "Page.removeScriptToEvaluateOnNewDocument", map[string]string{"identifier": id})
+			sc.real = ""
+		}
+	})
+}
+
+// removeScript handles the client's Page.removeScriptToEvaluateOnNewDocument
+// of a script the relay keeps: it returns the params to forward, or nil
+// when the script is out of Chrome and there is nothing to forward.
+func (st *state) removeScript(t *tab, via *session, params []byte) (forward []byte, known bool) {
+	id := string(wire.StringField(params, "identifier"))
+	for i, sc := range t.scripts {
+		if sc.client != id || (sc.child != nil) != via.child || (sc.child != nil && sc.child != via) {
+			continue
+		}
+		t.scripts = append(t.scripts[:i:i], t.scripts[i+1:]...)
+		if sc.real == "" {
+			return nil, true
+		}
+		b, _ := json.Marshal(map[string]string{"identifier": sc.real})
+		return b, true
+	}
+	return params, false
+}
+
+// initRunsNothing reports whether a Page.addScriptToEvaluateOnNewDocument's
+// source runs nothing.
+func initRunsNothing(params []byte) bool {
+	src, _, err := exactString(params, "source")
+	return err == nil && runsNothing(src)
+}
+
+// runsNothing reports whether script src is only white space and
+// comments. Anything else (an unclosed comment included) runs something.
+func runsNothing(src string) bool {
+	for i := 0; i < len(src); {
+		switch c := src[i]; {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			i++
+		case strings.HasPrefix(src[i:], "//"):
+			// To the end of the line: JavaScript's line terminators
+			// include U+2028 and U+2029.
+			j := strings.IndexAny(src[i:], "\n\r\u2028\u2029")
+			if j < 0 {
+				return true
+			}
+			if src[i+j] != '\n' && src[i+j] != '\r' {
+				return false // what follows a Unicode line terminator counts as script
+			}
+			i += j
+		case strings.HasPrefix(src[i:], "/*"):
+			j := strings.Index(src[i+2:], "*/")
+			if j < 0 {
+				return false
+			}
+			i += 2 + j + 2
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// A blind tab acknowledges the client's settings without applying them
+// (blindStandIn): the last of each (and each binding) is kept and applied
+// once the tab is on a full site again, so that a client that set a page
+// up while it was blind (Playwright's focus emulation, without which a
+// background tab paints nothing and its clicks wait for good) finds it
+// set up when it leaves.
+
+// maxDeferredSets bounds the settings kept for a tab.
+const maxDeferredSets = 64
+
+type deferredSet struct {
+	key, method string
+	params      []byte
+}
+
+// deferSet keeps a setting of the client's that a blind tab acknowledged.
+func (t *tab) deferSet(method string, params []byte) {
+	key := method
+	switch method {
+	case "Runtime.addBinding", "Runtime.removeBinding":
+		name, _, _ := exactString(params, "name")
+		key = "Runtime.binding:" + name
+	}
+	for i, d := range t.deferred {
+		if d.key == key {
+			t.deferred = append(t.deferred[:i:i], t.deferred[i+1:]...)
+			break
+		}
+	}
+	if len(t.deferred) >= maxDeferredSets {
+		return
+	}
+	t.deferred = append(t.deferred, deferredSet{key: key, method: method, params: append([]byte(nil), params...)})
+}
+
+// replaySets applies the settings t acknowledged while it was blind, in
+// the order they were made.
+func (st *state) replaySets(t *tab) {
+	for _, d := range t.deferred {
+		var p any
+		if len(d.params) > 0 {
+			p = json.RawMessage(d.params)
+		}
+		st.fire(t.id, "", d.method, p)
+	}
+	t.deferred = nil
+}
