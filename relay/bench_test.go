@@ -22,7 +22,8 @@ func benchInstance(b testing.TB) (*Instance, *clientConn, *extConn, func()) {
 	x := &extConn{inst: in, p: newPeer(nil, extQueue, 0), log: in.log, pending: map[int64]pendingCall{}, ready: make(chan struct{})}
 	close(x.ready)
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &clientConn{inst: in, p: newPeer(nil, 1<<16, 0), log: in.log, ctx: ctx, cancel: cancel, ext: x}
+	c := &clientConn{inst: in, p: newPeer(nil, 1<<16, 0), log: in.log, ctx: ctx, cancel: cancel}
+	c.extp.Store(x)
 	st := in.lock()
 	st.ext, st.client = x, c
 	t := &tab{id: 7, targetID: "T7", state: tabAttached}
@@ -52,6 +53,7 @@ func benchInstance(b testing.TB) (*Instance, *clientConn, *extConn, func()) {
 }
 
 var (
+	benchMethod  = lookupMethod([]byte("Runtime.evaluate"))
 	benchCommand = []byte(`{"id":42,"method":"Runtime.evaluate","sessionId":"pw-tab-1","params":{"expression":"1","returnByValue":true}}`)
 	benchReply   = []byte(`{"id":1,"result":{"result":{"type":"number","value":1,"description":"1"}}}`)
 	benchEvent   = []byte(`{"method":"chrome.debugger.onEvent","params":[{"tabId":7},"Runtime.consoleAPICalled",{"type":"log","args":[{"type":"string","value":"hello"}],"executionContextId":1,"timestamp":1764400000000.5}]}`)
@@ -86,7 +88,7 @@ func BenchmarkForwardReply(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		x.mu.Lock()
-		x.pending[1] = pendingCall{kind: callClient, client: c, clientID: 42, replyTo: s, via: s, tabID: 7, tab: s.tab}
+		x.pending[1] = pendingCall{kind: callClient, client: c, clientID: 42, replyTo: s, via: s, tabID: 7, tab: s.tab, m: benchMethod, domain: benchMethod.domain}
 		c.inflight.Add(1)
 		x.mu.Unlock()
 		if err := wire.DecodeExt(benchReply, &m); err != nil {

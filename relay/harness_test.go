@@ -211,6 +211,11 @@ func attachedEvent(session string, info string) string {
 	return fmt.Sprintf(`{"method":"Target.attachedToTarget","params":{"sessionId":%q,"targetInfo":%s,"waitingForDebugger":false}}`, session, info)
 }
 
+// detachedEventWhy is a Target.detachedFromTarget with the relay's reason.
+func detachedEventWhy(session string, tabID int, why string) string {
+	return fmt.Sprintf(`{"method":"Target.detachedFromTarget","params":{"sessionId":%q,"targetId":%q,"reason":%q}}`, session, tid(tabID), why)
+}
+
 func detachedEvent(session string, tabID int) string {
 	return fmt.Sprintf(`{"method":"Target.detachedFromTarget","params":{"sessionId":%q,"targetId":%q}}`, session, tid(tabID))
 }

@@ -162,7 +162,7 @@ func (c *clientConn) typeSecret(k call, name string) {
 	}
 	in.observe(Event{Actor: ActorClient, Kind: KindSecret, Method: k.method, Outcome: OutcomeOK, Detail: "secret " + name + " typed on " + origin})
 	m := lookupMethod([]byte("Input.insertText"))
-	if !c.ext.forward(c, k.id, m, []byte(m.name), params, via, k.replyTo) {
+	if !c.ext().forward(c, k.id, m, []byte(m.name), params, via, k.replyTo) {
 		c.replyError(k.id, k.replyTo, codeServerError, "Extension disconnected")
 	}
 }

@@ -59,6 +59,11 @@ func New(cfg Config) (*Server, error) {
 		guid = newGUID()
 	}
 	s.def = newInstance(s, guid, true, cfg.DefaultProfile)
+	if bi, err := loadBrowser(cfg.BrowserFile); err != nil {
+		cfg.Logger.Warn("the remembered browser is ignored", "err", err)
+	} else {
+		s.def.st.remembered = bi
+	}
 	s.byGUID[guid] = s.def
 	return s, nil
 }
@@ -316,6 +321,7 @@ func (s *Server) serveExtension(w http.ResponseWriter, r *http.Request, in *Inst
 		conn.Close()
 		return
 	}
+	go x.keepalive()
 	log.Info("extension connected", "origin", r.Header.Get("Origin"))
 	s.cfg.Metrics.extConnects.Inc()
 	econns := s.cfg.Metrics.connections.WithLabelValues(ActorExtension)
