@@ -63,7 +63,9 @@ const browserInfo = (async () => {
   } catch {
     // Keep the version from the user agent string.
   }
-  const product = (userAgent.includes("HeadlessChrome") ? "HeadlessChrome/" : "Chrome/") + version;
+  // As Chrome's own Browser.getVersion says it, headless or not (the user
+  // agent says which).
+  const product = "Chrome/" + version;
   return {
     userAgent,
     product,
@@ -664,12 +666,18 @@ async function recheck(c, tabId) {
 // or extension page) is let go at once, before the page commits where Chrome
 // says so first: the relay is told it detached, and the tab is offered again
 // when it is back on a web page.
+// The relay may have let go of it first (it follows the tab's own events):
+// then it is only taken back, to be offered again.
 function letGo(c, tabId, cause) {
-  if (c === null || !c.attached.delete(tabId)) return;
-  chrome.debugger.detach({ tabId }).catch(noop);
+  if (c === null) return;
+  const attached = c.attached.delete(tabId);
+  const offered = c.offered.delete(tabId);
+  if (!attached && !offered) return;
+  if (attached) {
+    chrome.debugger.detach({ tabId }).catch(noop);
+    send(c, "chrome.debugger.onDetach", [{ tabId }, "target_closed", { cause }]);
+  }
   unguard(c, tabId);
-  c.offered.delete(tabId);
-  send(c, "chrome.debugger.onDetach", [{ tabId }, "target_closed", { cause }]);
   awaitAttachable(c, tabId, cause, false);
 }
 

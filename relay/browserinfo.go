@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"time"
 )
 
@@ -194,11 +193,8 @@ func infoFromUA(ua, full string) (BrowserInfo, bool) {
 	if full != "" {
 		version = full
 	}
-	name := "Chrome"
-	if strings.Contains(ua, "HeadlessChrome/") {
-		name = "HeadlessChrome"
-	}
-	return BrowserInfo{Product: name + "/" + version, UserAgent: ua, Version: version}, true
+	// Chrome's own product, headless or not: the user agent says which.
+	return BrowserInfo{Product: "Chrome/" + version, UserAgent: ua, Version: version}, true
 }
 
 // The browser remembered across restarts (Config.BrowserFile): a Chrome's

@@ -155,6 +155,7 @@ func (in *Instance) onTabCreated(x *extConn, params []byte) {
 func (in *Instance) attachAndAnnounce(c *clientConn, x *extConn, t *tab, unnamed bool) {
 	if err := in.attachTab(c.ctx, x, t); err != nil {
 		in.log.Info("auto-attach failed", "tab", t.id, "err", err)
+		in.unattachablePopup(c, t, err)
 		return
 	}
 	st := in.lock()

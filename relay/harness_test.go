@@ -197,7 +197,7 @@ const fakeContext = "FAKECONTEXT0000000000000000000000"
 
 const (
 	fakeUA      = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36"
-	fakeProduct = "HeadlessChrome/156.0.8078.108"
+	fakeProduct = "Chrome/156.0.8078.108"
 )
 
 // pageInfo is the pattern of an attached page's TargetInfo as the relay

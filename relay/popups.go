@@ -84,15 +84,42 @@ func (in *Instance) restrictedPopup(x *extConn, et extTab) {
 	st.targetEvent("Target.targetCreated", struct {
 		TargetInfo TargetInfo `json:"targetInfo"`
 	}{ti})
-	if c.autoAttach {
-		st.nextSession++
-		id := "pw-tab-" + strconv.Itoa(st.nextSession)
-		ti.Attached = true
-		c.event("Target.attachedToTarget", nil, attachedParams{id, ti, false})
-		c.event("Target.detachedFromTarget", nil, detachedParams{SessionID: id, TargetID: ti.TargetID, Reason: why})
-	}
+	st.letGoPopup(c, ti, why)
 	st.targetEvent("Target.targetDestroyed", struct {
 		TargetID string `json:"targetId"`
 	}{ti.TargetID})
+}
+
+// letGoPopup announces to an auto-attaching client a popup it cannot have
+// and ends it at once, with why: a session of the relay's own that is
+// never in the table, so that the client's commands on it are answered as
+// a gone session's.
+func (st *state) letGoPopup(c *clientConn, ti TargetInfo, why string) {
+	if !c.autoAttach {
+		return
+	}
+	st.nextSession++
+	id := "pw-tab-" + strconv.Itoa(st.nextSession)
+	ti.Attached = true
+	c.event("Target.attachedToTarget", nil, attachedParams{id, ti, false})
+	c.event("Target.detachedFromTarget", nil, detachedParams{SessionID: id, TargetID: ti.TargetID, Reason: why})
 	st.observe(Event{Actor: ActorRelay, Kind: KindDetach, Target: ti.TargetID, Outcome: OutcomeOK, Detail: "a popup to " + ti.URL + " was announced and let go: " + why})
+}
+
+// unattachablePopup is the same for a popup shared like any tab that
+// Chrome refused to attach (it went on from about:blank to a page never
+// shared): the client that waits for it hears of it.
+func (in *Instance) unattachablePopup(c *clientConn, t *tab, err error) {
+	if tabGone(err) || c.ctx.Err() != nil {
+		return
+	}
+	st := in.lock()
+	defer in.unlock()
+	opener := st.tabs[t.openerTabID]
+	if st.client != c || !c.autoAttach || t.session != nil || t.targetID == "" || t.openerTabID == 0 || opener == nil || opener.session == nil {
+		return
+	}
+	ti := st.targetInfo(t)
+	ti.URL, ti.Title = origin(t.url), ""
+	st.letGoPopup(c, ti, detachCause{Cause: causeRestrictedURL}.text())
 }

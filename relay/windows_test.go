@@ -131,7 +131,7 @@ func TestRememberedBrowserIgnoresJunk(t *testing.T) {
 }
 
 func FuzzLoadBrowser(f *testing.F) {
-	f.Add([]byte(`{"product":"HeadlessChrome/156.0.8078.108","userAgent":"Mozilla/5.0 HeadlessChrome/156.0.0.0","version":"156.0.8078.108"}`))
+	f.Add([]byte(`{"product":"Chrome/156.0.8078.108","userAgent":"Mozilla/5.0 HeadlessChrome/156.0.0.0","version":"156.0.8078.108"}`))
 	f.Add([]byte(`{"product":"Chrome/1"}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		file := filepath.Join(t.TempDir(), "browser.json")

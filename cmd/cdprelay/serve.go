@@ -45,7 +45,7 @@ func serve(args []string) int {
 	fs.BoolVar(&f.launch, "launch", false, "start a dedicated Chromium with the cdprelay extension, connected to this relay")
 	fs.BoolVar(&f.headful, "headful", false, "with --launch: show the browser window instead of running headless")
 	fs.StringVar(&f.chrome, "chrome", "", "with --launch: the Chromium binary (default: $CHROME_PATH, then Debian's chromium)")
-	fs.StringVar(&f.stateDir, "state-dir", defaultStateDir(), "where the default instance's guid is kept, so that a configured extension reconnects after a restart")
+	fs.StringVar(&f.stateDir, "state-dir", defaultStateDir(), "where the default instance's guid is kept, so that a configured extension reconnects after a restart, and the browser it last reported")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&f.logFormat, "log-format", "text", "text or json")
 	fs.Int64Var(&f.maxMsg, "max-message-bytes", 128<<20, "largest WebSocket message accepted from any peer")
@@ -109,7 +109,7 @@ func (f serveFlags) appConfig(file *app.File, guid string, log *slog.Logger) app
 		InsecureNoTLS: f.insecureNoTLS,
 		Launch:        f.launch,
 		Logger:        log,
-		Relay:         relay.Config{MaxMessageBytes: f.maxMsg, DefaultGUID: guid, Version: version},
+		Relay:         relay.Config{MaxMessageBytes: f.maxMsg, DefaultGUID: guid, Version: version, BrowserFile: browserFile(f.stateDir)},
 		Screencast:    f.live.screencast(),
 	}
 }
@@ -289,6 +289,15 @@ func announceReady(ctx context.Context, in *relay.Instance, base string, tokens 
 	pw := fmt.Sprintf("chromium.connectOverCDP('%s'%s)", base, opts)
 	log.Info("ready", "cdp", base, "playwright", pw)
 	fmt.Fprintf(os.Stderr, "\ncdprelay is ready.\n  CDP endpoint: %s\n  Playwright:   const browser = await %s;\n\n", base, pw)
+}
+
+// browserFile is where the default instance remembers its browser, so
+// that /json/version names it before the extension has connected again.
+func browserFile(stateDir string) string {
+	if stateDir == "" {
+		return ""
+	}
+	return filepath.Join(stateDir, "browser.json")
 }
 
 func defaultStateDir() string {

@@ -19,6 +19,12 @@ import (
 // (chrome.debugger formats CDP errors as JSON text: use CDPError).
 type Handler func(tabID int, sessionID, method string, params json.RawMessage) (any, error)
 
+// productVersion is the version in a product name (Chrome/156.0.8078.108).
+func productVersion(product string) string {
+	_, v, _ := strings.Cut(product, "/")
+	return v
+}
+
 // CDPError formats a CDP error the way chrome.debugger reports it.
 func CDPError(code int, msg string) error {
 	b, _ := json.Marshal(map[string]any{"code": code, "message": msg})
@@ -125,7 +131,7 @@ func Dial(ctx context.Context, url string, opts Options) (*Ext, error) {
 		opts.UserAgent = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36"
 	}
 	if opts.Product == "" {
-		opts.Product = "HeadlessChrome/156.0.8078.108"
+		opts.Product = "Chrome/156.0.8078.108"
 	}
 	h := http.Header{"Origin": {opts.Origin}}
 	conn, resp, err := websocket.DefaultDialer.DialContext(ctx, url, h)
@@ -146,7 +152,7 @@ func Dial(ctx context.Context, url string, opts Options) (*Ext, error) {
 		if features == nil {
 			features = []string{}
 		}
-		e.Emit("extension.info", map[string]any{"userAgent": opts.UserAgent, "product": opts.Product, "version": strings.TrimPrefix(opts.Product, "HeadlessChrome/"), "features": features})
+		e.Emit("extension.info", map[string]any{"userAgent": opts.UserAgent, "product": opts.Product, "version": productVersion(opts.Product), "features": features})
 	}
 	for _, t := range e.Tabs() {
 		e.Emit("chrome.tabs.onCreated", e.offer(t))
@@ -527,7 +533,7 @@ func (e *Ext) handle(id int64, method string, params []json.RawMessage) {
 			// What a page says about its browser: the user agent, and the
 			// full version where the page may ask for it.
 			e.reply(id, map[string]any{"result": map[string]any{"type": "object", "value": map[string]string{
-				"userAgent": e.opts.UserAgent, "full": strings.TrimPrefix(e.opts.Product, "HeadlessChrome/"),
+				"userAgent": e.opts.UserAgent, "full": productVersion(e.opts.Product),
 			}}}, nil)
 			return
 		}
