@@ -100,13 +100,31 @@ func TestPasswordManagerUnguarded(t *testing.T) {
 	// The person's menu works in the tab, now that nobody debugs it.
 	p.waitFor(target, `document.getElementById("pw").dataset.pm === "ready"`)
 
-	// The person goes on to a page without a form: the tab comes back.
+	// The menu goes (the person closed it): the tab comes back.
+	from = len(a.c.Messages())
+	p.eval(target, `document.querySelector("iframe").remove(), 1`)
+	back := a.sessionSince(from, target, 15*time.Second)
+	if back == "" {
+		t.Fatalf("the tab did not come back once the frame was gone: %s", describeTargets(a))
+	}
+	a.waitLoaded(back, env.Pages.Main+"/login.html")
+	t.Log("ok - the tab came back once the other extension's frame was gone")
+
+	// The menu comes again on focus; the person goes on to a page without
+	// a form: the tab comes back again.
+	from = len(a.c.Messages())
+	p.focus(target, "pw")
+	if _, _, err := a.c.WaitMessage(ctx, from, func(m cdptest.Message) bool {
+		return m.Method == "Target.detachedFromTarget" && strings.Contains(string(m.Params), back)
+	}); err != nil {
+		t.Fatalf("the session did not end when the menu came back: %v", err)
+	}
 	from = len(a.c.Messages())
 	ps := p.attach(target)
 	if _, err := p.call(ps, "Page.navigate", map[string]any{"url": env.Pages.Main + "/form.html"}); err != nil {
 		t.Fatal(err)
 	}
-	back := a.sessionSince(from, target, 15*time.Second)
+	back = a.sessionSince(from, target, 15*time.Second)
 	if back == "" {
 		t.Fatalf("the tab did not come back: %s", describeTargets(a))
 	}

@@ -593,7 +593,8 @@ function withTab(tabId, fn) {
 // the relay forgets it until it is offered again.
 function withdraw(c, tabId, cause) {
   if (c === null || !c.offered.delete(tabId)) return;
-  unguard(c, tabId);
+  // The guard says when another extension's frame is gone.
+  if (cause !== "extension_frame") unguard(c, tabId);
   chrome.tabs.get(tabId).then(
     (tab) => {
       enqueue(c, () =>

@@ -294,6 +294,7 @@ func (st *state) suspend(t *tab, why string) {
 // tab that Chrome detaches again meanwhile (the other extension put its
 // frame back at once) is tried again until resumeWait has passed.
 func (in *Instance) resume(x *extConn, t *tab) {
+	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), resumeWait)
 	defer cancel()
 	var err error
@@ -340,6 +341,7 @@ func (in *Instance) resume(x *extConn, t *tab) {
 		close(done)
 	}
 	if err == nil {
+		in.log.Info("resumed the tab's sessions", "tab", t.id, "took", time.Since(start).Round(time.Millisecond))
 		in.observe(Event{Actor: ActorRelay, Kind: KindAttach, Target: t.targetID, Outcome: OutcomeOK, Detail: "resumed the automation's sessions after Chrome detached the tab for another extension's frame"})
 		notifyHandles(hs, TabEvent{Method: EventAttached})
 	}
