@@ -482,3 +482,60 @@ func indexOfSeq(got, want []string) int {
 	}
 	return -1
 }
+
+// TestReplayAllowed: a resume sets again only what the tab's access lets a
+// client set now.
+func TestReplayAllowed(t *testing.T) {
+	t.Parallel()
+	full, ro, blind := tabAccess{level: accessFull}, tabAccess{level: accessReadOnly}, tabAccess{level: accessBlind}
+	tests := []struct {
+		acc    tabAccess
+		method string
+		params string
+		want   bool
+	}{
+		{full, "Page.addScriptToEvaluateOnNewDocument", `{"source":"window.x=1"}`, true},
+		{ro, "Page.addScriptToEvaluateOnNewDocument", `{"source":"window.x=1"}`, false},
+		{ro, "Page.addScriptToEvaluateOnNewDocument", `{"source":"","worldName":"util"}`, true},
+		{ro, "Page.addScriptToEvaluateOnNewDocument", `{"source":"a","source":""}`, false},
+		{ro, "Runtime.enable", ``, true},
+		{ro, "Emulation.setDeviceMetricsOverride", `{"width":1}`, false},
+		{ro, "Runtime.addBinding", `{"name":"x"}`, false},
+		{blind, "Runtime.enable", ``, true},
+		{blind, "Page.setLifecycleEventsEnabled", `{"enabled":true}`, true},
+		{blind, "Emulation.setDeviceMetricsOverride", `{"width":1}`, false},
+		{blind, "Runtime.addBinding", `{"name":"x"}`, false},
+		{full, "Runtime.addBinding", `{"name":"x"}`, true},
+	}
+	for _, tt := range tests {
+		if got := replayAllowed(tt.acc, lookupMethod([]byte(tt.method)), []byte(tt.params)); got != tt.want {
+			t.Errorf("%v %s %s: %t, want %t", tt.acc.level, tt.method, tt.params, got, tt.want)
+		}
+	}
+}
+
+// FuzzRecord: whatever a client's state commands say, what is kept for a
+// resume stays bounded and nothing panics.
+func FuzzRecord(f *testing.F) {
+	names := make([]string, 0, len(replayedMethods))
+	for name := range replayedMethods {
+		names = append(names, name)
+	}
+	f.Add(uint8(0), []byte(`{"source":"","worldName":"util"}`))
+	f.Add(uint8(1), []byte(`{"name":"binding"}`))
+	f.Add(uint8(2), []byte(`{"identifier":"1"}`))
+	f.Add(uint8(3), []byte(`not json`))
+	f.Fuzz(func(t *testing.T, n uint8, params []byte) {
+		st := &state{}
+		tb := &tab{}
+		for i := range 3 {
+			m := lookupMethod([]byte(names[(int(n)+i)%len(names)]))
+			st.record(tb, m, params)
+			st.recordSwitch(tb, "Runtime", i%2 == 0, params)
+		}
+		st.scriptRewrite(tb, params)
+		if len(tb.replay) > maxReplayed {
+			t.Fatalf("%d kept", len(tb.replay))
+		}
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
@@ -178,16 +179,14 @@ func (st *state) record(t *tab, m *methodInfo, params []byte) (scriptKey string)
 		t.unkeep(replayCleared[m.name])
 	case replayScript:
 		t.nextScript++
-		r := replayed{key: "script\x00" + strconv.Itoa(t.nextScript), method: m.name, params: append([]byte(nil), params...)}
-		if len(t.replay) < maxReplayed {
-			t.replay = append(t.replay, r)
-		}
+		r := replayed{key: "script\x00" + strconv.Itoa(t.nextScript), method: m.name}
+		st.keep(t, r, params)
 		return r.key
 	case replayUnscript:
 		id := string(wire.StringField(params, "identifier"))
 		for i := range t.replay {
 			if t.replay[i].method == "Page.addScriptToEvaluateOnNewDocument" && t.replay[i].script == id && id != "" {
-				t.replay = append(t.replay[:i:i], t.replay[i+1:]...)
+				t.unkeep(t.replay[i].key)
 				break
 			}
 		}
@@ -206,30 +205,32 @@ func (st *state) recordSwitch(t *tab, domain string, on bool, params []byte) {
 }
 
 func (st *state) keep(t *tab, r replayed, params []byte) {
+	t.unkeep(r.key) // a later call replaces it, in its place below
+	if len(t.replay) >= maxReplayed || t.replayBytes+len(params) > maxReplayBytes {
+		// A client that sets thousands of states, or huge ones, resumes
+		// without the rest.
+		return
+	}
 	r.params = append([]byte(nil), params...)
-	for i := range t.replay {
-		if t.replay[i].key == r.key {
-			t.replay[i] = r
-			return
-		}
-	}
-	if len(t.replay) >= maxReplayed {
-		return // a client that sets thousands of states resumes without the rest
-	}
 	t.replay = append(t.replay, r)
+	t.replayBytes += len(params)
 }
 
 func (t *tab) unkeep(key string) {
 	for i := range t.replay {
 		if t.replay[i].key == key {
+			t.replayBytes -= len(t.replay[i].params)
 			t.replay = append(t.replay[:i:i], t.replay[i+1:]...)
 			return
 		}
 	}
 }
 
-// maxReplayed bounds what is kept per tab.
-const maxReplayed = 512
+// maxReplayed and maxReplayBytes bound what is kept per tab.
+const (
+	maxReplayed    = 512
+	maxReplayBytes = 8 << 20
+)
 
 // scriptRewrite maps a client's script identifier to the one Chrome has
 // now, after a resume; nil when it is unchanged.
@@ -355,10 +356,16 @@ func (in *Instance) replay(ctx context.Context, x *extConn, t *tab) error {
 	in.lock()
 	cmds := append([]replayed(nil), t.replay...)
 	soon := t.resumedSoon()
+	acc := t.acc // as the new attach found the tab
 	in.unlock()
 	ids := map[string]string{}
 	for _, r := range cmds {
 		if soon && r.method == "Emulation.setFocusEmulationEnabled" {
+			continue
+		}
+		if !replayAllowed(acc, lookupMethod([]byte(r.method)), r.params) {
+			// The tab is somewhere automation may do less now: what its
+			// access refuses to a client is not set again either.
 			continue
 		}
 		params := r.params
@@ -398,6 +405,25 @@ func (in *Instance) replay(ctx context.Context, x *extConn, t *tab) error {
 	}
 	in.unlock()
 	return nil
+}
+
+// replayAllowed reports whether a tab whose access is acc lets a command
+// be set again: what the access stage (access.go) would let a client send.
+func replayAllowed(acc tabAccess, m *methodInfo, params []byte) bool {
+	switch acc.level {
+	case accessBlind:
+		return blindAllowed[m.name] || m.enable || m.disable
+	case accessReadOnly:
+		switch readOnly(m) {
+		case roAllow:
+			return true
+		case roEmptyInit:
+			src, _, err := exactString(params, "source")
+			return err == nil && strings.TrimSpace(src) == ""
+		}
+		return false
+	}
+	return true
 }
 
 // awaitResume waits while t is being resumed, or ctx ends.

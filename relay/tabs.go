@@ -100,11 +100,12 @@ type tab struct {
 	// sessions set that a resume sets again, in order; nextScript numbers
 	// its init scripts; scriptIDs maps the client's init script
 	// identifiers to Chrome's after a resume.
-	resuming   chan struct{}
-	resumes    []time.Time // when the tab was last resumed
-	replay     []replayed
-	nextScript int
-	scriptIDs  map[string]string
+	resuming    chan struct{}
+	resumes     []time.Time // when the tab was last resumed
+	replay      []replayed
+	replayBytes int // of replay's params
+	nextScript  int
+	scriptIDs   map[string]string
 	// lastCommand is when a client command was last forwarded to the tab
 	// (unix nanoseconds), for telling a popup the automation opened from
 	// one the person did (popups.go). Written on the hot path, unlocked.
