@@ -75,15 +75,12 @@ type pendingCall struct {
 	domain   int         // the command's domain, for the reply's count
 	start    time.Time   // when it was forwarded
 
-	// tap, when set, reads a client command's successful result before
-	// it goes to the client (resume.go).
-	tap func(result []byte)
-
 	// callRelay.
 	done chan callResult
 	// then runs on the read loop with a successful result before the next
 	// message is read, so that what it sends the client precedes whatever
-	// that message causes.
+	// that message causes. A client command may have one too, which reads
+	// the result before the client gets it (resume.go).
 	then func(result []byte)
 }
 
@@ -274,7 +271,7 @@ func (x *extConn) forwardTap(c *clientConn, id int64, m *methodInfo, method, par
 	t := via.tab
 	now := time.Now()
 	t.lastCommand.Store(now.UnixNano())
-	cid, ok := x.register(pendingCall{kind: callClient, client: c, clientID: id, replyTo: replyTo, via: via, tabID: t.id, tab: t, epoch: t.blindEpoch.Load(), m: m, domain: m.domain, start: now, tap: tap})
+	cid, ok := x.register(pendingCall{kind: callClient, client: c, clientID: id, replyTo: replyTo, via: via, tabID: t.id, tab: t, epoch: t.blindEpoch.Load(), m: m, domain: m.domain, start: now, then: tap})
 	if !ok {
 		return false
 	}
@@ -531,8 +528,8 @@ func (x *extConn) handleReply(m *wire.ExtMessage) {
 		*buf = wire.AppendResult(*buf, pc.clientID, session, *red)
 		putBuf(red)
 	default:
-		if pc.tap != nil {
-			pc.tap(m.Result)
+		if pc.then != nil {
+			pc.then(m.Result)
 		}
 		*buf = wire.AppendResult(*buf, pc.clientID, session, m.Result)
 	}
