@@ -601,9 +601,10 @@ func TestStockExtensionPairFirst(t *testing.T) {
 	// event that fails this), and its socket with it.
 	idle := time.Now()
 	stopped := make(chan struct{})
+	since := from
 	go func() {
 		defer close(stopped)
-		p.c.WaitMessage(ctx, from, func(m cdptest.Message) bool {
+		p.c.WaitMessage(ctx, since, func(m cdptest.Message) bool {
 			return m.Method == "Target.targetDestroyed" && worker != "" && strings.Contains(string(m.Params), worker)
 		})
 	}()

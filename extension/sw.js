@@ -335,7 +335,13 @@ const COMMANDS = {
 
   async "chrome.tabs.create"(c, [props]) {
     // Without a URL Chrome opens its new-tab page, which cannot be attached.
-    const pending = chrome.tabs.create({ ...props, url: (props && props.url) || "about:blank" });
+    const create = { ...props, url: (props && props.url) || "about:blank" };
+    // With no window left (the person closed the last one), a new window,
+    // as Chrome's own Target.createTarget opens one.
+    const pending = chrome.tabs.create(create).catch((e) => {
+      if (!/No current window/i.test(errorText(e))) throw e;
+      return chrome.windows.create({ url: create.url, focused: create.active !== false }).then((w) => w.tabs[0]);
+    });
     // Chained before the onCreated listener's wait, so it knows the id by then.
     const known = pending.then((tab) => void relayCreated.add(tab.id)).catch(noop);
     creating.add(known);

@@ -327,7 +327,7 @@ func (in *Instance) resume(x *extConn, t *tab) {
 	st := in.lock()
 	done := t.resuming
 	t.resuming = nil
-	hs := t.handles
+	hs, target := t.handles, t.targetID
 	if err != nil && st.shared(t) {
 		why := "the automation's sessions on the tab could not be resumed: " + err.Error()
 		in.log.Info("resume failed", "tab", t.id, "err", err)
@@ -343,7 +343,7 @@ func (in *Instance) resume(x *extConn, t *tab) {
 	}
 	if err == nil {
 		in.log.Info("resumed the tab's sessions", "tab", t.id, "took", time.Since(start).Round(time.Millisecond))
-		in.observe(Event{Actor: ActorRelay, Kind: KindAttach, Target: t.targetID, Outcome: OutcomeOK, Detail: "resumed the automation's sessions after Chrome detached the tab for another extension's frame"})
+		in.observe(Event{Actor: ActorRelay, Kind: KindAttach, Target: target, Outcome: OutcomeOK, Detail: "resumed the automation's sessions after Chrome detached the tab for another extension's frame"})
 		notifyHandles(hs, TabEvent{Method: EventAttached})
 	}
 	if err != nil && tabGone(err) {
