@@ -13,11 +13,14 @@ GOVULNCHECK_VERSION := v1.9.0
 # The formatter and linter of the extension's and the live view's
 # JavaScript, pinned by tools/js/package-lock.json.
 JS          := tools/js
+# The Kubernetes schema deploy/'s manifests are validated against,
+# pinned by tools/manifests/package-lock.json.
+MANIFESTS   := tools/manifests
 FUZZTIME    ?= 30s
 SHORT_FUZZTIME ?= 3s
 VERSION     ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build run test deps chromium npm js-deps lint vet fmt-check staticcheck js-lint fmt-js vulncheck unit classic fuzz fuzz-short smoke bench clean
+.PHONY: all build run test deps chromium npm js-deps manifests-lint lint vet fmt-check staticcheck js-lint fmt-js vulncheck unit classic e2e-fenced fuzz fuzz-short smoke bench clean
 
 all: build
 
@@ -62,6 +65,15 @@ $(JS)/node_modules/.installed: $(JS)/package.json $(JS)/package-lock.json
 js-lint: js-deps
 	cd $(JS) && npm run -s fmt-check && npm run -s lint
 
+$(MANIFESTS)/node_modules/.installed: $(MANIFESTS)/package.json $(MANIFESTS)/package-lock.json
+	cd $(MANIFESTS) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+# Every resource of deploy/kustomization.yaml against the Kubernetes
+# schema (how they fit together is deploy's Go test).
+manifests-lint: $(MANIFESTS)/node_modules/.installed
+	cd $(MANIFESTS) && npm run -s lint
+
 # Formats extension/*.js and web/static/*.js in place.
 fmt-js: js-deps
 	cd $(JS) && npm run -s fmt
@@ -94,7 +106,7 @@ staticcheck: $(STATICCHECK)
 	$(STATICCHECK) ./...
 	cd $(CLASSIC) && $(STATICCHECK) ./...
 
-lint: fmt-check vet staticcheck vulncheck js-lint
+lint: fmt-check vet staticcheck vulncheck js-lint manifests-lint
 
 unit:
 	CI=$${CI:-} $(GO) test -race -count=1 -timeout 20m ./...
@@ -135,7 +147,14 @@ smoke: chromium npm
 	./bin/bench -smoke
 	./bin/soak -smoke
 
-test: deps lint unit classic fuzz-short smoke
+# The clients' end-to-end tests once more with the URL fence of
+# --allowed-domains on (both test origins inside it): the navigation
+# backstop and the first-request rules must not change what they see.
+FENCED_TESTS := TestPlaywright|TestPuppeteer|TestChromedp|TestRod|TestChromeRemoteInterface|TestLiveView|TestPersonInCharge
+e2e-fenced:
+	CI=$${CI:-} CDPRELAY_E2E_ALLOWED_DOMAINS=127.0.0.1,127.0.0.2 $(GO) test -race -count=1 -timeout 10m -run '$(FENCED_TESTS)' ./e2e
+
+test: deps lint unit classic e2e-fenced fuzz-short smoke
 
 # Benchmarks are not tests: `make test` never runs them. First the relay
 # alone (Go benchmarks with in-process stand-ins), then direct CDP, the
@@ -143,7 +162,7 @@ test: deps lint unit classic fuzz-short smoke
 # (a few minutes). Prints the figures and writes docs/BENCHMARKS.md.
 # cdprelay is the product as cdprelay serve assembles it; BENCH_ARGS=-bare
 # measures the relay alone.
-GOBENCH    = $(GO) test -run=^$$ -bench=. -benchmem -count=1 ./relay ./internal/wire
+GOBENCH    = $(GO) test -run=^$$ -bench=. -benchmem -count=1 ./relay ./internal/wire ./secrets
 BENCH_ARGS ?=
 
 bench: chromium
@@ -173,4 +192,4 @@ scale:
 .PHONY: soak scale
 
 clean:
-	rm -rf bin .tools e2e/node_modules $(JS)/node_modules
+	rm -rf bin .tools e2e/node_modules $(JS)/node_modules $(MANIFESTS)/node_modules

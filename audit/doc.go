@@ -57,7 +57,11 @@
 // # HTTP and metrics
 //
 // Ring.Handler serves GET /v1/audit (JSON) and GET /v1/audit/follow
-// (Server-Sent Events, resumable with Last-Event-ID). Metrics are
+// (Server-Sent Events, resumable with Last-Event-ID). Ring.HandlerWith
+// scopes both to the tenant a request acts for: a tenant reads the
+// records of its own instances only, and an instance= it may not see is a
+// 404 whether the instance is another tenant's or never was. Sequence
+// numbers stay the ring's: a tenant's records are a subsequence. Metrics are
 // registered on the registry given to NewMetrics; their labels are only
 // the known kinds and "other".
 package audit

@@ -43,13 +43,64 @@ const (
 // every 15 s keeps the connection alive. It ends when the client goes or
 // the ring is closed.
 //
+// Both take tenant= too: only the records of that tenant's instances.
+//
 // Bad parameters get 400 with a message. The handler does no
 // authentication: mount it behind the relay's own checks.
-func (rg *Ring) Handler() http.Handler {
+func (rg *Ring) Handler() http.Handler { return rg.HandlerWith(HandlerOptions{}) }
+
+// HandlerOptions scope what Handler answers to the tenant a request acts
+// for. The zero value answers everything to everyone.
+type HandlerOptions struct {
+	// Tenant is the tenant a request acts for; "" is the operator, who
+	// reads every record. A tenant reads its own records only, as if the
+	// ring held no others. Default: everyone is the operator.
+	Tenant func(r *http.Request) string
+	// Instance reports whether the instance a request's instance= names
+	// exists for the tenant it acts for. One that does not, and of which
+	// the ring keeps no record the request may read, is a 404, the same
+	// for another tenant's instance as for one that never was. Default:
+	// every instance= is answered, matching or not.
+	Instance func(r *http.Request, id string) bool
+}
+
+// HandlerWith is Handler scoped by opts.
+func (rg *Ring) HandlerWith(opts HandlerOptions) http.Handler {
+	h := &scoped{rg: rg, opts: opts}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /v1/audit", rg.serveQuery)
-	mux.HandleFunc("GET /v1/audit/follow", rg.serveFollow)
+	mux.HandleFunc("GET /v1/audit", h.serveQuery)
+	mux.HandleFunc("GET /v1/audit/follow", h.serveFollow)
 	return mux
+}
+
+// scoped is the handler of one HandlerOptions.
+type scoped struct {
+	rg   *Ring          // static
+	opts HandlerOptions // static
+}
+
+// filter reads a request's parameters and scopes them to its tenant. ok
+// is false when it has answered.
+func (h *scoped) filter(w http.ResponseWriter, req *http.Request, withLimit bool) (Filter, bool) {
+	f, err := parseFilter(req.URL.Query(), withLimit)
+	if err != nil {
+		httpError(w, http.StatusBadRequest, err.Error())
+		return f, false
+	}
+	if h.opts.Tenant != nil {
+		if t := h.opts.Tenant(req); t != "" {
+			if f.Tenant != "" && f.Tenant != t {
+				httpError(w, http.StatusBadRequest, "a tenant's token reads its own tenant's records only")
+				return f, false
+			}
+			f.Tenant = t
+		}
+	}
+	if f.Instance != "" && h.opts.Instance != nil && !h.opts.Instance(req, f.Instance) && !h.rg.Names(f.Instance, f.Tenant) {
+		http.NotFound(w, req)
+		return f, false
+	}
+	return f, true
 }
 
 // queryAnswer is the body of GET /v1/audit.
@@ -61,10 +112,10 @@ type queryAnswer struct {
 	Overwritten uint64   `json:"overwritten"`
 }
 
-func (rg *Ring) serveQuery(w http.ResponseWriter, req *http.Request) {
-	f, err := parseFilter(req.URL.Query(), true)
-	if err != nil {
-		httpError(w, http.StatusBadRequest, err.Error())
+func (h *scoped) serveQuery(w http.ResponseWriter, req *http.Request) {
+	rg := h.rg
+	f, ok := h.filter(w, req, true)
+	if !ok {
 		return
 	}
 	p := rg.query(f)
@@ -100,6 +151,8 @@ func parseFilter(q url.Values, withLimit bool) (Filter, error) {
 		switch k {
 		case "instance":
 			f.Instance = v
+		case "tenant":
+			f.Tenant = v
 		case "kind":
 			f.Kind = Kind(v)
 		case "since":
@@ -118,7 +171,7 @@ func parseFilter(q url.Values, withLimit bool) (Filter, error) {
 			}
 			f.Limit = n
 		default:
-			known := "instance, kind, since"
+			known := "instance, tenant, kind, since"
 			if withLimit {
 				known += ", limit"
 			}
@@ -138,10 +191,10 @@ func httpError(w http.ResponseWriter, code int, msg string) {
 	w.Write(append(body, '\n'))
 }
 
-func (rg *Ring) serveFollow(w http.ResponseWriter, req *http.Request) {
-	f, err := parseFilter(req.URL.Query(), false)
-	if err != nil {
-		httpError(w, http.StatusBadRequest, err.Error())
+func (h *scoped) serveFollow(w http.ResponseWriter, req *http.Request) {
+	rg := h.rg
+	f, ok := h.filter(w, req, false)
+	if !ok {
 		return
 	}
 	if id := req.Header.Get("Last-Event-ID"); id != "" {
@@ -165,11 +218,11 @@ func (rg *Ring) serveFollow(w http.ResponseWriter, req *http.Request) {
 	sub := rg.Subscribe(f.Since)
 	defer sub.Close()
 
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
+	hdr := w.Header()
+	hdr.Set("Content-Type", "text/event-stream")
+	hdr.Set("Cache-Control", "no-store")
 	// nginx buffers responses by default, which would hold events back.
-	h.Set("X-Accel-Buffering", "no")
+	hdr.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	if req.Method == http.MethodHead {
 		return
@@ -185,6 +238,7 @@ func (rg *Ring) serveFollow(w http.ResponseWriter, req *http.Request) {
 	var (
 		recs []Record
 		out  bytes.Buffer
+		err  error
 	)
 	enc := json.NewEncoder(&out)
 	for {

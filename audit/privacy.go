@@ -14,6 +14,7 @@ import (
 // one large record.
 const (
 	maxInstance = 64
+	maxTenant   = 64
 	maxActor    = 32
 	maxKind     = 32
 	maxMethod   = 128
@@ -112,6 +113,7 @@ func (r *Record) sanitize() {
 		r.Time = time.Time{}
 	}
 	r.Instance = clean(r.Instance, maxInstance)
+	r.Tenant = clean(r.Tenant, maxTenant)
 	r.Actor = Actor(clean(string(r.Actor), maxActor))
 	r.Kind = Kind(clean(string(r.Kind), maxKind))
 	r.Method = clean(r.Method, maxMethod)

@@ -114,6 +114,7 @@ func TestRecordHasNoRoomForParams(t *testing.T) {
 		"Seq":      reflect.TypeFor[uint64](),
 		"Time":     reflect.TypeFor[time.Time](),
 		"Instance": reflect.TypeFor[string](),
+		"Tenant":   reflect.TypeFor[string](), // a configured name, capped
 		"Actor":    reflect.TypeFor[Actor](),
 		"Kind":     reflect.TypeFor[Kind](),
 		"Method":   reflect.TypeFor[string](),

@@ -13,8 +13,12 @@ type Record struct {
 	Time time.Time `json:"time"`
 	// Instance is the public instance id, never its guid.
 	Instance string `json:"instance,omitempty"`
-	Actor    Actor  `json:"actor,omitempty"`
-	Kind     Kind   `json:"kind"`
+	// Tenant is the tenant whose instance the record is about; empty for
+	// the operator's instances and for what is about no instance (a
+	// reload). A tenant reads its own records only.
+	Tenant string `json:"tenant,omitempty"`
+	Actor  Actor  `json:"actor,omitempty"`
+	Kind   Kind   `json:"kind"`
 	// Method is a CDP method name taken from a message's envelope.
 	Method string `json:"method,omitempty"`
 	// Target is a tab or target id.

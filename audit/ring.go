@@ -123,13 +123,28 @@ func (rg *Ring) floorLocked() uint64 { return rg.next - uint64(rg.n) }
 // Filter selects records for Query.
 type Filter struct {
 	Instance string // "" matches every instance
+	Tenant   string // "" matches every tenant's records and the operator's
 	Kind     Kind   // "" matches every kind
 	Since    uint64 // only records with Seq > Since
 	Limit    int    // at most this many, oldest first; 0 or less means no limit
 }
 
 func (f *Filter) match(r *Record) bool {
-	return (f.Instance == "" || r.Instance == f.Instance) && (f.Kind == "" || r.Kind == f.Kind)
+	return (f.Instance == "" || r.Instance == f.Instance) && (f.Tenant == "" || r.Tenant == f.Tenant) && (f.Kind == "" || r.Kind == f.Kind)
+}
+
+// Names reports whether a record the ring keeps is about instance and,
+// when tenant is not empty, that tenant's.
+func (rg *Ring) Names(instance, tenant string) bool {
+	rg.mu.Lock()
+	defer rg.mu.Unlock()
+	f := Filter{Instance: instance, Tenant: tenant}
+	for seq := rg.floorLocked(); seq < rg.next; seq++ {
+		if f.match(&rg.buf[seq%uint64(len(rg.buf))]) {
+			return true
+		}
+	}
+	return false
 }
 
 // page is one Query answer with what the HTTP endpoint adds to it.

@@ -237,6 +237,31 @@ func (s *Sink) Close(ctx context.Context) error {
 // is unfinished.
 func (s *Sink) run(partial bool) {
 	defer close(s.done)
+	defer func() {
+		// A panic ends the file's writer, not the relay: it is counted as
+		// a failed write, and the records that come after are taken off the
+		// queue and counted as dropped, so that nothing waits for it.
+		if r := recover(); r != nil {
+			s.fail(fmt.Errorf("audit file writer: panic: %v", r))
+			// The batch it was writing is lost; whoever flushes waits for
+			// nothing more of it.
+			s.dropped.Add(1)
+			s.handled.Store(s.queued.Load())
+			s.mu.Lock()
+			close(s.progress)
+			s.progress = make(chan struct{})
+			s.mu.Unlock()
+			for range s.queue {
+				s.dropped.Add(1)
+				s.handled.Add(1)
+				s.mu.Lock()
+				close(s.progress)
+				s.progress = make(chan struct{})
+				s.mu.Unlock()
+			}
+			_ = s.f.Close()
+		}
+	}()
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	for r := range s.queue {

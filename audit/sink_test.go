@@ -434,3 +434,29 @@ func TestPrivacyEndToEnd(t *testing.T) {
 		t.Errorf("the file lost what may be kept:\n%s", data)
 	}
 }
+
+// A panic in the file's writer ends the writer, not the process: it is
+// counted as a failed write, the records after it are dropped and
+// counted, and neither recording nor Flush nor Close waits for it.
+func TestSinkWriterPanic(t *testing.T) {
+	f := &fakeFile{plan: []func([]byte) (int, error){func([]byte) (int, error) { panic("the disk driver") }}}
+	sink := newSink(f, false, 0, false)
+	log := NewLog(NewRing(16, 0), sink, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for range 4 {
+		log.Record(Record{Kind: KindInput, Detail: "after the panic"})
+		if err := sink.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if sink.Errors() != 1 || sink.Dropped() < 3 {
+		t.Errorf("errors %d dropped %d, want 1 and at least 3", sink.Errors(), sink.Dropped())
+	}
+	if err := sink.Close(ctx); err != nil {
+		t.Logf("close: %v", err)
+	}
+	if got := log.Ring().Last(); got != 4 {
+		t.Errorf("the ring's last record is %d, want 4", got)
+	}
+}

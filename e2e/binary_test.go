@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -121,11 +122,26 @@ func TestBinaryAuditAndMetrics(t *testing.T) {
 	for _, m := range []string{
 		`cdprelay_policy_refusals_total{rule="method:Storage.getCookies",verdict="deny"} 1`,
 		`cdprelay_audit_records_total{kind="denied"} 1`,
-		`cdprelay_relay_messages_total{direction="command",domain="Runtime"}`,
-		`cdprelay_relay_command_duration_seconds_count`,
 	} {
 		if !strings.Contains(metrics, m) {
 			t.Errorf("/metrics lacks %s", m)
+		}
+	}
+	// What the session did is counted: more than nothing.
+	for _, series := range []string{
+		`cdprelay_relay_messages_total{direction="command",domain="Runtime"}`,
+		`cdprelay_relay_messages_total{direction="reply",domain="Runtime"}`,
+		`cdprelay_relay_messages_total{direction="event",domain="Page"}`,
+		`cdprelay_relay_command_duration_seconds_count`,
+		`cdprelay_relay_extension_connects_total`,
+	} {
+		m := regexp.MustCompile(regexp.QuoteMeta(series) + ` ([0-9.e+]+)`).FindStringSubmatch(metrics)
+		if m == nil {
+			t.Errorf("/metrics lacks %s", series)
+			continue
+		}
+		if v, err := strconv.ParseFloat(m[1], 64); err != nil || v <= 0 {
+			t.Errorf("%s is %s, want more than 0", series, m[1])
 		}
 	}
 

@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdprelay/cdprelay/denylist"
+	"github.com/cdprelay/cdprelay/internal/relaypolicy"
 	"github.com/cdprelay/cdprelay/internal/testenv"
+	"github.com/cdprelay/cdprelay/relay"
 )
 
 var env *testenv.Env
@@ -21,9 +24,16 @@ func TestMain(m *testing.M) {
 			// Each test reports the skip (or, in CI, the failure).
 			return m.Run()
 		}
+		// The other end-to-end packages with browsers (e2e/team) wait
+		// for this one, and this one for them.
+		unlock, err := testenv.LockBrowsers()
+		if err != nil {
+			println("e2e: lock:", err.Error())
+			return 1
+		}
+		defer unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		defer cancel()
-		var err error
 		// The browser's own port lets a test act as the person (pick_test.go);
 		// the stand-ins are the person's other extensions (realchrome_test.go).
 		env, err = testenv.Start(ctx, testenv.Options{DebugPort: true, StandIns: true})
@@ -32,6 +42,10 @@ func TestMain(m *testing.M) {
 			return 1
 		}
 		defer env.Close()
+		if err := startBasePolicy(); err != nil {
+			println("e2e:", err.Error())
+			return 1
+		}
 		code := m.Run()
 		if code != 0 && env.LogPath != "" {
 			b, _ := os.ReadFile(env.LogPath)
@@ -41,6 +55,29 @@ func TestMain(m *testing.M) {
 	}()
 	os.Exit(code)
 }
+
+// basePolicy is the policy every test starts from and goes back to: none
+// (the default policy), or with CDPRELAY_E2E_ALLOWED_DOMAINS the URL fence
+// that --allowed-domains sets, so that the clients' tests run with the
+// navigation backstop and the first-request rules on.
+var basePolicy relay.Policy
+
+func startBasePolicy() error {
+	hosts := os.Getenv("CDPRELAY_E2E_ALLOWED_DOMAINS")
+	if hosts == "" {
+		return nil
+	}
+	p, err := denylist.Compile(denylist.Config{AllowedHosts: strings.Split(hosts, ",")}, nil)
+	if err != nil {
+		return err
+	}
+	basePolicy = relaypolicy.Adapter{P: p}
+	env.Relay.SetPolicy(basePolicy)
+	return nil
+}
+
+// resetPolicy puts the base policy back.
+func resetPolicy() { env.Relay.SetPolicy(basePolicy) }
 
 func tail(s string, n int) string {
 	lines := strings.Split(s, "\n")

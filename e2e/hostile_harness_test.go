@@ -38,7 +38,7 @@ func setPolicy(t *testing.T, cfg denylist.Config) {
 		t.Fatal(err)
 	}
 	env.Relay.SetPolicy(relaypolicy.Adapter{P: p})
-	t.Cleanup(func() { env.Relay.SetPolicy(nil) })
+	t.Cleanup(resetPolicy)
 }
 
 // testCtx is a context for one test, cancelled after its clean-ups ran.

@@ -18,7 +18,7 @@ func TestPolicyFence(t *testing.T) {
 		t.Fatal(err)
 	}
 	env.Relay.SetPolicy(relaypolicy.Adapter{P: p})
-	defer env.Relay.SetPolicy(nil)
+	defer resetPolicy()
 	before := env.Pages.Hits(env.Pages.Other, "/target.html")
 	runNode(t, "policy.mjs", env.HTTPEndpoint(), env.Pages.Main, env.Pages.Other)
 	if n := env.Pages.Hits(env.Pages.Other, "/target.html") - before; n != 0 {

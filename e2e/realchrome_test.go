@@ -98,7 +98,7 @@ func TestPasswordManagerUnguarded(t *testing.T) {
 		t.Logf("attach meanwhile: %v", err)
 	}
 	// The person's menu works in the tab, now that nobody debugs it.
-	p.waitFor(target, `document.getElementById("pw").dataset.pm === "ready"`)
+	p.waitTrue(target, `document.getElementById("pw").dataset.pm === "ready"`)
 
 	// The menu goes (the person closed it): the tab comes back.
 	from = len(a.c.Messages())
@@ -158,7 +158,7 @@ func TestPasswordManagerInPersonsTabs(t *testing.T) {
 	guardFrames(t, p, true)
 	// The person's own login tab, not shared.
 	mine := p.openTab(env.Pages.Main + "/login.html?pm=shadow")
-	p.waitFor(mine, `document.getElementById("pw").dataset.pm === "ready"`)
+	p.waitTrue(mine, `document.getElementById("pw").dataset.pm === "ready"`)
 
 	// The automation works on a login page of its own meanwhile.
 	a := newAttacker(ctx, t)
@@ -186,11 +186,11 @@ func TestPasswordManagerInPersonsTabs(t *testing.T) {
 	a.c.Close()
 	waitReleased(t, target)
 	p.focus(target, "pw")
-	p.waitFor(target, `document.getElementById("pw").dataset.pm === "ready"`)
+	p.waitTrue(target, `document.getElementById("pw").dataset.pm === "ready"`)
 }
 
-// waitFor waits until expr is true in the person's target.
-func (p *person) waitFor(targetID, expr string) {
+// waitTrue waits until expr is true in the person's target.
+func (p *person) waitTrue(targetID, expr string) {
 	p.t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for p.eval(targetID, "(() => { try { return !!("+expr+") } catch { return false } })()") != "true" {

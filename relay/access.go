@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"encoding/json"
 	"net/url"
 	"slices"
 	"strings"
@@ -64,6 +65,7 @@ const (
 	ruleOutsideFence  = "relay:outside-allowed-hosts"
 	ruleTakeOverRead  = ruleTakeOver
 	ruleReadOnlyWrite = "relay:read-only"
+	ruleBlindFrame    = "relay:blind-frame"
 )
 
 // pageScheme classifies a top-level URL: shareable web content, a page the
@@ -127,22 +129,45 @@ func (st *state) computeAccess(t *tab) tabAccess {
 				why: "the tab is on " + origin(u) + ", outside the hosts automation may use (" + strings.TrimPrefix(d.Message, "Denied by cdprelay policy: ") + "); navigate it back"}
 		}
 	}
+	var a tabAccess
 	if web {
-		a := st.tierAccess(u)
+		a = st.tierAccess(u)
 		for _, fu := range t.frames {
 			if fa := st.childAccess(fu); fa.level > a.level {
 				a = fa
 				a.why = "a frame of the page is on another site: " + a.why
 			}
 		}
-		if a.level != accessFull {
-			return a
-		}
+	}
+	// On its way to a site automation may see less of: that counts from
+	// the moment it is known (the URL fence has its own ways to stop the
+	// navigation, and a refused one commits an error page).
+	if to := st.navAccess(t.navTo); to.level > a.level {
+		a = to
+	}
+	if a.level != accessFull {
+		return a
 	}
 	if t.control != "" {
 		return tabAccess{level: accessReadOnly, rule: ruleTakeOverRead, why: msgControlledWhy}
 	}
 	return tabAccess{}
+}
+
+// navAccess is the access the tiers give the page a frame is on its way
+// to ("" for none).
+func (st *state) navAccess(to string) tabAccess {
+	if to == "" {
+		return tabAccess{}
+	}
+	if web, _ := pageScheme(to); !web {
+		return tabAccess{}
+	}
+	a := st.tierAccess(to)
+	if a.level > accessFull {
+		a.why = "it is on its way to a page where " + a.why
+	}
+	return a
 }
 
 // tierAccess is the access the policy's tiers give the page at u.
@@ -248,10 +273,13 @@ var readOnlyMethods = map[string]readOnlyRule{
 	"DOM.getQueryingDescendantsForContainer": roAllow, "DOM.getAnchorElement": roAllow, "DOM.getFileInfo": roAllow,
 	"DOM.getDetachedDomNodes": roAllow, "DOM.collectClassNamesFromSubtree": roAllow,
 	"DOMDebugger.getEventListeners": roAllow,
+	// Scrolling an element into view moves nothing of the page but where
+	// it is shown; reading often needs it.
+	"DOM.scrollIntoViewIfNeeded": roAllow,
 
 	"IO.read": roAllow, "IO.close": roAllow, "IO.resolveBlob": roAllow,
 
-	"Network.enable": roAllow, "Network.disable": roAllow, "Network.getResponseBody": roAllow,
+	"Network.enable": roAllow, "Network.disable": roAllow, "Network.setCacheDisabled": roAllow, "Network.getResponseBody": roAllow,
 	"Network.getRequestPostData": roAllow, "Network.getCertificate": roAllow, "Network.getSecurityIsolationStatus": roAllow,
 	"Network.searchInResponseBody": roAllow, "Network.streamResourceContent": roAllow,
 	"Network.takeResponseBodyForInterceptionAsStream": roAllow,
@@ -420,7 +448,10 @@ func (st *state) accessChanged(t *tab, was tabAccess) {
 	}
 	enteringBlind := t.acc.level == accessBlind && was.level != accessBlind
 	leavingBlind := was.level == accessBlind && t.acc.level != accessBlind
-	ctxID := int64(1<<30) + int64(t.blindEpoch.Load())
+	if enteringBlind {
+		notifyHandles(t.handles, TabEvent{Method: EventHidden})
+	}
+	ctxID := st.in.fakeContext.Add(1)
 	for _, s := range st.topSessions(t) {
 		if leavingBlind && s.enabled["Runtime"] {
 			// The contexts it was shown while blind are gone.
@@ -435,18 +466,27 @@ func (st *state) accessChanged(t *tab, was tabAccess) {
 				"source": "other", "level": "warning", "text": text, "timestamp": float64(timeNowMilli()),
 			}})
 		}
-		c.event("CDPRelay.accessChanged", s, map[string]any{"access": t.acc.level.String(), "origin": origin(t.docURL), "reason": t.acc.why})
+		c.event("CDPRelay.accessChanged", s, map[string]any{"access": t.acc.level.String(), "origin": t.shownOrigin(), "reason": t.acc.why})
 		if enteringBlind {
 			// The client's page follows the tab to its origin, and nothing
-			// more: a main frame at the origin, and a context that refuses
-			// whatever is run in it.
+			// more: a main frame at the origin, loaded (so that a client
+			// waiting for a load is not kept waiting), and a context that
+			// refuses whatever is run in it.
 			if s.enabled["Page"] {
-				o := origin(t.docURL)
+				o := t.shownOrigin()
+				loader := "CDPRELAY" + randHex(12)
 				c.event("Page.frameNavigated", s, map[string]any{"frame": map[string]any{
-					"id": t.targetID, "loaderId": "CDPRELAY" + randHex(12), "url": o + "/", "domainAndRegistry": "",
+					"id": t.targetID, "loaderId": loader, "url": o + "/", "domainAndRegistry": "",
 					"securityOrigin": o, "mimeType": "text/html", "secureContextType": "Secure",
 					"crossOriginIsolatedContextType": "NotIsolated", "gatedAPIFeatures": []string{},
 				}, "type": "Navigation"})
+				ts := float64(timeNowMilli()) / 1000
+				for _, name := range []string{"DOMContentLoaded", "load"} {
+					c.event("Page.lifecycleEvent", s, map[string]any{"frameId": t.targetID, "loaderId": loader, "name": name, "timestamp": ts})
+				}
+				c.event("Page.domContentEventFired", s, map[string]any{"timestamp": ts})
+				c.event("Page.loadEventFired", s, map[string]any{"timestamp": ts})
+				c.event("Page.frameStoppedLoading", s, map[string]any{"frameId": t.targetID})
 			}
 			if s.enabled["Runtime"] {
 				c.eventRaw("Runtime.executionContextsCleared", s, nil)
@@ -459,10 +499,19 @@ func (st *state) accessChanged(t *tab, was tabAccess) {
 	}
 }
 
+// shownOrigin is the origin a blind tab shows the client: where it is on
+// its way to, when that is what made it blind, or where it is.
+func (t *tab) shownOrigin() string {
+	if t.navTo != "" {
+		return origin(t.navTo)
+	}
+	return origin(t.docURL)
+}
+
 // blindFrameTree answers Page.getFrameTree for a blind tab: its main frame
 // at its origin, and nothing of what it shows.
 func blindFrameTree(t *tab) map[string]any {
-	o := origin(t.docURL)
+	o := t.shownOrigin()
 	return map[string]any{"frameTree": map[string]any{"frame": map[string]any{
 		"id": t.targetID, "loaderId": "CDPRELAY", "url": o + "/", "domainAndRegistry": "", "securityOrigin": o,
 		"mimeType": "text/html", "secureContextType": "Secure", "crossOriginIsolatedContextType": "NotIsolated",
@@ -503,20 +552,55 @@ func (st *state) childAccess(u string) tabAccess {
 		why: "the frame shows " + schemeOf(u) + " page, which is never shared with automation"}
 }
 
-// setChildURL records where child session cs now is. It reports whether
-// the frame went blind.
+// setChildNav records where child session cs's frame is on its way to.
+func (st *state) setChildNav(cs *session, u string) {
+	if u == "" || u == cs.navTo {
+		return
+	}
+	cs.navTo = u
+	st.setChildURL(cs, cs.url)
+}
+
+// setChildURL records where child session cs now is (and where it is on
+// its way to). It reports whether the frame went blind.
 func (st *state) setChildURL(cs *session, u string) {
+	if u != cs.url {
+		cs.navTo = "" // committed
+	}
 	cs.url = u
 	was := cs.acc
-	cs.acc = st.childAccess(u)
+	cs.acc = stricter(st.childAccess(u), st.navAccess(cs.navTo))
 	if cs.acc.level == accessBlind && was.level != accessBlind {
-		// Replies of commands still running in the frame are withheld.
+		// Replies of commands still running in the frame are withheld,
+		// and the live view forgets the tab's last frame, which shows it.
 		cs.tab.blindEpoch.Add(1)
+		notifyHandles(cs.tab.handles, TabEvent{Method: EventHidden})
 	}
 	if cs.acc != was {
 		st.observe(Event{Actor: ActorRelay, Kind: KindAccess, Target: cs.targetID, Rule: cs.acc.rule, Outcome: OutcomeOK,
 			Detail: "frame " + was.level.String() + " -> " + cs.acc.level.String() + " on " + origin(u)})
 	}
+}
+
+// hasBlindChild reports whether a frame of t with a session of its own (an
+// out-of-process frame) is blind: the tab's pixels then show it.
+func (st *state) hasBlindChild(t *tab) bool {
+	if !st.in.hasTiers() {
+		return false
+	}
+	for _, s := range st.sessions {
+		if s.child && s.tab == t && s.acc.level == accessBlind {
+			return true
+		}
+	}
+	return false
+}
+
+// pixelMethods are what renders a tab's pixels, blind frames and all.
+var pixelMethods = map[string]bool{
+	"Page.captureScreenshot": true, "Page.printToPDF": true, "Page.captureSnapshot": true,
+	"Page.startScreencast": true, "LayerTree.makeSnapshot": true, "LayerTree.replaySnapshot": true,
+	"LayerTree.snapshotCommandLog": true, "LayerTree.profileSnapshot": true,
 }
 
 // stricter returns the stricter of two accesses.
@@ -525,4 +609,79 @@ func stricter(a, b tabAccess) tabAccess {
 		return b
 	}
 	return a
+}
+
+// V8's refusal of script with side effects, and what it says on a
+// read-only tab: why.
+var (
+	sideEffectText      = []byte("Possible side-effect in debug-evaluate")
+	sideEffectExplained = []byte("Possible side-effect in debug-evaluate (cdprelay: this tab is read-only to automation, so script that could change the page is refused; read through locators)")
+)
+
+// blindHistory reduces the entries of a Page.getNavigationHistory result
+// that are on pages automation may not see to their origin, with no title.
+func (in *Instance) blindHistory(result []byte) []byte {
+	var h struct {
+		CurrentIndex int              `json:"currentIndex"`
+		Entries      []map[string]any `json:"entries"`
+	}
+	if json.Unmarshal(result, &h) != nil {
+		return []byte(`{"currentIndex":0,"entries":[]}`)
+	}
+	st := &in.st // computeAccess of a page reads only the policy
+	for _, e := range h.Entries {
+		u, _ := e["url"].(string)
+		if st.urlAccess(u).level != accessBlind {
+			continue
+		}
+		o := origin(u)
+		e["url"], e["userTypedURL"], e["title"] = o+"/", o+"/", ""
+	}
+	b, err := json.Marshal(h)
+	if err != nil {
+		return []byte(`{"currentIndex":0,"entries":[]}`)
+	}
+	return b
+}
+
+// blindStandIn answers, on a blind tab, the commands a client sends to set
+// a page up (Playwright on every page it finds): as if they had worked,
+// without any of them reaching the page. Its worlds are stand-ins that
+// refuse whatever is run in them; what it sets is not applied. Without
+// this, a client that finds a tab already blind would wait for good for a
+// page it can never use, and not use it again once it leaves. It reports
+// whether it answered k.
+func (c *clientConn) blindStandIn(k *cmd) bool {
+	in := c.inst
+	frame := k.r.tab.targetID
+	if k.r.via.child {
+		frame = k.r.via.targetID
+	}
+	switch name := k.m.name; {
+	case name == "Runtime.enable":
+		// Forwarded (its events are withheld); the client is shown the
+		// page's main world as a stand-in.
+		c.event("Runtime.executionContextCreated", k.r.replyTo, map[string]any{"context": map[string]any{
+			"id": in.fakeContext.Add(1), "origin": k.r.tab.shownOrigin(), "name": "", "uniqueId": "cdprelay-blind-" + randHex(8),
+			"auxData": map[string]any{"isDefault": true, "type": "default", "frameId": frame},
+		}})
+		return false
+	case name == "Page.createIsolatedWorld":
+		world, _, _ := exactString(k.params, "worldName")
+		id := in.fakeContext.Add(1)
+		c.event("Runtime.executionContextCreated", k.r.replyTo, map[string]any{"context": map[string]any{
+			"id": id, "origin": k.r.tab.shownOrigin(), "name": world, "uniqueId": "cdprelay-blind-" + randHex(8),
+			"auxData": map[string]any{"isDefault": false, "type": "isolated", "frameId": frame},
+		}})
+		c.reply(call{id: k.env.ID, sess: k.r.replyTo}, map[string]int64{"executionContextId": id})
+	case name == "Page.addScriptToEvaluateOnNewDocument":
+		c.reply(call{id: k.env.ID, sess: k.r.replyTo}, map[string]string{"identifier": "cdprelay-blind-" + randHex(6)})
+	case name == "Runtime.addBinding", name == "Runtime.removeBinding", name == "Page.removeScriptToEvaluateOnNewDocument",
+		strings.HasPrefix(name[strings.IndexByte(name, '.')+1:], "set") && !blindAllowed[name]:
+		c.replyEmptyRaw(k.env.ID, k.env.SessionID)
+	default:
+		return false
+	}
+	k.out.kind = outEmulated
+	return true
 }

@@ -2,9 +2,12 @@ package relay
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -27,10 +30,11 @@ func StockConnectURL(extURL, client string) string {
 // NewInstanceInfo is what POST /v1/instances answers.
 type NewInstanceInfo struct {
 	InstanceID   string `json:"instanceId"`
-	ExtensionURL string `json:"extensionUrl"` // the extension's WebSocket
-	CDPURL       string `json:"cdpUrl"`       // for clients: ws://…/devtools/browser/<guid>
-	HTTPURL      string `json:"httpUrl"`      // for clients that start from /json/version
-	ConnectURL   string `json:"connectUrl"`   // opens the stock extension's connect page
+	Tenant       string `json:"tenant,omitempty"` // whose it is; absent: the operator's
+	ExtensionURL string `json:"extensionUrl"`     // the extension's WebSocket
+	CDPURL       string `json:"cdpUrl"`           // for clients: ws://…/devtools/browser/<guid>
+	HTTPURL      string `json:"httpUrl"`          // for clients that start from /json/version
+	ConnectURL   string `json:"connectUrl"`       // opens the stock extension's connect page
 }
 
 func httpScheme(r *http.Request) string {
@@ -57,6 +61,11 @@ func (s *Server) adminAllowed(r *http.Request) bool {
 // serveInstances mints an instance: POST /v1/instances. The instance is
 // removed if no extension connects to it within the configured
 // UnclaimedTTL.
+//
+// It is the minting token's tenant's; the operator may mint for a tenant
+// with ?tenant= and choose a policy profile with ?profile=. A tenant's
+// instance gets the profile the operator set for the tenant: a tenant's
+// token choosing its own would choose its own policy.
 func (s *Server) serveInstances(w http.ResponseWriter, r *http.Request) {
 	if !s.adminAllowed(r) {
 		http.Error(w, "the admin endpoints answer this machine only", http.StatusForbidden)
@@ -67,27 +76,60 @@ func (s *Server) serveInstances(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "use POST", http.StatusMethodNotAllowed)
 		return
 	}
-	in, err := s.NewInstanceWithProfile(r.URL.Query().Get("profile"))
-	if err != nil {
+	tenant := s.requestTenant(r)
+	q := r.URL.Query()
+	profile, forTenant := q.Get("profile"), q.Get("tenant")
+	switch {
+	case len(q["profile"]) > 1 || len(q["tenant"]) > 1:
+		http.Error(w, "give profile and tenant once each", http.StatusBadRequest)
+		return
+	case tenant != "" && profile != "":
+		http.Error(w, "a tenant's instances get the policy profile the operator set for the tenant (tenants.profiles); ?profile= is the operator's", http.StatusForbidden)
+		return
+	case tenant != "" && forTenant != "" && forTenant != tenant:
+		http.Error(w, "a tenant's token mints instances for its own tenant only", http.StatusForbidden)
+		return
+	case tenant == "" && forTenant != "" && !slices.Contains(s.tenantRules().Known, forTenant):
+		http.Error(w, fmt.Sprintf("no token names the tenant %.64q: mint for a tenant of the config's tokens", forTenant), http.StatusBadRequest)
+		return
+	case tenant != "":
+		forTenant = tenant
+	}
+	in, err := s.NewInstanceFor(forTenant, profile)
+	switch {
+	case errors.Is(err, errTenantFull):
+		http.Error(w, err.Error(), http.StatusConflict)
+		return
+	case err != nil:
 		http.Error(w, err.Error(), http.StatusServiceUnavailable)
 		return
 	}
-	host := r.Host
-	// The stock extension's connect page takes only 127.0.0.1 or [::1].
-	if h, port, err := net.SplitHostPort(host); err == nil && strings.EqualFold(h, "localhost") {
-		host = net.JoinHostPort("127.0.0.1", port)
-	}
-	ext := wsScheme(r) + host + "/extension/" + in.guid
-	info := NewInstanceInfo{
-		InstanceID:   in.id,
-		ExtensionURL: ext,
-		CDPURL:       wsScheme(r) + host + "/devtools/browser/" + in.guid,
-		HTTPURL:      httpScheme(r) + host + "/cdp/" + in.guid,
-		ConnectURL:   StockConnectURL(ext, "cdprelay"),
-	}
+	info := s.InstanceInfo(r, in)
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(http.StatusCreated)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	_ = enc.Encode(info)
+}
+
+// InstanceInfo is the links of in as the answer to r names them: under
+// the public URL, or the scheme and Host r came with.
+func (s *Server) InstanceInfo(r *http.Request, in *Instance) NewInstanceInfo {
+	httpBase, wsBase := s.bases(r)
+	if s.public.http == "" {
+		// The stock extension's connect page takes only 127.0.0.1 or [::1].
+		if h, port, err := net.SplitHostPort(r.Host); err == nil && strings.EqualFold(h, "localhost") {
+			host := net.JoinHostPort("127.0.0.1", port)
+			httpBase, wsBase = httpScheme(r)+host, wsScheme(r)+host
+		}
+	}
+	ext := wsBase + "/extension/" + in.guid
+	return NewInstanceInfo{
+		InstanceID:   in.id,
+		Tenant:       in.Tenant(),
+		ExtensionURL: ext,
+		CDPURL:       wsBase + "/devtools/browser/" + in.guid,
+		HTTPURL:      httpBase + "/cdp/" + in.guid,
+		ConnectURL:   StockConnectURL(ext, "cdprelay"),
+	}
 }

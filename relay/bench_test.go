@@ -13,8 +13,13 @@ import (
 // sockets are replaced by drained queues: what remains is the relay's own
 // work per message.
 func benchInstance(b testing.TB) (*Instance, *clientConn, *extConn, func()) {
+	return benchInstanceWith(b, Config{})
+}
+
+func benchInstanceWith(b testing.TB, cfg Config) (*Instance, *clientConn, *extConn, func()) {
 	// The extension here never answers: the relay's own calls give up soon.
-	srv, err := New(Config{CallTimeout: 50 * time.Millisecond})
+	cfg.CallTimeout = 50 * time.Millisecond
+	srv, err := New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -77,6 +82,28 @@ func BenchmarkForwardCommand(b *testing.B) {
 	}
 }
 
+// BenchmarkForwardCommandTiers: the same with a policy that has tiers, on
+// a tab of a full site: what the tiers cost a command there.
+func BenchmarkForwardCommandTiers(b *testing.B) {
+	in, c, x, stop := benchInstanceWith(b, Config{Policy: tierPolicy{"ro.example": "read-only", "blind.example": "blind"}})
+	defer stop()
+	st := in.lock()
+	t := st.tabs[7]
+	t.url, t.docURL = "https://a.example/", "https://a.example/"
+	st.updateAccess(t)
+	in.unlock()
+	b.SetBytes(int64(len(benchCommand)))
+	b.ReportAllocs()
+	for b.Loop() {
+		k := &c.cmd
+		if err := wire.DecodeCommand(benchCommand, &k.env); err != nil {
+			b.Fatal(err)
+		}
+		c.handle(k)
+		x.forget(x.nextID)
+	}
+}
+
 // BenchmarkForwardReply: one extension reply matched to its command and
 // re-framed for the client.
 func BenchmarkForwardReply(b *testing.B) {
@@ -108,6 +135,24 @@ func BenchmarkForwardEvent(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := wire.DecodeExt(benchEvent, &m); err != nil {
+			b.Fatal(err)
+		}
+		in.handleExtEvent(x, &m)
+	}
+}
+
+var benchExtraInfo = []byte(`{"method":"chrome.debugger.onEvent","params":[{"tabId":7},"Network.requestWillBeSentExtraInfo",{"requestId":"1000.42","associatedCookies":[{"blockedReasons":[],"exemptionReason":"None","cookie":{"name":"sid","value":"3f9c2a7be1d04b6f8a1c5e9d2b7f4a60","domain":"a.example","path":"/","expires":-1,"size":35,"httpOnly":true,"secure":true,"session":true,"sameSite":"Lax","priority":"Medium","sameParty":false,"sourceScheme":"Secure","sourcePort":443}}],"headers":{":authority":"a.example",":method":"GET",":path":"/api/items?page=2",":scheme":"https","accept":"application/json","accept-encoding":"gzip, deflate, br","accept-language":"en-US","cookie":"sid=3f9c2a7be1d04b6f8a1c5e9d2b7f4a60; theme=dark","referer":"https://a.example/","sec-fetch-dest":"empty","sec-fetch-mode":"cors","sec-fetch-site":"same-origin","user-agent":"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36"},"connectTiming":{"requestTime":12345.678},"clientSecurityState":{"initiatorIsSecureContext":true,"initiatorIPAddressSpace":"Public","privateNetworkRequestPolicy":"PreflightWarn"},"siteHasCookieInOtherPartition":false}]}`)
+
+// BenchmarkForwardEventRedacted: a Network.requestWillBeSentExtraInfo
+// with a session cookie, its values replaced on the way to the client.
+func BenchmarkForwardEventRedacted(b *testing.B) {
+	in, _, x, stop := benchInstance(b)
+	defer stop()
+	var m wire.ExtMessage
+	b.SetBytes(int64(len(benchExtraInfo)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := wire.DecodeExt(benchExtraInfo, &m); err != nil {
 			b.Fatal(err)
 		}
 		in.handleExtEvent(x, &m)

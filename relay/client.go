@@ -42,8 +42,12 @@ type clientConn struct {
 	wg sync.WaitGroup // emulated commands still running
 
 	inflight atomic.Int64 // forwarded commands waiting for the browser
-	bucket   bucket       // owned by the read loop: the command rate limit
-	cmd      cmd          // owned by the read loop: the command in the pipeline
+	lines    atomic.Int32 // lines of held commands it has (approvals.go)
+	// warned is when each console warning was last given (warnOnce).
+	// Guarded by the instance's mutex.
+	warned map[string]time.Time
+	bucket bucket // owned by the read loop: the command rate limit
+	cmd    cmd    // owned by the read loop: the command in the pipeline
 }
 
 func newClientConn(inst *Instance, conn *websocket.Conn, log *slog.Logger) *clientConn {
@@ -72,6 +76,7 @@ func (c *clientConn) close(code int, reason string) {
 // until its queue is full is closed: a CDP client is never silently
 // dropped from, because a lost reply or event is a hang on its side.
 func (c *clientConn) deliver(b *[]byte) {
+	c.inst.learnURLPasswords(*b)
 	if l := c.inst.locked.Load(); l != nil && l.Contains(*b) {
 		// A secret typed in the instance: the client sees its reference.
 		nb := getBuf()

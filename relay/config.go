@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"path"
+	"strings"
 	"time"
 )
 
@@ -155,11 +158,66 @@ type Config struct {
 	// Default: none.
 	RedactHeaders []string
 
+	// Tenant names the tenant a request acts for; "" is the operator,
+	// who reaches every instance. A tenant reaches its own instances
+	// only (tenants.go). Default: every request is the operator's.
+	Tenant func(r *http.Request) string
+
+	// PublicURL is the relay's base URL as its clients reach it, path
+	// prefix included (https://relay.example.com/relay-1, behind a front
+	// door that routes /relay-1/ here): every capability URL the relay
+	// hands out (discovery, /json/list, minted instances) starts with it.
+	// Default: the scheme and Host the request came with.
+	PublicURL string
+
+	// Restore are the minted instances of an earlier run (Server.Saved),
+	// restored by New with their guids, ids, tenants and profiles, so that
+	// their extensions reconnect. Default: none.
+	Restore []SavedInstance
+
+	// Save is given every minted instance (Server.Saved) whenever one is
+	// minted, paired for the first time or removed; calls are serialised.
+	// An error is logged. Default: nothing is kept.
+	Save func([]SavedInstance) error
+
 	// Fallback serves every request that is not the relay's own (discovery,
 	// CDP and extension endpoints), after the relay's Host check: the live
 	// view, status and metrics are mounted here. Default: a plain-text
 	// page at / and 404 elsewhere.
 	Fallback http.Handler
+
+	public publicBase // PublicURL, parsed by withDefaults
+}
+
+// publicBase is PublicURL as the bases of the URLs handed out: "" for
+// none.
+type publicBase struct {
+	http, ws string // https://host/prefix and wss://host/prefix
+}
+
+// ParsePublicURL validates a public URL: http or https, a host, a path
+// prefix or none, and nothing else (no user, query or fragment). The
+// prefix loses its trailing slash.
+func ParsePublicURL(s string) (*url.URL, error) {
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, fmt.Errorf("public URL %q: %w", s, err)
+	}
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, fmt.Errorf("public URL %q: the scheme is http or https", s)
+	case u.Host == "" || u.Hostname() == "":
+		return nil, fmt.Errorf("public URL %q: it needs a host", s)
+	case u.User != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || u.Opaque != "":
+		return nil, fmt.Errorf("public URL %q: a base URL has no user, query or fragment", s)
+	case u.RawPath != "" || strings.ContainsAny(u.Path, "%?#"):
+		return nil, fmt.Errorf("public URL %q: the path prefix needs no escaping", s)
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	if u.Path != "" && path.Clean(u.Path) != u.Path {
+		return nil, fmt.Errorf("public URL %q: the path prefix is not clean", s)
+	}
+	return u, nil
 }
 
 const (
@@ -239,6 +297,18 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Version == "" {
 		c.Version = "dev"
+	}
+	if c.PublicURL != "" {
+		u, err := ParsePublicURL(c.PublicURL)
+		if err != nil {
+			errs = append(errs, err)
+		} else {
+			ws := "ws"
+			if u.Scheme == "https" {
+				ws = "wss"
+			}
+			c.public = publicBase{http: u.Scheme + "://" + u.Host + u.Path, ws: ws + "://" + u.Host + u.Path}
+		}
 	}
 	return c, errors.Join(errs...)
 }

@@ -42,6 +42,9 @@ func (in *Instance) ReleaseControl(tabID int64, holder string) error {
 }
 
 func (in *Instance) setControl(tabID int64, holder string) error {
+	if in.wedged.Load() {
+		return ErrWedged
+	}
 	release := len(holder) > 0 && holder[0] == 0
 	if release {
 		holder = holder[1:]
@@ -90,6 +93,9 @@ func (in *Instance) setControl(tabID int64, holder string) error {
 
 // Controller reports who controls tab id ("" when automation does).
 func (in *Instance) Controller(tabID int64) string {
+	if in.wedged.Load() {
+		return ""
+	}
 	st := in.lock()
 	defer in.unlock()
 	if t := st.tabs[tabID]; t != nil {

@@ -3,6 +3,8 @@ package relay
 import (
 	"bytes"
 	"encoding/base64"
+	"maps"
+	"slices"
 	"strings"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -110,10 +112,25 @@ func (in *Instance) redactEvent(st *state, t *tab, sid string, method, params []
 	*buf = r.Redact(*buf, params)
 	if kept != nil {
 		if id := wire.StringField(params, "requestId"); len(id) > 0 {
-			t.keepPaused(sid+"\x00"+string(id), kept)
+			req := wire.Field(params, "request")
+			t.keepPaused(sid+"\x00"+string(id), &keptRequest{
+				url:     string(wire.StringField(req, "url")),
+				creds:   kept,
+				headers: append([]byte(nil), wire.Field(req, "headers")...),
+			})
 		}
 	}
 	return buf
+}
+
+// keptRequest is what the relay keeps of a paused request that carries
+// the person's credentials: where it was going, the real values of the
+// credential headers it showed as markers, and all its headers as Chrome
+// gave them.
+type keptRequest struct {
+	url     string
+	creds   map[string]string // by lower-case name
+	headers []byte            // the request's headers object
 }
 
 // maxPausedKept bounds the paused requests whose credentials a tab keeps:
@@ -121,9 +138,9 @@ func (in *Instance) redactEvent(st *state, t *tab, sid string, method, params []
 const maxPausedKept = 4096
 
 // keepPaused records the real credential headers of a paused request.
-func (t *tab) keepPaused(key string, h map[string]string) {
+func (t *tab) keepPaused(key string, h *keptRequest) {
 	if t.paused == nil {
-		t.paused = map[string]map[string]string{}
+		t.paused = map[string]*keptRequest{}
 	}
 	if len(t.paused) >= maxPausedKept {
 		for k := range t.paused {
@@ -149,14 +166,31 @@ func (c *clientConn) restoreCredentials(k *cmd) ([]byte, Decision, bool) {
 	if k.r.via != nil && k.r.via.child {
 		sid = k.r.via.id
 	}
-	var kept map[string]string
+	var req *keptRequest
 	if t := k.r.tab; t != nil {
 		c.inst.lock()
-		kept = t.paused[sid+"\x00"+id]
+		req = t.paused[sid+"\x00"+id]
 		delete(t.paused, sid+"\x00"+id) // the request is settled either way
 		c.inst.unlock()
 	}
-	changed := false
+	var kept map[string]string
+	elsewhere := false
+	if req != nil {
+		kept = req.creds
+		if raw, ok := p["url"]; ok && k.m.name == "Fetch.continueRequest" {
+			var u string
+			if jsonv2.Unmarshal(raw, &u) == nil && u != "" && origin(u) != origin(req.url) {
+				// Sent elsewhere, the request may not take the person's
+				// credentials along: not the ones it showed as markers,
+				// nor the ones Chrome would send with its own headers.
+				elsewhere, kept = true, nil
+				if _, ok := p["headers"]; !ok {
+					p["headers"] = c.inst.srv.credHeaders.without(req.headers)
+				}
+			}
+		}
+	}
+	changed := elsewhere
 	for _, field := range []string{"headers", "responseHeaders"} {
 		raw, ok := p[field]
 		if !ok {
@@ -177,6 +211,9 @@ func (c *clientConn) restoreCredentials(k *cmd) ([]byte, Decision, bool) {
 			}
 			if strings.HasPrefix(h.Value, wire.RedactedPrefix) {
 				real, ok := kept[low]
+				if elsewhere {
+					return nil, deny(ruleCredentials, "Denied by cdprelay policy: a request continued to another origin may not carry the person's credentials (header "+h.Name+")"), false
+				}
 				if !ok || wire.Marker(len(real)) != h.Value {
 					return nil, deny(ruleCredentials, "Denied by cdprelay policy: header "+h.Name+" carries a redacted value that is not this request's"), false
 				}
@@ -219,3 +256,23 @@ func (c *clientConn) restoreCredentials(k *cmd) ([]byte, Decision, bool) {
 }
 
 const ruleCredentials = "relay:credentials"
+
+// without returns a headers object's entries, but the credential headers,
+// as the list Fetch.continueRequest takes.
+func (h credentialHeaders) without(headers []byte) jsontext.Value {
+	type entry struct {
+		Name  string `json:"name"`
+		Value string `json:"value"`
+	}
+	list := []entry{}
+	var m map[string]string
+	if jsonv2.Unmarshal(headers, &m) == nil {
+		for _, name := range slices.Sorted(maps.Keys(m)) {
+			if !h.has([]byte(name)) {
+				list = append(list, entry{name, m[name]})
+			}
+		}
+	}
+	b, _ := jsonv2.Marshal(list)
+	return b
+}

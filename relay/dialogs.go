@@ -128,6 +128,9 @@ func (in *Instance) AnswerDialog(tabID, id int64, accept bool, promptText, by st
 }
 
 func (in *Instance) answerDialog(tabID, id int64, accept bool, promptText, kind, by string) error {
+	if in.wedged.Load() {
+		return ErrWedged
+	}
 	st := in.lock()
 	t := st.tabs[tabID]
 	if t == nil {

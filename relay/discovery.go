@@ -14,14 +14,24 @@ func wsScheme(r *http.Request) string {
 	return "ws://"
 }
 
+// bases are the bases of the URLs handed out in answer to r: the public
+// URL's, or the scheme and Host the request came with.
+func (s *Server) bases(r *http.Request) (httpBase, wsBase string) {
+	if s.public.http != "" {
+		return s.public.http, s.public.ws
+	}
+	return httpScheme(r) + r.Host, wsScheme(r) + r.Host
+}
+
 // serveDiscovery answers /json/version and /json/list as Chrome does, with
-// URLs that point back at this relay under the Host the client used.
+// URLs that point back at this relay: under its public URL, or the Host
+// the client used.
 func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, in *Instance, rt routes.Route) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		http.Error(w, "use GET", http.StatusMethodNotAllowed)
 		return
 	}
-	base := wsScheme(r) + r.Host
+	_, base := s.bases(r)
 	var v any
 	switch rt.Doc {
 	case routes.DocProtocol:

@@ -54,8 +54,8 @@ func (in *Instance) routeEvent(x *extConn, args []byte) {
 func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []byte, fx *eventEffects) {
 	if sid == nil {
 		if isScreencastFrame(method) {
-			if t.acc.level == accessBlind {
-				return // not even the live view sees a blind tab
+			if t.acc.level == accessBlind || st.hasBlindChild(t) {
+				return // not even the live view sees a blind tab, or a blind frame's pixels
 			}
 			// Frames of the tab's own session belong to whoever started the
 			// screencast: the live view's tap, or the client (and then the
@@ -70,17 +70,28 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 			}
 		}
 	}
-	blind := t.acc.level == accessBlind
+	var child *session
 	if sid != nil {
 		if cs := st.sessions[string(sid)]; cs != nil && cs.child && cs.tab == t {
-			if string(method) == "Page.frameNavigated" {
-				if f := wire.Field(params, "frame"); f != nil && wire.Field(f, "parentId") == nil {
-					st.setChildURL(cs, string(wire.StringField(f, "url")))
+			child = cs
+			switch string(method) {
+			case "Page.frameNavigated":
+				// The child's own frame carries its parent's id: it is known
+				// by being the child's target.
+				if f := wire.Field(params, "frame"); f != nil && string(wire.StringField(f, "id")) == cs.targetID {
+					st.setChildURL(cs, string(wire.StringField(f, "url"))+string(wire.StringField(f, "urlFragment")))
+				}
+			case "Page.frameStartedNavigating":
+				if string(wire.StringField(params, "frameId")) == cs.targetID {
+					st.setChildNav(cs, string(wire.StringField(params, "url")))
 				}
 			}
-			blind = blind || cs.acc.level == accessBlind
 		}
 	}
+	if isFetchPaused(method) || string(method) == "Network.requestWillBeSent" {
+		st.noteRequest(t, child, method, params)
+	}
+	blind := t.acc.level == accessBlind || (child != nil && child.acc.level == accessBlind)
 	if bytesHasPrefix(method, "Runtime.executionContext") {
 		if string(method) == "Runtime.executionContextCreated" && isRelayWorld(params) {
 			return // the relay's own world (relayworld.go)

@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -521,6 +522,10 @@ func (x *extConn) handleReply(m *wire.ExtMessage) {
 		*buf = wire.AppendError(*buf, pc.clientID, session, e.Code, e.Message)
 	case pc.m == methodGetProperties && pc.tab.readOnly.Load():
 		*buf = wire.AppendResult(*buf, pc.clientID, session, withoutScopes(m.Result))
+	case pc.m.name == "Page.getNavigationHistory" && x.inst.hasTiers():
+		*buf = wire.AppendResult(*buf, pc.clientID, session, x.inst.blindHistory(m.Result))
+	case pc.tab.readOnly.Load() && (pc.m.name == "Runtime.evaluate" || pc.m.name == "Runtime.callFunctionOn") && bytes.Contains(m.Result, sideEffectText):
+		*buf = wire.AppendResult(*buf, pc.clientID, session, bytes.ReplaceAll(m.Result, sideEffectText, sideEffectExplained))
 	case credentialResults[pc.m.name]:
 		r := wire.Redactor{Sensitive: x.inst.srv.credHeaders.has}
 		red := getBuf()

@@ -39,6 +39,12 @@ type Instance struct {
 	created    time.Time    // static
 	browserTID string       // static: the browser target's id
 
+	// owner is the tenant ("": the operator's); set once more at most,
+	// when a tenant's extension pairs an instance minted for nobody.
+	owner ownerBox
+	// paired: an extension has been let in once (tenants.go).
+	paired atomic.Bool
+
 	mu sync.Mutex
 	st state // guarded by mu; see lock
 
@@ -55,6 +61,13 @@ type Instance struct {
 	// counts the stops, for emulated commands that began before one.
 	stopped   atomic.Bool
 	stopEpoch atomic.Uint32
+
+	// wedged: a panic left the lock held (tasks.go); nothing may take it.
+	wedged atomic.Bool
+
+	// fakeContext numbers the stand-in execution contexts of blind tabs
+	// (access.go), far from Chrome's own.
+	fakeContext atomic.Int64
 
 	// locked are the secrets typed in the instance's tabs, hidden in
 	// everything it sends (secrets.go). Replaced, never changed in place.
@@ -81,6 +94,7 @@ func newInstance(s *Server, guid string, isDefault bool, profile string) *Instan
 		browserTID: randHex(16),
 	}
 	in.st = newState(in)
+	in.fakeContext.Store(1 << 30)
 	in.tasks.init(in)
 	return in
 }
@@ -122,6 +136,9 @@ func (in *Instance) Profile() string { return in.profile }
 
 // Info returns what the extension reported about its browser.
 func (in *Instance) Info() BrowserInfo {
+	if in.wedged.Load() {
+		return BrowserInfo{}
+	}
 	st := in.lock()
 	defer in.unlock()
 	return st.info
@@ -245,6 +262,9 @@ func (st *state) stopGrace() {
 }
 
 func (in *Instance) graceOver(c *clientConn, reason string) {
+	if in.wedged.Load() {
+		return // its sockets are closed already, and its lock is not to be taken
+	}
 	st := in.lock()
 	if st.client != c || st.ext != nil || st.closed {
 		in.unlock()
@@ -365,7 +385,9 @@ func (in *Instance) close(code int, reason string) {
 
 // Status is a snapshot of an instance for status pages and tests.
 type Status struct {
-	ID        string      `json:"id"`
+	ID string `json:"id"`
+	// Tenant is whose the instance is; absent: the operator's.
+	Tenant    string      `json:"tenant,omitempty"`
 	Profile   string      `json:"profile,omitempty"`
 	Default   bool        `json:"default"`
 	Extension bool        `json:"extension"`
@@ -407,9 +429,13 @@ type TabStatus struct {
 
 // Status returns a snapshot of the instance.
 func (in *Instance) Status() Status {
+	if in.wedged.Load() {
+		return Status{ID: in.id, Profile: in.profile, Default: in.isDefault, Tabs: []TabStatus{}}
+	}
 	st := in.lock()
 	defer in.unlock()
 	s := Status{
+		Tenant:        in.Tenant(),
 		Profile:       in.profile,
 		ID:            in.id,
 		Default:       in.isDefault,
@@ -437,6 +463,9 @@ func (in *Instance) Status() Status {
 // WaitReady waits until an extension has connected and finished its
 // handshake, or ctx ends.
 func (in *Instance) WaitReady(ctx context.Context) error {
+	if in.wedged.Load() {
+		return ErrWedged
+	}
 	for {
 		st := in.lock()
 		x, ch, closed := st.ext, st.changed, st.closed

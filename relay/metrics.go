@@ -162,6 +162,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	return m
 }
 
+// Panicked counts a panic that a part other than the relay recovered (a
+// viewer, a screencast tap): cdprelay_relay_panics_total counts them all.
+func (m *Metrics) Panicked() { m.panics.Inc() }
+
 // InitRules starts the refusal counters of every rule at zero.
 func (m *Metrics) InitRules(rules []string) {
 	for _, r := range rules {

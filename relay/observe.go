@@ -12,6 +12,7 @@ type Observer interface {
 // secrets: only the envelope's method, ids and short details.
 type Event struct {
 	Instance string // filled in by the relay
+	Tenant   string // the instance's tenant, filled in by the relay; "": the operator's
 	Actor    string // one of the Actor constants
 	Kind     string // one of the Kind constants
 	Method   string // a CDP method name, when the event is about a command
@@ -51,6 +52,7 @@ const (
 	KindDialog     = "dialog"
 	KindAsk        = "ask"
 	KindApproval   = "approval"
+	KindRemove     = "remove"
 )
 
 // Outcomes.
@@ -68,6 +70,7 @@ func (discardObserver) Observe(Event) {}
 // observe stamps ev with the instance and hands it to the observer.
 func (in *Instance) observe(ev Event) {
 	ev.Instance = in.id
+	ev.Tenant = in.Tenant()
 	ev.Detail = in.scrubString(ev.Detail)
 	in.srv.cfg.Observer.Observe(ev)
 }

@@ -55,6 +55,13 @@ type peer struct {
 	// discarded counts what is still queued when the connection ends and
 	// so is never sent. Set before writeLoop starts; nil: not counted.
 	discarded prometheus.Counter
+
+	// Senders waiting for room in bytes (send) wait on room, which the
+	// writer closes and replaces when it takes a message off the queue
+	// while anyone waits.
+	waiting atomic.Int32
+	roomMu  sync.Mutex
+	room    chan struct{}
 }
 
 func newPeer(conn *websocket.Conn, queue int, maxBytes int64) *peer {
@@ -107,6 +114,24 @@ func (p *peer) overBudget(n int) bool {
 func (p *peer) dequeued(b *[]byte) {
 	p.queued.Add(-1)
 	p.bytes.Add(-int64(len(*b)))
+	if p.waiting.Load() > 0 {
+		p.roomMu.Lock()
+		if p.room != nil {
+			close(p.room)
+			p.room = nil
+		}
+		p.roomMu.Unlock()
+	}
+}
+
+// roomSignal returns a channel closed when the writer next makes room.
+func (p *peer) roomSignal() <-chan struct{} {
+	p.roomMu.Lock()
+	defer p.roomMu.Unlock()
+	if p.room == nil {
+		p.room = make(chan struct{})
+	}
+	return p.room
 }
 
 // send queues b, waiting for room; it gives up when the peer closes.
@@ -115,13 +140,22 @@ func (p *peer) send(b *[]byte) bool {
 	// extension takes them waits here, in its own read loop, and holds no
 	// more than the budget.
 	n := int64(len(*b))
-	for p.overBudget(int(n)) {
-		select {
-		case <-p.done:
-			putBuf(b)
-			return false
-		case <-time.After(5 * time.Millisecond):
+	if p.overBudget(int(n)) {
+		p.waiting.Add(1)
+		for p.overBudget(int(n)) {
+			room := p.roomSignal()
+			if !p.overBudget(int(n)) {
+				break // made room between the check and the signal
+			}
+			select {
+			case <-p.done:
+				p.waiting.Add(-1)
+				putBuf(b)
+				return false
+			case <-room:
+			}
 		}
+		p.waiting.Add(-1)
 	}
 	p.queued.Add(1)
 	p.bytes.Add(n)

@@ -388,3 +388,31 @@ func TestAskSubmit(t *testing.T) {
 		}
 	}
 }
+
+// Held commands count toward the client's commands in flight.
+func TestHeldCountsInFlight(t *testing.T) {
+	h := newHarness(t, Config{Policy: askPolicy{}, ApprovalTimeout: time.Hour, MaxInFlight: 2})
+	h.ext(fakeext.Options{Tabs: twoTabs})
+	c := h.client()
+	sess := h.autoAttach(c)
+	in := h.srv.Default()
+	nav := h.send(c, sess[0], "Page.navigate", map[string]any{"url": "https://shop.example/"})
+	behind := h.send(c, sess[0], "Runtime.evaluate", map[string]any{"expression": "1"})
+	h.waitFor("both held", func() bool { cl := in.currentClient(); return cl != nil && cl.inflight.Load() == 2 })
+	m := h.callMsg(c, sess[1], "Runtime.evaluate", map[string]any{"expression": "2"})
+	if m.Error == nil || !strings.Contains(m.Error.Message, "waiting for the browser") {
+		t.Fatalf("a third command with two held: %s", m.Raw)
+	}
+	a := in.Status().Approvals
+	if len(a) != 1 {
+		t.Fatalf("approvals %+v", a)
+	}
+	if err := in.Deny(a[0].ID, "p"); err != nil {
+		t.Fatal(err)
+	}
+	h.reply(c, nav)
+	if r, _ := h.reply(c, behind); r.Error != nil {
+		t.Fatalf("the command behind the denied one: %s", r.Raw)
+	}
+	h.waitFor("nothing in flight", func() bool { return in.currentClient().inflight.Load() == 0 })
+}

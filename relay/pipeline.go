@@ -249,6 +249,9 @@ func (c *clientConn) access(k *cmd) bool {
 	if k.r.tab == nil {
 		return true
 	}
+	if k.r.acc.level == accessBlind && c.blindStandIn(k) {
+		return false
+	}
 	if k.m.name == "Page.getFrameTree" && k.r.acc.level == accessBlind && !k.r.via.child {
 		// What a blind tab may show of itself: its origin.
 		c.inst.lock()
@@ -260,6 +263,14 @@ func (c *clientConn) access(k *cmd) bool {
 	}
 	if d, ok := c.gate(k, k.r.acc); !ok {
 		return c.refuse(k, d)
+	}
+	if pixelMethods[k.m.name] {
+		st := c.inst.lock()
+		blindFrame := st.hasBlindChild(k.r.tab)
+		c.inst.unlock()
+		if blindFrame {
+			return c.refuse(k, Decision{Verdict: Deny, Rule: ruleBlindFrame, Message: "cdprelay: blind: a frame of this page is on a site hidden from automation, and " + k.m.name + " would show its pixels"})
+		}
 	}
 	return true
 }
@@ -277,9 +288,12 @@ func (c *clientConn) secret(k *cmd) bool {
 	k.out.kind = outEmulated
 	cl := call{id: k.env.ID, method: k.m.name, sess: k.r.sess, a: k.a, acc: k.r.acc, via: k.r.via, replyTo: k.r.replyTo}
 	cl.stop = c.inst.stopMark()
+	// The client's later commands for the tab wait until it is typed.
+	h := c.occupyLine(k)
 	c.wg.Add(1)
 	c.inst.tasks.spawn("type a secret", func() {
 		defer c.wg.Done()
+		defer c.releaseLine(h)
 		c.typeSecret(cl, name)
 	})
 	return false

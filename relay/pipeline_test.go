@@ -1,6 +1,8 @@
 package relay
 
 import (
+	"errors"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -162,5 +164,58 @@ func TestPanicStaysInItsInstance(t *testing.T) {
 	}
 	if got := testCounter(t, h.srv.cfg.Metrics.panics); got != 1 {
 		t.Fatalf("panics counted: %v", got)
+	}
+}
+
+// A panic while the instance's lock is held leaves that instance unusable:
+// its sockets close, it leaves the server's list, what asks it anything is
+// refused at once, and the other instances, the live view's list and
+// shutdown carry on.
+func TestPanicUnderLockWedgesOnlyItsInstance(t *testing.T) {
+	h := newHarness(t, Config{})
+	a := h.srv.Default()
+	b, err := h.srv.NewInstance()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.ext(fakeext.Options{Tabs: twoTabs[:1]})
+	h.extAt(h.extURL(b), fakeext.Options{Tabs: twoTabs[1:]})
+	ca := h.client()
+	cb := h.clientAt(h.cdpURL(b))
+	h.autoAttach(ca)
+	sb := h.autoAttach(cb)[0]
+
+	a.tasks.spawn("test", func() {
+		a.lock()
+		panic("a bug with the lock held")
+	})
+	code, reason := h.closed(ca)
+	if code != 1011 || !strings.Contains(reason, "internal error") {
+		t.Fatalf("instance a's client closed with %d %q", code, reason)
+	}
+	h.waitFor("a is out of the list", func() bool {
+		for _, in := range h.srv.Instances() {
+			if in == a {
+				return false
+			}
+		}
+		return true
+	})
+	if err := a.Stop("p"); !errors.Is(err, ErrWedged) {
+		t.Fatalf("Stop on the wedged instance: %v", err)
+	}
+	if st := a.Status(); len(st.Tabs) != 0 {
+		t.Fatalf("status %+v", st)
+	}
+	if res := h.call(cb, sb, "Runtime.evaluate", map[string]any{"expression": "1"}); len(res) == 0 {
+		t.Fatal("no result from b")
+	}
+	resp, err := http.Get(h.hs.URL + "/json/version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("discovery of the wedged default instance: %d", resp.StatusCode)
 	}
 }

@@ -13,8 +13,22 @@
     new DOMException("cdprelay: read-only: " + what + " is refused: automation may read this tab but not act on it", "NotAllowedError");
   // A tool's own events (Playwright's "__playwright_…" checks) mean nothing
   // to the page: only those may still be dispatched.
+  // What it checks with is taken now: a script that replaces CustomEvent,
+  // String or startsWith later must not make its own event look like one.
+  const apply = Reflect.apply;
+  const getProto = Object.getPrototypeOf;
+  const CustomEventCtor = globalThis.CustomEvent;
+  const eventType = Object.getOwnPropertyDescriptor(Event.prototype, "type").get;
+  const startsWith = String.prototype.startsWith;
+  const isCustomEvent = (e) => {
+    try {
+      return getProto(e) === CustomEventCtor.prototype;
+    } catch {
+      return false;
+    }
+  };
   const toolEvent = (name, args) =>
-    name === "dispatchEvent" && args[0] instanceof CustomEvent && String(args[0].type).startsWith("__");
+    name === "dispatchEvent" && isCustomEvent(args[0]) && apply(startsWith, apply(eventType, args[0], []), ["__"]);
   const guard = (target, names) => {
     if (!target) return;
     for (const name of names) {
@@ -25,7 +39,7 @@
         const stub = {
           [name](...args) {
             if (on && !toolEvent(name, args)) throw refusal(name);
-            return Reflect.apply(orig, this, args);
+            return apply(orig, this, args);
           },
         }[name];
         Object.defineProperty(target, name, { ...d, value: stub });
@@ -35,55 +49,96 @@
           ...d,
           set(v) {
             if (on) throw refusal(name);
-            return Reflect.apply(set, this, [v]);
+            return apply(set, this, [v]);
           },
         });
       }
     }
   };
   const g = globalThis;
-  guard(g.EventTarget && EventTarget.prototype, ["dispatchEvent"]);
-  guard(g.HTMLElement && HTMLElement.prototype, ["click", "focus", "blur", "innerText", "outerText", "hidden", "contentEditable", "showPopover", "hidePopover", "togglePopover", "title", "lang", "dir", "draggable", "inert", "accessKey"]);
-  guard(g.SVGElement && SVGElement.prototype, ["focus", "blur"]);
-  guard(g.Element && Element.prototype, [
-    "setAttribute", "setAttributeNS", "removeAttribute", "removeAttributeNS", "toggleAttribute", "setAttributeNode",
-    "setAttributeNodeNS", "removeAttributeNode", "remove", "replaceWith", "before", "after", "append", "prepend",
-    "replaceChildren", "insertAdjacentElement", "insertAdjacentHTML", "insertAdjacentText", "innerHTML", "outerHTML",
-    "setHTMLUnsafe", "attachShadow", "requestFullscreen", "requestPointerLock", "setPointerCapture", "className",
-    "id", "slot", "scrollTop", "scrollLeft",
-  ]);
-  guard(g.Node && Node.prototype, ["appendChild", "insertBefore", "removeChild", "replaceChild", "textContent", "nodeValue", "normalize"]);
-  guard(g.CharacterData && CharacterData.prototype, ["data", "appendData", "deleteData", "insertData", "replaceData", "remove", "replaceWith", "before", "after"]);
-  guard(g.Attr && Attr.prototype, ["value", "nodeValue", "textContent"]);
-  guard(g.NamedNodeMap && NamedNodeMap.prototype, ["setNamedItem", "setNamedItemNS", "removeNamedItem", "removeNamedItemNS"]);
-  guard(g.DOMTokenList && DOMTokenList.prototype, ["add", "remove", "toggle", "replace", "value"]);
-  guard(g.CSSStyleDeclaration && CSSStyleDeclaration.prototype, ["setProperty", "removeProperty", "cssText"]);
-  guard(g.HTMLFormElement && HTMLFormElement.prototype, ["submit", "requestSubmit", "reset"]);
-  guard(g.HTMLInputElement && HTMLInputElement.prototype, ["value", "checked", "indeterminate", "valueAsDate", "valueAsNumber", "files", "select", "setRangeText", "setSelectionRange", "stepUp", "stepDown", "showPicker"]);
-  guard(g.HTMLTextAreaElement && HTMLTextAreaElement.prototype, ["value", "select", "setRangeText", "setSelectionRange"]);
-  guard(g.HTMLSelectElement && HTMLSelectElement.prototype, ["value", "selectedIndex", "add", "remove", "showPicker"]);
-  guard(g.HTMLOptionElement && HTMLOptionElement.prototype, ["selected"]);
-  guard(g.HTMLDetailsElement && HTMLDetailsElement.prototype, ["open"]);
-  guard(g.HTMLDialogElement && HTMLDialogElement.prototype, ["show", "showModal", "close", "requestClose"]);
-  guard(g.HTMLMediaElement && HTMLMediaElement.prototype, ["play", "pause", "load", "currentTime", "muted", "volume", "src"]);
-  guard(g.HTMLIFrameElement && HTMLIFrameElement.prototype, ["src", "srcdoc"]);
-  guard(g.HTMLAnchorElement && HTMLAnchorElement.prototype, ["href"]);
-  guard(g.Document && Document.prototype, ["write", "writeln", "open", "close", "execCommand", "title", "cookie", "designMode", "body", "dir"]);
-  guard(g.Range && Range.prototype, ["deleteContents", "extractContents", "insertNode", "surroundContents"]);
-  guard(g.Selection && Selection.prototype, ["addRange", "removeRange", "removeAllRanges", "collapse", "extend", "selectAllChildren", "setBaseAndExtent", "deleteFromDocument", "modify", "empty", "setPosition", "collapseToStart", "collapseToEnd"]);
-  guard(g.History && History.prototype, ["back", "forward", "go", "pushState", "replaceState", "scrollRestoration"]);
-  guard(g.Storage && Storage.prototype, ["setItem", "removeItem", "clear"]);
-  guard(g.XMLHttpRequest && XMLHttpRequest.prototype, ["open", "send"]);
-  guard(g.Navigator && Navigator.prototype, ["sendBeacon", "share", "vibrate", "registerProtocolHandler"]);
-  guard(g.MessagePort && MessagePort.prototype, ["postMessage"]);
-  guard(g.BroadcastChannel && BroadcastChannel.prototype, ["postMessage"]);
-  guard(g.IDBFactory && IDBFactory.prototype, ["open", "deleteDatabase"]);
-  guard(g.CookieStore && CookieStore.prototype, ["set", "delete"]);
-  guard(g.Clipboard && Clipboard.prototype, ["write", "writeText"]);
-  guard(g.ServiceWorkerContainer && ServiceWorkerContainer.prototype, ["register"]);
-  guard(g.CacheStorage && CacheStorage.prototype, ["open", "delete"]);
-  guard(g.Element && Element.prototype, ["scroll", "scrollTo", "scrollBy", "scrollIntoView"]);
-  guard(g, ["open", "close", "stop", "print", "alert", "confirm", "prompt", "postMessage", "fetch", "scroll", "scrollTo", "scrollBy", "moveTo", "moveBy", "resizeTo", "resizeBy", "focus", "blur", "WebSocket", "EventSource", "Worker", "SharedWorker", "Notification", "name", "status", "opener"]);
+  // Every realm the world reaches: its own, and each same-origin frame's,
+  // which a script could otherwise borrow an unguarded click from.
+  const done = new WeakSet();
+  const installIn = (w) => {
+    if (!w || done.has(w)) return;
+    done.add(w);
+    guard(w.EventTarget && w.EventTarget.prototype, ["dispatchEvent"]);
+    guard(w.HTMLElement && w.HTMLElement.prototype, ["click", "focus", "blur", "innerText", "outerText", "hidden", "contentEditable", "showPopover", "hidePopover", "togglePopover", "title", "lang", "dir", "draggable", "inert", "accessKey"]);
+    guard(w.SVGElement && w.SVGElement.prototype, ["focus", "blur"]);
+    guard(w.Element && w.Element.prototype, [
+      "setAttribute", "setAttributeNS", "removeAttribute", "removeAttributeNS", "toggleAttribute", "setAttributeNode",
+      "setAttributeNodeNS", "removeAttributeNode", "remove", "replaceWith", "before", "after", "append", "prepend",
+      "replaceChildren", "insertAdjacentElement", "insertAdjacentHTML", "insertAdjacentText", "innerHTML", "outerHTML",
+      "setHTMLUnsafe", "attachShadow", "requestFullscreen", "requestPointerLock", "setPointerCapture", "className",
+      "id", "slot", "scrollTop", "scrollLeft",
+    ]);
+    guard(w.Node && w.Node.prototype, ["appendChild", "insertBefore", "removeChild", "replaceChild", "textContent", "nodeValue", "normalize"]);
+    guard(w.CharacterData && w.CharacterData.prototype, ["data", "appendData", "deleteData", "insertData", "replaceData", "remove", "replaceWith", "before", "after"]);
+    guard(w.Attr && w.Attr.prototype, ["value", "nodeValue", "textContent"]);
+    guard(w.NamedNodeMap && w.NamedNodeMap.prototype, ["setNamedItem", "setNamedItemNS", "removeNamedItem", "removeNamedItemNS"]);
+    guard(w.DOMTokenList && w.DOMTokenList.prototype, ["add", "remove", "toggle", "replace", "value"]);
+    guard(w.CSSStyleDeclaration && w.CSSStyleDeclaration.prototype, ["setProperty", "removeProperty", "cssText"]);
+    guard(w.HTMLFormElement && w.HTMLFormElement.prototype, ["submit", "requestSubmit", "reset"]);
+    guard(w.HTMLInputElement && w.HTMLInputElement.prototype, ["value", "checked", "indeterminate", "valueAsDate", "valueAsNumber", "files", "select", "setRangeText", "setSelectionRange", "stepUp", "stepDown", "showPicker"]);
+    guard(w.HTMLTextAreaElement && w.HTMLTextAreaElement.prototype, ["value", "select", "setRangeText", "setSelectionRange"]);
+    guard(w.HTMLSelectElement && w.HTMLSelectElement.prototype, ["value", "selectedIndex", "add", "remove", "showPicker"]);
+    guard(w.HTMLOptionElement && w.HTMLOptionElement.prototype, ["selected"]);
+    guard(w.HTMLDetailsElement && w.HTMLDetailsElement.prototype, ["open"]);
+    guard(w.HTMLDialogElement && w.HTMLDialogElement.prototype, ["show", "showModal", "close", "requestClose"]);
+    guard(w.HTMLMediaElement && w.HTMLMediaElement.prototype, ["play", "pause", "load", "currentTime", "muted", "volume", "src"]);
+    guard(w.HTMLIFrameElement && w.HTMLIFrameElement.prototype, ["src", "srcdoc"]);
+    guard(w.HTMLAnchorElement && w.HTMLAnchorElement.prototype, ["href"]);
+    guard(w.Document && w.Document.prototype, ["write", "writeln", "open", "close", "execCommand", "title", "cookie", "designMode", "body", "dir"]);
+    guard(w.Range && w.Range.prototype, ["deleteContents", "extractContents", "insertNode", "surroundContents"]);
+    guard(w.Selection && w.Selection.prototype, ["addRange", "removeRange", "removeAllRanges", "collapse", "extend", "selectAllChildren", "setBaseAndExtent", "deleteFromDocument", "modify", "empty", "setPosition", "collapseToStart", "collapseToEnd"]);
+    guard(w.History && w.History.prototype, ["back", "forward", "go", "pushState", "replaceState", "scrollRestoration"]);
+    guard(w.Storage && w.Storage.prototype, ["setItem", "removeItem", "clear"]);
+    guard(w.XMLHttpRequest && w.XMLHttpRequest.prototype, ["open", "send"]);
+    guard(w.Navigator && w.Navigator.prototype, ["sendBeacon", "share", "vibrate", "registerProtocolHandler"]);
+    guard(w.MessagePort && w.MessagePort.prototype, ["postMessage"]);
+    guard(w.BroadcastChannel && w.BroadcastChannel.prototype, ["postMessage"]);
+    guard(w.IDBFactory && w.IDBFactory.prototype, ["open", "deleteDatabase"]);
+    guard(w.CookieStore && w.CookieStore.prototype, ["set", "delete"]);
+    guard(w.Clipboard && w.Clipboard.prototype, ["write", "writeText"]);
+    guard(w.ServiceWorkerContainer && w.ServiceWorkerContainer.prototype, ["register"]);
+    guard(w.CacheStorage && w.CacheStorage.prototype, ["open", "delete"]);
+    guard(w.Element && w.Element.prototype, ["scroll", "scrollTo", "scrollBy", "scrollIntoView"]);
+    guard(w, ["open", "close", "stop", "print", "alert", "confirm", "prompt", "postMessage", "fetch", "scroll", "scrollTo", "scrollBy", "moveTo", "moveBy", "resizeTo", "resizeBy", "focus", "blur", "WebSocket", "EventSource", "Worker", "SharedWorker", "Notification", "name", "status", "opener"]);
+  };
+  installIn(g);
+  for (let i = 0; i < g.frames.length; i++) {
+    try {
+      installIn(g.frames[i]);
+    } catch {
+      // Another origin's frame: nothing of it to borrow.
+    }
+  }
+  // A frame reached later, through its element, is guarded before it is
+  // handed over.
+  for (const [ctor, name, toWindow] of [
+    [g.HTMLIFrameElement, "contentWindow", (v) => v],
+    [g.HTMLIFrameElement, "contentDocument", (v) => v && v.defaultView],
+    [g.HTMLFrameElement, "contentWindow", (v) => v],
+    [g.HTMLFrameElement, "contentDocument", (v) => v && v.defaultView],
+    [g.HTMLObjectElement, "contentWindow", (v) => v],
+    [g.HTMLObjectElement, "contentDocument", (v) => v && v.defaultView],
+  ]) {
+    const d = ctor && Object.getOwnPropertyDescriptor(ctor.prototype, name);
+    if (!d || !d.get || !d.configurable) continue;
+    const get = d.get;
+    Object.defineProperty(ctor.prototype, name, {
+      ...d,
+      get() {
+        const v = apply(get, this, []);
+        try {
+          installIn(toWindow(v));
+        } catch {
+          // Another origin's: nothing to guard here.
+        }
+        return v;
+      },
+    });
+  }
   Object.defineProperty(g, key, {
     value: (s, value) => {
       if (s === secret) on = value;

@@ -46,7 +46,8 @@ const (
 // the access stage's), for counters that start at zero.
 func RelayRules() []string {
 	return []string{ruleNested, ruleNonFlat, ruleTargetTab, ruleUploads, ruleDownloadTo, ruleCredentials, ruleSecret,
-		ruleNeverShared, ruleOutsideFence, ruleTakeOver, ruleReadOnlyWrite}
+		ruleNeverShared, ruleOutsideFence, ruleTakeOver, ruleReadOnlyWrite, ruleBlindFrame, ruleStopped,
+		ruleDialogAnswered}
 }
 
 // targetOnTab are the Target methods a tab's session may send to Chrome.
@@ -69,6 +70,7 @@ func (c *clientConn) relayRules(k *cmd) (Decision, bool) {
 			if d.Verdict == Allow {
 				d = deny(ruleCredentials, "cdprelay: the request's headers could not be read")
 			}
+			c.failPaused(k)
 			return d, false
 		}
 		k.params = p
@@ -90,6 +92,24 @@ func (c *clientConn) relayRules(k *cmd) (Decision, bool) {
 		return deny(ruleTargetTab, "cdprelay: "+k.m.name+" is not available on a tab's session through the relay"), false
 	}
 	return Decision{}, true
+}
+
+// failPaused fails the paused request of a refused Fetch.continueRequest,
+// continueResponse or fulfillRequest: Playwright, among others, does not
+// fail the request itself when the relay refuses its answer, and a paused
+// request nobody answers hangs the page.
+func (c *clientConn) failPaused(k *cmd) {
+	id, ok, _ := exactString(k.params, "requestId")
+	if !ok || id == "" || k.r.via == nil {
+		return
+	}
+	sid := ""
+	if k.r.via.child {
+		sid = k.r.via.id
+	}
+	st := c.inst.lock()
+	st.fire(k.r.tab.id, sid, "Fetch.failRequest", map[string]any{"requestId": id, "errorReason": "BlockedByClient"})
+	c.inst.unlock()
 }
 
 func deny(rule, msg string) Decision { return Decision{Verdict: Deny, Rule: rule, Message: msg} }

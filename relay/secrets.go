@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"strings"
 	"sync/atomic"
+	"time"
 
+	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/secrets"
 )
 
@@ -154,23 +156,139 @@ func (c *clientConn) typeSecret(k call, name string) {
 	// Locked before it is typed: whatever the page says after comes back
 	// with the reference.
 	in.lockSecret(name, value)
-	params, err := json.Marshal(map[string]string{"text": string(value)})
+	allowed, _ := src.Origins(name)
+	expr, err := typeExpression(value, allowed)
 	clear(value)
 	if err != nil {
 		c.failSecret(k, "cdprelay: secret "+name+" could not be typed")
 		return
 	}
-	in.observe(Event{Actor: ActorClient, Kind: KindSecret, Method: k.method, Outcome: OutcomeOK, Detail: "secret " + name + " typed on " + origin})
-	m := lookupMethod([]byte("Input.insertText"))
-	if !c.ext().forward(c, k.id, m, []byte(m.name), params, via, k.replyTo) {
-		c.replyError(k.id, k.replyTo, codeServerError, "Extension disconnected")
+	// The check and the typing run in one task of the page: the focus
+	// cannot move in between.
+	res, err := c.relayEval(ctx, via, string(expr))
+	clear(expr)
+	if err != nil {
+		c.failSecret(k, "cdprelay: secret "+name+" was not typed: "+err.Error())
+		return
 	}
+	var r struct {
+		Result struct {
+			Value struct {
+				Typed  bool   `json:"typed"`
+				Origin string `json:"origin"`
+				Why    string `json:"why"`
+			} `json:"value"`
+		} `json:"result"`
+	}
+	if json.Unmarshal(res, &r) != nil || !r.Result.Value.Typed {
+		why := r.Result.Value.Why
+		if why == "" {
+			why = "the page could not be asked"
+		}
+		c.failSecret(k, "cdprelay: secret "+name+" was not typed: "+why)
+		return
+	}
+	in.observe(Event{Actor: ActorClient, Kind: KindSecret, Method: k.method, Target: targetOf(via.tab), Outcome: OutcomeOK, Detail: "secret " + name + " typed on " + r.Result.Value.Origin})
+	c.replyEmptyTo(k)
 }
+
+// replyEmptyTo answers k with an empty result on the session its reply
+// names.
+func (c *clientConn) replyEmptyTo(k call) {
+	if c.stoppedSince(k) {
+		c.replyError(k.id, k.replyTo, codeServerError, msgStopped)
+		return
+	}
+	buf := getBuf()
+	*buf = wire.AppendResult(*buf, k.id, sessionToken(k.replyTo), nil)
+	c.deliver(buf)
+}
+
+// typeExpression is the script that types value where the focus is, in
+// the same task as it checks that the focused field's frame is on one of
+// origins: nothing of the page runs between the check and the typing.
+func typeExpression(value []byte, origins []string) ([]byte, error) {
+	v, err := json.Marshal(string(value))
+	if err != nil {
+		return nil, err
+	}
+	o, err := json.Marshal(origins)
+	if err != nil {
+		return nil, err
+	}
+	expr := make([]byte, 0, len(typeScript)+len(v)+len(o)+8)
+	expr = append(expr, '(')
+	expr = append(expr, typeScript...)
+	expr = append(expr, ")("...)
+	expr = append(expr, v...)
+	expr = append(expr, ',')
+	expr = append(expr, o...)
+	expr = append(expr, ')')
+	clear(v)
+	return expr, nil
+}
+
+// typeScript finds the focused field as focusProbe does and, when its
+// frame is on one of origins, inserts value there as typing would.
+const typeScript = `(value, origins) => {
+  let doc = document, origin = location.origin;
+  for (let depth = 0; depth < 32; depth++) {
+    let el = doc.activeElement;
+    while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+    if (!el) break;
+    if (el.tagName === "IFRAME" || el.tagName === "FRAME") {
+      let inner = null;
+      try { inner = el.contentDocument; } catch (e) {}
+      if (!inner) return { typed: false, why: "the focus is in a frame of another origin inside " + origin };
+      doc = inner;
+      origin = inner.location.origin;
+      continue;
+    }
+    if (!(el.isContentEditable || /^(INPUT|TEXTAREA)$/.test(el.tagName))) return { typed: false, why: "no field has the focus on " + origin };
+    if (!origins.includes(origin)) return { typed: false, why: "the focused field is on " + origin + ", not on " + origins.join(", ") };
+    if (!doc.execCommand("insertText", false, value)) return { typed: false, why: "the focused field on " + origin + " did not take the text" };
+    return { typed: true, origin };
+  }
+  return { typed: false, why: "no field has the focus on " + origin };
+}`
 
 func (c *clientConn) failSecret(k call, msg string) {
 	c.inst.srv.cfg.Metrics.countRefusal(deny(ruleSecret, msg))
+	if c.stoppedSince(k) {
+		msg = msgStopped
+	}
 	c.replyError(k.id, k.replyTo, codeServerError, msg)
+	c.warnOnce(k.via, msg)
 }
+
+// warnOnce says msg on s's console too (Log.entryAdded), once in a while:
+// a client that retries a refused command until its own timeout (as
+// Playwright's fill does) shows the console, not the error.
+func (c *clientConn) warnOnce(s *session, msg string) {
+	if s == nil || s.tab == nil {
+		return
+	}
+	now := time.Now()
+	c.inst.lock()
+	if c.warned == nil {
+		c.warned = map[string]time.Time{}
+	}
+	key := s.id + "\x00" + msg
+	last, seen := c.warned[key]
+	if !seen || now.Sub(last) > warnEvery {
+		if len(c.warned) > 256 {
+			clear(c.warned)
+		}
+		c.warned[key] = now
+		c.event("Log.entryAdded", s, map[string]any{"entry": map[string]any{
+			"source": "other", "level": "warning", "text": msg, "timestamp": float64(now.UnixMilli()),
+		}})
+	}
+	c.inst.unlock()
+}
+
+// warnEvery is how often warnOnce repeats a warning.
+const warnEvery = 5 * time.Second
 
 // focusOrigin asks the tab (or child frame) via where its focus is.
 func (c *clientConn) focusOrigin(ctx context.Context, via *session) (origin, why string) {
@@ -215,6 +333,7 @@ func (in *Instance) lockSecret(name string, value []byte) {
 }
 
 func (in *Instance) scrubString(s string) string {
+	in.learnURLPasswords([]byte(s))
 	if l := in.locked.Load(); l != nil && l.Contains([]byte(s)) {
 		return string(l.Replace(nil, []byte(s)))
 	}

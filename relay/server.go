@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -20,11 +21,15 @@ import (
 type Server struct {
 	cfg Config // static
 
-	upgrader    websocket.Upgrader // static
-	policy      policyBox          // swapped by SetPolicy
-	credHeaders credentialHeaders  // static: header names redacted on the way out
-	secrets     secretBox          // swapped by SetSecrets
-	changes     changes            // any instance's change, for watchers
+	upgrader    websocket.Upgrader          // static
+	policy      policyBox                   // swapped by SetPolicy
+	credHeaders credentialHeaders           // static: header names redacted on the way out
+	secrets     secretBox                   // swapped by SetSecrets
+	changes     changes                     // any instance's change, for watchers
+	tenants     atomic.Pointer[TenantRules] // swapped by SetTenants; never nil
+	public      publicBase                  // static: the capability URLs' base, or none
+
+	saveMu sync.Mutex // serialises Config.Save
 
 	mu     sync.Mutex
 	byGUID map[string]*Instance // guarded by mu
@@ -53,6 +58,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.policy.store(cfg.Policy)
 	s.SetSecrets(cfg.Secrets)
+	s.SetTenants(TenantRules{})
+	s.public = cfg.public
 	cfg.Metrics.registerInstances(s)
 	guid := cfg.DefaultGUID
 	if guid == "" {
@@ -65,6 +72,7 @@ func New(cfg Config) (*Server, error) {
 		s.def.st.remembered = bi
 	}
 	s.byGUID[guid] = s.def
+	s.restore(cfg.Restore)
 	return s, nil
 }
 
@@ -76,51 +84,38 @@ func (s *Server) Default() *Instance { return s.def }
 // extension connects to it within the configured UnclaimedTTL.
 func (s *Server) NewInstance() (*Instance, error) { return s.NewInstanceWithProfile("") }
 
-// NewInstanceWithProfile mints an instance whose commands are judged by the
-// policy profile named profile ("" for the global policy).
+// NewInstanceWithProfile mints an operator's instance whose commands are
+// judged by the policy profile named profile ("" for the global policy).
 func (s *Server) NewInstanceWithProfile(profile string) (*Instance, error) {
-	if profile != "" && s.cfg.ValidProfile != nil && !s.cfg.ValidProfile(profile) {
-		return nil, fmt.Errorf("no policy profile %q", profile)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil, errors.New("relay is shut down")
-	}
-	if len(s.byGUID) >= s.cfg.MaxInstances {
-		s.cfg.Metrics.limited[limitInstances].Inc()
-		return nil, fmt.Errorf("the relay already keeps %d instances (MaxInstances)", s.cfg.MaxInstances)
-	}
-	in := newInstance(s, newGUID(), false, profile)
-	s.byGUID[in.guid] = in
-	time.AfterFunc(s.cfg.UnclaimedTTL, func() {
-		st := in.lock()
-		claimed := st.everClaimed
-		in.unlock()
-		if !claimed {
-			s.removeInstance(in, "no extension connected in time")
-		}
-	})
-	return in, nil
+	return s.NewInstanceFor("", profile)
 }
 
 func (s *Server) removeInstance(in *Instance, reason string) {
 	s.mu.Lock()
-	if s.byGUID[in.guid] == in {
+	removed := s.byGUID[in.guid] == in
+	if removed {
 		delete(s.byGUID, in.guid)
 	}
 	s.mu.Unlock()
 	in.close(websocket.CloseGoingAway, reason)
-	s.cfg.Logger.Info("instance removed", "instance", in.id, "reason", reason)
+	if removed {
+		s.cfg.Logger.Info("instance removed", "instance", in.id, "reason", reason)
+		s.changes.notify()
+		s.save()
+	}
 }
 
-// Instances returns every instance, the default first.
+// Instances returns every instance, the default first; not one a panic
+// left unusable (tasks.go).
 func (s *Server) Instances() []*Instance {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := []*Instance{s.def}
+	if s.def.wedged.Load() {
+		out = out[:0]
+	}
 	for _, in := range s.byGUID {
-		if in != s.def {
+		if in != s.def && !in.wedged.Load() {
 			out = append(out, in)
 		}
 	}
@@ -140,7 +135,9 @@ func (s *Server) Close(ctx context.Context) error {
 	s.closed = true
 	ins := make([]*Instance, 0, len(s.byGUID))
 	for _, in := range s.byGUID {
-		ins = append(ins, in)
+		if !in.wedged.Load() {
+			ins = append(ins, in)
+		}
 	}
 	s.mu.Unlock()
 	for _, in := range ins {
@@ -194,14 +191,34 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // serveRoute serves a discovery, CDP or extension endpoint of the
 // instance the route names, and reports false when there is none.
+//
+// What a request may reach is decided here, first, for every kind: an
+// instance of another tenant is nil, exactly as an unknown guid.
 func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request, rt routes.Route) bool {
-	in := s.def
-	if rt.GUID != "" {
-		in = s.lookup(rt.GUID)
+	tenant := s.requestTenant(r)
+	var in *Instance
+	switch {
+	case rt.GUID == "" && rt.Kind == routes.KindDiscovery && rt.Doc == routes.DocProtocol:
+		// The protocol's names are no instance's: a tenant without one
+		// gets them too.
+		in = s.def
+	case rt.GUID == "":
+		in = s.DefaultFor(tenant)
+	case rt.Kind == routes.KindExtension:
+		// Only an upgrade pairs, and so claims an instance for a tenant.
+		if in = s.lookup(rt.GUID); in != nil && !s.pairable(tenant, in, websocket.IsWebSocketUpgrade(r)) {
+			in = nil
+		}
+	default:
+		if in = s.lookup(rt.GUID); !Visible(tenant, in) {
+			in = nil
+		}
 	}
 	switch {
 	case in == nil:
 		return false
+	case in.wedged.Load():
+		http.Error(w, "cdprelay: "+ErrWedged.Error(), http.StatusServiceUnavailable)
 	case rt.Kind == routes.KindDiscovery:
 		s.serveDiscovery(w, r, in, rt)
 	case rt.Kind == routes.KindCDP:
@@ -280,6 +297,12 @@ func (s *Server) serveCDP(w http.ResponseWriter, r *http.Request, in *Instance, 
 	err = c.run(pageTarget)
 	reason := closeReasonOf(err)
 	c.cancel()
+	if in.wedged.Load() {
+		// Nothing may take the instance's lock again: the connection
+		// ends without its bookkeeping.
+		<-c.p.writerDone
+		return
+	}
 	in.clientGone(c)
 	c.wg.Wait()
 	if errors.Is(err, errIdle) {
@@ -333,7 +356,9 @@ func (s *Server) serveExtension(w http.ResponseWriter, r *http.Request, in *Inst
 	if errors.Is(err, websocket.ErrReadLimit) {
 		x.p.shutdown(websocket.CloseMessageTooBig, "message too big")
 	}
-	in.extensionGone(x, reason)
+	if !in.wedged.Load() {
+		in.extensionGone(x, reason)
+	}
 	x.p.shutdown(websocket.CloseNormalClosure, "")
 	<-x.p.writerDone
 	conn.Close()

@@ -64,6 +64,8 @@ type session struct {
 	// blind site is blind on its own session (access.go).
 	url string
 	acc tabAccess
+	// navTo is where a child's frame is on its way to, as a tab's (tabs.go).
+	navTo string
 }
 
 func newSession(id string, t *tab, child bool) *session {

@@ -33,6 +33,9 @@ var (
 // Stopped reports whether the instance's automation is stopped, and who
 // stopped it.
 func (in *Instance) Stopped() (bool, string) {
+	if in.wedged.Load() {
+		return false, ""
+	}
 	st := in.lock()
 	defer in.unlock()
 	return st.stoppedBy != "", st.stoppedBy
@@ -41,6 +44,9 @@ func (in *Instance) Stopped() (bool, string) {
 // Stop stops the instance's automation on behalf of by (a viewer's or a
 // token's name).
 func (in *Instance) Stop(by string) error {
+	if in.wedged.Load() {
+		return ErrWedged
+	}
 	if by == "" {
 		by = "a person"
 	}
@@ -79,6 +85,9 @@ func (in *Instance) Stop(by string) error {
 
 // Resume lets the instance's automation go on.
 func (in *Instance) Resume(by string) error {
+	if in.wedged.Load() {
+		return ErrWedged
+	}
 	if by == "" {
 		by = "a person"
 	}

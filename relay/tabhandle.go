@@ -19,6 +19,10 @@ const (
 	// EventClientScreencast: the CDP client started or stopped a
 	// screencast of its own on the tab. Params: {"active": bool}.
 	EventClientScreencast = "cdprelay.clientScreencast"
+	// EventHidden: the tab, or a frame of it, is now on a site hidden from
+	// automation and the live view: the frames seen before must not be
+	// shown again.
+	EventHidden = "cdprelay.hidden"
 )
 
 // TabEvent is an event delivered to a TabHandle.
@@ -50,6 +54,9 @@ var ErrNoTab = errors.New("no such shared tab")
 // OpenTab attaches to a shared tab for the relay's own use. fn receives
 // the tab's screencast frames and the Event* notifications.
 func (in *Instance) OpenTab(ctx context.Context, tabID int64, fn func(TabEvent)) (*TabHandle, error) {
+	if in.wedged.Load() {
+		return nil, ErrWedged
+	}
 	st := in.lock()
 	x, t := st.ext, st.tabs[tabID]
 	in.unlock()

@@ -36,6 +36,14 @@ type tab struct {
 	// automation may do with the tab is the strictest of theirs and the
 	// document's, since the tab's own session reaches into them.
 	frames map[string]string
+	// navTo is where the tab's main frame is on its way to, from the first
+	// event that says so (Page.frameStartedNavigating or
+	// frameRequestedNavigation, a Document request or its redirect) until a
+	// document commits: the tab is as strict as that destination from then
+	// on, so that nothing of a page on a blind site — not even its URL in a
+	// request event — reaches the client before it commits. A navigation
+	// that never commits leaves the tab that strict until the next one does.
+	navTo string
 	// relayWorlds are the relay's own isolated worlds (relayworld.go), by
 	// session ("" for the tab's own), for the frame the session runs.
 	relayWorlds map[string]int64
@@ -94,7 +102,7 @@ type tab struct {
 	readOnly atomic.Bool
 	// paused are the real credential headers of the tab's paused requests,
 	// by session and request id, for the client's continue (credentials.go).
-	paused map[string]map[string]string
+	paused map[string]*keptRequest
 	// resuming is closed when a resume of the tab's sessions ends
 	// (resume.go); nil when none is under way. replay is what the
 	// sessions set that a resume sets again, in order; nextScript numbers

@@ -61,8 +61,12 @@ func (st *state) setDocument(t *tab, url string) (letGo bool) {
 	if err := neverSharedURL(url); err != "" {
 		return true
 	}
-	t.docURL = url
-	st.setTargetInfo(t, url, t.title)
+	title := t.title
+	if url != t.docURL {
+		title = "" // a new document: its title is yet to come
+	}
+	t.docURL, t.navTo = url, ""
+	st.setTargetInfo(t, url, title)
 	if was, changed := st.updateAccess(t); changed {
 		st.accessChanged(t, was)
 	}
@@ -86,6 +90,48 @@ func (st *state) setFrame(t *tab, id, url string) {
 	}
 	if was, changed := st.updateAccess(t); changed {
 		st.accessChanged(t, was)
+	}
+}
+
+// setNavTo records where t's main frame is on its way to, and decides its
+// access again.
+func (st *state) setNavTo(t *tab, url string) {
+	if url == "" || url == t.navTo || !st.in.hasTiers() {
+		return
+	}
+	t.navTo = url
+	if was, changed := st.updateAccess(t); changed {
+		st.accessChanged(t, was)
+	}
+}
+
+// noteRequest looks at a request event of t's (on child session cs, nil
+// for the tab's own) for a navigation: a Document request of the frame
+// the session runs, or its redirect, says where it is going before any
+// page event does.
+func (st *state) noteRequest(t *tab, cs *session, method, params []byte) {
+	if !st.in.hasTiers() {
+		return
+	}
+	var kind, frame, url []byte
+	switch string(method) {
+	case "Network.requestWillBeSent":
+		kind, frame = wire.StringField(params, "type"), wire.StringField(params, "frameId")
+		url = wire.StringField(wire.Field(params, "request"), "url")
+	case "Fetch.requestPaused":
+		kind, frame = wire.StringField(params, "resourceType"), wire.StringField(params, "frameId")
+		url = wire.StringField(wire.Field(params, "request"), "url")
+	default:
+		return
+	}
+	if string(kind) != "Document" || len(url) == 0 {
+		return
+	}
+	switch {
+	case cs == nil && string(frame) == t.targetID:
+		st.setNavTo(t, string(url))
+	case cs != nil && string(frame) == cs.targetID:
+		st.setChildNav(cs, string(url))
 	}
 }
 
@@ -120,6 +166,12 @@ func (st *state) trackPage(t *tab, method, params []byte) (refresh, letGo bool) 
 		if u := wire.StringField(params, "url"); len(u) > 0 && neverSharedURL(string(u)) != "" {
 			st.letGo(t, string(u))
 			return false, true
+		}
+		st.setNavTo(t, string(wire.StringField(params, "url")))
+	case "Page.frameRequestedNavigation":
+		// A navigation the page asked for, earlier still.
+		if string(wire.StringField(params, "frameId")) == t.targetID && string(wire.StringField(params, "disposition")) == "currentTab" {
+			st.setNavTo(t, string(wire.StringField(params, "url")))
 		}
 	case "Page.frameNavigated":
 		f := wire.Field(params, "frame")

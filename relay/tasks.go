@@ -1,8 +1,10 @@
 package relay
 
 import (
+	"errors"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"github.com/gorilla/websocket"
 )
@@ -46,11 +48,54 @@ func (in *Instance) recoverPanic(where string) {
 }
 
 // panicked reports and contains a recovered panic.
+//
+// Code that panics while it holds the instance's lock leaves it held: the
+// instance's state may be half changed, and nothing may use it again. Then
+// the instance is wedged: its sockets are closed, it is out of the
+// server's lists, and what asks it anything is refused at once rather than
+// left waiting (a restart brings its guid back). Other instances go on.
 func (in *Instance) panicked(where string, r any) {
 	in.log.Error("panic; closing this instance's connections", "in", where, "panic", r, "stack", string(debug.Stack()))
 	in.srv.cfg.Metrics.panics.Inc()
-	in.closeSockets(websocket.CloseInternalServerErr, msgInternal)
+	if in.lockWithin(wedgeWait) {
+		in.mu.Unlock()
+		in.closeSockets(websocket.CloseInternalServerErr, msgInternal)
+		return
+	}
+	in.wedged.Store(true)
+	in.log.Error("the panic left this instance unusable; restart the relay to use it again")
+	// The lock is this goroutine's (the panicking code took it): the state
+	// is ours to read.
+	x, c := in.st.ext, in.st.client
+	if c != nil {
+		c.close(websocket.CloseInternalServerErr, msgInternal)
+	}
+	if x != nil {
+		x.p.shutdown(websocket.CloseInternalServerErr, msgInternal)
+	}
 }
+
+// wedgeWait is how long a panic's recovery waits for the instance's lock
+// before it takes the lock to be the panicking code's own: no critical
+// section is that long.
+const wedgeWait = 250 * time.Millisecond
+
+// lockWithin takes the lock if it is free within d.
+func (in *Instance) lockWithin(d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for {
+		if in.mu.TryLock() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// ErrWedged answers what asks an instance a panic left unusable.
+var ErrWedged = errors.New("this instance stopped working after an internal error; restart the relay")
 
 // closeSockets closes the instance's client and extension sockets with a
 // reason, leaving the instance itself in place: the extension reconnects

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
@@ -30,6 +31,9 @@ const (
 	// EventClientScreencast: the CDP client started or stopped its own
 	// screencast. Params: {"active": bool}.
 	EventClientScreencast = "cdprelay.clientScreencast"
+	// EventHidden: the tab now shows what the live view may not see: the
+	// last frame is forgotten, so that no new subscriber is given it.
+	EventHidden = "cdprelay.hidden"
 )
 
 // Event is one event of the tab.
@@ -82,6 +86,9 @@ type Config struct {
 	Metrics *Metrics
 	// Logger receives the tap's rare logs. Default: discard.
 	Logger *slog.Logger
+	// OnPanic is called when a tap's goroutine panicked (and the tap
+	// stopped), for a metric. Default: nothing.
+	OnPanic func()
 }
 
 const (
@@ -319,6 +326,20 @@ type runState struct {
 func (t *Tap) run() {
 	defer close(t.done)
 	defer t.cfg.Metrics.tapDelta(-1)
+	defer func() {
+		// A panic stops this tap: its viewers see it stopped; the tab,
+		// the automation and every other tap go on.
+		if r := recover(); r != nil {
+			t.cfg.Logger.Error("panic; this screencast stops", "panic", r, "stack", string(debug.Stack()))
+			if t.cfg.OnPanic != nil {
+				t.cfg.OnPanic()
+			}
+			if t.mu.TryLock() {
+				t.mu.Unlock()
+				t.end(StatusStopped)
+			}
+		}
+	}()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	st := &runState{ackTimer: time.NewTimer(time.Hour), idle: time.NewTimer(time.Hour)}
@@ -394,6 +415,10 @@ func (t *Tap) handle(ctx context.Context, st *runState, ev Event) Status {
 		st.ackTimer.Stop()
 	case EventDetached:
 		return StatusDetached
+	case EventHidden:
+		t.mu.Lock()
+		t.last = nil
+		t.mu.Unlock()
 	case EventClientScreencast:
 		var p struct {
 			Active bool `json:"active"`

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	"html"
 	"net/url"
 	"strings"
 	"unicode/utf16"
@@ -38,6 +39,16 @@ type Lock struct {
 type pattern struct {
 	b   []byte
 	ref []byte
+	// enc is the alphabet of a base64 form: Replace decodes the base64
+	// text around it, replaces there, and encodes it again, so that what
+	// the client decodes reads as the reference.
+	enc *base64.Encoding
+}
+
+// form is one byte string a value takes in a message.
+type form struct {
+	b   []byte
+	enc *base64.Encoding
 }
 
 // Add returns a lock that also hides value as secret name's reference.
@@ -49,12 +60,12 @@ func (l *Lock) Add(name string, value []byte) *Lock {
 			n.names[k] = true
 		}
 		for _, p := range l.pats {
-			n.add(p.b, p.ref)
+			n.add(p.b, p.ref, p.enc)
 		}
 	}
 	ref := []byte(Ref(name))
 	for _, f := range forms(bytes.Clone(value)) {
-		n.add(f, ref)
+		n.add(f.b, ref, f.enc)
 	}
 	return n
 }
@@ -62,7 +73,7 @@ func (l *Lock) Add(name string, value []byte) *Lock {
 // Has reports whether secret name is locked.
 func (l *Lock) Has(name string) bool { return l != nil && l.names[name] }
 
-func (l *Lock) add(b, ref []byte) {
+func (l *Lock) add(b, ref []byte, enc *base64.Encoding) {
 	if len(b) == 0 {
 		return
 	}
@@ -72,7 +83,7 @@ func (l *Lock) add(b, ref []byte) {
 		}
 	}
 	i := len(l.pats)
-	l.pats = append(l.pats, pattern{b: b, ref: ref})
+	l.pats = append(l.pats, pattern{b: b, ref: ref, enc: enc})
 	if len(b) < 4 {
 		l.short = append(l.short, i)
 		return
@@ -105,29 +116,91 @@ func (l *Lock) addGrams(b []byte) {
 func hash(w uint32) uint32 { return (w * 0x9E3779B1) >> 16 }
 
 // forms are the byte strings value takes in a message.
-func forms(value []byte) [][]byte {
+func forms(value []byte) []form {
 	s := string(value)
-	out := [][]byte{value}
+	out := []form{{b: value}}
 	add := func(f string) {
 		if f != "" && f != s {
-			out = append(out, []byte(f))
+			out = append(out, form{b: []byte(f)})
 		}
 	}
-	// The JSON forms: JSON.stringify's (what our extension sends),
-	// encoding/json's (HTML characters escaped), and an ASCII-only one.
-	add(jsonEscape(s, false))
-	add(jsonEscape(s, true))
-	if j, err := json.Marshal(s); err == nil {
-		add(string(j[1 : len(j)-1]))
+	// The text forms: as it is, as a URL or a form post carries it, as a
+	// page echoes it in HTML; each of them base64-encoded (a request body
+	// in Network.requestWillBeSent's postDataEntries); and all of those
+	// escaped for JSON three ways: JSON.stringify's (what our extension
+	// sends), encoding/json's (HTML characters escaped), and ASCII-only.
+	texts := []string{s,
+		url.QueryEscape(s), url.PathEscape(s),
+		percentEscape(s, wwwFormSafe, true, false), percentEscape(s, wwwFormSafe, true, true),
+		percentEscape(s, uriComponentSafe, false, false), percentEscape(s, uriComponentSafe, false, true),
+		percentEscape(s, uriSafe, false, false),
+		html.EscapeString(s), htmlEscape(s, false), htmlEscape(s, true),
 	}
-	add(url.QueryEscape(s))
-	add(url.PathEscape(s))
-	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
-		for k := 0; k < 3; k++ {
-			add(stableBase64(enc, value, k))
+	seen := map[string]bool{}
+	for _, t := range texts {
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		add(t)
+		add(jsonEscape(t, false))
+		add(jsonEscape(t, true))
+		if j, err := json.Marshal(t); err == nil {
+			add(string(j[1 : len(j)-1]))
+		}
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
+			for k := 0; k < 3; k++ {
+				if f := stableBase64(enc, []byte(t), k); f != "" {
+					out = append(out, form{b: []byte(f), enc: enc})
+				}
+			}
 		}
 	}
 	return out
+}
+
+// The characters percent-encoding leaves as they are: the
+// application/x-www-form-urlencoded serializer's (URLSearchParams, form
+// posts), encodeURIComponent's and encodeURI's, besides ASCII letters and
+// digits.
+const (
+	wwwFormSafe      = "*-._"
+	uriComponentSafe = "-_.!~*'()"
+	uriSafe          = "-_.!~*'();/?:@&=+$,#"
+)
+
+// percentEscape percent-encodes the UTF-8 bytes of s but letters, digits
+// and safe; plus writes a space as '+'; lower uses lower-case hex digits.
+func percentEscape(s, safe string, plus, lower bool) string {
+	digits := "0123456789ABCDEF"
+	if lower {
+		digits = "0123456789abcdef"
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', strings.IndexByte(safe, c) >= 0:
+			b.WriteByte(c)
+		case c == ' ' && plus:
+			b.WriteByte('+')
+		default:
+			b.WriteByte('%')
+			b.WriteByte(digits[c>>4])
+			b.WriteByte(digits[c&15])
+		}
+	}
+	return b.String()
+}
+
+// htmlEscape escapes s as a browser serializes text (&, <, >) or, with
+// attr, an attribute value (&, ").
+func htmlEscape(s string, attr bool) string {
+	r := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "\u00a0", "&nbsp;")
+	if attr {
+		r = strings.NewReplacer("&", "&amp;", "\"", "&quot;", "\u00a0", "&nbsp;")
+	}
+	return r.Replace(s)
 }
 
 // jsonEscape escapes s as JSON.stringify does inside a string, and with
@@ -232,18 +305,72 @@ func (l *Lock) at(b []byte, s int) int {
 
 // Replace appends b to dst with every locked value replaced by its
 // reference.
-func (l *Lock) Replace(dst, b []byte) []byte {
+func (l *Lock) Replace(dst, b []byte) []byte { return l.replace(dst, b, 0) }
+
+func (l *Lock) replace(dst, b []byte, depth int) []byte {
 	start := 0
 	for i := 0; ; {
 		at, p, ok := l.next(b, i)
 		if !ok {
 			return append(dst, b[start:]...)
 		}
+		pat := l.pats[p]
+		if pat.enc != nil && depth < 2 {
+			// Inside base64 text: decode the run, replace, encode again.
+			if rs, re, ok := base64Run(b, at, at+len(pat.b), pat.enc); ok && rs >= start {
+				if dec, pad, ok := decodeRun(b[rs:re], pat.enc); ok {
+					out := l.replace(nil, dec, depth+1)
+					dst = append(dst, b[start:rs]...)
+					enc := pat.enc
+					if !pad {
+						enc = enc.WithPadding(base64.NoPadding)
+					}
+					dst = enc.AppendEncode(dst, out)
+					start, i = re, re
+					continue
+				}
+			}
+		}
 		dst = append(dst, b[start:at]...)
-		dst = append(dst, l.pats[p].ref...)
-		start = at + len(l.pats[p].b)
+		dst = append(dst, pat.ref...)
+		start = at + len(pat.b)
 		i = start
 	}
+}
+
+// base64Run widens [s, e) of b to the run of enc's alphabet around it,
+// with its padding.
+func base64Run(b []byte, s, e int, enc *base64.Encoding) (int, int, bool) {
+	in := func(c byte) bool {
+		switch {
+		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+			return true
+		case enc == base64.URLEncoding:
+			return c == '-' || c == '_'
+		}
+		return c == '+' || c == '/'
+	}
+	for s > 0 && in(b[s-1]) {
+		s--
+	}
+	for e < len(b) && in(b[e]) {
+		e++
+	}
+	for e < len(b) && b[e] == '=' {
+		e++
+	}
+	return s, e, e-s >= 4
+}
+
+// decodeRun decodes a run of base64 text, padded or not.
+func decodeRun(run []byte, enc *base64.Encoding) (dec []byte, padded, ok bool) {
+	if d, err := enc.AppendDecode(nil, run); err == nil {
+		return d, true, true
+	}
+	if d, err := enc.WithPadding(base64.NoPadding).AppendDecode(nil, run); err == nil {
+		return d, false, true
+	}
+	return nil, false, false
 }
 
 // next finds the first locked value at or after i: its offset and

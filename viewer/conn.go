@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,6 +34,7 @@ type conn struct {
 	ws          *websocket.Conn // static; the read loop reads, the write loop writes; closeWith may add a close frame
 	holder      string          // static: how the relay and other viewers name this viewer
 	interactive bool            // static: may take control and send input
+	tenant      string          // static: whose instances it sees ("": every one)
 	log         *slog.Logger    // static
 
 	ctx    context.Context    // static: ends with the connection
@@ -85,7 +87,7 @@ type sharedFrame struct {
 	meta, jpeg *websocket.PreparedMessage
 }
 
-func newConn(s *Server, ws *websocket.Conn, interactive bool, remote string) *conn {
+func newConn(s *Server, ws *websocket.Conn, interactive bool, tenant, remote string) *conn {
 	var id [3]byte
 	_, _ = rand.Read(id[:])
 	name := "viewer " + hex.EncodeToString(id[:])
@@ -95,6 +97,7 @@ func newConn(s *Server, ws *websocket.Conn, interactive bool, remote string) *co
 		ws:          ws,
 		holder:      name,
 		interactive: interactive,
+		tenant:      tenant,
 		log:         s.log.With("viewer", name, "remote", remote),
 		ctx:         ctx,
 		cancel:      cancel,
@@ -113,13 +116,14 @@ func (c *conn) serve() {
 	writerDone := make(chan struct{})
 	go func() {
 		defer close(writerDone)
+		defer c.recoverPanic("viewer writer")
 		if err := c.writeLoop(); err != nil {
 			c.log.Debug("viewer write", "err", err)
 		}
 		// Unblock the read loop.
 		c.ws.Close()
 	}()
-	err := c.readLoop()
+	err := c.readLoopGuarded()
 	c.cancel()
 	c.unsubscribe()
 	c.closeWith(websocket.CloseNormalClosure, "")
@@ -138,6 +142,35 @@ func (c *conn) serve() {
 		reason = err.Error()
 	}
 	c.log.Info("viewer disconnected", "reason", reason)
+}
+
+// readLoopGuarded is readLoop behind the viewer's panic boundary: a panic
+// ends this viewer's connection with a reason, not the live view.
+func (c *conn) readLoopGuarded() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.panicked("viewer reader", r)
+			err = errors.New("internal error")
+		}
+	}()
+	return c.readLoop()
+}
+
+// recoverPanic, deferred at the top of a viewer's goroutine, contains a
+// panic to that viewer.
+func (c *conn) recoverPanic(where string) {
+	if r := recover(); r != nil {
+		c.panicked(where, r)
+	}
+}
+
+func (c *conn) panicked(where string, r any) {
+	c.log.Error("panic; closing this viewer", "in", where, "panic", r, "stack", string(debug.Stack()))
+	if c.srv.cfg.OnPanic != nil {
+		c.srv.cfg.OnPanic()
+	}
+	c.closeWith(websocket.CloseInternalServerErr, "cdprelay: internal error (see the relay's log)")
+	c.ws.Close()
 }
 
 // closeWith sends a close frame and ends the connection. Safe from any
@@ -185,13 +218,14 @@ func (c *conn) writeLoop() error {
 		cur      *subscription
 		ready    <-chan struct{}
 		lastList []byte
+		changed  = c.srv.changes()
 	)
 	write := func(mt int, b []byte) error {
 		_ = c.ws.SetWriteDeadline(time.Now().Add(c.srv.cfg.WriteTimeout))
 		return c.ws.WriteMessage(mt, b)
 	}
 	sendList := func(force bool) error {
-		b := mustJSON(c.srv.snapshot())
+		b := mustJSON(c.srv.snapshot(c.tenant))
 		if !force && bytes.Equal(b, lastList) {
 			return nil
 		}
@@ -230,6 +264,11 @@ func (c *conn) writeLoop() error {
 				return err
 			}
 		case <-list.C:
+			if err := sendList(false); err != nil {
+				return err
+			}
+		case <-changed:
+			changed = c.srv.changes()
 			if err := sendList(false); err != nil {
 				return err
 			}
@@ -336,6 +375,15 @@ func (c *conn) handle(req *request) {
 		if err := c.input(req); err != nil {
 			c.sendError(req, err.Error())
 		}
+	case msgStop, msgResume, msgDialog, msgApprove, msgDeny:
+		if err := c.inCharge(req); err != nil {
+			c.sendError(req, err.Error())
+			return
+		}
+		select {
+		case c.listNow <- struct{}{}:
+		default:
+		}
 	default:
 		c.sendError(req, fmt.Sprintf("unknown message type %.32q", req.Type))
 	}
@@ -351,7 +399,7 @@ func (c *conn) subscribe(req *request) {
 		return
 	}
 	c.unsubscribe()
-	w, sub, err := c.srv.subscribe(c.ctx, key)
+	w, sub, err := c.srv.subscribe(c.ctx, c.tenant, key)
 	if err != nil {
 		if c.ctx.Err() == nil {
 			c.sendError(req, err.Error())
@@ -401,7 +449,52 @@ func (c *conn) takeControl(req *request) {
 	}
 	c.holding = true
 	c.log.Info("control taken", "instance", k.instance, "tab", k.tab)
-	c.srv.broadcast(mustJSON(controlMsg{Type: msgControl, Instance: k.instance, Tab: k.tab, Holder: c.holder}))
+	c.srv.broadcast(c.cur.w.inst, mustJSON(controlMsg{Type: msgControl, Instance: k.instance, Tab: k.tab, Holder: c.holder}))
+}
+
+// inCharge carries out what a person in charge of an instance does: stop
+// or resume its automation, answer a dialog, approve or deny a held
+// command. Interactive viewers only.
+func (c *conn) inCharge(req *request) error {
+	if !c.interactive {
+		return errors.New("this viewer may only watch")
+	}
+	if req.Instance == "" {
+		return errors.New(req.Type + " needs an instance")
+	}
+	in := c.srv.instance(c.tenant, req.Instance)
+	if in == nil {
+		return errNoInstance // another tenant's is no more there than one that never was
+	}
+	var err error
+	switch req.Type {
+	case msgStop:
+		err = in.Stop(c.holder)
+	case msgResume:
+		err = in.Resume(c.holder)
+	case msgDialog:
+		if req.Tab == 0 || req.Accept == nil {
+			return errors.New("answer-dialog needs a tab and accept (true or false)")
+		}
+		if len(req.PromptText) > 4096 {
+			return errors.New("a prompt's text is at most 4096 bytes")
+		}
+		err = in.AnswerDialog(req.Tab, req.Dialog, *req.Accept, req.PromptText, c.holder)
+	case msgApprove, msgDeny:
+		if req.Approval == 0 {
+			return errors.New(req.Type + " needs an approval id")
+		}
+		if req.Type == msgApprove {
+			err = in.Approve(req.Approval, c.holder)
+		} else {
+			err = in.Deny(req.Approval, c.holder)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", req.Type, err)
+	}
+	c.log.Info(req.Type, "instance", req.Instance, "tab", req.Tab, "approval", req.Approval)
+	return nil
 }
 
 // release hands cur's tab back to automation.
@@ -413,7 +506,7 @@ func (c *conn) release() {
 		c.log.Debug("hand back", "tab", k.tab, "err", err)
 	}
 	c.log.Info("control handed back", "instance", k.instance, "tab", k.tab)
-	c.srv.broadcast(mustJSON(controlMsg{Type: msgControl, Instance: k.instance, Tab: k.tab, Holder: ""}))
+	c.srv.broadcast(c.cur.w.inst, mustJSON(controlMsg{Type: msgControl, Instance: k.instance, Tab: k.tab, Holder: ""}))
 }
 
 // input checks that this viewer may act on its tab, maps the input and
@@ -433,7 +526,7 @@ func (c *conn) input(req *request) error {
 	if by := s.w.inst.Controller(s.key.tab); by != c.holder {
 		// The relay forgot the take-over (the tab was re-shared, say).
 		c.holding = false
-		c.srv.broadcast(mustJSON(controlMsg{Type: msgControl, Instance: s.key.instance, Tab: s.key.tab, Holder: by}))
+		c.srv.broadcast(s.w.inst, mustJSON(controlMsg{Type: msgControl, Instance: s.key.instance, Tab: s.key.tab, Holder: by}))
 		return errors.New("this viewer no longer controls the tab")
 	}
 	in := *req.Input

@@ -2,6 +2,7 @@ package viewer
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/cdprelay/cdprelay/screencast"
 )
@@ -15,6 +16,11 @@ const (
 	msgInput       = "input"
 	msgTakeControl = "take-control"
 	msgHandBack    = "hand-back"
+	msgStop        = "stop"
+	msgResume      = "resume"
+	msgDialog      = "answer-dialog"
+	msgApprove     = "approve"
+	msgDeny        = "deny"
 
 	// server → viewer
 	msgHello     = "hello"
@@ -32,6 +38,13 @@ type request struct {
 	Instance string `json:"instance,omitempty"`
 	Tab      int64  `json:"tab,omitempty"`
 	Input    *Input `json:"input,omitempty"`
+	// answer-dialog: the dialog's id (0: whichever the tab shows), the
+	// answer and a prompt's text.
+	Dialog     int64  `json:"dialog,omitempty"`
+	Accept     *bool  `json:"accept,omitempty"`
+	PromptText string `json:"promptText,omitempty"`
+	// approve, deny: the approval's id.
+	Approval int64 `json:"approval,omitempty"`
 }
 
 type helloMsg struct {
@@ -53,6 +66,28 @@ type instanceView struct {
 	Client    bool      `json:"client"`
 	Browser   string    `json:"browser,omitempty"`
 	Tabs      []tabView `json:"tabs"`
+	// Stopped: a person stopped the automation (StoppedBy).
+	Stopped   bool   `json:"stopped"`
+	StoppedBy string `json:"stoppedBy,omitempty"`
+	// Approvals are the commands waiting for a person's approval.
+	Approvals []approvalView `json:"approvals"`
+}
+
+type approvalView struct {
+	ID        int64     `json:"id"`
+	Tab       int64     `json:"tab,omitempty"`
+	What      string    `json:"what"`
+	Method    string    `json:"method"`
+	AskedAt   time.Time `json:"askedAt"`
+	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+type dialogView struct {
+	ID            int64  `json:"id"`
+	Type          string `json:"type"`
+	Message       string `json:"message"`
+	DefaultPrompt string `json:"defaultPrompt,omitempty"`
+	AnsweredBy    string `json:"answeredBy,omitempty"`
 }
 
 type tabView struct {
@@ -63,6 +98,10 @@ type tabView struct {
 	Status       string `json:"status"`
 	ControlledBy string `json:"controlledBy,omitempty"`
 	Viewers      int    `json:"viewers"`
+	// Access is what automation may do with the tab: full, read-only or
+	// blind (then the live view shows nothing of it either).
+	Access string      `json:"access,omitempty"`
+	Dialog *dialogView `json:"dialog,omitempty"`
 }
 
 // Tab statuses in the instances list besides the screencast's own.

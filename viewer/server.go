@@ -41,6 +41,12 @@ type Config struct {
 	// Origin check. Default: a loopback peer is interactive unless it asks
 	// for ?mode=view.
 	Interactive func(r *http.Request) bool
+	// Tenant names the tenant a viewer connecting with r acts for; "" is
+	// the operator, who sees every instance. A tenant's viewer sees its
+	// own instances only: in the list, in control messages, and to
+	// subscribe, where another tenant's instance is refused exactly as
+	// one that does not exist. Default: every viewer is the operator's.
+	Tenant func(r *http.Request) string
 	// Page serves the live-view page at every path but /viewer.
 	// Default: the embedded page of package web.
 	Page http.Handler
@@ -50,6 +56,10 @@ type Config struct {
 	SendQueue int
 	// MaxMessageBytes bounds one message from a viewer. Default: 64 KiB.
 	MaxMessageBytes int64
+	// OnPanic is called when a viewer's goroutine panicked (and that viewer
+	// was closed), for a metric. Default: nothing.
+	OnPanic func()
+
 	// ListEvery is how often each viewer's instance list is refreshed
 	// when it changed. Default: 1 s.
 	ListEvery time.Duration
@@ -89,6 +99,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Interactive == nil {
 		c.Interactive = defaultInteractive
+	}
+	if c.Tenant == nil {
+		c.Tenant = func(*http.Request) string { return "" }
 	}
 	if c.Page == nil {
 		c.Page = web.Handler()
@@ -206,11 +219,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	interactive := s.cfg.Interactive(r)
+	tenant := s.cfg.Tenant(r)
 	ws, err := s.upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		return // the upgrader has answered
 	}
-	c := newConn(s, ws, interactive, r.RemoteAddr)
+	c := newConn(s, ws, interactive, tenant, r.RemoteAddr)
 	if !s.addConn(c) {
 		c.closeWith(websocket.CloseGoingAway, "cdprelay is shutting down")
 		ws.Close()
@@ -291,9 +305,30 @@ func (s *Server) Close(ctx context.Context) error {
 	}
 }
 
-func (s *Server) instance(id string) Instance {
+// changes is a channel closed at the next change of the source's
+// instances, or nil when the source does not say (the list then waits for
+// its next refresh).
+func (s *Server) changes() <-chan struct{} {
+	if ch, ok := s.cfg.Source.(Changer); ok {
+		return ch.Changed()
+	}
+	return nil
+}
+
+// errNoInstance answers a subscribe to an instance that does not exist,
+// and to another tenant's alike: it names neither.
+var errNoInstance = errors.New("no such instance")
+
+// sees reports whether a viewer acting for tenant sees in.
+func sees(tenant string, in Instance) bool { return tenant == "" || in.Tenant() == tenant }
+
+// instance finds an instance by id among those tenant sees.
+func (s *Server) instance(tenant, id string) Instance {
 	for _, in := range s.cfg.Source.Instances() {
 		if in.ID() == id {
+			if !sees(tenant, in) {
+				return nil
+			}
 			return in
 		}
 	}
@@ -302,7 +337,12 @@ func (s *Server) instance(id string) Instance {
 
 // subscribe adds a subscriber to the tap of key, opening the tab first if
 // nobody watches it yet.
-func (s *Server) subscribe(ctx context.Context, key tabKey) (*watch, *screencast.Subscriber, error) {
+func (s *Server) subscribe(ctx context.Context, tenant string, key tabKey) (*watch, *screencast.Subscriber, error) {
+	// Who may watch is decided first, and the same way whether a tab is
+	// watched already or not.
+	if s.instance(tenant, key.instance) == nil {
+		return nil, nil, errNoInstance
+	}
 	for {
 		s.mu.Lock()
 		if s.closed {
@@ -311,10 +351,10 @@ func (s *Server) subscribe(ctx context.Context, key tabKey) (*watch, *screencast
 		}
 		w := s.watches[key]
 		if w == nil {
-			in := s.instance(key.instance)
+			in := s.instance(tenant, key.instance)
 			if in == nil {
 				s.mu.Unlock()
-				return nil, nil, fmt.Errorf("no instance %.32q", key.instance)
+				return nil, nil, errNoInstance
 			}
 			w = &watch{key: key, inst: in, ready: make(chan struct{}), done: make(chan struct{})}
 			s.watches[key] = w
@@ -400,8 +440,8 @@ func (s *Server) forget(w *watch) {
 	s.mu.Unlock()
 }
 
-// snapshot is the instance list as viewers see it.
-func (s *Server) snapshot() instancesMsg {
+// snapshot is the instance list as a viewer acting for tenant sees it.
+func (s *Server) snapshot(tenant string) instancesMsg {
 	s.mu.Lock()
 	taps := make(map[tabKey]*screencast.Tap, len(s.watches))
 	for k, w := range s.watches {
@@ -416,13 +456,23 @@ func (s *Server) snapshot() instancesMsg {
 	s.mu.Unlock()
 	msg := instancesMsg{Type: msgInstances, Instances: []instanceView{}}
 	for _, in := range s.cfg.Source.Instances() {
+		if !sees(tenant, in) {
+			continue
+		}
 		st := in.Status()
 		iv := instanceView{
 			ID: st.ID, Default: st.Default, Extension: st.Extension, Ready: st.Ready,
 			Client: st.Client, Browser: st.Browser.Product, Tabs: []tabView{},
+			Stopped: st.Stopped, StoppedBy: st.StoppedBy, Approvals: []approvalView{},
+		}
+		for _, a := range st.Approvals {
+			iv.Approvals = append(iv.Approvals, approvalView{ID: a.ID, Tab: a.TabID, What: a.What, Method: a.Method, AskedAt: a.AskedAt, ExpiresAt: a.ExpiresAt})
 		}
 		for _, t := range st.Tabs {
-			tv := tabView{ID: t.TabID, URL: t.URL, Title: t.Title, Attached: t.Attached, Status: statusIdle}
+			tv := tabView{ID: t.TabID, URL: t.URL, Title: t.Title, Attached: t.Attached, Status: statusIdle, Access: t.Access}
+			if d := t.Dialog; d != nil {
+				tv.Dialog = &dialogView{ID: d.ID, Type: d.Type, Message: d.Message, DefaultPrompt: d.DefaultPrompt, AnsweredBy: d.AnsweredBy}
+			}
 			if tap := taps[tabKey{st.ID, t.TabID}]; tap != nil {
 				tv.Status = string(tap.Status())
 				tv.Viewers = tap.Subscribers()
@@ -435,12 +485,14 @@ func (s *Server) snapshot() instancesMsg {
 	return msg
 }
 
-// broadcast queues msg for every viewer.
-func (s *Server) broadcast(msg []byte) {
+// broadcast queues msg, which is about in, for every viewer that sees in.
+func (s *Server) broadcast(in Instance, msg []byte) {
 	s.mu.Lock()
 	conns := make([]*conn, 0, len(s.conns))
 	for c := range s.conns {
-		conns = append(conns, c)
+		if sees(c.tenant, in) {
+			conns = append(conns, c)
+		}
 	}
 	s.mu.Unlock()
 	for _, c := range conns {
@@ -459,7 +511,7 @@ type Watch struct {
 // id and tab id, for status endpoints.
 func (s *Server) Watches() map[string]map[int64]Watch {
 	out := map[string]map[int64]Watch{}
-	for _, iv := range s.snapshot().Instances {
+	for _, iv := range s.snapshot("").Instances {
 		m := make(map[int64]Watch, len(iv.Tabs))
 		for _, t := range iv.Tabs {
 			m[t.ID] = Watch{Status: t.Status, Viewers: t.Viewers, ControlledBy: t.ControlledBy}

@@ -481,7 +481,7 @@ func TestBadRequests(t *testing.T) {
 	v := h.viewer("", nil)
 	v.mustFail(map[string]any{"type": "nonsense"}, "unknown message type")
 	v.mustFail(map[string]any{"type": "subscribe"}, "needs an instance")
-	v.mustFail(map[string]any{"type": "subscribe", "instance": "nope", "tab": 1}, "no instance")
+	v.mustFail(map[string]any{"type": "subscribe", "instance": "nope", "tab": 1}, "no such instance")
 	v.mustFail(map[string]any{"type": "subscribe", "instance": h.inst, "tab": 999}, "no such shared tab")
 	v.mustFail(map[string]any{"type": "unsubscribe"}, "not subscribed")
 	v.mustFail(map[string]any{"type": "take-control"}, "subscribe to a tab")

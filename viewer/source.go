@@ -18,6 +18,9 @@ type Source interface {
 // Instance is one extension connection with its shared tabs.
 type Instance interface {
 	ID() string
+	// Tenant is whose the instance is; "" is the operator's. A viewer of
+	// a tenant sees that tenant's instances only (Config.Tenant).
+	Tenant() string
 	Status() relay.Status
 	// OpenTab attaches to a tab for the live view's own use. fn gets the
 	// tab's screencast frames and attach/detach events; it must not block.
@@ -25,6 +28,21 @@ type Instance interface {
 	TakeControl(tabID int64, holder string) error
 	ReleaseControl(tabID int64, holder string) error
 	Controller(tabID int64) string
+	// The person in charge: stop and resume the instance's automation,
+	// answer a tab's JavaScript dialog, approve or deny a held command.
+	Stop(by string) error
+	Resume(by string) error
+	AnswerDialog(tabID, dialogID int64, accept bool, promptText, by string) error
+	Approve(id int64, by string) error
+	Deny(id int64, by string) error
+}
+
+// Changer is a Source that says when its instances' status changes, so
+// that viewers get the instance list at once rather than at the next
+// refresh.
+type Changer interface {
+	// Changed returns a channel closed at the next change.
+	Changed() <-chan struct{}
 }
 
 // Tab is the live view's handle on one tab: commands to the tab's own
@@ -38,6 +56,8 @@ type Tab interface {
 func FromRelay(s *relay.Server) Source { return relaySource{s} }
 
 type relaySource struct{ s *relay.Server }
+
+func (r relaySource) Changed() <-chan struct{} { return r.s.Changed() }
 
 func (r relaySource) Instances() []Instance {
 	ins := r.s.Instances()
@@ -69,6 +89,8 @@ func eventMethod(m string) string {
 		return screencast.EventDetached
 	case relay.EventClientScreencast:
 		return screencast.EventClientScreencast
+	case relay.EventHidden:
+		return screencast.EventHidden
 	}
 	return m
 }

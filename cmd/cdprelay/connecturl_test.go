@@ -25,7 +25,7 @@ func TestPrintConnectURL(t *testing.T) {
 	defer cancel()
 	var out bytes.Buffer
 	addr := strings.TrimPrefix(hs.URL, "http://")
-	if err := printConnectURL(ctx, &out, addr, ""); err != nil {
+	if err := printConnectURL(ctx, &out, mintRequest{Base: "http://" + addr}); err != nil {
 		t.Fatal(err)
 	}
 	var stock, ours string

@@ -48,7 +48,8 @@ func usage() {
   cdprelay hash-token            read a token on stdin, print its SHA-256 for the config
   cdprelay gen-token [-name N] [-scopes cdp,...]
                                  print a new random token and its config entry
-  cdprelay connect-url [--addr]  print the links that connect an extension to a new instance
+  cdprelay connect-url [--addr | --url URL] [--token-file F] [--tenant T]
+                                 print the links that connect an extension to a new instance
   cdprelay version               print the version
 
 Run "cdprelay serve -h" for the serve flags.

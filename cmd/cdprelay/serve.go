@@ -31,6 +31,7 @@ type serveFlags struct {
 	logFormat string
 	maxMsg    int64
 	config    string
+	publicURL string
 	policy    policyFlags
 	live      liveFlags
 
@@ -45,7 +46,8 @@ func serve(args []string) int {
 	fs.BoolVar(&f.launch, "launch", false, "start a dedicated Chromium with the cdprelay extension, connected to this relay")
 	fs.BoolVar(&f.headful, "headful", false, "with --launch: show the browser window instead of running headless")
 	fs.StringVar(&f.chrome, "chrome", "", "with --launch: the Chromium binary (default: $CHROME_PATH, then Debian's chromium)")
-	fs.StringVar(&f.stateDir, "state-dir", defaultStateDir(), "where the default instance's guid is kept, so that a configured extension reconnects after a restart, and the browser it last reported")
+	fs.StringVar(&f.stateDir, "state-dir", defaultStateDir(), "where the default instance's guid and the minted instances are kept, so that extensions reconnect after a restart, and the browser the default instance last reported")
+	fs.StringVar(&f.publicURL, "public-url", "", "this relay's base URL as the front door exposes it, path prefix included (https://relay.example.com/relay-1): every URL it hands out names it")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&f.logFormat, "log-format", "text", "text or json")
 	fs.Int64Var(&f.maxMsg, "max-message-bytes", 128<<20, "largest WebSocket message accepted from any peer")
@@ -100,17 +102,22 @@ func newLogger(level, format string) (*slog.Logger, error) {
 
 // appConfig is the assembly's config: the file with the flags' additions,
 // and what the flags set themselves.
-func (f serveFlags) appConfig(file *app.File, guid string, log *slog.Logger) app.Config {
+func (f serveFlags) appConfig(file *app.File, guid string, saved []relay.SavedInstance, log *slog.Logger) app.Config {
 	return app.Config{
 		File:          *file,
 		Addr:          f.addr,
+		PublicURL:     f.publicURL,
 		TLSCert:       f.tlsCert,
 		TLSKey:        f.tlsKey,
 		InsecureNoTLS: f.insecureNoTLS,
 		Launch:        f.launch,
 		Logger:        log,
-		Relay:         relay.Config{MaxMessageBytes: f.maxMsg, DefaultGUID: guid, Version: version, BrowserFile: browserFile(f.stateDir)},
-		Screencast:    f.live.screencast(),
+		Relay: relay.Config{
+			MaxMessageBytes: f.maxMsg, DefaultGUID: guid, Version: version,
+			Restore: saved, Save: instanceSaver(f.stateDir),
+			BrowserFile: browserFile(f.stateDir),
+		},
+		Screencast: f.live.screencast(),
 	}
 }
 
@@ -126,7 +133,11 @@ func runServe(f serveFlags, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	a, err := app.New(f.appConfig(file, guid, log))
+	saved, err := loadInstances(f.stateDir)
+	if err != nil {
+		return err
+	}
+	a, err := app.New(f.appConfig(file, guid, saved, log))
 	if err != nil {
 		return err
 	}
@@ -145,10 +156,16 @@ func runServe(f serveFlags, log *slog.Logger) error {
 	def := srv.Default()
 	pageScheme, wsScheme := a.Schemes()
 	tokens := len(file.Tokens) > 0
-	extURL := wsScheme + "://" + addr + "/extension/" + def.GUID()
-	log.Info("cdprelay listening", "version", version, "addr", addr,
+	// What this machine reaches, and what is handed out: the public URL
+	// when there is one.
+	pageBase, wsBase := pageScheme+"://"+addr, wsScheme+"://"+addr
+	if f.publicURL != "" {
+		pageBase, wsBase = publicBases(f.publicURL)
+	}
+	extURL := wsBase + "/extension/" + def.GUID()
+	log.Info("cdprelay listening", "version", version, "addr", addr, "public_url", f.publicURL, "instances_restored", len(saved),
 		"connect_playwright_extension", relay.StockConnectURL(extURL, "cdprelay"), "connect_cdprelay_extension", ourConnectURL(extURL))
-	fmt.Fprintf(os.Stderr, "Live view: %s://%s/%s\n", pageScheme, addr, tokenHint(tokens, "?token=", "viewer"))
+	fmt.Fprintf(os.Stderr, "Live view: %s/%s\n", pageBase, tokenHint(tokens, "?token=", "viewer"))
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -156,13 +173,16 @@ func runServe(f serveFlags, log *slog.Logger) error {
 	var browser *chromium.Browser
 	var browserDone <-chan struct{}
 	if f.launch {
-		browser, err = launchBrowser(ctx, f, withToken(extURL, a.LaunchToken()), browserArgs(a), log)
+		// The launched browser is this machine's: it pairs over the
+		// listener, not through a front door.
+		localExt := wsScheme + "://" + addr + "/extension/" + def.GUID()
+		browser, err = launchBrowser(ctx, f, withToken(localExt, a.LaunchToken()), browserArgs(a), log)
 		if err != nil {
 			shutdown(a, hs, nil, log)
 			return err
 		}
 		browserDone = browser.Done()
-		go announceReady(ctx, def, pageScheme+"://"+addr, tokens, log)
+		go announceReady(ctx, def, pageBase, tokens, log)
 	} else {
 		fmt.Fprintf(os.Stderr, `
 cdprelay is waiting for the extension.
@@ -171,8 +191,8 @@ cdprelay is waiting for the extension.
      (or paste %s into the extension's page) and pick the tabs to share.
 With the Playwright extension from the Chrome Web Store instead, open
   %s
-CDP endpoint for clients: %s://%s%s
-`, ourConnectURL(extURL), extURL+tokenHint(tokens, "?token=", "extension"), relay.StockConnectURL(extURL, "cdprelay"), pageScheme, addr, tokenHint(tokens, " with Authorization: Bearer ", "cdp"))
+CDP endpoint for clients: %s%s
+`, ourConnectURL(extURL), extURL+tokenHint(tokens, "?token=", "extension"), relay.StockConnectURL(extURL, "cdprelay"), pageBase, tokenHint(tokens, " with Authorization: Bearer ", "cdp"))
 	}
 
 	hup := make(chan os.Signal, 1)
@@ -207,7 +227,7 @@ func reload(f serveFlags, a *app.App, log *slog.Logger) {
 		a.ReloadFailed(err)
 		return
 	}
-	_ = a.Reload(f.appConfig(file, "", log))
+	_ = a.Reload(f.appConfig(file, "", nil, log))
 }
 
 // shutdown closes the product's connections, then the HTTP server and the
@@ -298,6 +318,20 @@ func browserFile(stateDir string) string {
 		return ""
 	}
 	return filepath.Join(stateDir, "browser.json")
+}
+
+// publicBases are the page and socket bases under a public URL (which
+// app.New has validated).
+func publicBases(public string) (page, socket string) {
+	u, err := relay.ParsePublicURL(public)
+	if err != nil {
+		return public, public
+	}
+	page = u.Scheme + "://" + u.Host + u.Path
+	if u.Scheme == "https" {
+		return page, "wss://" + u.Host + u.Path
+	}
+	return page, "ws://" + u.Host + u.Path
 }
 
 func defaultStateDir() string {

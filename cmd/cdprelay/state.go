@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -38,4 +39,74 @@ func loadOrCreateGUID(dir string) (string, error) {
 		return "", fmt.Errorf("write state: %w", err)
 	}
 	return g, nil
+}
+
+// instancesFile keeps the minted instances (relay.SavedInstance) beside
+// the default guid: their guids are capabilities, their tenants who may
+// reach them, so the file is its owner's only, and is replaced whole so
+// that a crash leaves the old one or the new one, never half of either.
+const instancesFile = "instances.json"
+
+type savedFile struct {
+	Instances []relay.SavedInstance `json:"instances"`
+}
+
+// loadInstances reads the minted instances kept in dir; none when dir is
+// empty or holds no file yet.
+func loadInstances(dir string) ([]relay.SavedInstance, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	path := filepath.Join(dir, instancesFile)
+	b, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("read state: %w", err)
+	}
+	var f savedFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("%s: %w; move it away to start without the instances it names", path, err)
+	}
+	return f.Instances, nil
+}
+
+// instanceSaver returns the relay's Config.Save for dir (nil for none).
+func instanceSaver(dir string) func([]relay.SavedInstance) error {
+	if dir == "" {
+		return nil
+	}
+	return func(list []relay.SavedInstance) error {
+		if list == nil {
+			list = []relay.SavedInstance{}
+		}
+		b, err := json.MarshalIndent(savedFile{Instances: list}, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("state dir: %w", err)
+		}
+		tmp, err := os.CreateTemp(dir, instancesFile+".*")
+		if err != nil {
+			return fmt.Errorf("write state: %w", err)
+		}
+		defer os.Remove(tmp.Name()) // after the rename, there is nothing to remove
+		if _, err := tmp.Write(append(b, '\n')); err != nil {
+			tmp.Close()
+			return fmt.Errorf("write state: %w", err)
+		}
+		if err := tmp.Sync(); err != nil {
+			tmp.Close()
+			return fmt.Errorf("write state: %w", err)
+		}
+		if err := tmp.Close(); err != nil {
+			return fmt.Errorf("write state: %w", err)
+		}
+		if err := os.Rename(tmp.Name(), filepath.Join(dir, instancesFile)); err != nil {
+			return fmt.Errorf("write state: %w", err)
+		}
+		return nil
+	}
 }

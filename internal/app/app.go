@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -48,6 +49,12 @@ type App struct {
 	extraHosts  []string
 	extraTokens []ingress.Token
 	launchToken string // static
+	// public is Config.PublicURL parsed (nil: none): the host it names
+	// is among extraHosts, its origin the one selfOrigins holds, its
+	// path the prefix ServeHTTP takes off. Static.
+	public      *url.URL
+	selfOrigins []string
+	gauge       *tenantGauge // static: cdprelay_tenant_instances, off unless the file says
 
 	policy atomic.Pointer[denylist.Policy] // the compiled policy in force; swapped by Reload
 
@@ -75,6 +82,11 @@ func New(cfg Config) (_ *App, err error) {
 	}
 	a := &App{cfg: cfg, log: cfg.Logger, reg: cfg.Registry, extraHosts: bindHosts(cfg.Addr)}
 	a.policy.Store(pol)
+	if cfg.PublicURL != "" {
+		a.public, _ = relay.ParsePublicURL(cfg.PublicURL) // validated
+		a.extraHosts = append(a.extraHosts, a.public.Hostname())
+		a.selfOrigins = []string{a.public.Scheme + "://" + a.public.Host}
+	}
 
 	// What stands in front, first: it refuses what would expose the
 	// relay before anything is opened.
@@ -83,6 +95,9 @@ func New(cfg Config) (_ *App, err error) {
 		return nil, err
 	}
 	if err := checkExposure(cfg.Addr, len(cfg.File.Tokens), certFile != "", cfg.InsecureNoTLS); err != nil {
+		return nil, err
+	}
+	if err := checkPublicExposure(a.public, len(cfg.File.Tokens)); err != nil {
 		return nil, err
 	}
 	if certFile != "" {
@@ -128,10 +143,18 @@ func New(cfg Config) (_ *App, err error) {
 	// sees a request.
 	rc.CheckHost = func(string) bool { return true }
 	rc.AllowClientOrigin = func(string) bool { return true }
-	rc.AdminAllowed = func(r *http.Request) bool { return ingress.Scopes(r.Context()).Has(ingress.ScopeAdmin) }
+	rc.AdminAllowed = func(r *http.Request) bool {
+		return ingress.Scopes(r.Context()).HasAny(ingress.ScopeSet(ingress.ScopeAdmin | ingress.ScopePair))
+	}
+	rc.Tenant = requestTenant
+	rc.PublicURL = cfg.PublicURL
 	if a.relay, err = relay.New(rc); err != nil {
 		return nil, err
 	}
+	a.relay.SetTenants(cfg.File.tenantRules())
+	a.gauge = newTenantGauge(a.relay)
+	a.gauge.set(cfg.File.gaugeTenants())
+	a.reg.MustRegister(a.gauge)
 	defer func() {
 		if err != nil {
 			a.relay.Close(context.Background())
@@ -144,8 +167,11 @@ func New(cfg Config) (_ *App, err error) {
 		return nil, err
 	}
 	a.ops = promhttp.HandlerFor(a.reg, promhttp.HandlerOpts{Registry: a.reg})
-	a.audits = a.audit.Ring().Handler()
-	a.guard, err = ingress.New(http.HandlerFunc(a.route), cfg.File.ingress(a.extraHosts, a.extraTokens), ingress.Options{Logger: a.log, Metrics: ingress.NewMetrics(a.reg)})
+	a.audits = a.audit.Ring().HandlerWith(audit.HandlerOptions{
+		Tenant:   requestTenant,
+		Instance: func(r *http.Request, id string) bool { return a.InstanceFor(r, id) != nil },
+	})
+	a.guard, err = ingress.New(http.HandlerFunc(a.route), cfg.File.ingress(a.extraHosts, a.extraTokens, a.selfOrigins...), ingress.Options{Logger: a.log, Metrics: ingress.NewMetrics(a.reg)})
 	if err != nil {
 		a.live.Close(context.Background())
 		return nil, fmt.Errorf("config: %w", err)
@@ -177,9 +203,11 @@ func (a *App) newLiveView() (*viewer.Server, error) {
 		return nil, fmt.Errorf("live view metrics: %w", err)
 	}
 	sc.Metrics = m
+	sc.OnPanic = a.metrics.Panicked
 	vs, err := viewer.New(viewer.Config{
-		Source: viewer.FromRelay(a.relay),
-		Logger: a.log.With("component", "liveview"),
+		Source:  viewer.FromRelay(a.relay),
+		OnPanic: a.metrics.Panicked,
+		Logger:  a.log.With("component", "liveview"),
 		// A viewer's navigate passes the same fence as a client's
 		// Page.navigate on that instance: its profile's, under the policy
 		// in force at the time.
@@ -189,6 +217,8 @@ func (a *App) newLiveView() (*viewer.Server, error) {
 		Interactive: func(r *http.Request) bool {
 			return ingress.Scopes(r.Context()).Has(ingress.ScopeViewerInteractive) && r.URL.Query().Get("mode") != "view"
 		},
+		// A tenant's viewer sees that tenant's instances only.
+		Tenant:     requestTenant,
 		Screencast: sc,
 	})
 	if err != nil {
@@ -210,8 +240,15 @@ func (a *App) urlFence(id, url string) (bool, string) {
 }
 
 // ServeHTTP serves every endpoint of the product, behind the ingress
-// guard.
-func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.guard.ServeHTTP(w, r) }
+// guard. Under a public URL with a path prefix, a request whose path
+// starts with the prefix is served as if it did not: the front door may
+// route /relay-1/... here as it is.
+func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if a.public != nil && a.public.Path != "" {
+		r = stripPrefix(r, a.public.Path)
+	}
+	a.guard.ServeHTTP(w, r)
+}
 
 // route sends a request the guard let through to the part that serves its
 // route.
@@ -226,6 +263,10 @@ func (a *App) route(w http.ResponseWriter, r *http.Request) {
 		a.audits.ServeHTTP(w, r)
 	case rt.Kind == routes.KindInstances:
 		a.serveStatus(w, r)
+	case rt.Kind == routes.KindInstance:
+		a.serveInstance(w, r, rt)
+	case rt.Area == routes.AreaPerson:
+		a.servePerson(w, r, rt)
 	default:
 		// The viewer socket, the page shell, and the 404 of every other
 		// path, which the page's handler answers.
@@ -298,7 +339,7 @@ func (a *App) prepareReload(cfg *Config) (apply func(), err error) {
 	if err := checkExposure(cfg.Addr, len(cfg.File.Tokens), a.certs != nil, cfg.InsecureNoTLS); err != nil {
 		return nil, err
 	}
-	icfg := cfg.File.ingress(a.extraHosts, a.extraTokens)
+	icfg := cfg.File.ingress(a.extraHosts, a.extraTokens, a.selfOrigins...)
 	if err := icfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -317,6 +358,8 @@ func (a *App) prepareReload(cfg *Config) (apply func(), err error) {
 		a.metrics.InitRules(pol.Rules())
 		a.policy.Store(pol)
 		a.relay.SetPolicy(relaypolicy.Adapter{P: pol})
+		a.relay.SetTenants(cfg.File.tenantRules())
+		a.gauge.set(cfg.File.gaugeTenants())
 		_ = a.guard.Reload(icfg) // validated above
 		if cert != nil {
 			a.certs.cur.Store(cert)

@@ -56,6 +56,12 @@ func TestRoutes(t *testing.T) {
 		{"GET", "/viewer", 400, "WebSocket"},
 		{"GET", "/nothing-here", 404, ""},
 		{"POST", "/v1/audit", 405, ""},
+		{"POST", "/v1/instances/" + s.app.Relay().Default().ID() + "/stop", 200, `"stopped":true`},
+		{"POST", "/v1/instances/" + s.app.Relay().Default().ID() + "/stop", 409, "already stopped"},
+		{"POST", "/v1/instances/" + s.app.Relay().Default().ID() + "/resume", 200, `"stopped":false`},
+		{"POST", "/v1/instances/" + s.app.Relay().Default().ID() + "/resume", 409, "not stopped"},
+		{"POST", "/v1/instances/nosuchid/stop", 404, "404 page not found"},
+		{"GET", "/v1/instances/" + s.app.Relay().Default().ID() + "/stop", 405, "takes POST"},
 	}
 	for _, tt := range tests {
 		code, body, _ := get(t, tt.method, base+tt.path)

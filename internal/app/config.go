@@ -2,11 +2,13 @@ package app
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/cdprelay/cdprelay/internal/routes"
 	"github.com/cdprelay/cdprelay/relay"
 	"github.com/cdprelay/cdprelay/screencast"
 )
@@ -29,6 +31,15 @@ type Config struct {
 	// is set (the --tls-cert and --tls-key flags). Default: File.TLS.
 	TLSCert, TLSKey string
 
+	// PublicURL is the relay's base URL as the front door in front of it
+	// exposes it, path prefix included (https://relay.example.com/relay-1):
+	// every capability URL the relay hands out names it, its host is one
+	// the relay answers to, its origin counts as the relay's own, and a
+	// request whose path starts with its prefix is served as if it did
+	// not, so the front door may pass the path on as it is. Off loopback,
+	// New requires tokens. Default: none; URLs name the request's Host.
+	PublicURL string
+
 	// InsecureNoTLS allows a non-loopback Addr without TLS, for a
 	// TLS-terminating proxy on a trusted network. Default: refused.
 	InsecureNoTLS bool
@@ -42,11 +53,13 @@ type Config struct {
 	// Logger receives the logs of every part. Default: discard.
 	Logger *slog.Logger
 
-	// Relay tunes the relay: limits, timeouts, DefaultGUID, Version. The
-	// fields the assembly wires itself (Logger, Observer, Metrics, Policy,
+	// Relay tunes the relay: limits, timeouts, DefaultGUID, Version, and
+	// the instances kept across restarts (Restore, Save). The fields the
+	// assembly wires itself (Logger, Observer, Metrics, Policy,
 	// DefaultProfile, ValidProfile, CheckHost, AllowClientOrigin,
-	// AdminAllowed, Fallback) must be left zero: New refuses a Config that
-	// sets them rather than let them be overwritten unseen.
+	// AdminAllowed, Fallback, Tenant, PublicURL) must be left zero: New
+	// refuses a Config that sets them rather than let them be overwritten
+	// unseen.
 	Relay relay.Config
 
 	// Screencast tunes the live view's screencast: frame rate, quality,
@@ -67,11 +80,23 @@ func (c *Config) validate() error {
 	}
 	r := c.Relay
 	if r.Logger != nil || r.Observer != nil || r.Metrics != nil || r.Policy != nil || r.DefaultProfile != "" ||
-		r.ValidProfile != nil || r.CheckHost != nil || r.AllowClientOrigin != nil || r.AdminAllowed != nil || r.Fallback != nil {
+		r.ValidProfile != nil || r.CheckHost != nil || r.AllowClientOrigin != nil || r.AdminAllowed != nil || r.Fallback != nil ||
+		r.Tenant != nil || r.PublicURL != "" {
 		errs = append(errs, errors.New("app: Config.Relay sets a field the assembly wires itself"))
 	}
 	if c.Screencast.Metrics != nil || c.Screencast.Logger != nil {
 		errs = append(errs, errors.New("app: Config.Screencast sets Metrics or Logger, which the assembly wires itself"))
+	}
+	if c.PublicURL != "" {
+		u, err := relay.ParsePublicURL(c.PublicURL)
+		switch {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("--public-url: %w", err))
+		case u.Path != "" && (routes.Classify("GET", u.Path).Area != routes.AreaOther || routes.Classify("GET", u.Path+"/x").Area != routes.AreaOther):
+			// The prefix is taken off what comes: one that is a path of
+			// the relay's own would take that path away.
+			errs = append(errs, fmt.Errorf("--public-url: the path prefix %s is a path of the relay's own; use one such as /relay-1", u.Path))
+		}
 	}
 	if err := c.File.Validate(); err != nil {
 		errs = append(errs, err)

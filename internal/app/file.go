@@ -53,6 +53,10 @@ type File struct {
 	// start.
 	Dialogs   TimeoutConfig `json:"dialogs"`
 	Approvals TimeoutConfig `json:"approvals"`
+	// Tenants is what the operator says of the tenants the tokens name:
+	// how many instances each may keep, their policy profiles, and
+	// whether metrics count their instances.
+	Tenants TenantsConfig `json:"tenants"`
 }
 
 // TimeoutConfig is a wait with a default.
@@ -146,15 +150,21 @@ func (f *File) Validate() error {
 	if _, err := secrets.New(f.Secrets); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
-	_, err := f.compilePolicy()
-	return err
+	p, err := f.compilePolicy()
+	if err != nil {
+		return err
+	}
+	if err := f.validateTenants(p.Profiles()); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	return nil
 }
 
 // ingress is the file's ingress rules with what the process adds: the
 // launched browser's token, the name the listen address names. The
 // process's tokens join only a file's tokens: alone they would turn the
 // zero-config relay into one that wants a token of every client.
-func (f *File) ingress(hosts []string, tokens []ingress.Token) ingress.Config {
+func (f *File) ingress(hosts []string, tokens []ingress.Token, selfOrigins ...string) ingress.Config {
 	all := f.Tokens
 	if len(all) > 0 {
 		all = append(slices.Clip(all), tokens...)
@@ -164,6 +174,7 @@ func (f *File) ingress(hosts []string, tokens []ingress.Token) ingress.Config {
 		Hosts:        append(slices.Clip(f.Hosts), hosts...),
 		CDPOrigins:   f.Origins.CDP,
 		ExtensionIDs: f.Origins.ExtensionIDs,
+		SelfOrigins:  selfOrigins,
 	}
 }
 
@@ -217,7 +228,24 @@ func (f *File) explainIngress() string {
 		fmt.Fprintf(&b, "ingress: %d token(s), required on every request but the live-view page, loopback included\n", len(f.Tokens))
 		for _, t := range f.Tokens {
 			set, _ := ingress.ParseScopes(t.Scopes)
-			fmt.Fprintf(&b, "  %s: %s\n", t.Name, set)
+			whose := "the operator's: every instance"
+			if t.Tenant != "" {
+				whose = "tenant " + t.Tenant + "'s instances only"
+			}
+			fmt.Fprintf(&b, "  %s: %s (%s)\n", t.Name, set, whose)
+		}
+		if ts := f.tenants(); len(ts) > 0 {
+			rules := f.tenantRules()
+			fmt.Fprintf(&b, "  tenants: %s; at most %d instances each", strings.Join(ts, ", "), rules.MaxInstances)
+			if f.Tenants.InstancesGauge {
+				b.WriteString("; counted in cdprelay_tenant_instances")
+			}
+			b.WriteString("\n")
+			for _, t := range ts {
+				if p := f.Tenants.Profiles[t]; p != "" {
+					fmt.Fprintf(&b, "    %s's instances: profile %s\n", t, p)
+				}
+			}
 		}
 	}
 	b.WriteString("  Host: localhost, 127.0.0.0/8, ::1")

@@ -20,8 +20,14 @@ func TestExampleConfigIsValid(t *testing.T) {
 	if err := f.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.Explain(); err != nil {
+	text, err := f.Explain()
+	if err != nil {
 		t.Fatal(err)
+	}
+	for _, want := range []string{"bob-agent: cdp (tenant bob's instances only)", "ops: viewer,admin (the operator's: every instance)", "tenants: bob; at most 4 instances each; counted in cdprelay_tenant_instances", "bob's instances: profile strict"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("Explain lacks %q:\n%s", want, text)
+		}
 	}
 }
 
@@ -129,6 +135,10 @@ func TestFileErrors(t *testing.T) {
 		{"bad origin", "origins:\n  cdp: [\"*\"]\n", "origins.cdp[0]"},
 		{"bad extension", "origins:\n  extension_ids: [abc]\n", "origins.extension_ids[0]"},
 		{"tls half", "tls:\n  cert: /x.pem\n", "tls needs both"},
+		{"bad tenant", "tokens:\n  - name: a\n    sha256: " + strings.Repeat("ab", 32) + "\n    scopes: [cdp]\n    tenant: Alice\n", `tenant "Alice"`},
+		{"negative tenant bound", "tenants:\n  max_instances: -1\n", "tenants.max_instances"},
+		{"profile of nobody's tenant", "tenants:\n  profiles: {bob: x}\n", `no token names the tenant "bob"`},
+		{"tenant's unknown profile", "tokens:\n  - name: a\n    sha256: " + strings.Repeat("ab", 32) + "\n    scopes: [cdp]\n    tenant: bob\ntenants:\n  profiles: {bob: nope}\n", `tenants.profiles.bob: "nope"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

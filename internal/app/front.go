@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"net/netip"
+	"net/url"
 	"strings"
 	"sync/atomic"
 
@@ -32,6 +34,46 @@ func checkExposure(addr string, tokens int, tlsOn, insecureNoTLS bool) error {
 		return fmt.Errorf("--addr %s is not a loopback address: serve TLS (--tls-cert, --tls-key), or pass --insecure-no-tls when a TLS-terminating proxy on a trusted network is in front", addr)
 	}
 	return nil
+}
+
+// checkPublicExposure: a public URL off loopback means a front door
+// passes other machines' requests on, all of them from its own address;
+// without tokens the relay would take every one of them for this
+// machine's.
+func checkPublicExposure(public *url.URL, tokens int) error {
+	if public == nil || isLoopback(public.Hostname()) || tokens > 0 {
+		return nil
+	}
+	return fmt.Errorf("--public-url %s is not a loopback address: configure tokens (see docs/CONFIG.md); behind a front door every request comes from its address, loopback included", public)
+}
+
+// stripPrefix is r with prefix (clean, no trailing slash) taken off its
+// path, when the path is the prefix or starts with it and a slash; r
+// itself otherwise. What is left is judged as any other path: a dot
+// segment after the prefix is still refused.
+func stripPrefix(r *http.Request, prefix string) *http.Request {
+	p := r.URL.Path
+	rest, ok := strings.CutPrefix(p, prefix)
+	if !ok || rest != "" && rest[0] != '/' {
+		return r
+	}
+	if rest == "" {
+		rest = "/"
+	}
+	r2 := new(http.Request)
+	*r2 = *r
+	u := *r.URL
+	u.Path = rest
+	u.RawPath = ""
+	if raw, ok := strings.CutPrefix(r.URL.RawPath, prefix); ok && (raw == "" || raw[0] == '/') {
+		if raw == "" {
+			raw = "/"
+		}
+		u.RawPath = raw
+	}
+	r2.URL = &u
+	r2.RequestURI = u.RequestURI()
+	return r2
 }
 
 func isLoopback(host string) bool {

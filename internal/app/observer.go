@@ -22,6 +22,7 @@ func (o AuditObserver) Observe(ev relay.Event) {
 	}
 	o.Log.Record(audit.Record{
 		Instance: ev.Instance,
+		Tenant:   ev.Tenant,
 		Actor:    audit.Actor(ev.Actor),
 		Kind:     audit.Kind(ev.Kind),
 		Method:   ev.Method,

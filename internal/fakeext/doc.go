@@ -11,7 +11,7 @@
 // the "windows" feature it answers chrome.tabs.get and chrome.windows.get
 // and update for its one window, with "detach-cause" it says why a tab it
 // closes detached. With Options.Stock it is the stock Playwright extension
-// as its documented protocol describes it (shared/PROTOCOL.md §1) and with
+// as its documented protocol describes it (docs/EXTENSION-PROTOCOL.md) and with
 // its habits: the v2 commands chrome.debugger.attach, detach and
 // sendCommand, chrome.tabs.create and remove, and no others; the events
 // chrome.debugger.onEvent and onDetach, chrome.tabs.onCreated and

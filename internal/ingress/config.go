@@ -26,6 +26,11 @@ type Config struct {
 	// nil: DefaultExtensionIDs. An empty, non-nil list allows only
 	// clients that send no Origin (programs outside a browser).
 	ExtensionIDs []string
+	// SelfOrigins are origins that count as the relay's own besides the
+	// one a request reached it under: the origin of its public URL, which
+	// a TLS-terminating front door serves the live view from. Default:
+	// none.
+	SelfOrigins []string
 	// PagePaths are the public paths of the live-view page shell.
 	// nil: DefaultPagePaths (routes.DefaultPageShell).
 	PagePaths []string
@@ -40,6 +45,7 @@ type rules struct {
 	tokens       *tokenTable // nil: no tokens configured
 	hosts        hostList
 	cdpOrigins   map[string]bool
+	selfOrigins  map[string]bool
 	extensionIDs map[string]bool
 	routes       *routes.Table
 }
@@ -58,7 +64,10 @@ func compile(cfg Config) (*rules, error) {
 	if rs.hosts, err = compileHosts(cfg.Hosts); err != nil {
 		errs = append(errs, err)
 	}
-	if rs.cdpOrigins, err = compileOrigins(cfg.CDPOrigins); err != nil {
+	if rs.cdpOrigins, err = compileOrigins("origins.cdp", cfg.CDPOrigins); err != nil {
+		errs = append(errs, err)
+	}
+	if rs.selfOrigins, err = compileOrigins("public URL", cfg.SelfOrigins); err != nil {
 		errs = append(errs, err)
 	}
 	ids := cfg.ExtensionIDs

@@ -8,6 +8,10 @@ type Grant struct {
 	// token is configured (a loopback peer then gets every scope) or none
 	// was needed (the page shell).
 	TokenName string
+	// Tenant is the tenant the token belongs to; empty for the operator
+	// (a token without a tenant, or a loopback peer of the zero-config
+	// relay), who reaches every instance.
+	Tenant string
 	// Scopes are the scopes granted.
 	Scopes ScopeSet
 }
@@ -30,4 +34,13 @@ func GrantFrom(ctx context.Context) (Grant, bool) {
 func Scopes(ctx context.Context) ScopeSet {
 	g, _ := GrantFrom(ctx)
 	return g.Scopes
+}
+
+// Tenant returns the tenant a request that passed a Guard acts for: ""
+// is the operator. A request that did not pass a Guard has no grant and
+// is the operator's too: the handlers behind the guard are never mounted
+// without it (Scopes then grants nothing anyway).
+func Tenant(ctx context.Context) string {
+	g, _ := GrantFrom(ctx)
+	return g.Tenant
 }

@@ -18,12 +18,18 @@ const (
 	epAdmin      = routes.AreaAdmin     // /v1/..., /metrics, /debug/...
 	epOther      = routes.AreaOther     // anything else: treated as an operator's
 	epBadPath    = routes.AreaBadPath   // not a clean absolute path
+	epPerson     = routes.AreaPerson    // /v1/instances/<id>/stop, /resume
 	numEndpoints = routes.NumAreas
 )
 
 type endpointRule struct {
-	// scope is what a token must grant; 0 is public (the page shell).
-	scope Scope
+	// scopes are what a token must grant, one of them; 0 is public (the
+	// page shell).
+	scopes ScopeSet
+	// operatorOnly refuses a tenant's token, whatever its scopes: what
+	// the endpoint shows (metrics, the relay's internals) is about every
+	// tenant at once.
+	operatorOnly bool
 	// capability endpoints answer every refusal past the Host and Origin
 	// checks with the same 404 as an unknown guid, so that no answer says
 	// whether a guid exists.
@@ -35,17 +41,43 @@ type endpointRule struct {
 
 var endpointRules = [numEndpoints]endpointRule{
 	epPage:       {origin: originSelf, navigable: true},
-	epDiscovery:  {scope: ScopeCDP, origin: originCDP},
-	epCapability: {scope: ScopeCDP, capability: true, origin: originCDP},
-	epDevtools:   {scope: ScopeCDP, origin: originCDP},
-	epExtension:  {scope: ScopeExtension, capability: true, origin: originExtension},
-	epViewer:     {scope: ScopeViewer, origin: originSelf},
-	epAdmin:      {scope: ScopeAdmin, origin: originSelf},
-	epOther:      {scope: ScopeAdmin, origin: originSelf},
+	epDiscovery:  {scopes: ScopeSet(ScopeCDP), origin: originCDP},
+	epCapability: {scopes: ScopeSet(ScopeCDP), capability: true, origin: originCDP},
+	epDevtools:   {scopes: ScopeSet(ScopeCDP), origin: originCDP},
+	epExtension:  {scopes: ScopeSet(ScopeExtension), capability: true, origin: originExtension},
+	epViewer:     {scopes: ScopeSet(ScopeViewer), origin: originSelf},
+	epAdmin:      {scopes: ScopeSet(ScopeAdmin), operatorOnly: true, origin: originSelf},
+	epOther:      {scopes: ScopeSet(ScopeAdmin), operatorOnly: true, origin: originSelf},
 	epBadPath:    {capability: true, origin: originSelf},
+	epPerson:     {scopes: ScopeSet(ScopeViewerInteractive | ScopeAdmin), origin: originSelf},
 }
 
 func rule(e endpoint) endpointRule { return endpointRules[e] }
+
+// ruleFor is the rule of one route: its area's, except for the operator's
+// endpoints that a tenant's token may use too, each answering for that
+// tenant's instances only (the handlers behind scope them). Every other
+// admin path, /metrics and /debug/ among them and any added later until
+// it is listed here, stays the operator's.
+func ruleFor(rt routes.Route) endpointRule {
+	r := rule(rt.Area)
+	if rt.Area != epAdmin {
+		return r
+	}
+	switch rt.Kind {
+	case routes.KindMint:
+		r.scopes = ScopeSet(ScopeAdmin | ScopePair)
+		r.operatorOnly = false
+	case routes.KindInstance:
+		// Reading one instance is the admin's; removing one is also what
+		// pairing undoes (the handler tells the two apart).
+		r.scopes = ScopeSet(ScopeAdmin | ScopePair)
+		r.operatorOnly = false
+	case routes.KindInstances, routes.KindAudit:
+		r.operatorOnly = false
+	}
+	return r
+}
 
 // DefaultPagePaths are the paths of the live-view page shell: the HTML
 // and what it loads (routes.DefaultPageShell).

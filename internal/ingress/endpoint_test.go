@@ -106,13 +106,24 @@ func FuzzClassify(f *testing.F) {
 		f.Add("GET", p)
 	}
 	f.Fuzz(func(t *testing.T, method, p string) {
-		e := routes.Classify(method, p).Area
+		rt := routes.Classify(method, p)
+		e := rt.Area
 		if e >= numEndpoints {
 			t.Fatalf("classify(%q) = %d", p, e)
 		}
+		r := ruleFor(rt)
 		// Only the page shell is public.
-		if rule(e).scope == 0 && e != epPage && e != epBadPath {
+		if r.scopes == 0 && e != epPage && e != epBadPath {
 			t.Fatalf("%q (%v) needs no scope", p, e)
+		}
+		// A tenant's token reaches the operator's area only where a
+		// handler scopes the answer to the tenant.
+		if (e == epAdmin || e == epOther) && !r.operatorOnly {
+			switch rt.Kind {
+			case routes.KindMint, routes.KindInstance, routes.KindInstances, routes.KindAudit:
+			default:
+				t.Fatalf("%s %q (%v) is open to tenants", method, p, rt.Kind)
+			}
 		}
 	})
 }

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/netip"
 	"sync/atomic"
+
+	"github.com/cdprelay/cdprelay/internal/routes"
 )
 
 // Options are the parts of a Guard fixed for its life.
@@ -61,13 +63,14 @@ func (g *Guard) TokensConfigured() bool { return g.rules.Load().tokens != nil }
 // ServeHTTP checks r and passes it on, or answers the refusal.
 func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rs := g.rules.Load()
-	ep := rs.routes.Classify(r.Method, r.URL.Path).Area
+	rt := rs.routes.Classify(r.Method, r.URL.Path)
+	ep := rt.Area
 	token, cred, query := presentedToken(r.Header.Values("Authorization"), r.URL.RawQuery)
-	grant, o := rs.decide(ep, r, token, cred)
+	grant, o := rs.decide(rt, r, token, cred)
 	g.metrics.count(ep, o)
 	if o != outcomeAllowed {
 		g.log.Debug("request refused", "endpoint", ep.String(), "reason", o.String(), "remote", r.RemoteAddr)
-		refuse(w, r, ep, o)
+		refuse(w, r, rt, o)
 		return
 	}
 	g.next.ServeHTTP(w, forward(r, query, grant))
@@ -77,14 +80,14 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // saying more than they must: the checks that do not depend on the URL's
 // secret part first, then the token, always hashed and compared against
 // every entry, then the scope.
-func (rs *rules) decide(ep endpoint, r *http.Request, token string, cred credential) (Grant, outcome) {
+func (rs *rules) decide(rt routes.Route, r *http.Request, token string, cred credential) (Grant, outcome) {
 	if !rs.hosts.allowed(r.Host) {
 		return Grant{}, outcomeHost
 	}
-	if ep == epBadPath {
+	if rt.Area == epBadPath {
 		return Grant{}, outcomePath
 	}
-	rule := rule(ep)
+	rule := ruleFor(rt)
 	ok, explicit := rs.originAllowed(rule.origin, r)
 	if !ok {
 		return Grant{}, outcomeOrigin
@@ -97,29 +100,31 @@ func (rs *rules) decide(ep endpoint, r *http.Request, token string, cred credent
 		if loopbackPeer(r.RemoteAddr) {
 			return Grant{Scopes: AllScopes}, outcomeAllowed
 		}
-		if rule.scope == 0 {
+		if rule.scopes == 0 {
 			return Grant{}, outcomeAllowed
 		}
 		return Grant{}, outcomeToken
 	}
-	name, scopes, matched := rs.tokens.match(token)
+	found, matched := rs.tokens.match(token)
 	matched = matched && cred == credToken
 	var grant Grant
 	switch {
 	case matched:
-		grant = Grant{TokenName: name, Scopes: scopes}
+		grant = found
 	case cred != credNone:
 		// A wrong token is refused even where none is needed: whoever
 		// sent it would rather know now.
 		return Grant{}, outcomeToken
 	}
 	switch {
-	case rule.scope == 0:
+	case rule.scopes == 0:
 		return grant, outcomeAllowed
 	case !matched:
 		return Grant{}, outcomeToken
-	case !scopes.Has(rule.scope):
+	case !grant.Scopes.HasAny(rule.scopes):
 		return Grant{}, outcomeScope
+	case rule.operatorOnly && grant.Tenant != "":
+		return Grant{}, outcomeOperator
 	}
 	return grant, outcomeAllowed
 }
@@ -141,7 +146,8 @@ func loopbackPeer(remoteAddr string) bool {
 // capability endpoint answers exactly what the relay answers for an
 // unknown guid (http.NotFound), so that a wrong token, a token of another
 // scope and an unknown guid cannot be told apart.
-func refuse(w http.ResponseWriter, r *http.Request, ep endpoint, o outcome) {
+func refuse(w http.ResponseWriter, r *http.Request, rt routes.Route, o outcome) {
+	ep := rt.Area
 	switch {
 	case o == outcomeHost:
 		http.Error(w, "Host header is not an allowed name for this relay", http.StatusForbidden)
@@ -154,8 +160,10 @@ func refuse(w http.ResponseWriter, r *http.Request, ep endpoint, o outcome) {
 	case o == outcomeToken:
 		w.Header().Set("WWW-Authenticate", `Bearer realm="cdprelay"`)
 		http.Error(w, "a valid token is required: Authorization: Bearer <token>, or ?token=<token>", http.StatusUnauthorized)
+	case o == outcomeOperator:
+		http.Error(w, "this endpoint is the operator's: a tenant's token cannot use it", http.StatusForbidden)
 	default:
-		http.Error(w, "the token does not grant the "+rule(ep).scope.String()+" scope", http.StatusForbidden)
+		http.Error(w, "the token does not grant the "+ruleFor(rt).scopes.or()+" scope", http.StatusForbidden)
 	}
 }
 

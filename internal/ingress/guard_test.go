@@ -270,7 +270,7 @@ func TestZeroConfig(t *testing.T) {
 		want                       int
 		body                       string
 	}{
-		{"127.0.0.1:5000", "/json/version", "", "", 200, "next  cdp,viewer,viewer-interactive,admin,extension"},
+		{"127.0.0.1:5000", "/json/version", "", "", 200, "next  cdp,viewer,viewer-interactive,admin,extension,pair"},
 		{"[::1]:5000", "/devtools/browser/0123", "", "", 200, ""},
 		{"127.0.0.1:5000", "/extension/0123", "chrome-extension://" + extension.ID, "", 200, ""},
 		{"127.0.0.1:5000", "/extension/0123", "chrome-extension://" + strings.Repeat("b", 32), "", 403, ""},
@@ -565,5 +565,40 @@ func TestMetrics(t *testing.T) {
 	problems, err := testutil.GatherAndLint(reg)
 	if err != nil || len(problems) > 0 {
 		t.Errorf("lint: %v %v", err, problems)
+	}
+}
+
+// TestPersonEndpoint: stopping and resuming an instance's automation is
+// for a viewer that may take control, or the operator; not for a viewer
+// that only watches, nor a CDP client.
+func TestPersonEndpoint(t *testing.T) {
+	g := newGuard(t, matrixConfig())
+	for tok, sc := range matrixTokens {
+		for _, path := range []string{"/v1/instances/abc/stop", "/v1/instances/abc/resume"} {
+			r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:9222"+path, nil)
+			r.Host = "127.0.0.1:9222"
+			r.Header.Set("Authorization", "Bearer "+tok)
+			w := httptest.NewRecorder()
+			g.ServeHTTP(w, r)
+			want := http.StatusForbidden
+			if sc == ScopeViewerInteractive || sc == ScopeAdmin {
+				want = http.StatusOK
+			}
+			if w.Code != want {
+				t.Errorf("%s with a %s token: %d %s, want %d", path, sc, w.Code, w.Body, want)
+			}
+			if want == http.StatusForbidden && !strings.Contains(w.Body.String(), "does not grant the viewer-interactive or admin scope") {
+				t.Errorf("%s with a %s token: %s", path, sc, w.Body)
+			}
+		}
+	}
+	// From another site's page: refused, as every operator endpoint is.
+	r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:9222/v1/instances/abc/stop", nil)
+	r.Host = "127.0.0.1:9222"
+	r.Header.Set("Origin", "https://evil.example")
+	w := httptest.NewRecorder()
+	g.ServeHTTP(w, r)
+	if w.Code != http.StatusForbidden {
+		t.Errorf("a cross-site stop: %d", w.Code)
 	}
 }

@@ -14,10 +14,11 @@ const (
 	outcomeToken             // no token, an unknown one, or a malformed one
 	outcomeScope             // a valid token without the endpoint's scope
 	outcomePath              // not a clean path
+	outcomeOperator          // a tenant's token on an endpoint that is the operator's
 	numOutcomes
 )
 
-var outcomeNames = [numOutcomes]string{"allowed", "host", "origin", "fetch_site", "token", "scope", "path"}
+var outcomeNames = [numOutcomes]string{"allowed", "host", "origin", "fetch_site", "token", "scope", "path", "operator_only"}
 
 func (o outcome) String() string { return outcomeNames[o] }
 

@@ -48,12 +48,12 @@ func hostWithoutDefaultPort(scheme, host string) string {
 	return host
 }
 
-func compileOrigins(origins []string) (map[string]bool, error) {
+func compileOrigins(field string, origins []string) (map[string]bool, error) {
 	out := make(map[string]bool, len(origins))
 	for i, o := range origins {
 		n := normaliseOrigin(o)
 		if n == "" || (!strings.HasPrefix(n, "http://") && !strings.HasPrefix(n, "https://")) {
-			return nil, fmt.Errorf("origins.cdp[%d] %q: an origin is scheme://host[:port] with scheme http or https", i, o)
+			return nil, fmt.Errorf("%s[%d] %q: an origin is scheme://host[:port] with scheme http or https", field, i, o)
 		}
 		out[n] = true
 	}
@@ -113,7 +113,7 @@ func (rs *rules) originAllowed(p originPolicy, r *http.Request) (ok, explicit bo
 		return found && rs.extensionIDs[id], false
 	default:
 		n := normaliseOrigin(vals[0])
-		return n != "" && n == selfOrigin(r), false
+		return n != "" && (n == selfOrigin(r) || rs.selfOrigins[n]), false
 	}
 }
 

@@ -22,6 +22,10 @@ const (
 	ScopeAdmin
 	// ScopeExtension pairs an extension: the extension WebSocket.
 	ScopeExtension
+	// ScopePair mints instances (POST /v1/instances) and removes them,
+	// without reading audit or status: what a person needs to pair their
+	// own browser.
+	ScopePair
 )
 
 var scopeNames = []struct {
@@ -33,6 +37,7 @@ var scopeNames = []struct {
 	{ScopeViewerInteractive, "viewer-interactive"},
 	{ScopeAdmin, "admin"},
 	{ScopeExtension, "extension"},
+	{ScopePair, "pair"},
 }
 
 // ScopeNames are the names scopes have in the config file, in order.
@@ -68,10 +73,24 @@ type ScopeSet uint8
 
 // AllScopes is what a loopback request gets when no token is configured:
 // the relay is then as open to this machine as Chrome's own port is.
-const AllScopes = ScopeSet(ScopeCDP | ScopeViewer | ScopeViewerInteractive | ScopeAdmin | ScopeExtension)
+const AllScopes = ScopeSet(ScopeCDP | ScopeViewer | ScopeViewerInteractive | ScopeAdmin | ScopeExtension | ScopePair)
 
 // Has reports whether s grants sc.
 func (s ScopeSet) Has(sc Scope) bool { return sc != 0 && s&ScopeSet(sc) == ScopeSet(sc) }
+
+// HasAny reports whether s grants at least one scope of of.
+func (s ScopeSet) HasAny(of ScopeSet) bool { return s&of != 0 }
+
+// or names the scopes of s for a person: "admin or pair".
+func (s ScopeSet) or() string {
+	var names []string
+	for _, n := range scopeNames {
+		if s.Has(n.s) {
+			names = append(names, n.name)
+		}
+	}
+	return strings.Join(names, " or ")
+}
 
 func (s ScopeSet) String() string {
 	var names []string

@@ -21,8 +21,34 @@ type Token struct {
 	// Required, unique.
 	SHA256 string `json:"sha256"`
 	// Scopes are what the token grants: cdp, viewer, viewer-interactive,
-	// admin, extension. At least one.
+	// admin, extension, pair. At least one.
 	Scopes []string `json:"scopes"`
+	// Tenant, when set, confines the token to that tenant's instances
+	// (ValidTenant says what a name may be). Empty: the operator's token,
+	// which reaches every instance.
+	Tenant string `json:"tenant,omitempty"`
+}
+
+// maxTenantBytes bounds a tenant's name: it labels records, logs and,
+// when the operator asks, a metric.
+const maxTenantBytes = 63
+
+// ValidTenant says what is wrong with a tenant's name, or nil: 1 to 63
+// lowercase letters, digits, '-', '_' and '.', starting with a letter or
+// a digit. Lowercase only, so that "Alice" and "alice" cannot be two
+// tenants that a person takes for one.
+func ValidTenant(name string) error {
+	if name == "" || len(name) > maxTenantBytes {
+		return fmt.Errorf("a tenant's name is 1 to %d characters", maxTenantBytes)
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		alnum := 'a' <= c && c <= 'z' || '0' <= c && c <= '9'
+		if !alnum && (i == 0 || c != '-' && c != '_' && c != '.') {
+			return fmt.Errorf("tenant %q: a tenant's name is lowercase letters, digits, '-', '_' and '.', starting with a letter or a digit", name)
+		}
+	}
+	return nil
 }
 
 // tokenPrefix marks generated tokens, so that secret scanners and people
@@ -80,6 +106,7 @@ type tokenEntry struct {
 	hash   [sha256.Size]byte
 	scopes ScopeSet
 	name   string
+	tenant string // "": the operator's
 }
 
 // emptyHash is the hash of the empty string: configuring it would let
@@ -121,6 +148,12 @@ func compileTokens(tokens []Token) (*tokenTable, error) {
 		if e.scopes, err = ParseScopes(tok.Scopes); err != nil {
 			errs = append(errs, fmt.Errorf("%s: scopes: %w", where, err))
 		}
+		if tok.Tenant != "" {
+			if err := ValidTenant(tok.Tenant); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", where, err))
+			}
+			e.tenant = tok.Tenant
+		}
 		t.entries = append(t.entries, e)
 	}
 	if len(errs) > 0 {
@@ -137,7 +170,7 @@ var constantTimeCompare = subtle.ConstantTimeCompare
 // against every entry whatever the result, so that the time taken says
 // neither whether nor where a token matched. Comparing hashes, not tokens,
 // also keeps the compare's time independent of the token's length.
-func (t *tokenTable) match(presented string) (name string, scopes ScopeSet, ok bool) {
+func (t *tokenTable) match(presented string) (g Grant, ok bool) {
 	sum := sha256.Sum256([]byte(presented))
 	found, at := 0, 0
 	var granted int
@@ -149,7 +182,22 @@ func (t *tokenTable) match(presented string) (name string, scopes ScopeSet, ok b
 		granted |= subtle.ConstantTimeSelect(eq, int(e.scopes), 0)
 	}
 	if found == 0 {
-		return "", 0, false
+		return Grant{}, false
 	}
-	return t.entries[at].name, ScopeSet(granted), true
+	e := &t.entries[at]
+	return Grant{TokenName: e.name, Tenant: e.tenant, Scopes: ScopeSet(granted)}, true
+}
+
+// Tenants are the tenants the tokens name, each once, in the order first
+// named.
+func (t *tokenTable) tenants() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, e := range t.entries {
+		if e.tenant != "" && !seen[e.tenant] {
+			seen[e.tenant] = true
+			out = append(out, e.tenant)
+		}
+	}
+	return out
 }

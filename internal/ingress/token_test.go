@@ -59,17 +59,17 @@ func TestCompileTokens(t *testing.T) {
 		tokens  []Token
 		wantErr []string
 	}{
-		{"ok", []Token{{"a", h1, []string{"cdp"}}, {"b", strings.ToUpper(h2), []string{"viewer", "admin"}}}, nil},
-		{"no name", []Token{{"", h1, []string{"cdp"}}}, []string{"tokens[0]: name is required"}},
-		{"same name", []Token{{"a", h1, []string{"cdp"}}, {"a", h2, []string{"cdp"}}}, []string{"tokens[1] (a): name used twice"}},
-		{"same hash", []Token{{"a", h1, []string{"cdp"}}, {"b", h1, []string{"admin"}}}, []string{"tokens[1] (b): same sha256 as tokens[0] (a)"}},
-		{"short hash", []Token{{"a", h1[:62], []string{"cdp"}}}, []string{"64 hex digits"}},
-		{"not hex", []Token{{"a", "z" + h1[1:], []string{"cdp"}}}, []string{"64 hex digits"}},
-		{"a token, not its hash", []Token{{"a", "cdpr_secret", []string{"cdp"}}}, []string{"64 hex digits"}},
-		{"empty token's hash", []Token{{"a", HashToken(""), []string{"cdp"}}}, []string{"hash of the empty token"}},
-		{"no scopes", []Token{{"a", h1, nil}}, []string{"scopes: no scopes"}},
-		{"bad scope", []Token{{"a", h1, []string{"cdp", "god"}}}, []string{`unknown scope "god"`}},
-		{"every error at once", []Token{{"", "x", nil}}, []string{"name is required", "64 hex digits", "no scopes"}},
+		{"ok", []Token{{"a", h1, []string{"cdp"}, ""}, {"b", strings.ToUpper(h2), []string{"viewer", "admin"}, ""}}, nil},
+		{"no name", []Token{{"", h1, []string{"cdp"}, ""}}, []string{"tokens[0]: name is required"}},
+		{"same name", []Token{{"a", h1, []string{"cdp"}, ""}, {"a", h2, []string{"cdp"}, ""}}, []string{"tokens[1] (a): name used twice"}},
+		{"same hash", []Token{{"a", h1, []string{"cdp"}, ""}, {"b", h1, []string{"admin"}, ""}}, []string{"tokens[1] (b): same sha256 as tokens[0] (a)"}},
+		{"short hash", []Token{{"a", h1[:62], []string{"cdp"}, ""}}, []string{"64 hex digits"}},
+		{"not hex", []Token{{"a", "z" + h1[1:], []string{"cdp"}, ""}}, []string{"64 hex digits"}},
+		{"a token, not its hash", []Token{{"a", "cdpr_secret", []string{"cdp"}, ""}}, []string{"64 hex digits"}},
+		{"empty token's hash", []Token{{"a", HashToken(""), []string{"cdp"}, ""}}, []string{"hash of the empty token"}},
+		{"no scopes", []Token{{"a", h1, nil, ""}}, []string{"scopes: no scopes"}},
+		{"bad scope", []Token{{"a", h1, []string{"cdp", "god"}, ""}}, []string{`unknown scope "god"`}},
+		{"every error at once", []Token{{"", "x", nil, ""}}, []string{"name is required", "64 hex digits", "no scopes"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -94,9 +94,9 @@ func TestCompileTokens(t *testing.T) {
 
 func TestMatch(t *testing.T) {
 	tab, err := compileTokens([]Token{
-		{"drive", HashToken("t-cdp"), []string{"cdp"}},
-		{"watch", HashToken("t-view"), []string{"viewer-interactive"}},
-		{"ops", HashToken("t-admin"), []string{"admin", "viewer"}},
+		{"drive", HashToken("t-cdp"), []string{"cdp"}, ""},
+		{"watch", HashToken("t-view"), []string{"viewer-interactive"}, ""},
+		{"ops", HashToken("t-admin"), []string{"admin", "viewer"}, ""},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -116,9 +116,9 @@ func TestMatch(t *testing.T) {
 		{HashToken("t-cdp"), "", 0, false}, // the hash is not the token
 	}
 	for _, tt := range tests {
-		name, scopes, ok := tab.match(tt.presented)
-		if name != tt.name || scopes != tt.scopes || ok != tt.ok {
-			t.Errorf("match(%q) = %q, %v, %v; want %q, %v, %v", tt.presented, name, scopes, ok, tt.name, tt.scopes, tt.ok)
+		g, ok := tab.match(tt.presented)
+		if g.TokenName != tt.name || g.Scopes != tt.scopes || ok != tt.ok {
+			t.Errorf("match(%q) = %q, %v, %v; want %q, %v, %v", tt.presented, g.TokenName, g.Scopes, ok, tt.name, tt.scopes, tt.ok)
 		}
 	}
 }

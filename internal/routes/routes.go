@@ -40,10 +40,18 @@ const (
 	KindAudit
 	// KindInstances: the status of every instance, GET /v1/instances.
 	KindInstances
+	// KindInstance: one instance by its public id, /v1/instances/<id>:
+	// GET and HEAD its status, DELETE removes it (other methods get 405
+	// there).
+	KindInstance
+	// KindPerson: a person's action on an instance, POST
+	// /v1/instances/<id>/stop or /resume (InstanceID names the instance,
+	// Action the action).
+	KindPerson
 	numKinds
 )
 
-var kindNames = [numKinds]string{"not-found", "discovery", "cdp", "page", "extension", "mint", "viewer", "page-shell", "metrics", "audit", "instances"}
+var kindNames = [numKinds]string{"not-found", "discovery", "cdp", "page", "extension", "mint", "viewer", "page-shell", "metrics", "audit", "instances", "instance", "person"}
 
 func (k Kind) String() string {
 	if k < numKinds {
@@ -76,11 +84,15 @@ const (
 	// AreaBadPath: not a clean absolute path (dot segments, doubled
 	// slashes), which could route one way here and another way behind.
 	AreaBadPath
+	// AreaPerson: what a person watching may do to an instance's
+	// automation (stop it, resume it), which a viewer that may take
+	// control may do, as may the operator.
+	AreaPerson
 	// NumAreas is the number of areas, for tables indexed by Area.
 	NumAreas
 )
 
-var areaNames = [NumAreas]string{"page", "discovery", "cdp", "devtools", "extension", "viewer", "admin", "other", "bad_path"}
+var areaNames = [NumAreas]string{"page", "discovery", "cdp", "devtools", "extension", "viewer", "admin", "other", "bad_path", "person"}
 
 func (a Area) String() string {
 	if a < NumAreas {
@@ -108,8 +120,12 @@ type Route struct {
 	GUID string
 	// TargetID is the page of KindPage.
 	TargetID string
+	// InstanceID is the public instance id of KindInstance.
+	InstanceID string
 	// Doc is the document of KindDiscovery.
 	Doc Doc
+	// Action is KindPerson's: "stop" or "resume" (of InstanceID).
+	Action string
 }
 
 // Relay reports whether the relay itself serves the route's area: the
@@ -209,6 +225,13 @@ func (t *Table) Classify(method, p string) Route {
 		return Route{Kind: KindViewer, Area: AreaViewer}
 	case strings.HasPrefix(p, "/viewer/"):
 		return Route{Area: AreaViewer}
+	case strings.HasPrefix(p, "/v1/instances/") && personAction(p) != "":
+		id, action, _ := strings.Cut(strings.TrimSuffix(p[len("/v1/instances/"):], "/"), "/")
+		r := Route{Area: AreaPerson, InstanceID: id, Action: action}
+		if method == http.MethodPost {
+			r.Kind = KindPerson
+		}
+		return r
 	case p == "/metrics" || strings.HasPrefix(p, "/metrics/") || strings.HasPrefix(p, "/v1/") || strings.HasPrefix(p, "/debug/"):
 		r := Route{Area: AreaAdmin}
 		switch {
@@ -220,12 +243,32 @@ func (t *Table) Classify(method, p string) Route {
 			r.Kind = KindInstances
 		case p == "/v1/instances":
 			r.Kind = KindMint
+		default:
+			// /v1/instances/<id>, with nothing after the id: what may
+			// come under it is another endpoint's.
+			if id, ok := strings.CutPrefix(p, "/v1/instances/"); ok && id != "" && !strings.Contains(id, "/") {
+				r.Kind, r.InstanceID = KindInstance, id
+			}
 		}
 		return r
 	case t.pageShell[p] && read:
 		return Route{Kind: KindPageShell, Area: AreaPageShell}
 	}
 	return Route{Area: AreaOther}
+}
+
+// personAction is the action of /v1/instances/<id>/<action>, when it is
+// one a person may take.
+func personAction(p string) string {
+	id, action, ok := strings.Cut(strings.TrimSuffix(p[len("/v1/instances/"):], "/"), "/")
+	if !ok || id == "" || strings.Contains(action, "/") {
+		return ""
+	}
+	switch action {
+	case "stop", "resume":
+		return action
+	}
+	return ""
 }
 
 // discoveryDoc names the document at p, the way Chrome's port reads it: a

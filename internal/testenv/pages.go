@@ -7,18 +7,21 @@ import (
 	"strings"
 )
 
-// Pages serves test pages on two loopback origins, so that a frame from
-// the second is cross-site to the first and Chrome puts it in its own
-// process (an out-of-process iframe with its own CDP session).
+// Pages serves test pages on three loopback origins, so that a frame from
+// one is cross-site to another and Chrome puts it in its own process (an
+// out-of-process iframe with its own CDP session).
 type Pages struct {
 	Main   string // http://127.0.0.1:<port>
 	Other  string // http://127.0.0.2:<port>, another site
+	Third  string // http://127.0.0.3:<port>, a third site
 	srvs   []*http.Server
 	hits   hits
 	bodies bodies
+	hops   hops
+	site   Site
 }
 
-// StartPages starts both origins.
+// StartPages starts the three origins.
 func StartPages() (*Pages, error) {
 	p := &Pages{}
 	var err error
@@ -26,6 +29,10 @@ func StartPages() (*Pages, error) {
 		return nil, err
 	}
 	if p.Other, err = p.serve("127.0.0.2:0"); err != nil {
+		p.Close()
+		return nil, err
+	}
+	if p.Third, err = p.serve("127.0.0.3:0"); err != nil {
 		p.Close()
 		return nil, err
 	}
@@ -48,7 +55,7 @@ func (p *Pages) serve(addr string) (string, error) {
 // links to and which is served as an attachment.
 const DownloadBody = "name,value\nrelay,42\n"
 
-// Close stops both origins.
+// Close stops the origins.
 func (p *Pages) Close() {
 	for _, s := range p.srvs {
 		s.Close()
@@ -59,6 +66,9 @@ func (p *Pages) handler() http.Handler {
 	mux := http.NewServeMux()
 	p.policyPages(mux)
 	p.hostilePages(mux)
+	p.secretPages(mux)
+	p.personPages(mux)
+	p.tierPages(mux)
 	html := func(w http.ResponseWriter, body string) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, body)

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -38,6 +39,8 @@ type Env struct {
 	// a test's way to act as the person (the extension's connect page),
 	// never the relay's.
 	BrowserWS string
+	// Audit holds what the relay observed (its relay.Config.Observer).
+	Audit *Audit
 
 	hs         *http.Server
 	built      Served // with Options.Build
@@ -174,6 +177,8 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	} else {
 		cfg := opts.Relay
 		cfg.Logger = log
+		e.Audit = &Audit{next: cfg.Observer}
+		cfg.Observer = e.Audit
 		if e.Relay, err = relay.New(cfg); err != nil {
 			ln.Close()
 			return nil, err
@@ -277,6 +282,8 @@ func (e *Env) RestartRelay(ctx context.Context, cfg relay.Config) error {
 	e.hs.Close()
 	cfg.Logger = e.log
 	cfg.DefaultGUID = guid
+	e.Audit.setNext(cfg.Observer)
+	cfg.Observer = e.Audit
 	srv, err := relay.New(cfg)
 	if err != nil {
 		return err
@@ -350,4 +357,53 @@ func Node(ctx context.Context, script string, env []string, args ...string) (str
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
 	return strings.TrimSpace(string(out)), err
+}
+
+// Audit is an observer of the relay that keeps what it is told (the last
+// maxAudit events), for tests to read, and passes it on to the observer
+// of Options.Relay, if any.
+type Audit struct {
+	mu   sync.Mutex
+	evs  []relay.Event  // guarded by mu
+	base int            // guarded by mu: how many were let go before evs[0]
+	next relay.Observer // guarded by mu
+}
+
+const maxAudit = 100000
+
+// Observe implements relay.Observer.
+func (a *Audit) Observe(ev relay.Event) {
+	a.mu.Lock()
+	if len(a.evs) >= maxAudit {
+		half := len(a.evs) / 2
+		a.evs = append(a.evs[:0], a.evs[half:]...)
+		a.base += half
+	}
+	a.evs = append(a.evs, ev)
+	next := a.next
+	a.mu.Unlock()
+	if next != nil {
+		next.Observe(ev)
+	}
+}
+
+func (a *Audit) setNext(o relay.Observer) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.next = o
+}
+
+// Len is how many events were kept so far: a mark for Since.
+func (a *Audit) Len() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.base + len(a.evs)
+}
+
+// Since returns the events kept from mark on.
+func (a *Audit) Since(mark int) []relay.Event {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	i := min(max(mark-a.base, 0), len(a.evs))
+	return append([]relay.Event(nil), a.evs[i:]...)
 }

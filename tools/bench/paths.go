@@ -121,8 +121,8 @@ func newExtPeer(h *host, guid string) *extPeer {
 	return &extPeer{
 		guid: guid,
 		host: h,
-		// Like the relay: no permessage-deflate, whose cost on Chrome's side
-		// PROTOCOL.md §6 measured.
+		// Like the relay: no permessage-deflate, which costs Chrome's side
+		// more than it saves on loopback.
 		upgrader: websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }},
 		conns:    make(chan *websocket.Conn, 1),
 	}

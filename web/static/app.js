@@ -23,6 +23,16 @@ const el = {
   canvas: $("screen"),
   placeholder: $("placeholder"),
   banner: $("banner"),
+  stoppedBanner: $("stopped-banner"),
+  approvalsPanel: $("approvals-panel"),
+  approvals: $("approvals"),
+  dialog: $("dialog"),
+  dialogKind: $("dialog-kind"),
+  dialogMessage: $("dialog-message"),
+  dialogPrompt: $("dialog-prompt"),
+  dialogAccept: $("dialog-accept"),
+  dialogDismiss: $("dialog-dismiss"),
+  dialogNote: $("dialog-note"),
 };
 const ctx2d = el.canvas.getContext("2d");
 
@@ -47,6 +57,16 @@ const state = {
 
 const MAX_ACTIVITY = 60;
 
+// The token the page was opened with (/?token=…) is kept here and taken
+// out of the address bar at once: not in the history, not in what a shared
+// tab showing this page tells automation.
+const pageToken = new URLSearchParams(location.search).get("token");
+if (pageToken) {
+  const u = new URL(location.href);
+  u.searchParams.delete("token");
+  history.replaceState(null, "", u.pathname + u.search + u.hash);
+}
+
 // ---- activity panel ----
 
 function activity(text, kind = "info") {
@@ -70,10 +90,12 @@ function connect() {
   // header on a WebSocket, so the token travels in the query.
   const query = new URLSearchParams();
   if (mode) query.set("mode", mode);
-  const token = new URLSearchParams(location.search).get("token");
-  if (token) query.set("token", token);
+  if (pageToken) query.set("token", pageToken);
   const qs = query.toString();
-  const url = `${proto}//${location.host}/viewer${qs ? `?${qs}` : ""}`;
+  // Beside the page, whatever its path: behind a front door the relay is
+  // under a prefix (/relay-1/).
+  const dir = location.pathname.replace(/[^/]*$/, "");
+  const url = `${proto}//${location.host}${dir}viewer${qs ? `?${qs}` : ""}`;
   const ws = new WebSocket(url);
   ws.binaryType = "arraybuffer";
   state.ws = ws;
@@ -122,6 +144,7 @@ function onMessage(m) {
       el.mode.title = `You are ${m.viewer}. ${m.interactive ? "You may take control of a tab." : "This page may watch only."}`;
       break;
     case "instances":
+      noteChanges(state.instances, m.instances);
       state.instances = m.instances;
       if (state.sel) {
         const t = findTab(state.sel);
@@ -169,6 +192,28 @@ function onMessage(m) {
       activity(m.message, "error");
       break;
   }
+}
+
+// noteChanges tells the activity panel what the person in charge should
+// know: a stop, a dialog, a command waiting for them.
+function noteChanges(before, after) {
+  const old = new Map(before.map((i) => [i.id, i]));
+  for (const inst of after) {
+    const was = old.get(inst.id);
+    if (was && was.stopped !== inst.stopped)
+      activity(inst.stopped ? `Automation stopped by ${who(inst.stoppedBy)}` : "Automation resumed", "control");
+    const seen = new Set(((was && was.approvals) || []).map((a) => a.id));
+    for (const a of inst.approvals || []) if (!seen.has(a.id)) activity(`Waiting for you: ${a.what}`, "ask");
+    for (const t of inst.tabs) {
+      const wt = was && was.tabs.find((x) => x.id === t.id);
+      if (t.dialog && !(wt && wt.dialog && wt.dialog.id === t.dialog.id))
+        activity(`${tabName(t)} asks (${t.dialog.type}): ${t.dialog.message}`, "ask");
+    }
+  }
+}
+
+function who(name) {
+  return name === state.me ? "you" : name;
 }
 
 function isSel(m) {
@@ -297,12 +342,26 @@ function renderInstances() {
     name.title = `Instance ${inst.id}${inst.browser ? ` · ${inst.browser}` : ""}`;
     const meta = document.createElement("span");
     meta.className = "instance-meta";
-    meta.textContent = !inst.extension
-      ? "extension not connected"
-      : inst.client
-        ? "automation connected"
-        : "no automation";
+    meta.textContent = inst.stopped
+      ? `automation stopped by ${who(inst.stoppedBy)}`
+      : !inst.extension
+        ? "extension not connected"
+        : inst.client
+          ? "automation connected"
+          : "no automation";
     head.append(name, meta);
+    if (state.interactive) {
+      const brake = document.createElement("button");
+      brake.className = inst.stopped ? "brake resume" : "brake stop";
+      brake.dataset.instance = inst.id;
+      brake.textContent = inst.stopped ? "Resume" : "Stop";
+      brake.title = inst.stopped
+        ? "Let the automation go on"
+        : "Stop the automation now: what it is doing fails, and everything it sends is refused until you resume";
+      brake.onclick = () => send({ type: inst.stopped ? "resume" : "stop", instance: inst.id });
+      head.append(brake);
+    }
+    box.dataset.stopped = String(!!inst.stopped);
     box.append(head);
     if (!inst.tabs.length) {
       const p = document.createElement("p");
@@ -334,10 +393,21 @@ function renderInstances() {
       text.append(title, url);
       const side = document.createElement("span");
       side.className = "t-side";
-      if (t.controlledBy) {
+      if (t.dialog) {
+        side.classList.add("t-ask");
+        side.textContent = t.dialog.type;
+        side.title = `The page asks: ${t.dialog.message}`;
+      } else if (t.access === "blind") {
+        side.classList.add("t-hidden");
+        side.textContent = "hidden";
+        side.title = "This site is hidden from automation and the live view";
+      } else if (t.controlledBy) {
         side.classList.add("t-held");
         side.textContent = t.controlledBy === state.me ? "you control" : "controlled";
         side.title = `Controlled by ${t.controlledBy}`;
+      } else if (t.access === "read-only") {
+        side.textContent = "read-only";
+        side.title = "Automation may read this site, not act on it";
       } else if (t.viewers) {
         side.textContent = `${t.viewers} watching`;
       }
@@ -349,7 +419,57 @@ function renderInstances() {
     box.append(ul);
     el.instances.append(box);
   }
+  renderApprovals();
 }
+
+// renderApprovals shows the commands waiting for a person, oldest first,
+// each with what it would do and its deadline.
+function renderApprovals() {
+  const cards = [];
+  for (const inst of state.instances) {
+    for (const a of inst.approvals || []) {
+      const card = document.createElement("div");
+      card.className = "approval";
+      card.dataset.approval = String(a.id);
+      card.dataset.instance = inst.id;
+      const what = document.createElement("div");
+      what.className = "approval-what";
+      what.textContent = a.what;
+      const meta = document.createElement("div");
+      meta.className = "approval-meta";
+      const t = a.tab && findTab({ instance: inst.id, tab: a.tab });
+      meta.textContent = `${t ? tabName(t) : "the browser"} · ${a.method}`;
+      const left = document.createElement("div");
+      left.className = "approval-left";
+      left.dataset.expires = a.expiresAt;
+      const actions = document.createElement("div");
+      actions.className = "approval-actions";
+      const deny = document.createElement("button");
+      deny.className = "deny";
+      deny.textContent = "Deny";
+      deny.onclick = () => send({ type: "deny", instance: inst.id, approval: a.id });
+      const approve = document.createElement("button");
+      approve.className = "primary approve";
+      approve.textContent = "Approve";
+      approve.onclick = () => send({ type: "approve", instance: inst.id, approval: a.id });
+      deny.disabled = approve.disabled = !state.interactive;
+      actions.append(deny, approve);
+      card.append(what, meta, left, actions);
+      cards.push(card);
+    }
+  }
+  el.approvals.replaceChildren(...cards);
+  el.approvalsPanel.hidden = !cards.length;
+  tickApprovals();
+}
+
+function tickApprovals() {
+  for (const left of el.approvals.querySelectorAll(".approval-left")) {
+    const s = Math.max(0, Math.round((Date.parse(left.dataset.expires) - Date.now()) / 1000));
+    left.textContent = `denied in ${s} s unless you answer`;
+  }
+}
+setInterval(tickApprovals, 1000);
 
 function select(instance, tab) {
   if (state.sel && state.sel.instance === instance && state.sel.tab === tab) return;
@@ -404,7 +524,66 @@ function render() {
   el.handback.disabled = !mine;
   for (const c of [el.navURL, el.navGo, el.viewport, el.front]) c.disabled = !mine;
   if (!state.interactive && state.me) el.take.title = "This page is view-only";
+  const inst = state.sel && state.instances.find((i) => i.id === state.sel.instance);
+  el.stoppedBanner.hidden = !(inst && inst.stopped);
+  if (inst && inst.stopped)
+    el.stoppedBanner.textContent = `Automation stopped by ${who(inst.stoppedBy)}: everything it sends is refused until ${state.interactive ? "you press Resume" : "someone resumes it"}.`;
+  if (t && t.access === "blind") {
+    el.placeholder.hidden = false;
+    el.placeholder.textContent = `This tab is on ${t.url}, a site hidden from automation and from this view.`;
+    el.take.disabled = true;
+  }
+  renderDialog(t);
 }
+
+// renderDialog shows the JavaScript dialog of the watched tab, which the
+// screencast cannot: the page waits for an answer.
+function renderDialog(t) {
+  const d = t && t.dialog;
+  el.dialog.hidden = !d;
+  if (!d) {
+    state.dialogShown = 0;
+    return;
+  }
+  el.dialog.dataset.type = d.type;
+  el.dialogKind.textContent =
+    {
+      alert: "The page says",
+      confirm: "The page asks you to confirm",
+      prompt: "The page asks",
+      beforeunload: "The page asks before it is left",
+    }[d.type] || "The page asks";
+  el.dialogMessage.textContent = d.message || "(no message)";
+  el.dialogPrompt.hidden = d.type !== "prompt";
+  if (state.dialogShown !== d.id) {
+    state.dialogShown = d.id;
+    el.dialogPrompt.value = d.defaultPrompt || "";
+  }
+  el.dialogDismiss.hidden = d.type === "alert";
+  el.dialogAccept.textContent = d.type === "alert" ? "OK" : d.type === "beforeunload" ? "Leave" : "Accept";
+  const answered = !!d.answeredBy;
+  el.dialogAccept.disabled = el.dialogDismiss.disabled = answered || !state.interactive;
+  el.dialogNote.textContent = answered
+    ? `Answered by ${who(d.answeredBy)}…`
+    : state.interactive
+      ? "The automation may answer it too; the first answer counts."
+      : "This page is view-only.";
+}
+
+function answerDialog(accept) {
+  const t = state.sel && findTab(state.sel);
+  if (!t || !t.dialog) return;
+  send({
+    type: "answer-dialog",
+    instance: state.sel.instance,
+    tab: t.id,
+    dialog: t.dialog.id,
+    accept,
+    promptText: t.dialog.type === "prompt" ? el.dialogPrompt.value : undefined,
+  });
+}
+el.dialogAccept.onclick = () => answerDialog(true);
+el.dialogDismiss.onclick = () => answerDialog(false);
 
 el.take.onclick = () => {
   send({ type: "take-control" });

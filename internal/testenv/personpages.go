@@ -1,0 +1,36 @@
+package testenv
+
+import (
+	"fmt"
+	"net/http"
+)
+
+// personPages are the pages of the person-in-charge tests: a shop whose
+// order form asks before it is sent, and a page that asks a question.
+func (p *Pages) personPages(mux *http.ServeMux) {
+	html := func(w http.ResponseWriter, body string) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, body)
+	}
+	mux.HandleFunc("/shop.html", func(w http.ResponseWriter, r *http.Request) {
+		html(w, `<!doctype html><title>Checkout</title>
+<h1>Your basket</h1><p>One book, 12.00</p>
+<form action="/ordered.html" method="post">
+<input type="hidden" name="item" value="book">
+<button id="buy" type="submit" style="font-size:20px;padding:8px 20px">Place order</button>
+</form>
+<p><a id="help" href="#help">Help</a></p>`)
+	})
+	mux.HandleFunc("/ordered.html", func(w http.ResponseWriter, r *http.Request) {
+		html(w, `<!doctype html><title>Ordered</title><h1 id="done">Order placed</h1>`)
+	})
+	mux.HandleFunc("/confirm.html", func(w http.ResponseWriter, r *http.Request) {
+		html(w, `<!doctype html><title>Draft</title>
+<h1>Draft</h1><p id="out">not answered</p>
+<script>
+function ask() {
+  setTimeout(() => { document.getElementById('out').textContent = confirm('Delete the draft?') ? 'deleted' : 'kept'; }, 0);
+}
+</script>`)
+	})
+}

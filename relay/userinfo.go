@@ -1,0 +1,95 @@
+package relay
+
+import (
+	"bytes"
+	"net/url"
+)
+
+// Passwords in URLs.
+//
+// A person who opens http://user:password@host/ leaves the pair in the
+// tab's URL, and Chrome repeats it wherever it reports the URL: target
+// info, frame trees and navigations, a document's URL and base URL, the
+// history. The relay hides such a password the way it hides a typed
+// secret: the first time it sees one in anything it is about to send, the
+// password joins the instance's lock (secrets.go), and from then on every
+// form of it is replaced by its reference, {{secret:url-password}}.
+
+// urlPasswordName is the reference a password found in a URL is hidden
+// behind.
+const urlPasswordName = "url-password"
+
+// minURLPassword is the shortest password the lock takes: a shorter one
+// would hide every occurrence of too common a string.
+const minURLPassword = 4
+
+// learnURLPasswords locks the passwords of the URLs with a user-info part
+// in b. It costs one byte search on a message without '@'.
+func (in *Instance) learnURLPasswords(b []byte) {
+	for i := bytes.IndexByte(b, '@'); i >= 0; {
+		switch pw := urlPasswordBefore(b, i); {
+		case len(pw) >= minURLPassword:
+			in.lockURLPassword(pw)
+		case len(pw) > 0:
+			// Too short to hide alone: hide it with its user name, where
+			// the URL has them.
+			start := i - len(pw) - 1
+			for start > 0 && userinfoByte(b[start-1]) {
+				start--
+			}
+			in.lockURLPassword(b[start : i+1])
+		}
+		j := bytes.IndexByte(b[i+1:], '@')
+		if j < 0 {
+			return
+		}
+		i += 1 + j
+	}
+}
+
+// urlPasswordBefore returns the password of the URL whose user-info part
+// ends at b[at] ('@'), if it is one: "scheme://user:password@".
+func urlPasswordBefore(b []byte, at int) []byte {
+	j := at
+	for j > 0 && userinfoByte(b[j-1]) {
+		j--
+	}
+	if j < 3 || string(b[j-3:j]) != "://" {
+		return nil
+	}
+	info := b[j:at]
+	k := bytes.IndexByte(info, ':')
+	if k < 0 {
+		return nil
+	}
+	return info[k+1:]
+}
+
+// userinfoByte reports whether c may be part of a URL's user-info as it
+// appears in JSON text.
+func userinfoByte(c byte) bool {
+	switch c {
+	case '/', '?', '#', '@', '"', '\\', '<', '>', ' ', '\t', '\n', '\r', '[', ']':
+		return false
+	}
+	return c > ' ' && c < 0x7f
+}
+
+// lockURLPassword hides pw (as the URL writes it, and decoded) from now
+// on.
+func (in *Instance) lockURLPassword(pw []byte) {
+	raw := string(pw)
+	for {
+		old := in.locked.Load()
+		if old != nil && old.Contains(pw) {
+			return
+		}
+		l := old.Add(urlPasswordName, []byte(raw))
+		if dec, err := url.PathUnescape(raw); err == nil && dec != raw && len(dec) >= minURLPassword && dec[len(dec)-1] != '@' {
+			l = l.Add(urlPasswordName, []byte(dec))
+		}
+		if in.locked.CompareAndSwap(old, l) {
+			return
+		}
+	}
+}

@@ -1,0 +1,56 @@
+package relay
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestURLPasswordBefore(t *testing.T) {
+	for _, tc := range []struct{ msg, want string }{
+		{`{"url":"http://user:s3cret@127.0.0.1/x"}`, "s3cret"},
+		{`{"url":"https://u:p%40ss%3Aw@h.example/"}`, "p%40ss%3Aw"},
+		{`{"url":"http://user@h.example/"}`, ""},    // no password
+		{`{"text":"mail me: a:b@c.example"}`, ""},   // not a URL
+		{`{"url":"http://h.example/@x:y"}`, ""},     // '@' in the path
+		{`{"url":"http://h.example/?u=a:b@c"}`, ""}, // '@' in the query
+		{`{"u":"ftp://:only@h"}`, "only"},           // empty user
+		{`{"u":"x://a:b\"@h"}`, ""},                 // a quote ends it
+		{`@`, ""},
+		{`://@`, ""},
+	} {
+		at := strings.IndexByte(tc.msg, '@')
+		for i := strings.IndexByte(tc.msg, '@'); i >= 0; {
+			if got := string(urlPasswordBefore([]byte(tc.msg), i)); got != "" {
+				at = i
+				break
+			}
+			j := strings.IndexByte(tc.msg[i+1:], '@')
+			if j < 0 {
+				break
+			}
+			i += 1 + j
+		}
+		if got := string(urlPasswordBefore([]byte(tc.msg), at)); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.msg, got, tc.want)
+		}
+	}
+}
+
+func TestURLPasswordLocked(t *testing.T) {
+	h := newHarness(t, Config{})
+	in := h.srv.Default()
+	in.learnURLPasswords([]byte(`{"url":"http://me:hunter%402@a.example/"}`))
+	for _, s := range []string{"http://me:hunter%402@a.example/", `{"v":"hunter@2"}`, "aHVudGVyQDI="} {
+		if got := in.scrubString(s); strings.Contains(got, "hunter") || strings.Contains(got, "aHVudGVyQDI") {
+			t.Errorf("%s scrubbed to %s", s, got)
+		}
+	}
+	// Too short to hide alone: hidden with its user name.
+	in.learnURLPasswords([]byte(`{"url":"http://me:abc@a.example/"}`))
+	if got := in.scrubString("abc"); got != "abc" {
+		t.Errorf("a short password locked alone: %s", got)
+	}
+	if got := in.scrubString("http://me:abc@a.example/"); strings.Contains(got, "abc") {
+		t.Errorf("a short password in its URL: %s", got)
+	}
+}
