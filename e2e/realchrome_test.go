@@ -745,3 +745,56 @@ func TestClientMismatchesMatchChrome(t *testing.T) {
 		t.Errorf("/json/version:\n  Chrome: %v\n  relay:  %v", refVersion, relVersion)
 	}
 }
+
+// TestCreateTargetWithNoWindowLeft: the person has closed every window of
+// the browser, which keeps running; a client's Target.createTarget opens
+// a window for its page, as it does against the browser's own port.
+func TestCreateTargetWithNoWindowLeft(t *testing.T) {
+	requireEnv(t)
+	ctx := testCtx(t, 60*time.Second)
+	p := newPerson(ctx, t)
+	closeAll := func() {
+		for _, pt := range p.pages() {
+			if _, err := p.call("", "Target.closeTarget", map[string]any{"targetId": pt.TargetID}); err != nil {
+				t.Fatalf("closing %s: %v", pt.URL, err)
+			}
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for len(p.pages()) > 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("pages left: %+v", p.pages())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	create := func(c *cdptest.Client, who string) string {
+		m, err := c.CallMessage(ctx, "", "Target.createTarget", map[string]any{"url": env.Pages.Main + "/form.html?nowindow"})
+		if err != nil {
+			t.Fatalf("%s: Target.createTarget: %v", who, err)
+		}
+		if m.Error != nil {
+			t.Fatalf("%s: Target.createTarget with no window: %d %s", who, m.Error.Code, m.Error.Message)
+		}
+		var r struct{ TargetID string }
+		json.Unmarshal(m.Result, &r)
+		target := r.TargetID
+		// It is a page in a window of its own.
+		if _, err := p.call("", "Browser.getWindowForTarget", map[string]any{"targetId": target}); err != nil {
+			t.Fatalf("%s: the new page has no window: %v", who, err)
+		}
+		return target
+	}
+
+	closeAll()
+	create(p.c, "reference")
+	t.Log("ok - reference: the browser's own port opens a window")
+
+	closeAll()
+	c := dialOrFail(ctx, t, env.WSEndpoint())
+	defer c.Close()
+	target := create(c, "relay")
+	// The person's browser keeps the window the client opened, as the
+	// window the test closed.
+	p.before[target] = true
+	t.Log("ok - relay: the extension opens a window")
+}
