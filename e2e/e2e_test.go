@@ -34,8 +34,9 @@ func TestMain(m *testing.M) {
 		defer unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		defer cancel()
-		// The browser's own port lets a test act as the person (pick_test.go).
-		env, err = testenv.Start(ctx, testenv.Options{DebugPort: true})
+		// The browser's own port lets a test act as the person (pick_test.go);
+		// the stand-ins are the person's other extensions (realchrome_test.go).
+		env, err = testenv.Start(ctx, testenv.Options{DebugPort: true, StandIns: true})
 		if err != nil {
 			println("e2e: start:", err.Error())
 			return 1

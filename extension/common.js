@@ -46,3 +46,17 @@ export function attachable(url) {
 export function tabUrl(tab) {
   return tab.pendingUrl || tab.url || "about:blank";
 }
+
+// Why Chrome refuses to attach chrome.debugger to a tab (or detached it),
+// from the error it gives: another extension's frame in the tab (a password
+// manager's inline menu), a page never shared (a browser page, the Web
+// Store, another extension's page, a file without file access), the tab
+// gone, or something else.
+export function refusalCause(message) {
+  const m = String(message);
+  if (/different extension/i.test(m)) return "extension_frame";
+  if (/No tab with given id/i.test(m)) return "tab_closed";
+  if (/chrome:\/\/|chrome-untrusted:|devtools:|cannot be scripted|file URL|local file access/i.test(m))
+    return "restricted_url";
+  return "unknown";
+}

@@ -7,7 +7,15 @@ const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 const ownPrefix = chrome.runtime.getURL("");
 
-let status = { state: "disconnected", error: "", relay: "", share: "pick", enabled: false, shared: [] };
+let status = {
+  state: "disconnected",
+  error: "",
+  relay: "",
+  share: "pick",
+  enabled: false,
+  guardFrames: false,
+  shared: [],
+};
 // A share mode asked for by the link shows until the person connects or picks one.
 let wantedShare = ["all", "pick"].includes(params.get("share")) ? params.get("share") : "";
 let closeWhenConnected = false;
@@ -63,6 +71,7 @@ function showStatus(s) {
   $("disconnect").disabled = !s.enabled;
   if (!$("relay").value && s.relay) $("relay").value = s.relay;
   setShareMode(wantedShare || s.share);
+  $("guard").checked = s.guardFrames === true;
   $("hint").textContent =
     s.share === "all"
       ? "Every tab with a web page is shared, including new ones. Untick a tab to keep it private."
@@ -162,6 +171,9 @@ $("form").addEventListener("submit", (e) => {
 });
 $("relay").addEventListener("input", () => showProblem(""));
 $("disconnect").addEventListener("click", () => request({ type: "disconnect" }).catch((e) => showProblem(e.message)));
+$("guard").addEventListener("change", () =>
+  request({ type: "guardFrames", on: $("guard").checked }).catch((e) => showProblem(e.message)),
+);
 for (const radio of document.querySelectorAll('input[name="share"]')) {
   radio.addEventListener("change", () => {
     wantedShare = "";

@@ -20,7 +20,7 @@ import (
 // it is the same wherever the extension is loaded from.
 const ID = "edoogkfadanamikagfaenbpnjpbhjfei"
 
-//go:embed manifest.json sw.js common.js connect.html connect.js connect.css icons/*.png
+//go:embed manifest.json sw.js common.js guard.js connect.html connect.js connect.css icons/*.png
 var files embed.FS
 
 // Config is written as config.json next to the extension; the service worker

@@ -3,16 +3,27 @@
 // of the tabs the person shares. The wire format is "protocol v2": commands
 // {id, method, params[]}, replies {id, result|error}, events {method, params[]}.
 
-import { attachable, relayUrlProblem, tabUrl } from "./common.js";
+import { attachable, refusalCause, relayUrlProblem, tabUrl } from "./common.js";
 
 const KEEPALIVE_MS = 20_000; // the worker is stopped after 30 s without traffic
 const BACKOFF_MS = [500, 1000, 2000, 4000, 5000];
-const REOFFER_MS = 150;
+// How often a tab Chrome detached is looked at again, until it can be
+// attached (the other extension's frame gone, say); a navigation looks at it
+// at once.
+const RECHECK_MS = [150, 300, 600, 1200, 2500, 5000];
+// How long a tab the frame guard cleared waits for the relay to attach it
+// again before the guard lets the other extension back in.
+const GUARD_WAIT_MS = 10_000;
+// The relay attaches a cleared tab again by itself, to resume its sessions;
+// if it has not after this long, the tab is offered again.
+const RESUME_WAIT_MS = 2000;
 const KEEPALIVE = '{"method":"extension.keepalive","params":[]}';
 const INITIALIZED = '{"method":"extension.initialized","params":[]}';
 const noop = () => {};
 
-const settings = { relay: "", share: "pick", picked: [], enabled: false };
+// guardFrames: the person allows the frame guard (guard.js) in tabs the
+// automation holds.
+const settings = { relay: "", share: "pick", picked: [], enabled: false, guardFrames: false };
 
 // Tabs the relay may see and attach. In "pick" mode these are the picked tabs;
 // in "all" mode every tab on an attachable URL that the person did not decline.
@@ -29,8 +40,11 @@ const creating = new Set();
 // has, they are not shared.
 const candidates = new Set();
 
-// The current connection: {ws, open, attached, offered, chain, keepalive}.
-// attached: tabs the relay attached over it; offered: tabs it was told about.
+// The current connection: {ws, open, attached, offered, away, guarded, chain, keepalive}.
+// attached: tabs the relay attached over it; offered: tabs it was told about;
+// away: shared tabs Chrome detached or refused to attach, to offer again once
+// they can be attached (tab id to {cause, tries, timer}); guarded: tabs
+// whose documents run the frame guard.
 let conn = null;
 let attempt = 0;
 let retryTimer = 0;
@@ -49,14 +63,16 @@ const browserInfo = (async () => {
   } catch {
     // Keep the version from the user agent string.
   }
-  const product = (userAgent.includes("HeadlessChrome") ? "HeadlessChrome/" : "Chrome/") + version;
+  // As Chrome's own Browser.getVersion says it, headless or not (the user
+  // agent says which).
+  const product = "Chrome/" + version;
   return {
     userAgent,
     product,
     version,
     extensionVersion: chrome.runtime.getManifest().version,
     // What this extension can do beyond protocol v2 (docs/EXTENSION-PROTOCOL.md).
-    features: ["navigation-fence", "popup-consent"],
+    features: ["navigation-fence", "popup-consent", "detach-cause", "windows", "keepalive"],
   };
 })();
 
@@ -78,7 +94,16 @@ function connect() {
     publish("disconnected", errorText(e));
     return;
   }
-  const c = { ws, open: false, attached: new Set(), offered: new Set(), chain: Promise.resolve(), keepalive: 0 };
+  const c = {
+    ws,
+    open: false,
+    attached: new Set(),
+    offered: new Set(),
+    away: new Map(),
+    guarded: new Map(),
+    chain: Promise.resolve(),
+    keepalive: 0,
+  };
   conn = c;
   publish("connecting");
   ws.onopen = () => {
@@ -113,8 +138,11 @@ function drop(c) {
   clearInterval(c.keepalive);
   setFence(null);
   for (const tabId of c.attached) chrome.debugger.detach({ tabId }).catch(noop);
+  for (const tabId of [...c.guarded.keys()]) unguard(c, tabId);
+  for (const a of c.away.values()) clearTimeout(a.timer);
   c.attached.clear();
   c.offered.clear();
+  c.away.clear();
 }
 
 function closeConn() {
@@ -156,11 +184,11 @@ async function targetIds() {
   return ids;
 }
 
-async function offer(c, tabs) {
+async function offer(c, tabs, untracked = false) {
   if (tabs.length === 0) return;
   const ids = await targetIds();
   for (const tab of tabs) {
-    if (!c.offered.has(tab.id)) continue; // withdrawn meanwhile
+    if (!untracked && !c.offered.has(tab.id)) continue; // withdrawn meanwhile
     const targetId = ids.get(tab.id);
     if (targetId) tab.targetId = targetId;
     send(c, "chrome.tabs.onCreated", [tab]);
@@ -168,7 +196,7 @@ async function offer(c, tabs) {
 }
 
 function announce(c, tab) {
-  if (c === null || !c.open || c.offered.has(tab.id) || !attachable(tabUrl(tab))) return;
+  if (c === null || !c.open || c.offered.has(tab.id) || c.away.has(tab.id) || !attachable(tabUrl(tab))) return;
   c.offered.add(tab.id);
   enqueue(c, () => offer(c, [tab]));
 }
@@ -227,6 +255,27 @@ function mustBeShared(tabId) {
   if (!shared.has(tabId)) throw new Error(`Tab ${tabId} is not shared`);
 }
 
+async function mustShowShared(windowId) {
+  const tabs = Number.isInteger(windowId) ? await chrome.tabs.query({ windowId }).catch(() => []) : [];
+  if (!tabs.some((t) => shared.has(t.id))) throw new Error("Browser window not found");
+}
+
+// chrome.debugger.attach, taking over a session of our own that a stopped
+// worker left behind.
+async function debuggerAttach(debuggee, version) {
+  try {
+    await chrome.debugger.attach(debuggee, version || "1.3");
+  } catch (e) {
+    // A worker that was stopped while attached leaves its own session
+    // behind; detach succeeds only for that one, never for another client.
+    if (!/already attached/i.test(errorText(e))) throw e;
+    await chrome.debugger.detach(debuggee).catch(() => {
+      throw e;
+    });
+    await chrome.debugger.attach(debuggee, version || "1.3");
+  }
+}
+
 const COMMANDS = {
   async "chrome.debugger.attach"(c, [target, version]) {
     const tabId = target.tabId;
@@ -234,42 +283,65 @@ const COMMANDS = {
     if (c.attached.has(tabId)) throw new Error(`Another debugger is already attached to the tab with id: ${tabId}.`);
     // The tab as it is now, not as it was offered.
     const now = await chrome.tabs.get(tabId);
-    if (!attachable(tabUrl(now))) throw new Error(`Tab ${tabId} shows a page that is never shared.`);
+    if (!attachable(tabUrl(now))) {
+      withdraw(c, tabId, "restricted_url");
+      throw new Error(`Tab ${tabId} shows a page that is never shared.`);
+    }
+    // A discarded tab has no page to debug: load it, as a click on it would.
+    if (now.discarded) await chrome.tabs.reload(tabId);
+    if (c.guarded.has(tabId) && foreignFrames(tabId) > 0) {
+      // Another extension's frame is there: Chrome would take the tab back
+      // at once. Cleared when the person allows it; else not now.
+      if (settings.guardFrames) await guardFrame(tabId, undefined);
+      if (foreignFrames(tabId) > 0) {
+        withdraw(c, tabId, "extension_frame");
+        throw new Error("Cannot access a chrome-extension:// URL of different extension");
+      }
+    }
     const debuggee = { tabId };
     try {
-      await chrome.debugger.attach(debuggee, version || "1.3");
+      await withTab(tabId, () => debuggerAttach(debuggee, version));
     } catch (e) {
-      // A worker that was stopped while attached leaves its own session
-      // behind; detach succeeds only for that one, never for another client.
-      if (!/already attached/i.test(errorText(e))) throw e;
-      await chrome.debugger.detach(debuggee).catch(() => {
-        throw e;
-      });
-      await chrome.debugger.attach(debuggee, version || "1.3");
+      // Chrome's refusal: offered again once it would say yes.
+      const cause = refusalCause(errorText(e));
+      if (cause !== "tab_closed") withdraw(c, tabId, cause);
+      throw e;
     }
     if (conn !== c || !c.open) {
       chrome.debugger.detach(debuggee).catch(noop);
       throw new Error("connection closed");
     }
     c.attached.add(tabId);
+    c.offered.add(tabId);
+    const away = c.away.get(tabId);
+    if (away) clearTimeout(away.timer);
+    c.away.delete(tabId);
     // It may have moved on while attaching.
     const after = await chrome.tabs.get(tabId).catch(() => null);
     if (after === null || !attachable(tabUrl(after))) {
       letGo(c, tabId, "restricted_url");
       throw new Error(`Tab ${tabId} shows a page that is never shared.`);
     }
+    await guard(c, tabId);
     return {};
   },
 
   async "chrome.debugger.detach"(c, [target]) {
     c.attached.delete(target.tabId);
+    unguard(c, target.tabId);
     await chrome.debugger.detach({ tabId: target.tabId });
     return {};
   },
 
   async "chrome.tabs.create"(c, [props]) {
     // Without a URL Chrome opens its new-tab page, which cannot be attached.
-    const pending = chrome.tabs.create({ ...props, url: (props && props.url) || "about:blank" });
+    const create = { ...props, url: (props && props.url) || "about:blank" };
+    // With no window left (the person closed the last one), a new window,
+    // as Chrome's own Target.createTarget opens one.
+    const pending = chrome.tabs.create(create).catch((e) => {
+      if (!/No current window/i.test(errorText(e))) throw e;
+      return chrome.windows.create({ url: create.url, focused: create.active !== false }).then((w) => w.tabs[0]);
+    });
     // Chained before the onCreated listener's wait, so it knows the id by then.
     const known = pending.then((tab) => void relayCreated.add(tab.id)).catch(noop);
     creating.add(known);
@@ -297,6 +369,33 @@ const COMMANDS = {
   async "chrome.tabs.update"(c, [tabId, props]) {
     mustBeShared(tabId);
     return chrome.tabs.update(tabId, props || {});
+  },
+
+  // The tab as Chrome has it now (its window, above all).
+  async "chrome.tabs.get"(c, [tabId]) {
+    mustBeShared(tabId);
+    return chrome.tabs.get(tabId);
+  },
+
+  // The windows of shared tabs, for the relay's Browser.getWindowForTarget,
+  // getWindowBounds and setWindowBounds: no other window is known.
+  async "chrome.windows.get"(c, [windowId]) {
+    await mustShowShared(windowId);
+    return chrome.windows.get(windowId);
+  },
+
+  async "chrome.windows.update"(c, [windowId, props]) {
+    await mustShowShared(windowId);
+    const update = {};
+    for (const k of ["left", "top", "width", "height", "state"])
+      if (props && props[k] !== undefined) update[k] = props[k];
+    return chrome.windows.update(windowId, update);
+  },
+
+  // The relay's own keepalive: a data message keeps the worker running where
+  // a WebSocket ping does not.
+  async "extension.keepalive"() {
+    return {};
   },
 
   // The relay's fence as declarativeNetRequest rules (null: none), for the
@@ -389,24 +488,184 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   }
 });
 
+// Chrome detaches a tab by itself when it goes where the debugger cannot
+// follow: a browser or Web Store page, another extension's page or frame (a
+// password manager's inline menu), a discarded tab's replacement, or the
+// person's Cancel on the debugging bar. The relay is told why, and a tab
+// that stays shared is offered again as soon as Chrome would let it be
+// attached: after its next committed navigation to a web page, or once the
+// other extension's frame is gone.
 chrome.debugger.onDetach.addListener((source, reason) => {
   const c = conn;
   const tabId = source.tabId;
   if (c === null || !c.attached.delete(tabId)) return;
-  send(c, "chrome.debugger.onDetach", [{ tabId }, reason]);
+  c.offered.delete(tabId);
   if (reason === "canceled_by_user") {
+    unguard(c, tabId);
+    send(c, "chrome.debugger.onDetach", [{ tabId }, reason, { cause: "canceled_by_user" }]);
     unshare(tabId).catch(noop);
     return;
   }
-  c.offered.delete(tabId);
-  if (reason !== "target_closed") return;
-  // A sub-frame navigating to an unknown scheme detaches the whole tab with
-  // target_closed while the tab stays open: offer it again once that settles.
-  setTimeout(async () => {
-    const tab = await chrome.tabs.get(tabId).catch(() => null);
-    if (tab !== null && shared.has(tabId)) announce(conn === c ? c : null, tab);
-  }, REOFFER_MS);
+  // In the chain: its onRemoved, if the tab closed, comes after.
+  enqueue(c, async () => {
+    const why = await whyDetached(c, tabId);
+    send(c, "chrome.debugger.onDetach", [{ tabId }, reason, why]);
+    if (why.cause === "tab_closed") {
+      unguard(c, tabId);
+      return;
+    }
+    const flaps = flapping(tabId);
+    if (why.cleared && !flaps) {
+      // The relay attaches it again itself, to resume its sessions.
+      awaitRelay(c, tabId, why.cause);
+      return;
+    }
+    // Offered again at once when it can be, unless it keeps being detached.
+    awaitAttachable(c, tabId, why.cause, why.cause === "unknown" && !flaps);
+  });
 });
+
+// flapping reports whether Chrome detached the tab several times in the
+// last few seconds: it is then looked at again only after a while.
+const detaches = new Map(); // tab id to the times of its recent detaches
+function flapping(tabId) {
+  const t = Date.now();
+  const recent = (detaches.get(tabId) || []).filter((at) => t - at < 10_000);
+  recent.push(t);
+  detaches.set(tabId, recent);
+  return recent.length > 3;
+}
+
+// whyDetached finds out why Chrome detached a tab that was attached:
+// whether it is still there, on what page, and whether it can be attached
+// again (trying it is the one way to learn of another extension's frame,
+// which Chrome detaches for as soon as the frame starts loading).
+async function whyDetached(c, tabId) {
+  const tab = await chrome.tabs.get(tabId).catch(() => null);
+  if (tab === null) return { cause: "tab_closed" };
+  if (!attachable(tabUrl(tab))) return { cause: "restricted_url" };
+  const guard = settings.guardFrames;
+  let cleared = guardCleared(c, tabId);
+  if (!cleared && c.guarded.has(tabId)) {
+    // The frame is in the page by now, its load under way: the guard looks
+    // (and, with the person's consent, takes it out), where an attach could
+    // still succeed for a moment.
+    const seen = await guardFrame(tabId, undefined);
+    if (seen.removed > 0 || Date.now() - seen.lastRemoved < 2000) cleared = true;
+    else if (seen.foreign > 0) return { cause: "extension_frame", guard };
+  }
+  if (cleared) return { cause: "extension_frame", cleared: true, guard };
+  const refusal = await tryAttach(tabId);
+  if (refusal === "") return { cause: "unknown" };
+  const cause = refusalCause(refusal);
+  if (cause === "extension_frame" && guard && shared.has(tabId)) {
+    // The frame came before the guard was in place (or slipped past it):
+    // clear the tab now, and it can be attached again.
+    await clearFrames(c, tabId);
+    if ((await tryAttach(tabId)) === "") return { cause, cleared: true, guard };
+  }
+  return cause === "extension_frame" ? { cause, guard } : { cause };
+}
+
+// tryAttach attaches and detaches again, and returns Chrome's refusal, or
+// "" when the tab can be attached. It never takes over a session: one the
+// relay attached meanwhile is a refusal ("already attached").
+function tryAttach(tabId) {
+  return withTab(tabId, async () => {
+    try {
+      await chrome.debugger.attach({ tabId }, "1.3");
+    } catch (e) {
+      return errorText(e);
+    }
+    await chrome.debugger.detach({ tabId }).catch(noop);
+    return "";
+  });
+}
+
+// withTab runs fn after whatever attaches or detaches the tab already runs:
+// a try must not detach the relay's own attach.
+const tabChains = new Map();
+function withTab(tabId, fn) {
+  const run = (tabChains.get(tabId) || Promise.resolve()).then(fn);
+  const chain = run.catch(noop);
+  tabChains.set(tabId, chain);
+  chain.then(() => {
+    if (tabChains.get(tabId) === chain) tabChains.delete(tabId);
+  });
+  return run;
+}
+
+// withdraw takes back the offer of a shared tab Chrome refused to attach:
+// the relay forgets it until it is offered again.
+function withdraw(c, tabId, cause) {
+  if (c === null || !c.offered.delete(tabId)) return;
+  // The guard says when another extension's frame is gone.
+  if (cause !== "extension_frame") unguard(c, tabId);
+  chrome.tabs.get(tabId).then(
+    (tab) => {
+      enqueue(c, () =>
+        send(c, "chrome.tabs.onRemoved", [
+          tabId,
+          { windowId: tab.windowId, isWindowClosing: false, withdrawn: true, cause },
+        ]),
+      );
+      awaitAttachable(c, tabId, cause, false);
+    },
+    noop, // closed meanwhile: its onRemoved says so
+  );
+}
+
+// awaitAttachable offers a shared tab again once Chrome would let it be
+// attached. A navigation looks at once (watchNavigation); a tab whose page
+// stays may lose the other extension's frame, so it is looked at again now
+// and then. now: it can be attached already.
+function awaitAttachable(c, tabId, cause, now) {
+  const prev = c.away.get(tabId);
+  if (prev) clearTimeout(prev.timer);
+  const away = { cause, tries: 0, timer: 0 };
+  c.away.set(tabId, away);
+  if (now) {
+    recheck(c, tabId);
+    return;
+  }
+  if (cause === "restricted_url") return; // only a navigation brings it back
+  schedule(c, tabId, away);
+}
+
+// awaitRelay waits for the relay to attach a tab the guard cleared; a tab
+// it has not taken back after RESUME_WAIT_MS is offered again.
+function awaitRelay(c, tabId, cause) {
+  const prev = c.away.get(tabId);
+  if (prev) clearTimeout(prev.timer);
+  const away = { cause, tries: 0, timer: 0 };
+  c.away.set(tabId, away);
+  away.timer = setTimeout(() => recheck(c, tabId), RESUME_WAIT_MS);
+}
+
+function schedule(c, tabId, away) {
+  away.timer = setTimeout(() => recheck(c, tabId), RECHECK_MS[Math.min(away.tries++, RECHECK_MS.length - 1)]);
+}
+
+async function recheck(c, tabId) {
+  const away = c.away.get(tabId);
+  if (conn !== c || !c.open || away === undefined || !shared.has(tabId)) return;
+  clearTimeout(away.timer);
+  const tab = await chrome.tabs.get(tabId).catch(() => null);
+  if (tab === null) {
+    c.away.delete(tabId);
+    return;
+  }
+  if (c.away.get(tabId) !== away) return; // superseded meanwhile
+  // Another extension's frame still there: the guard says when it goes.
+  const framed = away.cause === "extension_frame" && foreignFrames(tabId) > 0;
+  if (!framed && attachable(tabUrl(tab)) && (await tryAttach(tabId)) === "") {
+    if (c.away.get(tabId) !== away) return;
+    c.away.delete(tabId);
+    announce(c, tab);
+    return;
+  }
+  if (away.cause !== "restricted_url") schedule(c, tabId, away);
+}
 
 // ---- where shared tabs go --------------------------------------------------
 
@@ -414,29 +673,168 @@ chrome.debugger.onDetach.addListener((source, reason) => {
 // or extension page) is let go at once, before the page commits where Chrome
 // says so first: the relay is told it detached, and the tab is offered again
 // when it is back on a web page.
-function letGo(c, tabId, reason) {
-  if (c === null || !c.attached.delete(tabId)) return;
-  chrome.debugger.detach({ tabId }).catch(noop);
-  c.offered.delete(tabId);
-  send(c, "chrome.debugger.onDetach", [{ tabId }, reason]);
+// The relay may have let go of it first (it follows the tab's own events):
+// then it is only taken back, to be offered again.
+function letGo(c, tabId, cause) {
+  if (c === null) return;
+  const attached = c.attached.delete(tabId);
+  const offered = c.offered.delete(tabId);
+  if (!attached && !offered) return;
+  if (attached) {
+    chrome.debugger.detach({ tabId }).catch(noop);
+    send(c, "chrome.debugger.onDetach", [{ tabId }, "target_closed", { cause }]);
+  }
+  unguard(c, tabId);
+  awaitAttachable(c, tabId, cause, false);
 }
 
-function watchNavigation(d) {
-  if (d.frameId !== 0) return;
+function watchNavigation(d, committed) {
   const c = conn;
   if (c === null || !shared.has(d.tabId)) return;
+  if (d.frameId !== 0) {
+    if (committed && c.guarded.has(d.tabId)) guardFrame(d.tabId, d.frameId);
+    return;
+  }
   if (!attachable(d.url)) {
     letGo(c, d.tabId, "restricted_url");
     return;
   }
-  if (!c.offered.has(d.tabId)) {
-    // Back on a web page after it was let go, or after Chrome detached it.
+  if (!committed) return;
+  if (c.guarded.has(d.tabId)) guardFrame(d.tabId, 0);
+  if (c.away.has(d.tabId)) recheck(c, d.tabId);
+  else if (!c.offered.has(d.tabId)) {
+    // Back on a web page after it was let go.
     chrome.tabs.get(d.tabId).then((tab) => announce(conn === c ? c : null, tab), noop);
   }
 }
 
-chrome.webNavigation.onBeforeNavigate.addListener(watchNavigation);
-chrome.webNavigation.onCommitted.addListener(watchNavigation);
+chrome.webNavigation.onBeforeNavigate.addListener((d) => watchNavigation(d, false));
+chrome.webNavigation.onCommitted.addListener((d) => watchNavigation(d, true));
+
+// ---- the frame guard -------------------------------------------------------
+
+// While the automation holds a tab, guard.js runs in each of its documents:
+// it reports other extensions' frames, and removes them when the person
+// allows it. It stops when the automation lets go, so that the person's own
+// extensions work in every other tab, and in this one again afterwards.
+const guardSeen = new Map(); // tab id to when the guard last removed a frame
+const framesSeen = new Map(); // tab id to the guard's counts of other extensions' frames, by frame id
+
+function foreignFrames(tabId) {
+  let n = 0;
+  for (const k of (framesSeen.get(tabId) || new Map()).values()) n += k;
+  return n;
+}
+
+// The guard's count of other extensions' frames in one of a tab's
+// documents: a tab Chrome detached for one comes back once none is left.
+function framesCounted(tabId, frameId, n) {
+  if (!framesSeen.has(tabId)) framesSeen.set(tabId, new Map());
+  framesSeen.get(tabId).set(frameId, n);
+  const c = conn;
+  if (c === null) return;
+  const away = c.away.get(tabId);
+  if (away && away.cause === "extension_frame" && foreignFrames(tabId) === 0) recheck(c, tabId);
+}
+
+// guard starts the guard in a tab the relay attached: in its documents
+// now, and in those to come.
+async function guard(c, tabId) {
+  if (c.guarded.has(tabId)) return;
+  c.guarded.set(tabId, 0);
+  await Promise.all([guardFrame(tabId, undefined), registerGuard(true)]);
+}
+
+// The guard as a content script of every new document while tabs are
+// held: it asks whether its tab is one (guard-hello), in time for the other
+// extensions' scripts.
+let guardRegistered = false;
+let guardRegistering = Promise.resolve();
+function registerGuard(on) {
+  if (on === guardRegistered) return guardRegistering;
+  guardRegistered = on;
+  const script = {
+    id: "cdprelay-guard",
+    js: ["guard.js"],
+    matches: ["<all_urls>"],
+    allFrames: true,
+    runAt: "document_start",
+    persistAcrossSessions: false,
+  };
+  guardRegistering = guardRegistering
+    .then(() =>
+      on
+        ? chrome.scripting.registerContentScripts([script])
+        : chrome.scripting.unregisterContentScripts({ ids: [script.id] }),
+    )
+    .catch((e) => console.warn("cdprelay: frame guard:", errorText(e)));
+  return guardRegistering;
+}
+
+// clearFrames runs the guard in a tab Chrome detached for another
+// extension's frame, so that it can be attached again; if the relay does not
+// take it back in a while, the guard stops.
+async function clearFrames(c, tabId) {
+  if (!c.guarded.has(tabId)) c.guarded.set(tabId, 0);
+  clearTimeout(c.guarded.get(tabId));
+  c.guarded.set(
+    tabId,
+    setTimeout(() => {
+      if (!c.attached.has(tabId)) unguard(c, tabId);
+    }, GUARD_WAIT_MS),
+  );
+  await guardFrame(tabId, undefined);
+}
+
+// guardFrame runs the guard in one of a tab's documents (all of them,
+// frameId undefined) and returns what they show: other extensions' frames
+// there now, and removed by this look.
+async function guardFrame(tabId, frameId) {
+  const target = frameId === undefined ? { tabId, allFrames: true } : { tabId, frameIds: [frameId] };
+  if (frameId === 0 || frameId === undefined) framesSeen.delete(tabId); // a new document counts anew
+  const seen = { foreign: 0, removed: 0, lastRemoved: 0 };
+  try {
+    await chrome.scripting.executeScript({ target, files: ["guard.js"], injectImmediately: true });
+    const counts = await chrome.scripting.executeScript({
+      target,
+      injectImmediately: true,
+      args: [settings.guardFrames],
+      func: (remove) => (globalThis.cdprelayGuard ? globalThis.cdprelayGuard.start(remove) : null),
+    });
+    for (const r of counts) {
+      if (!r.result || !Number.isInteger(r.result.foreign)) continue;
+      seen.foreign += r.result.foreign;
+      seen.removed += r.result.removed;
+      seen.lastRemoved = Math.max(seen.lastRemoved, r.result.lastRemoved || 0);
+      framesCounted(tabId, r.frameId, r.result.foreign);
+    }
+  } catch (e) {
+    console.warn("cdprelay: frame guard:", errorText(e));
+  }
+  return seen;
+}
+
+function unguard(c, tabId) {
+  if (!c.guarded.has(tabId)) return;
+  clearTimeout(c.guarded.get(tabId));
+  c.guarded.delete(tabId);
+  framesSeen.delete(tabId);
+  if (c.guarded.size === 0) registerGuard(false);
+  chrome.scripting
+    .executeScript({
+      target: { tabId, allFrames: true },
+      injectImmediately: true,
+      func: () => globalThis.cdprelayGuard && globalThis.cdprelayGuard.stop(),
+    })
+    .catch(noop);
+}
+
+// guardCleared reports whether the guard removed a frame from the tab just
+// now: Chrome detached for it even so.
+function guardCleared(c, tabId) {
+  const at = guardSeen.get(tabId);
+  return c.guarded.has(tabId) && at !== undefined && Date.now() - at < 2000;
+}
 
 // ---- tab events ------------------------------------------------------------
 
@@ -444,6 +842,15 @@ chrome.tabs.onCreated.addListener(async (tab) => {
   await ready;
   if (creating.size > 0) await Promise.all(creating);
   if (relayCreated.has(tab.id) || shared.has(tab.id)) return;
+  if (tab.openerTabId !== undefined && shared.has(tab.openerTabId) && !attachable(tabUrl(tab))) {
+    // A popup to a page that is never shared (another extension's, a
+    // browser page): not shared, but the relay hears of it, so that an
+    // automation waiting for its popup is told where it went.
+    const c = conn;
+    if (c !== null && c.open) enqueue(c, () => offer(c, [{ ...tab, cdprelayOffer: "restricted" }], true));
+    if (settings.share === "pick") personTab(tab.id);
+    return;
+  }
   if (settings.share === "all") {
     if (attachable(tabUrl(tab))) addShared(tab);
     return;
@@ -500,6 +907,44 @@ chrome.tabs.onUpdated.addListener(async (tabId, info, tab) => {
   }
   if (c.offered.has(tabId)) enqueue(c, () => send(c, "chrome.tabs.onUpdated", [tabId, info, tab]));
   else announce(c, tab);
+});
+
+// A discarded tab comes back under a new id (Chrome's memory saver, or
+// chrome.tabs.discard): the new id is shared if the old one was, and the
+// relay hears that the old one is gone and the new one is offered.
+chrome.tabs.onReplaced.addListener(async (added, removed) => {
+  await ready;
+  const wasShared = shared.delete(removed);
+  if (wasShared) shared.add(added);
+  for (const set of [relayCreated, candidates, personTabs, declined]) {
+    if (set.delete(removed)) set.add(added);
+  }
+  if (settings.picked.includes(removed)) {
+    removePicked(removed);
+    addPicked(added);
+  }
+  const c = conn;
+  if (c !== null && c.open) {
+    const attached = c.attached.delete(removed);
+    const known = c.offered.delete(removed) || attached || c.away.has(removed);
+    const away = c.away.get(removed);
+    if (away) clearTimeout(away.timer);
+    c.away.delete(removed);
+    unguard(c, removed);
+    const tab = await chrome.tabs.get(added).catch(() => null);
+    enqueue(c, () => {
+      if (attached)
+        send(c, "chrome.debugger.onDetach", [
+          { tabId: removed },
+          "target_closed",
+          { cause: "discarded", replacedBy: added },
+        ]);
+      const info = { windowId: tab ? tab.windowId : -1, isWindowClosing: false, replacedBy: added };
+      if (known) send(c, "chrome.tabs.onRemoved", [removed, info]);
+    });
+    if (tab !== null && shared.has(added)) announce(c, tab);
+  }
+  if (wasShared) publish();
 });
 
 chrome.tabs.onRemoved.addListener(async (tabId, info) => {
@@ -614,6 +1059,7 @@ function snapshot() {
     relay: settings.relay,
     share: settings.share,
     enabled: settings.enabled,
+    guardFrames: settings.guardFrames,
     shared: [...shared],
   };
 }
@@ -659,6 +1105,18 @@ const PAGE_REQUESTS = {
     return { ok: true, status: snapshot() };
   },
 
+  // The person's consent to the frame guard (guard.js).
+  async guardFrames({ on }) {
+    settings.guardFrames = on === true;
+    await chrome.storage.local.set({ guardFrames: settings.guardFrames });
+    const c = conn;
+    if (c !== null) {
+      // The guards in place learn the person's word.
+      for (const tabId of c.guarded.keys()) guardFrame(tabId, undefined);
+    }
+    return { ok: true, status: snapshot() };
+  },
+
   async share({ tabId, on }) {
     if (on) {
       const tab = await chrome.tabs.get(tabId);
@@ -672,8 +1130,27 @@ const PAGE_REQUESTS = {
   },
 };
 
+const ownPages = chrome.runtime.getURL("");
+
 chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
   if (sender.id !== chrome.runtime.id || msg === null || typeof msg !== "object") return false;
+  if (sender.tab !== undefined && msg.type === "guard-hello") {
+    // A new document of some tab: the guard starts where a tab is held.
+    const c = conn;
+    const held = c !== null && c.guarded.has(sender.tab.id);
+    if (held && (sender.frameId === 0 || sender.frameId === undefined)) framesSeen.delete(sender.tab.id);
+    sendResponse({ start: held, remove: settings.guardFrames });
+    return false;
+  }
+  if (sender.tab !== undefined && (msg.type === "guard" || msg.type === "frames")) {
+    // The frame guard removed a frame, or counted other extensions' ones
+    // (guard.js).
+    if (msg.type === "guard") guardSeen.set(sender.tab.id, Date.now());
+    else if (Number.isInteger(msg.foreign)) framesCounted(sender.tab.id, sender.frameId, msg.foreign);
+    return false;
+  }
+  // Requests only from our own pages: the guard runs in web pages.
+  if (typeof sender.url !== "string" || !sender.url.startsWith(ownPages)) return false;
   if (!Object.hasOwn(PAGE_REQUESTS, msg.type)) return false;
   const handle = PAGE_REQUESTS[msg.type];
   ready
@@ -698,11 +1175,12 @@ async function packagedConfig() {
 }
 
 async function loadSettings() {
-  const s = await chrome.storage.local.get(["relay", "share", "picked", "enabled"]);
+  const s = await chrome.storage.local.get(["relay", "share", "picked", "enabled", "guardFrames"]);
   if (typeof s.relay === "string") settings.relay = s.relay;
   if (s.share === "all" || s.share === "pick") settings.share = s.share;
   if (Array.isArray(s.picked)) settings.picked = s.picked.filter(Number.isInteger);
   settings.enabled = s.enabled === true;
+  settings.guardFrames = s.guardFrames === true;
   const cfg = await packagedConfig();
   if (cfg !== null) {
     settings.relay = cfg.relay;

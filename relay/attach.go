@@ -73,7 +73,13 @@ func (in *Instance) attachTab(ctx context.Context, x *extConn, t *tab) error {
 	t.releaseAfterAttach = false
 	if err != nil {
 		t.setState(tabDetached, err)
+		var hs []*TabHandle
+		if tabGone(err) && st.shared(t) {
+			// Chrome has no such tab: it closed without a word (tabgone.go).
+			hs = st.removeTab(t, "")
+		}
 		in.unlock()
+		notifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", "the tab is gone")})
 		return err
 	}
 	if t.state != tabAttaching { // detached or reset meanwhile
@@ -134,13 +140,19 @@ func (st *state) attached(t *tab, ti TargetInfo, docURL string) {
 	}
 }
 
-func (in *Instance) attachCalls(ctx context.Context, x *extConn, t *tab) (_ TargetInfo, docURL string, fenced bool, _ error) {
+func (in *Instance) attachCalls(ctx context.Context, x *extConn, t *tab) (_ TargetInfo, docURL string, fenced bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, in.srv.cfg.CallTimeout)
 	defer cancel()
 	tabID := t.id
 	if _, err := x.call(ctx, "chrome.debugger.attach", debuggee(tabID, ""), "1.3"); err != nil {
 		return TargetInfo{}, "", false, fmt.Errorf("attach tab %d: %w", tabID, err)
 	}
+	defer func() {
+		if err != nil {
+			// Attached, but not for use: nothing is left attached.
+			x.fireCall("chrome.debugger.detach", debuggee(tabID, ""))
+		}
+	}()
 	res, err := x.sendCommand(ctx, tabID, "", "Target.getTargetInfo", nil)
 	if err != nil {
 		return TargetInfo{}, "", false, fmt.Errorf("target info of tab %d: %w", tabID, err)

@@ -27,7 +27,8 @@ func benchInstanceWith(b testing.TB, cfg Config) (*Instance, *clientConn, *extCo
 	x := &extConn{inst: in, p: newPeer(nil, extQueue, 0), log: in.log, pending: map[int64]pendingCall{}, ready: make(chan struct{})}
 	close(x.ready)
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &clientConn{inst: in, p: newPeer(nil, 1<<16, 0), log: in.log, ctx: ctx, cancel: cancel, ext: x}
+	c := &clientConn{inst: in, p: newPeer(nil, 1<<16, 0), log: in.log, ctx: ctx, cancel: cancel}
+	c.extp.Store(x)
 	st := in.lock()
 	st.ext, st.client = x, c
 	t := &tab{id: 7, targetID: "T7", state: tabAttached}
@@ -57,6 +58,7 @@ func benchInstanceWith(b testing.TB, cfg Config) (*Instance, *clientConn, *extCo
 }
 
 var (
+	benchMethod  = lookupMethod([]byte("Runtime.evaluate"))
 	benchCommand = []byte(`{"id":42,"method":"Runtime.evaluate","sessionId":"pw-tab-1","params":{"expression":"1","returnByValue":true}}`)
 	benchReply   = []byte(`{"id":1,"result":{"result":{"type":"number","value":1,"description":"1"}}}`)
 	benchEvent   = []byte(`{"method":"chrome.debugger.onEvent","params":[{"tabId":7},"Runtime.consoleAPICalled",{"type":"log","args":[{"type":"string","value":"hello"}],"executionContextId":1,"timestamp":1764400000000.5}]}`)
@@ -113,7 +115,7 @@ func BenchmarkForwardReply(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		x.mu.Lock()
-		x.pending[1] = pendingCall{kind: callClient, client: c, clientID: 42, replyTo: s, via: s, tabID: 7, tab: s.tab, m: lookupMethod([]byte("Runtime.evaluate"))}
+		x.pending[1] = pendingCall{kind: callClient, client: c, clientID: 42, replyTo: s, via: s, tabID: 7, tab: s.tab, m: benchMethod, domain: benchMethod.domain}
 		c.inflight.Add(1)
 		x.mu.Unlock()
 		if err := wire.DecodeExt(benchReply, &m); err != nil {

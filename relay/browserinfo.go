@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"regexp"
-	"strings"
 	"time"
 )
 
@@ -190,9 +193,102 @@ func infoFromUA(ua, full string) (BrowserInfo, bool) {
 	if full != "" {
 		version = full
 	}
-	name := "Chrome"
-	if strings.Contains(ua, "HeadlessChrome/") {
-		name = "HeadlessChrome"
+	// Chrome's own product, headless or not: the user agent says which.
+	return BrowserInfo{Product: "Chrome/" + version, UserAgent: ua, Version: version}, true
+}
+
+// The browser remembered across restarts (Config.BrowserFile): a Chrome's
+// /json/version names its browser whether or not a client has connected,
+// and so does the relay's once its extension has connected once, even
+// while it has not connected again.
+
+// maxBrowserFile bounds what is read of the remembered browser.
+const maxBrowserFile = 16 << 10
+
+// loadBrowser reads the remembered browser; a missing or unreadable file
+// is no browser.
+func loadBrowser(path string) (BrowserInfo, error) {
+	var bi BrowserInfo
+	if path == "" {
+		return bi, nil
 	}
-	return BrowserInfo{Product: name + "/" + version, UserAgent: ua, Version: version}, true
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return bi, nil
+	}
+	if err != nil {
+		return bi, fmt.Errorf("remembered browser: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxBrowserFile))
+	if err != nil {
+		return bi, fmt.Errorf("remembered browser: %w", err)
+	}
+	if err := json.Unmarshal(b, &bi); err != nil {
+		return BrowserInfo{}, fmt.Errorf("remembered browser %s: %w", path, err)
+	}
+	if !chromeVersion.MatchString(bi.Product) || bi.UserAgent == "" {
+		return BrowserInfo{}, fmt.Errorf("remembered browser %s: not a Chrome's", path)
+	}
+	return bi, nil
+}
+
+// rememberBrowser writes the browser the default instance's extension
+// reported, when it changed.
+func (in *Instance) rememberBrowser() {
+	path := in.srv.cfg.BrowserFile
+	if !in.isDefault || path == "" {
+		return
+	}
+	st := in.lock()
+	info, known := st.info, st.remembered
+	if info.UserAgent == "" || info == known {
+		in.unlock()
+		return
+	}
+	st.remembered = info
+	in.unlock()
+	b, err := json.MarshalIndent(info, "", "  ")
+	if err == nil {
+		err = writeFileAtomic(path, append(b, '\n'))
+	}
+	if err != nil {
+		in.log.Warn("could not remember the browser", "err", err)
+	}
+}
+
+// versionInfo is what /json/version reports: the browser the extension
+// reported, or the one remembered while it is not connected.
+func (in *Instance) versionInfo() BrowserInfo {
+	st := in.lock()
+	defer in.unlock()
+	if st.info.UserAgent == "" && (st.ext == nil || !st.ext.isReady()) {
+		return st.remembered
+	}
+	return st.info
+}
+
+// writeFileAtomic replaces path with b, readable by its owner only.
+func writeFileAtomic(path string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".browser-*")
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
 }

@@ -11,7 +11,7 @@ func TestInfoFromUA(t *testing.T) {
 		{
 			ua:   "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36",
 			full: "156.0.8078.108",
-			want: BrowserInfo{Product: "HeadlessChrome/156.0.8078.108", Version: "156.0.8078.108"},
+			want: BrowserInfo{Product: "Chrome/156.0.8078.108", Version: "156.0.8078.108"},
 			ok:   true,
 		},
 		{

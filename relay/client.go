@@ -29,7 +29,10 @@ type clientConn struct {
 	// runs; nil for a browser-level client.
 	page *session
 
-	ext *extConn // owned by the read loop: set once the extension is ready
+	// extp is the extension connection the client's commands go to: set
+	// by the read loop once the extension is ready, and again when a
+	// restarted extension is back (instance.go). Read anywhere, with ext.
+	extp atomic.Pointer[extConn]
 
 	// Guarded by the instance's mutex.
 	autoAttach     bool
@@ -58,6 +61,10 @@ func newClientConn(inst *Instance, conn *websocket.Conn, log *slog.Logger) *clie
 		cancel: cancel,
 	}
 }
+
+// ext is the extension connection the client's commands go to; nil until
+// the extension is first ready.
+func (c *clientConn) ext() *extConn { return c.extp.Load() }
 
 // close ends the client's connection with a reason it can read.
 func (c *clientConn) close(code int, reason string) {
@@ -120,14 +127,15 @@ func (c *clientConn) serve() error {
 			}
 			return err
 		}
-		if c.ext == nil {
+		if x := c.ext(); x == nil || x.ended() {
 			// Traffic is held until the extension's handshake ends, so that
-			// nothing reaches a half-initialised extension.
+			// nothing reaches a half-initialised extension; and while a
+			// restarted extension comes back.
 			x, err := c.inst.waitReady(c.ctx)
 			if err != nil {
 				return errExtNotConnected
 			}
-			c.ext = x
+			c.extp.Store(x)
 		}
 		if mt != websocket.TextMessage {
 			c.replyNoID(codeParseError, "Message must be a JSON text frame")

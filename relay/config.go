@@ -25,8 +25,31 @@ type Config struct {
 
 	// ExtensionWait is how long a CDP client that arrives before the
 	// extension (or before its handshake ends) is held before it is closed
-	// with "Extension not connected". Default: 30 s.
+	// with "Extension not connected". Default: 45 s: a stopped service
+	// worker is woken by its alarm, every 30 s, and then reconnects.
 	ExtensionWait time.Duration
+
+	// ExtensionGrace is how long a CDP client stays connected after the
+	// extension's connection ended: a reloaded or updated extension (a
+	// restarted service worker) is back within a second. The client's tab
+	// sessions end at once; when the extension is back, its tabs come back
+	// as new targets. Past it the client is closed with "Extension
+	// disconnected: ...". Default: 5 s; negative: the client is closed at
+	// once.
+	ExtensionGrace time.Duration
+
+	// ExtensionKeepalive is how often the relay sends the extension a
+	// small message of its own. Chrome stops an extension's service worker
+	// after 30 s without activity, and a WebSocket ping does not count
+	// where a message does: without it, the stock Playwright extension's
+	// pairing ends 30 s after it was made if no client comes. Default:
+	// 10 s.
+	ExtensionKeepalive time.Duration
+
+	// BrowserFile, when set, is where the default instance remembers the
+	// browser its extension last reported, so that /json/version names
+	// it before the extension has connected. Default: not remembered.
+	BrowserFile string
 
 	// UnclaimedTTL is how long a minted instance waits for its extension's
 	// first connection before it is removed. The default instance never
@@ -198,13 +221,15 @@ func ParsePublicURL(s string) (*url.URL, error) {
 }
 
 const (
-	defaultMaxMessageBytes = 128 << 20
-	defaultExtensionWait   = 30 * time.Second
-	defaultUnclaimedTTL    = 60 * time.Second
-	defaultCallTimeout     = 30 * time.Second
-	defaultDialogTimeout   = 30 * time.Second
-	defaultApprovalTimeout = 60 * time.Second
-	defaultClientQueue     = 8192
+	defaultMaxMessageBytes    = 128 << 20
+	defaultExtensionWait      = 45 * time.Second
+	defaultExtensionGrace     = 5 * time.Second
+	defaultExtensionKeepalive = 10 * time.Second
+	defaultUnclaimedTTL       = 60 * time.Second
+	defaultCallTimeout        = 30 * time.Second
+	defaultDialogTimeout      = 30 * time.Second
+	defaultApprovalTimeout    = 60 * time.Second
+	defaultClientQueue        = 8192
 )
 
 // withDefaults validates c and fills in defaults.
@@ -227,6 +252,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.ExtensionWait == 0 {
 		c.ExtensionWait = defaultExtensionWait
+	}
+	if c.ExtensionKeepalive <= 0 {
+		c.ExtensionKeepalive = defaultExtensionKeepalive
+	}
+	if c.ExtensionGrace == 0 {
+		c.ExtensionGrace = defaultExtensionGrace
 	}
 	if c.UnclaimedTTL == 0 {
 		c.UnclaimedTTL = defaultUnclaimedTTL

@@ -39,7 +39,7 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, in *Inst
 		_, _ = w.Write(protocolJSON())
 		return
 	case routes.DocVersion:
-		info := in.Info()
+		info := in.versionInfo()
 		if info.UserAgent == "" {
 			// The stock extension does not say: ask a tab, if one is
 			// shared, rather than report a browser we do not know.

@@ -64,6 +64,14 @@ func emulated(m *methodInfo, s *session) *emulation {
 		return &emGetBrowserContexts
 	case "Target.createBrowserContext":
 		return &emCreateBrowserContext
+	case "Browser.getWindowForTarget":
+		return &emGetWindowForTarget
+	case "Browser.getWindowBounds":
+		return &emGetWindowBounds
+	case "Browser.setWindowBounds":
+		return &emSetWindowBounds
+	case "Target.getDevToolsTarget":
+		return &emGetDevToolsTarget
 	case "Page.navigateToHistoryEntry":
 		if !browserLevel && !s.child {
 			return &emHistoryEntry
@@ -103,6 +111,11 @@ var (
 	emActivateTarget   = emulation{fn: (*clientConn).activateTarget, blocking: true}
 	emHistoryEntry     = emulation{fn: (*clientConn).navigateToHistoryEntry, blocking: true}
 
+	emGetWindowForTarget = emulation{fn: (*clientConn).getWindowForTarget, blocking: true}
+	emGetWindowBounds    = emulation{fn: (*clientConn).getWindowBounds, blocking: true}
+	emSetWindowBounds    = emulation{fn: (*clientConn).setWindowBounds, blocking: true}
+	emGetDevToolsTarget  = emulation{fn: (*clientConn).getDevToolsTarget}
+
 	emAttachToBrowserTarget    = emulation{fn: (*clientConn).attachToBrowserTarget}
 	emDetachOnSession          = emulation{fn: (*clientConn).detachOnSession}
 	emDomainSwitch             = emulation{fn: (*clientConn).domainSwitch}
@@ -119,7 +132,7 @@ func (c *clientConn) browserGetVersion(k call) {
 		c.wg.Add(1)
 		c.inst.tasks.spawn("browser version", func() {
 			defer c.wg.Done()
-			info, err := c.inst.ensureInfo(c.ctx, c.ext)
+			info, err := c.inst.ensureInfo(c.ctx, c.ext())
 			if err != nil {
 				c.fail(k, codeServerError, "cdprelay: the browser's version is not known: "+err.Error())
 				return
@@ -169,6 +182,9 @@ func (c *clientConn) domainSwitch(k call) {
 	domain := domainOf([]byte(k.method))
 	st := c.inst.lock()
 	forward := st.switchDomain(k.sess, domain, on)
+	if st.live(k.sess) {
+		st.recordSwitch(k.sess.tab, domain, on, k.params)
+	}
 	c.inst.unlock()
 	if !forward {
 		c.reply(k, struct{}{})
@@ -185,7 +201,7 @@ func (c *clientConn) forwardCall(k call) {
 		replyTo = k.sess
 	}
 	m := lookupMethod([]byte(k.method))
-	if !c.ext.forward(c, k.id, m, []byte(m.name), k.params, k.sess, replyTo) {
+	if !c.ext().forward(c, k.id, m, []byte(m.name), k.params, k.sess, replyTo) {
 		c.replyError(k.id, k.sess, codeServerError, "Extension disconnected")
 	}
 }

@@ -78,7 +78,7 @@ func (c *clientConn) setAutoAttach(k call) {
 	in.unlock()
 	if k.a.autoAttach {
 		for _, t := range tabs {
-			if err := in.attachTab(c.ctx, c.ext, t); err != nil {
+			if err := in.attachTab(c.ctx, c.ext(), t); err != nil {
 				in.log.Info("auto-attach failed", "tab", t.id, "err", err)
 				continue
 			}
@@ -118,7 +118,7 @@ func (c *clientConn) createTarget(k call) {
 	}
 	ctx, cancel := c.callCtx()
 	defer cancel()
-	res, err := c.ext.call(ctx, "chrome.tabs.create", map[string]any{"url": url, "active": !k.a.background})
+	res, err := c.ext().call(ctx, "chrome.tabs.create", map[string]any{"url": url, "active": !k.a.background})
 	if err != nil {
 		c.fail(k, codeServerError, "cdprelay: create tab: "+err.Error())
 		return
@@ -132,7 +132,7 @@ func (c *clientConn) createTarget(k call) {
 	t, _ := st.upsertTab(et)
 	t.openedByClient = true
 	in.unlock()
-	if err := in.attachTab(ctx, c.ext, t); err != nil {
+	if err := in.attachTab(ctx, c.ext(), t); err != nil {
 		c.fail(k, codeServerError, "cdprelay: "+err.Error())
 		return
 	}
@@ -186,7 +186,7 @@ func (c *clientConn) closeTarget(k call) {
 	// that the removal causes: answering from the extension's read loop
 	// queues it ahead of the onDetach and onRemoved that follow the reply.
 	answer := func([]byte) { c.reply(k, map[string]bool{"success": true}) }
-	if _, err := c.ext.callThen(ctx, answer, "chrome.tabs.remove", t.id); err != nil {
+	if _, err := c.ext().callThen(ctx, answer, "chrome.tabs.remove", t.id); err != nil {
 		in.lock()
 		t.closingByClient = false
 		in.unlock()
@@ -208,13 +208,13 @@ func (c *clientConn) activateTarget(k call) {
 	}
 	ctx, cancel := c.callCtx()
 	defer cancel()
-	_, err := c.ext.call(ctx, "chrome.tabs.update", t.id, map[string]bool{"active": true})
+	_, err := c.ext().call(ctx, "chrome.tabs.update", t.id, map[string]bool{"active": true})
 	if err != nil {
 		// The stock extension has no chrome.tabs.update, but a tab can
 		// bring itself to the front. One not attached yet is attached for
 		// that, and released when the client leaves, like any other.
-		if err = c.inst.attachTab(ctx, c.ext, t); err == nil {
-			_, err = c.ext.sendCommand(ctx, t.id, "", "Page.bringToFront", nil)
+		if err = c.inst.attachTab(ctx, c.ext(), t); err == nil {
+			_, err = c.ext().sendCommand(ctx, t.id, "", "Page.bringToFront", nil)
 		}
 	}
 	if err != nil {
@@ -238,7 +238,7 @@ func (c *clientConn) attachToTarget(k call) {
 	if t == nil {
 		return
 	}
-	if err := in.attachTab(c.ctx, c.ext, t); err != nil {
+	if err := in.attachTab(c.ctx, c.ext(), t); err != nil {
 		c.fail(k, codeServerError, "cdprelay: "+err.Error())
 		return
 	}
@@ -308,10 +308,10 @@ func (c *clientConn) detachFromTarget(k call) {
 		return
 	}
 	t := s.tab
-	st.dropSessions(t)
+	st.dropSessions(t, "")
 	in.unlock()
-	c.ext.failTab(t.id, "Target detached")
-	in.detachTab(c.ext, t)
+	c.ext().failTab(t.id)
+	in.detachTab(c.ext(), t)
 	c.reply(k, struct{}{})
 }
 
@@ -349,7 +349,7 @@ func (c *clientConn) navigateToHistoryEntry(k call) {
 	}
 	ctx, cancel := c.callCtx()
 	defer cancel()
-	res, err := c.ext.sendCommand(ctx, k.sess.tab.id, "", "Page.getNavigationHistory", nil)
+	res, err := c.ext().sendCommand(ctx, k.sess.tab.id, "", "Page.getNavigationHistory", nil)
 	if err != nil {
 		c.fail(k, codeServerError, "cdprelay: the tab's history: "+err.Error())
 		return

@@ -436,10 +436,10 @@ func TestUnsupportedBrowserLevelMethods(t *testing.T) {
 	h.autoAttach(c)
 	before := len(e.Commands())
 	tests := []struct{ session, method string }{
-		{"", "Browser.getWindowForTarget"},
+		{"", "Browser.crash"},
 		{"", "Browser.close"},
 		{"", "Browser.grantPermissions"},
-		{"pw-tab-1", "Browser.getWindowForTarget"},
+		{"pw-tab-1", "Browser.getHistograms"},
 		{"", "Target.exposeDevToolsProtocol"},
 	}
 	for _, tt := range tests {

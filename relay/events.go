@@ -220,7 +220,7 @@ func (in *Instance) afterEvent(x *extConn, t *tab, sid, params []byte, fx *event
 		in.tasks.spawn("target info", func() { in.refreshTargetInfo(x, t) })
 	}
 	if fx.letGo {
-		x.failTab(t.id, "Target detached: the tab went to a page that is never shared")
+		x.failTab(t.id)
 		x.fireCall("chrome.debugger.detach", debuggee(t.id, ""))
 	}
 }

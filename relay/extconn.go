@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -43,6 +45,8 @@ type extConn struct {
 	nextID  int64
 	pending map[int64]pendingCall
 	gone    bool // the connection ended; no new calls
+	// over mirrors gone for readers that must not take mu.
+	over atomic.Bool
 
 	ready chan struct{} // closed on extension.initialized, once learnt what the relay needs
 }
@@ -76,7 +80,8 @@ type pendingCall struct {
 	done chan callResult
 	// then runs on the read loop with a successful result before the next
 	// message is read, so that what it sends the client precedes whatever
-	// that message causes.
+	// that message causes. A client command may have one too, which reads
+	// the result before the client gets it (resume.go).
 	then func(result []byte)
 
 	// keep: a client's Page.addScriptToEvaluateOnNewDocument under tiers,
@@ -262,10 +267,16 @@ func debuggee(tabID int64, sid string) map[string]any {
 // client's original bytes unless a stage rewrote them). replyTo is the
 // session the reply names. It blocks while the extension's queue is full.
 func (x *extConn) forward(c *clientConn, id int64, m *methodInfo, method, params []byte, via, replyTo *session) bool {
+	return x.forwardTap(c, id, m, method, params, via, replyTo, nil)
+}
+
+// forwardTap is forward with tap (nil: none) reading the successful
+// result before the client gets it.
+func (x *extConn) forwardTap(c *clientConn, id int64, m *methodInfo, method, params []byte, via, replyTo *session, tap func([]byte)) bool {
 	t := via.tab
 	now := time.Now()
 	t.lastCommand.Store(now.UnixNano())
-	pc := pendingCall{kind: callClient, client: c, clientID: id, replyTo: replyTo, via: via, tabID: t.id, tab: t, epoch: t.blindEpoch.Load(), m: m, domain: m.domain, start: now}
+	pc := pendingCall{kind: callClient, client: c, clientID: id, replyTo: replyTo, via: via, tabID: t.id, tab: t, epoch: t.blindEpoch.Load(), m: m, domain: m.domain, start: now, then: tap}
 	if m.name == "Page.addScriptToEvaluateOnNewDocument" && x.inst.hasTiers() && !initRunsNothing(params) {
 		pc.keep = append([]byte(nil), params...)
 	}
@@ -294,10 +305,11 @@ func (x *extConn) busyOn(tabID int64) bool {
 	return false
 }
 
-// failTab fails every client command pending on tab id: the tab is gone and
-// Chrome will never answer them.
-func (x *extConn) failTab(tabID int64, why string) {
-	x.failWhere(func(pc pendingCall) bool { return pc.tabID == tabID }, codeServerError, why)
+// failTab fails every client command pending on tab id: the tab is gone or
+// detached, its sessions have ended (the client has been told), and Chrome
+// will never answer them.
+func (x *extConn) failTab(tabID int64) {
+	x.failWhere(func(pc pendingCall) bool { return pc.tabID == tabID }, codeNoSession, msgNoSession)
 }
 
 // failSessions fails every client command pending on one of ss: child
@@ -313,7 +325,29 @@ func (x *extConn) failSessions(ss []*session) {
 			}
 		}
 		return false
-	}, codeNoSession, "Session with given id not found.")
+	}, codeNoSession, msgNoSession)
+}
+
+// Chrome's words for a command that ran when the debugger went, and for an
+// evaluation whose context ended.
+const (
+	msgDetachedWhile = "Detached while handling command."
+	msgContextGone   = "Execution context was destroyed."
+)
+
+// msgNoSession is Chrome's answer to a command for a session that is gone.
+// Clients ignore it for a session they know has ended (Playwright does so
+// by its code).
+const msgNoSession = "Session with given id not found."
+
+// goneError is the error of a client command whose session ended before
+// Chrome answered: Chrome's, for a command on a session; a command sent at
+// the root names no session, and gets rootMsg.
+func goneError(pc pendingCall, rootMsg string) (int64, string) {
+	if pc.replyTo == nil {
+		return codeServerError, rootMsg
+	}
+	return codeNoSession, msgNoSession
 }
 
 // failWhere fails the client commands pending that match, in the order
@@ -335,6 +369,10 @@ func (x *extConn) failWhere(match func(pendingCall) bool, code int64, why string
 	x.mu.Unlock()
 	for _, pc := range failed {
 		pc.client.inflight.Add(-1)
+		code, why := code, why
+		if code == codeNoSession {
+			code, why = goneError(pc, "Target closed")
+		}
 		pc.client.replyError(pc.clientID, pc.replyTo, code, why)
 	}
 	return len(failed)
@@ -344,6 +382,7 @@ func (x *extConn) failWhere(match func(pendingCall) bool, code int64, why string
 func (x *extConn) end() {
 	x.mu.Lock()
 	x.gone = true
+	x.over.Store(true)
 	pending := x.pending
 	x.pending = map[int64]pendingCall{}
 	x.mu.Unlock()
@@ -352,8 +391,32 @@ func (x *extConn) end() {
 		case callRelay:
 			pc.done <- callResult{err: errExtGone}
 		case callClient:
+			// The tabs' sessions have ended before: the client has been
+			// told, and only the root's commands get a word of their own.
 			pc.client.inflight.Add(-1)
-			pc.client.replyError(pc.clientID, pc.replyTo, codeServerError, "Extension disconnected")
+			code, why := goneError(pc, "Extension disconnected")
+			pc.client.replyError(pc.clientID, pc.replyTo, code, why)
+		}
+	}
+}
+
+// ended reports whether the connection has ended. It is read for every
+// client command: one atomic load.
+func (x *extConn) ended() bool { return x.over.Load() }
+
+// keepalive sends extension.keepalive every ExtensionKeepalive until the
+// connection ends: a message keeps the extension's service worker running
+// where a ping does not. Our extension answers {}; the stock one an error
+// for a method it does not know, which is all the same.
+func (x *extConn) keepalive() {
+	t := time.NewTicker(x.inst.srv.cfg.ExtensionKeepalive)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			x.fireCall("extension.keepalive")
+		case <-x.p.done:
+			return
 		}
 	}
 }
@@ -461,6 +524,13 @@ func (x *extConn) handleReply(m *wire.ExtMessage) {
 		*buf = wire.AppendError(*buf, pc.clientID, session, codeServerError, msgWentBlind)
 	case m.HasError:
 		e := parseExtError(m.Error)
+		if e.Message == msgDetachedWhile && strings.HasPrefix(pc.m.name, "Runtime.") {
+			// Chrome detached the tab while the command ran: the objects
+			// of its context died with the debugger session. The client's
+			// word for that is a context's end, which it retries in the
+			// same page if the tab's sessions are resumed (resume.go).
+			e = &ExtError{Code: codeServerError, Message: msgContextGone}
+		}
 		*buf = wire.AppendError(*buf, pc.clientID, session, e.Code, e.Message)
 	case pc.m == methodGetProperties && pc.tab.readOnly.Load():
 		*buf = wire.AppendResult(*buf, pc.clientID, session, withoutScopes(m.Result))
@@ -475,6 +545,9 @@ func (x *extConn) handleReply(m *wire.ExtMessage) {
 		*buf = wire.AppendResult(*buf, pc.clientID, session, *red)
 		putBuf(red)
 	default:
+		if pc.then != nil {
+			pc.then(m.Result)
+		}
 		*buf = wire.AppendResult(*buf, pc.clientID, session, m.Result)
 	}
 	c.deliver(buf)

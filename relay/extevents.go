@@ -3,6 +3,7 @@ package relay
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/gorilla/websocket"
 
@@ -36,11 +37,19 @@ func (in *Instance) handleExtEvent(x *extConn, m *wire.ExtMessage) {
 		in.tasks.spawn("handshake", func() {
 			in.learnBeforeReady(x)
 			st := in.lock()
-			if st.ext == x && !x.isReady() {
+			ready := st.ext == x && !x.isReady()
+			if ready {
 				close(x.ready)
 				st.notify()
 			}
+			// A client that came first, or stayed while the extension
+			// restarted: its fence goes in now.
+			driven := ready && st.client != nil
 			in.unlock()
+			if driven {
+				in.setNetFence(x, true)
+			}
+			in.rememberBrowser()
 			in.log.Info("extension ready")
 		})
 	case "extension.keepalive":
@@ -78,6 +87,10 @@ func (in *Instance) onTabCreated(x *extConn, params []byte) {
 	var et extTab
 	if wire.Args(params, args[:]) < 1 || json.Unmarshal(args[0], &et) != nil || et.ID == 0 {
 		in.log.Warn("malformed chrome.tabs.onCreated")
+		return
+	}
+	if et.Offer == "restricted" {
+		in.restrictedPopup(x, et)
 		return
 	}
 	st := in.lock()
@@ -142,6 +155,7 @@ func (in *Instance) onTabCreated(x *extConn, params []byte) {
 func (in *Instance) attachAndAnnounce(c *clientConn, x *extConn, t *tab, unnamed bool) {
 	if err := in.attachTab(c.ctx, x, t); err != nil {
 		in.log.Info("auto-attach failed", "tab", t.id, "err", err)
+		in.unattachablePopup(c, t, err)
 		return
 	}
 	st := in.lock()
@@ -176,14 +190,29 @@ func (in *Instance) onTabUpdated(x *extConn, params []byte) {
 	st.setTargetInfo(t, url, et.Title)
 }
 
+// removedInfo is chrome.tabs.onRemoved's second argument, with what our
+// extension adds: a tab no longer shared (unshared), an offer taken back
+// because Chrome refused to attach the tab (withdrawn, with the cause), a
+// discarded tab that came back under a new id (replacedBy).
+type removedInfo struct {
+	Unshared   bool   `json:"unshared"`
+	Withdrawn  bool   `json:"withdrawn"`
+	Cause      string `json:"cause"`
+	ReplacedBy int64  `json:"replacedBy"`
+}
+
 func (in *Instance) onTabRemoved(x *extConn, params []byte) {
-	var args [1][]byte
+	var args [2][]byte
 	if wire.Args(params, args[:]) < 1 {
 		return
 	}
 	id, ok := wire.Int(args[0])
 	if !ok {
 		return
+	}
+	var info removedInfo
+	if len(args[1]) > 0 && json.Unmarshal(args[1], &info) != nil {
+		info = removedInfo{}
 	}
 	st := in.lock()
 	t := st.tabs[id]
@@ -192,18 +221,35 @@ func (in *Instance) onTabRemoved(x *extConn, params []byte) {
 		return
 	}
 	c := st.client
-	hs := st.removeTab(t)
-	lastGone := len(st.tabs) == 0 && !t.closingByClient
+	why, status := "", "tab no longer shared"
+	switch {
+	case info.ReplacedBy != 0:
+		why = detachCause{Cause: causeDiscarded}.text()
+		status = why
+	case info.Withdrawn:
+		why = detachCause{Cause: info.Cause}.text()
+		if why == "" {
+			why = detachCause{Cause: causeUnknown}.text()
+		}
+		status = why
+	}
+	target := t.targetID
+	hs := st.removeTab(t, why)
+	// A tab withdrawn or replaced comes back: the client is not left alone.
+	lastGone := len(st.tabs) == 0 && !t.closingByClient && !info.Withdrawn && info.ReplacedBy == 0
 	in.unlock()
-	notifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", "tab no longer shared")})
-	x.failTab(id, "Target closed")
+	if why != "" {
+		in.observe(Event{Actor: ActorExtension, Kind: KindDetach, Target: target, Outcome: OutcomeOK, Detail: "the tab is not offered for now: " + why})
+	}
+	notifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", status)})
+	x.failTab(id)
 	if lastGone && c != nil {
 		c.close(websocket.CloseNormalClosure, reasonAllTabsDetached)
 	}
 }
 
 func (in *Instance) onDetach(x *extConn, params []byte) {
-	var args [2][]byte
+	var args [3][]byte
 	if wire.Args(params, args[:]) < 2 {
 		return
 	}
@@ -212,6 +258,10 @@ func (in *Instance) onDetach(x *extConn, params []byte) {
 		return
 	}
 	reason, _ := wire.Unquote(args[1])
+	d := parseDetachCause(args[2])
+	if d.Cause == "" && string(reason) == "canceled_by_user" {
+		d.Cause = causeCanceledByUser
+	}
 	st := in.lock()
 	t := st.tabs[src.TabID]
 	if t == nil || st.ext != x {
@@ -219,23 +269,61 @@ func (in *Instance) onDetach(x *extConn, params []byte) {
 		return
 	}
 	c := st.client
-	in.log.Info("tab detached by the browser", "tab", t.id, "reason", string(reason))
-	lastGone := false
-	var hs []*TabHandle
-	if string(reason) == "canceled_by_user" {
-		// The person cancelled the debugging bar: the tab is theirs again.
-		hs = st.removeTab(t)
-		lastGone = len(st.tabs) == 0
-	} else {
-		// target_closed: the tab closed (onRemoved follows) or one of its
-		// frames navigated somewhere the debugger cannot follow, in which
-		// case the extension offers the tab again.
-		st.browserDetached(t, string(reason))
+	in.log.Info("tab detached by the browser", "tab", t.id, "reason", string(reason), "cause", d.Cause)
+	why := d.text()
+	// The frame guard removed the frame: the tab can be attached at once,
+	// and the client's sessions carry on (resume.go), unless the other
+	// extension keeps putting its frame back.
+	resumable := d.Cause == causeExtensionFrame && d.Cleared && t.resuming == nil && t.session != nil && c != nil
+	if resumable && !t.mayResume(time.Now()) {
+		resumable, why = false, whyFrameLoop
 	}
+	status := why
+	if status == "" {
+		status = string(reason)
+	}
+	lastGone := false
+	// The stock extension says neither why nor whether the tab is still
+	// there (it sends no chrome.tabs.onRemoved): the relay finds out.
+	probe, resume := false, false
+	var hs []*TabHandle
+	switch {
+	case t.resuming != nil && d.Cause != causeCanceledByUser:
+		// Detached again while being resumed: the resume tries again.
+		t.setState(tabDetached, nil)
+		in.unlock()
+		return
+	case resumable:
+		st.suspend(t, whyResuming)
+		resume = true
+	case d.Cause == causeCanceledByUser:
+		// The person cancelled the debugging bar: the tab is theirs again.
+		hs = st.removeTab(t, why)
+		lastGone = len(st.tabs) == 0
+	case d.Cause == causeTabClosed:
+		// onRemoved follows; Chrome says nothing more of a closed tab.
+		st.browserDetached(t, status, "")
+	default:
+		// A frame or the tab went where the debugger cannot follow; our
+		// extension offers the tab again once it can be attached.
+		st.browserDetached(t, status, why)
+		probe = !st.features[featureDetachCause]
+	}
+	target := t.targetID
 	in.unlock()
+	if d.Cause != "" {
+		in.observe(Event{Actor: ActorExtension, Kind: KindDetach, Target: target, Outcome: OutcomeOK, Detail: "detached by the browser: " + d.short()})
+	}
+	if resume {
+		in.tasks.spawn("resume", func() { in.resume(x, t) })
+		return
+	}
 	notifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", "tab no longer shared")})
-	x.failTab(src.TabID, "Target detached: "+string(reason))
+	x.failTab(src.TabID)
 	if lastGone && c != nil {
 		c.close(websocket.CloseNormalClosure, reasonAllTabsDetached)
+	}
+	if probe {
+		in.tasks.spawn("is the tab there", func() { in.probeDetached(x, t) })
 	}
 }

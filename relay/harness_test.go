@@ -197,7 +197,7 @@ const fakeContext = "FAKECONTEXT0000000000000000000000"
 
 const (
 	fakeUA      = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36"
-	fakeProduct = "HeadlessChrome/156.0.8078.108"
+	fakeProduct = "Chrome/156.0.8078.108"
 )
 
 // pageInfo is the pattern of an attached page's TargetInfo as the relay
@@ -209,6 +209,11 @@ func pageInfo(id int, url, title string, attached bool) string {
 
 func attachedEvent(session string, info string) string {
 	return fmt.Sprintf(`{"method":"Target.attachedToTarget","params":{"sessionId":%q,"targetInfo":%s,"waitingForDebugger":false}}`, session, info)
+}
+
+// detachedEventWhy is a Target.detachedFromTarget with the relay's reason.
+func detachedEventWhy(session string, tabID int, why string) string {
+	return fmt.Sprintf(`{"method":"Target.detachedFromTarget","params":{"sessionId":%q,"targetId":%q,"reason":%q}}`, session, tid(tabID), why)
 }
 
 func detachedEvent(session string, tabID int) string {

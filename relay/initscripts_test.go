@@ -178,7 +178,7 @@ func TestTierBlindSettingsApplyOnLeaving(t *testing.T) {
 		t.Fatalf("a setting reached the blind tab: %q", cdpSent(e, from))
 	}
 	e.Navigate(1, "https://a.example/", "A")
-	h.call(c, sess, "Target.getTargets", nil)
+	h.waitFor("the settings applied", func() bool { return indexOf(cdpSent(e, from), "Emulation.setDeviceMetricsOverride") >= 0 })
 	sent := cdpSent(e, from)
 	focus, metrics := indexOf(sent, `Emulation.setFocusEmulationEnabled {"enabled":true}`), indexOf(sent, `Emulation.setDeviceMetricsOverride {"deviceScaleFactor":1,"height":300,"mobile":false,"width":500}`)
 	if focus < 0 || metrics < 0 || focus > metrics || strings.Count(strings.Join(sent, "\n"), "setDeviceMetricsOverride") != 1 {

@@ -152,20 +152,23 @@ var (
 
 // acceptExtension makes x the instance's extension connection. An older
 // one is replaced: a restarted service worker reconnects before the old
-// socket has timed out.
+// socket has timed out. A client keeps its connection, as when the
+// extension comes back after it went (extensionGone).
 func (in *Instance) acceptExtension(x *extConn) bool {
 	st := in.lock()
 	if st.closed {
 		in.unlock()
 		return false
 	}
-	old, oldClient := st.ext, st.client
+	old, client := st.ext, st.client
 	st.ext = x
 	st.everClaimed = true
+	st.stopGrace()
 	var gone []*TabHandle
+	keep := true
 	if old != nil {
-		gone = st.resetTabs()
-		st.client = nil
+		keep = client != nil && in.srv.cfg.ExtensionGrace > 0
+		gone = st.endTabs(client, keep, reasonReplaced)
 	}
 	st.notify()
 	in.unlock()
@@ -173,31 +176,106 @@ func (in *Instance) acceptExtension(x *extConn) bool {
 	if old != nil {
 		old.p.shutdown(websocket.CloseNormalClosure, reasonReplaced)
 		old.end()
-		if oldClient != nil {
-			oldClient.close(websocket.CloseGoingAway, reasonExtGonePrefix+reasonReplaced)
+		if client != nil && !keep {
+			client.close(websocket.CloseGoingAway, reasonExtGonePrefix+reasonReplaced)
 		}
 	}
 	return true
 }
 
-// extensionGone is called once when x's read loop ends.
+// extensionGone is called once when x's read loop ends. A client stays
+// for the configured ExtensionGrace: a reloaded or updated extension is
+// back within a second, and then the client carries on with the tabs it
+// offers again (as new targets); its commands meanwhile wait for it.
 func (in *Instance) extensionGone(x *extConn, reason string) {
-	x.end()
 	st := in.lock()
 	if st.ext != x {
 		in.unlock()
+		x.end()
 		return
 	}
 	st.ext = nil
 	client := st.client
-	st.client = nil
-	gone := st.resetTabs()
+	keep := client != nil && in.srv.cfg.ExtensionGrace > 0 && !st.closed
+	gone := st.endTabs(client, keep, reason)
+	if keep {
+		st.startGrace(client, reason)
+	}
 	st.notify()
 	in.unlock()
+	// Only now: the client has been told its sessions ended, so that a
+	// command that fails with them reads as a closed target.
+	x.end()
 	notifyHandles(gone, TabEvent{Method: EventDetached, Params: jsonObj("reason", "extension disconnected")})
-	if client != nil {
+	if client != nil && !keep {
 		client.close(websocket.CloseGoingAway, reasonExtGonePrefix+reason)
 	}
+}
+
+// endTabs forgets every tab of an extension connection that is gone,
+// telling the client that their sessions ended and why. The client stays
+// when keep (its browser sessions with it); otherwise it is no longer the
+// instance's, and the caller closes it. It returns the handles to tell,
+// outside the lock.
+func (st *state) endTabs(c *clientConn, keep bool, reason string) []*TabHandle {
+	why := "the cdprelay extension disconnected (" + reason + ")"
+	if keep {
+		why = whyExtensionRestart
+	}
+	var hs []*TabHandle
+	if c != nil {
+		for _, t := range st.sortedTabs() {
+			hs = append(hs, st.removeTab(t, why)...)
+		}
+	}
+	if !keep {
+		st.client = nil
+	}
+	var browser []*session
+	if keep {
+		for _, s := range st.sessions {
+			if s.tab == nil {
+				browser = append(browser, s)
+			}
+		}
+	}
+	hs = append(hs, st.resetTabs()...)
+	for _, s := range browser {
+		st.sessions[s.id] = s
+	}
+	return hs
+}
+
+// startGrace closes client once ExtensionGrace has passed, unless an
+// extension has connected again by then.
+func (st *state) startGrace(c *clientConn, reason string) {
+	st.stopGrace()
+	in := st.in
+	st.grace = time.AfterFunc(in.srv.cfg.ExtensionGrace, func() { in.graceOver(c, reason) })
+}
+
+func (st *state) stopGrace() {
+	if st.grace != nil {
+		st.grace.Stop()
+		st.grace = nil
+	}
+}
+
+func (in *Instance) graceOver(c *clientConn, reason string) {
+	if in.wedged.Load() {
+		return // its sockets are closed already, and its lock is not to be taken
+	}
+	st := in.lock()
+	if st.client != c || st.ext != nil || st.closed {
+		in.unlock()
+		return
+	}
+	st.client = nil
+	st.grace = nil
+	st.notify()
+	in.unlock()
+	in.log.Info("the extension did not come back in time; closing the client", "grace", in.srv.cfg.ExtensionGrace)
+	c.close(websocket.CloseGoingAway, reasonExtGonePrefix+reason)
 }
 
 // waitReady waits until the extension has finished its handshake and

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gorilla/websocket"
 
@@ -88,14 +89,18 @@ func TestPersonClosesTabs(t *testing.T) {
 	h.autoAttach(c)
 	from := len(c.Messages())
 
-	// A command the tab will never answer, because it closes.
+	// A command the tab will never answer, because it closes: Chrome's
+	// answer for a session that is gone, after the session's detach.
 	id := h.send(c, "pw-tab-1", "Runtime.evaluate", map[string]any{"expression": "while(true){}"})
 	<-b.entered
 	e.CloseTab(1)
-	m, _ := h.reply(c, id)
-	mustMatch(t, m.Raw, fmt.Sprintf(`{"id":%d,"sessionId":"pw-tab-1","error":{"code":-32000,"message":"Target detached: target_closed"}}`, id))
-	ev, _ := h.event(c, from, "Target.detachedFromTarget")
+	m, at := h.reply(c, id)
+	mustMatch(t, m.Raw, fmt.Sprintf(`{"id":%d,"sessionId":"pw-tab-1","error":{"code":-32001,"message":"Session with given id not found."}}`, id))
+	ev, i := h.event(c, from, "Target.detachedFromTarget")
 	mustMatch(t, ev.Raw, detachedEvent("pw-tab-1", 1))
+	if i > at {
+		t.Errorf("the command failed before its session detached: %s", describe(c.Messages()[from:]))
+	}
 
 	// Later commands on the gone session fail at once.
 	m = h.callMsg(c, "pw-tab-1", "Runtime.evaluate", map[string]any{"expression": "1"})
@@ -146,7 +151,7 @@ func TestCanceledByUser(t *testing.T) {
 	if len(msgs) != 2 {
 		t.Fatalf("messages: %s", describe(msgs))
 	}
-	mustMatch(t, msgs[0].Raw, detachedEvent("pw-tab-1", 1))
+	mustMatch(t, msgs[0].Raw, detachedEventWhy("pw-tab-1", 1, "the person stopped sharing the tab (Cancel on the debugging bar)"))
 	mustMatch(t, msgs[1].Raw, fmt.Sprintf(`{"method":"Target.targetDestroyed","params":{"targetId":%q}}`, tid(1)))
 	// The tab is the person's again: not a target any more.
 	res := h.call(c, "", "Target.getTargets", nil)
@@ -198,10 +203,12 @@ func TestTargetClosedThenReofferedGetsNewSession(t *testing.T) {
 	}
 }
 
+// TestExtensionDisconnectClosesClient: an extension that does not come back
+// within ExtensionGrace costs the client its connection, with the reason.
 func TestExtensionDisconnectClosesClient(t *testing.T) {
 	t.Parallel()
 	b := newBlocker(t, 1)
-	h := newHarness(t, Config{})
+	h := newHarness(t, Config{ExtensionGrace: 50 * time.Millisecond})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Handler: b.handle})
 	c := h.client()
 	h.autoAttach(c)
@@ -212,9 +219,14 @@ func TestExtensionDisconnectClosesClient(t *testing.T) {
 	if code != websocket.CloseGoingAway || !strings.HasPrefix(text, "Extension disconnected: ") {
 		t.Errorf("close frame %d %q", code, text)
 	}
-	// The pending command was answered before the close.
-	m, _ := h.reply(c, id)
-	mustMatch(t, m.Raw, fmt.Sprintf(`{"id":%d,"sessionId":"pw-tab-1","error":{"code":-32000,"message":"Extension disconnected"}}`, id))
+	// The pending command was answered before the close, after its
+	// session's detach.
+	m, at := h.reply(c, id)
+	mustMatch(t, m.Raw, fmt.Sprintf(`{"id":%d,"sessionId":"pw-tab-1","error":{"code":-32001,"message":"Session with given id not found."}}`, id))
+	_, i := h.event(c, 0, "Target.detachedFromTarget")
+	if i > at {
+		t.Errorf("the command failed before its session detached: %s", describe(c.Messages()))
+	}
 	h.waitFor("the instance to forget the tabs", func() bool {
 		st := h.srv.Default().Status()
 		return !st.Extension && !st.Client && len(st.Tabs) == 0
@@ -320,7 +332,7 @@ func TestClientDisconnectWhileAttaching(t *testing.T) {
 
 func TestExtensionReconnectReplacesTheOld(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, Config{ExtensionGrace: -1})
 	e1 := h.ext(fakeext.Options{Tabs: twoTabs})
 	c1 := h.client()
 	h.autoAttach(c1)

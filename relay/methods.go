@@ -25,6 +25,9 @@ type methodInfo struct {
 	// enable/disable: X.enable or X.disable, whose switch is watched on a
 	// tab's top-level sessions (sessions.go).
 	enable, disable bool
+	// replay says how a command of a tab's top-level session is kept for a
+	// resume (resume.go).
+	replay replayKind
 }
 
 var (
@@ -43,6 +46,7 @@ func newMethodInfo(name string) *methodInfo {
 	m.disable = strings.HasSuffix(name, ".disable")
 	m.urlKey = urlMethods[name]
 	m.decode = decodedMethods[name]
+	m.replay = replayedMethods[name]
 	return m
 }
 

@@ -42,7 +42,7 @@ func (c *clientConn) openPage(targetID string) error {
 		c.close(websocket.CloseTryAgainLater, reasonExtNotConnected)
 		return errExtNotConnected
 	}
-	c.ext = x
+	c.extp.Store(x)
 	st := in.lock()
 	t := st.tabByTarget(targetID)
 	in.unlock()

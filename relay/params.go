@@ -68,9 +68,11 @@ var decodedMethods = map[string]func(params []byte, a *args) error{
 		a.background, a.newWindow, a.browserContextID = v.Background, v.NewWindow, v.BrowserContextID
 		return err
 	},
-	"Target.closeTarget":    decodeTargetID,
-	"Target.activateTarget": decodeTargetID,
-	"Target.getTargetInfo":  decodeTargetID,
+	"Target.closeTarget":         decodeTargetID,
+	"Target.activateTarget":      decodeTargetID,
+	"Target.getTargetInfo":       decodeTargetID,
+	"Target.getDevToolsTarget":   decodeTargetID,
+	"Browser.getWindowForTarget": decodeTargetID,
 	"Target.attachToTarget": func(p []byte, a *args) error {
 		var v struct {
 			TargetID string `json:"targetId"`

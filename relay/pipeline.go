@@ -160,6 +160,9 @@ type route struct {
 	acc tabAccess
 	// fenced: the navigation backstop is on for via.
 	fenced bool
+	// top: sess is one of a tab's top-level sessions, whose state a resume
+	// sets again (resume.go).
+	top bool
 }
 
 // 2. route.
@@ -169,6 +172,15 @@ func (c *clientConn) route(k *cmd) bool {
 	st := in.lock()
 	if k.env.SessionID != nil || c.page != nil {
 		s := st.lookupSession(c, k.env.SessionID)
+		if s != nil && s.tab != nil && s.tab.resuming != nil {
+			// The tab's sessions are being resumed: the command waits, and
+			// is routed once they are back (or gone).
+			done := s.tab.resuming
+			in.unlock()
+			awaitResume(c.ctx, done)
+			st = in.lock()
+			s = st.lookupSession(c, k.env.SessionID)
+		}
 		if s == nil {
 			in.unlock()
 			return c.failed(k, codeNoSession, "Session with given id not found.")
@@ -180,6 +192,7 @@ func (c *clientConn) route(k *cmd) bool {
 	}
 	if r.sess != nil && r.sess.tab != nil {
 		r.via = r.sess
+		r.top = !r.sess.child
 	} else if t := st.rootTab(); t != nil {
 		r.via = t.session
 	}
@@ -326,6 +339,9 @@ func (c *clientConn) fence(k *cmd) bool {
 	}
 	st := in.lock()
 	k.params = st.fetchRewrite(k.r.tab, sid, &k.a, enable, k.r.replyTo)
+	if k.r.top {
+		st.recordSwitch(k.r.tab, "Fetch", enable, k.env.Params)
+	}
 	in.unlock()
 	c.sendAs(k, methodFetchEnable)
 	return false
@@ -397,13 +413,39 @@ func (c *clientConn) forward(k *cmd) {
 		}
 		k.params = params
 	}
+	if k.m.replay != replayNone && r.top {
+		c.sendKept(k)
+		return
+	}
 	c.send(k)
+}
+
+// sendKept forwards k, a command whose effect a resume sets again
+// (resume.go), and keeps it for that; an init script's identifier is read
+// from its reply.
+func (c *clientConn) sendKept(k *cmd) {
+	st := c.inst.lock()
+	t := k.r.tab
+	if k.m.replay == replayUnscript {
+		if p := st.scriptRewrite(t, k.params); p != nil {
+			k.params = p
+		}
+	}
+	var tap func([]byte)
+	if key := st.record(t, k.m, k.env.Params); key != "" {
+		tap = c.inst.tapScript(t, key)
+	}
+	c.inst.unlock()
+	k.out.kind = outForwarded
+	if !c.ext().forwardTap(c, k.env.ID, k.m, k.env.Method, k.params, k.r.via, k.r.replyTo, tap) {
+		c.failed(k, codeServerError, "Extension disconnected")
+	}
 }
 
 // send forwards k on its route with k.params.
 func (c *clientConn) send(k *cmd) {
 	k.out.kind = outForwarded
-	if !c.ext.forward(c, k.env.ID, k.m, k.env.Method, k.params, k.r.via, k.r.replyTo) {
+	if !c.ext().forward(c, k.env.ID, k.m, k.env.Method, k.params, k.r.via, k.r.replyTo) {
 		c.failed(k, codeServerError, "Extension disconnected")
 	}
 }
@@ -411,7 +453,7 @@ func (c *clientConn) send(k *cmd) {
 // sendAs forwards k as another method (a stage's rewrite).
 func (c *clientConn) sendAs(k *cmd, m *methodInfo) {
 	k.out.kind = outForwarded
-	if !c.ext.forward(c, k.env.ID, m, []byte(m.name), k.params, k.r.via, k.r.replyTo) {
+	if !c.ext().forward(c, k.env.ID, m, []byte(m.name), k.params, k.r.via, k.r.replyTo) {
 		c.failed(k, codeServerError, "Extension disconnected")
 	}
 }

@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"strconv"
 	"time"
 )
 
@@ -49,4 +50,76 @@ func (in *Instance) judgeOpened(x *extConn, et extTab, marked bool) bool {
 		in.observe(Event{Actor: ActorRelay, Kind: KindAttach, Outcome: OutcomeDenied, Detail: "a tab the person opened from a shared tab is not shared"})
 	}
 	return yes
+}
+
+// restrictedPopup tells the client of a popup the automation opened onto
+// a page that is never shared (another extension's page, a browser page),
+// which our extension reports without sharing it (an offer marked
+// "restricted"). Chrome's own port would hand the client that popup; the
+// relay cannot attach it, so it announces it and lets it go at once, with
+// the reason: a client waiting for its popup gets it, closed, instead of
+// waiting for ever. The tab is not kept: it is the person's.
+func (in *Instance) restrictedPopup(x *extConn, et extTab) {
+	st := in.lock()
+	opener, c := st.tabs[et.OpenerTabID], st.client
+	ok := st.ext == x && c != nil && opener != nil && opener.session != nil && et.TargetID != "" && st.tabs[et.ID] == nil
+	in.unlock()
+	if !ok || !in.openedByAutomation(x, opener, time.Now()) {
+		return
+	}
+	url := et.URL
+	if url == "" {
+		url = et.PendingURL
+	}
+	why := detachCause{Cause: causeRestrictedURL}.text()
+	st = in.lock()
+	defer in.unlock()
+	if st.client != c {
+		return
+	}
+	ti := TargetInfo{TargetID: et.TargetID, Type: "page", URL: origin(url), OpenerID: opener.targetID, BrowserContextID: st.browserCtx}
+	if opener.browserCtx != "" {
+		ti.BrowserContextID = opener.browserCtx
+	}
+	st.targetEvent("Target.targetCreated", struct {
+		TargetInfo TargetInfo `json:"targetInfo"`
+	}{ti})
+	st.letGoPopup(c, ti, why)
+	st.targetEvent("Target.targetDestroyed", struct {
+		TargetID string `json:"targetId"`
+	}{ti.TargetID})
+}
+
+// letGoPopup announces to an auto-attaching client a popup it cannot have
+// and ends it at once, with why: a session of the relay's own that is
+// never in the table, so that the client's commands on it are answered as
+// a gone session's.
+func (st *state) letGoPopup(c *clientConn, ti TargetInfo, why string) {
+	if !c.autoAttach {
+		return
+	}
+	st.nextSession++
+	id := "pw-tab-" + strconv.Itoa(st.nextSession)
+	ti.Attached = true
+	c.event("Target.attachedToTarget", nil, attachedParams{id, ti, false})
+	c.event("Target.detachedFromTarget", nil, detachedParams{SessionID: id, TargetID: ti.TargetID, Reason: why})
+	st.observe(Event{Actor: ActorRelay, Kind: KindDetach, Target: ti.TargetID, Outcome: OutcomeOK, Detail: "a popup to " + ti.URL + " was announced and let go: " + why})
+}
+
+// unattachablePopup is the same for a popup shared like any tab that
+// Chrome refused to attach (it went on from about:blank to a page never
+// shared): the client that waits for it hears of it.
+func (in *Instance) unattachablePopup(c *clientConn, t *tab, err error) {
+	if tabGone(err) || c.ctx.Err() != nil {
+		return
+	}
+	st := in.lock()
+	defer in.unlock()
+	opener := st.tabs[t.openerTabID]
+	if st.client != c || !c.autoAttach || t.session != nil || t.targetID == "" || t.openerTabID == 0 || opener == nil || opener.session == nil {
+		return
+	}
+	ti := st.targetInfo(t)
+	ti.URL, ti.Title = origin(t.url), ""
+	st.letGoPopup(c, ti, detachCause{Cause: causeRestrictedURL}.text())
 }

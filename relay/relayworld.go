@@ -34,7 +34,7 @@ func (c *clientConn) relayEval(ctx context.Context, via *session, expr string) (
 	c.inst.unlock()
 	for try := 0; try < 2; try++ {
 		if id == 0 {
-			res, err := c.ext.sendCommand(ctx, t.id, sid, "Page.createIsolatedWorld", map[string]any{"frameId": frame, "worldName": relayWorldName, "grantUniveralAccess": false})
+			res, err := c.ext().sendCommand(ctx, t.id, sid, "Page.createIsolatedWorld", map[string]any{"frameId": frame, "worldName": relayWorldName, "grantUniveralAccess": false})
 			if err != nil {
 				return nil, err
 			}
@@ -52,7 +52,7 @@ func (c *clientConn) relayEval(ctx context.Context, via *session, expr string) (
 			t.relayWorlds[sid] = id
 			c.inst.unlock()
 		}
-		res, err := c.ext.sendCommand(ctx, t.id, sid, "Runtime.evaluate", map[string]any{"expression": expr, "contextId": id, "returnByValue": true, "silent": true})
+		res, err := c.ext().sendCommand(ctx, t.id, sid, "Runtime.evaluate", map[string]any{"expression": expr, "contextId": id, "returnByValue": true, "silent": true})
 		var ee *ExtError
 		if err != nil && errors.As(err, &ee) && strings.Contains(ee.Message, "context") && try == 0 {
 			// The world went with its document: make a new one.

@@ -66,6 +66,11 @@ func New(cfg Config) (*Server, error) {
 		guid = newGUID()
 	}
 	s.def = newInstance(s, guid, true, cfg.DefaultProfile)
+	if bi, err := loadBrowser(cfg.BrowserFile); err != nil {
+		cfg.Logger.Warn("the remembered browser is ignored", "err", err)
+	} else {
+		s.def.st.remembered = bi
+	}
 	s.byGUID[guid] = s.def
 	s.restore(cfg.Restore)
 	return s, nil
@@ -339,6 +344,7 @@ func (s *Server) serveExtension(w http.ResponseWriter, r *http.Request, in *Inst
 		conn.Close()
 		return
 	}
+	go x.keepalive()
 	log.Info("extension connected", "origin", r.Header.Get("Origin"))
 	s.cfg.Metrics.extConnects.Inc()
 	econns := s.cfg.Metrics.connections.WithLabelValues(ActorExtension)

@@ -82,6 +82,9 @@ type attachedParams struct {
 type detachedParams struct {
 	SessionID string `json:"sessionId"`
 	TargetID  string `json:"targetId"`
+	// Reason is the relay's: why a session ended that the client did not
+	// end (detach.go). Chrome's event has no such field; clients ignore it.
+	Reason string `json:"reason,omitempty"`
 }
 
 // maxSessions bounds the sessions of an instance that a client can have
@@ -222,9 +225,10 @@ func (st *state) topSessions(t *tab) []*session {
 }
 
 // tellDetached sends Target.detachedFromTarget for top-level session s to
-// the session that attached it. Nothing is said for a page endpoint's own
-// session (it was never announced) or when the owner is gone too.
-func (st *state) tellDetached(s *session) {
+// the session that attached it, with why it ended when the client did not
+// end it. Nothing is said for a page endpoint's own session (it was never
+// announced) or when the owner is gone too.
+func (st *state) tellDetached(s *session, why string) {
 	c := st.client
 	if c == nil || s.idJSON == nil {
 		return
@@ -232,14 +236,17 @@ func (st *state) tellDetached(s *session) {
 	if o := s.owner; o != nil && !st.live(o) {
 		return
 	}
-	c.event("Target.detachedFromTarget", s.owner, detachedParams{s.id, s.tab.targetID})
+	c.event("Target.detachedFromTarget", s.owner, detachedParams{s.id, s.tab.targetID, why})
 }
 
 // dropSessions removes every client session of t, children included, and
-// tells the client that t's top-level sessions detached. A page endpoint
-// whose page this was is closed, as Chrome closes a page's socket when its
-// target goes.
-func (st *state) dropSessions(t *tab) {
+// tells the client that t's top-level sessions detached, and why when the
+// client did not ask for it (why, "" otherwise: a warning on the sessions
+// that enabled Log, then a reason in the detach). A page endpoint whose
+// page this was is closed, as Chrome closes a page's socket when its target
+// goes.
+func (st *state) dropSessions(t *tab, why string) {
+	st.warnSessions(t, why)
 	tops := st.topSessions(t)
 	for id, cs := range st.sessions {
 		if cs.tab == t {
@@ -251,7 +258,7 @@ func (st *state) dropSessions(t *tab) {
 		st.observe(Event{Actor: ActorClient, Kind: KindDetach, Target: t.targetID, Outcome: OutcomeOK, Detail: s.id})
 		// Owners are checked after the deletions: a session attached from
 		// another session of this tab goes without a word, with its owner.
-		st.tellDetached(s)
+		st.tellDetached(s, why)
 	}
 	if c := st.client; c != nil && c.page != nil && c.page.tab == t {
 		c.close(websocket.CloseNormalClosure, "Target closed")
@@ -281,7 +288,7 @@ func (st *state) detachSession(s *session) (last bool) {
 		}
 		t.extra = rest
 	}
-	st.tellDetached(s)
+	st.tellDetached(s, "")
 	st.dropOwned(s)
 	return false
 }
@@ -291,7 +298,7 @@ func (st *state) detachSession(s *session) (last bool) {
 func (st *state) detachBrowserSession(s *session) {
 	delete(st.sessions, s.id)
 	if c := st.client; c != nil {
-		c.event("Target.detachedFromTarget", nil, detachedParams{s.id, st.in.browserTID})
+		c.event("Target.detachedFromTarget", nil, detachedParams{SessionID: s.id, TargetID: st.in.browserTID})
 	}
 	st.dropOwned(s)
 }
@@ -303,7 +310,7 @@ func (st *state) dropOwned(owner *session) {
 	for _, s := range st.sessions {
 		if s.owner == owner && !s.child && s.tab != nil {
 			if st.detachSession(s) {
-				st.dropSessions(s.tab)
+				st.dropSessions(s.tab, "")
 			}
 		}
 	}

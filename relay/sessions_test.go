@@ -325,7 +325,7 @@ func TestSharedSetChanges(t *testing.T) {
 			e.DetachByBrowser(101, "canceled_by_user")
 			e.Emit("chrome.tabs.onRemoved", 101, map[string]any{"windowId": 1, "isWindowClosing": false, "unshared": true})
 			d, _ := h.event(c, from, "Target.detachedFromTarget")
-			mustMatch(t, d.Raw, detachedEvent("pw-tab-2", 101))
+			mustMatch(t, d.Raw, detachedEventWhy("pw-tab-2", 101, "the person stopped sharing the tab (Cancel on the debugging bar)"))
 			g, _ := h.event(c, from, "Target.targetDestroyed")
 			mustMatch(t, g.Raw, fmt.Sprintf(`{"method":"Target.targetDestroyed","params":{"targetId":%q}}`, tid(101)))
 			res := h.call(c, "", "Target.getTargets", nil)

@@ -24,8 +24,12 @@ type state struct {
 	// changed is closed and replaced whenever ext, client or closed
 	// changes, for those who wait on it.
 	changed chan struct{}
+	// grace closes the client when the extension that went does not come
+	// back within ExtensionGrace (instance.go); nil when none runs.
+	grace *time.Timer
 
 	info       BrowserInfo     // what the extension reported, or the relay learnt
+	remembered BrowserInfo     // the browser last reported, from Config.BrowserFile (browserinfo.go)
 	tabUpdates bool            // the extension reports chrome.tabs.onUpdated (ours does)
 	features   map[string]bool // what the extension says it can do (extension.info)
 	browserCtx string          // browserContextId reported for tabs

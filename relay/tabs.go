@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sync/atomic"
+	"time"
 )
 
 // The tab table: the tabs the extension shares, keyed by Chrome's tab id,
@@ -114,6 +115,17 @@ type tab struct {
 	// paused are the real credential headers of the tab's paused requests,
 	// by session and request id, for the client's continue (credentials.go).
 	paused map[string]*keptRequest
+	// resuming is closed when a resume of the tab's sessions ends
+	// (resume.go); nil when none is under way. replay is what the
+	// sessions set that a resume sets again, in order; nextScript numbers
+	// its init scripts; scriptIDs maps the client's init script
+	// identifiers to Chrome's after a resume.
+	resuming    chan struct{}
+	resumes     []time.Time // when the tab was last resumed
+	replay      []replayed
+	replayBytes int // of replay's params
+	nextScript  int
+	scriptIDs   map[string]string
 	// lastCommand is when a client command was last forwarded to the tab
 	// (unix nanoseconds), for telling a popup the automation opened from
 	// one the person did (popups.go). Written on the hot path, unlocked.
@@ -278,10 +290,12 @@ func (st *state) knownContext(id string) bool {
 	return false
 }
 
-// removeTab forgets t: it closed or is no longer shared. It returns the
-// handles to tell, outside the lock.
-func (st *state) removeTab(t *tab) []*TabHandle {
-	st.dropSessions(t)
+// removeTab forgets t: it closed or is no longer shared. why says why its
+// sessions end, when the client did not end them ("" for a closed tab, as
+// Chrome says nothing more). It returns the handles to tell, outside the
+// lock.
+func (st *state) removeTab(t *tab, why string) []*TabHandle {
+	st.dropSessions(t, why)
 	delete(st.tabs, t.id)
 	hs := t.handles
 	t.handles = nil
@@ -296,9 +310,10 @@ func (st *state) removeTab(t *tab) []*TabHandle {
 
 // browserDetached records that the browser detached the debugger from t
 // while the tab stays shared (a frame navigated where the debugger cannot
-// follow): the client's sessions on it end; the extension offers it again.
-func (st *state) browserDetached(t *tab, reason string) {
-	st.dropSessions(t)
+// follow): the client's sessions on it end, told why; the extension offers
+// it again. reason is what the live view shows.
+func (st *state) browserDetached(t *tab, reason, why string) {
+	st.dropSessions(t, why)
 	t.setState(tabDetached, nil)
 	t.clientScreencast = false
 	t.detachReason = reason

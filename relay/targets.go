@@ -146,7 +146,7 @@ func (st *state) noteRequest(t *tab, cs *session, method, params []byte) {
 func (st *state) letGo(t *tab, url string) {
 	t.url, t.title = origin(url), ""
 	t.blindEpoch.Add(1)
-	st.browserDetached(t, "navigated to a page that is never shared")
+	st.browserDetached(t, "navigated to a page that is never shared", "")
 	st.observe(Event{Actor: ActorRelay, Kind: KindDetach, Target: t.targetID, Rule: ruleNeverShared, Outcome: OutcomeOK, Detail: "navigated to " + origin(url)})
 }
 

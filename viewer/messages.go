@@ -100,8 +100,12 @@ type tabView struct {
 	Viewers      int    `json:"viewers"`
 	// Access is what automation may do with the tab: full, read-only or
 	// blind (then the live view shows nothing of it either).
-	Access string      `json:"access,omitempty"`
-	Dialog *dialogView `json:"dialog,omitempty"`
+	Access string `json:"access,omitempty"`
+	// Detached is why the browser last let go of the tab while it stays
+	// shared (another extension's frame, a browser page): what the person
+	// reads when the automation lost it. Empty while it is attached.
+	Detached string      `json:"detached,omitempty"`
+	Dialog   *dialogView `json:"dialog,omitempty"`
 }
 
 // Tab statuses in the instances list besides the screencast's own.

@@ -85,3 +85,31 @@ func TestApprovalErrors(t *testing.T) {
 	v.mustFail(map[string]any{"type": "deny", "instance": h.inst, "approval": 41}, "no command is waiting")
 	v.mustFail(map[string]any{"type": "approve", "instance": h.inst}, "needs an approval id")
 }
+
+// A tab Chrome let go of shows why in the list, until it is back.
+func TestInstancesListSaysWhyATabWasLetGo(t *testing.T) {
+	h := newHarness(t, Config{ListEvery: 20 * time.Millisecond})
+	v := h.viewer("", nil)
+	v.subscribe()
+	h.waitCommand("Page.startScreencast", 1)
+	from := len(v.messages())
+	h.ext.RefuseAttach(tabID, "Cannot access a chrome:// URL")
+	h.ext.DetachByBrowser(tabID, "target_closed", map[string]any{"cause": "restricted_url"})
+	m, _ := v.wait(from, "the reason in the list", func(m vmsg) bool {
+		return m.Type == msgInstances && len(m.Instances) > 0 && len(m.Instances[0].Tabs) > 0 && m.Instances[0].Tabs[0].Detached != ""
+	})
+	if tab := m.Instances[0].Tabs[0]; tab.Attached || !strings.Contains(tab.Detached, "a browser page") {
+		t.Fatalf("tab = %+v", tab)
+	}
+	// The tab can be attached again: the relay takes it back for the
+	// watching viewer, and the reason goes.
+	h.ext.RefuseAttach(tabID, "")
+	from = len(v.messages())
+	v.wait(from, "the tab back, with no reason", func(m vmsg) bool {
+		if m.Type != msgInstances || len(m.Instances) == 0 || len(m.Instances[0].Tabs) == 0 {
+			return false
+		}
+		tab := m.Instances[0].Tabs[0]
+		return tab.Attached && tab.Detached == ""
+	})
+}

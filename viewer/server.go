@@ -470,6 +470,9 @@ func (s *Server) snapshot(tenant string) instancesMsg {
 		}
 		for _, t := range st.Tabs {
 			tv := tabView{ID: t.TabID, URL: t.URL, Title: t.Title, Attached: t.Attached, Status: statusIdle, Access: t.Access}
+			if !t.Attached {
+				tv.Detached = t.Detached
+			}
 			if d := t.Dialog; d != nil {
 				tv.Dialog = &dialogView{ID: d.ID, Type: d.Type, Message: d.Message, DefaultPrompt: d.DefaultPrompt, AnsweredBy: d.AnsweredBy}
 			}

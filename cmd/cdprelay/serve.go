@@ -46,7 +46,7 @@ func serve(args []string) int {
 	fs.BoolVar(&f.launch, "launch", false, "start a dedicated Chromium with the cdprelay extension, connected to this relay")
 	fs.BoolVar(&f.headful, "headful", false, "with --launch: show the browser window instead of running headless")
 	fs.StringVar(&f.chrome, "chrome", "", "with --launch: the Chromium binary (default: $CHROME_PATH, then Debian's chromium)")
-	fs.StringVar(&f.stateDir, "state-dir", defaultStateDir(), "where the default instance's guid and the minted instances are kept, so that extensions reconnect after a restart")
+	fs.StringVar(&f.stateDir, "state-dir", defaultStateDir(), "where the default instance's guid and the minted instances are kept, so that extensions reconnect after a restart, and the browser the default instance last reported")
 	fs.StringVar(&f.publicURL, "public-url", "", "this relay's base URL as the front door exposes it, path prefix included (https://relay.example.com/relay-1): every URL it hands out names it")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&f.logFormat, "log-format", "text", "text or json")
@@ -115,6 +115,7 @@ func (f serveFlags) appConfig(file *app.File, guid string, saved []relay.SavedIn
 		Relay: relay.Config{
 			MaxMessageBytes: f.maxMsg, DefaultGUID: guid, Version: version,
 			Restore: saved, Save: instanceSaver(f.stateDir),
+			BrowserFile: browserFile(f.stateDir),
 		},
 		Screencast: f.live.screencast(),
 	}
@@ -308,6 +309,15 @@ func announceReady(ctx context.Context, in *relay.Instance, base string, tokens 
 	pw := fmt.Sprintf("chromium.connectOverCDP('%s'%s)", base, opts)
 	log.Info("ready", "cdp", base, "playwright", pw)
 	fmt.Fprintf(os.Stderr, "\ncdprelay is ready.\n  CDP endpoint: %s\n  Playwright:   const browser = await %s;\n\n", base, pw)
+}
+
+// browserFile is where the default instance remembers its browser, so
+// that /json/version names it before the extension has connected again.
+func browserFile(stateDir string) string {
+	if stateDir == "" {
+		return ""
+	}
+	return filepath.Join(stateDir, "browser.json")
 }
 
 // publicBases are the page and socket bases under a public URL (which

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -68,8 +69,16 @@ type Options struct {
 	// Headful shows a window; the default is --headless=new.
 	Headful bool
 
-	// ExtensionDir is an unpacked extension to load, and the only one.
+	// ExtensionDir is an unpacked extension to load, and the only one
+	// besides MoreExtensions. The profile is put in developer mode, the
+	// mode an unpacked extension is loaded in: without it, Chrome disables
+	// the extension for good when it reloads itself (an update,
+	// chrome.runtime.reload).
 	ExtensionDir string
+
+	// MoreExtensions are further unpacked extensions to load (a test's
+	// stand-ins for the person's own extensions).
+	MoreExtensions []string
 
 	// UserDataDir is the profile directory. Empty: a fresh temporary
 	// directory, removed when the browser stops.
@@ -110,9 +119,10 @@ func Flags(opts Options, userDataDir string) []string {
 		args = append([]string{"--headless=new"}, args...)
 	}
 	if opts.ExtensionDir != "" {
+		dirs := strings.Join(append([]string{opts.ExtensionDir}, opts.MoreExtensions...), ",")
 		args = append(args,
-			"--load-extension="+opts.ExtensionDir,
-			"--disable-extensions-except="+opts.ExtensionDir,
+			"--load-extension="+dirs,
+			"--disable-extensions-except="+dirs,
 		)
 	}
 	return append(args, opts.Args...)
@@ -146,11 +156,9 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 		}
 		b.dir, b.removeDir = d, true
 	}
-	if opts.DownloadDir != "" {
-		if err := writeDownloadPrefs(b.dir, opts.DownloadDir); err != nil {
-			b.cleanup()
-			return nil, fmt.Errorf("chromium profile: %w", err)
-		}
+	if err := writePrefs(b.dir, opts); err != nil {
+		b.cleanup()
+		return nil, fmt.Errorf("chromium profile: %w", err)
 	}
 	urls := opts.URLs
 	if len(urls) == 0 {
@@ -239,16 +247,45 @@ func Version(ctx context.Context, path string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-// writeDownloadPrefs points a new profile's downloads at dir. Chrome has no
-// flag for it; the profile's preferences are read at start.
-func writeDownloadPrefs(profile, dir string) error {
-	prefs := map[string]any{"download": map[string]any{"default_directory": dir, "prompt_for_download": false}}
+// writePrefs sets what the profile's preferences must say before Chrome
+// starts (it has no flags for them), keeping whatever else they say:
+// where downloads go, without asking, and developer mode for an unpacked
+// extension.
+func writePrefs(profile string, opts Options) error {
+	if opts.DownloadDir == "" && opts.ExtensionDir == "" {
+		return nil
+	}
+	path := filepath.Join(profile, "Default", "Preferences")
+	prefs := map[string]any{}
+	if b, err := os.ReadFile(path); err == nil {
+		if err := json.Unmarshal(b, &prefs); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if opts.DownloadDir != "" {
+		prefs["download"] = map[string]any{"default_directory": opts.DownloadDir, "prompt_for_download": false}
+	}
+	if opts.ExtensionDir != "" {
+		ext, _ := prefs["extensions"].(map[string]any)
+		if ext == nil {
+			ext = map[string]any{}
+		}
+		ui, _ := ext["ui"].(map[string]any)
+		if ui == nil {
+			ui = map[string]any{}
+		}
+		ui["developer_mode"] = true
+		ext["ui"] = ui
+		prefs["extensions"] = ext
+	}
 	b, err := json.Marshal(prefs)
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Join(profile, "Default"), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(profile, "Default", "Preferences"), b, 0o600)
+	return os.WriteFile(path, b, 0o600)
 }

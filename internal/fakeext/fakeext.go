@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -17,6 +18,12 @@ import (
 // object, or an error whose text is sent as the extension's error string
 // (chrome.debugger formats CDP errors as JSON text: use CDPError).
 type Handler func(tabID int, sessionID, method string, params json.RawMessage) (any, error)
+
+// productVersion is the version in a product name (Chrome/156.0.8078.108).
+func productVersion(product string) string {
+	_, v, _ := strings.Cut(product, "/")
+	return v
+}
 
 // CDPError formats a CDP error the way chrome.debugger reports it.
 func CDPError(code int, msg string) error {
@@ -64,6 +71,20 @@ type Options struct {
 	// command's own goroutine; blocking in it holds the answer back (a slow
 	// attach, say) without holding up other commands.
 	Gate func(method string, args []json.RawMessage)
+	// Features are listed in extension.info (ours only): "windows" makes
+	// the fake answer chrome.tabs.get and chrome.windows.get and update
+	// for its one window; "detach-cause" says it explains detaches.
+	Features []string
+}
+
+// Window is the fake's one browser window, as chrome.windows reports it.
+type Window struct {
+	ID     int    `json:"id"`
+	Left   int    `json:"left"`
+	Top    int    `json:"top"`
+	Width  int    `json:"width"`
+	Height int    `json:"height"`
+	State  string `json:"state"`
 }
 
 // Ext is a connected fake extension.
@@ -73,17 +94,22 @@ type Ext struct {
 
 	wmu sync.Mutex // serialises writes
 
-	mu       sync.Mutex
-	tabs     map[int]*fakeTab
-	nextTab  int
-	commands []Command
-	closed   chan struct{}
-	closeErr error
+	mu         sync.Mutex
+	tabs       map[int]*fakeTab
+	nextTab    int
+	commands   []Command
+	keepalives int
+	window     Window
+	closed     chan struct{}
+	closeErr   error
 }
 
 type fakeTab struct {
 	Tab
 	attached bool
+	// refuse is the error Chrome gives to attach the tab ("" when it
+	// attaches): another extension's frame in it, say.
+	refuse string
 }
 
 // Dial connects to the relay's extension URL (ws://host/extension/<guid>)
@@ -105,7 +131,7 @@ func Dial(ctx context.Context, url string, opts Options) (*Ext, error) {
 		opts.UserAgent = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36"
 	}
 	if opts.Product == "" {
-		opts.Product = "HeadlessChrome/156.0.8078.108"
+		opts.Product = "Chrome/156.0.8078.108"
 	}
 	h := http.Header{"Origin": {opts.Origin}}
 	conn, resp, err := websocket.DefaultDialer.DialContext(ctx, url, h)
@@ -115,13 +141,18 @@ func Dial(ctx context.Context, url string, opts Options) (*Ext, error) {
 		}
 		return nil, fmt.Errorf("dial %s: %w", url, err)
 	}
-	e := &Ext{opts: opts, conn: conn, tabs: map[int]*fakeTab{}, nextTab: 100, closed: make(chan struct{})}
+	e := &Ext{opts: opts, conn: conn, tabs: map[int]*fakeTab{}, nextTab: 100, closed: make(chan struct{}),
+		window: Window{ID: 1, Left: 10, Top: 10, Width: 780, Height: 580, State: "normal"}}
 	for _, t := range opts.Tabs {
 		e.addTab(t)
 	}
 	go e.readLoop()
 	if !opts.NoInfo {
-		e.Emit("extension.info", map[string]string{"userAgent": opts.UserAgent, "product": opts.Product, "version": strings.TrimPrefix(opts.Product, "HeadlessChrome/")})
+		features := opts.Features
+		if features == nil {
+			features = []string{}
+		}
+		e.Emit("extension.info", map[string]any{"userAgent": opts.UserAgent, "product": opts.Product, "version": productVersion(opts.Product), "features": features})
 	}
 	for _, t := range e.Tabs() {
 		e.Emit("chrome.tabs.onCreated", e.offer(t))
@@ -262,7 +293,8 @@ func (e *Ext) Navigate(id int, url, title string) {
 }
 
 // CloseTab closes tab id as the person would: the debugger detaches with
-// target_closed, then the tab is removed.
+// target_closed, then the tab is removed. The stock extension forwards the
+// detach and filters the removal out: it says nothing more.
 func (e *Ext) CloseTab(id int) {
 	e.mu.Lock()
 	t := e.tabs[id]
@@ -272,21 +304,86 @@ func (e *Ext) CloseTab(id int) {
 		return
 	}
 	if t.attached {
-		e.Emit("chrome.debugger.onDetach", map[string]int{"tabId": id}, "target_closed")
+		if e.explains() {
+			e.Emit("chrome.debugger.onDetach", map[string]int{"tabId": id}, "target_closed", map[string]string{"cause": "tab_closed"})
+		} else {
+			e.Emit("chrome.debugger.onDetach", map[string]int{"tabId": id}, "target_closed")
+		}
 	}
-	e.Emit("chrome.tabs.onRemoved", id, map[string]any{"windowId": 1, "isWindowClosing": false})
+	if !e.opts.Stock {
+		e.Emit("chrome.tabs.onRemoved", id, map[string]any{"windowId": 1, "isWindowClosing": false})
+	}
 }
+
+// explains reports whether the fake plays an extension that says why a
+// tab detached.
+func (e *Ext) explains() bool { return slices.Contains(e.opts.Features, "detach-cause") }
 
 // DetachByBrowser detaches the debugger from tab id with reason, as Chrome
 // does when the person cancels the infobar or a frame navigates to an
-// unknown scheme.
-func (e *Ext) DetachByBrowser(id int, reason string) {
+// unknown scheme; cause, when given, is what our extension adds to say
+// why ({"cause": "extension_frame"}, say).
+func (e *Ext) DetachByBrowser(id int, reason string, cause ...any) {
 	e.mu.Lock()
 	if t := e.tabs[id]; t != nil {
 		t.attached = false
 	}
 	e.mu.Unlock()
-	e.Emit("chrome.debugger.onDetach", map[string]int{"tabId": id}, reason)
+	args := append([]any{map[string]int{"tabId": id}, reason}, cause...)
+	e.Emit("chrome.debugger.onDetach", args...)
+}
+
+// RefuseAttach makes Chrome refuse to attach tab id with msg (as it does
+// while another extension's frame is in it: "Cannot access a
+// chrome-extension:// URL of different extension"); "" attaches again.
+func (e *Ext) RefuseAttach(id int, msg string) {
+	e.mu.Lock()
+	if t := e.tabs[id]; t != nil {
+		t.refuse = msg
+	}
+	e.mu.Unlock()
+}
+
+// DiscardTab discards tab id as Chrome's memory saver does: the tab is
+// replaced by a new one with a new id and a new target. Our extension
+// reports the old one detached (if it was attached) and removed, and
+// offers the new one; the stock extension only forwards the detach.
+func (e *Ext) DiscardTab(id int) Tab {
+	e.mu.Lock()
+	old := e.tabs[id]
+	delete(e.tabs, id)
+	e.mu.Unlock()
+	if old == nil {
+		return Tab{}
+	}
+	nt := e.addTab(Tab{URL: old.URL, Title: old.Title, OpenerTabID: old.OpenerTabID})
+	if e.opts.Stock {
+		if old.attached {
+			e.Emit("chrome.debugger.onDetach", map[string]int{"tabId": id}, "target_closed")
+		}
+		return nt.Tab
+	}
+	if old.attached {
+		e.Emit("chrome.debugger.onDetach", map[string]int{"tabId": id}, "target_closed", map[string]any{"cause": "discarded", "replacedBy": nt.ID})
+	}
+	e.Emit("chrome.tabs.onRemoved", id, map[string]any{"windowId": 1, "isWindowClosing": false, "replacedBy": nt.ID})
+	e.Emit("chrome.tabs.onCreated", e.offer(nt.Tab))
+	return nt.Tab
+}
+
+// Keepalives is how many extension.keepalive commands the relay sent (they
+// are not among Commands).
+func (e *Ext) Keepalives() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.keepalives
+}
+
+// Window returns the fake's window as it is now.
+func (e *Ext) Window() Window {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.window
 }
 
 // Close closes the connection with a normal close frame.
@@ -327,8 +424,12 @@ func (e *Ext) readLoop() {
 			continue
 		}
 		e.mu.Lock()
-		raw, _ := json.Marshal(m.Params)
-		e.commands = append(e.commands, Command{ID: m.ID, Method: m.Method, Params: raw, Raw: append([]byte(nil), b...)})
+		if m.Method == "extension.keepalive" {
+			e.keepalives++
+		} else {
+			raw, _ := json.Marshal(m.Params)
+			e.commands = append(e.commands, Command{ID: m.ID, Method: m.Method, Params: raw, Raw: append([]byte(nil), b...)})
+		}
 		e.mu.Unlock()
 		go e.handle(m.ID, m.Method, m.Params)
 	}
@@ -375,6 +476,8 @@ func (e *Ext) handle(id int64, method string, params []json.RawMessage) {
 			err = fmt.Errorf("No tab with given id %d.", d.TabID)
 		case t.attached:
 			err = fmt.Errorf("Another debugger is already attached to the tab with id: %d.", d.TabID)
+		case t.refuse != "":
+			err = errors.New(t.refuse)
 		case strings.HasPrefix(t.URL, "chrome://"):
 			err = errors.New("Cannot access a chrome:// URL")
 		default:
@@ -430,7 +533,7 @@ func (e *Ext) handle(id int64, method string, params []json.RawMessage) {
 			// What a page says about its browser: the user agent, and the
 			// full version where the page may ask for it.
 			e.reply(id, map[string]any{"result": map[string]any{"type": "object", "value": map[string]string{
-				"userAgent": e.opts.UserAgent, "full": strings.TrimPrefix(e.opts.Product, "HeadlessChrome/"),
+				"userAgent": e.opts.UserAgent, "full": productVersion(e.opts.Product),
 			}}}, nil)
 			return
 		}
@@ -456,6 +559,18 @@ func (e *Ext) handle(id int64, method string, params []json.RawMessage) {
 		}
 		e.reply(id, nil, nil)
 		e.CloseTab(tabID)
+	case "extension.keepalive":
+		if e.opts.Stock {
+			e.reply(id, nil, fmt.Errorf("Unknown method: %s", method))
+			return
+		}
+		e.reply(id, nil, nil)
+	case "chrome.tabs.get", "chrome.windows.get", "chrome.windows.update":
+		if !slices.Contains(e.opts.Features, "windows") {
+			e.reply(id, nil, fmt.Errorf("Unknown method: %s", method))
+			return
+		}
+		e.windows(id, method, params)
 	case "chrome.tabs.update":
 		if e.opts.Stock {
 			e.reply(id, nil, fmt.Errorf("Unknown method: %s", method))
@@ -479,6 +594,47 @@ func (e *Ext) handle(id int64, method string, params []json.RawMessage) {
 	default:
 		e.reply(id, nil, fmt.Errorf("Unknown method: %s", method))
 	}
+}
+
+// windows answers chrome.tabs.get and chrome.windows.get and update as our
+// extension does: only for the window of a shared tab (the fake's one).
+func (e *Ext) windows(id int64, method string, params []json.RawMessage) {
+	res, err := e.window1(method, params)
+	e.reply(id, res, err)
+}
+
+func (e *Ext) window1(method string, params []json.RawMessage) (any, error) {
+	var n int
+	if len(params) == 0 || json.Unmarshal(params[0], &n) != nil {
+		return nil, errors.New("missing argument 0")
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if method == "chrome.tabs.get" {
+		if t := e.tabs[n]; t != nil {
+			return t.Tab, nil
+		}
+		return nil, fmt.Errorf("Tab %d is not shared", n)
+	}
+	if n != e.window.ID {
+		return nil, errors.New("Browser window not found")
+	}
+	if method == "chrome.windows.update" && len(params) > 1 {
+		var u struct {
+			Left, Top, Width, Height *int
+			State                    string
+		}
+		json.Unmarshal(params[1], &u)
+		for _, f := range []struct{ v, dst *int }{{u.Left, &e.window.Left}, {u.Top, &e.window.Top}, {u.Width, &e.window.Width}, {u.Height, &e.window.Height}} {
+			if f.v != nil {
+				*f.dst = *f.v
+			}
+		}
+		if u.State != "" {
+			e.window.State = u.State
+		}
+	}
+	return e.window, nil
 }
 
 // DefaultHandler answers like a tab would for the few commands tests use

@@ -27,7 +27,7 @@ type QuickOptions struct {
 // The handshake our extension sends: who the browser is, one shared tab,
 // then initialized.
 var (
-	quickInfo        = []byte(`{"method":"extension.info","params":[{"userAgent":"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36","product":"HeadlessChrome/156.0.8078.108","version":"156.0.8078.108"}]}`)
+	quickInfo        = []byte(`{"method":"extension.info","params":[{"userAgent":"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36","product":"Chrome/156.0.8078.108","version":"156.0.8078.108"}]}`)
 	quickTab         = []byte(`{"method":"chrome.tabs.onCreated","params":[{"id":7,"url":"about:blank","title":"","targetId":"` + QuickTargetID + `","active":true,"windowId":1}]}`)
 	quickInitialized = []byte(`{"method":"extension.initialized","params":[]}`)
 )

@@ -80,6 +80,15 @@ func (p *Pages) handler() http.Handler {
 <button id="go" onclick="document.getElementById('out').textContent = 'Hello, ' + document.getElementById('name').value">Go</button>
 <button id="open" onclick="window.open('/popup.html')">Open popup</button>`)
 	})
+	// A login form: a password manager's inline menu comes to its password
+	// field (standins.go).
+	mux.HandleFunc("/login.html", func(w http.ResponseWriter, r *http.Request) {
+		html(w, `<!doctype html><title>Login</title>
+<h1 id="out">not signed in</h1>
+<form id="form" onsubmit="event.preventDefault(); document.getElementById('out').textContent = 'Hello, ' + document.getElementById('user').value + ' (' + document.getElementById('pw').value.length + ')'">
+<input id="user" name="user" autocomplete="username"> <input id="pw" name="pw" type="password" autocomplete="current-password">
+<button id="go">Sign in</button></form>`)
+	})
 	mux.HandleFunc("/download.html", func(w http.ResponseWriter, r *http.Request) {
 		html(w, `<!doctype html><title>Download</title><a id="dl" href="/files/report.csv">Download the report</a>`)
 	})

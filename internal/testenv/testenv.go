@@ -42,11 +42,12 @@ type Env struct {
 	// Audit holds what the relay observed (its relay.Config.Observer).
 	Audit *Audit
 
-	hs     *http.Server
-	built  Served // with Options.Build
-	extDir string
-	log    *slog.Logger
-	opts   Options
+	hs         *http.Server
+	built      Served // with Options.Build
+	extDir     string
+	standInDir string
+	log        *slog.Logger
+	opts       Options
 }
 
 // HTTPEndpoint is what Playwright's connectOverCDP takes.
@@ -123,6 +124,10 @@ type Options struct {
 	// Relay: the whole product (internal/app), say. It gets the address
 	// being served and the log. RestartRelay refuses such an Env.
 	Build func(addr string, log *slog.Logger) (Served, error)
+	// StandIns loads the person's other extensions as the tests stand in
+	// for them (standins.go): a password manager and the stock Playwright
+	// extension. Default: our extension alone.
+	StandIns bool
 }
 
 // Served is what Options.Build built.
@@ -202,6 +207,15 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	if err := extension.WriteDir(e.extDir, &extension.Config{Relay: extURL, Share: opts.Share}); err != nil {
 		return nil, err
 	}
+	var more []string
+	if opts.StandIns {
+		if e.standInDir, err = os.MkdirTemp("", "cdprelay-e2e-standins-"); err != nil {
+			return nil, err
+		}
+		if more, err = writeStandIns(e.standInDir); err != nil {
+			return nil, err
+		}
+	}
 	args := []string{"--silent-debugger-extension-api"}
 	if opts.DebugPort {
 		args = append(args, "--remote-debugging-port=0")
@@ -214,12 +228,13 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		args = append(args, chromium.TrustCertificateFlag(leaf))
 	}
 	e.Browser, err = chromium.Launch(context.Background(), chromium.Options{
-		Path:         path,
-		ExtensionDir: e.extDir,
-		Args:         args,
-		DownloadDir:  e.Downloads,
-		Output:       out,
-		Logger:       log,
+		Path:           path,
+		ExtensionDir:   e.extDir,
+		MoreExtensions: more,
+		Args:           args,
+		DownloadDir:    e.Downloads,
+		Output:         out,
+		Logger:         log,
 	})
 	if err != nil {
 		return nil, err
@@ -325,6 +340,9 @@ func (e *Env) Close() {
 	}
 	if e.extDir != "" {
 		os.RemoveAll(e.extDir)
+	}
+	if e.standInDir != "" {
+		os.RemoveAll(e.standInDir)
 	}
 	if e.Downloads != "" {
 		os.RemoveAll(e.Downloads)

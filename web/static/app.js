@@ -408,6 +408,10 @@ function renderInstances() {
       } else if (t.access === "read-only") {
         side.textContent = "read-only";
         side.title = "Automation may read this site, not act on it";
+      } else if (t.detached) {
+        side.classList.add("t-let-go");
+        side.textContent = "let go";
+        side.title = `Chrome let go of this tab: ${t.detached}`;
       } else if (t.viewers) {
         side.textContent = `${t.viewers} watching`;
       }

@@ -1,0 +1,2 @@
+// Tells the page's content script that the menu is up.
+parent.postMessage({ standInMenu: "ready" }, "*");

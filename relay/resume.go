@@ -1,0 +1,446 @@
+package relay
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/cdprelay/cdprelay/internal/wire"
+)
+
+// Resuming a tab's sessions across a detach.
+//
+// When another extension puts a frame into a tab (a password manager's
+// inline menu, on a login page's load or a field's focus), Chrome detaches
+// chrome.debugger from the whole tab as soon as the frame starts loading:
+// no script can prevent it, not even one that removes the frame at once.
+// With the person's consent our extension's frame guard removes such
+// frames from the tabs the automation holds, and then the tab can be
+// attached again a few milliseconds later. The relay does that and resumes
+// the client's sessions on it, so that a page.goto to a login page or a
+// page.fill that focuses a password field carries on instead of finding
+// its page closed:
+//
+//   - the client's top-level sessions stay; its child sessions (frames,
+//     workers) end, as Chrome re-announces them; a session with Runtime on
+//     hears Runtime.executionContextsCleared, since the objects the client
+//     held died with the debugger session (its contexts are reported again,
+//     with the same ids, and Playwright re-injects what it needs);
+//   - the commands under way get their own answers from Chrome, where a
+//     Runtime command's failure reads as the context's end, which clients
+//     retry;
+//   - the client's commands that arrive meanwhile wait;
+//   - the tab is attached again, and what the sessions had switched on
+//     (domains, lifecycle events, init scripts, bindings, emulation,
+//     auto-attach: the replayed methods below) is set again in the order it
+//     was set; Chrome replays the document's lifecycle events.
+//
+// Events of the gap (a few tens of milliseconds) are lost. If the tab
+// cannot be attached again within resumeWait, the sessions end as for any
+// other detach, told why.
+
+// resumeWait bounds a resume; resumeRetry is the pause before another
+// try, when Chrome detached the tab again meanwhile. A tab is resumed at
+// most maxResumes times in resumeWindow: an extension that puts its frame
+// back as soon as it is removed would make it a loop.
+const (
+	resumeWait   = 5 * time.Second
+	resumeRetry  = 50 * time.Millisecond
+	maxResumes   = 5
+	resumeWindow = 10 * time.Second
+	// resumeSoon: a resume this soon after the previous one was caused by
+	// the previous one's replay. Emulated focus, set again, gives the page
+	// focus, and a focused password field brings its menu back; so then
+	// focus is not emulated again.
+	resumeSoon = time.Second
+)
+
+// mayResume reports whether t may be resumed once more now, and records
+// the resume.
+func (t *tab) mayResume(now time.Time) bool {
+	recent := t.resumes[:0]
+	for _, at := range t.resumes {
+		if now.Sub(at) < resumeWindow {
+			recent = append(recent, at)
+		}
+	}
+	t.resumes = recent
+	if len(t.resumes) >= maxResumes {
+		return false
+	}
+	t.resumes = append(t.resumes, now)
+	return true
+}
+
+// resumedSoon reports whether the resume under way came right after the
+// one before it.
+func (t *tab) resumedSoon() bool {
+	n := len(t.resumes)
+	return n >= 2 && t.resumes[n-1].Sub(t.resumes[n-2]) < resumeSoon
+}
+
+// replayKind says how a method's command is kept for a resume.
+type replayKind uint8
+
+const (
+	replayNone     replayKind = iota
+	replaySet                 // the last call of the method counts
+	replayKeyed               // the last call per name (Runtime.addBinding)
+	replayUnkey               // removes a replayKeyed call
+	replayClear               // removes the replaySet call of replayCleared[method]
+	replayScript              // Page.addScriptToEvaluateOnNewDocument: each call counts
+	replayUnscript            // Page.removeScriptToEvaluateOnNewDocument
+)
+
+var replayedMethods = map[string]replayKind{
+	"Page.setLifecycleEventsEnabled":              replaySet,
+	"Page.setInterceptFileChooserDialog":          replaySet,
+	"Page.setBypassCSP":                           replaySet,
+	"Page.setAdBlockingEnabled":                   replaySet,
+	"Page.setFontFamilies":                        replaySet,
+	"Page.setFontSizes":                           replaySet,
+	"Network.setExtraHTTPHeaders":                 replaySet,
+	"Network.setUserAgentOverride":                replaySet,
+	"Network.setCacheDisabled":                    replaySet,
+	"Network.setBypassServiceWorker":              replaySet,
+	"Network.emulateNetworkConditions":            replaySet,
+	"Network.setBlockedURLs":                      replaySet,
+	"Network.setAttachDebugStack":                 replaySet,
+	"Emulation.setDeviceMetricsOverride":          replaySet,
+	"Emulation.setUserAgentOverride":              replaySet,
+	"Emulation.setTouchEmulationEnabled":          replaySet,
+	"Emulation.setEmitTouchEventsForMouse":        replaySet,
+	"Emulation.setEmulatedMedia":                  replaySet,
+	"Emulation.setEmulatedVisionDeficiency":       replaySet,
+	"Emulation.setLocaleOverride":                 replaySet,
+	"Emulation.setTimezoneOverride":               replaySet,
+	"Emulation.setGeolocationOverride":            replaySet,
+	"Emulation.setFocusEmulationEnabled":          replaySet,
+	"Emulation.setDefaultBackgroundColorOverride": replaySet,
+	"Emulation.setScriptExecutionDisabled":        replaySet,
+	"Emulation.setCPUThrottlingRate":              replaySet,
+	"Emulation.setScrollbarsHidden":               replaySet,
+	"Emulation.setAutoDarkModeOverride":           replaySet,
+	"Emulation.setIdleOverride":                   replaySet,
+	"Emulation.setHardwareConcurrencyOverride":    replaySet,
+	"Emulation.setPageScaleFactor":                replaySet,
+	"Emulation.setDocumentCookieDisabled":         replaySet,
+	"Emulation.setAutomationOverride":             replaySet,
+	"Security.setIgnoreCertificateErrors":         replaySet,
+	"Runtime.setAsyncCallStackDepth":              replaySet,
+	"Runtime.setCustomObjectFormatterEnabled":     replaySet,
+	"Runtime.setMaxCallStackSizeToCapture":        replaySet,
+	"Target.setAutoAttach":                        replaySet,
+	"Log.startViolationsReport":                   replaySet,
+	"Runtime.addBinding":                          replayKeyed,
+	"Runtime.removeBinding":                       replayUnkey,
+	"Emulation.clearDeviceMetricsOverride":        replayClear,
+	"Emulation.clearGeolocationOverride":          replayClear,
+	"Emulation.clearIdleOverride":                 replayClear,
+	"Log.stopViolationsReport":                    replayClear,
+	"Page.addScriptToEvaluateOnNewDocument":       replayScript,
+	"Page.removeScriptToEvaluateOnNewDocument":    replayUnscript,
+}
+
+var replayCleared = map[string]string{
+	"Emulation.clearDeviceMetricsOverride": "Emulation.setDeviceMetricsOverride",
+	"Emulation.clearGeolocationOverride":   "Emulation.setGeolocationOverride",
+	"Emulation.clearIdleOverride":          "Emulation.setIdleOverride",
+	"Log.stopViolationsReport":             "Log.startViolationsReport",
+}
+
+// replayed is one command kept for a resume.
+type replayed struct {
+	key    string // what a later call replaces or removes
+	method string
+	params []byte // owned
+	// script is a Page.addScriptToEvaluateOnNewDocument's identifier as
+	// the client knows it ("" until its reply has been read).
+	script string
+}
+
+// record keeps command m with params, sent on one of t's top-level
+// sessions, for a resume. Called with the lock held, before the command
+// goes out. For an init script it returns the key under which the
+// script's identifier is to be noted (tapScript).
+func (st *state) record(t *tab, m *methodInfo, params []byte) (scriptKey string) {
+	switch m.replay {
+	case replayNone:
+		return ""
+	case replaySet:
+		st.keep(t, replayed{key: m.name, method: m.name}, params)
+	case replayKeyed:
+		st.keep(t, replayed{key: m.name + "\x00" + string(wire.StringField(params, "name")), method: m.name}, params)
+	case replayUnkey:
+		t.unkeep("Runtime.addBinding" + "\x00" + string(wire.StringField(params, "name")))
+	case replayClear:
+		t.unkeep(replayCleared[m.name])
+	case replayScript:
+		t.nextScript++
+		r := replayed{key: "script\x00" + strconv.Itoa(t.nextScript), method: m.name}
+		st.keep(t, r, params)
+		return r.key
+	case replayUnscript:
+		id := string(wire.StringField(params, "identifier"))
+		for i := range t.replay {
+			if t.replay[i].method == "Page.addScriptToEvaluateOnNewDocument" && t.replay[i].script == id && id != "" {
+				t.unkeep(t.replay[i].key)
+				break
+			}
+		}
+	}
+	return ""
+}
+
+// recordSwitch keeps a domain's enable (with its params), or forgets it
+// on its disable.
+func (st *state) recordSwitch(t *tab, domain string, on bool, params []byte) {
+	if on {
+		st.keep(t, replayed{key: "enable\x00" + domain, method: domain + ".enable"}, params)
+		return
+	}
+	t.unkeep("enable\x00" + domain)
+}
+
+func (st *state) keep(t *tab, r replayed, params []byte) {
+	t.unkeep(r.key) // a later call replaces it, in its place below
+	if len(t.replay) >= maxReplayed || t.replayBytes+len(params) > maxReplayBytes {
+		// A client that sets thousands of states, or huge ones, resumes
+		// without the rest.
+		return
+	}
+	r.params = append([]byte(nil), params...)
+	t.replay = append(t.replay, r)
+	t.replayBytes += len(params)
+}
+
+func (t *tab) unkeep(key string) {
+	for i := range t.replay {
+		if t.replay[i].key == key {
+			t.replayBytes -= len(t.replay[i].params)
+			t.replay = append(t.replay[:i:i], t.replay[i+1:]...)
+			return
+		}
+	}
+}
+
+// maxReplayed and maxReplayBytes bound what is kept per tab.
+const (
+	maxReplayed    = 512
+	maxReplayBytes = 8 << 20
+)
+
+// scriptRewrite maps a client's script identifier to the one Chrome has
+// now, after a resume; nil when it is unchanged.
+func (st *state) scriptRewrite(t *tab, params []byte) []byte {
+	id := string(wire.StringField(params, "identifier"))
+	now, ok := t.scriptIDs[id]
+	if !ok || now == id {
+		return nil
+	}
+	b, _ := json.Marshal(map[string]string{"identifier": now})
+	return b
+}
+
+// tapScript notes the identifier Chrome gave a client's init script.
+func (in *Instance) tapScript(t *tab, key string) func([]byte) {
+	return func(result []byte) {
+		id := string(wire.StringField(result, "identifier"))
+		in.lock()
+		for i := range t.replay {
+			if t.replay[i].key == key {
+				t.replay[i].script = id
+			}
+		}
+		in.unlock()
+	}
+}
+
+// suspend ends what died with the debugger session on t and holds the
+// client's commands for it until resume is done. why is told to the
+// sessions that enabled Log.
+func (st *state) suspend(t *tab, why string) {
+	c := st.client
+	st.warnSessions(t, why)
+	// Children are gone, each told on its parent as Chrome would: Chrome
+	// announces them again once the tab's auto-attach is set again.
+	var children []*session
+	for _, cs := range st.sessions {
+		if cs.tab == t && cs.child {
+			children = append(children, cs)
+		}
+	}
+	for _, cs := range children {
+		if c != nil && cs.parent != nil && st.live(cs.parent) {
+			c.event("Target.detachedFromTarget", cs.parent, detachedParams{SessionID: cs.id, TargetID: cs.targetID})
+		}
+	}
+	for _, cs := range children {
+		delete(st.sessions, cs.id)
+	}
+	for _, s := range st.topSessions(t) {
+		if s.enabled["Runtime"] && s.idJSON != nil {
+			c.eventRaw("Runtime.executionContextsCleared", s, []byte("{}"))
+		}
+	}
+	t.setState(tabDetached, nil)
+	t.clientScreencast = false
+	t.detachReason = why
+	t.resuming = make(chan struct{})
+}
+
+// resume attaches t again and sets again what its sessions had set. A
+// tab that Chrome detaches again meanwhile (the other extension put its
+// frame back at once) is tried again until resumeWait has passed.
+func (in *Instance) resume(x *extConn, t *tab) {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), resumeWait)
+	defer cancel()
+	var err error
+	for {
+		err = in.attachTab(ctx, x, t)
+		if err == nil {
+			err = in.replay(ctx, x, t)
+		}
+		st := in.lock()
+		again := st.shared(t) && t.state != tabAttached
+		shared := st.shared(t)
+		in.unlock()
+		if (err == nil && !again) || !shared || tabGone(err) {
+			break
+		}
+		timer := time.NewTimer(resumeRetry)
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			timer.Stop()
+		}
+		if ctx.Err() != nil {
+			if err == nil {
+				err = ctx.Err()
+			}
+			break
+		}
+	}
+	st := in.lock()
+	done := t.resuming
+	t.resuming = nil
+	hs, target := t.handles, t.targetID
+	if err != nil && st.shared(t) {
+		why := "the automation's sessions on the tab could not be resumed: " + err.Error()
+		in.log.Info("resume failed", "tab", t.id, "err", err)
+		st.dropSessions(t, why)
+		t.detachReason = why
+	}
+	if err == nil {
+		t.detachReason = ""
+	}
+	in.unlock()
+	if done != nil {
+		close(done)
+	}
+	if err == nil {
+		in.log.Info("resumed the tab's sessions", "tab", t.id, "took", time.Since(start).Round(time.Millisecond))
+		in.observe(Event{Actor: ActorRelay, Kind: KindAttach, Target: target, Outcome: OutcomeOK, Detail: "resumed the automation's sessions after Chrome detached the tab for another extension's frame"})
+		notifyHandles(hs, TabEvent{Method: EventAttached})
+	}
+	if err != nil && tabGone(err) {
+		x.failTab(t.id)
+	}
+}
+
+// replay sends again what the sessions of t had set, in order.
+func (in *Instance) replay(ctx context.Context, x *extConn, t *tab) error {
+	in.lock()
+	cmds := append([]replayed(nil), t.replay...)
+	soon := t.resumedSoon()
+	acc := t.acc // as the new attach found the tab
+	in.unlock()
+	ids := map[string]string{}
+	for _, r := range cmds {
+		if soon && r.method == "Emulation.setFocusEmulationEnabled" {
+			continue
+		}
+		if r.method == "Page.addScriptToEvaluateOnNewDocument" && in.hasTiers() && !initRunsNothing(r.params) {
+			continue // the tiers' own to put back, where it may run (initscripts.go)
+		}
+		if !replayAllowed(acc, lookupMethod([]byte(r.method)), r.params) {
+			// The tab is somewhere automation may do less now: what its
+			// access refuses to a client is not set again either.
+			continue
+		}
+		params := r.params
+		if r.method == "Fetch.enable" {
+			// The backstop's pattern goes with the client's (fetchfence.go).
+			st := in.lock()
+			var a args
+			if t.fetchOf("").fence && argsOf(methodFetchEnable, params, &a) == nil {
+				params = st.fetchRewrite(t, "", &a, true, nil)
+			}
+			in.unlock()
+		}
+		var p any
+		if len(params) > 0 {
+			p = json.RawMessage(params)
+		}
+		res, err := x.sendCommand(ctx, t.id, "", r.method, p)
+		if err != nil {
+			if ctx.Err() != nil || tabGone(err) {
+				return err
+			}
+			// What Chrome refuses now it would have refused before.
+			continue
+		}
+		if r.script != "" {
+			ids[r.script] = string(wire.StringField(res, "identifier"))
+		}
+	}
+	st := in.lock()
+	if in.hasTiers() {
+		// The tab's scripts went with the old attach: put back those that
+		// may run where it is now.
+		for _, sc := range t.scripts {
+			if sc.child == nil {
+				sc.real, sc.adding = "", false
+			}
+		}
+		st.syncScripts(t)
+	}
+	if len(ids) > 0 {
+		if t.scriptIDs == nil {
+			t.scriptIDs = map[string]string{}
+		}
+		for client, now := range ids {
+			t.scriptIDs[client] = now
+		}
+	}
+	in.unlock()
+	return nil
+}
+
+// replayAllowed reports whether a tab whose access is acc lets a command
+// be set again: what the access stage (access.go) would let a client send.
+func replayAllowed(acc tabAccess, m *methodInfo, params []byte) bool {
+	switch acc.level {
+	case accessBlind:
+		return blindAllowed[m.name] || m.enable || m.disable || (m.name == "Page.addScriptToEvaluateOnNewDocument" && initRunsNothing(params))
+	case accessReadOnly:
+		switch readOnly(m) {
+		case roAllow:
+			return true
+		case roEmptyInit:
+			return initRunsNothing(params)
+		}
+		return false
+	}
+	return true
+}
+
+// awaitResume waits while t is being resumed, or ctx ends.
+func awaitResume(ctx context.Context, done <-chan struct{}) {
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}

@@ -1,0 +1,234 @@
+package relay
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+)
+
+// Browser windows: Browser.getWindowForTarget, getWindowBounds and
+// setWindowBounds, which a tab-level chrome.debugger session does not
+// serve, answered through chrome.windows as Chrome's browser target
+// answers them (the window ids are the same as chrome.windows'). Clients
+// resize a page this way (chrome-devtools-mcp's resize_page, agent-browser's
+// viewport). Our extension knows only the windows that show a shared tab
+// (feature "windows"); the stock one has no such calls, and these stay
+// unavailable through it.
+
+const featureWindows = "windows"
+
+// windowBounds is CDP's Browser.Bounds.
+type windowBounds struct {
+	Left        *int64 `json:"left,omitempty"`
+	Top         *int64 `json:"top,omitempty"`
+	Width       *int64 `json:"width,omitempty"`
+	Height      *int64 `json:"height,omitempty"`
+	WindowState string `json:"windowState,omitempty"`
+}
+
+// extWindow is the subset of chrome.windows.Window the relay reads.
+type extWindow struct {
+	ID     int64  `json:"id"`
+	Left   int64  `json:"left"`
+	Top    int64  `json:"top"`
+	Width  int64  `json:"width"`
+	Height int64  `json:"height"`
+	State  string `json:"state"`
+}
+
+func (w extWindow) bounds() windowBounds {
+	state := w.State
+	if state == "locked-fullscreen" {
+		state = "fullscreen"
+	}
+	return windowBounds{Left: &w.Left, Top: &w.Top, Width: &w.Width, Height: &w.Height, WindowState: state}
+}
+
+// Chrome's words.
+const (
+	msgNoWebContents  = "No web contents in the target"
+	msgNoWindowTarget = "No target with given id"
+	msgNoWindow       = "Browser window not found"
+	msgStateAndSize   = "The 'minimized', 'maximized' and 'fullscreen' states cannot be combined with 'left', 'top', 'width' or 'height'"
+)
+
+// windowsAvailable answers k and reports false when the extension cannot
+// reach windows.
+func (c *clientConn) windowsAvailable(k call) bool {
+	st := c.inst.lock()
+	ok := st.features[featureWindows]
+	c.inst.unlock()
+	if !ok {
+		c.fail(k, codeMethodNotFound, "cdprelay: '"+k.method+"' is not available through this extension")
+	}
+	return ok
+}
+
+// windowOf asks for the window that shows tab t.
+func (c *clientConn) windowOf(k call, t *tab) (extWindow, bool) {
+	ctx, cancel := c.callCtx()
+	defer cancel()
+	res, err := c.ext().call(ctx, "chrome.tabs.get", t.id)
+	var et struct {
+		WindowID *int64 `json:"windowId"`
+	}
+	if err == nil {
+		err = json.Unmarshal(res, &et)
+	}
+	if err == nil && et.WindowID == nil {
+		err = errors.New("the tab has no window")
+	}
+	if err != nil {
+		c.fail(k, codeServerError, msgNoWebContents)
+		return extWindow{}, false
+	}
+	return c.window(k, *et.WindowID)
+}
+
+// window asks for window id; unknown to the extension is Chrome's "not
+// found".
+func (c *clientConn) window(k call, id int64) (extWindow, bool) {
+	ctx, cancel := c.callCtx()
+	defer cancel()
+	res, err := c.ext().call(ctx, "chrome.windows.get", id)
+	var w extWindow
+	if err == nil {
+		err = json.Unmarshal(res, &w)
+	}
+	if err != nil {
+		c.fail(k, codeServerError, msgNoWindow)
+		return extWindow{}, false
+	}
+	return w, true
+}
+
+// getWindowForTarget names the window of the target given, or of the
+// session's tab.
+func (c *clientConn) getWindowForTarget(k call) {
+	if !c.windowsAvailable(k) {
+		return
+	}
+	var t *tab
+	st := c.inst.lock()
+	switch {
+	case k.a.targetID != "":
+		if t = st.tabByTarget(k.a.targetID); t == nil && k.a.targetID != c.inst.browserTID {
+			c.inst.unlock()
+			c.fail(k, codeServerError, msgNoWindowTarget)
+			return
+		}
+	case k.sess != nil && k.sess.tab != nil:
+		t = k.sess.tab
+	}
+	c.inst.unlock()
+	if t == nil {
+		c.fail(k, codeServerError, msgNoWebContents) // the browser target has no window
+		return
+	}
+	w, ok := c.windowOf(k, t)
+	if !ok {
+		return
+	}
+	c.reply(k, struct {
+		WindowID int64        `json:"windowId"`
+		Bounds   windowBounds `json:"bounds"`
+	}{w.ID, w.bounds()})
+}
+
+type windowParams struct {
+	WindowID *int64        `json:"windowId"`
+	Bounds   *windowBounds `json:"bounds"`
+}
+
+// windowArgs reads the params of getWindowBounds and setWindowBounds.
+func (c *clientConn) windowArgs(k call, needBounds bool) (windowParams, bool) {
+	var p windowParams
+	if err := decodeStruct(k.params, &p); err != nil {
+		c.fail(k, codeInvalidParams, invalidParams(err).Error())
+		return p, false
+	}
+	switch {
+	case p.WindowID == nil:
+		c.fail(k, codeInvalidParams, "Invalid parameters: Failed to deserialize params.windowId - BINDINGS: mandatory field missing")
+		return p, false
+	case needBounds && p.Bounds == nil:
+		c.fail(k, codeInvalidParams, "Invalid parameters: Failed to deserialize params.bounds - BINDINGS: mandatory field missing")
+		return p, false
+	}
+	return p, true
+}
+
+func (c *clientConn) getWindowBounds(k call) {
+	if !c.windowsAvailable(k) {
+		return
+	}
+	p, ok := c.windowArgs(k, false)
+	if !ok {
+		return
+	}
+	w, ok := c.window(k, *p.WindowID)
+	if !ok {
+		return
+	}
+	c.reply(k, map[string]windowBounds{"bounds": w.bounds()})
+}
+
+func (c *clientConn) setWindowBounds(k call) {
+	if !c.windowsAvailable(k) {
+		return
+	}
+	p, ok := c.windowArgs(k, true)
+	if !ok {
+		return
+	}
+	b := p.Bounds
+	sized := b.Left != nil || b.Top != nil || b.Width != nil || b.Height != nil
+	switch b.WindowState {
+	case "", "normal":
+	case "minimized", "maximized", "fullscreen":
+		if sized {
+			c.fail(k, codeInvalidParams, msgStateAndSize)
+			return
+		}
+	default:
+		c.fail(k, codeInvalidParams, "Invalid parameters: Failed to deserialize params.bounds.windowState - BINDINGS: invalid enum value")
+		return
+	}
+	update := map[string]any{}
+	for key, v := range map[string]*int64{"left": b.Left, "top": b.Top, "width": b.Width, "height": b.Height} {
+		if v != nil {
+			update[key] = *v
+		}
+	}
+	if b.WindowState != "" {
+		update["state"] = b.WindowState
+	}
+	ctx, cancel := c.callCtx()
+	defer cancel()
+	if _, err := c.ext().call(ctx, "chrome.windows.update", *p.WindowID, update); err != nil {
+		if strings.Contains(err.Error(), msgNoWindow) || strings.Contains(err.Error(), "No window with id") {
+			c.fail(k, codeServerError, msgNoWindow)
+			return
+		}
+		c.fail(k, codeServerError, "cdprelay: set window bounds: "+err.Error())
+		return
+	}
+	c.reply(k, struct{}{})
+}
+
+// getDevToolsTarget answers as Chrome does for a target with no DevTools
+// window: through the extension the relay knows of none (and a client
+// that asks only wants to tell its own page from DevTools' one).
+func (c *clientConn) getDevToolsTarget(k call) {
+	st := c.inst.lock()
+	known := k.a.targetID == c.inst.browserTID || st.tabByTarget(k.a.targetID) != nil
+	c.inst.unlock()
+	switch {
+	case k.a.targetID == "":
+		c.fail(k, codeInvalidParams, "Invalid parameters: Failed to deserialize params.targetId - BINDINGS: mandatory field missing")
+	case !known:
+		c.fail(k, codeInvalidParams, "No target with given id found")
+	default:
+		c.reply(k, struct{}{})
+	}
+}
