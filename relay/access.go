@@ -145,6 +145,9 @@ func (st *state) computeAccess(t *tab) tabAccess {
 	if to := st.navAccess(t.navTo); to.level > a.level {
 		a = to
 	}
+	if len(t.blindFrames) >= maxPendingFrames && a.level < accessBlind {
+		a = tabAccess{level: accessBlind, rule: ruleBlindFrame, why: "the page has more frames on their way to sites hidden from automation than the relay follows"}
+	}
 	if a.level != accessFull {
 		return a
 	}
@@ -582,6 +585,15 @@ func (st *state) setChildURL(cs *session, u string) {
 	cs.url = u
 	was := cs.acc
 	cs.acc = stricter(st.childAccess(u), st.navAccess(cs.navTo))
+	for _, fu := range cs.frames {
+		if fa := st.childAccess(fu); fa.level > cs.acc.level {
+			cs.acc = fa
+			cs.acc.why = "a frame of the frame is on another site: " + fa.why
+		}
+	}
+	if n, ok := cs.tab.blindFrames[cs.targetID]; ok && n.acc.level > cs.acc.level {
+		cs.acc = n.acc
+	}
 	if cs.acc.level == accessBlind && was.level != accessBlind {
 		// Replies of commands still running in the frame are withheld,
 		// and the live view forgets the tab's last frame, which shows it.
@@ -595,13 +607,36 @@ func (st *state) setChildURL(cs *session, u string) {
 	}
 }
 
+// setChildFrame records that frame id in child session cs's process is
+// now at url ("" when it is gone), and decides the child's access again.
+func (st *state) setChildFrame(cs *session, id, url string) {
+	if id == "" || !st.in.hasTiers() {
+		return
+	}
+	if url == "" {
+		if _, ok := cs.frames[id]; !ok {
+			return
+		}
+		delete(cs.frames, id)
+	} else {
+		if cs.frames == nil {
+			cs.frames = make(map[string]string)
+		}
+		if len(cs.frames) >= maxPendingFrames {
+			url = "cdprelay:too-many-frames" // not a web page: blind
+		}
+		cs.frames[id] = url
+	}
+	st.setChildURL(cs, cs.url)
+}
+
 // hasBlindChild reports whether an out-of-process frame of t is blind (or
 // on its way to a blind site): the tab's pixels then show it.
 func (st *state) hasBlindChild(t *tab) bool {
 	if !st.in.hasTiers() {
 		return false
 	}
-	if len(t.blindFrames) > 0 {
+	if t.pendingBlind() {
 		// A frame on its way to a blind site that did not commit in the
 		// tab's process: it is in a process of its own now, whether or
 		// not the client has a session on it.
@@ -671,6 +706,9 @@ func (in *Instance) blindHistory(result []byte) []byte {
 // page it can never use, and not use it again once it leaves. It reports
 // whether it answered k.
 func (c *clientConn) blindStandIn(k *cmd) bool {
+	if k.ask.Verdict == Ask {
+		return false // what needs a person's approval is not acknowledged unasked
+	}
 	in := c.inst
 	frame := k.r.tab.targetID
 	if k.r.via.child {

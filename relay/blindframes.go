@@ -16,11 +16,19 @@ import "github.com/cdprelay/cdprelay/internal/wire"
 // are withheld, and a session Chrome attaches for it is blind from the
 // start, so that the client is never told of it.
 
-// blindNav is a sub-frame's navigation to a blind site.
+// blindNav is a sub-frame's navigation to a site that is not full (the
+// map keeps read-only ones too: the tab's scripts for new documents are
+// out of Chrome while one is pending, initscripts.go).
 type blindNav struct {
-	url string
-	req string // the navigation's request id: its Network events name no frame
+	url  string
+	req  string // the navigation's request id: its Network events name no frame
+	acc  tabAccess
 }
+
+// maxPendingFrames bounds the frames followed on their way to a site that
+// is not full; a page with more than that is blind until its next
+// document (computeAccess).
+const maxPendingFrames = 4096
 
 // noteFrameNav records that sub-frame id of t is on its way to url, with
 // request req ("" when the event has none).
@@ -28,38 +36,64 @@ func (st *state) noteFrameNav(t *tab, id, url, req string) {
 	if id == "" || url == "" || !st.in.hasTiers() {
 		return
 	}
-	if n, ok := t.blindFrames[id]; ok {
-		// Once blind, blind until it commits; a redirect names the same
-		// request.
+	// A frame of an extension's page is blind as a frame that shows one.
+	a := st.childAccess(url)
+	n, ok := t.blindFrames[id]
+	if ok {
+		// As strict as the strictest place it is on its way to, until it
+		// commits; a redirect names the same request.
 		if req != "" && n.req == "" {
 			n.req = req
-			t.blindFrames[id] = n
 		}
+		if a.level > n.acc.level {
+			n.acc, n.url = a, url
+		}
+		t.blindFrames[id] = n
+		st.syncScripts(t)
 		return
 	}
-	a := st.navAccess(url)
-	if a.level != accessBlind {
+	if a.level == accessFull {
 		return
 	}
 	if t.blindFrames == nil {
 		t.blindFrames = make(map[string]blindNav)
 	}
-	t.blindFrames[id] = blindNav{url: url, req: req}
+	t.blindFrames[id] = blindNav{url: url, req: req, acc: a}
 	st.observe(Event{Actor: ActorRelay, Kind: KindAccess, Target: t.targetID, Rule: a.rule, Outcome: OutcomeOK,
-		Detail: "a frame is on its way to " + origin(url) + ": blind"})
+		Detail: "a frame is on its way to " + origin(url) + ": " + a.level.String()})
+	if len(t.blindFrames) >= maxPendingFrames {
+		if was, changed := st.updateAccess(t); changed {
+			st.accessChanged(t, was)
+		}
+	}
+	st.syncScripts(t)
 }
 
 // frameCommitted forgets sub-frame id's pending navigation: where it is
 // now decides (setFrame, or its own session's access).
-func (t *tab) frameCommitted(id string) {
-	delete(t.blindFrames, id)
+func (st *state) frameCommitted(t *tab, id string) {
+	if _, ok := t.blindFrames[id]; ok {
+		delete(t.blindFrames, id)
+		st.syncScripts(t)
+	}
+}
+
+// pendingBlind reports whether a frame of t is on its way to a blind site.
+func (t *tab) pendingBlind() bool {
+	for _, n := range t.blindFrames {
+		if n.acc.level == accessBlind {
+			return true
+		}
+	}
+	return false
 }
 
 // blindNavOf is a sub-frame's pending navigation, for the session Chrome
 // attached for it. The entry stays: the navigation's request goes on being
 // reported on the session that started it.
-func (t *tab) blindNavOf(targetID string) string {
-	return t.blindFrames[targetID].url
+func (t *tab) blindNavOf(targetID string) (string, tabAccess) {
+	n := t.blindFrames[targetID]
+	return n.url, n.acc
 }
 
 // aboutBlindFrame reports whether an event of t is about a frame the
@@ -75,7 +109,7 @@ func (st *state) aboutBlindFrame(t *tab, method, params []byte) bool {
 		if len(id) == 0 {
 			return false
 		}
-		if _, ok := t.blindFrames[string(id)]; ok {
+		if n, ok := t.blindFrames[string(id)]; ok && n.acc.level == accessBlind {
 			return true
 		}
 		for _, s := range st.sessions {
@@ -86,10 +120,15 @@ func (st *state) aboutBlindFrame(t *tab, method, params []byte) bool {
 		return false
 	case len(t.blindFrames) == 0:
 		return false
-	case bytesHasPrefix(method, "Network."):
-		if req := wire.StringField(params, "requestId"); len(req) > 0 {
+	case bytesHasPrefix(method, "Network."), bytesHasPrefix(method, "Fetch."):
+		// A Fetch pause names the Network request as networkId.
+		req := wire.StringField(params, "requestId")
+		if bytesHasPrefix(method, "Fetch.") {
+			req = wire.StringField(params, "networkId")
+		}
+		if len(req) > 0 {
 			for _, n := range t.blindFrames {
-				if n.req == string(req) {
+				if n.req == string(req) && n.acc.level == accessBlind {
 					return true
 				}
 			}
@@ -98,8 +137,17 @@ func (st *state) aboutBlindFrame(t *tab, method, params []byte) bool {
 		return false
 	}
 	if f := wire.StringField(params, "frameId"); len(f) > 0 {
-		_, ok := t.blindFrames[string(f)]
-		return ok
+		n, ok := t.blindFrames[string(f)]
+		return ok && n.acc.level == accessBlind
 	}
 	return false
+}
+
+// frameRemoved forgets sub-frame id of t when the page removed it (not
+// when it moved to a process of its own: its session, which may attach
+// after, is judged by where it was going).
+func (st *state) frameRemoved(t *tab, id string, params []byte) {
+	if string(wire.StringField(params, "reason")) == "remove" {
+		st.frameCommitted(t, id)
+	}
 }

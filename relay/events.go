@@ -80,10 +80,25 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 				// by being the child's target.
 				if f := wire.Field(params, "frame"); f != nil {
 					if id := string(wire.StringField(f, "id")); id == cs.targetID {
+						// Committed: where it is now decides. A blind
+						// one's entry stays, for the late events of its
+						// navigation on its parent's session.
+						if n, ok := t.blindFrames[id]; ok && n.acc.level != accessBlind || ok && st.childAccess(string(wire.StringField(f, "url"))).level != accessBlind {
+							st.frameCommitted(t, id)
+						}
 						st.setChildURL(cs, string(wire.StringField(f, "url"))+string(wire.StringField(f, "urlFragment")))
 					} else {
-						t.frameCommitted(id)
+						// A frame in the child's process: the child's
+						// session reaches into it, so the child is as
+						// strict as it.
+						st.frameCommitted(t, id)
+						st.setChildFrame(cs, id, string(wire.StringField(f, "url")))
 					}
+				}
+			case "Page.frameDetached":
+				if id := string(wire.StringField(params, "frameId")); id != cs.targetID {
+					st.frameRemoved(t, id, params)
+					st.setChildFrame(cs, id, "")
 				}
 			case "Page.frameStartedNavigating", "Page.frameRequestedNavigation":
 				if id := string(wire.StringField(params, "frameId")); id == cs.targetID {

@@ -66,7 +66,9 @@ func (st *state) scriptFull(t *tab, sc *initScript) bool {
 	if sc.child != nil {
 		return sc.child.acc.level == accessFull
 	}
-	return t.acc.level == accessFull
+	// The tab's scripts run in the frames of its process too: not while
+	// one is on its way to a site that is not full.
+	return t.acc.level == accessFull && len(t.blindFrames) == 0
 }
 
 // keepScript records a script Chrome has added for the client (result is
@@ -223,6 +225,9 @@ type deferredSet struct {
 
 // deferSet keeps a setting of the client's that a blind tab acknowledged.
 func (t *tab) deferSet(method string, params []byte) {
+	if strings.HasPrefix(method, "Browser.") || strings.HasPrefix(method, "Target.") {
+		return // the relay's to emulate, not the tab's
+	}
 	key := method
 	switch method {
 	case "Runtime.addBinding", "Runtime.removeBinding":
@@ -244,6 +249,9 @@ func (t *tab) deferSet(method string, params []byte) {
 // replaySets applies the settings t acknowledged while it was blind, in
 // the order they were made.
 func (st *state) replaySets(t *tab) {
+	if st.in.stopped.Load() {
+		return // nothing of the automation's is set while a person stopped it
+	}
 	for _, d := range t.deferred {
 		var p any
 		if len(d.params) > 0 {
@@ -252,4 +260,10 @@ func (st *state) replaySets(t *tab) {
 		st.fire(t.id, "", d.method, p)
 	}
 	t.deferred = nil
+}
+
+// forgetClientSetup forgets what a client set up on t that the relay would
+// put in or apply later: its client is gone, or its debugger is.
+func (t *tab) forgetClientSetup() {
+	t.scripts, t.deferred, t.worldNames = nil, nil, nil
 }

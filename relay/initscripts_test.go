@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdprelay/cdprelay/internal/cdptest"
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 )
 
@@ -183,5 +184,159 @@ func TestTierBlindSettingsApplyOnLeaving(t *testing.T) {
 	focus, metrics := indexOf(sent, `Emulation.setFocusEmulationEnabled {"enabled":true}`), indexOf(sent, `Emulation.setDeviceMetricsOverride {"deviceScaleFactor":1,"height":300,"mobile":false,"width":500}`)
 	if focus < 0 || metrics < 0 || focus > metrics || strings.Count(strings.Join(sent, "\n"), "setDeviceMetricsOverride") != 1 {
 		t.Fatalf("applied on leaving: %q", sent)
+	}
+}
+
+// scriptHandler answers Page.addScriptToEvaluateOnNewDocument with fresh
+// identifiers, as Chrome does.
+func scriptHandler() fakeext.Handler {
+	var n atomic.Int64
+	return func(tabID int, sid, method string, params json.RawMessage) (any, error) {
+		if method == "Page.addScriptToEvaluateOnNewDocument" {
+			return map[string]string{"identifier": fmt.Sprint("S", n.Add(1))}, nil
+		}
+		return fakeext.DefaultHandler(tabID, sid, method, params)
+	}
+}
+
+// TestTierFramesAgainstTheClient: what a hostile client tries with frames
+// on their way to sites that are not full.
+func TestTierFramesAgainstTheClient(t *testing.T) {
+	setup := func(t *testing.T) (*harness, *fakeext.Ext, *cdptest.Client, string) {
+		h := newHarness(t, Config{Policy: tiers})
+		e := h.ext(fakeext.Options{Handler: scriptHandler(), Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/", Title: "A"}}})
+		c := h.client()
+		return h, e, c, h.autoAttach(c)[0]
+	}
+	noneHas := func(t *testing.T, c *cdptest.Client, from int, needles ...string) {
+		t.Helper()
+		for _, m := range c.Messages()[from:] {
+			for _, n := range needles {
+				if strings.Contains(string(m.Raw), n) {
+					t.Errorf("the client received %q: %s", n, m.Raw)
+				}
+			}
+		}
+	}
+	t.Run("a blind frame's paused request", func(t *testing.T) {
+		h, e, c, sess := setup(t)
+		h.call(c, sess, "Fetch.enable", map[string]any{"patterns": []map[string]any{{"urlPattern": "*"}}})
+		from, before := len(c.Messages()), len(e.Commands())
+		e.Event(1, "", "Fetch.requestPaused", map[string]any{"requestId": "interception-1", "networkId": "R9", "frameId": "SUB", "resourceType": "Document",
+			"request": map[string]any{"url": "https://blind.example/inbox?secret"}})
+		h.waitFor("the relay lets the request go on", func() bool {
+			return indexOf(cdpSent(e, before), `Fetch.continueRequest {"requestId":"interception-1"}`) >= 0
+		})
+		h.call(c, sess, "Target.getTargets", nil)
+		noneHas(t, c, from, "secret", "interception-1")
+	})
+	t.Run("a frame on its way to a read-only site", func(t *testing.T) {
+		h, e, c, sess := setup(t)
+		id := jsonString(t, h.call(c, sess, "Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": "fetch('/act')"}), "identifier")
+		before := len(e.Commands())
+		e.Event(1, "", "Page.frameStartedNavigating", map[string]any{"frameId": "SUB", "url": "https://ro.example/x", "loaderId": "L", "navigationType": "differentDocument"})
+		h.waitFor("the tab's script taken out", func() bool {
+			return indexOf(cdpSent(e, before), `Page.removeScriptToEvaluateOnNewDocument {"identifier":"`+id+`"}`) >= 0
+		})
+	})
+	t.Run("a frame on its way to an extension's page", func(t *testing.T) {
+		h, e, c, sess := setup(t)
+		h.call(c, sess, "Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true})
+		from := len(c.Messages())
+		e.Event(1, "", "Page.frameStartedNavigating", map[string]any{"frameId": "FX", "url": "chrome-extension://abcdefghijklmnopabcdefghijklmnop/menu.html", "loaderId": "L", "navigationType": "differentDocument"})
+		e.Event(1, "", "Target.attachedToTarget", map[string]any{"sessionId": "S-X", "waitingForDebugger": true,
+			"targetInfo": map[string]any{"targetId": "FX", "type": "iframe", "url": "", "title": "", "attached": true}})
+		e.Event(1, "", "Page.frameStartedLoading", map[string]any{"frameId": "OTHER"})
+		h.event(c, from, "Page.frameStartedLoading")
+		noneHas(t, c, from, "chrome-extension", "S-X")
+		before := len(e.Commands())
+		h.callMsg(c, "S-X", "Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": "chrome.tabs"})
+		if indexOf(cdpSent(e, before), "Page.addScriptToEvaluateOnNewDocument") >= 0 {
+			t.Errorf("a script for the extension's frame reached Chrome: %q", cdpSent(e, before))
+		}
+	})
+	t.Run("a blind frame inside an out-of-process frame", func(t *testing.T) {
+		h, e, c, sess := setup(t)
+		h.call(c, sess, "Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true})
+		from := len(c.Messages())
+		e.Event(1, "", "Target.attachedToTarget", map[string]any{"sessionId": "S-A", "waitingForDebugger": false,
+			"targetInfo": map[string]any{"targetId": "F-A", "type": "iframe", "url": "https://a.example/embed", "title": "", "attached": true}})
+		h.event(c, from, "Target.attachedToTarget")
+		mark := len(c.Messages())
+		e.Event(1, "S-A", "Page.frameNavigated", map[string]any{"frame": map[string]any{"id": "N1", "parentId": "F-A", "url": "https://blind.example/secret2"}})
+		e.Event(1, "S-A", "Runtime.consoleAPICalled", map[string]any{"type": "log", "args": []map[string]any{{"type": "string", "value": "secret3"}}})
+		if m := h.callMsg(c, "S-A", "Runtime.evaluate", map[string]any{"expression": "document.title", "contextId": 77}); refusal(m) == "" {
+			t.Errorf("script in the out-of-process frame that holds a blind one: %s", m.Raw)
+		}
+		noneHas(t, c, mark, "secret")
+	})
+	t.Run("more scripts than the relay keeps", func(t *testing.T) {
+		h, e, c, sess := setup(t)
+		for i := 0; i < maxInitScripts; i++ {
+			h.call(c, sess, "Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": "0"})
+		}
+		before := len(e.Commands())
+		if m := h.callMsg(c, sess, "Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": "fetch('/act')"}); m.Error == nil {
+			t.Errorf("one script too many: %s", m.Raw)
+		}
+		if indexOf(cdpSent(e, before), "Page.addScriptToEvaluateOnNewDocument") >= 0 {
+			t.Error("the script the relay could not keep reached Chrome")
+		}
+	})
+	t.Run("frames removed are forgotten", func(t *testing.T) {
+		h, e, c, sess := setup(t)
+		for i := 0; i < 50; i++ {
+			id := fmt.Sprint("G", i)
+			e.Event(1, "", "Page.frameStartedNavigating", map[string]any{"frameId": id, "url": "https://blind.example/", "loaderId": "L", "navigationType": "differentDocument"})
+			e.Event(1, "", "Page.frameDetached", map[string]any{"frameId": id, "reason": "remove"})
+		}
+		e.Event(1, "", "Page.frameStartedLoading", map[string]any{"frameId": "LAST"})
+		h.waitFor("the events routed", func() bool {
+			st := h.srv.Default().lock()
+			defer h.srv.Default().unlock()
+			for _, tb := range st.tabs {
+				return len(tb.blindFrames) == 0
+			}
+			return false
+		})
+		if m := h.callMsg(c, sess, "Page.captureScreenshot", nil); m.Error != nil {
+			t.Errorf("a screenshot once the frames are gone: %s", m.Raw)
+		}
+	})
+	t.Run("a breakpoint's condition", func(t *testing.T) {
+		h, _, c, sess := setup(t)
+		if m := h.callMsg(c, sess, "Debugger.setBreakpointByUrl", map[string]any{"urlRegex": ".*", "lineNumber": 0, "condition": "fetch('/act'),false"}); m.Error == nil {
+			t.Errorf("a breakpoint with a condition: %s", m.Raw)
+		}
+		if m := h.callMsg(c, sess, "Debugger.setBreakpointByUrl", map[string]any{"urlRegex": ".*", "lineNumber": 0}); m.Error != nil {
+			t.Errorf("a breakpoint: %s", m.Raw)
+		}
+	})
+}
+
+// TestTierClientSetupEndsWithTheClient: what a client set up on a blind
+// tab is not applied for the next one.
+func TestTierClientSetupEndsWithTheClient(t *testing.T) {
+	h := newHarness(t, Config{Policy: tiers})
+	e := h.ext(fakeext.Options{Handler: scriptHandler(), Tabs: []fakeext.Tab{{ID: 1, URL: "https://blind.example/", Title: "B"}}})
+	a := h.client()
+	sess := h.autoAttach(a)[0]
+	h.call(a, sess, "Emulation.setUserAgentOverride", map[string]any{"userAgent": "client A"})
+	h.call(a, sess, "Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": "/*A*/fetch('/a')"})
+	a.Close()
+	b := h.client()
+	h.autoAttach(b)
+	from := len(e.Commands())
+	e.Navigate(1, "https://a.example/", "A")
+	e.Navigate(1, "https://a.example/2", "A2")
+	h.waitFor("the navigations routed", func() bool {
+		return h.srv.Default().Status().Tabs[0].Access == "full"
+	})
+	h.call(b, "", "Target.getTargets", nil)
+	time.Sleep(50 * time.Millisecond)
+	for _, s := range cdpSent(e, from) {
+		if strings.Contains(s, "client A") || strings.Contains(s, "/*A*/") {
+			t.Errorf("client A's set-up went to client B's tab: %s", s)
+		}
 	}
 }

@@ -1,6 +1,8 @@
 package relay
 
 import (
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
@@ -264,6 +266,14 @@ func (c *clientConn) access(k *cmd) bool {
 			return c.refuse(k, Decision{Verdict: Deny, Rule: to.rule, Message: "cdprelay: blind: " + to.why})
 		}
 	}
+	if strings.HasPrefix(k.m.name, "Debugger.setBreakpoint") && c.inst.hasTiers() {
+		// A condition is script that runs, with side effects, in every
+		// document the tab shows later, wherever it is.
+		if cond, _, err := exactString(k.params, "condition"); err != nil || cond != "" {
+			return c.refuse(k, Decision{Verdict: Deny, Rule: ruleBreakpointCondition,
+				Message: "cdprelay: a breakpoint's condition runs script in every page the tab goes to later, read-only and blind ones too: with tiers, breakpoints take no condition"})
+		}
+	}
 	if k.r.tab == nil {
 		return true
 	}
@@ -399,7 +409,14 @@ func (c *clientConn) forward(k *cmd) {
 	if (k.m.name == "Page.addScriptToEvaluateOnNewDocument" || k.m.name == "Page.createIsolatedWorld") && r.via.tab != nil && c.inst.hasTiers() {
 		c.inst.lock()
 		r.via.tab.noteWorld(k.params)
+		full := k.m.name == "Page.addScriptToEvaluateOnNewDocument" && len(r.via.tab.scripts) >= maxInitScripts && !initRunsNothing(k.params)
 		c.inst.unlock()
+		if full {
+			// The relay could not take one more out of Chrome when the tab
+			// leaves for a site where it may not run.
+			c.failed(k, codeServerError, "cdprelay: too many scripts for new documents on this tab ("+strconv.Itoa(maxInitScripts)+")")
+			return
+		}
 	}
 	if k.m.name == "Page.removeScriptToEvaluateOnNewDocument" && r.via.tab != nil && c.inst.hasTiers() {
 		st := c.inst.lock()

@@ -35,11 +35,12 @@ import (
 // Rule ids of the relay's own rules, the label values of
 // cdprelay_policy_refusals_total beside the policy's.
 const (
-	ruleNested     = "relay:nested-command"
-	ruleNonFlat    = "relay:non-flat-session"
-	ruleTargetTab  = "relay:target-method-on-tab"
-	ruleUploads    = "relay:uploads"
-	ruleDownloadTo = "relay:download-path"
+	ruleNested              = "relay:nested-command"
+	ruleBreakpointCondition = "relay:breakpoint-condition"
+	ruleNonFlat             = "relay:non-flat-session"
+	ruleTargetTab           = "relay:target-method-on-tab"
+	ruleUploads             = "relay:uploads"
+	ruleDownloadTo          = "relay:download-path"
 )
 
 // RelayRules lists the rule ids of the relay's own refusals (its rules and

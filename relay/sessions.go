@@ -66,6 +66,9 @@ type session struct {
 	acc tabAccess
 	// navTo is where a child's frame is on its way to, as a tab's (tabs.go).
 	navTo string
+	// frames are the frames in a child's process below its own (frame id
+	// to URL), followed while the policy has tiers, as a tab's.
+	frames map[string]string
 }
 
 func newSession(id string, t *tab, child bool) *session {
@@ -179,8 +182,9 @@ func (st *state) addChild(parent *session, id, targetID, url []byte) *session {
 	child.targetID = string(targetID)
 	child.url = string(url)
 	// A frame on its way to a blind site is blind from its attach.
-	child.navTo = parent.tab.blindNavOf(child.targetID)
-	child.acc = stricter(st.childAccess(child.url), st.navAccess(child.navTo))
+	navTo, navAcc := parent.tab.blindNavOf(child.targetID)
+	child.navTo = navTo
+	child.acc = stricter(stricter(st.childAccess(child.url), st.navAccess(child.navTo)), navAcc)
 	st.sessions[child.id] = child
 	st.in.childSessions.Add(1)
 	return child

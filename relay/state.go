@@ -129,6 +129,7 @@ func (st *state) releaseClientTabs() []*tab {
 		t.session = nil
 		t.extra = nil
 		t.clientScreencast = false
+		t.forgetClientSetup()
 		switch t.state {
 		case tabAttached:
 			t.setState(tabDetaching, nil)

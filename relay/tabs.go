@@ -314,6 +314,7 @@ func (st *state) removeTab(t *tab, why string) []*TabHandle {
 // it again. reason is what the live view shows.
 func (st *state) browserDetached(t *tab, reason, why string) {
 	st.dropSessions(t, why)
+	t.forgetClientSetup() // the client's sessions on it end
 	t.setState(tabDetached, nil)
 	t.clientScreencast = false
 	t.detachReason = reason

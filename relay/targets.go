@@ -188,7 +188,7 @@ func (st *state) trackPage(t *tab, method, params []byte) (refresh, letGo bool) 
 		}
 		if wire.Field(f, "parentId") != nil {
 			id := string(wire.StringField(f, "id"))
-			t.frameCommitted(id)
+			st.frameCommitted(t, id)
 			st.setFrame(t, id, string(wire.StringField(f, "url")))
 			return false, false
 		}
@@ -201,6 +201,7 @@ func (st *state) trackPage(t *tab, method, params []byte) (refresh, letGo bool) 
 			}
 		}
 	case "Page.frameDetached":
+		st.frameRemoved(t, string(wire.StringField(params, "frameId")), params)
 		if id := string(wire.StringField(params, "frameId")); t.frames[id] != "" {
 			// Removed, or swapped into a process of its own (and so a
 			// session of its own, judged by itself).

@@ -14,7 +14,9 @@ import (
 //     each password field (standins/passwordmanager), inserted when the
 //     page loads or when the field gets focus, in the light DOM or inside a
 //     closed shadow root, as 1Password's and Bitwarden's are: Chrome
-//     detaches chrome.debugger from a tab that shows such a frame;
+//     detaches chrome.debugger from a tab that shows such a frame. It
+//     comes only to the pages' /login.html, so that the other tests' login
+//     forms (the secrets tests') are not its;
 //   - the stock Playwright extension as its protocol is documented, with
 //     its habits: no keepalive of its own, no tab removals forwarded
 //     (standins/stock). Its connect page, connect.html?mcpRelayUrl=…&url=…,
