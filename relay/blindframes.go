@@ -20,9 +20,9 @@ import "github.com/cdprelay/cdprelay/internal/wire"
 // map keeps read-only ones too: the tab's scripts for new documents are
 // out of Chrome while one is pending, initscripts.go).
 type blindNav struct {
-	url  string
-	req  string // the navigation's request id: its Network events name no frame
-	acc  tabAccess
+	url string
+	req string // the navigation's request id: its Network events name no frame
+	acc tabAccess
 }
 
 // maxPendingFrames bounds the frames followed on their way to a site that
