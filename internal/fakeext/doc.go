@@ -14,7 +14,10 @@
 // chrome.debugger.onEvent and onDetach, chrome.tabs.onCreated and onRemoved
 // and extension.initialized, and no others (no extension.info, no tab
 // updates, no keepalive); plain chrome.tabs.Tab objects without targetId;
-// and its Web Store origin.
+// and its Web Store origin. With Options.Batches it is ours with batch
+// frames: it lists the feature, reads the relay's batches element by
+// element, and once the relay accepts them batches its own replies and
+// events as our extension does.
 //
 // Quick is the other fake, for load and benchmarks: our extension's
 // handshake with one shared tab, then every command answered at once with

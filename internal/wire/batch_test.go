@@ -76,7 +76,6 @@ func describe(it batchItem) string {
 	}
 }
 
-
 func TestBatch(t *testing.T) {
 	for _, tt := range batchTests {
 		t.Run(tt.name, func(t *testing.T) {
