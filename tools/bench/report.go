@@ -411,14 +411,16 @@ func (r *report) writeMarkdown(file string) error {
 	fmt.Fprintln(&b, "- **direct**: a Go CDP client on Chromium's own debugging port (`--remote-debugging-port=0`), "+
 		"`Target.attachToTarget {flatten:true}` to the tab, then commands on that session. The floor.")
 	fmt.Fprintln(&b, "- **extension**: the cdprelay extension in that browser, driven by a bare protocol-v2 peer "+
-		"(`chrome.debugger.attach`, then `chrome.debugger.sendCommand`) on the URL it is configured with. No relay logic.")
+		"(`chrome.debugger.attach`, then `chrome.debugger.sendCommand`) on the URL it is configured with, one message per "+
+		"frame as the stock protocol has it (the peer does not take batches). No relay logic.")
 	what := "the product as `cdprelay serve` assembles it (internal/app: ingress guard, audit, metrics, live view, relay)"
 	if o.bare {
 		what = "the relay alone (`-bare`: `relay.New`, no ingress guard, audit or live view)"
 	}
 	fmt.Fprintln(&b, "- **cdprelay**: "+what+" in the benchmark's process on that same URL (default configuration but for "+
 		"the command rate limit, which is off), and the same Go CDP client on `/devtools/browser/<guid>` over loopback: "+
-		"`Target.setAutoAttach`, then commands on the tab's session.")
+		"`Target.setAutoAttach`, then commands on the tab's session. The relay and the extension agree on batch frames "+
+		"(docs/EXTENSION-PROTOCOL.md, Batches).")
 	fmt.Fprintln(&b)
 	fmt.Fprintf(&b, "The extension keeps one connection, so the peer and the relay take turns on the URL; each visit "+
 		"attaches to the tab, warms up (%d evaluations, 2 screenshots), measures and detaches, so that only one path "+
