@@ -19,6 +19,12 @@ const GUARD_WAIT_MS = 10_000;
 const RESUME_WAIT_MS = 2000;
 const KEEPALIVE = '{"method":"extension.keepalive","params":[]}';
 const INITIALIZED = '{"method":"extension.initialized","params":[]}';
+// Batch frames (feature "batches"): once the relay accepts them, what is to
+// be sent waits while a command that came in the last BATCH_HOLD_MS is being
+// answered, for at most BATCH_HOLD_MS, and goes in one frame of at most
+// BATCH_MAX_CHARS; a larger message goes alone.
+const BATCH_HOLD_MS = 2;
+const BATCH_MAX_CHARS = 1 << 20;
 const noop = () => {};
 
 // guardFrames: the person allows the frame guard (guard.js) in tabs the
@@ -40,11 +46,14 @@ const creating = new Set();
 // has, they are not shared.
 const candidates = new Set();
 
-// The current connection: {ws, open, attached, offered, away, guarded, chain, keepalive}.
-// attached: tabs the relay attached over it; offered: tabs it was told about;
-// away: shared tabs Chrome detached or refused to attach, to offer again once
-// they can be attached (tab id to {cause, tries, timer}); guarded: tabs
-// whose documents run the frame guard.
+// The current connection: {ws, open, attached, offered, away, guarded, chain,
+// keepalive, batch, busy, outbox, outChars, flushTimer}. attached: tabs the
+// relay attached over it; offered: tabs it was told about; away: shared tabs
+// Chrome detached or refused to attach, to offer again once they can be
+// attached (tab id to {cause, tries, timer}); guarded: tabs whose documents
+// run the frame guard; batch: the relay accepts batch frames; busy: when
+// each command being answered came (id → performance.now()); outbox:
+// messages for the next batch frame.
 let conn = null;
 let attempt = 0;
 let retryTimer = 0;
@@ -72,7 +81,7 @@ const browserInfo = (async () => {
     version,
     extensionVersion: chrome.runtime.getManifest().version,
     // What this extension can do beyond protocol v2 (docs/EXTENSION-PROTOCOL.md).
-    features: ["navigation-fence", "popup-consent", "detach-cause", "windows", "keepalive"],
+    features: ["navigation-fence", "popup-consent", "detach-cause", "windows", "keepalive", "batches"],
   };
 })();
 
@@ -103,13 +112,18 @@ function connect() {
     guarded: new Map(),
     chain: Promise.resolve(),
     keepalive: 0,
+    batch: false,
+    busy: new Map(),
+    outbox: [],
+    outChars: 0,
+    flushTimer: 0,
   };
   conn = c;
   publish("connecting");
   ws.onopen = () => {
     c.open = true;
     attempt = 0;
-    c.keepalive = setInterval(() => ws.send(KEEPALIVE), KEEPALIVE_MS);
+    c.keepalive = setInterval(() => out(c, KEEPALIVE), KEEPALIVE_MS);
     publish("connected", "");
     handshake(c);
   };
@@ -136,6 +150,8 @@ function drop(c) {
   if (conn === c) conn = null;
   c.open = false;
   clearInterval(c.keepalive);
+  clearTimeout(c.flushTimer);
+  c.outbox = [];
   setFence(null);
   for (const tabId of c.attached) chrome.debugger.detach({ tabId }).catch(noop);
   for (const tabId of [...c.guarded.keys()]) unguard(c, tabId);
@@ -155,7 +171,51 @@ function closeConn() {
 }
 
 function send(c, method, params) {
-  if (c.open) c.ws.send(JSON.stringify({ method, params }));
+  if (c.open) out(c, JSON.stringify({ method, params }));
+}
+
+// out sends one message, or, once the relay accepts batches, holds it while
+// a command that came recently is being answered: its reply is likely to
+// follow at once, and one frame costs the browser's network service and the
+// relay one wake-up instead of one per message.
+function out(c, text) {
+  if (!c.batch) {
+    c.ws.send(text);
+    return;
+  }
+  if (text.length >= BATCH_MAX_CHARS) {
+    flush(c);
+    c.ws.send(text);
+    return;
+  }
+  if (c.outChars + text.length + 2 > BATCH_MAX_CHARS) flush(c);
+  c.outbox.push(text);
+  c.outChars += text.length + 1;
+  if (!answering(c)) {
+    flush(c);
+  } else if (c.flushTimer === 0) {
+    c.flushTimer = setTimeout(() => flush(c), BATCH_HOLD_MS);
+  }
+}
+
+// answering reports whether a command that came in the last BATCH_HOLD_MS
+// is still being answered; one that takes longer (an awaited promise, a
+// screenshot) holds nothing back.
+function answering(c) {
+  if (c.busy.size === 0) return false;
+  const since = performance.now() - BATCH_HOLD_MS;
+  for (const t of c.busy.values()) if (t > since) return true;
+  return false;
+}
+
+function flush(c) {
+  clearTimeout(c.flushTimer);
+  c.flushTimer = 0;
+  if (c.outbox.length === 0) return;
+  const frame = c.outbox.length === 1 ? c.outbox[0] : "[" + c.outbox.join(",") + "]";
+  c.outbox = [];
+  c.outChars = 0;
+  if (c.open) c.ws.send(frame);
 }
 
 // Tab announcements need an async look-up of the target id; running them in
@@ -173,7 +233,7 @@ function handshake(c) {
     for (const t of tabs) c.offered.add(t.id);
     await offer(c, tabs);
   });
-  enqueue(c, () => c.open && c.ws.send(INITIALIZED));
+  enqueue(c, () => c.open && out(c, INITIALIZED));
 }
 
 async function targetIds() {
@@ -204,13 +264,17 @@ function announce(c, tab) {
 // ---- relay commands --------------------------------------------------------
 
 function reply(c, id, result) {
-  c.ws.send('{"id":' + id + ',"result":' + (result === undefined ? "{}" : JSON.stringify(result)) + "}");
+  c.busy.delete(id);
+  out(c, '{"id":' + id + ',"result":' + (result === undefined ? "{}" : JSON.stringify(result)) + "}");
 }
 
 function replyError(c, id, e) {
-  c.ws.send(JSON.stringify({ id, error: errorText(e) }));
+  c.busy.delete(id);
+  out(c, JSON.stringify({ id, error: errorText(e) }));
 }
 
+// A frame is one command, or a batch of them: each is answered on its own,
+// and one that is not a command does not keep the others from running.
 function onMessage(c, data) {
   let msg;
   try {
@@ -218,7 +282,17 @@ function onMessage(c, data) {
   } catch {
     return;
   }
+  if (!Array.isArray(msg)) {
+    onCommand(c, msg);
+    return;
+  }
+  for (const m of msg) onCommand(c, m);
+}
+
+function onCommand(c, msg) {
+  if (msg === null || typeof msg !== "object" || Array.isArray(msg)) return;
   const id = msg.id;
+  if (c.batch) c.busy.set(id, performance.now());
   if (msg.method === "chrome.debugger.sendCommand") {
     // The hot path: nothing here but the check, the call and the reply.
     const p = msg.params;
@@ -277,6 +351,10 @@ async function debuggerAttach(debuggee, version) {
 }
 
 const COMMANDS = {
+  // The relay takes batch frames from now on.
+  async "extension.acceptBatches"(c) {
+    c.batch = true;
+  },
   async "chrome.debugger.attach"(c, [target, version]) {
     const tabId = target.tabId;
     mustBeShared(tabId);
@@ -484,7 +562,7 @@ chrome.webNavigation.onErrorOccurred.addListener((d) => {
 chrome.debugger.onEvent.addListener((source, method, params) => {
   const c = conn;
   if (c !== null && c.attached.has(source.tabId)) {
-    c.ws.send(JSON.stringify({ method: "chrome.debugger.onEvent", params: [source, method, params] }));
+    out(c, JSON.stringify({ method: "chrome.debugger.onEvent", params: [source, method, params] }));
   }
 });
 

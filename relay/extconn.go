@@ -49,6 +49,11 @@ type extConn struct {
 	over atomic.Bool
 
 	ready chan struct{} // closed on extension.initialized, once learnt what the relay needs
+
+	// batches: the extension takes and sends batch frames (feature
+	// "batches"), so a frame may be an array of messages. Owned by the read
+	// loop.
+	batches bool
 }
 
 // callKind says who waits for a call's reply.
@@ -464,19 +469,72 @@ func (x *extConn) serve(maxMessage int64) error {
 			x.log.Warn("extension sent a binary frame; ignored")
 			continue
 		}
+		if x.batches && wire.IsBatch(frame) {
+			x.handleBatch(frame, &m)
+			continue
+		}
 		if err := wire.DecodeExt(frame, &m); err != nil {
 			// One bad message must not cost the person their session, but
 			// it is worth a line: our extension never sends one.
 			x.log.Warn("extension sent a malformed message; ignored", "err", err)
 			continue
 		}
-		if m.HasID {
-			x.handleReply(&m)
-			continue
-		}
-		x.inst.handleExtEvent(x, &m)
+		x.handle(&m)
 	}
 }
+
+// handle handles one message from the extension.
+func (x *extConn) handle(m *wire.ExtMessage) {
+	if m.HasID {
+		x.handleReply(m)
+		return
+	}
+	x.inst.handleExtEvent(x, m)
+}
+
+// handleBatch handles the messages of a batch frame in order, each as if
+// it had come in a frame of its own: a malformed one is skipped, and JSON
+// that breaks off loses what follows, not what came before.
+func (x *extConn) handleBatch(frame []byte, m *wire.ExtMessage) {
+	bt, err := wire.OpenBatch(frame)
+	if err != nil {
+		x.log.Warn("extension sent a malformed batch; ignored", "err", err)
+		return
+	}
+	for {
+		ok, err := bt.Next(m)
+		if !ok {
+			break
+		}
+		if err != nil {
+			x.log.Warn("extension sent a malformed message in a batch; ignored", "err", err)
+			continue
+		}
+		x.handle(m)
+	}
+	if err := bt.Err(); err != nil {
+		x.log.Warn("extension sent a batch that breaks off; the rest is ignored", "err", err)
+	}
+}
+
+// useBatches starts batch frames both ways, once the extension has said
+// it takes them: the relay's writer batches from now on, and
+// extension.acceptBatches tells the extension that it may batch too. Run
+// on the read loop.
+func (x *extConn) useBatches() {
+	if x.batches {
+		return
+	}
+	x.batches = true
+	x.p.batch.Store(true)
+	x.fireCall(methodAcceptBatches)
+}
+
+// featureBatches is extension.info's feature for batch frames.
+const (
+	featureBatches      = "batches"
+	methodAcceptBatches = "extension.acceptBatches"
+)
 
 func (x *extConn) handleReply(m *wire.ExtMessage) {
 	pc, ok := x.takePending(m.ID)

@@ -79,7 +79,11 @@ func (in *Instance) onInfo(x *extConn, params []byte) {
 		// updates (chrome.tabs.onUpdated).
 		st.tabUpdates = true
 	}
+	batches := st.ext == x && st.features[featureBatches]
 	in.unlock()
+	if batches {
+		x.useBatches()
+	}
 }
 
 func (in *Instance) onTabCreated(x *extConn, params []byte) {

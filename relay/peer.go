@@ -22,6 +22,10 @@ const (
 	maxKeptReadBuf = 4 << 20
 	// maxPooledBuf: outgoing buffers larger than this are not pooled.
 	maxPooledBuf = 1 << 20
+	// maxBatchBytes bounds a batch frame to the extension: messages queued
+	// together are written as one frame up to this size, and a message this
+	// large travels alone.
+	maxBatchBytes = 1 << 20
 )
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
@@ -62,6 +66,12 @@ type peer struct {
 	waiting atomic.Int32
 	roomMu  sync.Mutex
 	room    chan struct{}
+
+	// batch: the peer takes batches (our extension said so), and the writer
+	// writes what is queued together as one frame. Set by the owner's read
+	// loop, read by the writer.
+	batch    atomic.Bool
+	batchBuf []byte // owned by the writer: the batch being built
 }
 
 func newPeer(conn *websocket.Conn, queue int, maxBytes int64) *peer {
@@ -215,7 +225,7 @@ func (p *peer) writeLoop(ping time.Duration, onPanic func(where string, r any)) 
 		select {
 		case b := <-p.out:
 			p.dequeued(b)
-			if err := p.write(b); err != nil {
+			if err := p.writeOut(b); err != nil {
 				p.shutdown(websocket.CloseAbnormalClosure, "write failed")
 				p.conn.Close()
 				p.drain()
@@ -246,6 +256,56 @@ func (p *peer) writeLoop(ping time.Duration, onPanic func(where string, r any)) 
 			return
 		}
 	}
+}
+
+// writeOut writes b and, when the peer takes batches, whatever else is
+// queued behind it, in order: one frame for what is queued together
+// rather than a frame (and a wake-up of the peer) per message.
+func (p *peer) writeOut(b *[]byte) error {
+	for b != nil {
+		if !p.batch.Load() || len(p.out) == 0 || len(*b) >= maxBatchBytes {
+			return p.write(b)
+		}
+		var err error
+		if b, err = p.writeBatch(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeBatch writes first and the messages queued behind it as one batch
+// frame of at most maxBatchBytes. It returns the message it took off the
+// queue that did not fit, which goes next.
+func (p *peer) writeBatch(first *[]byte) (next *[]byte, err error) {
+	buf := append(p.batchBuf[:0], '[')
+	buf = append(buf, *first...)
+	putBuf(first)
+more:
+	for {
+		select {
+		case b := <-p.out:
+			p.dequeued(b)
+			if len(buf)+1+len(*b)+1 > maxBatchBytes {
+				next = b
+				break more
+			}
+			buf = append(buf, ',')
+			buf = append(buf, *b...)
+			putBuf(b)
+		default:
+			break more
+		}
+	}
+	buf = append(buf, ']')
+	_ = p.conn.SetWriteDeadline(time.Now().Add(writeWait))
+	err = p.conn.WriteMessage(websocket.TextMessage, buf)
+	p.batchBuf = buf[:0]
+	if err != nil && next != nil {
+		putBuf(next)
+		next = nil
+	}
+	return next, err
 }
 
 func (p *peer) write(b *[]byte) error {

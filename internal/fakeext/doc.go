@@ -24,6 +24,10 @@
 // reason (and our extension's cause), an attach refused (another
 // extension's frame in the tab), a discarded tab replaced by a new one.
 // The relay's keepalives are counted, not recorded among the commands.
+// With Options.Batches it is ours with batch frames: it lists the
+// feature, reads the relay's batches element by element, and once the
+// relay accepts them batches its own replies and events as our extension
+// does.
 //
 // Quick is the other fake, for load and benchmarks: our extension's
 // handshake with one shared tab, then every command answered at once with

@@ -1,6 +1,7 @@
 package fakeext
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -50,7 +51,10 @@ type Command struct {
 	ID     int64
 	Method string
 	Params json.RawMessage // re-encoded: compact, HTML-escaped
-	Raw    []byte          // the frame exactly as it arrived
+	Raw    []byte          // the frame (or the batch's element) exactly as it arrived
+	// Batch is the ordinal, from 1, of the batch frame it came in; 0 for a
+	// frame of its own.
+	Batch int
 }
 
 // Options configure a fake extension.
@@ -75,6 +79,11 @@ type Options struct {
 	// the fake answer chrome.tabs.get and chrome.windows.get and update
 	// for its one window; "detach-cause" says it explains detaches.
 	Features []string
+	// Batches says in extension.info that this extension takes batch
+	// frames, and once the relay answers with extension.acceptBatches it
+	// sends them as ours does: what it has to send waits while a command is
+	// being answered, for at most BatchHold, and goes in one frame.
+	Batches bool
 }
 
 // Window is the fake's one browser window, as chrome.windows reports it.
@@ -86,6 +95,10 @@ type Window struct {
 	Height int    `json:"height"`
 	State  string `json:"state"`
 }
+
+// BatchHold bounds how long a batching extension holds a reply or an event
+// while other commands are being answered.
+const BatchHold = 2 * time.Millisecond
 
 // Ext is a connected fake extension.
 type Ext struct {
@@ -100,8 +113,16 @@ type Ext struct {
 	commands   []Command
 	keepalives int
 	window     Window
+	batchesIn  int // batch frames received
 	closed     chan struct{}
 	closeErr   error
+
+	// Guarded by wmu: batching once the relay accepted it.
+	batching    bool
+	outstanding int      // commands read and not yet answered
+	outbox      [][]byte // messages waiting for the next batch frame
+	flushTimer  *time.Timer
+	batchesOut  int // batch frames sent
 }
 
 type fakeTab struct {
@@ -148,9 +169,9 @@ func Dial(ctx context.Context, url string, opts Options) (*Ext, error) {
 	}
 	go e.readLoop()
 	if !opts.NoInfo {
-		features := opts.Features
-		if features == nil {
-			features = []string{}
+		features := append([]string{}, opts.Features...)
+		if opts.Batches {
+			features = append(features, "batches")
 		}
 		e.Emit("extension.info", map[string]any{"userAgent": opts.UserAgent, "product": opts.Product, "version": productVersion(opts.Product), "features": features})
 	}
@@ -241,12 +262,64 @@ func (e *Ext) Write(mt int, frame []byte) error {
 	return e.conn.WriteMessage(mt, frame)
 }
 
-func (e *Ext) write(v any) error {
+func (e *Ext) write(v any) error { return e.writeMsg(v, false) }
+
+// writeMsg sends one message, in a batch once batching: held while a
+// command is outstanding (answered marks v as the reply to one).
+func (e *Ext) writeMsg(v any, answered bool) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	return e.WriteRaw(b)
+	e.wmu.Lock()
+	defer e.wmu.Unlock()
+	if answered {
+		e.outstanding--
+	}
+	if !e.batching {
+		return e.conn.WriteMessage(websocket.TextMessage, b)
+	}
+	e.outbox = append(e.outbox, b)
+	if e.outstanding > 0 {
+		if e.flushTimer == nil {
+			e.flushTimer = time.AfterFunc(BatchHold, func() {
+				e.wmu.Lock()
+				defer e.wmu.Unlock()
+				e.flushTimer = nil
+				e.flushLocked()
+			})
+		}
+		return nil
+	}
+	return e.flushLocked()
+}
+
+// flushLocked sends the outbox as one batch frame. wmu is held.
+func (e *Ext) flushLocked() error {
+	if len(e.outbox) == 0 {
+		return nil
+	}
+	if e.flushTimer != nil {
+		e.flushTimer.Stop()
+		e.flushTimer = nil
+	}
+	frame := append([]byte{'['}, bytes.Join(e.outbox, []byte{','})...)
+	frame = append(frame, ']')
+	e.outbox = e.outbox[:0]
+	e.batchesOut++
+	return e.conn.WriteMessage(websocket.TextMessage, frame)
+}
+
+// BatchFrames reports how many batch frames the extension has received
+// from the relay and sent to it.
+func (e *Ext) BatchFrames() (in, out int) {
+	e.mu.Lock()
+	in = e.batchesIn
+	e.mu.Unlock()
+	e.wmu.Lock()
+	out = e.batchesOut
+	e.wmu.Unlock()
+	return in, out
 }
 
 // Event sends a chrome.debugger.onEvent for tab id (and child session sid).
@@ -415,35 +488,75 @@ func (e *Ext) readLoop() {
 			e.closeErr = err
 			return
 		}
-		var m struct {
-			ID     int64             `json:"id"`
-			Method string            `json:"method"`
-			Params []json.RawMessage `json:"params"`
-		}
-		if err := json.Unmarshal(b, &m); err != nil {
+		if i := bytes.IndexFunc(b, func(r rune) bool { return !strings.ContainsRune(" \t\r\n", r) }); i >= 0 && b[i] == '[' && e.opts.Batches {
+			var els []json.RawMessage
+			if json.Unmarshal(b, &els) != nil {
+				continue
+			}
+			e.mu.Lock()
+			e.batchesIn++
+			n := e.batchesIn
+			e.mu.Unlock()
+			for _, el := range els {
+				e.command(el, n)
+			}
 			continue
 		}
-		e.mu.Lock()
-		if m.Method == "extension.keepalive" {
-			e.keepalives++
-		} else {
-			raw, _ := json.Marshal(m.Params)
-			e.commands = append(e.commands, Command{ID: m.ID, Method: m.Method, Params: raw, Raw: append([]byte(nil), b...)})
-		}
-		e.mu.Unlock()
-		go e.handle(m.ID, m.Method, m.Params)
+		e.command(b, 0)
 	}
+}
+
+// command handles one command, of a frame of its own or of batch n. One
+// that is no command is answered with an error when it has an id.
+func (e *Ext) command(b []byte, batch int) {
+	var m struct {
+		ID     int64             `json:"id"`
+		Method string            `json:"method"`
+		Params []json.RawMessage `json:"params"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		var idOnly struct {
+			ID int64 `json:"id"`
+		}
+		if json.Unmarshal(b, &idOnly) == nil && idOnly.ID != 0 {
+			e.wmu.Lock()
+			e.outstanding++
+			e.wmu.Unlock()
+			e.reply(idOnly.ID, nil, fmt.Errorf("malformed command: %v", err))
+		}
+		return
+	}
+	e.mu.Lock()
+	if m.Method == "extension.keepalive" {
+		e.keepalives++
+	} else {
+		raw, _ := json.Marshal(m.Params)
+		e.commands = append(e.commands, Command{ID: m.ID, Method: m.Method, Params: raw, Raw: append([]byte(nil), b...), Batch: batch})
+	}
+	e.mu.Unlock()
+	e.wmu.Lock()
+	e.outstanding++
+	e.wmu.Unlock()
+	if m.Method == "extension.acceptBatches" && e.opts.Batches {
+		// Answered before batching starts, as ours does.
+		e.reply(m.ID, nil, nil)
+		e.wmu.Lock()
+		e.batching = true
+		e.wmu.Unlock()
+		return
+	}
+	go e.handle(m.ID, m.Method, m.Params)
 }
 
 func (e *Ext) reply(id int64, result any, err error) {
 	if err != nil {
-		e.write(map[string]any{"id": id, "error": err.Error()})
+		e.writeMsg(map[string]any{"id": id, "error": err.Error()}, true)
 		return
 	}
 	if result == nil {
 		result = struct{}{}
 	}
-	e.write(map[string]any{"id": id, "result": result})
+	e.writeMsg(map[string]any{"id": id, "result": result}, true)
 }
 
 type debuggee struct {

@@ -25,6 +25,12 @@ func DecodeExt(frame []byte, m *ExtMessage) error {
 	if err != nil {
 		return err
 	}
+	return decodeExt(&it, m)
+}
+
+// decodeExt fills m from the members of the object it walks; on a syntax
+// error m is left empty.
+func decodeExt(it *topObject, m *ExtMessage) error {
 	bad := false
 	for {
 		key, esc, val, ok := it.next()

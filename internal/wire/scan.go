@@ -268,9 +268,13 @@ func validGrammar(b []byte) error {
 // next reports the end, err holds the frame's *SyntaxError, if any.
 type topObject struct {
 	b     []byte // nil once the walk has ended
-	i     int
+	i     int    // the next byte to read; once ended inside a batch, just past the object
 	first bool
 	err   error
+	// depth is the object's own nesting depth: 0 for a frame, 1 for an
+	// element of a batch (batch.go), which ends at its '}' rather than at
+	// the end of the frame.
+	depth int
 }
 
 // openTopObject starts a walk. A frame that is not an object is validated
@@ -326,7 +330,7 @@ func (o *topObject) next() (key []byte, keyEscaped bool, val []byte, ok bool) {
 		return o.fail(syntaxErr(i, "expected ':'"))
 	}
 	vstart := skipWS(b, i+1)
-	vend, err := skipValue(b, vstart, 1)
+	vend, err := skipValue(b, vstart, o.depth+1)
 	if err != nil {
 		return o.fail(err)
 	}
@@ -335,6 +339,10 @@ func (o *topObject) next() (key []byte, keyEscaped bool, val []byte, ok bool) {
 }
 
 func (o *topObject) end(i int) {
+	if o.depth > 0 {
+		o.i, o.b = i, nil
+		return
+	}
 	if skipWS(o.b, i) != len(o.b) {
 		o.err = syntaxErr(i, "trailing data")
 	}
