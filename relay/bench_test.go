@@ -115,7 +115,7 @@ func BenchmarkForwardReply(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		x.mu.Lock()
-		x.pending[1] = pendingCall{kind: callClient, client: c, clientID: 42, replyTo: s, via: s, tabID: 7, tab: s.tab, m: benchMethod, domain: benchMethod.domain}
+		x.pending[1] = pendingCall{kind: callClient, client: c, clientID: 42, replyTo: s, via: s, tabID: 7, tab: s.tab, m: benchMethod}
 		c.inflight.Add(1)
 		x.mu.Unlock()
 		if err := wire.DecodeExt(benchReply, &m); err != nil {

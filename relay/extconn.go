@@ -78,7 +78,6 @@ type pendingCall struct {
 	tab      *tab        // via's tab
 	epoch    uint32      // the tab's blind epoch when it was forwarded
 	m        *methodInfo // the command's method
-	domain   int         // the command's domain, for the reply's count
 	start    time.Time   // when it was forwarded
 
 	// callRelay.
@@ -90,8 +89,9 @@ type pendingCall struct {
 	then func(result []byte)
 
 	// keep: a client's Page.addScriptToEvaluateOnNewDocument under tiers,
-	// its params (initscripts.go).
-	keep []byte
+	// its params (initscripts.go). A pointer: the pending map keeps its
+	// values inline only while they are small.
+	keep *[]byte
 }
 
 type callResult struct {
@@ -281,9 +281,10 @@ func (x *extConn) forwardTap(c *clientConn, id int64, m *methodInfo, method, par
 	t := via.tab
 	now := time.Now()
 	t.lastCommand.Store(now.UnixNano())
-	pc := pendingCall{kind: callClient, client: c, clientID: id, replyTo: replyTo, via: via, tabID: t.id, tab: t, epoch: t.blindEpoch.Load(), m: m, domain: m.domain, start: now, then: tap}
+	pc := pendingCall{kind: callClient, client: c, clientID: id, replyTo: replyTo, via: via, tabID: t.id, tab: t, epoch: t.blindEpoch.Load(), m: m, start: now, then: tap}
 	if m.name == "Page.addScriptToEvaluateOnNewDocument" && x.inst.hasTiers() && !initRunsNothing(params) {
-		pc.keep = append([]byte(nil), params...)
+		kept := append([]byte(nil), params...)
+		pc.keep = &kept
 	}
 	cid, ok := x.register(pc)
 	if !ok {
@@ -562,7 +563,7 @@ func (x *extConn) handleReply(m *wire.ExtMessage) {
 	}
 	met := x.inst.srv.cfg.Metrics
 	met.observeLatency(pc.start)
-	met.messages[dirReply][pc.domain].Inc()
+	met.messages[dirReply][pc.m.domain].Inc()
 	met.bytes[dirReply].Add(float64(len(m.Result) + len(m.Error)))
 	c := pc.client
 	c.inflight.Add(-1)

@@ -85,7 +85,7 @@ func (in *Instance) keepScript(pc *pendingCall, result []byte) {
 	if st.tabs[t.id] != t || len(t.scripts) >= maxInitScripts {
 		return
 	}
-	sc := &initScript{client: id, real: id, params: pc.keep}
+	sc := &initScript{client: id, real: id, params: *pc.keep}
 	if pc.via.child {
 		if !st.live(pc.via) {
 			return
