@@ -238,6 +238,35 @@ func (c *clientConn) replyErrorRaw(id int64, sessionID []byte, code int64, msg s
 	c.deliver(buf)
 }
 
+// thrown is the result of an evaluation that threw an Error with msg: how
+// the relay refuses script, so that clients report what it says (they
+// report a protocol error of an evaluation as the context's end).
+func thrown(msg string) []byte {
+	e := map[string]any{"type": "object", "subtype": "error", "className": "Error", "description": "Error: " + msg}
+	b, _ := json.Marshal(map[string]any{"result": e, "exceptionDetails": map[string]any{
+		"exceptionId": 1, "text": "Uncaught", "lineNumber": 0, "columnNumber": 0, "exception": e,
+	}})
+	return b
+}
+
+// isScript reports whether a method runs script whose refusal is answered
+// as thrown.
+func isScript(method string) bool {
+	return method == "Runtime.evaluate" || method == "Runtime.callFunctionOn"
+}
+
+// replyThrownRaw answers with thrown(msg), the sessionId as the client
+// sent it.
+func (c *clientConn) replyThrownRaw(id int64, sessionID []byte, msg string) {
+	buf := getBuf()
+	var sid []byte
+	if sessionID != nil {
+		sid = wire.Quote(make([]byte, 0, len(sessionID)+2), sessionID)
+	}
+	*buf = wire.AppendResult(*buf, id, sid, thrown(msg))
+	c.deliver(buf)
+}
+
 // replyEmptyRaw answers {} with the sessionId as the client sent it.
 func (c *clientConn) replyEmptyRaw(id int64, sessionID []byte) {
 	buf := getBuf()

@@ -379,6 +379,14 @@ func (x *extConn) failWhere(match func(pendingCall) bool, code int64, why string
 		if code == codeNoSession {
 			code, why = goneError(pc, "Target closed")
 		}
+		if why == msgStopped && isScript(pc.m.name) {
+			// Said as the script's own exception, so that the client
+			// reports the person's stop, not a context that ended.
+			buf := getBuf()
+			*buf = wire.AppendResult(*buf, pc.clientID, sessionToken(pc.replyTo), thrown(why))
+			pc.client.deliver(buf)
+			continue
+		}
 		pc.client.replyError(pc.clientID, pc.replyTo, code, why)
 	}
 	return len(failed)

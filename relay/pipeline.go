@@ -109,10 +109,7 @@ func (c *clientConn) refuse(k *cmd, d Decision) bool {
 // retry, or say the page navigated), and an exception as what it says.
 func (c *clientConn) refuseAsThrow(k *cmd, d Decision) bool {
 	k.out = outcome{kind: outDenied, d: d}
-	e := map[string]any{"type": "object", "subtype": "error", "className": "Error", "description": "Error: " + d.Message}
-	c.reply(call{id: k.env.ID, sess: k.r.replyTo}, map[string]any{"result": e, "exceptionDetails": map[string]any{
-		"exceptionId": 1, "text": "Uncaught", "lineNumber": 0, "columnNumber": 0, "exception": e,
-	}})
+	c.replyThrownRaw(k.env.ID, k.env.SessionID, d.Message)
 	return false
 }
 
@@ -290,7 +287,7 @@ func (c *clientConn) access(k *cmd) bool {
 		return false
 	}
 	if d, ok := c.gate(k, k.r.acc); !ok {
-		if k.r.acc.level == accessBlind && (k.m.name == "Runtime.evaluate" || k.m.name == "Runtime.callFunctionOn") {
+		if k.r.acc.level == accessBlind && isScript(k.m.name) {
 			return c.refuseAsThrow(k, d)
 		}
 		return c.refuse(k, d)

@@ -150,6 +150,10 @@ func (c *clientConn) running(k *cmd) bool {
 	c.inst.st.refusedStopped++
 	c.inst.unlock()
 	k.out = outcome{kind: outStopped, d: Decision{Verdict: Deny, Rule: ruleStopped, Message: msgStopped}}
+	if isScript(string(k.env.Method)) {
+		c.replyThrownRaw(k.env.ID, k.env.SessionID, msgStopped)
+		return false
+	}
 	c.replyErrorRaw(k.env.ID, k.env.SessionID, codeServerError, msgStopped)
 	return false
 }
