@@ -2,6 +2,7 @@ package relay
 
 import (
 	"encoding/json"
+	"github.com/cdprelay/cdprelay/internal/wire"
 	"net/url"
 	"slices"
 	"strings"
@@ -145,7 +146,7 @@ func (st *state) computeAccess(t *tab) tabAccess {
 	if to := st.navAccess(t.navTo); to.level > a.level {
 		a = to
 	}
-	if len(t.blindFrames) >= maxPendingFrames && a.level < accessBlind {
+	if (len(t.blindFrames) >= maxPendingFrames || len(t.blindReqs) >= maxPendingFrames) && a.level < accessBlind {
 		a = tabAccess{level: accessBlind, rule: ruleBlindFrame, why: "the page has more frames on their way to sites hidden from automation than the relay follows"}
 	}
 	if a.level != accessFull {
@@ -390,7 +391,7 @@ func (c *clientConn) gate(k *cmd, acc tabAccess) (refusal Decision, ok bool) {
 				sid = k.r.via.id
 			}
 			st := c.inst.lock()
-			isolated := k.r.tab.guard != nil && st.isolatedTarget(k.r.tab, sid, k.params)
+			isolated := k.r.tab.guard != nil && st.isolatedTarget(k.r.tab, sid, k.m.name, k.params)
 			c.inst.unlock()
 			if isolated {
 				break // the guard is in that world (worlds.go)
@@ -650,6 +651,68 @@ func (st *state) hasBlindChild(t *tab) bool {
 	return false
 }
 
+// storageDomains name their storage by origin or storage key in their
+// params, not by the tab that carries them.
+var storageDomains = map[string]bool{"Storage.": true, "CacheStorage.": true, "IndexedDB.": true, "DOMStorage.": true}
+
+// storageKeys are where those params name a storage: at the top, or in
+// the object of storageObjects.
+var (
+	storageKeys    = []string{"origin", "securityOrigin", "storageKey", "topLevelSite"}
+	storageObjects = []string{"storageId", "storageBucket", "bucket"}
+)
+
+// storageAccess returns the strictest access of the storages params name
+// (a storage key reads <origin>/[^…]), and which one.
+func (st *state) storageAccess(params []byte) (tabAccess, string) {
+	var a tabAccess
+	where := ""
+	look := func(obj []byte) {
+		for _, key := range storageKeys {
+			v, found, err := exactString(obj, key)
+			if !found && err == nil {
+				continue
+			}
+			u := v
+			if i := strings.IndexByte(u, '^'); i >= 0 {
+				u = u[:i]
+			}
+			to := st.urlAccess(u)
+			if err != nil {
+				to = tabAccess{level: accessBlind, rule: ruleNeverShared, why: err.Error()}
+			}
+			if to.level > a.level {
+				a, where = to, origin(u)
+			}
+		}
+	}
+	look(params)
+	for _, key := range storageObjects {
+		if obj := wire.Field(params, key); obj != nil {
+			look(obj)
+		}
+	}
+	return a, where
+}
+
+// strictFrame returns the strictest access of t's frames in processes of
+// their own (with a session of the client's, or followed on their way):
+// full when there is none that is not.
+func (st *state) strictFrame(t *tab) tabAccess {
+	var a tabAccess
+	for _, n := range t.blindFrames {
+		if n.acc.level > a.level {
+			a = n.acc
+		}
+	}
+	for _, s := range st.sessions {
+		if s.child && s.tab == t && s.acc.level > a.level {
+			a = s.acc
+		}
+	}
+	return a
+}
+
 // pixelMethods are what renders a tab's pixels, blind frames and all.
 var pixelMethods = map[string]bool{
 	"Page.captureScreenshot": true, "Page.printToPDF": true, "Page.captureSnapshot": true,
@@ -752,6 +815,23 @@ func (c *clientConn) blindStandIn(k *cmd) bool {
 		}
 		in.unlock()
 		c.reply(call{id: k.env.ID, sess: k.r.replyTo}, map[string]string{"identifier": id})
+	case name == "Target.getTargetInfo":
+		// Chrome's answer names the page (its URL, its title): the relay's
+		// own view of the tab says its origin only, as discovery does.
+		id, _, _ := exactString(k.params, "targetId")
+		st := in.lock()
+		var ti TargetInfo
+		switch {
+		case k.r.via.child && (id == "" || id == k.r.via.targetID):
+			ti = TargetInfo{TargetID: k.r.via.targetID, Type: "iframe", URL: origin(k.r.via.url), Attached: true, BrowserContextID: st.browserCtx}
+		case !k.r.via.child && (id == "" || id == k.r.tab.targetID):
+			ti = st.targetInfo(k.r.tab)
+		default:
+			in.unlock()
+			return false // another target's: as Chrome answers it on this session
+		}
+		in.unlock()
+		c.reply(call{id: k.env.ID, sess: k.r.replyTo}, map[string]any{"targetInfo": ti})
 	case name == "Page.removeScriptToEvaluateOnNewDocument":
 		// Out of Chrome while the tab is blind: forgotten, so that it is
 		// not put back.

@@ -151,3 +151,56 @@ func (st *state) frameRemoved(t *tab, id string, params []byte) {
 		st.frameCommitted(t, id)
 	}
 }
+
+// A full page may load a blind site's resources itself (an image, a
+// script, a style sheet, a fetch): the page's own script cannot read them
+// across origins, but DevTools could (a response body, a resource's
+// content). Their requests are followed like a blind frame's: their
+// events are withheld and their bodies refused.
+
+// noteBlindRequest records the request of a Network.requestWillBeSent or
+// Fetch.requestPaused of t when it goes to a blind site.
+func (st *state) noteBlindRequest(t *tab, method, params []byte) {
+	u := wire.StringField(wire.Field(params, "request"), "url")
+	if len(u) == 0 || st.urlAccess(string(u)).level != accessBlind {
+		return
+	}
+	id := wire.StringField(params, "requestId")
+	if string(method) == "Fetch.requestPaused" {
+		id = wire.StringField(params, "networkId")
+	}
+	if len(id) == 0 {
+		return
+	}
+	if t.blindReqs == nil {
+		t.blindReqs = make(map[string]bool)
+	}
+	if !t.blindReqs[string(id)] {
+		t.blindReqs[string(id)] = true
+		if len(t.blindReqs) >= maxPendingFrames {
+			if was, changed := st.updateAccess(t); changed {
+				st.accessChanged(t, was)
+			}
+		}
+	}
+}
+
+// blindRequest reports whether a Network or Fetch event of t is about a
+// request to a blind site.
+func (t *tab) blindRequest(method, params []byte) bool {
+	if len(t.blindReqs) == 0 {
+		return false
+	}
+	key := "requestId"
+	if bytesHasPrefix(method, "Fetch.") {
+		key = "networkId"
+	}
+	id := wire.StringField(params, key)
+	return len(id) > 0 && t.blindReqs[string(id)]
+}
+
+// bodyMethods read what a request fetched (or sent) by its request id.
+var bodyMethods = map[string]bool{
+	"Network.getResponseBody": true, "Network.searchInResponseBody": true, "Network.getRequestPostData": true,
+	"Network.replayXHR": true, "Network.streamResourceContent": true,
+}

@@ -99,6 +99,21 @@ func isCredentialEvent(method []byte) bool {
 // client continues the request.
 func (in *Instance) redactEvent(st *state, t *tab, sid string, method, params []byte) *[]byte {
 	r := wire.Redactor{Sensitive: in.srv.credHeaders.has}
+	if in.hasTiers() {
+		// A redirect to a blind page names it: only its origin is shown.
+		r.Rewrite = func(name, value []byte) (string, bool) {
+			if !strings.EqualFold(string(name), "location") {
+				return "", false
+			}
+			if web, _ := pageScheme(string(value)); !web {
+				return "", false // relative: on the site that answered
+			}
+			if st.urlAccess(string(value)).level != accessBlind {
+				return "", false
+			}
+			return origin(string(value)) + "/", true
+		}
+	}
 	var kept map[string]string
 	if string(method) == "Fetch.requestPaused" {
 		r.Redacted = func(name, value []byte) {

@@ -111,9 +111,13 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 	}
 	if isFetchPaused(method) || string(method) == "Network.requestWillBeSent" {
 		st.noteRequest(t, child, method, params)
+		if in.hasTiers() {
+			st.noteBlindRequest(t, method, params)
+		}
 	}
 	blind := t.acc.level == accessBlind || (child != nil && child.acc.level == accessBlind) ||
-		(st.in.hasTiers() && st.aboutBlindFrame(t, method, params))
+		(st.in.hasTiers() && (st.aboutBlindFrame(t, method, params) ||
+			((bytesHasPrefix(method, "Network.") || bytesHasPrefix(method, "Fetch.")) && t.blindRequest(method, params))))
 	if bytesHasPrefix(method, "Runtime.executionContext") {
 		if string(method) == "Runtime.executionContextCreated" && isRelayWorld(params) {
 			return // the relay's own world (relayworld.go)

@@ -263,6 +263,15 @@ func (c *clientConn) access(k *cmd) bool {
 			return c.refuse(k, Decision{Verdict: Deny, Rule: to.rule, Message: "cdprelay: blind: " + to.why})
 		}
 	}
+	if storageDomains[k.m.name[:strings.IndexByte(k.m.name, '.')+1]] && c.inst.hasTiers() {
+		// Storage names its origin itself, whichever tab carries it.
+		st := c.inst.lock()
+		to, where := st.storageAccess(k.params)
+		c.inst.unlock()
+		if to.level != accessFull {
+			return c.refuse(k, Decision{Verdict: Deny, Rule: to.rule, Message: "cdprelay: " + to.level.String() + ": " + k.m.name + " names the storage of " + where + ", which automation may not act on or read: " + to.why})
+		}
+	}
 	if strings.HasPrefix(k.m.name, "Debugger.setBreakpoint") && c.inst.hasTiers() {
 		// A condition is script that runs, with side effects, in every
 		// document the tab shows later, wherever it is.
@@ -291,6 +300,32 @@ func (c *clientConn) access(k *cmd) bool {
 			return c.refuseAsThrow(k, d)
 		}
 		return c.refuse(k, d)
+	}
+	if c.inst.hasTiers() && (bodyMethods[k.m.name] || k.m.name == "Page.getResourceContent" || k.m.name == "Page.searchInResource" || k.m.name == "Network.loadNetworkResource") {
+		// What a page loaded from a blind site is not to be read.
+		st := c.inst.lock()
+		blind := false
+		if bodyMethods[k.m.name] {
+			id, _, err := exactString(k.params, "requestId")
+			blind = err != nil || k.r.tab.blindReqs[id]
+		} else {
+			u, _, err := exactString(k.params, "url")
+			blind = err != nil || st.urlAccess(u).level == accessBlind
+		}
+		c.inst.unlock()
+		if blind {
+			return c.refuse(k, Decision{Verdict: Deny, Rule: ruleBlindFrame, Message: "cdprelay: blind: " + k.m.name + " would read what the page loaded from a site hidden from automation"})
+		}
+	}
+	if strings.HasPrefix(k.m.name, "Input.") && !k.r.via.child && c.inst.hasTiers() {
+		// Input lands where the pointer or the focus is, a frame of
+		// another site included: not while one is read-only or blind.
+		st := c.inst.lock()
+		strict := st.strictFrame(k.r.tab)
+		c.inst.unlock()
+		if strict.level != accessFull {
+			return c.refuse(k, Decision{Verdict: Deny, Rule: strict.rule, Message: "cdprelay: " + strict.level.String() + ": a frame of this page is on a site automation may not act on, and " + k.m.name + " could reach it"})
+		}
 	}
 	if pixelMethods[k.m.name] {
 		st := c.inst.lock()

@@ -39,6 +39,8 @@ type tab struct {
 	// blindFrames are its sub-frames on their way to a blind site, until
 	// they commit (blindframes.go).
 	blindFrames map[string]blindNav
+	// blindReqs are the page's requests to blind sites (blindframes.go).
+	blindReqs map[string]bool
 	// scripts are the client's scripts for new documents, kept while the
 	// policy has tiers (initscripts.go).
 	scripts []*initScript

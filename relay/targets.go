@@ -194,7 +194,7 @@ func (st *state) trackPage(t *tab, method, params []byte) (refresh, letGo bool) 
 		}
 		if u := wire.StringField(f, "url"); u != nil {
 			full := string(u) + string(wire.StringField(f, "urlFragment"))
-			t.frames, t.blindFrames = nil, nil // a new document: its frames are yet to come
+			t.frames, t.blindFrames, t.blindReqs = nil, nil, nil // a new document: its frames and requests are yet to come
 			if st.setDocument(t, full) {
 				st.letGo(t, full)
 				return false, true

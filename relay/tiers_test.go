@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 )
@@ -257,9 +258,13 @@ func TestTierChildFrames(t *testing.T) {
 			t.Fatalf("the client was told: %s", m.Raw)
 		}
 	}
-	// The tab itself stays full.
-	if m := h.callMsg(c, sess, "Input.insertText", map[string]any{"text": "x"}); m.Error != nil {
+	// The tab itself stays full to read, but input could land in the
+	// blind frame (where the pointer or the focus is): refused, saying so.
+	if m := h.callMsg(c, sess, "Input.insertText", map[string]any{"text": "x"}); m.Error == nil || !strings.Contains(m.Error.Message, "could reach it") {
 		t.Fatalf("input in the tab: %s", m.Raw)
+	}
+	if m := h.callMsg(c, sess, "DOM.getDocument", nil); m.Error != nil {
+		t.Fatalf("reading the tab: %s", m.Raw)
 	}
 }
 
@@ -397,4 +402,111 @@ func TestTierFrameOnItsWayToBlind(t *testing.T) {
 	if m := h.callMsg(c, sess, "Page.captureScreenshot", nil); m.Error == nil || !strings.Contains(m.Error.Message, "pixels") {
 		t.Errorf("a screenshot of the page with the frame: %s", m.Raw)
 	}
+}
+
+// What a hostile client tried through a real browser, each against the
+// fake extension: a blind tab's own target info, a decoy context key on a
+// read-only tab, storage named by origin, what a full page loaded from a
+// blind site, and a redirect's Location to one.
+func TestTierAgainstTheClientInABrowser(t *testing.T) {
+	h := newHarness(t, Config{Policy: tiers})
+	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{
+		{ID: 1, URL: "https://a.example/", Title: "A"},
+		{ID: 2, URL: "https://ro.example/", Title: "RO"},
+		{ID: 3, URL: "https://blind.example/secret-path?q=secret1", Title: "secret2"},
+	}})
+	c := h.client()
+	sessions := h.autoAttach(c)
+	full, ro, blind := sessions[0], sessions[1], sessions[2]
+
+	t.Run("a blind tab's own target info", func(t *testing.T) {
+		before := len(e.Commands())
+		m := h.callMsg(c, blind, "Target.getTargetInfo", nil)
+		if m.Error != nil || strings.Contains(string(m.Raw), "secret") || !strings.Contains(string(m.Raw), "https://blind.example") {
+			t.Errorf("Target.getTargetInfo on the blind tab: %s", m.Raw)
+		}
+		if indexOf(cdpSent(e, before), "Target.getTargetInfo") >= 0 {
+			t.Error("it reached the tab")
+		}
+	})
+	t.Run("a decoy context key", func(t *testing.T) {
+		e.Event(2, "", "Runtime.executionContextCreated", map[string]any{"context": map[string]any{"id": 9, "name": "w", "origin": "https://ro.example",
+			"auxData": map[string]any{"isDefault": false, "type": "isolated", "frameId": tid(2)}}})
+		h.call(c, ro, "Target.getTargets", nil)
+		time.Sleep(20 * time.Millisecond) // the event is routed
+		for _, params := range []map[string]any{
+			{"expression": "window.x = 1", "executionContextId": 9},
+			{"functionDeclaration": "function(){ this.title = 'x' }", "objectId": "1.1.1", "contextId": 9},
+			{"functionDeclaration": "function(){ this.title = 'x' }", "objectId": "1.9.1", "executionContextId": 1},
+		} {
+			method := "Runtime.evaluate"
+			if params["functionDeclaration"] != nil {
+				method = "Runtime.callFunctionOn"
+			}
+			before := len(e.Commands())
+			h.callMsg(c, ro, method, params)
+			sent := cdpSent(e, before)
+			if len(sent) != 1 || !strings.Contains(sent[0], `"throwOnSideEffect":true`) {
+				t.Errorf("%s %v went as %q", method, params, sent)
+			}
+		}
+	})
+	t.Run("storage named by origin", func(t *testing.T) {
+		for _, tc := range []struct {
+			method string
+			params map[string]any
+		}{
+			{"Storage.clearDataForOrigin", map[string]any{"origin": "https://ro.example", "storageTypes": "local_storage"}},
+			{"Storage.trackIndexedDBForOrigin", map[string]any{"origin": "https://blind.example"}},
+			{"Storage.getUsageAndQuota", map[string]any{"origin": "https://blind.example"}},
+			{"Storage.trackCacheStorageForStorageKey", map[string]any{"storageKey": "https://blind.example/"}},
+			{"IndexedDB.requestDatabaseNames", map[string]any{"securityOrigin": "https://blind.example"}},
+			{"DOMStorage.getDOMStorageItems", map[string]any{"storageId": map[string]any{"securityOrigin": "https://ro.example", "isLocalStorage": true}}},
+		} {
+			if m := h.callMsg(c, full, tc.method, tc.params); m.Error == nil {
+				t.Errorf("%s %v: %s", tc.method, tc.params, m.Raw)
+			}
+		}
+		if m := h.callMsg(c, full, "Storage.clearDataForOrigin", map[string]any{"origin": "https://a.example", "storageTypes": "local_storage"}); m.Error != nil {
+			t.Errorf("storage of a full site: %s", m.Raw)
+		}
+	})
+	t.Run("what a full page loaded from a blind site", func(t *testing.T) {
+		h.call(c, full, "Network.enable", nil)
+		from := len(c.Messages())
+		e.Event(1, "", "Network.requestWillBeSent", map[string]any{"requestId": "R7", "type": "Script", "frameId": tid(1),
+			"request": map[string]any{"url": "https://blind.example/data.js?secret3"}})
+		e.Event(1, "", "Network.responseReceived", map[string]any{"requestId": "R7", "type": "Script", "response": map[string]any{"url": "https://blind.example/data.js?secret4"}})
+		e.Event(1, "", "Network.loadingFinished", map[string]any{"requestId": "R7"})
+		e.Event(1, "", "Page.frameStartedLoading", map[string]any{"frameId": "LAST"})
+		h.event(c, from, "Page.frameStartedLoading")
+		for _, m := range c.Messages()[from:] {
+			if strings.Contains(string(m.Raw), "secret") || strings.Contains(string(m.Raw), `"R7"`) {
+				t.Errorf("the client heard of the blind request: %s", m.Raw)
+			}
+		}
+		for _, tc := range []struct {
+			method string
+			params map[string]any
+		}{
+			{"Network.getResponseBody", map[string]any{"requestId": "R7"}},
+			{"Network.searchInResponseBody", map[string]any{"requestId": "R7", "query": "x"}},
+			{"Page.getResourceContent", map[string]any{"frameId": tid(1), "url": "https://blind.example/data.js"}},
+			{"Page.searchInResource", map[string]any{"frameId": tid(1), "url": "https://blind.example/data.js", "query": "x"}},
+		} {
+			if m := h.callMsg(c, full, tc.method, tc.params); m.Error == nil || !strings.Contains(m.Error.Message, "blind") {
+				t.Errorf("%s: %s", tc.method, m.Raw)
+			}
+		}
+	})
+	t.Run("a redirect's Location", func(t *testing.T) {
+		from := len(c.Messages())
+		e.Event(1, "", "Network.responseReceivedExtraInfo", map[string]any{"requestId": "R8", "statusCode": 302,
+			"headers":     map[string]any{"Location": "https://blind.example/inbox?secret5", "X-Other": "kept"},
+			"headersText": "HTTP/1.1 302 Found\r\nLocation: https://blind.example/inbox?secret6\r\n\r\n"})
+		ev, _ := h.event(c, from, "Network.responseReceivedExtraInfo")
+		if strings.Contains(string(ev.Raw), "secret") || !strings.Contains(string(ev.Raw), "https://blind.example/") || !strings.Contains(string(ev.Raw), "kept") {
+			t.Errorf("the redirect: %s", ev.Raw)
+		}
+	})
 }

@@ -90,32 +90,58 @@ func (st *state) trackWorlds(t *tab, sid string, method, params []byte) (guard i
 	return 0
 }
 
-// isolatedTarget reports whether a Runtime.evaluate or callFunctionOn with
-// params runs in a known isolated world of t's session sid. Without a
-// context of its own, a command runs in the page's own world.
-func (st *state) isolatedTarget(t *tab, sid string, params []byte) bool {
+// isolatedTarget reports whether a Runtime.evaluate or callFunctionOn
+// (method) with params runs in a known isolated world of t's session sid.
+// Without a context of its own, a command runs in the page's own world.
+// Only the keys Chrome reads for the method count, and exactly one of them
+// must name the world: a key the method does not have is ignored by
+// Chrome, so a decoy one must not make the relay think it isolated.
+func (st *state) isolatedTarget(t *tab, sid, method string, params []byte) bool {
 	w := t.worlds[sid]
 	if w == nil {
 		return false
 	}
-	for _, key := range []string{"contextId", "executionContextId"} {
-		if v, n := wire.Member(params, key); n == 1 {
-			id, ok := wire.Int(v)
-			return ok && w.ids[id]
+	var keys []string
+	switch method {
+	case "Runtime.evaluate":
+		keys = []string{"contextId", "uniqueContextId"}
+	case "Runtime.callFunctionOn":
+		keys = []string{"objectId", "executionContextId", "uniqueContextId"}
+	default:
+		return false
+	}
+	named := 0
+	for _, key := range keys {
+		v, n := wire.Member(params, key)
+		if n == 0 {
+			continue
+		}
+		if n > 1 {
+			return false
+		}
+		named++
+		switch key {
+		case "contextId", "executionContextId":
+			if id, ok := wire.Int(v); !ok || !w.ids[id] {
+				return false
+			}
+		case "uniqueContextId":
+			if u, _, err := exactString(params, key); err != nil || !w.uniques[u] {
+				return false
+			}
+		case "objectId":
+			// Chrome's object ids read <isolate>.<context>.<object>.
+			o, _, err := exactString(params, key)
+			parts := strings.Split(o, ".")
+			if err != nil || len(parts) != 3 {
+				return false
+			}
+			if id, err := strconv.ParseInt(parts[1], 10, 64); err != nil || !w.ids[id] {
+				return false
+			}
 		}
 	}
-	if u, _, err := exactString(params, "uniqueContextId"); err == nil && u != "" {
-		return w.uniques[u]
-	}
-	if o, _, err := exactString(params, "objectId"); err == nil && o != "" {
-		// Chrome's object ids read <isolate>.<context>.<object>.
-		parts := strings.Split(o, ".")
-		if len(parts) == 3 {
-			id, err := strconv.ParseInt(parts[1], 10, 64)
-			return err == nil && w.ids[id]
-		}
-	}
-	return false
+	return named == 1
 }
 
 // guardLayer is one installation of the guard: its secret turns it off.

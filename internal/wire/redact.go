@@ -40,6 +40,23 @@ type Redactor struct {
 	// the relay keeps them to restore a request's headers when a client
 	// sends the markers back.
 	Redacted func(name, value []byte)
+	// Rewrite, when set, may give a header that is not a credential
+	// another value (decoded): a redirect's Location that names a page the
+	// client may not see, say.
+	Rewrite func(name, value []byte) (string, bool)
+}
+
+// rewritten returns the value Rewrite gives the string token tok of
+// header name.
+func (r *Redactor) rewritten(name, tok []byte) (string, bool) {
+	if r.Rewrite == nil || len(tok) == 0 || tok[0] != '"' {
+		return "", false
+	}
+	s, ok := unquote(tok)
+	if !ok {
+		return "", false
+	}
+	return r.Rewrite(name, s)
 }
 
 // Marker is the marker of a value of n bytes.
@@ -177,6 +194,10 @@ func (r *Redactor) headerMap(dst, v []byte) []byte {
 			dst = r.marker(dst, name, val)
 			continue
 		}
+		if nv, ok := r.rewritten(name, val); ok {
+			dst = appendString(dst, []byte(nv))
+			continue
+		}
 		dst = append(dst, val...)
 	}
 	return append(dst, '}')
@@ -197,9 +218,17 @@ func (r *Redactor) headerList(dst, v []byte) []byte {
 		}
 		first = false
 		name := StringField(el, "name")
-		if len(el) == 0 || el[0] != '{' || name == nil || !r.sensitive(name) {
+		if len(el) == 0 || el[0] != '{' || name == nil {
 			dst = append(dst, el...)
 			continue
+		}
+		sensitive := r.sensitive(name)
+		nv, rewrite := "", false
+		if !sensitive {
+			if nv, rewrite = r.rewritten(name, Field(el, "value")); !rewrite {
+				dst = append(dst, el...)
+				continue
+			}
 		}
 		mi, _ := newMembers(el)
 		dst = append(dst, '{')
@@ -219,7 +248,11 @@ func (r *Redactor) headerList(dst, v []byte) []byte {
 				kn = decodeEscaped(k)
 			}
 			if string(kn) == "value" && len(val) > 0 && val[0] == '"' {
-				dst = r.marker(dst, name, val)
+				if rewrite {
+					dst = appendString(dst, []byte(nv))
+				} else {
+					dst = r.marker(dst, name, val)
+				}
 				continue
 			}
 			dst = append(dst, val...)
@@ -289,6 +322,15 @@ func (r *Redactor) headerText(dst, tok []byte) []byte {
 			out = append(out, line[len(body):]...)
 			changed = true
 			continue
+		} else if c > 0 && r.Rewrite != nil {
+			if nv, ok := r.Rewrite(bytes.TrimSpace(body[:c]), bytes.TrimSpace(body[c+1:])); ok {
+				out = append(out, body[:c+1]...)
+				out = append(out, ' ')
+				out = append(out, nv...)
+				out = append(out, line[len(body):]...)
+				changed = true
+				continue
+			}
 		}
 		out = append(out, line...)
 	}
