@@ -1,6 +1,10 @@
 package relay
 
-import "github.com/cdprelay/cdprelay/internal/wire"
+import (
+	"strings"
+
+	"github.com/cdprelay/cdprelay/internal/wire"
+)
 
 // Frames on their way to a blind site.
 //
@@ -203,4 +207,53 @@ func (t *tab) blindRequest(method, params []byte) bool {
 var bodyMethods = map[string]bool{
 	"Network.getResponseBody": true, "Network.searchInResponseBody": true, "Network.getRequestPostData": true,
 	"Network.replayXHR": true, "Network.streamResourceContent": true,
+}
+
+// noteBlindSource records a script (Debugger.scriptParsed) or a style
+// sheet (CSS.styleSheetAdded) of t's session sid that a blind site
+// served, and reports whether the event is about one: the client hears
+// nothing of it, and may not read it by its id.
+func (st *state) noteBlindSource(t *tab, sid string, method, params []byte) bool {
+	var key, u []byte
+	switch string(method) {
+	case "Debugger.scriptParsed", "Debugger.scriptFailedToParse":
+		key, u = wire.StringField(params, "scriptId"), wire.StringField(params, "url")
+		key = append([]byte("script\x00"+sid+"\x00"), key...)
+	case "CSS.styleSheetAdded":
+		h := wire.Field(params, "header")
+		key, u = wire.StringField(h, "styleSheetId"), wire.StringField(h, "sourceURL")
+		key = append([]byte("sheet\x00"+sid+"\x00"), key...)
+	default:
+		return false
+	}
+	if len(u) == 0 || st.urlAccess(string(u)).level != accessBlind {
+		return false
+	}
+	if t.blindReqs == nil {
+		t.blindReqs = make(map[string]bool)
+	}
+	t.blindReqs[string(key)] = true
+	if len(t.blindReqs) >= maxPendingFrames {
+		if was, changed := st.updateAccess(t); changed {
+			st.accessChanged(t, was)
+		}
+	}
+	return true
+}
+
+// blindSource reports whether a Debugger or CSS command of t's session
+// sid names a script or style sheet of a blind site.
+func (t *tab) blindSource(sid, method string, params []byte) bool {
+	if len(t.blindReqs) == 0 {
+		return false
+	}
+	switch {
+	case strings.HasPrefix(method, "Debugger."):
+		id, _, err := exactString(params, "scriptId")
+		return err != nil || t.blindReqs["script\x00"+sid+"\x00"+id]
+	case strings.HasPrefix(method, "CSS."):
+		id, _, err := exactString(params, "styleSheetId")
+		return err != nil || t.blindReqs["sheet\x00"+sid+"\x00"+id]
+	}
+	return false
 }

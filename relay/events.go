@@ -115,6 +115,9 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 			st.noteBlindRequest(t, method, params)
 		}
 	}
+	if (string(method) == "Debugger.scriptParsed" || string(method) == "Debugger.scriptFailedToParse" || string(method) == "CSS.styleSheetAdded") && in.hasTiers() && st.noteBlindSource(t, string(sid), method, params) {
+		return // a blind site's script or style sheet, in a page that loaded it
+	}
 	blind := t.acc.level == accessBlind || (child != nil && child.acc.level == accessBlind) ||
 		(st.in.hasTiers() && (st.aboutBlindFrame(t, method, params) ||
 			((bytesHasPrefix(method, "Network.") || bytesHasPrefix(method, "Fetch.")) && t.blindRequest(method, params))))

@@ -317,6 +317,18 @@ func (c *clientConn) access(k *cmd) bool {
 			return c.refuse(k, Decision{Verdict: Deny, Rule: ruleBlindFrame, Message: "cdprelay: blind: " + k.m.name + " would read what the page loaded from a site hidden from automation"})
 		}
 	}
+	if c.inst.hasTiers() && (strings.HasPrefix(k.m.name, "Debugger.") || strings.HasPrefix(k.m.name, "CSS.")) {
+		sid := ""
+		if k.r.via.child {
+			sid = k.r.via.id
+		}
+		c.inst.lock()
+		blind := k.r.tab.blindSource(sid, k.m.name, k.params)
+		c.inst.unlock()
+		if blind {
+			return c.refuse(k, Decision{Verdict: Deny, Rule: ruleBlindFrame, Message: "cdprelay: blind: " + k.m.name + " names a script or style sheet the page loaded from a site hidden from automation"})
+		}
+	}
 	if strings.HasPrefix(k.m.name, "Input.") && !k.r.via.child && c.inst.hasTiers() {
 		// Input lands where the pointer or the focus is, a frame of
 		// another site included: not while one is read-only or blind.

@@ -499,6 +499,36 @@ func TestTierAgainstTheClientInABrowser(t *testing.T) {
 			}
 		}
 	})
+	t.Run("a blind site's scripts and style sheets", func(t *testing.T) {
+		from := len(c.Messages())
+		e.Event(1, "", "Debugger.scriptParsed", map[string]any{"scriptId": "41", "url": "https://blind.example/data.js?secret7", "startLine": 0})
+		e.Event(1, "", "CSS.styleSheetAdded", map[string]any{"header": map[string]any{"styleSheetId": "style-9", "sourceURL": "https://blind.example/data.css?secret8"}})
+		e.Event(1, "", "Debugger.scriptParsed", map[string]any{"scriptId": "42", "url": "https://a.example/app.js", "startLine": 0})
+		ev, _ := h.event(c, from, "Debugger.scriptParsed")
+		if !strings.Contains(string(ev.Raw), `"42"`) {
+			t.Errorf("the first script the client heard of: %s", ev.Raw)
+		}
+		for _, m := range c.Messages()[from:] {
+			if strings.Contains(string(m.Raw), "secret") {
+				t.Errorf("the client heard of the blind source: %s", m.Raw)
+			}
+		}
+		for _, tc := range []struct {
+			method string
+			params map[string]any
+		}{
+			{"Debugger.getScriptSource", map[string]any{"scriptId": "41"}},
+			{"Debugger.searchInContent", map[string]any{"scriptId": "41", "query": "x"}},
+			{"CSS.getStyleSheetText", map[string]any{"styleSheetId": "style-9"}},
+		} {
+			if m := h.callMsg(c, full, tc.method, tc.params); m.Error == nil || !strings.Contains(m.Error.Message, "blind") {
+				t.Errorf("%s: %s", tc.method, m.Raw)
+			}
+		}
+		if m := h.callMsg(c, full, "Debugger.getScriptSource", map[string]any{"scriptId": "42"}); m.Error != nil {
+			t.Errorf("the full site's script: %s", m.Raw)
+		}
+	})
 	t.Run("a redirect's Location", func(t *testing.T) {
 		from := len(c.Messages())
 		e.Event(1, "", "Network.responseReceivedExtraInfo", map[string]any{"requestId": "R8", "statusCode": 302,
