@@ -432,8 +432,8 @@ func TestTierPersonLeavesBlind(t *testing.T) {
 
 // TestTierBlindFramesPlaywright: Playwright on a full page with a blind
 // frame (tiers.mjs frames). Out of process, the page stays Playwright's to
-// use and the frame is not: it is not one of the page's frames, or
-// nothing of it can be read or done. In process, the tab is as strict as
+// read, not to give input to (it could reach the frame), and nothing of
+// the frame can be read or done. In process, the tab is as strict as
 // its frame: blind. Nothing of the frame reaches Playwright either way.
 func TestTierBlindFramesPlaywright(t *testing.T) {
 	requireEnv(t)
@@ -457,8 +457,11 @@ func TestTierBlindFramesPlaywright(t *testing.T) {
 	}
 	t.Run("out of process", func(t *testing.T) {
 		g := attempts(t, report, "outOfProcess")
-		if a := g["page.click"]; !a.OK || string(a.Value) != quote("changed by a click") {
-			t.Errorf("the full page: click %s", a)
+		// Input could land in the frame (where the pointer or the focus
+		// is): refused on the page while the frame is there (Playwright
+		// retries the refusal until its timeout).
+		if a := g["page.click"]; a.OK {
+			t.Errorf("the full page with a blind frame: click %s", a)
 		}
 		for _, name := range []string{"frame.evaluate", "frame.textContent", "frame.click"} {
 			if a, ok := g[name]; ok && a.OK {

@@ -18,8 +18,12 @@ func TestStopResumeFromTheLiveView(t *testing.T) {
 	v.wait(from, "the list saying stopped", func(m vmsg) bool {
 		return m.Type == msgInstances && len(m.Instances) > 0 && m.Instances[0].Stopped && m.Instances[0].StoppedBy == v.name
 	})
-	if _, err := c.Call(h.ctx, sess, "Runtime.evaluate", map[string]any{"expression": "1"}); err == nil || !strings.Contains(err.Error(), "a person stopped the automation") {
+	if _, err := c.Call(h.ctx, sess, "Page.navigate", map[string]any{"url": "https://a.example/"}); err == nil || !strings.Contains(err.Error(), "a person stopped the automation") {
 		t.Fatalf("a command while stopped: %v", err)
+	}
+	// Script is answered as its own exception, saying the same.
+	if res, err := c.Call(h.ctx, sess, "Runtime.evaluate", map[string]any{"expression": "1"}); err != nil || !strings.Contains(string(res), "a person stopped the automation") {
+		t.Fatalf("script while stopped: %s %v", res, err)
 	}
 	v.mustFail(map[string]any{"type": "stop", "instance": h.inst}, "already stopped")
 	v.mustFail(map[string]any{"type": "stop", "instance": "nope"}, "no such instance")
