@@ -1,0 +1,153 @@
+package relay
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// shownOrigin is the origin a blind tab shows the client: where it is on
+// its way to, when that is what made it blind, or where it is.
+func (t *tab) shownOrigin() string {
+	if t.navTo != "" {
+		return origin(t.navTo)
+	}
+	return origin(t.docURL)
+}
+
+// blindFrameTree answers Page.getFrameTree for a blind tab: its main frame
+// at its origin, and nothing of what it shows.
+func blindFrameTree(t *tab) map[string]any {
+	o := t.shownOrigin()
+	return map[string]any{"frameTree": map[string]any{"frame": map[string]any{
+		"id": t.targetID, "loaderId": "CDPRELAY", "url": o + "/", "domainAndRegistry": "", "securityOrigin": o,
+		"mimeType": "text/html", "secureContextType": "Secure", "crossOriginIsolatedContextType": "NotIsolated",
+		"gatedAPIFeatures": []string{},
+	}}}
+}
+
+// V8's refusal of script with side effects, and what it says on a
+// read-only tab: why.
+var (
+	sideEffectText      = []byte("Possible side-effect in debug-evaluate")
+	sideEffectExplained = []byte("Possible side-effect in debug-evaluate (cdprelay: this tab is read-only to automation, so script that could change the page is refused; read through locators)")
+)
+
+// blindHistory reduces the entries of a Page.getNavigationHistory result
+// that are on pages automation may not see to their origin, with no title.
+func (in *Instance) blindHistory(result []byte) []byte {
+	var h struct {
+		CurrentIndex int              `json:"currentIndex"`
+		Entries      []map[string]any `json:"entries"`
+	}
+	if json.Unmarshal(result, &h) != nil {
+		return []byte(`{"currentIndex":0,"entries":[]}`)
+	}
+	st := &in.st // computeAccess of a page reads only the policy
+	for _, e := range h.Entries {
+		u, _ := e["url"].(string)
+		if st.urlAccess(u).level != accessBlind {
+			continue
+		}
+		o := origin(u)
+		e["url"], e["userTypedURL"], e["title"] = o+"/", o+"/", ""
+	}
+	b, err := json.Marshal(h)
+	if err != nil {
+		return []byte(`{"currentIndex":0,"entries":[]}`)
+	}
+	return b
+}
+
+// blindStandIn answers, on a blind tab, the commands a client sends to set
+// a page up (Playwright on every page it finds): as if they had worked,
+// without any of them reaching the page. Its worlds are stand-ins that
+// refuse whatever is run in them; what it sets is not applied. Without
+// this, a client that finds a tab already blind would wait for good for a
+// page it can never use, and not use it again once it leaves. It reports
+// whether it answered k.
+func (c *clientConn) blindStandIn(k *cmd) bool {
+	if k.ask.Verdict == Ask {
+		return false // what needs a person's approval is not acknowledged unasked
+	}
+	in := c.inst
+	frame := k.r.tab.targetID
+	if k.r.via.child {
+		frame = k.r.via.targetID
+	}
+	switch name := k.m.name; {
+	case name == "Runtime.enable":
+		// Forwarded (its events are withheld); the client is shown the
+		// page's main world as a stand-in.
+		c.event("Runtime.executionContextCreated", k.r.replyTo, map[string]any{"context": map[string]any{
+			"id": in.fakeContext.Add(1), "origin": k.r.tab.shownOrigin(), "name": "", "uniqueId": "cdprelay-blind-" + randHex(8),
+			"auxData": map[string]any{"isDefault": true, "type": "default", "frameId": frame},
+		}})
+		return false
+	case name == "Page.createIsolatedWorld":
+		world, _, _ := exactString(k.params, "worldName")
+		in.lock()
+		k.r.tab.noteWorld(k.params)
+		in.unlock()
+		id := in.fakeContext.Add(1)
+		c.event("Runtime.executionContextCreated", k.r.replyTo, map[string]any{"context": map[string]any{
+			"id": id, "origin": k.r.tab.shownOrigin(), "name": world, "uniqueId": "cdprelay-blind-" + randHex(8),
+			"auxData": map[string]any{"isDefault": false, "type": "isolated", "frameId": frame},
+		}})
+		c.reply(call{id: k.env.ID, sess: k.r.replyTo}, map[string]int64{"executionContextId": id})
+	case name == "Page.addScriptToEvaluateOnNewDocument":
+		if initRunsNothing(k.params) {
+			// An isolated world's bootstrap runs nothing: it goes to
+			// Chrome, so that the world is there once the tab leaves.
+			return false
+		}
+		// Kept, out of Chrome, and put in once the tab is on a full site.
+		id := "cdprelay-blind-" + randHex(6)
+		in.lock()
+		if t := k.r.tab; len(t.scripts) < maxInitScripts {
+			sc := &initScript{client: id, params: append([]byte(nil), k.params...)}
+			if k.r.via.child {
+				sc.sid, sc.child = k.r.via.id, k.r.via
+			}
+			t.scripts = append(t.scripts, sc)
+		}
+		in.unlock()
+		c.reply(call{id: k.env.ID, sess: k.r.replyTo}, map[string]string{"identifier": id})
+	case name == "Target.getTargetInfo":
+		// Chrome's answer names the page (its URL, its title): the relay's
+		// own view of the tab says its origin only, as discovery does.
+		id, _, _ := exactString(k.params, "targetId")
+		st := in.lock()
+		var ti TargetInfo
+		switch {
+		case k.r.via.child && (id == "" || id == k.r.via.targetID):
+			ti = TargetInfo{TargetID: k.r.via.targetID, Type: "iframe", URL: origin(k.r.via.url), Attached: true, BrowserContextID: st.browserCtx}
+		case !k.r.via.child && (id == "" || id == k.r.tab.targetID):
+			ti = st.targetInfo(k.r.tab)
+		default:
+			in.unlock()
+			return false // another target's: as Chrome answers it on this session
+		}
+		in.unlock()
+		c.reply(call{id: k.env.ID, sess: k.r.replyTo}, map[string]any{"targetInfo": ti})
+	case name == "Page.removeScriptToEvaluateOnNewDocument":
+		// Out of Chrome while the tab is blind: forgotten, so that it is
+		// not put back.
+		st := in.lock()
+		st.removeScript(k.r.tab, k.r.via, k.params)
+		in.unlock()
+		c.replyEmptyRaw(k.env.ID, k.env.SessionID)
+	case name == "Runtime.addBinding", name == "Runtime.removeBinding",
+		strings.HasPrefix(name[strings.IndexByte(name, '.')+1:], "set") && !blindAllowed[name]:
+		if !k.r.via.child {
+			// Applied once the tab is on a full site again.
+			in.lock()
+			k.r.tab.deferSet(name, k.params)
+			in.unlock()
+		}
+		c.replyEmptyRaw(k.env.ID, k.env.SessionID)
+	default:
+		return false
+	}
+	k.out.kind = outEmulated
+	return true
+}

@@ -1,0 +1,221 @@
+package relay
+
+import (
+	"bytes"
+	"strings"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/cdprelay/cdprelay/internal/wire"
+)
+
+// The extension connection's read side: its loop, batches, and the
+// replies to the commands sent.
+
+// run runs the read loop until the connection ends. A panic in it ends
+// this instance's sockets, not the relay.
+func (x *extConn) run(maxMessage int64) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			x.inst.panicked("extension read loop", r)
+			err = errPanicked
+		}
+	}()
+	return x.serve(maxMessage)
+}
+
+// serve runs the read loop until the connection ends. It is the only
+// reader of the socket.
+func (x *extConn) serve(maxMessage int64) error {
+	conn := x.p.conn
+	conn.SetReadLimit(maxMessage)
+	_ = conn.SetReadDeadline(time.Now().Add(extReadTimeout))
+	conn.SetPongHandler(func(string) error {
+		return conn.SetReadDeadline(time.Now().Add(extReadTimeout))
+	})
+	var buf []byte
+	var m wire.ExtMessage
+	for {
+		mt, frame, err := readFrame(conn, &buf)
+		if err != nil {
+			return err
+		}
+		_ = conn.SetReadDeadline(time.Now().Add(extReadTimeout))
+		if mt != websocket.TextMessage {
+			x.log.Warn("extension sent a binary frame; ignored")
+			continue
+		}
+		if x.batches && wire.IsBatch(frame) {
+			x.handleBatch(frame, &m)
+			continue
+		}
+		if err := wire.DecodeExt(frame, &m); err != nil {
+			// One bad message must not cost the person their session, but
+			// it is worth a line: our extension never sends one.
+			x.log.Warn("extension sent a malformed message; ignored", "err", err)
+			continue
+		}
+		x.handle(&m)
+	}
+}
+
+// handle handles one message from the extension.
+func (x *extConn) handle(m *wire.ExtMessage) {
+	if m.HasID {
+		x.handleReply(m)
+		return
+	}
+	x.inst.handleExtEvent(x, m)
+}
+
+// handleBatch handles the messages of a batch frame in order, each as if
+// it had come in a frame of its own: a malformed one is skipped, and JSON
+// that breaks off loses what follows, not what came before.
+func (x *extConn) handleBatch(frame []byte, m *wire.ExtMessage) {
+	bt, err := wire.OpenBatch(frame)
+	if err != nil {
+		x.log.Warn("extension sent a malformed batch; ignored", "err", err)
+		return
+	}
+	for {
+		ok, err := bt.Next(m)
+		if !ok {
+			break
+		}
+		if err != nil {
+			x.log.Warn("extension sent a malformed message in a batch; ignored", "err", err)
+			continue
+		}
+		x.handle(m)
+	}
+	if err := bt.Err(); err != nil {
+		x.log.Warn("extension sent a batch that breaks off; the rest is ignored", "err", err)
+	}
+}
+
+// useBatches starts batch frames both ways, once the extension has said
+// it takes them: the relay's writer batches from now on, and
+// extension.acceptBatches tells the extension that it may batch too. Run
+// on the read loop.
+func (x *extConn) useBatches() {
+	if x.batches {
+		return
+	}
+	x.batches = true
+	x.p.batch.Store(true)
+	x.fireCall(methodAcceptBatches)
+}
+
+// featureBatches is extension.info's feature for batch frames.
+const (
+	featureBatches      = "batches"
+	methodAcceptBatches = "extension.acceptBatches"
+)
+
+func (x *extConn) handleReply(m *wire.ExtMessage) {
+	pc, ok := x.takePending(m.ID)
+	if !ok {
+		return // a reply to a call that timed out or was failed already
+	}
+	switch pc.kind {
+	case callFire:
+		if m.HasError {
+			x.log.Debug("relay command failed", "err", string(m.Error))
+		}
+		return
+	case callRelay:
+		if m.HasError {
+			pc.done <- callResult{err: parseExtError(m.Error)}
+			return
+		}
+		// The frame buffer is reused by the next read: copy.
+		res := append([]byte(nil), m.Result...)
+		if pc.then != nil {
+			pc.then(res)
+		}
+		pc.done <- callResult{result: res}
+		return
+	}
+	met := x.inst.srv.cfg.Metrics
+	met.observeLatency(pc.start)
+	met.messages[dirReply][pc.m.domain].Inc()
+	met.bytes[dirReply].Add(float64(len(m.Result) + len(m.Error)))
+	c := pc.client
+	c.inflight.Add(-1)
+	var session []byte
+	if pc.replyTo != nil {
+		session = pc.replyTo.idJSON
+	}
+	if pc.keep != nil && !m.HasError {
+		x.inst.keepScript(&pc, m.Result)
+	}
+	buf := getBuf()
+	switch {
+	case pc.tab.blindEpoch.Load() != pc.epoch && (m.HasError || !emptyResult(m.Result)):
+		// The tab went blind while the command ran: it may have run in the
+		// page the automation may not see. An empty result (an input
+		// event's, a setting's) says nothing of any page.
+		*buf = wire.AppendError(*buf, pc.clientID, session, codeServerError, msgWentBlind)
+	case m.HasError:
+		e := parseExtError(m.Error)
+		if e.Message == msgDetachedWhile && strings.HasPrefix(pc.m.name, "Runtime.") {
+			// Chrome detached the tab while the command ran: the objects
+			// of its context died with the debugger session. The client's
+			// word for that is a context's end, which it retries in the
+			// same page if the tab's sessions are resumed (resume.go).
+			e = &ExtError{Code: codeServerError, Message: msgContextGone}
+		}
+		*buf = wire.AppendError(*buf, pc.clientID, session, e.Code, e.Message)
+	case pc.m == methodGetProperties && pc.tab.readOnly.Load():
+		*buf = wire.AppendResult(*buf, pc.clientID, session, withoutScopes(m.Result))
+	case pc.m.name == "Page.getNavigationHistory" && x.inst.hasTiers():
+		*buf = wire.AppendResult(*buf, pc.clientID, session, x.inst.blindHistory(m.Result))
+	case pc.tab.readOnly.Load() && (pc.m.name == "Runtime.evaluate" || pc.m.name == "Runtime.callFunctionOn") && bytes.Contains(m.Result, sideEffectText):
+		*buf = wire.AppendResult(*buf, pc.clientID, session, bytes.ReplaceAll(m.Result, sideEffectText, sideEffectExplained))
+	case credentialResults[pc.m.name]:
+		r := wire.Redactor{Sensitive: x.inst.srv.credHeaders.has}
+		red := getBuf()
+		*red = r.Redact(*red, m.Result)
+		*buf = wire.AppendResult(*buf, pc.clientID, session, *red)
+		putBuf(red)
+	default:
+		if pc.then != nil {
+			pc.then(m.Result)
+		}
+		*buf = wire.AppendResult(*buf, pc.clientID, session, m.Result)
+	}
+	c.deliver(buf)
+}
+
+// emptyResult reports whether a command's result is {}.
+func emptyResult(r []byte) bool {
+	r = bytes.TrimSpace(r)
+	return len(r) == 2 && r[0] == '{' && r[1] == '}'
+}
+
+const msgWentBlind = "cdprelay: blind: the tab went to a page automation may not see while this command ran; its result is withheld"
+
+// parseExtError reads an extension error string. chrome.debugger reports a
+// CDP error as the JSON text of {code, message}; anything else is a plain
+// message.
+func parseExtError(msg []byte) *ExtError {
+	if len(msg) > 0 && msg[0] == '{' && wire.Valid(msg) == nil {
+		code, okc := wire.Int(wire.Field(msg, "code"))
+		text := wire.StringField(msg, "message")
+		if okc && text != nil {
+			return &ExtError{Code: code, Message: string(text)}
+		}
+	}
+	return &ExtError{Code: codeServerError, Message: string(msg)}
+}
+
+// CDP error codes, as Chrome uses them.
+const (
+	codeParseError     = -32700
+	codeInvalidRequest = -32600
+	codeMethodNotFound = -32601
+	codeInvalidParams  = -32602
+	codeServerError    = -32000
+	codeNoSession      = -32001
+)

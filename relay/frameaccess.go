@@ -1,0 +1,187 @@
+package relay
+
+import (
+	"strings"
+
+	"github.com/cdprelay/cdprelay/internal/wire"
+)
+
+// childAccess is what automation may do with a child session's frame at
+// u: the tiers of its own site (a frame that shares its parent's process
+// has no session of its own and goes with the tab).
+//
+// A frame of a page that is never shared (an extension's frame that a
+// password manager puts into the page, above all) is blind: it has its
+// extension's powers. A frame of about:blank, srcdoc or data: is its
+// embedder's.
+func (st *state) childAccess(u string) tabAccess {
+	web, special := pageScheme(u)
+	switch {
+	case web:
+		return st.tierAccess(u)
+	case special || u == "" || strings.HasPrefix(strings.ToLower(u), "data:"):
+		return tabAccess{}
+	}
+	return tabAccess{level: accessBlind, rule: ruleNeverShared,
+		why: "the frame shows " + schemeOf(u) + " page, which is never shared with automation"}
+}
+
+// setChildNav records where child session cs's frame is on its way to.
+func (st *state) setChildNav(cs *session, u string) {
+	if u == "" || u == cs.navTo {
+		return
+	}
+	cs.navTo = u
+	st.setChildURL(cs, cs.url)
+}
+
+// setChildURL records where child session cs now is (and where it is on
+// its way to). It reports whether the frame went blind.
+func (st *state) setChildURL(cs *session, u string) {
+	if u != cs.url {
+		cs.navTo = "" // committed
+	}
+	cs.url = u
+	was := cs.acc
+	cs.acc = stricter(st.childAccess(u), st.navAccess(cs.navTo))
+	for _, fu := range cs.frames {
+		if fa := st.childAccess(fu); fa.level > cs.acc.level {
+			cs.acc = fa
+			cs.acc.why = "a frame of the frame is on another site: " + fa.why
+		}
+	}
+	if n, ok := cs.tab.blindFrames[cs.targetID]; ok && n.acc.level > cs.acc.level {
+		cs.acc = n.acc
+	}
+	if cs.acc.level == accessBlind && was.level != accessBlind {
+		// Replies of commands still running in the frame are withheld,
+		// and the live view forgets the tab's last frame, which shows it.
+		cs.tab.blindEpoch.Add(1)
+		notifyHandles(cs.tab.handles, TabEvent{Method: EventHidden})
+	}
+	if cs.acc != was {
+		st.syncScripts(cs.tab)
+		st.observe(Event{Actor: ActorRelay, Kind: KindAccess, Target: cs.targetID, Rule: cs.acc.rule, Outcome: OutcomeOK,
+			Detail: "frame " + was.level.String() + " -> " + cs.acc.level.String() + " on " + origin(u)})
+	}
+}
+
+// setChildFrame records that frame id in child session cs's process is
+// now at url ("" when it is gone), and decides the child's access again.
+func (st *state) setChildFrame(cs *session, id, url string) {
+	if id == "" || !st.in.hasTiers() {
+		return
+	}
+	if url == "" {
+		if _, ok := cs.frames[id]; !ok {
+			return
+		}
+		delete(cs.frames, id)
+	} else {
+		if cs.frames == nil {
+			cs.frames = make(map[string]string)
+		}
+		if len(cs.frames) >= maxPendingFrames {
+			url = "cdprelay:too-many-frames" // not a web page: blind
+		}
+		cs.frames[id] = url
+	}
+	st.setChildURL(cs, cs.url)
+}
+
+// hasBlindChild reports whether an out-of-process frame of t is blind (or
+// on its way to a blind site): the tab's pixels then show it.
+func (st *state) hasBlindChild(t *tab) bool {
+	if !st.in.hasTiers() {
+		return false
+	}
+	if t.pendingBlind() {
+		// A frame on its way to a blind site that did not commit in the
+		// tab's process: it is in a process of its own now, whether or
+		// not the client has a session on it.
+		return true
+	}
+	for _, s := range st.sessions {
+		if s.child && s.tab == t && s.acc.level == accessBlind {
+			return true
+		}
+	}
+	return false
+}
+
+// storageDomains name their storage by origin or storage key in their
+// params, not by the tab that carries them.
+var storageDomains = map[string]bool{"Storage.": true, "CacheStorage.": true, "IndexedDB.": true, "DOMStorage.": true}
+
+// storageKeys are where those params name a storage: at the top, or in
+// the object of storageObjects.
+var (
+	storageKeys    = []string{"origin", "securityOrigin", "storageKey", "topLevelSite"}
+	storageObjects = []string{"storageId", "storageBucket", "bucket"}
+)
+
+// storageAccess returns the strictest access of the storages params name
+// (a storage key reads <origin>/[^…]), and which one.
+func (st *state) storageAccess(params []byte) (tabAccess, string) {
+	var a tabAccess
+	where := ""
+	look := func(obj []byte) {
+		for _, key := range storageKeys {
+			v, found, err := exactString(obj, key)
+			if !found && err == nil {
+				continue
+			}
+			u := v
+			if i := strings.IndexByte(u, '^'); i >= 0 {
+				u = u[:i]
+			}
+			to := st.urlAccess(u)
+			if err != nil {
+				to = tabAccess{level: accessBlind, rule: ruleNeverShared, why: err.Error()}
+			}
+			if to.level > a.level {
+				a, where = to, origin(u)
+			}
+		}
+	}
+	look(params)
+	for _, key := range storageObjects {
+		if obj := wire.Field(params, key); obj != nil {
+			look(obj)
+		}
+	}
+	return a, where
+}
+
+// strictFrame returns the strictest access of t's frames in processes of
+// their own (with a session of the client's, or followed on their way):
+// full when there is none that is not.
+func (st *state) strictFrame(t *tab) tabAccess {
+	var a tabAccess
+	for _, n := range t.blindFrames {
+		if n.acc.level > a.level {
+			a = n.acc
+		}
+	}
+	for _, s := range st.sessions {
+		if s.child && s.tab == t && s.acc.level > a.level {
+			a = s.acc
+		}
+	}
+	return a
+}
+
+// pixelMethods are what renders a tab's pixels, blind frames and all.
+var pixelMethods = map[string]bool{
+	"Page.captureScreenshot": true, "Page.printToPDF": true, "Page.captureSnapshot": true,
+	"Page.startScreencast": true, "LayerTree.makeSnapshot": true, "LayerTree.replaySnapshot": true,
+	"LayerTree.snapshotCommandLog": true, "LayerTree.profileSnapshot": true,
+}
+
+// stricter returns the stricter of two accesses.
+func stricter(a, b tabAccess) tabAccess {
+	if b.level > a.level {
+		return b
+	}
+	return a
+}
