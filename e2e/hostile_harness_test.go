@@ -426,6 +426,14 @@ func (p *person) eval(targetID, expr string) string {
 }
 
 // openTab opens a tab as the person would, and waits until it has loaded.
+// spareTab opens a tab of the person's that outlives the test, for a test
+// that must not leave the browser, or the relay's client, without a tab
+// when it closes the ones it uses (whatever earlier tests left open).
+func (p *person) spareTab() {
+	p.t.Helper()
+	p.before[p.openTab(env.Pages.Main+"/form.html?spare")] = true
+}
+
 func (p *person) openTab(url string) string {
 	p.t.Helper()
 	res, err := p.call("", "Target.createTarget", map[string]any{"url": url})

@@ -544,7 +544,8 @@ func TestRestrictedPagesComeBack(t *testing.T) {
 func TestPopupToExtensionPage(t *testing.T) {
 	requireEnv(t)
 	menu := "chrome-extension://" + testenv.PasswordManagerID + "/menu.html"
-	newPerson(testCtx(t, 60*time.Second), t) // closes the popups at the end
+	p := newPerson(testCtx(t, 60*time.Second), t) // closes the popups at the end
+	p.spareTab()                                  // what assertTabsKept finds at the end
 	runNode(t, "extpopup.mjs", env.BrowserWS, env.Pages.Main, menu, "reference")
 	runNode(t, "extpopup.mjs", env.HTTPEndpoint(), env.Pages.Main, menu, "relay")
 	assertTabsKept(t)
@@ -660,6 +661,9 @@ func TestClientMismatchesMatchChrome(t *testing.T) {
 	requireEnv(t)
 	ctx := testCtx(t, 60*time.Second)
 	p := newPerson(ctx, t)
+	// The client's connection outlives the tab the test closes only while
+	// another is shared.
+	p.spareTab()
 	a := newAttacker(ctx, t)
 	target, session := a.newTab(env.Pages.Main + "/form.html?window")
 	ref := dialOrFail(ctx, t, env.BrowserWS)
