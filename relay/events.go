@@ -119,8 +119,9 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 		return // a blind site's script or style sheet, in a page that loaded it
 	}
 	blind := t.acc.level == accessBlind || (child != nil && child.acc.level == accessBlind) ||
-		(st.in.hasTiers() && (st.aboutBlindFrame(t, method, params) ||
-			((bytesHasPrefix(method, "Network.") || bytesHasPrefix(method, "Fetch.")) && t.blindRequest(method, params))))
+		((len(t.blindFrames) > 0 || len(t.blindReqs) > 0 || bytesHasPrefix(method, "Target.")) && st.in.hasTiers() &&
+			(st.aboutBlindFrame(t, method, params) ||
+				((bytesHasPrefix(method, "Network.") || bytesHasPrefix(method, "Fetch.")) && t.blindRequest(method, params))))
 	if bytesHasPrefix(method, "Runtime.executionContext") {
 		if string(method) == "Runtime.executionContextCreated" && isRelayWorld(params) {
 			return // the relay's own world (relayworld.go)

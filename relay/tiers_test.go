@@ -467,6 +467,14 @@ func TestTierAgainstTheClientInABrowser(t *testing.T) {
 				t.Errorf("%s %v: %s", tc.method, tc.params, m.Raw)
 			}
 		}
+		// A second spelling of the key: which one Chrome reads is not the
+		// relay's to guess, so it is refused.
+		if m := h.callMsg(c, full, "Storage.clearDataForOrigin", json.RawMessage(`{"origin":"https://a.example","origin":"https://ro.example","storageTypes":"local_storage"}`)); m.Error == nil {
+			t.Errorf("storage named twice: %s", m.Raw)
+		}
+		if m := h.callMsg(c, full, "Storage.clearDataForOrigin", json.RawMessage(`{"orig\u0069n":"https://ro.example","storageTypes":"local_storage"}`)); m.Error == nil {
+			t.Errorf("storage named with an escaped key: %s", m.Raw)
+		}
 		if m := h.callMsg(c, full, "Storage.clearDataForOrigin", map[string]any{"origin": "https://a.example", "storageTypes": "local_storage"}); m.Error != nil {
 			t.Errorf("storage of a full site: %s", m.Raw)
 		}
