@@ -201,7 +201,11 @@ func (c *clientConn) forwardCall(k call) {
 		replyTo = k.sess
 	}
 	m := lookupMethod([]byte(k.method))
-	if !c.ext().forward(c, k.id, m, []byte(m.name), k.params, k.sess, replyTo) {
-		c.replyError(k.id, k.sess, codeServerError, "Extension disconnected")
+	if err := c.ext().forward(c, k.id, m, []byte(m.name), k.params, k.sess, replyTo); err != nil {
+		msg := "Extension disconnected"
+		if err == errSendStopped {
+			msg = msgStopped
+		}
+		c.replyError(k.id, k.sess, codeServerError, msg)
 	}
 }

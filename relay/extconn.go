@@ -120,17 +120,36 @@ func newExtConn(inst *Instance, conn *websocket.Conn, log *slog.Logger) *extConn
 // connection has ended. Every call to the extension goes through register
 // and then push.
 func (x *extConn) register(pc pendingCall) (int64, bool) {
+	id, err := x.registerCall(pc)
+	return id, err == nil
+}
+
+// Why the extension connection did not take a call.
+var (
+	errSendGone    = errors.New("the extension connection has ended")
+	errSendStopped = errors.New(msgStopped)
+)
+
+// registerCall is register, saying why not. A client's command is not
+// taken while a person has stopped the automation: Stop sets the flag
+// before it fails the pending calls under x.mu, so a command the
+// pipeline let through just before a Stop is either failed by it or
+// refused here.
+func (x *extConn) registerCall(pc pendingCall) (int64, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.gone {
-		return 0, false
+		return 0, errSendGone
+	}
+	if pc.kind == callClient && x.inst.stopped.Load() {
+		return 0, errSendStopped
 	}
 	x.nextID++
 	x.pending[x.nextID] = pc
 	if pc.kind == callClient {
 		pc.client.inflight.Add(1)
 	}
-	return x.nextID, true
+	return x.nextID, nil
 }
 
 // push queues the frame of registered call id, waiting for room. When the
@@ -269,13 +288,13 @@ func debuggee(tabID int64, sid string) map[string]any {
 // chrome.debugger.sendCommand on session via, with params as given (the
 // client's original bytes unless a stage rewrote them). replyTo is the
 // session the reply names. It blocks while the extension's queue is full.
-func (x *extConn) forward(c *clientConn, id int64, m *methodInfo, method, params []byte, via, replyTo *session) bool {
+func (x *extConn) forward(c *clientConn, id int64, m *methodInfo, method, params []byte, via, replyTo *session) error {
 	return x.forwardTap(c, id, m, method, params, via, replyTo, nil)
 }
 
 // forwardTap is forward with tap (nil: none) reading the successful
 // result before the client gets it.
-func (x *extConn) forwardTap(c *clientConn, id int64, m *methodInfo, method, params []byte, via, replyTo *session, tap func([]byte)) bool {
+func (x *extConn) forwardTap(c *clientConn, id int64, m *methodInfo, method, params []byte, via, replyTo *session, tap func([]byte)) error {
 	t := via.tab
 	now := time.Now()
 	t.lastCommand.Store(now.UnixNano())
@@ -284,9 +303,9 @@ func (x *extConn) forwardTap(c *clientConn, id int64, m *methodInfo, method, par
 		kept := append([]byte(nil), params...)
 		pc.keep = &kept
 	}
-	cid, ok := x.register(pc)
-	if !ok {
-		return false
+	cid, err := x.registerCall(pc)
+	if err != nil {
+		return err
 	}
 	var session []byte
 	if via.child {
@@ -294,7 +313,10 @@ func (x *extConn) forwardTap(c *clientConn, id int64, m *methodInfo, method, par
 	}
 	buf := getBuf()
 	*buf = wire.AppendSendCommand(*buf, cid, via.tab.id, session, method, params)
-	return x.push(cid, buf)
+	if !x.push(cid, buf) {
+		return errSendGone
+	}
+	return nil
 }
 
 // busyOn reports whether a client command is waiting for tab id.

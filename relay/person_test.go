@@ -417,3 +417,57 @@ func TestHeldCountsInFlight(t *testing.T) {
 	}
 	h.waitFor("nothing in flight", func() bool { return in.currentClient().inflight.Load() == 0 })
 }
+
+// A command that waits for its tab to be resumed (a password manager's
+// frame took the debugger away) is refused by a Stop that comes
+// meanwhile, at once, and never reaches the tab once the tab is back.
+func TestStopWhileWaitingForResume(t *testing.T) {
+	var mu sync.Mutex
+	attaches := 0
+	letAttach := make(chan struct{})
+	gate := func(method string, args []json.RawMessage) {
+		if method != "chrome.debugger.attach" {
+			return
+		}
+		mu.Lock()
+		attaches++
+		n := attaches
+		mu.Unlock()
+		if n == 2 { // the tab, then its resume
+			<-letAttach
+		}
+	}
+	h := newHarness(t, Config{})
+	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Features: ourFeatures, Gate: gate})
+	c := h.client()
+	h.autoAttach(c)
+	h.call(c, "pw-tab-1", "Runtime.enable", nil)
+	from := len(c.Messages())
+	e.DetachByBrowser(1, "target_closed", map[string]any{"cause": "extension_frame", "cleared": true, "guard": true})
+	h.event(c, from, "Runtime.executionContextsCleared")
+	h.waitFor("the resume to start", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return attaches == 2
+	})
+	waiting := h.send(c, "pw-tab-1", "Runtime.evaluate", map[string]any{"expression": "'after the stop'"})
+	if err := h.srv.Default().Stop("viewer-1"); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := h.reply(c, waiting) // before the tab is back
+	if r := refusal(m); r != "Error: "+msgStopped {
+		t.Fatalf("the waiting command: %s", m.Raw)
+	}
+	sent := len(e.Commands())
+	close(letAttach)
+	h.waitFor("the tab is back", func() bool { return e.Attached(1) })
+	// A command after the tab is back shows the resume has run its course.
+	if r := refusal(h.callMsg(c, "pw-tab-1", "DOM.enable", nil)); r != msgStopped {
+		t.Fatalf("while stopped: %q", r)
+	}
+	for _, cmd := range commandsSince(e, sent) {
+		if strings.Contains(string(cmd.Params), "after the stop") {
+			t.Fatalf("reached the tab after the Stop: %s", cmd.Params)
+		}
+	}
+}

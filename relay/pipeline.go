@@ -173,9 +173,13 @@ func (c *clientConn) route(k *cmd) bool {
 		if s != nil && s.tab != nil && s.tab.resuming != nil {
 			// The tab's sessions are being resumed: the command waits, and
 			// is routed once they are back (or gone).
-			done := s.tab.resuming
+			// A person's Stop ends the wait too.
+			done, run := s.tab.resuming, st.runCtx
 			in.unlock()
-			awaitResume(c.ctx, done)
+			awaitResume(c.ctx, run, done)
+			if !c.running(k) {
+				return false
+			}
 			st = in.lock()
 			s = st.lookupSession(c, k.env.SessionID)
 		}
@@ -445,25 +449,36 @@ func (c *clientConn) sendKept(k *cmd) {
 	}
 	c.inst.unlock()
 	k.out.kind = outForwarded
-	if !c.ext().forwardTap(c, k.env.ID, k.m, k.env.Method, k.params, k.r.via, k.r.replyTo, tap) {
-		c.failed(k, codeServerError, "Extension disconnected")
+	if err := c.ext().forwardTap(c, k.env.ID, k.m, k.env.Method, k.params, k.r.via, k.r.replyTo, tap); err != nil {
+		c.notSent(k, err)
 	}
 }
 
 // send forwards k on its route with k.params.
 func (c *clientConn) send(k *cmd) {
 	k.out.kind = outForwarded
-	if !c.ext().forward(c, k.env.ID, k.m, k.env.Method, k.params, k.r.via, k.r.replyTo) {
-		c.failed(k, codeServerError, "Extension disconnected")
+	if err := c.ext().forward(c, k.env.ID, k.m, k.env.Method, k.params, k.r.via, k.r.replyTo); err != nil {
+		c.notSent(k, err)
 	}
 }
 
 // sendAs forwards k as another method (a stage's rewrite).
 func (c *clientConn) sendAs(k *cmd, m *methodInfo) {
 	k.out.kind = outForwarded
-	if !c.ext().forward(c, k.env.ID, m, []byte(m.name), k.params, k.r.via, k.r.replyTo) {
-		c.failed(k, codeServerError, "Extension disconnected")
+	if err := c.ext().forward(c, k.env.ID, m, []byte(m.name), k.params, k.r.via, k.r.replyTo); err != nil {
+		c.notSent(k, err)
 	}
+}
+
+// notSent answers k, which the extension connection did not take: a Stop
+// came between the pipeline's first stage and the send, or the
+// extension has gone.
+func (c *clientConn) notSent(k *cmd, err error) {
+	if err == errSendStopped {
+		c.running(k)
+		return
+	}
+	c.failed(k, codeServerError, "Extension disconnected")
 }
 
 // noteClientScreencast records that the client runs a screencast of its own

@@ -437,10 +437,12 @@ func replayAllowed(acc tabAccess, m *methodInfo, params []byte) bool {
 	return true
 }
 
-// awaitResume waits while t is being resumed, or ctx ends.
-func awaitResume(ctx context.Context, done <-chan struct{}) {
+// awaitResume waits while a tab is being resumed (until done closes), or
+// either context ends: the client's, or the run a person's Stop ends.
+func awaitResume(ctx, run context.Context, done <-chan struct{}) {
 	select {
 	case <-done:
 	case <-ctx.Done():
+	case <-run.Done():
 	}
 }
