@@ -20,6 +20,9 @@ type eventEffects struct {
 	refresh     bool         // ask the tab for its title
 	resume      string       // a child of a blind tab waiting for a debugger: resume it
 	letGo       bool         // the tab is bound for a page never shared: detach it
+	// unpause: the tab's script paused in a debugger nobody the client
+	// knows of may resume (a blind tab, or the automation stopped).
+	unpause bool
 }
 
 // routeEvent forwards one chrome.debugger.onEvent. This is the tab →
@@ -151,6 +154,12 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 	} else if (blind || in.stopped.Load()) && string(method) == "Fetch.authRequired" {
 		fx.paused = pausedAction{kind: pausedAuthDefault, requestID: string(wire.StringField(params, "requestId"))}
 		return
+	} else if (blind || in.stopped.Load()) && string(method) == "Debugger.paused" {
+		// A breakpoint or pause-on-exceptions set while the tab was on a
+		// full site would freeze the person's page: the client may not
+		// see the pause or resume it, so the relay resumes it.
+		fx.unpause = true
+		return
 	}
 	c := st.client
 	if c == nil {
@@ -238,6 +247,9 @@ func (in *Instance) afterEvent(x *extConn, t *tab, sid, params []byte, fx *event
 	x.failSessions(fx.dropped)
 	if fx.resume != "" {
 		x.fire(t.id, fx.resume, "Runtime.runIfWaitingForDebugger", nil)
+	}
+	if fx.unpause {
+		x.fire(t.id, string(sid), "Debugger.resume", nil)
 	}
 	if fx.refresh {
 		in.tasks.spawn("target info", func() { in.refreshTargetInfo(x, t) })

@@ -548,3 +548,28 @@ func TestTierAgainstTheClientInABrowser(t *testing.T) {
 		}
 	})
 }
+
+// A pause in the debugger on a blind tab (a breakpoint set while the tab
+// was on a full site) is withheld from the client, who could not resume
+// it: the relay resumes it, so that the person's page does not freeze.
+func TestTierBlindPauseResumed(t *testing.T) {
+	h := newHarness(t, Config{Policy: tiers})
+	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://blind.example/", Title: "Bank"}, {ID: 2, URL: "https://a.example/", Title: "A"}}})
+	c := h.client()
+	h.autoAttach(c)
+	from, before := len(c.Messages()), len(e.Commands())
+	e.Event(1, "", "Debugger.paused", map[string]any{"callFrames": []any{map[string]any{"functionName": "secretFn"}}, "reason": "other"})
+	h.waitFor("the relay resumes the blind tab", func() bool { return hasMethod(sentMethods(e, before), "Debugger.resume") })
+	// A full tab's pause is the client's own to answer.
+	before = len(e.Commands())
+	e.Event(2, "", "Debugger.paused", map[string]any{"callFrames": []any{}, "reason": "other"})
+	h.event(c, from, "Debugger.paused")
+	if hasMethod(sentMethods(e, before), "Debugger.resume") {
+		t.Fatal("the relay resumed a full tab's pause")
+	}
+	for _, m := range c.Messages()[from:] {
+		if strings.Contains(string(m.Raw), "secretFn") {
+			t.Fatalf("the client saw the blind pause: %s", m.Raw)
+		}
+	}
+}
