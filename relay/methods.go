@@ -28,7 +28,15 @@ type methodInfo struct {
 	// replay says how a command of a tab's top-level session is kept for a
 	// resume (resume.go).
 	replay replayKind
+	// unique: stages read fields of these params where they lie (an input
+	// event's type, a storage key in a nested object), so params that give
+	// any key twice, at any depth, are refused before they are judged.
+	unique bool
 }
+
+// uniqueDomains are the domains whose commands' params are read field by
+// field: the approval stage's input events, the tiers' storage keys.
+var uniqueDomains = []string{"Input.", "Storage.", "IndexedDB.", "CacheStorage.", "DOMStorage."}
 
 var (
 	methodTable = map[string]*methodInfo{}
@@ -47,6 +55,9 @@ func newMethodInfo(name string) *methodInfo {
 	m.urlKey = urlMethods[name]
 	m.decode = decodedMethods[name]
 	m.replay = replayedMethods[name]
+	for _, d := range uniqueDomains {
+		m.unique = m.unique || strings.HasPrefix(name, d)
+	}
 	return m
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 )
@@ -178,6 +179,11 @@ func (e *paramsError) Error() string { return e.msg }
 // argsOf decodes the params of m into a. Nothing is read for a method
 // whose params the relay does not judge.
 func argsOf(m *methodInfo, params []byte, a *args) error {
+	if m.unique && params != nil && !jsontext.Value(params).IsValid(jsontext.AllowInvalidUTF8(true)) {
+		// The frame is valid JSON (the envelope codec checked it): what is
+		// left is a name given twice in one object.
+		return &paramsError{"Invalid parameters: params carry a key twice"}
+	}
 	if m.urlKey != "" {
 		u, found, err := exactString(params, m.urlKey)
 		if err != nil {

@@ -3,6 +3,8 @@ package relay
 import (
 	"bytes"
 	"encoding/json"
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"maps"
 	"slices"
 	"testing"
@@ -67,6 +69,15 @@ var argsCases = []struct {
 	{"Target.attachToTarget", `{"targetId":"T","Flatten":true}`, false, "", false},
 	{"Target.setAutoAttach", `{"autoAttach":true,"flatten":true,"flatten":false}`, true, "", false},
 	{"Runtime.evaluate", `{"expression":"1","expression":"2"}`, false, "", false},
+	// Input events and storage commands are read field by field (the
+	// approval stage's kind of event, the tiers' storage key): a key given
+	// twice, at any depth, escaped or not, is refused.
+	{"Input.dispatchMouseEvent", `{"type":"mouseMoved","x":1,"y":1,"type":"mousePressed"}`, true, "", false},
+	{"Input.dispatchKeyEvent", `{"type":"keyDown","k\u0065y":"a","key":"Enter"}`, true, "", false},
+	{"Input.dispatchMouseEvent", `{"type":"mousePressed","x":1,"y":1,"button":"left","clickCount":1}`, false, "", false},
+	{"Storage.clearDataForOrigin", `{"origin":"https://a.test","origin":"https://blind.test","storageTypes":"all"}`, true, "", false},
+	{"Storage.getStorageKey", `{"storageBucket":{"storageKey":"https://a.test/"},"storageBucket":{"storageKey":"https://blind.test/"}}`, true, "", false},
+	{"IndexedDB.requestDatabaseNames", `{"storageBucket":{"storageKey":"https://a.test/","storageKey":"https://blind.test/"}}`, true, "", false},
 }
 
 func TestArgsReadAsChrome(t *testing.T) {
@@ -124,6 +135,12 @@ func FuzzArgs(f *testing.F) {
 			}
 		} else if err == nil && len(vs) == 0 && a.hasURL {
 			t.Fatalf("%s %s: no %s, yet %q read", method, params, m.urlKey, a.url)
+		}
+		if m.unique && err == nil {
+			var v any
+			if jsonv2.Unmarshal(params, &v, jsontext.AllowInvalidUTF8(true)) != nil {
+				t.Fatalf("%s %s: a key given twice somewhere, accepted", method, params)
+			}
 		}
 		if m.decode != nil && err == nil {
 			for k, vs := range members {
