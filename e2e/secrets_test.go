@@ -1089,7 +1089,8 @@ func TestSecretsTypedByReference(t *testing.T) {
 // TestSecretsRefusals: where the relay will not type the secret, it says
 // why, naming the secret and the origin, never the value, and types
 // nothing: another origin's page, a cross-origin frame (from the page's
-// session and from the frame's own), no field focused, a reference among
+// session and from the frame's own), no field focused, a text field (not a
+// password field), a reference among
 // other text, an unknown secret, no secrets at all.
 func TestSecretsRefusals(t *testing.T) {
 	requireEnv(t)
@@ -1141,6 +1142,14 @@ func TestSecretsRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	refused("no field focused", main, "Input.insertText", insert, "site")
+	// A text field on the secret's own origin would show the value in
+	// every screenshot: a secret goes into password fields only.
+	a.focus(main, "user")
+	refused("a text field", main, "Input.insertText", insert, "site", "not a password field")
+	refused("a text field, fillSecret", main, "CDPRelay.fillSecret", map[string]any{"name": "site"}, "site", "not a password field")
+	if v := a.field(main, "user"); v != "" {
+		t.Errorf("the text field holds %q", v)
+	}
 	a.focus(main, "password")
 	refused("a reference among other text", main, "Input.insertText", map[string]any{"text": "x" + ref}, "{{secret:")
 	refused("an unknown secret", main, "Input.insertText", map[string]any{"text": "{{secret:nope}}"}, "nope")

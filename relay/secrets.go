@@ -3,6 +3,7 @@ package relay
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -40,6 +41,9 @@ type SecretSource interface {
 	Origins(name string) ([]string, bool)
 	// Value reads the secret. Its error never carries the value.
 	Value(ctx context.Context, name string) ([]byte, error)
+	// AnyField reports whether secret name may be typed into any field
+	// that takes text; otherwise into a password field only.
+	AnyField(name string) bool
 }
 
 type secretBox struct{ p atomic.Pointer[SecretSource] }
@@ -157,7 +161,7 @@ func (c *clientConn) typeSecret(k call, name string) {
 	// with the reference.
 	in.lockSecret(name, value)
 	allowed, _ := src.Origins(name)
-	expr, err := typeExpression(value, allowed)
+	expr, err := typeExpression(value, allowed, src.AnyField(name))
 	clear(value)
 	if err != nil {
 		c.failSecret(k, "cdprelay: secret "+name+" could not be typed")
@@ -207,7 +211,7 @@ func (c *clientConn) replyEmptyTo(k call) {
 // typeExpression is the script that types value where the focus is, in
 // the same task as it checks that the focused field's frame is on one of
 // origins: nothing of the page runs between the check and the typing.
-func typeExpression(value []byte, origins []string) ([]byte, error) {
+func typeExpression(value []byte, origins []string, anyField bool) ([]byte, error) {
 	v, err := json.Marshal(string(value))
 	if err != nil {
 		return nil, err
@@ -223,14 +227,18 @@ func typeExpression(value []byte, origins []string) ([]byte, error) {
 	expr = append(expr, v...)
 	expr = append(expr, ',')
 	expr = append(expr, o...)
+	expr = append(expr, ',')
+	expr = strconv.AppendBool(expr, anyField)
 	expr = append(expr, ')')
 	clear(v)
 	return expr, nil
 }
 
 // typeScript finds the focused field as focusProbe does and, when its
-// frame is on one of origins, inserts value there as typing would.
-const typeScript = `(value, origins) => {
+// frame is on one of origins, inserts value there as typing would. Unless
+// anyField, only into a password field: a text field shows the value in
+// every screenshot.
+const typeScript = `(value, origins, anyField) => {
   let doc = document, origin = location.origin;
   for (let depth = 0; depth < 32; depth++) {
     let el = doc.activeElement;
@@ -246,6 +254,7 @@ const typeScript = `(value, origins) => {
     }
     if (!(el.isContentEditable || /^(INPUT|TEXTAREA)$/.test(el.tagName))) return { typed: false, why: "no field has the focus on " + origin };
     if (!origins.includes(origin)) return { typed: false, why: "the focused field is on " + origin + ", not on " + origins.join(", ") };
+    if (!anyField && !(el.tagName === "INPUT" && el.type === "password")) return { typed: false, why: "the focused field on " + origin + " is not a password field (a secret with fields: any may be typed into any field)" };
     if (!doc.execCommand("insertText", false, value)) return { typed: false, why: "the focused field on " + origin + " did not take the text" };
     return { typed: true, origin };
   }

@@ -34,7 +34,18 @@ type Config struct {
 	Env     string   `json:"env,omitempty"`
 	File    string   `json:"file,omitempty"`
 	Command []string `json:"command,omitempty"`
+	// Fields is what the secret may be typed into: "password" (the
+	// default), a password field only, whose text the page shows as dots
+	// in screenshots and the live view; or "any", any field that takes
+	// text (a one-time code, an API key), whose text a screenshot shows.
+	Fields string `json:"fields,omitempty"`
 }
+
+// The kinds of field a secret may be typed into.
+const (
+	FieldsPassword = "password"
+	FieldsAny      = "any"
+)
 
 // CommandTimeout bounds a command source.
 const CommandTimeout = 10 * time.Second
@@ -74,6 +85,13 @@ func New(list []Config) (*Store, error) {
 		}
 		if sources != 1 {
 			errs = append(errs, fmt.Errorf("%s: exactly one of env, file and command is required", where))
+		}
+		switch c.Fields {
+		case "":
+			c.Fields = FieldsPassword
+		case FieldsPassword, FieldsAny:
+		default:
+			errs = append(errs, fmt.Errorf("%s: fields is %q or %q, not %q", where, FieldsPassword, FieldsAny, c.Fields))
 		}
 		if len(c.Origins) == 0 {
 			errs = append(errs, fmt.Errorf("%s: origins are required (where the secret may be typed, https://host)", where))
@@ -139,6 +157,12 @@ func (s *Store) Origins(name string) ([]string, bool) {
 	}
 	c, ok := s.byName[name]
 	return c.Origins, ok
+}
+
+// AnyField reports whether secret name may be typed into any field that
+// takes text, not only a password field.
+func (s *Store) AnyField(name string) bool {
+	return s != nil && s.byName[name].Fields == FieldsAny
 }
 
 // Allowed reports whether secret name may be typed on origin.
@@ -217,7 +241,11 @@ func (s *Store) Explain() string {
 		default:
 			src = "command " + c.Command[0]
 		}
-		fmt.Fprintf(&b, "  %s: on %s, from %s\n", n, strings.Join(c.Origins, ", "), src)
+		into := "password fields"
+		if c.Fields == FieldsAny {
+			into = "any field"
+		}
+		fmt.Fprintf(&b, "  %s: into %s on %s, from %s\n", n, into, strings.Join(c.Origins, ", "), src)
 	}
 	return b.String()
 }

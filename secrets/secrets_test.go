@@ -23,6 +23,7 @@ func TestConfig(t *testing.T) {
 		{Name: "a", Origins: []string{"x.test"}, Env: "A"},
 		{Name: "a", Origins: []string{"https://x.test"}},
 		{Name: "a", Origins: []string{"https://x.test"}, Env: "A", File: "/f"},
+		{Name: "a", Origins: []string{"https://x.test"}, Env: "A", Fields: "text"},
 	} {
 		if _, err := New([]Config{bad}); err == nil {
 			t.Errorf("accepted %+v", bad)
@@ -30,6 +31,17 @@ func TestConfig(t *testing.T) {
 	}
 	if _, err := New([]Config{{Name: "a", Origins: []string{"https://x.test"}, Env: "A"}, {Name: "a", Origins: []string{"https://x.test"}, Env: "B"}}); err == nil {
 		t.Error("accepted a name twice")
+	}
+	// Password fields only, unless a secret says any field.
+	s, err := New([]Config{{Name: "pw", Origins: []string{"https://x.test"}, Env: "A"}, {Name: "otp", Origins: []string{"https://x.test"}, Env: "B", Fields: FieldsAny}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.AnyField("pw") || !s.AnyField("otp") || s.AnyField("none") {
+		t.Errorf("AnyField: pw %v, otp %v, none %v", s.AnyField("pw"), s.AnyField("otp"), s.AnyField("none"))
+	}
+	if x := s.Explain(); !strings.Contains(x, "pw: into password fields") || !strings.Contains(x, "otp: into any field") {
+		t.Errorf("explain: %s", x)
 	}
 }
 
