@@ -3,6 +3,7 @@ package relay
 import (
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -38,7 +39,8 @@ func hasMethod(ms []string, m string) bool {
 func TestStopAndResume(t *testing.T) {
 	hold, arrived := make(chan struct{}), make(chan struct{})
 	var once sync.Once
-	h := newHarness(t, Config{})
+	rec := &auditRecorder{}
+	h := newHarness(t, Config{Observer: rec})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Gate: func(method string, args []json.RawMessage) {
 		if method == "chrome.debugger.sendCommand" && len(args) > 2 && strings.Contains(string(args[2]), "while(true)") {
 			once.Do(func() { close(arrived) })
@@ -96,6 +98,9 @@ func TestStopAndResume(t *testing.T) {
 	if m := h.callMsg(c, sess, "Runtime.evaluate", map[string]any{"expression": "1"}); m.Error != nil {
 		t.Fatalf("after resume: %s", m.Raw)
 	}
+	if !rec.find(KindStop, "stopped by viewer-1; 1 commands under way failed") || !rec.find(KindResume, "4 commands refused while stopped") {
+		t.Errorf("the audit log of the Stop and the Resume: %+v", rec.ev)
+	}
 }
 
 // While stopped, the page does not wait for an automation that may not
@@ -145,7 +150,8 @@ func TestStopCatchesEmulatedCommands(t *testing.T) {
 }
 
 func TestDialogs(t *testing.T) {
-	h := newHarness(t, Config{DialogTimeout: 200 * time.Millisecond})
+	rec := &auditRecorder{}
+	h := newHarness(t, Config{DialogTimeout: 200 * time.Millisecond, Observer: rec})
 	e := h.ext(fakeext.Options{Tabs: twoTabs})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -211,6 +217,28 @@ func TestDialogs(t *testing.T) {
 		t.Fatalf("a prompt nobody answered: %s", args[2])
 	}
 	closed(false)
+	// The other types: alert and beforeunload accepted, confirm dismissed.
+	for _, tc := range []struct {
+		typ    string
+		accept bool
+	}{{"alert", true}, {"beforeunload", true}, {"confirm", false}} {
+		sent = len(e.Commands())
+		open(tc.typ, "nobody answers")
+		h.waitFor("the relay answers the "+tc.typ, func() bool { return hasMethod(sentMethods(e, sent), "Page.handleJavaScriptDialog") })
+		want := `"accept":` + strconv.FormatBool(tc.accept)
+		for _, cmd := range commandsSince(e, sent) {
+			if strings.Contains(string(cmd.Params), "handleJavaScriptDialog") && !strings.Contains(string(cmd.Params), want) {
+				t.Errorf("a %s nobody answered: %s, want %s", tc.typ, cmd.Params, want)
+			}
+		}
+		closed(tc.accept)
+	}
+	// Every dialog, its answer and who gave it are in the audit log.
+	for _, detail := range []string{"opened confirm", "confirm accepted by viewer-1", "alert accepted by", "prompt dismissed by", "beforeunload accepted by", "confirm dismissed by"} {
+		if !rec.find(KindDialog, detail) {
+			t.Errorf("no audit record %q of kind %s; have %+v", detail, KindDialog, rec.ev)
+		}
+	}
 }
 
 // askPolicy asks before navigations to shop.example and the methods it
@@ -238,7 +266,8 @@ func (askPolicy) UploadDirs(string) []string   { return nil }
 func (p askPolicy) AsksSubmit(string) bool     { return p.submit }
 
 func TestApprovals(t *testing.T) {
-	h := newHarness(t, Config{Policy: askPolicy{}, ApprovalTimeout: time.Hour})
+	rec := &auditRecorder{}
+	h := newHarness(t, Config{Policy: askPolicy{}, ApprovalTimeout: time.Hour, Observer: rec})
 	e := h.ext(fakeext.Options{Tabs: twoTabs})
 	c := h.client()
 	sess := h.autoAttach(c)
@@ -301,6 +330,16 @@ func TestApprovals(t *testing.T) {
 		t.Fatalf("held at stop: %s", m.Raw)
 	}
 	asked(0)
+	// Who approved and who denied what, and the Stop, are audited.
+	for _, want := range []struct{ kind, detail string }{
+		{KindApproval, "approved by viewer-1: navigate to https://shop.example/checkout"},
+		{KindApproval, "denied by viewer-1: navigate to https://shop.example/pay"},
+		{KindStop, "stopped by viewer-1; 1 commands under way failed"},
+	} {
+		if !rec.find(want.kind, want.detail) {
+			t.Errorf("no audit record %q of kind %s; have %+v", want.detail, want.kind, rec.ev)
+		}
+	}
 }
 
 func TestApprovalTimeout(t *testing.T) {
