@@ -19,7 +19,9 @@ import (
 // read itself. Chrome reports the person's session cookies (HttpOnly ones
 // included) and cached credentials in a few events and results — the
 // ExtraInfo events behind Playwright's allHeaders(), HAR and traces,
-// Fetch.requestPaused, WebSocket handshakes, Network.loadNetworkResource —
+// Fetch.requestPaused, WebSocket handshakes, Network.loadNetworkResource,
+// and Audits.issueAdded, whose cookie issues quote the raw Set-Cookie line
+// and whose signature issues the signature base built from the headers —
 // and those alone are decoded, on the way out, and rewritten with
 // wire.Redactor: credential headers (Cookie, Set-Cookie, Authorization,
 // Proxy-Authorization and the configured names) and cookie values become
@@ -29,11 +31,17 @@ import (
 // Interception keeps working: the relay remembers the real values of a
 // paused request's headers, and when the client continues it with the
 // markers it was shown (route.continue({headers: request.headers()})), the
-// relay puts them back. A marker that does not belong to that request is
-// refused, and so is a Cookie header the client makes up: the client
-// cannot send its own cookie as the person. Playwright's route.fetch()
-// runs in the client's process, outside the browser: it sends the marker,
-// never the cookie.
+// relay puts them back. So it does for a paused response's own headers,
+// Set-Cookie included, when the client continues the response with them
+// (Fetch.continueResponse): Chrome gets back the lines its server sent,
+// whole, attributes and all. A marker that does not belong to that
+// request (or, in a response, to that response) is refused, and so is a
+// Cookie header the client makes up, and any Set-Cookie in a response the
+// client makes or that is not the response's own: the client cannot send
+// its own cookie as the person, set one in the person's browser, or have a
+// request's credentials come back to the page as a response header it can
+// read. Playwright's route.fetch() runs in the client's process, outside
+// the browser: it sends the marker, never the cookie.
 
 // credentialEvents are the events whose params can carry credentials.
 var credentialEvents = map[string]bool{
@@ -48,6 +56,7 @@ var credentialEvents = map[string]bool{
 	"Network.requestIntercepted":                 true,
 	"Fetch.requestPaused":                        true,
 	"Fetch.authRequired":                         true,
+	"Audits.issueAdded":                          true,
 }
 
 // credentialResults are the commands whose results can carry them.
@@ -90,13 +99,14 @@ func (h credentialHeaders) has(name []byte) bool {
 // isCredentialEvent reports, from the event's name alone, whether its
 // params are to be rewritten.
 func isCredentialEvent(method []byte) bool {
-	return (bytesHasPrefix(method, "Network.") || bytesHasPrefix(method, "Fetch.")) && credentialEvents[string(method)]
+	return (bytesHasPrefix(method, "Network.") || bytesHasPrefix(method, "Fetch.") || bytesHasPrefix(method, "Audits.")) &&
+		credentialEvents[string(method)]
 }
 
 // redactEvent returns the params of a credential event, rewritten into a
 // pooled buffer the caller returns with putBuf. For a Fetch.requestPaused
 // the real values are kept for t's session sid, to be put back when the
-// client continues the request.
+// client continues the request or, at the response stage, the response.
 func (in *Instance) redactEvent(st *state, t *tab, sid string, method, params []byte) *[]byte {
 	r := wire.Redactor{Sensitive: in.srv.credHeaders.has}
 	if in.hasTiers() {
@@ -114,13 +124,26 @@ func (in *Instance) redactEvent(st *state, t *tab, sid string, method, params []
 			return origin(string(value)) + "/", true
 		}
 	}
-	var kept map[string]string
+	var kept *keptRequest
 	if string(method) == "Fetch.requestPaused" {
-		r.Redacted = func(name, value []byte) {
+		r.Redacted = func(field, name, value []byte) {
 			if kept == nil {
-				kept = map[string]string{}
+				kept = &keptRequest{}
 			}
-			kept[strings.ToLower(string(name))] = string(value)
+			low := strings.ToLower(string(name))
+			if string(field) == "responseHeaders" {
+				// The response's, apart from the request's: one may not
+				// pass for the other. Set-Cookie comes once a line.
+				if kept.response == nil {
+					kept.response = map[string][]string{}
+				}
+				kept.response[low] = append(kept.response[low], string(value))
+				return
+			}
+			if kept.creds == nil {
+				kept.creds = map[string]string{}
+			}
+			kept.creds[low] = string(value)
 		}
 	}
 	buf := getBuf()
@@ -128,11 +151,9 @@ func (in *Instance) redactEvent(st *state, t *tab, sid string, method, params []
 	if kept != nil {
 		if id := wire.StringField(params, "requestId"); len(id) > 0 {
 			req := wire.Field(params, "request")
-			t.keepPaused(sid+"\x00"+string(id), &keptRequest{
-				url:     string(wire.StringField(req, "url")),
-				creds:   kept,
-				headers: append([]byte(nil), wire.Field(req, "headers")...),
-			})
+			kept.url = string(wire.StringField(req, "url"))
+			kept.headers = append([]byte(nil), wire.Field(req, "headers")...)
+			t.keepPaused(sid+"\x00"+string(id), kept)
 		}
 	}
 	return buf
@@ -140,12 +161,32 @@ func (in *Instance) redactEvent(st *state, t *tab, sid string, method, params []
 
 // keptRequest is what the relay keeps of a paused request that carries
 // the person's credentials: where it was going, the real values of the
-// credential headers it showed as markers, and all its headers as Chrome
-// gave them.
+// credential headers it showed as markers (its own and, at the response
+// stage, its response's), and all its headers as Chrome gave them.
 type keptRequest struct {
-	url     string
-	creds   map[string]string // by lower-case name
-	headers []byte            // the request's headers object
+	url      string
+	creds    map[string]string   // the request's, by lower-case name
+	response map[string][]string // the response's, by lower-case name, in the order shown
+	headers  []byte              // the request's headers object
+}
+
+// fromResponse takes the real value of a marker shown for a header of the
+// paused response: the first value of that header not yet taken whose
+// marker it is. Two values of one length have the same marker, so they go
+// back in the order they were shown, and each once. k is owned by the
+// caller (it is no longer in the tab's paused map).
+func (k *keptRequest) fromResponse(name, marker string) (string, bool) {
+	if k == nil {
+		return "", false
+	}
+	vs := k.response[name]
+	for i, v := range vs {
+		if wire.Marker(len(v)) == marker {
+			k.response[name] = slices.Delete(vs, i, i+1)
+			return v, true
+		}
+	}
+	return "", false
 }
 
 // maxPausedKept bounds the paused requests whose credentials a tab keeps:
@@ -168,9 +209,10 @@ func (t *tab) keepPaused(key string, h *keptRequest) {
 
 // restoreCredentials puts back the real values of the markers in the
 // headers of a client's Fetch.continueRequest, continueResponse or
-// fulfillRequest, and refuses a marker that is not this request's, a
-// Cookie the client made up, and Set-Cookie in a response it makes. It
-// returns the params to forward.
+// fulfillRequest, and refuses a marker that is not this request's (in
+// response headers, this response's), a Cookie the client made up, and
+// Set-Cookie in a response it makes or that is not the paused response's
+// own. It returns the params to forward.
 func (c *clientConn) restoreCredentials(k *cmd) ([]byte, Decision, bool) {
 	var p map[string]jsontext.Value
 	if err := decodeStruct(k.params, &p); err != nil {
@@ -221,16 +263,31 @@ func (c *clientConn) restoreCredentials(k *cmd) ([]byte, Decision, bool) {
 		for i, h := range hs {
 			low := strings.ToLower(h.Name)
 			isResponse := field == "responseHeaders" || k.m.name == "Fetch.fulfillRequest"
-			if isResponse && low == "set-cookie" {
+			marker := strings.HasPrefix(h.Value, wire.RedactedPrefix)
+			// Continuing a response, the client may hand Chrome back the
+			// Set-Cookie lines its server sent (restored below, or refused
+			// when they are not this response's); any other Set-Cookie in
+			// a response is the client's own.
+			if isResponse && low == "set-cookie" && (!marker || k.m.name != "Fetch.continueResponse") {
 				return nil, deny(ruleCredentials, "Denied by cdprelay policy: a response the client makes may not set the person's cookies (Set-Cookie)"), false
 			}
-			if strings.HasPrefix(h.Value, wire.RedactedPrefix) {
-				real, ok := kept[low]
+			if marker {
 				if elsewhere {
 					return nil, deny(ruleCredentials, "Denied by cdprelay policy: a request continued to another origin may not carry the person's credentials (header "+h.Name+")"), false
 				}
-				if !ok || wire.Marker(len(real)) != h.Value {
-					return nil, deny(ruleCredentials, "Denied by cdprelay policy: header "+h.Name+" carries a redacted value that is not this request's"), false
+				real, ok, whose := "", false, "request's"
+				if isResponse {
+					// Only the response's own values: a request's
+					// credentials put in a response would reach the page as
+					// a header its scripts can read.
+					real, ok = req.fromResponse(low, h.Value)
+					whose = "response's"
+				} else {
+					real, ok = kept[low]
+					ok = ok && wire.Marker(len(real)) == h.Value
+				}
+				if !ok {
+					return nil, deny(ruleCredentials, "Denied by cdprelay policy: header "+h.Name+" carries a redacted value that is not this "+whose), false
 				}
 				hs[i].Value = real
 				changed = true

@@ -206,3 +206,131 @@ func TestSecretsTypedByReference(t *testing.T) {
 		t.Fatalf("fillSecret sent %s", sent)
 	}
 }
+
+// A paused response's own Set-Cookie goes back to Chrome as it came when
+// the client continues the response with the markers it was shown
+// (route.fulfill({response, headers: response.headers()}) through
+// Fetch.continueResponse, or a response header edited), in the order
+// shown; a marker of another response, the request's Cookie put in the
+// response, a Set-Cookie the client makes up and the response's own
+// Set-Cookie in a response the client makes are refused.
+func TestCredentialsContinueResponse(t *testing.T) {
+	h := newHarness(t, Config{})
+	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
+	c := h.client()
+	sess := h.autoAttach(c)[0]
+	type header struct {
+		Name  string `json:"name"`
+		Value string `json:"value"`
+	}
+	// pause pauses request id at the response stage and returns the
+	// response headers and the request's Cookie as the client saw them.
+	pause := func(id string, setCookies ...string) ([]header, string) {
+		t.Helper()
+		hs := []header{{"Content-Type", "text/html"}}
+		for _, v := range setCookies {
+			hs = append(hs, header{"Set-Cookie", v})
+		}
+		from := len(c.Messages())
+		e.Event(1, "", "Fetch.requestPaused", map[string]any{
+			"requestId": id, "resourceType": "Document", "frameId": "F",
+			"request":            map[string]any{"url": "https://a.example/", "method": "GET", "headers": map[string]string{"Cookie": "sid=httponly-session-value"}},
+			"responseStatusCode": 200, "responseHeaders": hs,
+		})
+		for {
+			m, i := h.event(c, from, "Fetch.requestPaused")
+			var p struct {
+				RequestID string `json:"requestId"`
+				Request   struct {
+					Headers map[string]string `json:"headers"`
+				} `json:"request"`
+				ResponseHeaders []header `json:"responseHeaders"`
+			}
+			json.Unmarshal(m.Params, &p)
+			if p.RequestID == id {
+				for _, v := range setCookies {
+					if strings.Contains(string(m.Raw), v) {
+						t.Fatalf("%s reached the client: %s", v, m.Raw)
+					}
+				}
+				return p.ResponseHeaders, p.Request.Headers["Cookie"]
+			}
+			from = i + 1
+		}
+	}
+	// forwarded returns the params of the one command the tab got since
+	// before.
+	forwarded := func(before int) (string, json.RawMessage) {
+		t.Helper()
+		got := commandsSince(e, before)
+		if len(got) != 1 {
+			t.Fatalf("the tab got %v", got)
+		}
+		var args []json.RawMessage
+		if err := json.Unmarshal(got[0].Params, &args); err != nil || len(args) < 3 {
+			t.Fatalf("forwarded as %s", got[0].Params)
+		}
+		var method string
+		json.Unmarshal(args[1], &method)
+		return method, args[2]
+	}
+
+	// Two values of the same length: each marker takes the value it was
+	// shown for, by its place.
+	shown, _ := pause("P1", "sid=rotated-session-value; Path=/; HttpOnly", "aaa=111; Path=/", "bbb=222; Path=/")
+	before := len(e.Commands())
+	edited := append([]header{{"X-Edited", "1"}}, shown...)
+	h.call(c, sess, "Fetch.continueResponse", map[string]any{"requestId": "P1", "responseCode": 200, "responseHeaders": edited})
+	method, p := forwarded(before)
+	var sent struct {
+		ResponseHeaders []header `json:"responseHeaders"`
+	}
+	json.Unmarshal(p, &sent)
+	want := []header{{"X-Edited", "1"}, {"Content-Type", "text/html"}, {"Set-Cookie", "sid=rotated-session-value; Path=/; HttpOnly"}, {"Set-Cookie", "aaa=111; Path=/"}, {"Set-Cookie", "bbb=222; Path=/"}}
+	if method != "Fetch.continueResponse" || toJSONString(sent.ResponseHeaders) != toJSONString(want) {
+		t.Fatalf("forwarded %s %s", method, p)
+	}
+
+	// The response is settled: its markers do not work twice.
+	other, _ := pause("P2", "other=another-response-value")
+	for _, tc := range []struct {
+		name   string
+		method string
+		params func() any
+	}{
+		{"a settled response's markers", "Fetch.continueResponse", func() any {
+			return map[string]any{"requestId": "P1", "responseHeaders": shown}
+		}},
+		{"another response's marker", "Fetch.continueResponse", func() any {
+			shown, _ := pause("P4", "x=1")
+			return map[string]any{"requestId": "P4", "responseHeaders": append(shown, other[1])}
+		}},
+		{"the request's Cookie in the response", "Fetch.continueResponse", func() any {
+			shown, cookie := pause("P5")
+			return map[string]any{"requestId": "P5", "responseHeaders": append(shown, header{"Cookie", cookie})}
+		}},
+		{"a marker shown once, sent twice", "Fetch.continueResponse", func() any {
+			shown, _ := pause("P6", "sid=rotated-session-value; HttpOnly")
+			return map[string]any{"requestId": "P6", "responseHeaders": append(shown, shown[1])}
+		}},
+		{"a Set-Cookie the client makes up", "Fetch.continueResponse", func() any {
+			shown, _ := pause("P7", "x=1")
+			return map[string]any{"requestId": "P7", "responseHeaders": append(shown, header{"Set-Cookie", "sid=the-clients-own"})}
+		}},
+		{"the response's own Set-Cookie in a response the client makes", "Fetch.fulfillRequest", func() any {
+			shown, _ := pause("P8", "sid=rotated-session-value; HttpOnly")
+			return map[string]any{"requestId": "P8", "responseCode": 200, "responseHeaders": shown, "body": ""}
+		}},
+	} {
+		params := tc.params()
+		before := len(e.Commands())
+		m := h.callMsg(c, sess, tc.method, params)
+		if m.Error == nil {
+			t.Errorf("%s: %s", tc.name, m.Raw)
+		}
+		h.waitFor("the paused request is failed", func() bool { return len(commandsSince(e, before)) > 0 })
+		if method, p := forwarded(before); method != "Fetch.failRequest" || !strings.Contains(string(p), "BlockedByClient") {
+			t.Errorf("%s: the tab got %s %s", tc.name, method, p)
+		}
+	}
+}

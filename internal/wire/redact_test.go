@@ -32,9 +32,18 @@ func TestRedact(t *testing.T) {
 			`{"head\u0065rs":{"Co\u006fkie":"\u0073id=1"}}`,
 			`{"head\u0065rs":{"Co\u006fkie":"cdprelay-redacted:5"}}`},
 		{"nothing to redact", `{"a":[1,{"b":"c"}],"headers":{"accept":"x"}}`, `{"a":[1,{"b":"c"}],"headers":{"accept":"x"}}`},
+		{"an Audits cookie issue's raw line: the cookie's name and attributes stay",
+			`{"issue":{"code":"CookieIssue","details":{"cookieIssueDetails":{"cookie":{"name":"sid","path":"/","domain":"a.test"},"rawCookieLine":"sid=s3cr3t; Path=/; HttpOnly; secure; SameSite=None; Max-Age=60; Expires=Wed, 21 Oct 2099 07:28:00 GMT","operation":"SetCookie"}}}}`,
+			`{"issue":{"code":"CookieIssue","details":{"cookieIssueDetails":{"cookie":{"name":"sid","path":"/","domain":"a.test"},"rawCookieLine":"sid=cdprelay-redacted:6; Path=/; HttpOnly; secure; SameSite=None; Max-Age=60; Expires=Wed, 21 Oct 2099 07:28:00 GMT","operation":"SetCookie"}}}}`},
+		{"a raw line that is not one Set-Cookie: every pair that is no attribute, and text with no name",
+			`{"rawCookieLine":" s3cr3t ; Path=/;; other=dTpw;dTpw; x = s3cr3t ","cookieLine":"a=\"s3cr3t;dTpw\"; HttpOnly"}`,
+			`{"rawCookieLine":" cdprelay-redacted:6 ; Path=/;; other=cdprelay-redacted:4;cdprelay-redacted:4; x = cdprelay-redacted:6 ","cookieLine":"a=cdprelay-redacted:7;cdprelay-redacted:5; HttpOnly"}`},
+		{"a signature base: the credential headers it covers",
+			`{"signatureBase":"\"unencoded-digest\";sf: sha-256=:AAA=:\n\"set-cookie\": sid=s3cr3t; HttpOnly\n\"authorization\";req: Basic dTpw\n\"cookie\";req;bs: :czNjcjN0:\n\"accept\";req: */*\n\"@path\";req: /cookie\n\"@signature-params\": (\"set-cookie\" \"authorization\";req);keyid=\"k\";tag=\"ed25519-integrity\""}`,
+			`{"signatureBase":"\"unencoded-digest\";sf: sha-256=:AAA=:\n\"set-cookie\": cdprelay-redacted:20\n\"authorization\";req: cdprelay-redacted:10\n\"cookie\";req;bs: cdprelay-redacted:10\n\"accept\";req: */*\n\"@path\";req: /cookie\n\"@signature-params\": (\"set-cookie\" \"authorization\";req);keyid=\"k\";tag=\"ed25519-integrity\""}`},
 	} {
 		var seen []string
-		r := Redactor{Sensitive: credential, Redacted: func(n, v []byte) { seen = append(seen, string(n)+"="+string(v)) }}
+		r := Redactor{Sensitive: credential, Redacted: func(f, n, v []byte) { seen = append(seen, string(f)+":"+string(n)+"="+string(v)) }}
 		got := string(r.Redact(nil, []byte(tc.in)))
 		if got != tc.want {
 			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.want)
@@ -42,9 +51,20 @@ func TestRedact(t *testing.T) {
 		if !json.Valid([]byte(got)) {
 			t.Errorf("%s: invalid JSON %s", tc.name, got)
 		}
-		if strings.Contains(got, "s3cr3t") || strings.Contains(got, "dTpw") {
+		if strings.Contains(got, "s3cr3t") || strings.Contains(got, "dTpw") || strings.Contains(got, "czNjcjN0") {
 			t.Errorf("%s: a secret is left: %s", tc.name, got)
 		}
+	}
+}
+
+// Redacted tells which member the headers were in, so that a paused
+// request's values and its response's are kept apart.
+func TestRedactedField(t *testing.T) {
+	var seen []string
+	r := Redactor{Sensitive: credential, Redacted: func(f, n, v []byte) { seen = append(seen, string(f)+" "+string(n)+"="+string(v)) }}
+	r.Redact(nil, []byte(`{"requestId":"i","request":{"url":"https://a.test/","headers":{"Cookie":"a=b"}},"responseHeaders":[{"name":"Set-Cookie","value":"c=d"},{"name":"set-cookie","value":"e=f"},{"name":"Content-Type","value":"text/html"}]}`))
+	if want := []string{"headers Cookie=a=b", "responseHeaders Set-Cookie=c=d", "responseHeaders set-cookie=e=f"}; strings.Join(seen, "|") != strings.Join(want, "|") {
+		t.Fatalf("seen %q, want %q", seen, want)
 	}
 }
 
@@ -54,6 +74,8 @@ func FuzzRedact(f *testing.F) {
 	f.Add([]byte(`{"headers":{"Cookie":"sid=s3cr3tvalue"}}`), "s3cr3tvalue")
 	f.Add([]byte(`{"x":{"headers":[{"name":"authorization","value":"Bearer s3cr3tvalue"}]}}`), "s3cr3tvalue")
 	f.Add([]byte(`{"headersText":"cookie: s3cr3tvalue\n"}`), "s3cr3tvalue")
+	f.Add([]byte(`{"rawCookieLine":"sid=s3cr3tvalue; Path=/; x=s3cr3tvalue"}`), "s3cr3tvalue")
+	f.Add([]byte(`{"signatureBase":"\"set-cookie\": s3cr3tvalue\n\"@signature-params\": ()"}`), "s3cr3tvalue")
 	f.Fuzz(func(t *testing.T, in []byte, secret string) {
 		if Valid(in) != nil {
 			return
