@@ -72,6 +72,10 @@ type peer struct {
 	// loop, read by the writer.
 	batch    atomic.Bool
 	batchBuf []byte // owned by the writer: the batch being built
+
+	// cork, when set, lets the writer write a burst of messages to the
+	// socket at once (cork.go). Set before writeLoop starts.
+	cork *corkConn
 }
 
 func newPeer(conn *websocket.Conn, queue int, maxBytes int64) *peer {
@@ -225,7 +229,7 @@ func (p *peer) writeLoop(ping time.Duration, onPanic func(where string, r any)) 
 		select {
 		case b := <-p.out:
 			p.dequeued(b)
-			if err := p.writeOut(b); err != nil {
+			if err := p.writeBurst(b); err != nil {
 				p.shutdown(websocket.CloseAbnormalClosure, "write failed")
 				p.conn.Close()
 				p.drain()
@@ -256,6 +260,31 @@ func (p *peer) writeLoop(ping time.Duration, onPanic func(where string, r any)) 
 			return
 		}
 	}
+}
+
+// writeBurst writes b and, when more is queued behind it and the socket
+// can be corked, everything queued until the queue is empty, as one write
+// to the socket.
+func (p *peer) writeBurst(b *[]byte) error {
+	if p.cork == nil || len(p.out) == 0 {
+		return p.writeOut(b)
+	}
+	p.cork.cork()
+	err := p.writeOut(b)
+	for err == nil {
+		select {
+		case b = <-p.out:
+			p.dequeued(b)
+			err = p.writeOut(b)
+			continue
+		default:
+		}
+		break
+	}
+	if e := p.cork.uncork(); err == nil {
+		err = e
+	}
+	return err
 }
 
 // writeOut writes b and, when the peer takes batches, whatever else is

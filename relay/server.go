@@ -273,13 +273,15 @@ func (s *Server) serveCDP(w http.ResponseWriter, r *http.Request, in *Instance, 
 		return
 	}
 	defer s.conns.Done()
-	conn, err := s.upgrader.Upgrade(lenientKey(w, r), r, nil)
+	cw := withCork(lenientKey(w, r))
+	conn, err := s.upgrader.Upgrade(cw, r, nil)
 	if err != nil {
 		return // the upgrader has answered
 	}
 	log := s.cfg.Logger.With("instance", in.id, "peer", "cdp-client", "remote", r.RemoteAddr)
 	c := newClientConn(in, conn, log)
 	c.p.discarded = s.cfg.Metrics.discarded[ActorClient]
+	c.p.cork = cw.conn
 	go c.p.writeLoop(0, in.panicked)
 	if !in.attachClient(c) {
 		c.close(websocket.ClosePolicyViolation, reasonSecondClient)
@@ -330,13 +332,15 @@ func (s *Server) serveExtension(w http.ResponseWriter, r *http.Request, in *Inst
 		return
 	}
 	defer s.conns.Done()
-	conn, err := s.upgrader.Upgrade(w, r, nil)
+	cw := withCork(w)
+	conn, err := s.upgrader.Upgrade(cw, r, nil)
 	if err != nil {
 		return
 	}
 	log := s.cfg.Logger.With("instance", in.id, "peer", "extension", "remote", r.RemoteAddr)
 	x := newExtConn(in, conn, log)
 	x.p.discarded = s.cfg.Metrics.discarded[ActorExtension]
+	x.p.cork = cw.conn
 	go x.p.writeLoop(extPingPeriod, in.panicked)
 	if !in.acceptExtension(x) {
 		x.p.shutdown(websocket.CloseGoingAway, reasonShutdown)
