@@ -20,6 +20,21 @@ export function relayUrlProblem(url) {
   return "ws:// is only allowed to 127.0.0.1, [::1] or localhost; use wss:// for a relay on another host.";
 }
 
+/**
+ * Reports whether url names a relay on this machine: ws:// or wss:// to
+ * 127.0.0.1, [::1] or localhost. A connect link may connect by itself only
+ * to such a relay (connect.js).
+ */
+export function loopbackRelay(url) {
+  let u;
+  try {
+    u = new URL(url);
+  } catch {
+    return false;
+  }
+  return (u.protocol === "ws:" || u.protocol === "wss:") && LOOPBACK_HOSTS.has(u.hostname);
+}
+
 // Only ordinary web pages are ever shared with the relay: http and https
 // pages, and about:blank (a tab that is still being created). Files, browser
 // pages, extension pages (this extension's own most of all: a script there

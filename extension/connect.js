@@ -1,7 +1,9 @@
 // The connect page, used as the toolbar popup, as the options page and as
-// the page a relay link opens (connect.html?relay=ws://...&auto=1&close=1).
+// the page a relay link opens (connect.html?relay=ws://...&share=pick&auto=1&close=1).
+// A link's auto=1 connects without a click only to a relay on this machine
+// in "pick" mode (autoConnectProblem); anything more waits for the person.
 
-import { attachable, relayUrlProblem, tabUrl } from "./common.js";
+import { attachable, loopbackRelay, relayUrlProblem, tabUrl } from "./common.js";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -67,6 +69,10 @@ function showStatus(s) {
   }
   state.textContent = label;
   state.dataset.kind = kind;
+  if (s.droppedFrames > 0) {
+    const f = s.droppedFrames;
+    detail += ` · ${f} screencast frame${f === 1 ? "" : "s"} dropped while the relay connection was backed up`;
+  }
   $("detail").textContent = detail;
   $("disconnect").disabled = !s.enabled;
   if (!$("relay").value && s.relay) $("relay").value = s.relay;
@@ -148,10 +154,38 @@ function tabRow(tab, isShared) {
   return li;
 }
 
+// autoConnectProblem says why a link's auto=1 must not connect without the
+// person's click, or "" when it may: a link can be opened by anything that
+// opens a tab, and only the person may decide to share every tab (and every
+// tab opened later), or to hand tabs to a relay on another machine. A link
+// that changes nothing (the relay and mode already in use) may go ahead.
+function autoConnectProblem(relay, share) {
+  if (status.enabled && status.relay === relay && status.share === share) return "";
+  const asks = [];
+  if (share === "all") asks.push("to share every tab, including the ones you open later");
+  if (!loopbackRelay(relay)) asks.push(`to connect to a relay on another machine (${hostOf(relay)})`);
+  if (asks.length === 0) return "";
+  return `This link asks ${asks.join(" and ")}. Check the relay URL and what to share, then click Connect.`;
+}
+
+function hostOf(url) {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
+function showConfirm(text) {
+  $("confirm").textContent = text;
+  $("confirm").hidden = !text;
+}
+
 async function connectNow() {
   const relay = $("relay").value.trim();
   const problem = relayUrlProblem(relay);
   showProblem(problem);
+  showConfirm("");
   if (problem) return;
   const share = shareMode();
   wantedShare = "";
@@ -181,8 +215,11 @@ for (const radio of document.querySelectorAll('input[name="share"]')) {
   });
 }
 
+// The worker's status broadcasts. Another open connect page's request for
+// the status ({type: "status"}, no status) comes here too: it is the
+// worker's to answer, and a throw here would answer it with an error.
 chrome.runtime.onMessage.addListener((msg) => {
-  if (msg && msg.type === "status") showStatus(msg.status);
+  if (msg && msg.type === "status" && msg.status && typeof msg.status === "object") showStatus(msg.status);
 });
 chrome.tabs.onCreated.addListener(renderTabs);
 chrome.tabs.onRemoved.addListener(renderTabs);
@@ -209,7 +246,15 @@ async function start() {
 
   showStatus(await chrome.runtime.sendMessage({ type: "status" }));
   if (relay) showProblem(relayUrlProblem(relay));
-  if (params.get("auto") === "1" && relay) await connectNow();
+  if (params.get("auto") !== "1" || !relay || relayUrlProblem(relay)) return;
+  const ask = autoConnectProblem(relay, shareMode());
+  if (ask === "") {
+    await connectNow();
+    return;
+  }
+  // The person's click on Connect decides.
+  showConfirm(ask);
+  $("connect").focus();
 }
 
 start();

@@ -25,6 +25,19 @@ const INITIALIZED = '{"method":"extension.initialized","params":[]}';
 // BATCH_MAX_CHARS; a larger message goes alone.
 const BATCH_HOLD_MS = 2;
 const BATCH_MAX_CHARS = 1 << 20;
+// Back-pressure: while more than SEND_BACKLOG_BYTES wait to go to the relay
+// (the socket's bufferedAmount plus the batch being held), a
+// Page.screencastFrame is dropped instead of queued, and acked here, so that
+// Chrome keeps streaming (it stops after 3 unacked frames). Nothing else is
+// ever dropped: replies and other events wait their turn. 4 MiB is well
+// above what a healthy connection holds at once: a batch frame is at most
+// 1 Mi characters, and a frame is a base64 JPEG of at most 1920×1080 at
+// quality 70 (the relay's defaults), some 100–400 KB, of which Chrome has
+// only 2 or 3 unacked per screencast; a loopback relay that keeps reading
+// drains even a multi-MB screenshot reply in milliseconds. Above it the
+// relay is not keeping up (or the network to it is slow), and each further
+// frame would only add to the wait of the replies queued behind it.
+const SEND_BACKLOG_BYTES = 4 << 20;
 const noop = () => {};
 
 // guardFrames: the person allows the frame guard (guard.js) in tabs the
@@ -58,6 +71,9 @@ let conn = null;
 let attempt = 0;
 let retryTimer = 0;
 const status = { state: "disconnected", error: "" };
+// Screencast frames dropped under back-pressure since the worker started;
+// the connect page shows the count.
+let droppedFrames = 0;
 
 const errorText = (e) => String((e && e.message) || e);
 
@@ -561,10 +577,42 @@ chrome.webNavigation.onErrorOccurred.addListener((d) => {
 
 chrome.debugger.onEvent.addListener((source, method, params) => {
   const c = conn;
-  if (c !== null && c.attached.has(source.tabId)) {
-    out(c, JSON.stringify({ method: "chrome.debugger.onEvent", params: [source, method, params] }));
-  }
+  if (c === null || !c.attached.has(source.tabId)) return;
+  if (method === "Page.screencastFrame" && backedUp(c) && dropFrame(source, params)) return;
+  out(c, JSON.stringify({ method: "chrome.debugger.onEvent", params: [source, method, params] }));
 });
+
+// backedUp reports whether more than SEND_BACKLOG_BYTES wait to go to the
+// relay: sent to the socket and not yet written out, or held for the next
+// batch frame.
+function backedUp(c) {
+  return backlog(c) > SEND_BACKLOG_BYTES;
+}
+
+function backlog(c) {
+  return c.ws.bufferedAmount + c.outChars;
+}
+
+// dropFrame drops a screencast frame instead of queueing it, and acks it as
+// its receiver would have (with the frame's own number, to the session it
+// came from), so that Chrome keeps streaming: the relay's live view, or a
+// client's own screencast, gets the frames that come once the connection
+// has caught up. A frame without its number cannot be acked, and is sent
+// after all. Returns whether the frame was dropped.
+function dropFrame(source, params) {
+  const frame = params && params.sessionId;
+  if (!Number.isInteger(frame)) return false;
+  const debuggee =
+    source.sessionId === undefined ? { tabId: source.tabId } : { tabId: source.tabId, sessionId: source.sessionId };
+  try {
+    chrome.debugger.sendCommand(debuggee, "Page.screencastFrameAck", { sessionId: frame }).catch(noop);
+  } catch {
+    return false; // bad arguments throw instead of rejecting: send the frame
+  }
+  if (droppedFrames++ === 0) console.warn("cdprelay: the relay connection is backed up: dropping screencast frames");
+  publishSoon();
+  return true;
+}
 
 // Chrome detaches a tab by itself when it goes where the debugger cannot
 // follow: a browser or Web Store page, another extension's page or frame (a
@@ -1139,7 +1187,22 @@ function snapshot() {
     enabled: settings.enabled,
     guardFrames: settings.guardFrames,
     shared: [...shared],
+    // What waits to go to the relay now, in bytes, and the screencast
+    // frames dropped because too much did (SEND_BACKLOG_BYTES).
+    backlog: conn !== null && conn.open ? backlog(conn) : 0,
+    droppedFrames,
   };
+}
+
+// publishSoon publishes the status within a second, once for any number of
+// calls: the dropped-frame count changes up to 60 times a second.
+let publishTimer = 0;
+function publishSoon() {
+  if (publishTimer !== 0) return;
+  publishTimer = setTimeout(() => {
+    publishTimer = 0;
+    publish();
+  }, 1000);
 }
 
 function publish(state = status.state, error = status.error) {
