@@ -15,21 +15,31 @@ import (
 // reaches the tab that an earlier stage refused.
 //
 //  1. limits   the client's command rate and its commands in flight;
-//  2. route    the session the command names, the tab that executes it
+//  2. running  a person's Stop: while it is in force every command is
+//     refused (stop.go);
+//  3. route    the session the command names, the tab that executes it
 //     and the session its reply names, resolved once under one lock; the
 //     params that later stages judge or act on, decoded once (params.go);
-//  3. policy   the operator's method rules and URL fence, on the decoded
+//  4. in line  a command for a tab whose earlier command is held (for a
+//     person's approval, or while a secret is typed) waits behind it, and
+//     goes through the stages after this one when its turn comes
+//     (approvals.go);
+//  5. policy   the operator's method rules and URL fence, on the decoded
 //     URL (Policy), then the relay's own rules (rules.go);
-//  4. access   what the tab lets automation do, by where it is and who
+//  6. access   what the tab lets automation do, by where it is and who
 //     holds it: blind, read-only or full (access.go);
-//  5. secret   a secret typed by reference, on its own origins only
+//  7. ask      a command the policy asks a person about is held for their
+//     approval (approvals.go);
+//  8. secret   a secret typed by reference, on its own origins only
 //     (secrets.go);
-//  6. fence    the navigation backstop's share of the tab's Fetch domain
+//  9. fence    the navigation backstop's share of the tab's Fetch domain
 //     (fetchfence.go);
-//  7. emulate  browser-level methods the relay answers itself
+//  10. emulate browser-level methods the relay answers itself
 //     (emulate.go);
-//  8. forward  everything else, to the tab, params as the client's
-//     original bytes (or as a stage rewrote them).
+//  11. forward everything else, to the tab, params as the client's
+//     original bytes (or as a stage rewrote them). A Stop that comes
+//     after the running stage still catches the command here: the
+//     extension connection does not take it (extconn.go).
 //
 // Then observe: one step, for every verdict, that counts the command and
 // its outcome and records what the audit log keeps.
@@ -119,7 +129,7 @@ func (c *clientConn) failed(k *cmd, code int64, msg string) bool {
 	return false
 }
 
-// 1. limits.
+// limits is stage 1.
 func (c *clientConn) limits(k *cmd) bool {
 	cfg := &c.inst.srv.cfg
 	switch {
@@ -163,7 +173,7 @@ type route struct {
 	top bool
 }
 
-// 2. route.
+// 3. route.
 func (c *clientConn) route(k *cmd) bool {
 	in := c.inst
 	var r route
@@ -216,7 +226,7 @@ func (c *clientConn) route(k *cmd) bool {
 	return true
 }
 
-// 3. policy.
+// 5. policy.
 func (c *clientConn) policy(k *cmd) bool {
 	in := c.inst
 	pol := in.srv.policy.load()
@@ -245,7 +255,7 @@ func (c *clientConn) policy(k *cmd) bool {
 	return true
 }
 
-// 4. access.
+// 6. access.
 func (c *clientConn) access(k *cmd) bool {
 	switch k.m.name {
 	case "Page.navigate", "Target.createTarget":
@@ -301,7 +311,7 @@ func (c *clientConn) access(k *cmd) bool {
 	return true
 }
 
-// 5. secret: a command that types a secret by reference is the relay's
+// 8. secret: a command that types a secret by reference is the relay's
 // to carry out: it checks where the focus is, then types the value.
 func (c *clientConn) secret(k *cmd) bool {
 	name, d, is := secretRef(k)
@@ -325,7 +335,7 @@ func (c *clientConn) secret(k *cmd) bool {
 	return false
 }
 
-// 6. fence: on a fenced session the client's Fetch.enable and
+// 9. fence: on a fenced session the client's Fetch.enable and
 // Fetch.disable become one Fetch.enable that keeps the backstop's pattern,
 // whichever session sent them (before the emulation, which would watch
 // them as a domain switch).
@@ -352,7 +362,7 @@ func (c *clientConn) fence(k *cmd) bool {
 	return false
 }
 
-// 7. emulate reports whether the relay answered the command itself.
+// 10. emulate reports whether the relay answered the command itself.
 func (c *clientConn) emulate(k *cmd) bool {
 	h := emulated(k.m, k.r.sess)
 	if h == nil {
@@ -377,7 +387,7 @@ func (c *clientConn) emulate(k *cmd) bool {
 	return true
 }
 
-// 8. forward.
+// 11. forward.
 func (c *clientConn) forward(k *cmd) {
 	r := &k.r
 	if r.via == nil {

@@ -10,7 +10,10 @@
   if (Object.getOwnPropertyDescriptor(globalThis, key)) return; // this layer is in already
   let on = ON;
   const refusal = (what) =>
-    new DOMException("cdprelay: read-only: " + what + " is refused: automation may read this tab but not act on it", "NotAllowedError");
+    new DOMException(
+      "cdprelay: read-only: " + what + " is refused: automation may read this tab but not act on it",
+      "NotAllowedError",
+    );
   // A tool's own events (Playwright's "__playwright_…" checks) mean nothing
   // to the page: only those may still be dispatched.
   // What it checks with is taken now: a script that replaces CustomEvent,
@@ -49,7 +52,7 @@
           ...d,
           set(v) {
             if (on) throw refusal(name);
-            return apply(set, this, [v]);
+            apply(set, this, [v]);
           },
         });
       }
@@ -63,35 +66,164 @@
     if (!w || done.has(w)) return;
     done.add(w);
     guard(w.EventTarget && w.EventTarget.prototype, ["dispatchEvent"]);
-    guard(w.HTMLElement && w.HTMLElement.prototype, ["click", "focus", "blur", "innerText", "outerText", "hidden", "contentEditable", "showPopover", "hidePopover", "togglePopover", "title", "lang", "dir", "draggable", "inert", "accessKey"]);
+    guard(w.HTMLElement && w.HTMLElement.prototype, [
+      "click",
+      "focus",
+      "blur",
+      "innerText",
+      "outerText",
+      "hidden",
+      "contentEditable",
+      "showPopover",
+      "hidePopover",
+      "togglePopover",
+      "title",
+      "lang",
+      "dir",
+      "draggable",
+      "inert",
+      "accessKey",
+    ]);
     guard(w.SVGElement && w.SVGElement.prototype, ["focus", "blur"]);
     guard(w.Element && w.Element.prototype, [
-      "setAttribute", "setAttributeNS", "removeAttribute", "removeAttributeNS", "toggleAttribute", "setAttributeNode",
-      "setAttributeNodeNS", "removeAttributeNode", "remove", "replaceWith", "before", "after", "append", "prepend",
-      "replaceChildren", "insertAdjacentElement", "insertAdjacentHTML", "insertAdjacentText", "innerHTML", "outerHTML",
-      "setHTMLUnsafe", "attachShadow", "requestFullscreen", "requestPointerLock", "setPointerCapture", "className",
-      "id", "slot", "scrollTop", "scrollLeft",
+      "setAttribute",
+      "setAttributeNS",
+      "removeAttribute",
+      "removeAttributeNS",
+      "toggleAttribute",
+      "setAttributeNode",
+      "setAttributeNodeNS",
+      "removeAttributeNode",
+      "remove",
+      "replaceWith",
+      "before",
+      "after",
+      "append",
+      "prepend",
+      "replaceChildren",
+      "insertAdjacentElement",
+      "insertAdjacentHTML",
+      "insertAdjacentText",
+      "innerHTML",
+      "outerHTML",
+      "setHTMLUnsafe",
+      "attachShadow",
+      "requestFullscreen",
+      "requestPointerLock",
+      "setPointerCapture",
+      "className",
+      "id",
+      "slot",
+      "scrollTop",
+      "scrollLeft",
     ]);
-    guard(w.Node && w.Node.prototype, ["appendChild", "insertBefore", "removeChild", "replaceChild", "textContent", "nodeValue", "normalize"]);
-    guard(w.CharacterData && w.CharacterData.prototype, ["data", "appendData", "deleteData", "insertData", "replaceData", "remove", "replaceWith", "before", "after"]);
+    guard(w.Node && w.Node.prototype, [
+      "appendChild",
+      "insertBefore",
+      "removeChild",
+      "replaceChild",
+      "textContent",
+      "nodeValue",
+      "normalize",
+    ]);
+    guard(w.CharacterData && w.CharacterData.prototype, [
+      "data",
+      "appendData",
+      "deleteData",
+      "insertData",
+      "replaceData",
+      "remove",
+      "replaceWith",
+      "before",
+      "after",
+    ]);
     guard(w.Attr && w.Attr.prototype, ["value", "nodeValue", "textContent"]);
-    guard(w.NamedNodeMap && w.NamedNodeMap.prototype, ["setNamedItem", "setNamedItemNS", "removeNamedItem", "removeNamedItemNS"]);
+    guard(w.NamedNodeMap && w.NamedNodeMap.prototype, [
+      "setNamedItem",
+      "setNamedItemNS",
+      "removeNamedItem",
+      "removeNamedItemNS",
+    ]);
     guard(w.DOMTokenList && w.DOMTokenList.prototype, ["add", "remove", "toggle", "replace", "value"]);
     guard(w.CSSStyleDeclaration && w.CSSStyleDeclaration.prototype, ["setProperty", "removeProperty", "cssText"]);
     guard(w.HTMLFormElement && w.HTMLFormElement.prototype, ["submit", "requestSubmit", "reset"]);
-    guard(w.HTMLInputElement && w.HTMLInputElement.prototype, ["value", "checked", "indeterminate", "valueAsDate", "valueAsNumber", "files", "select", "setRangeText", "setSelectionRange", "stepUp", "stepDown", "showPicker"]);
-    guard(w.HTMLTextAreaElement && w.HTMLTextAreaElement.prototype, ["value", "select", "setRangeText", "setSelectionRange"]);
-    guard(w.HTMLSelectElement && w.HTMLSelectElement.prototype, ["value", "selectedIndex", "add", "remove", "showPicker"]);
+    guard(w.HTMLInputElement && w.HTMLInputElement.prototype, [
+      "value",
+      "checked",
+      "indeterminate",
+      "valueAsDate",
+      "valueAsNumber",
+      "files",
+      "select",
+      "setRangeText",
+      "setSelectionRange",
+      "stepUp",
+      "stepDown",
+      "showPicker",
+    ]);
+    guard(w.HTMLTextAreaElement && w.HTMLTextAreaElement.prototype, [
+      "value",
+      "select",
+      "setRangeText",
+      "setSelectionRange",
+    ]);
+    guard(w.HTMLSelectElement && w.HTMLSelectElement.prototype, [
+      "value",
+      "selectedIndex",
+      "add",
+      "remove",
+      "showPicker",
+    ]);
     guard(w.HTMLOptionElement && w.HTMLOptionElement.prototype, ["selected"]);
     guard(w.HTMLDetailsElement && w.HTMLDetailsElement.prototype, ["open"]);
     guard(w.HTMLDialogElement && w.HTMLDialogElement.prototype, ["show", "showModal", "close", "requestClose"]);
-    guard(w.HTMLMediaElement && w.HTMLMediaElement.prototype, ["play", "pause", "load", "currentTime", "muted", "volume", "src"]);
+    guard(w.HTMLMediaElement && w.HTMLMediaElement.prototype, [
+      "play",
+      "pause",
+      "load",
+      "currentTime",
+      "muted",
+      "volume",
+      "src",
+    ]);
     guard(w.HTMLIFrameElement && w.HTMLIFrameElement.prototype, ["src", "srcdoc"]);
     guard(w.HTMLAnchorElement && w.HTMLAnchorElement.prototype, ["href"]);
-    guard(w.Document && w.Document.prototype, ["write", "writeln", "open", "close", "execCommand", "title", "cookie", "designMode", "body", "dir"]);
+    guard(w.Document && w.Document.prototype, [
+      "write",
+      "writeln",
+      "open",
+      "close",
+      "execCommand",
+      "title",
+      "cookie",
+      "designMode",
+      "body",
+      "dir",
+    ]);
     guard(w.Range && w.Range.prototype, ["deleteContents", "extractContents", "insertNode", "surroundContents"]);
-    guard(w.Selection && w.Selection.prototype, ["addRange", "removeRange", "removeAllRanges", "collapse", "extend", "selectAllChildren", "setBaseAndExtent", "deleteFromDocument", "modify", "empty", "setPosition", "collapseToStart", "collapseToEnd"]);
-    guard(w.History && w.History.prototype, ["back", "forward", "go", "pushState", "replaceState", "scrollRestoration"]);
+    guard(w.Selection && w.Selection.prototype, [
+      "addRange",
+      "removeRange",
+      "removeAllRanges",
+      "collapse",
+      "extend",
+      "selectAllChildren",
+      "setBaseAndExtent",
+      "deleteFromDocument",
+      "modify",
+      "empty",
+      "setPosition",
+      "collapseToStart",
+      "collapseToEnd",
+    ]);
+    guard(w.History && w.History.prototype, [
+      "back",
+      "forward",
+      "go",
+      "pushState",
+      "replaceState",
+      "scrollRestoration",
+    ]);
     guard(w.Storage && w.Storage.prototype, ["setItem", "removeItem", "clear"]);
     guard(w.XMLHttpRequest && w.XMLHttpRequest.prototype, ["open", "send"]);
     guard(w.Navigator && w.Navigator.prototype, ["sendBeacon", "share", "vibrate", "registerProtocolHandler"]);
@@ -103,7 +235,34 @@
     guard(w.ServiceWorkerContainer && w.ServiceWorkerContainer.prototype, ["register"]);
     guard(w.CacheStorage && w.CacheStorage.prototype, ["open", "delete"]);
     guard(w.Element && w.Element.prototype, ["scroll", "scrollTo", "scrollBy", "scrollIntoView"]);
-    guard(w, ["open", "close", "stop", "print", "alert", "confirm", "prompt", "postMessage", "fetch", "scroll", "scrollTo", "scrollBy", "moveTo", "moveBy", "resizeTo", "resizeBy", "focus", "blur", "WebSocket", "EventSource", "Worker", "SharedWorker", "Notification", "name", "status", "opener"]);
+    guard(w, [
+      "open",
+      "close",
+      "stop",
+      "print",
+      "alert",
+      "confirm",
+      "prompt",
+      "postMessage",
+      "fetch",
+      "scroll",
+      "scrollTo",
+      "scrollBy",
+      "moveTo",
+      "moveBy",
+      "resizeTo",
+      "resizeBy",
+      "focus",
+      "blur",
+      "WebSocket",
+      "EventSource",
+      "Worker",
+      "SharedWorker",
+      "Notification",
+      "name",
+      "status",
+      "opener",
+    ]);
   };
   installIn(g);
   for (let i = 0; i < g.frames.length; i++) {

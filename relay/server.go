@@ -348,7 +348,7 @@ func (s *Server) serveExtension(w http.ResponseWriter, r *http.Request, in *Inst
 		conn.Close()
 		return
 	}
-	go x.keepalive()
+	in.tasks.spawn("extension keepalive", x.keepalive)
 	log.Info("extension connected", "origin", r.Header.Get("Origin"))
 	s.cfg.Metrics.extConnects.Inc()
 	econns := s.cfg.Metrics.connections.WithLabelValues(ActorExtension)
