@@ -292,3 +292,42 @@ func refusal(m cdptest.Message) string {
 	}
 	return ""
 }
+
+// A tab the automation opened is its own to close, except while a person
+// holds it: then it is theirs until they hand it back.
+func TestTakeOverHeldTabNotClosed(t *testing.T) {
+	h := newHarness(t, Config{})
+	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
+	c := h.client()
+	h.autoAttach(c)
+	from := len(c.Messages())
+	target := jsonString(t, h.call(c, "", "Target.createTarget", map[string]any{"url": "about:blank"}), "targetId")
+	h.event(c, from, "Target.attachedToTarget")
+	var tabID int64
+	for _, tab := range h.srv.Default().Status().Tabs {
+		if tab.TargetID == target {
+			tabID = tab.TabID
+		}
+	}
+	if tabID == 0 {
+		t.Fatalf("no tab for target %s", target)
+	}
+	if err := h.srv.Default().TakeControl(tabID, "viewer-1"); err != nil {
+		t.Fatal(err)
+	}
+	before := len(e.Commands())
+	if m := h.callMsg(c, "", "Target.closeTarget", map[string]any{"targetId": target}); m.Error == nil || !strings.Contains(m.Error.Message, "taken control") {
+		t.Fatalf("closing a held tab: %s", m.Raw)
+	}
+	for _, cmd := range commandsSince(e, before) {
+		if cmd.Method == "chrome.tabs.remove" {
+			t.Fatal("the held tab was removed")
+		}
+	}
+	if err := h.srv.Default().ReleaseControl(tabID, "viewer-1"); err != nil {
+		t.Fatal(err)
+	}
+	if m := h.callMsg(c, "", "Target.closeTarget", map[string]any{"targetId": target}); m.Error != nil {
+		t.Fatalf("closing it once handed back: %s", m.Raw)
+	}
+}

@@ -73,7 +73,9 @@ func emulated(m *methodInfo, s *session) *emulation {
 	case "Target.getDevToolsTarget":
 		return &emGetDevToolsTarget
 	case "Page.navigateToHistoryEntry":
-		if !browserLevel && !s.child {
+		// On a child session too: an entry of the tab's history is judged
+		// by its URL wherever the command comes from.
+		if !browserLevel {
 			return &emHistoryEntry
 		}
 	}

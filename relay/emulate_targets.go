@@ -166,12 +166,14 @@ func (c *clientConn) closeTarget(k call) {
 	}
 	in := c.inst
 	in.lock()
-	acc, mine := t.acc, t.openedByClient
-	if acc.level == accessFull || mine {
+	acc, mine, held := t.acc, t.openedByClient, t.control != ""
+	if acc.level == accessFull || (mine && !held) {
 		t.closingByClient = true
 	}
 	in.unlock()
-	if acc.level != accessFull && !mine {
+	if acc.level != accessFull && (!mine || held) {
+		// A tab a person holds is theirs until they hand it back, even
+		// one the automation opened.
 		// The person's tab on a page automation may not act on is theirs
 		// to close.
 		d := accessRefusal(acc)

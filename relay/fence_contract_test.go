@@ -266,3 +266,39 @@ func TestExtensionGoneWithFenceCommandPending(t *testing.T) {
 	}
 	h.waitFor("instance reset", func() bool { return !h.srv.Default().Status().Extension })
 }
+
+// Page.navigateToHistoryEntry names an entry of the tab's history, not a
+// URL: the relay looks the entry up and judges its URL, whichever session
+// the command comes from, an out-of-process frame's included.
+func TestHistoryEntryFenced(t *testing.T) {
+	handler := func(tabID int, sid, method string, params json.RawMessage) (any, error) {
+		if method == "Page.getNavigationHistory" {
+			return map[string]any{"currentIndex": 0, "entries": []any{
+				map[string]any{"id": 1, "url": "https://ok.test/"},
+				map[string]any{"id": 2, "url": "https://evil.test/"},
+			}}, nil
+		}
+		return fakeext.DefaultHandler(tabID, sid, method, params)
+	}
+	h := newHarness(t, Config{Policy: hostFence{}})
+	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://ok.test/"}}, Handler: handler})
+	c := h.client()
+	sess := h.autoAttach(c)[0]
+	h.call(c, sess, "Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true})
+	e.Event(1, "", "Target.attachedToTarget", map[string]any{"sessionId": "CHILD1", "targetInfo": map[string]any{"targetId": "F1", "type": "iframe", "url": "https://ok.test/frame", "attached": true}, "waitingForDebugger": false})
+	h.waitFor("the child session", func() bool {
+		return h.callMsg(c, "CHILD1", "Runtime.evaluate", map[string]any{"expression": "1"}).Error == nil
+	})
+	for _, on := range []string{sess, "CHILD1"} {
+		before := len(fenceCalls(t, e, "Page.navigateToHistoryEntry"))
+		if m := h.callMsg(c, on, "Page.navigateToHistoryEntry", map[string]any{"entryId": 2}); m.Error == nil || !strings.Contains(m.Error.Message, "evil") {
+			t.Errorf("an entry outside the fence, on %s: %s", on, m.Raw)
+		}
+		if m := h.callMsg(c, on, "Page.navigateToHistoryEntry", map[string]any{"entryId": 1}); m.Error != nil {
+			t.Errorf("an entry inside the fence, on %s: %s", on, m.Raw)
+		}
+		if got := fenceCalls(t, e, "Page.navigateToHistoryEntry")[before:]; len(got) != 1 || !strings.Contains(string(got[0].Params), `"entryId":1`) {
+			t.Errorf("on %s, reached the tab: %+v", on, got)
+		}
+	}
+}
