@@ -170,6 +170,12 @@ bench: chromium
 	set -o pipefail; $(GOBENCH) | tee bin/gobench.txt
 	$(GO) run ./tools/bench -gobench bin/gobench.txt -gobench-cmd "$(GOBENCH)" -out docs/BENCHMARKS.md $(BENCH_ARGS)
 
+# What the first-request fence adds to a popup's first navigation, fence on
+# and off in alternating blocks against one headless Chromium (under a
+# minute; prints the figures).
+bench-popup: chromium
+	CDPRELAY_E2E_MEASURE=1 $(GO) test -count=1 -run '^TestPopupFenceCost$$' -v ./e2e | grep -E '^(popup|--- |ok|FAIL)'
+
 # The soak is not a test either: minutes of real headless Chromium with our
 # extension and a Playwright client in a loop, under injected faults, with
 # invariants checked throughout (tools/soak, docs/SOAK.md). It
@@ -189,7 +195,7 @@ scale:
 	./bin/scale -scenario idle -n 10000
 	./bin/scale -scenario active -n 100
 
-.PHONY: soak scale
+.PHONY: soak scale bench-popup
 
 clean:
 	rm -rf bin .tools e2e/node_modules $(JS)/node_modules $(MANIFESTS)/node_modules

@@ -82,6 +82,17 @@ func newCredentialHeaders(extra []string) credentialHeaders {
 	return h
 }
 
+// SetRedactHeaders sets the header names redacted besides the defaults
+// (Config.RedactHeaders): a config reload's, in force for every message
+// from then on.
+func (s *Server) SetRedactHeaders(extra []string) {
+	h := newCredentialHeaders(extra)
+	s.credHeaders.Store(&h)
+}
+
+// creds is the set of header names redacted now.
+func (s *Server) creds() credentialHeaders { return *s.credHeaders.Load() }
+
 func (h credentialHeaders) has(name []byte) bool {
 	if len(name) > 64 {
 		return false
@@ -108,7 +119,7 @@ func isCredentialEvent(method []byte) bool {
 // the real values are kept for t's session sid, to be put back when the
 // client continues the request or, at the response stage, the response.
 func (in *Instance) redactEvent(st *state, t *tab, sid string, method, params []byte) *[]byte {
-	r := wire.Redactor{Sensitive: in.srv.credHeaders.has}
+	r := wire.Redactor{Sensitive: in.srv.creds().has}
 	if in.hasTiers() {
 		// A redirect to a blind page names it: only its origin is shown.
 		r.Rewrite = func(name, value []byte) (string, bool) {
@@ -242,7 +253,7 @@ func (c *clientConn) restoreCredentials(k *cmd) ([]byte, Decision, bool) {
 				// nor the ones Chrome would send with its own headers.
 				elsewhere, kept = true, nil
 				if _, ok := p["headers"]; !ok {
-					p["headers"] = c.inst.srv.credHeaders.without(req.headers)
+					p["headers"] = c.inst.srv.creds().without(req.headers)
 				}
 			}
 		}

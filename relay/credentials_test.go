@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cdprelay/cdprelay/internal/cdptest"
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 	"github.com/cdprelay/cdprelay/secrets"
 )
@@ -332,5 +333,26 @@ func TestCredentialsContinueResponse(t *testing.T) {
 		if method, p := forwarded(before); method != "Fetch.failRequest" || !strings.Contains(string(p), "BlockedByClient") {
 			t.Errorf("%s: the tab got %s %s", tc.name, method, p)
 		}
+	}
+}
+
+// A reload's redact_headers are in force for the next message.
+func TestRedactHeadersReload(t *testing.T) {
+	h := newHarness(t, Config{})
+	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
+	c := h.client()
+	h.autoAttach(c)
+	send := func(value string) cdptest.Message {
+		from := len(c.Messages())
+		e.Event(1, "", "Network.requestWillBeSentExtraInfo", map[string]any{"requestId": "R1", "associatedCookies": []any{}, "headers": map[string]string{"X-Csrf-Token": value}})
+		m, _ := h.event(c, from, "Network.requestWillBeSentExtraInfo")
+		return m
+	}
+	if m := send("before-the-reload"); !strings.Contains(string(m.Raw), "before-the-reload") {
+		t.Fatalf("a header no one named: %s", m.Raw)
+	}
+	h.srv.SetRedactHeaders([]string{"x-csrf-token"})
+	if m := send("after-the-reload"); strings.Contains(string(m.Raw), "after-the-reload") || !strings.Contains(string(m.Raw), "cdprelay-redacted:16") {
+		t.Fatalf("a header named by the reload: %s", m.Raw)
 	}
 }

@@ -174,7 +174,7 @@ func (x *extConn) handleReply(m *wire.ExtMessage) {
 	case pc.tab.readOnly.Load() && (pc.m.name == "Runtime.evaluate" || pc.m.name == "Runtime.callFunctionOn") && bytes.Contains(m.Result, sideEffectText):
 		*buf = wire.AppendResult(*buf, pc.clientID, session, bytes.ReplaceAll(m.Result, sideEffectText, sideEffectExplained))
 	case credentialResults[pc.m.name]:
-		r := wire.Redactor{Sensitive: x.inst.srv.credHeaders.has}
+		r := wire.Redactor{Sensitive: x.inst.srv.creds().has}
 		red := getBuf()
 		*red = r.Redact(*red, m.Result)
 		*buf = wire.AppendResult(*buf, pc.clientID, session, *red)

@@ -23,7 +23,7 @@ type Server struct {
 
 	upgrader    websocket.Upgrader          // static
 	policy      policyBox                   // swapped by SetPolicy
-	credHeaders credentialHeaders           // static: header names redacted on the way out
+	credHeaders atomic.Pointer[credentialHeaders] // header names redacted on the way out; replaced by SetRedactHeaders
 	secrets     secretBox                   // swapped by SetSecrets
 	changes     changes                     // any instance's change, for watchers
 	tenants     atomic.Pointer[TenantRules] // swapped by SetTenants; never nil
@@ -47,7 +47,6 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		cfg:         cfg,
-		credHeaders: newCredentialHeaders(cfg.RedactHeaders),
 		byGUID:      make(map[string]*Instance),
 		upgrader: websocket.Upgrader{
 			HandshakeTimeout: 10 * time.Second,
@@ -57,6 +56,7 @@ func New(cfg Config) (*Server, error) {
 		},
 	}
 	s.policy.store(cfg.Policy)
+	s.SetRedactHeaders(cfg.RedactHeaders)
 	s.SetSecrets(cfg.Secrets)
 	s.SetTenants(TenantRules{})
 	s.public = cfg.public

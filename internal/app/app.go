@@ -353,8 +353,10 @@ func (a *App) prepareReload(cfg *Config) (apply func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
+	redact := append(slices.Clip(a.cfg.Relay.RedactHeaders), cfg.File.RedactHeaders...)
 	return func() {
 		a.relay.SetSecrets(secretSource(store))
+		a.relay.SetRedactHeaders(redact)
 		a.metrics.InitRules(pol.Rules())
 		a.policy.Store(pol)
 		a.relay.SetPolicy(relaypolicy.Adapter{P: pol})
