@@ -21,13 +21,13 @@ import (
 type Server struct {
 	cfg Config // static
 
-	upgrader    websocket.Upgrader          // static
-	policy      policyBox                   // swapped by SetPolicy
+	upgrader    websocket.Upgrader                // static
+	policy      policyBox                         // swapped by SetPolicy
 	credHeaders atomic.Pointer[credentialHeaders] // header names redacted on the way out; replaced by SetRedactHeaders
-	secrets     secretBox                   // swapped by SetSecrets
-	changes     changes                     // any instance's change, for watchers
-	tenants     atomic.Pointer[TenantRules] // swapped by SetTenants; never nil
-	public      publicBase                  // static: the capability URLs' base, or none
+	secrets     secretBox                         // swapped by SetSecrets
+	changes     changes                           // any instance's change, for watchers
+	tenants     atomic.Pointer[TenantRules]       // swapped by SetTenants; never nil
+	public      publicBase                        // static: the capability URLs' base, or none
 
 	saveMu sync.Mutex // serialises Config.Save
 
@@ -46,8 +46,8 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("relay config: %w", err)
 	}
 	s := &Server{
-		cfg:         cfg,
-		byGUID:      make(map[string]*Instance),
+		cfg:    cfg,
+		byGUID: make(map[string]*Instance),
 		upgrader: websocket.Upgrader{
 			HandshakeTimeout: 10 * time.Second,
 			WriteBufferPool:  &sync.Pool{},
