@@ -36,17 +36,23 @@ func (in *Instance) handleExtEvent(x *extConn, m *wire.ExtMessage) {
 		// what a Chrome would show it.
 		in.tasks.spawn("handshake", func() {
 			in.learnBeforeReady(x)
+			// A client that came first, or stayed while the extension
+			// restarted: its fence goes in before its commands go through.
 			st := in.lock()
+			driven := st.ext == x && !x.isReady() && st.client != nil
+			in.unlock()
+			if driven {
+				in.setNetFenceWait(context.Background(), x)
+			}
+			st = in.lock()
 			ready := st.ext == x && !x.isReady()
 			if ready {
 				close(x.ready)
 				st.notify()
 			}
-			// A client that came first, or stayed while the extension
-			// restarted: its fence goes in now.
-			driven := ready && st.client != nil
+			late := ready && !driven && st.client != nil // came meanwhile
 			in.unlock()
-			if driven {
+			if late {
 				in.setNetFence(x, true)
 			}
 			in.rememberBrowser()

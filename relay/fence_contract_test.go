@@ -3,7 +3,9 @@ package relay
 import (
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/cdprelay/cdprelay/internal/cdptest"
 	"github.com/cdprelay/cdprelay/internal/fakeext"
@@ -302,3 +304,42 @@ func TestHistoryEntryFenced(t *testing.T) {
 		}
 	}
 }
+
+// The first-request fence (our extension's host rules, which act before a
+// popup's first request) is in force before a client's first command
+// reaches the browser, and goes when the client does.
+func TestNetFenceBeforeFirstCommand(t *testing.T) {
+	letGo := make(chan struct{})
+	var once sync.Once
+	gate := func(method string, _ []json.RawMessage) {
+		if method == "extension.setNavigationFence" {
+			once.Do(func() { <-letGo })
+		}
+	}
+	h := newHarness(t, Config{Policy: netFencePolicy{}})
+	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://ok.test/"}}, Features: []string{"navigation-fence"}, Gate: gate})
+	c := h.client()
+	id := h.send(c, "", "Target.getTargets", nil)
+	// Nothing can be awaited for a reply that must not come: a reply would
+	// come well within this.
+	time.Sleep(100 * time.Millisecond)
+	for _, m := range c.Messages() {
+		if m.ID != nil && *m.ID == id {
+			t.Fatalf("answered before the fence was in force: %s", m.Raw)
+		}
+	}
+	close(letGo)
+	if m, _ := h.reply(c, id); m.Error != nil {
+		t.Fatalf("after the fence: %s", m.Raw)
+	}
+	if got := string(e.NetFence()); got != `{"allow":["ok.test"]}` {
+		t.Fatalf("the rules in force: %s", got)
+	}
+	c.Close()
+	h.waitFor("the fence to go with the client", func() bool { return string(e.NetFence()) == "null" })
+}
+
+// netFencePolicy is hostFence with rules for the extension.
+type netFencePolicy struct{ hostFence }
+
+func (netFencePolicy) NetworkRules(string) []byte { return []byte(`{"allow":["ok.test"]}`) }

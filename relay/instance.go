@@ -321,7 +321,9 @@ func (in *Instance) attachClient(c *clientConn) bool {
 			st.client = c
 			x := st.ext
 			in.unlock()
-			in.setNetFence(x, true)
+			if x != nil && x.isReady() {
+				in.setNetFenceWait(c.ctx, x)
+			} // else the handshake puts it in before it lets commands through
 			return true
 		}
 		changed := st.changed

@@ -1,8 +1,10 @@
 package relay
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
+	"time"
 )
 
 // The first-request fence: the policy's URL fence as rules the browser
@@ -23,14 +25,42 @@ func (in *Instance) networkRules() []byte {
 	return nil
 }
 
+// netFenceWait bounds how long a client's first command waits for the
+// extension to have its rules in force.
+const netFenceWait = 2 * time.Second
+
 // setNetFence sends x the rules in force for a client (nil: none). It
 // does not wait.
 func (in *Instance) setNetFence(x *extConn, on bool) {
+	if rules, ok := in.netFenceRules(x, on); ok {
+		x.fireCall("extension.setNavigationFence", rules)
+	}
+}
+
+// setNetFenceWait sends x the rules in force for a client and returns once
+// the extension has them in force (or after netFenceWait, or ctx): the
+// client's commands are read only then, so that nothing it does can open a
+// tab before the fence is up.
+func (in *Instance) setNetFenceWait(ctx context.Context, x *extConn) {
+	rules, ok := in.netFenceRules(x, true)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, netFenceWait)
+	defer cancel()
+	if _, err := x.call(ctx, "extension.setNavigationFence", rules); err != nil {
+		// The Fetch backstop still fences the shared tabs' navigations.
+		in.log.Warn("the extension did not confirm the first-request fence", "err", err)
+	}
+}
+
+// netFenceRules are the rules to give x, and whether x takes them.
+func (in *Instance) netFenceRules(x *extConn, on bool) (json.RawMessage, bool) {
 	st := in.lock()
 	ok := st.features[featureNetFence]
 	in.unlock()
 	if x == nil || !ok {
-		return
+		return nil, false
 	}
 	var rules json.RawMessage
 	if on {
@@ -39,7 +69,7 @@ func (in *Instance) setNetFence(x *extConn, on bool) {
 	if rules == nil {
 		rules = json.RawMessage("null")
 	}
-	x.fireCall("extension.setNavigationFence", rules)
+	return rules, true
 }
 
 // refreshNetFences brings every instance with a client in line with the

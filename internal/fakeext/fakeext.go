@@ -108,6 +108,7 @@ type Ext struct {
 	wmu sync.Mutex // serialises writes
 
 	mu         sync.Mutex
+	netFence   json.RawMessage // the rules of extension.setNavigationFence in force ("null": none)
 	tabs       map[int]*fakeTab
 	nextTab    int
 	commands   []Command
@@ -678,6 +679,17 @@ func (e *Ext) handle(id int64, method string, params []json.RawMessage) {
 			return
 		}
 		e.reply(id, nil, nil)
+	case "extension.setNavigationFence":
+		if !slices.Contains(e.opts.Features, "navigation-fence") {
+			e.reply(id, nil, fmt.Errorf("Unknown method: %s", method))
+			return
+		}
+		var rules json.RawMessage
+		arg(0, &rules)
+		e.mu.Lock()
+		e.netFence = rules
+		e.mu.Unlock()
+		e.reply(id, nil, nil)
 	case "chrome.tabs.get", "chrome.windows.get", "chrome.windows.update":
 		if !slices.Contains(e.opts.Features, "windows") {
 			e.reply(id, nil, fmt.Errorf("Unknown method: %s", method))
@@ -766,4 +778,12 @@ func DefaultHandler(tabID int, sessionID, method string, params json.RawMessage)
 		params = json.RawMessage("null")
 	}
 	return map[string]any{"echo": map[string]any{"tabId": tabID, "sessionId": sessionID, "method": method, "params": params}}, nil
+}
+
+// NetFence returns the first-request fence's rules the relay last gave
+// (extension.setNavigationFence), or nil when it gave none.
+func (e *Ext) NetFence() json.RawMessage {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.netFence
 }
