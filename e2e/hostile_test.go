@@ -949,10 +949,14 @@ func TestHostilePersonOpenedTab(t *testing.T) {
 		name      string
 		button    string
 		modifiers int // 1 Alt, 2 Ctrl, 4 Meta, 8 Shift
+		// watched: the client reads the shared tab all along (the DOM,
+		// screenshots), as an agent that watches a page does.
+		watched bool
 	}{
-		{"ctrl_click", "left", 2},
-		{"middle_click", "middle", 0},
-		{"shift_click", "left", 8},
+		{"ctrl_click", "left", 2, false},
+		{"middle_click", "middle", 0, false},
+		{"shift_click", "left", 8, false},
+		{"ctrl_click_while_watched", "left", 2, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			setPolicy(t, denylist.Config{})
@@ -964,8 +968,27 @@ func TestHostilePersonOpenedTab(t *testing.T) {
 			shared := p.openTab(env.Pages.Main + "/hostile/tab.html?to=" + opened)
 			request(fmt.Sprintf(`{type: "share", tabId: %d, on: true}`, tabIDOfPerson(t, p, shared)))
 			a := newAttacker(ctx, t)
-			if a.sessionFor(shared, 5*time.Second) == "" {
+			session := a.sessionFor(shared, 5*time.Second)
+			if session == "" {
 				t.Fatal("the tab the person shared is not a target")
+			}
+			if tc.watched {
+				stop := make(chan struct{})
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					for i := 0; ; i++ {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						method := []string{"DOM.getDocument", "Page.captureScreenshot", "Accessibility.getFullAXTree"}[i%3]
+						a.c.Call(ctx, session, method, nil)
+						time.Sleep(50 * time.Millisecond)
+					}
+				}()
+				defer func() { close(stop); <-done }()
 			}
 
 			// The person opens the link of the shared tab in a tab of its own.

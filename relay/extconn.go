@@ -297,7 +297,9 @@ func (x *extConn) forward(c *clientConn, id int64, m *methodInfo, method, params
 func (x *extConn) forwardTap(c *clientConn, id int64, m *methodInfo, method, params []byte, via, replyTo *session, tap func([]byte)) error {
 	t := via.tab
 	now := time.Now()
-	t.lastCommand.Store(now.UnixNano())
+	if m.opens {
+		t.lastCommand.Store(now.UnixNano())
+	}
 	pc := pendingCall{kind: callClient, client: c, clientID: id, replyTo: replyTo, via: via, tabID: t.id, tab: t, epoch: t.blindEpoch.Load(), m: m, start: now, then: tap}
 	if m.name == "Page.addScriptToEvaluateOnNewDocument" && x.inst.hasTiers() && !initRunsNothing(params) {
 		kept := append([]byte(nil), params...)
@@ -319,12 +321,13 @@ func (x *extConn) forwardTap(c *clientConn, id int64, m *methodInfo, method, par
 	return nil
 }
 
-// busyOn reports whether a client command is waiting for tab id.
+// busyOn reports whether a client command that can open a tab (input,
+// script) is waiting for tab id.
 func (x *extConn) busyOn(tabID int64) bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	for _, pc := range x.pending {
-		if pc.kind == callClient && pc.tabID == tabID {
+		if pc.kind == callClient && pc.tabID == tabID && pc.m != nil && pc.m.opens {
 			return true
 		}
 	}

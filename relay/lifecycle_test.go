@@ -405,3 +405,31 @@ func TestLiveViewAttachSurvivesClientLeaving(t *testing.T) {
 		t.Fatalf("OpenTab: %v", err)
 	}
 }
+
+// A tab opened from a shared tab is the automation's only when the
+// automation had just sent its opener input or script; after commands
+// that only read the tab, it is the person's and is not taken.
+func TestOpenedTabWhoseItIs(t *testing.T) {
+	rec := &auditRecorder{}
+	h := newHarness(t, Config{Observer: rec})
+	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Stock: true})
+	c := h.client()
+	sess := h.autoAttach(c)[0]
+	for _, m := range []string{"Page.captureScreenshot", "DOM.getDocument", "Runtime.getProperties"} {
+		h.call(c, sess, m, map[string]any{"objectId": "1"})
+	}
+	from := len(c.Messages())
+	person := e.OpenTab(fakeext.Tab{URL: "https://a.example/next", Title: "Next", OpenerTabID: 1})
+	h.waitFor("the relay to decide", func() bool { return rec.find(KindAttach, "a tab the person opened") })
+	for _, m := range c.Messages()[from:] {
+		if strings.Contains(string(m.Raw), person.TargetID) {
+			t.Fatalf("the person's tab reached the client: %s", m.Raw)
+		}
+	}
+	h.call(c, sess, "Runtime.evaluate", map[string]any{"expression": "window.open('/popup'), 1"})
+	popup := e.OpenTab(fakeext.Tab{URL: "https://a.example/popup", Title: "Popup", OpenerTabID: 1})
+	m, _ := h.event(c, from, "Target.attachedToTarget")
+	if !strings.Contains(string(m.Raw), popup.TargetID) {
+		t.Fatalf("the automation's popup: %s", m.Raw)
+	}
+}

@@ -28,10 +28,23 @@ type methodInfo struct {
 	// replay says how a command of a tab's top-level session is kept for a
 	// resume (resume.go).
 	replay replayKind
+	// opens: the command can make the page open a tab (input, script):
+	// a tab opened from its tab soon after is the automation's (popups.go).
+	opens bool
 	// unique: stages read fields of these params where they lie (an input
 	// event's type, a storage key in a nested object), so params that give
 	// any key twice, at any depth, are refused before they are judged.
 	unique bool
+}
+
+// opensTabs are the commands besides Input.* whose effect can open a tab:
+// they run script in the page.
+var opensTabs = map[string]bool{
+	"Runtime.evaluate":             true,
+	"Runtime.callFunctionOn":       true,
+	"Runtime.runScript":            true,
+	"Debugger.evaluateOnCallFrame": true,
+	"CDPRelay.fillSecret":          true, // types, and a form may submit on input
 }
 
 // uniqueDomains are the domains whose commands' params are read field by
@@ -58,6 +71,7 @@ func newMethodInfo(name string) *methodInfo {
 	for _, d := range uniqueDomains {
 		m.unique = m.unique || strings.HasPrefix(name, d)
 	}
+	m.opens = strings.HasPrefix(name, "Input.") || opensTabs[name]
 	return m
 }
 

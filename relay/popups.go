@@ -11,8 +11,11 @@ import (
 // (a middle click, "open in new tab") is the person's, and sharing it
 // would hand the automation a tab nobody offered. Chrome gives both the
 // same openerTabId, so the relay tells them apart by what the automation
-// was doing: a tab opened while the automation had a command running on
-// its opener, or had just sent one (popupWindow), is the automation's.
+// was doing: a tab opened while the automation had a command that can
+// open one (input, script) running on its opener, or had just sent one
+// (popupWindow), is the automation's. What only reads the tab (a
+// screenshot, the DOM, the targets) opens nothing, so an automation that
+// watches a tab does not take the tabs the person opens from it.
 // In "pick" mode our extension asks (an offer marked "popup") and shares
 // the tab only on the relay's yes; the stock extension shares such tabs
 // itself, and the relay simply does not take those the person opened.

@@ -128,9 +128,10 @@ type tab struct {
 	replayBytes int // of replay's params
 	nextScript  int
 	scriptIDs   map[string]string
-	// lastCommand is when a client command was last forwarded to the tab
-	// (unix nanoseconds), for telling a popup the automation opened from
-	// one the person did (popups.go). Written on the hot path, unlocked.
+	// lastCommand is when a client command that can open a tab (input,
+	// script: methodInfo.opens) was last forwarded to the tab (unix
+	// nanoseconds), for telling a popup the automation opened from one the
+	// person did (popups.go). Written on the hot path, unlocked.
 	lastCommand atomic.Int64
 }
 
