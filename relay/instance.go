@@ -72,6 +72,9 @@ type Instance struct {
 	// locked are the secrets typed in the instance's tabs, hidden in
 	// everything it sends (secrets.go). Replaced, never changed in place.
 	locked atomic.Pointer[secrets.Lock]
+	// urlPasswords counts the passwords of URLs the lock took (userinfo.go),
+	// up to maxURLPasswords.
+	urlPasswords atomic.Int32
 }
 
 // BrowserInfo is what the extension reports about its browser.

@@ -75,6 +75,13 @@ func userinfoByte(c byte) bool {
 	return c > ' ' && c < 0x7f
 }
 
+// maxURLPasswords bounds the URL passwords an instance hides: each one
+// adds some eighty forms to the lock, which is built anew for each, so
+// text that names ever new ones (a page's, or script's results a client
+// asks for) must not grow it without end. A person's browsing names a
+// handful.
+const maxURLPasswords = 64
+
 // lockURLPassword hides pw (as the URL writes it, and decoded) from now
 // on.
 func (in *Instance) lockURLPassword(pw []byte) {
@@ -84,11 +91,18 @@ func (in *Instance) lockURLPassword(pw []byte) {
 		if old != nil && old.Contains(pw) {
 			return
 		}
+		if in.urlPasswords.Load() >= maxURLPasswords {
+			if in.urlPasswords.CompareAndSwap(maxURLPasswords, maxURLPasswords+1) {
+				in.log.Warn("too many passwords in URLs to hide; those seen from now on are not hidden", "limit", maxURLPasswords)
+			}
+			return
+		}
 		l := old.Add(urlPasswordName, []byte(raw))
 		if dec, err := url.PathUnescape(raw); err == nil && dec != raw && len(dec) >= minURLPassword && dec[len(dec)-1] != '@' {
 			l = l.Add(urlPasswordName, []byte(dec))
 		}
 		if in.locked.CompareAndSwap(old, l) {
+			in.urlPasswords.Add(1)
 			return
 		}
 	}

@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -52,5 +53,27 @@ func TestURLPasswordLocked(t *testing.T) {
 	}
 	if got := in.scrubString("http://me:abc@a.example/"); strings.Contains(got, "abc") {
 		t.Errorf("a short password in its URL: %s", got)
+	}
+}
+
+// Text that names ever new URL passwords (a page's, or results a client
+// asks for) grows the lock to a bound, not without end: the first ones
+// are hidden, the rest are not taken.
+func TestURLPasswordsBounded(t *testing.T) {
+	h := newHarness(t, Config{})
+	in := h.srv.Default()
+	var b strings.Builder
+	for i := 0; i < 10*maxURLPasswords; i++ {
+		fmt.Fprintf(&b, `"http://u:pass-%05d@a.example/" `, i)
+	}
+	in.learnURLPasswords([]byte(b.String()))
+	if n := in.urlPasswords.Load(); n != maxURLPasswords+1 { // the bound, and the warning's mark
+		t.Fatalf("URL passwords taken: %d", n)
+	}
+	if got := in.scrubString("pass-00000"); strings.Contains(got, "pass-00000") {
+		t.Errorf("the first was not hidden: %s", got)
+	}
+	if got := in.scrubString("pass-00639"); got != "pass-00639" {
+		t.Errorf("one past the bound was taken: %s", got)
 	}
 }
