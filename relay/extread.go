@@ -179,6 +179,13 @@ func (x *extConn) handleReply(m *wire.ExtMessage) {
 		*red = r.Redact(*red, m.Result)
 		*buf = wire.AppendResult(*buf, pc.clientID, session, *red)
 		putBuf(red)
+	case pc.m.name == "IO.read" && x.inst.locked.Load() != nil:
+		// A piece of a stream: its end waits for the next (streams.go).
+		res := m.Result
+		if out, ok := x.inst.streams.piece(pc.clientID, m.Result, x.inst.locked.Load()); ok {
+			res = out
+		}
+		*buf = wire.AppendResult(*buf, pc.clientID, session, res)
 	default:
 		if pc.then != nil {
 			pc.then(m.Result)

@@ -72,6 +72,9 @@ type Instance struct {
 	// locked are the secrets typed in the instance's tabs, hidden in
 	// everything it sends (secrets.go). Replaced, never changed in place.
 	locked atomic.Pointer[secrets.Lock]
+	// streams joins the pieces of streams the client reads while a secret
+	// is locked (streams.go).
+	streams streamReads
 	// urlPasswords counts the passwords of URLs the lock took (userinfo.go),
 	// up to maxURLPasswords.
 	urlPasswords atomic.Int32

@@ -435,6 +435,13 @@ func (c *clientConn) forward(k *cmd) {
 		}
 		k.params = params
 	}
+	if k.m.name == "IO.read" && c.inst.locked.Load() != nil {
+		// While a secret is locked, a stream's pieces are joined where
+		// they meet (streams.go).
+		handle, _, _ := exactString(k.env.Params, "handle")
+		_, seek := wire.Member(k.env.Params, "offset")
+		c.inst.streams.noteRead(k.env.ID, handle, seek > 0)
+	}
 	if k.m.replay != replayNone && r.top {
 		c.sendKept(k)
 		return

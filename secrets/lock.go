@@ -70,6 +70,20 @@ func (l *Lock) Add(name string, value []byte) *Lock {
 	return n
 }
 
+// MaxLen is the length of the longest byte string the lock looks for: a
+// value split between two pieces of a stream is found whole when the
+// reader holds back this many bytes of each piece for the next.
+func (l *Lock) MaxLen() int {
+	if l == nil {
+		return 0
+	}
+	n := 0
+	for _, p := range l.pats {
+		n = max(n, len(p.b))
+	}
+	return n
+}
+
 // Has reports whether secret name is locked.
 func (l *Lock) Has(name string) bool { return l != nil && l.names[name] }
 
