@@ -76,7 +76,12 @@ func (c *clientConn) close(code int, reason string) {
 // until its queue is full is closed: a CDP client is never silently
 // dropped from, because a lost reply or event is a hang on its side.
 func (c *clientConn) deliver(b *[]byte) {
-	c.inst.learnURLPasswords(*b)
+	if c.inst.learnURLPasswords(*b) {
+		nb := getBuf()
+		*nb = scrubURLPasswords(*nb, *b)
+		putBuf(b)
+		b = nb
+	}
 	if l := c.inst.locked.Load(); l != nil && l.Contains(*b) {
 		// A secret typed in the instance: the client sees its reference.
 		nb := getBuf()

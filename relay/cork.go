@@ -16,7 +16,8 @@ import (
 // client with many commands in flight, events of a busy page), it corks
 // the socket: the frames of the burst gather in memory and go out in one
 // write when the queue is empty, or when corkMax bytes have gathered. One
-// message with nothing behind it is written as before, with no copy.
+// message with nothing behind it goes out uncopied (a long one as its head
+// and then its payload).
 
 // corkMax bounds what a corked socket gathers before it writes.
 const corkMax = 64 << 10

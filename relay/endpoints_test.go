@@ -317,3 +317,58 @@ func TestStockConnectURLLocalhost(t *testing.T) {
 		t.Errorf("extension URL %q", info.ExtensionURL)
 	}
 }
+
+// A go-rod client gets long messages whole, whatever bytes their text
+// holds: the relay writes a long message's payload apart from its head,
+// and a piece of it may start with any byte, a close frame's first byte
+// (0x88, inside a UTF-8 character) included.
+func TestRodLongMessages(t *testing.T) {
+	t.Parallel()
+	handler := func(tabID int, sid, method string, params json.RawMessage) (any, error) {
+		if method == "Runtime.evaluate" {
+			var p struct{ Expression string }
+			json.Unmarshal(params, &p)
+			return map[string]any{"result": map[string]any{"type": "string", "value": p.Expression + strings.Repeat("我", 3000)}}, nil
+		}
+		return fakeext.DefaultHandler(tabID, sid, method, params)
+	}
+	h := newHarness(t, Config{})
+	h.ext(fakeext.Options{Tabs: twoTabs, Handler: handler})
+	h.ready()
+	_, conn, br := rawHandshake(t, h, "/devtools/page/"+tid(1), "nil")
+	send := func(id int, method string, params any) {
+		msg, _ := json.Marshal(map[string]any{"id": id, "method": method, "params": params})
+		mask := []byte{1, 2, 3, 4}
+		frame := []byte{0x81, 0x80 | 126, byte(len(msg) >> 8), byte(len(msg))}
+		frame = append(frame, mask...)
+		for i, b := range msg {
+			frame = append(frame, b^mask[i%4])
+		}
+		if _, err := conn.Write(frame); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Three pads: the byte at any one place of the text is each of the
+	// character's three bytes for one of them.
+	for id, pad := range []string{"", "x", "xx"} {
+		send(id+1, "Runtime.evaluate", map[string]any{"expression": pad})
+		var msg []byte
+		for {
+			op, payload, err := readRawFrame(br)
+			if err != nil {
+				t.Fatalf("pad %q: the connection ended after %d bytes: %v", pad, len(msg), err)
+			}
+			msg = append(msg, payload...)
+			if op&0x80 != 0 {
+				break
+			}
+		}
+		var reply struct {
+			ID     int
+			Result struct{ Result struct{ Value string } }
+		}
+		if err := json.Unmarshal(msg, &reply); err != nil || reply.ID != id+1 || reply.Result.Result.Value != pad+strings.Repeat("我", 3000) {
+			t.Fatalf("pad %q: reply %d bytes, %v", pad, len(msg), err)
+		}
+	}
+}

@@ -322,12 +322,14 @@ func (x *extConn) forwardTap(c *clientConn, id int64, m *methodInfo, method, par
 }
 
 // busyOn reports whether a client command that can open a tab (input,
-// script) is waiting for tab id.
-func (x *extConn) busyOn(tabID int64) bool {
+// script) has been waiting for tab id since no longer than busyWindow: a
+// command that never ends (a promise that never settles) does not claim
+// every tab the person opens from the tab for ever.
+func (x *extConn) busyOn(tabID int64, now time.Time) bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	for _, pc := range x.pending {
-		if pc.kind == callClient && pc.tabID == tabID && pc.m != nil && pc.m.opens {
+		if pc.kind == callClient && pc.tabID == tabID && pc.m != nil && pc.m.opens && now.Sub(pc.start) < busyWindow {
 			return true
 		}
 	}

@@ -38,22 +38,25 @@ func (in *Instance) handleExtEvent(x *extConn, m *wire.ExtMessage) {
 			in.learnBeforeReady(x)
 			// A client that came first, or stayed while the extension
 			// restarted: its fence goes in before its commands go through.
-			st := in.lock()
-			driven := st.ext == x && !x.isReady() && st.client != nil
-			in.unlock()
-			if driven {
-				in.setNetFenceWait(context.Background(), x)
-			}
-			st = in.lock()
-			ready := st.ext == x && !x.isReady()
-			if ready {
+			// Whether there is one is decided under the lock that makes the
+			// extension ready (attachClient decides under it too).
+			fenced := false
+			for {
+				st := in.lock()
+				if st.ext != x || x.isReady() {
+					in.unlock()
+					break
+				}
+				if st.client != nil && !fenced {
+					in.unlock()
+					in.setNetFenceWait(context.Background(), x)
+					fenced = true
+					continue
+				}
 				close(x.ready)
 				st.notify()
-			}
-			late := ready && !driven && st.client != nil // came meanwhile
-			in.unlock()
-			if late {
-				in.setNetFence(x, true)
+				in.unlock()
+				break
 			}
 			in.rememberBrowser()
 			in.log.Info("extension ready")

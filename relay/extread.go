@@ -158,6 +158,9 @@ func (x *extConn) handleReply(m *wire.ExtMessage) {
 		// event's, a setting's) says nothing of any page.
 		*buf = wire.AppendError(*buf, pc.clientID, session, codeServerError, msgWentBlind)
 	case m.HasError:
+		if pc.m.name == "IO.read" {
+			x.inst.streams.forget(pc.clientID, "")
+		}
 		e := parseExtError(m.Error)
 		if e.Message == msgDetachedWhile && strings.HasPrefix(pc.m.name, "Runtime.") {
 			// Chrome detached the tab while the command ran: the objects

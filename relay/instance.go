@@ -72,6 +72,9 @@ type Instance struct {
 	// locked are the secrets typed in the instance's tabs, hidden in
 	// everything it sends (secrets.go). Replaced, never changed in place.
 	locked atomic.Pointer[secrets.Lock]
+	// resumeWaits counts the commands waiting for their tab's resume
+	// (pipeline.go), for tests.
+	resumeWaits atomic.Int32
 	// streams joins the pieces of streams the client reads while a secret
 	// is locked (streams.go).
 	streams streamReads
@@ -325,11 +328,15 @@ func (in *Instance) attachClient(c *clientConn) bool {
 			return false
 		case st.client == nil:
 			st.client = c
+			// Ready is decided under the lock: the handshake, which sees the
+			// client under it too, puts the fence in before it lets
+			// commands through; once ready, the client's own wait does.
 			x := st.ext
+			ready := x != nil && x.isReady()
 			in.unlock()
-			if x != nil && x.isReady() {
+			if ready {
 				in.setNetFenceWait(c.ctx, x)
-			} // else the handshake puts it in before it lets commands through
+			}
 			return true
 		}
 		changed := st.changed

@@ -45,6 +45,9 @@ var opensTabs = map[string]bool{
 	"Runtime.runScript":            true,
 	"Debugger.evaluateOnCallFrame": true,
 	"CDPRelay.fillSecret":          true, // types, and a form may submit on input
+	// Script that was waiting goes on: a dialog answered, a pause resumed.
+	"Page.handleJavaScriptDialog": true,
+	"Debugger.resume":             true,
 }
 
 // uniqueDomains are the domains whose commands' params are read field by

@@ -76,6 +76,9 @@ type peer struct {
 	// cork, when set, lets the writer write a burst of messages to the
 	// socket at once (cork.go). Set before writeLoop starts.
 	cork *corkConn
+	// noCloseFrame: the connection ends without a close frame (go-rod's
+	// reader panics on one). Set before writeLoop starts.
+	noCloseFrame bool
 }
 
 func newPeer(conn *websocket.Conn, queue int, maxBytes int64) *peer {
@@ -252,6 +255,10 @@ func (p *peer) writeLoop(ping time.Duration, onPanic func(where string, r any)) 
 				}
 			}
 			p.drain()
+			if p.noCloseFrame {
+				p.conn.Close()
+				return
+			}
 			msg := websocket.FormatCloseMessage(p.closeCode, p.closeReason)
 			_ = p.conn.WriteControl(websocket.CloseMessage, msg, time.Now().Add(closeWait))
 			// Give the read loop a moment to see the peer's close reply,

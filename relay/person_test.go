@@ -490,6 +490,7 @@ func TestStopWhileWaitingForResume(t *testing.T) {
 		return attaches == 2
 	})
 	waiting := h.send(c, "pw-tab-1", "Runtime.evaluate", map[string]any{"expression": "'after the stop'"})
+	h.waitFor("the command to wait for the resume", func() bool { return h.srv.Default().resumeWaits.Load() == 1 })
 	if err := h.srv.Default().Stop("viewer-1"); err != nil {
 		t.Fatal(err)
 	}

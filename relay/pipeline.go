@@ -186,7 +186,9 @@ func (c *clientConn) route(k *cmd) bool {
 			// A person's Stop ends the wait too.
 			done, run := s.tab.resuming, st.runCtx
 			in.unlock()
+			in.resumeWaits.Add(1)
 			awaitResume(c.ctx, run, done)
+			in.resumeWaits.Add(-1)
 			if !c.running(k) {
 				return false
 			}
@@ -435,12 +437,18 @@ func (c *clientConn) forward(k *cmd) {
 		}
 		k.params = params
 	}
-	if k.m.name == "IO.read" && c.inst.locked.Load() != nil {
+	if (k.m.name == "IO.read" || k.m.name == "IO.close") && c.inst.locked.Load() != nil {
 		// While a secret is locked, a stream's pieces are joined where
 		// they meet (streams.go).
 		handle, _, _ := exactString(k.env.Params, "handle")
-		_, seek := wire.Member(k.env.Params, "offset")
-		c.inst.streams.noteRead(k.env.ID, handle, seek > 0)
+		if k.m.name == "IO.close" {
+			c.inst.streams.forget(0, handle)
+		} else if _, seek := wire.Member(k.env.Params, "offset"); seek > 0 || len(handle) > maxStreamHandle {
+			c.failed(k, codeServerError, "cdprelay: a stream is read from its start while a typed secret is hidden (no offset)")
+			return
+		} else {
+			c.inst.streams.noteRead(k.env.ID, handle)
+		}
 	}
 	if k.m.replay != replayNone && r.top {
 		c.sendKept(k)
@@ -492,7 +500,9 @@ func (c *clientConn) sendAs(k *cmd, m *methodInfo) {
 // extension has gone.
 func (c *clientConn) notSent(k *cmd, err error) {
 	if err == errSendStopped {
-		c.running(k)
+		// Refused as the running stage refuses, even if a Resume has come
+		// since: the command was not sent.
+		c.refuseStopped(k)
 		return
 	}
 	c.failed(k, codeServerError, "Extension disconnected")

@@ -25,6 +25,11 @@ import (
 // hundred milliseconds of the click, even on a loaded machine.
 const popupWindow = 2 * time.Second
 
+// busyWindow is how long a command still running on a tab (a script that
+// awaits something) counts as the automation's doing for the tabs opened
+// from it.
+const busyWindow = 30 * time.Second
+
 // openedByAutomation reports whether a tab opened from opener now is the
 // automation's.
 func (in *Instance) openedByAutomation(x *extConn, opener *tab, now time.Time) bool {
@@ -34,7 +39,7 @@ func (in *Instance) openedByAutomation(x *extConn, opener *tab, now time.Time) b
 	if last := opener.lastCommand.Load(); last != 0 && now.Sub(time.Unix(0, last)) < popupWindow {
 		return true
 	}
-	return x.busyOn(opener.id)
+	return x.busyOn(opener.id, now)
 }
 
 // judgeOpened decides a tab offered because a shared tab opened it. It

@@ -342,7 +342,9 @@ func (in *Instance) lockSecret(name string, value []byte) {
 }
 
 func (in *Instance) scrubString(s string) string {
-	in.learnURLPasswords([]byte(s))
+	if in.learnURLPasswords([]byte(s)) {
+		s = string(scrubURLPasswords(nil, []byte(s)))
+	}
 	if l := in.locked.Load(); l != nil && l.Contains([]byte(s)) {
 		return string(l.Replace(nil, []byte(s)))
 	}

@@ -273,6 +273,7 @@ func (s *Server) serveCDP(w http.ResponseWriter, r *http.Request, in *Instance, 
 		return
 	}
 	defer s.conns.Done()
+	rod := isRodKey(r)
 	cw := withCork(lenientKey(w, r))
 	conn, err := s.upgrader.Upgrade(cw, r, nil)
 	if err != nil {
@@ -282,6 +283,12 @@ func (s *Server) serveCDP(w http.ResponseWriter, r *http.Request, in *Instance, 
 	c := newClientConn(in, conn, log)
 	c.p.discarded = s.cfg.Metrics.discarded[ActorClient]
 	c.p.cork = cw.conn
+	if rod {
+		// go-rod's reader panics on a close frame: it gets none, not even
+		// in answer to its own.
+		c.p.noCloseFrame = true
+		conn.SetCloseHandler(func(int, string) error { return nil })
+	}
 	go c.p.writeLoop(0, in.panicked)
 	if !in.attachClient(c) {
 		c.close(websocket.ClosePolicyViolation, reasonSecondClient)

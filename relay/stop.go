@@ -146,6 +146,12 @@ func (c *clientConn) running(k *cmd) bool {
 	if !c.inst.stopped.Load() {
 		return true
 	}
+	return c.refuseStopped(k)
+}
+
+// refuseStopped refuses k because a person stopped the automation. It
+// reports false, as a stage that answered.
+func (c *clientConn) refuseStopped(k *cmd) bool {
 	c.inst.lock()
 	c.inst.st.refusedStopped++
 	c.inst.unlock()

@@ -16,41 +16,59 @@ import (
 // lock (secrets.go) finds it. While a secret is locked, the relay replaces
 // the values in what it has of the stream and holds back its end, where a
 // value may begin whose rest is still to come, to send it with the next
-// piece (or with the last), so that the lock sees every value whole. Such
-// pieces go to the client base64-encoded, which IO.read's clients read
-// piece by piece.
+// piece, so that the lock sees every value whole. Such pieces go to the
+// client base64-encoded, which IO.read's clients read piece by piece. A
+// read at an offset, which would start a piece inside a value, is refused
+// while a secret is locked (no client library sends one).
+
+// maxHeldStreams bounds the streams the relay holds the end of: a client
+// that opens ever new ones and never closes them does not grow it.
+const maxHeldStreams = 256
+
+// maxStreamHandle bounds a stream handle the relay keeps (Chrome's are a
+// few digits).
+const maxStreamHandle = 256
 
 // streamReads remembers, for the IO.read commands a client sent while a
-// secret was locked, which stream each reads, and what is held back of
-// each stream.
+// secret was locked, which stream each reads (until its reply), and what
+// is held back of each stream (until it ends or is closed).
 type streamReads struct {
 	mu    sync.Mutex
 	reads map[int64]string // client command id → stream handle
-	held  map[string][]byte
+	held  map[string]*heldStream
 }
 
-// maxHeldStreams bounds the streams the relay holds bytes of: a client
-// that opens ever new ones and never reads them to their end does not
-// grow it without end.
-const maxHeldStreams = 256
+type heldStream struct {
+	tail  []byte // the end of what was read, not sent yet
+	ended bool   // Chrome said eof; the tail went out, eof is owed
+}
 
-// noteRead records IO.read command id of the client, reading handle; at
-// an offset, what was held back of the stream is dropped: the client
-// reads from elsewhere.
-func (s *streamReads) noteRead(id int64, handle string, seek bool) {
+// noteRead records IO.read command id of the client, reading handle.
+func (s *streamReads) noteRead(id int64, handle string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.reads == nil {
-		s.reads, s.held = map[int64]string{}, map[string][]byte{}
-	}
-	if len(s.reads) >= maxHeldStreams || (len(s.held) >= maxHeldStreams && s.held[handle] == nil) {
-		clear(s.reads)
-		clear(s.held)
+		s.reads, s.held = map[int64]string{}, map[string]*heldStream{}
 	}
 	s.reads[id] = handle
-	if seek {
-		delete(s.held, handle)
+	if _, ok := s.held[handle]; !ok && len(s.held) >= maxHeldStreams {
+		for h := range s.held {
+			delete(s.held, h) // a client with this many open streams loses one's end
+			break
+		}
 	}
+}
+
+// forget drops what is noted of IO.read command id (its reply was an
+// error), or of stream handle (IO.close).
+func (s *streamReads) forget(id int64, handle string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if handle != "" {
+		delete(s.held, handle)
+		return
+	}
+	delete(s.reads, id)
 }
 
 // piece returns the result of the IO.read command id of the client to send
@@ -82,18 +100,54 @@ func (s *streamReads) piece(id int64, result []byte, lock *secrets.Lock) (out []
 		}
 		data = d
 	}
-	all := lock.Replace(nil, append(s.held[handle], data...))
+	h := s.held[handle]
+	if h == nil {
+		h = &heldStream{}
+		s.held[handle] = h
+	}
+	if h.ended {
+		// The tail went with the read that met the end; this one says so.
+		delete(s.held, handle)
+		r.Data, r.Base64Encoded, r.EOF = "", true, true
+		out, err := json.Marshal(r)
+		return out, err == nil
+	}
+	all := lock.Replace(nil, append(h.tail, data...))
 	send := all
 	if r.EOF {
-		delete(s.held, handle)
+		// What is left goes now, as data of a read that is not the last:
+		// some clients take no data from the read that says eof, and read
+		// once more, which says it.
+		h.tail, h.ended, r.EOF = nil, len(all) > 0, len(all) == 0
+		if !h.ended {
+			delete(s.held, handle)
+		}
 	} else {
-		// A value that is not whole yet began within the last MaxLen-1
-		// bytes: nothing of it goes before the rest has come.
-		cut := max(0, len(all)-(lock.MaxLen()-1))
+		cut := streamCut(all, lock.MaxLen()-1)
 		send = all[:cut]
-		s.held[handle] = append([]byte(nil), all[cut:]...)
+		h.tail = append(h.tail[:0:0], all[cut:]...)
 	}
 	r.Data, r.Base64Encoded = base64.StdEncoding.EncodeToString(send), true
 	out, err := json.Marshal(r)
 	return out, err == nil
+}
+
+// streamCut returns where to cut b so that its last hold bytes stay back;
+// within a run of base64 text, at a multiple of four characters from the
+// run's start, so that the next piece's run decodes in step.
+func streamCut(b []byte, hold int) int {
+	cut := max(0, len(b)-max(hold, 0))
+	start := cut
+	for start > 0 && isBase64Byte(b[start-1]) {
+		start--
+	}
+	if start < cut && cut < len(b) && isBase64Byte(b[cut]) {
+		cut = start + (cut-start)/4*4
+	}
+	return cut
+}
+
+// isBase64Byte reports whether c is in either base64 alphabet.
+func isBase64Byte(c byte) bool {
+	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_'
 }

@@ -24,12 +24,14 @@ const urlPasswordName = "url-password"
 const minURLPassword = 4
 
 // learnURLPasswords locks the passwords of the URLs with a user-info part
-// in b. It costs one byte search on a message without '@'.
-func (in *Instance) learnURLPasswords(b []byte) {
+// in b. It costs one byte search on a message without '@'. It reports
+// whether b holds one the lock could not take (past maxURLPasswords):
+// that message is to go through scrubURLPasswords.
+func (in *Instance) learnURLPasswords(b []byte) (untaken bool) {
 	for i := bytes.IndexByte(b, '@'); i >= 0; {
 		switch pw := urlPasswordBefore(b, i); {
 		case len(pw) >= minURLPassword:
-			in.lockURLPassword(pw)
+			untaken = !in.lockURLPassword(pw) || untaken
 		case len(pw) > 0:
 			// Too short to hide alone: hide it with its user name, where
 			// the URL has them.
@@ -37,14 +39,35 @@ func (in *Instance) learnURLPasswords(b []byte) {
 			for start > 0 && userinfoByte(b[start-1]) {
 				start--
 			}
-			in.lockURLPassword(b[start : i+1])
+			untaken = !in.lockURLPassword(b[start:i+1]) || untaken
 		}
 		j := bytes.IndexByte(b[i+1:], '@')
 		if j < 0 {
-			return
+			return untaken
 		}
 		i += 1 + j
 	}
+	return untaken
+}
+
+// scrubURLPasswords appends b to dst with the password of every URL with a
+// user-info part replaced by the reference: for the passwords the lock no
+// longer takes, each hidden where a URL names it.
+func scrubURLPasswords(dst, b []byte) []byte {
+	start := 0
+	for i := bytes.IndexByte(b, '@'); i >= 0; {
+		if pw := urlPasswordBefore(b, i); len(pw) > 0 {
+			dst = append(dst, b[start:i-len(pw)]...)
+			dst = append(dst, "{{secret:"+urlPasswordName+"}}"...)
+			start = i
+		}
+		j := bytes.IndexByte(b[i+1:], '@')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return append(dst, b[start:]...)
 }
 
 // urlPasswordBefore returns the password of the URL whose user-info part
@@ -83,19 +106,20 @@ func userinfoByte(c byte) bool {
 const maxURLPasswords = 64
 
 // lockURLPassword hides pw (as the URL writes it, and decoded) from now
-// on.
-func (in *Instance) lockURLPassword(pw []byte) {
+// on. It reports false when the lock takes no more: pw is then hidden only
+// where a URL names it (scrubURLPasswords).
+func (in *Instance) lockURLPassword(pw []byte) bool {
 	raw := string(pw)
 	for {
 		old := in.locked.Load()
 		if old != nil && old.Contains(pw) {
-			return
+			return true
 		}
 		if in.urlPasswords.Load() >= maxURLPasswords {
 			if in.urlPasswords.CompareAndSwap(maxURLPasswords, maxURLPasswords+1) {
-				in.log.Warn("too many passwords in URLs to hide; those seen from now on are not hidden", "limit", maxURLPasswords)
+				in.log.Warn("too many passwords in URLs to lock; those seen from now on are hidden in their URLs only", "limit", maxURLPasswords)
 			}
-			return
+			return false
 		}
 		l := old.Add(urlPasswordName, []byte(raw))
 		if dec, err := url.PathUnescape(raw); err == nil && dec != raw && len(dec) >= minURLPassword && dec[len(dec)-1] != '@' {
@@ -103,7 +127,7 @@ func (in *Instance) lockURLPassword(pw []byte) {
 		}
 		if in.locked.CompareAndSwap(old, l) {
 			in.urlPasswords.Add(1)
-			return
+			return true
 		}
 	}
 }

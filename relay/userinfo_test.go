@@ -76,4 +76,23 @@ func TestURLPasswordsBounded(t *testing.T) {
 	if got := in.scrubString("pass-00639"); got != "pass-00639" {
 		t.Errorf("one past the bound was taken: %s", got)
 	}
+	// Past the bound, a password is still hidden where a URL names it:
+	// made-up ones cannot use the bound up to let the person's through.
+	if got := in.scrubString(`{"url":"https://person:RealSecretPw@intranet.example/"}`); strings.Contains(got, "RealSecretPw") || !strings.Contains(got, "https://person:{{secret:url-password}}@intranet.example/") {
+		t.Errorf("a URL's password past the bound: %s", got)
+	}
+}
+
+func TestScrubURLPasswords(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"a":"http://u:pw@h/","b":"x@y"}`:      `{"a":"http://u:{{secret:url-password}}@h/","b":"x@y"}`,
+		`https://u:p%40ss@h/ and ftp://v:qq@k/`: `https://u:{{secret:url-password}}@h/ and ftp://v:{{secret:url-password}}@k/`,
+		`no url here@all`:                       `no url here@all`,
+		`http://user@h/ has no password`:        `http://user@h/ has no password`,
+		`@@@ http://a:b@c@d/`:                   `@@@ http://a:{{secret:url-password}}@c@d/`,
+	} {
+		if got := string(scrubURLPasswords(nil, []byte(in))); got != want {
+			t.Errorf("%s → %s, want %s", in, got, want)
+		}
+	}
 }

@@ -46,6 +46,9 @@ var (
 	rodAccept     = []byte(acceptKey(rodKey))
 )
 
+// isRodKey reports whether r is an upgrade with go-rod's key.
+func isRodKey(r *http.Request) bool { return r.Header.Get("Sec-Websocket-Key") == rodKey }
+
 // lenientKey prepares a CDP endpoint's upgrade for a client that sent
 // go-rod's key. For any other request it returns w unchanged.
 func lenientKey(w http.ResponseWriter, r *http.Request) http.ResponseWriter {
@@ -61,8 +64,8 @@ func lenientKey(w http.ResponseWriter, r *http.Request) http.ResponseWriter {
 }
 
 // rodKeyWriter hands the upgrader a connection whose first write, the
-// handshake response, carries the accept value for "nil", and which ends
-// the connection where a close frame would be sent.
+// handshake response, carries the accept value for "nil". Such a peer
+// gets no close frame (peer.noCloseFrame): its connection just ends.
 type rodKeyWriter struct {
 	http.ResponseWriter
 	hj http.Hijacker
@@ -81,9 +84,6 @@ type acceptSwapConn struct {
 	handshaken atomic.Bool
 }
 
-// closeFrameHead is the first byte of an unfragmented close frame.
-const closeFrameHead = 0x88
-
 func (c *acceptSwapConn) Write(p []byte) (int, error) {
 	if !c.handshaken.Load() {
 		c.handshaken.Store(true)
@@ -93,13 +93,6 @@ func (c *acceptSwapConn) Write(p []byte) (int, error) {
 			copy(p[i:], rodAccept)
 		}
 		return c.Conn.Write(p)
-	}
-	// The writer sends a control frame in one call, and a data frame's
-	// header and payload in separate calls: a payload is JSON text and never
-	// starts with this byte.
-	if len(p) > 0 && p[0] == closeFrameHead {
-		c.Conn.Close()
-		return len(p), nil
 	}
 	return c.Conn.Write(p)
 }
