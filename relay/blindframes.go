@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"encoding/json"
 	"strings"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
@@ -239,6 +240,32 @@ func (st *state) noteBlindSource(t *tab, sid string, method, params []byte) bool
 		}
 	}
 	return true
+}
+
+// pausedInBlind reports whether a Debugger.paused of t's session sid
+// stops in a blind site's script: one of its call frames is in one. Such
+// a pause is withheld (its frames show the script's functions and scopes)
+// and resumed by the relay.
+func (t *tab) pausedInBlind(sid string, params []byte) bool {
+	if len(t.blindReqs) == 0 {
+		return false
+	}
+	var p struct {
+		CallFrames []struct {
+			Location struct {
+				ScriptID string `json:"scriptId"`
+			} `json:"location"`
+		} `json:"callFrames"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return true // unreadable: as strict as can be
+	}
+	for _, f := range p.CallFrames {
+		if t.blindReqs["script\x00"+sid+"\x00"+f.Location.ScriptID] {
+			return true
+		}
+	}
+	return false
 }
 
 // blindSource reports whether a Debugger or CSS command of t's session

@@ -124,7 +124,8 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 	blind := t.acc.level == accessBlind || (child != nil && child.acc.level == accessBlind) ||
 		((len(t.blindFrames) > 0 || len(t.blindReqs) > 0 || bytesHasPrefix(method, "Target.")) && st.in.hasTiers() &&
 			(st.aboutBlindFrame(t, method, params) ||
-				((bytesHasPrefix(method, "Network.") || bytesHasPrefix(method, "Fetch.")) && t.blindRequest(method, params))))
+				((bytesHasPrefix(method, "Network.") || bytesHasPrefix(method, "Fetch.")) && t.blindRequest(method, params)) ||
+				(string(method) == "Debugger.paused" && t.pausedInBlind(string(sid), params))))
 	if bytesHasPrefix(method, "Runtime.executionContext") {
 		if string(method) == "Runtime.executionContextCreated" && isRelayWorld(params) {
 			return // the relay's own world (relayworld.go)

@@ -536,6 +536,24 @@ func TestTierAgainstTheClientInABrowser(t *testing.T) {
 		if m := h.callMsg(c, full, "Debugger.getScriptSource", map[string]any{"scriptId": "42"}); m.Error != nil {
 			t.Errorf("the full site's script: %s", m.Raw)
 		}
+		// A pause in the blind script is withheld and resumed; one in the
+		// page's own goes to the client.
+		from, sent := len(c.Messages()), len(e.Commands())
+		frame := func(script, fn string) map[string]any {
+			return map[string]any{"callFrameId": "cf-" + script, "functionName": fn, "location": map[string]any{"scriptId": script, "lineNumber": 1}}
+		}
+		e.Event(1, "", "Debugger.paused", map[string]any{"reason": "exception", "callFrames": []any{frame("42", "caller"), frame("41", "secret9Fn")}})
+		h.waitFor("the relay resumes the pause in the blind script", func() bool { return hasMethod(sentMethods(e, sent), "Debugger.resume") })
+		e.Event(1, "", "Debugger.paused", map[string]any{"reason": "other", "callFrames": []any{frame("42", "pageFn")}})
+		ev, _ = h.event(c, from, "Debugger.paused")
+		if !strings.Contains(string(ev.Raw), "pageFn") {
+			t.Errorf("the pause the client heard of: %s", ev.Raw)
+		}
+		for _, m := range c.Messages()[from:] {
+			if strings.Contains(string(m.Raw), "secret9Fn") {
+				t.Errorf("the client heard of the pause in the blind script: %s", m.Raw)
+			}
+		}
 	})
 	t.Run("a redirect's Location", func(t *testing.T) {
 		from := len(c.Messages())

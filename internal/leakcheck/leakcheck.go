@@ -2,6 +2,7 @@ package leakcheck
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"os"
 	"runtime"
@@ -21,6 +22,12 @@ const grace = 5 * time.Second
 // anything of this module).
 func Main(m *testing.M, match ...string) {
 	code := m.Run()
+	if f := flag.Lookup("test.fuzzworker"); f != nil && f.Value.String() == "true" {
+		// A fuzzing worker ends when the fuzzing engine says so, its
+		// target perhaps in the middle of an input: waiting for that to
+		// wind down would only make the engine give up on the worker.
+		os.Exit(code)
+	}
 	if code == 0 {
 		if leaked := Wait(grace, match...); leaked != "" {
 			fmt.Fprintf(os.Stderr, "goroutines still running after the tests:\n%s\n", leaked)
