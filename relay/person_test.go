@@ -63,6 +63,7 @@ func TestStopAndResume(t *testing.T) {
 		t.Fatalf("the command under way: %s", m.Raw)
 	}
 	h.waitFor("the script is terminated", func() bool { return hasMethod(sentMethods(e, sent), "Runtime.terminateExecution") })
+	h.waitFor("a pause in the debugger is resumed", func() bool { return hasMethod(sentMethods(e, sent), "Debugger.resume") })
 	ev, _ := h.event(c, from, "CDPRelay.stopped")
 	if !strings.Contains(string(ev.Raw), `"stopped":true`) || !strings.Contains(string(ev.Raw), "viewer-1") {
 		t.Fatalf("stopped event %s", ev.Raw)

@@ -67,6 +67,23 @@ func (in *Instance) Stop(by string) error {
 	x := st.ext
 	held := st.takeHeld(nil)
 	in.tellStopped(st, true, by)
+	// A page the automation holds paused in the debugger goes on: nobody
+	// may resume it while stopped. (Chrome answers an error where the
+	// debugger is not on; nobody waits for it.)
+	resumed := map[[2]string]bool{}
+	for _, s := range st.sessions {
+		if s.tab == nil || !st.live(s) {
+			continue
+		}
+		sid := ""
+		if s.child {
+			sid = s.id
+		}
+		if k := [2]string{strconv.FormatInt(s.tab.id, 10), sid}; !resumed[k] {
+			resumed[k] = true
+			st.fire(s.tab.id, sid, "Debugger.resume", nil)
+		}
+	}
 	st.notify()
 	in.unlock()
 
