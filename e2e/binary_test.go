@@ -134,6 +134,10 @@ func TestBinaryAuditAndMetrics(t *testing.T) {
 		`cdprelay_relay_messages_total{direction="event",domain="Page"}`,
 		`cdprelay_relay_command_duration_seconds_count`,
 		`cdprelay_relay_extension_connects_total`,
+		// Our extension and the relay agreed on batch frames, and a page
+		// load's events and replies came together.
+		`cdprelay_relay_extension_batches_total{direction="from_extension"}`,
+		`cdprelay_relay_extension_batches_total{direction="to_extension"}`,
 	} {
 		m := regexp.MustCompile(regexp.QuoteMeta(series) + ` ([0-9.e+]+)`).FindStringSubmatch(metrics)
 		if m == nil {

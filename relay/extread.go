@@ -78,6 +78,7 @@ func (x *extConn) handleBatch(frame []byte, m *wire.ExtMessage) {
 		x.log.Warn("extension sent a malformed batch; ignored", "err", err)
 		return
 	}
+	x.inst.srv.cfg.Metrics.batchesIn.Inc()
 	for {
 		ok, err := bt.Next(m)
 		if !ok {

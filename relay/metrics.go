@@ -73,6 +73,8 @@ type Metrics struct {
 	stops          prometheus.Counter
 	dialogs        map[string]prometheus.Counter // by who answered
 	approvals      map[string]prometheus.Counter // by answer
+	batchesIn      prometheus.Counter            // batch frames from an extension
+	batchesOut     prometheus.Counter            // batch frames to an extension
 	reg            prometheus.Registerer
 }
 
@@ -156,8 +158,13 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	for _, a := range approvalAnswers {
 		m.approvals[a] = approvals.WithLabelValues(a)
 	}
+	batches := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "cdprelay_relay_extension_batches_total",
+		Help: "Batch frames (several protocol messages in one frame) between the relay and extensions that take them, by direction.",
+	}, []string{"direction"})
+	m.batchesIn, m.batchesOut = batches.WithLabelValues("from_extension"), batches.WithLabelValues("to_extension")
 	if reg != nil {
-		reg.MustRegister(msgs, byteVec, m.connections, m.commandLatency, m.refused, m.extConnects, m.panics, discarded, limited, m.stops, dialogs, approvals)
+		reg.MustRegister(msgs, byteVec, m.connections, m.commandLatency, m.refused, m.extConnects, m.panics, discarded, limited, m.stops, dialogs, approvals, batches)
 	}
 	return m
 }

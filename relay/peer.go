@@ -59,6 +59,9 @@ type peer struct {
 	// discarded counts what is still queued when the connection ends and
 	// so is never sent. Set before writeLoop starts; nil: not counted.
 	discarded prometheus.Counter
+	// batches counts the batch frames the writer writes. Set before
+	// writeLoop starts; nil: not counted.
+	batches prometheus.Counter
 
 	// Senders waiting for room in bytes (send) wait on room, which the
 	// writer closes and replaces when it takes a message off the queue
@@ -334,6 +337,9 @@ more:
 		}
 	}
 	buf = append(buf, ']')
+	if p.batches != nil {
+		p.batches.Inc()
+	}
 	_ = p.conn.SetWriteDeadline(time.Now().Add(writeWait))
 	err = p.conn.WriteMessage(websocket.TextMessage, buf)
 	p.batchBuf = buf[:0]

@@ -347,6 +347,7 @@ func (s *Server) serveExtension(w http.ResponseWriter, r *http.Request, in *Inst
 	log := s.cfg.Logger.With("instance", in.id, "peer", "extension", "remote", r.RemoteAddr)
 	x := newExtConn(in, conn, log)
 	x.p.discarded = s.cfg.Metrics.discarded[ActorExtension]
+	x.p.batches = s.cfg.Metrics.batchesOut
 	x.p.cork = cw.conn
 	go x.p.writeLoop(extPingPeriod, in.panicked)
 	if !in.acceptExtension(x) {
