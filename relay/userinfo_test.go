@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/cdprelay/cdprelay/internal/fakeext"
 )
 
 func TestURLPasswordBefore(t *testing.T) {
@@ -94,5 +96,34 @@ func TestScrubURLPasswords(t *testing.T) {
 		if got := string(scrubURLPasswords(nil, []byte(in))); got != want {
 			t.Errorf("%s → %s, want %s", in, got, want)
 		}
+	}
+}
+
+// What the live view lists (a tab's title and URL, a dialog's message) is
+// scrubbed as the client's messages are: a typed secret shows as its
+// reference, a URL's password too.
+func TestStatusScrubbed(t *testing.T) {
+	h := newHarness(t, Config{})
+	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://person:UrlPassw0rd@a.example/inbox", Title: "Inbox"}}})
+	c := h.client()
+	h.autoAttach(c)
+	in := h.srv.Default()
+	if u := in.Status().Tabs[0].URL; strings.Contains(u, "UrlPassw0rd") || !strings.Contains(u, "{{secret:url-password}}") {
+		t.Fatalf("the tab's URL in the live view: %s", u)
+	}
+	in.lockSecret("site", []byte("hunter2-typed-secret"))
+	e.Navigate(1, "https://a.example/welcome?pw=hunter2-typed-secret", "Welcome hunter2-typed-secret")
+	h.waitFor("the new title", func() bool { return strings.HasPrefix(in.Status().Tabs[0].Title, "Welcome") })
+	e.Event(1, "", "Page.javascriptDialogOpening", map[string]any{"url": "https://a.example/", "message": "Your password is hunter2-typed-secret", "type": "alert", "hasBrowserHandler": false, "defaultPrompt": ""})
+	h.waitFor("the dialog", func() bool { return in.Status().Tabs[0].Dialog != nil })
+	st := in.Status()
+	raw := fmt.Sprintf("%+v %+v", st.Tabs[0], *st.Tabs[0].Dialog)
+	for _, leak := range []string{"hunter2", "UrlPassw0rd"} {
+		if strings.Contains(raw, leak) {
+			t.Fatalf("the live view's status shows %s: %s", leak, raw)
+		}
+	}
+	if !strings.Contains(raw, "{{secret:site}}") {
+		t.Fatalf("no reference in %s", raw)
 	}
 }
