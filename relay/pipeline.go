@@ -440,10 +440,12 @@ func (c *clientConn) forward(k *cmd) {
 	if (k.m.name == "IO.read" || k.m.name == "IO.close") && c.inst.locked.Load() != nil {
 		// While a secret is locked, a stream's pieces are joined where
 		// they meet (streams.go).
-		handle, _, _ := exactString(k.env.Params, "handle")
+		handle, _, err := exactString(k.env.Params, "handle")
 		if k.m.name == "IO.close" {
 			c.inst.streams.forget(0, handle)
-		} else if _, seek := wire.Member(k.env.Params, "offset"); seek > 0 || len(handle) > maxStreamHandle {
+		} else if _, seek := wire.Member(k.env.Params, "offset"); seek > 0 || err != nil || len(handle) > maxStreamHandle {
+			// A handle the relay could not read as Chrome does (given twice)
+			// would join the pieces of one stream with another's.
 			c.failed(k, codeServerError, "cdprelay: a stream is read from its start while a typed secret is hidden (no offset)")
 			return
 		} else {

@@ -66,6 +66,14 @@ func TestStreamPiecesJoinedForTheLock(t *testing.T) {
 			break
 		}
 	}
+	// Reads that would start a piece inside a value, or read one stream
+	// as another, are refused while the secret is locked: at an offset
+	// (however the key is spelt), or with the handle given twice.
+	for _, params := range []string{`{"handle":"7","offset":8,"size":64}`, `{"handle":"7","offs\u0065t":8}`, `{"handle":"8","handle":"7","size":64}`} {
+		if m := h.callMsg(c, sess, "IO.read", json.RawMessage(params)); m.Error == nil {
+			t.Errorf("IO.read %s: %s", params, m.Raw)
+		}
+	}
 	want := strings.Replace(body, secret, "{{secret:site}}", 1)
 	if got.String() != want {
 		t.Fatalf("the client put together %q, want %q", got.String(), want)
