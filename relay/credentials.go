@@ -94,17 +94,9 @@ func (s *Server) SetRedactHeaders(extra []string) {
 func (s *Server) creds() credentialHeaders { return *s.credHeaders.Load() }
 
 func (h credentialHeaders) has(name []byte) bool {
-	if len(name) > 64 {
-		return false
-	}
-	var low [64]byte
-	for i, c := range name {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		low[i] = c
-	}
-	return h[string(low[:len(name)])]
+	var buf [64]byte
+	low, ok := wire.LowerASCII(buf[:], name)
+	return ok && h[string(low)]
 }
 
 // isCredentialEvent reports, from the event's name alone, whether its

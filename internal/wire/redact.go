@@ -68,6 +68,15 @@ func (r *Redactor) rewritten(name, tok []byte) (string, bool) {
 	return r.Rewrite(name, s)
 }
 
+// rewriteText returns the value Rewrite gives header name's value val, in
+// raw header text.
+func (r *Redactor) rewriteText(name, val []byte) (string, bool) {
+	if r.Rewrite == nil {
+		return "", false
+	}
+	return r.Rewrite(name, val)
+}
+
 // Marker is the marker of a value of n bytes.
 func Marker(n int) string { return RedactedPrefix + strconv.Itoa(n) }
 
@@ -310,40 +319,50 @@ func (r *Redactor) cookie(dst, v []byte, always bool) []byte {
 
 // headerText rewrites raw "Name: value" lines.
 func (r *Redactor) headerText(dst, tok []byte) []byte {
+	return rewriteLines(dst, tok, func(out, body []byte) ([]byte, bool) {
+		c := bytes.IndexByte(body, ':')
+		if c <= 0 {
+			return out, false
+		}
+		name, val := bytes.TrimSpace(body[:c]), bytes.TrimSpace(body[c+1:])
+		var nv string
+		if r.sensitive(name) {
+			nv = Marker(len(val))
+		} else if v, ok := r.rewriteText(name, val); ok {
+			nv = v
+		} else {
+			return out, false
+		}
+		out = append(out, body[:c+1]...)
+		out = append(out, ' ')
+		return append(out, nv...), true
+	})
+}
+
+// rewriteLines rewrites a JSON string of text lines: line gets each
+// line's body (without its line end), appends its rewrite to out and
+// reports whether it changed it. A string no line of which changed goes
+// out as it came; one that cannot be read goes out empty.
+func rewriteLines(dst, tok []byte, line func(out, body []byte) ([]byte, bool)) []byte {
 	s, ok := unquote(tok)
 	if !ok {
-		return append(dst, tok...)
+		return append(dst, `""`...)
 	}
 	var out []byte
 	changed := false
 	for len(s) > 0 {
-		line := s
-		nl := bytes.IndexByte(s, '\n')
-		if nl >= 0 {
-			line, s = s[:nl+1], s[nl+1:]
+		l := s
+		if nl := bytes.IndexByte(s, '\n'); nl >= 0 {
+			l, s = s[:nl+1], s[nl+1:]
 		} else {
 			s = nil
 		}
-		body := bytes.TrimRight(line, "\r\n")
-		if c := bytes.IndexByte(body, ':'); c > 0 && r.sensitive(bytes.TrimSpace(body[:c])) {
-			val := bytes.TrimSpace(body[c+1:])
-			out = append(out, body[:c+1]...)
-			out = append(out, ' ')
-			out = append(out, Marker(len(val))...)
-			out = append(out, line[len(body):]...)
-			changed = true
+		body := bytes.TrimRight(l, "\r\n")
+		if o, ok := line(out, body); ok {
+			out, changed = append(o, l[len(body):]...), true
 			continue
-		} else if c > 0 && r.Rewrite != nil {
-			if nv, ok := r.Rewrite(bytes.TrimSpace(body[:c]), bytes.TrimSpace(body[c+1:])); ok {
-				out = append(out, body[:c+1]...)
-				out = append(out, ' ')
-				out = append(out, nv...)
-				out = append(out, line[len(body):]...)
-				changed = true
-				continue
-			}
 		}
-		out = append(out, line...)
+		out = append(out, l...)
 	}
 	if !changed {
 		return append(dst, tok...)
@@ -417,18 +436,25 @@ func isCookieAttribute(name, val []byte, pair bool) bool {
 	if !pair {
 		name = val
 	}
-	name = bytes.TrimSpace(name)
-	if len(name) == 0 || len(name) > 16 {
-		return false
+	var buf [16]byte
+	low, ok := LowerASCII(buf[:], bytes.TrimSpace(name))
+	return ok && len(low) > 0 && cookieAttributes[string(low)]
+}
+
+// LowerASCII writes name into buf with its ASCII letters in lower case and
+// returns that part of buf, for a map look-up that allocates nothing; ok
+// is false when name is longer than buf.
+func LowerASCII(buf, name []byte) (low []byte, ok bool) {
+	if len(name) > len(buf) {
+		return nil, false
 	}
-	var low [16]byte
 	for i, c := range name {
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
 		}
-		low[i] = c
+		buf[i] = c
 	}
-	return cookieAttributes[string(low[:len(name)])]
+	return buf[:len(name)], true
 }
 
 // signatureBase rewrites an HTTP message signature base (RFC 9421 2.5):
@@ -438,40 +464,22 @@ func isCookieAttribute(name, val []byte, pair bool) bool {
 // value a marker; derived components ("@path") and the parameters line
 // name no header and stay.
 func (r *Redactor) signatureBase(dst, tok []byte) []byte {
-	s, ok := unquote(tok)
-	if !ok {
-		return append(dst, `""`...)
-	}
-	var out []byte
-	changed := false
-	for len(s) > 0 {
-		line := s
-		if nl := bytes.IndexByte(s, '\n'); nl >= 0 {
-			line, s = s[:nl+1], s[nl+1:]
-		} else {
-			s = nil
+	return rewriteLines(dst, tok, func(out, body []byte) ([]byte, bool) {
+		if len(body) < 2 || body[0] != '"' {
+			return out, false
 		}
-		body := bytes.TrimRight(line, "\r\n")
-		if len(body) > 1 && body[0] == '"' {
-			if q := bytes.IndexByte(body[1:], '"'); q > 0 && r.sensitive(body[1:1+q]) {
-				// A header component's parameters (req, sf, bs) hold no
-				// ": ", so the first one after the name ends them; a line
-				// without one is all value after the name.
-				at := 2 + q
-				if sep := bytes.Index(body[at:], []byte(": ")); sep >= 0 {
-					at += sep + 2
-				}
-				out = append(out, body[:at]...)
-				out = append(out, Marker(len(body)-at)...)
-				out = append(out, line[len(body):]...)
-				changed = true
-				continue
-			}
+		q := bytes.IndexByte(body[1:], '"')
+		if q <= 0 || !r.sensitive(body[1:1+q]) {
+			return out, false
 		}
-		out = append(out, line...)
-	}
-	if !changed {
-		return append(dst, tok...)
-	}
-	return appendString(dst, out)
+		// A header component's parameters (req, sf, bs) hold no ": ", so
+		// the first one after the name ends them; a line without one is
+		// all value after the name.
+		at := 2 + q
+		if sep := bytes.Index(body[at:], []byte(": ")); sep >= 0 {
+			at += sep + 2
+		}
+		out = append(out, body[:at]...)
+		return append(out, Marker(len(body)-at)...), true
+	})
 }
