@@ -462,34 +462,16 @@ func TestHeldCountsInFlight(t *testing.T) {
 // frame took the debugger away) is refused by a Stop that comes
 // meanwhile, at once, and never reaches the tab once the tab is back.
 func TestStopWhileWaitingForResume(t *testing.T) {
-	var mu sync.Mutex
-	attaches := 0
-	letAttach := make(chan struct{})
-	gate := func(method string, args []json.RawMessage) {
-		if method != "chrome.debugger.attach" {
-			return
-		}
-		mu.Lock()
-		attaches++
-		n := attaches
-		mu.Unlock()
-		if n == 2 { // the tab, then its resume
-			<-letAttach
-		}
-	}
+	ag := holdAttach(2) // the tab, then its resume
 	h := newHarness(t, Config{})
-	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Features: ourFeatures, Gate: gate})
+	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Features: ourFeatures, Gate: ag.gate})
 	c := h.client()
 	h.autoAttach(c)
 	h.call(c, "pw-tab-1", "Runtime.enable", nil)
 	from := len(c.Messages())
 	e.DetachByBrowser(1, "target_closed", map[string]any{"cause": "extension_frame", "cleared": true, "guard": true})
 	h.event(c, from, "Runtime.executionContextsCleared")
-	h.waitFor("the resume to start", func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return attaches == 2
-	})
+	h.waitFor("the resume to start", func() bool { return ag.count() == 2 })
 	waiting := h.send(c, "pw-tab-1", "Runtime.evaluate", map[string]any{"expression": "'after the stop'"})
 	h.waitFor("the command to wait for the resume", func() bool { return h.srv.Default().resumeWaits.Load() == 1 })
 	if err := h.srv.Default().Stop("viewer-1"); err != nil {
@@ -500,7 +482,7 @@ func TestStopWhileWaitingForResume(t *testing.T) {
 		t.Fatalf("the waiting command: %s", m.Raw)
 	}
 	sent := len(e.Commands())
-	close(letAttach)
+	close(ag.release)
 	h.waitFor("the tab is back", func() bool { return e.Attached(1) })
 	// A command after the tab is back shows the resume has run its course.
 	if r := refusal(h.callMsg(c, "pw-tab-1", "DOM.enable", nil)); r != msgStopped {

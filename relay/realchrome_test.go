@@ -370,22 +370,10 @@ func TestResumeAfterGuardedFrame(t *testing.T) {
 	}
 	rec := &auditRecorder{}
 	h := newHarness(t, Config{Observer: rec})
-	// The attach that resumes the tab waits until the test lets it go.
-	var attaches int
-	letAttach := make(chan struct{})
-	gate := func(method string, args []json.RawMessage) {
-		if method != "chrome.debugger.attach" {
-			return
-		}
-		mu.Lock()
-		attaches++
-		n := attaches
-		mu.Unlock()
-		if n == 3 { // two tabs attached, then the resume
-			<-letAttach
-		}
-	}
-	e := h.ext(fakeext.Options{Tabs: twoTabs, Handler: handler, Features: ourFeatures, Gate: gate})
+	// The attach that resumes the tab (after the two tabs') waits until
+	// the test lets it go.
+	ag := holdAttach(3)
+	e := h.ext(fakeext.Options{Tabs: twoTabs, Handler: handler, Features: ourFeatures, Gate: ag.gate})
 	c := h.client()
 	h.autoAttach(c)
 	for _, cmd := range []struct {
@@ -415,7 +403,7 @@ func TestResumeAfterGuardedFrame(t *testing.T) {
 	e.DetachByBrowser(1, "target_closed", map[string]any{"cause": "extension_frame", "cleared": true, "guard": true})
 	h.event(c, from, "Log.entryAdded")
 	held := h.send(c, "pw-tab-1", "Runtime.evaluate", map[string]any{"expression": "2"})
-	close(letAttach)
+	close(ag.release)
 	h.waitForMessage(c, from, `{"method":"Target.detachedFromTarget","sessionId":"pw-tab-1","params":{"sessionId":"CHILD1","targetId":"F1"}}`)
 	h.waitForMessage(c, from, `{"method":"Runtime.executionContextsCleared","sessionId":"pw-tab-1","params":{}}`)
 	close(gone)
@@ -538,4 +526,35 @@ func FuzzRecord(f *testing.F) {
 			t.Fatalf("%d kept", len(tb.replay))
 		}
 	})
+}
+
+// attachGate holds the nth chrome.debugger.attach the fake extension gets
+// until release is closed, and counts them.
+type attachGate struct {
+	mu       sync.Mutex
+	attaches int
+	nth      int
+	release  chan struct{}
+}
+
+func holdAttach(nth int) *attachGate { return &attachGate{nth: nth, release: make(chan struct{})} }
+
+func (g *attachGate) gate(method string, _ []json.RawMessage) {
+	if method != "chrome.debugger.attach" {
+		return
+	}
+	g.mu.Lock()
+	g.attaches++
+	n := g.attaches
+	g.mu.Unlock()
+	if n == g.nth {
+		<-g.release
+	}
+}
+
+// count is how many attaches have come.
+func (g *attachGate) count() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.attaches
 }
