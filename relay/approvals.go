@@ -191,6 +191,14 @@ func (c *clientConn) asks(k *cmd) bool {
 	if k.held != nil && k.held.approved {
 		return true
 	}
+	if k.own {
+		// The relay's own command is not held for anyone: what a person is
+		// asked about now is not done unasked.
+		if k.ask.Verdict == Ask {
+			return c.refuse(k, deny(k.ask.Rule, "cdprelay: "+k.m.name+" needs a person's approval now"))
+		}
+		return true
+	}
 	d := k.ask
 	probe := false
 	switch {

@@ -77,7 +77,11 @@ func (c *clientConn) blindStandIn(k *cmd) bool {
 	switch name := k.m.name; {
 	case name == "Runtime.enable":
 		// Forwarded (its events are withheld); the client is shown the
-		// page's main world as a stand-in.
+		// page's main world as a stand-in (not again for the relay's own
+		// Runtime.enable after a resume: the client keeps what it was shown).
+		if k.own {
+			return false
+		}
 		c.event("Runtime.executionContextCreated", k.r.replyTo, map[string]any{"context": map[string]any{
 			"id": in.fakeContext.Add(1), "origin": k.r.tab.shownOrigin(), "name": "", "uniqueId": "cdprelay-blind-" + randHex(8),
 			"auxData": map[string]any{"isDefault": true, "type": "default", "frameId": frame},
@@ -93,7 +97,7 @@ func (c *clientConn) blindStandIn(k *cmd) bool {
 			"id": id, "origin": k.r.tab.shownOrigin(), "name": world, "uniqueId": "cdprelay-blind-" + randHex(8),
 			"auxData": map[string]any{"isDefault": false, "type": "isolated", "frameId": frame},
 		}})
-		c.reply(call{id: k.env.ID, sess: k.r.replyTo}, map[string]int64{"executionContextId": id})
+		c.answer(k, map[string]int64{"executionContextId": id})
 	case name == "Page.addScriptToEvaluateOnNewDocument":
 		if initRunsNothing(k.params) {
 			// An isolated world's bootstrap runs nothing: it goes to
@@ -111,7 +115,7 @@ func (c *clientConn) blindStandIn(k *cmd) bool {
 			t.scripts = append(t.scripts, sc)
 		}
 		in.unlock()
-		c.reply(call{id: k.env.ID, sess: k.r.replyTo}, map[string]string{"identifier": id})
+		c.answer(k, map[string]string{"identifier": id})
 	case name == "Target.getTargetInfo":
 		// Chrome's answer names the page (its URL, its title): the relay's
 		// own view of the tab says its origin only, as discovery does.
@@ -128,14 +132,14 @@ func (c *clientConn) blindStandIn(k *cmd) bool {
 			return false // another target's: as Chrome answers it on this session
 		}
 		in.unlock()
-		c.reply(call{id: k.env.ID, sess: k.r.replyTo}, map[string]any{"targetInfo": ti})
+		c.answer(k, map[string]any{"targetInfo": ti})
 	case name == "Page.removeScriptToEvaluateOnNewDocument":
 		// Out of Chrome while the tab is blind: forgotten, so that it is
 		// not put back.
 		st := in.lock()
 		st.removeScript(k.r.tab, k.r.via, k.params)
 		in.unlock()
-		c.replyEmptyRaw(k.env.ID, k.env.SessionID)
+		c.answerEmpty(k)
 	case name == "Runtime.addBinding", name == "Runtime.removeBinding",
 		strings.HasPrefix(name[strings.IndexByte(name, '.')+1:], "set") && !blindAllowed[name]:
 		if !k.r.via.child {
@@ -144,7 +148,7 @@ func (c *clientConn) blindStandIn(k *cmd) bool {
 			k.r.tab.deferSet(name, k.params)
 			in.unlock()
 		}
-		c.replyEmptyRaw(k.env.ID, k.env.SessionID)
+		c.answerEmpty(k)
 	default:
 		return false
 	}

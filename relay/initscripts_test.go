@@ -343,3 +343,87 @@ func TestTierClientSetupEndsWithTheClient(t *testing.T) {
 		}
 	}
 }
+
+// askTiers is tiers, with navigations to the read-only site asked of a
+// person.
+type askTiers struct{ tierPolicy }
+
+func (askTiers) MethodURL(_, _, url string, _ bool) Decision {
+	if strings.Contains(url, "ro.example") {
+		return Decision{Verdict: Ask, Rule: "ask:domain"}
+	}
+	return Decision{}
+}
+
+// TestDeniedNavigationLeavesTheTab: the stages judge before anything acts.
+// A Page.navigate to a read-only site that a person is asked about changes
+// nothing of the tab while it is held, and nothing once it is denied or
+// unanswered: its scripts stay in Chrome, its access stays, the client is
+// told of no change. Approved, the tab goes stricter before the navigation
+// reaches Chrome.
+func TestDeniedNavigationLeavesTheTab(t *testing.T) {
+	var n atomic.Int64
+	handler := func(tabID int, sid, method string, params json.RawMessage) (any, error) {
+		if method == "Page.addScriptToEvaluateOnNewDocument" {
+			return map[string]string{"identifier": fmt.Sprint("S", n.Add(1))}, nil
+		}
+		return fakeext.DefaultHandler(tabID, sid, method, params)
+	}
+	h := newHarness(t, Config{Policy: askTiers{tiers}, ApprovalTimeout: time.Hour})
+	e := h.ext(fakeext.Options{Handler: handler, Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/", Title: "A"}}})
+	c := h.client()
+	sess := h.autoAttach(c)[0]
+	id := jsonString(t, h.call(c, sess, "Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": "fetch('/act')"}), "identifier")
+	in := h.srv.Default()
+	unchanged := func(what string, from, before int) {
+		t.Helper()
+		for _, s := range cdpSent(e, before) {
+			t.Errorf("%s: sent to the tab: %s", what, s)
+		}
+		for _, m := range c.Messages()[from:] {
+			if m.Method == "CDPRelay.accessChanged" || m.Method == "Log.entryAdded" {
+				t.Errorf("%s: the client was told %s", what, m.Raw)
+			}
+		}
+		st := in.lock()
+		acc := st.tabs[1].acc.level
+		in.unlock()
+		if acc != accessFull {
+			t.Errorf("%s: the tab is %v", what, acc)
+		}
+	}
+	pending := func() ApprovalStatus {
+		var a []ApprovalStatus
+		h.waitFor("the approval", func() bool { a = in.Status().Approvals; return len(a) == 1 })
+		return a[0]
+	}
+
+	// Held, then denied.
+	from, before := len(c.Messages()), len(e.Commands())
+	nav := h.send(c, sess, "Page.navigate", map[string]any{"url": "https://ro.example/"})
+	a := pending()
+	unchanged("held", from, before)
+	if err := in.Deny(a.ID, "person"); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := h.reply(c, nav); m.Error == nil {
+		t.Fatalf("denied: %s", m.Raw)
+	}
+	unchanged("denied", from, before)
+
+	// Approved: the script is out of Chrome before the navigation is in.
+	before = len(e.Commands())
+	nav = h.send(c, sess, "Page.navigate", map[string]any{"url": "https://ro.example/"})
+	a = pending()
+	if err := in.Approve(a.ID, "person"); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := h.reply(c, nav); m.Error != nil {
+		t.Fatalf("approved: %s", m.Raw)
+	}
+	sent := cdpSent(e, before)
+	rm, navAt := indexOf(sent, `Page.removeScriptToEvaluateOnNewDocument {"identifier":"`+id+`"}`), indexOf(sent, "Page.navigate")
+	if rm < 0 || navAt < 0 || rm > navAt {
+		t.Fatalf("approved: the script was not taken out before the navigation: %q", sent)
+	}
+}

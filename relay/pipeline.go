@@ -12,7 +12,10 @@ import (
 // Every command a client sends runs through these stages, in this order,
 // and stops at the first that answers it. The order is a security
 // contract: nothing that a stage refuses reaches a later one, and nothing
-// reaches the tab that an earlier stage refused.
+// reaches the tab that an earlier stage refused. The stages up to ask
+// judge (decide): they change nothing of the tab, so a command they
+// refuse, or a person denies, leaves it as it was; the stages from
+// prepare on act (act), on a command that goes on.
 //
 //  1. limits   the client's command rate and its commands in flight;
 //  2. running  a person's Stop: while it is in force every command is
@@ -30,19 +33,28 @@ import (
 //     holds it: blind, read-only or full (access.go);
 //  7. ask      a command the policy asks a person about is held for their
 //     approval (approvals.go);
-//  8. secret   a secret typed by reference, on its own origins only
+//  8. prepare  what a verdict does to the tab: a navigation to a stricter
+//     site takes out of Chrome what may not run there (initscripts.go);
+//  9. secret   a secret typed by reference, on its own origins only
 //     (secrets.go);
-//  9. fence    the navigation backstop's share of the tab's Fetch domain
+//  10. fence   the navigation backstop's share of the tab's Fetch domain
 //     (fetchfence.go);
-//  10. emulate browser-level methods the relay answers itself
+//  11. emulate browser-level methods the relay answers itself
 //     (emulate.go);
-//  11. forward everything else, to the tab, params as the client's
+//  12. forward everything else, to the tab, params as the client's
 //     original bytes (or as a stage rewrote them). A Stop that comes
 //     after the running stage still catches the command here: the
 //     extension connection does not take it (extconn.go).
 //
 // Then observe: one step, for every verdict, that counts the command and
 // its outcome and records what the audit log keeps.
+//
+// The relay's own commands go through the same stages. A command taken off
+// a line (approvals.go) runs from running on, as if it had just arrived. A
+// setting sent again after a resume (resume.go) is judged by policy and
+// access as they are now (decide), an ask refusing it, and its params
+// rewritten by the fence as a client's are; what they refuse is not sent,
+// and the client is told.
 
 // cmd is one client command on its way through the pipeline. The read
 // loop owns it and reuses it for every command; a stage that hands the
@@ -58,6 +70,9 @@ type cmd struct {
 	// line entry of a command taken off a line (approvals.go).
 	ask  Decision
 	held *heldCmd
+	// own: the relay's own command (a setting sent again after a resume),
+	// judged as a client's but answered to nobody.
+	own bool
 }
 
 // outcome is a command's verdict, for the observe step.
@@ -84,8 +99,8 @@ const (
 // handle runs one well-formed command through the pipeline.
 func (c *clientConn) handle(k *cmd) {
 	k.m, k.r, k.a, k.params, k.out, k.ask, k.held = nil, route{}, args{}, k.env.Params, outcome{}, Decision{}, nil
-	if c.limits(k) && c.running(k) && c.route(k) && c.inLine(k) && c.policy(k) && c.access(k) && c.asks(k) && c.secret(k) && c.fence(k) && !c.emulate(k) {
-		c.forward(k)
+	if c.limits(k) && c.running(k) && c.route(k) && c.inLine(k) && c.decide(k) {
+		c.act(k)
 	}
 	c.observe(k)
 }
@@ -94,10 +109,26 @@ func (c *clientConn) handle(k *cmd) {
 // after it, judged again as if it had just arrived.
 func (c *clientConn) judge(k *cmd) {
 	k.m, k.r, k.a, k.params, k.out, k.ask = lookupMethod(k.env.Method), route{}, args{}, k.env.Params, outcome{}, Decision{}
-	if c.running(k) && c.route(k) && c.policy(k) && c.access(k) && c.asks(k) && c.secret(k) && c.fence(k) && !c.emulate(k) {
-		c.forward(k)
+	if c.running(k) && c.route(k) && c.decide(k) {
+		c.act(k)
 	}
 	c.observe(k)
+}
+
+// decide runs the stages that judge a routed command: policy, access and
+// ask. They change nothing of the tab; what a verdict does to it is
+// act's.
+func (c *clientConn) decide(k *cmd) bool {
+	return c.policy(k) && c.access(k) && c.asks(k)
+}
+
+// act runs the stages that act, on a command the judging stages let
+// through.
+func (c *clientConn) act(k *cmd) {
+	c.prepare(k)
+	if c.secret(k) && c.fence(k) && !c.emulate(k) {
+		c.forward(k)
+	}
 }
 
 // refuse answers k with decision d of the stage that refused it: a CDP
@@ -105,11 +136,15 @@ func (c *clientConn) judge(k *cmd) {
 func (c *clientConn) refuse(k *cmd, d Decision) bool {
 	if d.Verdict == AckAndDrop {
 		k.out = outcome{kind: outDropped, d: d}
-		c.replyEmptyRaw(k.env.ID, k.env.SessionID)
+		if !k.own {
+			c.replyEmptyRaw(k.env.ID, k.env.SessionID)
+		}
 		return false
 	}
 	k.out = outcome{kind: outDenied, d: d}
-	c.replyErrorRaw(k.env.ID, k.env.SessionID, codeServerError, d.Message)
+	if !k.own {
+		c.replyErrorRaw(k.env.ID, k.env.SessionID, codeServerError, d.Message)
+	}
 	return false
 }
 
@@ -118,15 +153,33 @@ func (c *clientConn) refuse(k *cmd, d Decision) bool {
 // retry, or say the page navigated), and an exception as what it says.
 func (c *clientConn) refuseAsThrow(k *cmd, d Decision) bool {
 	k.out = outcome{kind: outDenied, d: d}
-	c.replyThrownRaw(k.env.ID, k.env.SessionID, d.Message)
+	if !k.own {
+		c.replyThrownRaw(k.env.ID, k.env.SessionID, d.Message)
+	}
 	return false
 }
 
 // failed answers k with an error that is no rule's verdict.
 func (c *clientConn) failed(k *cmd, code int64, msg string) bool {
 	k.out.kind = outFailed
-	c.replyErrorRaw(k.env.ID, k.env.SessionID, code, msg)
+	if !k.own {
+		c.replyErrorRaw(k.env.ID, k.env.SessionID, code, msg)
+	}
 	return false
+}
+
+// answer answers k with result v, and answerEmpty with {}: a stage's own
+// answer, which the relay's own commands do not get.
+func (c *clientConn) answer(k *cmd, v any) {
+	if !k.own {
+		c.reply(call{id: k.env.ID, sess: k.r.replyTo}, v)
+	}
+}
+
+func (c *clientConn) answerEmpty(k *cmd) {
+	if !k.own {
+		c.replyEmptyRaw(k.env.ID, k.env.SessionID)
+	}
 }
 
 // limits is stage 1.
@@ -267,12 +320,6 @@ func (c *clientConn) access(k *cmd) bool {
 		}
 		st := c.inst.lock()
 		to := st.urlAccess(k.a.url)
-		if to.level == accessReadOnly && k.m.name == "Page.navigate" && k.r.via != nil && !k.r.via.child && k.r.tab != nil {
-			// On its way there from now: what may not run there (the
-			// client's scripts for new documents) is taken out of Chrome
-			// before the navigation reaches it.
-			st.setNavTo(k.r.tab, k.a.url)
-		}
 		c.inst.unlock()
 		if to.level == accessBlind {
 			return c.refuse(k, Decision{Verdict: Deny, Rule: to.rule, Message: "cdprelay: blind: " + to.why})
@@ -293,7 +340,7 @@ func (c *clientConn) access(k *cmd) bool {
 		tree := blindFrameTree(k.r.tab)
 		c.inst.unlock()
 		k.out.kind = outEmulated
-		c.reply(call{id: k.env.ID, sess: k.r.replyTo}, tree)
+		c.answer(k, tree)
 		return false
 	}
 	if d, ok := c.gate(k, k.r.acc); !ok {
@@ -313,7 +360,24 @@ func (c *clientConn) access(k *cmd) bool {
 	return true
 }
 
-// 8. secret: a command that types a secret by reference is the relay's
+// 8. prepare acts on what the judging stages decided, for a command that
+// goes on. A navigation of a tab's main frame to a read-only site: the tab
+// is on its way there from now, and what may not run there (the client's
+// scripts for new documents) is taken out of Chrome before the navigation
+// reaches it. A navigation refused, denied or never answered leaves the
+// tab as it was.
+func (c *clientConn) prepare(k *cmd) {
+	if k.m.name != "Page.navigate" || k.r.via == nil || k.r.via.child || k.r.tab == nil || !c.inst.hasTiers() {
+		return
+	}
+	st := c.inst.lock()
+	if st.urlAccess(k.a.url).level == accessReadOnly {
+		st.setNavTo(k.r.tab, k.a.url)
+	}
+	c.inst.unlock()
+}
+
+// 9. secret: a command that types a secret by reference is the relay's
 // to carry out: it checks where the focus is, then types the value.
 func (c *clientConn) secret(k *cmd) bool {
 	name, d, is := secretRef(k)
@@ -337,7 +401,7 @@ func (c *clientConn) secret(k *cmd) bool {
 	return false
 }
 
-// 9. fence: on a fenced session the client's Fetch.enable and
+// 10. fence: on a fenced session the client's Fetch.enable and
 // Fetch.disable become one Fetch.enable that keeps the backstop's pattern,
 // whichever session sent them (before the emulation, which would watch
 // them as a domain switch).
@@ -356,15 +420,19 @@ func (c *clientConn) fence(k *cmd) bool {
 	}
 	st := in.lock()
 	k.params = st.fetchRewrite(k.r.tab, sid, &k.a, enable, k.r.replyTo)
-	if k.r.top {
+	if k.r.top && !k.own {
 		st.recordSwitch(k.r.tab, "Fetch", enable, k.env.Params)
 	}
 	in.unlock()
+	if k.own {
+		k.m = methodFetchEnable // sent by the replay, as rewritten
+		return false
+	}
 	c.sendAs(k, methodFetchEnable)
 	return false
 }
 
-// 10. emulate reports whether the relay answered the command itself.
+// 11. emulate reports whether the relay answered the command itself.
 func (c *clientConn) emulate(k *cmd) bool {
 	h := emulated(k.m, k.r.sess)
 	if h == nil {
@@ -389,7 +457,7 @@ func (c *clientConn) emulate(k *cmd) bool {
 	return true
 }
 
-// 11. forward.
+// 12. forward.
 func (c *clientConn) forward(k *cmd) {
 	r := &k.r
 	if r.via == nil {

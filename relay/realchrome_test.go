@@ -471,11 +471,21 @@ func indexOfSeq(got, want []string) int {
 	return -1
 }
 
-// TestReplayAllowed: a resume sets again only what the tab's access lets a
-// client set now.
-func TestReplayAllowed(t *testing.T) {
+// TestReplayJudgedByTheStages: a resume sets again only what the pipeline's
+// judging stages let a client set now, on the tab as it is now: the access
+// stage's own rules, not a copy of them.
+func TestReplayJudgedByTheStages(t *testing.T) {
 	t.Parallel()
-	full, ro, blind := tabAccess{level: accessFull}, tabAccess{level: accessReadOnly}, tabAccess{level: accessBlind}
+	h := newHarness(t, Config{Policy: tiers})
+	h.ext(fakeext.Options{Tabs: twoTabs[:1]})
+	c := h.client()
+	h.autoAttach(c)
+	in := h.srv.Default()
+	cc := in.currentClient()
+	st := in.lock()
+	tb := st.tabs[1]
+	in.unlock()
+	full, ro, blind := tabAccess{level: accessFull}, tabAccess{level: accessReadOnly, rule: "tier:read-only", why: "ro"}, tabAccess{level: accessBlind, rule: "tier:blind", why: "blind"}
 	tests := []struct {
 		acc    tabAccess
 		method string
@@ -494,11 +504,78 @@ func TestReplayAllowed(t *testing.T) {
 		{blind, "Emulation.setDeviceMetricsOverride", `{"width":1}`, false},
 		{blind, "Runtime.addBinding", `{"name":"x"}`, false},
 		{full, "Runtime.addBinding", `{"name":"x"}`, true},
+		{full, "Target.setAutoAttach", `{"autoAttach":true,"waitForDebuggerOnStart":true}`, false}, // not flat: the relay's own rule
 	}
 	for _, tt := range tests {
-		if got := replayAllowed(tt.acc, lookupMethod([]byte(tt.method)), []byte(tt.params)); got != tt.want {
+		in.lock()
+		tb.acc = tt.acc
+		in.unlock()
+		var params []byte
+		if tt.params != "" {
+			params = []byte(tt.params)
+		}
+		if _, got := cc.judgeReplayed(tb, tb.session, replayed{method: tt.method, params: params}); got != tt.want {
 			t.Errorf("%v %s %s: %t, want %t", tt.acc.level, tt.method, tt.params, got, tt.want)
 		}
+	}
+}
+
+// denyPolicy denies the methods it lists.
+type denyPolicy map[string]bool
+
+func (p denyPolicy) Command(_, method string, _ []byte) Decision {
+	if p[method] {
+		return Decision{Verdict: Deny, Rule: "method:" + method, Message: "Denied by cdprelay policy: " + method}
+	}
+	return Decision{}
+}
+func (denyPolicy) MethodURL(string, string, string, bool) Decision { return Decision{} }
+func (denyPolicy) URL(string, string) Decision                     { return Decision{} }
+func (denyPolicy) FencesNavigation(string) bool                    { return false }
+func (denyPolicy) UploadDirs(string) []string                      { return nil }
+
+// TestResumeReplayAsksThePolicyNow: a setting the policy denies since it
+// was first sent (a reload) is not set again when the tab is resumed; the
+// client is told, and the refusal is audited. The rest is set again.
+func TestResumeReplayAsksThePolicyNow(t *testing.T) {
+	t.Parallel()
+	rec := &auditRecorder{}
+	h := newHarness(t, Config{Policy: denyPolicy{}, Observer: rec})
+	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Features: ourFeatures})
+	c := h.client()
+	sess := h.autoAttach(c)[0]
+	h.call(c, sess, "Log.enable", nil)
+	h.call(c, sess, "Network.setExtraHTTPHeaders", map[string]any{"headers": map[string]string{"X-Planted": "1"}})
+	h.call(c, sess, "Emulation.setDeviceMetricsOverride", map[string]any{"width": 800, "height": 600, "deviceScaleFactor": 1, "mobile": false})
+
+	h.srv.SetPolicy(denyPolicy{"Network.setExtraHTTPHeaders": true})
+	from, before := len(c.Messages()), len(e.Commands())
+	e.DetachByBrowser(1, "target_closed", map[string]any{"cause": "extension_frame", "cleared": true, "guard": true})
+	h.waitFor("the resume", func() bool { return rec.find(KindAttach, "resumed") })
+
+	var got []string
+	for _, cmd := range commandsSince(e, before) {
+		if cmd.Method == "chrome.debugger.sendCommand" {
+			got = append(got, string(cmd.Params))
+		}
+	}
+	sent := strings.Join(got, "\n")
+	if strings.Contains(sent, "setExtraHTTPHeaders") {
+		t.Errorf("a setting the policy denies now was set again:\n%s", sent)
+	}
+	if !strings.Contains(sent, "Emulation.setDeviceMetricsOverride") || !strings.Contains(sent, "Log.enable") {
+		t.Errorf("the rest was not set again:\n%s", sent)
+	}
+	h.waitFor("the client told", func() bool {
+		for _, m := range c.Messages()[from:] {
+			if m.Method == "Log.entryAdded" && strings.Contains(string(m.Params), "Network.setExtraHTTPHeaders was not set again") {
+				return true
+			}
+		}
+		return false
+	})
+	if !rec.find(KindDenied, "Denied by cdprelay policy: Network.setExtraHTTPHeaders") {
+		t.Errorf("the refusal is not audited: %+v", rec.ev)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
@@ -350,13 +351,22 @@ func (in *Instance) resume(x *extConn, t *tab) {
 	}
 }
 
-// replay sends again what the sessions of t had set, in order.
+// replay sends again what the sessions of t had set, in order. Each
+// command is judged again as the pipeline judges a client's (decide:
+// policy and access as they are now, an ask refusing it) and its params
+// rewritten by the fence as a client's are: a reload of the policy, or the
+// tab's being somewhere automation may do less, since the command was
+// first sent is not gone around. What they refuse is not sent again, and
+// the client is told why.
 func (in *Instance) replay(ctx context.Context, x *extConn, t *tab) error {
-	in.lock()
+	st := in.lock()
 	cmds := append([]replayed(nil), t.replay...)
 	soon := t.resumedSoon()
-	acc := t.acc // as the new attach found the tab
+	c, s := st.client, t.session
 	in.unlock()
+	if c == nil || s == nil {
+		return nil // nobody's sessions to resume
+	}
 	ids := map[string]string{}
 	for _, r := range cmds {
 		if soon && r.method == "Emulation.setFocusEmulationEnabled" {
@@ -365,26 +375,15 @@ func (in *Instance) replay(ctx context.Context, x *extConn, t *tab) error {
 		if r.method == "Page.addScriptToEvaluateOnNewDocument" && in.hasTiers() && !initRunsNothing(r.params) {
 			continue // the tiers' own to put back, where it may run (initscripts.go)
 		}
-		if !replayAllowed(acc, lookupMethod([]byte(r.method)), r.params) {
-			// The tab is somewhere automation may do less now: what its
-			// access refuses to a client is not set again either.
+		k, ok := c.judgeReplayed(t, s, r)
+		if !ok {
 			continue
 		}
-		params := r.params
-		if r.method == "Fetch.enable" {
-			// The backstop's pattern goes with the client's (fetchfence.go).
-			st := in.lock()
-			var a args
-			if t.fetchOf("").fence && argsOf(methodFetchEnable, params, &a) == nil {
-				params = st.fetchRewrite(t, "", &a, true, nil)
-			}
-			in.unlock()
-		}
 		var p any
-		if len(params) > 0 {
-			p = json.RawMessage(params)
+		if len(k.params) > 0 {
+			p = json.RawMessage(k.params)
 		}
-		res, err := x.sendCommand(ctx, t.id, "", r.method, p)
+		res, err := x.sendCommand(ctx, t.id, "", k.m.name, p)
 		if err != nil {
 			if ctx.Err() != nil || tabGone(err) {
 				return err
@@ -396,7 +395,7 @@ func (in *Instance) replay(ctx context.Context, x *extConn, t *tab) error {
 			ids[r.script] = string(wire.StringField(res, "identifier"))
 		}
 	}
-	st := in.lock()
+	st = in.lock()
 	if in.hasTiers() {
 		// The tab's scripts went with the old attach: put back those that
 		// may run where it is now.
@@ -419,22 +418,33 @@ func (in *Instance) replay(ctx context.Context, x *extConn, t *tab) error {
 	return nil
 }
 
-// replayAllowed reports whether a tab whose access is acc lets a command
-// be set again: what the access stage (access.go) would let a client send.
-func replayAllowed(acc tabAccess, m *methodInfo, params []byte) bool {
-	switch acc.level {
-	case accessBlind:
-		return blindAllowed[m.name] || m.enable || m.disable || (m.name == "Page.addScriptToEvaluateOnNewDocument" && initRunsNothing(params))
-	case accessReadOnly:
-		switch readOnly(m) {
-		case roAllow:
-			return true
-		case roEmptyInit:
-			return initRunsNothing(params)
-		}
-		return false
+// judgeReplayed runs kept command r of tab t (whose top-level session s
+// carries it) through the judging stages and the fence's rewrite. It
+// returns the command as it is to be sent, or false when a stage refused
+// it: then the refusal is counted and audited as a client command's, and
+// the tab's sessions are told.
+func (c *clientConn) judgeReplayed(t *tab, s *session, r replayed) (*cmd, bool) {
+	k := &cmd{env: wire.Envelope{Method: []byte(r.method), Params: r.params}, own: true}
+	k.m, k.params = lookupMethod(k.env.Method), r.params
+	c.inst.lock()
+	k.r = route{sess: s, replyTo: s, via: s, tab: t, acc: t.acc, fenced: t.fenced(""), top: true}
+	c.inst.unlock()
+	if err := argsOf(k.m, k.params, &k.a); err != nil {
+		c.failed(k, codeInvalidParams, err.Error())
+		k.out.d.Message = "cdprelay: " + err.Error()
+	} else if c.decide(k) {
+		// On a fenced tab, Fetch.enable goes with the backstop's pattern.
+		c.fence(k)
+		return k, true
 	}
-	return true
+	if k.out.kind == outEmulated {
+		return k, false // kept by the access stage, for when the tab may have it (a blind tab's settings)
+	}
+	st := c.inst.lock()
+	st.warnSessions(t, r.method+" was not set again on the tab after it was attached again: "+strings.TrimPrefix(k.out.d.Message, "cdprelay: "))
+	c.inst.unlock()
+	c.observe(k)
+	return k, false
 }
 
 // awaitResume waits while a tab is being resumed (until done closes), or
