@@ -107,7 +107,7 @@ func (a *App) viewerCredential(r *http.Request) viewer.Credential {
 	case g.TokenName != "":
 		c.Hint = "This page's token (" + g.TokenName + ") may watch only: the person's actions need viewer-interactive, or the person key."
 	default:
-		c.Hint = "View only: stopping the automation, approving, answering dialogs and taking over are the person's. To act as the person, " + link + "."
+		c.Hint = "Stopping the automation, approving, answering dialogs and taking over are the person's. To act as the person, " + link + "."
 	}
 	return c
 }
