@@ -26,6 +26,12 @@ function refused(name, ok, detail = '') {
     console.log('NOT REFUSED -', name, detail);
   }
 }
+// expect checks a step of the person's; a miss is reported and counted,
+// and the run goes on.
+function expect(name, ok, detail = '') {
+  if (!ok) failures.push(`${name}: ${detail}`);
+  console.log(ok ? 'ok -' : 'FAILED -', name, ok ? '' : detail);
+}
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // ---- the agent's own means
@@ -167,7 +173,7 @@ try {
   await seen.goto(`${relay}/`);
   await watch(seen);
   await seen.waitForSelector('#viewonly:not([hidden])', { timeout: 5000 }).catch(() => {});
-  const hint = (await seen.textContent('#viewonly-text')) || '';
+  const hint = (await seen.locator('#viewonly-text').textContent({ timeout: 1000 }).catch(() => '')) || '';
   refused('the live view without the key', (await seen.locator('.brake').count()) === 0 && (await seen.isDisabled('#take')) && /person key/.test(hint), `hint: ${hint}`);
   await shot(seen, 'person-viewonly');
 
@@ -176,13 +182,13 @@ try {
   await vp.goto(link);
   await watch(vp);
   await vp.waitForSelector('#mode[data-mode="interactive"]', { timeout: 5000 });
-  assert.equal(vp.url(), `${relay}/`, 'the key is out of the address bar');
+  expect('the key is out of the address bar', vp.url() === `${relay}/`, vp.url());
   const own = await vp.context().newCDPSession(vp);
   const { entries } = await own.send('Page.getNavigationHistory');
   await own.detach();
-  assert.ok(!entries.some((e) => e.url.includes('#person') || e.url.includes('cdpp_')), `the tab's history: ${JSON.stringify(entries.map((e) => e.url))}`);
-  assert.ok(await vp.evaluate(() => Object.values(localStorage).some((v) => v.startsWith('cdpp_'))), 'the page kept the key');
-  step(`person: the link opened the live view interactive, its address ${vp.url()}`);
+  expect("the key is in none of the tab's history entries", !entries.some((e) => e.url.includes('#person') || e.url.includes('cdpp_')), JSON.stringify(entries.map((e) => e.url)));
+  expect('the page kept the key', await vp.evaluate(() => Object.values(localStorage).some((v) => v.startsWith('cdpp_'))));
+  step('person: the link opened the live view interactive');
   await shot(vp, 'person-key');
 
   // An instance the person paired besides the default one (a second
@@ -240,9 +246,9 @@ try {
   const keyed = await agentViewer(null, ['cdprelay-viewer', 'cdprelay-person.cdpp_' + 'B'.repeat(43)]);
   refused('a viewer socket with a key of its own', keyed.status === 101 && !keyed.hello.interactive && keyed.hello.keyRefused === true, JSON.stringify(keyed.hello));
   if (keyed.close) keyed.close();
-  assert.ok(await stopped(), 'still stopped');
 
-  await vp.locator('.brake.resume').first().click();
+  // (Against a relay that let the agent resume, there is nothing left to.)
+  if (await stopped()) await vp.locator('.brake.resume').first().click();
   await vp.waitForSelector('.brake.stop');
   await page.evaluate(() => 1);
   step('resume: the person resumed, the automation goes on');
@@ -272,7 +278,7 @@ try {
   const pending = async () => ((await defaultInstance()).approvals || []).some((a) => a.id === approval.id);
   await tryAsViewer('approve', { type: 'approve', instance: inst, approval: approval.id }, pending);
   await tryAsViewer('deny', { type: 'deny', instance: inst, approval: approval.id }, pending);
-  await card.locator('.approve').click();
+  if (await pending()) await card.locator('.approve').click();
   assert.equal(await nav, null);
   assert.equal(new URL(page.url()).origin, other);
   step('approval: the person approved, the navigation went on');
@@ -288,8 +294,10 @@ try {
   const dialogTab = await tabOf();
   const open = async () => !!(await tabOf()).dialog;
   await tryAsViewer('answer-dialog', { type: 'answer-dialog', instance: inst, tab: dialogTab.tabId, accept: false }, open);
-  await vp.click('#dialog-accept');
-  await page.waitForFunction(() => document.getElementById('out').textContent === 'deleted', null, { timeout: 10000 });
+  if (await open()) {
+    await vp.click('#dialog-accept');
+    await page.waitForFunction(() => document.getElementById('out').textContent === 'deleted', null, { timeout: 10000 });
+  }
   step('dialog: the person accepted it');
 
   // ---- Taking control: the agent cannot; the person can.
@@ -315,7 +323,9 @@ try {
   // ---- The key stays with the page: the view-only tab, reloaded, is the
   // person's now; and it is the relay origin's alone, not another port's.
   await seen.reload();
-  await seen.waitForSelector('#mode[data-mode="interactive"]', { timeout: 10000 });
+  await seen.waitForSelector('#conn[data-state="open"]');
+  await seen.waitForFunction(() => document.getElementById('mode').dataset.mode, null, { timeout: 10000 });
+  expect('the view-only page, reloaded, is the person\'s (the key kept)', (await seen.getAttribute('#mode', 'data-mode')) === 'interactive');
   const heard = [];
   const spy = http.createServer((req, res) => {
     heard.push(JSON.stringify(req.headers) + req.url);
@@ -328,6 +338,7 @@ try {
   const there = await elsewhere.evaluate(() => JSON.stringify({ cookie: document.cookie, storage: { ...localStorage } }));
   spy.close();
   const key = new URL(link).hash.slice('#person='.length);
+  if (!key.startsWith('cdpp_')) throw new Error(`no person key in the link ${link}`);
   refused('the key on another port of the relay\'s host (a server the agent could run)', !heard.some((h) => h.includes(key)) && !there.includes(key), `requests ${heard.length}, page sees ${there}`);
 
   // The agent's cookie and storage reads find nothing of the person's.
