@@ -106,16 +106,15 @@ func grantEcho(t *testing.T, key string) http.Handler {
 }
 
 type personCase struct {
-	name           string
-	method, path   string
-	remote         string // default loopback
-	origin         string
-	auth           string // the Authorization header
-	protocols      string // Sec-WebSocket-Protocol
-	fetchSite      string
-	want           int
-	body           string // a part the answer must hold
-	wantWhoFromKey bool
+	name         string
+	method, path string
+	remote       string // default loopback
+	origin       string
+	auth         string // the Authorization header
+	protocols    string // Sec-WebSocket-Protocol
+	fetchSite    string
+	want         int
+	body         string // a part the answer must hold
 }
 
 func runPersonCases(t *testing.T, g *Guard, key string, cases []personCase) {
