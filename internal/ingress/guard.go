@@ -77,6 +77,10 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.next.ServeHTTP(w, forward(r, p, grant))
 }
 
+// protocolHeader is Sec-WebSocket-Protocol in its canonical form, which
+// the map is read with as it is (no allocation per request).
+var protocolHeader = http.CanonicalHeaderKey("Sec-WebSocket-Protocol")
+
 // presentation is what a request presents as its credentials, read once.
 type presentation struct {
 	token string     // a token, or the person key sent as one
@@ -93,7 +97,7 @@ type presentation struct {
 func presented(r *http.Request) presentation {
 	var p presentation
 	p.token, p.cred, p.query = presentedToken(r.Header.Values("Authorization"), r.URL.RawQuery)
-	p.key, p.kcred, p.protocols = presentedPersonKey(r.Header.Values("Sec-WebSocket-Protocol"))
+	p.key, p.kcred, p.protocols = presentedPersonKey(r.Header[protocolHeader])
 	p.keyProto = p.kcred != credNone
 	return p
 }
@@ -267,9 +271,9 @@ func forward(r *http.Request, p presentation, g Grant) *http.Request {
 		r2.Header = r.Header.Clone()
 		r2.Header.Del("Authorization")
 		if p.keyProto {
-			r2.Header.Del("Sec-WebSocket-Protocol")
+			delete(r2.Header, protocolHeader)
 			if len(p.protocols) > 0 {
-				r2.Header.Set("Sec-WebSocket-Protocol", strings.Join(p.protocols, ", "))
+				r2.Header[protocolHeader] = []string{strings.Join(p.protocols, ", ")}
 			}
 		}
 	}
