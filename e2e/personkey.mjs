@@ -215,10 +215,12 @@ try {
     }
   })();
   while (done < 10) await sleep(5);
-  await vp.locator('.brake.stop').first().click();
+  // The default instance's brake: the instance minted above has one too.
+  const brake = (state) => vp.locator(`.brake.${state}[data-instance="${inst}"]`);
+  await brake('stop').click();
   await loop;
   assert.match(failure.message, /a person stopped the automation/);
-  await vp.waitForSelector('.brake.resume');
+  await brake('resume').waitFor();
   step(`stop: the automation's loop failed: ${failure.message.split('\n')[0]}`);
 
   const stopped = async () => (await defaultInstance()).stopped === true;
@@ -248,8 +250,8 @@ try {
   if (keyed.close) keyed.close();
 
   // (Against a relay that let the agent resume, there is nothing left to.)
-  if (await stopped()) await vp.locator('.brake.resume').first().click();
-  await vp.waitForSelector('.brake.stop');
+  if (await stopped()) await brake('resume').click();
+  await brake('stop').waitFor();
   await page.evaluate(() => 1);
   step('resume: the person resumed, the automation goes on');
 
