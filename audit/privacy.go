@@ -20,6 +20,8 @@ const (
 	maxMethod   = 128
 	maxTarget   = 128
 	maxOutcome  = 32
+	// maxBy bounds Record.By: a viewer's name and a token's.
+	maxBy = 128
 	// MaxDetail bounds Record.Detail.
 	MaxDetail = 256
 )
@@ -115,6 +117,7 @@ func (r *Record) sanitize() {
 	r.Instance = clean(r.Instance, maxInstance)
 	r.Tenant = clean(r.Tenant, maxTenant)
 	r.Actor = Actor(clean(string(r.Actor), maxActor))
+	r.By = clean(r.By, maxBy)
 	r.Kind = Kind(clean(string(r.Kind), maxKind))
 	r.Method = clean(r.Method, maxMethod)
 	r.Target = clean(r.Target, maxTarget)

@@ -116,6 +116,7 @@ func TestRecordHasNoRoomForParams(t *testing.T) {
 		"Instance": reflect.TypeFor[string](),
 		"Tenant":   reflect.TypeFor[string](), // a configured name, capped
 		"Actor":    reflect.TypeFor[Actor](),
+		"By":       reflect.TypeFor[string](), // a viewer's and a credential's name, capped
 		"Kind":     reflect.TypeFor[Kind](),
 		"Method":   reflect.TypeFor[string](),
 		"Target":   reflect.TypeFor[string](),
@@ -139,7 +140,7 @@ func TestRecordHasNoRoomForParams(t *testing.T) {
 	}
 
 	// The JSON form has exactly these keys, all lowerCamel.
-	b, err := json.Marshal(Record{Seq: 1, Time: time.Unix(0, 0), Instance: "i", Actor: "a", Kind: "k", Method: "M.m", Target: "t", Outcome: "o", Detail: "d"})
+	b, err := json.Marshal(Record{Seq: 1, Time: time.Unix(0, 0), Instance: "i", Actor: "a", By: "b", Kind: "k", Method: "M.m", Target: "t", Outcome: "o", Detail: "d"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +155,7 @@ func TestRecordHasNoRoomForParams(t *testing.T) {
 			}
 		}
 	})
-	wantKeys := []string{"actor", "detail", "instance", "kind", "method", "outcome", "seq", "target", "time"}
+	wantKeys := []string{"actor", "by", "detail", "instance", "kind", "method", "outcome", "seq", "target", "time"}
 	if !slices.Equal(got, wantKeys) {
 		t.Errorf("JSON keys %v, want %v", got, wantKeys)
 	}
@@ -204,9 +205,9 @@ func TestSanitize(t *testing.T) {
 		},
 		{
 			name: "every field capped",
-			in:   Record{Instance: long, Actor: Actor(long), Kind: Kind(long), Target: long, Outcome: Outcome(long)},
+			in:   Record{Instance: long, Actor: Actor(long), By: long + "\n", Kind: Kind(long), Target: long, Outcome: Outcome(long)},
 			want: Record{
-				Instance: long[:maxInstance-3] + ellipsis, Actor: Actor(long[:maxActor-3] + ellipsis),
+				Instance: long[:maxInstance-3] + ellipsis, Actor: Actor(long[:maxActor-3] + ellipsis), By: long[:maxBy-3] + ellipsis,
 				Kind: Kind(long[:maxKind-3] + ellipsis), Target: long[:maxTarget-3] + ellipsis,
 				Outcome: Outcome(long[:maxOutcome-3] + ellipsis),
 			},

@@ -18,7 +18,13 @@ type Record struct {
 	// reload). A tenant reads its own records only.
 	Tenant string `json:"tenant,omitempty"`
 	Actor  Actor  `json:"actor,omitempty"`
-	Kind   Kind   `json:"kind"`
+	// By names who did a person's action (a Stop, a Resume, an approval,
+	// an answer, a take-over, a removal) and the credential they acted
+	// with: "viewer 3fa2c1 (person key)", "the person (token alice)",
+	// "the operator (token ops)". Never a credential's value. Capped as
+	// Detail is.
+	By   string `json:"by,omitempty"`
+	Kind Kind   `json:"kind"`
 	// Method is a CDP method name taken from a message's envelope.
 	Method string `json:"method,omitempty"`
 	// Target is a tab or target id.

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -17,7 +18,7 @@ import (
 // taking control clicks the button in the tab (see liveview.mjs).
 func TestLiveView(t *testing.T) {
 	requireEnv(t)
-	vs, err := viewer.New(viewer.Config{Source: viewer.FromRelay(env.Relay)})
+	vs, err := viewer.New(viewer.Config{Source: viewer.FromRelay(env.Relay), Interactive: asThePerson})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,3 +43,9 @@ func TestLiveView(t *testing.T) {
 	}
 	assertTabsKept(t)
 }
+
+// asThePerson makes every viewer of a live view served over the bare
+// relay (no ingress, no person key) the person in charge, unless it asks
+// for ?mode=view: these tests act as the person; who may is the
+// assembly's to decide (TestPersonKey).
+func asThePerson(r *http.Request) bool { return r.URL.Query().Get("mode") != "view" }

@@ -27,7 +27,7 @@ func TestPersonInCharge(t *testing.T) {
 		t.Fatal(err)
 	}
 	setPolicy(t, denylist.Config{AskDomains: []string{other.Hostname()}, AskSubmit: true})
-	vs, err := viewer.New(viewer.Config{Source: viewer.FromRelay(env.Relay)})
+	vs, err := viewer.New(viewer.Config{Source: viewer.FromRelay(env.Relay), Interactive: asThePerson})
 	if err != nil {
 		t.Fatal(err)
 	}

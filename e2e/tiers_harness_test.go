@@ -278,7 +278,7 @@ type viewerMsg struct {
 // the test and returns its address.
 func liveViewServer(t *testing.T) string {
 	t.Helper()
-	vs, err := viewer.New(viewer.Config{Source: viewer.FromRelay(env.Relay)})
+	vs, err := viewer.New(viewer.Config{Source: viewer.FromRelay(env.Relay), Interactive: asThePerson})
 	if err != nil {
 		t.Fatal(err)
 	}

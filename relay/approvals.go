@@ -323,7 +323,10 @@ func (in *Instance) answerApproval(id int64, approve bool, answer, by string) er
 	in.startDrain(st, h.key)
 	in.unlock()
 	in.srv.cfg.Metrics.approvals[answer].Inc()
-	in.observe(Event{Actor: ActorViewer, Kind: KindApproval, Method: h.method, Target: targetOf(h.key.t), Rule: h.d.Rule, Outcome: outcome, Detail: detail})
+	if answer == answerTimeout {
+		by = "" // nobody
+	}
+	in.observe(Event{Actor: ActorViewer, Kind: KindApproval, Method: h.method, Target: targetOf(h.key.t), Rule: h.d.Rule, Outcome: outcome, Detail: detail, By: by})
 	return nil
 }
 

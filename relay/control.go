@@ -72,10 +72,10 @@ func (in *Instance) setControl(tabID int64, holder string) error {
 	}()
 	if release {
 		t.control = ""
-		in.observe(Event{Actor: ActorViewer, Kind: KindHandBack, Target: t.targetID, Outcome: OutcomeOK})
+		in.observe(Event{Actor: ActorViewer, Kind: KindHandBack, Target: t.targetID, Outcome: OutcomeOK, By: holder})
 	} else {
 		t.control = holder
-		in.observe(Event{Actor: ActorViewer, Kind: KindTakeOver, Target: t.targetID, Outcome: OutcomeOK})
+		in.observe(Event{Actor: ActorViewer, Kind: KindTakeOver, Target: t.targetID, Outcome: OutcomeOK, By: holder})
 	}
 	if c := st.client; c != nil && t.session != nil {
 		text := "cdprelay: control of this tab was handed back to automation"

@@ -104,7 +104,7 @@ func (st *state) dialogClosed(t *tab, params []byte) {
 	}
 	st.notify()
 	st.in.srv.cfg.Metrics.dialogs[by].Inc()
-	st.in.observe(Event{Actor: ActorRelay, Kind: KindDialog, Target: t.targetID, Outcome: OutcomeOK, Detail: d.Type + " " + answer + " by " + who})
+	st.in.observe(Event{Actor: ActorRelay, Kind: KindDialog, Target: t.targetID, Outcome: OutcomeOK, Detail: d.Type + " " + answer + " by " + who, By: who})
 }
 
 // dialogStatus is what Status says of t's dialog: nothing of a blind tab.

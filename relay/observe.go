@@ -20,6 +20,10 @@ type Event struct {
 	Rule     string // the policy rule of a denial or drop
 	Outcome  string // one of the Outcome constants
 	Detail   string // short, free text (a close reason, a URL without its query)
+	// By names who did a person's action (a Stop, an answer, a take-over):
+	// the viewer or the person's credential the relay was given, such as
+	// "viewer 3fa2c1 (person key)" or "the operator (token ops)".
+	By string
 }
 
 // Actors.

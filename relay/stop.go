@@ -95,7 +95,7 @@ func (in *Instance) Stop(by string) error {
 		h.answer(heldStopped, by)
 	}
 	in.srv.cfg.Metrics.stops.Inc()
-	in.observe(Event{Actor: ActorViewer, Kind: KindStop, Outcome: OutcomeOK,
+	in.observe(Event{Actor: ActorViewer, Kind: KindStop, Outcome: OutcomeOK, By: by,
 		Detail: "stopped by " + by + "; " + strconv.Itoa(failed+len(held)) + " commands under way failed"})
 	return nil
 }
@@ -120,7 +120,7 @@ func (in *Instance) Resume(by string) error {
 	in.tellStopped(st, false, by)
 	st.notify()
 	in.unlock()
-	in.observe(Event{Actor: ActorViewer, Kind: KindResume, Outcome: OutcomeOK,
+	in.observe(Event{Actor: ActorViewer, Kind: KindResume, Outcome: OutcomeOK, By: by,
 		Detail: "resumed by " + by + " after " + time.Since(since).Round(time.Millisecond).String() + "; " + strconv.FormatInt(refused, 10) + " commands refused while stopped"})
 	return nil
 }

@@ -32,8 +32,9 @@ const (
 type conn struct {
 	srv         *Server         // static
 	ws          *websocket.Conn // static; the read loop reads, the write loop writes; closeWith may add a close frame
-	holder      string          // static: how the relay and other viewers name this viewer
-	interactive bool            // static: may take control and send input
+	holder      string          // static: how the relay and other viewers name this viewer (with its credential when interactive)
+	interactive bool            // static: the person in charge: may take control, send input, stop, approve, answer
+	cred        Credential      // static: what it presented
 	tenant      string          // static: whose instances it sees ("": every one)
 	log         *slog.Logger    // static
 
@@ -87,18 +88,26 @@ type sharedFrame struct {
 	meta, jpeg *websocket.PreparedMessage
 }
 
-func newConn(s *Server, ws *websocket.Conn, interactive bool, tenant, remote string) *conn {
+func newConn(s *Server, ws *websocket.Conn, interactive bool, cred Credential, tenant, remote string) *conn {
 	var id [3]byte
 	_, _ = rand.Read(id[:])
 	name := "viewer " + hex.EncodeToString(id[:])
 	ctx, cancel := context.WithCancel(context.Background())
+	holder := name
+	if interactive && cred.Name != "" {
+		// Who acts is named by the credential it acts with: the audit
+		// log, the other viewers and the automation see it in every Stop,
+		// answer and take-over.
+		holder = name + " (" + cred.Name + ")"
+	}
 	return &conn{
 		srv:         s,
 		ws:          ws,
-		holder:      name,
+		holder:      holder,
 		interactive: interactive,
+		cred:        cred,
 		tenant:      tenant,
-		log:         s.log.With("viewer", name, "remote", remote),
+		log:         s.log.With("viewer", holder, "remote", remote),
 		ctx:         ctx,
 		cancel:      cancel,
 		out:         make(chan []byte, s.cfg.SendQueue),
@@ -111,7 +120,11 @@ func newConn(s *Server, ws *websocket.Conn, interactive bool, tenant, remote str
 // the viewer held. It logs the end once.
 func (c *conn) serve() {
 	c.log.Info("viewer connected", "interactive", c.interactive)
-	c.send(mustJSON(helloMsg{Type: msgHello, Viewer: c.holder, Interactive: c.interactive}))
+	hello := helloMsg{Type: msgHello, Viewer: c.holder, Interactive: c.interactive}
+	if !c.interactive {
+		hello.Hint, hello.KeyRefused = c.cred.Hint, c.cred.KeyRefused
+	}
+	c.send(mustJSON(hello))
 	c.listNow <- struct{}{}
 	writerDone := make(chan struct{})
 	go func() {

@@ -7,7 +7,9 @@
 // closed list (Methods): nothing a viewer sends can reach Runtime.* or
 // any other domain. Before Map, the connection checks that the viewer is
 // interactive and holds control of the tab, and a navigation passes the
-// URL fence. Taking control goes through the relay, which then refuses the
+// URL fence. Interactive means the person in charge, which only the
+// relay's Config.Interactive grants (for the person's credential): a
+// viewer is view-only by default, wherever it connects from. Taking control goes through the relay, which then refuses the
 // CDP client's input and navigation on that tab until the viewer hands it
 // back or disconnects.
 //

@@ -45,7 +45,20 @@ type harness struct {
 	inst  string // the default instance's public id
 }
 
+// newHarness is newRawHarness whose viewers are the person unless they
+// ask for ?mode=view: what a relay's Interactive grants to the person's
+// credential, which these tests do not carry.
 func newHarness(t *testing.T, cfg Config) *harness {
+	t.Helper()
+	if cfg.Interactive == nil {
+		cfg.Interactive = func(r *http.Request) bool { return r.URL.Query().Get("mode") != "view" }
+	}
+	return newRawHarness(t, cfg)
+}
+
+// newRawHarness serves the live view of cfg over a relay with a fake
+// extension sharing one tab.
+func newRawHarness(t *testing.T, cfg Config) *harness {
 	t.Helper()
 	var log *slog.Logger
 	if testing.Verbose() {
@@ -269,6 +282,8 @@ type vmsg struct {
 	Type        string          `json:"type"`
 	Viewer      string          `json:"viewer"`
 	Interactive bool            `json:"interactive"`
+	Hint        string          `json:"hint"`
+	KeyRefused  bool            `json:"keyRefused"`
 	Instance    string          `json:"instance"`
 	Tab         int64           `json:"tab"`
 	Status      string          `json:"status"`

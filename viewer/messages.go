@@ -51,6 +51,10 @@ type helloMsg struct {
 	Type        string `json:"type"`
 	Viewer      string `json:"viewer"`
 	Interactive bool   `json:"interactive"`
+	// Hint tells a view-only viewer why, and how the person acts.
+	Hint string `json:"hint,omitempty"`
+	// KeyRefused: the person key it offered is not the relay's.
+	KeyRefused bool `json:"keyRefused,omitempty"`
 }
 
 type instancesMsg struct {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -36,11 +35,17 @@ type Config struct {
 	// javascript: URLs whatever the fence says. Default: DefaultURLFence
 	// (http, https, about:blank) for every instance.
 	URLFence func(instanceID, url string) (ok bool, reason string)
-	// Interactive decides whether a viewer connecting with r may send
-	// input and take control; the others may only watch. It runs after the
-	// Origin check. Default: a loopback peer is interactive unless it asks
-	// for ?mode=view.
+	// Interactive decides whether a viewer connecting with r is the
+	// person in charge: may take control and send input, stop and resume,
+	// approve and deny, answer dialogs. The others may only watch. It runs
+	// after the Origin check. Default: nobody; a relay grants it to the
+	// person's credential, never by where a viewer connects from (the
+	// agent runs on the same machine).
 	Interactive func(r *http.Request) bool
+	// Credential describes what a viewer connecting with r presented: how
+	// an interactive viewer is named, and what a view-only one is told.
+	// Default: nothing presented.
+	Credential func(r *http.Request) Credential
 	// Tenant names the tenant a viewer connecting with r acts for; "" is
 	// the operator, who sees every instance. A tenant's viewer sees its
 	// own instances only: in the list, in control messages, and to
@@ -98,7 +103,10 @@ func (c Config) withDefaults() (Config, error) {
 		c.URLFence = func(_, url string) (bool, string) { return DefaultURLFence(url) }
 	}
 	if c.Interactive == nil {
-		c.Interactive = defaultInteractive
+		c.Interactive = func(*http.Request) bool { return false }
+	}
+	if c.Credential == nil {
+		c.Credential = func(*http.Request) Credential { return Credential{} }
 	}
 	if c.Tenant == nil {
 		c.Tenant = func(*http.Request) string { return "" }
@@ -122,20 +130,6 @@ func (c Config) withDefaults() (Config, error) {
 		errs = append(errs, errors.New("viewer: SendQueue must be at least 8, MaxMessageBytes at least 1 KiB, ListEvery and WriteTimeout not negative"))
 	}
 	return c, errors.Join(errs...)
-}
-
-// defaultInteractive lets a loopback peer act unless it asked to watch
-// only. Until viewers carry tokens, anything farther is view-only.
-func defaultInteractive(r *http.Request) bool {
-	if r.URL.Query().Get("mode") == "view" {
-		return false
-	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return false
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // Server is the live view: the page and the viewer WebSocket at /viewer.
@@ -199,7 +193,8 @@ func New(cfg Config) (*Server, error) {
 		HandshakeTimeout: 10 * time.Second,
 		WriteBufferPool:  &sync.Pool{},
 		// checkOrigin has run before the upgrade.
-		CheckOrigin: func(*http.Request) bool { return true },
+		CheckOrigin:  func(*http.Request) bool { return true },
+		Subprotocols: []string{Protocol},
 	}
 	return s, nil
 }
@@ -219,12 +214,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	interactive := s.cfg.Interactive(r)
+	cred := s.cfg.Credential(r)
 	tenant := s.cfg.Tenant(r)
 	ws, err := s.upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		return // the upgrader has answered
 	}
-	c := newConn(s, ws, interactive, tenant, r.RemoteAddr)
+	c := newConn(s, ws, interactive, cred, tenant, r.RemoteAddr)
 	if !s.addConn(c) {
 		c.closeWith(websocket.CloseGoingAway, "cdprelay is shutting down")
 		ws.Close()

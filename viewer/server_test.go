@@ -19,7 +19,7 @@ func TestSubscribeStreamsFrames(t *testing.T) {
 	h := newHarness(t, Config{})
 	v := h.viewer("", nil)
 	if !v.waitType(msgHello).Interactive {
-		t.Error("a loopback viewer is not interactive")
+		t.Error("the person's viewer is not interactive")
 	}
 	list := v.waitType(msgInstances)
 	if len(list.Instances) != 1 || len(list.Instances[0].Tabs) != 1 || list.Instances[0].Tabs[0].Status != statusIdle {
@@ -313,6 +313,58 @@ func TestViewOnly(t *testing.T) {
 	}
 }
 
+// TestDefaultIsViewOnly: without a hook that grants it, no viewer acts,
+// not even one on this machine: the agent runs here too. A view-only
+// viewer is told why and how the person acts, and is named without a
+// credential.
+func TestDefaultIsViewOnly(t *testing.T) {
+	h := newRawHarness(t, Config{Credential: func(r *http.Request) Credential {
+		return Credential{Name: "ignored: not interactive", Hint: "open the person's link", KeyRefused: r.Header.Get("X-Stale") != ""}
+	}})
+	v := h.viewer("", http.Header{"X-Stale": {"1"}})
+	hello := v.waitType(msgHello)
+	if hello.Interactive || hello.Hint != "open the person's link" || !hello.KeyRefused || strings.Contains(hello.Viewer, "ignored") {
+		t.Fatalf("hello %s", hello.Raw)
+	}
+	v.subscribe()
+	h.frame(1, testJPEG(t, 8, 8, 1))
+	v.waitType("jpeg")
+	for _, m := range []map[string]any{
+		{"type": "take-control"},
+		{"type": "stop", "instance": h.inst},
+		{"type": "resume", "instance": h.inst},
+		{"type": "approve", "instance": h.inst, "approval": 1},
+		{"type": "deny", "instance": h.inst, "approval": 1},
+		{"type": "answer-dialog", "instance": h.inst, "tab": tabID, "accept": true},
+		{"type": "input", "input": map[string]any{"kind": "navigate", "url": "https://example.org/"}},
+	} {
+		v.mustFail(m, "only watch")
+	}
+	if stopped, _ := h.relay.Default().Stopped(); stopped {
+		t.Error("a view-only viewer stopped the automation")
+	}
+}
+
+// TestInteractiveNamedByCredential: the person's viewer is named with the
+// credential it acts with, in its hello, in what the relay records of a
+// take-over and a Stop, and in what the automation is told.
+func TestInteractiveNamedByCredential(t *testing.T) {
+	h := newHarness(t, Config{Credential: func(*http.Request) Credential {
+		return Credential{Name: "person key", Hint: "never shown to the person"}
+	}})
+	v := h.viewer("", nil)
+	hello := v.waitType(msgHello)
+	if !hello.Interactive || !strings.HasSuffix(hello.Viewer, " (person key)") || hello.Hint != "" {
+		t.Fatalf("hello %s", hello.Raw)
+	}
+	v.sendAwait(map[string]any{"type": "stop", "instance": h.inst}, msgInstances, func(m vmsg) bool {
+		return len(m.Instances) == 1 && m.Instances[0].Stopped
+	})
+	if _, by := h.relay.Default().Stopped(); by != hello.Viewer {
+		t.Errorf("stopped by %q, want %q", by, hello.Viewer)
+	}
+}
+
 func TestInteractiveHook(t *testing.T) {
 	h := newHarness(t, Config{Interactive: func(r *http.Request) bool { return r.Header.Get("X-Scope") == "drive" }})
 	if h.viewer("", nil).waitType(msgHello).Interactive {
@@ -585,4 +637,27 @@ func TestResubscribeAfterDetach(t *testing.T) {
 	h.waitFor("the tab shared again", func() bool { return len(h.relay.Default().Status().Tabs) == 1 })
 	v.subscribe()
 	h.waitCommand("Page.startScreencast", 2)
+}
+
+// TestSubprotocol: a client that offers the viewer's subprotocol, as the
+// live view does beside the person key, is answered with it (a browser
+// fails a socket whose server picks none of those it offered); one that
+// offers none gets none.
+func TestSubprotocol(t *testing.T) {
+	h := newHarness(t, Config{})
+	for _, offered := range [][]string{{"chat", Protocol}, nil} {
+		d := websocket.Dialer{Subprotocols: offered}
+		v, err := h.dialViewerWith(&d, "", nil)
+		if err != nil {
+			t.Fatalf("offering %q: %v", offered, err)
+		}
+		want := ""
+		if offered != nil {
+			want = Protocol
+		}
+		if got := v.conn.Subprotocol(); got != want {
+			t.Errorf("offering %q: got %q, want %q", offered, got, want)
+		}
+		v.conn.Close()
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -137,7 +138,13 @@ func runServe(f serveFlags, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	a, err := app.New(f.appConfig(file, guid, saved, log))
+	personKey, personKeyFile, err := loadOrCreatePersonKey(f.stateDir)
+	if err != nil {
+		return err
+	}
+	cfg := f.appConfig(file, guid, saved, log)
+	cfg.PersonKey, cfg.PersonKeyFile = personKey, personKeyFile
+	a, err := app.New(cfg)
 	if err != nil {
 		return err
 	}
@@ -165,7 +172,7 @@ func runServe(f serveFlags, log *slog.Logger) error {
 	extURL := wsBase + "/extension/" + def.GUID()
 	log.Info("cdprelay listening", "version", version, "addr", addr, "public_url", f.publicURL, "instances_restored", len(saved),
 		"connect_playwright_extension", relay.StockConnectURL(extURL, "cdprelay"), "connect_cdprelay_extension", ourConnectURL(extURL))
-	fmt.Fprintf(os.Stderr, "Live view: %s/%s\n", pageBase, tokenHint(tokens, "?token=", "viewer"))
+	printLiveView(os.Stderr, a, pageBase, tokens, personKeyFile)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -308,7 +315,7 @@ func announceReady(ctx context.Context, in *relay.Instance, base string, tokens 
 	}
 	pw := fmt.Sprintf("chromium.connectOverCDP('%s'%s)", base, opts)
 	log.Info("ready", "cdp", base, "playwright", pw)
-	fmt.Fprintf(os.Stderr, "\ncdprelay is ready.\n  CDP endpoint: %s\n  Playwright:   const browser = await %s;\n\n", base, pw)
+	fmt.Fprintf(os.Stderr, "\ncdprelay is ready.\n  CDP endpoint: %s\n  Playwright:   const browser = await %s;\n  Live view:    %s/ (the person's link is printed above)\n\n", base, pw, base)
 }
 
 // browserFile is where the default instance remembers its browser, so
@@ -342,4 +349,23 @@ func defaultStateDir() string {
 		return filepath.Join(h, ".local", "state", "cdprelay")
 	}
 	return ""
+}
+
+// printLiveView prints the live view's address and, once, the person's
+// link, on the terminal and never in the log: the link carries the person
+// key in its fragment, which the page takes out of the address bar and
+// keeps. With tokens (a relay run for others, whose output a service
+// manager keeps), the key is not printed: where it is kept is.
+func printLiveView(w io.Writer, a *app.App, pageBase string, tokens bool, keyFile string) {
+	fmt.Fprintf(w, "Live view: %s/%s\n", pageBase, tokenHint(tokens, "?token=", "viewer"))
+	switch {
+	case !tokens:
+		where := "a key made for this run"
+		if keyFile != "" {
+			where = "the key in " + keyFile
+		}
+		fmt.Fprintf(w, "The person's link: whoever opens it may stop the automation, approve, answer dialogs and take over (it carries %s; keep it to yourself):\n  %s\n", where, a.PersonLink(pageBase))
+	case keyFile != "":
+		fmt.Fprintf(w, "The person key, which acts as the person in the live view (%s/#person=<the key>), is in %s\n", pageBase, keyFile)
+	}
 }

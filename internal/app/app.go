@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -49,6 +50,7 @@ type App struct {
 	extraHosts  []string
 	extraTokens []ingress.Token
 	launchToken string // static
+	personKey   string // static: Config.PersonKey, or one minted by New
 	// public is Config.PublicURL parsed (nil: none): the host it names
 	// is among extraHosts, its origin the one selfOrigins holds, its
 	// path the prefix ServeHTTP takes off. Static.
@@ -80,7 +82,10 @@ func New(cfg Config) (_ *App, err error) {
 		cfg.Registry = prometheus.NewRegistry()
 		cfg.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	}
-	a := &App{cfg: cfg, log: cfg.Logger, reg: cfg.Registry, extraHosts: bindHosts(cfg.Addr)}
+	a := &App{cfg: cfg, log: cfg.Logger, reg: cfg.Registry, extraHosts: bindHosts(cfg.Addr), personKey: cfg.PersonKey}
+	if a.personKey == "" {
+		a.personKey = ingress.GeneratePersonKey()
+	}
 	a.policy.Store(pol)
 	if cfg.PublicURL != "" {
 		a.public, _ = relay.ParsePublicURL(cfg.PublicURL) // validated
@@ -171,7 +176,7 @@ func New(cfg Config) (_ *App, err error) {
 		Tenant:   requestTenant,
 		Instance: func(r *http.Request, id string) bool { return a.InstanceFor(r, id) != nil },
 	})
-	a.guard, err = ingress.New(http.HandlerFunc(a.route), cfg.File.ingress(a.extraHosts, a.extraTokens, a.selfOrigins...), ingress.Options{Logger: a.log, Metrics: ingress.NewMetrics(a.reg)})
+	a.guard, err = ingress.New(http.HandlerFunc(a.route), a.ingressConfig(&cfg.File), ingress.Options{Logger: a.log, Metrics: ingress.NewMetrics(a.reg)})
 	if err != nil {
 		a.live.Close(context.Background())
 		return nil, fmt.Errorf("config: %w", err)
@@ -212,11 +217,16 @@ func (a *App) newLiveView() (*viewer.Server, error) {
 		// Page.navigate on that instance: its profile's, under the policy
 		// in force at the time.
 		URLFence: a.urlFence,
-		// Watching needs the viewer scope; taking over needs
-		// viewer-interactive (loopback without tokens has every scope).
+		// Watching needs the viewer scope. Acting as the person in charge
+		// (taking over, Stop and Resume, approvals, dialogs) needs the
+		// person's credential with viewer-interactive: the person key, or
+		// a token without cdp. A loopback peer of the zero-config relay
+		// has every scope but is not the person: the agent is one too.
 		Interactive: func(r *http.Request) bool {
-			return ingress.Scopes(r.Context()).Has(ingress.ScopeViewerInteractive) && r.URL.Query().Get("mode") != "view"
+			g, _ := ingress.GrantFrom(r.Context())
+			return g.Person && g.Scopes.Has(ingress.ScopeViewerInteractive) && r.URL.Query().Get("mode") != "view"
 		},
+		Credential: a.viewerCredential,
 		// A tenant's viewer sees that tenant's instances only.
 		Tenant:     requestTenant,
 		Screencast: sc,
@@ -265,6 +275,8 @@ func (a *App) route(w http.ResponseWriter, r *http.Request) {
 		a.serveStatus(w, r)
 	case rt.Kind == routes.KindInstance:
 		a.serveInstance(w, r, rt)
+	case rt.Kind == routes.KindRemove:
+		a.serveRemove(w, r, rt)
 	case rt.Area == routes.AreaPerson:
 		a.servePerson(w, r, rt)
 	default:
@@ -272,6 +284,29 @@ func (a *App) route(w http.ResponseWriter, r *http.Request) {
 		// path, which the page's handler answers.
 		a.live.ServeHTTP(w, r)
 	}
+}
+
+// PersonKey is the person's key: Config.PersonKey, or the one New minted.
+// The live view's link carries it (PersonLink); nothing the relay serves
+// ever does.
+func (a *App) PersonKey() string { return a.personKey }
+
+// PersonLink is the live view's link for the person, under base (the
+// page's base URL, without a trailing slash). The key rides in the
+// fragment, which a browser never sends: not to the relay, not to a front
+// door's logs. The page keeps it in its origin's storage and takes it out
+// of the address bar at once.
+func (a *App) PersonLink(base string) string {
+	return strings.TrimSuffix(base, "/") + "/#person=" + a.personKey
+}
+
+// ingressConfig is the file's ingress rules with what the process adds:
+// the listen address's host, the launched browser's token, the public
+// URL's origin, the person key.
+func (a *App) ingressConfig(f *File) ingress.Config {
+	icfg := f.ingress(a.extraHosts, a.extraTokens, a.selfOrigins...)
+	icfg.PersonKey = a.personKey
+	return icfg
 }
 
 // Relay is the relay server.
@@ -339,7 +374,7 @@ func (a *App) prepareReload(cfg *Config) (apply func(), err error) {
 	if err := checkExposure(cfg.Addr, len(cfg.File.Tokens), a.certs != nil, cfg.InsecureNoTLS); err != nil {
 		return nil, err
 	}
-	icfg := cfg.File.ingress(a.extraHosts, a.extraTokens, a.selfOrigins...)
+	icfg := a.ingressConfig(&cfg.File)
 	if err := icfg.Validate(); err != nil {
 		return nil, err
 	}

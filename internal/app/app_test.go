@@ -21,7 +21,15 @@ import (
 
 func get(t *testing.T, method, url string) (int, string, http.Header) {
 	t.Helper()
+	return getWith(t, method, url, nil)
+}
+
+func getWith(t *testing.T, method, url string, h http.Header) (int, string, http.Header) {
+	t.Helper()
 	req, _ := http.NewRequest(method, url, nil)
+	for k, v := range h {
+		req.Header[k] = v
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -36,35 +44,42 @@ func get(t *testing.T, method, url string) (int, string, http.Header) {
 func TestRoutes(t *testing.T) {
 	s := serve(t, Config{Addr: "127.0.0.1:0"})
 	base := "http://" + s.addr
+	person := http.Header{"Authorization": {"Bearer " + s.app.PersonKey()}}
 	tests := []struct {
 		method, path string
 		code         int
 		body         string // part of the body
+		h            http.Header
 	}{
-		{"GET", "/json/version", 200, `"webSocketDebuggerUrl"`},
-		{"GET", "/json/list", 200, `[]`},
-		{"GET", "/json/protocol", 200, `"domains"`},
-		{"GET", "/cdp/" + s.app.Relay().Default().GUID() + "/json/version", 200, `"webSocketDebuggerUrl"`},
-		{"GET", "/cdp/" + relay.NewGUID() + "/json/version", 404, "404 page not found"},
-		{"GET", "/json/new", 404, "404 page not found"},
-		{"GET", "/metrics", 200, "cdprelay_ingress_requests_total"},
-		{"GET", "/v1/audit", 200, `"records"`},
-		{"GET", "/v1/instances", 200, `"instances"`},
-		{"POST", "/v1/instances", 201, `"extensionUrl"`},
-		{"GET", "/", 200, "<html"},
-		{"GET", "/app.js", 200, ""},
-		{"GET", "/viewer", 400, "WebSocket"},
-		{"GET", "/nothing-here", 404, ""},
-		{"POST", "/v1/audit", 405, ""},
-		{"POST", "/v1/instances/" + s.app.Relay().Default().ID() + "/stop", 200, `"stopped":true`},
-		{"POST", "/v1/instances/" + s.app.Relay().Default().ID() + "/stop", 409, "already stopped"},
-		{"POST", "/v1/instances/" + s.app.Relay().Default().ID() + "/resume", 200, `"stopped":false`},
-		{"POST", "/v1/instances/" + s.app.Relay().Default().ID() + "/resume", 409, "not stopped"},
-		{"POST", "/v1/instances/nosuchid/stop", 404, "404 page not found"},
-		{"GET", "/v1/instances/" + s.app.Relay().Default().ID() + "/stop", 405, "takes POST"},
+		{"GET", "/json/version", 200, `"webSocketDebuggerUrl"`, nil},
+		{"GET", "/json/list", 200, `[]`, nil},
+		{"GET", "/json/protocol", 200, `"domains"`, nil},
+		{"GET", "/cdp/" + s.app.Relay().Default().GUID() + "/json/version", 200, `"webSocketDebuggerUrl"`, nil},
+		{"GET", "/cdp/" + relay.NewGUID() + "/json/version", 404, "404 page not found", nil},
+		{"GET", "/json/new", 404, "404 page not found", nil},
+		{"GET", "/metrics", 200, "cdprelay_ingress_requests_total", nil},
+		{"GET", "/v1/audit", 200, `"records"`, nil},
+		{"GET", "/v1/instances", 200, `"instances"`, nil},
+		{"POST", "/v1/instances", 201, `"extensionUrl"`, nil},
+		{"GET", "/", 200, "<html", nil},
+		{"GET", "/app.js", 200, "", nil},
+		{"GET", "/viewer", 400, "WebSocket", nil},
+		{"GET", "/nothing-here", 404, "", nil},
+		{"POST", "/v1/audit", 405, "", nil},
+		{"POST", "/v1/instances/" + s.app.Relay().Default().ID() + "/stop", 403, "the person's action", nil},
+		{"POST", "/v1/instances/" + s.app.Relay().Default().ID() + "/stop", 200, `"stopped":true`, person},
+		{"POST", "/v1/instances/" + s.app.Relay().Default().ID() + "/stop", 409, "already stopped", person},
+		{"POST", "/v1/instances/" + s.app.Relay().Default().ID() + "/resume", 403, "the person's action", nil},
+		{"POST", "/v1/instances/" + s.app.Relay().Default().ID() + "/resume", 200, `"stopped":false`, person},
+		{"POST", "/v1/instances/" + s.app.Relay().Default().ID() + "/resume", 409, "not stopped", person},
+		{"POST", "/v1/instances/nosuchid/stop", 404, "404 page not found", person},
+		{"GET", "/v1/instances/" + s.app.Relay().Default().ID() + "/stop", 405, "takes POST", person},
+		{"DELETE", "/v1/instances/" + s.app.Relay().Default().ID(), 403, "the person's action", nil},
+		{"DELETE", "/v1/instances/" + s.app.Relay().Default().ID(), 409, "default", person},
+		{"PUT", "/v1/instances/" + s.app.Relay().Default().ID(), 405, "use GET or DELETE", nil},
 	}
 	for _, tt := range tests {
-		code, body, _ := get(t, tt.method, base+tt.path)
+		code, body, _ := getWith(t, tt.method, base+tt.path, tt.h)
 		if code != tt.code || !strings.Contains(body, tt.body) {
 			t.Errorf("%s %s: %d %.120q, want %d with %q", tt.method, tt.path, code, body, tt.code, tt.body)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/cdprelay/cdprelay/internal/ingress"
 	"github.com/cdprelay/cdprelay/internal/routes"
 	"github.com/cdprelay/cdprelay/relay"
 	"github.com/cdprelay/cdprelay/screencast"
@@ -43,6 +44,18 @@ type Config struct {
 	// InsecureNoTLS allows a non-loopback Addr without TLS, for a
 	// TLS-terminating proxy on a trusted network. Default: refused.
 	InsecureNoTLS bool
+
+	// PersonKey is the person's key (ingress.GeneratePersonKey): the one
+	// credential of the person who lends the browser, which stops and
+	// resumes the automation, approves, answers dialogs, takes over a tab
+	// and removes an instance, on loopback too; the live view's link
+	// carries it. cmd/cdprelay keeps it in the state dir. Default: a key
+	// minted for this App (PersonKey returns it).
+	PersonKey string
+
+	// PersonKeyFile is where PersonKey is kept, for what a view-only live
+	// view tells the person. Default: none (a key made for this run).
+	PersonKeyFile string
 
 	// Launch mints a token with the extension scope for a browser the
 	// process launches (LaunchToken), whether tokens are configured or
@@ -96,6 +109,11 @@ func (c *Config) validate() error {
 			// The prefix is taken off what comes: one that is a path of
 			// the relay's own would take that path away.
 			errs = append(errs, fmt.Errorf("--public-url: the path prefix %s is a path of the relay's own; use one such as /relay-1", u.Path))
+		}
+	}
+	if c.PersonKey != "" {
+		if err := ingress.CheckPersonKey(c.PersonKey); err != nil {
+			errs = append(errs, fmt.Errorf("app: PersonKey: %w", err))
 		}
 	}
 	if err := c.File.Validate(); err != nil {

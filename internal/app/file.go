@@ -223,7 +223,8 @@ func (f *File) Explain() (string, error) {
 func (f *File) explainIngress() string {
 	var b strings.Builder
 	if len(f.Tokens) == 0 {
-		b.WriteString("ingress: no tokens; loopback peers may do everything, others may only load the live-view page (a non-loopback --addr is refused)\n")
+		b.WriteString("ingress: no tokens; loopback peers may drive tabs, watch and read status, others may only load the live-view page (a non-loopback --addr is refused)\n")
+		b.WriteString("  the person's actions (Stop, Resume, approvals, dialogs, taking over a tab, removing an instance) need the person key: the live-view link serve prints carries it\n")
 	} else {
 		fmt.Fprintf(&b, "ingress: %d token(s), required on every request but the live-view page, loopback included\n", len(f.Tokens))
 		for _, t := range f.Tokens {
@@ -233,7 +234,11 @@ func (f *File) explainIngress() string {
 				whose = "tenant " + t.Tenant + "'s instances only"
 			}
 			fmt.Fprintf(&b, "  %s: %s (%s)\n", t.Name, set, whose)
+			if set.Has(ingress.ScopeCDP) && set.HasAny(ingress.ScopeSet(ingress.ScopeViewerInteractive|ingress.ScopeAdmin|ingress.ScopePair)) {
+				fmt.Fprintf(&b, "    %s carries cdp: it never acts as the person (no Stop or Resume, approvals, dialogs, taking over, removing an instance); give those to a token without cdp\n", t.Name)
+			}
 		}
+		b.WriteString("  the person key (the live-view link serve prints) acts as the person too, and drives nothing\n")
 		if ts := f.tenants(); len(ts) > 0 {
 			rules := f.tenantRules()
 			fmt.Fprintf(&b, "  tenants: %s; at most %d instances each", strings.Join(ts, ", "), rules.MaxInstances)

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/cdprelay/cdprelay/internal/ingress"
 )
 
 const exampleConfig = "../../docs/config.example.yaml"
@@ -154,5 +156,34 @@ func TestFileErrors(t *testing.T) {
 				t.Errorf("ReadFile, Validate: %v, want %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestExplainPersonPower: check-config says what the person's credential
+// guards, and which tokens can never act as the person.
+func TestExplainPersonPower(t *testing.T) {
+	f := &File{}
+	x, err := f.Explain()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(x, "the person's actions (Stop, Resume, approvals, dialogs, taking over a tab, removing an instance) need the person key") {
+		t.Errorf("zero-config:\n%s", x)
+	}
+	f.Tokens = []ingress.Token{
+		{Name: "agent", SHA256: ingress.HashToken("a"), Scopes: []string{"cdp"}},
+		{Name: "agent-ops", SHA256: ingress.HashToken("b"), Scopes: []string{"cdp", "admin"}},
+		{Name: "watch", SHA256: ingress.HashToken("c"), Scopes: []string{"viewer-interactive"}},
+	}
+	if x, err = f.Explain(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(x, "agent-ops carries cdp: it never acts as the person") {
+		t.Errorf("a token with cdp and admin:\n%s", x)
+	}
+	for _, name := range []string{"agent", "watch"} {
+		if strings.Contains(x, "    "+name+" carries cdp") {
+			t.Errorf("%s flagged:\n%s", name, x)
+		}
 	}
 }

@@ -24,6 +24,7 @@ func (o AuditObserver) Observe(ev relay.Event) {
 		Instance: ev.Instance,
 		Tenant:   ev.Tenant,
 		Actor:    audit.Actor(ev.Actor),
+		By:       ev.By,
 		Kind:     audit.Kind(ev.Kind),
 		Method:   ev.Method,
 		Target:   ev.Target,

@@ -8,6 +8,7 @@ import (
 	"github.com/cdprelay/cdprelay/internal/ingress"
 	"github.com/cdprelay/cdprelay/internal/routes"
 	"github.com/cdprelay/cdprelay/relay"
+	"github.com/cdprelay/cdprelay/viewer"
 )
 
 // serveStatus is GET /v1/instances: every instance the request may see
@@ -46,10 +47,7 @@ func (a *App) servePerson(w http.ResponseWriter, r *http.Request, rt routes.Rout
 		http.NotFound(w, r)
 		return
 	}
-	by := "the operator"
-	if g, ok := ingress.GrantFrom(r.Context()); ok && g.TokenName != "" {
-		by = g.TokenName
-	}
+	by := personActor(r)
 	var err error
 	if rt.Action == "stop" {
 		err = in.Stop(by)
@@ -64,6 +62,52 @@ func (a *App) servePerson(w http.ResponseWriter, r *http.Request, rt routes.Rout
 		fail(http.StatusInternalServerError, err.Error())
 		return
 	}
-	stopped, who := in.Stopped()
-	_ = json.NewEncoder(w).Encode(map[string]any{"instance": in.ID(), "stopped": stopped, "by": who})
+	// by is who acted: the person or the operator, and the credential.
+	stopped, _ := in.Stopped()
+	_ = json.NewEncoder(w).Encode(map[string]any{"instance": in.ID(), "stopped": stopped, "by": by})
+}
+
+// personActor names who takes a person's action over HTTP, with the
+// credential, for the audit log and what the automation is told: the
+// person (the person key, or a token of theirs: one that may take over or
+// pair a browser) or the operator (an admin token). Never the credential
+// itself. The guard has let only these through.
+func personActor(r *http.Request) string {
+	g, _ := ingress.GrantFrom(r.Context())
+	switch {
+	case g.PersonKey:
+		return "the person (" + ingress.PersonKeyName + ")"
+	case g.TokenName != "" && g.Scopes.HasAny(ingress.ScopeSet(ingress.ScopeViewerInteractive|ingress.ScopePair)):
+		return "the person (token " + g.TokenName + ")"
+	case g.TokenName != "":
+		return "the operator (token " + g.TokenName + ")"
+	}
+	return "the operator"
+}
+
+// viewerCredential tells the live view what a viewer presented: the name
+// an interactive viewer acts under, and, for one that may only watch,
+// why and how the person acts.
+func (a *App) viewerCredential(r *http.Request) viewer.Credential {
+	g, _ := ingress.GrantFrom(r.Context())
+	c := viewer.Credential{Name: g.Who(), KeyRefused: g.KeyRefused}
+	link := "open the live-view link cdprelay serve printed when it started (…/#person=…): it carries the person key"
+	if f := a.cfg.PersonKeyFile; f != "" {
+		link += ", kept in " + f
+	} else {
+		link += ", made anew at every start"
+	}
+	switch {
+	case r.URL.Query().Get("mode") == "view":
+		c.Hint = "This page was opened view-only (?mode=view)."
+	case g.KeyRefused:
+		c.Hint = "The person key this page kept is not this relay's (a new one is made when its file is removed). To act as the person, " + link + "."
+	case g.TokenName != "" && g.Scopes.Has(ingress.ScopeCDP):
+		c.Hint = "This page's token (" + g.TokenName + ") carries the cdp scope: what drives the tabs never acts as the person. Use a token without cdp, or the person key."
+	case g.TokenName != "":
+		c.Hint = "This page's token (" + g.TokenName + ") may watch only: the person's actions need viewer-interactive, or the person key."
+	default:
+		c.Hint = "Stopping the automation, approving, answering dialogs and taking over are the person's. To act as the person, " + link + "."
+	}
+	return c
 }

@@ -93,19 +93,16 @@ func (a *App) InstanceFor(r *http.Request, id string) *relay.Instance {
 	return a.relay.LookupID(requestTenant(r), id)
 }
 
-// serveInstance is /v1/instances/<id>: GET (admin) its status, DELETE
-// (admin or pair) removes it. The scope is judged before the instance is
-// looked up, and an instance r may not see is a 404 as one that never
-// was.
+// serveInstance is GET /v1/instances/<id> (admin): its status. The scope
+// is judged before the instance is looked up, and an instance r may not
+// see is a 404 as one that never was.
 func (a *App) serveInstance(w http.ResponseWriter, r *http.Request, rt routes.Route) {
-	scopes := ingress.Scopes(r.Context())
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
-		if !scopes.Has(ingress.ScopeAdmin) {
+		if !ingress.Scopes(r.Context()).Has(ingress.ScopeAdmin) {
 			http.Error(w, "reading an instance needs the admin scope", http.StatusForbidden)
 			return
 		}
-	case http.MethodDelete:
 	default:
 		w.Header().Set("Allow", "GET, HEAD, DELETE")
 		http.Error(w, "use GET or DELETE", http.StatusMethodNotAllowed)
@@ -116,24 +113,24 @@ func (a *App) serveInstance(w http.ResponseWriter, r *http.Request, rt routes.Ro
 		http.NotFound(w, r)
 		return
 	}
-	if r.Method == http.MethodDelete {
-		if err := a.relay.Remove(in, "removed by "+actorName(r)); err != nil {
-			http.Error(w, err.Error(), http.StatusConflict)
-			return
-		}
-		a.relay.Observe(relay.Event{Instance: in.ID(), Tenant: in.Tenant(), Actor: relay.ActorOperator, Kind: relay.KindRemove, Outcome: relay.OutcomeOK, Detail: "removed by " + actorName(r)})
-		w.WriteHeader(http.StatusNoContent)
-		return
-	}
 	writeJSON(w, a.instanceView(in, a.live.Watches()))
 }
 
-// actorName names who asked, for logs and audit: the token's name.
-func actorName(r *http.Request) string {
-	if g, ok := ingress.GrantFrom(r.Context()); ok && g.TokenName != "" {
-		return "token " + g.TokenName
+// serveRemove is DELETE /v1/instances/<id>: the person's (the guard asked
+// for the person's credential with admin or pair), as undoing a pairing.
+func (a *App) serveRemove(w http.ResponseWriter, r *http.Request, rt routes.Route) {
+	in := a.InstanceFor(r, rt.InstanceID)
+	if in == nil {
+		http.NotFound(w, r)
+		return
 	}
-	return "the operator"
+	by := personActor(r)
+	if err := a.relay.Remove(in, "removed by "+by); err != nil {
+		http.Error(w, err.Error(), http.StatusConflict)
+		return
+	}
+	a.relay.Observe(relay.Event{Instance: in.ID(), Tenant: in.Tenant(), Actor: relay.ActorOperator, Kind: relay.KindRemove, Outcome: relay.OutcomeOK, Detail: "removed by " + by, By: by})
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // instanceView is an instance as the status endpoints show it.

@@ -2,6 +2,7 @@ package ingress
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/cdprelay/cdprelay/extension"
 	"github.com/cdprelay/cdprelay/internal/routes"
@@ -34,6 +35,12 @@ type Config struct {
 	// PagePaths are the public paths of the live-view page shell.
 	// nil: DefaultPagePaths (routes.DefaultPageShell).
 	PagePaths []string
+	// PersonKey is the person's key (GeneratePersonKey): presented, it
+	// grants the person's actions, and the viewer scopes (every scope to
+	// a loopback peer of the zero-config relay), whether tokens are
+	// configured or not. Default: none; then only a token without the cdp
+	// scope acts as the person, and without tokens nobody does.
+	PersonKey string
 }
 
 // DefaultExtensionIDs are the extensions allowed by default: ours and
@@ -43,6 +50,7 @@ var DefaultExtensionIDs = []string{extension.ID, PlaywrightExtensionID}
 // rules is a compiled Config. Immutable; a reload swaps in a new one.
 type rules struct {
 	tokens       *tokenTable // nil: no tokens configured
+	person       *personKey  // nil: none
 	hosts        hostList
 	cdpOrigins   map[string]bool
 	selfOrigins  map[string]bool
@@ -61,6 +69,9 @@ func compile(cfg Config) (*rules, error) {
 		rs.tokens = t
 	}
 	var err error
+	if rs.person, err = compilePersonKey(cfg.PersonKey); err != nil {
+		errs = append(errs, fmt.Errorf("person key: %w", err))
+	}
 	if rs.hosts, err = compileHosts(cfg.Hosts); err != nil {
 		errs = append(errs, err)
 	}

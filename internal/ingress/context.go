@@ -14,6 +14,33 @@ type Grant struct {
 	Tenant string
 	// Scopes are the scopes granted.
 	Scopes ScopeSet
+	// Person: the request may act as the person who lends the browser
+	// (Stop and Resume, approvals, dialogs, taking over a tab, removing an
+	// instance), within its scopes. It holds for the person key, and for a
+	// token without the cdp scope: what drives tabs never overrules the
+	// person. A loopback peer of the zero-config relay, which gets every
+	// scope, is not the person unless it presents the key.
+	Person bool
+	// PersonKey: the request presented the person key.
+	PersonKey bool
+	// KeyRefused: the request offered a person key that is not this
+	// relay's (one the page kept from before the key file was replaced).
+	// It goes on as if it had offered none, so that the live view can say
+	// why it may only watch.
+	KeyRefused bool
+}
+
+// Who names the credential of the grant, for the audit log and for what
+// the person and the automation are told: "person key", "token <name>",
+// or "" for none (a loopback peer of the zero-config relay).
+func (g Grant) Who() string {
+	switch {
+	case g.PersonKey:
+		return PersonKeyName
+	case g.TokenName != "":
+		return "token " + g.TokenName
+	}
+	return ""
 }
 
 type grantKey struct{}

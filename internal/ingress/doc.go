@@ -13,15 +13,24 @@
 //     everything else none or the relay's own origin.
 //  4. Sec-Fetch-Site: cross-site is refused, except on the extension
 //     endpoint, for an Origin the operator listed, and for a top-level
-//     navigation to the page shell.
-//  5. Token: with tokens configured, every request but the page shell's
-//     needs one that grants the endpoint's scope, loopback included.
-//     Without tokens, a loopback peer gets every scope and nothing else
-//     gets anything but the page shell.
+//     navigation to the page shell. The live view's socket and the
+//     person's actions refuse same-site too (a page on another port of
+//     the same host).
+//  5. Credentials: the person key (personkey.go), or a token. With tokens
+//     configured, every request but the page shell's needs one that grants
+//     the endpoint's scope, loopback included. Without tokens, a loopback
+//     peer gets every scope and nothing else gets anything but the page
+//     shell.
+//  6. The person: the person's actions (Stop, Resume, removing an
+//     instance; in the live view, whatever Grant.Person allows) need the
+//     person key, or a token without the cdp scope, on loopback too. A
+//     CDP client holds neither: what drives the tabs never overrules the
+//     person who lends them.
 //
 // Refusals by Host, path, Origin and Fetch Metadata are 403 (404 for a
 // path). A missing or wrong token is 401 and a valid token without the
-// scope is 403, except on capability endpoints (/cdp/<guid>,
+// scope is 403, as is a person's action without the person's credential,
+// except on capability endpoints (/cdp/<guid>,
 // /devtools/browser/<guid>, /extension/<guid>), where both are the same
 // 404 as an unknown guid. The token is checked before the relay looks the
 // guid up, hashed and compared against every configured hash on every
@@ -29,7 +38,8 @@
 //
 // A token is presented as "Authorization: Bearer <token>" or, for clients
 // that cannot set headers (a browser's WebSocket and EventSource, the
-// extension's connect URL), as ?token=<token>. The guard removes both
-// before the request goes on, and puts what it granted in the request's
-// context (Scopes, GrantFrom).
+// extension's connect URL), as ?token=<token>. The person key is presented
+// as a token, or by the live view's socket as a subprotocol. The guard
+// removes all of them before the request goes on, and puts what it
+// granted in the request's context (Scopes, GrantFrom).
 package ingress

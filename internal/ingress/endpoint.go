@@ -18,7 +18,7 @@ const (
 	epAdmin      = routes.AreaAdmin     // /v1/..., /metrics, /debug/...
 	epOther      = routes.AreaOther     // anything else: treated as an operator's
 	epBadPath    = routes.AreaBadPath   // not a clean absolute path
-	epPerson     = routes.AreaPerson    // /v1/instances/<id>/stop, /resume
+	epPerson     = routes.AreaPerson    // /v1/instances/<id>/stop, /resume; DELETE /v1/instances/<id>
 	numEndpoints = routes.NumAreas
 )
 
@@ -37,6 +37,14 @@ type endpointRule struct {
 	origin     originPolicy
 	// navigable lets a cross-site top-level navigation in.
 	navigable bool
+	// person endpoints are the person's actions: they need the person's
+	// credential (Grant.Person) besides the scope, on loopback too.
+	person bool
+	// sameOrigin refuses what a browser says another page sent, of the
+	// same site (Sec-Fetch-Site: same-site: another port of the same
+	// host) as well as of another: the person's actions and the live
+	// view's socket are the relay's own page's.
+	sameOrigin bool
 }
 
 var endpointRules = [numEndpoints]endpointRule{
@@ -45,11 +53,11 @@ var endpointRules = [numEndpoints]endpointRule{
 	epCapability: {scopes: ScopeSet(ScopeCDP), capability: true, origin: originCDP},
 	epDevtools:   {scopes: ScopeSet(ScopeCDP), origin: originCDP},
 	epExtension:  {scopes: ScopeSet(ScopeExtension), capability: true, origin: originExtension},
-	epViewer:     {scopes: ScopeSet(ScopeViewer), origin: originSelf},
+	epViewer:     {scopes: ScopeSet(ScopeViewer), origin: originSelf, sameOrigin: true},
 	epAdmin:      {scopes: ScopeSet(ScopeAdmin), operatorOnly: true, origin: originSelf},
 	epOther:      {scopes: ScopeSet(ScopeAdmin), operatorOnly: true, origin: originSelf},
 	epBadPath:    {capability: true, origin: originSelf},
-	epPerson:     {scopes: ScopeSet(ScopeViewerInteractive | ScopeAdmin), origin: originSelf},
+	epPerson:     {scopes: ScopeSet(ScopeViewerInteractive | ScopeAdmin), origin: originSelf, person: true, sameOrigin: true},
 }
 
 func rule(e endpoint) endpointRule { return endpointRules[e] }
@@ -61,6 +69,11 @@ func rule(e endpoint) endpointRule { return endpointRules[e] }
 // it is listed here, stays the operator's.
 func ruleFor(rt routes.Route) endpointRule {
 	r := rule(rt.Area)
+	if rt.Kind == routes.KindRemove {
+		// Removing an instance is what pairing undoes, as before; it is
+		// the person's now, as Stop is.
+		r.scopes = ScopeSet(ScopeAdmin | ScopePair)
+	}
 	if rt.Area != epAdmin {
 		return r
 	}
@@ -69,8 +82,8 @@ func ruleFor(rt routes.Route) endpointRule {
 		r.scopes = ScopeSet(ScopeAdmin | ScopePair)
 		r.operatorOnly = false
 	case routes.KindInstance:
-		// Reading one instance is the admin's; removing one is also what
-		// pairing undoes (the handler tells the two apart).
+		// Reading one instance is the admin's (the handler answers other
+		// methods 405).
 		r.scopes = ScopeSet(ScopeAdmin | ScopePair)
 		r.operatorOnly = false
 	case routes.KindInstances, routes.KindAudit:

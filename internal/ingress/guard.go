@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"strings"
 	"sync/atomic"
 
 	"github.com/cdprelay/cdprelay/internal/routes"
@@ -65,22 +66,48 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rs := g.rules.Load()
 	rt := rs.routes.Classify(r.Method, r.URL.Path)
 	ep := rt.Area
-	token, cred, query := presentedToken(r.Header.Values("Authorization"), r.URL.RawQuery)
-	grant, o := rs.decide(rt, r, token, cred)
+	p := presented(r)
+	grant, o := rs.decide(rt, r, p)
 	g.metrics.count(ep, o)
 	if o != outcomeAllowed {
 		g.log.Debug("request refused", "endpoint", ep.String(), "reason", o.String(), "remote", r.RemoteAddr)
 		refuse(w, r, rt, o)
 		return
 	}
-	g.next.ServeHTTP(w, forward(r, query, grant))
+	g.next.ServeHTTP(w, forward(r, p, grant))
+}
+
+// protocolHeader is Sec-WebSocket-Protocol in its canonical form, which
+// the map is read with as it is (no allocation per request).
+var protocolHeader = http.CanonicalHeaderKey("Sec-WebSocket-Protocol")
+
+// presentation is what a request presents as its credentials, read once.
+type presentation struct {
+	token string     // a token, or the person key sent as one
+	cred  credential // of token
+	query string     // the query without any token parameter
+	key   string     // the person key offered as a WebSocket subprotocol
+	kcred credential // of key
+	// protocols are the subprotocols offered without the key's; keyProto
+	// says the handshake offered it, so that the header is rewritten.
+	protocols []string
+	keyProto  bool
+}
+
+func presented(r *http.Request) presentation {
+	var p presentation
+	p.token, p.cred, p.query = presentedToken(r.Header.Values("Authorization"), r.URL.RawQuery)
+	p.key, p.kcred, p.protocols = presentedPersonKey(r.Header[protocolHeader])
+	p.keyProto = p.kcred != credNone
+	return p
 }
 
 // decide is the whole policy, in the order that keeps the answers from
 // saying more than they must: the checks that do not depend on the URL's
-// secret part first, then the token, always hashed and compared against
-// every entry, then the scope.
-func (rs *rules) decide(rt routes.Route, r *http.Request, token string, cred credential) (Grant, outcome) {
+// secret part first, then the credentials (a token is always hashed and
+// compared against every entry), then the scope, then whether the request
+// may act as the person.
+func (rs *rules) decide(rt routes.Route, r *http.Request, p presentation) (Grant, outcome) {
 	if !rs.hosts.allowed(r.Host) {
 		return Grant{}, outcomeHost
 	}
@@ -95,8 +122,39 @@ func (rs *rules) decide(rt routes.Route, r *http.Request, token string, cred cre
 	if !explicit && !fetchSiteAllowed(rule.origin, rule.navigable, r) {
 		return Grant{}, outcomeFetchSite
 	}
+	if rule.sameOrigin && !sameOriginFetch(r) {
+		return Grant{}, outcomeFetchSite
+	}
+	if p.kcred == credMalformed || (p.kcred == credToken && p.cred != credNone) {
+		// Two credentials at once, or a key offered twice: which one
+		// counts is refused rather than guessed.
+		return Grant{}, outcomeToken
+	}
+	// The person key, offered as a subprotocol or sent as a token.
+	var keyRefused bool
+	switch {
+	case p.kcred == credToken && rs.person.match(p.key):
+		return rs.personKeyGrant(rule, r)
+	case p.kcred == credToken:
+		keyRefused = true
+	case p.cred == credToken && rs.person.match(p.token):
+		return rs.personKeyGrant(rule, r)
+	}
+	grant, o := rs.tokenGrant(rule, r, p)
+	grant.KeyRefused = keyRefused
+	if o == outcomeAllowed && rule.person && !grant.Person {
+		return Grant{}, outcomePerson
+	}
+	return grant, o
+}
+
+// tokenGrant is the grant of a request without the person key: by its
+// token, or, without tokens configured, by its address.
+func (rs *rules) tokenGrant(rule endpointRule, r *http.Request, p presentation) (Grant, outcome) {
 	if rs.tokens == nil {
-		// Zero-config: this machine only, as Chrome's own port.
+		// Zero-config: this machine only, as Chrome's own port; but not
+		// the person's actions, which the agent on this machine must not
+		// take (the person key is for those).
 		if loopbackPeer(r.RemoteAddr) {
 			return Grant{Scopes: AllScopes}, outcomeAllowed
 		}
@@ -105,13 +163,16 @@ func (rs *rules) decide(rt routes.Route, r *http.Request, token string, cred cre
 		}
 		return Grant{}, outcomeToken
 	}
-	found, matched := rs.tokens.match(token)
-	matched = matched && cred == credToken
+	found, matched := rs.tokens.match(p.token)
+	matched = matched && p.cred == credToken
 	var grant Grant
 	switch {
 	case matched:
 		grant = found
-	case cred != credNone:
+		// What may drive tabs is the agent's: it never acts as the
+		// person, whatever else it grants.
+		grant.Person = !grant.Scopes.Has(ScopeCDP)
+	case p.cred != credNone:
 		// A wrong token is refused even where none is needed: whoever
 		// sent it would rather know now.
 		return Grant{}, outcomeToken
@@ -127,6 +188,32 @@ func (rs *rules) decide(rt routes.Route, r *http.Request, token string, cred cre
 		return Grant{}, outcomeOperator
 	}
 	return grant, outcomeAllowed
+}
+
+// personKeyGrant is what the person key grants: the person's actions and
+// the viewer's scopes; to a loopback peer of the zero-config relay, every
+// scope, as without it. It is the operator's key (no tenant): it is
+// minted by, and kept beside, the relay itself.
+func (rs *rules) personKeyGrant(rule endpointRule, r *http.Request) (Grant, outcome) {
+	g := Grant{Scopes: PersonScopes, Person: true, PersonKey: true}
+	if rs.tokens == nil && loopbackPeer(r.RemoteAddr) {
+		g.Scopes = AllScopes
+	}
+	if rule.scopes != 0 && !rule.person && !g.Scopes.HasAny(rule.scopes) {
+		return Grant{}, outcomeScope
+	}
+	return g, outcomeAllowed
+}
+
+// sameOriginFetch refuses what a browser says another page sent: a page
+// of the same site (another port of the same host) as well as another
+// site. A client that is not a browser sends no Fetch Metadata.
+func sameOriginFetch(r *http.Request) bool {
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "", "same-origin", "none":
+		return true
+	}
+	return false
 }
 
 func loopbackPeer(remoteAddr string) bool {
@@ -162,23 +249,33 @@ func refuse(w http.ResponseWriter, r *http.Request, rt routes.Route, o outcome) 
 		http.Error(w, "a valid token is required: Authorization: Bearer <token>, or ?token=<token>", http.StatusUnauthorized)
 	case o == outcomeOperator:
 		http.Error(w, "this endpoint is the operator's: a tenant's token cannot use it", http.StatusForbidden)
+	case o == outcomePerson:
+		http.Error(w, "this is the person's action: it needs the person key (the live-view link cdprelay serve prints carries it; a program sends it as Authorization: Bearer), or a token without the cdp scope", http.StatusForbidden)
 	default:
 		http.Error(w, "the token does not grant the "+ruleFor(rt).scopes.or()+" scope", http.StatusForbidden)
 	}
 }
 
-// forward is r with its grant and without its token.
-func forward(r *http.Request, query string, g Grant) *http.Request {
+// forward is r with its grant and without its credentials: no token,
+// and no person key among its subprotocols.
+func forward(r *http.Request, p presentation, g Grant) *http.Request {
 	r2 := r.WithContext(withGrant(r.Context(), g))
-	if query != r.URL.RawQuery {
+	if p.query != r.URL.RawQuery {
 		u := *r.URL
-		u.RawQuery = query
+		u.RawQuery = p.query
 		r2.URL = &u
 		r2.RequestURI = u.RequestURI()
 	}
-	if _, ok := r.Header["Authorization"]; ok {
+	_, auth := r.Header["Authorization"]
+	if auth || p.keyProto {
 		r2.Header = r.Header.Clone()
 		r2.Header.Del("Authorization")
+		if p.keyProto {
+			delete(r2.Header, protocolHeader)
+			if len(p.protocols) > 0 {
+				r2.Header[protocolHeader] = []string{strings.Join(p.protocols, ", ")}
+			}
+		}
 	}
 	return r2
 }

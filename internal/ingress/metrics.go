@@ -15,10 +15,11 @@ const (
 	outcomeScope             // a valid token without the endpoint's scope
 	outcomePath              // not a clean path
 	outcomeOperator          // a tenant's token on an endpoint that is the operator's
+	outcomePerson            // a person's action without the person's credential
 	numOutcomes
 )
 
-var outcomeNames = [numOutcomes]string{"allowed", "host", "origin", "fetch_site", "token", "scope", "path", "operator_only"}
+var outcomeNames = [numOutcomes]string{"allowed", "host", "origin", "fetch_site", "token", "scope", "path", "operator_only", "person"}
 
 func (o outcome) String() string { return outcomeNames[o] }
 

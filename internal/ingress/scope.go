@@ -75,6 +75,11 @@ type ScopeSet uint8
 // the relay is then as open to this machine as Chrome's own port is.
 const AllScopes = ScopeSet(ScopeCDP | ScopeViewer | ScopeViewerInteractive | ScopeAdmin | ScopeExtension | ScopePair)
 
+// PersonScopes are what the person key grants besides the person's
+// actions, with tokens configured: watching and taking over in the live
+// view. Not cdp: the person key is never a way to drive tabs.
+const PersonScopes = ScopeSet(ScopeViewer | ScopeViewerInteractive)
+
 // Has reports whether s grants sc.
 func (s ScopeSet) Has(sc Scope) bool { return sc != 0 && s&ScopeSet(sc) == ScopeSet(sc) }
 

@@ -41,17 +41,20 @@ const (
 	// KindInstances: the status of every instance, GET /v1/instances.
 	KindInstances
 	// KindInstance: one instance by its public id, /v1/instances/<id>:
-	// GET and HEAD its status, DELETE removes it (other methods get 405
-	// there).
+	// GET and HEAD its status (other methods but DELETE get 405 there).
 	KindInstance
 	// KindPerson: a person's action on an instance, POST
 	// /v1/instances/<id>/stop or /resume (InstanceID names the instance,
 	// Action the action).
 	KindPerson
+	// KindRemove: removing an instance, DELETE /v1/instances/<id>: the
+	// person's, as Stop is (its guid is a 404 from then on, and the
+	// person's browser is unpaired).
+	KindRemove
 	numKinds
 )
 
-var kindNames = [numKinds]string{"not-found", "discovery", "cdp", "page", "extension", "mint", "viewer", "page-shell", "metrics", "audit", "instances", "instance", "person"}
+var kindNames = [numKinds]string{"not-found", "discovery", "cdp", "page", "extension", "mint", "viewer", "page-shell", "metrics", "audit", "instances", "instance", "person", "remove"}
 
 func (k Kind) String() string {
 	if k < numKinds {
@@ -84,9 +87,9 @@ const (
 	// AreaBadPath: not a clean absolute path (dot segments, doubled
 	// slashes), which could route one way here and another way behind.
 	AreaBadPath
-	// AreaPerson: what a person watching may do to an instance's
-	// automation (stop it, resume it), which a viewer that may take
-	// control may do, as may the operator.
+	// AreaPerson: what only the person who lends the browser (or the
+	// operator) may do to an instance: stop or resume its automation,
+	// remove it. Never a CDP client's, whatever it holds.
 	AreaPerson
 	// NumAreas is the number of areas, for tables indexed by Area.
 	NumAreas
@@ -124,7 +127,8 @@ type Route struct {
 	InstanceID string
 	// Doc is the document of KindDiscovery.
 	Doc Doc
-	// Action is KindPerson's: "stop" or "resume" (of InstanceID).
+	// Action is KindPerson's: "stop" or "resume" (of InstanceID), and
+	// KindRemove's: "remove".
 	Action string
 }
 
@@ -248,6 +252,9 @@ func (t *Table) Classify(method, p string) Route {
 			// come under it is another endpoint's.
 			if id, ok := strings.CutPrefix(p, "/v1/instances/"); ok && id != "" && !strings.Contains(id, "/") {
 				r.Kind, r.InstanceID = KindInstance, id
+				if method == http.MethodDelete {
+					r = Route{Kind: KindRemove, Area: AreaPerson, InstanceID: id, Action: "remove"}
+				}
 			}
 		}
 		return r

@@ -1,6 +1,39 @@
 // cdprelay live view. Speaks the viewer protocol (viewer/PROTOCOL.md) over
 // the WebSocket at /viewer of this page's own origin.
 
+// The person's link (/#person=<key>, printed by cdprelay serve) carries the
+// person key in its fragment, which no browser sends anywhere. It is taken
+// out of the address bar before anything else runs, and kept in this
+// origin's storage: unlike a cookie, storage is not shared with the other
+// ports of this host, where the agent may run a server of its own. The key
+// is offered on the viewer socket as a subprotocol, never in a URL.
+const PERSON_PROTOCOL = "cdprelay-person.";
+const VIEWER_PROTOCOL = "cdprelay-viewer";
+// Relays behind one front door share an origin under their own paths.
+const keySlot = `cdprelay.person:${location.pathname.replace(/[^/]*$/, "")}`;
+const personStore = (() => {
+  let mem = null;
+  try {
+    localStorage.getItem(keySlot);
+  } catch {
+    // Storage is off: the key lasts as long as the page.
+    return { get: () => mem, set: (k) => (mem = k), drop: () => (mem = null) };
+  }
+  return {
+    get: () => localStorage.getItem(keySlot),
+    set: (k) => localStorage.setItem(keySlot, k),
+    drop: () => localStorage.removeItem(keySlot),
+  };
+})();
+{
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  const key = fragment.get("person");
+  if (key !== null) {
+    history.replaceState(null, "", location.pathname + location.search);
+    if (/^[A-Za-z0-9_-]{1,512}$/.test(key)) personStore.set(key);
+  }
+}
+
 const $ = (id) => document.getElementById(id);
 const el = {
   conn: $("conn"),
@@ -33,6 +66,8 @@ const el = {
   dialogAccept: $("dialog-accept"),
   dialogDismiss: $("dialog-dismiss"),
   dialogNote: $("dialog-note"),
+  viewOnly: $("viewonly"),
+  viewOnlyText: $("viewonly-text"),
 };
 const ctx2d = el.canvas.getContext("2d");
 
@@ -96,7 +131,10 @@ function connect() {
   // under a prefix (/relay-1/).
   const dir = location.pathname.replace(/[^/]*$/, "");
   const url = `${proto}//${location.host}${dir}viewer${qs ? `?${qs}` : ""}`;
-  const ws = new WebSocket(url);
+  // With a token the page acts as its token says; the key is offered only
+  // without one (the relay refuses two credentials at once).
+  const key = pageToken ? null : personStore.get();
+  const ws = key ? new WebSocket(url, [VIEWER_PROTOCOL, PERSON_PROTOCOL + key]) : new WebSocket(url);
   ws.binaryType = "arraybuffer";
   state.ws = ws;
   setConn("connecting", "Connecting…");
@@ -142,6 +180,9 @@ function onMessage(m) {
       el.mode.textContent = m.interactive ? "Interactive" : "View only";
       el.mode.dataset.mode = m.interactive ? "interactive" : "view";
       el.mode.title = `You are ${m.viewer}. ${m.interactive ? "You may take control of a tab." : "This page may watch only."}`;
+      if (m.keyRefused) personStore.drop();
+      el.viewOnly.hidden = m.interactive;
+      el.viewOnlyText.textContent = m.hint || "This page may watch only.";
       break;
     case "instances":
       noteChanges(state.instances, m.instances);
