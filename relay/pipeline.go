@@ -278,6 +278,11 @@ func (c *clientConn) access(k *cmd) bool {
 			return c.refuse(k, Decision{Verdict: Deny, Rule: to.rule, Message: "cdprelay: blind: " + to.why})
 		}
 	}
+	if (k.r.sess == nil || k.r.sess.tab == nil) && emulated(k.m, k.r.sess) != nil {
+		// The browser's, answered by the relay: not the command of the tab
+		// that would carry it, whose access is not its own.
+		return true
+	}
 	if c.inst.hasTiers() && !c.tierChecks(k) {
 		return false
 	}
@@ -371,7 +376,7 @@ func (c *clientConn) emulate(k *cmd) bool {
 		return false
 	}
 	k.out.kind = outEmulated
-	cl := call{id: k.env.ID, method: k.m.name, sess: k.r.sess, a: k.a, acc: k.r.acc, stop: c.inst.stopMark()}
+	cl := call{id: k.env.ID, method: k.m.name, sess: k.r.sess, a: k.a, acc: k.r.acc, stop: c.inst.stopMark(), approved: k.held != nil && k.held.approved}
 	if k.env.Params != nil {
 		cl.params = append([]byte(nil), k.env.Params...)
 	}
@@ -452,9 +457,18 @@ func (c *clientConn) forward(k *cmd) {
 			c.inst.streams.noteRead(k.env.ID, handle)
 		}
 	}
-	if k.m.replay != replayNone && r.top {
-		c.sendKept(k)
-		return
+	if k.m.replay != replayNone {
+		if r.top {
+			c.sendKept(k)
+			return
+		}
+		if r.via.child && c.inst.hasTiers() {
+			// A frame's own settings, lifted when it goes somewhere
+			// stricter (lifts.go).
+			c.inst.lock()
+			c.inst.st.keepChild(r.via, k.m, k.params)
+			c.inst.unlock()
+		}
 	}
 	c.send(k)
 }
