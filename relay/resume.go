@@ -160,6 +160,7 @@ var replayedMethods = map[string]replayKind{
 	"Emulation.setDisplayFeaturesOverride":               replaySet,
 	"Emulation.setSmallViewportHeightDifferenceOverride": replaySet,
 	"Animation.setPlaybackRate":                          replaySet,
+	"Page.setInputVisualization":                         replaySet,
 	"CSS.setLocalFontsEnabled":                           replaySet,
 	"Overlay.setShowAdHighlights":                        replaySet,
 	"Overlay.setShowDebugBorders":                        replaySet,

@@ -154,6 +154,7 @@ var liftRules = map[string]liftRule{
 	"Emulation.setSmallViewportHeightDifferenceOverride": {accessBlind, undoWith("Emulation.setSmallViewportHeightDifferenceOverride", map[string]any{"difference": 0})},
 	"Network.setCacheDisabled":                           {accessBlind, undoWith("Network.setCacheDisabled", map[string]any{"cacheDisabled": false})},
 	"Animation.setPlaybackRate":                          {accessBlind, undoWith("Animation.setPlaybackRate", map[string]any{"playbackRate": 1})},
+	"Page.setInputVisualization":                         {accessBlind, undoWith("Page.setInputVisualization", off)},
 	"CSS.setLocalFontsEnabled":                           {accessBlind, undoWith("CSS.setLocalFontsEnabled", map[string]any{"enabled": true})},
 	"Overlay.setShowAdHighlights":                        {accessBlind, undoWith("Overlay.setShowAdHighlights", hide)},
 	"Overlay.setShowDebugBorders":                        {accessBlind, undoWith("Overlay.setShowDebugBorders", hide)},
