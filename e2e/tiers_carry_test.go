@@ -1,11 +1,14 @@
 package e2e
 
 import (
+	"context"
+	"encoding/json"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cdprelay/cdprelay/denylist"
 	"github.com/cdprelay/cdprelay/internal/testenv"
 )
 
@@ -30,6 +33,8 @@ type plantedSetting struct {
 	// elsewhere (on the server, for headers).
 	probe string
 	in    func(v string) bool
+	// keptReadOnly: a read-only page keeps it (how the page is shown).
+	keptReadOnly bool
 }
 
 // plantedScript is the client's script for new documents: it marks the
@@ -49,17 +54,17 @@ func plantedSettings(mark string) []plantedSetting {
 			probe: "navigator.userAgent", in: func(v string) bool { return strings.Contains(v, "planted-agent") }},
 		{method: "Page.setBypassCSP", params: map[string]any{"enabled": true}},
 		{method: "Runtime.addBinding", params: map[string]any{"name": "plantedBinding"},
-			probe: "typeof window.plantedBinding", in: is(`"function"`)},
+			probe: "typeof window.plantedBinding", in: is(`"function"`), keptReadOnly: true},
 		{method: "Emulation.setTimezoneOverride", params: map[string]any{"timezoneId": "Pacific/Kiritimati"},
 			probe: "Intl.DateTimeFormat().resolvedOptions().timeZone", in: is(`"Pacific/Kiritimati"`)},
 		{method: "Emulation.setLocaleOverride", params: map[string]any{"locale": "fr-CA"},
 			probe: "Intl.DateTimeFormat().resolvedOptions().locale", in: is(`"fr-CA"`)},
 		{method: "Emulation.setDeviceMetricsOverride", params: map[string]any{"width": 401, "height": 333, "deviceScaleFactor": 1, "mobile": false},
-			probe: "innerWidth", in: is("401")},
+			probe: "innerWidth", in: is("401"), keptReadOnly: true},
 		{method: "Emulation.setEmulatedMedia", params: map[string]any{"features": []map[string]string{{"name": "prefers-reduced-motion", "value": "reduce"}}},
-			probe: "matchMedia('(prefers-reduced-motion: reduce)').matches", in: is("true")},
+			probe: "matchMedia('(prefers-reduced-motion: reduce)').matches", in: is("true"), keptReadOnly: true},
 		{method: "Emulation.setTouchEmulationEnabled", params: map[string]any{"enabled": true, "maxTouchPoints": 7},
-			probe: "navigator.maxTouchPoints", in: is("7")},
+			probe: "navigator.maxTouchPoints", in: is("7"), keptReadOnly: true},
 		{method: "Emulation.setHardwareConcurrencyOverride", params: map[string]any{"hardwareConcurrency": 77},
 			probe: "navigator.hardwareConcurrency", in: is("77")},
 		{method: "Emulation.setDocumentCookieDisabled", params: map[string]any{"disabled": true},
@@ -257,4 +262,248 @@ func (p *person) prober(targetID string) func(expr string) string {
 		}
 		return v
 	}
+}
+
+// TestTierAttackCarryIntoReadOnly: a read-only site the tab is sent to
+// (a redirect) gets nothing of what acts on it or tells it anything —
+// headers, user agent, time zone, locale, a bypassed policy, a script —
+// and keeps how the page is shown (viewport, media, touch) and the
+// client's bindings, which a read-only page's script may call.
+func TestTierAttackCarryIntoReadOnly(t *testing.T) {
+	requireEnv(t)
+	useTiers(t)
+	ctx := testCtx(t, 2*time.Minute)
+	p := newPerson(ctx, t)
+	a := newAttacker(ctx, t)
+	mark := newMark()
+	target, s := a.newTab(siteURL(env.Pages.Main, newMark(), false))
+	defer a.call("", "Target.closeTarget", map[string]any{"targetId": target})
+	probe := p.prober(target)
+	for _, m := range []string{"Page.enable", "Runtime.enable", "Network.enable"} {
+		a.call(s, m, nil)
+	}
+	took := a.plantAll(s, plantedSettings(mark))
+	m := newMark()
+	ro := siteURL(env.Pages.Other, m, false) + "&csp=1"
+	csp := since(env.Pages.Other, "/tier/act/csp-bypassed")
+	from := len(a.c.Messages())
+	a.c.Send(s, "Page.navigate", map[string]any{"url": redirectTo(ro, "302")})
+	a.accessChanged(from, s, "read-only")
+	p.waitComplete(target, env.Pages.Other)
+	probe("fetch('/tier/act/round-trip').then(() => 1)")
+	seen := env.Pages.Seen(env.Pages.Other, "m="+m)
+	if len(seen) == 0 {
+		t.Fatal("the read-only site did not see the tab's request")
+	}
+	for _, r := range seen {
+		if r.Header.Get("X-Planted") != "" || strings.Contains(r.Header.Get("User-Agent"), "planted-agent") {
+			t.Errorf("the read-only site received the client's header or user agent: %v", r.Header)
+		}
+	}
+	if n := csp(); n != 0 {
+		t.Errorf("the read-only site's content security policy was bypassed (%d)", n)
+	}
+	if env.Pages.Received(testenv.TierContent(m)) {
+		t.Errorf("the client's script for new documents ran on the read-only site")
+	}
+	for _, st := range took {
+		if st.probe == "" {
+			continue
+		}
+		v := probe(st.probe)
+		switch {
+		case st.keptReadOnly && !st.in(v):
+			t.Errorf("%s is not kept on the read-only site: %s = %s", st.method, st.probe, v)
+		case !st.keptReadOnly && st.in(v):
+			t.Errorf("%s is in force on the read-only site: %s = %s", st.method, st.probe, v)
+		}
+	}
+}
+
+// TestTierCarryFormPostShownOnly: a page set up only in how it is shown
+// (Playwright's own set-up: viewport, focus, media, a binding) posts a
+// form into a blind site: the post goes there, and the set-up is lifted
+// as soon as the page is there.
+func TestTierCarryFormPostShownOnly(t *testing.T) {
+	requireEnv(t)
+	useTiers(t)
+	ctx := testCtx(t, 2*time.Minute)
+	p := newPerson(ctx, t)
+	a := newAttacker(ctx, t)
+	target, s := a.newTab(siteURL(env.Pages.Main, newMark(), false))
+	defer a.call("", "Target.closeTarget", map[string]any{"targetId": target})
+	probe := p.prober(target)
+	var shown []plantedSetting
+	for _, st := range plantedSettings(newMark()) {
+		if st.keptReadOnly {
+			shown = append(shown, st)
+		}
+	}
+	shown = a.plantAll(s, append(shown, plantedSetting{method: "Emulation.setFocusEmulationEnabled", params: map[string]any{"enabled": true}}))
+	m := newMark()
+	blind := siteURL(env.Pages.Third, m, false)
+	from := len(a.c.Messages())
+	a.c.Send(s, "Page.navigate", map[string]any{"url": env.Pages.Main + "/tier/post?to=" + url.QueryEscape(blind)})
+	a.accessChanged(from, s, "blind")
+	p.waitComplete(target, env.Pages.Third)
+	if seen := env.Pages.Seen(env.Pages.Third, "m="+m); len(seen) != 1 || seen[0].Method != "POST" {
+		t.Fatalf("the form's post: %v", seen)
+	}
+	for _, st := range shown {
+		if st.probe == "" {
+			continue
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for v := probe(st.probe); st.in(v); v = probe(st.probe) {
+			if time.Now().After(deadline) {
+				t.Errorf("%s is in force on the blind site: %s = %s", st.method, st.probe, v)
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+}
+
+// TestTierCarryPlaywright: Playwright sets a page up on a full site (a
+// header, a script for new documents, a user agent and a bypassed policy
+// on a CDP session of its own); the page is sent on to a blind site by a
+// redirect, a link and a script. The blind site receives none of it, and
+// the full site gets its header back.
+func TestTierCarryPlaywright(t *testing.T) {
+	requireEnv(t)
+	useTiers(t)
+	tp := newTap(t)
+	mark := newMark()
+	ways, marks := map[string]string{}, map[string]string{}
+	for name, via := range map[string]func(string) string{
+		"redirect": func(to string) string { return redirectTo(to, "302") },
+		"link":     func(to string) string { return env.Pages.Main + "/tier/click?to=" + url.QueryEscape(to) },
+		"script":   func(to string) string { return env.Pages.Main + "/tier/script?to=" + url.QueryEscape(to) },
+	} {
+		marks[name] = newMark()
+		ways[name] = via(siteURL(env.Pages.Third, marks[name], false) + "&csp=1")
+	}
+	back := siteURL(env.Pages.Main, newMark(), false)
+	addresses, _ := json.Marshal(map[string]any{
+		"full": siteURL(env.Pages.Main, newMark(), false), "back": back, "ways": ways, "mark": mark, "script": plantedScript(),
+	})
+	csp := since(env.Pages.Third, "/tier/act/csp-bypassed")
+	tierScript(t, tp, "tiers.mjs", "carry", tp.endpoint(), string(addresses))
+	for name, m := range marks {
+		seen := env.Pages.Seen(env.Pages.Third, "m="+m)
+		if len(seen) == 0 {
+			t.Errorf("%s: the blind site was not reached", name)
+		}
+		for _, r := range seen {
+			if r.Header.Get("X-Planted") != "" || strings.Contains(r.Header.Get("User-Agent"), "planted-agent") {
+				t.Errorf("%s: the blind site received the client's header or user agent: %v", name, r.Header)
+			}
+		}
+		if env.Pages.Received(testenv.TierContent(m)) {
+			t.Errorf("%s: Playwright's init script ran on the blind site and sent it out", name)
+		}
+	}
+	if n := csp(); n != 0 {
+		t.Errorf("the blind site's content security policy was bypassed (%d)", n)
+	}
+	if r := env.Pages.Seen(env.Pages.Main, back[strings.Index(back, "m="):]); len(r) == 0 || r[0].Header.Get("X-Planted") != mark {
+		t.Errorf("the full site went without Playwright's header: %v", r)
+	}
+}
+
+// approvalFor waits for the approval whose text holds part, and returns
+// its id.
+func approvalFor(t *testing.T, part string) int64 {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		for _, a := range env.Relay.Default().Status().Approvals {
+			if strings.Contains(a.What, part) {
+				return a.ID
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("nobody was asked about %s: %+v", part, env.Relay.Default().Status().Approvals)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestAskAttackRedirect: with ask_domains, a navigation the client sends
+// to a site that is not asked about, and that a redirect, a link or the
+// page itself takes on to an asked one, is asked where it ends: held
+// while the person is asked, refused if they deny, let through if they
+// approve; Target.createTarget likewise.
+func TestAskAttackRedirect(t *testing.T) {
+	requireEnv(t)
+	setPolicy(t, denylist.Config{AskDomains: []string{"127.0.0.2"}})
+	ctx := testCtx(t, 2*time.Minute)
+	p := newPerson(ctx, t)
+	a := newAttacker(ctx, t)
+	in := env.Relay.Default()
+	for _, tc := range []struct {
+		name    string
+		via     func(to string) string
+		approve bool
+	}{
+		{"redirect denied", func(to string) string { return redirectTo(to, "302") }, false},
+		{"redirect 307 approved", func(to string) string { return redirectTo(to, "307") }, true},
+		{"link denied", func(to string) string { return env.Pages.Main + "/tier/click?to=" + url.QueryEscape(to) }, false},
+		{"script approved", func(to string) string { return env.Pages.Main + "/tier/script?to=" + url.QueryEscape(to) }, true},
+		{"meta refresh denied", func(to string) string { return env.Pages.Main + "/tier/meta?to=" + url.QueryEscape(to) }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := &attacker{t: t, ctx: ctx, c: a.c}
+			p := &person{t: t, ctx: ctx, c: p.c, before: p.before}
+			target, s := a.newTab(siteURL(env.Pages.Main, newMark(), false))
+			defer a.call("", "Target.closeTarget", map[string]any{"targetId": target})
+			m := newMark()
+			asked := siteURL(env.Pages.Other, m, false)
+			a.c.Send(s, "Page.navigate", map[string]any{"url": tc.via(asked)})
+			id := approvalFor(t, "m="+m)
+			if n := len(env.Pages.Seen(env.Pages.Other, "m="+m)); n != 0 {
+				t.Fatalf("the asked site was reached before the person answered (%d)", n)
+			}
+			if !tc.approve {
+				if err := in.Deny(id, "e2e"); err != nil {
+					t.Fatal(err)
+				}
+				p.waitFor(target, "document.readyState", `"complete"`)
+				settle()
+				if n := len(env.Pages.Seen(env.Pages.Other, "m="+m)); n != 0 {
+					t.Errorf("the asked site was reached after the person denied it (%d)", n)
+				}
+				if v := p.evalMay(target, "location.origin"); v != quote(env.Pages.Main) {
+					t.Errorf("the tab is on %s", v)
+				}
+				return
+			}
+			if err := in.Approve(id, "e2e"); err != nil {
+				t.Fatal(err)
+			}
+			p.waitComplete(target, asked)
+		})
+	}
+	t.Run("Target.createTarget", func(t *testing.T) {
+		m := newMark()
+		asked := siteURL(env.Pages.Other, m, false)
+		id, _ := a.c.Send("", "Target.createTarget", map[string]any{"url": redirectTo(asked, "302")})
+		ask := approvalFor(t, "m="+m)
+		if n := len(env.Pages.Seen(env.Pages.Other, "m="+m)); n != 0 {
+			t.Fatalf("the asked site was reached before the person answered (%d)", n)
+		}
+		if err := in.Approve(ask, "e2e"); err != nil {
+			t.Fatal(err)
+		}
+		rctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		defer cancel()
+		reply, _, err := a.c.WaitReply(rctx, id)
+		if err != nil || reply.Error != nil {
+			t.Fatalf("Target.createTarget: %v %s", err, reply.Raw)
+		}
+		var r struct{ TargetID string }
+		json.Unmarshal(reply.Result, &r)
+		defer a.call("", "Target.closeTarget", map[string]any{"targetId": r.TargetID})
+		p.waitComplete(r.TargetID, asked)
+	})
 }

@@ -12,9 +12,9 @@ import (
 // a Refresh. So the navigation backstop asks too, of every document
 // request of a tab's main frame that takes the tab to an asked host from
 // another one: the request stays paused while the person is asked, goes
-// on if they approve, and is failed if they deny or nobody answers
-// within the approval timeout, or the automation is stopped or its client
-// leaves.
+// on if they approve, and is cancelled (the tab stays on the page it was
+// on) if they deny or nobody answers within the approval timeout, or the
+// automation is stopped or its client leaves.
 //
 // Not asked again: a navigation a person already approved (the command
 // that started it, until a document commits), the person's own navigation

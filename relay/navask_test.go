@@ -73,9 +73,9 @@ func TestNavigationAskedWhereItEnds(t *testing.T) {
 		want   string
 	}{
 		{"approved", func(_ *harness, in *Instance, a ApprovalStatus) { in.Approve(a.ID, "viewer-1") }, `Fetch.continueRequest {"requestId":"R1"}`},
-		{"denied", func(_ *harness, in *Instance, a ApprovalStatus) { in.Deny(a.ID, "viewer-1") }, `Fetch.failRequest {"errorReason":"BlockedByClient","requestId":"R1"}`},
-		{"unanswered", func(*harness, *Instance, ApprovalStatus) {}, `Fetch.failRequest {"errorReason":"BlockedByClient","requestId":"R1"}`},
-		{"stopped", func(_ *harness, in *Instance, _ ApprovalStatus) { in.Stop("viewer-1") }, `Fetch.failRequest {"errorReason":"BlockedByClient","requestId":"R1"}`},
+		{"denied", func(_ *harness, in *Instance, a ApprovalStatus) { in.Deny(a.ID, "viewer-1") }, `Fetch.failRequest {"errorReason":"Aborted","requestId":"R1"}`},
+		{"unanswered", func(*harness, *Instance, ApprovalStatus) {}, `Fetch.failRequest {"errorReason":"Aborted","requestId":"R1"}`},
+		{"stopped", func(_ *harness, in *Instance, _ ApprovalStatus) { in.Stop("viewer-1") }, `Fetch.failRequest {"errorReason":"Aborted","requestId":"R1"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			timeout := time.Hour
@@ -108,7 +108,7 @@ func TestNavigationAskedWhereItEnds(t *testing.T) {
 		e.Event(1, "", "Fetch.requestPaused", redirected("R1", "https://shop.example/pay"))
 		asked(h, in)
 		in.currentClient().close(1000, "bye")
-		if got := answered(t, e, from); got != `Fetch.failRequest {"errorReason":"BlockedByClient","requestId":"R1"}` {
+		if got := answered(t, e, from); got != `Fetch.failRequest {"errorReason":"Aborted","requestId":"R1"}` {
 			t.Fatalf("the request: %s", got)
 		}
 		// Failed before the debugger goes, which would let it go on.

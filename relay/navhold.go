@@ -184,7 +184,8 @@ func (st *state) releaseRequest(h *heldRequest) {
 	st.fire(h.t.id, h.sid(), "Fetch.continueRequest", p)
 }
 
-// failRequest fails h as blocked by the client, for d.
+// failRequest ends h for d: the navigation does not happen, and the tab
+// stays on the page it was on (no error page).
 func (st *state) failRequest(h *heldRequest, d Decision) {
 	if h.done {
 		return
@@ -193,7 +194,7 @@ func (st *state) failRequest(h *heldRequest, d Decision) {
 	if h.timer != nil {
 		h.timer.Stop()
 	}
-	st.fire(h.t.id, h.sid(), "Fetch.failRequest", map[string]string{"requestId": h.requestID, "errorReason": "BlockedByClient"})
+	st.fire(h.t.id, h.sid(), "Fetch.failRequest", map[string]string{"requestId": h.requestID, "errorReason": "Aborted"})
 	st.observe(Event{Actor: ActorRelay, Kind: KindNavigate, Target: h.t.targetID, Rule: d.Rule, Outcome: OutcomeDenied, Detail: st.in.scrubString(h.url) + ": " + d.Message})
 	st.in.srv.cfg.Metrics.countRefusal(d)
 }
