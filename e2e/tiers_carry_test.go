@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/denylist"
+	"github.com/cdprelay/cdprelay/internal/cdptest"
 	"github.com/cdprelay/cdprelay/internal/testenv"
 )
 
@@ -506,4 +507,64 @@ func TestAskAttackRedirect(t *testing.T) {
 		defer a.call("", "Target.closeTarget", map[string]any{"targetId": r.TargetID})
 		p.waitComplete(r.TargetID, asked)
 	})
+}
+
+// TestTierAttackCarryFrame: an out-of-process frame's own session takes
+// settings too (Playwright sends its headers and user agent to every
+// frame's). Set up on a full site's frame, they do not reach the blind
+// site the frame itself goes to.
+func TestTierAttackCarryFrame(t *testing.T) {
+	requireEnv(t)
+	useTiers(t)
+	ctx := testCtx(t, 2*time.Minute)
+	a := newAttacker(ctx, t)
+	target, s := a.newTab(siteURL(env.Pages.Main, newMark(), false))
+	defer a.call("", "Target.closeTarget", map[string]any{"targetId": target})
+	if _, err := a.call(s, "Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}); err != nil {
+		t.Fatal(err)
+	}
+	from := len(a.c.Messages())
+	parent := env.Pages.Main + "/tier/frame.html?src=" + url.QueryEscape(siteURL(tierHost("app"), newMark(), false))
+	a.call(s, "Page.navigate", map[string]any{"url": parent})
+	wctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	m, _, err := a.c.WaitMessage(wctx, from, func(m cdptest.Message) bool {
+		return m.Method == "Target.attachedToTarget" && m.SessionID == s && strings.Contains(string(m.Params), `"iframe"`)
+	})
+	if err != nil {
+		t.Fatalf("the frame's session: %v", err)
+	}
+	var ev struct{ SessionID string }
+	json.Unmarshal(m.Params, &ev)
+	fs := ev.SessionID
+	mark := newMark()
+	for _, c := range []cdpCall{
+		{"Network.enable", nil},
+		{"Network.setExtraHTTPHeaders", map[string]any{"headers": map[string]string{"X-Planted": mark}}},
+		{"Network.setUserAgentOverride", map[string]any{"userAgent": "planted-agent " + mark}},
+		{"Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": plantedScript()}},
+	} {
+		if _, err := a.call(fs, c.method, c.params); err != nil {
+			t.Fatalf("%s on the frame: %v", c.method, err)
+		}
+	}
+	bm := newMark()
+	blind := siteURL(tierHost("blind"), bm, false)
+	a.call(fs, "Runtime.evaluate", map[string]any{"expression": "location.href = " + quote(blind)})
+	deadline := time.Now().Add(10 * time.Second)
+	for len(env.Pages.Seen(tierHost("blind"), "m="+bm)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the frame did not reach the blind site")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	settle()
+	for _, r := range env.Pages.Seen(tierHost("blind"), "m="+bm) {
+		if r.Header.Get("X-Planted") != "" || strings.Contains(r.Header.Get("User-Agent"), "planted-agent") {
+			t.Errorf("the blind site received the frame's header or user agent: %v", r.Header)
+		}
+	}
+	if env.Pages.Received(testenv.TierContent(bm)) {
+		t.Errorf("the frame's script for new documents ran on the blind site and sent it out")
+	}
 }
