@@ -84,11 +84,12 @@ func (st *state) syncLiftsOf(t *tab, cs *session, ls *liftState, kept []replayed
 		ls.level = want
 		return
 	}
-	ls.level = want
 	if st.in.stopped.Load() && want < was {
-		// Nothing of the automation's is set while a person stopped it.
+		// Nothing of the automation's is set again while a person stopped
+		// it: put back on Resume (resumeLifts).
 		return
 	}
+	ls.level = want
 	sid := ""
 	if cs != nil {
 		sid = cs.id
@@ -109,6 +110,19 @@ func (st *state) syncLiftsOf(t *tab, cs *session, ls *liftState, kept []replayed
 				p = json.RawMessage(r.params)
 			}
 			st.fireLift(t, ls, false, sid, r.method, p)
+		}
+	}
+}
+
+// resumeLifts puts back, once a person resumed the automation, what its
+// tabs and frames may have again.
+func (st *state) resumeLifts() {
+	for _, t := range st.tabs {
+		st.syncLifts(t)
+	}
+	for _, s := range st.sessions {
+		if s.child {
+			st.syncChildLifts(s)
 		}
 	}
 }
