@@ -83,6 +83,67 @@ func plantedSettings(mark string) []plantedSetting {
 	}
 }
 
+// pageEnv is what the tier site said of its browser as its document
+// started (testenv.TierEnv).
+type pageEnv struct {
+	UA, TimeZone, Locale, Binding, Script string
+	Width, Touch                          int
+	ReducedMotion, Cookie                 bool
+}
+
+// envAtStart waits for what the page with marker m said as it started.
+func envAtStart(t *testing.T, m string) pageEnv {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if b, ok := env.Pages.TierEnv(m); ok {
+			var e pageEnv
+			if err := json.Unmarshal([]byte(b), &e); err != nil {
+				t.Fatalf("the page's report %q: %v", b, err)
+			}
+			return e
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the page with marker %s said nothing as it started", m)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// planted lists what of the client's set-up the page was told as it
+// started: read-only says what acts on the site or tells it anything;
+// shown, how the page is shown and bindings.
+func (e pageEnv) planted() (readOnly, shown []string) {
+	if strings.Contains(e.UA, "planted-agent") {
+		readOnly = append(readOnly, "user agent "+e.UA)
+	}
+	if e.TimeZone == "Pacific/Kiritimati" {
+		readOnly = append(readOnly, "time zone")
+	}
+	if e.Locale == "fr-CA" {
+		readOnly = append(readOnly, "locale")
+	}
+	if e.Script != "undefined" {
+		readOnly = append(readOnly, "script for new documents")
+	}
+	if !e.Cookie {
+		readOnly = append(readOnly, "document.cookie disabled")
+	}
+	if e.Width == 401 {
+		shown = append(shown, "viewport")
+	}
+	if e.Touch == 7 {
+		shown = append(shown, "touch")
+	}
+	if e.ReducedMotion {
+		shown = append(shown, "media")
+	}
+	if e.Binding != "undefined" {
+		shown = append(shown, "binding")
+	}
+	return readOnly, shown
+}
+
 // plantAll makes every setting on session and reports which Chrome took.
 func (a *attacker) plantAll(session string, settings []plantedSetting) []plantedSetting {
 	a.t.Helper()
@@ -211,6 +272,14 @@ func TestTierAttackCarryIntoBlind(t *testing.T) {
 			if env.Pages.Received(testenv.TierContent(m)) {
 				t.Errorf("the client's script for new documents ran on the blind site and sent its content out")
 			}
+			if !way.post {
+				// Out of Chrome before the document started, not a moment
+				// after: the page's own first script was told nothing of it.
+				ro, shown := envAtStart(t, m).planted()
+				if len(ro)+len(shown) > 0 {
+					t.Errorf("as the blind page started, it was told of the client's %s", strings.Join(append(ro, shown...), ", "))
+				}
+			}
 			for _, st := range took {
 				if st.probe == "" || way.post {
 					continue
@@ -306,6 +375,13 @@ func TestTierAttackCarryIntoReadOnly(t *testing.T) {
 	}
 	if env.Pages.Received(testenv.TierContent(m)) {
 		t.Errorf("the client's script for new documents ran on the read-only site")
+	}
+	acts, shown := envAtStart(t, m).planted()
+	if len(acts) > 0 {
+		t.Errorf("as the read-only page started, it was told of the client's %s", strings.Join(acts, ", "))
+	}
+	if len(shown) != 4 {
+		t.Errorf("as the read-only page started, it kept only %v of how it is shown and the binding", shown)
 	}
 	for _, st := range took {
 		if st.probe == "" {

@@ -19,9 +19,9 @@ import (
 // put back what may again, in the order the client made them
 // (syncLifts). Each of those commands is counted until Chrome has answered
 // it; a navigation into a stricter page that the navigation backstop
-// pauses meanwhile is sent again once every one is answered (navhold.go),
-// so that the stricter page's document commits without them, however the
-// tab got there.
+// pauses meanwhile is cancelled and sent again once every one is answered
+// (navhold.go), so that the stricter page's document commits without
+// them, however the tab got there.
 //
 // A setting is lifted by the site's tier, not by a person's hold: a person
 // who takes a tab over sees it as the automation set it up.
@@ -35,10 +35,10 @@ type liftState struct {
 	level access
 	// pending counts the commands sent to lift or put back settings (and
 	// scripts for new documents) that Chrome has not answered yet;
-	// critical, those of them that must be in before a stricter page's
-	// document commits: what acts on the site or tells it anything (the
-	// settings lifted on read-only pages) and scripts for new documents.
-	// How the page is shown may follow a moment after.
+	// critical, those of them that take out what acts on the site or
+	// tells it anything (the settings lifted on read-only pages) and
+	// scripts for new documents: what even a form's post, which cannot be
+	// sent again, waits for (navhold.go).
 	pending, critical int
 	// held are navigations cancelled to be sent again once pending is 0
 	// (navhold.go).
@@ -143,7 +143,7 @@ func (st *state) fireLift(t *tab, ls *liftState, critical bool, sid, method stri
 }
 
 // liftOver counts one of ls's commands as answered; the navigations held
-// for them are sent again once no critical one is left.
+// for them are sent again once none is left.
 func (st *state) liftOver(ls *liftState, critical bool) {
 	if ls.pending > 0 {
 		ls.pending--
@@ -151,7 +151,7 @@ func (st *state) liftOver(ls *liftState, critical bool) {
 	if critical && ls.critical > 0 {
 		ls.critical--
 	}
-	if ls.critical > 0 {
+	if ls.pending > 0 || len(ls.held) == 0 {
 		return
 	}
 	held := ls.held

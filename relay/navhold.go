@@ -15,14 +15,16 @@ import (
 //   - held while a person is asked whether the tab may go there
 //     (navask.go);
 //   - sent again, when the commands that lift the client's settings for
-//     where it goes (those that act on the site or tell it anything, and
-//     scripts for new documents) are not answered yet (lifts.go): Chrome
-//     keeps every command for the page back while a navigation is under
-//     way, so the new document would commit with the settings and take
-//     them in. The relay cancels the navigation (no error page), and once
-//     Chrome has lifted them, starts it again to the same address, with
-//     the same referrer. A navigation that carries a body (a form's post)
-//     cannot be sent again: it is refused;
+//     where it goes are not answered yet (lifts.go): Chrome keeps every
+//     command for the page back while a navigation is under way, so the
+//     new document would commit with the settings and take them in. The
+//     relay cancels the navigation (no error page), and once Chrome has
+//     lifted them, starts it again to the same address, with the same
+//     referrer. A navigation that carries a body (a form's post) cannot
+//     be sent again: it is refused while what acts on the site or tells
+//     it anything (and scripts for new documents) is still to be lifted,
+//     and goes on, to have how the page is shown lifted a moment after it
+//     commits, otherwise;
 //   - let go with the headers it should have: Chrome puts the client's
 //     headers and user agent into a navigation's request when it starts
 //     it and keeps them through its redirects, so a request to a page
@@ -108,7 +110,7 @@ func (st *state) holdDocument(t *tab, sid string, p *pausedRequest, wants bool) 
 	}
 	ls, kept, _ := h.owner()
 	lv := st.requestLevel(h)
-	if h.mainFrame && lv != accessFull && ls.critical > 0 {
+	if h.mainFrame && lv != accessFull && st.mustWait(h, ls) {
 		st.sendAgain(h, ls)
 		return pausedAction{kind: pausedHeld}, true
 	}
@@ -116,6 +118,17 @@ func (st *state) holdDocument(t *tab, sid string, p *pausedRequest, wants bool) 
 		return pausedAction{kind: pausedContinue, requestID: h.requestID, headers: fix}, true
 	}
 	return pausedAction{}, false
+}
+
+// mustWait reports whether h's page may not commit before ls's lifts are
+// answered: none may, for a navigation that can be sent again; for a
+// form's post, only what acts on the site or tells it anything must be
+// out before (how the page is shown follows a moment after its commit).
+func (st *state) mustWait(h *heldRequest, ls *liftState) bool {
+	if h.body {
+		return ls.critical > 0
+	}
+	return ls.pending > 0
 }
 
 // sendAgain cancels h's navigation, and starts it again once ls's lifts
@@ -169,7 +182,7 @@ func (st *state) releaseRequest(h *heldRequest) {
 	}
 	ls, kept, _ := h.owner()
 	lv := st.requestLevel(h)
-	if h.mainFrame && lv != accessFull && ls.critical > 0 {
+	if h.mainFrame && lv != accessFull && st.mustWait(h, ls) {
 		st.sendAgain(h, ls)
 		return
 	}

@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -34,7 +35,7 @@ func (p *Pages) tierPages(mux *http.ServeMux) {
 		m := r.URL.Query().Get("m")
 		c := html.EscapeString(TierContent(m))
 		js := strings.NewReplacer(`\`, `\\`, `'`, `\'`, "<", `\x3c`).Replace(TierContent(m))
-		live := ""
+		live, env := "", ""
 		if r.URL.Query().Get("live") == "1" {
 			live = `<script>
 let n = 0;
@@ -48,12 +49,20 @@ setInterval(() => {
 </script>`
 		}
 		if r.URL.Query().Get("csp") == "1" {
-			// A site that allows no script at all: the inline script
-			// below runs only where its policy is bypassed.
-			w.Header().Set("Content-Security-Policy", "script-src 'none'")
+			// A site that allows its own script alone: the inline script
+			// without the nonce runs only where its policy is bypassed.
+			// The one with it says, as the document starts, what the page
+			// is told of its browser (TierEnv).
+			w.Header().Set("Content-Security-Policy", "script-src 'nonce-tierenv'")
 			live += `<script>navigator.sendBeacon('/tier/act/csp-bypassed', 'the page ran script its policy forbids');</script>`
+			env = `<script nonce="tierenv">navigator.sendBeacon('/tier/act/env?m=' + encodeURIComponent(new URLSearchParams(location.search).get('m') || ''), JSON.stringify({
+  ua: navigator.userAgent, width: innerWidth, timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+  locale: Intl.DateTimeFormat().resolvedOptions().locale, binding: typeof window.plantedBinding, script: typeof window.__plantedScript,
+  touch: navigator.maxTouchPoints, reducedMotion: matchMedia('(prefers-reduced-motion: reduce)').matches,
+  cookie: (document.cookie = 'tierenv=1', document.cookie.includes('tierenv=1')),
+}));</script>`
 		}
-		page(w, "Tier "+TierContent(m), `<h1 id="marker">`+c+`</h1>
+		page(w, "Tier "+TierContent(m), env+`<h1 id="marker">`+c+`</h1>
 <p id="out">untouched</p>
 <p id="tick" data-secret="`+c+`">no tick yet</p>
 <p id="api">no answer yet</p>
@@ -171,6 +180,20 @@ setInterval(() => {
 		page(w, "Tier click", `<a id="go" href="`+attr+`">Go</a>
 <script>setTimeout(() => document.getElementById('go').click(), 50);</script>`)
 	})
+}
+
+// TierEnv is what the tier site with ?csp=1 and marker m said of its
+// browser as its document started (a JSON object), and whether it has.
+func (p *Pages) TierEnv(m string) (string, bool) {
+	p.bodies.mu.Lock()
+	defer p.bodies.mu.Unlock()
+	prefix := []byte("m=" + m + "\n")
+	for _, b := range p.bodies.b {
+		if bytes.HasPrefix(b, prefix) {
+			return string(b[len(prefix):]), true
+		}
+	}
+	return "", false
 }
 
 // SeenRequest is a request a tier page served: its address and headers.
