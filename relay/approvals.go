@@ -192,11 +192,7 @@ func submitLike(k *cmd) bool {
 // or one that may submit a form when that is asked, is held.
 func (c *clientConn) asks(k *cmd) bool {
 	if k.held != nil && k.held.approved {
-		if k.m.name == "Page.navigate" && k.r.tab != nil && !k.r.via.child {
-			c.inst.lock()
-			c.inst.st.approvedNavigation(k.r.tab, k.a.url)
-			c.inst.unlock()
-		}
+		c.approvedCommand(k)
 		return true
 	}
 	d := k.ask
@@ -446,12 +442,7 @@ func (c *clientConn) releaseLine(h *heldCmd) {
 // takeHeld takes every line of client c (nil: of every client) off the
 // instance and returns their commands, for the caller to answer.
 func (st *state) takeHeld(c *clientConn) []*heldCmd {
-	switch {
-	case c == nil:
-		st.takeNavAsks(answerStopped)
-	case c == st.client:
-		st.takeNavAsks(answerGone)
-	}
+	st.takeNavAsksOf(c)
 	var out []*heldCmd
 	for key, l := range st.lines {
 		if c != nil && key.c != c {

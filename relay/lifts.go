@@ -161,6 +161,18 @@ func (st *state) liftOver(ls *liftState, critical bool) {
 	}
 }
 
+// keepFrameSetting keeps a setting a client sends on a child session (an
+// out-of-process frame's own), to be lifted when the frame goes somewhere
+// stricter.
+func (c *clientConn) keepFrameSetting(k *cmd) {
+	if !k.r.via.child || !c.inst.hasTiers() {
+		return
+	}
+	c.inst.lock()
+	c.inst.st.keepChild(k.r.via, k.m, k.params)
+	c.inst.unlock()
+}
+
 // keepChild records a setting of child session cs's, as the resume keeps
 // a tab's (resume.go's replay kinds).
 func (st *state) keepChild(cs *session, m *methodInfo, params []byte) {
@@ -173,7 +185,7 @@ func (st *state) keepChild(cs *session, m *methodInfo, params []byte) {
 		cs.kept = unkeepIn(cs.kept, keyOf("Runtime.addBinding", params))
 		return
 	case replayClear:
-		cs.kept = unkeepIn(cs.kept, replayCleared[m.name])
+		cs.kept = unkeepIn(cs.kept, clearedBy(m.name))
 		return
 	default:
 		return // scripts: the tiers' own (initscripts.go)

@@ -441,7 +441,7 @@ func TestSettingsClassified(t *testing.T) {
 		if strings.HasSuffix(name, ".enable") {
 			continue // a domain's switch, kept as one
 		}
-		if replayedMethods[name] == replayNone {
+		if replayOf(name) == replayNone {
 			t.Errorf("%s is lifted but not kept (resume.go)", name)
 		}
 	}

@@ -73,7 +73,7 @@ func newMethodInfo(name string) *methodInfo {
 	m.disable = strings.HasSuffix(name, ".disable")
 	m.urlKey = urlMethods[name]
 	m.decode = decodedMethods[name]
-	m.replay = replayedMethods[name]
+	m.replay = replayOf(name)
 	for _, d := range uniqueDomains {
 		m.unique = m.unique || strings.HasPrefix(name, d)
 	}

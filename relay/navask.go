@@ -119,3 +119,25 @@ func (st *state) approvedNavigation(t *tab, raw string) {
 		t.navApproved = navHost(raw)
 	}
 }
+
+// approvedCommand notes, of a command a person approved, the navigation
+// it starts.
+func (c *clientConn) approvedCommand(k *cmd) {
+	if k.m.name != "Page.navigate" || k.r.tab == nil || k.r.via.child {
+		return
+	}
+	c.inst.lock()
+	c.inst.st.approvedNavigation(k.r.tab, k.a.url)
+	c.inst.unlock()
+}
+
+// takeNavAsksOf fails the navigations waiting for a person as takeHeld
+// takes client c's lines: for a Stop (c nil) or the client leaving.
+func (st *state) takeNavAsksOf(c *clientConn) {
+	switch {
+	case c == nil:
+		st.takeNavAsks(answerStopped)
+	case c == st.client:
+		st.takeNavAsks(answerGone)
+	}
+}

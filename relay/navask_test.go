@@ -167,14 +167,17 @@ func TestNavigationAskedWhereItEnds(t *testing.T) {
 		var r struct{ TargetID string }
 		json.Unmarshal(res, &r)
 		var create, nav string
-		for _, cmd := range e.Commands()[from:] {
-			switch {
-			case cmd.Method == "chrome.tabs.create":
-				create = string(cmd.Params)
-			case strings.Contains(string(cmd.Params), `"Page.navigate"`):
-				nav = string(cmd.Params)
+		h.waitFor("the new tab's navigation", func() bool {
+			for _, cmd := range e.Commands()[from:] {
+				switch {
+				case cmd.Method == "chrome.tabs.create":
+					create = string(cmd.Params)
+				case strings.Contains(string(cmd.Params), `"Page.navigate"`):
+					nav = string(cmd.Params)
+				}
 			}
-		}
+			return nav != ""
+		})
 		if !strings.Contains(create, `"about:blank"`) || !strings.Contains(nav, "https://a.example/redirects") || r.TargetID == "" {
 			t.Fatalf("opened with %s, then %s", create, nav)
 		}

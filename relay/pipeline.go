@@ -462,13 +462,7 @@ func (c *clientConn) forward(k *cmd) {
 			c.sendKept(k)
 			return
 		}
-		if r.via.child && c.inst.hasTiers() {
-			// A frame's own settings, lifted when it goes somewhere
-			// stricter (lifts.go).
-			c.inst.lock()
-			c.inst.st.keepChild(r.via, k.m, k.params)
-			c.inst.unlock()
-		}
+		c.keepFrameSetting(k)
 	}
 	c.send(k)
 }
