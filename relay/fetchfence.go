@@ -140,6 +140,7 @@ type pausedRequest struct {
 	FrameID   string `json:"frameId"`
 	Request   struct {
 		URL         string            `json:"url"`
+		Fragment    string            `json:"urlFragment"`
 		Method      string            `json:"method"`
 		Headers     map[string]string `json:"headers"`
 		HasPostData bool              `json:"hasPostData"`

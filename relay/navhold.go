@@ -39,6 +39,7 @@ type heldRequest struct {
 	requestID string
 	url       string
 	headers   map[string]string
+	fragment  string // the address's fragment, which its request does not carry
 	frameID   string
 	body      bool // the request carries a body: it cannot be sent again
 	mainFrame bool // of the frame the session runs, not a frame inside it
@@ -90,7 +91,7 @@ func (st *state) holdDocument(t *tab, sid string, p *pausedRequest, wants bool) 
 	if !in.hasTiers() && !in.asksNavigation() {
 		return pausedAction{}, false
 	}
-	h := &heldRequest{t: t, requestID: p.RequestID, url: p.Request.URL, headers: p.Request.Headers, frameID: p.FrameID,
+	h := &heldRequest{t: t, requestID: p.RequestID, url: p.Request.URL, headers: p.Request.Headers, fragment: p.Request.Fragment, frameID: p.FrameID,
 		body: p.Request.HasPostData || (p.Request.Method != "" && p.Request.Method != "GET")}
 	if sid != "" {
 		cs := st.sessions[sid]
@@ -162,7 +163,7 @@ func (st *state) navigateAgain(h *heldRequest) {
 	if h.timer != nil {
 		h.timer.Stop()
 	}
-	p := map[string]any{"url": h.url}
+	p := map[string]any{"url": h.url + h.fragment}
 	for k, v := range h.headers {
 		if strings.EqualFold(k, "Referer") {
 			p["referrer"] = v
