@@ -73,6 +73,14 @@ func (e *Effective) askURL(raw string) Decision {
 	return Decision{}
 }
 
+// AskNavigation is the verdict of AskDomains for a navigation to raw that
+// no command announced (a redirect, a link, the page's own): Ask, or
+// Allow.
+func (e *Effective) AskNavigation(raw string) Decision { return e.askURL(raw) }
+
+// AsksNavigation reports whether any host is asked about.
+func (e *Effective) AsksNavigation() bool { return !e.askHosts.empty() }
+
 // AsksSubmit reports whether a click on a form's submit control, or Enter
 // in a form's field, is asked first.
 func (e *Effective) AsksSubmit() bool { return e.askSubmit }

@@ -4,7 +4,7 @@
 // <out>/report.json for the Go test, which judges it and searches it (and
 // every frame the client received) for the blind page's content. Usage:
 //   node tiers.mjs <scenario> <endpoint> <addresses, JSON> <out dir>
-// scenario: sites | table (the README's table of a read-only site) | frames
+// scenario: sites | table (the README's table of a read-only site) | frames | carry
 import { writeFileSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 
@@ -200,6 +200,30 @@ switch (scenario) {
       await page.close();
     }
     step('frames');
+    break;
+  }
+  case 'carry': {
+    // A client sets its page up on a full site — headers, a user agent
+    // (on a session of its own), a script for new documents, a bypassed
+    // content security policy — and the page is then sent on to a blind
+    // site: by a redirect, by a link it follows, by its script. Whether
+    // any of it reached the blind site, the Go test asks the site.
+    const page = await context.newPage();
+    await page.setExtraHTTPHeaders({ 'X-Planted': at.mark });
+    await page.addInitScript({ content: at.script });
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.setUserAgentOverride', { userAgent: 'planted-agent ' + at.mark });
+    await cdp.send('Page.setBypassCSP', { enabled: true });
+    for (const [name, way] of Object.entries(at.ways)) {
+      await page.goto(at.full);
+      await attempt('carry', name, () => page.goto(way, { timeout: 5000 }).then((r) => r && r.status()));
+      // The page goes on by itself (a link, a script): time for it.
+      await page.waitForTimeout(1500);
+    }
+    // Back on a full site, the set-up is back: the header reaches it.
+    await page.goto(at.full);
+    await attempt('carry', 'back', () => page.goto(at.back).then((r) => r && r.status()));
+    step('carry');
     break;
   }
   default:

@@ -214,6 +214,7 @@ func (st *state) updateAccess(t *tab) (was tabAccess, changed bool) {
 		notifyHandles(t.handles, TabEvent{Method: EventHidden})
 	}
 	st.syncScripts(t)
+	st.syncLifts(t)
 	if now.level == accessFull {
 		st.replaySets(t)
 	}

@@ -102,6 +102,9 @@ type heldCmd struct {
 	timer   *time.Timer
 	// Once denied: the error for the client.
 	denial string
+	// nav is the paused navigation this approval is for, when it is not a
+	// client's command (navask.go).
+	nav *heldRequest
 }
 
 // copyCmd copies k's envelope into bytes of its own, for a command that
@@ -189,6 +192,7 @@ func submitLike(k *cmd) bool {
 // or one that may submit a form when that is asked, is held.
 func (c *clientConn) asks(k *cmd) bool {
 	if k.held != nil && k.held.approved {
+		c.approvedCommand(k)
 		return true
 	}
 	if k.own {
@@ -320,6 +324,9 @@ func (in *Instance) answerApproval(id int64, approve bool, answer, by string) er
 		}
 	}
 	st.notify()
+	if h.nav != nil {
+		st.navAnswered(h)
+	}
 	in.startDrain(st, h.key)
 	in.unlock()
 	in.srv.cfg.Metrics.approvals[answer].Inc()
@@ -446,6 +453,7 @@ func (c *clientConn) releaseLine(h *heldCmd) {
 // takeHeld takes every line of client c (nil: of every client) off the
 // instance and returns their commands, for the caller to answer.
 func (st *state) takeHeld(c *clientConn) []*heldCmd {
+	st.takeNavAsksOf(c)
 	var out []*heldCmd
 	for key, l := range st.lines {
 		if c != nil && key.c != c {

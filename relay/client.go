@@ -182,6 +182,8 @@ type call struct {
 	// stop is the instance's stop epoch when the command arrived: a
 	// command a Stop caught is answered msgStopped, whatever it came to.
 	stop uint32
+	// approved: a person approved the command (approvals.go).
+	approved bool
 }
 
 // stoppedSince reports whether a person stopped the automation since k

@@ -116,9 +116,17 @@ func (c *clientConn) createTarget(k call) {
 	if url == "" {
 		url = "about:blank"
 	}
+	// Where the navigation ends is asked about too (navask.go): the
+	// backstop sees the tab's requests once the tab is attached, so it
+	// opens on about:blank and goes to url from there.
+	navigate := url != "about:blank" && in.asksNavigation()
+	first := url
+	if navigate {
+		first = "about:blank"
+	}
 	ctx, cancel := c.callCtx()
 	defer cancel()
-	res, err := c.ext().call(ctx, "chrome.tabs.create", map[string]any{"url": url, "active": !k.a.background})
+	res, err := c.ext().call(ctx, "chrome.tabs.create", map[string]any{"url": first, "active": !k.a.background})
 	if err != nil {
 		c.fail(k, codeServerError, "cdprelay: create tab: "+err.Error())
 		return
@@ -137,6 +145,12 @@ func (c *clientConn) createTarget(k call) {
 		return
 	}
 	st = in.lock()
+	if navigate && st.shared(t) {
+		if k.approved {
+			st.approvedNavigation(t, url)
+		}
+		st.fire(t.id, "", "Page.navigate", map[string]string{"url": url})
+	}
 	// Chrome's order: the target exists, then it is attached.
 	st.targetCreated(t)
 	if c.autoAttach && st.shared(t) {

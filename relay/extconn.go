@@ -240,15 +240,33 @@ func (x *extConn) sendCommand(ctx context.Context, tabID int64, sid, method stri
 // not (the writer drains it on its own), and a fence command must never be
 // dropped.
 func (x *extConn) fire(tabID int64, sid, method string, params any) {
+	x.fireThen(tabID, sid, method, params, nil)
+}
+
+// fireThen is fire with then (when non-nil) run once the command is over:
+// on the read loop when its reply comes, whether it failed or not, or
+// when the connection ends. It must not wait for the extension.
+func (x *extConn) fireThen(tabID int64, sid, method string, params any, then func()) {
 	var p []byte
 	if params != nil {
 		var err error
 		if p, err = json.Marshal(params); err != nil {
+			if then != nil {
+				x.inst.tasks.spawn("relay command over", then)
+			}
 			return
 		}
 	}
-	id, ok := x.register(pendingCall{kind: callFire})
+	pc := pendingCall{kind: callFire}
+	if then != nil {
+		pc.then = func([]byte) { then() }
+	}
+	id, ok := x.register(pc)
 	if !ok {
+		if then != nil {
+			// The caller may hold the instance's lock: not on its stack.
+			x.inst.tasks.spawn("relay command over", then)
+		}
 		return
 	}
 	var session []byte
@@ -427,6 +445,10 @@ func (x *extConn) end() {
 	x.mu.Unlock()
 	for _, pc := range pending {
 		switch pc.kind {
+		case callFire:
+			if pc.then != nil {
+				pc.then(nil)
+			}
 		case callRelay:
 			pc.done <- callResult{err: errExtGone}
 		case callClient:

@@ -124,6 +124,9 @@ func (x *extConn) handleReply(m *wire.ExtMessage) {
 		if m.HasError {
 			x.log.Debug("relay command failed", "err", string(m.Error))
 		}
+		if pc.then != nil {
+			pc.then(nil)
+		}
 		return
 	case callRelay:
 		if m.HasError {

@@ -8,9 +8,11 @@ import (
 // The navigation backstop. The command fence sees Page.navigate and
 // Target.createTarget, not a link click, location.href from an
 // evaluation, a 30x redirect or a form post. When the policy can refuse a
-// host, the relay enables the Fetch domain on each tab's session (and each
-// out-of-process frame's) for Document requests and fails the disallowed
-// ones as blocked-by-client before they leave the browser.
+// host, has tiers or asks about hosts, the relay enables the Fetch domain
+// on each tab's session (and each out-of-process frame's) for Document
+// requests: it fails the disallowed ones as blocked-by-client before they
+// leave the browser, and holds the others while the client's settings are
+// lifted for where they go or a person is asked (navhold.go).
 //
 // chrome.debugger gives the relay and the client one session per target,
 // and Fetch.enable replaces the patterns of the previous call, so the
@@ -54,9 +56,12 @@ func fetchParams(fence bool, cf *clientFetch) map[string]any {
 	return map[string]any{"patterns": pats, "handleAuthRequests": auth}
 }
 
-// fencing reports whether navigations of this instance need the backstop.
+// fencing reports whether navigations of this instance need the backstop:
+// when the fence can refuse a host, when some sites have a tier (whatever
+// the client set up is lifted before a stricter page commits), and when a
+// person is asked about hosts (where a navigation ends is asked).
 func (in *Instance) fencing() bool {
-	return in.srv.policy.load().FencesNavigation(in.profile)
+	return in.srv.policy.load().FencesNavigation(in.profile) || in.hasTiers() || in.asksNavigation()
 }
 
 // fetchOf returns the Fetch state of t's session sid ("" for the tab's
@@ -132,8 +137,13 @@ func (st *state) fetchRewrite(t *tab, sid string, a *args, enable bool, replyTo 
 // event comes from Chrome, not the client.
 type pausedRequest struct {
 	RequestID string `json:"requestId"`
+	FrameID   string `json:"frameId"`
 	Request   struct {
-		URL string `json:"url"`
+		URL         string            `json:"url"`
+		Fragment    string            `json:"urlFragment"`
+		Method      string            `json:"method"`
+		Headers     map[string]string `json:"headers"`
+		HasPostData bool              `json:"hasPostData"`
 	} `json:"request"`
 	ResourceType        string `json:"resourceType"`
 	ResponseStatusCode  *int   `json:"responseStatusCode"`
@@ -146,6 +156,9 @@ type pausedAction struct {
 	requestID string
 	url       string
 	d         Decision
+	// headers, when set, are what a continued request goes on with
+	// (navhold.go).
+	headers []headerEntry
 }
 
 const (
@@ -153,6 +166,7 @@ const (
 	pausedFail               // refused by the fence: failed as blocked by client
 	pausedContinue           // the relay's own pause, or a blind tab's: continued
 	pausedAuthDefault        // a blind tab's credentials request: left to the browser
+	pausedHeld               // held by the relay, which lets it go later (navhold.go)
 )
 
 func (a pausedAction) handled() bool { return a.kind != pausedDeliver }
@@ -173,13 +187,17 @@ func (st *state) judgePaused(t *tab, sid string, params []byte) pausedAction {
 		return pausedAction{}
 	}
 	responseStage := p.ResponseStatusCode != nil || p.ResponseErrorReason != ""
+	wants := cf != nil && t.acc.level != accessBlind && cf.matches(p, responseStage)
 	if !responseStage && p.ResourceType == "Document" {
 		in := st.in
 		if d := in.srv.policy.load().URL(in.profile, p.Request.URL); d.Verdict != Allow {
 			return pausedAction{kind: pausedFail, requestID: p.RequestID, url: p.Request.URL, d: d}
 		}
+		if a, held := st.holdDocument(t, sid, &p, wants); held {
+			return a
+		}
 	}
-	if cf != nil && t.acc.level != accessBlind && cf.matches(p, responseStage) {
+	if wants {
 		return pausedAction{}
 	}
 	return pausedAction{kind: pausedContinue, requestID: p.RequestID}
@@ -193,6 +211,10 @@ func (a pausedAction) run(in *Instance, x *extConn, t *tab, sid string) {
 		in.observe(Event{Actor: ActorRelay, Kind: KindNavigate, Target: t.targetID, Rule: a.d.Rule, Outcome: OutcomeDenied, Detail: a.url})
 		in.srv.cfg.Metrics.countRefusal(a.d)
 	case pausedContinue:
+		if a.headers != nil {
+			x.fire(t.id, sid, "Fetch.continueRequest", map[string]any{"requestId": a.requestID, "headers": a.headers})
+			return
+		}
 		x.fire(t.id, sid, "Fetch.continueRequest", map[string]string{"requestId": a.requestID})
 	case pausedAuthDefault:
 		x.fire(t.id, sid, "Fetch.continueWithAuth", map[string]any{"requestId": a.requestID, "authChallengeResponse": map[string]string{"response": "Default"}})

@@ -61,6 +61,7 @@ func (st *state) setChildURL(cs *session, u string) {
 	}
 	if cs.acc != was {
 		st.syncScripts(cs.tab)
+		st.syncChildLifts(cs)
 		st.observe(Event{Actor: ActorRelay, Kind: KindAccess, Target: cs.targetID, Rule: cs.acc.rule, Outcome: OutcomeOK,
 			Detail: "frame " + was.level.String() + " -> " + cs.acc.level.String() + " on " + origin(u)})
 	}

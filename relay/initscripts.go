@@ -110,25 +110,38 @@ func (st *state) syncScripts(t *tab) {
 		kept = append(kept, sc)
 		switch full := st.scriptFull(t, sc); {
 		case !full && sc.real != "":
-			st.fire(t.id, sc.sid, "Page.removeScriptToEvaluateOnNewDocument", map[string]string{"identifier": sc.real})
+			st.fireLift(t, scriptLift(t, sc), true, sc.sid, "Page.removeScriptToEvaluateOnNewDocument", map[string]string{"identifier": sc.real})
 			sc.real = ""
 		case full && sc.real == "" && !sc.adding && st.ext != nil:
 			sc.adding = true
-			st.in.putScriptBack(st.ext, t, sc)
+			ls := scriptLift(t, sc)
+			ls.pending++ // answered when it is back (putScriptBack)
+			st.in.putScriptBack(st.ext, t, sc, ls)
 		}
 	}
 	clear(t.scripts[len(kept):])
 	t.scripts = kept
 }
 
-// putScriptBack adds sc to Chrome again, off the lock.
-func (in *Instance) putScriptBack(x *extConn, t *tab, sc *initScript) {
+// scriptLift is the lift state a script's removal and return count in:
+// its frame session's, or its tab's.
+func scriptLift(t *tab, sc *initScript) *liftState {
+	if sc.child != nil {
+		return &sc.child.lift
+	}
+	return &t.lift
+}
+
+// putScriptBack adds sc to Chrome again, off the lock, and counts it
+// answered in ls once Chrome has.
+func (in *Instance) putScriptBack(x *extConn, t *tab, sc *initScript, ls *liftState) {
 	in.tasks.spawn("init script", func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		res, err := x.sendCommand(ctx, t.id, sc.sid, "Page.addScriptToEvaluateOnNewDocument", json.RawMessage(sc.params))
 		st := in.lock()
 		defer in.unlock()
+		defer st.liftOver(ls, false)
 		sc.adding = false
 		if err != nil {
 			return
@@ -145,7 +158,7 @@ func (in *Instance) putScriptBack(x *extConn, t *tab, sc *initScript) {
 		if !tracked || !st.scriptFull(t, sc) {
 			// Removed by the client, or gone somewhere not full again
 			// while it was being added.
-			st.fire(t.id, sc.sid, "Page.removeScriptToEvaluateOnNewDocument", map[string]string{"identifier": id})
+			st.fireLift(t, ls, true, sc.sid, "Page.removeScriptToEvaluateOnNewDocument", map[string]string{"identifier": id})
 			sc.real = ""
 		}
 	})
@@ -257,7 +270,10 @@ func (st *state) replaySets(t *tab) {
 		if len(d.params) > 0 {
 			p = json.RawMessage(d.params)
 		}
-		st.fire(t.id, "", d.method, p)
+		// Kept as if the client had made it now: a resume sets it again,
+		// and the tiers lift it again (lifts.go).
+		st.record(t, lookupMethod([]byte(d.method)), d.params)
+		st.fireLift(t, &t.lift, false, "", d.method, p)
 	}
 	t.deferred = nil
 }

@@ -123,9 +123,14 @@ func (in *Instance) unlock() {
 		// which its writer drains without the lock.
 		fires := st.fires
 		st.fires = nil
-		if x := st.ext; x != nil {
-			for _, f := range fires {
-				x.fire(f.tabID, f.sid, f.method, f.params)
+		x := st.ext
+		for _, f := range fires {
+			switch {
+			case x != nil:
+				x.fireThen(f.tabID, f.sid, f.method, f.params, f.then)
+			case f.then != nil:
+				// Nothing to send it to: over at once, off this lock.
+				in.tasks.spawn("relay command over", f.then)
 			}
 		}
 	}

@@ -36,6 +36,13 @@ func TestMethodNamesAreChromes(t *testing.T) {
 		"Page.setDownloadBehavior", "Page.downloadWillBegin", "Page.downloadProgress",
 		// Sent by Playwright and Puppeteer, and kept for a resume.
 		"Network.setUserAgentOverride", "Network.emulateNetworkConditions",
+		// Settings Chrome still takes, under older names or newer than
+		// cdproto's list, that the tiers lift or refuse (settings.go).
+		"Page.setGeolocationOverride", "Page.clearGeolocationOverride", "Page.setDeviceOrientationOverride",
+		"Page.clearDeviceOrientationOverride", "Page.setDeviceMetricsOverride", "Page.clearDeviceMetricsOverride",
+		"Page.setTouchEmulationEnabled", "Security.setOverrideCertificateErrors", "Overlay.setShowHitTestBorders",
+		"Overlay.setShowWebVitals", "Emulation.setNavigatorOverrides", "Emulation.setVisibleSize",
+		"Page.addScriptToEvaluateOnLoad", "Performance.setTimeDomain",
 		// A prefix the event router matches on.
 		"Runtime.executionContext",
 	} {

@@ -35,6 +35,9 @@ type methodInfo struct {
 	// event's type, a storage key in a nested object), so params that give
 	// any key twice, at any depth, are refused before they are judged.
 	unique bool
+	// unknown: not in the protocol the relay was built with (a newer
+	// Chrome's), so what it does is not known (settings.go).
+	unknown bool
 }
 
 // opensTabs are the commands besides Input.* whose effect can open a tab:
@@ -70,7 +73,7 @@ func newMethodInfo(name string) *methodInfo {
 	m.disable = strings.HasSuffix(name, ".disable")
 	m.urlKey = urlMethods[name]
 	m.decode = decodedMethods[name]
-	m.replay = replayedMethods[name]
+	m.replay = replayOf(name)
 	for _, d := range uniqueDomains {
 		m.unique = m.unique || strings.HasPrefix(name, d)
 	}
@@ -110,6 +113,7 @@ func lookupMethod(method []byte) *methodInfo {
 		return m
 	}
 	m = newMethodInfo(string(method))
+	m.unknown = true
 	methodNames.mu.Lock()
 	if len(methodNames.m) < maxInterned {
 		methodNames.m[m.name] = m

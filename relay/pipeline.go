@@ -325,6 +325,11 @@ func (c *clientConn) access(k *cmd) bool {
 			return c.refuse(k, Decision{Verdict: Deny, Rule: to.rule, Message: "cdprelay: blind: " + to.why})
 		}
 	}
+	if (k.r.sess == nil || k.r.sess.tab == nil) && emulated(k.m, k.r.sess) != nil {
+		// The browser's, answered by the relay: not the command of the tab
+		// that would carry it, whose access is not its own.
+		return true
+	}
 	if c.inst.hasTiers() && !c.tierChecks(k) {
 		return false
 	}
@@ -439,7 +444,7 @@ func (c *clientConn) emulate(k *cmd) bool {
 		return false
 	}
 	k.out.kind = outEmulated
-	cl := call{id: k.env.ID, method: k.m.name, sess: k.r.sess, a: k.a, acc: k.r.acc, stop: c.inst.stopMark()}
+	cl := call{id: k.env.ID, method: k.m.name, sess: k.r.sess, a: k.a, acc: k.r.acc, stop: c.inst.stopMark(), approved: k.held != nil && k.held.approved}
 	if k.env.Params != nil {
 		cl.params = append([]byte(nil), k.env.Params...)
 	}
@@ -520,9 +525,12 @@ func (c *clientConn) forward(k *cmd) {
 			c.inst.streams.noteRead(k.env.ID, handle)
 		}
 	}
-	if k.m.replay != replayNone && r.top {
-		c.sendKept(k)
-		return
+	if k.m.replay != replayNone {
+		if r.top {
+			c.sendKept(k)
+			return
+		}
+		c.keepFrameSetting(k)
 	}
 	c.send(k)
 }

@@ -61,6 +61,10 @@ var readOnlyMethods = map[string]readOnlyRule{
 
 	"Overlay.enable": roAllow, "Overlay.disable": roAllow, "Overlay.hideHighlight": roAllow,
 
+	// Settings of the Security domain, whose events a read-only tab
+	// shows: they weaken the site (settings.go).
+	"Security.setIgnoreCertificateErrors": roRefuse, "Security.setOverrideCertificateErrors": roRefuse,
+
 	"Page.enable": roAllow, "Page.disable": roAllow, "Page.getFrameTree": roAllow, "Page.getResourceTree": roAllow,
 	"Page.getResourceContent": roAllow, "Page.getLayoutMetrics": roAllow, "Page.getNavigationHistory": roAllow,
 	"Page.getAppManifest": roAllow, "Page.getInstallabilityErrors": roAllow, "Page.getManifestIcons": roAllow,
@@ -126,7 +130,7 @@ func (c *clientConn) gate(k *cmd, acc tabAccess) (refusal Decision, ok bool) {
 	m := k.m
 	switch acc.level {
 	case accessBlind:
-		if !blindAllowed[m.name] && !m.enable && !m.disable && !(m.name == "Page.addScriptToEvaluateOnNewDocument" && initRunsNothing(k.params)) {
+		if !blindAllowed[m.name] && !switchOnly(m) && !(m.name == "Page.addScriptToEvaluateOnNewDocument" && initRunsNothing(k.params)) {
 			return accessRefusal(acc), false
 		}
 	case accessReadOnly:

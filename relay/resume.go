@@ -172,11 +172,11 @@ func (st *state) record(t *tab, m *methodInfo, params []byte) (scriptKey string)
 	case replaySet:
 		st.keep(t, replayed{key: m.name, method: m.name}, params)
 	case replayKeyed:
-		st.keep(t, replayed{key: m.name + "\x00" + string(wire.StringField(params, "name")), method: m.name}, params)
+		st.keep(t, replayed{key: keyOf(m.name, params), method: m.name}, params)
 	case replayUnkey:
-		t.unkeep("Runtime.addBinding" + "\x00" + string(wire.StringField(params, "name")))
+		t.unkeep(keyOf("Runtime.addBinding", params))
 	case replayClear:
-		t.unkeep(replayCleared[m.name])
+		t.unkeep(clearedBy(m.name))
 	case replayScript:
 		t.nextScript++
 		r := replayed{key: "script\x00" + strconv.Itoa(t.nextScript), method: m.name}

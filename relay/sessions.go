@@ -69,6 +69,10 @@ type session struct {
 	// frames are the frames in a child's process below its own (frame id
 	// to URL), followed while the policy has tiers, as a tab's.
 	frames map[string]string
+	// kept are a child's settings, and lift where they stand in Chrome,
+	// while the policy has tiers (lifts.go).
+	kept []replayed
+	lift liftState
 }
 
 func newSession(id string, t *tab, child bool) *session {

@@ -65,12 +65,13 @@ type fireCmd struct {
 	sid    string
 	method string
 	params any
+	then   func() // run once it is over (extConn.fireThen); nil: nobody waits
 }
 
 // fire queues a command of the relay's own; it goes out as the lock is
 // released.
 func (st *state) fire(tabID int64, sid, method string, params any) {
-	st.fires = append(st.fires, fireCmd{tabID, sid, method, params})
+	st.fires = append(st.fires, fireCmd{tabID: tabID, sid: sid, method: method, params: params})
 }
 
 func newState(in *Instance) state {

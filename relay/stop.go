@@ -117,6 +117,7 @@ func (in *Instance) Resume(by string) error {
 	refused, since := st.refusedStopped, st.stoppedAt
 	in.stopped.Store(false)
 	st.newRunContext()
+	st.resumeLifts()
 	in.tellStopped(st, false, by)
 	st.notify()
 	in.unlock()

@@ -88,8 +88,16 @@ func (h *TabHandle) Call(ctx context.Context, method string, params any) (json.R
 	if h.ctx.Err() != nil {
 		return nil, errors.New("tab handle closed")
 	}
-	h.in.lock()
+	st := h.in.lock()
 	acc := h.t.acc
+	if method == "Page.navigate" {
+		// The person's own navigation, from the live view: not asked of
+		// them again where it ends (navask.go).
+		if b, err := json.Marshal(params); err == nil {
+			u, _, _ := exactString(b, "url")
+			st.approvedNavigation(h.t, u)
+		}
+	}
 	h.in.unlock()
 	if acc.level == accessBlind && !handleBlindAllowed[method] {
 		// Nobody but the person at the browser sees a blind tab: not the

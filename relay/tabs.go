@@ -50,6 +50,12 @@ type tab struct {
 	// deferred are settings a blind tab acknowledged, to apply once it is
 	// on a full site (initscripts.go).
 	deferred []deferredSet
+	// lift is where the client's settings of the tab stand in Chrome
+	// (lifts.go).
+	lift liftState
+	// navApproved is the host of a navigation a person approved, not to
+	// be asked again until a document commits (navask.go).
+	navApproved string
 	// navTo is where the tab's main frame is on its way to, from the first
 	// event that says so (Page.frameStartedNavigating or
 	// frameRequestedNavigation, a Document request or its redirect) until a

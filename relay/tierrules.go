@@ -10,6 +10,9 @@ import (
 // in every page to come (a breakpoint's condition), and input on a page
 // with a frame automation may not act on.
 func (c *clientConn) tierChecks(k *cmd) bool {
+	if d, ok := tierRefusal(k.m); !ok {
+		return c.refuse(k, d)
+	}
 	if storageDomains[k.m.name[:strings.IndexByte(k.m.name, '.')+1]] {
 		// Storage names its origin itself, whichever tab carries it.
 		st := c.inst.lock()

@@ -342,7 +342,7 @@ func TestTierBlindHiddenFromLiveView(t *testing.T) {
 	h := newHarness(t, Config{Policy: tiers})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://blind.example/", Title: "B"}}})
 	in := h.srv.Default()
-	h.waitFor("the tab", func() bool { return len(in.Status().Tabs) == 1 })
+	h.waitFor("the tab", func() bool { s := in.Status(); return s.Ready && len(s.Tabs) == 1 })
 	th, err := in.OpenTab(context.Background(), 1, func(TabEvent) {})
 	if err != nil {
 		t.Fatal(err)

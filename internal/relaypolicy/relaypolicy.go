@@ -66,6 +66,17 @@ func (a Adapter) AsksSubmit(profile string) bool { return a.P.For(profile).AsksS
 
 var _ relay.Asker = Adapter{}
 
+// AsksNavigation reports whether the profile asks about any host.
+func (a Adapter) AsksNavigation(profile string) bool { return a.P.For(profile).AsksNavigation() }
+
+// AskNavigation is Ask for a navigation to url that a person approves
+// first, wherever it started.
+func (a Adapter) AskNavigation(profile, url string) relay.Decision {
+	return convert(a.P.For(profile).AskNavigation(url))
+}
+
+var _ relay.NavigationAsker = Adapter{}
+
 // UploadDirs are the folders the profile lets automation upload from.
 func (a Adapter) UploadDirs(profile string) []string {
 	return a.P.For(profile).UploadDirs()

@@ -18,6 +18,7 @@ type Pages struct {
 	hits   hits
 	bodies bodies
 	hops   hops
+	seen   seen
 	site   Site
 }
 

@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -30,10 +31,11 @@ func (p *Pages) tierPages(mux *http.ServeMux) {
 	// tab on it never stops having events.
 	mux.HandleFunc("/tier/site.html", func(w http.ResponseWriter, r *http.Request) {
 		p.hits.add(r)
+		p.seen.add(r)
 		m := r.URL.Query().Get("m")
 		c := html.EscapeString(TierContent(m))
 		js := strings.NewReplacer(`\`, `\\`, `'`, `\'`, "<", `\x3c`).Replace(TierContent(m))
-		live := ""
+		live, env := "", ""
 		if r.URL.Query().Get("live") == "1" {
 			live = `<script>
 let n = 0;
@@ -46,7 +48,21 @@ setInterval(() => {
 }, 200);
 </script>`
 		}
-		page(w, "Tier "+TierContent(m), `<h1 id="marker">`+c+`</h1>
+		if r.URL.Query().Get("csp") == "1" {
+			// A site that allows its own script alone: the inline script
+			// without the nonce runs only where its policy is bypassed.
+			// The one with it says, as the document starts, what the page
+			// is told of its browser (TierEnv).
+			w.Header().Set("Content-Security-Policy", "script-src 'nonce-tierenv'")
+			live += `<script>navigator.sendBeacon('/tier/act/csp-bypassed', 'the page ran script its policy forbids');</script>`
+			env = `<script nonce="tierenv">navigator.sendBeacon('/tier/act/env?m=' + encodeURIComponent(new URLSearchParams(location.search).get('m') || ''), JSON.stringify({
+  ua: navigator.userAgent, width: innerWidth, timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+  locale: Intl.DateTimeFormat().resolvedOptions().locale, binding: typeof window.plantedBinding, script: typeof window.__plantedScript,
+  touch: navigator.maxTouchPoints, reducedMotion: matchMedia('(prefers-reduced-motion: reduce)').matches,
+  cookie: (document.cookie = 'tierenv=1', document.cookie.includes('tierenv=1')),
+}));</script>`
+		}
+		page(w, "Tier "+TierContent(m), env+`<h1 id="marker">`+c+`</h1>
 <p id="out">untouched</p>
 <p id="tick" data-secret="`+c+`">no tick yet</p>
 <p id="api">no answer yet</p>
@@ -111,10 +127,112 @@ setInterval(() => {
 		}
 		http.Redirect(w, r, to, http.StatusFound)
 	})
+	// Every way a page sends its tab on to another address, each to
+	// ?to=: an HTTP redirect (?code=, 302 by default), a Refresh header, a
+	// meta refresh, a script's location, a form the page posts, a link
+	// the page clicks.
 	mux.HandleFunc("/tier/redirect", func(w http.ResponseWriter, r *http.Request) {
 		p.hits.add(r)
-		http.Redirect(w, r, r.URL.Query().Get("to"), http.StatusFound)
+		p.seen.add(r)
+		code := http.StatusFound
+		switch r.URL.Query().Get("code") {
+		case "301":
+			code = http.StatusMovedPermanently
+		case "303":
+			code = http.StatusSeeOther
+		case "307":
+			code = http.StatusTemporaryRedirect
+		case "308":
+			code = http.StatusPermanentRedirect
+		}
+		// Never cached: a test runs the same redirect more than once.
+		w.Header().Set("Cache-Control", "no-store")
+		http.Redirect(w, r, r.URL.Query().Get("to"), code)
 	})
+	mux.HandleFunc("/tier/refresh", func(w http.ResponseWriter, r *http.Request) {
+		p.hits.add(r)
+		w.Header().Set("Refresh", "0; url="+r.URL.Query().Get("to"))
+		page(w, "Tier refresh", `<p>on its way</p>`)
+	})
+	to := func(r *http.Request) (attr, js string) {
+		u := r.URL.Query().Get("to")
+		return html.EscapeString(u), strings.NewReplacer(`\`, `\\`, `'`, `\'`, "<", `\x3c`).Replace(u)
+	}
+	mux.HandleFunc("/tier/meta", func(w http.ResponseWriter, r *http.Request) {
+		p.hits.add(r)
+		attr, _ := to(r)
+		page(w, "Tier meta", `<meta http-equiv="refresh" content="0; url=`+attr+`"><p>on its way</p>`)
+	})
+	mux.HandleFunc("/tier/script", func(w http.ResponseWriter, r *http.Request) {
+		p.hits.add(r)
+		_, js := to(r)
+		page(w, "Tier script", `<script>setTimeout(() => { location.href = '`+js+`'; }, 50);</script>`)
+	})
+	mux.HandleFunc("/tier/post", func(w http.ResponseWriter, r *http.Request) {
+		p.hits.add(r)
+		attr, _ := to(r)
+		page(w, "Tier post", `<form id="f" method="post" action="`+attr+`"><input name="q" value="posted"></form>
+<script>setTimeout(() => document.getElementById('f').submit(), 50);</script>`)
+	})
+	mux.HandleFunc("/tier/click", func(w http.ResponseWriter, r *http.Request) {
+		p.hits.add(r)
+		attr, _ := to(r)
+		page(w, "Tier click", `<a id="go" href="`+attr+`">Go</a>
+<script>setTimeout(() => document.getElementById('go').click(), 50);</script>`)
+	})
+}
+
+// TierEnv is what the tier site with ?csp=1 and marker m said of its
+// browser as its document started (a JSON object), and whether it has.
+func (p *Pages) TierEnv(m string) (string, bool) {
+	p.bodies.mu.Lock()
+	defer p.bodies.mu.Unlock()
+	prefix := []byte("m=" + m + "\n")
+	for _, b := range p.bodies.b {
+		if bytes.HasPrefix(b, prefix) {
+			return string(b[len(prefix):]), true
+		}
+	}
+	return "", false
+}
+
+// SeenRequest is a request a tier page served: its address and headers.
+type SeenRequest struct {
+	Host, Path, Method string
+	Header             http.Header
+}
+
+// seen keeps the requests of the tier site and its redirects, at most
+// maxSeen of them.
+type seen struct {
+	mu sync.Mutex
+	r  []SeenRequest
+}
+
+const maxSeen = 4096
+
+func (s *seen) add(r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.r) >= maxSeen {
+		s.r = s.r[1:]
+	}
+	s.r = append(s.r, SeenRequest{Host: r.Host, Path: r.URL.RequestURI(), Method: r.Method, Header: r.Header.Clone()})
+}
+
+// Seen returns the requests origin served for the tier site and its
+// redirects whose path and query contain part, oldest first.
+func (p *Pages) Seen(origin, part string) []SeenRequest {
+	p.seen.mu.Lock()
+	defer p.seen.mu.Unlock()
+	host := strings.TrimPrefix(origin, "http://")
+	var out []SeenRequest
+	for _, r := range p.seen.r {
+		if r.Host == host && strings.Contains(r.Path, part) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // hops keeps the markers /tier/hop made up.
