@@ -333,13 +333,3 @@ func publicBases(public string) (page, socket string) {
 	}
 	return page, "ws://" + u.Host + u.Path
 }
-
-func defaultStateDir() string {
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "cdprelay")
-	}
-	if h, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(h, ".local", "state", "cdprelay")
-	}
-	return ""
-}
