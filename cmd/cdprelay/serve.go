@@ -45,7 +45,7 @@ func serve(args []string) int {
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:9222", "listen address; off loopback, tokens are required and TLS too unless --insecure-no-tls (docs/CONFIG.md)")
 	fs.BoolVar(&f.launch, "launch", false, "start a dedicated Chromium with the cdprelay extension, connected to this relay")
 	fs.BoolVar(&f.headful, "headful", false, "with --launch: show the browser window instead of running headless")
-	fs.StringVar(&f.chrome, "chrome", "", "with --launch: the Chromium binary (default: $CHROME_PATH, then Debian's chromium)")
+	fs.StringVar(&f.chrome, "chrome", "", "with --launch: the browser binary (default: $CHROME_PATH, then an installed Chromium, Chrome for Testing or Microsoft Edge)")
 	fs.StringVar(&f.stateDir, "state-dir", defaultStateDir(), "where the default instance's guid and the minted instances are kept, so that extensions reconnect after a restart, and the browser the default instance last reported")
 	fs.StringVar(&f.publicURL, "public-url", "", "this relay's base URL as the front door exposes it, path prefix included (https://relay.example.com/relay-1): every URL it hands out names it")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
@@ -255,6 +255,11 @@ func closeApp(a *app.App, log *slog.Logger) {
 
 func launchBrowser(ctx context.Context, f serveFlags, extURL string, args []string, log *slog.Logger) (*chromium.Browser, error) {
 	path, err := chromium.Find(f.chrome)
+	if errors.Is(err, chromium.ErrNotFound) {
+		// Where it looked and what to install, as lines a person reads.
+		fmt.Fprintf(os.Stderr, "\n%v\n\n", err)
+		return nil, errors.New("--launch: no browser to launch (above: where cdprelay looked, and what to install)")
+	}
 	if err != nil {
 		return nil, err
 	}
