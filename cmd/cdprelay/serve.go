@@ -34,6 +34,7 @@ type serveFlags struct {
 	publicURL string
 	policy    policyFlags
 	live      liveFlags
+	reload    reloadFlags
 
 	tlsCert, tlsKey string
 	insecureNoTLS   bool
@@ -52,8 +53,9 @@ func serve(args []string) int {
 	fs.StringVar(&f.logFormat, "log-format", "text", "text or json")
 	fs.Int64Var(&f.maxMsg, "max-message-bytes", 128<<20, "largest WebSocket message accepted from any peer")
 	f.live.register(fs)
-	fs.StringVar(&f.config, "config", "", "config file (YAML or JSON): policy, profiles, audit, tokens, hosts, origins, tls; reloaded on SIGHUP (docs/CONFIG.md)")
-	fs.StringVar(&f.tlsCert, "tls-cert", "", "PEM certificate (chain) to serve HTTPS and WSS with; overrides tls.cert; re-read on SIGHUP")
+	f.reload.register(fs)
+	fs.StringVar(&f.config, "config", "", "config file (YAML or JSON): policy, profiles, audit, tokens, hosts, origins, tls; reloaded when it changes, and on SIGHUP (docs/CONFIG.md)")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "PEM certificate (chain) to serve HTTPS and WSS with; overrides tls.cert; re-read when it changes")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "PEM private key of --tls-cert; overrides tls.key")
 	fs.BoolVar(&f.insecureNoTLS, "insecure-no-tls", false, "allow a non-loopback --addr without TLS, for a TLS-terminating proxy on a trusted network")
 	fs.StringVar(&f.policy.allowedDomains, "allowed-domains", "", "comma-separated hosts automation may navigate to (example.com, .example.com for subdomains too, *.example.com); empty: any")
@@ -195,9 +197,8 @@ CDP endpoint for clients: %s%s
 `, ourConnectURL(extURL), extURL+tokenHint(tokens, "?token=", "extension"), relay.StockConnectURL(extURL, "cdprelay"), pageBase, tokenHint(tokens, " with Authorization: Bearer ", "cdp"))
 	}
 
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
+	reloads := startReloader(ctx, f, file, log) // SIGHUP on Unix, and changes to the files (reload.go)
+	defer reloads.stop()
 	var runErr error
 wait:
 	for {
@@ -205,8 +206,10 @@ wait:
 		case <-ctx.Done():
 			log.Info("shutting down")
 			break wait
-		case <-hup:
-			reload(f, a, log)
+		case <-reloads.C:
+			if file := reload(f, a, log); file != nil {
+				reloads.loaded(f, file)
+			}
 		case err := <-serveErr:
 			runErr = fmt.Errorf("http server: %w", err)
 			break wait
@@ -219,15 +222,19 @@ wait:
 	return runErr
 }
 
-// reload re-reads the config on SIGHUP. A bad file keeps everything in
-// force and says why (the App logs and audits either outcome).
-func reload(f serveFlags, a *app.App, log *slog.Logger) {
+// reload re-reads the config (reload.go says when) and returns it once in
+// force. A bad file keeps everything in force and says why (the App logs
+// and audits either outcome).
+func reload(f serveFlags, a *app.App, log *slog.Logger) *app.File {
 	file, err := loadConfig(f.config, f.policy)
 	if err != nil {
 		a.ReloadFailed(err)
-		return
+		return nil
 	}
-	_ = a.Reload(f.appConfig(file, "", nil, log))
+	if a.Reload(f.appConfig(file, "", nil, log)) != nil {
+		return nil
+	}
+	return file
 }
 
 // shutdown closes the product's connections, then the HTTP server and the
