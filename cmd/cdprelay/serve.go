@@ -188,7 +188,7 @@ func runServe(f serveFlags, log *slog.Logger) error {
 	} else {
 		fmt.Fprintf(os.Stderr, `
 cdprelay is waiting for the extension.
-  1. Load the cdprelay extension in Chrome (chrome://extensions, Developer mode, "Load unpacked": the extension/ folder).
+  1. Load the cdprelay extension in Chrome (chrome://extensions, Developer mode, "Load unpacked": the release's cdprelay-extension.zip unzipped, or extension/ in the source).
   2. Open %s
      (or paste %s into the extension's page) and pick the tabs to share.
 With the Playwright extension from the Chrome Web Store instead, open
