@@ -193,7 +193,7 @@ func fingerprint(paths []string) string {
 		if err == nil {
 			fmt.Fprintf(h, "%d %d\n", st.Size(), st.ModTime().UnixNano())
 			var b []byte
-			if b, err = os.ReadFile(p); err == nil {
+			if b, err = readShared(p); err == nil {
 				h.Write(b)
 				continue
 			}

@@ -19,7 +19,9 @@ import (
 // (they join the job with it), when this process exits, however it exits.
 //
 // The browser starts suspended and is resumed once it is in the job, so
-// that nothing it starts escapes the job before it is there.
+// that nothing it starts escapes the job before it is there. A process it
+// starts asking to leave the job (CREATE_BREAKAWAY_FROM_JOB) may: refused,
+// its start would fail; every other process it starts stays in.
 type jobTree struct {
 	log *slog.Logger // static
 
@@ -34,7 +36,7 @@ func newTree(cmd *exec.Cmd, log *slog.Logger) (tree, error) {
 	}
 	info := windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION{
 		BasicLimitInformation: windows.JOBOBJECT_BASIC_LIMIT_INFORMATION{
-			LimitFlags: windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
+			LimitFlags: windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE | windows.JOB_OBJECT_LIMIT_BREAKAWAY_OK,
 		},
 	}
 	if _, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation,
