@@ -270,6 +270,9 @@ func launchBrowser(ctx context.Context, f serveFlags, extURL string, args []stri
 	if err != nil {
 		return nil, err
 	}
+	if chromium.IsGoogleChrome(path) {
+		log.Warn("Google Chrome ignores --load-extension (since 137): the extension will not load; use Chromium, Chrome for Testing or Edge", "path", path)
+	}
 	extDir, err := os.MkdirTemp("", "cdprelay-extension-")
 	if err != nil {
 		return nil, err

@@ -113,6 +113,22 @@ func FindOn(h Host, explicit string) (string, error) {
 	return "", &NotFoundError{GOOS: h.GOOS, Looked: cands, Branded: branded}
 }
 
+// IsGoogleChrome reports whether path looks like Google Chrome itself (any
+// channel, any platform; not Chrome for Testing), which ignores
+// --load-extension: a CHROME_PATH or --chrome may name it.
+func IsGoogleChrome(path string) bool {
+	p := strings.ToLower(strings.ReplaceAll(path, `\`, "/"))
+	if strings.Contains(p, "for testing") {
+		return false
+	}
+	for _, mark := range []string{"/google chrome", "/google/chrome", "/opt/google/chrome", "google-chrome"} {
+		if strings.Contains(p, mark) {
+			return true
+		}
+	}
+	return false
+}
+
 // paths are the binaries c names on h, the newest version first.
 func (c Candidate) paths(h Host) []string {
 	if c.dir == "" {

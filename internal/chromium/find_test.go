@@ -306,3 +306,24 @@ func FuzzCompareVersions(f *testing.F) {
 		}
 	})
 }
+
+func TestIsGoogleChrome(t *testing.T) {
+	// Every Google Chrome candidate, and no other, on every platform.
+	for _, h := range []Host{fakeHost("linux", "/home/ada", nil), fakeHost("darwin", "/Users/ada", nil), fakeHost("windows", `C:\Users\ada`, winEnv)} {
+		for _, c := range Candidates(h) {
+			if got := IsGoogleChrome(c.Path); got != !c.LoadsExtension {
+				t.Errorf("%s: IsGoogleChrome(%s) = %v", h.GOOS, c.Path, got)
+			}
+		}
+	}
+	for _, p := range []string{"/usr/bin/chromium", "/opt/cft/chrome-linux64/chrome", "/Applications/Google Chrome for Testing.app/Contents/MacOS/Google Chrome for Testing"} {
+		if IsGoogleChrome(p) {
+			t.Errorf("IsGoogleChrome(%s)", p)
+		}
+	}
+	for _, p := range []string{"/usr/bin/google-chrome-beta", `D:\Apps\Google\Chrome\Application\chrome.exe`} {
+		if !IsGoogleChrome(p) {
+			t.Errorf("!IsGoogleChrome(%s)", p)
+		}
+	}
+}
