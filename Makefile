@@ -1,6 +1,9 @@
 # cdprelay — two commands on a fresh Debian machine:
 #   make run    the relay with a dedicated headless Chromium (CDP on 127.0.0.1:9222)
 #   make test   every test (installs Chromium and the npm test clients first)
+# and the release:
+#   make dist   the binaries for Linux, macOS and Windows, the extension's
+#               zips and SHA256SUMS, in dist/
 
 SHELL       := /bin/bash
 GO          ?= go
@@ -19,28 +22,44 @@ MANIFESTS   := tools/manifests
 FUZZTIME    ?= 30s
 SHORT_FUZZTIME ?= 3s
 VERSION     ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+# The platforms a release is built for, and CI builds and vets.
+PLATFORMS   := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+DIST        := dist
+EXE         := $(shell $(GO) env GOEXE)
 
-.PHONY: all build run test deps chromium npm js-deps manifests-lint lint vet fmt-check staticcheck js-lint fmt-js vulncheck unit classic e2e-fenced fuzz fuzz-short smoke bench clean
+.PHONY: all build run test deps chromium npm js-deps manifests-lint lint vet fmt-check staticcheck js-lint fmt-js vulncheck unit classic e2e-fenced fuzz fuzz-short smoke bench clean cross dist
 
 all: build
 
 build:
-	$(GO) build -ldflags "-X main.version=$(VERSION)" -o bin/cdprelay ./cmd/cdprelay
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o bin/cdprelay$(EXE) ./cmd/cdprelay
 
 # The relay with its embedded default: a dedicated headless Chromium with the
 # cdprelay extension, connected to this relay. Ctrl-C stops both.
 run: chromium build
-	./bin/cdprelay serve --launch --addr $(ADDR)
+	./bin/cdprelay$(EXE) serve --launch --addr $(ADDR)
 
 deps: chromium npm
 
-# Debian's chromium, unless CHROME_PATH or an installed one is found.
+# Debian's chromium, unless CHROME_PATH or an installed one is found. Elsewhere
+# nothing is installed: cdprelay looks for a browser itself (internal/chromium)
+# and, finding none, says where it looked; this says what to install.
 chromium:
 	@if [ -n "$$CHROME_PATH" ] && [ -x "$$CHROME_PATH" ]; then exit 0; fi; \
 	if [ -x /usr/lib/chromium/chromium ]; then exit 0; fi; \
-	echo "installing Debian's chromium"; \
-	SUDO=""; if [ "$$(id -u)" != 0 ]; then SUDO=sudo; fi; \
-	$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null
+	if [ -f /etc/debian_version ] && command -v apt-get >/dev/null; then \
+	  echo "installing Debian's chromium"; \
+	  SUDO=""; if [ "$$(id -u)" != 0 ]; then SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; \
+	  exit; \
+	fi; \
+	case "$$(uname -s)" in \
+	  Darwin) want="Chromium (brew install --cask chromium)";; \
+	  MINGW*|MSYS*|CYGWIN*) want="Microsoft Edge (part of Windows)";; \
+	  *) want="your system's chromium package";; \
+	esac; \
+	echo "Not Debian: nothing installed. serve --launch uses an installed Chromium, Chrome for Testing or Edge"; \
+	echo "(Google Chrome ignores --load-extension): $$want, or npx playwright install chromium; or CHROME_PATH."
 
 # The real CDP clients the end-to-end tests drive, pinned by the lockfile.
 npm: e2e/node_modules/.installed
@@ -102,6 +121,32 @@ vet:
 	$(GO) vet ./...
 	cd $(CLASSIC) && $(GO) vet ./...
 
+# Every platform of a release, from this one: the binary builds, and go vet
+# type-checks every package with its tests (e2e, tools and the classic module
+# included), so a call that exists on one system only fails here. (Cross
+# builds are without cgo by default; this system's vet is make vet's, cached.)
+cross:
+	@set -e; for p in $(PLATFORMS); do \
+	  os=$${p%/*}; arch=$${p#*/}; \
+	  echo "cross $$os/$$arch: build ./cmd/cdprelay, vet ./... and $(CLASSIC)"; \
+	  GOOS=$$os GOARCH=$$arch $(GO) build -o /dev/null ./cmd/cdprelay; \
+	  GOOS=$$os GOARCH=$$arch $(GO) vet ./...; \
+	  (cd $(CLASSIC) && GOOS=$$os GOARCH=$$arch $(GO) vet ./...); \
+	done
+
+# The release: a static binary per platform with the version stamped, the
+# extension as zips (tools/dist), SHA256SUMS; sizes printed.
+dist:
+	rm -rf $(DIST)
+	mkdir -p $(DIST)
+	@set -e; for p in $(PLATFORMS); do \
+	  os=$${p%/*}; arch=$${p#*/}; ext=; if [ $$os = windows ]; then ext=.exe; fi; \
+	  echo "build $(DIST)/cdprelay-$$os-$$arch$$ext"; \
+	  GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" \
+	    -o $(DIST)/cdprelay-$$os-$$arch$$ext ./cmd/cdprelay; \
+	done
+	$(GO) run ./tools/dist -dir $(DIST)
+
 staticcheck: $(STATICCHECK)
 	$(STATICCHECK) ./...
 	cd $(CLASSIC) && $(STATICCHECK) ./...
@@ -154,7 +199,7 @@ FENCED_TESTS := TestPlaywright|TestPuppeteer|TestChromedp|TestRod|TestChromeRemo
 e2e-fenced:
 	CI=$${CI:-} CDPRELAY_E2E_ALLOWED_DOMAINS=127.0.0.1,127.0.0.2 $(GO) test -race -count=1 -timeout 10m -run '$(FENCED_TESTS)' ./e2e
 
-test: deps lint unit classic e2e-fenced fuzz-short smoke
+test: deps lint cross unit classic e2e-fenced fuzz-short smoke
 
 # Benchmarks are not tests: `make test` never runs them. First the relay
 # alone (Go benchmarks with in-process stand-ins), then direct CDP, the
@@ -198,4 +243,4 @@ scale:
 .PHONY: soak scale bench-popup
 
 clean:
-	rm -rf bin .tools e2e/node_modules $(JS)/node_modules $(MANIFESTS)/node_modules
+	rm -rf bin $(DIST) .tools e2e/node_modules $(JS)/node_modules $(MANIFESTS)/node_modules

@@ -8,25 +8,19 @@ import (
 	"runtime"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gorilla/websocket"
 
+	"github.com/cdprelay/cdprelay/internal/cputime"
 	"github.com/cdprelay/cdprelay/internal/wire"
 )
 
 // processCPU is the CPU time this process has used. Per-core figures
 // divide by it rather than by wall time, so that they hold on a machine
 // whose other cores are busy with something else.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+func processCPU() time.Duration { return cputime.Process() }
 
 // reportPerCore reports msgs forwarded messages per CPU-second and the CPU
 // cost of one operation.

@@ -10,9 +10,10 @@ import (
 	"image/jpeg"
 	"slices"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cdprelay/cdprelay/internal/cputime"
 )
 
 // nopSession answers every command at once, as cheaply as possible.
@@ -45,11 +46,7 @@ func pageJPEG(b *testing.B) []byte {
 	return buf.Bytes()
 }
 
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+func cpuTime() time.Duration { return cputime.Process() }
 
 // BenchmarkFanOut: one tab fanned out to n healthy subscribers plus one
 // frozen one that never takes a frame. Each op is one frame from the

@@ -247,9 +247,7 @@ func (h *harness) frozenViewer() *vclient {
 	h.t.Helper()
 	d := *websocket.DefaultDialer
 	nd := &net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
-		return c.Control(func(fd uintptr) {
-			_ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096)
-		})
+		return c.Control(func(fd uintptr) { setReceiveBuffer(fd, 4096) })
 	}}
 	d.NetDialContext = nd.DialContext
 	v, err := h.dialViewerWith(&d, "", nil)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cdprelay/cdprelay/internal/ingress"
+	"github.com/cdprelay/cdprelay/internal/owneronly"
 )
 
 // personKeyFile keeps the person key beside the default guid: the one
@@ -29,6 +30,11 @@ func loadOrCreatePersonKey(dir string) (key, path string, err error) {
 	b, err := os.ReadFile(path)
 	switch {
 	case err == nil:
+		if err := owneronly.Check(path); err != nil {
+			// As ssh does with a key others may read: whoever else could
+			// read it could act as the person.
+			return "", "", fmt.Errorf("%w; make it readable by its owner only, or delete it to make a new one", err)
+		}
 		key = strings.TrimSpace(string(b))
 		if err := ingress.CheckPersonKey(key); err != nil {
 			return "", "", fmt.Errorf("%s: %w; delete it to make a new one", path, err)
@@ -37,18 +43,12 @@ func loadOrCreatePersonKey(dir string) (key, path string, err error) {
 	case !errors.Is(err, fs.ErrNotExist):
 		return "", "", fmt.Errorf("read state: %w", err)
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := owneronly.MkdirAll(dir); err != nil {
 		return "", "", fmt.Errorf("state dir: %w", err)
 	}
 	key = ingress.GeneratePersonKey()
-	if err := writeOwnerOnly(path, []byte(key+"\n")); err != nil {
+	if err := owneronly.WriteFile(path, []byte(key+"\n")); err != nil {
 		return "", "", fmt.Errorf("write state: %w", err)
 	}
 	return key, path, nil
-}
-
-// writeOwnerOnly writes a secret of the state dir, readable by its owner
-// only, as the default guid is written.
-func writeOwnerOnly(path string, data []byte) error {
-	return os.WriteFile(path, data, 0o600)
 }

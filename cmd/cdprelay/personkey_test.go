@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -27,6 +28,15 @@ func TestPersonKeyKept(t *testing.T) {
 	again, _, err := loadOrCreatePersonKey(dir)
 	if err != nil || again != key {
 		t.Errorf("next start: %q %v, want the same key", again, err)
+	}
+	if runtime.GOOS != "windows" {
+		// A key others may read is not used: whoever else could read it
+		// could act as the person.
+		os.Chmod(path, 0o644)
+		if _, _, err := loadOrCreatePersonKey(dir); err == nil || !strings.Contains(err.Error(), "readable by its owner only") {
+			t.Errorf("a key others may read: %v", err)
+		}
+		os.Chmod(path, 0o600)
 	}
 	os.WriteFile(path, []byte("not a key\n"), 0o600)
 	if _, _, err := loadOrCreatePersonKey(dir); err == nil || !strings.Contains(err.Error(), "delete it") {

@@ -35,6 +35,7 @@ type serveFlags struct {
 	publicURL string
 	policy    policyFlags
 	live      liveFlags
+	reload    reloadFlags
 
 	tlsCert, tlsKey string
 	insecureNoTLS   bool
@@ -46,15 +47,16 @@ func serve(args []string) int {
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:9222", "listen address; off loopback, tokens are required and TLS too unless --insecure-no-tls (docs/CONFIG.md)")
 	fs.BoolVar(&f.launch, "launch", false, "start a dedicated Chromium with the cdprelay extension, connected to this relay")
 	fs.BoolVar(&f.headful, "headful", false, "with --launch: show the browser window instead of running headless")
-	fs.StringVar(&f.chrome, "chrome", "", "with --launch: the Chromium binary (default: $CHROME_PATH, then Debian's chromium)")
+	fs.StringVar(&f.chrome, "chrome", "", "with --launch: the browser binary (default: $CHROME_PATH, then an installed Chromium, Chrome for Testing or Microsoft Edge)")
 	fs.StringVar(&f.stateDir, "state-dir", defaultStateDir(), "where the default instance's guid and the minted instances are kept, so that extensions reconnect after a restart, and the browser the default instance last reported")
 	fs.StringVar(&f.publicURL, "public-url", "", "this relay's base URL as the front door exposes it, path prefix included (https://relay.example.com/relay-1): every URL it hands out names it")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&f.logFormat, "log-format", "text", "text or json")
 	fs.Int64Var(&f.maxMsg, "max-message-bytes", 128<<20, "largest WebSocket message accepted from any peer")
 	f.live.register(fs)
-	fs.StringVar(&f.config, "config", "", "config file (YAML or JSON): policy, profiles, audit, tokens, hosts, origins, tls; reloaded on SIGHUP (docs/CONFIG.md)")
-	fs.StringVar(&f.tlsCert, "tls-cert", "", "PEM certificate (chain) to serve HTTPS and WSS with; overrides tls.cert; re-read on SIGHUP")
+	f.reload.register(fs)
+	fs.StringVar(&f.config, "config", "", "config file (YAML or JSON): policy, profiles, audit, tokens, hosts, origins, tls; reloaded when it changes, and on SIGHUP (docs/CONFIG.md)")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "PEM certificate (chain) to serve HTTPS and WSS with; overrides tls.cert; re-read when it changes")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "PEM private key of --tls-cert; overrides tls.key")
 	fs.BoolVar(&f.insecureNoTLS, "insecure-no-tls", false, "allow a non-loopback --addr without TLS, for a TLS-terminating proxy on a trusted network")
 	fs.StringVar(&f.policy.allowedDomains, "allowed-domains", "", "comma-separated hosts automation may navigate to (example.com, .example.com for subdomains too, *.example.com); empty: any")
@@ -193,7 +195,7 @@ func runServe(f serveFlags, log *slog.Logger) error {
 	} else {
 		fmt.Fprintf(os.Stderr, `
 cdprelay is waiting for the extension.
-  1. Load the cdprelay extension in Chrome (chrome://extensions, Developer mode, "Load unpacked": the extension/ folder).
+  1. Load the cdprelay extension in Chrome (chrome://extensions, Developer mode, "Load unpacked": the release's cdprelay-extension.zip unzipped, or extension/ in the source).
   2. Open %s
      (or paste %s into the extension's page) and pick the tabs to share.
 With the Playwright extension from the Chrome Web Store instead, open
@@ -202,9 +204,8 @@ CDP endpoint for clients: %s%s
 `, ourConnectURL(extURL), extURL+tokenHint(tokens, "?token=", "extension"), relay.StockConnectURL(extURL, "cdprelay"), pageBase, tokenHint(tokens, " with Authorization: Bearer ", "cdp"))
 	}
 
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
+	reloads := startReloader(ctx, f, file, log) // SIGHUP on Unix, and changes to the files (reload.go)
+	defer reloads.stop()
 	var runErr error
 wait:
 	for {
@@ -212,8 +213,10 @@ wait:
 		case <-ctx.Done():
 			log.Info("shutting down")
 			break wait
-		case <-hup:
-			reload(f, a, log)
+		case <-reloads.C:
+			if file := reload(f, a, log); file != nil {
+				reloads.loaded(f, file)
+			}
 		case err := <-serveErr:
 			runErr = fmt.Errorf("http server: %w", err)
 			break wait
@@ -226,15 +229,19 @@ wait:
 	return runErr
 }
 
-// reload re-reads the config on SIGHUP. A bad file keeps everything in
-// force and says why (the App logs and audits either outcome).
-func reload(f serveFlags, a *app.App, log *slog.Logger) {
+// reload re-reads the config (reload.go says when) and returns it once in
+// force. A bad file keeps everything in force and says why (the App logs
+// and audits either outcome).
+func reload(f serveFlags, a *app.App, log *slog.Logger) *app.File {
 	file, err := loadConfig(f.config, f.policy)
 	if err != nil {
 		a.ReloadFailed(err)
-		return
+		return nil
 	}
-	_ = a.Reload(f.appConfig(file, "", nil, log))
+	if a.Reload(f.appConfig(file, "", nil, log)) != nil {
+		return nil
+	}
+	return file
 }
 
 // shutdown closes the product's connections, then the HTTP server and the
@@ -262,8 +269,16 @@ func closeApp(a *app.App, log *slog.Logger) {
 
 func launchBrowser(ctx context.Context, f serveFlags, extURL string, args []string, log *slog.Logger) (*chromium.Browser, error) {
 	path, err := chromium.Find(f.chrome)
+	if errors.Is(err, chromium.ErrNotFound) {
+		// Where it looked and what to install, as lines a person reads.
+		fmt.Fprintf(os.Stderr, "\n%v\n\n", err)
+		return nil, errors.New("--launch: no browser to launch (above: where cdprelay looked, and what to install)")
+	}
 	if err != nil {
 		return nil, err
+	}
+	if chromium.IsGoogleChrome(path) {
+		log.Warn("Google Chrome ignores --load-extension (since 137): the extension will not load; use Chromium, Chrome for Testing or Edge", "path", path)
 	}
 	extDir, err := os.MkdirTemp("", "cdprelay-extension-")
 	if err != nil {
@@ -339,16 +354,6 @@ func publicBases(public string) (page, socket string) {
 		return page, "wss://" + u.Host + u.Path
 	}
 	return page, "ws://" + u.Host + u.Path
-}
-
-func defaultStateDir() string {
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "cdprelay")
-	}
-	if h, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(h, ".local", "state", "cdprelay")
-	}
-	return ""
 }
 
 // printLiveView prints the live view's address and, once, the person's

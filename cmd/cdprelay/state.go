@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cdprelay/cdprelay/internal/owneronly"
 	"github.com/cdprelay/cdprelay/relay"
 )
 
@@ -30,12 +31,12 @@ func loadOrCreateGUID(dir string) (string, error) {
 	case !errors.Is(err, fs.ErrNotExist):
 		return "", fmt.Errorf("read state: %w", err)
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := owneronly.MkdirAll(dir); err != nil {
 		return "", fmt.Errorf("state dir: %w", err)
 	}
 	g := relay.NewGUID()
 	// The guid is a capability: readable by its owner only.
-	if err := os.WriteFile(path, []byte(g+"\n"), 0o600); err != nil {
+	if err := owneronly.WriteFile(path, []byte(g+"\n")); err != nil {
 		return "", fmt.Errorf("write state: %w", err)
 	}
 	return g, nil
@@ -85,26 +86,10 @@ func instanceSaver(dir string) func([]relay.SavedInstance) error {
 		if err != nil {
 			return err
 		}
-		if err := os.MkdirAll(dir, 0o700); err != nil {
+		if err := owneronly.MkdirAll(dir); err != nil {
 			return fmt.Errorf("state dir: %w", err)
 		}
-		tmp, err := os.CreateTemp(dir, instancesFile+".*")
-		if err != nil {
-			return fmt.Errorf("write state: %w", err)
-		}
-		defer os.Remove(tmp.Name()) // after the rename, there is nothing to remove
-		if _, err := tmp.Write(append(b, '\n')); err != nil {
-			tmp.Close()
-			return fmt.Errorf("write state: %w", err)
-		}
-		if err := tmp.Sync(); err != nil {
-			tmp.Close()
-			return fmt.Errorf("write state: %w", err)
-		}
-		if err := tmp.Close(); err != nil {
-			return fmt.Errorf("write state: %w", err)
-		}
-		if err := os.Rename(tmp.Name(), filepath.Join(dir, instancesFile)); err != nil {
+		if err := owneronly.WriteFile(filepath.Join(dir, instancesFile), append(b, '\n')); err != nil {
 			return fmt.Errorf("write state: %w", err)
 		}
 		return nil

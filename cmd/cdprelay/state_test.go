@@ -12,6 +12,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/app"
 	"github.com/cdprelay/cdprelay/internal/ingress"
+	"github.com/cdprelay/cdprelay/internal/owneronly"
 	"github.com/cdprelay/cdprelay/relay"
 )
 
@@ -35,9 +36,8 @@ func TestInstancesKept(t *testing.T) {
 	if err != nil || len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Fatalf("loaded %+v, %v", got, err)
 	}
-	fi, err := os.Stat(filepath.Join(dir, instancesFile))
-	if err != nil || fi.Mode().Perm() != 0o600 {
-		t.Errorf("the file's mode: %v %v", fi.Mode(), err)
+	if err := owneronly.Check(filepath.Join(dir, instancesFile)); err != nil {
+		t.Error(err)
 	}
 	if err := save(nil); err != nil {
 		t.Fatal(err)

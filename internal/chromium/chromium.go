@@ -12,55 +12,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
+	"sync"
 	"time"
 )
-
-// Candidates are the paths tried, in order, when neither an explicit path
-// nor CHROME_PATH is given. Debian's /usr/bin/chromium is a wrapper script
-// that adds flags of its own, so the real binary comes first.
-var Candidates = []string{
-	"/usr/lib/chromium/chromium",
-	"/usr/bin/chromium",
-	"/usr/bin/chromium-browser",
-	"/usr/bin/google-chrome-stable",
-	"/usr/bin/google-chrome",
-	"/opt/google/chrome/chrome",
-}
-
-// ErrNotFound means no Chromium binary was found.
-var ErrNotFound = errors.New("no Chromium found: install Debian's chromium (apt-get install chromium), or set CHROME_PATH or --chrome")
-
-// Find returns the browser binary to use: explicit if non-empty, else
-// $CHROME_PATH, else the first of Candidates that exists.
-func Find(explicit string) (string, error) {
-	for _, p := range []string{explicit, os.Getenv("CHROME_PATH")} {
-		if p == "" {
-			continue
-		}
-		if err := executable(p); err != nil {
-			return "", fmt.Errorf("chromium %s: %w", p, err)
-		}
-		return p, nil
-	}
-	for _, p := range Candidates {
-		if executable(p) == nil {
-			return p, nil
-		}
-	}
-	return "", ErrNotFound
-}
-
-func executable(p string) error {
-	st, err := os.Stat(p)
-	if err != nil {
-		return err
-	}
-	if st.IsDir() || st.Mode()&0o111 == 0 {
-		return errors.New("not an executable file")
-	}
-	return nil
-}
 
 // Options describe one browser process.
 type Options struct {
@@ -131,15 +85,18 @@ func Flags(opts Options, userDataDir string) []string {
 // Browser is a running browser process.
 type Browser struct {
 	cmd       *exec.Cmd
+	tree      tree // the browser's process tree; static after Launch
 	dir       string
 	removeDir bool
 	log       *slog.Logger
 	done      chan struct{} // closed when the process has exited
 	waitErr   error         // set before done closes
+	stopOnce  sync.Once
 }
 
-// Launch starts the browser. Its whole process group is stopped by Stop,
-// and by the kernel if this process dies first.
+// Launch starts the browser. Its whole process tree is stopped by Stop,
+// and by the system if this process dies first (a process group on Unix,
+// a job object on Windows: see tree).
 func Launch(ctx context.Context, opts Options) (*Browser, error) {
 	if opts.Path == "" {
 		return nil, errors.New("chromium: no binary path")
@@ -166,23 +123,36 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 	}
 	args := append(Flags(opts, b.dir), urls...)
 	cmd := exec.CommandContext(ctx, opts.Path, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { return b.signalGroup(syscall.SIGKILL) }
+	t, err := newTree(cmd, log)
+	if err != nil {
+		b.cleanup()
+		return nil, err
+	}
+	b.tree = t
+	cmd.Cancel = t.kill
 	out := opts.Output
 	if out == nil {
 		out = io.Discard
 	}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
+		t.release()
+		b.cleanup()
+		return nil, fmt.Errorf("start %s: %w", opts.Path, err)
+	}
+	if err := t.started(cmd.Process); err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		t.release()
 		b.cleanup()
 		return nil, fmt.Errorf("start %s: %w", opts.Path, err)
 	}
 	b.cmd = cmd
-	log.Info("browser started", "path", opts.Path, "pid", cmd.Process.Pid, "headless", !opts.Headful)
 	go func() {
 		b.waitErr = cmd.Wait()
 		close(b.done)
 	}()
+	log.Info("browser started", "path", opts.Path, "pid", cmd.Process.Pid, "headless", !opts.Headful)
 	return b, nil
 }
 
@@ -201,32 +171,23 @@ func (b *Browser) Err() error {
 	return b.waitErr
 }
 
-func (b *Browser) signalGroup(sig syscall.Signal) error {
-	if b.cmd == nil || b.cmd.Process == nil {
-		return nil
-	}
-	// The negative pid addresses the whole group: renderers, the GPU
-	// process and the zygote go with the browser.
-	err := syscall.Kill(-b.cmd.Process.Pid, sig)
-	if errors.Is(err, syscall.ESRCH) {
-		return nil
-	}
-	return err
-}
-
 // Stop asks the browser to exit, kills it after grace, and removes a
-// temporary profile. It is safe to call more than once.
+// temporary profile. It is safe to call more than once, and from several
+// goroutines: the first call does the work, the others wait for it.
 func (b *Browser) Stop(grace time.Duration) error {
-	_ = b.signalGroup(syscall.SIGTERM)
-	select {
-	case <-b.done:
-	case <-time.After(grace):
-		_ = b.signalGroup(syscall.SIGKILL)
-		<-b.done
-	}
-	// Children that outlived the browser process itself.
-	_ = b.signalGroup(syscall.SIGKILL)
-	b.cleanup()
+	b.stopOnce.Do(func() {
+		_ = b.tree.terminate()
+		select {
+		case <-b.done:
+		case <-time.After(grace):
+			_ = b.tree.kill()
+			<-b.done
+		}
+		// Children that outlived the browser process itself.
+		_ = b.tree.kill()
+		b.tree.release()
+		b.cleanup()
+	})
 	return nil
 }
 

@@ -9,11 +9,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/cdprelay/cdprelay/extension"
 	"github.com/cdprelay/cdprelay/internal/chromium"
+	"github.com/cdprelay/cdprelay/internal/cputime"
 )
 
 // launchBrowser starts one headless Chromium with the cdprelay extension
@@ -84,10 +84,7 @@ const clockTick = 10 * time.Millisecond
 // the group) and of this process.
 func takeCPU(pgid int) cpuSnapshot {
 	s := cpuSnapshot{chrome: map[string]time.Duration{}}
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
-		s.self = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
+	s.self = cputime.Process()
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return s

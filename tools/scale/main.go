@@ -17,7 +17,6 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/app"
@@ -66,29 +65,6 @@ type options struct {
 	bare       bool
 	// strict fails the active scenario on a lost or failed command.
 	strict bool
-}
-
-// raiseFileLimit lifts the soft limit on open files to the hard one: every
-// connection is a descriptor on each side, and running out half-way would
-// show up as a confusing dial or accept error rather than as a limit.
-func raiseFileLimit() error {
-	var l syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
-		return fmt.Errorf("open file limit: %w", err)
-	}
-	if l.Cur < l.Max {
-		l.Cur = l.Max
-		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
-			return fmt.Errorf("raise the open file limit to %d: %w", l.Max, err)
-		}
-	}
-	return nil
-}
-
-func fileLimit() uint64 {
-	var l syscall.Rlimit
-	_ = syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l)
-	return l.Cur
 }
 
 func run(o options) error {

@@ -8,8 +8,9 @@ import (
 	"runtime/debug"
 	"slices"
 	"strconv"
-	"syscall"
 	"time"
+
+	"github.com/cdprelay/cdprelay/internal/cputime"
 )
 
 // memSnap is the process's memory at one moment, after a full collection.
@@ -69,13 +70,7 @@ func kib(b float64) string { return strconv.FormatFloat(b/1024, 'f', 1, 64) + " 
 func mib(b uint64) string { return strconv.FormatFloat(float64(b)/(1<<20), 'f', 1, 64) + " MiB" }
 
 // cpuTime is the user plus system CPU time this process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+func cpuTime() time.Duration { return cputime.Process() }
 
 // quantiles returns the p-quantiles of samples (nanoseconds), sorting them.
 func quantiles(samples []int64, ps ...float64) []time.Duration {
