@@ -97,7 +97,9 @@ const browserInfo = (async () => {
     version,
     extensionVersion: chrome.runtime.getManifest().version,
     // What this extension can do beyond protocol v2 (docs/EXTENSION-PROTOCOL.md).
-    features: ["navigation-fence", "popup-consent", "detach-cause", "windows", "keepalive", "batches"],
+    // wake: a stopped worker comes back by itself (the alarm below) and
+    // offers the shared tabs again, so the relay keeps its clients meanwhile.
+    features: ["navigation-fence", "popup-consent", "detach-cause", "windows", "keepalive", "batches", "wake"],
   };
 })();
 
@@ -484,6 +486,15 @@ const COMMANDS = {
     for (const k of ["left", "top", "width", "height", "state"])
       if (props && props[k] !== undefined) update[k] = props[k];
     return chrome.windows.update(windowId, update);
+  },
+
+  // Which of the tabs the relay names are closed: after a restart, the tabs
+  // whose automation waited for this worker and that it did not offer again
+  // are either closed or on a page never shared. Nothing more of any tab is
+  // said than whether it is still open.
+  async "extension.closedTabs"(c, [ids]) {
+    const open = new Set((await chrome.tabs.query({})).map((t) => t.id));
+    return (Array.isArray(ids) ? ids : []).filter((id) => Number.isInteger(id) && !open.has(id));
   },
 
   // The relay's own keepalive: a data message keeps the worker running where

@@ -492,7 +492,12 @@ func (h *heldCmd) answer(why int, by string) {
 	c := h.key.c
 	c.inflight.Add(-1)
 	asked := h.stage == holdAsked
-	if why == heldStopped {
+	switch {
+	case why == heldStopped && isScript(h.method):
+		// As the running stage refuses script: the script's own
+		// exception, so that the client reports the person's stop.
+		c.replyThrownRaw(h.k.env.ID, h.k.env.SessionID, msgStopped)
+	case why == heldStopped:
 		c.replyErrorRaw(h.k.env.ID, h.k.env.SessionID, codeServerError, msgStopped)
 	}
 	if asked {

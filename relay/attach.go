@@ -181,7 +181,11 @@ func (in *Instance) attachCalls(ctx context.Context, x *extConn, t *tab) (_ Targ
 	if _, err := x.sendCommand(ctx, tabID, "", "Page.enable", nil); err != nil {
 		return TargetInfo{}, "", false, fmt.Errorf("page events of tab %d: %w", tabID, err)
 	}
-	docURL = in.awaitFirstCommit(ctx, x, tabID)
+	var loader string
+	docURL, loader = in.awaitFirstCommit(ctx, x, tabID)
+	in.lock()
+	t.loaderID = loader
+	in.unlock()
 	if err := in.sanitizeHistory(ctx, x, t); err != nil {
 		return TargetInfo{}, "", false, err
 	}
@@ -227,36 +231,38 @@ const firstCommitWait = 2 * time.Second
 // does), and a client that finds the initial empty document ignores the
 // lifecycle events Chrome replays when they are enabled — so the popup's
 // "load" could be lost if it were announced in that state.
-// It returns the URL of the document the main frame shows then.
-func (in *Instance) awaitFirstCommit(ctx context.Context, x *extConn, tabID int64) (docURL string) {
+// It returns the URL of the document the main frame shows then, and
+// Chrome's id of that document.
+func (in *Instance) awaitFirstCommit(ctx context.Context, x *extConn, tabID int64) (docURL, loaderID string) {
 	deadline := time.Now().Add(firstCommitWait)
 	for delay := 5 * time.Millisecond; ; delay = min(delay*2, 100*time.Millisecond) {
 		res, err := x.sendCommand(ctx, tabID, "", "Page.getFrameTree", nil)
 		if err != nil {
-			return ""
+			return "", ""
 		}
 		var ft struct {
 			FrameTree struct {
 				Frame struct {
-					URL *string `json:"url"`
+					URL      *string `json:"url"`
+					LoaderID string  `json:"loaderId"`
 				} `json:"frame"`
 			} `json:"frameTree"`
 		}
 		if json.Unmarshal(res, &ft) != nil || ft.FrameTree.Frame.URL == nil {
-			return ""
+			return "", ""
 		}
 		if u := *ft.FrameTree.Frame.URL; u != "" && u != ":" {
-			return u
+			return u, ft.FrameTree.Frame.LoaderID
 		}
 		if time.Now().After(deadline) {
-			return ""
+			return "", ft.FrameTree.Frame.LoaderID
 		}
 		timer := time.NewTimer(delay)
 		select {
 		case <-timer.C:
 		case <-ctx.Done():
 			timer.Stop()
-			return ""
+			return "", ""
 		}
 	}
 }

@@ -38,6 +38,21 @@ type Config struct {
 	// once.
 	ExtensionGrace time.Duration
 
+	// SuspendTimeout is how long a client's page waits for its tab when
+	// Chrome took the debugger away from a tab that stays open: the person
+	// took it to a browser page, the Web Store or another extension's page,
+	// or our extension restarted (a reload, an update) or Chrome stopped
+	// its service worker. Meanwhile the client's target stays, its
+	// commands for the tab wait, and when the tab can be debugged again
+	// (offered again by the extension) its sessions go on where they were
+	// (away.go). It also bounds how long a client is kept while our
+	// extension is expected back, instead of ExtensionGrace. Past it the
+	// tab's sessions end, its waiting commands fail with the reason, and a
+	// client whose extension has not come back is closed. Default: 60 s,
+	// twice the period of the alarm that wakes a stopped worker; negative:
+	// no wait (the sessions end at once, as for any other detach).
+	SuspendTimeout time.Duration
+
 	// ExtensionKeepalive is how often the relay sends the extension a
 	// small message of its own. Chrome stops an extension's service worker
 	// after 30 s without activity, and a WebSocket ping does not count
@@ -225,6 +240,7 @@ const (
 	defaultExtensionWait      = 45 * time.Second
 	defaultExtensionGrace     = 5 * time.Second
 	defaultExtensionKeepalive = 10 * time.Second
+	defaultSuspendTimeout     = 60 * time.Second
 	defaultUnclaimedTTL       = 60 * time.Second
 	defaultCallTimeout        = 30 * time.Second
 	defaultDialogTimeout      = 30 * time.Second
@@ -258,6 +274,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.ExtensionGrace == 0 {
 		c.ExtensionGrace = defaultExtensionGrace
+	}
+	if c.SuspendTimeout == 0 {
+		c.SuspendTimeout = defaultSuspendTimeout
 	}
 	if c.UnclaimedTTL == 0 {
 		c.UnclaimedTTL = defaultUnclaimedTTL

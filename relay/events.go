@@ -55,6 +55,11 @@ func (in *Instance) routeEvent(x *extConn, args []byte) {
 // client gets of it, and nothing of a blind tab reaches the client but
 // what the relay says of it itself (access.go).
 func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []byte, fx *eventEffects) {
+	if t.away != nil && t.away.resumer == nil {
+		// Its sessions wait for it while the relay lets go of it: nothing
+		// of the page it is on reaches anyone (away.go).
+		return
+	}
 	if sid == nil {
 		if isScreencastFrame(method) {
 			if t.acc.level == accessBlind || st.hasBlindChild(t) {
@@ -256,7 +261,7 @@ func (in *Instance) afterEvent(x *extConn, t *tab, sid, params []byte, fx *event
 		in.tasks.spawn("target info", func() { in.refreshTargetInfo(x, t) })
 	}
 	if fx.letGo {
-		x.failTab(t.id)
+		in.failLetGo(x, t)
 		x.fireCall("chrome.debugger.detach", debuggee(t.id, ""))
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -421,6 +422,10 @@ func (x *extConn) failWhere(match func(pendingCall) bool, code int64, why string
 		code, why := code, why
 		if code == codeNoSession {
 			code, why = goneError(pc, "Target closed")
+		}
+		if why == msgDetachedWhile && strings.HasPrefix(pc.m.name, "Runtime.") {
+			// As Chrome's own answer reads (extread.go): the context's end.
+			why = msgContextGone
 		}
 		if why == msgStopped && isScript(pc.m.name) {
 			// Said as the script's own exception, so that the client

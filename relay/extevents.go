@@ -60,6 +60,9 @@ func (in *Instance) handleExtEvent(x *extConn, m *wire.ExtMessage) {
 			}
 			in.rememberBrowser()
 			in.log.Info("extension ready")
+			// Tabs whose sessions waited for the extension and that it did
+			// not offer again: closed meanwhile, or on a page never shared.
+			in.notOfferedBack(x)
 		})
 	case "extension.keepalive":
 	default:
@@ -126,6 +129,12 @@ func (in *Instance) onTabCreated(x *extConn, params []byte) {
 		return
 	}
 	t, isNew := st.upsertTab(et)
+	if st.offeredBack(t, x) {
+		// Its client's sessions wait for it (away.go).
+		in.unlock()
+		in.tasks.spawn("resume", func() { in.resumeAway(x, t) })
+		return
+	}
 	c := st.client
 	attach := c != nil && c.autoAttach && t.session == nil
 	// A tab offered again after a target_closed detach: the live view
@@ -233,6 +242,12 @@ func (in *Instance) onTabRemoved(x *extConn, params []byte) {
 		in.unlock()
 		return
 	}
+	if info.Withdrawn && st.withdrawnWhileAway(t) {
+		// Its sessions wait for the tab: they go on waiting for its next
+		// offer (away.go).
+		in.unlock()
+		return
+	}
 	c := st.client
 	why, status := "", "tab no longer shared"
 	switch {
@@ -316,6 +331,14 @@ func (in *Instance) onDetach(x *extConn, params []byte) {
 	case d.Cause == causeTabClosed:
 		// onRemoved follows; Chrome says nothing more of a closed tab.
 		st.browserDetached(t, status, "")
+	case st.waitOnDetach(t, d):
+		// The tab comes back by itself: the client's sessions wait for it
+		// (away.go).
+		target := t.targetID
+		in.unlock()
+		in.observe(Event{Actor: ActorExtension, Kind: KindDetach, Target: target, Outcome: OutcomeOK, Detail: "detached by the browser: " + d.short()})
+		x.failDetached(map[int64]bool{src.TabID: true})
+		return
 	default:
 		// A frame or the tab went where the debugger cannot follow; our
 		// extension offers the tab again once it can be attached.

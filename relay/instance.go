@@ -178,9 +178,16 @@ func (in *Instance) acceptExtension(x *extConn) bool {
 	st.ext = x
 	st.everClaimed = true
 	st.stopGrace()
+	st.extAway = nil // back: the tabs that wait for it are resumed as it offers them (awayext.go)
 	var gone []*TabHandle
+	var waiting map[int64]bool
 	keep := true
-	if old != nil {
+	switch {
+	case old != nil && client != nil && st.expectBack(websocket.CloseGoingAway):
+		// Our extension's worker restarted: its tabs come back with the
+		// new connection.
+		gone, waiting = st.awaitExtension()
+	case old != nil:
 		keep = client != nil && in.srv.cfg.ExtensionGrace > 0
 		gone = st.endTabs(client, keep, reasonReplaced)
 	}
@@ -188,6 +195,7 @@ func (in *Instance) acceptExtension(x *extConn) bool {
 	in.unlock()
 	notifyHandles(gone, TabEvent{Method: EventDetached, Params: jsonObj("reason", "extension disconnected")})
 	if old != nil {
+		old.failDetached(waiting)
 		old.p.shutdown(websocket.CloseNormalClosure, reasonReplaced)
 		old.end()
 		if client != nil && !keep {
@@ -201,7 +209,11 @@ func (in *Instance) acceptExtension(x *extConn) bool {
 // for the configured ExtensionGrace: a reloaded or updated extension is
 // back within a second, and then the client carries on with the tabs it
 // offers again (as new targets); its commands meanwhile wait for it.
-func (in *Instance) extensionGone(x *extConn, reason string) {
+//
+// Our extension, when its worker stopped or it restarted (code), is
+// expected back: the client stays for longer, its tab sessions waiting
+// (awayext.go).
+func (in *Instance) extensionGone(x *extConn, reason string, code int) {
 	st := in.lock()
 	if st.ext != x {
 		in.unlock()
@@ -210,6 +222,9 @@ func (in *Instance) extensionGone(x *extConn, reason string) {
 	}
 	st.ext = nil
 	client := st.client
+	if in.keepForExtension(st, x, client, reason, code) {
+		return
+	}
 	keep := client != nil && in.srv.cfg.ExtensionGrace > 0 && !st.closed
 	gone := st.endTabs(client, keep, reason)
 	if keep {
@@ -296,7 +311,7 @@ func (in *Instance) graceOver(c *clientConn, reason string) {
 // returns its connection. It gives up after the configured ExtensionWait,
 // when ctx ends, or when the instance closes.
 func (in *Instance) waitReady(ctx context.Context) (*extConn, error) {
-	ctx, cancel := context.WithTimeout(ctx, in.srv.cfg.ExtensionWait)
+	ctx, cancel := context.WithTimeout(ctx, in.readyWait())
 	defer cancel()
 	for {
 		if err := in.WaitReady(ctx); err != nil {
@@ -374,7 +389,9 @@ func (in *Instance) clientGone(c *clientConn) {
 	st.notify()
 	x := st.ext
 	detach := st.releaseClientTabs()
+	forgotten := st.leftWhileAway()
 	in.unlock()
+	notifyHandles(forgotten, TabEvent{Method: EventDetached, Params: jsonObj("reason", "extension disconnected")})
 	if x == nil {
 		return
 	}
@@ -425,6 +442,9 @@ type Status struct {
 	// Approvals are the commands waiting for a person's approval, oldest
 	// first.
 	Approvals []ApprovalStatus `json:"approvals,omitempty"`
+	// Waiting says what the client waits for: its extension, expected
+	// back (a worker Chrome stopped, a reload); empty otherwise.
+	Waiting string `json:"waiting,omitempty"`
 }
 
 // TabStatus describes one shared tab.
@@ -439,6 +459,9 @@ type TabStatus struct {
 	// the debugger cannot follow); empty once it is attached again.
 	Detached string `json:"detached,omitempty"`
 	Session  string `json:"sessionId,omitempty"`
+	// Waiting says why the client's sessions on the tab wait for it (a
+	// browser page, the extension away: away.go); empty otherwise.
+	Waiting string `json:"waiting,omitempty"`
 	// Access is what automation may do with the tab: full, read-only or
 	// blind. Of a blind tab the URL is its origin and the title empty.
 	Access string `json:"access"`
@@ -467,6 +490,7 @@ func (in *Instance) Status() Status {
 		Stopped:       st.stoppedBy != "",
 		StoppedBy:     st.stoppedBy,
 		Approvals:     st.approvalsStatus(),
+		Waiting:       st.extWaiting(),
 	}
 	for _, t := range st.sortedTabs() {
 		ti := st.targetInfo(t) // what a blind tab may show
@@ -475,6 +499,9 @@ func (in *Instance) Status() Status {
 			ts.Session = t.session.id
 		}
 		ts.Dialog = t.dialogStatus(in)
+		if ts.Waiting = st.tabWaiting(t); ts.Waiting != "" {
+			ts.Detached = ""
+		}
 		s.Tabs = append(s.Tabs, ts)
 	}
 	return s

@@ -234,8 +234,14 @@ func (c *clientConn) route(k *cmd) bool {
 	if k.env.SessionID != nil || c.page != nil {
 		s := st.lookupSession(c, k.env.SessionID)
 		if s != nil && s.tab != nil && s.tab.resuming != nil {
-			// The tab's sessions are being resumed: the command waits, and
-			// is routed once they are back (or gone).
+			// The tab's sessions are suspended (resume.go, away.go): the
+			// command waits in the tab's line, and is routed once they are
+			// back (or gone), while the client's other commands go on.
+			if c.holdForTab(st, k, s.tab) {
+				in.unlock()
+				return false
+			}
+			// A command taken off a line waits here, in the line's task.
 			// A person's Stop ends the wait too.
 			done, run := s.tab.resuming, st.runCtx
 			in.unlock()
@@ -262,6 +268,12 @@ func (c *clientConn) route(k *cmd) bool {
 		r.top = !r.sess.child
 	} else if t := st.rootTab(); t != nil {
 		r.via = t.session
+		if t.resuming != nil && emulated(k.m, nil) == nil && c.holdForTab(st, k, t) {
+			// Every tab is away: a command the relay does not answer itself
+			// waits for the one it would go to.
+			in.unlock()
+			return false
+		}
 	}
 	if r.via != nil {
 		r.tab = r.via.tab

@@ -42,11 +42,13 @@ func (r *auditRecorder) find(kind, detail string) bool {
 	return false
 }
 
-// TestDetachCauseToldToClient: a tab Chrome detaches by itself ends the
-// client's sessions on it with a warning its console shows and the reason
-// in the detach; the command under way fails after the detach, with
+// TestDetachCauseToldToClient: a tab Chrome detaches by itself for a
+// frame of another extension, which our extension could not clear, ends
+// the client's sessions on it with a warning its console shows and the
+// reason in the detach; the command under way fails after the detach, with
 // Chrome's answer for a gone session; the live view's status and the audit
-// log say why.
+// log say why. (A browser page, or a frame the debugger cannot follow,
+// comes back by itself: the sessions wait for it, away_test.go.)
 func TestDetachCauseToldToClient(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -57,8 +59,6 @@ func TestDetachCauseToldToClient(t *testing.T) {
 	}{
 		{"password manager frame", map[string]any{"cause": "extension_frame"}, "another extension's frame is in the tab", "another extension's frame"},
 		{"guard could not remove it", map[string]any{"cause": "extension_frame", "guard": true}, "could not be removed", "another extension's frame"},
-		{"browser page", map[string]any{"cause": "restricted_url"}, "a page Chrome does not let an extension debug", "a page an extension may not debug"},
-		{"unknown scheme frame", map[string]any{"cause": "unknown"}, "a debugger cannot follow", "a frame the debugger cannot follow"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -288,7 +288,9 @@ func (st *state) suspend(t *tab, why string) {
 	t.setState(tabDetached, nil)
 	t.clientScreencast = false
 	t.detachReason = why
-	t.resuming = make(chan struct{})
+	if t.resuming == nil {
+		t.resuming = make(chan struct{})
+	}
 }
 
 // resume attaches t again and sets again what its sessions had set. A
@@ -301,10 +303,20 @@ func (in *Instance) resume(x *extConn, t *tab) {
 	var err error
 	for {
 		err = in.attachTab(ctx, x, t)
+		fresh := false
 		if err == nil {
-			err = in.replay(ctx, x, t)
+			// Another document than the client knows: it is shown it first
+			// (awaydoc.go).
+			fresh = in.showDocument(ctx, x, t)
+			err = in.replay(ctx, x, t, fresh)
 		}
 		st := in.lock()
+		if st.stillAway(t, x) {
+			// Let go of again meanwhile: the tab waits for its next offer
+			// (away.go).
+			in.unlock()
+			return
+		}
 		again := st.shared(t) && t.state != tabAttached
 		shared := st.shared(t)
 		in.unlock()
@@ -325,12 +337,21 @@ func (in *Instance) resume(x *extConn, t *tab) {
 		}
 	}
 	st := in.lock()
+	if st.stillAway(t, x) {
+		in.unlock()
+		return
+	}
 	done := t.resuming
 	t.resuming = nil
+	detail := "after Chrome detached the tab for another extension's frame"
+	if a := st.resumeOver(t); a != nil {
+		detail = "the tab is back (" + a.short + ")"
+	}
 	hs, target := t.handles, t.targetID
 	if err != nil && st.shared(t) {
 		why := "the automation's sessions on the tab could not be resumed: " + err.Error()
 		in.log.Info("resume failed", "tab", t.id, "err", err)
+		st.failHeldFor(t, "cdprelay: "+why)
 		st.dropSessions(t, why)
 		t.detachReason = why
 	}
@@ -343,7 +364,7 @@ func (in *Instance) resume(x *extConn, t *tab) {
 	}
 	if err == nil {
 		in.log.Info("resumed the tab's sessions", "tab", t.id, "took", time.Since(start).Round(time.Millisecond))
-		in.observe(Event{Actor: ActorRelay, Kind: KindAttach, Target: target, Outcome: OutcomeOK, Detail: "resumed the automation's sessions after Chrome detached the tab for another extension's frame"})
+		in.observe(Event{Actor: ActorRelay, Kind: KindAttach, Target: target, Outcome: OutcomeOK, Detail: "resumed the automation's sessions " + detail})
 		notifyHandles(hs, TabEvent{Method: EventAttached})
 	}
 	if err != nil && tabGone(err) {
@@ -358,7 +379,11 @@ func (in *Instance) resume(x *extConn, t *tab) {
 // tab's being somewhere automation may do less, since the command was
 // first sent is not gone around. What they refuse is not sent again, and
 // the client is told why.
-func (in *Instance) replay(ctx context.Context, x *extConn, t *tab) error {
+//
+// fresh: the tab shows another document than the one the scripts for new
+// documents last ran in (awaydoc.go), so they run in it now, as they would
+// have had the debugger been there when it loaded.
+func (in *Instance) replay(ctx context.Context, x *extConn, t *tab, fresh bool) error {
 	st := in.lock()
 	cmds := append([]replayed(nil), t.replay...)
 	soon := t.resumedSoon()
@@ -374,6 +399,9 @@ func (in *Instance) replay(ctx context.Context, x *extConn, t *tab) error {
 		}
 		if r.method == "Page.addScriptToEvaluateOnNewDocument" && in.hasTiers() && !initRunsNothing(r.params) {
 			continue // the tiers' own to put back, where it may run (initscripts.go)
+		}
+		if fresh && r.method == "Page.addScriptToEvaluateOnNewDocument" {
+			r.params = runNow(r.params)
 		}
 		k, ok := c.judgeReplayed(t, s, r)
 		if !ok {

@@ -369,7 +369,7 @@ func (s *Server) serveExtension(w http.ResponseWriter, r *http.Request, in *Inst
 		x.p.shutdown(websocket.CloseMessageTooBig, "message too big")
 	}
 	if !in.wedged.Load() {
-		in.extensionGone(x, reason)
+		in.extensionGone(x, reason, closeCodeOf(err))
 	}
 	x.p.shutdown(websocket.CloseNormalClosure, "")
 	<-x.p.writerDone

@@ -262,6 +262,7 @@ func (st *state) dropSessions(t *tab, why string) {
 		}
 	}
 	t.session, t.extra = nil, nil
+	t.forgetReplay()
 	for _, s := range tops {
 		st.observe(Event{Actor: ActorClient, Kind: KindDetach, Target: t.targetID, Outcome: OutcomeOK, Detail: s.id})
 		// Owners are checked after the deletions: a session attached from

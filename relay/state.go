@@ -25,8 +25,12 @@ type state struct {
 	// changes, for those who wait on it.
 	changed chan struct{}
 	// grace closes the client when the extension that went does not come
-	// back within ExtensionGrace (instance.go); nil when none runs.
+	// back within ExtensionGrace (instance.go), or within SuspendTimeout
+	// when it is expected back (awayext.go); nil when none runs.
 	grace *time.Timer
+	// extAway is set while the client waits for an extension expected
+	// back (awayext.go).
+	extAway *extAway
 
 	info       BrowserInfo     // what the extension reported, or the relay learnt
 	remembered BrowserInfo     // the browser last reported, from Config.BrowserFile (browserinfo.go)
@@ -110,6 +114,7 @@ func (st *state) observe(ev Event) { st.in.observe(ev) }
 func (st *state) resetTabs() []*TabHandle {
 	var hs []*TabHandle
 	for _, t := range st.tabs {
+		st.endAway(t)
 		t.setState(tabDetached, errExtGone)
 		hs = append(hs, t.handles...)
 		t.handles = nil
@@ -127,6 +132,8 @@ func (st *state) resetTabs() []*TabHandle {
 func (st *state) releaseClientTabs() []*tab {
 	var detach []*tab
 	for _, t := range st.tabs {
+		st.endAway(t)
+		t.forgetReplay()
 		t.session = nil
 		t.extra = nil
 		t.clientScreencast = false

@@ -31,6 +31,9 @@ type tab struct {
 	// extension's tab updates report the address bar's instead, which on
 	// an error page is the URL that failed.
 	docURL string
+	// loaderID is Chrome's id of that document ("" when not known): a
+	// resume tells by it whether the tab shows another one (awaydoc.go).
+	loaderID string
 	// frames are the sub-frames of the tab's document that share its
 	// process (frame id to URL), followed while the policy has tiers: what
 	// automation may do with the tab is the strictest of theirs and the
@@ -128,7 +131,10 @@ type tab struct {
 	// sessions set that a resume sets again, in order; nextScript numbers
 	// its init scripts; scriptIDs maps the client's init script
 	// identifiers to Chrome's after a resume.
-	resuming    chan struct{}
+	resuming chan struct{}
+	// away is set while the sessions wait for Chrome to let the tab be
+	// debugged again: a browser page, the extension away (away.go).
+	away        *awayTab
 	resumes     []time.Time // when the tab was last resumed
 	replay      []replayed
 	replayBytes int // of replay's params
@@ -278,8 +284,11 @@ func (st *state) rootTab() *tab {
 		}
 		switch {
 		case best == nil,
-			t.acc.level < best.acc.level,
-			t.acc.level == best.acc.level && t.id < best.id:
+			// One whose sessions wait for the debugger (away.go) only when
+			// every one does.
+			best.resuming != nil && t.resuming == nil,
+			(best.resuming == nil) == (t.resuming == nil) && t.acc.level < best.acc.level,
+			(best.resuming == nil) == (t.resuming == nil) && t.acc.level == best.acc.level && t.id < best.id:
 			best = t
 		}
 	}
@@ -304,6 +313,7 @@ func (st *state) knownContext(id string) bool {
 // Chrome says nothing more). It returns the handles to tell, outside the
 // lock.
 func (st *state) removeTab(t *tab, why string) []*TabHandle {
+	st.endAway(t)
 	st.dropSessions(t, why)
 	delete(st.tabs, t.id)
 	hs := t.handles

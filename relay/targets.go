@@ -143,10 +143,22 @@ func (st *state) noteRequest(t *tab, cs *session, method, params []byte) {
 // end, nothing more of it reaches the client, and the caller detaches the
 // debugger. The extension offers the tab again once it is back on a web
 // page.
+//
+// A client's sessions on the tab wait for it instead, where the extension
+// offers it again once it is back on a web page (away.go): they are
+// suspended, and nothing of the page reaches them either.
 func (st *state) letGo(t *tab, url string) {
+	wait := st.mayWait(t)
+	if wait {
+		st.suspendAway(t, whyAwayPage, "a page an extension may not debug", true)
+	} else {
+		wait = st.awayAgain(t, whyAwayPage)
+	}
 	t.url, t.title = origin(url), ""
 	t.blindEpoch.Add(1)
-	st.browserDetached(t, "navigated to a page that is never shared", "")
+	if !wait {
+		st.browserDetached(t, "navigated to a page that is never shared", "")
+	}
 	st.observe(Event{Actor: ActorRelay, Kind: KindDetach, Target: t.targetID, Rule: ruleNeverShared, Outcome: OutcomeOK, Detail: "navigated to " + origin(url)})
 }
 
@@ -195,6 +207,7 @@ func (st *state) trackPage(t *tab, method, params []byte) (refresh, letGo bool) 
 		if u := wire.StringField(f, "url"); u != nil {
 			full := string(u) + string(wire.StringField(f, "urlFragment"))
 			t.frames, t.blindFrames, t.blindReqs = nil, nil, nil // a new document: its frames and requests are yet to come
+			t.loaderID = string(wire.StringField(f, "loaderId"))
 			if st.setDocument(t, full) {
 				st.letGo(t, full)
 				return false, true

@@ -472,6 +472,35 @@ func (e *Ext) Close() {
 	e.conn.Close()
 }
 
+// CloseGoingAway closes the connection as Chrome closes a service worker's
+// socket when it stops the worker, reloads, updates or uninstalls the
+// extension: 1001 (going away), no reason.
+func (e *Ext) CloseGoingAway() {
+	e.wmu.Lock()
+	_ = e.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, ""), time.Now().Add(time.Second))
+	e.wmu.Unlock()
+	select {
+	case <-e.closed:
+	case <-time.After(2 * time.Second):
+	}
+	e.conn.Close()
+}
+
+// Offer offers tab id again, as our extension does once a tab Chrome
+// detached can be attached again (back on a web page), at url.
+func (e *Ext) Offer(id int, url string) {
+	e.mu.Lock()
+	t := e.tabs[id]
+	if t == nil {
+		e.mu.Unlock()
+		return
+	}
+	t.URL = url
+	tab := t.Tab
+	e.mu.Unlock()
+	e.Emit("chrome.tabs.onCreated", e.offer(tab))
+}
+
 // Done is closed when the connection ends.
 func (e *Ext) Done() <-chan struct{} { return e.closed }
 
@@ -690,6 +719,23 @@ func (e *Ext) handle(id int64, method string, params []json.RawMessage) {
 		e.netFence = rules
 		e.mu.Unlock()
 		e.reply(id, nil, nil)
+	case "extension.closedTabs":
+		// Ours, feature "wake": which of the tabs named are closed.
+		if !slices.Contains(e.opts.Features, "wake") {
+			e.reply(id, nil, fmt.Errorf("Unknown method: %s", method))
+			return
+		}
+		var ids []int
+		arg(0, &ids)
+		closed := []int{}
+		e.mu.Lock()
+		for _, tabID := range ids {
+			if e.tabs[tabID] == nil {
+				closed = append(closed, tabID)
+			}
+		}
+		e.mu.Unlock()
+		e.reply(id, closed, nil)
 	case "chrome.tabs.get", "chrome.windows.get", "chrome.windows.update":
 		if !slices.Contains(e.opts.Features, "windows") {
 			e.reply(id, nil, fmt.Errorf("Unknown method: %s", method))
