@@ -6,7 +6,9 @@ import (
 )
 
 // personPages are the pages of the person-in-charge tests: a shop whose
-// order form asks before it is sent, and a page that asks a question.
+// order form asks before it is sent, a page that asks a question, and a
+// page of the person's own (a counter, a button, a script) that an
+// automation is stopped in, with the beacon its requests go to.
 func (p *Pages) personPages(mux *http.ServeMux) {
 	html := func(w http.ResponseWriter, body string) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -32,5 +34,29 @@ function ask() {
   setTimeout(() => { document.getElementById('out').textContent = confirm('Delete the draft?') ? 'deleted' : 'kept'; }, 0);
 }
 </script>`)
+	})
+	mux.HandleFunc("/stop.html", func(w http.ResponseWriter, r *http.Request) {
+		html(w, `<!doctype html><title>The person's page</title>
+<button id="b" onclick="pressed()" style="position:fixed;left:0;top:0;width:120px;height:80px">Press</button>
+<p id="out" style="margin-top:100px">not pressed</p>
+<script>
+window.ticks = 0;
+setInterval(() => { window.ticks++; }, 20);
+window.presses = 0;
+function pressed() {
+  window.presses++;
+  document.getElementById('out').textContent = 'pressed ' + window.presses;
+}
+</script>`)
+	})
+	// The beacon counts each request by its path (Hits), and once more,
+	// under path+"+planted", a request that carries an X-Planted header.
+	mux.HandleFunc("/beacon/", func(w http.ResponseWriter, r *http.Request) {
+		p.hits.add(r)
+		if r.Header.Get("X-Planted") != "" {
+			p.hits.addPath(r.Host + r.URL.Path + "+planted")
+		}
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		fmt.Fprint(w, "ok")
 	})
 }
