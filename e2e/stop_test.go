@@ -65,6 +65,7 @@ func (p *person) unfreeze(targetID string) {
 func stopAutomation(t *testing.T) {
 	t.Helper()
 	in := env.Relay.Default()
+	mark := env.Audit.Len()
 	if err := in.Stop("the person"); err != nil {
 		t.Fatalf("stop: %v", err)
 	}
@@ -73,6 +74,25 @@ func stopAutomation(t *testing.T) {
 			t.Errorf("resume: %v", err)
 		}
 	})
+	// What the Stop undoes is done when the audit log says what it undid.
+	deadline := time.Now().Add(pageAnswerWait)
+	for !undone(mark) {
+		if time.Now().After(deadline) {
+			t.Fatal("the Stop's undoing was not recorded")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// undone reports whether the audit log has recorded, since mark, what a
+// Stop undid.
+func undone(mark int) bool {
+	for _, ev := range env.Audit.Since(mark) {
+		if ev.Kind == relay.KindStop && strings.Contains(ev.Detail, "undid") {
+			return true
+		}
+	}
+	return false
 }
 
 // pageAnswerWait bounds how long the person's page may take to answer
@@ -143,8 +163,12 @@ func TestStopEndsScriptThatNeverEnds(t *testing.T) {
 				t.Fatalf("the attack did not take: the page answered %s", v)
 			}
 			stopAutomation(t)
-			if v, err := p.answers(target, "document.title", pageAnswerWait); err != nil || v != `"The person's page"` {
+			if v, err := p.answers(target, "document.title", pageAnswerWait); err != nil {
 				t.Fatalf("after Stop the person's tab still does not answer: %s %v", v, err)
+			}
+			// And its own script runs there again.
+			if v, err := p.answers(target, "new Promise((r) => { const t0 = ticks; setTimeout(() => r(ticks > t0), 500); })", pageAnswerWait); err != nil || v != "true" {
+				t.Fatalf("after Stop the person's page does not run its own script: %s %v", v, err)
 			}
 		})
 	}

@@ -35,6 +35,8 @@ type methodInfo struct {
 	// event's type, a storage key in a nested object), so params that give
 	// any key twice, at any depth, are refused before they are judged.
 	unique bool
+	// brake: the forward stage hands the command to the brake (brake.go).
+	brake bool
 }
 
 // opensTabs are the commands besides Input.* whose effect can open a tab:
@@ -75,6 +77,7 @@ func newMethodInfo(name string) *methodInfo {
 		m.unique = m.unique || strings.HasPrefix(name, d)
 	}
 	m.opens = strings.HasPrefix(name, "Input.") || opensTabs[name]
+	m.brake = brakeMethods[name]
 	return m
 }
 

@@ -49,10 +49,13 @@ const (
 	KindError      = "error"
 	KindStop       = "stop"
 	KindResume     = "resume"
-	KindDialog     = "dialog"
-	KindAsk        = "ask"
-	KindApproval   = "approval"
-	KindRemove     = "remove"
+	// KindScriptEnded: the relay ended a client's script that kept a page
+	// busy past its bound (brake.go).
+	KindScriptEnded = "script-ended"
+	KindDialog      = "dialog"
+	KindAsk         = "ask"
+	KindApproval    = "approval"
+	KindRemove      = "remove"
 )
 
 // Outcomes.

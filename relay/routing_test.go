@@ -77,11 +77,11 @@ func TestParamsForwardedAsOriginalBytes(t *testing.T) {
 	}{
 		{
 			name:      "odd whitespace, key order and escapes",
-			frame:     "{ \"params\" : { \"b\" : [1, 2 ,3],\n\t\"a\":\"\\u00e9\\ud83d\\ude00 \\\"q\\\"\", \"n\": 1.50e3 } , \"method\":\"Runtime.evaluate\",\"sessionId\":\"pw-tab-2\", \"id\": 7 }",
+			frame:     "{ \"params\" : { \"b\" : [1, 2 ,3],\n\t\"a\":\"\\u00e9\\ud83d\\ude00 \\\"q\\\"\", \"n\": 1.50e3 } , \"method\":\"DOM.describeNode\",\"sessionId\":\"pw-tab-2\", \"id\": 7 }",
 			id:        7,
-			method:    "Runtime.evaluate",
+			method:    "DOM.describeNode",
 			params:    "{ \"b\" : [1, 2 ,3],\n\t\"a\":\"\\u00e9\\ud83d\\ude00 \\\"q\\\"\", \"n\": 1.50e3 }",
-			wantToExt: "\"Runtime.evaluate\",{ \"b\" : [1, 2 ,3],\n\t\"a\":\"\\u00e9\\ud83d\\ude00 \\\"q\\\"\", \"n\": 1.50e3 }]}",
+			wantToExt: "\"DOM.describeNode\",{ \"b\" : [1, 2 ,3],\n\t\"a\":\"\\u00e9\\ud83d\\ude00 \\\"q\\\"\", \"n\": 1.50e3 }]}",
 		},
 		{
 			name:      "compact, with characters encoding/json would escape",
@@ -322,7 +322,7 @@ func TestChildCannotTakeOverAnotherSession(t *testing.T) {
 	e.Event(1, "", "Target.attachedToTarget", map[string]any{"sessionId": "pw-tab-2", "targetInfo": map[string]any{"targetId": "F", "type": "iframe"}, "waitingForDebugger": false})
 	h.event(c, 0, "Target.attachedToTarget")
 	h.call(c, "pw-tab-2", "Runtime.evaluate", map[string]any{"expression": "1"})
-	if got, want := rec.last(t), (received{2, "", "Runtime.evaluate", `{"expression":"1"}`}); got != want {
+	if got, want := rec.last(t), (received{2, "", "Runtime.evaluate", `{"expression":"1","timeout":10000}`}); got != want {
 		t.Errorf("the tab got %+v, want %+v", got, want)
 	}
 }
