@@ -350,4 +350,3 @@ func (p *person) reload(targetID string) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
-
