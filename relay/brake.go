@@ -123,8 +123,9 @@ func (in *Instance) forgetBrakes(id int64) {
 }
 
 // endScript ends the script that keeps the main thread of session sid of
-// tab id busy, if any: it reports whether it ended one.
-func (in *Instance) endScript(ctx context.Context, x *extConn, id int64, sid string) bool {
+// tab id busy, if any: it reports whether it ended one. ending, when not
+// nil, runs just before the paused task is ended.
+func (in *Instance) endScript(ctx context.Context, x *extConn, id int64, sid string, ending func()) bool {
 	b := &in.brakes
 	k := brakeKey{id, sid}
 	br := &brake{paused: make(chan struct{})}
@@ -190,6 +191,9 @@ func (in *Instance) endScript(ctx context.Context, x *extConn, id int64, sid str
 		// detach would let the script run on).
 		var p any
 		if ended {
+			if ending != nil {
+				ending()
+			}
 			p = map[string]bool{"terminateOnResume": true}
 		}
 		if _, err := x.sendCommand(ctx, id, sid, "Debugger.resume", p); err != nil {
@@ -424,16 +428,21 @@ func (in *Instance) checkScripts() {
 		in.tasks.spawn("bound a script", func() {
 			ctx, cancel := context.WithTimeout(context.Background(), busyWait+pauseWait+time.Second)
 			defer cancel()
-			if !in.endScript(ctx, x, k.tab, k.sid) {
+			n := 0
+			fail := func() {
+				// Before the task ends: the client hears why, not Chrome's
+				// "Execution was terminated".
+				n = x.failWhere(func(pc pendingCall) bool {
+					sid := ""
+					if pc.via != nil && pc.via.child {
+						sid = pc.via.id
+					}
+					return pc.kind == callClient && pc.tabID == k.tab && sid == k.sid && pc.m != nil && boundMethods[pc.m.name] && time.Since(pc.start) >= bound
+				}, codeServerError, msgScriptEnded(bound))
+			}
+			if !in.endScript(ctx, x, k.tab, k.sid, fail) {
 				return
 			}
-			n := x.failWhere(func(pc pendingCall) bool {
-				sid := ""
-				if pc.via != nil && pc.via.child {
-					sid = pc.via.id
-				}
-				return pc.kind == callClient && pc.tabID == k.tab && sid == k.sid && pc.m != nil && boundMethods[pc.m.name] && time.Since(pc.start) >= bound
-			}, codeServerError, msgScriptEnded(bound))
 			in.lock()
 			target := ""
 			if t := in.st.tabs[k.tab]; t != nil {

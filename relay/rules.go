@@ -48,7 +48,7 @@ const (
 func RelayRules() []string {
 	return []string{ruleNested, ruleNonFlat, ruleTargetTab, ruleUploads, ruleDownloadTo, ruleCredentials, ruleSecret,
 		ruleNeverShared, ruleOutsideFence, ruleTakeOver, ruleReadOnlyWrite, ruleBlindFrame, ruleStopped,
-		ruleDialogAnswered, ruleUndoable}
+		ruleDialogAnswered, ruleUndoable, ruleUnstoppable}
 }
 
 // targetOnTab are the Target methods a tab's session may send to Chrome.
@@ -89,7 +89,7 @@ func (c *clientConn) relayRules(k *cmd) (Decision, bool) {
 		}
 		k.params = p
 	}
-	if d, ok := refusedForStop(k.m); !ok {
+	if d, ok := stopRules(k); !ok {
 		return d, false
 	}
 	if k.m.domain == domainTarget && k.r.sess != nil && k.r.sess.tab != nil && emulated(k.m, k.r.sess) == nil && !targetOnTab[k.m.name] {

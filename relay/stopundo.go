@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/cdprelay/cdprelay/internal/wire"
 )
 
 // What a person's Stop undoes.
@@ -68,15 +70,35 @@ func (in *Instance) noteLifecycle(t *tab) {
 	l.mu.Unlock()
 }
 
-// refusedForStop refuses what a Stop could not undo.
-func refusedForStop(m *methodInfo) (Decision, bool) {
-	if m.name == "Emulation.setVirtualTimePolicy" {
+// stopRules refuse what a person's Stop could not undo or end:
+//
+//   - Emulation.setVirtualTimePolicy: Chrome keeps virtual time when the
+//     debugging session ends, and nothing sets it back;
+//   - blackboxing (Debugger.setBlackboxPatterns, setBlackboxedRanges,
+//     setBlackboxExecutionContexts): V8 takes no pause in blackboxed
+//     script, the brake's included (brake.go);
+//   - Runtime.callFunctionOn with throwOnSideEffect: V8 takes no pause
+//     under its side-effect check either, and callFunctionOn has no
+//     timeout of its own (an evaluation has: brake.go gives it one).
+func stopRules(k *cmd) (Decision, bool) {
+	switch k.m.name {
+	case "Emulation.setVirtualTimePolicy":
 		return deny(ruleUndoable, "cdprelay: Emulation.setVirtualTimePolicy would stay in the person's tab after the automation stops (Chrome keeps virtual time when the debugging session ends), so it is not available through the relay"), false
+	case "Debugger.setBlackboxPatterns", "Debugger.setBlackboxedRanges", "Debugger.setBlackboxExecutionContexts":
+		return deny(ruleUnstoppable, "cdprelay: "+k.m.name+" would keep a person's Stop from ending the automation's script (the debugger takes no pause in blackboxed script), so it is not available through the relay"), false
+	case "Runtime.callFunctionOn":
+		if v, n := wire.Member(k.env.Params, "throwOnSideEffect"); n > 1 || (n == 1 && string(v) != "false") {
+			return deny(ruleUnstoppable, "cdprelay: Runtime.callFunctionOn with throwOnSideEffect runs where the debugger takes no pause, so a person's Stop could not end it; use Runtime.evaluate with throwOnSideEffect, which the relay bounds"), false
+		}
 	}
 	return Decision{}, true
 }
 
-const ruleUndoable = "relay:outlives-stop"
+// Rule ids of stopRules.
+const (
+	ruleUndoable    = "relay:outlives-stop"
+	ruleUnstoppable = "relay:unstoppable-script"
+)
 
 // startLifting starts undoing what the automation set, for the Stop by.
 func (in *Instance) startLifting(x *extConn, by string) {
@@ -190,7 +212,7 @@ func (in *Instance) liftTab(ctx context.Context, x *extConn, t *tab) liftResult 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if in.endScript(ctx, x, t.id, sid) {
+			if in.endScript(ctx, x, t.id, sid, nil) {
 				mu.Lock()
 				r.ended++
 				mu.Unlock()
