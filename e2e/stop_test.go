@@ -109,45 +109,79 @@ func TestStopEndsScriptThatNeverEnds(t *testing.T) {
 	p := newPerson(ctx, t)
 	p.spareTab()
 	for _, tc := range []struct {
-		name  string
-		start func(a *attacker, session string)
+		name string
+		// start starts the attack; an error is the relay refusing it,
+		// which passes.
+		start func(a *attacker, session string) error
 	}{
-		{"evaluate", func(a *attacker, s string) {
+		{"evaluate", func(a *attacker, s string) error {
 			a.sendRaw(s, "Runtime.evaluate", `{"expression":"while(true){}"}`)
+			return nil
 		}},
-		{"evaluate with a long timeout of its own", func(a *attacker, s string) {
+		{"evaluate with a long timeout of its own", func(a *attacker, s string) error {
 			a.sendRaw(s, "Runtime.evaluate", `{"expression":"while(true){}","timeout":1e12}`)
+			return nil
 		}},
-		{"callFunctionOn", func(a *attacker, s string) {
-			res, err := a.call(s, "Runtime.evaluate", map[string]any{"expression": "document"})
-			var r struct{ Result struct{ ObjectID string } }
-			json.Unmarshal(res, &r)
-			if err != nil || r.Result.ObjectID == "" {
-				a.t.Fatalf("an object to call on: %s %v", res, err)
+		// V8 takes no pause under its side-effect check, nor with breaks
+		// disabled.
+		{"evaluate under the side-effect check", func(a *attacker, s string) error {
+			a.sendRaw(s, "Runtime.evaluate", `{"expression":"while(true){}","throwOnSideEffect":true}`)
+			return nil
+		}},
+		{"evaluate with breaks disabled", func(a *attacker, s string) error {
+			a.sendRaw(s, "Runtime.evaluate", `{"expression":"while(true){}","disableBreaks":true}`)
+			return nil
+		}},
+		{"callFunctionOn", func(a *attacker, s string) error {
+			a.sendRaw(s, "Runtime.callFunctionOn", `{"functionDeclaration":"function(){ while(true){} }","objectId":`+quote(a.document(s))+`}`)
+			return nil
+		}},
+		{"callFunctionOn under the side-effect check", func(a *attacker, s string) error {
+			_, err := a.callRawWait(s, "Runtime.callFunctionOn", `{"functionDeclaration":"function(){ while(true){} }","objectId":`+quote(a.document(s))+`,"throwOnSideEffect":true}`, 300*time.Millisecond)
+			if err != nil && strings.Contains(err.Error(), "cdprelay") {
+				return err
 			}
-			a.sendRaw(s, "Runtime.callFunctionOn", `{"functionDeclaration":"function(){ while(true){} }","objectId":`+quote(r.Result.ObjectID)+`}`)
+			return nil
 		}},
-		{"a timer it planted", func(a *attacker, s string) {
+		{"blackboxed script", func(a *attacker, s string) error {
+			a.call(s, "Debugger.enable", nil)
+			if _, err := a.call(s, "Debugger.setBlackboxPatterns", map[string]any{"patterns": []string{".*"}, "skipAnonymous": true}); err != nil {
+				return err
+			}
+			a.sendRaw(s, "Runtime.callFunctionOn", `{"functionDeclaration":"function(){ while(true){} }","objectId":`+quote(a.document(s))+`}`)
+			return nil
+		}},
+		{"skipping all pauses", func(a *attacker, s string) error {
+			a.call(s, "Debugger.enable", nil)
+			a.call(s, "Debugger.setSkipAllPauses", map[string]any{"skip": true})
+			a.sendRaw(s, "Runtime.callFunctionOn", `{"functionDeclaration":"function(){ while(true){} }","objectId":`+quote(a.document(s))+`}`)
+			return nil
+		}},
+		{"a timer it planted", func(a *attacker, s string) error {
 			if _, err := a.eval(s, "setTimeout(() => { while(true){} }, 50), 1"); err != nil {
 				a.t.Fatal(err)
 			}
+			return nil
 		}},
-		{"a promise it awaits", func(a *attacker, s string) {
+		{"a promise it awaits", func(a *attacker, s string) error {
 			a.sendRaw(s, "Runtime.evaluate", `{"expression":"(async () => { await new Promise((r) => setTimeout(r, 20)); while(true){} })()","awaitPromise":true}`)
+			return nil
 		}},
-		{"the page's own handler it rewrote", func(a *attacker, s string) {
+		{"the page's own handler it rewrote", func(a *attacker, s string) error {
 			if _, err := a.eval(s, "window.pressed = () => { while(true){} }, 1"); err != nil {
 				a.t.Fatal(err)
 			}
 			for _, ty := range []string{"mousePressed", "mouseReleased"} {
 				a.sendRaw(s, "Input.dispatchMouseEvent", `{"type":"`+ty+`","x":40,"y":40,"button":"left","clickCount":1}`)
 			}
+			return nil
 		}},
-		{"a script for new documents", func(a *attacker, s string) {
+		{"a script for new documents", func(a *attacker, s string) error {
 			if _, err := a.call(s, "Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": "while(true){}"}); err != nil {
 				a.t.Fatal(err)
 			}
 			a.sendRaw(s, "Page.reload", `{}`)
+			return nil
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -157,7 +191,10 @@ func TestStopEndsScriptThatNeverEnds(t *testing.T) {
 				p.unfreeze(target)
 				p.call("", "Target.closeTarget", map[string]any{"targetId": target})
 			})
-			tc.start(a, session)
+			if err := tc.start(a, session); err != nil {
+				t.Logf("refused: %v", err)
+				return
+			}
 			time.Sleep(300 * time.Millisecond)
 			if v, err := p.answers(target, "ticks", 1500*time.Millisecond); err == nil {
 				t.Fatalf("the attack did not take: the page answered %s", v)
@@ -169,6 +206,54 @@ func TestStopEndsScriptThatNeverEnds(t *testing.T) {
 			// And its own script runs there again.
 			if v, err := p.answers(target, "new Promise((r) => { const t0 = ticks; setTimeout(() => r(ticks > t0), 500); })", pageAnswerWait); err != nil || v != "true" {
 				t.Fatalf("after Stop the person's page does not run its own script: %s %v", v, err)
+			}
+		})
+	}
+}
+
+// document returns the objectId of a session's document, to call script
+// on.
+func (a *attacker) document(session string) string {
+	a.t.Helper()
+	res, err := a.call(session, "Runtime.evaluate", map[string]any{"expression": "document"})
+	var r struct{ Result struct{ ObjectID string } }
+	json.Unmarshal(res, &r)
+	if err != nil || r.Result.ObjectID == "" {
+		a.t.Fatalf("an object to call on: %s %v", res, err)
+	}
+	return r.Result.ObjectID
+}
+
+// TestScriptBoundWithoutStop: nobody stops the automation; its script that
+// never ends is ended all the same once it has kept the person's tab busy
+// past the relay's bound (relay.Config.ScriptTimeout, 10 s), and the
+// client is told why.
+func TestScriptBoundWithoutStop(t *testing.T) {
+	requireEnv(t)
+	ctx := testCtx(t, 2*time.Minute)
+	p := newPerson(ctx, t)
+	p.spareTab()
+	for _, tc := range []struct{ name, method, params string }{
+		{"evaluate", "Runtime.evaluate", `{"expression":"while(true){}"}`},
+		{"callFunctionOn", "Runtime.callFunctionOn", `{"functionDeclaration":"function(){ while(true){} }","objectId":%q}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newAttacker(ctx, t)
+			target, session := a.newTab(env.Pages.Main + "/stop.html?bound")
+			t.Cleanup(func() {
+				p.unfreeze(target)
+				p.call("", "Target.closeTarget", map[string]any{"targetId": target})
+			})
+			params := tc.params
+			if strings.Contains(params, "%q") {
+				params = fmt.Sprintf(params, a.document(session))
+			}
+			_, err := a.callRawWait(session, tc.method, params, time.Minute)
+			if err == nil || !strings.Contains(err.Error(), "terminated") && !strings.Contains(err.Error(), "bound") {
+				t.Fatalf("the script that never ends: %v", err)
+			}
+			if v, err := p.answers(target, "document.title", pageAnswerWait); err != nil {
+				t.Fatalf("the person's tab still does not answer: %s %v", v, err)
 			}
 		})
 	}
