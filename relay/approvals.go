@@ -102,6 +102,13 @@ type heldCmd struct {
 	timer   *time.Timer
 	// Once denied: the error for the client.
 	denial string
+
+	// seen is what the relay saw where the command acts when it asked;
+	// byPerson: a person approved it; checked: the page was looked at
+	// again since (recheck.go).
+	seen     seenTarget
+	byPerson bool
+	checked  bool
 }
 
 // copyCmd copies k's envelope into bytes of its own, for a command that
@@ -188,6 +195,9 @@ func submitLike(k *cmd) bool {
 // asks is the ask stage, after access: a command the policy asked about,
 // or one that may submit a form when that is asked, is held.
 func (c *clientConn) asks(k *cmd) bool {
+	if !c.checkApproved(k) {
+		return false // looked at again first (recheck.go)
+	}
 	if k.held != nil && k.held.approved {
 		return true
 	}
@@ -195,7 +205,7 @@ func (c *clientConn) asks(k *cmd) bool {
 	probe := false
 	switch {
 	case d.Verdict == Ask && acts(k):
-		probe = k.m.name == "Input.dispatchMouseEvent" || k.m.name == "Input.dispatchKeyEvent"
+		probe = k.m.name == "Input.dispatchMouseEvent" || k.m.name == "Input.dispatchKeyEvent" || k.m.name == "Input.insertText"
 	case d.Verdict == Ask:
 		return true
 	case submitLike(k) && k.r.tab != nil && c.asksSubmit():
@@ -300,7 +310,7 @@ func (in *Instance) answerApproval(id int64, approve bool, answer, by string) er
 	h.timer.Stop()
 	outcome, detail := OutcomeOK, "approved by "+by+": "+h.what
 	if approve {
-		h.stage, h.approved = holdApproved, true
+		h.stage, h.approved, h.byPerson = holdApproved, true, true
 	} else {
 		h.stage = holdDenied
 		outcome = OutcomeDenied
