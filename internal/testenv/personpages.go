@@ -3,6 +3,7 @@ package testenv
 import (
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // personPages are the pages of the person-in-charge tests: a shop whose
@@ -47,6 +48,37 @@ function pressed() {
   window.presses++;
   document.getElementById('out').textContent = 'pressed ' + window.presses;
 }
+</script>`)
+	})
+	// A checkout whose layout, elements, frames and focus can change
+	// between an approval card and the approval: the order form posts to
+	// the beacon under ?order=, so that a test sees whether it was sent.
+	mux.HandleFunc("/approve.html", func(w http.ResponseWriter, r *http.Request) {
+		order := strings.ReplaceAll(r.URL.Query().Get("order"), `"`, "")
+		html(w, `<!doctype html><title>Checkout</title>
+<style>body{margin:0;height:4000px} button{position:absolute;width:200px;height:60px;font-size:18px;margin:0}
+#cancel{left:20px;top:20px} #buy{left:20px;top:120px} #confirm{left:20px;top:2020px} input{position:absolute;left:20px;width:200px}
+#search{top:220px} #qty{top:260px}</style>
+<form id="searchform" onsubmit="event.preventDefault(); document.title = 'searched'"><input id="search" name="q" placeholder="Search"></form>
+<form id="order" action="/beacon/`+order+`" method="post"><input id="qty" name="qty" placeholder="Search">
+<button id="buy" type="submit">Place order</button><button id="confirm" type="submit">Cancel</button></form>
+<button id="cancel" onclick="document.title = 'cancelled'">Cancel</button>
+<script>
+function shift() { buy.style.top = '20px'; cancel.style.top = '120px'; }
+function swap() {
+  const b = document.createElement('button');
+  b.textContent = 'Cancel'; b.style.cssText = 'left:20px;top:20px';
+  b.onclick = () => order.requestSubmit();
+  cancel.replaceWith(b);
+}
+function cover(src) {
+  const f = document.createElement('iframe');
+  f.src = src; f.style.cssText = 'position:fixed;left:0;top:0;width:400px;height:100px;border:0';
+  document.body.append(f);
+  return new Promise((r) => { f.onload = r; });
+}
+function scrollAway() { window.scrollTo(0, 2000); }
+function focusOrder() { qty.focus(); }
 </script>`)
 	})
 	// The beacon counts each request by its path (Hits), and once more,
