@@ -123,6 +123,21 @@ func (b *busyPage) received(prefix string) []string {
 
 var rawIDs atomic.Int64
 
+// lastNotBrake is what the tab last received, leaving out the relay's own
+// Debugger that each new frame and worker gets (brakeOn), whose commands
+// the fake may answer in any order with the client's.
+func lastNotBrake(t *testing.T, rec *recorder) received {
+	t.Helper()
+	all := rec.all()
+	for i := len(all) - 1; i >= 0; i-- {
+		if m := all[i].method; m != "Debugger.enable" && m != "Debugger.setBreakpointsActive" {
+			return all[i]
+		}
+	}
+	t.Fatal("the tab received nothing but the relay's Debugger")
+	return received{}
+}
+
 // sentOn lists the CDP methods (with params) the fake was sent from
 // command from on, and the chrome.debugger calls among them.
 func sentOn(e *fakeext.Ext, from int) []string {
@@ -393,6 +408,11 @@ func TestStopRules(t *testing.T) {
 	c := h.client()
 	sess := h.autoAttach(c)[0]
 	before := len(e.Commands())
+	// The relay's own Debugger is not the client's.
+	if m := h.callMsg(c, sess, "Debugger.getScriptSource", map[string]any{"scriptId": "1"}); m.Error == nil || m.Error.Message != "Debugger agent is not enabled" {
+		t.Fatalf("Debugger.getScriptSource before the client's Debugger.enable: %s", m.Raw)
+	}
+	h.call(c, sess, "Debugger.enable", nil)
 	for _, tc := range []struct {
 		method, params string
 		refused        bool

@@ -48,7 +48,7 @@ const (
 func RelayRules() []string {
 	return []string{ruleNested, ruleNonFlat, ruleTargetTab, ruleUploads, ruleDownloadTo, ruleCredentials, ruleSecret,
 		ruleNeverShared, ruleOutsideFence, ruleTakeOver, ruleReadOnlyWrite, ruleBlindFrame, ruleStopped,
-		ruleDialogAnswered, ruleUndoable, ruleUnstoppable}
+		ruleDialogAnswered, ruleUndoable, ruleUnstoppable, ruleDebuggerOff}
 }
 
 // targetOnTab are the Target methods a tab's session may send to Chrome.
@@ -89,7 +89,7 @@ func (c *clientConn) relayRules(k *cmd) (Decision, bool) {
 		}
 		k.params = p
 	}
-	if d, ok := stopRules(k); !ok {
+	if d, ok := c.stopRules(k); !ok {
 		return d, false
 	}
 	if k.m.domain == domainTarget && k.r.sess != nil && k.r.sess.tab != nil && emulated(k.m, k.r.sess) == nil && !targetOnTab[k.m.name] {

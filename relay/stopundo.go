@@ -80,7 +80,21 @@ func (in *Instance) noteLifecycle(t *tab) {
 //   - Runtime.callFunctionOn with throwOnSideEffect: V8 takes no pause
 //     under its side-effect check either, and callFunctionOn has no
 //     timeout of its own (an evaluation has: brake.go gives it one).
-func stopRules(k *cmd) (Decision, bool) {
+//
+// And the relay's own Debugger is not the client's: a session that has not
+// enabled the Debugger itself gets Chrome's answer for a disabled one.
+func (c *clientConn) stopRules(k *cmd) (Decision, bool) {
+	if k.m.domain == domainDebugger && !k.m.enable && !k.m.disable && k.r.via != nil {
+		c.inst.lock()
+		on := k.r.via.enabled["Debugger"]
+		if k.r.sess != nil && !k.r.sess.child {
+			on = k.r.sess.enabled["Debugger"]
+		}
+		c.inst.unlock()
+		if !on {
+			return deny(ruleDebuggerOff, "Debugger agent is not enabled"), false
+		}
+	}
 	switch k.m.name {
 	case "Emulation.setVirtualTimePolicy":
 		return deny(ruleUndoable, "cdprelay: Emulation.setVirtualTimePolicy would stay in the person's tab after the automation stops (Chrome keeps virtual time when the debugging session ends), so it is not available through the relay"), false
@@ -95,9 +109,13 @@ func stopRules(k *cmd) (Decision, bool) {
 }
 
 // Rule ids of stopRules.
+// domainDebugger is the Debugger domain's index (metrics.go).
+var domainDebugger = domainIndex["Debugger"]
+
 const (
 	ruleUndoable    = "relay:outlives-stop"
 	ruleUnstoppable = "relay:unstoppable-script"
+	ruleDebuggerOff = "relay:debugger-not-enabled"
 )
 
 // startLifting starts undoing what the automation set, for the Stop by.
