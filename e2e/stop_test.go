@@ -199,10 +199,12 @@ func TestStopEndsScriptThatNeverEnds(t *testing.T) {
 			if v, err := p.answers(target, "ticks", 1500*time.Millisecond); err == nil {
 				t.Fatalf("the attack did not take: the page answered %s", v)
 			}
+			stopped := time.Now()
 			stopAutomation(t)
 			if v, err := p.answers(target, "document.title", pageAnswerWait); err != nil {
 				t.Fatalf("after Stop the person's tab still does not answer: %s %v", v, err)
 			}
+			t.Logf("the person's page answered %v after the Stop", time.Since(stopped).Round(time.Millisecond))
 			// And its own script runs there again.
 			if v, err := p.answers(target, "new Promise((r) => { const t0 = ticks; setTimeout(() => r(ticks > t0), 500); })", pageAnswerWait); err != nil || v != "true" {
 				t.Fatalf("after Stop the person's page does not run its own script: %s %v", v, err)

@@ -22,9 +22,8 @@ import (
 //   - the tab is detached and attached again. Chrome drops all that a
 //     debugging session set when it ends — scripts for new documents,
 //     bindings, emulation and network overrides, request interception (the
-//     requests it held go on), ignored input, breakpoints, blocked script,
-//     intercepted file choosers, auto-attach with a wait — whatever the
-//     method, known to the relay or not;
+//     requests it held go on), ignored input, breakpoints, blocked script —
+//     whatever the method, known to the relay or not;
 //   - the few settings that outlive a debugging session are reset: a
 //     frozen lifecycle (Page.setWebLifecycleState, first, since a frozen
 //     page answers nothing) and a page scale factor. Virtual time outlives
