@@ -31,10 +31,14 @@ import (
 //     on in every tab it attaches and every frame and worker its client's
 //     auto-attach brings, with breakpoints deactivated, so that nothing (a
 //     page's own `debugger;` statement included) pauses the page for it.
-//     Its events reach only a client that enabled Debugger itself, and a
-//     client's Debugger.disable gives the relay back its own Debugger;
+//     It is not the client's: its events reach only a session that enabled
+//     the Debugger itself, the domain's commands from any other are refused
+//     as Chrome refuses them to a disabled Debugger (stopRules), and a
+//     client's Debugger.disable gives the relay back its own Debugger.
 //     Debugger.setSkipAllPauses, which would keep the relay's pause from
-//     landing, is carried out as Debugger.setBreakpointsActive.
+//     landing, is carried out as Debugger.setBreakpointsActive; what else
+//     would (blackboxing, callFunctionOn under the side-effect check) is
+//     refused (stopundo.go).
 //
 // The brake is used when a person stops the automation (stopundo.go), and
 // as a bound: a client's script command still waiting after
