@@ -56,7 +56,9 @@ func TestStopAndResume(t *testing.T) {
 	if m.Error != nil || refusal(m) != "Error: "+msgStopped {
 		t.Fatalf("the command under way: %s", m.Raw)
 	}
-	h.waitFor("the script is ended", func() bool { return len(page.received(`Debugger.resume {"terminateOnResume":true}`)) == 1 && !page.isBusy("") })
+	h.waitFor("the script is ended", func() bool {
+		return len(page.received(`Debugger.resume {"terminateOnResume":true}`)) == 1 && !page.isBusy("")
+	})
 	h.waitFor("what it set is undone", func() bool { return rec.find(KindStop, "the Stop by viewer-1 undid") })
 	ev, _ := h.event(c, from, "CDPRelay.stopped")
 	if !strings.Contains(string(ev.Raw), `"stopped":true`) || !strings.Contains(string(ev.Raw), "viewer-1") {
