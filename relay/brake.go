@@ -56,6 +56,10 @@ const (
 	pauseWait = 5 * time.Second
 )
 
+// KindScriptEnded is the audit kind of a client's script the relay ended
+// for keeping a page busy past its bound.
+const KindScriptEnded = "script-ended"
+
 // msgScriptEnded answers a client command whose script the bound ended.
 func msgScriptEnded(bound time.Duration) string {
 	return "cdprelay: the script kept the page busy past the relay's bound (" + bound.String() + ") and was ended"

@@ -49,13 +49,10 @@ const (
 	KindError      = "error"
 	KindStop       = "stop"
 	KindResume     = "resume"
-	// KindScriptEnded: the relay ended a client's script that kept a page
-	// busy past its bound (brake.go).
-	KindScriptEnded = "script-ended"
-	KindDialog      = "dialog"
-	KindAsk         = "ask"
-	KindApproval    = "approval"
-	KindRemove      = "remove"
+	KindDialog     = "dialog"
+	KindAsk        = "ask"
+	KindApproval   = "approval"
+	KindRemove     = "remove"
 )
 
 // Outcomes.
