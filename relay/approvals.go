@@ -102,9 +102,19 @@ type heldCmd struct {
 	timer   *time.Timer
 	// Once denied: the error for the client.
 	denial string
+	// target is the tab's target id, noted under the lock when h is taken
+	// off its line (takeHeld), for the audit record answer makes.
+	target string
 	// nav is the paused navigation this approval is for, when it is not a
 	// client's command (navask.go).
 	nav *heldRequest
+
+	// seen is what the relay saw where the command acts when it asked;
+	// byPerson: a person approved it; checked: the page was looked at
+	// again since (recheck.go).
+	seen     seenTarget
+	byPerson bool
+	checked  bool
 }
 
 // copyCmd copies k's envelope into bytes of its own, for a command that
@@ -191,6 +201,9 @@ func submitLike(k *cmd) bool {
 // asks is the ask stage, after access: a command the policy asked about,
 // or one that may submit a form when that is asked, is held.
 func (c *clientConn) asks(k *cmd) bool {
+	if !c.checkApproved(k) {
+		return false // looked at again first (recheck.go)
+	}
 	if k.held != nil && k.held.approved {
 		c.approvedCommand(k)
 		return true
@@ -207,7 +220,7 @@ func (c *clientConn) asks(k *cmd) bool {
 	probe := false
 	switch {
 	case d.Verdict == Ask && acts(k):
-		probe = k.m.name == "Input.dispatchMouseEvent" || k.m.name == "Input.dispatchKeyEvent"
+		probe = k.m.name == "Input.dispatchMouseEvent" || k.m.name == "Input.dispatchKeyEvent" || k.m.name == "Input.insertText"
 	case d.Verdict == Ask:
 		return true
 	case submitLike(k) && k.r.tab != nil && c.asksSubmit():
@@ -312,7 +325,7 @@ func (in *Instance) answerApproval(id int64, approve bool, answer, by string) er
 	h.timer.Stop()
 	outcome, detail := OutcomeOK, "approved by "+by+": "+h.what
 	if approve {
-		h.stage, h.approved = holdApproved, true
+		h.stage, h.approved, h.byPerson = holdApproved, true, true
 	} else {
 		h.stage = holdDenied
 		outcome = OutcomeDenied
@@ -328,12 +341,13 @@ func (in *Instance) answerApproval(id int64, approve bool, answer, by string) er
 		st.navAnswered(h)
 	}
 	in.startDrain(st, h.key)
+	target := targetOf(h.key.t)
 	in.unlock()
 	in.srv.cfg.Metrics.approvals[answer].Inc()
 	if answer == answerTimeout {
 		by = "" // nobody
 	}
-	in.observe(Event{Actor: ActorViewer, Kind: KindApproval, Method: h.method, Target: targetOf(h.key.t), Rule: h.d.Rule, Outcome: outcome, Detail: detail, By: by})
+	in.observe(Event{Actor: ActorViewer, Kind: KindApproval, Method: h.method, Target: target, Rule: h.d.Rule, Outcome: outcome, Detail: detail, By: by})
 	return nil
 }
 
@@ -469,6 +483,7 @@ func (st *state) takeHeld(c *clientConn) []*heldCmd {
 			if h.stage == holdAsked {
 				delete(st.approvals, h.id)
 			}
+			h.target = targetOf(h.key.t) // for answer, without the lock
 			out = append(out, h)
 		}
 		delete(st.lines, key)
@@ -502,7 +517,7 @@ func (h *heldCmd) answer(why int, by string) {
 		}
 		in := c.inst
 		in.srv.cfg.Metrics.approvals[answer].Inc()
-		in.observe(Event{Actor: ActorRelay, Kind: KindApproval, Method: h.method, Target: targetOf(h.key.t), Rule: h.d.Rule, Outcome: OutcomeDenied, Detail: answer + ": " + h.what})
+		in.observe(Event{Actor: ActorRelay, Kind: KindApproval, Method: h.method, Target: h.target, Rule: h.d.Rule, Outcome: OutcomeDenied, Detail: answer + ": " + h.what})
 	}
 }
 

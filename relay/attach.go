@@ -181,6 +181,8 @@ func (in *Instance) attachCalls(ctx context.Context, x *extConn, t *tab) (_ Targ
 	if _, err := x.sendCommand(ctx, tabID, "", "Page.enable", nil); err != nil {
 		return TargetInfo{}, "", false, fmt.Errorf("page events of tab %d: %w", tabID, err)
 	}
+	// The brake needs the Debugger on before any script starts (brake.go).
+	x.brakeOn(tabID, "")
 	docURL = in.awaitFirstCommit(ctx, x, tabID)
 	if err := in.sanitizeHistory(ctx, x, t); err != nil {
 		return TargetInfo{}, "", false, err

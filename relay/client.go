@@ -23,6 +23,10 @@ type clientConn struct {
 	ctx    context.Context    // static: cancelled when the client goes
 	cancel context.CancelFunc // static
 
+	// pressed are the approved mouse presses whose release is still to
+	// come, by tab (recheck.go). Guarded by the instance's mutex.
+	pressed map[*tab]pressRecord
+
 	// page is the session of a client that connected to a page endpoint
 	// (/devtools/page/<targetId>): its commands without a sessionId are the
 	// page's, and nothing it receives carries one. Set before the read loop

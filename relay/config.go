@@ -72,6 +72,12 @@ type Config struct {
 	// for a person's answer before it is denied. Default: 60 s.
 	ApprovalTimeout time.Duration
 
+	// ScriptTimeout bounds a client's script in the person's tab: the
+	// synchronous run of a Runtime.evaluate, and any script command still
+	// waiting on a page whose main thread does not come free (brake.go).
+	// Default: 10 s.
+	ScriptTimeout time.Duration
+
 	// ClientQueue bounds the messages queued for one CDP client. A client
 	// that lets it fill is closed with a reason, never silently dropped
 	// from. Default: 8192.
@@ -229,6 +235,7 @@ const (
 	defaultCallTimeout        = 30 * time.Second
 	defaultDialogTimeout      = 30 * time.Second
 	defaultApprovalTimeout    = 60 * time.Second
+	defaultScriptTimeout      = 10 * time.Second
 	defaultClientQueue        = 8192
 )
 
@@ -270,6 +277,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.ApprovalTimeout <= 0 {
 		c.ApprovalTimeout = defaultApprovalTimeout
+	}
+	if c.ScriptTimeout <= 0 {
+		c.ScriptTimeout = defaultScriptTimeout
 	}
 	if c.ClientQueue == 0 {
 		c.ClientQueue = defaultClientQueue

@@ -67,10 +67,17 @@ func (d description) text() string {
 		return "upload " + clipText(strings.Join(names, ", "), 120) + on
 	case "Input.insertText":
 		text := string(wire.StringField(p, "text"))
-		if name, ok := secretName(text); ok {
-			return "type the secret " + name + on
+		into := ""
+		if d.looked && d.target.Kind != "nothing" && d.target.Kind != "" {
+			into = " into the " + d.target.Kind
+			if d.target.Text != "" {
+				into += " \"" + d.target.Text + "\""
+			}
 		}
-		return "type \"" + clipText(text, 60) + "\"" + on
+		if name, ok := secretName(text); ok {
+			return "type the secret " + name + into + on
+		}
+		return "type \"" + clipText(text, 60) + "\"" + into + on
 	case "Input.dispatchMouseEvent":
 		if !d.looked {
 			return "click at (" + num(p, "x") + ", " + num(p, "y") + ")" + on
@@ -163,17 +170,19 @@ func (c *clientConn) probeThenAsk(h *heldCmd, via *session, desc description) {
 	in := c.inst
 	ctx, cancel := c.callCtx()
 	defer cancel()
-	var t pointTarget
+	var seen seenTarget
 	err := errors.New("no page")
 	if via != nil {
-		t, err = c.lookAt(ctx, via, h.method, h.k.env.Params)
+		seen, err = c.look(ctx, via, h.method, h.k.env.Params)
 	}
+	t := seen.target
 	desc.looked, desc.target = err == nil, t
 	st := in.lock()
 	defer in.unlock()
 	if h.stage != holdProbing || st.lines[h.key] == nil {
 		return // stopped, or the client went
 	}
+	h.seen = seen // looked at again when a person approves (recheck.go)
 	if h.d.Rule == ruleAskSubmit && err == nil && !t.Submit && !t.Form && t.Kind != "frame" {
 		// Nothing a form would submit: on it goes.
 		h.stage, h.approved = holdWaiting, true

@@ -188,6 +188,9 @@ func (c *clientConn) domainSwitch(k call) {
 		st.recordSwitch(k.sess.tab, domain, on, k.params)
 	}
 	c.inst.unlock()
+	if domain == "Debugger" {
+		c.debuggerSwitched(k.sess, on)
+	}
 	if !forward {
 		c.reply(k, struct{}{})
 		return

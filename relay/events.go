@@ -23,6 +23,8 @@ type eventEffects struct {
 	// unpause: the tab's script paused in a debugger nobody the client
 	// knows of may resume (a blind tab, or the automation stopped).
 	unpause bool
+	// brakeChild: a new frame or worker gets the relay's Debugger.
+	brakeChild string
 }
 
 // routeEvent forwards one chrome.debugger.onEvent. This is the tab →
@@ -136,6 +138,12 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 			st.fire(t.id, string(sid), "Runtime.evaluate", map[string]any{"expression": src, "contextId": id, "silent": true})
 		}
 	}
+	if string(method) == "Debugger.paused" {
+		if unpause, ours := in.pausedLocked(t.id, string(sid)); ours {
+			fx.unpause = unpause
+			return
+		}
+	}
 	if isFetchPaused(method) {
 		// The navigation backstop sees the pause first; the client gets it
 		// only when its own patterns asked for it, and never on a blind tab,
@@ -180,6 +188,9 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 		// A child target (frame, worker) attached under s.
 		ti := wire.Field(params, "targetInfo")
 		if child := st.addChild(s, wire.StringField(params, "sessionId"), wire.StringField(ti, "targetId"), wire.StringField(ti, "url")); child != nil {
+			if brakesChild(wire.StringField(ti, "type")) {
+				fx.brakeChild = child.id
+			}
 			if string(wire.StringField(ti, "type")) == "iframe" {
 				// An out-of-process frame navigates through its own
 				// session: fence it too, before the client resumes it;
@@ -211,6 +222,13 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 		}
 	}
 	if blind {
+		return
+	}
+	if bytesHasPrefix(method, "Debugger.") && !s.enabled["Debugger"] {
+		// The relay's own Debugger (brake.go). A pause of a session that
+		// did not enable it (a client's DOMDebugger breakpoint or
+		// Debugger.pause on the relay's Debugger) has nobody to resume it.
+		fx.unpause = string(method) == "Debugger.paused"
 		return
 	}
 	if sid == nil && bytesHasPrefix(method, "Page.") {
@@ -251,6 +269,9 @@ func (in *Instance) afterEvent(x *extConn, t *tab, sid, params []byte, fx *event
 	}
 	if fx.unpause {
 		x.fire(t.id, string(sid), "Debugger.resume", nil)
+	}
+	if fx.brakeChild != "" {
+		x.brakeOn(t.id, fx.brakeChild)
 	}
 	if fx.refresh {
 		in.tasks.spawn("target info", func() { in.refreshTargetInfo(x, t) })

@@ -112,7 +112,9 @@ func (st *state) syncScripts(t *tab) {
 		case !full && sc.real != "":
 			st.fireLift(t, scriptLift(t, sc), true, sc.sid, "Page.removeScriptToEvaluateOnNewDocument", map[string]string{"identifier": sc.real})
 			sc.real = ""
-		case full && sc.real == "" && !sc.adding && st.ext != nil:
+		case full && sc.real == "" && !sc.adding && st.ext != nil && st.stoppedBy == "":
+			// (While stopped, none of the client's scripts goes back:
+			// stopundo.go; Resume puts them back.)
 			sc.adding = true
 			ls := scriptLift(t, sc)
 			ls.pending++ // answered when it is back (putScriptBack)

@@ -37,23 +37,17 @@ func hasMethod(ms []string, m string) bool {
 // Stop fails what is under way at once, refuses what comes, and keeps the
 // client connected and informed; Resume lets it go on.
 func TestStopAndResume(t *testing.T) {
-	hold, arrived := make(chan struct{}), make(chan struct{})
-	var once sync.Once
 	rec := &auditRecorder{}
 	h := newHarness(t, Config{Observer: rec})
-	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Gate: func(method string, args []json.RawMessage) {
-		if method == "chrome.debugger.sendCommand" && len(args) > 2 && strings.Contains(string(args[2]), "while(true)") {
-			once.Do(func() { close(arrived) })
-			<-hold
-		}
-	}})
-	defer close(hold)
+	page := newBusyPage()
+	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: page.handler})
+	page.e = e
 	c := h.client()
 	sess := h.autoAttach(c)[0]
 	in := h.srv.Default()
 	id := h.send(c, sess, "Runtime.evaluate", map[string]any{"expression": "while(true){}"})
-	<-arrived
-	from, sent := len(c.Messages()), len(e.Commands())
+	page.waitBusy(h, "")
+	from := len(c.Messages())
 	if err := in.Stop("viewer-1"); err != nil {
 		t.Fatal(err)
 	}
@@ -62,8 +56,10 @@ func TestStopAndResume(t *testing.T) {
 	if m.Error != nil || refusal(m) != "Error: "+msgStopped {
 		t.Fatalf("the command under way: %s", m.Raw)
 	}
-	h.waitFor("the script is terminated", func() bool { return hasMethod(sentMethods(e, sent), "Runtime.terminateExecution") })
-	h.waitFor("a pause in the debugger is resumed", func() bool { return hasMethod(sentMethods(e, sent), "Debugger.resume") })
+	h.waitFor("the script is ended", func() bool {
+		return len(page.received(`Debugger.resume {"terminateOnResume":true}`)) == 1 && !page.isBusy("")
+	})
+	h.waitFor("what it set is undone", func() bool { return rec.find(KindStop, "the Stop by viewer-1 undid") })
 	ev, _ := h.event(c, from, "CDPRelay.stopped")
 	if !strings.Contains(string(ev.Raw), `"stopped":true`) || !strings.Contains(string(ev.Raw), "viewer-1") {
 		t.Fatalf("stopped event %s", ev.Raw)
@@ -75,7 +71,7 @@ func TestStopAndResume(t *testing.T) {
 	if st := in.Status(); !st.Stopped || st.StoppedBy != "viewer-1" {
 		t.Fatalf("status %+v", st)
 	}
-	sent = len(e.Commands())
+	sent := len(e.Commands())
 	for _, method := range []string{"Runtime.evaluate", "Target.getTargets", "Input.insertText", "Browser.getVersion"} {
 		m := h.callMsg(c, sess, method, map[string]any{"expression": "1", "text": "x"})
 		if r := refusal(m); r != msgStopped && r != "Error: "+msgStopped {

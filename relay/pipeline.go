@@ -525,6 +525,9 @@ func (c *clientConn) forward(k *cmd) {
 			c.inst.streams.noteRead(k.env.ID, handle)
 		}
 	}
+	if k.m.brake && c.brakeCommand(k) {
+		return
+	}
 	if k.m.replay != replayNone {
 		if r.top {
 			c.sendKept(k)

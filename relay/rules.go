@@ -48,7 +48,7 @@ const (
 func RelayRules() []string {
 	return []string{ruleNested, ruleNonFlat, ruleTargetTab, ruleUploads, ruleDownloadTo, ruleCredentials, ruleSecret,
 		ruleNeverShared, ruleOutsideFence, ruleTakeOver, ruleReadOnlyWrite, ruleBlindFrame, ruleStopped,
-		ruleDialogAnswered}
+		ruleDialogAnswered, ruleUndoable, ruleUnstoppable, ruleDebuggerOff}
 }
 
 // targetOnTab are the Target methods a tab's session may send to Chrome.
@@ -88,6 +88,9 @@ func (c *clientConn) relayRules(k *cmd) (Decision, bool) {
 			return deny(ruleUploads, "cdprelay: "+err.Error()), false
 		}
 		k.params = p
+	}
+	if d, ok := c.stopRules(k); !ok {
+		return d, false
 	}
 	if k.m.domain == domainTarget && k.r.sess != nil && k.r.sess.tab != nil && emulated(k.m, k.r.sess) == nil && !targetOnTab[k.m.name] {
 		return deny(ruleTargetTab, "cdprelay: "+k.m.name+" is not available on a tab's session through the relay"), false

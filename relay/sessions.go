@@ -378,4 +378,4 @@ func (st *state) switchDomain(s *session, domain string, on bool) (forward bool)
 
 // relayDomains are the domains the relay enables on every tab it attaches
 // for its own use: X.disable from a client is answered, not sent.
-var relayDomains = map[string]bool{"Page": true}
+var relayDomains = map[string]bool{"Page": true, "Debugger": true}
