@@ -58,6 +58,9 @@ type cmd struct {
 	// line entry of a command taken off a line (approvals.go).
 	ask  Decision
 	held *heldCmd
+	// isolated: the contexts k names put its script in a client's
+	// isolated world (ctxguard.go).
+	isolated bool
 }
 
 // outcome is a command's verdict, for the observe step.
@@ -83,7 +86,7 @@ const (
 
 // handle runs one well-formed command through the pipeline.
 func (c *clientConn) handle(k *cmd) {
-	k.m, k.r, k.a, k.params, k.out, k.ask, k.held = nil, route{}, args{}, k.env.Params, outcome{}, Decision{}, nil
+	k.m, k.r, k.a, k.params, k.out, k.ask, k.held, k.isolated = nil, route{}, args{}, k.env.Params, outcome{}, Decision{}, nil, false
 	if c.limits(k) && c.running(k) && c.route(k) && c.inLine(k) && c.policy(k) && c.access(k) && c.asks(k) && c.secret(k) && c.fence(k) && !c.emulate(k) {
 		c.forward(k)
 	}
@@ -93,7 +96,7 @@ func (c *clientConn) handle(k *cmd) {
 // judge runs a command taken off a line (approvals.go) through the stages
 // after it, judged again as if it had just arrived.
 func (c *clientConn) judge(k *cmd) {
-	k.m, k.r, k.a, k.params, k.out, k.ask = lookupMethod(k.env.Method), route{}, args{}, k.env.Params, outcome{}, Decision{}
+	k.m, k.r, k.a, k.params, k.out, k.ask, k.isolated = lookupMethod(k.env.Method), route{}, args{}, k.env.Params, outcome{}, Decision{}, false
 	if c.running(k) && c.route(k) && c.policy(k) && c.access(k) && c.asks(k) && c.secret(k) && c.fence(k) && !c.emulate(k) {
 		c.forward(k)
 	}
@@ -294,6 +297,9 @@ func (c *clientConn) access(k *cmd) bool {
 		c.inst.unlock()
 		k.out.kind = outEmulated
 		c.reply(call{id: k.env.ID, sess: k.r.replyTo}, tree)
+		return false
+	}
+	if k.m.ctx != nil && k.r.acc.level != accessBlind && !c.contexts(k) {
 		return false
 	}
 	if d, ok := c.gate(k, k.r.acc); !ok {
