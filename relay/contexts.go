@@ -124,7 +124,7 @@ func (t *tab) dropContexts(sid string) {
 	if sc := t.ctxs[sid]; sc != nil {
 		for _, x := range sc.byID {
 			if x.relay {
-				t.relayCtxs--
+				t.relayCtxs.Add(-1)
 			}
 		}
 		delete(t.ctxs, sid)
@@ -173,7 +173,7 @@ func (st *state) contextEvent(t *tab, sid string, method, params []byte) (relay 
 			sc.byUnique[x.unique] = id
 		}
 		if x.relay {
-			t.relayCtxs++
+			t.relayCtxs.Add(1)
 			return true, 0
 		}
 		if x.kind == ctxIsolated {
@@ -212,7 +212,7 @@ func (st *state) forgetContext(t *tab, sc *sessionContexts, id int64, x *execCon
 		delete(sc.byUnique, x.unique)
 	}
 	if x.relay {
-		t.relayCtxs--
+		t.relayCtxs.Add(-1)
 	}
 }
 

@@ -1,8 +1,6 @@
 package relay
 
 import (
-	"encoding/json"
-	"strconv"
 	"strings"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
@@ -42,36 +40,83 @@ const (
 	refWorld                  // a world's name
 )
 
-// ctxKey is one param that names a context. path is a top-level key, or
-// "key[].inner" for a member of each element of an array, or "key.inner"
-// for a member of an object. target: the key says where the command's
-// script runs.
+// ctxKey is one param that names a context: a top-level key (outer), or
+// the member inner of it, or of each of its elements when array. target:
+// the key says where the command's script runs.
 type ctxKey struct {
-	path   string
-	kind   refKind
-	target bool
+	outer, inner string
+	array        bool
+	kind         refKind
+	target       bool
+	at           int // outer's index in its ctxSpec's outer
 }
 
-var objectKey = []ctxKey{{"objectId", refObject, false}}
+// ctxSpec is what a method's params name, read in one pass over them.
+type ctxSpec struct {
+	keys  []ctxKey
+	outer []string // the top-level keys of keys, each once
+	// worlds: a key names a world by its name, which is judged on every
+	// tab (the relay's names are its own everywhere).
+	worlds bool
+}
+
+// maxCtxOuter bounds a spec's top-level keys (the read is on the stack).
+const maxCtxOuter = 4
+
+// key makes a ctxKey of a path: "key", "key.inner" or "key[].inner".
+func key(path string, kind refKind, target bool) ctxKey {
+	outer, inner, _ := strings.Cut(path, ".")
+	array := strings.HasSuffix(outer, "[]")
+	return ctxKey{outer: strings.TrimSuffix(outer, "[]"), inner: inner, array: array, kind: kind, target: target}
+}
+
+// ctxSpecs are ctxParams read into specs, by method.
+var ctxSpecs = func() map[string]*ctxSpec {
+	out := map[string]*ctxSpec{}
+	for method, keys := range ctxParams {
+		spec := &ctxSpec{}
+		for _, k := range keys {
+			k.at = -1
+			for i, o := range spec.outer {
+				if o == k.outer {
+					k.at = i
+				}
+			}
+			if k.at < 0 {
+				k.at = len(spec.outer)
+				spec.outer = append(spec.outer, k.outer)
+			}
+			spec.worlds = spec.worlds || k.kind == refWorld
+			spec.keys = append(spec.keys, k)
+		}
+		if len(spec.outer) > maxCtxOuter {
+			panic("ctxguard: " + method + " names contexts under too many keys")
+		}
+		out[method] = spec
+	}
+	return out
+}()
+
+var objectKey = []ctxKey{key("objectId", refObject, false)}
 
 // ctxParams are the methods whose params name a context, and where. What
 // Chrome's protocol has; a method it adds later is judged by the tab's
 // other rules alone.
 var ctxParams = map[string][]ctxKey{
-	"Runtime.evaluate":                      {{"contextId", refContext, true}, {"uniqueContextId", refUnique, true}},
-	"Runtime.callFunctionOn":                {{"objectId", refObject, true}, {"executionContextId", refContext, true}, {"uniqueContextId", refUnique, true}, {"arguments[].objectId", refObject, false}},
-	"Runtime.compileScript":                 {{"executionContextId", refContext, false}},
-	"Runtime.runScript":                     {{"executionContextId", refContext, false}, {"scriptId", refScript, false}},
-	"Runtime.globalLexicalScopeNames":       {{"executionContextId", refContext, false}},
-	"Runtime.queryObjects":                  {{"prototypeObjectId", refObject, false}},
+	"Runtime.evaluate":                      {key("contextId", refContext, true), key("uniqueContextId", refUnique, true)},
+	"Runtime.callFunctionOn":                {key("objectId", refObject, true), key("executionContextId", refContext, true), key("uniqueContextId", refUnique, true), key("arguments[].objectId", refObject, false)},
+	"Runtime.compileScript":                 {key("executionContextId", refContext, false)},
+	"Runtime.runScript":                     {key("executionContextId", refContext, false), key("scriptId", refScript, false)},
+	"Runtime.globalLexicalScopeNames":       {key("executionContextId", refContext, false)},
+	"Runtime.queryObjects":                  {key("prototypeObjectId", refObject, false)},
 	"Runtime.getProperties":                 objectKey,
 	"Runtime.releaseObject":                 objectKey,
-	"Runtime.awaitPromise":                  {{"promiseObjectId", refObject, false}},
-	"Runtime.getExceptionDetails":           {{"errorObjectId", refObject, false}},
-	"Runtime.addBinding":                    {{"executionContextId", refContext, false}, {"executionContextName", refWorld, false}},
-	"Page.createIsolatedWorld":              {{"worldName", refWorld, false}},
-	"Page.addScriptToEvaluateOnNewDocument": {{"worldName", refWorld, false}},
-	"DOM.resolveNode":                       {{"executionContextId", refContext, false}},
+	"Runtime.awaitPromise":                  {key("promiseObjectId", refObject, false)},
+	"Runtime.getExceptionDetails":           {key("errorObjectId", refObject, false)},
+	"Runtime.addBinding":                    {key("executionContextId", refContext, false), key("executionContextName", refWorld, false)},
+	"Page.createIsolatedWorld":              {key("worldName", refWorld, false)},
+	"Page.addScriptToEvaluateOnNewDocument": {key("worldName", refWorld, false)},
+	"DOM.resolveNode":                       {key("executionContextId", refContext, false)},
 	"DOM.describeNode":                      objectKey,
 	"DOM.scrollIntoViewIfNeeded":            objectKey,
 	"DOM.focus":                             objectKey,
@@ -90,21 +135,21 @@ var ctxParams = map[string][]ctxKey{
 	"Accessibility.queryAXTree":             objectKey,
 	"HeapProfiler.getHeapObjectId":          objectKey,
 	"Debugger.setBreakpointOnFunctionCall":  objectKey,
-	"Debugger.evaluateOnCallFrame":          {{"callFrameId", refFrame, false}},
-	"Debugger.restartFrame":                 {{"callFrameId", refFrame, false}},
-	"Debugger.setVariableValue":             {{"callFrameId", refFrame, false}, {"newValue.objectId", refObject, false}},
-	"Debugger.setReturnValue":               {{"newValue.objectId", refObject, false}},
-	"Debugger.getScriptSource":              {{"scriptId", refScript, false}},
-	"Debugger.setScriptSource":              {{"scriptId", refScript, false}},
-	"Debugger.searchInContent":              {{"scriptId", refScript, false}},
-	"Debugger.setBlackboxedRanges":          {{"scriptId", refScript, false}},
-	"Debugger.disassembleWasmModule":        {{"scriptId", refScript, false}},
-	"Debugger.getWasmBytecode":              {{"scriptId", refScript, false}},
-	"Debugger.setBreakpoint":                {{"location.scriptId", refScript, false}},
-	"Debugger.continueToLocation":           {{"location.scriptId", refScript, false}},
-	"Debugger.getPossibleBreakpoints":       {{"start.scriptId", refScript, false}, {"end.scriptId", refScript, false}},
-	"Debugger.stepInto":                     {{"skipList[].scriptId", refScript, false}},
-	"Debugger.stepOver":                     {{"skipList[].scriptId", refScript, false}},
+	"Debugger.evaluateOnCallFrame":          {key("callFrameId", refFrame, false)},
+	"Debugger.restartFrame":                 {key("callFrameId", refFrame, false)},
+	"Debugger.setVariableValue":             {key("callFrameId", refFrame, false), key("newValue.objectId", refObject, false)},
+	"Debugger.setReturnValue":               {key("newValue.objectId", refObject, false)},
+	"Debugger.getScriptSource":              {key("scriptId", refScript, false)},
+	"Debugger.setScriptSource":              {key("scriptId", refScript, false)},
+	"Debugger.searchInContent":              {key("scriptId", refScript, false)},
+	"Debugger.setBlackboxedRanges":          {key("scriptId", refScript, false)},
+	"Debugger.disassembleWasmModule":        {key("scriptId", refScript, false)},
+	"Debugger.getWasmBytecode":              {key("scriptId", refScript, false)},
+	"Debugger.setBreakpoint":                {key("location.scriptId", refScript, false)},
+	"Debugger.continueToLocation":           {key("location.scriptId", refScript, false)},
+	"Debugger.getPossibleBreakpoints":       {key("start.scriptId", refScript, false), key("end.scriptId", refScript, false)},
+	"Debugger.stepInto":                     {key("skipList[].scriptId", refScript, false)},
+	"Debugger.stepOver":                     {key("skipList[].scriptId", refScript, false)},
 }
 
 // Chrome's own answers for what does not exist: the relay's worlds, and
@@ -127,28 +172,39 @@ type ctxVerdict struct {
 	isolated bool
 }
 
-// guardsContexts reports whether commands on t (whose access is acc)
-// naming a context the relay cannot place are refused: where tiers,
-// secrets or a read-only tab are in force, or the relay has a world.
-func (st *state) guardsContexts(t *tab, acc tabAccess) bool {
-	return acc.level != accessFull || t.relayCtxs > 0 || st.in.hasTiers() || st.in.srv.secrets.load() != nil
+// guardsContexts reports whether a command on a tab whose access is acc
+// that names a context the relay cannot place is refused: where tiers,
+// secrets or a read-only tab are in force (and, wherever the relay has a
+// world, the relay's own are refused: contexts).
+func (in *Instance) guardsContexts(acc tabAccess) bool {
+	return acc.level != accessFull || in.hasTiers() || in.srv.secrets.load() != nil
 }
 
-// judgeContexts places every context the params of method m name on t's
-// session sid. strict: refuse one it cannot place.
-func (st *state) judgeContexts(t *tab, sid string, keys []ctxKey, params []byte, strict bool) ctxVerdict {
+// judgeContexts places every context that params name on t's session
+// sid, from the values of spec's top-level keys (vals, counts as
+// wire.MembersOf gives them). strict: refuse one it cannot place.
+func (st *state) judgeContexts(t *tab, sid string, spec *ctxSpec, vals [][]byte, counts []int, strict bool) ctxVerdict {
 	sc := t.ctxs[sid]
+	relay := t.relayCtxs.Load() > 0
 	targets, isolated := 0, true
 	var v ctxVerdict
-	for _, key := range keys {
-		if !strict && t.relayCtxs == 0 && key.kind != refWorld {
+	for _, key := range spec.keys {
+		if !strict && !relay && key.kind != refWorld {
 			continue
 		}
-		vals, err := valuesAt(params, key.path)
+		switch counts[key.at] {
+		case 0:
+			continue
+		case 1:
+		default:
+			return ctxVerdict{refused: true, msg: "Invalid parameters: params carry '" + key.outer + "' twice", detail: "params the relay cannot read as Chrome does"}
+		}
+		var buf [4][]byte
+		found, err := valuesAt(buf[:0], vals[key.at], key)
 		if err != nil {
 			return ctxVerdict{refused: true, msg: err.Error(), detail: "params the relay cannot read as Chrome does"}
 		}
-		for _, raw := range vals {
+		for _, raw := range found {
 			if key.target {
 				targets++
 			}
@@ -243,7 +299,7 @@ func placeRef(sc *sessionContexts, k refKind, raw []byte) (x *execContext, why s
 	if !ok {
 		return nil, "Invalid parameters: an object or call frame id must be a string"
 	}
-	id, ok := idContext(string(s))
+	id, ok := idContext(s)
 	if !ok {
 		if k == refFrame {
 			return nil, "Invalid call frame id"
@@ -257,24 +313,43 @@ func placeRef(sc *sessionContexts, k refKind, raw []byte) (x *execContext, why s
 }
 
 // idContext reads the context of an object or call frame id:
-// <isolate>.<context>.<n>.
-func idContext(s string) (int64, bool) {
-	a, rest, ok := strings.Cut(s, ".")
-	if !ok || a == "" {
+// <isolate>.<context>.<n>, each an integer (the isolate's may be
+// negative).
+func idContext(s []byte) (int64, bool) {
+	var parts [3][]byte
+	n := 0
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == '.' {
+			if n == 3 {
+				return 0, false
+			}
+			parts[n] = s[start:i]
+			n++
+			start = i + 1
+		}
+	}
+	if n != 3 {
 		return 0, false
 	}
-	b, c, ok := strings.Cut(rest, ".")
-	if !ok || c == "" || strings.IndexByte(c, '.') >= 0 {
-		return 0, false
+	if len(parts[0]) > 0 && parts[0][0] == '-' {
+		parts[0] = parts[0][1:]
 	}
-	if _, err := strconv.ParseInt(a, 10, 64); err != nil {
-		return 0, false
+	var id int64
+	for i, p := range parts {
+		if len(p) == 0 || len(p) > 19 {
+			return 0, false
+		}
+		for _, c := range p {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			if i == 1 {
+				id = id*10 + int64(c-'0')
+			}
+		}
 	}
-	if _, err := strconv.ParseInt(c, 10, 64); err != nil {
-		return 0, false
-	}
-	id, err := strconv.ParseInt(b, 10, 64)
-	return id, err == nil
+	return id, len(parts[1]) < 19
 }
 
 func unquoted(raw []byte) []byte {
@@ -282,143 +357,74 @@ func unquoted(raw []byte) []byte {
 	return s
 }
 
-// valuesAt returns the raw values at path in params: a top-level key, a
-// member of an object ("key.inner"), or a member of each element of an
-// array ("key[].inner"). A key given twice anywhere on the path is
-// refused, as Chrome and the relay need not read the same one.
-func valuesAt(params []byte, path string) ([][]byte, error) {
-	if params == nil {
-		return nil, nil
+// valuesAt appends to dst the raw values key names in v, the value of
+// its top-level key: v itself, its member key.inner, or that member of
+// each of its elements. A member given twice is refused, as Chrome and
+// the relay need not read the same one.
+func valuesAt(dst [][]byte, v []byte, key ctxKey) ([][]byte, error) {
+	if key.inner == "" {
+		return append(dst, v), nil
 	}
-	outer, inner, nested := strings.Cut(path, ".")
-	array := strings.HasSuffix(outer, "[]")
-	outer = strings.TrimSuffix(outer, "[]")
-	v, n := wire.Member(params, outer)
-	switch {
-	case n == 0:
-		return nil, nil
-	case n > 1:
-		return nil, &paramsError{"Invalid parameters: params carry '" + outer + "' twice"}
-	case !nested:
-		return [][]byte{v}, nil
-	}
-	var objs [][]byte
-	if array {
+	var few [8][]byte
+	objs := few[:1]
+	objs[0] = v
+	if key.array {
 		if len(v) == 0 || v[0] != '[' {
-			return nil, nil // Chrome refuses it
+			return dst, nil // Chrome refuses it
 		}
-		objs = make([][]byte, wire.Args(v, nil))
-		wire.Args(v, objs)
-	} else {
-		objs = [][]byte{v}
+		n := wire.Args(v, few[:])
+		if n > len(few) {
+			objs = make([][]byte, n)
+			wire.Args(v, objs)
+		} else {
+			objs = few[:n]
+		}
 	}
-	var out [][]byte
 	for _, o := range objs {
 		if len(o) == 0 || o[0] != '{' {
 			continue
 		}
-		w, n := wire.Member(o, inner)
+		w, n := wire.Member(o, key.inner)
 		if n > 1 {
-			return nil, &paramsError{"Invalid parameters: params carry '" + inner + "' twice"}
+			return nil, &paramsError{"Invalid parameters: params carry '" + key.inner + "' twice"}
 		}
 		if n == 1 {
-			out = append(out, w)
+			dst = append(dst, w)
 		}
 	}
-	return out, nil
+	return dst, nil
 }
 
 // contexts is part of the access stage: the contexts k names, judged.
 // It reports whether k may go on, and records whether its script runs in
-// a client's isolated world.
+// a client's isolated world. A command on a tab where nothing is guarded
+// (and of a method that names no world) costs a few loads, no lock.
 func (c *clientConn) contexts(k *cmd) bool {
+	spec, t := k.m.ctx, k.r.tab
+	strict := c.inst.guardsContexts(k.r.acc)
+	if !strict && !spec.worlds && t.relayCtxs.Load() == 0 {
+		return true
+	}
+	var vals [maxCtxOuter][]byte
+	var counts [maxCtxOuter]int
+	wire.MembersOf(k.params, spec.outer, vals[:], counts[:])
+	named := false
+	for _, n := range counts[:len(spec.outer)] {
+		named = named || n > 0
+	}
+	if !named {
+		return true // its script runs in the page's own world
+	}
 	sid := ""
 	if k.r.via.child {
 		sid = k.r.via.id
 	}
 	st := c.inst.lock()
-	v := st.judgeContexts(k.r.tab, sid, k.m.ctx, k.params, st.guardsContexts(k.r.tab, k.r.acc))
+	v := st.judgeContexts(t, sid, spec, vals[:], counts[:], strict)
 	c.inst.unlock()
 	if v.refused {
 		return c.refuse(k, Decision{Verdict: Deny, Rule: ruleContext, Message: v.msg})
 	}
 	k.isolated = v.isolated
 	return true
-}
-
-// Events about the relay's own worlds.
-
-// relayEvent reports whether an event of t's session sid comes from one
-// of the relay's own worlds (a console message, an exception, a binding
-// call, a script parsed, a pause in its script): the client hears nothing
-// of it. A pause there is resumed by the relay (unpause). Called only
-// while the relay has a world on t.
-func (st *state) relayEvent(t *tab, sid string, method, params []byte) (withhold, unpause bool) {
-	sc := t.ctxs[sid]
-	if sc == nil {
-		return false, false
-	}
-	inRelay := func(raw []byte) bool {
-		id, ok := wire.Int(raw)
-		return ok && sc.byID[id] != nil && sc.byID[id].relay
-	}
-	switch string(method) {
-	case "Runtime.consoleAPICalled", "Runtime.bindingCalled", "Runtime.inspectRequested":
-		return inRelay(wire.Field(params, "executionContextId")), false
-	case "Runtime.exceptionThrown":
-		return inRelay(wire.Field(wire.Field(params, "exceptionDetails"), "executionContextId")), false
-	case "Debugger.scriptParsed", "Debugger.scriptFailedToParse":
-		if !inRelay(wire.Field(params, "executionContextId")) {
-			return false, false
-		}
-		if id := wire.StringField(params, "scriptId"); len(id) > 0 && len(sc.scripts) < maxRelayScripts {
-			if sc.scripts == nil {
-				sc.scripts = map[string]bool{}
-			}
-			sc.scripts[string(id)] = true
-		}
-		return true, false
-	case "Debugger.breakpointResolved":
-		return sc.scripts[string(wire.StringField(wire.Field(params, "location"), "scriptId"))], false
-	case "Debugger.paused":
-		if pausedInRelay(sc, params) {
-			sc.unpaused = true
-			return true, true
-		}
-	case "Debugger.resumed":
-		if sc.unpaused {
-			sc.unpaused = false
-			return true, false
-		}
-	}
-	return false, false
-}
-
-// maxRelayScripts bounds the relay's own script ids kept per session.
-const maxRelayScripts = 4096
-
-// pausedInRelay reports whether a Debugger.paused stops with a frame of
-// the relay's own worlds on the stack: its scopes would show what the
-// relay's script holds.
-func pausedInRelay(sc *sessionContexts, params []byte) bool {
-	var p struct {
-		CallFrames []struct {
-			CallFrameID string `json:"callFrameId"`
-			Location    struct {
-				ScriptID string `json:"scriptId"`
-			} `json:"location"`
-		} `json:"callFrames"`
-	}
-	if json.Unmarshal(params, &p) != nil {
-		return true // unreadable: as strict as can be
-	}
-	for _, f := range p.CallFrames {
-		if sc.scripts[f.Location.ScriptID] {
-			return true
-		}
-		if id, ok := idContext(f.CallFrameID); ok && sc.byID[id] != nil && sc.byID[id].relay {
-			return true
-		}
-	}
-	return false
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/cdptest"
 	"github.com/cdprelay/cdprelay/internal/fakeext"
+	"github.com/cdprelay/cdprelay/internal/wire"
 )
 
 // settle waits until the events e sent for tab before it are routed: a
@@ -86,6 +87,8 @@ func TestRelayWorldOutOfReach(t *testing.T) {
 		{"Runtime.callFunctionOn", fmt.Sprintf(`{"functionDeclaration":"function(){}","executionContextId":%d}`, relay)},
 		{"Runtime.callFunctionOn", fmt.Sprintf(`{"functionDeclaration":"function(){}","objectId":%q}`, obj)},
 		{"Runtime.callFunctionOn", fmt.Sprintf(`{"functionDeclaration":"function(){}","executionContextId":%d,"arguments":[{"value":1},{"objectId":%q}]}`, own, obj)},
+		{"Runtime.callFunctionOn", fmt.Sprintf(`{"functionDeclaration":"function(){}","executionContextId":%d,"arguments":[{"value":0},{"value":1},{"value":2},{"value":3},{"value":4},{"value":5},{"value":6},{"value":7},{"value":8},{"objectId":%q}]}`, own, obj)},
+		{"Runtime.callFunctionOn", fmt.Sprintf(`{"functionDeclaration":"function(){}","executionContextId":%d,"arguments":[{"objectId":"-7.%d.9","obje\u0063tId":%q}]}`, own, own, obj)},
 		{"Runtime.getProperties", fmt.Sprintf(`{"objectId":%q}`, obj)},
 		{"Runtime.releaseObject", fmt.Sprintf(`{"objectId":%q}`, obj)},
 		{"Runtime.awaitPromise", fmt.Sprintf(`{"promiseObjectId":%q}`, obj)},
@@ -326,5 +329,30 @@ func TestRuntimeHeld(t *testing.T) {
 	h.call(c, "CHILD", "Runtime.enable", nil)
 	if m, _ := h.event(c, from, "Runtime.executionContextCreated"); m.SessionID != "CHILD" {
 		t.Fatalf("the child's context went to %s", m.Raw)
+	}
+}
+
+// BenchmarkForwardCommandContext: a command that names a context (an
+// object of the page's own world) on a tab of a full site under tiers:
+// what placing the context costs.
+func BenchmarkForwardCommandContext(b *testing.B) {
+	in, c, x, stop := benchInstanceWith(b, Config{Policy: tierPolicy{"ro.example": "read-only"}})
+	defer stop()
+	st := in.lock()
+	t := st.tabs[7]
+	t.url, t.docURL = "https://a.example/", "https://a.example/"
+	st.updateAccess(t)
+	st.contextEvent(t, "", []byte("Runtime.executionContextCreated"), []byte(`{"context":{"id":7,"origin":"https://a.example","name":"","uniqueId":"u7","auxData":{"isDefault":true,"type":"default","frameId":"T7"}}}`))
+	in.unlock()
+	cmd := []byte(`{"id":42,"method":"Runtime.callFunctionOn","sessionId":"pw-tab-1","params":{"functionDeclaration":"function(){return this.title}","objectId":"-1.7.1","returnByValue":true}}`)
+	b.SetBytes(int64(len(cmd)))
+	b.ReportAllocs()
+	for b.Loop() {
+		k := &c.cmd
+		if err := wire.DecodeCommand(cmd, &k.env); err != nil {
+			b.Fatal(err)
+		}
+		c.handle(k)
+		x.forget(x.nextID)
 	}
 }

@@ -136,7 +136,7 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 			_, src := newGuardFrom(*t.guard)
 			st.fire(t.id, string(sid), "Runtime.evaluate", map[string]any{"expression": src, "contextId": isolated, "silent": true})
 		}
-	} else if t.relayCtxs > 0 && (bytesHasPrefix(method, "Runtime.") || bytesHasPrefix(method, "Debugger.")) {
+	} else if t.relayCtxs.Load() > 0 && (bytesHasPrefix(method, "Runtime.") || bytesHasPrefix(method, "Debugger.")) {
 		if withhold, unpause := st.relayEvent(t, string(sid), method, params); withhold {
 			fx.unpause = fx.unpause || unpause
 			return // of the relay's own world (ctxguard.go)

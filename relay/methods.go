@@ -35,9 +35,9 @@ type methodInfo struct {
 	// event's type, a storage key in a nested object), so params that give
 	// any key twice, at any depth, are refused before they are judged.
 	unique bool
-	// ctx are the params that name an execution context (ctxguard.go);
+	// ctx is what the params name of execution contexts (ctxguard.go);
 	// nil for the methods that name none.
-	ctx []ctxKey
+	ctx *ctxSpec
 }
 
 // opensTabs are the commands besides Input.* whose effect can open a tab:
@@ -78,7 +78,7 @@ func newMethodInfo(name string) *methodInfo {
 		m.unique = m.unique || strings.HasPrefix(name, d)
 	}
 	m.opens = strings.HasPrefix(name, "Input.") || opensTabs[name]
-	m.ctx = ctxParams[name]
+	m.ctx = ctxSpecs[name]
 	return m
 }
 

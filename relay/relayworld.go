@@ -113,7 +113,7 @@ func (l *relayLook) close() {
 func (l *relayLook) call(ctx context.Context, fn, this string, args []map[string]any, byValue bool) (json.RawMessage, error) {
 	p := map[string]any{
 		// The nonce makes every script new: no breakpoint waits for it.
-		"functionDeclaration": fn + "\n//" + randHex(16),
+		"functionDeclaration": "/*" + randHex(16) + "*/ " + fn,
 		"returnByValue":       byValue,
 		"silent":              true,
 		"objectGroup":         l.group,

@@ -232,6 +232,16 @@ func TestChildSessions(t *testing.T) {
 		t.Fatalf("child attach not forwarded as is; want %s", want)
 	}
 
+	// The relay follows the child's contexts: Runtime on, before anything
+	// of the client's reaches the child.
+	h.waitFor("the relay's Runtime.enable on the frame", func() bool {
+		for _, r := range rec.all() {
+			if r == (received{1, "CHILD1", "Runtime.enable", ""}) {
+				return true
+			}
+		}
+		return false
+	})
 	m := h.callMsg(c, "CHILD1", "Runtime.runIfWaitingForDebugger", nil)
 	mustMatch(t, m.Raw, fmt.Sprintf(`{"id":%d,"sessionId":"CHILD1","result":{"echo":{"tabId":1,"sessionId":"CHILD1","method":"Runtime.runIfWaitingForDebugger","params":null}}}`, *m.ID))
 	if got, want := rec.last(t), (received{1, "CHILD1", "Runtime.runIfWaitingForDebugger", ""}); got != want {

@@ -105,9 +105,10 @@ type tab struct {
 	openedByClient bool
 	// ctxs are the execution contexts of the tab's sessions, by session
 	// ("" for the tab's own): the relay's view of them (contexts.go).
-	// relayCtxs counts those of the relay's own worlds among them.
+	// relayCtxs counts those of the relay's own worlds among them; read
+	// without the lock on the command path.
 	ctxs      map[string]*sessionContexts
-	relayCtxs int
+	relayCtxs atomic.Int32
 	// guard is the read-only guard installed in the tab's isolated worlds,
 	// while it is read-only.
 	guard *guardLayer
@@ -145,7 +146,8 @@ func (t *tab) setState(s tabState, err error) {
 	if s == tabDetached {
 		t.fetch = nil
 		t.paused = nil
-		t.ctxs, t.relayCtxs = nil, 0
+		t.ctxs = nil
+		t.relayCtxs.Store(0)
 	}
 	if s == tabAttaching || s == tabDetaching {
 		t.stateWait = make(chan struct{})
