@@ -84,25 +84,6 @@ func (t *tab) contextsOf(sid string) *sessionContexts {
 	return sc
 }
 
-// context returns the context id names on t's session sid now, or nil.
-func (t *tab) context(sid string, id int64) *execContext {
-	if sc := t.ctxs[sid]; sc != nil {
-		return sc.byID[id]
-	}
-	return nil
-}
-
-// contextByUnique returns the context uniqueContextId names on t's session
-// sid now, or nil.
-func (t *tab) contextByUnique(sid, unique string) *execContext {
-	if sc := t.ctxs[sid]; sc != nil {
-		if id, ok := sc.byUnique[unique]; ok {
-			return sc.byID[id]
-		}
-	}
-	return nil
-}
-
 // frameOrigin returns the origin of frame on t's session sid, as Chrome
 // gave it for the frame's own world; "" when the relay knows of none.
 func (t *tab) frameOrigin(sid, frame string) string {

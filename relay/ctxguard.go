@@ -165,8 +165,12 @@ const (
 // ctxVerdict is what the contexts a command names make of it.
 type ctxVerdict struct {
 	refused bool
-	msg     string // Chrome's error, or the relay's
-	detail  string // for the audit log
+	msg     string // Chrome's error for it, or the relay's
+	code    int64
+	// relay: it names the relay's own world, a refusal the audit log
+	// keeps (rule relay:context); the others are answered as Chrome
+	// answers a context that does not exist, and recorded as no rule's.
+	relay bool
 	// isolated: the command's script runs in a client's isolated world
 	// (and names no other).
 	isolated bool
@@ -197,12 +201,12 @@ func (st *state) judgeContexts(t *tab, sid string, spec *ctxSpec, vals [][]byte,
 			continue
 		case 1:
 		default:
-			return ctxVerdict{refused: true, msg: "Invalid parameters: params carry '" + key.outer + "' twice", detail: "params the relay cannot read as Chrome does"}
+			return ctxVerdict{refused: true, code: codeInvalidParams, msg: "Invalid parameters: params carry '" + key.outer + "' twice"}
 		}
 		var buf [4][]byte
 		found, err := valuesAt(buf[:0], vals[key.at], key)
 		if err != nil {
-			return ctxVerdict{refused: true, msg: err.Error(), detail: "params the relay cannot read as Chrome does"}
+			return ctxVerdict{refused: true, code: codeInvalidParams, msg: err.Error()}
 		}
 		for _, raw := range found {
 			if key.target {
@@ -211,21 +215,21 @@ func (st *state) judgeContexts(t *tab, sid string, spec *ctxSpec, vals [][]byte,
 			x, why := placeRef(sc, key.kind, raw)
 			switch {
 			case why != "":
-				return ctxVerdict{refused: true, msg: why, detail: "names what the relay cannot read"}
+				return ctxVerdict{refused: true, code: codeInvalidParams, msg: why}
 			case key.kind == refWorld:
 				if x != nil {
-					return ctxVerdict{refused: true, msg: "cdprelay: world names starting with \"" + relayWorldPrefix + "\" are the relay's own", detail: "names the relay's own world"}
+					return ctxVerdict{refused: true, relay: true, msg: "cdprelay: world names starting with \"" + relayWorldPrefix + "\" are the relay's own"}
 				}
 				continue
 			case key.kind == refScript:
 				if x != nil {
-					return ctxVerdict{refused: true, msg: msgNoScript + string(unquoted(raw)), detail: "names a script of the relay's own world"}
+					return ctxVerdict{refused: true, relay: true, msg: msgNoScript + string(unquoted(raw))}
 				}
 				continue
 			case x != nil && x.relay:
-				return ctxVerdict{refused: true, msg: notFound(key.kind), detail: "names the relay's own world"}
+				return ctxVerdict{refused: true, relay: true, msg: notFound(key.kind)}
 			case x == nil && strict:
-				return ctxVerdict{refused: true, msg: notFound(key.kind), detail: "names an execution context the relay cannot place on the page"}
+				return ctxVerdict{refused: true, code: codeServerError, msg: notFound(key.kind)}
 			}
 			if key.target && (x == nil || x.kind != ctxIsolated) {
 				isolated = false
@@ -422,8 +426,11 @@ func (c *clientConn) contexts(k *cmd) bool {
 	st := c.inst.lock()
 	v := st.judgeContexts(t, sid, spec, vals[:], counts[:], strict)
 	c.inst.unlock()
-	if v.refused {
+	switch {
+	case v.refused && v.relay:
 		return c.refuse(k, Decision{Verdict: Deny, Rule: ruleContext, Message: v.msg})
+	case v.refused:
+		return c.failed(k, v.code, v.msg)
 	}
 	k.isolated = v.isolated
 	return true

@@ -28,7 +28,6 @@ type fakePage struct {
 	// focus: the frame elements the focus is in, then the focused element.
 	focus []*fakeNode
 	at    *fakeNode // what the hit test finds; nil: nothing
-	atIn  string    // the frame it is in
 	// beforeType runs as the typing script arrives (a page that moves its
 	// focus).
 	beforeType func(p *fakePage)
