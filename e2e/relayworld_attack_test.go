@@ -162,6 +162,36 @@ func TestSecretAttackRelayWorld(t *testing.T) {
 	noLeaks(t, "raw client", set.scanFrames("client", a.c.Frames()))
 }
 
+// TestSecretAttackRelayWorldPlaywright: the same attack from Playwright: it
+// fills the password once, poisons every world it reaches from a raw
+// session of its own (by id, by the relay's world's name, with a script
+// for new documents), reads the source of every script the debugger
+// announces, and fills again: the secret goes into the field, not to the
+// other origin, and no source or frame holds it.
+func TestSecretAttackRelayWorldPlaywright(t *testing.T) {
+	requireEnv(t)
+	s := site(t)
+	pw := siteSecret(t, s)
+	tp := newTap(t)
+	var rep struct {
+		Poisoned int
+		Value    string
+		Sources  []string
+	}
+	out, stdout := script(t, tp, "secrets-playwright.mjs", "poisoned", &rep)
+	t.Logf("the poison ran in %d worlds; %d sources read", rep.Poisoned, len(rep.Sources))
+	if rep.Value != ref {
+		t.Errorf("the field reads %q, want %q", rep.Value, ref)
+	}
+	settle()
+	if sinkGot(pw) {
+		t.Error("the secret reached the other origin's server through a poisoned world")
+	}
+	set := secretSet{}
+	set.add(t, "the secret", pw)
+	noLeaksIn(t, set, tp, out, stdout)
+}
+
 // resumer answers every pause the client is told of, as a debugger user
 // would look around first: it reads each frame's scopes and this, asks
 // each call frame for what a typing script would hold, and resumes.
