@@ -139,7 +139,7 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 	} else if t.relayCtxs.Load() > 0 && (bytesHasPrefix(method, "Runtime.") || bytesHasPrefix(method, "Debugger.")) {
 		if withhold, unpause := st.relayEvent(t, string(sid), method, params); withhold {
 			fx.unpause = fx.unpause || unpause
-			return // of the relay's own world (ctxguard.go)
+			return // of the relay's own world (relayevents.go)
 		}
 	}
 	if isFetchPaused(method) {

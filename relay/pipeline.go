@@ -27,7 +27,9 @@ import (
 //  5. policy   the operator's method rules and URL fence, on the decoded
 //     URL (Policy), then the relay's own rules (rules.go);
 //  6. access   what the tab lets automation do, by where it is and who
-//     holds it: blind, read-only or full (access.go);
+//     holds it: blind, read-only or full (access.go); and the execution
+//     contexts the command names, judged by what they are now
+//     (ctxguard.go);
 //  7. ask      a command the policy asks a person about is held for their
 //     approval (approvals.go);
 //  8. secret   a secret typed by reference, on its own origins only
