@@ -224,15 +224,15 @@ func (st *state) updateAccess(t *tab) (was tabAccess, changed bool) {
 		// A fresh layer of the guard in every isolated world it has.
 		l, src := newGuard()
 		t.guard = &l
-		for sid, w := range t.worlds {
-			for id := range w.ids {
+		for sid, ids := range t.isolatedContexts() {
+			for _, id := range ids {
 				st.fire(t.id, sid, "Runtime.evaluate", map[string]any{"expression": src, "contextId": id, "silent": true})
 			}
 		}
 	case was.level == accessReadOnly && now.level != accessReadOnly && t.guard != nil:
 		off := t.guard.offScript()
-		for sid, w := range t.worlds {
-			for id := range w.ids {
+		for sid, ids := range t.isolatedContexts() {
+			for _, id := range ids {
 				st.fire(t.id, sid, "Runtime.evaluate", map[string]any{"expression": off, "contextId": id, "silent": true})
 			}
 		}

@@ -183,6 +183,14 @@ func (in *Instance) attachCalls(ctx context.Context, x *extConn, t *tab) (_ Targ
 	}
 	// The brake needs the Debugger on before any script starts (brake.go).
 	x.brakeOn(tabID, "")
+	// And its execution contexts from their Runtime events, whatever the
+	// client switches (runtimehold.go).
+	in.lock()
+	t.contextsOf("").held = true
+	in.unlock()
+	if _, err := x.sendCommand(ctx, tabID, "", "Runtime.enable", nil); err != nil {
+		return TargetInfo{}, "", false, fmt.Errorf("execution contexts of tab %d: %w", tabID, err)
+	}
 	docURL = in.awaitFirstCommit(ctx, x, tabID)
 	if err := in.sanitizeHistory(ctx, x, t); err != nil {
 		return TargetInfo{}, "", false, err

@@ -129,13 +129,19 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 				((bytesHasPrefix(method, "Network.") || bytesHasPrefix(method, "Fetch.")) && t.blindRequest(method, params)) ||
 				(string(method) == "Debugger.paused" && t.pausedInBlind(string(sid), params))))
 	if bytesHasPrefix(method, "Runtime.executionContext") {
-		if string(method) == "Runtime.executionContextCreated" && isRelayWorld(params) {
+		relay, isolated := st.contextEvent(t, string(sid), method, params)
+		if relay {
 			return // the relay's own world (relayworld.go)
 		}
-		if id := st.trackWorlds(t, string(sid), method, params); id != 0 && t.guard != nil {
+		if isolated != 0 && t.guard != nil {
 			// The guard goes in before the client hears of the world.
 			_, src := newGuardFrom(*t.guard)
-			st.fire(t.id, string(sid), "Runtime.evaluate", map[string]any{"expression": src, "contextId": id, "silent": true})
+			st.fire(t.id, string(sid), "Runtime.evaluate", map[string]any{"expression": src, "contextId": isolated, "silent": true})
+		}
+	} else if t.relayCtxs.Load() > 0 && (bytesHasPrefix(method, "Runtime.") || bytesHasPrefix(method, "Debugger.")) {
+		if withhold, unpause := st.relayEvent(t, string(sid), method, params); withhold {
+			fx.unpause = fx.unpause || unpause
+			return // of the relay's own world (relayevents.go)
 		}
 	}
 	if string(method) == "Debugger.paused" {
@@ -191,6 +197,9 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 			if brakesChild(wire.StringField(ti, "type")) {
 				fx.brakeChild = child.id
 			}
+			// The relay follows the child's execution contexts, whatever
+			// the client switches (runtimehold.go).
+			st.holdRuntime(t, child.id)
 			if string(wire.StringField(ti, "type")) == "iframe" {
 				// An out-of-process frame navigates through its own
 				// session: fence it too, before the client resumes it;
@@ -240,9 +249,13 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 		defer putBuf(red)
 		params = *red
 	}
-	buf := getBuf()
-	*buf = wire.AppendEvent(*buf, method, s.idJSON, params)
-	c.deliver(buf)
+	// Runtime is on in Chrome for the relay's sake: its events go to the
+	// sessions where the client switched it on (runtimehold.go).
+	if !bytesHasPrefix(method, "Runtime.") || st.runtimeWanted(t, string(sid), s, method) {
+		buf := getBuf()
+		*buf = wire.AppendEvent(*buf, method, s.idJSON, params)
+		c.deliver(buf)
+	}
 	if sid == nil {
 		// Further sessions on the tab get a copy of the events of the
 		// domains they enabled.

@@ -40,6 +40,9 @@ type methodInfo struct {
 	unknown bool
 	// brake: the forward stage hands the command to the brake (brake.go).
 	brake bool
+	// ctx is what the params name of execution contexts (ctxguard.go);
+	// nil for the methods that name none.
+	ctx *ctxSpec
 }
 
 // opensTabs are the commands besides Input.* whose effect can open a tab:
@@ -81,6 +84,7 @@ func newMethodInfo(name string) *methodInfo {
 	}
 	m.opens = strings.HasPrefix(name, "Input.") || opensTabs[name]
 	m.brake = brakeMethods[name]
+	m.ctx = ctxSpecs[name]
 	return m
 }
 

@@ -339,9 +339,11 @@ func TestCommandOrderPins(t *testing.T) {
 		})
 		// secret: nothing is typed, nor looked up in the page.
 		t.Run("secret", func(t *testing.T) {
-			origin, cross := "https://a.example", false
+			page := newFakePage(1, "https://a.example")
+			page.setFocus(passwordField(tid(1)))
 			h := newHarness(t, Config{Policy: orderPolicy{ask: map[string]bool{"Input.insertText": true}}, Secrets: staticSecrets(t), ApprovalTimeout: time.Hour})
-			e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: focusHandler(&origin, &cross)})
+			e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: page.handle})
+			page.e.Store(e)
 			c := h.client()
 			sess := h.autoAttach(c)[0]
 			in := h.srv.Default()

@@ -163,7 +163,7 @@ func TestEventOrderPins(t *testing.T) {
 			e.Event(1, "", "Runtime.executionContextCreated", map[string]any{"context": map[string]any{"id": id, "origin": "https://ro.example", "name": name,
 				"uniqueId": fmt.Sprint("u", id), "auxData": map[string]any{"isDefault": false, "type": "isolated", "frameId": tid(1)}}})
 		}
-		world(55, relayWorldName)
+		world(55, relayWorldPrefix+"-0123456789abcdef")
 		world(56, "util")
 		h.waitFor("the guard in the client's world", func() bool { return indexOf(cdpSent(e, before), `Runtime.evaluate {"contextId":56`) >= 0 })
 		if indexOf(cdpSent(e, before), `Runtime.evaluate {"contextId":55`) >= 0 {
@@ -354,9 +354,10 @@ func TestEventOrderPins(t *testing.T) {
 	// client that does not end in the outbound filter (or a filter run
 	// before a stage that rebuilds the message).
 	t.Run("the secret lock on every way out", func(t *testing.T) {
-		origin, cross := "https://a.example", false
 		const value = "correct horse battery staple"
-		focus := focusHandler(&origin, &cross)
+		page := newFakePage(1, "https://a.example")
+		page.setFocus(passwordField(tid(1)))
+		focus := page.handle
 		h := newHarness(t, Config{Secrets: staticSecrets(t)})
 		e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: func(tabID int, sid, method string, p json.RawMessage) (any, error) {
 			switch {
@@ -367,6 +368,7 @@ func TestEventOrderPins(t *testing.T) {
 			}
 			return focus(tabID, sid, method, p)
 		}})
+		page.e.Store(e)
 		c := h.client()
 		sess := h.autoAttach(c)[0]
 		other := jsonString(t, h.call(c, "", "Target.attachToTarget", map[string]any{"targetId": tid(1), "flatten": true}), "sessionId")

@@ -86,15 +86,17 @@ func TestReplyOrderPins(t *testing.T) {
 	// before the error: the client would get a result made of nothing for
 	// a read that failed, and read on.
 	t.Run("the error before a stream's piece", func(t *testing.T) {
-		origin, cross := "https://a.example", false
-		focus := focusHandler(&origin, &cross)
+		page := newFakePage(1, "https://a.example")
+		page.setFocus(passwordField(tid(1)))
+		focus := page.handle
 		h := newHarness(t, Config{Secrets: staticSecrets(t)})
-		h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: func(tabID int, sid, method string, p json.RawMessage) (any, error) {
+		e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: func(tabID int, sid, method string, p json.RawMessage) (any, error) {
 			if method == "IO.read" {
 				return nil, fakeext.CDPError(-32000, "Invalid stream handle")
 			}
 			return focus(tabID, sid, method, p)
 		}})
+		page.e.Store(e)
 		c := h.client()
 		sess := h.autoAttach(c)[0]
 		h.call(c, sess, "Input.insertText", map[string]any{"text": "{{secret:github}}"})

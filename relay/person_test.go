@@ -44,6 +44,7 @@ func TestStopAndResume(t *testing.T) {
 	page.e = e
 	c := h.client()
 	sess := h.autoAttach(c)[0]
+	h.call(c, sess, "Runtime.enable", nil)
 	in := h.srv.Default()
 	id := h.send(c, sess, "Runtime.evaluate", map[string]any{"expression": "while(true){}"})
 	page.waitBusy(h, "")
@@ -354,20 +355,11 @@ func TestApprovalTimeout(t *testing.T) {
 // a form's submit control is asked about, with its label; anything else
 // goes on.
 func TestAskSubmit(t *testing.T) {
-	var mu sync.Mutex
-	target := map[string]any{"origin": "https://a.example", "kind": "button", "text": "Place  order", "submit": true}
+	page := newFakePage(1, "https://a.example")
+	page.setAt(&fakeNode{id: 20, name: "BUTTON", in: tid(1), role: "button", label: "Place  order", form: true})
 	h := newHarness(t, Config{Policy: askPolicy{submit: true}, ApprovalTimeout: time.Hour})
-	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: func(tab int, sid, method string, params json.RawMessage) (any, error) {
-		switch {
-		case method == "Page.createIsolatedWorld":
-			return map[string]any{"executionContextId": 77}, nil
-		case method == "Runtime.evaluate" && strings.Contains(string(params), `"contextId":77`):
-			mu.Lock()
-			defer mu.Unlock()
-			return map[string]any{"result": map[string]any{"type": "object", "value": target}}, nil
-		}
-		return fakeext.DefaultHandler(tab, sid, method, params)
-	}})
+	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: page.handle})
+	page.e.Store(e)
 	c := h.client()
 	sess := h.autoAttach(c)[0]
 	in := h.srv.Default()
@@ -405,9 +397,7 @@ func TestAskSubmit(t *testing.T) {
 		t.Fatalf("sent %v", order)
 	}
 	// A press on something else goes on unasked.
-	mu.Lock()
-	target = map[string]any{"origin": "https://a.example", "kind": "link", "text": "Help", "submit": false}
-	mu.Unlock()
+	page.setAt(&fakeNode{id: 21, name: "A", attrs: []string{"href", "/help"}, in: tid(1), role: "link", label: "Help"})
 	if m, _ := h.reply(c, mouse("mousePressed")); m.Error != nil {
 		t.Fatalf("press on a link: %s", m.Raw)
 	}

@@ -30,7 +30,9 @@ import (
 //  5. policy   the operator's method rules and URL fence, on the decoded
 //     URL (Policy), then the relay's own rules (rules.go);
 //  6. access   what the tab lets automation do, by where it is and who
-//     holds it: blind, read-only or full (access.go);
+//     holds it: blind, read-only or full (access.go); and the execution
+//     contexts the command names, judged by what they are now
+//     (ctxguard.go);
 //  7. ask      a command the policy asks a person about is held for their
 //     approval (approvals.go);
 //  8. prepare  what a verdict does to the tab: a navigation to a stricter
@@ -73,6 +75,9 @@ type cmd struct {
 	// own: the relay's own command (a setting sent again after a resume),
 	// judged as a client's but answered to nobody.
 	own bool
+	// isolated: the contexts k names put its script in a client's
+	// isolated world (ctxguard.go).
+	isolated bool
 }
 
 // outcome is a command's verdict, for the observe step.
@@ -98,7 +103,7 @@ const (
 
 // handle runs one well-formed command through the pipeline.
 func (c *clientConn) handle(k *cmd) {
-	k.m, k.r, k.a, k.params, k.out, k.ask, k.held = nil, route{}, args{}, k.env.Params, outcome{}, Decision{}, nil
+	k.m, k.r, k.a, k.params, k.out, k.ask, k.held, k.isolated = nil, route{}, args{}, k.env.Params, outcome{}, Decision{}, nil, false
 	if c.limits(k) && c.running(k) && c.route(k) && c.inLine(k) && c.decide(k) {
 		c.act(k)
 	}
@@ -108,7 +113,7 @@ func (c *clientConn) handle(k *cmd) {
 // judge runs a command taken off a line (approvals.go) through the stages
 // after it, judged again as if it had just arrived.
 func (c *clientConn) judge(k *cmd) {
-	k.m, k.r, k.a, k.params, k.out, k.ask = lookupMethod(k.env.Method), route{}, args{}, k.env.Params, outcome{}, Decision{}
+	k.m, k.r, k.a, k.params, k.out, k.ask, k.isolated = lookupMethod(k.env.Method), route{}, args{}, k.env.Params, outcome{}, Decision{}, false
 	if c.running(k) && c.route(k) && c.decide(k) {
 		c.act(k)
 	}
@@ -346,6 +351,9 @@ func (c *clientConn) access(k *cmd) bool {
 		c.inst.unlock()
 		k.out.kind = outEmulated
 		c.answer(k, tree)
+		return false
+	}
+	if k.m.ctx != nil && k.r.acc.level != accessBlind && !c.contexts(k) {
 		return false
 	}
 	if d, ok := c.gate(k, k.r.acc); !ok {

@@ -137,12 +137,8 @@ func (c *clientConn) gate(k *cmd, acc tabAccess) (refusal Decision, ok bool) {
 		switch readOnly(m) {
 		case roAllow:
 		case roNoEffects:
-			sid := ""
-			if k.r.via.child {
-				sid = k.r.via.id
-			}
-			st := c.inst.lock()
-			isolated := k.r.tab.guard != nil && st.isolatedTarget(k.r.tab, sid, k.m.name, k.params)
+			c.inst.lock()
+			isolated := k.isolated && k.r.tab.guard != nil
 			c.inst.unlock()
 			if isolated {
 				break // the guard is in that world (worlds.go)

@@ -26,7 +26,8 @@ import (
 //
 // The element's identity comes from Chrome, not from the page's script: the
 // node at a point is asked with DOM.getNodeForLocation; the focused element
-// is found in the relay's own world and identified with DOM.describeNode.
+// is found in a world the relay makes for the look and identified with
+// DOM.describeNode.
 // What remains is the instant between the last look and the command: a
 // page that changes in those few milliseconds is not caught.
 
@@ -83,48 +84,22 @@ func (c *clientConn) identify(ctx context.Context, via *session, method string, 
 		return n, nil
 	}
 	// The focused element, through shadow roots and frames of the same
-	// origin, from the relay's own world (where describe.go just looked).
-	c.inst.lock()
-	ctxID := via.tab.relayWorlds[sid]
-	c.inst.unlock()
-	if ctxID == 0 {
-		return 0, errors.New("no world")
-	}
-	res, err := x.sendCommand(ctx, via.tab.id, sid, "Runtime.evaluate", map[string]any{
-		"expression": focusedElement, "contextId": ctxID, "silent": true, "objectGroup": "cdprelay-recheck",
-	})
+	// origin, found in a world of the relay's own made for this look
+	// (relayworld.go), as describe.go found it.
+	look, err := c.newLook(ctx, via)
 	if err != nil {
 		return 0, err
 	}
-	defer x.fire(via.tab.id, sid, "Runtime.releaseObjectGroup", map[string]string{"objectGroup": "cdprelay-recheck"})
-	obj := wire.Field(res, "result")
-	id := wire.StringField(obj, "objectId")
-	if id == nil {
+	defer look.close()
+	f, err := look.focus(ctx)
+	switch {
+	case errors.Is(err, errNoFocus):
 		return 0, nil // nothing focused
-	}
-	res, err = x.sendCommand(ctx, via.tab.id, sid, "DOM.describeNode", map[string]string{"objectId": string(id)})
-	if err != nil {
+	case err != nil:
 		return 0, err
 	}
-	n, _ := wire.Int(wire.Field(wire.Field(res, "node"), "backendNodeId"))
-	return n, nil
+	return f.el.BackendNodeID, nil
 }
-
-// focusedElement is the element that has the focus, as focusTargetProbe
-// finds it.
-const focusedElement = `(() => {
-  let doc = document, el = null;
-  for (let depth = 0; depth < 32; depth++) {
-    el = doc.activeElement;
-    while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
-    if (!el || (el.tagName !== "IFRAME" && el.tagName !== "FRAME")) return el;
-    let inner = null;
-    try { inner = el.contentDocument; } catch (e) {}
-    if (!inner) return el;
-    doc = inner;
-  }
-  return el;
-})()`
 
 // same reports whether now is what was seen.
 func (s seenTarget) same(now seenTarget) bool {

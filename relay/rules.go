@@ -48,7 +48,7 @@ const (
 func RelayRules() []string {
 	return []string{ruleNested, ruleNonFlat, ruleTargetTab, ruleUploads, ruleDownloadTo, ruleCredentials, ruleSecret,
 		ruleNeverShared, ruleOutsideFence, ruleTakeOver, ruleReadOnlyWrite, ruleBlindFrame, ruleStopped,
-		ruleDialogAnswered, ruleUndoable, ruleUnstoppable, ruleDebuggerOff}
+		ruleDialogAnswered, ruleUndoable, ruleUnstoppable, ruleDebuggerOff, ruleContext}
 }
 
 // targetOnTab are the Target methods a tab's session may send to Chrome.
@@ -56,6 +56,9 @@ var targetOnTab = map[string]bool{"Target.setAutoAttach": true, "Target.getTarge
 
 // relayRules applies the relay's own rules to k.
 func (c *clientConn) relayRules(k *cmd) (Decision, bool) {
+	if k.m.domain == domainHeapProfiler && c.inst.srv.secrets.load() != nil {
+		return deny(ruleSecret, msgHeap), false
+	}
 	switch k.m.name {
 	case "Target.sendMessageToTarget":
 		return deny(ruleNested, "cdprelay: Target.sendMessageToTarget carries a nested command past the relay's checks; use a flat session (Target.attachToTarget with flatten: true) and send the command on it"), false

@@ -73,6 +73,10 @@ type session struct {
 	// while the policy has tiers (lifts.go).
 	kept []replayed
 	lift liftState
+	// runtime: the client has Runtime on on this child session (a
+	// top-level session's is enabled["Runtime"]); the relay keeps it on in
+	// Chrome either way (runtimehold.go).
+	runtime bool
 }
 
 func newSession(id string, t *tab, child bool) *session {
@@ -199,12 +203,14 @@ func (st *state) addChild(parent *session, id, targetID, url []byte) *session {
 func (st *state) dropChild(cs *session) (dropped []*session) {
 	delete(st.sessions, cs.id)
 	delete(cs.tab.fetch, cs.id)
+	cs.tab.dropContexts(cs.id)
 	dropped = append(dropped, cs)
 	for _, d := range st.sessions {
 		for p := d.parent; p != nil; p = p.parent {
 			if p == cs {
 				delete(st.sessions, d.id)
 				delete(d.tab.fetch, d.id)
+				d.tab.dropContexts(d.id)
 				dropped = append(dropped, d)
 				break
 			}
