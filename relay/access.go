@@ -118,6 +118,9 @@ func (st *state) computeAccess(t *tab) tabAccess {
 	case !web && !special:
 		return tabAccess{level: accessBlind, rule: ruleNeverShared,
 			why: "the tab shows " + schemeOf(u) + " page, which is never shared with automation; navigate it to a web page or close it"}
+	case web && in.srv.ownURL(u):
+		a, _ := in.srv.ownAccess(u, "the tab")
+		return a
 	case web && in.fencing():
 		if d := in.srv.policy.load().URL(in.profile, u); d.Verdict != Allow {
 			return tabAccess{level: accessBlind, rule: ruleOutsideFence,

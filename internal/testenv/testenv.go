@@ -177,6 +177,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	} else {
 		cfg := opts.Relay
 		cfg.Logger = log
+		cfg.Listen = e.Addr // as cdprelay serve says where it listens
 		e.Audit = &Audit{next: cfg.Observer}
 		cfg.Observer = e.Audit
 		if e.Relay, err = relay.New(cfg); err != nil {
@@ -281,6 +282,7 @@ func (e *Env) RestartRelay(ctx context.Context, cfg relay.Config) error {
 	cancel()
 	e.hs.Close()
 	cfg.Logger = e.log
+	cfg.Listen = e.Addr
 	cfg.DefaultGUID = guid
 	e.Audit.setNext(cfg.Observer)
 	cfg.Observer = e.Audit
