@@ -286,20 +286,27 @@ var allResourceTypes = []string{"main_frame", "sub_frame", "stylesheet", "script
 // dot after a name.
 const ownURLPrefix = `^(https?|wss?)://([^/?#@]*@)?`
 
-// loopbackHosts is every canonical host that reaches loopback.
-const loopbackHosts = `(127(\.[0-9]+){3}|0\.0\.0\.0|\[::1?\]|\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]|([^/?#@:]*\.)?localhost\.?|localhost\.localdomain\.?|localhost6(\.localdomain6)?\.?)`
+// loopbackHosts is every canonical host that reaches loopback, in pieces
+// small enough for Chrome: it refuses a rule whose expression takes more
+// than a little memory, and then every rule given with it.
+var loopbackHosts = []string{
+	`127\.[0-9]+\.[0-9]+\.[0-9]+`,
+	`(0\.0\.0\.0|\[::1?\]|\[::ffff:7f[0-9a-f]*:[0-9a-f]*\])`,
+	`([^/?#@:]*\.)?localhost\.?`,
+	`(localhost6|localhost\.localdomain|localhost6\.localdomain6)\.?`,
+}
 
-// hostRegex is e's host as a regular expression over a canonical URL.
-func (e ownEntry) hostRegex() string {
+// hostRegexes are e's hosts as regular expressions over a canonical URL.
+func (e ownEntry) hostRegexes() []string {
 	switch {
 	case e.loopback:
 		return loopbackHosts
 	case e.addr.Is4():
-		return regexp.QuoteMeta(e.addr.String())
+		return []string{regexp.QuoteMeta(e.addr.String())}
 	case e.addr.IsValid():
-		return `\[` + regexp.QuoteMeta(e.addr.String()) + `\]`
+		return []string{`\[` + regexp.QuoteMeta(e.addr.String()) + `\]`}
 	}
-	return regexp.QuoteMeta(e.host) + `\.?`
+	return []string{regexp.QuoteMeta(e.host) + `\.?`}
 }
 
 // dnrRules returns the rules that block every request to the relay's own
@@ -312,12 +319,13 @@ func (o *ownOrigins) dnrRules(first int) []denylist.DNRRule {
 	}
 	seen := map[string]bool{}
 	for _, e := range o.entries() {
-		host := e.hostRegex()
 		port := strconv.Itoa(int(e.port))
-		for _, re := range []string{ownURLPrefix + host + `:` + port + `([/?#]|$)`, defaultPortRegex(host, e.port)} {
-			if re != "" && !seen[re] {
-				seen[re] = true
-				add(re)
+		for _, host := range e.hostRegexes() {
+			for _, re := range []string{ownURLPrefix + host + `:` + port + `([/?#]|$)`, defaultPortRegex(host, e.port)} {
+				if re != "" && !seen[re] {
+					seen[re] = true
+					add(re)
+				}
 			}
 		}
 	}

@@ -93,10 +93,11 @@ func TestOwnOriginsHistoryEntry(t *testing.T) {
 	}
 }
 
-// TestOwnOriginsLetGo: a tab Chrome says is going to the relay's own page
-// (a link, a script, a form) is let go before the page commits; a tab
-// there is never attached; the backstop fails every request there,
-// redirects included; and our extension gets rules that block them.
+// TestOwnOriginsLetGo: a tab there is never attached; the backstop fails
+// every request there, of every type (a link, a script, a form, a
+// redirect); a tab on its way there stays until its request is failed,
+// and one that commits there all the same is let go; and our extension
+// gets rules that block them.
 func TestOwnOriginsLetGo(t *testing.T) {
 	h, port := ownHarness(t, Config{})
 	own := "http://127.0.0.1:" + port + "/"
@@ -133,11 +134,18 @@ func TestOwnOriginsLetGo(t *testing.T) {
 		t.Fatalf("rules: %s", e.NetFence())
 	}
 
-	// Tab 2 is on its way there: let go before it commits.
+	// Tab 2 is on its way there: its request is failed, and it stays.
 	sess := "pw-tab-1"
 	h.call(c, sess, "Page.enable", nil)
 	from := len(c.Messages())
 	e.Event(2, "", "Page.frameStartedNavigating", map[string]any{"frameId": tid(2), "url": "http://localhost:" + port + "/", "loaderId": "L2", "navigationType": "differentDocument"})
+	e.Event(2, "", "Fetch.requestPaused", paused("R4", "http://localhost:"+port+"/", "Document"))
+	h.waitFor("the request fails", func() bool { return len(fenceCalls(t, e, "Fetch.failRequest")) == 3 })
+	if !e.Attached(2) {
+		t.Fatal("the relay let go of a tab whose request the backstop failed")
+	}
+	// Had it committed there all the same, it is let go at once.
+	e.Navigate(2, "http://[::1]:"+port+"/", "cdprelay")
 	h.event(c, from, "Target.detachedFromTarget")
 	h.waitFor("the relay detaches the tab", func() bool { return !e.Attached(2) })
 	m := h.callMsg(c, sess, "Runtime.evaluate", map[string]any{"expression": "1"})
