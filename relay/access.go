@@ -222,9 +222,19 @@ func (st *state) updateAccess(t *tab) (was tabAccess, changed bool) {
 	}
 	t.readOnly.Store(now.level == accessReadOnly)
 	switch {
-	case now.level == accessReadOnly && was.level != accessReadOnly:
-		// A fresh layer of the guard in every isolated world it has.
-		l, src := newGuard()
+	case now.level == accessReadOnly && (was.level != accessReadOnly || now.why != was.why):
+		// A fresh layer of the guard in every isolated world it has, with
+		// the reason its refusals give (a person taking over a read-only
+		// site's tab changes it).
+		if t.guard != nil {
+			off := t.guard.offScript()
+			for sid, w := range t.worlds {
+				for id := range w.ids {
+					st.fire(t.id, sid, "Runtime.evaluate", map[string]any{"expression": off, "contextId": id, "silent": true})
+				}
+			}
+		}
+		l, src := newGuard(now.why)
 		t.guard = &l
 		for sid, w := range t.worlds {
 			for id := range w.ids {

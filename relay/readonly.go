@@ -93,6 +93,13 @@ func readOnly(m *methodInfo) readOnlyRule {
 	if r, ok := readOnlyMethods[m.name]; ok {
 		return r
 	}
+	if m.enable || m.disable {
+		// A switch that only starts or stops events, as on a blind tab:
+		// a client sets them up on every page it opens (Puppeteer's
+		// Audits.enable), and a tab a person takes over must stay one it
+		// can open.
+		return roAllow
+	}
 	if m.domain != domainOther {
 		return readOnlyDomains[cdpDomains[m.domain]]
 	}

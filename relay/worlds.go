@@ -144,17 +144,28 @@ func (st *state) isolatedTarget(t *tab, sid, method string, params []byte) bool 
 	return named == 1
 }
 
-// guardLayer is one installation of the guard: its secret turns it off.
-type guardLayer struct{ secret string }
+// guardLayer is one installation of the guard: its secret turns it off;
+// why is the tab's reason, which its refusals give.
+type guardLayer struct{ secret, why string }
 
-// newGuard returns a new layer of the guard and its source, on.
-func newGuard() (guardLayer, string) { return newGuardFrom(guardLayer{secret: randHex(16)}) }
+// newGuard returns a new layer of the guard and its source, on, for a tab
+// that is read-only for the reason why.
+func newGuard(why string) (guardLayer, string) {
+	return newGuardFrom(guardLayer{secret: randHex(16), why: why})
+}
 
 // newGuardFrom returns layer l's source, for a world that appears while l
 // is in force.
 func newGuardFrom(l guardLayer) (guardLayer, string) {
 	src := strings.Replace(guardSource, `"SECRET"`, strconv.Quote(l.secret), 1)
+	src = strings.Replace(src, "const why = WHY;", "const why = "+jsString(l.why)+";", 1)
 	return l, strings.Replace(src, "let on = ON;", "let on = true;", 1)
+}
+
+// jsString writes s as a JavaScript string literal (JSON's, which is one).
+func jsString(s string) string {
+	b, _ := jsonv2.Marshal(s)
+	return string(b)
 }
 
 // offScript turns layer l off in a world.
