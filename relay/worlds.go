@@ -27,8 +27,10 @@ import (
 // Runtime.queryObjects is refused.
 //
 // The guard is not a sandbox: an API it does not know, or a location
-// assignment (which no script can redefine), still acts. The page's own
-// world, the CDP commands and blind tabs are held exactly.
+// assignment (which no script can redefine), still acts. The CDP commands
+// and blind tabs are held exactly; the page's own world as exactly as V8's
+// side-effect check, which does not follow promise jobs: the then of an
+// object an async function of the client's returns runs after the check.
 
 //go:embed readonly_guard.js
 var guardSource string
