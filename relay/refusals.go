@@ -15,18 +15,20 @@ import (
 // does not retry is an exception thrown by the script it runs. So when a
 // session's input is refused and the same input (method and params) comes
 // again within retriedWithin (Playwright sends a click's move, press and
-// release at once, and all of them again), every function the client
-// calls on that session for the next failFor (its next look for the
-// element, after it has stopped its own hit-target check) is refused as
-// the script's own exception, with the tab's reason. A client that takes
-// the first refusal as final (Puppeteer, a raw client) is told once, by
-// that refusal, and never meets this.
+// release at once, and all of them again), the next failCalls functions
+// the client calls on that session within failFor (Playwright's stop of
+// its own hit-target check, then its next look for the element) are
+// refused as the script's own exception, with the tab's reason; what the
+// client calls after that is answered as ever. A client that takes the
+// first refusal as final (Puppeteer, a raw client) is told once, by that
+// refusal, and never meets this.
 
 // retriedWithin is how soon a refused input sent again counts as a retry;
 // failFor is how long function calls fail after it.
 const (
 	retriedWithin = 2 * time.Second
 	failFor       = time.Second
+	failCalls     = 2
 )
 
 var domainInput = domainIndex["Input"]
@@ -44,6 +46,7 @@ type actRefusal struct {
 	at     time.Time            // the last refusal
 	inputs map[string]time.Time // each input refused (method and params), and when
 	again  time.Time            // when an input was last refused again
+	calls  int                  // function calls still to refuse after again
 	d      Decision             // the last refusal
 }
 
@@ -78,7 +81,7 @@ func (r *actRefusals) refused(k *cmd, d Decision) {
 	}
 	_, again := a.inputs[input]
 	if again {
-		a.again = now
+		a.again, a.calls = now, failCalls
 	}
 	if len(a.inputs) < maxInputs || again {
 		a.inputs[input] = now
@@ -96,8 +99,10 @@ func (r *actRefusals) retried(k *cmd) (Decision, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	a, ok := r.m[k.r.via]
-	if !ok || a.again.IsZero() || time.Since(a.again) > failFor {
+	if !ok || a.calls == 0 || time.Since(a.again) > failFor {
 		return Decision{}, false
 	}
+	a.calls--
+	r.m[k.r.via] = a
 	return a.d, true
 }
