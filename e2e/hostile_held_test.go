@@ -46,6 +46,8 @@ func TestHostileHeldTabScript(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { inst.ReleaseControl(tabID, "person") })
+		// The document the person holds, told from any other (a reload).
+		h.p.eval(h.target, "window.heldDocument = true")
 		return h
 	}
 	// untouched checks the tab as the person sees it, and that the site
@@ -55,6 +57,8 @@ func TestHostileHeldTabScript(t *testing.T) {
 		settle()
 		if v := h.p.eval(h.target, "location.href"); v != quote(h.url) {
 			t.Errorf("the tab the person holds went to %s", v)
+		} else if v := h.p.eval(h.target, "window.heldDocument === true"); v != "true" {
+			t.Errorf("the tab the person holds shows another document at its address (a reload)")
 		}
 		if v := h.p.eval(h.target, "document.getElementById('marker') && document.getElementById('marker').textContent"); v != `"untouched"` {
 			t.Errorf("the page of the tab the person holds was changed: its marker says %s", v)
@@ -151,6 +155,7 @@ document.addEventListener('DOMContentLoaded', () => { const m = document.getElem
 		h.p.call("", "Target.detachFromTarget", map[string]any{"sessionId": s})
 		time.Sleep(time.Second)
 		h.p.waitFor(h.target, "document.readyState", `"complete"`)
+		h.p.eval(h.target, "window.heldDocument = true") // the person's own reload
 		untouched(t, h, landing, hits)
 	})
 }
