@@ -101,3 +101,30 @@ func TestTakeOverTakesInitScriptsOut(t *testing.T) {
 		t.Errorf("put back: %s", back.Params)
 	}
 }
+
+// TestReadOnlySwitches: on a tab a person holds, a client may switch a
+// domain's events on and off (Puppeteer opens every page with
+// Audits.enable), but not a switch that takes the person's passkeys or
+// device pickers.
+func TestReadOnlySwitches(t *testing.T) {
+	h := newHarness(t, Config{})
+	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/"}}})
+	c := h.client()
+	sess := h.autoAttach(c)[0]
+	if err := h.srv.Default().TakeControl(1, "person"); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"Audits.enable", "Audits.disable", "WebMCP.enable", "Animation.enable"} {
+		if r := h.callMsg(c, sess, m, nil); r.Error != nil {
+			t.Errorf("%s: %s", m, r.Raw)
+		}
+	}
+	for _, m := range []string{"WebAuthn.enable", "DeviceAccess.enable", "FedCm.enable", "BluetoothEmulation.enable", "Emulation.setFocusEmulationEnabled"} {
+		if r := h.callMsg(c, sess, m, nil); r.Error == nil || !strings.Contains(r.Error.Message, "taken control") {
+			t.Errorf("%s: %s", m, r.Raw)
+		}
+		if n := len(fenceCalls(t, e, m)); n != 0 {
+			t.Errorf("%s reached the tab", m)
+		}
+	}
+}
