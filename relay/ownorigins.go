@@ -29,12 +29,15 @@ import (
 // host and port that reach the listener.
 //
 // Navigation there is refused by every fenced command (rules.go) and the
-// live view's navigate (tabhandle.go); a tab bound there is let go as
-// soon as Chrome says where it is going, before the page commits
-// (neverSharedAt); the navigation backstop fails every request a shared
-// tab makes there (fetchfence.go); and our extension's first-request rules
+// live view's navigate (tabhandle.go); our extension's first-request rules
 // block every request to them from a shared tab, or a tab not known yet,
-// while a client is connected (netfence.go).
+// while a client is connected (netfence.go); the navigation backstop fails
+// every request a shared tab makes there, whatever the policy
+// (fetchfence.go), so that a tab bound there (a link, a script, a form, a
+// redirect) stays, on Chrome's error page; and a tab that is on one all
+// the same is never attached, or let go at once (neverSharedAt), as a tab
+// bound for one without the backstop is as soon as Chrome says where it is
+// going.
 
 // ruleOwnOrigin is the rule id of a refusal to take a tab to the relay's
 // own origins.
