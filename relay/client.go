@@ -50,8 +50,9 @@ type clientConn struct {
 	// warned is when each console warning was last given (warnOnce).
 	// Guarded by the instance's mutex.
 	warned map[string]time.Time
-	bucket bucket // owned by the read loop: the command rate limit
-	cmd    cmd    // owned by the read loop: the command in the pipeline
+	bucket bucket      // owned by the read loop: the command rate limit
+	acts   actRefusals // refused input a client may retry (refusals.go)
+	cmd    cmd         // owned by the read loop: the command in the pipeline
 }
 
 func newClientConn(inst *Instance, conn *websocket.Conn, log *slog.Logger) *clientConn {

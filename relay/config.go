@@ -176,6 +176,14 @@ type Config struct {
 	// Default: the scheme and Host the request came with.
 	PublicURL string
 
+	// Listen is the address the relay is served on (host:port, as given
+	// to net.Listen). With PublicURL it says which origins are the
+	// relay's own, where a shared tab never goes (ownorigins.go); a port
+	// of 0 is learnt from the connections served, and so is every local
+	// address they arrive on. Default: none; the relay's own origins are
+	// then PublicURL's alone.
+	Listen string
+
 	// Restore are the minted instances of an earlier run (Server.Saved),
 	// restored by New with their guids, ids, tenants and profiles, so that
 	// their extensions reconnect. Default: none.

@@ -18,6 +18,9 @@ func (st *state) childAccess(u string) tabAccess {
 	web, special := pageScheme(u)
 	switch {
 	case web:
+		if a, own := st.in.srv.ownAccess(u, "the frame"); own {
+			return a
+		}
 		return st.tierAccess(u)
 	case special || u == "" || strings.HasPrefix(strings.ToLower(u), "data:"):
 		return tabAccess{}

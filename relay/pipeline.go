@@ -356,10 +356,14 @@ func (c *clientConn) access(k *cmd) bool {
 	if k.m.ctx != nil && k.r.acc.level != accessBlind && !c.contexts(k) {
 		return false
 	}
+	if d, ok := c.acts.retried(k); ok {
+		return c.refuseAsThrow(k, d) // refusals.go
+	}
 	if d, ok := c.gate(k, k.r.acc); !ok {
 		if k.r.acc.level == accessBlind && isScript(k.m.name) {
 			return c.refuseAsThrow(k, d)
 		}
+		c.acts.refused(k, d)
 		return c.refuse(k, d)
 	}
 	if pixelMethods[k.m.name] {
@@ -494,7 +498,7 @@ func (c *clientConn) forward(k *cmd) {
 			return
 		}
 	}
-	if (k.m.name == "Page.addScriptToEvaluateOnNewDocument" || k.m.name == "Page.createIsolatedWorld") && r.via.tab != nil && c.inst.hasTiers() {
+	if (k.m.name == "Page.addScriptToEvaluateOnNewDocument" || k.m.name == "Page.createIsolatedWorld") && r.via.tab != nil {
 		c.inst.lock()
 		r.via.tab.noteWorld(k.params)
 		full := k.m.name == "Page.addScriptToEvaluateOnNewDocument" && len(r.via.tab.scripts) >= maxInitScripts && !initRunsNothing(k.params)
@@ -506,7 +510,7 @@ func (c *clientConn) forward(k *cmd) {
 			return
 		}
 	}
-	if k.m.name == "Page.removeScriptToEvaluateOnNewDocument" && r.via.tab != nil && c.inst.hasTiers() {
+	if k.m.name == "Page.removeScriptToEvaluateOnNewDocument" && r.via.tab != nil {
 		st := c.inst.lock()
 		params, known := st.removeScript(r.via.tab, r.via, k.params)
 		c.inst.unlock()

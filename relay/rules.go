@@ -28,6 +28,8 @@ import (
 //     (Policy.UploadDirs) are accepted, after symlinks and ".." are
 //     resolved, and they go to Chrome as the resolved paths. Without
 //     folders, uploads are refused.
+//   - The relay's own origins. No URL-bearing command goes there
+//     (ownorigins.go).
 //   - Downloads. Page.setDownloadBehavior would have the browser save
 //     files where the client says: acknowledged, not applied, as
 //     Browser.setDownloadBehavior is.
@@ -48,7 +50,7 @@ const (
 func RelayRules() []string {
 	return []string{ruleNested, ruleNonFlat, ruleTargetTab, ruleUploads, ruleDownloadTo, ruleCredentials, ruleSecret,
 		ruleNeverShared, ruleOutsideFence, ruleTakeOver, ruleReadOnlyWrite, ruleBlindFrame, ruleStopped,
-		ruleDialogAnswered, ruleUndoable, ruleUnstoppable, ruleDebuggerOff, ruleContext}
+		ruleDialogAnswered, ruleUndoable, ruleUnstoppable, ruleDebuggerOff, ruleContext, ruleOwnOrigin}
 }
 
 // targetOnTab are the Target methods a tab's session may send to Chrome.
@@ -56,6 +58,9 @@ var targetOnTab = map[string]bool{"Target.setAutoAttach": true, "Target.getTarge
 
 // relayRules applies the relay's own rules to k.
 func (c *clientConn) relayRules(k *cmd) (Decision, bool) {
+	if k.a.hasURL && c.inst.srv.ownURL(k.a.url) {
+		return ownRefusal(k.a.url), false
+	}
 	if k.m.domain == domainHeapProfiler && c.inst.srv.secrets.load() != nil {
 		return deny(ruleSecret, msgHeap), false
 	}

@@ -29,23 +29,36 @@ import (
 // the tab left, is refused, never taken for an isolated world.
 //
 // The guard is not a sandbox: an API it does not know, or a location
-// assignment (which no script can redefine), still acts. The page's own
-// world, the CDP commands and blind tabs are held exactly.
+// assignment (which no script can redefine), still acts. The CDP commands
+// and blind tabs are held exactly; the page's own world as exactly as V8's
+// side-effect check, which does not follow promise jobs: the then of an
+// object an async function of the client's returns runs after the check.
 
 //go:embed readonly_guard.js
 var guardSource string
 
-// guardLayer is one installation of the guard: its secret turns it off.
-type guardLayer struct{ secret string }
+// guardLayer is one installation of the guard: its secret turns it off;
+// why is the tab's reason, which its refusals give.
+type guardLayer struct{ secret, why string }
 
-// newGuard returns a new layer of the guard and its source, on.
-func newGuard() (guardLayer, string) { return newGuardFrom(guardLayer{secret: randHex(16)}) }
+// newGuard returns a new layer of the guard and its source, on, for a tab
+// that is read-only for the reason why.
+func newGuard(why string) (guardLayer, string) {
+	return newGuardFrom(guardLayer{secret: randHex(16), why: why})
+}
 
 // newGuardFrom returns layer l's source, for a world that appears while l
 // is in force.
 func newGuardFrom(l guardLayer) (guardLayer, string) {
 	src := strings.Replace(guardSource, `"SECRET"`, strconv.Quote(l.secret), 1)
+	src = strings.Replace(src, "const why = WHY;", "const why = "+jsString(l.why)+";", 1)
 	return l, strings.Replace(src, "let on = ON;", "let on = true;", 1)
+}
+
+// jsString writes s as a JavaScript string literal (JSON's, which is one).
+func jsString(s string) string {
+	b, _ := jsonv2.Marshal(s)
+	return string(b)
 }
 
 // offScript turns layer l off in a world.

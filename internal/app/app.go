@@ -156,6 +156,7 @@ func New(cfg Config) (_ *App, err error) {
 	}
 	rc.Tenant = requestTenant
 	rc.PublicURL = cfg.PublicURL
+	rc.Listen = cfg.Addr
 	if a.relay, err = relay.New(rc); err != nil {
 		return nil, err
 	}
