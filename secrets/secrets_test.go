@@ -1,6 +1,7 @@
 package secrets
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -131,7 +132,7 @@ func TestLockForms(t *testing.T) {
 		`{"postData":"user=a&password=` + url.QueryEscape(secret) + `"}`,
 		`{"url":"https://a.test/` + url.PathEscape(secret) + `"}`,
 		`{"postDataEntries":[{"bytes":"` + b64 + `"}]}`,
-		`{"raw":"` + secret + `"}`,
+		"the text of a title: " + secret,
 	} {
 		if !l.Contains([]byte(msg)) {
 			t.Errorf("not found in %s", msg)
@@ -174,6 +175,12 @@ func FuzzLock(f *testing.F) {
 		l := (*Lock)(nil).Add("s", secret)
 		i := int(at) % (len(msg) + 1)
 		in := append(append(append([]byte(nil), msg[:i]...), secret...), msg[i:]...)
+		if looksJSON(in) && bytes.ContainsAny(secret, "\"\\") {
+			// In a JSON message a bare quote ends a string and a backslash
+			// begins an escape: a value with them is there escaped
+			// (FuzzLockEncoded).
+			return
+		}
 		out := l.Replace(nil, in)
 		// What stands between the references is what the client reads of
 		// the message: none of it may hold the value. A reference next to
