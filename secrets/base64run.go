@@ -50,32 +50,59 @@ var b64Class = func() (t [256]uint8) {
 // nextRun returns the first run of base64 text that starts at or after
 // from and decodes to at least minBytes bytes, scanning no further than
 // stop.
+//
+// A run that long spans at least minChars bytes of the message, so it
+// holds one of the bytes at every minChars-th position from from: only
+// there does the scan look, and then at the run around it.
 func nextRun(src []byte, from, stop, minBytes int, text []byte) (b64run, bool) {
-	minChars := (minBytes*4 + 2) / 3
-	for i := from; i < len(src) && i < stop; {
-		if b64Class[src[i]] == 0 {
-			i++
+	minChars := max((minBytes*4+2)/3, 1)
+	stop = min(stop, len(src))
+	for p := from; p < stop; p += minChars {
+		if !inRun(src[p]) {
 			continue
 		}
-		// Most runs are words, cut short by a character no base64 text
-		// has: passed over without a copy.
-		j := i + 1
-		for j < len(src) && b64Class[src[j]] != 0 {
-			j++
+		k := p
+		for k > from && inRun(src[k-1]) {
+			k--
 		}
-		if j-i < minChars && (j == len(src) || src[j] != '\\' && src[j] != '%' && src[j] != '\r' && src[j] != '\n') {
-			i = j
-			continue
+		// The runs from k on, to the one that holds p.
+		for i := k; i <= p; {
+			if b64Class[src[i]] == 0 {
+				i++
+				continue
+			}
+			// Most runs are words, cut short by a character no base64
+			// text has: passed over without a copy.
+			j := i + 1
+			for j < len(src) && b64Class[src[j]] != 0 {
+				j++
+			}
+			if j-i < minChars && (j == len(src) || !inRun(src[j])) {
+				i = j
+				continue
+			}
+			r := readRun(src, i, text[:0])
+			text = r.text
+			if len(r.text) >= minChars {
+				return r, true
+			}
+			i = max(r.end, j)
 		}
-		r := readRun(src, i, text[:0])
-		text = r.text
-		if len(r.text) >= minChars {
-			return r, true
-		}
-		i = max(r.end, j)
 	}
 	return b64run{}, false
 }
+
+// inRun reports whether c may be in a run of base64 text: the alphabets,
+// and what escapes or breaks a run's lines.
+func inRun(c byte) bool { return runBytes[c] }
+
+var runBytes = func() (t [256]bool) {
+	for c := range t {
+		t[c] = b64Class[c] != 0
+	}
+	t['\\'], t['%'], t['\r'], t['\n'] = true, true, true, true
+	return t
+}()
 
 // readRun reads the run of base64 text that starts at i.
 func readRun(src []byte, i int, text []byte) b64run {

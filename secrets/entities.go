@@ -3,7 +3,7 @@ package secrets
 import (
 	"html"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -73,17 +73,23 @@ type entityValue struct {
 	r [2]rune
 }
 
-// entityCache keeps the names looked up: a message names the same few
-// again and again. It stops growing at maxEntityCache names.
-var entityCache = struct {
-	sync.RWMutex
-	m map[string]entityValue
-}{m: map[string]entityValue{
-	"amp;": {1, [2]rune{'&'}}, "lt;": {1, [2]rune{'<'}}, "gt;": {1, [2]rune{'>'}},
-	"quot;": {1, [2]rune{'"'}}, "apos;": {1, [2]rune{'\''}}, "nbsp;": {1, [2]rune{0xa0}},
-}}
+// entityCache keeps the names looked up, by a hash of the name: a message
+// names the same few again and again. A slot holds the last name that
+// hashed to it; reading and filling it takes no lock.
+var entityCache [1024]atomic.Pointer[cachedEntity]
 
-const maxEntityCache = 4096
+type cachedEntity struct {
+	key string // the name, and ";" when looked up with the semicolon
+	v   entityValue
+}
+
+func entitySlot(k []byte) int {
+	h := uint32(2166136261)
+	for _, c := range k {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	return int(h & 1023)
+}
 
 // lookupEntity returns what &name stands for, with the semicolon when semi
 // (name is then read whole) or without it (legacy names only).
@@ -93,17 +99,33 @@ func lookupEntity(name []byte, semi bool) entityValue {
 			return entityValue{}
 		}
 	}
+	if semi {
+		// The names pages use most, looked up at once.
+		switch string(name) {
+		case "amp":
+			return entityValue{1, [2]rune{'&'}}
+		case "lt":
+			return entityValue{1, [2]rune{'<'}}
+		case "gt":
+			return entityValue{1, [2]rune{'>'}}
+		case "quot":
+			return entityValue{1, [2]rune{'"'}}
+		case "apos":
+			return entityValue{1, [2]rune{'\''}}
+		case "nbsp":
+			return entityValue{1, [2]rune{0xa0}}
+		}
+	}
 	var key [maxEntityName + 1]byte
 	k := append(key[:0], name...)
 	if semi {
 		k = append(k, ';')
 	}
-	entityCache.RLock()
-	v, ok := entityCache.m[string(k)]
-	entityCache.RUnlock()
-	if ok {
-		return v
+	slot := &entityCache[entitySlot(k)]
+	if c := slot.Load(); c != nil && c.key == string(k) {
+		return c.v
 	}
+	var v entityValue
 	src := "&" + string(k)
 	dec := html.UnescapeString(src)
 	// A name Go reads only in part ("&notit;" is "¬it;") leaves a letter
@@ -115,10 +137,6 @@ func lookupEntity(name []byte, semi bool) entityValue {
 			v.n++
 		}
 	}
-	entityCache.Lock()
-	if len(entityCache.m) < maxEntityCache {
-		entityCache.m[string(k)] = v
-	}
-	entityCache.Unlock()
+	slot.Store(&cachedEntity{key: string(k), v: v})
 	return v
 }

@@ -250,15 +250,14 @@ func (l *Lock) contains(b []byte, depth int, json bool) bool {
 	if depth >= maxB64Depth || l.deep == nil {
 		return false
 	}
-	var text, dec []byte
 	for i := 0; ; {
-		r, ok := nextRun(b, i, len(b), l.deep.minTarget, text)
+		r, ok := nextRun(b, i, len(b), l.deep.minTarget, s.text)
 		if !ok {
 			return false
 		}
-		text = r.text
+		s.text = r.text
 		var good bool
-		if dec, good = r.decode(dec[:0]); good && len(dec) >= l.deep.minTarget && l.deep.contains(dec, depth+1, false) {
+		if s.dec, good = r.decode(s.dec[:0]); good && len(s.dec) >= l.deep.minTarget && l.deep.contains(s.dec, depth+1, false) {
 			return true
 		}
 		i = r.end

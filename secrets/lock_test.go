@@ -342,3 +342,92 @@ func buildMessage(secret, before, after string, seed uint64, layers uint16) ([]b
 	}
 	return []byte(`{"id":1,"result":{"value":"` + jsonString(validUTF8(text), int(layers>>12&3)%3) + `"}}`), desc
 }
+
+// FuzzQuickSkip: the quick look at a marker passes over it only when the
+// decoders, reading every escape there, read nothing a value holds.
+func FuzzQuickSkip(f *testing.F) {
+	for _, c := range encodingCases() {
+		f.Add(c.secret, string(c.message()), true)
+		f.Add(c.secret, c.msg, false)
+	}
+	f.Add("000!", `{"v":"000&excl&semi;0"}`, true)
+	f.Add("ab;c", "?a=2&sort=desc&b&#x61%3B=3D&amp=\r\n", false)
+	f.Fuzz(func(t *testing.T, secret, msg string, json bool) {
+		if len(secret) == 0 || len(secret) > 64 || len(msg) > 1024 {
+			return
+		}
+		l := (*Lock)(nil).Add("s", []byte(secret))
+		s := getScanner(l, []byte(msg), 0, json)
+		defer putScanner(s)
+		for m := range msg {
+			if !isMarker[msg[m]] || !s.quickSkip(m) {
+				continue
+			}
+			for _, u := range s.units(m, maxDepth) {
+				if !u.dec {
+					continue
+				}
+				if u.kind == kEps || l.interesting(u.r[0]) || u.n == 2 && l.interesting(u.r[1]) {
+					t.Fatalf("passed over %q at %d, where %+v is read", msg, m, u)
+				}
+			}
+		}
+	})
+}
+
+// benchKinds are messages of 1 KiB of other kinds than benchMessage: a
+// page's HTML with its escapes, a body in base64, a saved page in
+// quoted-printable.
+func benchKinds() map[string][]byte {
+	page := `<form action="/login?next=%2Fhome&amp;lang=en"><label for="u">User&nbsp;name</label><input id="u" name="user" value="person" class="a b c"><input type="password" name="password" autocomplete="current-password"><p class="hint">Forgot it? &rarr; <a href="/reset?x=1&y=2">reset</a> &copy; 2026 &quot;Example&quot; &amp; Co.</p></form><script>var cfg = {"a":"\u003cb\u003e","url":"https:\/\/example.com\/x?y=1"};</script>`
+	kinds := map[string]string{
+		"html":   `{"id":12,"result":{"outerHTML":"` + jsonString(page, 0) + `"}}`,
+		"base64": `{"id":13,"result":{"body":"` + base64.StdEncoding.EncodeToString([]byte(page)) + `","base64Encoded":true}}`,
+		"mhtml":  `{"id":14,"result":{"data":"` + jsonString("Content-Transfer-Encoding: quoted-printable\r\n\r\n"+quotedPrintable(rand.New(rand.NewPCG(1, 2)), page, 76), 0) + `"}}`,
+	}
+	out := map[string][]byte{}
+	for name, m := range kinds {
+		msg := []byte(m)
+		for len(msg) < 1024 {
+			msg = append(msg, ' ')
+		}
+		out[name] = msg[:1024]
+	}
+	return out
+}
+
+// BenchmarkLockKinds: the scan of 1 KiB messages of other kinds with 20
+// locked secrets: a page's HTML with its escapes, a body in base64, a
+// saved page in quoted-printable, and Replace on a message that holds a
+// value escaped.
+func BenchmarkLockKinds(b *testing.B) {
+	var l *Lock
+	for i := 0; i < 20; i++ {
+		l = l.Add("s"+itoa(i), []byte("correct-horse-battery-"+itoa(i*7919)))
+	}
+	kinds := benchKinds()
+	for _, name := range []string{"html", "base64", "mhtml"} {
+		msg := kinds[name]
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(msg)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if l.Contains(msg) {
+					b.Fatal("found")
+				}
+			}
+		})
+	}
+	msg := []byte(`{"id":15,"result":{"outerHTML":"<input value=\"correct-horse-battery-` + strings.Repeat("&#x30;", 0) + `&#48;\">` + strings.Repeat(" ", 900) + `"}}`)
+	b.Run("replace", func(b *testing.B) {
+		b.SetBytes(int64(len(msg)))
+		b.ReportAllocs()
+		var dst []byte
+		for b.Loop() {
+			dst = l.Replace(dst[:0], msg)
+		}
+		if bytes.Contains(dst, []byte("battery-0")) {
+			b.Fatalf("not replaced: %s", dst)
+		}
+	})
+}

@@ -74,6 +74,8 @@ type scanner struct {
 	limit int
 	reach int  // the furthest position read so far (see units)
 	over  bool // the work bound was hit: fail closed
+
+	text, dec []byte // base64 runs read and decoded (lock.go)
 }
 
 var scanners = sync.Pool{New: func() any {
@@ -99,7 +101,7 @@ func getScanner(l *Lock, src []byte, depth int, json bool) *scanner {
 
 func putScanner(s *scanner) {
 	s.l, s.src = nil, nil
-	if cap(s.ua) > 1<<16 || cap(s.ca) > 1<<16 || len(s.fail) > 1<<14 {
+	if cap(s.ua) > 1<<16 || cap(s.ca) > 1<<16 || len(s.fail) > 1<<14 || cap(s.dec) > 1<<20 {
 		return // grown by one large message: let it go
 	}
 	s.ua, s.ca = s.ua[:0], s.ca[:0]
@@ -197,7 +199,7 @@ func (s *scanner) atMarker(m, from int) (best found) {
 	try := func(ti, j int, u *unit) {
 		t := &l.targets[ti]
 		start := m - j
-		if start < from || !bytes.Equal(s.src[start:m], t.b[:j]) || s.json && bytes.IndexByte(t.b[:j], '"') >= 0 || midRune(s.src, start) || s.json && midEscape(s.src, start) {
+		if start < from || j > 0 && s.src[m-1] != t.b[j-1] || !bytes.Equal(s.src[start:m], t.b[:j]) || s.json && bytes.IndexByte(t.b[:j], '"') >= 0 || midRune(s.src, start) || s.json && midEscape(s.src, start) {
 			return
 		}
 		a, b := t.advance(j, u)
@@ -225,11 +227,12 @@ func (s *scanner) atMarker(m, from int) (best found) {
 		switch u.kind {
 		case kEps:
 			// A soft line break inside a value, after the part of it
-			// that is as it is.
-			for ti := range l.targets {
-				t := &l.targets[ti]
-				for j := 1; j < len(t.b) && m-j >= from; j++ {
-					try(ti, j, &u)
+			// that is as it is: the byte before it ends that part.
+			if m > from {
+				for _, p := range l.byByte[s.src[m-1]] {
+					if j := int(p.j) + 1; j < len(l.targets[p.t].b) {
+						try(int(p.t), j, &u)
+					}
 				}
 			}
 		case kByte:
@@ -372,6 +375,9 @@ func (k *markers) find(from int) int {
 func (s *scanner) escaped(from, stop int) (best found) {
 	ms := newMarkers(s.src)
 	for m := ms.find(from); m < len(s.src) && m < stop; m = ms.find(m + 1) {
+		if s.quickSkip(m) {
+			continue
+		}
 		if f := s.atMarker(m, from); f.end > 0 && f.better(best) {
 			best = f
 			// Nothing that begins at a later marker can start before it.
@@ -389,6 +395,9 @@ func (s *scanner) escaped(from, stop int) (best found) {
 func (s *scanner) anyEscaped() bool {
 	ms := newMarkers(s.src)
 	for m := ms.find(0); m < len(s.src); m = ms.find(m + 1) {
+		if s.quickSkip(m) {
+			continue
+		}
 		if s.atMarker(m, 0).end > 0 || s.over {
 			return true
 		}
