@@ -64,7 +64,7 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 			// screencast: the live view's tap, or the client (and then the
 			// tap gets a copy and leaves the acks to the client).
 			fx.frameTo, fx.frameClient = t.handles, t.clientScreencast
-			if !t.clientScreencast {
+			if !t.clientScreencast || st.withholdFrame(t, params) {
 				return
 			}
 		} else if bytesHasPrefix(method, "Page.") {

@@ -31,7 +31,8 @@ import (
 //  7. ask      a command the policy asks a person about is held for their
 //     approval (approvals.go);
 //  8. secret   a secret typed by reference, on its own origins only
-//     (secrets.go);
+//     (secrets.go); while one is hidden, what the relay could not hide it
+//     in, and a page whose password field holds one (lockgates.go);
 //  9. fence    the navigation backstop's share of the tab's Fetch domain
 //     (fetchfence.go);
 //  10. emulate browser-level methods the relay answers itself
@@ -318,7 +319,7 @@ func (c *clientConn) access(k *cmd) bool {
 func (c *clientConn) secret(k *cmd) bool {
 	name, d, is := secretRef(k)
 	if !is {
-		return true
+		return c.secretGates(k) // lockgates.go
 	}
 	if d.Verdict != Allow {
 		return c.refuse(k, d)

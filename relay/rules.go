@@ -48,7 +48,7 @@ const (
 func RelayRules() []string {
 	return []string{ruleNested, ruleNonFlat, ruleTargetTab, ruleUploads, ruleDownloadTo, ruleCredentials, ruleSecret,
 		ruleNeverShared, ruleOutsideFence, ruleTakeOver, ruleReadOnlyWrite, ruleBlindFrame, ruleStopped,
-		ruleDialogAnswered}
+		ruleDialogAnswered, ruleSecretField, ruleUnscannable}
 }
 
 // targetOnTab are the Target methods a tab's session may send to Chrome.

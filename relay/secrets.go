@@ -178,9 +178,10 @@ func (c *clientConn) typeSecret(k call, name string) {
 	var r struct {
 		Result struct {
 			Value struct {
-				Typed  bool   `json:"typed"`
-				Origin string `json:"origin"`
-				Why    string `json:"why"`
+				Typed    bool   `json:"typed"`
+				Origin   string `json:"origin"`
+				Why      string `json:"why"`
+				Password bool   `json:"password"`
 			} `json:"value"`
 		} `json:"result"`
 	}
@@ -191,6 +192,9 @@ func (c *clientConn) typeSecret(k call, name string) {
 		}
 		c.failSecret(k, "cdprelay: secret "+name+" was not typed: "+why)
 		return
+	}
+	if r.Result.Value.Password {
+		in.secretTyped(via) // secretfield.go
 	}
 	in.observe(Event{Actor: ActorClient, Kind: KindSecret, Method: k.method, Target: targetOf(via.tab), Outcome: OutcomeOK, Detail: "secret " + name + " typed on " + r.Result.Value.Origin})
 	c.replyEmptyTo(k)
@@ -255,8 +259,10 @@ const typeScript = `(value, origins, anyField) => {
     if (!(el.isContentEditable || /^(INPUT|TEXTAREA)$/.test(el.tagName))) return { typed: false, why: "no field has the focus on " + origin };
     if (!origins.includes(origin)) return { typed: false, why: "the focused field is on " + origin + ", not on " + origins.join(", ") };
     if (!anyField && !(el.tagName === "INPUT" && el.type === "password")) return { typed: false, why: "the focused field on " + origin + " is not a password field (a secret with fields: any may be typed into any field)" };
+    const password = el.tagName === "INPUT" && el.type === "password";
+    if (password) (globalThis.` + secretFieldsVar + ` ||= new Set()).add(new WeakRef(el));
     if (!doc.execCommand("insertText", false, value)) return { typed: false, why: "the focused field on " + origin + " did not take the text" };
-    return { typed: true, origin };
+    return { typed: true, origin, password };
   }
   return { typed: false, why: "no field has the focus on " + origin };
 }`

@@ -192,6 +192,7 @@ func (st *state) trackPage(t *tab, method, params []byte) (refresh, letGo bool) 
 			st.setFrame(t, id, string(wire.StringField(f, "url")))
 			return false, false
 		}
+		st.secretDocument(t, params) // secretfield.go
 		if u := wire.StringField(f, "url"); u != nil {
 			full := string(u) + string(wire.StringField(f, "urlFragment"))
 			t.frames, t.blindFrames, t.blindReqs = nil, nil, nil // a new document: its frames and requests are yet to come
