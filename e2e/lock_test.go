@@ -385,7 +385,9 @@ func (a *attacker) frameID(session string) string {
 	if err != nil {
 		a.t.Fatalf("Page.getFrameTree: %v", err)
 	}
-	var r struct{ FrameTree struct{ Frame struct{ ID string } } }
+	var r struct {
+		FrameTree struct{ Frame struct{ ID string } }
+	}
 	json.Unmarshal(res, &r)
 	return r.FrameTree.Frame.ID
 }
