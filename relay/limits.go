@@ -40,9 +40,10 @@ const (
 	limitQueue     = "client-queue"
 	limitInstances = "instances"
 	limitIdle      = "idle"
+	limitSize      = "message-size"
 )
 
-var limitNames = []string{limitRate, limitInFlight, limitQueue, limitInstances, limitIdle}
+var limitNames = []string{limitRate, limitInFlight, limitQueue, limitInstances, limitIdle, limitSize}
 
 func msgRateLimit(perSecond float64) string {
 	return "cdprelay: rate limit: more than " + strconv.FormatFloat(perSecond, 'f', -1, 64) + " commands per second"

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/cdprelay/cdprelay/internal/wslimit"
 	"github.com/cdprelay/cdprelay/screencast"
 )
 
@@ -46,6 +47,9 @@ type conn struct {
 
 	closeOnce   sync.Once
 	closeReason string // written once under closeOnce, read after the read loop ends
+	// draining: the read loop hears out a viewer it closed for a message
+	// too large (wslimit.Drain); the socket is closed after it.
+	draining atomic.Bool
 
 	// lastGeom is the geometry of the newest frame the write loop sent,
 	// read by the read loop to map pointer input.
@@ -120,8 +124,10 @@ func (c *conn) serve() {
 		if err := c.writeLoop(); err != nil {
 			c.log.Debug("viewer write", "err", err)
 		}
-		// Unblock the read loop.
-		c.ws.Close()
+		// Unblock the read loop, unless it hears the viewer out.
+		if !c.draining.Load() {
+			c.ws.Close()
+		}
 	}()
 	err := c.readLoopGuarded()
 	c.cancel()
@@ -186,6 +192,20 @@ func (c *conn) closeWith(code int, reason string) {
 			c.ws.Close()
 		}
 	})
+}
+
+// closeTooBig ends the connection of a viewer that sent a message larger
+// than limit: a close frame 1009 with the reason, and what it goes on
+// sending read and thrown away until it closes, so that it gets the frame
+// rather than a reset.
+func (c *conn) closeTooBig(limit int64) {
+	c.draining.Store(true)
+	c.closeOnce.Do(func() {
+		c.closeReason = wslimit.Reason(limit)
+		c.cancel()
+		_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseMessageTooBig, c.closeReason), time.Now().Add(closeWait))
+	})
+	wslimit.Drain(c.ws, wslimit.DrainTime)
 }
 
 // send queues a text message. Frames never come this way: they are
@@ -318,14 +338,19 @@ func (c *conn) writeUpdate(s *subscription) error {
 // readLoop is the only reader. It handles each request in turn, so a
 // viewer's inputs reach the tab in the order it sent them.
 func (c *conn) readLoop() error {
-	c.ws.SetReadLimit(c.srv.cfg.MaxMessageBytes)
 	_ = c.ws.SetReadDeadline(time.Now().Add(pongWait))
 	c.ws.SetPongHandler(func(string) error {
 		return c.ws.SetReadDeadline(time.Now().Add(pongWait))
 	})
+	limit := c.srv.cfg.MaxMessageBytes
+	var buf []byte
 	for {
-		mt, b, err := c.ws.ReadMessage()
+		mt, b, err := wslimit.Read(c.ws, &buf, limit)
 		if err != nil {
+			if wslimit.IsTooBig(err) {
+				c.closeTooBig(limit)
+				return err
+			}
 			var ce *websocket.CloseError
 			if errors.As(err, &ce) && (ce.Code == websocket.CloseNormalClosure || ce.Code == websocket.CloseGoingAway) {
 				return nil
