@@ -178,6 +178,9 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 	switch string(method) {
 	case "Target.attachedToTarget":
 		// A child target (frame, worker) attached under s.
+		if st.refuseChild(s, wire.StringField(params, "sessionId")) {
+			return // past the bound: detached, never announced (bounds.go)
+		}
 		ti := wire.Field(params, "targetInfo")
 		if child := st.addChild(s, wire.StringField(params, "sessionId"), wire.StringField(ti, "targetId"), wire.StringField(ti, "url")); child != nil {
 			if string(wire.StringField(ti, "type")) == "iframe" {

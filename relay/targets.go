@@ -86,6 +86,12 @@ func (st *state) setFrame(t *tab, id, url string) {
 		if t.frames == nil {
 			t.frames = make(map[string]string)
 		}
+		if _, known := t.frames[id]; !known && len(t.frames) >= maxPendingFrames {
+			// Not a web page: blind, until the next document; no more
+			// kept (bounds.go).
+			st.in.srv.cfg.Metrics.limited[limitFrames].Inc()
+			id, url = tooManyFrames, tooManyFrames
+		}
 		t.frames[id] = url
 	}
 	if was, changed := st.updateAccess(t); changed {
