@@ -88,8 +88,8 @@ func TestSecretFieldGuard(t *testing.T) {
 			t.Errorf("%s reached the tab", w.method)
 		}
 	}
-	// Reads go on.
-	for _, r := range []string{"DOM.getDocument", "DOM.getOuterHTML", "CSS.getComputedStyleForNode", "DOM.describeNode"} {
+	// Reads go on, and what changes nothing a page shows (a focus).
+	for _, r := range []string{"DOM.getDocument", "DOM.getOuterHTML", "CSS.getComputedStyleForNode", "DOM.describeNode", "DOM.focus"} {
 		before := len(e.Commands())
 		if m := h.callMsg(c, sess, r, map[string]any{"nodeId": 7}); m.Error != nil || !forwarded(e, before, r) {
 			t.Errorf("%s: %s", r, m.Raw)

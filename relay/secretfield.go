@@ -123,7 +123,7 @@ func (c *clientConn) secretFieldGate(k *cmd) bool {
 	name := k.m.name
 	switch {
 	case k.m.domain == domainDOM || k.m.domain == domainCSS:
-		if readOnlyMethods[name] == roAllow {
+		if readOnlyMethods[name] == roAllow || fieldSafe[name] {
 			return true
 		}
 		return c.refuse(k, deny(ruleSecretField, "cdprelay: "+name+" is refused while a password field of this page holds a typed secret: the page's DOM and styles are read-only to automation until it leaves the page"))
@@ -137,6 +137,14 @@ func (c *clientConn) secretFieldGate(k *cmd) bool {
 		return false
 	}
 	return true
+}
+
+// fieldSafe are the DOM writes that change nothing a page shows of its
+// fields: focus (chromedp's Focus), an upload's files (judged by the
+// upload rule), DevTools' own bookkeeping.
+var fieldSafe = map[string]bool{
+	"DOM.focus": true, "DOM.setFileInputFiles": true, "DOM.setInspectedNode": true,
+	"DOM.setNodeStackTracesEnabled": true, "DOM.markUndoableState": true,
 }
 
 // holdForPixels holds k, a screenshot, while the relay looks at the page:
