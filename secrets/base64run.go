@@ -250,3 +250,18 @@ func (r *b64run) encode(dst, plain []byte) []byte {
 	}
 	return dst
 }
+
+// isImage reports whether decoded base64 is a compressed image (PNG, JPEG,
+// GIF, WebP): a screenshot, a screencast frame, a page's picture. Its
+// bytes are pixels compressed, not text, and are not read: at several
+// milliseconds a megabyte, every screenshot would pay for it.
+func isImage(b []byte) bool {
+	switch {
+	case len(b) >= 8 && string(b[:8]) == "\x89PNG\r\n\x1a\n",
+		len(b) >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF,
+		len(b) >= 6 && (string(b[:6]) == "GIF87a" || string(b[:6]) == "GIF89a"),
+		len(b) >= 12 && string(b[:4]) == "RIFF" && string(b[8:12]) == "WEBP":
+		return true
+	}
+	return false
+}

@@ -257,7 +257,7 @@ func (l *Lock) contains(b []byte, depth int, json bool) bool {
 		}
 		s.text = r.text
 		var good bool
-		if s.dec, good = r.decode(s.dec[:0]); good && len(s.dec) >= l.deep.minTarget && l.deep.contains(s.dec, depth+1, false) {
+		if s.dec, good = r.decode(s.dec[:0]); good && len(s.dec) >= l.deep.minTarget && !isImage(s.dec) && l.deep.contains(s.dec, depth+1, false) {
 			return true
 		}
 		i = r.end
@@ -376,7 +376,7 @@ func (l *Lock) replace(dst, b []byte, depth int, json bool) []byte {
 				}
 				text = r.text
 				var good bool
-				if dec, good = r.decode(dec[:0]); good && len(dec) >= l.deep.minTarget && l.deep.contains(dec, depth+1, false) {
+				if dec, good = r.decode(dec[:0]); good && len(dec) >= l.deep.minTarget && !isImage(dec) && l.deep.contains(dec, depth+1, false) {
 					run, inRun = r, true
 					break
 				}
