@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"html"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -303,7 +305,7 @@ func TestSecretFieldStaysPassword(t *testing.T) {
 		{"DOM.setAttributeValue", map[string]any{"nodeId": field, "name": "style", "value": "-webkit-text-security: none"}},
 		{"DOM.copyTo", map[string]any{"nodeId": field, "targetNodeId": body}},
 		{"DOM.moveTo", map[string]any{"nodeId": field, "targetNodeId": body}},
-		{"CSS.createStyleSheet", map[string]any{"frameId": a.frameID(session)}},
+		{"CSS.createStyleSheet", map[string]any{"frameId": a.topFrameID(session)}},
 		{"CSS.addRule", map[string]any{"styleSheetId": "1", "ruleText": "input { -webkit-text-security: none !important }", "location": map[string]int{"startLine": 0, "startColumn": 0, "endLine": 0, "endColumn": 0}}},
 		{"CSS.setStyleSheetText", map[string]any{"styleSheetId": "1", "text": "input { -webkit-text-security: none !important }"}},
 		{"Page.printToPDF", nil},
@@ -387,8 +389,8 @@ func TestSecretFieldStaysPassword(t *testing.T) {
 	}
 }
 
-// frameID is the main frame's id of session's page.
-func (a *attacker) frameID(session string) string {
+// topFrameID is the main frame's id of session's page.
+func (a *attacker) topFrameID(session string) string {
 	a.t.Helper()
 	res, err := a.call(session, "Page.getFrameTree", nil)
 	if err != nil {
@@ -399,4 +401,51 @@ func (a *attacker) frameID(session string) string {
 	}
 	json.Unmarshal(res, &r)
 	return r.FrameTree.Frame.ID
+}
+
+// TestLockPlaywright: Playwright fills the password field of the mirroring
+// page with the secret's reference, reads the page as it reads one
+// (content(), getAttribute, an aria snapshot, a saved page through a CDP
+// session), turns the field into a text field with DOM commands (refused:
+// it stays a password field), screenshots its dots, presses the page's own
+// "show password" and screenshots again (refused), prints it to PDF
+// (refused). Nothing it received or wrote holds the value.
+func TestLockPlaywright(t *testing.T) {
+	requireEnv(t)
+	pw := `S&y"m<b=o>l'` + secret("-")
+	lockSecret(t, pw)
+	tp := newTap(t)
+	var rep struct {
+		Content, DataEcho, Title, Copy     string
+		SetType, SetOuter, Type, ShownType string
+		ScreenshotDots, ScreenshotShown    string
+		ScreenshotAgain, PDF               string
+	}
+	out, stdout := script(t, tp, "lock-playwright.mjs", "field", &rep)
+	if rep.DataEcho != ref || !strings.Contains(rep.Content, "{{secret:site}}") {
+		t.Errorf("the mirror reads %q, the page's content %.300q; want the reference", rep.DataEcho, rep.Content)
+	}
+	for what, v := range map[string]string{"DOM.setAttributeValue": rep.SetType, "DOM.setOuterHTML": rep.SetOuter, "Page.printToPDF": rep.PDF} {
+		if !strings.Contains(v, "cdprelay") {
+			t.Errorf("%s: %s", what, v)
+		}
+	}
+	if rep.Type != "password" {
+		t.Errorf("after the DOM commands the field is a %s field", rep.Type)
+	}
+	if rep.ScreenshotDots != "done" || rep.ScreenshotAgain != "done" {
+		t.Errorf("screenshots of the dots: %q, %q", rep.ScreenshotDots, rep.ScreenshotAgain)
+	}
+	if rep.ShownType != "text" || !strings.Contains(rep.ScreenshotShown, "shows its text") {
+		t.Errorf("a screenshot of the shown password (%s field): %q", rep.ShownType, rep.ScreenshotShown)
+	}
+	if leaks := decodedLeaks(tp.Frames(), pw); len(leaks) > 0 {
+		t.Errorf("the client read the typed secret:\n  %s", strings.Join(leaks, "\n  "))
+	}
+	set := secretSet{}
+	set.add(t, "the secret", pw)
+	noLeaksIn(t, set, tp, out, stdout)
+	if b, err := os.ReadFile(filepath.Join(out, "report.json")); err != nil || len(decodedLeaks([][]byte{b}, pw)) > 0 {
+		t.Errorf("the report holds the value (%v)", err)
+	}
 }
