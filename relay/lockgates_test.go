@@ -16,13 +16,17 @@ func passwordFieldHandler(shown *atomic.Bool) fakeext.Handler {
 	origin, cross := "https://a.example", false
 	focus := focusHandler(&origin, &cross)
 	return func(tabID int, sid, method string, p json.RawMessage) (any, error) {
-		if method == "Runtime.evaluate" {
-			switch {
-			case strings.Contains(string(p), "execCommand"):
-				return map[string]any{"result": map[string]any{"type": "object", "value": map[string]any{"typed": true, "origin": origin, "password": true}}}, nil
-			case strings.Contains(string(p), secretFieldsVar+";"):
-				return map[string]any{"result": map[string]any{"type": "object", "value": map[string]any{"shown": shown.Load()}}}, nil
-			}
+		switch {
+		case method == "Runtime.evaluate" && strings.Contains(string(p), "execCommand"):
+			return map[string]any{"result": map[string]any{"type": "object", "value": map[string]any{"typed": true, "origin": origin, "password": true}}}, nil
+		case method == "Runtime.evaluate" && strings.Contains(string(p), typedVar+";"):
+			return map[string]any{"result": map[string]any{"type": "object", "objectId": "field-1"}}, nil
+		case method == "DOM.describeNode" && strings.Contains(string(p), "field-1"):
+			return map[string]any{"node": map[string]any{"backendNodeId": 42, "nodeName": "INPUT"}}, nil
+		case method == "DOM.resolveNode" && strings.Contains(string(p), `"backendNodeId":42`):
+			return map[string]any{"object": map[string]any{"type": "object", "objectId": "field-2"}}, nil
+		case method == "Runtime.callFunctionOn" && strings.Contains(string(p), "webkitTextSecurity"):
+			return map[string]any{"result": map[string]any{"type": "boolean", "value": !shown.Load()}}, nil
 		}
 		return focus(tabID, sid, method, p)
 	}
@@ -103,7 +107,7 @@ func TestSecretFieldGuard(t *testing.T) {
 	}
 	looked := false
 	for _, cmd := range commandsSince(e, before) {
-		looked = looked || strings.Contains(string(cmd.Params), secretFieldsVar+";")
+		looked = looked || strings.Contains(string(cmd.Params), "webkitTextSecurity")
 	}
 	if !looked {
 		t.Error("the screenshot was taken without a look at the field")

@@ -3,6 +3,7 @@ package relay
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync/atomic"
 
@@ -46,9 +47,17 @@ type secretField struct {
 	holds atomic.Bool
 	// ever: one did, in a document the back/forward cache may bring back.
 	ever bool
-	// sessions are the sessions the secrets were typed through (nil: the
-	// tab's own top-level session), for the look before a screenshot.
-	sessions []*session
+	// fields are the fields the secrets were typed into, for the look
+	// before a screenshot.
+	fields []typedField
+}
+
+// typedField is a field a secret was typed into: the session it was typed
+// through (nil: the tab's own top-level session), and the element as
+// Chrome knows it (its backendNodeId; 0 when it could not be told).
+type typedField struct {
+	via  *session
+	node int64
 }
 
 const ruleSecretField = "relay:secret-field"
@@ -59,9 +68,11 @@ var (
 	domainCSS = domainIndex["CSS"]
 )
 
-// secretTyped records that a secret was typed into a password field
-// through via.
-func (in *Instance) secretTyped(via *session) {
+// secretTyped records that a secret was typed through via into the
+// password field Chrome knows as backendNodeId node (0: not known; a
+// screenshot is then refused while the field holds it, since the relay
+// cannot look at it).
+func (in *Instance) secretTyped(via *session, node int64) {
 	in.lock()
 	defer in.unlock()
 	t := via.tab
@@ -75,20 +86,23 @@ func (in *Instance) secretTyped(via *session) {
 	if !via.child {
 		s = nil
 	}
-	for _, o := range f.sessions {
-		if o == s {
+	ref := typedField{s, node}
+	for _, o := range f.fields {
+		if o == ref {
 			return
 		}
 	}
-	if len(f.sessions) < maxSecretFieldSessions {
-		f.sessions = append(f.sessions, s)
+	if len(f.fields) < maxSecretFields {
+		f.fields = append(f.fields, ref)
+	} else {
+		f.fields[0] = typedField{} // too many to look at: refused
 	}
 }
 
-// maxSecretFieldSessions bounds the sessions a tab remembers secrets were
-// typed through (a frame each); past it, a screenshot is refused, since
-// not every frame could be looked at.
-const maxSecretFieldSessions = 16
+// maxSecretFields bounds the fields a tab remembers secrets were typed
+// into; past it, a screenshot is refused, since not every field could be
+// looked at.
+const maxSecretFields = 16
 
 // secretDocument follows the tab's main frame committing a document
 // (Page.frameNavigated): the field that held a secret is gone, unless the
@@ -103,7 +117,7 @@ func (st *state) secretDocument(t *tab, params []byte) {
 		return
 	}
 	f.holds.Store(false)
-	f.sessions = nil
+	f.fields = nil
 }
 
 // holdsSecret reports whether a field of t holds a typed secret; it takes
@@ -117,9 +131,7 @@ func (c *clientConn) secretFieldGate(k *cmd) bool {
 	if !k.r.tab.holdsSecret() || k.held != nil && k.held.pixelsSeen {
 		return true // the pipeline's every command: one atomic load
 	}
-	c.inst.lock()
-	n := len(k.r.tab.secretField.sessions)
-	c.inst.unlock()
+
 	name := k.m.name
 	switch {
 	case k.m.domain == domainDOM || k.m.domain == domainCSS:
@@ -130,9 +142,6 @@ func (c *clientConn) secretFieldGate(k *cmd) bool {
 	case name == "Page.startScreencast" || strings.HasPrefix(name, "LayerTree.") && pixelMethods[name]:
 		return c.refuse(k, deny(ruleSecretField, "cdprelay: "+name+" is refused while a password field of this page holds a typed secret (take screenshots instead)"))
 	case name == "Page.captureScreenshot":
-		if n >= maxSecretFieldSessions {
-			return c.refuse(k, deny(ruleSecretField, "cdprelay: "+name+" is refused: secrets were typed into too many frames of this page to look at them all"))
-		}
 		c.holdForPixels(k)
 		return false
 	}
@@ -167,15 +176,15 @@ func (c *clientConn) holdForPixels(k *cmd) {
 	}
 	h.stage = holdProbing
 	t := k.r.tab
-	var vias []*session
-	for _, s := range t.secretField.sessions {
-		if s == nil {
-			s = t.session
+	fields := make([]typedField, 0, len(t.secretField.fields))
+	for _, f := range t.secretField.fields {
+		if f.via == nil {
+			f.via = t.session
 		}
-		if s == nil || st.sessions[s.id] != s {
-			s = nil // gone: that frame cannot be looked at
+		if f.via == nil || st.sessions[f.via.id] != f.via {
+			f.via = nil // gone: that frame cannot be looked at
 		}
-		vias = append(vias, s)
+		fields = append(fields, f)
 	}
 	in.unlock()
 	k.out.kind = outHeld
@@ -185,8 +194,8 @@ func (c *clientConn) holdForPixels(k *cmd) {
 		ctx, cancel := c.callCtx()
 		defer cancel()
 		why := ""
-		for _, via := range vias {
-			if why = c.fieldShowsText(ctx, via); why != "" {
+		for _, f := range fields {
+			if why = c.fieldShowsText(ctx, f); why != "" {
 				break
 			}
 		}
@@ -207,55 +216,104 @@ func (c *clientConn) holdForPixels(k *cmd) {
 	})
 }
 
-// fieldShowsText looks, from the relay's world of via's frame, at the
-// fields the relay typed a secret into: "" when each still shows dots (or
-// is gone), else why not.
-func (c *clientConn) fieldShowsText(ctx context.Context, via *session) string {
-	if via == nil {
-		return "a frame a secret was typed into can no longer be looked at"
+// fieldShowsText looks, from the relay's world of f's frame, at field f:
+// "" when it shows dots (or is gone, or empty), else why not.
+func (c *clientConn) fieldShowsText(ctx context.Context, f typedField) string {
+	if f.via == nil || f.node == 0 {
+		return "a field holding a typed secret cannot be looked at"
 	}
-	res, err := c.relayEval(ctx, via, fieldProbe)
-	if err != nil {
+	// The relay's own world, where the page's script cannot redefine what
+	// the look calls.
+	if _, err := c.relayEval(ctx, f.via, "0"); err != nil {
 		return "the page could not be looked at (" + err.Error() + "), and a password field of it holds a typed secret"
 	}
+	t, sid := f.via.tab, ""
+	if f.via.child {
+		sid = f.via.id
+	}
+	c.inst.lock()
+	world := t.relayWorlds[sid]
+	c.inst.unlock()
+	x := c.ext()
+	res, err := x.sendCommand(ctx, t.id, sid, "DOM.resolveNode", map[string]any{"backendNodeId": f.node, "executionContextId": world})
+	var ee *ExtError
+	if err != nil && errors.As(err, &ee) && strings.Contains(ee.Message, "No node") {
+		return "" // gone with its value
+	}
+	var obj struct {
+		Object struct {
+			ObjectID string `json:"objectId"`
+		} `json:"object"`
+	}
+	if err != nil || json.Unmarshal(res, &obj) != nil || obj.Object.ObjectID == "" {
+		return "the field holding a typed secret could not be looked at"
+	}
+	defer x.fire(t.id, sid, "Runtime.releaseObject", map[string]any{"objectId": obj.Object.ObjectID})
+	res, err = x.sendCommand(ctx, t.id, sid, "Runtime.callFunctionOn", map[string]any{
+		"objectId": obj.Object.ObjectID, "functionDeclaration": fieldProbe, "returnByValue": true, "silent": true})
 	var r struct {
 		Result struct {
-			Value struct {
-				Shown bool `json:"shown"`
-			} `json:"value"`
+			Value *bool `json:"value"`
 		} `json:"result"`
-		ExceptionDetails json.RawMessage `json:"exceptionDetails"`
 	}
-	if json.Unmarshal(res, &r) != nil || r.ExceptionDetails != nil {
-		return "the page could not be looked at, and a password field of it holds a typed secret"
+	if err != nil || json.Unmarshal(res, &r) != nil || r.Result.Value == nil {
+		return "the field holding a typed secret could not be looked at"
 	}
-	if r.Result.Value.Shown {
+	if !*r.Result.Value {
 		return "a field holding a typed secret shows its text (it is no longer a password field, or its dots are styled away)"
 	}
 	return ""
 }
 
-// secretFieldsVar is where, in the relay's own world of a frame, the
-// fields the relay typed a secret into are kept (typeScript marks them).
-const secretFieldsVar = "__cdprelaySecretFields"
+// fieldProbe says whether a field the relay typed a secret into shows
+// dots: it does when it is gone from its document or empty, or a password
+// field whose dots no style took away.
+const fieldProbe = `function () {
+  if (!this.isConnected || this.value === "") return true;
+  const view = this.ownerDocument.defaultView;
+  const style = view ? view.getComputedStyle(this) : null;
+  return this.tagName === "INPUT" && this.type === "password" && !!style && style.webkitTextSecurity !== "none";
+}`
 
-// fieldProbe says whether a field the relay typed a secret into shows its
-// text: one still in its document, not empty, that is no password field
-// or whose dots a style took away.
-const fieldProbe = `(() => {
-  const fields = globalThis.` + secretFieldsVar + `;
-  if (!fields) return { shown: false };
-  for (const ref of fields) {
-    const el = ref.deref();
-    if (!el) { fields.delete(ref); continue; }
-    if (!el.isConnected || el.value === "") continue;
-    const view = el.ownerDocument.defaultView;
-    const style = view ? view.getComputedStyle(el) : null;
-    const dots = el.tagName === "INPUT" && el.type === "password" && style && style.webkitTextSecurity !== "none";
-    if (!dots) return { shown: true };
-  }
-  return { shown: false };
-})()`
+// typedNode returns the backendNodeId of the element typeScript last typed
+// a secret into, in via's frame (typedVar in the relay's world), and
+// forgets it there; 0 when Chrome cannot tell.
+func (c *clientConn) typedNode(ctx context.Context, via *session) int64 {
+	t, sid := via.tab, ""
+	if via.child {
+		sid = via.id
+	}
+	c.inst.lock()
+	world := t.relayWorlds[sid]
+	c.inst.unlock()
+	x := c.ext()
+	res, err := x.sendCommand(ctx, t.id, sid, "Runtime.evaluate", map[string]any{
+		"expression": "(() => { const el = globalThis." + typedVar + "; delete globalThis." + typedVar + "; return el; })()",
+		"contextId":  world, "silent": true})
+	var obj struct {
+		Result struct {
+			ObjectID string `json:"objectId"`
+		} `json:"result"`
+	}
+	if err != nil || json.Unmarshal(res, &obj) != nil || obj.Result.ObjectID == "" {
+		return 0
+	}
+	defer x.fire(t.id, sid, "Runtime.releaseObject", map[string]any{"objectId": obj.Result.ObjectID})
+	res, err = x.sendCommand(ctx, t.id, sid, "DOM.describeNode", map[string]any{"objectId": obj.Result.ObjectID})
+	var n struct {
+		Node struct {
+			BackendNodeID int64 `json:"backendNodeId"`
+		} `json:"node"`
+	}
+	if err != nil || json.Unmarshal(res, &n) != nil {
+		return 0
+	}
+	return n.Node.BackendNodeID
+}
+
+// typedVar is where, in the relay's own world of a frame, typeScript
+// leaves the password field it typed a secret into, for typedNode.
+const typedVar = "__cdprelayTyped"
 
 // withholdFrame reports whether a frame of the client's screencast of t is
 // withheld (a field of t holds a secret); the relay acknowledges it, so

@@ -194,7 +194,7 @@ func (c *clientConn) typeSecret(k call, name string) {
 		return
 	}
 	if r.Result.Value.Password {
-		in.secretTyped(via) // secretfield.go
+		in.secretTyped(via, c.typedNode(ctx, via)) // secretfield.go
 	}
 	in.observe(Event{Actor: ActorClient, Kind: KindSecret, Method: k.method, Target: targetOf(via.tab), Outcome: OutcomeOK, Detail: "secret " + name + " typed on " + r.Result.Value.Origin})
 	c.replyEmptyTo(k)
@@ -260,7 +260,7 @@ const typeScript = `(value, origins, anyField) => {
     if (!origins.includes(origin)) return { typed: false, why: "the focused field is on " + origin + ", not on " + origins.join(", ") };
     if (!anyField && !(el.tagName === "INPUT" && el.type === "password")) return { typed: false, why: "the focused field on " + origin + " is not a password field (a secret with fields: any may be typed into any field)" };
     const password = el.tagName === "INPUT" && el.type === "password";
-    if (password) (globalThis.` + secretFieldsVar + ` ||= new Set()).add(new WeakRef(el));
+    if (password) globalThis.` + typedVar + ` = el;
     if (!doc.execCommand("insertText", false, value)) return { typed: false, why: "the focused field on " + origin + " did not take the text" };
     return { typed: true, origin, password };
   }
