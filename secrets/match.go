@@ -287,8 +287,13 @@ func midEscape(src []byte, i int) bool {
 			continue
 		}
 		width := 2
-		if k+1 < len(src) && src[k+1] == 'u' {
+		switch {
+		case k+1 >= len(src):
+			return false
+		case src[k+1] == 'u':
 			width = 6
+		case jsonSimple[src[k+1]] == 0 && src[k+1] != '\\':
+			return false // no escape of JSON's: the backslash is as it is
 		}
 		return k+width > i
 	}
