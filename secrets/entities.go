@@ -140,3 +140,84 @@ func lookupEntity(name []byte, semi bool) entityValue {
 	slot.Store(&cachedEntity{key: string(k), v: v})
 	return v
 }
+
+// reference reads an HTML character reference after its '&' at p: by
+// number (&#65; &#x41; &#X41, with or without the semicolon) or by name.
+func (s *scanner) reference(p, d int) {
+	for _, a := range s.comps(p, d-1) {
+		if a.c == '#' {
+			numeric := func(from int, base uint32) {
+				hs := s.digits(from, d-1, base, 1, 10, true)
+				for _, h := range hs.a[:hs.n] {
+					r := numericReference(h.v)
+					s.emit(d, runeUnit(r, h.end))
+					if r != rune(h.v) && h.v < 0x110000 {
+						s.emit(d, runeUnit(rune(h.v), h.end))
+					}
+					for _, c := range s.comps(int(h.end), d-1) {
+						if c.c == ';' {
+							s.emit(d, runeUnit(r, c.end))
+							if r != rune(h.v) && h.v < 0x110000 {
+								s.emit(d, runeUnit(rune(h.v), c.end))
+							}
+						}
+					}
+				}
+			}
+			for _, x := range s.comps(int(a.end), d-1) {
+				if x.c == 'x' || x.c == 'X' {
+					numeric(int(x.end), 16)
+				}
+			}
+			numeric(int(a.end), 10)
+			continue
+		}
+		if isAlpha(a.c) {
+			var name [maxEntityName]byte
+			name[0] = a.c
+			s.entityName(int(a.end), d, name, 1)
+		}
+	}
+}
+
+// numericReference is the character a numeric reference stands for, as
+// HTML reads it: 0x80-0x9F as windows-1252, nothing valid as U+FFFD.
+func numericReference(v uint32) rune {
+	switch {
+	case v == 0 || v > 0x10FFFF || v >= 0xD800 && v < 0xE000:
+		return 0xFFFD
+	case v >= 0x80 && v < 0xA0:
+		if r := cp1252High[v-0x80]; r != 0 {
+			return r
+		}
+	}
+	return rune(v)
+}
+
+// cp1252High are windows-1252's characters at 0x80-0x9F.
+var cp1252High = [32]rune{
+	0x20AC, 0, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017D, 0,
+	0, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0, 0x017E, 0x0178,
+}
+
+func isAlpha(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// entityName reads the rest of a reference's name, name[:n] read so far,
+// from p.
+func (s *scanner) entityName(p, d int, name [maxEntityName]byte, n int) {
+	s.steps++
+	if v := lookupEntity(name[:n], false); v.n > 0 {
+		s.emit(d, unit{end: int32(p), kind: kRune, dec: true, n: v.n, r: v.r})
+	}
+	for _, c := range s.comps(p, d-1) {
+		switch {
+		case c.c == ';':
+			if v := lookupEntity(name[:n], true); v.n > 0 {
+				s.emit(d, unit{end: c.end, kind: kRune, dec: true, n: v.n, r: v.r})
+			}
+		case n < maxEntityName && (isAlpha(c.c) || c.c >= '0' && c.c <= '9'):
+			name[n] = c.c
+			s.entityName(int(c.end), d, name, n+1)
+		}
+	}
+}
