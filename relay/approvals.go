@@ -92,6 +92,9 @@ type heldCmd struct {
 	running bool
 	// approved: a person approved the command once; nothing more is asked.
 	approved bool
+	// pixelsSeen: the relay looked at the page's fields holding a secret
+	// before this screenshot (secretfield.go); not again.
+	pixelsSeen bool
 
 	// While asked.
 	id      int64

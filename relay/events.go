@@ -66,7 +66,7 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 			// screencast: the live view's tap, or the client (and then the
 			// tap gets a copy and leaves the acks to the client).
 			fx.frameTo, fx.frameClient = t.handles, t.clientScreencast
-			if !t.clientScreencast {
+			if !t.clientScreencast || st.withholdFrame(t, params) {
 				return
 			}
 		} else if bytesHasPrefix(method, "Page.") {
@@ -192,6 +192,9 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 	switch string(method) {
 	case "Target.attachedToTarget":
 		// A child target (frame, worker) attached under s.
+		if st.refuseChild(s, wire.StringField(params, "sessionId")) {
+			return // past the bound: detached, never announced (bounds.go)
+		}
 		ti := wire.Field(params, "targetInfo")
 		if child := st.addChild(s, wire.StringField(params, "sessionId"), wire.StringField(ti, "targetId"), wire.StringField(ti, "url")); child != nil {
 			if brakesChild(wire.StringField(ti, "type")) {

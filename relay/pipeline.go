@@ -38,7 +38,8 @@ import (
 //  8. prepare  what a verdict does to the tab: a navigation to a stricter
 //     site takes out of Chrome what may not run there (initscripts.go);
 //  9. secret   a secret typed by reference, on its own origins only
-//     (secrets.go);
+//     (secrets.go); while one is hidden, what the relay could not hide it
+//     in, and a page whose password field holds one (lockgates.go);
 //  10. fence   the navigation backstop's share of the tab's Fetch domain
 //     (fetchfence.go);
 //  11. emulate browser-level methods the relay answers itself
@@ -399,7 +400,7 @@ func (c *clientConn) prepare(k *cmd) {
 func (c *clientConn) secret(k *cmd) bool {
 	name, d, is := secretRef(k)
 	if !is {
-		return true
+		return c.secretGates(k) // lockgates.go
 	}
 	if d.Verdict != Allow {
 		return c.refuse(k, d)
