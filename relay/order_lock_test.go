@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -89,7 +90,7 @@ func TestLockOrderPins(t *testing.T) {
 			t.Fatalf("the command after the Resume was not sent: %q", cdpSent(e, before))
 		}
 		for _, m := range []string{"Debugger.resume ", `Debugger.resume {"terminateOnResume":true}`} {
-			if i := sentIndex(e, before, m); i < 0 || i > after {
+			if i := slices.Index(cdpSent(e, before), m); i < 0 || i > after {
 				t.Errorf("the Stop's %s was not sent before the command after the Resume: %q", m, cdpSent(e, before))
 			}
 		}
