@@ -2,6 +2,7 @@ package relay
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -485,11 +486,16 @@ func TestStopUndoesWhatTheAutomationSet(t *testing.T) {
 		last = i
 	}
 	for _, s := range sent {
-		for _, set := range []string{"addScriptToEvaluateOnNewDocument", "addBinding", "setDeviceMetricsOverride", "Runtime.enable"} {
+		for _, set := range []string{"addScriptToEvaluateOnNewDocument", "addBinding", "setDeviceMetricsOverride"} {
 			if strings.Contains(s, set) {
 				t.Errorf("set again while stopped: %s", s)
 			}
 		}
+	}
+	// Runtime is the relay's own (runtimehold.go): on again with the
+	// attach, once, whatever the client had switched.
+	if n := len(slices.DeleteFunc(slices.Clone(sent), func(s string) bool { return !strings.HasPrefix(s, "Runtime.enable") })); n != 1 || indexOf(sent, "Runtime.enable") < indexOf(sent, "chrome.debugger.attach") {
+		t.Errorf("the relay's Runtime not on again once with the attach: %v", sent)
 	}
 	// The client's session stays; it was told its contexts went.
 	h.event(c, from, "Runtime.executionContextsCleared")
@@ -501,9 +507,52 @@ func TestStopUndoesWhatTheAutomationSet(t *testing.T) {
 	h.call(c, sess, "DOM.describeNode", map[string]any{"backendNodeId": 1})
 	sent = sentOn(e, before)
 	at := indexOf(sent, "DOM.describeNode")
-	for _, set := range []string{"Runtime.enable", "Page.addScriptToEvaluateOnNewDocument", "Runtime.addBinding", "Emulation.setDeviceMetricsOverride"} {
+	for _, set := range []string{"Page.addScriptToEvaluateOnNewDocument", "Runtime.addBinding", "Emulation.setDeviceMetricsOverride"} {
 		if i := indexOf(sent, set); i < 0 || i > at {
 			t.Errorf("%s not set again before the client's next command: %v", set, sent)
 		}
 	}
+	// The client's Runtime switch is the relay's to keep: still on, it
+	// hears of the page's contexts.
+	from = len(c.Messages())
+	e.Event(1, "", "Runtime.executionContextCreated", map[string]any{"context": map[string]any{"id": 3, "origin": "https://a.example", "name": "",
+		"uniqueId": "u3", "auxData": map[string]any{"isDefault": true, "type": "default", "frameId": tid(1)}}})
+	h.event(c, from, "Runtime.executionContextCreated")
+}
+
+// TestBrakeLeavesOthersPauses: while the bound looks whether a page is
+// busy, a pause the brake did not ask for (the client's breakpoint) is the
+// client's, as without the brake: it hears of it, and may resume it.
+func TestBrakeLeavesOthersPauses(t *testing.T) {
+	t.Parallel()
+	asked, answer, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	defer close(done)
+	handler := func(tab int, sid, method string, params json.RawMessage) (any, error) {
+		switch {
+		case method == "Runtime.getIsolateId":
+			once.Do(func() { close(asked) })
+			<-answer
+			return map[string]any{"id": "isolate"}, nil
+		case method == "Runtime.evaluate" && strings.Contains(string(params), "takesItsTime"):
+			<-done
+			return map[string]any{"result": map[string]any{"type": "undefined"}}, nil
+		}
+		return fakeext.DefaultHandler(tab, sid, method, params)
+	}
+	h := newHarness(t, Config{ScriptTimeout: 100 * time.Millisecond})
+	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: handler})
+	c := h.client()
+	sess := h.autoAttach(c)[0]
+	h.call(c, sess, "Debugger.enable", nil)
+	h.send(c, sess, "Runtime.evaluate", map[string]any{"expression": "takesItsTime()"})
+	select {
+	case <-asked: // the bound looks whether the page is busy
+	case <-h.ctx.Done():
+		t.Fatal("the bound did not look at the page")
+	}
+	from := len(c.Messages())
+	e.Event(1, "", "Debugger.paused", map[string]any{"reason": "other", "callFrames": []any{}, "hitBreakpoints": []string{"client-1"}})
+	h.event(c, from, "Debugger.paused")
+	close(answer)
 }
