@@ -143,6 +143,9 @@ func New(cfg Config) (_ *App, err error) {
 	if t := cfg.File.Approvals.Timeout; t > 0 {
 		rc.ApprovalTimeout = time.Duration(t)
 	}
+	if t := cfg.File.Scripts.Timeout; t > 0 {
+		rc.ScriptTimeout = time.Duration(t)
+	}
 	// The ingress guard in front has checked Host, Origin and the token's
 	// scopes (with the configured names and origins) before the relay
 	// sees a request.
@@ -153,6 +156,7 @@ func New(cfg Config) (_ *App, err error) {
 	}
 	rc.Tenant = requestTenant
 	rc.PublicURL = cfg.PublicURL
+	rc.Listen = cfg.Addr
 	if a.relay, err = relay.New(rc); err != nil {
 		return nil, err
 	}
