@@ -40,6 +40,9 @@ type serveFlags struct {
 
 	tlsCert, tlsKey string
 	insecureNoTLS   bool
+
+	// awayTimeout: relay.Config.SuspendTimeout; 0, no wait.
+	awayTimeout time.Duration
 }
 
 func serve(args []string) int {
@@ -55,6 +58,7 @@ func serve(args []string) int {
 	fs.StringVar(&f.logFormat, "log-format", "text", "text or json")
 	fs.Int64Var(&f.maxMsg, "max-message-bytes", 128<<20, "largest WebSocket message accepted from any peer")
 	fs.IntVar(&f.maxTabs, "max-tabs", 1000, "most tabs one instance shares; a tab offered past it is not shared")
+	fs.DurationVar(&f.awayTimeout, "away-timeout", time.Minute, "how long a client's page waits for its tab while Chrome has taken the debugger away (a browser page, the Web Store, another extension's page, the extension restarting or its worker stopped), and a client for the extension to come back; 0: no wait, the page closes at once")
 	f.live.register(fs)
 	f.reload.register(fs)
 	fs.StringVar(&f.config, "config", "", "config file (YAML or JSON): policy, profiles, audit, tokens, hosts, origins, tls; reloaded when it changes, and on SIGHUP (docs/CONFIG.md)")
@@ -120,10 +124,20 @@ func (f serveFlags) appConfig(file *app.File, guid string, saved []relay.SavedIn
 		Relay: relay.Config{
 			MaxMessageBytes: f.maxMsg, MaxTabs: f.maxTabs, DefaultGUID: guid, Version: version,
 			Restore: saved, Save: instanceSaver(f.stateDir),
-			BrowserFile: browserFile(f.stateDir),
+			BrowserFile:    browserFile(f.stateDir),
+			SuspendTimeout: awayTimeout(f.awayTimeout),
 		},
 		Screencast: f.live.screencast(),
 	}
+}
+
+// awayTimeout is --away-timeout as the relay takes it: 0 there is its
+// default, a negative wait none.
+func awayTimeout(d time.Duration) time.Duration {
+	if d <= 0 {
+		return -1
+	}
+	return d
 }
 
 func runServe(f serveFlags, log *slog.Logger) error {
