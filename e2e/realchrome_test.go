@@ -441,8 +441,8 @@ func startNode(t *testing.T, script string, args ...string) (waitLine func(strin
 // TestExtensionReloadKeepsClient: the person's extension reloads (as an
 // update does) under a connected Playwright. The extension comes back,
 // enabled (the profile is in developer mode), the client keeps its
-// connection, the command it had under way fails as a closed page's, and
-// the tab comes back as a new page that works.
+// connection and its page: the command it had under way is answered, and
+// the same page works once the extension is back (restart.mjs).
 func TestExtensionReloadKeepsClient(t *testing.T) {
 	requireEnv(t)
 	ctx := testCtx(t, 90*time.Second)
@@ -484,9 +484,9 @@ func (p *person) reloadExtension() {
 // TestRestrictedPagesComeBack: the person takes a shared tab to a browser
 // page (chrome://version) and back to the web, eight times over, in "all"
 // and in "pick" mode. On the browser's own port a client keeps the tab
-// throughout; through the relay the client loses it on the browser page
-// (told why) and gets it back, as a new target, every time it is on the
-// web again.
+// throughout; through the relay too: the client's session waits while the
+// tab is on the browser page (the live view says why), and goes on, the
+// same session, in the page the tab came back to.
 func TestRestrictedPagesComeBack(t *testing.T) {
 	requireEnv(t)
 	for _, mode := range []string{"all", "pick"} {
@@ -504,26 +504,15 @@ func TestRestrictedPagesComeBack(t *testing.T) {
 			var rs struct{ SessionID string }
 			json.Unmarshal(res, &rs)
 			ps := p.attach(target)
+			from := len(a.c.Messages())
 			for i := range 8 {
-				from := len(a.c.Messages())
 				if _, err := p.call(ps, "Page.navigate", map[string]any{"url": "chrome://version"}); err != nil {
 					t.Fatalf("the person's navigation: %v", err)
 				}
-				if _, _, err := a.c.WaitMessage(ctx, from, func(m cdptest.Message) bool {
-					return m.Method == "Target.detachedFromTarget" && strings.Contains(string(m.Params), session)
-				}); err != nil {
-					t.Fatalf("round %d: the session did not end on the browser page", i)
-				}
+				waitTab(t, fmt.Sprintf("round %d: the session does not wait on the browser page", i), target, waiting)
 				url := fmt.Sprintf("%s/form.html?restricted-%s-%d", env.Pages.Main, mode, i)
 				if _, err := p.call(ps, "Page.navigate", map[string]any{"url": url}); err != nil {
 					t.Fatalf("the person's navigation: %v", err)
-				}
-				if session = a.sessionSince(from, target, 15*time.Second); session == "" {
-					for _, m := range a.c.Messages()[from:] {
-						t.Logf("DEBUG %s", m.Raw[:min(300, len(m.Raw))])
-					}
-					t.Logf("DEBUG status %+v", env.Relay.Default().Status().Tabs)
-					t.Fatalf("round %d: the tab did not come back: %s", i, describeTargets(a))
 				}
 				a.waitLoaded(session, url)
 				// The reference kept it all along.
@@ -532,7 +521,13 @@ func TestRestrictedPagesComeBack(t *testing.T) {
 					t.Fatalf("round %d: the reference: %s %v", i, res, err)
 				}
 			}
-			t.Log("ok - eight times to chrome://version and back: the tab came back each time")
+			for _, m := range a.c.Messages()[from:] {
+				if (m.Method == "Target.detachedFromTarget" && strings.Contains(string(m.Params), session)) ||
+					(m.Method == "Target.targetDestroyed" && strings.Contains(string(m.Params), target)) {
+					t.Fatalf("the client lost the tab: %s", m.Raw)
+				}
+			}
+			t.Log("ok - eight times to chrome://version and back: the same session throughout")
 		})
 	}
 }
