@@ -173,9 +173,8 @@ func TestBrowserPageKeepsPage(t *testing.T) {
 			if ts := tabStatus(h, 1); ts.Waiting != "" || !ts.Attached {
 				t.Errorf("live view status after: %+v", ts)
 			}
-			if !rec.find(KindAttach, "resumed the automation's sessions") {
-				t.Errorf("no audit record of the resume: %+v", rec.ev)
-			}
+			// The resume lets the waiting commands go before it records itself.
+			h.waitFor("the audit record of the resume", func() bool { return rec.find(KindAttach, "resumed the automation's sessions") })
 		})
 	}
 }
@@ -302,4 +301,25 @@ func shortCtx(t *testing.T, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// TestAwayWaitOff: with no wait (SuspendTimeout negative, --away-timeout
+// 0) a tab Chrome lets go of for a browser page ends its session at once,
+// with the reason, as before the wait was built; the live view has no
+// wait to show.
+func TestAwayWaitOff(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, Config{SuspendTimeout: -1})
+	e := h.ext(fakeext.Options{Tabs: twoTabs, Features: ourFeatures})
+	c := h.client()
+	h.autoAttach(c)
+	from := len(c.Messages())
+	e.DetachByBrowser(1, "target_closed", map[string]any{"cause": "restricted_url"})
+	det, _ := h.event(c, from, "Target.detachedFromTarget")
+	if !strings.Contains(string(det.Params), "pw-tab-1") {
+		t.Errorf("the detach: %s", det.Raw)
+	}
+	if ts := tabStatus(h, 1); ts.Waiting != "" {
+		t.Errorf("live view: %+v", ts)
+	}
 }
