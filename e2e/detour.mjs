@@ -69,6 +69,10 @@ for await (const line of lines) {
   } else if (cmd === 'gap') {
     if (relay) {
       const to = arg === 'goto' ? `${main}/form.html?gap-${round}` : null;
+      // The client learns first that the page's contexts are gone, as it
+      // would from Chrome when the tab navigates: an evaluation already
+      // under way then ends with its context, here as there.
+      await new Promise((r) => setTimeout(r, 250));
       // An evaluation beside a goto would end with the document the goto
       // replaces, as it does against Chrome itself: one or the other.
       gap = Promise.all([
