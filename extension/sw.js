@@ -49,6 +49,10 @@ const settings = { relay: "", share: "pick", picked: [], enabled: false, guardFr
 const shared = new Set();
 // "all" mode only: tabs the person took back (unticked, or cancelled the debugger bar).
 const declined = new Set();
+// "all" mode only: shared tabs no longer shared because they went to a page
+// an extension may not debug. A client's page waits for such a tab at the
+// relay, so its closing is still told.
+const leftForPage = new Set();
 // Tabs opened by the relay's chrome.tabs.create; the relay announces those itself.
 const relayCreated = new Set();
 // chrome.tabs.onCreated can fire before chrome.tabs.create resolves, so its
@@ -1026,11 +1030,13 @@ chrome.tabs.onUpdated.addListener(async (tabId, info, tab) => {
   if (creating.size > 0) await Promise.all(creating); // same race as in onCreated
   if (settings.share === "all" && info.url !== undefined && !declined.has(tabId)) {
     if (attachable(info.url)) {
+      leftForPage.delete(tabId);
       if (!shared.has(tabId)) {
         shared.add(tabId);
         publish();
       }
     } else if (shared.has(tabId)) {
+      leftForPage.add(tabId);
       await forget(tabId);
       publish();
       return;
@@ -1093,9 +1099,10 @@ chrome.tabs.onRemoved.addListener(async (tabId, info) => {
   declined.delete(tabId);
   removePicked(tabId);
   const wasShared = shared.delete(tabId);
+  const wasLeft = leftForPage.delete(tabId);
   const c = conn;
   // c.attached is left to chrome.debugger.onDetach, which still has to be forwarded.
-  if (c !== null && (c.offered.delete(tabId) || wasShared) && c.open) {
+  if (c !== null && (c.offered.delete(tabId) || wasShared || wasLeft) && c.open) {
     enqueue(c, () => send(c, "chrome.tabs.onRemoved", [tabId, info]));
   }
   if (wasShared) publish();
