@@ -9,9 +9,10 @@ import (
 //
 // Chrome takes chrome.debugger away from a tab that stays open in several
 // passing cases: the person takes it to a browser page (chrome://…), the
-// Web Store or another extension's page and comes back; a frame of it
-// goes to a scheme the debugger cannot follow; our extension reloads or
-// updates, or Chrome stops its service worker (awayext.go). Through
+// Web Store or another extension's page and comes back; our extension
+// reloads or updates, or Chrome stops its service worker (awayext.go). (A
+// frame going to a scheme the debugger cannot follow still ends the
+// sessions: waitOnDetach.) Through
 // Chrome's own port a client's page lives on through all of them. So
 // does it here: the client's top-level sessions on the tab are suspended
 // (resume.go's suspend: what died with the debugger session ends, as when
@@ -228,18 +229,21 @@ func (t *tab) forgetReplay() {
 
 // waitOnDetach is the answer to Chrome's detaching t by itself for cause
 // (onDetach), while the tab stays open: the client's sessions wait for it
-// when it can come back by itself, a browser page or a frame the debugger
-// could not follow, both of which our extension offers again. It reports
-// whether they wait. Called with the lock held.
+// when the tab went to a browser page, which our extension offers again
+// once it is back on the web. It reports whether they wait. Called with
+// the lock held.
+//
+// A detach for no cause Chrome names (a frame going to a scheme the
+// debugger cannot follow, such as an external protocol's) still ends the
+// sessions: the tab is offered again at once, but Chrome may keep it busy
+// with the external protocol's request long enough that setting again what
+// the client had set does not end in time, and the client's page would
+// close anyway, later.
 func (st *state) waitOnDetach(t *tab, d detachCause) bool {
-	if (d.Cause != causeRestrictedURL && d.Cause != causeUnknown) || !st.mayWait(t) {
+	if d.Cause != causeRestrictedURL || !st.mayWait(t) {
 		return false
 	}
-	why := whyAwayPage
-	if d.Cause == causeUnknown {
-		why = "Chrome stopped debugging the tab for a moment (one of its frames went where a debugger cannot follow)"
-	}
-	st.suspendAway(t, why, d.short(), d.Cause == causeRestrictedURL)
+	st.suspendAway(t, whyAwayPage, d.short(), true)
 	return true
 }
 

@@ -104,7 +104,7 @@ func tabStatus(h *harness, id int64) TabStatus {
 // then succeeds, in the same session.
 func TestBrowserPageKeepsPage(t *testing.T) {
 	t.Parallel()
-	for _, how := range []string{"restricted_url", "unknown", "navigation"} {
+	for _, how := range []string{"restricted_url", "navigation"} {
 		t.Run(how, func(t *testing.T) {
 			t.Parallel()
 			p := newPageTab(t)
