@@ -63,7 +63,10 @@ var opensTabs = map[string]bool{
 var uniqueDomains = []string{"Input.", "Storage.", "IndexedDB.", "CacheStorage.", "DOMStorage."}
 
 var (
-	methodTable = map[string]*methodInfo{}
+	// methodTable is built as a variable, not in init, so that the
+	// variables below that look a method up (methodFetchEnable, ...) find
+	// the table's own entry: initialised before them, since they use it.
+	methodTable = buildMethodTable()
 	methodNames = struct {
 		mu sync.RWMutex
 		m  map[string]*methodInfo
@@ -88,23 +91,25 @@ func newMethodInfo(name string) *methodInfo {
 	return m
 }
 
-func init() {
+func buildMethodTable() map[string]*methodInfo {
+	t := map[string]*methodInfo{}
 	for _, line := range strings.Split(protocolNames, "\n") {
 		if name, ok := strings.CutPrefix(line, "command "); ok {
-			methodTable[name] = newMethodInfo(name)
+			t[name] = newMethodInfo(name)
 		}
 	}
 	// The relay's own, and any it decodes that cdproto may lack.
 	for name := range decodedMethods {
-		if methodTable[name] == nil {
-			methodTable[name] = newMethodInfo(name)
+		if t[name] == nil {
+			t[name] = newMethodInfo(name)
 		}
 	}
 	for name := range urlMethods {
-		if methodTable[name] == nil {
-			methodTable[name] = newMethodInfo(name)
+		if t[name] == nil {
+			t[name] = newMethodInfo(name)
 		}
 	}
+	return t
 }
 
 // lookupMethod returns the entry of method, creating one for a method the
