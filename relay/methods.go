@@ -43,6 +43,9 @@ type methodInfo struct {
 	// ctx is what the params name of execution contexts (ctxguard.go);
 	// nil for the methods that name none.
 	ctx *ctxSpec
+	// plan: bit i is set when row i of the commands table wants the
+	// method (order.go).
+	plan uint64
 }
 
 // opensTabs are the commands besides Input.* whose effect can open a tab:
@@ -126,6 +129,7 @@ func lookupMethod(method []byte) *methodInfo {
 	}
 	m = newMethodInfo(string(method))
 	m.unknown = true
+	setPlan(m)
 	methodNames.mu.Lock()
 	if len(methodNames.m) < maxInterned {
 		methodNames.m[m.name] = m

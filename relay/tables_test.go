@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
+	"github.com/cdprelay/cdprelay/internal/wire"
 )
 
 // Tests of the three tables (order.go) and of what their steps changed.
@@ -48,3 +49,127 @@ func TestReadOnlyPropertiesWithoutScopes(t *testing.T) {
 		t.Fatalf("a read-only tab's function properties: %s", res)
 	}
 }
+
+// TestCommandOrder: the commands table, top to bottom. A change here is a
+// change of the security order: it comes with the behavioural pin of the
+// adjacency it changes (order_command_test.go).
+func TestCommandOrder(t *testing.T) {
+	want := []string{
+		"core.Limits",
+		"person.Running",
+		"core.Route",
+		"core.Line",
+		"rules.Operator",
+		"rules.Relay",
+		"creds.Restore",
+		"rules.Uploads",
+		"person.StopRules",
+		"rules.TargetOnTab",
+		"tiers.Navigate",
+		"tiers.Checks",
+		"tiers.StandIn",
+		"tiers.FrameTree",
+		"tiers.Contexts",
+		"tiers.Retried",
+		"tiers.Gate",
+		"tiers.Pixels",
+		"person.Recheck",
+		"person.Ask",
+		"tiers.NavTo",
+		"creds.Secret",
+		"rules.Fence",
+		"core.Emulate",
+		"core.NeedsPage",
+		"core.ScreencastNote",
+		"person.DialogClaim",
+		"tiers.Worlds",
+		"tiers.RemoveScript",
+		"creds.Streams",
+		"person.Brake",
+		"core.Send",
+	}
+	sameList(t, "commands", commandOrder(), want)
+}
+
+func sameList(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the %s table:\n got %q\nwant %q", what, got, want)
+	}
+}
+
+// planned lists the rows of the commands table that m's plan calls.
+func planned(m *methodInfo) []string {
+	var out []string
+	for i, s := range commandStages {
+		if m.plan&(1<<i) != 0 {
+			out = append(out, s.name)
+		}
+	}
+	return out
+}
+
+// TestCommandPlans: what a method's plan calls. The hot path's command
+// calls no row that does not care for it; the commands a narrowed row is
+// for do call it.
+func TestCommandPlans(t *testing.T) {
+	for _, tc := range []struct {
+		method string
+		want   []string
+	}{
+		{"Runtime.evaluate", []string{"core.Limits", "person.Running", "core.Route", "core.Line", "rules.Operator", "rules.Relay",
+			"tiers.Checks", "tiers.StandIn", "tiers.Contexts", "tiers.Gate", "person.Recheck", "person.Ask",
+			"core.NeedsPage", "person.Brake", "core.Send"}},
+		{"Fetch.continueRequest", []string{"core.Limits", "person.Running", "core.Route", "core.Line", "rules.Operator", "rules.Relay",
+			"creds.Restore", "tiers.Checks", "tiers.StandIn", "tiers.Gate", "person.Recheck", "person.Ask", "core.NeedsPage", "core.Send"}},
+		{"Page.navigate", []string{"core.Limits", "person.Running", "core.Route", "core.Line", "rules.Operator", "rules.Relay",
+			"tiers.Navigate", "tiers.Checks", "tiers.StandIn", "tiers.Gate", "person.Recheck", "person.Ask", "tiers.NavTo",
+			"core.NeedsPage", "core.Send"}},
+	} {
+		sameList(t, tc.method+"'s plan of the commands", planned(lookupMethod([]byte(tc.method))), tc.want)
+	}
+	// A method of a newer Chrome gets a plan when it is first seen.
+	if got := planned(lookupMethod([]byte("Newer.method"))); len(got) == 0 || got[0] != "core.Limits" || got[len(got)-1] != "core.Send" {
+		t.Errorf("an unknown method's plan: %q", got)
+	}
+}
+
+// everyMethod is every method the relay knows by name, and one it does
+// not.
+func everyMethod() []*methodInfo {
+	var out []*methodInfo
+	for _, m := range methodTable {
+		out = append(out, m)
+	}
+	return append(out, lookupMethod([]byte("Newer.method")))
+}
+
+// TestPlansAgree: a narrowed row's wants covers every method its body
+// would act on: a plan too narrow would skip a check for good.
+func TestPlansAgree(t *testing.T) {
+	tb := &tab{id: 1}
+	sessions := []*session{nil, {id: "browser"}, {id: "top", tab: tb}, {id: "child", tab: tb, child: true}}
+	for _, m := range everyMethod() {
+		for _, s := range sessions {
+			if emulated(m, s) != nil && !wantsEmulate(m) {
+				t.Errorf("%s is emulated but core.Emulate does not want it", m.name)
+			}
+		}
+		for _, p := range []string{`{"text":"{{secret:x}}"}`, `{"name":"x"}`} {
+			k := &cmd{m: m, params: []byte(p)}
+			if _, _, is := secretRef(k); is && !wantsSecret(m) {
+				t.Errorf("%s may type a secret but creds.Secret does not want it", m.name)
+			}
+		}
+		var c clientConn
+		k := &cmd{m: m, env: wireParams(`{"throwOnSideEffect":true}`)}
+		if _, ok := c.stopRules(k); !ok && !wantsStopRules(m) {
+			t.Errorf("%s is refused by the stop rules but person.StopRules does not want it", m.name)
+		}
+		if pixelMethods[m.name] != wantsPixels(m) || (m.ctx != nil) != wantsContexts(m) || m.brake != wantsBrake(m) {
+			t.Errorf("%s: a row's wants disagrees with its table", m.name)
+		}
+	}
+}
+
+func wireParams(p string) wire.Envelope { return wire.Envelope{Params: []byte(p)} }

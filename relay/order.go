@@ -1,0 +1,136 @@
+package relay
+
+import (
+	"math/bits"
+)
+
+// The order: what the relay does with each message, top to bottom, in
+// three tables, one per path. Each row is a stage: one function, named
+// "concern.Name" (the concern that owns it, the step it takes). The order
+// of the rows is a security contract, pinned by TestCommandOrder,
+// TestEventOrder and TestReplyOrder (the names) and by the behavioural
+// pins of order_*_test.go (each adjacency that matters).
+//
+// A stage is called only for the methods it wants (a command stage's
+// wants, once per method: the method's plan, a bitset on the interned
+// methodInfo), so the per-message path calls nothing for a stage that
+// does not care.
+
+// cmdStage is one row of the commands table. run reports whether the
+// command goes on to the next row: false when the stage answered it,
+// refused it or held it.
+type cmdStage struct {
+	name string
+	run  func(c *clientConn, k *cmd) bool
+	// wants reports whether the stage is called for a method; nil: for
+	// every one. Called once per method, when the method is interned.
+	wants func(m *methodInfo) bool
+	// arrival: only when a command arrives, not when a held command is
+	// judged again off its line.
+	arrival bool
+	// judges: the row judges (decide): it changes nothing of the tab. The
+	// relay's own commands (a resume's replay) run these rows only.
+	judges bool
+}
+
+// commandStages is the commands table (pipeline.go says what each row
+// does). Set in init: its stages reach, through held commands, the runner
+// that reads it.
+var commandStages []cmdStage
+
+// Plan masks over commandStages, set in init.
+var (
+	arrivalStages uint64 // the rows a command taken off its line skips
+	judgingStages uint64 // the rows the relay's own commands run
+)
+
+func init() {
+	commandStages = []cmdStage{
+		{name: "core.Limits", run: (*clientConn).limits, arrival: true},
+		{name: "person.Running", run: (*clientConn).running},
+		{name: "core.Route", run: (*clientConn).route},
+		{name: "core.Line", run: (*clientConn).inLine, arrival: true},
+		// decide: the judging stages.
+		{name: "rules.Operator", run: (*clientConn).operator, judges: true},
+		{name: "rules.Relay", run: (*clientConn).relayRules, judges: true},
+		{name: "creds.Restore", run: (*clientConn).restore, wants: wantsRestore, judges: true},
+		{name: "rules.Uploads", run: (*clientConn).uploadsStage, wants: wantsUploads, judges: true},
+		{name: "person.StopRules", run: (*clientConn).stopRulesStage, wants: wantsStopRules, judges: true},
+		{name: "rules.TargetOnTab", run: (*clientConn).targetOnTab, wants: wantsTargetOnTab, judges: true},
+		{name: "tiers.Navigate", run: (*clientConn).navigateTo, wants: wantsNavigateTo, judges: true},
+		{name: "tiers.Checks", run: (*clientConn).tierStage, judges: true},
+		{name: "tiers.StandIn", run: (*clientConn).standIn, judges: true},
+		{name: "tiers.FrameTree", run: (*clientConn).frameTree, wants: wantsFrameTree, judges: true},
+		{name: "tiers.Contexts", run: (*clientConn).contextsStage, wants: wantsContexts, judges: true},
+		{name: "tiers.Retried", run: (*clientConn).retried, wants: wantsRetried, judges: true},
+		{name: "tiers.Gate", run: (*clientConn).gateStage, judges: true},
+		{name: "tiers.Pixels", run: (*clientConn).pixels, wants: wantsPixels, judges: true},
+		{name: "person.Recheck", run: (*clientConn).checkApproved, judges: true},
+		{name: "person.Ask", run: (*clientConn).asks, judges: true},
+		// act: the stages that act, on a command the judges let through.
+		{name: "tiers.NavTo", run: (*clientConn).prepare, wants: wantsNavTo},
+		{name: "creds.Secret", run: (*clientConn).secret, wants: wantsSecret},
+		{name: "rules.Fence", run: (*clientConn).fence, wants: wantsFence},
+		{name: "core.Emulate", run: (*clientConn).emulate, wants: wantsEmulate},
+		{name: "core.NeedsPage", run: (*clientConn).needsPage},
+		{name: "core.ScreencastNote", run: (*clientConn).screencastNote, wants: wantsScreencastNote},
+		{name: "person.DialogClaim", run: (*clientConn).dialogClaim, wants: wantsDialog},
+		{name: "tiers.Worlds", run: (*clientConn).worlds, wants: wantsWorlds},
+		{name: "tiers.RemoveScript", run: (*clientConn).removeScriptStage, wants: wantsRemoveScript},
+		{name: "creds.Streams", run: (*clientConn).streamsStage, wants: wantsStreams},
+		{name: "person.Brake", run: (*clientConn).brakeStage, wants: wantsBrake},
+		{name: "core.Send", run: (*clientConn).sendStage},
+	}
+	if len(commandStages) > 64 {
+		panic("relay: more than 64 command stages: the plans are 64-bit")
+	}
+	for i, s := range commandStages {
+		if s.arrival {
+			arrivalStages |= 1 << i
+		}
+		if s.judges {
+			judgingStages |= 1 << i
+		}
+	}
+	// Every method interned so far gets its plan; lookupMethod gives the
+	// later ones theirs.
+	for _, m := range methodTable {
+		setPlan(m)
+	}
+	methodNames.mu.Lock()
+	for _, m := range methodNames.m {
+		setPlan(m)
+	}
+	methodNames.mu.Unlock()
+}
+
+// setPlan computes m's plan: which rows of each table want it.
+func setPlan(m *methodInfo) {
+	var p uint64
+	for i, s := range commandStages {
+		if s.wants == nil || s.wants(m) {
+			p |= 1 << i
+		}
+	}
+	m.plan = p
+}
+
+// runCommand runs k through the rows of plan, in order, until one answers,
+// refuses or holds it. It reports whether k passed every row.
+func (c *clientConn) runCommand(k *cmd, plan uint64) bool {
+	for p := plan; p != 0; p &= p - 1 {
+		if !commandStages[bits.TrailingZeros64(p)].run(c, k) {
+			return false
+		}
+	}
+	return true
+}
+
+// commandOrder lists the commands table's stage names, top to bottom.
+func commandOrder() []string {
+	names := make([]string, len(commandStages))
+	for i, s := range commandStages {
+		names[i] = s.name
+	}
+	return names
+}
