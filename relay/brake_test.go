@@ -2,6 +2,7 @@ package relay
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -485,11 +486,16 @@ func TestStopUndoesWhatTheAutomationSet(t *testing.T) {
 		last = i
 	}
 	for _, s := range sent {
-		for _, set := range []string{"addScriptToEvaluateOnNewDocument", "addBinding", "setDeviceMetricsOverride", "Runtime.enable"} {
+		for _, set := range []string{"addScriptToEvaluateOnNewDocument", "addBinding", "setDeviceMetricsOverride"} {
 			if strings.Contains(s, set) {
 				t.Errorf("set again while stopped: %s", s)
 			}
 		}
+	}
+	// Runtime is the relay's own (runtimehold.go): on again with the
+	// attach, once, whatever the client had switched.
+	if n := len(slices.DeleteFunc(slices.Clone(sent), func(s string) bool { return !strings.HasPrefix(s, "Runtime.enable") })); n != 1 || indexOf(sent, "Runtime.enable") < indexOf(sent, "chrome.debugger.attach") {
+		t.Errorf("the relay's Runtime not on again once with the attach: %v", sent)
 	}
 	// The client's session stays; it was told its contexts went.
 	h.event(c, from, "Runtime.executionContextsCleared")
@@ -501,9 +507,15 @@ func TestStopUndoesWhatTheAutomationSet(t *testing.T) {
 	h.call(c, sess, "DOM.describeNode", map[string]any{"backendNodeId": 1})
 	sent = sentOn(e, before)
 	at := indexOf(sent, "DOM.describeNode")
-	for _, set := range []string{"Runtime.enable", "Page.addScriptToEvaluateOnNewDocument", "Runtime.addBinding", "Emulation.setDeviceMetricsOverride"} {
+	for _, set := range []string{"Page.addScriptToEvaluateOnNewDocument", "Runtime.addBinding", "Emulation.setDeviceMetricsOverride"} {
 		if i := indexOf(sent, set); i < 0 || i > at {
 			t.Errorf("%s not set again before the client's next command: %v", set, sent)
 		}
 	}
+	// The client's Runtime switch is the relay's to keep: still on, it
+	// hears of the page's contexts.
+	from = len(c.Messages())
+	e.Event(1, "", "Runtime.executionContextCreated", map[string]any{"context": map[string]any{"id": 3, "origin": "https://a.example", "name": "",
+		"uniqueId": "u3", "auxData": map[string]any{"isDefault": true, "type": "default", "frameId": tid(1)}}})
+	h.event(c, from, "Runtime.executionContextCreated")
 }

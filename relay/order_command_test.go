@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -137,14 +138,16 @@ func TestCommandOrderPins(t *testing.T) {
 	// a command for a tab being resumed would wait for the tab instead of
 	// being refused.
 	t.Run("the brake before route", func(t *testing.T) {
-		h := newHarness(t, Config{})
+		rec := &auditRecorder{}
+		h := newHarness(t, Config{Observer: rec})
 		e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 		c := h.client()
 		sess := h.autoAttach(c)[0]
 		if err := h.srv.Default().Stop("person"); err != nil {
 			t.Fatal(err)
 		}
-		h.waitFor("the Stop's own commands", func() bool { return hasMethod(sentMethods(e, 0), "Debugger.resume") })
+		// The Stop's own commands, its undoing's last (stopundo.go).
+		h.waitFor("the Stop's undoing", func() bool { return rec.find(KindStop, "the Stop by person undid") })
 		before := len(e.Commands())
 		for _, s := range []string{"no-such-session", sess} {
 			if m := h.callMsg(c, s, "DOM.getDocument", nil); refusal(m) != msgStopped {
@@ -337,7 +340,9 @@ func TestCommandOrderPins(t *testing.T) {
 				t.Errorf("the tab is %s after the denial", got)
 			}
 		})
-		// secret: nothing is typed, nor looked up in the page.
+		// secret: nothing is typed, and the secret is not read. The page
+		// is looked at only as the ask stage looks at it for the card
+		// (describe.go): the focused field, in a world of the relay's.
 		t.Run("secret", func(t *testing.T) {
 			page := newFakePage(1, "https://a.example")
 			page.setFocus(passwordField(tid(1)))
@@ -350,14 +355,28 @@ func TestCommandOrderPins(t *testing.T) {
 			before := len(e.Commands())
 			id := h.send(c, sess, "Input.insertText", map[string]any{"text": "{{secret:github}}"})
 			a := askedOrAnswered(t, h, c, id)
-			neverSent(t, e, before, "")
+			if a.What != `type the secret github into the field on a.example` {
+				t.Errorf("the card says %q", a.What)
+			}
+			const value = "correct horse battery staple"
+			looks := []string{"Page.createIsolatedWorld", "Runtime.callFunctionOn", "Runtime.getProperties", "DOM.describeNode", "Accessibility.getPartialAXTree", "Runtime.releaseObjectGroup"}
+			for _, s := range cdpSent(e, before) {
+				if m, _, _ := strings.Cut(s, " "); !slices.Contains(looks, m) {
+					t.Errorf("reached the tab while asked: %s", s)
+				}
+			}
+			neverSent(t, e, before, "Input.", "execCommand", value)
 			if err := in.Deny(a.ID, "person"); err != nil {
 				t.Fatal(err)
 			}
 			if m, _ := h.reply(c, id); !strings.Contains(refusal(m), "a person denied") {
 				t.Fatalf("denied: %s", m.Raw)
 			}
-			neverSent(t, e, before, "")
+			h.call(c, sess, "DOM.getDocument", nil) // a round trip: what the command would have sent is sent by then
+			neverSent(t, e, before, "Input.", "execCommand", value)
+			if got := page.typedValues(); len(got) != 0 {
+				t.Errorf("typed: %q", got)
+			}
 			if in.locked.Load() != nil {
 				t.Error("the secret was read and locked for a command the person denied")
 			}
@@ -526,6 +545,15 @@ func TestCommandOrderPins(t *testing.T) {
 		e.Event(1, "", "Fetch.requestPaused", map[string]any{"requestId": "P1", "resourceType": "XHR", "frameId": "F",
 			"request": map[string]any{"url": "https://a.example/api", "method": "GET", "headers": map[string]string{"Cookie": "sid=the-persons-session"}}})
 		h.event(c, from, "Fetch.requestPaused")
+		// The page's own world on tab 1, which the upload's object is of
+		// (the relay places every context a command names: ctxguard.go).
+		h.call(c, sess[0], "Runtime.enable", nil)
+		from = len(c.Messages())
+		e.Event(1, "", "Runtime.executionContextCreated", map[string]any{"context": map[string]any{"id": 7, "origin": "https://a.example", "name": "",
+			"uniqueId": "u7", "auxData": map[string]any{"isDefault": true, "type": "default", "frameId": tid(1)}}})
+		h.event(c, from, "Runtime.executionContextCreated")
+		// Every evaluation gets the brake's bound (brake.go).
+		bound := strconv.FormatInt(h.srv.cfg.ScriptTimeout.Milliseconds(), 10)
 
 		for _, tc := range []struct {
 			name, session, method string
@@ -534,9 +562,9 @@ func TestCommandOrderPins(t *testing.T) {
 		}{
 			{"the read-only gate", sess[1], "Runtime.evaluate",
 				map[string]any{"expression": "document.title", "returnByValue": true, "objectGroup": "g", "userGesture": false, "awaitPromise": true},
-				map[string]string{"throwOnSideEffect": "true"}},
+				map[string]string{"throwOnSideEffect": "true", "timeout": bound}},
 			{"uploads", sess[0], "DOM.setFileInputFiles",
-				map[string]any{"files": []string{link}, "backendNodeId": 5, "objectId": "o-1"},
+				map[string]any{"files": []string{link}, "backendNodeId": 5, "objectId": "1.7.1"},
 				map[string]string{"files": `["` + real + `"]`}},
 			{"credentials", sess[0], "Fetch.continueRequest",
 				map[string]any{"requestId": "P1", "url": "https://a.example/api?page=2", "method": "POST", "postData": "cG9zdA==", "interceptResponse": false,

@@ -131,6 +131,12 @@ func TestEventOrderPins(t *testing.T) {
 		c := h.client()
 		sess := h.autoAttach(c)
 		h.call(c, sess[0], "Page.enable", nil)
+		// The client hears Runtime events where it enabled Runtime
+		// (runtimehold.go): on both tabs, so that the first tab's would
+		// reach it too.
+		for _, s := range sess {
+			h.call(c, s, "Runtime.enable", nil)
+		}
 		before, from := len(e.Commands()), len(c.Messages())
 		e.Event(1, "", "Page.frameStartedNavigating", map[string]any{"frameId": tid(1), "url": "chrome-extension://abcdefghijklmnopabcdefghijklmnop/options.html?token=x",
 			"loaderId": "L", "navigationType": "differentDocument"})
@@ -173,10 +179,19 @@ func TestEventOrderPins(t *testing.T) {
 		if clientSaw(c, from, `"id":55`) {
 			t.Error("the client was told of the relay's world")
 		}
+		// Naming the relay's world is answered as Chrome answers a context
+		// that does not exist (ctxguard.go); the client's own world takes
+		// its script.
 		before = len(e.Commands())
-		h.callMsg(c, sess, "Runtime.evaluate", map[string]any{"expression": "window.x = 1", "contextId": 55})
-		if sent := cdpSent(e, before); len(sent) != 1 || !strings.Contains(sent[0], `"throwOnSideEffect":true`) {
+		if m := h.callMsg(c, sess, "Runtime.evaluate", map[string]any{"expression": "window.x = 1", "contextId": 55}); m.Error == nil || m.Error.Message != msgNoContext {
+			t.Errorf("script in the relay's world: %s", m.Raw)
+		}
+		if sent := cdpSent(e, before); len(sent) != 0 {
 			t.Errorf("script in the relay's world on a read-only tab went as %q", sent)
+		}
+		h.call(c, sess, "Runtime.evaluate", map[string]any{"expression": "document.title", "contextId": 56})
+		if sent := cdpSent(e, before); len(sent) != 1 || !strings.Contains(sent[0], `"contextId":56`) || strings.Contains(sent[0], "throwOnSideEffect") {
+			t.Errorf("script in the client's guarded world went as %q", sent)
 		}
 	})
 
@@ -186,14 +201,17 @@ func TestEventOrderPins(t *testing.T) {
 	// run before the backstop: a navigation the fence refuses would be
 	// continued for as long as a person holds the automation stopped.
 	t.Run("the backstop before letting the page go on", func(t *testing.T) {
-		h := newHarness(t, Config{Policy: orderPolicy{fence: true, denyURL: "evil"}})
+		rec := &auditRecorder{}
+		h := newHarness(t, Config{Policy: orderPolicy{fence: true, denyURL: "evil"}, Observer: rec})
 		e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://ok.test/"}}})
 		c := h.client()
 		h.autoAttach(c)
 		if err := h.srv.Default().Stop("person"); err != nil {
 			t.Fatal(err)
 		}
-		h.waitFor("the Stop's own commands", func() bool { return hasMethod(sentMethods(e, 0), "Debugger.resume") })
+		// The Stop's undoing (stopundo.go) ends with the tab attached
+		// again, and fenced again.
+		h.waitFor("the Stop's undoing", func() bool { return rec.find(KindStop, "the Stop by person undid") })
 		before := len(e.Commands())
 		e.Event(1, "", "Fetch.requestPaused", paused("R1", "https://evil.test/", "Document"))
 		e.Event(1, "", "Fetch.requestPaused", paused("R2", "https://ok.test/next", "Document"))
@@ -226,14 +244,22 @@ func TestEventOrderPins(t *testing.T) {
 			})
 		})
 		t.Run("stopped", func(t *testing.T) {
-			h := newHarness(t, Config{})
+			rec := &auditRecorder{}
+			h := newHarness(t, Config{Observer: rec})
 			e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 			c := h.client()
-			h.autoAttach(c)
+			sess := h.autoAttach(c)[0]
+			// The client listens to what it is not to get: it enabled the
+			// Debugger, whose pauses it would then hear (brake.go), and
+			// Runtime, whose event is the sign the others were routed.
+			h.call(c, sess, "Debugger.enable", nil)
+			h.call(c, sess, "Runtime.enable", nil)
 			if err := h.srv.Default().Stop("person"); err != nil {
 				t.Fatal(err)
 			}
-			h.waitFor("the Stop's own commands", func() bool { return hasMethod(sentMethods(e, 0), "Debugger.resume") })
+			// The Stop's undoing (stopundo.go) ends with the tab attached
+			// again.
+			h.waitFor("the Stop's undoing", func() bool { return rec.find(KindStop, "the Stop by person undid") })
 			before, from := len(e.Commands()), len(c.Messages())
 			e.Event(1, "", "Debugger.paused", map[string]any{"reason": "other", "callFrames": []any{map[string]any{"functionName": "pausedWhileStopped"}}})
 			e.Event(1, "", "Fetch.authRequired", map[string]any{"requestId": "A1", "request": map[string]any{"url": "https://a.example/"}, "authChallenge": map[string]any{"source": "Server", "origin": "https://a.example", "scheme": "basic", "realm": "r"}})
@@ -260,6 +286,7 @@ func TestEventOrderPins(t *testing.T) {
 		e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://blind.example/", Title: "B"}, {ID: 2, URL: "https://a.example/", Title: "A"}}})
 		c := h.client()
 		sess := h.autoAttach(c)
+		h.call(c, sess[1], "Runtime.enable", nil) // the sign below is a Runtime event
 		before, from := len(e.Commands()), len(c.Messages())
 		e.Event(1, "", "Target.attachedToTarget", map[string]any{"sessionId": "S-W", "waitingForDebugger": true,
 			"targetInfo": map[string]any{"targetId": "W1", "type": "worker", "url": "https://a.example/w.js", "title": "", "attached": true}})
@@ -372,6 +399,7 @@ func TestEventOrderPins(t *testing.T) {
 		c := h.client()
 		sess := h.autoAttach(c)[0]
 		other := jsonString(t, h.call(c, "", "Target.attachToTarget", map[string]any{"targetId": tid(1), "flatten": true}), "sessionId")
+		h.call(c, sess, "Runtime.enable", nil)
 		h.call(c, other, "Runtime.enable", nil)
 		h.call(c, "", "Browser.setDownloadBehavior", map[string]any{"behavior": "allowAndName", "downloadPath": t.TempDir(), "eventsEnabled": true})
 		h.call(c, sess, "Input.insertText", map[string]any{"text": "{{secret:github}}"})

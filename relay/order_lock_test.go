@@ -1,9 +1,8 @@
 package relay
 
 import (
-	"encoding/json"
+	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -59,28 +58,24 @@ func TestLockOrderPins(t *testing.T) {
 		}
 	})
 
-	// What a Stop sends (the debugger's pauses resumed, running script
-	// terminated) reaches the extension before any command the client sends
-	// after the Resume. Catches the Stop's own commands sent once its lock
-	// is released, where a Resume and the client's next command can
-	// overtake them: a pause resumed, or a script terminated, after the
-	// automation was let go on.
+	// What a Stop sends (the debugger's pauses resumed under its lock; then
+	// its undoing: the script that keeps the page busy ended, the tab
+	// detached and attached again, stopundo.go) reaches the extension
+	// before any command the client sends after the Resume. Catches the
+	// Stop's own commands sent once its lock is released, or its undoing
+	// left to run beside the Resume, where a Resume and the client's next
+	// command can overtake them: a pause resumed, a script ended, or the
+	// tab detached, after the automation was let go on.
 	t.Run("a Stop's own commands before the commands after the Resume", func(t *testing.T) {
-		hold, arrived := make(chan struct{}), make(chan struct{})
-		var once sync.Once
+		page := newBusyPage()
 		h := newHarness(t, Config{})
-		e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Gate: func(method string, args []json.RawMessage) {
-			if method == "chrome.debugger.sendCommand" && len(args) > 2 && strings.Contains(string(args[2]), "while(true)") {
-				once.Do(func() { close(arrived) })
-				<-hold
-			}
-		}})
-		defer close(hold)
+		e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: page.handler})
+		page.e = e
 		c := h.client()
 		sess := h.autoAttach(c)[0]
 		in := h.srv.Default()
 		running := h.send(c, sess, "Runtime.evaluate", map[string]any{"expression": "while(true){}"})
-		<-arrived
+		page.waitBusy(h, "")
 		before := len(e.Commands())
 		if err := in.Stop("person"); err != nil {
 			t.Fatal(err)
@@ -90,11 +85,17 @@ func TestLockOrderPins(t *testing.T) {
 			t.Fatal(err)
 		}
 		h.call(c, sess, "Runtime.evaluate", map[string]any{"expression": "'after the resume'"})
-		after := sentIndex(e, before, `Runtime.evaluate {"expression":"'after the resume'"}`)
-		for _, m := range []string{"Debugger.resume", "Runtime.terminateExecution"} {
-			if i := sentIndex(e, before, m); i < 0 || i > after {
+		after := sentIndex(e, before, `Runtime.evaluate {"expression":"'after the resume'"`)
+		if after < 0 {
+			t.Fatalf("the command after the Resume was not sent: %q", cdpSent(e, before))
+		}
+		for _, m := range []string{"Debugger.resume ", `Debugger.resume {"terminateOnResume":true}`} {
+			if i := slices.Index(cdpSent(e, before), m); i < 0 || i > after {
 				t.Errorf("the Stop's %s was not sent before the command after the Resume: %q", m, cdpSent(e, before))
 			}
+		}
+		if i := indexOf(sentOn(e, before), "chrome.debugger.attach"); i < 0 || i > indexOf(sentOn(e, before), `Runtime.evaluate {"expression":"'after the resume'"`) {
+			t.Errorf("the tab was not attached again before the command after the Resume: %q", sentOn(e, before))
 		}
 	})
 
@@ -123,7 +124,10 @@ func TestLockOrderPins(t *testing.T) {
 		if m, _ := h.reply(c, waiting); m.Error != nil {
 			t.Fatalf("the command that waited: %s", m.Raw)
 		}
-		after := sentIndex(e, before, `Runtime.evaluate {"expression":"'waited'"}`)
+		after := sentIndex(e, before, `Runtime.evaluate {"expression":"'waited'"`)
+		if after < 0 {
+			t.Fatalf("the command that waited was not sent: %q", cdpSent(e, before))
+		}
 		for _, m := range []string{`Emulation.setTimezoneOverride {"timezoneId":"Europe/Paris"}`, `Emulation.setLocaleOverride {"locale":"fr-FR"}`} {
 			if i := sentIndex(e, before, m); i < 0 || i > after {
 				t.Errorf("%s was not set again before the command that waited: %q", m, cdpSent(e, before))

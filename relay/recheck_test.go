@@ -1,54 +1,38 @@
 package relay
 
 import (
-	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 )
 
-// changingPage is a fake tab whose page can change between an approval
-// card and the approval: what the relay's world sees at the point or in
-// focus, and Chrome's id of the element there.
-type changingPage struct {
-	mu     sync.Mutex
-	target map[string]any // what the describing probe finds
-	node   int            // backendNodeId at the point, or of the focused element
+// Elements of a page on a.example that can change between an approval
+// card and the approval (played by fakePage: what the browser's hit test
+// finds at the point, what has the focus, and what Chrome says of it), each
+// with Chrome's id of it.
+func cancelButton(id int64) *fakeNode {
+	return &fakeNode{id: id, name: "BUTTON", attrs: []string{"type", "button"}, in: tid(1), role: "button", label: "Cancel"}
 }
 
-func (p *changingPage) set(target map[string]any, node int) {
-	p.mu.Lock()
-	p.target, p.node = target, node
-	p.mu.Unlock()
+func orderButton(id int64) *fakeNode {
+	return &fakeNode{id: id, name: "BUTTON", in: tid(1), role: "button", label: "Place order", form: true}
 }
 
-func (p *changingPage) handler(tab int, sid, method string, params json.RawMessage) (any, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	switch {
-	case method == "Page.createIsolatedWorld":
-		return map[string]any{"executionContextId": 77}, nil
-	case method == "Runtime.evaluate" && strings.Contains(string(params), "cdprelay-recheck"):
-		return map[string]any{"result": map[string]any{"type": "object", "subtype": "node", "objectId": "focused-1"}}, nil
-	case method == "Runtime.evaluate" && strings.Contains(string(params), `"contextId":77`):
-		return map[string]any{"result": map[string]any{"type": "object", "value": p.target}}, nil
-	case method == "DOM.getNodeForLocation":
-		return map[string]any{"backendNodeId": p.node, "frameId": "F"}, nil
-	case method == "DOM.describeNode":
-		return map[string]any{"node": map[string]any{"backendNodeId": p.node, "nodeName": "INPUT"}}, nil
-	}
-	return fakeext.DefaultHandler(tab, sid, method, params)
+func aFrame(id int64) *fakeNode {
+	return &fakeNode{id: id, name: "IFRAME", attrs: []string{"src", "https://pay.example/checkout"}, in: tid(1), holds: "PAYFRAME"}
 }
 
-var (
-	cancelButton = map[string]any{"origin": "https://a.example", "kind": "button", "text": "Cancel", "submit": false}
-	orderButton  = map[string]any{"origin": "https://a.example", "kind": "button", "text": "Place order", "submit": true}
-	aFrame       = map[string]any{"origin": "https://a.example", "kind": "frame", "frame": "https://pay.example"}
-	emailField   = map[string]any{"origin": "https://a.example", "kind": "input", "text": "Email", "form": true}
-)
+func emailField(id int64) *fakeNode {
+	return &fakeNode{id: id, name: "INPUT", attrs: []string{"type", "email"}, in: tid(1), role: "textbox", label: "Email", form: true}
+}
+
+// showing puts n where the pointer is and in focus.
+func showing(p *fakePage, n *fakeNode) {
+	p.setAt(n)
+	p.setFocus(n)
+}
 
 // TestApprovedTargetRechecked: a person approves an input command whose
 // card names what it acts on; when the page has changed by then, the
@@ -66,44 +50,43 @@ func TestApprovedTargetRechecked(t *testing.T) {
 	enter := step{"Input.dispatchKeyEvent", map[string]any{"type": "keyDown", "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13, "text": "\r"}}
 	insert := step{"Input.insertText", map[string]any{"text": "hello"}}
 	tests := []struct {
-		name       string
-		first      step
-		asked      string         // the card
-		before     map[string]any // the page when asked
-		beforeNode int
-		after      map[string]any // the page when approved
-		afterNode  int
-		refused    string // "" when it goes on; else what the refusal says
+		name    string
+		first   step
+		asked   string    // the card
+		before  *fakeNode // the page when asked
+		after   *fakeNode // the page when approved
+		refused string    // "" when it goes on; else what the refusal says
 		// beforeRelease changes the page once the press went, before its
 		// release is judged.
-		beforeRelease     func(p *changingPage)
+		beforeRelease     func(p *fakePage)
 		releaseRefused    bool
 		releaseNotChecked bool
 	}{
-		{name: "unchanged", first: press, asked: `click the button "Cancel" on a.example`, before: cancelButton, beforeNode: 5, after: cancelButton, afterNode: 5},
-		{name: "the layout shifted", first: press, asked: `click the button "Cancel" on a.example`, before: cancelButton, beforeNode: 5, after: orderButton, afterNode: 9,
+		{name: "unchanged", first: press, asked: `click the button "Cancel" on a.example`, before: cancelButton(5), after: cancelButton(5)},
+		{name: "the layout shifted", first: press, asked: `click the button "Cancel" on a.example`, before: cancelButton(5), after: orderButton(9),
 			refused: `after the person approved click the button "Cancel" on a.example: now it would click the submit button "Place order" on a.example`, releaseNotChecked: true},
-		{name: "the element was swapped for one that looks the same", first: press, asked: `click the button "Cancel" on a.example`, before: cancelButton, beforeNode: 5, after: cancelButton, afterNode: 6,
+		{name: "the element was swapped for one that looks the same", first: press, asked: `click the button "Cancel" on a.example`, before: cancelButton(5), after: cancelButton(6),
 			refused: `after the person approved click the button "Cancel" on a.example: now it would click the button "Cancel"`, releaseNotChecked: true},
-		{name: "a frame moved in", first: press, asked: `click the button "Cancel" on a.example`, before: cancelButton, beforeNode: 5, after: aFrame, afterNode: 7,
+		{name: "a frame moved in", first: press, asked: `click the button "Cancel" on a.example`, before: cancelButton(5), after: aFrame(7),
 			refused: "now it would click inside a frame from pay.example", releaseNotChecked: true},
-		{name: "the release would land elsewhere", first: press, asked: `click the button "Cancel" on a.example`, before: cancelButton, beforeNode: 5, after: cancelButton, afterNode: 5,
-			beforeRelease: func(p *changingPage) { p.set(orderButton, 9) }, releaseRefused: true},
-		{name: "Enter, the focus unchanged", first: enter, asked: `press Enter in the field "Email" of a form on a.example (it submits the form)`, before: emailField, beforeNode: 3, after: emailField, afterNode: 3},
-		{name: "Enter, the focus moved to another form", first: enter, asked: `press Enter in the field "Email" of a form on a.example (it submits the form)`, before: emailField, beforeNode: 3, after: emailField, afterNode: 4,
+		{name: "the release would land elsewhere", first: press, asked: `click the button "Cancel" on a.example`, before: cancelButton(5), after: cancelButton(5),
+			beforeRelease: func(p *fakePage) { showing(p, orderButton(9)) }, releaseRefused: true},
+		{name: "Enter, the focus unchanged", first: enter, asked: `press Enter in the field "Email" of a form on a.example (it submits the form)`, before: emailField(3), after: emailField(3)},
+		{name: "Enter, the focus moved to another form", first: enter, asked: `press Enter in the field "Email" of a form on a.example (it submits the form)`, before: emailField(3), after: emailField(4),
 			refused: `after the person approved press Enter in the field "Email" of a form on a.example (it submits the form)`},
-		{name: "typed text, the focus unchanged", first: insert, asked: `type "hello" into the input "Email" on a.example`, before: emailField, beforeNode: 3, after: emailField, afterNode: 3},
-		{name: "typed text, the focus moved", first: insert, asked: `type "hello" into the input "Email" on a.example`, before: emailField, beforeNode: 3, after: cancelButton, afterNode: 5,
+		{name: "typed text, the focus unchanged", first: insert, asked: `type "hello" into the field "Email" on a.example`, before: emailField(3), after: emailField(3)},
+		{name: "typed text, the focus moved", first: insert, asked: `type "hello" into the field "Email" on a.example`, before: emailField(3), after: cancelButton(5),
 			refused: `now it would type "hello" into the button "Cancel" on a.example`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			rec := &auditRecorder{}
-			page := &changingPage{}
-			page.set(tc.before, tc.beforeNode)
+			page := newFakePage(1, "https://a.example")
+			showing(page, tc.before)
 			h := newHarness(t, Config{Policy: askPolicy{methods: map[string]bool{"Input.dispatchMouseEvent": true, "Input.dispatchKeyEvent": true, "Input.insertText": true}}, ApprovalTimeout: time.Hour, Observer: rec})
-			e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: page.handler})
+			e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: page.handle})
+			page.e.Store(e)
 			c := h.client()
 			sess := h.autoAttach(c)[0]
 			in := h.srv.Default()
@@ -114,7 +97,7 @@ func TestApprovedTargetRechecked(t *testing.T) {
 			if a[0].What != tc.asked {
 				t.Fatalf("the card says %q, want %q", a[0].What, tc.asked)
 			}
-			page.set(tc.after, tc.afterNode)
+			showing(page, tc.after)
 			if err := in.Approve(a[0].ID, "viewer-1"); err != nil {
 				t.Fatal(err)
 			}
