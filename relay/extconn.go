@@ -52,6 +52,9 @@ type extConn struct {
 	// "batches"), so a frame may be an array of messages. Owned by the read
 	// loop.
 	batches bool
+	// ev is the event the read loop routes (events.go). Owned by the read
+	// loop.
+	ev event
 }
 
 // callKind says who waits for a call's reply.

@@ -143,3 +143,51 @@ var (
 	methodFetchEnable   = lookupMethod([]byte("Fetch.enable"))
 	methodGetProperties = lookupMethod([]byte("Runtime.getProperties"))
 )
+
+// eventInfo is one event name, interned as methods are: its plan says
+// which rows of the events table want it (order.go). Static after it is
+// made.
+type eventInfo struct {
+	name string
+	plan uint64
+}
+
+var (
+	eventTable = buildEventTable()
+	eventNames = struct {
+		mu sync.RWMutex
+		m  map[string]*eventInfo
+	}{m: make(map[string]*eventInfo)}
+)
+
+func buildEventTable() map[string]*eventInfo {
+	t := map[string]*eventInfo{}
+	for _, line := range strings.Split(protocolNames, "\n") {
+		if name, ok := strings.CutPrefix(line, "event "); ok {
+			t[name] = &eventInfo{name: name}
+		}
+	}
+	return t
+}
+
+// lookupEvent returns the entry of an event name, creating one for a name
+// the table lacks (up to maxInterned of them are kept).
+func lookupEvent(method []byte) *eventInfo {
+	if e := eventTable[string(method)]; e != nil {
+		return e
+	}
+	eventNames.mu.RLock()
+	e := eventNames.m[string(method)]
+	eventNames.mu.RUnlock()
+	if e != nil {
+		return e
+	}
+	e = &eventInfo{name: string(method)}
+	setEventPlan(e)
+	eventNames.mu.Lock()
+	if len(eventNames.m) < maxInterned {
+		eventNames.m[e.name] = e
+	}
+	eventNames.mu.Unlock()
+	return e
+}

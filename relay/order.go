@@ -2,6 +2,8 @@ package relay
 
 import (
 	"math/bits"
+	"slices"
+	"strings"
 )
 
 // The order: what the relay does with each message, top to bottom, in
@@ -102,6 +104,98 @@ func init() {
 		setPlan(m)
 	}
 	methodNames.mu.Unlock()
+}
+
+// eventStage is one row of the events table. run runs with the instance
+// lock held and reports whether the event goes on to the next row.
+type eventStage struct {
+	name  string
+	run   func(in *Instance, e *event) bool
+	wants func(name string) bool // nil: every event
+}
+
+// eventStages is the events table (events.go says what each row does).
+var eventStages []eventStage
+
+func init() {
+	eventStages = []eventStage{
+		{name: "tiers.FrameGuard", run: (*Instance).frameGuard, wants: isEvent("Page.screencastFrame")},
+		{name: "core.Screencast", run: (*Instance).screencast, wants: isEvent("Page.screencastFrame")},
+		{name: "core.PageTrack", run: (*Instance).pageTrack, wants: func(n string) bool {
+			return strings.HasPrefix(n, "Page.") && n != "Page.screencastFrame"
+		}},
+		{name: "core.Child", run: (*Instance).childOf},
+		{name: "tiers.ChildFrames", run: (*Instance).childFrames, wants: isEvent("Page.frameNavigated", "Page.frameDetached", "Page.frameStartedNavigating", "Page.frameRequestedNavigation")},
+		{name: "tiers.Requests", run: (*Instance).requests, wants: isEvent("Fetch.requestPaused", "Network.requestWillBeSent")},
+		{name: "tiers.BlindSources", run: (*Instance).blindSources, wants: isEvent("Debugger.scriptParsed", "Debugger.scriptFailedToParse", "CSS.styleSheetAdded")},
+		{name: "tiers.Blind", run: (*Instance).blindEvent},
+		{name: "core.RelayWorld", run: (*Instance).relayWorld, wants: func(n string) bool {
+			return strings.HasPrefix(n, "Runtime.") || strings.HasPrefix(n, "Debugger.")
+		}},
+		{name: "tiers.Guard", run: (*Instance).guardWorld, wants: func(n string) bool { return strings.HasPrefix(n, "Runtime.executionContext") }},
+		{name: "person.BrakePause", run: (*Instance).brakePause, wants: isEvent("Debugger.paused")},
+		{name: "rules.Backstop", run: (*Instance).backstopPause, wants: isEvent("Fetch.requestPaused")},
+		{name: "person.LetGoOn", run: (*Instance).letGoOn, wants: isEvent("Fetch.requestPaused", "Fetch.authRequired", "Debugger.paused")},
+		{name: "core.Session", run: (*Instance).sessionOf},
+		{name: "core.Children", run: (*Instance).children, wants: isEvent("Target.attachedToTarget", "Target.detachedFromTarget")},
+		{name: "person.BrakeChild", run: (*Instance).brakeChild, wants: isEvent("Target.attachedToTarget")},
+		{name: "rules.FenceChild", run: (*Instance).fenceChild, wants: isEvent("Target.attachedToTarget")},
+		{name: "tiers.ChildPage", run: (*Instance).childPage, wants: isEvent("Target.attachedToTarget")},
+		{name: "tiers.BlindChild", run: (*Instance).blindChild, wants: isEvent("Target.attachedToTarget")},
+		{name: "person.ResumeWaiting", run: (*Instance).resumeWaiting, wants: isEvent("Target.attachedToTarget")},
+		{name: "tiers.Withhold", run: (*Instance).withhold},
+		{name: "person.OwnDebugger", run: (*Instance).ownDebugger, wants: func(n string) bool { return strings.HasPrefix(n, "Debugger.") }},
+		{name: "browser.Downloads", run: (*Instance).downloads, wants: func(n string) bool { return strings.HasPrefix(n, "Page.") }},
+		{name: "core.Count", run: (*Instance).countEvent},
+		{name: "creds.Redact", run: (*Instance).redact, wants: func(n string) bool { return isCredentialEvent([]byte(n)) }},
+		{name: "core.Deliver", run: (*Instance).deliverEvent},
+	}
+	if len(eventStages) > 64 {
+		panic("relay: more than 64 event stages: the plans are 64-bit")
+	}
+	for _, e := range eventTable {
+		setEventPlan(e)
+	}
+	eventNames.mu.Lock()
+	for _, e := range eventNames.m {
+		setEventPlan(e)
+	}
+	eventNames.mu.Unlock()
+}
+
+// isEvent wants the events named.
+func isEvent(names ...string) func(string) bool {
+	return func(n string) bool { return slices.Contains(names, n) }
+}
+
+// setEventPlan computes e's plan of the events table.
+func setEventPlan(e *eventInfo) {
+	var p uint64
+	for i, s := range eventStages {
+		if s.wants == nil || s.wants(e.name) {
+			p |= 1 << i
+		}
+	}
+	e.plan = p
+}
+
+// runEvent runs e through the rows of its plan, in order, until one stops
+// it.
+func (in *Instance) runEvent(e *event) {
+	for p := e.info.plan; p != 0; p &= p - 1 {
+		if !eventStages[bits.TrailingZeros64(p)].run(in, e) {
+			return
+		}
+	}
+}
+
+// eventOrder lists the events table's stage names, top to bottom.
+func eventOrder() []string {
+	names := make([]string, len(eventStages))
+	for i, s := range eventStages {
+		names[i] = s.name
+	}
+	return names
 }
 
 // setPlan computes m's plan: which rows of each table want it.

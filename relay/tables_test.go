@@ -173,3 +173,46 @@ func TestPlansAgree(t *testing.T) {
 }
 
 func wireParams(p string) wire.Envelope { return wire.Envelope{Params: []byte(p)} }
+
+// TestEventOrder: the events table, top to bottom (order_event_test.go
+// pins the adjacencies that matter).
+func TestEventOrder(t *testing.T) {
+	want := []string{
+		"tiers.FrameGuard",
+		"core.Screencast",
+		"core.PageTrack",
+		"core.Child",
+		"tiers.ChildFrames",
+		"tiers.Requests",
+		"tiers.BlindSources",
+		"tiers.Blind",
+		"core.RelayWorld",
+		"tiers.Guard",
+		"person.BrakePause",
+		"rules.Backstop",
+		"person.LetGoOn",
+		"core.Session",
+		"core.Children",
+		"person.BrakeChild",
+		"rules.FenceChild",
+		"tiers.ChildPage",
+		"tiers.BlindChild",
+		"person.ResumeWaiting",
+		"tiers.Withhold",
+		"person.OwnDebugger",
+		"browser.Downloads",
+		"core.Count",
+		"creds.Redact",
+		"core.Deliver",
+	}
+	sameList(t, "events", eventOrder(), want)
+	// The hot path's event calls only the rows every event goes through.
+	var got []string
+	plan := lookupEvent([]byte("Runtime.consoleAPICalled")).plan
+	for i, s := range eventStages {
+		if plan&(1<<i) != 0 {
+			got = append(got, s.name)
+		}
+	}
+	sameList(t, "Runtime.consoleAPICalled's plan of the events", got, []string{"core.Child", "tiers.Blind", "core.RelayWorld", "core.Session", "tiers.Withhold", "core.Count", "core.Deliver"})
+}
