@@ -92,6 +92,9 @@ type heldCmd struct {
 	running bool
 	// approved: a person approved the command once; nothing more is asked.
 	approved bool
+	// pixelsSeen: the relay looked at the page's fields holding a secret
+	// before this screenshot (secretfield.go); not again.
+	pixelsSeen bool
 
 	// While asked.
 	id      int64
@@ -115,6 +118,8 @@ type heldCmd struct {
 	seen     seenTarget
 	byPerson bool
 	checked  bool
+	// off: taken off its line, and no longer counted in flight for it.
+	off bool
 }
 
 // copyCmd copies k's envelope into bytes of its own, for a command that
@@ -389,6 +394,9 @@ func (c *clientConn) drain(key lineKey) {
 		h.running = true
 		in.unlock()
 		k := &h.k
+		// heldAgain: judged again, the command was held again (for another
+		// question, or while the page is looked at): it is not done.
+		heldAgain := false
 		switch {
 		case in.stopped.Load():
 			c.replyErrorRaw(k.env.ID, k.env.SessionID, codeServerError, msgStopped)
@@ -397,23 +405,73 @@ func (c *clientConn) drain(key lineKey) {
 		default:
 			k.held = h
 			c.judge(k)
+			heldAgain = k.out.kind == outHeld
 		}
 		st = in.lock()
-		if st.lines[key] != l || len(l.q) == 0 || l.q[0] != h {
-			in.unlock()
-			return // the line was dropped meanwhile (Stop, the client left)
-		}
 		h.running = false
-		if h.stage == holdAsked || h.stage == holdProbing {
-			// Judged again, it was held again: by another question.
+		if st.lines[key] != l {
+			// The line was dropped meanwhile (Stop, the client left), and
+			// takeHeld left h to this task.
+			c.dropRunning(st, h, heldAgain)
+			return
+		}
+		switch {
+		case len(l.q) == 0 || l.q[0] != h:
+			// Carried out by a task that took it off the line itself (a
+			// secret typed): on with the commands behind it.
+			in.unlock()
+			continue
+		case h.stage == holdAsked || h.stage == holdProbing:
+			// Held again, and still waiting: whoever answers it starts the
+			// line again (startDrain), once this task is off it.
 			l.draining = false
 			in.unlock()
 			return
+		case heldAgain:
+			// Held again, and answered already (a look at the page that
+			// ended before this task got here, whose startDrain found the
+			// line drained): it goes on from its new stage.
+			in.unlock()
+			continue
 		}
 		l.q = l.q[1:]
+		h.off = true
 		c.inflight.Add(-1)
 		in.unlock()
 	}
+}
+
+// dropRunning is drain's share of a line dropped while h was being
+// judged, which takeHeld leaves to the task that judges it: h is answered
+// when it was held again (it would wait for good), and counts in flight no
+// more. Called with the lock held; it releases it.
+func (c *clientConn) dropRunning(st *state, h *heldCmd, heldAgain bool) {
+	in := c.inst
+	if h.off {
+		in.unlock()
+		return // taken off its line by the task that carried it out
+	}
+	h.off = true
+	if !heldAgain {
+		in.unlock()
+		c.inflight.Add(-1)
+		return
+	}
+	if h.timer != nil {
+		h.timer.Stop()
+	}
+	if h.stage == holdAsked {
+		delete(st.approvals, h.id)
+		st.notify()
+	}
+	h.stage = holdDenied // its task, if any, finds it gone
+	h.target = targetOf(h.key.t)
+	why := heldGone
+	if in.stopped.Load() {
+		why = heldStopped
+	}
+	in.unlock()
+	h.answer(why, "")
 }
 
 // occupyLine puts k at the head of its tab's line while the relay carries
@@ -450,6 +508,7 @@ func (c *clientConn) releaseLine(h *heldCmd) {
 		return // the line was dropped meanwhile
 	}
 	l.q = l.q[1:]
+	h.off = true
 	c.inflight.Add(-1)
 	if len(l.q) == 0 {
 		delete(st.lines, h.key)
@@ -479,6 +538,7 @@ func (st *state) takeHeld(c *clientConn) []*heldCmd {
 				delete(st.approvals, h.id)
 			}
 			h.target = targetOf(h.key.t) // for answer, without the lock
+			h.off = true
 			out = append(out, h)
 		}
 		delete(st.lines, key)

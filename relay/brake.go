@@ -74,6 +74,7 @@ type brakeKey struct {
 // brake is one use of the brake on a session.
 type brake struct {
 	// Guarded by brakes.mu.
+	asked    bool // the pause was asked for: a pause before that is not the brake's
 	answered bool // the page answered: it is not (or no longer) busy
 	ended    bool // the pause landed while it was busy
 	landed   bool // paused is closed
@@ -102,7 +103,8 @@ func (in *Instance) pausedLocked(id int64, sid string) (unpause, ours bool) {
 	defer b.mu.Unlock()
 	k := brakeKey{id, sid}
 	br := b.m[k]
-	if br == nil {
+	if br == nil || !br.asked {
+		// Not the brake's: the page's own, or a client's, as without it.
 		return false, false
 	}
 	if br.stray {
@@ -166,12 +168,14 @@ func (in *Instance) endScript(ctx context.Context, x *extConn, id int64, sid str
 		// brake has ended what kept it busy.
 		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), in.srv.cfg.CallTimeout)
 		defer cancel()
-		_, err := x.sendCommand(pctx, id, sid, "Runtime.getIsolateId", nil)
-		if err == nil {
+		// Noted on the read loop, as the answer comes: a pause that lands
+		// after it (the page answered late, and ran script as the pause
+		// came) finds the page answered, and its script is not ended.
+		x.callThen(pctx, func([]byte) {
 			b.mu.Lock()
 			br.answered = true
 			b.mu.Unlock()
-		}
+		}, "chrome.debugger.sendCommand", debuggee(id, sid), "Runtime.getIsolateId")
 		close(answered)
 	}()
 	wait := time.NewTimer(busyWait)
@@ -184,6 +188,9 @@ func (in *Instance) endScript(ctx context.Context, x *extConn, id int64, sid str
 	case <-wait.C:
 	}
 	pauseAsked = true
+	b.mu.Lock()
+	br.asked = true
+	b.mu.Unlock()
 	if _, err := x.sendCommand(ctx, id, sid, "Debugger.pause", nil); err != nil {
 		pauseAsked = false
 		in.log.Debug("brake: pause refused", "tab", id, "session", sid, "err", err)

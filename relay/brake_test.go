@@ -519,3 +519,40 @@ func TestStopUndoesWhatTheAutomationSet(t *testing.T) {
 		"uniqueId": "u3", "auxData": map[string]any{"isDefault": true, "type": "default", "frameId": tid(1)}}})
 	h.event(c, from, "Runtime.executionContextCreated")
 }
+
+// TestBrakeLeavesOthersPauses: while the bound looks whether a page is
+// busy, a pause the brake did not ask for (the client's breakpoint) is the
+// client's, as without the brake: it hears of it, and may resume it.
+func TestBrakeLeavesOthersPauses(t *testing.T) {
+	t.Parallel()
+	asked, answer, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	defer close(done)
+	handler := func(tab int, sid, method string, params json.RawMessage) (any, error) {
+		switch {
+		case method == "Runtime.getIsolateId":
+			once.Do(func() { close(asked) })
+			<-answer
+			return map[string]any{"id": "isolate"}, nil
+		case method == "Runtime.evaluate" && strings.Contains(string(params), "takesItsTime"):
+			<-done
+			return map[string]any{"result": map[string]any{"type": "undefined"}}, nil
+		}
+		return fakeext.DefaultHandler(tab, sid, method, params)
+	}
+	h := newHarness(t, Config{ScriptTimeout: 100 * time.Millisecond})
+	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: handler})
+	c := h.client()
+	sess := h.autoAttach(c)[0]
+	h.call(c, sess, "Debugger.enable", nil)
+	h.send(c, sess, "Runtime.evaluate", map[string]any{"expression": "takesItsTime()"})
+	select {
+	case <-asked: // the bound looks whether the page is busy
+	case <-h.ctx.Done():
+		t.Fatal("the bound did not look at the page")
+	}
+	from := len(c.Messages())
+	e.Event(1, "", "Debugger.paused", map[string]any{"reason": "other", "callFrames": []any{}, "hitBreakpoints": []string{"client-1"}})
+	h.event(c, from, "Debugger.paused")
+	close(answer)
+}

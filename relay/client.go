@@ -13,6 +13,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/internal/wslimit"
 )
 
 // clientConn is one CDP client's WebSocket.
@@ -122,15 +123,21 @@ var errPanicked = errors.New(msgInternal)
 // serve runs the client's read loop until the connection ends.
 func (c *clientConn) serve() error {
 	conn := c.p.conn
-	conn.SetReadLimit(c.inst.srv.cfg.MaxMessageBytes)
+	limit := c.inst.srv.cfg.MaxMessageBytes
 	var buf []byte
 	idle := c.inst.srv.cfg.IdleClientTimeout
 	for {
 		if idle > 0 {
 			_ = conn.SetReadDeadline(time.Now().Add(idle))
 		}
-		mt, frame, err := readFrame(conn, &buf)
+		mt, frame, err := readFrame(conn, &buf, limit)
 		if err != nil {
+			if wslimit.IsTooBig(err) {
+				c.inst.srv.cfg.Metrics.limited[limitSize].Inc()
+				c.cancel()
+				c.p.closeTooBig(limit)
+				return err
+			}
 			if ne, ok := err.(interface{ Timeout() bool }); ok && ne.Timeout() && idle > 0 {
 				c.inst.srv.cfg.Metrics.limited[limitIdle].Inc()
 				return errIdle

@@ -106,6 +106,11 @@ type Config struct {
 	// included). Default: 1000.
 	MaxInstances int
 
+	// MaxTabs bounds the tabs one instance keeps: a tab the extension
+	// offers past it is not shared, and Target.createTarget is refused
+	// (bounds.go). Default: 1000.
+	MaxTabs int
+
 	// IdleClientTimeout closes a CDP client that has sent nothing for this
 	// long, with a reason. Default: 0, never: Chrome's own port does not
 	// close idle clients, and an automation may well wait for an event.
@@ -307,7 +312,10 @@ func (c Config) withDefaults() (Config, error) {
 	if c.MaxInstances == 0 {
 		c.MaxInstances = 1000
 	}
-	if c.ExtensionWait < 0 || c.UnclaimedTTL < 0 || c.CallTimeout < 0 || c.ClientQueue < 0 {
+	if c.MaxTabs == 0 {
+		c.MaxTabs = 1000
+	}
+	if c.ExtensionWait < 0 || c.UnclaimedTTL < 0 || c.CallTimeout < 0 || c.ClientQueue < 0 || c.MaxTabs < 0 {
 		errs = append(errs, errors.New("durations and queue sizes must not be negative"))
 	}
 	if c.DefaultGUID != "" && !validGUID(c.DefaultGUID) {

@@ -105,7 +105,7 @@ func (in *Instance) screencast(e *event) bool {
 		return true
 	}
 	e.fx.frameTo, e.fx.frameClient = e.t.handles, e.t.clientScreencast
-	return e.t.clientScreencast
+	return e.t.clientScreencast && !e.st.withholdFrame(e.t, e.params)
 }
 
 // pageTrack (core.PageTrack): where the tab is, from its own session's
@@ -300,6 +300,9 @@ func (in *Instance) children(e *event) bool {
 			}
 		}
 		return true
+	}
+	if st.refuseChild(e.s, wire.StringField(params, "sessionId")) {
+		return false // past the bound: detached, never announced (bounds.go)
 	}
 	ti := wire.Field(params, "targetInfo")
 	e.newChild = st.addChild(e.s, wire.StringField(params, "sessionId"), wire.StringField(ti, "targetId"), wire.StringField(ti, "url"))

@@ -20,13 +20,17 @@ func wantsSecret(m *methodInfo) bool {
 	return false
 }
 
+// wantsLockGates: creds.LockGates is the secret stage's for every other
+// method (lockgates.go).
+func wantsLockGates(m *methodInfo) bool { return !wantsSecret(m) }
+
 // 9. secret (creds.Secret): a command that types a secret by reference
 // is the relay's to carry out: it checks where the focus is, then types
 // the value.
 func (c *clientConn) secret(k *cmd) bool {
 	name, d, is := secretRef(k)
 	if !is {
-		return true
+		return c.secretGates(k) // creds.LockGates's, for these methods too
 	}
 	if d.Verdict != Allow {
 		return c.refuse(k, d)

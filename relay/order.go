@@ -72,6 +72,7 @@ func init() {
 		// act: the stages that act, on a command the judges let through.
 		{name: "tiers.NavTo", run: (*clientConn).prepare, wants: wantsNavTo},
 		{name: "creds.Secret", run: (*clientConn).secret, wants: wantsSecret},
+		{name: "creds.LockGates", run: (*clientConn).secretGates, wants: wantsLockGates},
 		{name: "rules.Fence", run: (*clientConn).fence, wants: wantsFence},
 		{name: "core.Emulate", run: (*clientConn).emulate, wants: wantsEmulate},
 		{name: "core.NeedsPage", run: (*clientConn).needsPage},

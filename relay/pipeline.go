@@ -39,7 +39,8 @@ import (
 //  8. prepare  what a verdict does to the tab: a navigation to a stricter
 //     site takes out of Chrome what may not run there (initscripts.go);
 //  9. secret   a secret typed by reference, on its own origins only
-//     (secrets.go);
+//     (secrets.go); while one is hidden, what the relay could not hide it
+//     in, and a page whose password field holds one (lockgates.go);
 //  10. fence   the navigation backstop's share of the tab's Fetch domain
 //     (fetchfence.go);
 //  11. emulate browser-level methods the relay answers itself

@@ -16,15 +16,17 @@ import (
 // exception, with the same reason, and no more; other input, or none,
 // changes nothing.
 func TestRefusedInputRetried(t *testing.T) {
+	page := newFakePage(1, "https://a.example")
 	h := newHarness(t, Config{})
-	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/"}}})
+	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/"}}, Handler: page.handle})
+	page.e.Store(e)
 	c := h.client()
 	sess := h.autoAttach(c)[0]
 	if err := h.srv.Default().TakeControl(1, "person"); err != nil {
 		t.Fatal(err)
 	}
 	call := func() (string, bool) {
-		m := h.callMsg(c, sess, "Runtime.callFunctionOn", map[string]any{"functionDeclaration": "function () { return 1 }", "objectId": "1.2.3"})
+		m := h.callMsg(c, sess, "Runtime.callFunctionOn", map[string]any{"functionDeclaration": "function () { return 1 }", "executionContextId": 11}) // the page's own world
 		if m.Error != nil {
 			t.Fatalf("callFunctionOn: %s", m.Raw)
 		}

@@ -50,7 +50,7 @@ const (
 func RelayRules() []string {
 	return []string{ruleNested, ruleNonFlat, ruleTargetTab, ruleUploads, ruleDownloadTo, ruleCredentials, ruleSecret,
 		ruleNeverShared, ruleOutsideFence, ruleTakeOver, ruleReadOnlyWrite, ruleBlindFrame, ruleStopped,
-		ruleDialogAnswered, ruleUndoable, ruleUnstoppable, ruleDebuggerOff, ruleContext, ruleOwnOrigin}
+		ruleDialogAnswered, ruleUndoable, ruleUnstoppable, ruleDebuggerOff, ruleContext, ruleOwnOrigin, ruleSecretField, ruleUnscannable}
 }
 
 // targetOnTab are the Target methods a tab's session may send to Chrome.

@@ -187,6 +187,11 @@ func (c *clientConn) typeSecret(k call, name string) {
 		c.failSecret(k, "cdprelay: secret "+name+" was not typed: "+*r.Value+" on "+f.origin)
 		return
 	}
+	if f.el.LocalName == "input" && strings.EqualFold(f.el.attr("type"), "password") {
+		// The field stays a password field while it holds the value
+		// (secretfield.go).
+		in.secretTyped(via, f.el.BackendNodeID)
+	}
 	in.observe(Event{Actor: ActorClient, Kind: KindSecret, Method: k.method, Target: targetOf(via.tab), Outcome: OutcomeOK, Detail: "secret " + name + " typed on " + f.origin})
 	c.replyEmptyTo(k)
 }

@@ -370,9 +370,6 @@ func (s *Server) serveExtension(w http.ResponseWriter, r *http.Request, in *Inst
 	in.observe(Event{Actor: ActorExtension, Kind: KindConnect, Outcome: OutcomeOK})
 	err = x.run(s.cfg.MaxMessageBytes)
 	reason := closeReasonOf(err)
-	if errors.Is(err, websocket.ErrReadLimit) {
-		x.p.shutdown(websocket.CloseMessageTooBig, "message too big")
-	}
 	if !in.wedged.Load() {
 		in.extensionGone(x, reason)
 	}

@@ -372,6 +372,10 @@ func (st *state) switchDomain(s *session, domain string, on bool) (forward bool)
 		if s.enabled == nil {
 			s.enabled = make(map[string]bool)
 		}
+		if len(s.enabled) >= maxSessionDomains && !s.enabled[domain] {
+			st.in.srv.cfg.Metrics.limited[limitDomains].Inc()
+			return true // forwarded, not followed (bounds.go)
+		}
 		s.enabled[domain] = true
 		return true
 	}

@@ -77,6 +77,7 @@ func TestCommandOrder(t *testing.T) {
 		"person.Ask",
 		"tiers.NavTo",
 		"creds.Secret",
+		"creds.LockGates",
 		"rules.Fence",
 		"core.Emulate",
 		"core.NeedsPage",
@@ -119,12 +120,12 @@ func TestCommandPlans(t *testing.T) {
 	}{
 		{"Runtime.evaluate", []string{"core.Limits", "person.Running", "core.Route", "core.Line", "rules.Operator", "rules.Relay",
 			"tiers.Checks", "tiers.StandIn", "tiers.Contexts", "tiers.Gate", "person.Recheck", "person.Ask",
-			"core.NeedsPage", "person.Brake", "core.Send"}},
+			"creds.LockGates", "core.NeedsPage", "person.Brake", "core.Send"}},
 		{"Fetch.continueRequest", []string{"core.Limits", "person.Running", "core.Route", "core.Line", "rules.Operator", "rules.Relay",
-			"creds.Restore", "tiers.Checks", "tiers.StandIn", "tiers.Gate", "person.Recheck", "person.Ask", "core.NeedsPage", "core.Send"}},
+			"creds.Restore", "tiers.Checks", "tiers.StandIn", "tiers.Gate", "person.Recheck", "person.Ask", "creds.LockGates", "core.NeedsPage", "core.Send"}},
 		{"Page.navigate", []string{"core.Limits", "person.Running", "core.Route", "core.Line", "rules.Operator", "rules.Relay",
 			"tiers.Navigate", "tiers.Checks", "tiers.StandIn", "tiers.Gate", "person.Recheck", "person.Ask", "tiers.NavTo",
-			"core.NeedsPage", "core.Send"}},
+			"creds.LockGates", "core.NeedsPage", "core.Send"}},
 	} {
 		sameList(t, tc.method+"'s plan of the commands", planned(lookupMethod([]byte(tc.method))), tc.want)
 	}

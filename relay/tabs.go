@@ -135,6 +135,9 @@ type tab struct {
 	replayBytes int // of replay's params
 	nextScript  int
 	scriptIDs   map[string]string
+	// secretField is what the tab's fields hold of typed secrets
+	// (secretfield.go).
+	secretField secretField
 	// lastCommand is when a client command that can open a tab (input,
 	// script: methodInfo.opens) was last forwarded to the tab (unix
 	// nanoseconds), for telling a popup the automation opened from one the

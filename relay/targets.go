@@ -86,6 +86,12 @@ func (st *state) setFrame(t *tab, id, url string) {
 		if t.frames == nil {
 			t.frames = make(map[string]string)
 		}
+		if _, known := t.frames[id]; !known && len(t.frames) >= maxPendingFrames {
+			// Not a web page: blind, until the next document; no more
+			// kept (bounds.go).
+			st.in.srv.cfg.Metrics.limited[limitFrames].Inc()
+			id, url = tooManyFrames, tooManyFrames
+		}
 		t.frames[id] = url
 	}
 	if was, changed := st.updateAccess(t); changed {
@@ -194,6 +200,7 @@ func (st *state) trackPage(t *tab, method, params []byte) (refresh, letGo bool) 
 			st.setFrame(t, id, string(wire.StringField(f, "url")))
 			return false, false
 		}
+		st.secretDocument(t, params) // secretfield.go
 		if u := wire.StringField(f, "url"); u != nil {
 			full := string(u) + string(wire.StringField(f, "urlFragment"))
 			t.frames, t.blindFrames, t.blindReqs = nil, nil, nil // a new document: its frames and requests are yet to come
