@@ -46,6 +46,8 @@ type methodInfo struct {
 	// plan: bit i is set when row i of the commands table wants the
 	// method (order.go).
 	plan uint64
+	// replyPlan: the same for the replies table.
+	replyPlan uint64
 }
 
 // opensTabs are the commands besides Input.* whose effect can open a tab:

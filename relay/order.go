@@ -47,6 +47,7 @@ var (
 )
 
 func init() {
+	replyStages = replyTable()
 	commandStages = []cmdStage{
 		{name: "core.Limits", run: (*clientConn).limits, arrival: true},
 		{name: "person.Running", run: (*clientConn).running},
@@ -208,6 +209,65 @@ func setPlan(m *methodInfo) {
 		}
 	}
 	m.plan = p
+	p = 0
+	for i, s := range replyStages {
+		if s.wants == nil || s.wants(m) {
+			p |= 1 << i
+		}
+	}
+	m.replyPlan = p
+}
+
+// replyStage is one row of the replies table. run runs on the extension's
+// read loop without the lock and reports whether the reply goes on to the
+// next row: false when the row wrote what the client gets.
+type replyStage struct {
+	name  string
+	run   func(x *extConn, r *reply) bool
+	wants func(m *methodInfo) bool // nil: every method
+}
+
+// replyStages is the replies table (replies.go says what each row does).
+// Set in the commands table's init, which computes the plans of both.
+var replyStages []replyStage
+
+func replyTable() []replyStage {
+	return []replyStage{
+		{name: "tiers.KeepScript", run: (*extConn).keepScriptReply, wants: isMethod("Page.addScriptToEvaluateOnNewDocument")},
+		{name: "tiers.WentBlind", run: (*extConn).wentBlind},
+		{name: "creds.StreamError", run: (*extConn).streamError, wants: isMethod("IO.read")},
+		{name: "core.Error", run: (*extConn).replyError},
+		{name: "tiers.Scopes", run: (*extConn).scopes, wants: isMethod("Runtime.getProperties")},
+		{name: "tiers.History", run: (*extConn).history, wants: isMethod("Page.getNavigationHistory")},
+		{name: "tiers.SideEffect", run: (*extConn).sideEffect, wants: isMethod("Runtime.evaluate", "Runtime.callFunctionOn")},
+		{name: "creds.Results", run: (*extConn).credentialResult, wants: func(m *methodInfo) bool { return credentialResults[m.name] }},
+		{name: "creds.StreamPiece", run: (*extConn).streamPiece, wants: isMethod("IO.read")},
+		{name: "core.Result", run: (*extConn).replyResult},
+	}
+}
+
+// isMethod wants the methods named.
+func isMethod(names ...string) func(*methodInfo) bool {
+	return func(m *methodInfo) bool { return slices.Contains(names, m.name) }
+}
+
+// runReply runs r through the rows of its method's plan, in order, until
+// one writes what the client gets.
+func (x *extConn) runReply(r *reply) {
+	for p := r.pc.m.replyPlan; p != 0; p &= p - 1 {
+		if !replyStages[bits.TrailingZeros64(p)].run(x, r) {
+			return
+		}
+	}
+}
+
+// replyOrder lists the replies table's stage names, top to bottom.
+func replyOrder() []string {
+	names := make([]string, len(replyStages))
+	for i, s := range replyStages {
+		names[i] = s.name
+	}
+	return names
 }
 
 // runCommand runs k through the rows of plan, in order, until one answers,

@@ -9,10 +9,10 @@ import (
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 )
 
-// The order of a reply's cases (extread.go, handleReply: the first that
-// matches answers the client) is a security contract as the commands'
-// is (order_command_test.go): each pin names the two cases it keeps in
-// order and the swap it catches.
+// The order of the replies table's rows (order.go, replies.go: the first
+// that writes the answer finishes the reply) is a security contract as the
+// commands' is (order_command_test.go): each pin names the two rows it
+// keeps in order and the swap it catches.
 
 // answerGate holds the answers of the CDP commands whose params contain
 // a marker until release is closed, and counts those that arrived.

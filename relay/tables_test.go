@@ -2,6 +2,7 @@ package relay
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -216,4 +217,46 @@ func TestEventOrder(t *testing.T) {
 		}
 	}
 	sameList(t, "Runtime.consoleAPICalled's plan of the events", got, []string{"core.Child", "tiers.Blind", "core.RelayWorld", "core.Session", "tiers.Withhold", "core.Count", "core.Deliver"})
+}
+
+// TestReplyOrder: the replies table, top to bottom (order_reply_test.go
+// pins the adjacencies that matter).
+func TestReplyOrder(t *testing.T) {
+	sameList(t, "replies", replyOrder(), []string{
+		"tiers.KeepScript",
+		"tiers.WentBlind",
+		"creds.StreamError",
+		"core.Error",
+		"tiers.Scopes",
+		"tiers.History",
+		"tiers.SideEffect",
+		"creds.Results",
+		"creds.StreamPiece",
+		"core.Result",
+	})
+	for _, tc := range []struct {
+		method string
+		want   []string
+	}{
+		// The hot path's reply calls only the rows that may finish it.
+		{"Runtime.evaluate", []string{"tiers.WentBlind", "core.Error", "tiers.SideEffect", "core.Result"}},
+		{"IO.read", []string{"tiers.WentBlind", "creds.StreamError", "core.Error", "creds.StreamPiece", "core.Result"}},
+		{"Page.addScriptToEvaluateOnNewDocument", []string{"tiers.KeepScript", "tiers.WentBlind", "core.Error", "core.Result"}},
+		{"Newer.method", []string{"tiers.WentBlind", "core.Error", "core.Result"}},
+	} {
+		var got []string
+		plan := lookupMethod([]byte(tc.method)).replyPlan
+		for i, s := range replyStages {
+			if plan&(1<<i) != 0 {
+				got = append(got, s.name)
+			}
+		}
+		sameList(t, tc.method+"'s plan of the replies", got, tc.want)
+	}
+	// Every method whose result has credentials goes through their row.
+	for name := range credentialResults {
+		if lookupMethod([]byte(name)).replyPlan&(1<<slices.IndexFunc(replyStages, func(s replyStage) bool { return s.name == "creds.Results" })) == 0 {
+			t.Errorf("%s: creds.Results does not want it", name)
+		}
+	}
 }
