@@ -234,8 +234,9 @@ var replyStages []replyStage
 func replyTable() []replyStage {
 	return []replyStage{
 		{name: "tiers.KeepScript", run: (*extConn).keepScriptReply, wants: isMethod("Page.addScriptToEvaluateOnNewDocument")},
+		{name: "core.TapScript", run: (*extConn).tapScript, wants: func(m *methodInfo) bool { return m.replay == replayScript }},
+		{name: "creds.StreamForget", run: (*extConn).streamForget, wants: isMethod("IO.read")},
 		{name: "tiers.WentBlind", run: (*extConn).wentBlind},
-		{name: "creds.StreamError", run: (*extConn).streamError, wants: isMethod("IO.read")},
 		{name: "core.Error", run: (*extConn).replyError},
 		{name: "tiers.Scopes", run: (*extConn).scopes, wants: isMethod("Runtime.getProperties")},
 		{name: "tiers.History", run: (*extConn).history, wants: isMethod("Page.getNavigationHistory")},

@@ -22,8 +22,9 @@ type reply struct {
 
 // The rows of the replies table (order.go). Each reports whether the reply
 // goes on to the next row; the first that reports false has written what
-// the client gets. Today's order (the first rewriting row wins) keeps the
-// resume's tap in the last row, so a reply another row finishes skips it.
+// the client gets. The rows that take note of Chrome's own answer (the
+// tiers' kept script, the resume's tap, a stream's end) come first, so
+// that a reply another row withholds or rewrites is noted all the same.
 
 // keepScriptReply (tiers.KeepScript): a client's init script under tiers
 // is kept with the identifier Chrome gave it (initscripts.go).
@@ -34,22 +35,39 @@ func (x *extConn) keepScriptReply(r *reply) bool {
 	return true
 }
 
-// wentBlind (tiers.WentBlind): the tab went blind while the command ran:
-// it may have run in the page the automation may not see. An empty result
-// (an input event's, a setting's) says nothing of any page.
-func (x *extConn) wentBlind(r *reply) bool {
-	if r.pc.tab.blindEpoch.Load() != r.pc.epoch && (r.m.HasError || !emptyResult(r.m.Result)) {
-		*r.buf = wire.AppendError(*r.buf, r.pc.clientID, r.session, codeServerError, msgWentBlind)
-		return false
+// tapScript (core.TapScript): the resume's tap reads Chrome's identifier
+// of a client's init script, to be set again by a resume and taken out by
+// the client's removal (resume.go), whatever the client is then told.
+func (x *extConn) tapScript(r *reply) bool {
+	if r.pc.then != nil && !r.m.HasError {
+		r.pc.then(r.m.Result)
 	}
 	return true
 }
 
-// streamError (creds.StreamError): a stream the client failed to read is
-// forgotten (streams.go).
-func (x *extConn) streamError(r *reply) bool {
-	if r.m.HasError {
+// streamForget (creds.StreamForget): a stream read whose reply does not
+// reach the client as a piece (an error, or withheld) is forgotten
+// (streams.go), or its entry would stay for good.
+func (x *extConn) streamForget(r *reply) bool {
+	if r.m.HasError || withheld(r) {
 		x.inst.streams.forget(r.pc.clientID, "")
+	}
+	return true
+}
+
+// withheld: the tab went blind while the command ran: it may have run in
+// the page the automation may not see. An empty result (an input event's,
+// a setting's) says nothing of any page.
+func withheld(r *reply) bool {
+	return r.pc.tab.blindEpoch.Load() != r.pc.epoch && (r.m.HasError || !emptyResult(r.m.Result))
+}
+
+// wentBlind (tiers.WentBlind): a reply from a page the tab went blind on
+// is withheld, whatever it is.
+func (x *extConn) wentBlind(r *reply) bool {
+	if withheld(r) {
+		*r.buf = wire.AppendError(*r.buf, r.pc.clientID, r.session, codeServerError, msgWentBlind)
+		return false
 	}
 	return true
 }
@@ -127,12 +145,9 @@ func (x *extConn) streamPiece(r *reply) bool {
 	return false
 }
 
-// replyResult (core.Result): the resume's tap reads the result (resume.go),
-// then the client gets it as Chrome gave it.
+// replyResult (core.Result): the client gets the result as Chrome gave
+// it.
 func (x *extConn) replyResult(r *reply) bool {
-	if r.pc.then != nil {
-		r.pc.then(r.m.Result)
-	}
 	*r.buf = wire.AppendResult(*r.buf, r.pc.clientID, r.session, r.m.Result)
 	return false
 }

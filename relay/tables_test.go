@@ -224,8 +224,9 @@ func TestEventOrder(t *testing.T) {
 func TestReplyOrder(t *testing.T) {
 	sameList(t, "replies", replyOrder(), []string{
 		"tiers.KeepScript",
+		"core.TapScript",
+		"creds.StreamForget",
 		"tiers.WentBlind",
-		"creds.StreamError",
 		"core.Error",
 		"tiers.Scopes",
 		"tiers.History",
@@ -240,8 +241,8 @@ func TestReplyOrder(t *testing.T) {
 	}{
 		// The hot path's reply calls only the rows that may finish it.
 		{"Runtime.evaluate", []string{"tiers.WentBlind", "core.Error", "tiers.SideEffect", "core.Result"}},
-		{"IO.read", []string{"tiers.WentBlind", "creds.StreamError", "core.Error", "creds.StreamPiece", "core.Result"}},
-		{"Page.addScriptToEvaluateOnNewDocument", []string{"tiers.KeepScript", "tiers.WentBlind", "core.Error", "core.Result"}},
+		{"IO.read", []string{"creds.StreamForget", "tiers.WentBlind", "core.Error", "creds.StreamPiece", "core.Result"}},
+		{"Page.addScriptToEvaluateOnNewDocument", []string{"tiers.KeepScript", "core.TapScript", "tiers.WentBlind", "core.Error", "core.Result"}},
 		{"Newer.method", []string{"tiers.WentBlind", "core.Error", "core.Result"}},
 	} {
 		var got []string
