@@ -54,6 +54,11 @@ const relayCreated = new Set();
 // chrome.tabs.onCreated can fire before chrome.tabs.create resolves, so its
 // listener waits for these before deciding whether a tab is the relay's.
 const creating = new Set();
+// Tabs a policy of the browser keeps the debugger out of (policyCause):
+// tab id to {cause, url}, for the connect page, until the tab is attached
+// again or closed.
+const refused = new Map();
+
 // "pick" mode: tabs opened from a shared tab, offered to the relay, which
 // says whether the automation opened them (extension.sharePopup). Until it
 // has, they are not shared.
@@ -398,6 +403,7 @@ const COMMANDS = {
     } catch (e) {
       // Chrome's refusal: offered again once it would say yes.
       const cause = refusalCause(errorText(e));
+      noteRefused(tabId, cause, tabUrl(now));
       if (cause !== "tab_closed") withdraw(c, tabId, cause);
       throw e;
     }
@@ -407,6 +413,7 @@ const COMMANDS = {
     }
     c.attached.add(tabId);
     c.offered.add(tabId);
+    if (refused.delete(tabId)) publish();
     const away = c.away.get(tabId);
     if (away) clearTimeout(away.timer);
     c.away.delete(tabId);
@@ -684,6 +691,7 @@ async function whyDetached(c, tabId) {
   const refusal = await tryAttach(tabId);
   if (refusal === "") return { cause: "unknown" };
   const cause = refusalCause(refusal);
+  noteRefused(tabId, cause, tabUrl(tab));
   if (cause === "extension_frame" && guard && shared.has(tabId)) {
     // The frame came before the guard was in place (or slipped past it):
     // clear the tab now, and it can be attached again.
@@ -706,6 +714,18 @@ function tryAttach(tabId) {
     await chrome.debugger.detach({ tabId }).catch(noop);
     return "";
   });
+}
+
+// noteRefused records that a policy of the browser keeps the debugger out
+// of a tab, for the connect page.
+function noteRefused(tabId, cause, url) {
+  if (!String(cause).startsWith("policy_")) return;
+  const was = refused.get(tabId);
+  refused.set(tabId, { cause, url });
+  if (!was || was.cause !== cause) {
+    console.warn("cdprelay: a policy of this browser keeps the debugger out of tab", tabId, cause);
+    publish();
+  }
 }
 
 // withTab runs fn after whatever attaches or detaches the tab already runs:
@@ -787,6 +807,7 @@ async function recheck(c, tabId) {
   if (!framed && attachable(tabUrl(tab)) && (await tryAttach(tabId)) === "") {
     if (c.away.get(tabId) !== away) return;
     c.away.delete(tabId);
+    if (refused.delete(tabId)) publish();
     announce(c, tab);
     return;
   }
@@ -1081,13 +1102,14 @@ chrome.tabs.onRemoved.addListener(async (tabId, info) => {
   blockedFirst.delete(tabId);
   declined.delete(tabId);
   removePicked(tabId);
+  const wasRefused = refused.delete(tabId);
   const wasShared = shared.delete(tabId);
   const c = conn;
   // c.attached is left to chrome.debugger.onDetach, which still has to be forwarded.
   if (c !== null && (c.offered.delete(tabId) || wasShared) && c.open) {
     enqueue(c, () => send(c, "chrome.tabs.onRemoved", [tabId, info]));
   }
-  if (wasShared) publish();
+  if (wasShared || wasRefused) publish();
 });
 
 // ---- sharing ---------------------------------------------------------------
@@ -1191,6 +1213,8 @@ function snapshot() {
     // frames dropped because too much did (SEND_BACKLOG_BYTES).
     backlog: conn !== null && conn.open ? backlog(conn) : 0,
     droppedFrames,
+    // Tabs a policy of the browser keeps the debugger out of.
+    refused: [...refused].map(([tabId, r]) => ({ tabId, cause: r.cause, url: r.url })),
   };
 }
 

@@ -166,6 +166,10 @@ func (x *extConn) handleReply(m *wire.ExtMessage) {
 			x.inst.streams.forget(pc.clientID, "")
 		}
 		e := parseExtError(m.Error)
+		if cause := policyCauseOf(pc.m.name, e.Message); cause != "" {
+			e.Message = explainPolicy(pc.m.name, e.Message)
+			x.inst.notePolicyError(pc.tab, cause)
+		}
 		if e.Message == msgDetachedWhile && strings.HasPrefix(pc.m.name, "Runtime.") {
 			// Chrome detached the tab while the command ran: the objects
 			// of its context died with the debugger session. The client's
