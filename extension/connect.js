@@ -93,15 +93,16 @@ function showRefused(refused) {
   const box = $("refused");
   const byCause = new Map();
   for (const r of refused) {
-    if (!byCause.has(r.cause)) byCause.set(r.cause, []);
-    byCause.get(r.cause).push(hostOf(r.url));
+    if (!byCause.has(r.cause)) byCause.set(r.cause, { tabs: 0, hosts: new Set() });
+    const c = byCause.get(r.cause);
+    c.tabs++;
+    c.hosts.add(hostOf(r.url));
   }
   box.replaceChildren(
-    ...[...byCause].map(([cause, hosts]) => {
+    ...[...byCause].map(([cause, { tabs: n, hosts }]) => {
       const p = document.createElement("p");
-      const n = hosts.length;
       const head = document.createElement("strong");
-      head.textContent = `Chrome refuses to let cdprelay debug ${n} tab${n === 1 ? "" : "s"} (${hosts.join(", ")}). `;
+      head.textContent = `Chrome refuses to let cdprelay debug ${n} tab${n === 1 ? "" : "s"} (${[...hosts].join(", ")}). `;
       p.append(head, policyWords(cause));
       return p;
     }),

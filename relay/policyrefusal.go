@@ -125,10 +125,14 @@ func policyText(cause string) string {
 // explainPolicy adds the words of a policy's refusal to Chrome's error text
 // for method ("" for an attach); any other text is returned as it is.
 func explainPolicy(method, msg string) string {
-	if cause := policyCauseOf(method, msg); cause != "" {
-		return msg + " (cdprelay: " + policyText(cause) + ")"
+	cause := policyCauseOf(method, msg)
+	switch {
+	case cause == "":
+		return msg
+	case method == "Page.navigate":
+		return msg + " (cdprelay: Chrome does not let cdprelay take the tab there: a policy of the browser keeps extensions off that site (ExtensionSettings → runtime_blocked_hosts); " + whereToLook + ")"
 	}
-	return msg
+	return msg + " (cdprelay: " + policyText(cause) + ")"
 }
 
 // refusals are the tabs a policy kept the debugger out of, for the live
