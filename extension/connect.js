@@ -78,6 +78,9 @@ function showStatus(s) {
   if (!$("relay").value && s.relay) $("relay").value = s.relay;
   setShareMode(wantedShare || s.share);
   $("guard").checked = s.guardFrames === true;
+  $("downloads").checked = s.downloads === true;
+  // A browser the relay launched has the permission outright.
+  $("downloads").disabled = (chrome.runtime.getManifest().permissions || []).includes("downloads");
   showRefused(s.refused || []);
   $("hint").textContent =
     s.share === "all"
@@ -232,6 +235,21 @@ $("disconnect").addEventListener("click", () => request({ type: "disconnect" }).
 $("guard").addEventListener("change", () =>
   request({ type: "guardFrames", on: $("guard").checked }).catch((e) => showProblem(e.message)),
 );
+// The downloads permission is asked for here, in the person's click: Chrome
+// shows its own prompt.
+$("downloads").addEventListener("change", async () => {
+  const box = $("downloads");
+  const want = box.checked;
+  try {
+    const ok = want
+      ? await chrome.permissions.request({ permissions: ["downloads"] })
+      : await chrome.permissions.remove({ permissions: ["downloads"] });
+    if (!ok) box.checked = !want;
+  } catch (e) {
+    box.checked = !want;
+    showProblem(e.message);
+  }
+});
 for (const radio of document.querySelectorAll('input[name="share"]')) {
   radio.addEventListener("change", () => {
     wantedShare = "";

@@ -102,7 +102,7 @@ const browserInfo = (async () => {
     version,
     extensionVersion: chrome.runtime.getManifest().version,
     // What this extension can do beyond protocol v2 (docs/EXTENSION-PROTOCOL.md).
-    features: ["navigation-fence", "popup-consent", "detach-cause", "windows", "keepalive", "batches"],
+    features: ["navigation-fence", "popup-consent", "detach-cause", "windows", "keepalive", "batches", "downloads"],
   };
 })();
 
@@ -506,6 +506,12 @@ const COMMANDS = {
     return {};
   },
 
+  // Where Chrome saved the file of a download the automation started, for
+  // the relay to copy where the client asked (downloads.go in the relay).
+  "extension.downloadFile"(c, [query]) {
+    return downloadFile(query);
+  },
+
   // The relay's answer for a tab opened from a shared tab: shared when the
   // automation opened it, the person's otherwise.
   async "extension.sharePopup"(c, [tabId, yes]) {
@@ -521,6 +527,57 @@ const COMMANDS = {
     return {};
   },
 };
+
+// ---- downloads -------------------------------------------------------------
+
+// How long the relay's question waits for Chrome to finish the download it
+// asks about (it asks once Chrome told the tab's debugger it completed).
+const DOWNLOAD_WAIT_MS = 10_000;
+const NO_DOWNLOADS =
+  "the person has not allowed cdprelay to read Chrome's downloads (the extension's page: \"Copy the automation's downloads\")";
+
+// downloadFile finds the one download of query.url that Chrome started
+// query.ageMs ago (give or take) with query.bytes bytes, and says where it
+// saved it. Only that download: nothing else of the person's downloads
+// list leaves the browser, and the relay asks only about downloads of the
+// tabs the automation drives.
+async function downloadFile(query) {
+  if (!(await chrome.permissions.contains({ permissions: ["downloads"] }))) throw new Error(NO_DOWNLOADS);
+  const url = String((query && query.url) || "");
+  const bytes = Number(query && query.bytes);
+  const age = Math.max(0, Number(query && query.ageMs) || 0);
+  if (!url) throw new Error("no download address");
+  const since = new Date(Date.now() - age - 10_000).toISOString();
+  for (const until = Date.now() + DOWNLOAD_WAIT_MS; ;) {
+    const items = (await chrome.downloads.search({ startedAfter: since, orderBy: ["-startTime"], limit: 50 })).filter(
+      (i) => i.url === url || i.finalUrl === url,
+    );
+    const done = items.filter((i) => i.state === "complete" && (!(bytes >= 0) || i.fileSize === bytes));
+    if (done.length > 1)
+      throw new Error(
+        "Chrome has several downloads of this address just now; which one is the automation's cannot be told",
+      );
+    if (done.length === 1) {
+      const i = done[0];
+      if (!i.exists) throw new Error("the file Chrome saved is gone");
+      return { path: i.filename, bytes: i.fileSize };
+    }
+    if (items.length > 0 && items.every((i) => i.state === "interrupted"))
+      throw new Error(`Chrome did not finish the download (${items[0].error || "interrupted"})`);
+    if (Date.now() > until)
+      throw new Error(items.length > 0 ? "Chrome did not finish the download in time" : "Chrome has no such download");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+// Whether the person allows it (an optional permission, asked for on the
+// connect page; a browser the relay launched has it outright).
+let downloadsAllowed = false;
+async function checkDownloads() {
+  downloadsAllowed = await chrome.permissions.contains({ permissions: ["downloads"] }).catch(() => false);
+}
+chrome.permissions.onAdded.addListener(() => checkDownloads().then(() => publish()));
+chrome.permissions.onRemoved.addListener(() => checkDownloads().then(() => publish()));
 
 // ---- the first-request fence --------------------------------------------
 
@@ -1215,6 +1272,8 @@ function snapshot() {
     droppedFrames,
     // Tabs a policy of the browser keeps the debugger out of.
     refused: [...refused].map(([tabId, r]) => ({ tabId, cause: r.cause, url: r.url })),
+    // The person lets the automation's downloads be copied.
+    downloads: downloadsAllowed,
   };
 }
 
@@ -1375,6 +1434,7 @@ async function init() {
     const stale = await chrome.declarativeNetRequest.getSessionRules();
     await chrome.declarativeNetRequest.updateSessionRules({ removeRuleIds: stale.map((r) => r.id) });
     await loadSettings();
+    await checkDownloads();
     for (const id of sharedFrom(await chrome.tabs.query({}))) shared.add(id);
     await detachStale();
   } catch (e) {

@@ -213,8 +213,8 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 	if blind {
 		return
 	}
-	if sid == nil && bytesHasPrefix(method, "Page.") {
-		st.pageDownload(method, params)
+	if sid == nil && isDownloadEvent(method) && st.downloadEvent(t, method, params) {
+		return // a blind site's, or held until its file is in place (downloads.go)
 	}
 	in.srv.cfg.Metrics.count(dirEvent, method, len(params))
 	if isCredentialEvent(method) {

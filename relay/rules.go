@@ -28,9 +28,9 @@ import (
 //     (Policy.UploadDirs) are accepted, after symlinks and ".." are
 //     resolved, and they go to Chrome as the resolved paths. Without
 //     folders, uploads are refused.
-//   - Downloads. Page.setDownloadBehavior would have the browser save
-//     files where the client says: acknowledged, not applied, as
-//     Browser.setDownloadBehavior is.
+//   - Downloads. Browser.setDownloadBehavior and Page.setDownloadBehavior
+//     are the relay's to answer (downloads.go): the folder a client names
+//     must be one the operator allows.
 
 // Rule ids of the relay's own rules, the label values of
 // cdprelay_policy_refusals_total beside the policy's.
@@ -40,13 +40,12 @@ const (
 	ruleNonFlat             = "relay:non-flat-session"
 	ruleTargetTab           = "relay:target-method-on-tab"
 	ruleUploads             = "relay:uploads"
-	ruleDownloadTo          = "relay:download-path"
 )
 
 // RelayRules lists the rule ids of the relay's own refusals (its rules and
 // the access stage's), for counters that start at zero.
 func RelayRules() []string {
-	return []string{ruleNested, ruleNonFlat, ruleTargetTab, ruleUploads, ruleDownloadTo, ruleCredentials, ruleSecret,
+	return []string{ruleNested, ruleNonFlat, ruleTargetTab, ruleUploads, ruleCredentials, ruleSecret,
 		ruleNeverShared, ruleOutsideFence, ruleTakeOver, ruleReadOnlyWrite, ruleBlindFrame, ruleStopped,
 		ruleDialogAnswered}
 }
@@ -63,8 +62,6 @@ func (c *clientConn) relayRules(k *cmd) (Decision, bool) {
 		if k.a.autoAttach && (k.a.flatten == nil || !*k.a.flatten) {
 			return deny(ruleNonFlat, "cdprelay: only flat sessions are supported (flatten: true)"), false
 		}
-	case "Page.setDownloadBehavior":
-		return Decision{Verdict: AckAndDrop, Rule: ruleDownloadTo}, false
 	case "Fetch.continueRequest", "Fetch.continueResponse", "Fetch.fulfillRequest":
 		p, d, ok := c.restoreCredentials(k)
 		if !ok {

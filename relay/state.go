@@ -60,6 +60,8 @@ type state struct {
 	// refusals: tabs a policy of the browser keeps the debugger out of
 	// (policyrefusal.go).
 	refusals refusals
+	// dl: the downloads under way (downloads.go).
+	dl downloads
 }
 
 // fireCmd is one command of the relay's own for a tab, sent without

@@ -143,6 +143,9 @@ func New(cfg Config) (_ *App, err error) {
 	if t := cfg.File.Approvals.Timeout; t > 0 {
 		rc.ApprovalTimeout = time.Duration(t)
 	}
+	if d := cfg.File.Downloads; d.Dirs != nil || d.MaxBytes != 0 {
+		rc.Downloads = relay.DownloadsConfig{Dirs: d.Dirs, MaxBytes: d.MaxBytes}
+	}
 	// The ingress guard in front has checked Host, Origin and the token's
 	// scopes (with the configured names and origins) before the relay
 	// sees a request.
