@@ -178,15 +178,47 @@ func TestChromeRemoteInterface(t *testing.T) {
 }
 
 // TestPlaywrightDownloadAndSessions: page.waitForEvent("download") through
-// the extension path, and the file in the browser's download folder;
+// the extension path, download.path() and saveAs() with the file's bytes,
+// and the person's copy untouched in the browser's download folder;
 // Playwright's raw CDP sessions.
 func TestPlaywrightDownloadAndSessions(t *testing.T) {
 	requireEnv(t)
 	runNode(t, "playwright-extras.mjs", env.HTTPEndpoint(), env.Pages.Main)
-	b, err := os.ReadFile(filepath.Join(env.Downloads, "report.csv"))
-	if err != nil || string(b) != testenv.DownloadBody {
-		t.Fatalf("the downloaded file: %q, %v", b, err)
+	assertPersonDownloads(t, "report.csv")
+	assertTabsKept(t)
+}
+
+// assertPersonDownloads checks that the person's download folder holds
+// exactly the files Chrome saved there (the relay copies, never moves),
+// each with the downloaded bytes, and empties it for the next test.
+func assertPersonDownloads(t *testing.T, names ...string) {
+	t.Helper()
+	ents, err := os.ReadDir(env.Downloads)
+	if err != nil {
+		t.Fatal(err)
 	}
-	os.Remove(filepath.Join(env.Downloads, "report.csv"))
+	var got []string
+	for _, e := range ents {
+		got = append(got, e.Name())
+		p := filepath.Join(env.Downloads, e.Name())
+		if b, err := os.ReadFile(p); err != nil || string(b) != testenv.DownloadBody {
+			t.Errorf("the person's %s: %q, %v", e.Name(), b, err)
+		}
+		os.Remove(p)
+	}
+	if strings.Join(got, ",") != strings.Join(names, ",") {
+		t.Fatalf("the person's download folder holds %v, want %v", got, names)
+	}
+}
+
+// TestPuppeteerDownloadFolder: Puppeteer's downloadBehavior folder gets the
+// file of a download the automation clicks; a folder outside the ones the
+// relay allows is refused; the person's copy stays where their Chrome put
+// it.
+func TestPuppeteerDownloadFolder(t *testing.T) {
+	requireEnv(t)
+	folder := filepath.Join(t.TempDir(), "puppeteer-downloads")
+	runNode(t, "puppeteer-download.mjs", env.HTTPEndpoint(), env.Pages.Main, folder)
+	assertPersonDownloads(t, "report.csv")
 	assertTabsKept(t)
 }

@@ -1,0 +1,43 @@
+// Puppeteer's download folder through the relay. Usage:
+//   node puppeteer-download.mjs <endpoint> <main origin> <download folder>
+// puppeteer.connect({downloadBehavior}) asks for the folder; a click on a
+// download link puts the file there (the person's Chrome saves it in its
+// own folder, and the relay copies it). A folder the relay does not allow
+// is refused when Puppeteer connects, with the reason.
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import puppeteer from 'puppeteer-core';
+
+const [endpoint, main, folder] = process.argv.slice(2);
+const step = (s) => console.log('ok -', s);
+const body = 'name,value\nrelay,42\n';
+
+await assert.rejects(
+  puppeteer.connect({ browserURL: endpoint, downloadBehavior: { policy: 'allow', downloadPath: '/etc' }, protocolTimeout: 20000 }),
+  (e) => {
+    assert.match(e.message, /outside the folders this relay writes downloads into/);
+    step(`a download folder of /etc: ${e.message.split('\n')[0]}`);
+    return true;
+  },
+);
+
+const browser = await puppeteer.connect({
+  browserURL: endpoint,
+  defaultViewport: null,
+  protocolTimeout: 20000,
+  downloadBehavior: { policy: 'allow', downloadPath: folder },
+});
+const page = await browser.newPage();
+await page.goto(`${main}/download.html`);
+await page.click('#dl');
+// As with Chrome itself, the file appears under its name once whole.
+const file = join(folder, 'report.csv');
+for (const until = Date.now() + 20000; !existsSync(file) && Date.now() < until; )
+  await new Promise((r) => setTimeout(r, 100));
+assert.equal(readFileSync(file, 'utf8'), body);
+assert.deepEqual(readdirSync(folder), ['report.csv']);
+step(`the download folder holds ${file}`);
+
+await page.close();
+await browser.disconnect();
