@@ -21,6 +21,10 @@ type ParsedURL struct {
 	Host string
 	// Addr is the address when Host is an IP literal.
 	Addr netip.Addr
+	// Port is the port the URL reaches, for the schemes Host is set for:
+	// the one it names, or its scheme's default (80 for http and ws, 443
+	// for https and wss, 21 for ftp), as Chrome connects.
+	Port uint16
 	// Opaque is what follows "about:", up to any query or fragment.
 	Opaque string
 }
@@ -123,7 +127,7 @@ func splitURL(raw string) (u ParsedURL, rest string, err error) {
 func (u *ParsedURL) parseRest(rest string) error {
 	switch {
 	case hostScheme(u.Scheme):
-		host, err := authorityHost(rest)
+		host, port, err := authorityHost(rest)
 		if err != nil {
 			return err
 		}
@@ -131,7 +135,10 @@ func (u *ParsedURL) parseRest(rest string) error {
 		if err != nil {
 			return err
 		}
-		u.Host, u.Addr = h, addr
+		u.Host, u.Addr, u.Port = h, addr, defaultPort(u.Scheme)
+		if port >= 0 {
+			u.Port = uint16(port)
+		}
 	case u.Scheme == "about":
 		if i := strings.IndexAny(rest, "?#"); i >= 0 {
 			rest = rest[:i]
@@ -179,10 +186,11 @@ func splitScheme(s string) (scheme, rest string, ok bool) {
 	return "", "", false
 }
 
-// authorityHost returns the host part of a special URL's authority: leading
-// slashes of either kind skipped, the authority ending at the first /, \, ?
-// or #, the userinfo up to the last @ dropped, the port checked and dropped.
-func authorityHost(rest string) (string, error) {
+// authorityHost returns the host part of a special URL's authority and its
+// port (-1 for none): leading slashes of either kind skipped, the authority
+// ending at the first /, \, ? or #, the userinfo up to the last @ dropped,
+// the port checked and read.
+func authorityHost(rest string) (string, int, error) {
 	i := 0
 	for i < len(rest) && (rest[i] == '/' || rest[i] == '\\') {
 		i++
@@ -198,7 +206,7 @@ func authorityHost(rest string) (string, error) {
 	if strings.HasPrefix(auth, "[") {
 		end := strings.IndexByte(auth, ']')
 		if end < 0 {
-			return "", unparseable("an IPv6 address without its closing bracket")
+			return "", 0, unparseable("an IPv6 address without its closing bracket")
 		}
 		host = auth[:end+1]
 		switch after := auth[end+1:]; {
@@ -206,31 +214,48 @@ func authorityHost(rest string) (string, error) {
 		case after[0] == ':':
 			port = after[1:]
 		default:
-			return "", unparseable("characters after an IPv6 address")
+			return "", 0, unparseable("characters after an IPv6 address")
 		}
 	} else if c := strings.IndexByte(auth, ':'); c >= 0 {
 		host, port = auth[:c], auth[c+1:]
 	}
 	if host == "" {
-		return "", unparseable("the host is empty")
+		return "", 0, unparseable("the host is empty")
 	}
-	if !validPort(port) {
-		return "", unparseable("the port is not a number from 0 to 65535")
+	n, ok := parsePort(port)
+	if !ok {
+		return "", 0, unparseable("the port is not a number from 0 to 65535")
 	}
-	return host, nil
+	return host, n, nil
 }
 
-func validPort(p string) bool {
+// parsePort reads a URL's port: decimal digits, leading zeros allowed, at
+// most 65535; -1 for none (empty, as Chrome reads "host:").
+func parsePort(p string) (int, bool) {
+	if p == "" {
+		return -1, true
+	}
 	n := 0
 	for i := 0; i < len(p); i++ {
 		if !isDigit(p[i]) {
-			return false
+			return 0, false
 		}
 		if n = n*10 + int(p[i]-'0'); n > 65535 {
-			return false
+			return 0, false
 		}
 	}
-	return true
+	return n, true
+}
+
+// defaultPort is the port a special scheme's URL without one reaches.
+func defaultPort(scheme string) uint16 {
+	switch scheme {
+	case "https", "wss":
+		return 443
+	case "ftp":
+		return 21
+	}
+	return 80
 }
 
 func isAlpha(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }

@@ -152,6 +152,36 @@ func TestParseURLNormalises(t *testing.T) {
 	}
 }
 
+// TestParseURLPort: the port a URL reaches, as Chrome connects.
+func TestParseURLPort(t *testing.T) {
+	for in, want := range map[string]uint16{
+		"http://a.example/":        80,
+		"ws://a.example/":          80,
+		"https://a.example/":       443,
+		"wss://a.example/":         443,
+		"ftp://a.example/":         21,
+		"http://a.example:/":       80,
+		"https://a.example:80/":    80,
+		"http://a.example:09222/":  9222,
+		"http://u:p@a.example:81/": 81,
+		"http://[::1]:8080/":       8080,
+		"http://[::1]/":            80,
+		"http://a.example:0/":      0,
+		"http://a.example:65535/":  65535,
+		"http:\\\\a.example:8\\x":  8,
+	} {
+		u, err := ParseURL(in)
+		if err != nil || u.Port != want {
+			t.Errorf("ParseURL(%q).Port = %d, %v; want %d", in, u.Port, err, want)
+		}
+	}
+	for _, in := range []string{"http://a.example:65536/", "http://a.example:8a/", "http://[::1]x:80/"} {
+		if _, err := ParseURL(in); err == nil {
+			t.Errorf("ParseURL(%q) took a bad port", in)
+		}
+	}
+}
+
 func TestAboutOpaque(t *testing.T) {
 	for in, want := range map[string]string{"about:blank": "blank", "about:srcdoc?x": "srcdoc", "about:blank#a?b": "blank", "about:": ""} {
 		u, err := ParseURL(in)

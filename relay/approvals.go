@@ -92,6 +92,9 @@ type heldCmd struct {
 	running bool
 	// approved: a person approved the command once; nothing more is asked.
 	approved bool
+	// pixelsSeen: the relay looked at the page's fields holding a secret
+	// before this screenshot (secretfield.go); not again.
+	pixelsSeen bool
 
 	// While asked.
 	id      int64
@@ -102,9 +105,21 @@ type heldCmd struct {
 	timer   *time.Timer
 	// Once denied: the error for the client.
 	denial string
+	// target is the tab's target id, noted under the lock when h is taken
+	// off its line (takeHeld), for the audit record answer makes.
+	target string
 	// nav is the paused navigation this approval is for, when it is not a
 	// client's command (navask.go).
 	nav *heldRequest
+
+	// seen is what the relay saw where the command acts when it asked;
+	// byPerson: a person approved it; checked: the page was looked at
+	// again since (recheck.go).
+	seen     seenTarget
+	byPerson bool
+	checked  bool
+	// off: taken off its line, and no longer counted in flight for it.
+	off bool
 }
 
 // copyCmd copies k's envelope into bytes of its own, for a command that
@@ -191,6 +206,9 @@ func submitLike(k *cmd) bool {
 // asks is the ask stage, after access: a command the policy asked about,
 // or one that may submit a form when that is asked, is held.
 func (c *clientConn) asks(k *cmd) bool {
+	if !c.checkApproved(k) {
+		return false // looked at again first (recheck.go)
+	}
 	if k.held != nil && k.held.approved {
 		c.approvedCommand(k)
 		return true
@@ -207,7 +225,7 @@ func (c *clientConn) asks(k *cmd) bool {
 	probe := false
 	switch {
 	case d.Verdict == Ask && acts(k):
-		probe = k.m.name == "Input.dispatchMouseEvent" || k.m.name == "Input.dispatchKeyEvent"
+		probe = k.m.name == "Input.dispatchMouseEvent" || k.m.name == "Input.dispatchKeyEvent" || k.m.name == "Input.insertText"
 	case d.Verdict == Ask:
 		return true
 	case submitLike(k) && k.r.tab != nil && c.asksSubmit():
@@ -312,7 +330,7 @@ func (in *Instance) answerApproval(id int64, approve bool, answer, by string) er
 	h.timer.Stop()
 	outcome, detail := OutcomeOK, "approved by "+by+": "+h.what
 	if approve {
-		h.stage, h.approved = holdApproved, true
+		h.stage, h.approved, h.byPerson = holdApproved, true, true
 	} else {
 		h.stage = holdDenied
 		outcome = OutcomeDenied
@@ -328,12 +346,13 @@ func (in *Instance) answerApproval(id int64, approve bool, answer, by string) er
 		st.navAnswered(h)
 	}
 	in.startDrain(st, h.key)
+	target := targetOf(h.key.t)
 	in.unlock()
 	in.srv.cfg.Metrics.approvals[answer].Inc()
 	if answer == answerTimeout {
 		by = "" // nobody
 	}
-	in.observe(Event{Actor: ActorViewer, Kind: KindApproval, Method: h.method, Target: targetOf(h.key.t), Rule: h.d.Rule, Outcome: outcome, Detail: detail, By: by})
+	in.observe(Event{Actor: ActorViewer, Kind: KindApproval, Method: h.method, Target: target, Rule: h.d.Rule, Outcome: outcome, Detail: detail, By: by})
 	return nil
 }
 
@@ -380,6 +399,9 @@ func (c *clientConn) drain(key lineKey) {
 		h.running = true
 		in.unlock()
 		k := &h.k
+		// heldAgain: judged again, the command was held again (for another
+		// question, or while the page is looked at): it is not done.
+		heldAgain := false
 		switch {
 		case in.stopped.Load():
 			c.replyErrorRaw(k.env.ID, k.env.SessionID, codeServerError, msgStopped)
@@ -388,23 +410,73 @@ func (c *clientConn) drain(key lineKey) {
 		default:
 			k.held = h
 			c.judge(k)
+			heldAgain = k.out.kind == outHeld
 		}
 		st = in.lock()
-		if st.lines[key] != l || len(l.q) == 0 || l.q[0] != h {
-			in.unlock()
-			return // the line was dropped meanwhile (Stop, the client left)
-		}
 		h.running = false
-		if h.stage == holdAsked || h.stage == holdProbing {
-			// Judged again, it was held again: by another question.
+		if st.lines[key] != l {
+			// The line was dropped meanwhile (Stop, the client left), and
+			// takeHeld left h to this task.
+			c.dropRunning(st, h, heldAgain)
+			return
+		}
+		switch {
+		case len(l.q) == 0 || l.q[0] != h:
+			// Carried out by a task that took it off the line itself (a
+			// secret typed): on with the commands behind it.
+			in.unlock()
+			continue
+		case h.stage == holdAsked || h.stage == holdProbing:
+			// Held again, and still waiting: whoever answers it starts the
+			// line again (startDrain), once this task is off it.
 			l.draining = false
 			in.unlock()
 			return
+		case heldAgain:
+			// Held again, and answered already (a look at the page that
+			// ended before this task got here, whose startDrain found the
+			// line drained): it goes on from its new stage.
+			in.unlock()
+			continue
 		}
 		l.q = l.q[1:]
+		h.off = true
 		c.inflight.Add(-1)
 		in.unlock()
 	}
+}
+
+// dropRunning is drain's share of a line dropped while h was being
+// judged, which takeHeld leaves to the task that judges it: h is answered
+// when it was held again (it would wait for good), and counts in flight no
+// more. Called with the lock held; it releases it.
+func (c *clientConn) dropRunning(st *state, h *heldCmd, heldAgain bool) {
+	in := c.inst
+	if h.off {
+		in.unlock()
+		return // taken off its line by the task that carried it out
+	}
+	h.off = true
+	if !heldAgain {
+		in.unlock()
+		c.inflight.Add(-1)
+		return
+	}
+	if h.timer != nil {
+		h.timer.Stop()
+	}
+	if h.stage == holdAsked {
+		delete(st.approvals, h.id)
+		st.notify()
+	}
+	h.stage = holdDenied // its task, if any, finds it gone
+	h.target = targetOf(h.key.t)
+	why := heldGone
+	if in.stopped.Load() {
+		why = heldStopped
+	}
+	in.unlock()
+	h.answer(why, "")
 }
 
 // occupyLine puts k at the head of its tab's line while the relay carries
@@ -441,6 +513,7 @@ func (c *clientConn) releaseLine(h *heldCmd) {
 		return // the line was dropped meanwhile
 	}
 	l.q = l.q[1:]
+	h.off = true
 	c.inflight.Add(-1)
 	if len(l.q) == 0 {
 		delete(st.lines, h.key)
@@ -469,6 +542,8 @@ func (st *state) takeHeld(c *clientConn) []*heldCmd {
 			if h.stage == holdAsked {
 				delete(st.approvals, h.id)
 			}
+			h.target = targetOf(h.key.t) // for answer, without the lock
+			h.off = true
 			out = append(out, h)
 		}
 		delete(st.lines, key)
@@ -502,7 +577,7 @@ func (h *heldCmd) answer(why int, by string) {
 		}
 		in := c.inst
 		in.srv.cfg.Metrics.approvals[answer].Inc()
-		in.observe(Event{Actor: ActorRelay, Kind: KindApproval, Method: h.method, Target: targetOf(h.key.t), Rule: h.d.Rule, Outcome: OutcomeDenied, Detail: answer + ": " + h.what})
+		in.observe(Event{Actor: ActorRelay, Kind: KindApproval, Method: h.method, Target: h.target, Rule: h.d.Rule, Outcome: OutcomeDenied, Detail: answer + ": " + h.what})
 	}
 }
 

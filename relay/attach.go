@@ -56,7 +56,7 @@ func (in *Instance) attachTab(ctx context.Context, x *extConn, t *tab) error {
 			in.unlock()
 			return err
 		}
-		if why := neverSharedURL(t.url); why != "" {
+		if why := in.srv.neverSharedAt(t.url); why != "" {
 			in.unlock()
 			return fmt.Errorf("tab %d shows %s", t.id, why)
 		}
@@ -87,7 +87,7 @@ func (in *Instance) attachTab(ctx context.Context, x *extConn, t *tab) error {
 		return fmt.Errorf("tab %d detached while attaching", t.id)
 	}
 	st.attached(t, ti, docURL)
-	if err := neverShared(t); err != nil {
+	if err := in.srv.neverShared(t); err != nil {
 		// The offer said otherwise: Chrome's word counts. Let go at once.
 		t.setState(tabDetaching, nil)
 		in.unlock()
@@ -111,7 +111,11 @@ func (in *Instance) attachTab(ctx context.Context, x *extConn, t *tab) error {
 	t.setState(tabAttached, nil)
 	t.detachReason = ""
 	if fenced {
-		t.fetchOf("").fence = true
+		fs := t.fetchOf("")
+		fs.fence = true
+		if fs.pats == nil {
+			fs.pats = in.backstop()
+		}
 	}
 	in.unlock()
 	return nil
@@ -163,15 +167,16 @@ func (in *Instance) attachCalls(ctx context.Context, x *extConn, t *tab) (_ Targ
 	if err := json.Unmarshal(res, &r); err != nil {
 		return TargetInfo{}, "", false, fmt.Errorf("target info of tab %d: %w", tabID, err)
 	}
-	if in.fencing() {
+	if pats := in.backstop(); len(pats) > 0 {
 		// The backstop is in place before anything else, the wait for a
 		// popup's first commit included; and its state is recorded before
 		// the Fetch.enable goes out, so that a request Chrome pauses at once
 		// is judged, not left paused.
 		in.lock()
-		t.fetchOf("").fence = true
+		fs := t.fetchOf("")
+		fs.fence, fs.pats = true, pats
 		in.unlock()
-		if _, err := x.sendCommand(ctx, tabID, "", "Fetch.enable", fetchParams(true, nil)); err != nil {
+		if _, err := x.sendCommand(ctx, tabID, "", "Fetch.enable", fetchParams(pats, nil)); err != nil {
 			return TargetInfo{}, "", false, fmt.Errorf("navigation fence on tab %d: %w", tabID, err)
 		}
 		fenced = true
@@ -180,6 +185,16 @@ func (in *Instance) attachCalls(ctx context.Context, x *extConn, t *tab) (_ Targ
 	// not a client enables Page (events.go).
 	if _, err := x.sendCommand(ctx, tabID, "", "Page.enable", nil); err != nil {
 		return TargetInfo{}, "", false, fmt.Errorf("page events of tab %d: %w", tabID, err)
+	}
+	// The brake needs the Debugger on before any script starts (brake.go).
+	x.brakeOn(tabID, "")
+	// And its execution contexts from their Runtime events, whatever the
+	// client switches (runtimehold.go).
+	in.lock()
+	t.contextsOf("").held = true
+	in.unlock()
+	if _, err := x.sendCommand(ctx, tabID, "", "Runtime.enable", nil); err != nil {
+		return TargetInfo{}, "", false, fmt.Errorf("execution contexts of tab %d: %w", tabID, err)
 	}
 	docURL = in.awaitFirstCommit(ctx, x, tabID)
 	if err := in.sanitizeHistory(ctx, x, t); err != nil {
@@ -207,7 +222,7 @@ func (in *Instance) sanitizeHistory(ctx context.Context, x *extConn, t *tab) err
 		return nil
 	}
 	for _, e := range h.Entries {
-		if neverSharedURL(e.URL) != "" {
+		if in.srv.neverSharedAt(e.URL) != "" {
 			if _, err := x.sendCommand(ctx, t.id, "", "Page.resetNavigationHistory", nil); err != nil {
 				return fmt.Errorf("tab %d: its history holds a page that is never shared, and it could not be cleared: %w", t.id, err)
 			}
@@ -324,15 +339,15 @@ func (in *Instance) releaseIfUnused(x *extConn, t *tab, quiet bool) {
 }
 
 // neverShared refuses to attach a tab on a page that is never shared with
-// automation: a file, a browser, extension or DevTools page. Such a tab
-// stays a target (of which the client sees the origin), without a
-// debugger, until it comes back to a web page.
-func neverShared(t *tab) error {
+// automation: a file, a browser, extension or DevTools page, or the
+// relay's own. Such a tab stays a target (of which the client sees the
+// origin), without a debugger, until it comes back to a web page.
+func (s *Server) neverShared(t *tab) error {
 	u := t.docURL
 	if u == "" {
 		u = t.url
 	}
-	if why := neverSharedURL(u); why != "" {
+	if why := s.neverSharedAt(u); why != "" {
 		return fmt.Errorf("tab %d shows %s", t.id, why)
 	}
 	return nil

@@ -81,6 +81,7 @@ func TestBatchFromExtension(t *testing.T) {
 			}})
 			c := h.client()
 			s := h.autoAttach(c)[0]
+			h.call(c, s, "Runtime.enable", nil)
 			var ids [3]int64
 			for i := range ids {
 				ids[i] = h.send(c, s, "Runtime.evaluate", map[string]string{"expression": fmt.Sprint(i)})

@@ -180,7 +180,7 @@ func dialBench(b *testing.B, url string) *websocket.Conn {
 func answerAll(conn *websocket.Conn) {
 	var buf, reply []byte
 	for {
-		_, frame, err := readFrame(conn, &buf)
+		_, frame, err := readFrame(conn, &buf, 0)
 		if err != nil {
 			return
 		}
@@ -212,7 +212,7 @@ func pipeline(b *testing.B, cl *websocket.Conn, cmd []byte, inFlight int) time.D
 			if err := cl.WriteMessage(websocket.TextMessage, cmd); err != nil {
 				b.Fatal(err)
 			}
-			if _, _, err := readFrame(cl, &buf); err != nil {
+			if _, _, err := readFrame(cl, &buf, 0); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -229,7 +229,7 @@ func pipeline(b *testing.B, cl *websocket.Conn, cmd []byte, inFlight int) time.D
 	go func() {
 		var buf []byte
 		for range n {
-			if _, _, err := readFrame(cl, &buf); err != nil {
+			if _, _, err := readFrame(cl, &buf, 0); err != nil {
 				done <- err
 				return
 			}

@@ -60,6 +60,10 @@ func (st *state) noteFrameNav(t *tab, id, url, req string) {
 	if a.level == accessFull {
 		return
 	}
+	if len(t.blindFrames) >= maxPendingFrames {
+		st.in.srv.cfg.Metrics.limited[limitFrames].Inc()
+		return // blind until its next document already; no more kept (bounds.go)
+	}
 	if t.blindFrames == nil {
 		t.blindFrames = make(map[string]blindNav)
 	}
@@ -181,6 +185,10 @@ func (st *state) noteBlindRequest(t *tab, method, params []byte) {
 		t.blindReqs = make(map[string]bool)
 	}
 	if !t.blindReqs[string(id)] {
+		if len(t.blindReqs) >= maxPendingFrames {
+			st.in.srv.cfg.Metrics.limited[limitFrames].Inc()
+			return // blind until its next document already; no more kept
+		}
 		t.blindReqs[string(id)] = true
 		if len(t.blindReqs) >= maxPendingFrames {
 			if was, changed := st.updateAccess(t); changed {
@@ -232,6 +240,10 @@ func (st *state) noteBlindSource(t *tab, sid string, method, params []byte) bool
 	}
 	if t.blindReqs == nil {
 		t.blindReqs = make(map[string]bool)
+	}
+	if len(t.blindReqs) >= maxPendingFrames && !t.blindReqs[string(key)] {
+		st.in.srv.cfg.Metrics.limited[limitFrames].Inc()
+		return true // blind until its next document already; no more kept
 	}
 	t.blindReqs[string(key)] = true
 	if len(t.blindReqs) >= maxPendingFrames {

@@ -13,6 +13,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/internal/wslimit"
 )
 
 // clientConn is one CDP client's WebSocket.
@@ -22,6 +23,10 @@ type clientConn struct {
 	log    *slog.Logger       // static
 	ctx    context.Context    // static: cancelled when the client goes
 	cancel context.CancelFunc // static
+
+	// pressed are the approved mouse presses whose release is still to
+	// come, by tab (recheck.go). Guarded by the instance's mutex.
+	pressed map[*tab]pressRecord
 
 	// page is the session of a client that connected to a page endpoint
 	// (/devtools/page/<targetId>): its commands without a sessionId are the
@@ -51,8 +56,9 @@ type clientConn struct {
 	// warned is when each console warning was last given (warnOnce).
 	// Guarded by the instance's mutex.
 	warned map[string]time.Time
-	bucket bucket // owned by the read loop: the command rate limit
-	cmd    cmd    // owned by the read loop: the command in the pipeline
+	bucket bucket      // owned by the read loop: the command rate limit
+	acts   actRefusals // refused input a client may retry (refusals.go)
+	cmd    cmd         // owned by the read loop: the command in the pipeline
 }
 
 func newClientConn(inst *Instance, conn *websocket.Conn, log *slog.Logger) *clientConn {
@@ -122,15 +128,21 @@ var errPanicked = errors.New(msgInternal)
 // serve runs the client's read loop until the connection ends.
 func (c *clientConn) serve() error {
 	conn := c.p.conn
-	conn.SetReadLimit(c.inst.srv.cfg.MaxMessageBytes)
+	limit := c.inst.srv.cfg.MaxMessageBytes
 	var buf []byte
 	idle := c.inst.srv.cfg.IdleClientTimeout
 	for {
 		if idle > 0 {
 			_ = conn.SetReadDeadline(time.Now().Add(idle))
 		}
-		mt, frame, err := readFrame(conn, &buf)
+		mt, frame, err := readFrame(conn, &buf, limit)
 		if err != nil {
+			if wslimit.IsTooBig(err) {
+				c.inst.srv.cfg.Metrics.limited[limitSize].Inc()
+				c.cancel()
+				c.p.closeTooBig(limit)
+				return err
+			}
 			if ne, ok := err.(interface{ Timeout() bool }); ok && ne.Timeout() && idle > 0 {
 				c.inst.srv.cfg.Metrics.limited[limitIdle].Inc()
 				return errIdle

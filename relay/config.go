@@ -72,6 +72,12 @@ type Config struct {
 	// for a person's answer before it is denied. Default: 60 s.
 	ApprovalTimeout time.Duration
 
+	// ScriptTimeout bounds a client's script in the person's tab: the
+	// synchronous run of a Runtime.evaluate, and any script command still
+	// waiting on a page whose main thread does not come free (brake.go).
+	// Default: 10 s.
+	ScriptTimeout time.Duration
+
 	// ClientQueue bounds the messages queued for one CDP client. A client
 	// that lets it fill is closed with a reason, never silently dropped
 	// from. Default: 8192.
@@ -99,6 +105,11 @@ type Config struct {
 	// MaxInstances bounds the instances a relay keeps (the default one
 	// included). Default: 1000.
 	MaxInstances int
+
+	// MaxTabs bounds the tabs one instance keeps: a tab the extension
+	// offers past it is not shared, and Target.createTarget is refused
+	// (bounds.go). Default: 1000.
+	MaxTabs int
 
 	// IdleClientTimeout closes a CDP client that has sent nothing for this
 	// long, with a reason. Default: 0, never: Chrome's own port does not
@@ -170,6 +181,14 @@ type Config struct {
 	// Default: the scheme and Host the request came with.
 	PublicURL string
 
+	// Listen is the address the relay is served on (host:port, as given
+	// to net.Listen). With PublicURL it says which origins are the
+	// relay's own, where a shared tab never goes (ownorigins.go); a port
+	// of 0 is learnt from the connections served, and so is every local
+	// address they arrive on. Default: none; the relay's own origins are
+	// then PublicURL's alone.
+	Listen string
+
 	// Restore are the minted instances of an earlier run (Server.Saved),
 	// restored by New with their guids, ids, tenants and profiles, so that
 	// their extensions reconnect. Default: none.
@@ -234,6 +253,7 @@ const (
 	defaultCallTimeout        = 30 * time.Second
 	defaultDialogTimeout      = 30 * time.Second
 	defaultApprovalTimeout    = 60 * time.Second
+	defaultScriptTimeout      = 10 * time.Second
 	defaultClientQueue        = 8192
 )
 
@@ -276,6 +296,9 @@ func (c Config) withDefaults() (Config, error) {
 	if c.ApprovalTimeout <= 0 {
 		c.ApprovalTimeout = defaultApprovalTimeout
 	}
+	if c.ScriptTimeout <= 0 {
+		c.ScriptTimeout = defaultScriptTimeout
+	}
 	if c.ClientQueue == 0 {
 		c.ClientQueue = defaultClientQueue
 	}
@@ -294,7 +317,10 @@ func (c Config) withDefaults() (Config, error) {
 	if c.MaxInstances == 0 {
 		c.MaxInstances = 1000
 	}
-	if c.ExtensionWait < 0 || c.UnclaimedTTL < 0 || c.CallTimeout < 0 || c.ClientQueue < 0 {
+	if c.MaxTabs == 0 {
+		c.MaxTabs = 1000
+	}
+	if c.ExtensionWait < 0 || c.UnclaimedTTL < 0 || c.CallTimeout < 0 || c.ClientQueue < 0 || c.MaxTabs < 0 {
 		errs = append(errs, errors.New("durations and queue sizes must not be negative"))
 	}
 	if c.DefaultGUID != "" && !validGUID(c.DefaultGUID) {

@@ -109,52 +109,46 @@ func staticSecrets(t *testing.T) *secrets.Store {
 	return s
 }
 
-// focusHandler answers the relay's focus probe as a page at origin with
-// its focus where where says.
-func focusHandler(origin *string, crossOrigin *bool) fakeext.Handler {
-	return func(tabID int, sid, method string, p json.RawMessage) (any, error) {
-		switch method {
-		case "Page.createIsolatedWorld":
-			return map[string]any{"executionContextId": 77}, nil
-		case "Runtime.evaluate":
-			if strings.Contains(string(p), "execCommand") {
-				if *crossOrigin || *origin != "https://a.example" {
-					return map[string]any{"result": map[string]any{"type": "object", "value": map[string]any{"typed": false, "why": "the focus moved"}}}, nil
-				}
-				return map[string]any{"result": map[string]any{"type": "object", "value": map[string]any{"typed": true, "origin": *origin}}}, nil
-			}
-			if strings.Contains(string(p), "activeElement") {
-				return map[string]any{"result": map[string]any{"type": "object", "value": map[string]any{"origin": *origin, "crossOrigin": *crossOrigin, "editable": true}}}, nil
-			}
-		}
-		return fakeext.DefaultHandler(tabID, sid, method, p)
-	}
-}
-
+// TestSecretsTypedByReference: the relay types a secret where the focus
+// is once the browser says it is a password field of a frame on one of
+// the secret's origins, and refuses with the secret's name and never its
+// value otherwise. The value goes to the page as an argument of the
+// relay's call only: no script the relay runs, and no Input command,
+// carries it.
 func TestSecretsTypedByReference(t *testing.T) {
-	origin, cross := "https://a.example", false
+	page := newFakePage(1, "https://a.example")
 	h := newHarness(t, Config{Secrets: staticSecrets(t)})
-	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: focusHandler(&origin, &cross)})
+	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: page.handle})
+	page.e.Store(e)
 	c := h.client()
 	sess := h.autoAttach(c)[0]
+	main := tid(1)
+	const value = "correct horse battery staple"
 
+	page.setFocus(passwordField(main))
 	before := len(e.Commands())
 	h.call(c, sess, "Input.insertText", map[string]any{"text": "{{secret:github}}"})
-	typed := ""
-	for _, cmd := range commandsSince(e, before) {
-		if strings.Contains(string(cmd.Params), `"Input.insertText"`) {
-			t.Fatalf("typed with Input.insertText, apart from its check: %s", cmd.Params)
-		}
-		if strings.Contains(string(cmd.Params), "execCommand") {
-			typed = string(cmd.Params)
+	if got := page.typedValues(); len(got) != 1 || got[0] != value+"@https://a.example" {
+		t.Fatalf("typed %q", got)
+	}
+	scripts, args := page.ran()
+	for _, s := range scripts {
+		if strings.Contains(s, value) {
+			t.Fatalf("a script the relay ran holds the value: %s", s)
 		}
 	}
-	if !strings.Contains(typed, "correct horse battery staple") {
-		t.Fatalf("typed %q", typed)
+	if !strings.Contains(args[len(args)-1], value) {
+		t.Fatalf("the typing's arguments: %s", args[len(args)-1])
+	}
+	for _, cmd := range commandsSince(e, before) {
+		if strings.Contains(string(cmd.Params), `"Input.`) {
+			t.Fatalf("typed with an Input command: %s", cmd.Params)
+		}
 	}
 	// Reading it back gives the reference.
 	from := len(c.Messages())
-	e.Event(1, "", "Runtime.consoleAPICalled", map[string]any{"type": "log", "args": []any{map[string]any{"type": "string", "value": "the field holds correct horse battery staple"}}})
+	h.call(c, sess, "Runtime.enable", nil)
+	e.Event(1, "", "Runtime.consoleAPICalled", map[string]any{"type": "log", "args": []any{map[string]any{"type": "string", "value": "the field holds " + value}}})
 	e.Event(1, "", "Network.requestWillBeSent", map[string]any{"requestId": "9", "request": map[string]any{"url": "https://a.example/login", "method": "POST", "postData": "user=me&password=correct+horse+battery+staple", "headers": map[string]string{}}})
 	m, _ := h.event(c, from, "Network.requestWillBeSent")
 	ev, _ := h.event(c, from, "Runtime.consoleAPICalled")
@@ -164,47 +158,60 @@ func TestSecretsTypedByReference(t *testing.T) {
 		}
 	}
 
-	// Another origin, a cross-origin frame, an unknown secret, a broken
-	// source and a reference among other text are refused, with the
-	// secret's name and never its value.
+	// A frame of another origin that the page's script may enter (the
+	// relay knows its origin from Chrome), one it may not, a text field,
+	// no focus, a focus that moves as the value would go in, an unknown
+	// secret, a broken source and a reference among other text are
+	// refused, with the secret's name and never its value.
+	evil := "EVILFRAME"
+	page.mu.Lock()
+	page.frames[evil] = "https://evil.example"
+	page.ctx(evil, "", false)
+	page.mu.Unlock()
+	into := func(frame string, enter bool, n *fakeNode) []*fakeNode {
+		return []*fakeNode{{id: 7, name: "IFRAME", holds: frame, enter: enter, in: main}, n}
+	}
+	moveFocus := func(p *fakePage) { p.focus = []*fakeNode{textField(main)} }
 	for _, tc := range []struct {
 		name    string
-		origin  string
-		cross   bool
+		focus   []*fakeNode
+		before  func(*fakePage)
 		method  string
 		params  any
 		message string
 	}{
-		{"another origin", "https://evil.example", false, "Input.insertText", map[string]any{"text": "{{secret:github}}"}, "https://evil.example"},
-		{"a cross-origin frame", "https://a.example", true, "Input.insertText", map[string]any{"text": "{{secret:github}}"}, "another origin"},
-		{"a key event", "https://evil.example", false, "Input.dispatchKeyEvent", map[string]any{"type": "keyDown", "text": "{{secret:github}}"}, "evil"},
-		{"fillSecret", "https://evil.example", false, "CDPRelay.fillSecret", map[string]any{"name": "github"}, "evil"},
-		{"an unknown secret", "https://a.example", false, "Input.insertText", map[string]any{"text": "{{secret:nope}}"}, "no secret named nope"},
-		{"a failing source", "https://a.example", false, "Input.insertText", map[string]any{"text": "{{secret:broken}}"}, "command failed"},
-		{"a reference among text", "https://a.example", false, "Input.insertText", map[string]any{"text": "x {{secret:github}}"}, "whole text"},
+		{"another origin's frame", into(evil, true, passwordField(evil)), nil, "Input.insertText", map[string]any{"text": "{{secret:github}}"}, "https://evil.example"},
+		{"a frame the page may not enter", into(evil, false, passwordField(evil)), nil, "Input.insertText", map[string]any{"text": "{{secret:github}}"}, "another origin"},
+		{"a key event", into(evil, true, passwordField(evil)), nil, "Input.dispatchKeyEvent", map[string]any{"type": "keyDown", "text": "{{secret:github}}"}, "evil"},
+		{"fillSecret", into(evil, true, passwordField(evil)), nil, "CDPRelay.fillSecret", map[string]any{"name": "github"}, "evil"},
+		{"a text field", []*fakeNode{textField(main)}, nil, "Input.insertText", map[string]any{"text": "{{secret:github}}"}, "not a password field"},
+		{"no focus", nil, nil, "Input.insertText", map[string]any{"text": "{{secret:github}}"}, "no field has the focus"},
+		{"the focus moves", []*fakeNode{passwordField(main)}, moveFocus, "Input.insertText", map[string]any{"text": "{{secret:github}}"}, "the focus moved"},
+		{"an unknown secret", []*fakeNode{passwordField(main)}, nil, "Input.insertText", map[string]any{"text": "{{secret:nope}}"}, "no secret named nope"},
+		{"a failing source", []*fakeNode{passwordField(main)}, nil, "Input.insertText", map[string]any{"text": "{{secret:broken}}"}, "command failed"},
+		{"a reference among text", []*fakeNode{passwordField(main)}, nil, "Input.insertText", map[string]any{"text": "x {{secret:github}}"}, "whole text"},
 	} {
-		origin, cross = tc.origin, tc.cross
-		before := len(e.Commands())
+		page.setFocus(tc.focus...)
+		page.mu.Lock()
+		page.beforeType = tc.before
+		page.mu.Unlock()
+		typed := len(page.typedValues())
 		m := h.callMsg(c, sess, tc.method, tc.params)
 		if m.Error == nil || !strings.Contains(m.Error.Message, tc.message) || strings.Contains(string(m.Raw), "correct horse") {
 			t.Errorf("%s: %s", tc.name, m.Raw)
 		}
-		for _, cmd := range commandsSince(e, before) {
-			if strings.Contains(string(cmd.Params), `"Input.insertText"`) || strings.Contains(string(cmd.Params), "correct horse") {
-				t.Errorf("%s: typed %s", tc.name, cmd.Params)
-			}
+		if got := page.typedValues(); len(got) != typed {
+			t.Errorf("%s: typed %q", tc.name, got[typed:])
 		}
 	}
-	origin, cross = "https://a.example", false
+	page.mu.Lock()
+	page.beforeType = nil
+	page.mu.Unlock()
 	// CDPRelay.fillSecret types it too.
-	before = len(e.Commands())
+	page.setFocus(passwordField(main))
 	h.call(c, sess, "CDPRelay.fillSecret", map[string]any{"name": "github"})
-	sent := ""
-	for _, cmd := range commandsSince(e, before) {
-		sent += string(cmd.Params)
-	}
-	if !strings.Contains(sent, `execCommand`) || !strings.Contains(sent, `correct horse battery staple`) {
-		t.Fatalf("fillSecret sent %s", sent)
+	if got := page.typedValues(); len(got) != 2 || got[1] != value+"@https://a.example" {
+		t.Fatalf("fillSecret typed %q", got)
 	}
 }
 

@@ -2,7 +2,6 @@ package relay
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"path/filepath"
 	"strconv"
@@ -13,8 +12,10 @@ import (
 
 // What a held command would do, in a person's words: the card the live
 // view shows says it. For a mouse press or a key, the relay looks at the
-// page first (from its own isolated world): what is under the pointer, or
-// what has the focus.
+// page first, from the browser's own answers (relayworld.go): what the
+// browser's hit test finds under the pointer, or what has the focus, and
+// what the accessibility tree calls it. Nothing the client can change in
+// a world of script decides what the card says.
 
 // description is what the relay knows to say what a command would do.
 type description struct {
@@ -67,10 +68,17 @@ func (d description) text() string {
 		return "upload " + clipText(strings.Join(names, ", "), 120) + on
 	case "Input.insertText":
 		text := string(wire.StringField(p, "text"))
-		if name, ok := secretName(text); ok {
-			return "type the secret " + name + on
+		into := ""
+		if d.looked && d.target.Kind != "nothing" && d.target.Kind != "" {
+			into = " into the " + d.target.Kind
+			if d.target.Text != "" {
+				into += " \"" + d.target.Text + "\""
+			}
 		}
-		return "type \"" + clipText(text, 60) + "\"" + on
+		if name, ok := secretName(text); ok {
+			return "type the secret " + name + into + on
+		}
+		return "type \"" + clipText(text, 60) + "\"" + into + on
 	case "Input.dispatchMouseEvent":
 		if !d.looked {
 			return "click at (" + num(p, "x") + ", " + num(p, "y") + ")" + on
@@ -163,17 +171,19 @@ func (c *clientConn) probeThenAsk(h *heldCmd, via *session, desc description) {
 	in := c.inst
 	ctx, cancel := c.callCtx()
 	defer cancel()
-	var t pointTarget
+	var seen seenTarget
 	err := errors.New("no page")
 	if via != nil {
-		t, err = c.lookAt(ctx, via, h.method, h.k.env.Params)
+		seen, err = c.look(ctx, via, h.method, h.k.env.Params)
 	}
+	t := seen.target
 	desc.looked, desc.target = err == nil, t
 	st := in.lock()
 	defer in.unlock()
 	if h.stage != holdProbing || st.lines[h.key] == nil {
 		return // stopped, or the client went
 	}
+	h.seen = seen // looked at again when a person approves (recheck.go)
 	if h.d.Rule == ruleAskSubmit && err == nil && !t.Submit && !t.Form && t.Kind != "frame" {
 		// Nothing a form would submit: on it goes.
 		h.stage, h.approved = holdWaiting, true
@@ -183,98 +193,44 @@ func (c *clientConn) probeThenAsk(h *heldCmd, via *session, desc description) {
 	st.askPerson(h, desc.text())
 }
 
-// lookAt asks the page what is where a mouse press would land, or what
-// has the focus for a key, from the relay's own isolated world.
+// lookAt asks the browser what is where a mouse press would land, or
+// what has the focus for a key.
 func (c *clientConn) lookAt(ctx context.Context, via *session, method string, params []byte) (pointTarget, error) {
-	expr := focusTargetProbe
+	var v pointTarget
 	if method == "Input.dispatchMouseEvent" {
-		x, y := num(params, "x"), num(params, "y")
-		if x == "?" || y == "?" {
+		x, err1 := strconv.ParseFloat(num(params, "x"), 64)
+		y, err2 := strconv.ParseFloat(num(params, "y"), 64)
+		if err1 != nil || err2 != nil {
 			return pointTarget{}, errors.New("no point")
 		}
-		expr = "(" + pointProbe + ")(" + x + ", " + y + ")"
+		t, err := c.pointAt(ctx, via, x, y)
+		if err != nil {
+			return pointTarget{}, err
+		}
+		v = t
+	} else {
+		look, err := c.newLook(ctx, via)
+		if err != nil {
+			return pointTarget{}, err
+		}
+		defer look.close()
+		f, err := look.focus(ctx)
+		switch {
+		case errors.Is(err, errNoFocus):
+			c.inst.lock()
+			v = pointTarget{Origin: via.tab.frameOrigin(look.sid, look.frame), Kind: "nothing"}
+			c.inst.unlock()
+		case err != nil:
+			return pointTarget{}, err
+		default:
+			if v, err = c.personsView(ctx, look.t, look.sid, f.origin, f.el); err != nil {
+				return pointTarget{}, err
+			}
+		}
 	}
-	res, err := c.relayEval(ctx, via, expr)
-	if err != nil {
-		return pointTarget{}, err
-	}
-	var r struct {
-		Result struct {
-			Value pointTarget `json:"value"`
-		} `json:"result"`
-		ExceptionDetails json.RawMessage `json:"exceptionDetails"`
-	}
-	if json.Unmarshal(res, &r) != nil || r.ExceptionDetails != nil || r.Result.Value.Origin == "" {
+	if v.Origin == "" {
 		return pointTarget{}, errors.New("the page could not be looked at")
 	}
-	v := r.Result.Value
 	v.Text = clipText(v.Text, 80)
 	return v, nil
 }
-
-// pointProbe finds the element at a point of the viewport, going into
-// frames of the same origin, and says what it is.
-const pointProbe = `(x, y) => {
-  let doc = document, origin = location.origin;
-  const describe = (el) => {
-    const c = el.closest("button, input, select, textarea, a[href], [role=button], [role=link], summary, label") || el;
-    const tag = c.tagName.toLowerCase(), type = (c.getAttribute("type") || "").toLowerCase();
-    let kind = tag, submit = false;
-    if (tag === "button") { kind = "button"; submit = (type === "" || type === "submit") && !!c.form; }
-    else if (tag === "input" && /^(submit|image)$/.test(type)) { kind = "button"; submit = !!c.form; }
-    else if (tag === "input" && /^(button|reset)$/.test(type)) kind = "button";
-    else if (/^(input|select|textarea)$/.test(tag)) kind = "field";
-    else if (tag === "a" || c.getAttribute("role") === "link") kind = "link";
-    else if (c.getAttribute("role") === "button") kind = "button";
-    const text = c.getAttribute("aria-label") || (tag === "input" ? (c.value || c.getAttribute("placeholder") || c.name) : c.innerText) || c.getAttribute("title") || c.getAttribute("alt") || "";
-    return { origin, kind, text: String(text).slice(0, 200), submit };
-  };
-  for (let depth = 0; depth < 32; depth++) {
-    let el = doc.elementFromPoint(x, y);
-    while (el && el.shadowRoot) {
-      const inner = el.shadowRoot.elementFromPoint(x, y);
-      if (!inner || inner === el) break;
-      el = inner;
-    }
-    if (!el) return { origin, kind: "nothing" };
-    if (el.tagName === "IFRAME" || el.tagName === "FRAME") {
-      let inner = null;
-      try { inner = el.contentDocument; } catch (e) {}
-      if (!inner) {
-        let src = "";
-        try { src = new URL(el.src, location.href).origin; } catch (e) {}
-        return { origin, kind: "frame", frame: src };
-      }
-      const r = el.getBoundingClientRect();
-      x -= r.left + el.clientLeft; y -= r.top + el.clientTop;
-      doc = inner; origin = inner.location.origin;
-      continue;
-    }
-    return describe(el);
-  }
-  return { origin, kind: "nothing" };
-}`
-
-// focusTargetProbe says what has the focus: whether Enter there submits a
-// form.
-const focusTargetProbe = `(() => {
-  let doc = document, origin = location.origin;
-  for (let depth = 0; depth < 32; depth++) {
-    let el = doc.activeElement;
-    while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
-    if (!el) break;
-    if (el.tagName === "IFRAME" || el.tagName === "FRAME") {
-      let inner = null;
-      try { inner = el.contentDocument; } catch (e) {}
-      if (!inner) return { origin, kind: "frame" };
-      doc = inner; origin = inner.location.origin;
-      continue;
-    }
-    const tag = el.tagName.toLowerCase(), type = (el.getAttribute("type") || "").toLowerCase();
-    const submit = !!el.form && ((tag === "button" && (type === "" || type === "submit")) || (tag === "input" && /^(submit|image)$/.test(type)));
-    const form = !!el.form && tag === "input" && !/^(button|reset|checkbox|radio|file|submit|image)$/.test(type);
-    const text = el.getAttribute("aria-label") || el.getAttribute("placeholder") || el.name || el.innerText || "";
-    return { origin, kind: tag, text: String(text).slice(0, 200), submit, form };
-  }
-  return { origin, kind: "nothing" };
-})()`

@@ -86,6 +86,9 @@ func emulated(m *methodInfo, s *session) *emulation {
 	if m.domain == domainBrowser || (browserLevel && m.domain == domainTarget) {
 		return &emUnsupported
 	}
+	if s != nil && s.tab != nil && (m.name == "Runtime.enable" || m.name == "Runtime.disable") {
+		return &emRuntimeSwitch // on any of a tab's sessions (runtimehold.go)
+	}
 	if s != nil && !s.child && s.tab != nil && (m.enable || m.disable) {
 		return &emDomainSwitch
 	}
@@ -177,6 +180,9 @@ func (c *clientConn) domainSwitch(k call) {
 		st.recordSwitch(k.sess.tab, domain, on, k.params)
 	}
 	c.inst.unlock()
+	if domain == "Debugger" {
+		c.debuggerSwitched(k.sess, on)
+	}
 	if !forward {
 		c.reply(k, struct{}{})
 		return

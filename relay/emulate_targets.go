@@ -3,6 +3,7 @@ package relay
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 )
 
 // Target.* at the browser level: what Chrome's browser target answers,
@@ -107,9 +108,14 @@ func (c *clientConn) createTarget(k call) {
 	in := c.inst
 	st := in.lock()
 	known := k.a.browserContextID == "" || st.knownContext(k.a.browserContextID)
+	room := st.tabRoom("a tab the client asked for")
 	in.unlock()
 	if !known {
 		c.fail(k, codeInvalidParams, "cdprelay: unknown browserContextId; only the default context exists")
+		return
+	}
+	if !room {
+		c.fail(k, codeServerError, "cdprelay: too many tabs: the instance keeps "+strconv.Itoa(in.srv.cfg.MaxTabs)+" already (--max-tabs); close some")
 		return
 	}
 	url := k.a.url // the one the fence judged

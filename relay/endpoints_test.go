@@ -39,7 +39,7 @@ func TestPageEndpoint(t *testing.T) {
 			m := h.callMsg(c, "", "Runtime.evaluate", map[string]any{"expression": "1"})
 			mustMatch(t, m.Raw, fmt.Sprintf(`{"id":%d,"result":{"result":{"type":"number","value":2,"description":"2"}}}`, *m.ID))
 			cmds := commandsSince(e, before)
-			mustMatch(t, cmds[len(cmds)-1].Params, `[{"tabId":2},"Runtime.evaluate",{"expression":"1"}]`)
+			mustMatch(t, cmds[len(cmds)-1].Params, `[{"tabId":2},"Runtime.evaluate",{"expression":"1","timeout":10000}]`)
 			m = h.callMsg(c, "", "Browser.getVersion", nil)
 			if m.SessionID != "" || m.Error != nil {
 				t.Errorf("getVersion: %s", m.Raw)

@@ -23,6 +23,8 @@ type eventEffects struct {
 	// unpause: the tab's script paused in a debugger nobody the client
 	// knows of may resume (a blind tab, or the automation stopped).
 	unpause bool
+	// brakeChild: a new frame or worker gets the relay's Debugger.
+	brakeChild string
 }
 
 // routeEvent forwards one chrome.debugger.onEvent. This is the tab →
@@ -64,7 +66,7 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 			// screencast: the live view's tap, or the client (and then the
 			// tap gets a copy and leaves the acks to the client).
 			fx.frameTo, fx.frameClient = t.handles, t.clientScreencast
-			if !t.clientScreencast {
+			if !t.clientScreencast || st.withholdFrame(t, params) {
 				return
 			}
 		} else if bytesHasPrefix(method, "Page.") {
@@ -127,13 +129,25 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 				((bytesHasPrefix(method, "Network.") || bytesHasPrefix(method, "Fetch.")) && t.blindRequest(method, params)) ||
 				(string(method) == "Debugger.paused" && t.pausedInBlind(string(sid), params))))
 	if bytesHasPrefix(method, "Runtime.executionContext") {
-		if string(method) == "Runtime.executionContextCreated" && isRelayWorld(params) {
+		relay, isolated := st.contextEvent(t, string(sid), method, params)
+		if relay {
 			return // the relay's own world (relayworld.go)
 		}
-		if id := st.trackWorlds(t, string(sid), method, params); id != 0 && t.guard != nil {
+		if isolated != 0 && t.guard != nil {
 			// The guard goes in before the client hears of the world.
 			_, src := newGuardFrom(*t.guard)
-			st.fire(t.id, string(sid), "Runtime.evaluate", map[string]any{"expression": src, "contextId": id, "silent": true})
+			st.fire(t.id, string(sid), "Runtime.evaluate", map[string]any{"expression": src, "contextId": isolated, "silent": true})
+		}
+	} else if t.relayCtxs.Load() > 0 && (bytesHasPrefix(method, "Runtime.") || bytesHasPrefix(method, "Debugger.")) {
+		if withhold, unpause := st.relayEvent(t, string(sid), method, params); withhold {
+			fx.unpause = fx.unpause || unpause
+			return // of the relay's own world (relayevents.go)
+		}
+	}
+	if string(method) == "Debugger.paused" {
+		if unpause, ours := in.pausedLocked(t.id, string(sid)); ours {
+			fx.unpause = unpause
+			return
 		}
 	}
 	if isFetchPaused(method) {
@@ -178,8 +192,17 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 	switch string(method) {
 	case "Target.attachedToTarget":
 		// A child target (frame, worker) attached under s.
+		if st.refuseChild(s, wire.StringField(params, "sessionId")) {
+			return // past the bound: detached, never announced (bounds.go)
+		}
 		ti := wire.Field(params, "targetInfo")
 		if child := st.addChild(s, wire.StringField(params, "sessionId"), wire.StringField(ti, "targetId"), wire.StringField(ti, "url")); child != nil {
+			if brakesChild(wire.StringField(ti, "type")) {
+				fx.brakeChild = child.id
+			}
+			// The relay follows the child's execution contexts, whatever
+			// the client switches (runtimehold.go).
+			st.holdRuntime(t, child.id)
 			if string(wire.StringField(ti, "type")) == "iframe" {
 				// An out-of-process frame navigates through its own
 				// session: fence it too, before the client resumes it;
@@ -213,6 +236,13 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 	if blind {
 		return
 	}
+	if bytesHasPrefix(method, "Debugger.") && !s.enabled["Debugger"] {
+		// The relay's own Debugger (brake.go). A pause of a session that
+		// did not enable it (a client's DOMDebugger breakpoint or
+		// Debugger.pause on the relay's Debugger) has nobody to resume it.
+		fx.unpause = string(method) == "Debugger.paused"
+		return
+	}
 	if sid == nil && isDownloadEvent(method) && st.downloadEvent(t, method, params) {
 		return // a blind site's, or held until its file is in place (downloads.go)
 	}
@@ -222,9 +252,13 @@ func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []by
 		defer putBuf(red)
 		params = *red
 	}
-	buf := getBuf()
-	*buf = wire.AppendEvent(*buf, method, s.idJSON, params)
-	c.deliver(buf)
+	// Runtime is on in Chrome for the relay's sake: its events go to the
+	// sessions where the client switched it on (runtimehold.go).
+	if !bytesHasPrefix(method, "Runtime.") || st.runtimeWanted(t, string(sid), s, method) {
+		buf := getBuf()
+		*buf = wire.AppendEvent(*buf, method, s.idJSON, params)
+		c.deliver(buf)
+	}
 	if sid == nil {
 		// Further sessions on the tab get a copy of the events of the
 		// domains they enabled.
@@ -251,6 +285,9 @@ func (in *Instance) afterEvent(x *extConn, t *tab, sid, params []byte, fx *event
 	}
 	if fx.unpause {
 		x.fire(t.id, string(sid), "Debugger.resume", nil)
+	}
+	if fx.brakeChild != "" {
+		x.brakeOn(t.id, fx.brakeChild)
 	}
 	if fx.refresh {
 		in.tasks.spawn("target info", func() { in.refreshTargetInfo(x, t) })

@@ -319,7 +319,7 @@ func (x *extConn) forwardTap(c *clientConn, id int64, m *methodInfo, method, par
 		t.lastCommand.Store(now.UnixNano())
 	}
 	pc := pendingCall{kind: callClient, client: c, clientID: id, replyTo: replyTo, via: via, tabID: t.id, tab: t, epoch: t.blindEpoch.Load(), m: m, start: now, then: tap}
-	if m.name == "Page.addScriptToEvaluateOnNewDocument" && x.inst.hasTiers() && !initRunsNothing(params) {
+	if m.name == "Page.addScriptToEvaluateOnNewDocument" && !initRunsNothing(params) {
 		kept := append([]byte(nil), params...)
 		pc.keep = &kept
 	}

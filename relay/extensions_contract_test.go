@@ -134,7 +134,7 @@ func TestBothExtensionsActivateUnattachedTab(t *testing.T) {
 			if x.stock {
 				// No chrome.tabs.update in the stock extension: the tab
 				// brings itself to the front.
-				want = `[chrome.tabs.update chrome.debugger.attach chrome.debugger.sendCommand "Target.getTargetInfo" chrome.debugger.sendCommand "Page.enable" chrome.debugger.sendCommand "Page.getFrameTree" chrome.debugger.sendCommand "Page.getNavigationHistory" chrome.debugger.sendCommand "Page.bringToFront"]`
+				want = `[chrome.tabs.update chrome.debugger.attach chrome.debugger.sendCommand "Target.getTargetInfo" chrome.debugger.sendCommand "Page.enable" chrome.debugger.sendCommand "Debugger.enable" chrome.debugger.sendCommand "Debugger.setBreakpointsActive" chrome.debugger.sendCommand "Runtime.enable" chrome.debugger.sendCommand "Page.getFrameTree" chrome.debugger.sendCommand "Page.getNavigationHistory" chrome.debugger.sendCommand "Page.bringToFront"]`
 			}
 			if got := fmt.Sprint(methods); got != want {
 				t.Errorf("commands %s, want %s", got, want)

@@ -3,6 +3,7 @@ package relay
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -122,6 +123,10 @@ func (in *Instance) onTabCreated(x *extConn, params []byte) {
 	}
 	st = in.lock()
 	if st.ext != x {
+		in.unlock()
+		return
+	}
+	if _, known := st.tabs[et.ID]; !known && !st.tabRoom("tab "+strconv.FormatInt(et.ID, 10)) {
 		in.unlock()
 		return
 	}

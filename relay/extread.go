@@ -8,6 +8,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/internal/wslimit"
 )
 
 // The extension connection's read side: its loop, batches, and the
@@ -29,7 +30,6 @@ func (x *extConn) run(maxMessage int64) (err error) {
 // reader of the socket.
 func (x *extConn) serve(maxMessage int64) error {
 	conn := x.p.conn
-	conn.SetReadLimit(maxMessage)
 	_ = conn.SetReadDeadline(time.Now().Add(extReadTimeout))
 	conn.SetPongHandler(func(string) error {
 		return conn.SetReadDeadline(time.Now().Add(extReadTimeout))
@@ -37,8 +37,12 @@ func (x *extConn) serve(maxMessage int64) error {
 	var buf []byte
 	var m wire.ExtMessage
 	for {
-		mt, frame, err := readFrame(conn, &buf)
+		mt, frame, err := readFrame(conn, &buf, maxMessage)
 		if err != nil {
+			if wslimit.IsTooBig(err) {
+				x.inst.srv.cfg.Metrics.limited[limitSize].Inc()
+				x.p.closeTooBig(maxMessage)
+			}
 			return err
 		}
 		_ = conn.SetReadDeadline(time.Now().Add(extReadTimeout))

@@ -2,6 +2,7 @@ package relay
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 )
 
@@ -13,6 +14,8 @@ import (
 // requests: it fails the disallowed ones as blocked-by-client before they
 // leave the browser, and holds the others while the client's settings are
 // lifted for where they go or a person is asked (navhold.go).
+// Requests of every type to the relay's own origins are paused and failed
+// whatever the policy (ownorigins.go).
 //
 // chrome.debugger gives the relay and the client one session per target,
 // and Fetch.enable replaces the patterns of the previous call, so the
@@ -24,8 +27,9 @@ import (
 // fetchState is one session's Fetch configuration. Guarded by the
 // instance's mutex.
 type fetchState struct {
-	fence  bool         // the relay's Document pattern is enabled
-	client *clientFetch // nil while the client has no Fetch enabled
+	fence  bool           // the relay's patterns are enabled
+	pats   []fetchPattern // the relay's patterns in force
+	client *clientFetch   // nil while the client has no Fetch enabled
 }
 
 type clientFetch struct {
@@ -42,12 +46,9 @@ type fetchPattern struct {
 var fencePattern = fetchPattern{URLPattern: "*", ResourceType: "Document", RequestStage: "Request"}
 
 // fetchParams builds the Fetch.enable params for a session: the relay's
-// pattern when fencing, and the client's.
-func fetchParams(fence bool, cf *clientFetch) map[string]any {
-	pats := []fetchPattern{}
-	if fence {
-		pats = append(pats, fencePattern)
-	}
+// patterns, and the client's.
+func fetchParams(relay []fetchPattern, cf *clientFetch) map[string]any {
+	pats := append([]fetchPattern{}, relay...)
 	auth := false
 	if cf != nil {
 		pats = append(pats, cf.patterns...)
@@ -62,6 +63,17 @@ func fetchParams(fence bool, cf *clientFetch) map[string]any {
 // person is asked about hosts (where a navigation ends is asked).
 func (in *Instance) fencing() bool {
 	return in.srv.policy.load().FencesNavigation(in.profile) || in.hasTiers() || in.asksNavigation()
+}
+
+// backstop returns the relay's Fetch patterns for this instance's
+// sessions: every Document request when the policy fences navigations, and
+// every request to the relay's own origins. Nil: no backstop.
+func (in *Instance) backstop() []fetchPattern {
+	pats := in.srv.own.fetchPatterns()
+	if in.fencing() {
+		pats = append([]fetchPattern{fencePattern}, pats...)
+	}
+	return pats
 }
 
 // fetchOf returns the Fetch state of t's session sid ("" for the tab's
@@ -84,11 +96,12 @@ func (t *tab) fenced(sid string) bool {
 	return fs != nil && fs.fence
 }
 
-// enableFence turns the backstop on for t's session sid if the policy asks
-// for it. It does not wait for Chrome's answer: it may run on the
-// extension's read loop.
+// enableFence turns the backstop on for t's session sid if it has one. It
+// does not wait for Chrome's answer: it may run on the extension's read
+// loop.
 func (in *Instance) enableFence(x *extConn, t *tab, sid string) {
-	if !in.fencing() {
+	pats := in.backstop()
+	if len(pats) == 0 {
 		return
 	}
 	in.lock()
@@ -97,8 +110,8 @@ func (in *Instance) enableFence(x *extConn, t *tab, sid string) {
 		in.unlock()
 		return
 	}
-	fs.fence = true
-	params := fetchParams(true, fs.client)
+	fs.fence, fs.pats = true, pats
+	params := fetchParams(pats, fs.client)
 	in.unlock()
 	x.fire(t.id, sid, "Fetch.enable", params)
 }
@@ -129,7 +142,7 @@ func (st *state) fetchRewrite(t *tab, sid string, a *args, enable bool, replyTo 
 		// Disabling would drop the relay's pattern too: keep it.
 		fs.client = nil
 	}
-	b, _ := json.Marshal(fetchParams(true, fs.client))
+	b, _ := json.Marshal(fetchParams(fs.pats, fs.client))
 	return b
 }
 
@@ -188,8 +201,11 @@ func (st *state) judgePaused(t *tab, sid string, params []byte) pausedAction {
 	}
 	responseStage := p.ResponseStatusCode != nil || p.ResponseErrorReason != ""
 	wants := cf != nil && t.acc.level != accessBlind && cf.matches(p, responseStage)
+	in := st.in
+	if in.srv.ownURL(p.Request.URL) {
+		return pausedAction{kind: pausedFail, requestID: p.RequestID, url: p.Request.URL, d: ownRefusal(p.Request.URL)}
+	}
 	if !responseStage && p.ResourceType == "Document" {
-		in := st.in
 		if d := in.srv.policy.load().URL(in.profile, p.Request.URL); d.Verdict != Allow {
 			return pausedAction{kind: pausedFail, requestID: p.RequestID, url: p.Request.URL, d: d}
 		}
@@ -284,42 +300,38 @@ func wildcardMatch(pattern, s string) bool {
 }
 
 // refreshFences brings every attached tab's own session in line with the
-// policy after it changed: the backstop goes on where it is now needed and
-// off where it no longer is, keeping the client's own Fetch patterns.
+// policy (and the relay's own origins) after it changed: the backstop goes
+// on where it is now needed, off where it no longer is, and changes its
+// patterns where they changed, keeping the client's own Fetch patterns.
 func (s *Server) refreshFences() {
 	for _, in := range s.Instances() {
-		want := in.fencing()
+		want := in.backstop()
 		st := in.lock()
 		x := st.ext
-		var turnOn, turnOff []*tab
-		var offParams []map[string]any
+		var changed []*tab
+		var params []map[string]any
 		for _, t := range st.tabs {
 			if t.state != tabAttached {
 				continue
 			}
-			has := t.fenced("")
-			switch {
-			case want && !has:
-				turnOn = append(turnOn, t)
-			case !want && has:
-				fs := t.fetch[""]
-				fs.fence = false
-				turnOff = append(turnOff, t)
-				offParams = append(offParams, fetchParams(false, fs.client))
+			fs := t.fetch[""]
+			if fs == nil && len(want) == 0 || fs != nil && slices.Equal(fs.pats, want) && fs.fence == (len(want) > 0) {
+				continue
 			}
+			fs = t.fetchOf("")
+			fs.fence, fs.pats = len(want) > 0, want
+			changed = append(changed, t)
+			params = append(params, fetchParams(want, fs.client))
 		}
 		in.unlock()
 		if x == nil {
 			continue
 		}
-		for _, t := range turnOn {
-			in.enableFence(x, t, "")
-		}
-		for i, t := range turnOff {
-			if len(offParams[i]["patterns"].([]fetchPattern)) == 0 {
+		for i, t := range changed {
+			if len(params[i]["patterns"].([]fetchPattern)) == 0 {
 				x.fire(t.id, "", "Fetch.disable", nil)
 			} else {
-				x.fire(t.id, "", "Fetch.enable", offParams[i])
+				x.fire(t.id, "", "Fetch.enable", params[i])
 			}
 		}
 	}

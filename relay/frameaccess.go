@@ -18,6 +18,9 @@ func (st *state) childAccess(u string) tabAccess {
 	web, special := pageScheme(u)
 	switch {
 	case web:
+		if a, own := st.in.srv.ownAccess(u, "the frame"); own {
+			return a
+		}
 		return st.tierAccess(u)
 	case special || u == "" || strings.HasPrefix(strings.ToLower(u), "data:"):
 		return tabAccess{}
@@ -82,8 +85,10 @@ func (st *state) setChildFrame(cs *session, id, url string) {
 		if cs.frames == nil {
 			cs.frames = make(map[string]string)
 		}
-		if len(cs.frames) >= maxPendingFrames {
-			url = "cdprelay:too-many-frames" // not a web page: blind
+		if _, known := cs.frames[id]; !known && len(cs.frames) >= maxPendingFrames {
+			// Not a web page: blind, until the next document; no more kept.
+			st.in.srv.cfg.Metrics.limited[limitFrames].Inc()
+			id, url = tooManyFrames, tooManyFrames
 		}
 		cs.frames[id] = url
 	}

@@ -9,14 +9,16 @@ import (
 	"github.com/cdprelay/cdprelay/internal/wire"
 )
 
-// The client's scripts for new documents, under tiers.
+// The client's scripts for new documents, under tiers and a person's
+// take-over.
 //
 // Page.addScriptToEvaluateOnNewDocument runs the client's script in the
 // page's own world of every document the frame shows from then on:
 // added on a full site, it would run, with the person's session, on a
-// read-only or blind site the tab goes to later. So while the policy has
-// tiers the relay keeps each script the client added, takes it out of
-// Chrome as soon as its frame is on its way to a site that is not full
+// read-only or blind site the tab goes to later, and in every page a
+// person opens in a tab they took over. So the relay keeps each script
+// the client added, takes it out of Chrome as soon as the tab is held by
+// a person or its frame is on its way to a site that is not full
 // (before the Page.navigate that goes there, for the client's own
 // navigations; at the first event that says so, for the page's), and puts
 // it back once the frame is on its way to a full site again. The client
@@ -112,7 +114,9 @@ func (st *state) syncScripts(t *tab) {
 		case !full && sc.real != "":
 			st.fireLift(t, scriptLift(t, sc), true, sc.sid, "Page.removeScriptToEvaluateOnNewDocument", map[string]string{"identifier": sc.real})
 			sc.real = ""
-		case full && sc.real == "" && !sc.adding && st.ext != nil:
+		case full && sc.real == "" && !sc.adding && st.ext != nil && st.stoppedBy == "":
+			// (While stopped, none of the client's scripts goes back:
+			// stopundo.go; Resume puts them back.)
 			sc.adding = true
 			ls := scriptLift(t, sc)
 			ls.pending++ // answered when it is back (putScriptBack)

@@ -308,6 +308,7 @@ func TestTierFramesAgainstTheClient(t *testing.T) {
 	})
 	t.Run("a breakpoint's condition", func(t *testing.T) {
 		h, _, c, sess := setup(t)
+		h.call(c, sess, "Debugger.enable", nil)
 		if m := h.callMsg(c, sess, "Debugger.setBreakpointByUrl", map[string]any{"urlRegex": ".*", "lineNumber": 0, "condition": "fetch('/act'),false"}); m.Error == nil {
 			t.Errorf("a breakpoint with a condition: %s", m.Raw)
 		}

@@ -81,6 +81,10 @@ type Instance struct {
 	// urlPasswords counts the passwords of URLs the lock took (userinfo.go),
 	// up to maxURLPasswords.
 	urlPasswords atomic.Int32
+	// brakes end script that does not end (brake.go); lifting is what a
+	// Stop undoes (stopundo.go).
+	brakes  brakes
+	lifting lifting
 }
 
 // BrowserInfo is what the extension reports about its browser.

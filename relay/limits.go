@@ -40,9 +40,16 @@ const (
 	limitQueue     = "client-queue"
 	limitInstances = "instances"
 	limitIdle      = "idle"
+	limitSize      = "message-size"
+	// What a peer can make an instance hold (bounds.go).
+	limitTabs          = "tabs"
+	limitChildSessions = "child-sessions"
+	limitFrames        = "frames"
+	limitDomains       = "session-domains"
 )
 
-var limitNames = []string{limitRate, limitInFlight, limitQueue, limitInstances, limitIdle}
+var limitNames = []string{limitRate, limitInFlight, limitQueue, limitInstances, limitIdle, limitSize,
+	limitTabs, limitChildSessions, limitFrames, limitDomains}
 
 func msgRateLimit(perSecond float64) string {
 	return "cdprelay: rate limit: more than " + strconv.FormatFloat(perSecond, 'f', -1, 64) + " commands per second"

@@ -171,7 +171,7 @@ func TestClientByteBudget(t *testing.T) {
 	h := newHarness(t, Config{ClientQueueBytes: 1 << 20})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1}}})
 	c := h.client()
-	h.autoAttach(c)
+	h.call(c, h.autoAttach(c)[0], "Runtime.enable", nil)
 	c.Freeze() // stops reading: the socket's buffers fill, then the relay's queue
 	big := strings.Repeat("x", 64<<10)
 	for i := 0; i < 4000; i++ {

@@ -34,6 +34,7 @@ func TestMethodNamesAreChromes(t *testing.T) {
 		"Page.getManifestIcons", "Runtime.setAsyncCallStackDepth", "Storage.getStorageKeyForFrame",
 		"Network.requestIntercepted", "Network.getAllCookies", "Page.getCookies", "Target.sendMessageToTarget",
 		"Page.setDownloadBehavior", "Page.downloadWillBegin", "Page.downloadProgress",
+		"Debugger.setScriptSource", "Debugger.getWasmBytecode", "Debugger.breakpointResolved",
 		// Sent by Playwright and Puppeteer, and kept for a resume.
 		"Network.setUserAgentOverride", "Network.emulateNetworkConditions",
 		// Settings Chrome still takes, under older names or newer than

@@ -38,6 +38,11 @@ type methodInfo struct {
 	// unknown: not in the protocol the relay was built with (a newer
 	// Chrome's), so what it does is not known (settings.go).
 	unknown bool
+	// brake: the forward stage hands the command to the brake (brake.go).
+	brake bool
+	// ctx is what the params name of execution contexts (ctxguard.go);
+	// nil for the methods that name none.
+	ctx *ctxSpec
 }
 
 // opensTabs are the commands besides Input.* whose effect can open a tab:
@@ -78,6 +83,8 @@ func newMethodInfo(name string) *methodInfo {
 		m.unique = m.unique || strings.HasPrefix(name, d)
 	}
 	m.opens = strings.HasPrefix(name, "Input.") || opensTabs[name]
+	m.brake = brakeMethods[name]
+	m.ctx = ctxSpecs[name]
 	return m
 }
 

@@ -30,8 +30,8 @@ func TestMetricsValues(t *testing.T) {
 		h.call(c, sess, "Runtime.evaluate", map[string]any{"expression": "1"})
 	}
 	h.callMsg(c, sess, "Network.getAllCookies", nil)
-	e.Event(1, "", "Runtime.consoleAPICalled", map[string]any{"type": "log", "args": []any{}})
-	h.event(c, 0, "Runtime.consoleAPICalled")
+	e.Event(1, "", "Log.entryAdded", map[string]any{"entry": map[string]any{"source": "other", "level": "info", "text": "x"}})
+	h.event(c, 0, "Log.entryAdded")
 	// The burst of 10 is spent by now (5 so far): the rest are limited.
 	limited := 0
 	for i := 0; i < 10; i++ {
@@ -51,7 +51,7 @@ func TestMetricsValues(t *testing.T) {
 		{"commands Network", met.messages[dirCommand][domainIndex["Network"]], 1},
 		{"commands Target", met.messages[dirCommand][domainIndex["Target"]], 1},
 		{"replies Runtime", met.messages[dirReply][domainIndex["Runtime"]], float64(3 + 10 - limited)},
-		{"events Runtime", met.messages[dirEvent][domainIndex["Runtime"]], 1},
+		{"events Log", met.messages[dirEvent][domainIndex["Log"]], 1},
 		{"refused getAllCookies", met.refused.WithLabelValues("deny", "method:Network.getAllCookies"), 1},
 		{"rate limited", met.limited[limitRate], float64(limited)},
 		{"client connections", met.connections.WithLabelValues(ActorClient), 1},

@@ -9,7 +9,8 @@ import (
 
 // The first-request fence: the policy's URL fence as rules the browser
 // applies to every request of the shared tabs, and of tabs not yet known,
-// before it leaves (NetworkRuler). Our extension says it can install them
+// before it leaves (NetworkRuler), and the rules that keep those tabs off
+// the relay's own origins (ownorigins.go). Our extension says it can install them
 // (feature "navigation-fence" in extension.info); the stock one cannot,
 // and then the Fetch backstop is the only fence. The rules are in force
 // while a client is connected: the person's own browsing is not fenced
@@ -64,9 +65,16 @@ func (in *Instance) netFenceRules(x *extConn, on bool) (json.RawMessage, bool) {
 	}
 	var rules json.RawMessage
 	if on {
-		rules = in.networkRules()
+		// The policy's rules and those of the relay's own origins
+		// (ownorigins.go).
+		pol := in.networkRules()
+		var err error
+		if rules, err = in.srv.own.withOwnRules(pol); err != nil {
+			in.log.Warn("the relay's own origins are left out of the first-request rules", "err", err)
+			rules = pol
+		}
 	}
-	if rules == nil {
+	if len(rules) == 0 {
 		rules = json.RawMessage("null")
 	}
 	return rules, true

@@ -2,7 +2,6 @@ package relay
 
 import (
 	"errors"
-	"io"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -10,6 +9,8 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/cdprelay/cdprelay/internal/wslimit"
 )
 
 const (
@@ -17,9 +18,6 @@ const (
 	writeWait = 10 * time.Second
 	// closeWait bounds the close handshake once we have decided to close.
 	closeWait = 2 * time.Second
-	// maxKeptReadBuf: a read buffer grown past this by one huge message is
-	// released instead of being kept for the connection's lifetime.
-	maxKeptReadBuf = 4 << 20
 	// maxPooledBuf: outgoing buffers larger than this are not pooled.
 	maxPooledBuf = 1 << 20
 	// maxBatchBytes bounds a batch frame to the extension: messages queued
@@ -82,6 +80,9 @@ type peer struct {
 	// noCloseFrame: the connection ends without a close frame (go-rod's
 	// reader panics on one). Set before writeLoop starts.
 	noCloseFrame bool
+	// linger is how long the socket stays open after the close frame, for
+	// the peer's reply (closeWait when 0). Set before shutdown.
+	linger time.Duration
 }
 
 func newPeer(conn *websocket.Conn, queue int, maxBytes int64) *peer {
@@ -266,7 +267,11 @@ func (p *peer) writeLoop(ping time.Duration, onPanic func(where string, r any)) 
 			_ = p.conn.WriteControl(websocket.CloseMessage, msg, time.Now().Add(closeWait))
 			// Give the read loop a moment to see the peer's close reply,
 			// then make sure the socket goes.
-			time.AfterFunc(closeWait, func() { p.conn.Close() })
+			wait := closeWait
+			if p.linger > 0 {
+				wait = p.linger
+			}
+			time.AfterFunc(wait, func() { p.conn.Close() })
 			return
 		}
 	}
@@ -372,33 +377,22 @@ func (p *peer) drain() {
 	}
 }
 
-// readFrame reads one whole message into *buf, growing it as needed, and
-// returns the message type and the bytes (aliasing *buf until the next
-// call).
-func readFrame(conn *websocket.Conn, buf *[]byte) (int, []byte, error) {
-	mt, r, err := conn.NextReader()
-	if err != nil {
-		return 0, nil, err
-	}
-	b := (*buf)[:0]
-	if cap(b) > maxKeptReadBuf {
-		b = make([]byte, 0, 4096)
-	}
-	for {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				*buf = b
-				return mt, b, nil
-			}
-			*buf = b
-			return 0, nil, err
-		}
-	}
+// readFrame reads one whole message of at most limit bytes into *buf,
+// growing it as needed, and returns the message type and the bytes
+// (aliasing *buf until the next call). A larger message is a
+// *wslimit.TooBigError: see closeTooBig.
+func readFrame(conn *websocket.Conn, buf *[]byte, limit int64) (int, []byte, error) {
+	return wslimit.Read(conn, buf, limit)
+}
+
+// closeTooBig ends p's connection for a message larger than limit: a close
+// frame 1009 with the reason, then what the peer goes on sending is read
+// and thrown away until it closes (wslimit.Drain), so that the peer gets
+// the frame rather than a reset. The caller is p's reader.
+func (p *peer) closeTooBig(limit int64) {
+	p.linger = wslimit.DrainTime
+	p.shutdown(websocket.CloseMessageTooBig, wslimit.Reason(limit))
+	wslimit.Drain(p.conn, wslimit.DrainTime)
 }
 
 // closeReasonOf describes why a read loop ended, for logs.
@@ -410,7 +404,7 @@ func closeReasonOf(err error) string {
 		}
 		return closeCodeName(ce.Code)
 	}
-	if errors.Is(err, websocket.ErrReadLimit) {
+	if errors.Is(err, websocket.ErrReadLimit) || wslimit.IsTooBig(err) {
 		return "message too big"
 	}
 	return err.Error()

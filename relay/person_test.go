@@ -37,23 +37,18 @@ func hasMethod(ms []string, m string) bool {
 // Stop fails what is under way at once, refuses what comes, and keeps the
 // client connected and informed; Resume lets it go on.
 func TestStopAndResume(t *testing.T) {
-	hold, arrived := make(chan struct{}), make(chan struct{})
-	var once sync.Once
 	rec := &auditRecorder{}
 	h := newHarness(t, Config{Observer: rec})
-	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Gate: func(method string, args []json.RawMessage) {
-		if method == "chrome.debugger.sendCommand" && len(args) > 2 && strings.Contains(string(args[2]), "while(true)") {
-			once.Do(func() { close(arrived) })
-			<-hold
-		}
-	}})
-	defer close(hold)
+	page := newBusyPage()
+	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: page.handler})
+	page.e = e
 	c := h.client()
 	sess := h.autoAttach(c)[0]
+	h.call(c, sess, "Runtime.enable", nil)
 	in := h.srv.Default()
 	id := h.send(c, sess, "Runtime.evaluate", map[string]any{"expression": "while(true){}"})
-	<-arrived
-	from, sent := len(c.Messages()), len(e.Commands())
+	page.waitBusy(h, "")
+	from := len(c.Messages())
 	if err := in.Stop("viewer-1"); err != nil {
 		t.Fatal(err)
 	}
@@ -62,8 +57,10 @@ func TestStopAndResume(t *testing.T) {
 	if m.Error != nil || refusal(m) != "Error: "+msgStopped {
 		t.Fatalf("the command under way: %s", m.Raw)
 	}
-	h.waitFor("the script is terminated", func() bool { return hasMethod(sentMethods(e, sent), "Runtime.terminateExecution") })
-	h.waitFor("a pause in the debugger is resumed", func() bool { return hasMethod(sentMethods(e, sent), "Debugger.resume") })
+	h.waitFor("the script is ended", func() bool {
+		return len(page.received(`Debugger.resume {"terminateOnResume":true}`)) == 1 && !page.isBusy("")
+	})
+	h.waitFor("what it set is undone", func() bool { return rec.find(KindStop, "the Stop by viewer-1 undid") })
 	ev, _ := h.event(c, from, "CDPRelay.stopped")
 	if !strings.Contains(string(ev.Raw), `"stopped":true`) || !strings.Contains(string(ev.Raw), "viewer-1") {
 		t.Fatalf("stopped event %s", ev.Raw)
@@ -75,7 +72,7 @@ func TestStopAndResume(t *testing.T) {
 	if st := in.Status(); !st.Stopped || st.StoppedBy != "viewer-1" {
 		t.Fatalf("status %+v", st)
 	}
-	sent = len(e.Commands())
+	sent := len(e.Commands())
 	for _, method := range []string{"Runtime.evaluate", "Target.getTargets", "Input.insertText", "Browser.getVersion"} {
 		m := h.callMsg(c, sess, method, map[string]any{"expression": "1", "text": "x"})
 		if r := refusal(m); r != msgStopped && r != "Error: "+msgStopped {
@@ -358,20 +355,11 @@ func TestApprovalTimeout(t *testing.T) {
 // a form's submit control is asked about, with its label; anything else
 // goes on.
 func TestAskSubmit(t *testing.T) {
-	var mu sync.Mutex
-	target := map[string]any{"origin": "https://a.example", "kind": "button", "text": "Place  order", "submit": true}
+	page := newFakePage(1, "https://a.example")
+	page.setAt(&fakeNode{id: 20, name: "BUTTON", in: tid(1), role: "button", label: "Place  order", form: true})
 	h := newHarness(t, Config{Policy: askPolicy{submit: true}, ApprovalTimeout: time.Hour})
-	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: func(tab int, sid, method string, params json.RawMessage) (any, error) {
-		switch {
-		case method == "Page.createIsolatedWorld":
-			return map[string]any{"executionContextId": 77}, nil
-		case method == "Runtime.evaluate" && strings.Contains(string(params), `"contextId":77`):
-			mu.Lock()
-			defer mu.Unlock()
-			return map[string]any{"result": map[string]any{"type": "object", "value": target}}, nil
-		}
-		return fakeext.DefaultHandler(tab, sid, method, params)
-	}})
+	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: page.handle})
+	page.e.Store(e)
 	c := h.client()
 	sess := h.autoAttach(c)[0]
 	in := h.srv.Default()
@@ -409,9 +397,7 @@ func TestAskSubmit(t *testing.T) {
 		t.Fatalf("sent %v", order)
 	}
 	// A press on something else goes on unasked.
-	mu.Lock()
-	target = map[string]any{"origin": "https://a.example", "kind": "link", "text": "Help", "submit": false}
-	mu.Unlock()
+	page.setAt(&fakeNode{id: 21, name: "A", attrs: []string{"href", "/help"}, in: tid(1), role: "link", label: "Help"})
 	if m, _ := h.reply(c, mouse("mousePressed")); m.Error != nil {
 		t.Fatalf("press on a link: %s", m.Raw)
 	}

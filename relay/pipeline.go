@@ -30,13 +30,16 @@ import (
 //  5. policy   the operator's method rules and URL fence, on the decoded
 //     URL (Policy), then the relay's own rules (rules.go);
 //  6. access   what the tab lets automation do, by where it is and who
-//     holds it: blind, read-only or full (access.go);
+//     holds it: blind, read-only or full (access.go); and the execution
+//     contexts the command names, judged by what they are now
+//     (ctxguard.go);
 //  7. ask      a command the policy asks a person about is held for their
 //     approval (approvals.go);
 //  8. prepare  what a verdict does to the tab: a navigation to a stricter
 //     site takes out of Chrome what may not run there (initscripts.go);
 //  9. secret   a secret typed by reference, on its own origins only
-//     (secrets.go);
+//     (secrets.go); while one is hidden, what the relay could not hide it
+//     in, and a page whose password field holds one (lockgates.go);
 //  10. fence   the navigation backstop's share of the tab's Fetch domain
 //     (fetchfence.go);
 //  11. emulate browser-level methods the relay answers itself
@@ -73,6 +76,9 @@ type cmd struct {
 	// own: the relay's own command (a setting sent again after a resume),
 	// judged as a client's but answered to nobody.
 	own bool
+	// isolated: the contexts k names put its script in a client's
+	// isolated world (ctxguard.go).
+	isolated bool
 }
 
 // outcome is a command's verdict, for the observe step.
@@ -98,7 +104,7 @@ const (
 
 // handle runs one well-formed command through the pipeline.
 func (c *clientConn) handle(k *cmd) {
-	k.m, k.r, k.a, k.params, k.out, k.ask, k.held = nil, route{}, args{}, k.env.Params, outcome{}, Decision{}, nil
+	k.m, k.r, k.a, k.params, k.out, k.ask, k.held, k.isolated = nil, route{}, args{}, k.env.Params, outcome{}, Decision{}, nil, false
 	if c.limits(k) && c.running(k) && c.route(k) && c.inLine(k) && c.decide(k) {
 		c.act(k)
 	}
@@ -108,7 +114,7 @@ func (c *clientConn) handle(k *cmd) {
 // judge runs a command taken off a line (approvals.go) through the stages
 // after it, judged again as if it had just arrived.
 func (c *clientConn) judge(k *cmd) {
-	k.m, k.r, k.a, k.params, k.out, k.ask = lookupMethod(k.env.Method), route{}, args{}, k.env.Params, outcome{}, Decision{}
+	k.m, k.r, k.a, k.params, k.out, k.ask, k.isolated = lookupMethod(k.env.Method), route{}, args{}, k.env.Params, outcome{}, Decision{}, false
 	if c.running(k) && c.route(k) && c.decide(k) {
 		c.act(k)
 	}
@@ -348,10 +354,17 @@ func (c *clientConn) access(k *cmd) bool {
 		c.answer(k, tree)
 		return false
 	}
+	if k.m.ctx != nil && k.r.acc.level != accessBlind && !c.contexts(k) {
+		return false
+	}
+	if d, ok := c.acts.retried(k); ok {
+		return c.refuseAsThrow(k, d) // refusals.go
+	}
 	if d, ok := c.gate(k, k.r.acc); !ok {
 		if k.r.acc.level == accessBlind && isScript(k.m.name) {
 			return c.refuseAsThrow(k, d)
 		}
+		c.acts.refused(k, d)
 		return c.refuse(k, d)
 	}
 	if pixelMethods[k.m.name] {
@@ -387,7 +400,7 @@ func (c *clientConn) prepare(k *cmd) {
 func (c *clientConn) secret(k *cmd) bool {
 	name, d, is := secretRef(k)
 	if !is {
-		return true
+		return c.secretGates(k) // lockgates.go
 	}
 	if d.Verdict != Allow {
 		return c.refuse(k, d)
@@ -486,7 +499,7 @@ func (c *clientConn) forward(k *cmd) {
 			return
 		}
 	}
-	if (k.m.name == "Page.addScriptToEvaluateOnNewDocument" || k.m.name == "Page.createIsolatedWorld") && r.via.tab != nil && c.inst.hasTiers() {
+	if (k.m.name == "Page.addScriptToEvaluateOnNewDocument" || k.m.name == "Page.createIsolatedWorld") && r.via.tab != nil {
 		c.inst.lock()
 		r.via.tab.noteWorld(k.params)
 		full := k.m.name == "Page.addScriptToEvaluateOnNewDocument" && len(r.via.tab.scripts) >= maxInitScripts && !initRunsNothing(k.params)
@@ -498,7 +511,7 @@ func (c *clientConn) forward(k *cmd) {
 			return
 		}
 	}
-	if k.m.name == "Page.removeScriptToEvaluateOnNewDocument" && r.via.tab != nil && c.inst.hasTiers() {
+	if k.m.name == "Page.removeScriptToEvaluateOnNewDocument" && r.via.tab != nil {
 		st := c.inst.lock()
 		params, known := st.removeScript(r.via.tab, r.via, k.params)
 		c.inst.unlock()
@@ -524,6 +537,9 @@ func (c *clientConn) forward(k *cmd) {
 		} else {
 			c.inst.streams.noteRead(k.env.ID, handle)
 		}
+	}
+	if k.m.brake && c.brakeCommand(k) {
+		return
 	}
 	if k.m.replay != replayNone {
 		if r.top {

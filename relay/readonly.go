@@ -92,10 +92,24 @@ var readOnlyMethods = map[string]readOnlyRule{
 	"Browser.getVersion": roAllow, "Browser.setDownloadBehavior": roAllow,
 }
 
+// interceptingEnables switch on more than events: the page's (or the
+// person's) passkeys, device pickers, sign-in dialogs and Bluetooth go to
+// the client until it answers.
+var interceptingEnables = map[string]bool{
+	"WebAuthn.enable": true, "DeviceAccess.enable": true, "FedCm.enable": true, "BluetoothEmulation.enable": true,
+}
+
 // readOnly returns how a read-only tab treats m.
 func readOnly(m *methodInfo) readOnlyRule {
 	if r, ok := readOnlyMethods[m.name]; ok {
 		return r
+	}
+	if (m.enable || m.disable) && !interceptingEnables[m.name] {
+		// A switch that only starts or stops events, as on a blind tab:
+		// a client sets them up on every page it opens (Puppeteer's
+		// Audits.enable), and a tab a person takes over must stay one it
+		// can open.
+		return roAllow
 	}
 	if m.domain != domainOther {
 		return readOnlyDomains[cdpDomains[m.domain]]
@@ -137,12 +151,8 @@ func (c *clientConn) gate(k *cmd, acc tabAccess) (refusal Decision, ok bool) {
 		switch readOnly(m) {
 		case roAllow:
 		case roNoEffects:
-			sid := ""
-			if k.r.via.child {
-				sid = k.r.via.id
-			}
-			st := c.inst.lock()
-			isolated := k.r.tab.guard != nil && st.isolatedTarget(k.r.tab, sid, k.m.name, k.params)
+			c.inst.lock()
+			isolated := k.isolated && k.r.tab.guard != nil
 			c.inst.unlock()
 			if isolated {
 				break // the guard is in that world (worlds.go)

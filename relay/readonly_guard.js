@@ -2,18 +2,16 @@
 // to automation, before the client can use the world. Reading the page
 // works as before; the common ways for a script to act on it throw. The
 // relay fills in SECRET (fresh for each installation, never sent to a
-// client) and ON; it turns a layer off with the secret when the tab is no
-// longer read-only, and installs a new layer the next time.
+// client), ON and WHY (the tab's reason, which every refusal gives); it
+// turns a layer off with the secret when the tab is no longer read-only,
+// and installs a new layer the next time.
 (() => {
   const secret = "SECRET";
   const key = Symbol.for("cdprelay.readOnly." + secret.slice(0, 8));
   if (Object.getOwnPropertyDescriptor(globalThis, key)) return; // this layer is in already
   let on = ON;
-  const refusal = (what) =>
-    new DOMException(
-      "cdprelay: read-only: " + what + " is refused: automation may read this tab but not act on it",
-      "NotAllowedError",
-    );
+  const why = WHY;
+  const refusal = (what) => new DOMException("cdprelay: read-only: " + what + " is refused: " + why, "NotAllowedError");
   // A tool's own events (Playwright's "__playwright_…" checks) mean nothing
   // to the page: only those may still be dispatched.
   // What it checks with is taken now: a script that replaces CustomEvent,
@@ -223,6 +221,14 @@
       "pushState",
       "replaceState",
       "scrollRestoration",
+    ]);
+    guard(w.Navigation && w.Navigation.prototype, [
+      "navigate",
+      "reload",
+      "back",
+      "forward",
+      "traverseTo",
+      "updateCurrentEntry",
     ]);
     guard(w.Storage && w.Storage.prototype, ["setItem", "removeItem", "clear"]);
     guard(w.XMLHttpRequest && w.XMLHttpRequest.prototype, ["open", "send"]);

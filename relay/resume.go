@@ -405,6 +405,15 @@ func (in *Instance) replay(ctx context.Context, x *extConn, t *tab) error {
 			}
 		}
 		st.syncScripts(t)
+	} else {
+		// Set again in order above: the scripts the relay keeps (for a
+		// person's take-over, initscripts.go) are Chrome's new ones.
+		for _, sc := range t.scripts {
+			if now, ok := ids[sc.client]; ok && sc.child == nil {
+				sc.real, sc.adding = now, false
+			}
+		}
+		st.syncScripts(t)
 	}
 	if len(ids) > 0 {
 		if t.scriptIDs == nil {

@@ -28,6 +28,8 @@ import (
 //     (Policy.UploadDirs) are accepted, after symlinks and ".." are
 //     resolved, and they go to Chrome as the resolved paths. Without
 //     folders, uploads are refused.
+//   - The relay's own origins. No URL-bearing command goes there
+//     (ownorigins.go).
 //   - Downloads. Browser.setDownloadBehavior and Page.setDownloadBehavior
 //     are the relay's to answer (downloads.go): the folder a client names
 //     must be one the operator allows.
@@ -47,7 +49,7 @@ const (
 func RelayRules() []string {
 	return []string{ruleNested, ruleNonFlat, ruleTargetTab, ruleUploads, ruleCredentials, ruleSecret,
 		ruleNeverShared, ruleOutsideFence, ruleTakeOver, ruleReadOnlyWrite, ruleBlindFrame, ruleStopped,
-		ruleDialogAnswered}
+		ruleDialogAnswered, ruleUndoable, ruleUnstoppable, ruleDebuggerOff, ruleContext, ruleOwnOrigin, ruleSecretField, ruleUnscannable}
 }
 
 // targetOnTab are the Target methods a tab's session may send to Chrome.
@@ -55,6 +57,12 @@ var targetOnTab = map[string]bool{"Target.setAutoAttach": true, "Target.getTarge
 
 // relayRules applies the relay's own rules to k.
 func (c *clientConn) relayRules(k *cmd) (Decision, bool) {
+	if k.a.hasURL && c.inst.srv.ownURL(k.a.url) {
+		return ownRefusal(k.a.url), false
+	}
+	if k.m.domain == domainHeapProfiler && c.inst.srv.secrets.load() != nil {
+		return deny(ruleSecret, msgHeap), false
+	}
 	switch k.m.name {
 	case "Target.sendMessageToTarget":
 		return deny(ruleNested, "cdprelay: Target.sendMessageToTarget carries a nested command past the relay's checks; use a flat session (Target.attachToTarget with flatten: true) and send the command on it"), false
@@ -85,6 +93,9 @@ func (c *clientConn) relayRules(k *cmd) (Decision, bool) {
 			return deny(ruleUploads, "cdprelay: "+err.Error()), false
 		}
 		k.params = p
+	}
+	if d, ok := c.stopRules(k); !ok {
+		return d, false
 	}
 	if k.m.domain == domainTarget && k.r.sess != nil && k.r.sess.tab != nil && emulated(k.m, k.r.sess) == nil && !targetOnTab[k.m.name] {
 		return deny(ruleTargetTab, "cdprelay: "+k.m.name+" is not available on a tab's session through the relay"), false

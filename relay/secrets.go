@@ -3,7 +3,7 @@ package relay
 import (
 	"context"
 	"encoding/json"
-	"strconv"
+	"errors"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -18,12 +18,17 @@ import (
 // (Playwright's fill() and keyboard.insertText(), Puppeteer's
 // keyboard.sendCharacter()) or of a key event's text — or calls the
 // relay's own CDPRelay.fillSecret {name} on a tab's session. The relay
-// finds the frame the keystrokes go to (the focused element, through
-// same-origin frames, looked up in an isolated world of the relay's own,
-// so that the page's script cannot fake it) and types the value only when
-// that frame is on one of the secret's origins. Otherwise the command is
-// refused with an error that names the secret and the origin, never the
-// value.
+// finds the focused field and the frame it is in, and judges them by the
+// browser's answers (relayworld.go): the field is a password field by its
+// node, the frame is on one of the secret's origins by the origin Chrome
+// gave it. Then it types the value in the same task of the page as it
+// checks that the focus is still there. Otherwise the command is refused
+// with an error that names the secret and the origin, never the value.
+//
+// The value goes to the page as an argument of the relay's call, never in
+// the text of a script: no script source, no event and no stack trace
+// carries it, and the world it runs in is the relay's own, which the
+// client cannot reach (ctxguard.go).
 //
 // Once a secret has been typed, the instance is locked on it: every
 // message to the client (and what the live view and the audit log show)
@@ -67,6 +72,14 @@ func (s *Server) SetSecrets(src SecretSource) {
 
 const ruleSecret = "relay:secret"
 
+// A heap snapshot holds every string of the page, a typed secret among
+// them, and HeapProfiler reaches objects by their place in the heap, past
+// the contexts they belong to: refused while secrets are configured
+// (Chrome refuses the domain to an extension too, today).
+var domainHeapProfiler = domainIndex["HeapProfiler"]
+
+const msgHeap = "cdprelay: HeapProfiler would read the page's memory, typed secrets included: refused while the relay has secrets"
+
 // secretRef returns the secret a command asks to type, if any: the whole
 // text of Input.insertText or of a key event, or CDPRelay.fillSecret's
 // name. A text with a reference among other text is refused.
@@ -100,27 +113,6 @@ func secretRef(k *cmd) (name string, refused Decision, is bool) {
 	return "", Decision{}, false
 }
 
-// focusProbe finds where keystrokes go: the focused element, through
-// same-origin frames. It runs in an isolated world of the relay's own.
-const focusProbe = `(() => {
-  let doc = document, origin = location.origin;
-  for (let depth = 0; depth < 32; depth++) {
-    let el = doc.activeElement;
-    while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
-    if (!el) break;
-    if (el.tagName === "IFRAME" || el.tagName === "FRAME") {
-      let inner = null;
-      try { inner = el.contentDocument; } catch (e) {}
-      if (!inner) return { origin, crossOrigin: true };
-      doc = inner;
-      origin = inner.location.origin;
-      continue;
-    }
-    return { origin, editable: el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName) };
-  }
-  return { origin, editable: false };
-})()`
-
 // typeSecret types secret name where the focus is in k's tab (or child
 // frame), after checking the origin. It runs as a task.
 func (c *clientConn) typeSecret(k call, name string) {
@@ -141,15 +133,31 @@ func (c *clientConn) typeSecret(k call, name string) {
 	}
 	ctx, cancel := c.callCtx()
 	defer cancel()
-	origin, why := c.focusOrigin(ctx, via)
+	look, err := c.newLook(ctx, via)
+	if err != nil {
+		c.failSecret(k, "cdprelay: secret "+name+" was not typed: the page could not be looked at ("+err.Error()+")")
+		return
+	}
+	defer look.close()
+	f, err := look.focus(ctx)
+	anyField := src.AnyField(name)
+	why := ""
+	switch {
+	case errors.Is(err, errNoFocus):
+		why = "no field has the focus"
+	case err != nil:
+		why = "the frame could not be asked where its focus is (" + err.Error() + ")"
+	default:
+		why = fieldRefusal(f, anyField)
+	}
 	if why != "" {
 		c.failSecret(k, "cdprelay: secret "+name+" was not typed: "+why)
 		return
 	}
-	if !src.Allowed(name, origin) {
+	if !src.Allowed(name, f.origin) {
 		os, _ := src.Origins(name)
-		in.observe(Event{Actor: ActorClient, Kind: KindSecret, Method: k.method, Rule: ruleSecret, Outcome: OutcomeDenied, Detail: "secret " + name + " refused on " + origin})
-		c.failSecret(k, "cdprelay: secret "+name+" may be typed on "+strings.Join(os, ", ")+" only, and the focused field is on "+origin)
+		in.observe(Event{Actor: ActorClient, Kind: KindSecret, Method: k.method, Rule: ruleSecret, Outcome: OutcomeDenied, Detail: "secret " + name + " refused on " + f.origin})
+		c.failSecret(k, "cdprelay: secret "+name+" may be typed on "+strings.Join(os, ", ")+" only, and the focused field is on "+f.origin)
 		return
 	}
 	value, err := src.Value(ctx, name)
@@ -160,41 +168,76 @@ func (c *clientConn) typeSecret(k call, name string) {
 	// Locked before it is typed: whatever the page says after comes back
 	// with the reference.
 	in.lockSecret(name, value)
-	allowed, _ := src.Origins(name)
-	expr, err := typeExpression(value, allowed, src.AnyField(name))
+	// The check that the focus is where it was judged and the typing run
+	// in one task of the page: the focus cannot move in between.
+	res, err := look.call(ctx, insertScript, f.chain, []map[string]any{{"value": string(value)}, {"value": anyField}}, true)
 	clear(value)
-	if err != nil {
-		c.failSecret(k, "cdprelay: secret "+name+" could not be typed")
-		return
-	}
-	// The check and the typing run in one task of the page: the focus
-	// cannot move in between.
-	res, err := c.relayEval(ctx, via, string(expr))
-	clear(expr)
 	if err != nil {
 		c.failSecret(k, "cdprelay: secret "+name+" was not typed: "+err.Error())
 		return
 	}
 	var r struct {
-		Result struct {
-			Value struct {
-				Typed  bool   `json:"typed"`
-				Origin string `json:"origin"`
-				Why    string `json:"why"`
-			} `json:"value"`
-		} `json:"result"`
+		Value *string `json:"value"`
 	}
-	if json.Unmarshal(res, &r) != nil || !r.Result.Value.Typed {
-		why := r.Result.Value.Why
-		if why == "" {
-			why = "the page could not be asked"
-		}
-		c.failSecret(k, "cdprelay: secret "+name+" was not typed: "+why)
+	if json.Unmarshal(res, &r) != nil || r.Value == nil {
+		c.failSecret(k, "cdprelay: secret "+name+" was not typed: the page could not be asked")
 		return
 	}
-	in.observe(Event{Actor: ActorClient, Kind: KindSecret, Method: k.method, Target: targetOf(via.tab), Outcome: OutcomeOK, Detail: "secret " + name + " typed on " + r.Result.Value.Origin})
+	if *r.Value != "" {
+		c.failSecret(k, "cdprelay: secret "+name+" was not typed: "+*r.Value+" on "+f.origin)
+		return
+	}
+	if f.el.LocalName == "input" && strings.EqualFold(f.el.attr("type"), "password") {
+		// The field stays a password field while it holds the value
+		// (secretfield.go).
+		in.secretTyped(via, f.el.BackendNodeID)
+	}
+	in.observe(Event{Actor: ActorClient, Kind: KindSecret, Method: k.method, Target: targetOf(via.tab), Outcome: OutcomeOK, Detail: "secret " + name + " typed on " + f.origin})
 	c.replyEmptyTo(k)
 }
+
+// fieldRefusal says why the focused element f may not take a secret,
+// from what the browser says of it; "" when it may. Unless anyField, only
+// a password field: a text field shows the value in every screenshot.
+func fieldRefusal(f focused, anyField bool) string {
+	el := f.el
+	if el.isFrame() {
+		return "the focus is in a frame of another origin inside " + f.origin + "; fill the field through that frame"
+	}
+	field := el.NodeName == "INPUT" || el.NodeName == "TEXTAREA" || el.attr("contenteditable") != ""
+	switch {
+	case anyField:
+		return "" // a field by the page's own judgement: the typing checks it is editable
+	case !field:
+		return "no field has the focus on " + f.origin
+	case el.NodeName != "INPUT" || !strings.EqualFold(strings.TrimSpace(el.attr("type")), "password"):
+		return "the focused field on " + f.origin + " is not a password field (a secret with fields: any may be typed into any field)"
+	}
+	return ""
+}
+
+// insertScript types value where the focus is, in the same task as it
+// checks that the focus is still on the element the relay judged (this,
+// the chain focusChain found). It names no global but document, and the
+// value comes as an argument.
+const insertScript = `function (value, anyField) {
+  const want = this, last = want.length - 1;
+  let doc = document;
+  for (let i = 0; i <= last; i++) {
+    let el = doc.activeElement;
+    while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+    if (el !== want[i]) return "the focus moved";
+    if (i === last) break;
+    let inner = null;
+    try { inner = el.contentDocument; } catch (e) {}
+    if (!inner) return "the focus moved";
+    doc = inner;
+  }
+  const el = want[last];
+  if (anyField ? !(el.isContentEditable || el.tagName === "INPUT" || el.tagName === "TEXTAREA") : !(el.tagName === "INPUT" && el.type === "password")) return "the focused field is not one it may go into";
+  if (!doc.execCommand("insertText", false, value)) return "the focused field did not take the text";
+  return "";
+}`
 
 // replyEmptyTo answers k with an empty result on the session its reply
 // names.
@@ -207,59 +250,6 @@ func (c *clientConn) replyEmptyTo(k call) {
 	*buf = wire.AppendResult(*buf, k.id, sessionToken(k.replyTo), nil)
 	c.deliver(buf)
 }
-
-// typeExpression is the script that types value where the focus is, in
-// the same task as it checks that the focused field's frame is on one of
-// origins: nothing of the page runs between the check and the typing.
-func typeExpression(value []byte, origins []string, anyField bool) ([]byte, error) {
-	v, err := json.Marshal(string(value))
-	if err != nil {
-		return nil, err
-	}
-	o, err := json.Marshal(origins)
-	if err != nil {
-		return nil, err
-	}
-	expr := make([]byte, 0, len(typeScript)+len(v)+len(o)+8)
-	expr = append(expr, '(')
-	expr = append(expr, typeScript...)
-	expr = append(expr, ")("...)
-	expr = append(expr, v...)
-	expr = append(expr, ',')
-	expr = append(expr, o...)
-	expr = append(expr, ',')
-	expr = strconv.AppendBool(expr, anyField)
-	expr = append(expr, ')')
-	clear(v)
-	return expr, nil
-}
-
-// typeScript finds the focused field as focusProbe does and, when its
-// frame is on one of origins, inserts value there as typing would. Unless
-// anyField, only into a password field: a text field shows the value in
-// every screenshot.
-const typeScript = `(value, origins, anyField) => {
-  let doc = document, origin = location.origin;
-  for (let depth = 0; depth < 32; depth++) {
-    let el = doc.activeElement;
-    while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
-    if (!el) break;
-    if (el.tagName === "IFRAME" || el.tagName === "FRAME") {
-      let inner = null;
-      try { inner = el.contentDocument; } catch (e) {}
-      if (!inner) return { typed: false, why: "the focus is in a frame of another origin inside " + origin };
-      doc = inner;
-      origin = inner.location.origin;
-      continue;
-    }
-    if (!(el.isContentEditable || /^(INPUT|TEXTAREA)$/.test(el.tagName))) return { typed: false, why: "no field has the focus on " + origin };
-    if (!origins.includes(origin)) return { typed: false, why: "the focused field is on " + origin + ", not on " + origins.join(", ") };
-    if (!anyField && !(el.tagName === "INPUT" && el.type === "password")) return { typed: false, why: "the focused field on " + origin + " is not a password field (a secret with fields: any may be typed into any field)" };
-    if (!doc.execCommand("insertText", false, value)) return { typed: false, why: "the focused field on " + origin + " did not take the text" };
-    return { typed: true, origin };
-  }
-  return { typed: false, why: "no field has the focus on " + origin };
-}`
 
 func (c *clientConn) failSecret(k call, msg string) {
 	c.inst.srv.cfg.Metrics.countRefusal(deny(ruleSecret, msg))
@@ -298,34 +288,6 @@ func (c *clientConn) warnOnce(s *session, msg string) {
 
 // warnEvery is how often warnOnce repeats a warning.
 const warnEvery = 5 * time.Second
-
-// focusOrigin asks the tab (or child frame) via where its focus is.
-func (c *clientConn) focusOrigin(ctx context.Context, via *session) (origin, why string) {
-	res, err := c.relayEval(ctx, via, focusProbe)
-	if err != nil {
-		return "", "the frame could not be asked where its focus is (" + err.Error() + ")"
-	}
-	var r struct {
-		Result struct {
-			Value struct {
-				Origin      string `json:"origin"`
-				CrossOrigin bool   `json:"crossOrigin"`
-				Editable    bool   `json:"editable"`
-			} `json:"value"`
-		} `json:"result"`
-	}
-	if json.Unmarshal(res, &r) != nil || r.Result.Value.Origin == "" {
-		return "", "the frame could not be asked where its focus is"
-	}
-	v := r.Result.Value
-	switch {
-	case v.CrossOrigin:
-		return "", "the focus is in a frame of another origin inside " + v.Origin + "; fill the field through that frame"
-	case !v.Editable:
-		return "", "no field has the focus on " + v.Origin
-	}
-	return v.Origin, ""
-}
 
 // lockSecret hides value behind name's reference in everything the
 // instance sends from now on.

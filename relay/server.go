@@ -28,6 +28,7 @@ type Server struct {
 	changes     changes                           // any instance's change, for watchers
 	tenants     atomic.Pointer[TenantRules]       // swapped by SetTenants; never nil
 	public      publicBase                        // static: the capability URLs' base, or none
+	own         *ownOrigins                       // static; learns the local addresses it is served on
 
 	saveMu sync.Mutex // serialises Config.Save
 
@@ -54,6 +55,9 @@ func New(cfg Config) (*Server, error) {
 			// The checks that matter run before the upgrade (checkOrigin).
 			CheckOrigin: func(*http.Request) bool { return true },
 		},
+	}
+	if s.own, err = newOwnOrigins(cfg.Listen, cfg.PublicURL); err != nil {
+		return nil, fmt.Errorf("relay config: Listen %q: %w", cfg.Listen, err)
 	}
 	s.policy.store(cfg.Policy)
 	s.SetRedactHeaders(cfg.RedactHeaders)
@@ -167,6 +171,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Host header is not an IP address or localhost", http.StatusForbidden)
 		return
 	}
+	s.learnFrom(r)
 	rt := routes.Classify(r.Method, r.URL.Path)
 	switch {
 	case rt.Kind == routes.KindMint:
@@ -365,9 +370,6 @@ func (s *Server) serveExtension(w http.ResponseWriter, r *http.Request, in *Inst
 	in.observe(Event{Actor: ActorExtension, Kind: KindConnect, Outcome: OutcomeOK})
 	err = x.run(s.cfg.MaxMessageBytes)
 	reason := closeReasonOf(err)
-	if errors.Is(err, websocket.ErrReadLimit) {
-		x.p.shutdown(websocket.CloseMessageTooBig, "message too big")
-	}
 	if !in.wedged.Load() {
 		in.extensionGone(x, reason)
 	}

@@ -73,6 +73,10 @@ type session struct {
 	// while the policy has tiers (lifts.go).
 	kept []replayed
 	lift liftState
+	// runtime: the client has Runtime on on this child session (a
+	// top-level session's is enabled["Runtime"]); the relay keeps it on in
+	// Chrome either way (runtimehold.go).
+	runtime bool
 }
 
 func newSession(id string, t *tab, child bool) *session {
@@ -199,12 +203,14 @@ func (st *state) addChild(parent *session, id, targetID, url []byte) *session {
 func (st *state) dropChild(cs *session) (dropped []*session) {
 	delete(st.sessions, cs.id)
 	delete(cs.tab.fetch, cs.id)
+	cs.tab.dropContexts(cs.id)
 	dropped = append(dropped, cs)
 	for _, d := range st.sessions {
 		for p := d.parent; p != nil; p = p.parent {
 			if p == cs {
 				delete(st.sessions, d.id)
 				delete(d.tab.fetch, d.id)
+				d.tab.dropContexts(d.id)
 				dropped = append(dropped, d)
 				break
 			}
@@ -366,6 +372,10 @@ func (st *state) switchDomain(s *session, domain string, on bool) (forward bool)
 		if s.enabled == nil {
 			s.enabled = make(map[string]bool)
 		}
+		if len(s.enabled) >= maxSessionDomains && !s.enabled[domain] {
+			st.in.srv.cfg.Metrics.limited[limitDomains].Inc()
+			return true // forwarded, not followed (bounds.go)
+		}
 		s.enabled[domain] = true
 		return true
 	}
@@ -378,4 +388,4 @@ func (st *state) switchDomain(s *session, domain string, on bool) (forward bool)
 
 // relayDomains are the domains the relay enables on every tab it attaches
 // for its own use: X.disable from a client is answered, not sent.
-var relayDomains = map[string]bool{"Page": true}
+var relayDomains = map[string]bool{"Page": true, "Debugger": true}

@@ -37,6 +37,9 @@ type state struct {
 	tabs        map[int64]*tab      // the tab table: tabs the extension shares
 	sessions    map[string]*session // the session table: client-visible id → session
 	nextSession int                 // session numbers are never reused
+	// tabsFull and childrenFull: a tab, a child session was refused for
+	// the bound (bounds.go) and recorded; until there is room again.
+	tabsFull, childrenFull bool
 
 	// fires are commands of the relay's own decided under the lock and
 	// sent, in order, before the lock is released (Instance.unlock): what

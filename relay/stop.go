@@ -11,12 +11,14 @@ import (
 // Stopped, an instance refuses every command of its automation with
 // msgStopped, and every command that was still waiting for the browser
 // fails at once with the same error: the relay's pending replies are
-// failed, script that is running is terminated, emulated commands are
-// cancelled, held commands are denied. The client stays connected and
-// keeps receiving events; the tabs stay as they are. While stopped, the
-// relay lets the page go on by itself where the automation would have had
-// to answer: it continues the requests the client's interception would
-// have paused and resumes the frames that wait for a debugger.
+// failed, emulated commands are cancelled, held commands are denied. The
+// client stays connected and keeps receiving events. What the automation
+// started and set in the tabs is undone (stopundo.go): script that keeps
+// a page busy is ended, and its settings are dropped (Resume sets them
+// again). While stopped, the relay lets the page go on by itself where
+// the automation would have had to answer: it continues the requests the
+// client's interception would have paused and resumes the frames that
+// wait for a debugger.
 
 const msgStopped = "cdprelay: a person stopped the automation"
 
@@ -91,6 +93,7 @@ func (in *Instance) Stop(by string) error {
 	if x != nil && c != nil {
 		failed = x.failStopped(c)
 	}
+	in.startLifting(x, by)
 	for _, h := range held {
 		h.answer(heldStopped, by)
 	}
@@ -108,11 +111,15 @@ func (in *Instance) Resume(by string) error {
 	if by == "" {
 		by = "a person"
 	}
+	in.awaitLifting()
 	st := in.lock()
 	if st.stoppedBy == "" {
 		in.unlock()
 		return ErrNotStopped
 	}
+	// What the Stop lifted is set again before the client's commands for
+	// its tabs go on (stopundo.go).
+	in.afterResume(st, st.ext)
 	st.stoppedBy = ""
 	refused, since := st.refusedStopped, st.stoppedAt
 	in.stopped.Store(false)
@@ -182,27 +189,9 @@ func (c *clientConn) refuseStopped(k *cmd) bool {
 	return false
 }
 
-// failStopped fails every command of c waiting for the browser and
-// terminates the script of those that run some. It reports how many it
-// failed.
+// failStopped fails every command of c waiting for the browser. It
+// reports how many it failed. The script they run is ended with the rest
+// of what the automation started (stopundo.go).
 func (x *extConn) failStopped(c *clientConn) int {
-	var script []pendingCall
-	n := x.failWhere(func(pc pendingCall) bool {
-		if pc.client != c {
-			return false
-		}
-		switch pc.m.name {
-		case "Runtime.evaluate", "Runtime.callFunctionOn", "Runtime.runScript":
-			script = append(script, pc)
-		}
-		return true
-	}, codeServerError, msgStopped)
-	for _, pc := range script {
-		sid := ""
-		if pc.via != nil && pc.via.child {
-			sid = pc.via.id
-		}
-		x.fire(pc.tabID, sid, "Runtime.terminateExecution", nil)
-	}
-	return n
+	return x.failWhere(func(pc pendingCall) bool { return pc.client == c }, codeServerError, msgStopped)
 }

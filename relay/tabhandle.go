@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Events a TabHandle receives besides the tab's screencast frames.
@@ -87,6 +88,16 @@ func (h *TabHandle) TabID() int64 { return h.t.id }
 func (h *TabHandle) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	if h.ctx.Err() != nil {
 		return nil, errors.New("tab handle closed")
+	}
+	if method == "Page.navigate" {
+		// Not to the relay's own pages, whoever asks (ownorigins.go).
+		u, ok := navigateURL(params)
+		if !ok {
+			return nil, fmt.Errorf("%s on tab %d: its url cannot be read", method, h.t.id)
+		}
+		if h.in.srv.ownURL(u) {
+			return nil, fmt.Errorf("%s on tab %d: %s", method, h.t.id, strings.TrimPrefix(ownRefusal(u).Message, "cdprelay: "))
+		}
 	}
 	st := h.in.lock()
 	acc := h.t.acc

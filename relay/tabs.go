@@ -64,9 +64,6 @@ type tab struct {
 	// request event — reaches the client before it commits. A navigation
 	// that never commits leaves the tab that strict until the next one does.
 	navTo string
-	// relayWorlds are the relay's own isolated worlds (relayworld.go), by
-	// session ("" for the tab's own), for the frame the session runs.
-	relayWorlds map[string]int64
 	// dialog is the JavaScript dialog the tab shows (dialogs.go).
 	dialog      *dialog
 	openerTabID int64
@@ -112,8 +109,12 @@ type tab struct {
 	blindEpoch atomic.Uint32
 	// openedByClient: the client's Target.createTarget opened the tab.
 	openedByClient bool
-	// worlds are the isolated contexts of the tab's sessions (worlds.go).
-	worlds map[string]*worlds
+	// ctxs are the execution contexts of the tab's sessions, by session
+	// ("" for the tab's own): the relay's view of them (contexts.go).
+	// relayCtxs counts those of the relay's own worlds among them; read
+	// without the lock on the command path.
+	ctxs      map[string]*sessionContexts
+	relayCtxs atomic.Int32
 	// guard is the read-only guard installed in the tab's isolated worlds,
 	// while it is read-only.
 	guard *guardLayer
@@ -134,6 +135,9 @@ type tab struct {
 	replayBytes int // of replay's params
 	nextScript  int
 	scriptIDs   map[string]string
+	// secretField is what the tab's fields hold of typed secrets
+	// (secretfield.go).
+	secretField secretField
 	// lastCommand is when a client command that can open a tab (input,
 	// script: methodInfo.opens) was last forwarded to the tab (unix
 	// nanoseconds), for telling a popup the automation opened from one the
@@ -151,7 +155,8 @@ func (t *tab) setState(s tabState, err error) {
 	if s == tabDetached {
 		t.fetch = nil
 		t.paused = nil
-		t.worlds = nil
+		t.ctxs = nil
+		t.relayCtxs.Store(0)
 	}
 	if s == tabAttaching || s == tabDetaching {
 		t.stateWait = make(chan struct{})

@@ -58,7 +58,7 @@ func (st *state) setTargetInfo(t *tab, url, title string) {
 // address bar, which follows it. It reports whether the tab is now on a
 // page that is never shared, which the caller must let go of.
 func (st *state) setDocument(t *tab, url string) (letGo bool) {
-	if err := neverSharedURL(url); err != "" {
+	if err := st.in.srv.neverSharedAt(url); err != "" {
 		return true
 	}
 	title := t.title
@@ -85,6 +85,12 @@ func (st *state) setFrame(t *tab, id, url string) {
 	} else {
 		if t.frames == nil {
 			t.frames = make(map[string]string)
+		}
+		if _, known := t.frames[id]; !known && len(t.frames) >= maxPendingFrames {
+			// Not a web page: blind, until the next document; no more
+			// kept (bounds.go).
+			st.in.srv.cfg.Metrics.limited[limitFrames].Inc()
+			id, url = tooManyFrames, tooManyFrames
 		}
 		t.frames[id] = url
 	}
@@ -166,7 +172,9 @@ func (st *state) trackPage(t *tab, method, params []byte) (refresh, letGo bool) 
 			st.noteFrameNav(t, id, string(wire.StringField(params, "url")), "")
 			return false, false
 		}
-		if u := wire.StringField(params, "url"); len(u) > 0 && neverSharedURL(string(u)) != "" {
+		if u := wire.StringField(params, "url"); len(u) > 0 && st.in.srv.neverSharedAt(string(u)) != "" && !(t.fenced("") && st.in.srv.ownURL(string(u))) {
+			// (The backstop fails a request to the relay's own page, which
+			// then never commits: the tab stays, on Chrome's error page.)
 			st.letGo(t, string(u))
 			return false, true
 		}
@@ -192,6 +200,7 @@ func (st *state) trackPage(t *tab, method, params []byte) (refresh, letGo bool) 
 			st.setFrame(t, id, string(wire.StringField(f, "url")))
 			return false, false
 		}
+		st.secretDocument(t, params) // secretfield.go
 		if u := wire.StringField(f, "url"); u != nil {
 			full := string(u) + string(wire.StringField(f, "urlFragment"))
 			t.frames, t.blindFrames, t.blindReqs = nil, nil, nil // a new document: its frames and requests are yet to come

@@ -318,8 +318,11 @@ func TestTierPolicyChange(t *testing.T) {
 	if m := h.callMsg(c, sess, "Input.insertText", map[string]any{"text": "x"}); m.Error == nil {
 		t.Fatalf("input after the tab became read-only: %s", m.Raw)
 	}
-	if got := commandsSince(e, before); len(got) != 0 {
-		t.Fatalf("reached the tab: %v", got)
+	// (The backstop the new tiers turn on may be enabling meanwhile.)
+	for _, cmd := range commandsSince(e, before) {
+		if strings.Contains(string(cmd.Params), "Input.insertText") {
+			t.Fatalf("reached the tab: %s", cmd.Params)
+		}
 	}
 }
 
@@ -355,8 +358,11 @@ func TestTierBlindHiddenFromLiveView(t *testing.T) {
 	if _, err := th.Call(context.Background(), "Page.captureScreenshot", nil); err == nil {
 		t.Fatal("a screenshot for the live view")
 	}
-	if got := commandsSince(e, before); len(got) != 0 {
-		t.Fatalf("reached the tab: %v", got)
+	// (The relay's own attach of the tab may be going on meanwhile.)
+	for _, s := range sentOn(e, before) {
+		if strings.HasPrefix(s, "Input.") || strings.HasPrefix(s, "Page.captureScreenshot") {
+			t.Fatalf("reached the tab: %s", s)
+		}
 	}
 	if err := in.TakeControl(1, "viewer-1"); !errors.Is(err, ErrHidden) {
 		t.Fatalf("take-over: %v", err)
@@ -444,10 +450,14 @@ func TestTierAgainstTheClientInABrowser(t *testing.T) {
 				method = "Runtime.callFunctionOn"
 			}
 			before := len(e.Commands())
-			h.callMsg(c, ro, method, params)
+			m := h.callMsg(c, ro, method, params)
 			sent := cdpSent(e, before)
-			if len(sent) != 1 || !strings.Contains(sent[0], `"throwOnSideEffect":true`) {
-				t.Errorf("%s %v went as %q", method, params, sent)
+			// Run under the side-effect check, or refused for naming a
+			// context the relay cannot place (ctxguard.go).
+			forced := len(sent) == 1 && strings.Contains(sent[0], `"throwOnSideEffect":true`)
+			refused := len(sent) == 0 && m.Error != nil
+			if !forced && !refused {
+				t.Errorf("%s %v went as %q: %s", method, params, sent, m.Raw)
 			}
 		}
 	})
@@ -508,6 +518,7 @@ func TestTierAgainstTheClientInABrowser(t *testing.T) {
 		}
 	})
 	t.Run("a blind site's scripts and style sheets", func(t *testing.T) {
+		h.call(c, full, "Debugger.enable", nil)
 		from := len(c.Messages())
 		e.Event(1, "", "Debugger.scriptParsed", map[string]any{"scriptId": "41", "url": "https://blind.example/data.js?secret7", "startLine": 0})
 		e.Event(1, "", "CSS.styleSheetAdded", map[string]any{"header": map[string]any{"styleSheetId": "style-9", "sourceURL": "https://blind.example/data.css?secret8"}})
@@ -574,7 +585,10 @@ func TestTierBlindPauseResumed(t *testing.T) {
 	h := newHarness(t, Config{Policy: tiers})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://blind.example/", Title: "Bank"}, {ID: 2, URL: "https://a.example/", Title: "A"}}})
 	c := h.client()
-	h.autoAttach(c)
+	sess := h.autoAttach(c)
+	for _, s := range sess {
+		h.call(c, s, "Debugger.enable", nil)
+	}
 	from, before := len(c.Messages()), len(e.Commands())
 	e.Event(1, "", "Debugger.paused", map[string]any{"callFrames": []any{map[string]any{"functionName": "secretFn"}}, "reason": "other"})
 	h.waitFor("the relay resumes the blind tab", func() bool { return hasMethod(sentMethods(e, before), "Debugger.resume") })

@@ -2,36 +2,65 @@ package secrets
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/binary"
-	"encoding/json"
-	"html"
-	"net/url"
-	"strings"
-	"unicode/utf16"
 )
 
 // A Lock finds the values of typed secrets in outgoing messages and puts
 // their references in their place: once a secret has been typed in a
 // tab, reading the field back, a page that echoes it, or a request body
-// that posts it shows the client "{{secret:NAME}}" instead. It looks for
-// each value in the forms it takes in a CDP message: as it is, escaped for
-// JSON, URL-encoded (query and path styles) and base64-encoded (standard
-// and URL alphabets, at any alignment within the surrounding bytes).
+// that posts it shows the client "{{secret:NAME}}" instead.
 //
-// A Lock is immutable; Add returns a new one. Scanning costs one table
-// look-up per byte of the message, whatever the number of secrets.
+// It finds a value in every form Chrome and pages give text in a CDP
+// message, each character as it is or in any escape, mixed as they come:
+// JSON's, JavaScript's and CSS's escapes, HTML character references
+// (named or numeric, with or without the semicolon), percent-encoding of
+// the UTF-8 or of a legacy charset's bytes ('+' for a space),
+// quoted-printable with its soft line breaks, UTF-16, escapes within
+// escapes up to maxDepth deep, and base64 of any of those (match.go,
+// decode.go, targets.go, base64run.go).
+//
+// A scan has three parts. The skip scan finds the plain forms (forms.go)
+// at one table look-up per sampled byte, whatever the number of secrets;
+// the marker scan looks at each byte an escape may begin with (\ & % = +);
+// the base64 scan decodes runs of base64 text long enough to hold a value.
+//
+// A Lock is immutable; Add returns a new one.
 type Lock struct {
+	entries []entry         // the values locked, in the order added
+	names   map[string]bool // secrets locked
+
+	// text are the plain patterns of text (forms.go); bin, of bytes that
+	// are not UTF-8 (a value in UTF-16 or a legacy charset, as it is), for
+	// what base64 decodes to: in a JSON message they could match inside a
+	// character.
+	text, bin skip
+
+	// What the decoders' reading is matched against.
+	targets   []target
+	byByte    [256][]pos     // where each byte is in the targets
+	byRune    map[rune][]pos // where each character past ASCII begins in the UTF-8 targets
+	minTarget int            // the shortest target's bytes
+	maxTarget int            // the longest's
+
+	// deep is the lock of what base64 decodes to: the values that are not
+	// too short (minB64Value); nil: none.
+	deep *Lock
+}
+
+type entry struct {
+	name  string
+	value []byte
+}
+
+// skip is the skip scan's table of plain patterns: every pattern of 4
+// bytes or more is at least min bytes long, so a message is sampled every
+// min-3 bytes, and a sample whose 4 bytes occur within the first min bytes
+// of a pattern (grams) is looked at closely.
+type skip struct {
 	pats  []pattern
 	bloom [1 << 16 / 64]uint64 // 4-byte prefixes of the patterns, hashed
 	first map[uint32][]int     // 4-byte prefix → patterns
 	short []int                // patterns shorter than 4 bytes
-	names map[string]bool      // secrets locked
-
-	// The skip scan: every pattern of 4 bytes or more is at least min
-	// bytes long, so a message is sampled every min-3 bytes, and a sample
-	// whose 4 bytes occur within the first min bytes of a pattern (grams)
-	// is looked at closely.
 	min   int
 	grams [1 << 16 / 64]uint64
 }
@@ -39,55 +68,119 @@ type Lock struct {
 type pattern struct {
 	b   []byte
 	ref []byte
-	// enc is the alphabet of a base64 form: Replace decodes the base64
-	// text around it, replaces there, and encodes it again, so that what
-	// the client decodes reads as the reference.
-	enc *base64.Encoding
+	// quote: b has a quote no backslash escapes, which in a JSON message
+	// is where a string ends: no value is there.
+	quote bool
 }
 
 // form is one byte string a value takes in a message.
 type form struct {
-	b   []byte
-	enc *base64.Encoding
+	b []byte
 }
 
 // Add returns a lock that also hides value as secret name's reference.
-// It keeps l's patterns.
+// It keeps l's values.
 func (l *Lock) Add(name string, value []byte) *Lock {
-	n := &Lock{first: map[uint32][]int{}, names: map[string]bool{name: true}}
+	var entries []entry
 	if l != nil {
-		for k := range l.names {
-			n.names[k] = true
-		}
-		for _, p := range l.pats {
-			n.add(p.b, p.ref, p.enc)
+		entries = append(entries, l.entries...)
+	}
+	entries = append(entries, entry{name, bytes.Clone(value)})
+	n := build(entries)
+	var long []entry
+	for _, e := range entries {
+		if len(e.value) >= minB64Value {
+			long = append(long, e)
 		}
 	}
-	ref := []byte(Ref(name))
-	for _, f := range forms(bytes.Clone(value)) {
-		n.add(f.b, ref, f.enc)
+	if len(long) > 0 {
+		n.deep = build(long)
 	}
 	return n
 }
 
-// MaxLen is the length of the longest byte string the lock looks for: a
-// value split between two pieces of a stream is found whole when the
-// reader holds back this many bytes of each piece for the next.
+// minB64Value is the shortest value looked for in what base64 text
+// decodes to: a shorter one is in any base64 text's bytes by chance.
+const minB64Value = 4
+
+func build(entries []entry) *Lock {
+	n := &Lock{entries: entries, names: map[string]bool{}, byRune: map[rune][]pos{}}
+	n.text.first, n.bin.first = map[uint32][]int{}, map[uint32][]int{}
+	for _, e := range n.entries {
+		n.names[e.name] = true
+		ref := []byte(Ref(e.name))
+		for _, f := range forms(e.value) {
+			n.text.add(f.b, ref)
+		}
+		for _, t := range targetsOf(e.value, ref) {
+			switch {
+			case t.utf8:
+			case isText(t.b):
+				// Bytes that are text by chance (UTF-16 of characters whose
+				// halves are ASCII letters): text to JSON as well.
+				n.text.add(t.b, ref)
+			default:
+				n.bin.add(t.b, ref)
+			}
+			n.addTarget(t)
+		}
+	}
+	return n
+}
+
+func (l *Lock) addTarget(t target) {
+	if len(t.b) == 0 || len(t.b) >= 1<<15 {
+		return
+	}
+	for _, o := range l.targets {
+		if bytes.Equal(o.b, t.b) {
+			return
+		}
+	}
+	ti := int32(len(l.targets))
+	l.targets = append(l.targets, t)
+	for j, c := range t.b {
+		l.byByte[c] = append(l.byByte[c], pos{ti, int32(j)})
+		if t.utf8 && t.chars[j] >= 0x80 {
+			l.byRune[t.chars[j]] = append(l.byRune[t.chars[j]], pos{ti, int32(j)})
+		}
+	}
+	if l.minTarget == 0 || len(t.b) < l.minTarget {
+		l.minTarget = len(t.b)
+	}
+	l.maxTarget = max(l.maxTarget, len(t.b))
+}
+
+// isText reports whether b is printable ASCII.
+func isText(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 || c >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// MaxLen is the length of the longest byte string an occurrence of a
+// value may take: a value split between two pieces of a stream is found
+// whole when the reader holds back this many bytes of each piece for the
+// next.
 func (l *Lock) MaxLen() int {
 	if l == nil {
 		return 0
 	}
 	n := 0
-	for _, p := range l.pats {
+	for _, p := range l.text.pats {
 		n = max(n, len(p.b))
 	}
-	return n
+	// Every character escaped to the most, in base64.
+	return max(n, (l.maxTarget*maxSpan*4+2)/3+4)
 }
 
 // Has reports whether secret name is locked.
 func (l *Lock) Has(name string) bool { return l != nil && l.names[name] }
 
-func (l *Lock) add(b, ref []byte, enc *base64.Encoding) {
+func (l *skip) add(b, ref []byte) {
 	if len(b) == 0 {
 		return
 	}
@@ -97,7 +190,13 @@ func (l *Lock) add(b, ref []byte, enc *base64.Encoding) {
 		}
 	}
 	i := len(l.pats)
-	l.pats = append(l.pats, pattern{b: b, ref: ref, enc: enc})
+	quote := false
+	for k, c := range b {
+		if c == '"' && (k == 0 || b[k-1] != '\\') {
+			quote = true
+		}
+	}
+	l.pats = append(l.pats, pattern{b: b, ref: ref, quote: quote})
 	if len(b) < 4 {
 		l.short = append(l.short, i)
 		return
@@ -117,7 +216,7 @@ func (l *Lock) add(b, ref []byte, enc *base64.Encoding) {
 	l.addGrams(b)
 }
 
-func (l *Lock) addGrams(b []byte) {
+func (l *skip) addGrams(b []byte) {
 	if len(b) < 4 {
 		return
 	}
@@ -129,152 +228,44 @@ func (l *Lock) addGrams(b []byte) {
 
 func hash(w uint32) uint32 { return (w * 0x9E3779B1) >> 16 }
 
-// forms are the byte strings value takes in a message.
-func forms(value []byte) []form {
-	s := string(value)
-	out := []form{{b: value}}
-	add := func(f string) {
-		if f != "" && f != s {
-			out = append(out, form{b: []byte(f)})
-		}
-	}
-	// The text forms: as it is, as a URL or a form post carries it, as a
-	// page echoes it in HTML; each of them base64-encoded (a request body
-	// in Network.requestWillBeSent's postDataEntries); and all of those
-	// escaped for JSON three ways: JSON.stringify's (what our extension
-	// sends), encoding/json's (HTML characters escaped), and ASCII-only.
-	texts := []string{s,
-		url.QueryEscape(s), url.PathEscape(s),
-		percentEscape(s, wwwFormSafe, true, false), percentEscape(s, wwwFormSafe, true, true),
-		percentEscape(s, uriComponentSafe, false, false), percentEscape(s, uriComponentSafe, false, true),
-		percentEscape(s, uriSafe, false, false),
-		html.EscapeString(s), htmlEscape(s, false), htmlEscape(s, true),
-	}
-	seen := map[string]bool{}
-	for _, t := range texts {
-		if seen[t] {
-			continue
-		}
-		seen[t] = true
-		add(t)
-		add(jsonEscape(t, false))
-		add(jsonEscape(t, true))
-		if j, err := json.Marshal(t); err == nil {
-			add(string(j[1 : len(j)-1]))
-		}
-		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
-			for k := 0; k < 3; k++ {
-				if f := stableBase64(enc, []byte(t), k); f != "" {
-					out = append(out, form{b: []byte(f), enc: enc})
-				}
-			}
-		}
-	}
-	return out
-}
-
-// The characters percent-encoding leaves as they are: the
-// application/x-www-form-urlencoded serializer's (URLSearchParams, form
-// posts), encodeURIComponent's and encodeURI's, besides ASCII letters and
-// digits.
-const (
-	wwwFormSafe      = "*-._"
-	uriComponentSafe = "-_.!~*'()"
-	uriSafe          = "-_.!~*'();/?:@&=+$,#"
-)
-
-// percentEscape percent-encodes the UTF-8 bytes of s but letters, digits
-// and safe; plus writes a space as '+'; lower uses lower-case hex digits.
-func percentEscape(s, safe string, plus, lower bool) string {
-	digits := "0123456789ABCDEF"
-	if lower {
-		digits = "0123456789abcdef"
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', strings.IndexByte(safe, c) >= 0:
-			b.WriteByte(c)
-		case c == ' ' && plus:
-			b.WriteByte('+')
-		default:
-			b.WriteByte('%')
-			b.WriteByte(digits[c>>4])
-			b.WriteByte(digits[c&15])
-		}
-	}
-	return b.String()
-}
-
-// htmlEscape escapes s as a browser serializes text (&, <, >) or, with
-// attr, an attribute value (&, ").
-func htmlEscape(s string, attr bool) string {
-	r := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "\u00a0", "&nbsp;")
-	if attr {
-		r = strings.NewReplacer("&", "&amp;", "\"", "&quot;", "\u00a0", "&nbsp;")
-	}
-	return r.Replace(s)
-}
-
-// jsonEscape escapes s as JSON.stringify does inside a string, and with
-// ascii every character past ASCII as \uXXXX too.
-func jsonEscape(s string, ascii bool) string {
-	var b strings.Builder
-	hex := func(r rune) {
-		b.WriteString(`\u`)
-		for shift := 12; shift >= 0; shift -= 4 {
-			b.WriteByte("0123456789abcdef"[(r>>shift)&0xF])
-		}
-	}
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\b':
-			b.WriteString(`\b`)
-		case r == '\f':
-			b.WriteString(`\f`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x20:
-			hex(r)
-		case ascii && r > 0x7e && r > 0xffff:
-			r1, r2 := utf16.EncodeRune(r)
-			hex(r1)
-			hex(r2)
-		case ascii && r > 0x7e:
-			hex(r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// stableBase64 is the part of the base64 encoding of value, preceded by k
-// bytes of anything (k < 3), that does not depend on those bytes or on
-// what follows: the characters whose six bits all come from value.
-func stableBase64(enc *base64.Encoding, value []byte, k int) string {
-	full := enc.EncodeToString(append(make([]byte, k), value...))
-	first := (8*k + 5) / 6           // first character whose bits start at or after value
-	last := (8*k + 8*len(value)) / 6 // characters before this end within value
-	if last > len(full) || first >= last || last-first < 4 {
-		return ""
-	}
-	return full[first:last]
-}
-
 // Contains reports whether b holds a locked value.
 func (l *Lock) Contains(b []byte) bool {
 	if l == nil {
 		return false
 	}
+	return l.contains(b, 0, looksJSON(b))
+}
+
+// contains reports whether b holds a value; depth counts the base64 it is
+// inside, json says that b is a JSON message (decode.go).
+func (l *Lock) contains(b []byte, depth int, json bool) bool {
+	if l.text.plain(b) && l.plainAt(b, 0, json) >= 0 || !json && l.bin.plain(b) {
+		return true
+	}
+	s := getScanner(l, b, depth, json)
+	defer putScanner(s)
+	if s.anyEscaped() {
+		return true
+	}
+	if depth >= maxB64Depth || l.deep == nil {
+		return false
+	}
+	for i := 0; ; {
+		r, ok := nextRun(b, i, len(b), l.deep.minTarget, s.text)
+		if !ok {
+			return false
+		}
+		s.text = r.text
+		var good bool
+		if s.dec, good = r.decode(s.dec[:0]); good && len(s.dec) >= l.deep.minTarget && !isImage(s.dec) && l.deep.contains(s.dec, depth+1, false) {
+			return true
+		}
+		i = r.end
+	}
+}
+
+// plain reports whether b holds a plain pattern (the skip scan).
+func (l *skip) plain(b []byte) bool {
 	for _, p := range l.short {
 		if bytes.Contains(b, l.pats[p].b) {
 			return true
@@ -299,9 +290,29 @@ func (l *Lock) Contains(b []byte) bool {
 	return false
 }
 
+// plainAt returns where the first plain pattern of text at or after i in
+// b is, that is really there, or -1: not one that cuts an escape of a JSON
+// message in two (a value "0000" is not in "\u0000"), nor one across the
+// end of a JSON string.
+func (l *Lock) plainAt(b []byte, i int, json bool) (at int) {
+	for {
+		at, p, ok := l.text.next(b, i)
+		if !ok {
+			return -1
+		}
+		pat := l.text.pats[p]
+		switch {
+		case json && (pat.quote || midEscape(b, at) || midEscape(b, at+len(pat.b))):
+		default:
+			return at
+		}
+		i = at + 1
+	}
+}
+
 // at returns the longest pattern of 4 bytes or more that starts at b[s:],
 // or -1.
-func (l *Lock) at(b []byte, s int) int {
+func (l *skip) at(b []byte, s int) int {
 	w := binary.LittleEndian.Uint32(b[s:])
 	h := hash(w)
 	if l.bloom[h>>6]&(1<<(h&63)) == 0 {
@@ -319,77 +330,84 @@ func (l *Lock) at(b []byte, s int) int {
 
 // Replace appends b to dst with every locked value replaced by its
 // reference.
-func (l *Lock) Replace(dst, b []byte) []byte { return l.replace(dst, b, 0) }
+func (l *Lock) Replace(dst, b []byte) []byte {
+	if l == nil {
+		return append(dst, b...)
+	}
+	return l.replace(dst, b, 0, looksJSON(b))
+}
 
-func (l *Lock) replace(dst, b []byte, depth int) []byte {
+func (l *Lock) replace(dst, b []byte, depth int, json bool) []byte {
+	if !l.contains(b, depth, json) {
+		return append(dst, b...)
+	}
+	s := getScanner(l, b, depth, json)
+	defer putScanner(s)
+	var text, dec []byte
 	start := 0
 	for i := 0; ; {
-		at, p, ok := l.next(b, i)
-		if !ok {
-			return append(dst, b[start:]...)
+		// The first occurrence: a plain pattern, an escaped one, or one in
+		// base64 text, whichever begins first.
+		sk := &l.text
+		at, p, ok := 0, 0, false
+		if at = l.plainAt(b, i, json); at >= 0 {
+			_, p, ok = sk.next(b, at)
 		}
-		pat := l.pats[p]
-		if pat.enc != nil && depth < 2 {
-			// Inside base64 text: decode the run, replace, encode again.
-			if rs, re, ok := base64Run(b, at, at+len(pat.b), pat.enc); ok && rs >= start {
-				if dec, pad, ok := decodeRun(b[rs:re], pat.enc); ok {
-					out := l.replace(nil, dec, depth+1)
-					dst = append(dst, b[start:rs]...)
-					enc := pat.enc
-					if !pad {
-						enc = enc.WithPadding(base64.NoPadding)
-					}
-					dst = enc.AppendEncode(dst, out)
-					start, i = re, re
-					continue
-				}
+		if !json {
+			if bat, bp, bok := l.bin.next(b, i); bok && (!ok || bat < at) {
+				sk, at, p, ok = &l.bin, bat, bp, true
 			}
 		}
-		dst = append(dst, b[start:at]...)
-		dst = append(dst, pat.ref...)
-		start = at + len(pat.b)
-		i = start
-	}
-}
-
-// base64Run widens [s, e) of b to the run of enc's alphabet around it,
-// with its padding.
-func base64Run(b []byte, s, e int, enc *base64.Encoding) (int, int, bool) {
-	in := func(c byte) bool {
-		switch {
-		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9':
-			return true
-		case enc == base64.URLEncoding:
-			return c == '-' || c == '_'
+		stop := len(b)
+		if ok {
+			stop = at + 1
 		}
-		return c == '+' || c == '/'
+		f := s.escaped(i, stop)
+		run, inRun := b64run{}, false
+		if depth < maxB64Depth && l.deep != nil {
+			runStop := stop
+			if f.end > 0 {
+				runStop = min(runStop, f.start+1)
+			}
+			for k := i; ; {
+				r, more := nextRun(b, k, runStop, l.deep.minTarget, text)
+				if !more {
+					break
+				}
+				text = r.text
+				var good bool
+				if dec, good = r.decode(dec[:0]); good && len(dec) >= l.deep.minTarget && !isImage(dec) && l.deep.contains(dec, depth+1, false) {
+					run, inRun = r, true
+					break
+				}
+				k = r.end
+			}
+		}
+		switch {
+		case inRun:
+			dst = append(dst, b[start:run.start]...)
+			out := l.deep.replace(nil, dec, depth+1, false)
+			dst = run.encode(dst, out)
+			start, i = run.end, run.end
+		case f.end > 0 && (!ok || f.start <= at):
+			dst = append(dst, b[start:f.start]...)
+			dst = append(dst, l.targets[f.ti].ref...)
+			start, i = f.end, f.end
+		case ok:
+			dst = append(dst, b[start:at]...)
+			dst = append(dst, sk.pats[p].ref...)
+			start = at + len(sk.pats[p].b)
+			i = start
+		default:
+			return append(dst, b[start:]...)
+		}
+
 	}
-	for s > 0 && in(b[s-1]) {
-		s--
-	}
-	for e < len(b) && in(b[e]) {
-		e++
-	}
-	for e < len(b) && b[e] == '=' {
-		e++
-	}
-	return s, e, e-s >= 4
 }
 
-// decodeRun decodes a run of base64 text, padded or not.
-func decodeRun(run []byte, enc *base64.Encoding) (dec []byte, padded, ok bool) {
-	if d, err := enc.AppendDecode(nil, run); err == nil {
-		return d, true, true
-	}
-	if d, err := enc.WithPadding(base64.NoPadding).AppendDecode(nil, run); err == nil {
-		return d, false, true
-	}
-	return nil, false, false
-}
-
-// next finds the first locked value at or after i: its offset and
+// next finds the first plain pattern at or after i: its offset and
 // pattern, the longest one there.
-func (l *Lock) next(b []byte, i int) (at, pat int, ok bool) {
+func (l *skip) next(b []byte, i int) (at, pat int, ok bool) {
 	best, bestPat := -1, -1
 	for _, p := range l.short {
 		if j := bytes.Index(b[i:], l.pats[p].b); j >= 0 && (best < 0 || i+j < best) {

@@ -1,6 +1,7 @@
 package secrets
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -131,7 +132,7 @@ func TestLockForms(t *testing.T) {
 		`{"postData":"user=a&password=` + url.QueryEscape(secret) + `"}`,
 		`{"url":"https://a.test/` + url.PathEscape(secret) + `"}`,
 		`{"postDataEntries":[{"bytes":"` + b64 + `"}]}`,
-		`{"raw":"` + secret + `"}`,
+		"the text of a title: " + secret,
 	} {
 		if !l.Contains([]byte(msg)) {
 			t.Errorf("not found in %s", msg)
@@ -174,6 +175,12 @@ func FuzzLock(f *testing.F) {
 		l := (*Lock)(nil).Add("s", secret)
 		i := int(at) % (len(msg) + 1)
 		in := append(append(append([]byte(nil), msg[:i]...), secret...), msg[i:]...)
+		if looksJSON(in) && bytes.ContainsAny(secret, "\"\\") {
+			// In a JSON message a bare quote ends a string and a backslash
+			// begins an escape: a value with them is there escaped
+			// (FuzzLockEncoded).
+			return
+		}
 		out := l.Replace(nil, in)
 		// What stands between the references is what the client reads of
 		// the message: none of it may hold the value. A reference next to
@@ -191,11 +198,7 @@ func FuzzLock(f *testing.F) {
 // BenchmarkLock: the outbound scan of a 1 KiB message with 0, 1 and 20
 // locked secrets.
 func BenchmarkLock(b *testing.B) {
-	msg := []byte(`{"method":"Network.requestWillBeSent","params":{"requestId":"1000.12","loaderId":"AB12","documentURL":"https://example.com/app","request":{"url":"https://example.com/api/items?page=2&sort=desc","method":"GET","headers":{"Accept":"application/json","User-Agent":"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36","Referer":"https://example.com/app"},"mixedContentType":"none","initialPriority":"High","referrerPolicy":"strict-origin-when-cross-origin"},"timestamp":123456.789,"wallTime":1764444660.123,"initiator":{"type":"script","stack":{"callFrames":[{"functionName":"load","scriptId":"17","url":"https://example.com/app.js","lineNumber":120,"columnNumber":14}]}},"redirectHasExtraInfo":false,"type":"Fetch","frameId":"5B1E6D0C1A2B3C4D5E6F","hasUserGesture":false}}`)
-	for len(msg) < 1024 {
-		msg = append(msg, ' ')
-	}
-	msg = msg[:1024]
+	msg := benchMessage()
 	for _, n := range []int{0, 1, 20} {
 		var l *Lock
 		for i := 0; i < n; i++ {
@@ -211,6 +214,15 @@ func BenchmarkLock(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchMessage is a Network.requestWillBeSent of 1 KiB.
+func benchMessage() []byte {
+	msg := []byte(`{"method":"Network.requestWillBeSent","params":{"requestId":"1000.12","loaderId":"AB12","documentURL":"https://example.com/app","request":{"url":"https://example.com/api/items?page=2&sort=desc","method":"GET","headers":{"Accept":"application/json","User-Agent":"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36","Referer":"https://example.com/app"},"mixedContentType":"none","initialPriority":"High","referrerPolicy":"strict-origin-when-cross-origin"},"timestamp":123456.789,"wallTime":1764444660.123,"initiator":{"type":"script","stack":{"callFrames":[{"functionName":"load","scriptId":"17","url":"https://example.com/app.js","lineNumber":120,"columnNumber":14}]}},"redirectHasExtraInfo":false,"type":"Fetch","frameId":"5B1E6D0C1A2B3C4D5E6F","hasUserGesture":false}}`)
+	for len(msg) < 1024 {
+		msg = append(msg, ' ')
+	}
+	return msg[:1024]
 }
 
 func strconvI(i int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + itoa(i)) }

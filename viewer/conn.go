@@ -16,6 +16,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/cdprelay/cdprelay/internal/wslimit"
 	"github.com/cdprelay/cdprelay/screencast"
 )
 
@@ -47,6 +48,9 @@ type conn struct {
 
 	closeOnce   sync.Once
 	closeReason string // written once under closeOnce, read after the read loop ends
+	// draining: the read loop hears out a viewer it closed for a message
+	// too large (wslimit.Drain); the socket is closed after it.
+	draining atomic.Bool
 
 	// lastGeom is the geometry of the newest frame the write loop sent,
 	// read by the read loop to map pointer input.
@@ -133,8 +137,10 @@ func (c *conn) serve() {
 		if err := c.writeLoop(); err != nil {
 			c.log.Debug("viewer write", "err", err)
 		}
-		// Unblock the read loop.
-		c.ws.Close()
+		// Unblock the read loop, unless it hears the viewer out.
+		if !c.draining.Load() {
+			c.ws.Close()
+		}
 	}()
 	err := c.readLoopGuarded()
 	c.cancel()
@@ -331,14 +337,19 @@ func (c *conn) writeUpdate(s *subscription) error {
 // readLoop is the only reader. It handles each request in turn, so a
 // viewer's inputs reach the tab in the order it sent them.
 func (c *conn) readLoop() error {
-	c.ws.SetReadLimit(c.srv.cfg.MaxMessageBytes)
 	_ = c.ws.SetReadDeadline(time.Now().Add(pongWait))
 	c.ws.SetPongHandler(func(string) error {
 		return c.ws.SetReadDeadline(time.Now().Add(pongWait))
 	})
+	limit := c.srv.cfg.MaxMessageBytes
+	var buf []byte
 	for {
-		mt, b, err := c.ws.ReadMessage()
+		mt, b, err := wslimit.Read(c.ws, &buf, limit)
 		if err != nil {
+			if wslimit.IsTooBig(err) {
+				c.closeTooBig(limit)
+				return err
+			}
 			var ce *websocket.CloseError
 			if errors.As(err, &ce) && (ce.Code == websocket.CloseNormalClosure || ce.Code == websocket.CloseGoingAway) {
 				return nil

@@ -17,7 +17,7 @@ import (
 // the allow-listed action; the other fields are read only by the kinds
 // that use them.
 type Input struct {
-	// Kind is mouse, key, bring-to-front, resize or navigate.
+	// Kind is mouse, key, bring-to-front, resize, navigate or reload.
 	Kind string `json:"kind"`
 	// Action: for mouse, move, down, up, click (down then up) or wheel;
 	// for key, down, up or text.
@@ -82,6 +82,9 @@ const (
 	KindBringToFront = "bring-to-front"
 	KindResize       = "resize"
 	KindNavigate     = "navigate"
+	// KindReload reloads the tab: what script left in its page (timers,
+	// listeners) ends with the document.
+	KindReload = "reload"
 )
 
 // Methods is every CDP method Map can return.
@@ -92,6 +95,7 @@ var Methods = []string{
 	page.CommandBringToFront,
 	emulation.CommandSetDeviceMetricsOverride,
 	page.CommandNavigate,
+	page.CommandReload,
 }
 
 // Resize bounds: a phone in portrait up to 4K.
@@ -126,6 +130,8 @@ func Map(in Input, geom Geometry) (method string, params any, err error) {
 		return mapKey(in)
 	case KindBringToFront:
 		return page.CommandBringToFront, nil, nil
+	case KindReload:
+		return page.CommandReload, nil, nil
 	case KindResize:
 		if in.Width <= 0 || in.Height <= 0 {
 			return "", nil, fmt.Errorf("resize to %d×%d: width and height must be positive", in.Width, in.Height)

@@ -31,6 +31,7 @@ type serveFlags struct {
 	logLevel  string
 	logFormat string
 	maxMsg    int64
+	maxTabs   int
 	config    string
 	publicURL string
 	policy    policyFlags
@@ -53,6 +54,7 @@ func serve(args []string) int {
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&f.logFormat, "log-format", "text", "text or json")
 	fs.Int64Var(&f.maxMsg, "max-message-bytes", 128<<20, "largest WebSocket message accepted from any peer")
+	fs.IntVar(&f.maxTabs, "max-tabs", 1000, "most tabs one instance shares; a tab offered past it is not shared")
 	f.live.register(fs)
 	f.reload.register(fs)
 	fs.StringVar(&f.config, "config", "", "config file (YAML or JSON): policy, profiles, audit, tokens, hosts, origins, tls; reloaded when it changes, and on SIGHUP (docs/CONFIG.md)")
@@ -116,7 +118,7 @@ func (f serveFlags) appConfig(file *app.File, guid string, saved []relay.SavedIn
 		Launch:        f.launch,
 		Logger:        log,
 		Relay: relay.Config{
-			MaxMessageBytes: f.maxMsg, DefaultGUID: guid, Version: version,
+			MaxMessageBytes: f.maxMsg, MaxTabs: f.maxTabs, DefaultGUID: guid, Version: version,
 			Restore: saved, Save: instanceSaver(f.stateDir),
 			BrowserFile: browserFile(f.stateDir),
 		},

@@ -146,6 +146,9 @@ func New(cfg Config) (_ *App, err error) {
 	if d := cfg.File.Downloads; d.Dirs != nil || d.MaxBytes != 0 {
 		rc.Downloads = relay.DownloadsConfig{Dirs: d.Dirs, MaxBytes: d.MaxBytes}
 	}
+	if t := cfg.File.Scripts.Timeout; t > 0 {
+		rc.ScriptTimeout = time.Duration(t)
+	}
 	// The ingress guard in front has checked Host, Origin and the token's
 	// scopes (with the configured names and origins) before the relay
 	// sees a request.
@@ -156,6 +159,7 @@ func New(cfg Config) (_ *App, err error) {
 	}
 	rc.Tenant = requestTenant
 	rc.PublicURL = cfg.PublicURL
+	rc.Listen = cfg.Addr
 	if a.relay, err = relay.New(rc); err != nil {
 		return nil, err
 	}

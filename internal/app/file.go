@@ -58,6 +58,9 @@ type File struct {
 	// downloads (Browser.setDownloadBehavior's downloadPath). Read at
 	// start.
 	Downloads DownloadsConfig `json:"downloads"`
+	// Scripts bounds the automation's script in the person's tabs
+	// (relay.Config.ScriptTimeout). Read at start.
+	Scripts TimeoutConfig `json:"scripts"`
 	// Tenants is what the operator says of the tenants the tokens name:
 	// how many instances each may keep, their policy profiles, and
 	// whether metrics count their instances.
@@ -158,8 +161,8 @@ func (f *File) Validate() error {
 	if err := f.ingress(nil, nil).Validate(); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
-	if f.Dialogs.Timeout < 0 || f.Approvals.Timeout < 0 {
-		return errors.New("config: dialogs.timeout and approvals.timeout must not be negative")
+	if f.Dialogs.Timeout < 0 || f.Approvals.Timeout < 0 || f.Scripts.Timeout < 0 {
+		return errors.New("config: dialogs.timeout, approvals.timeout and scripts.timeout must not be negative")
 	}
 	if f.Downloads.MaxBytes < 0 {
 		return errors.New("config: downloads.max_bytes must not be negative")

@@ -70,6 +70,7 @@ func (p *Pages) handler() http.Handler {
 	p.secretPages(mux)
 	p.personPages(mux)
 	p.tierPages(mux)
+	p.lockPages(mux)
 	html := func(w http.ResponseWriter, body string) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, body)

@@ -14,13 +14,15 @@ type hits struct {
 	n  map[string]int
 }
 
-func (h *hits) add(r *http.Request) {
+func (h *hits) add(r *http.Request) { h.addPath(r.Host + r.URL.Path) }
+
+func (h *hits) addPath(key string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.n == nil {
 		h.n = make(map[string]int)
 	}
-	h.n[r.Host+r.URL.Path]++
+	h.n[key]++
 }
 
 // Hits returns how many requests origin (as in Main or Other) served for

@@ -43,7 +43,8 @@ type Env struct {
 	Audit *Audit
 
 	hs         *http.Server
-	built      Served // with Options.Build
+	seen       requestLog // what the relay's listener was asked for
+	built      Served     // with Options.Build
 	extDir     string
 	standInDir string
 	log        *slog.Logger
@@ -177,6 +178,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	} else {
 		cfg := opts.Relay
 		cfg.Logger = log
+		cfg.Listen = e.Addr // as cdprelay serve says where it listens
 		e.Audit = &Audit{next: cfg.Observer}
 		cfg.Observer = e.Audit
 		if e.Relay, err = relay.New(cfg); err != nil {
@@ -281,6 +283,7 @@ func (e *Env) RestartRelay(ctx context.Context, cfg relay.Config) error {
 	cancel()
 	e.hs.Close()
 	cfg.Logger = e.log
+	cfg.Listen = e.Addr
 	cfg.DefaultGUID = guid
 	e.Audit.setNext(cfg.Observer)
 	cfg.Observer = e.Audit
@@ -306,6 +309,7 @@ func (e *Env) serve(ln net.Listener) {
 	if e.opts.Wrap != nil {
 		h = e.opts.Wrap(h)
 	}
+	h = e.seen.record(h)
 	e.hs = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	if e.opts.TLS != nil {
 		e.hs.TLSConfig = &tls.Config{Certificates: []tls.Certificate{*e.opts.TLS}}
@@ -316,6 +320,44 @@ func (e *Env) serve(ln net.Listener) {
 		return
 	}
 	go e.hs.Serve(ln)
+}
+
+// RelaySaw returns how many requests the relay's listener received whose
+// request URI contains s: a test's way to know whether anything reached
+// the relay, whatever it answered.
+func (e *Env) RelaySaw(s string) int { return e.seen.count(s) }
+
+// requestLog keeps the request URIs a listener received, the latest
+// maxLogged of them.
+type requestLog struct {
+	mu   sync.Mutex
+	uris []string
+}
+
+const maxLogged = 1 << 14
+
+func (l *requestLog) record(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		l.mu.Lock()
+		if len(l.uris) == maxLogged {
+			l.uris = append(l.uris[:0], l.uris[maxLogged/2:]...)
+		}
+		l.uris = append(l.uris, r.RequestURI)
+		l.mu.Unlock()
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (l *requestLog) count(s string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, u := range l.uris {
+		if strings.Contains(u, s) {
+			n++
+		}
+	}
+	return n
 }
 
 // Close stops the browser and the relay.

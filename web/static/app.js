@@ -51,6 +51,7 @@ const el = {
   navGo: $("nav-go"),
   viewport: $("viewport"),
   front: $("front"),
+  reload: $("reload"),
   stats: $("stats"),
   box: $("screen-box"),
   canvas: $("screen"),
@@ -602,12 +603,12 @@ function render() {
   el.take.disabled = !canTake;
   el.take.hidden = mine;
   el.handback.disabled = !mine;
-  for (const c of [el.navURL, el.navGo, el.viewport, el.front]) c.disabled = !mine;
+  for (const c of [el.navURL, el.navGo, el.viewport, el.front, el.reload]) c.disabled = !mine;
   if (!state.interactive && state.me) el.take.title = "This page is view-only";
   const inst = state.sel && state.instances.find((i) => i.id === state.sel.instance);
   el.stoppedBanner.hidden = !(inst && inst.stopped);
   if (inst && inst.stopped)
-    el.stoppedBanner.textContent = `Automation stopped by ${who(inst.stoppedBy)}: everything it sends is refused until ${state.interactive ? "you press Resume" : "someone resumes it"}.`;
+    el.stoppedBanner.textContent = `Automation stopped by ${who(inst.stoppedBy)}: everything it sends is refused until ${state.interactive ? "you press Resume" : "someone resumes it"}. What its scripts left running in a page stops when the tab is reloaded.`;
   if (t && t.access === "blind") {
     el.placeholder.hidden = false;
     el.placeholder.textContent = `This tab is on ${t.url}, a site hidden from automation and from this view.`;
@@ -671,6 +672,10 @@ el.take.onclick = () => {
 };
 el.handback.onclick = () => send({ type: "hand-back" });
 el.front.onclick = () => input({ kind: "bring-to-front" });
+el.reload.onclick = () => {
+  input({ kind: "reload" });
+  activity("Reloading the tab");
+};
 el.nav.onsubmit = (e) => {
   e.preventDefault();
   let url = el.navURL.value.trim();

@@ -1,0 +1,118 @@
+package relay
+
+import (
+	"testing"
+
+	"github.com/cdprelay/cdprelay/internal/wire"
+)
+
+// The hot path allocates nothing per message: a command forwarded to the
+// extension, a reply forwarded to the client, an event forwarded to the
+// client, and an event whose credentials are redacted on the way. Each is
+// the loop body of its benchmark (bench_test.go), on the same in-process
+// rig, so that what the benchmark measures is what is pinned here.
+//
+// Under the race detector sync.Pool drops a quarter of what it is given,
+// so a pooled buffer is now and then made anew: the counts are checked
+// without it only (alloc_race_test.go).
+
+// allocsWarmup runs are made before measuring, so that the buffer pool, the
+// pending map and the peers' queues have reached their steady size.
+const (
+	allocsWarmup = 10000
+	allocsRuns   = 2000
+)
+
+// zeroAllocs fails t unless f allocates nothing per run. A GC that empties
+// the buffer pool, or another goroutine of the process that allocates
+// meanwhile (testing.AllocsPerRun counts the whole process), can make one
+// measure read 1: a real allocation on the path reads at least 1 every
+// time, so the least of three measures is what counts.
+//
+// Before that, one run must count one message of direction dir relayed:
+// a path that drops the message allocates nothing either.
+func zeroAllocs(t *testing.T, in *Instance, dir int, f func()) {
+	t.Helper()
+	before := testCounter(t, in.srv.cfg.Metrics.bytes[dir])
+	f()
+	if testCounter(t, in.srv.cfg.Metrics.bytes[dir]) == before {
+		t.Fatal("the message was not relayed")
+	}
+	if raceDetector {
+		t.Skip("sync.Pool drops items under the race detector: allocations are counted without -race")
+	}
+	for range allocsWarmup {
+		f()
+	}
+	least := -1.0
+	for range 3 {
+		n := testing.AllocsPerRun(allocsRuns, f)
+		if least < 0 || n < least {
+			least = n
+		}
+		if least == 0 {
+			return
+		}
+	}
+	t.Fatalf("%v allocations per message, want 0", least)
+}
+
+func TestForwardCommandAllocs(t *testing.T) {
+	in, c, x, stop := benchInstance(t)
+	defer stop()
+	zeroAllocs(t, in, dirCommand, func() {
+		k := &c.cmd
+		if err := wire.DecodeCommand(benchCommand, &k.env); err != nil {
+			t.Fatal(err)
+		}
+		c.handle(k)
+		if k.out.kind != outForwarded {
+			t.Fatalf("the command was not forwarded: outcome %v", k.out.kind)
+		}
+		x.forget(x.nextID)
+	})
+}
+
+func TestForwardReplyAllocs(t *testing.T) {
+	in, c, x, stop := benchInstance(t)
+	defer stop()
+	s := in.st.sessions["pw-tab-1"]
+	var m wire.ExtMessage
+	zeroAllocs(t, in, dirReply, func() {
+		x.mu.Lock()
+		x.pending[1] = pendingCall{kind: callClient, client: c, clientID: 42, replyTo: s, via: s, tabID: 7, tab: s.tab, m: benchMethod}
+		c.inflight.Add(1)
+		x.mu.Unlock()
+		if err := wire.DecodeExt(benchReply, &m); err != nil {
+			t.Fatal(err)
+		}
+		x.handleReply(&m)
+	})
+	if c.inflight.Load() != 0 {
+		t.Fatalf("%d replies not matched to their command", c.inflight.Load())
+	}
+}
+
+func TestForwardEventAllocs(t *testing.T) {
+	in, _, x, stop := benchInstance(t)
+	defer stop()
+	var m wire.ExtMessage
+	zeroAllocs(t, in, dirEvent, func() {
+		if err := wire.DecodeExt(benchEvent, &m); err != nil {
+			t.Fatal(err)
+		}
+		in.handleExtEvent(x, &m)
+	})
+}
+
+func TestForwardEventRedactedAllocs(t *testing.T) {
+	in, _, x, stop := benchInstance(t)
+	defer stop()
+	var m wire.ExtMessage
+	zeroAllocs(t, in, dirEvent, func() {
+		if err := wire.DecodeExt(benchExtraInfo, &m); err != nil {
+			t.Fatal(err)
+		}
+		in.handleExtEvent(x, &m)
+	})
+}

@@ -1,0 +1,156 @@
+package relay
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/cdprelay/cdprelay/internal/fakeext"
+)
+
+// waitLong polls cond for up to a minute: thousands of events take a
+// while under -race on a loaded machine.
+func waitLong(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func limitedCount(h *harness, limit string) float64 {
+	return testutil.ToFloat64(h.srv.cfg.Metrics.limited[limit])
+}
+
+// TestTooManyTabs: a fake extension that offers more tabs than the bound,
+// at its handshake and after: the instance keeps MaxTabs of them, counts
+// every one past it, audits the first, and the client's Target.createTarget
+// is refused with the reason. The relay stays up and serves the tabs it
+// keeps.
+func TestTooManyTabs(t *testing.T) {
+	rec := &auditRecorder{}
+	h := newHarness(t, Config{MaxTabs: 5, Observer: rec})
+	var tabs []fakeext.Tab
+	for i := 1; i <= 8; i++ {
+		tabs = append(tabs, fakeext.Tab{ID: i, URL: fmt.Sprintf("https://t%d.example/", i)})
+	}
+	e := h.ext(fakeext.Options{Tabs: tabs})
+	for i := 9; i <= 20; i++ {
+		e.OpenTab(fakeext.Tab{ID: i, URL: fmt.Sprintf("https://t%d.example/", i)})
+	}
+	h.waitFor("the offers past the bound counted", func() bool { return limitedCount(h, limitTabs) >= 15 })
+	if n := len(h.srv.Default().Status().Tabs); n != 5 {
+		t.Fatalf("the instance keeps %d tabs, want 5", n)
+	}
+	if !rec.find(KindDenied, "not shared: the instance keeps 5 tabs") {
+		t.Error("no audit record of a tab not shared")
+	}
+	c := h.client()
+	if got := len(h.autoAttach(c)); got != 5 {
+		t.Errorf("the client was given %d tabs, want 5", got)
+	}
+	m := h.callMsg(c, "", "Target.createTarget", map[string]any{"url": "about:blank"})
+	if m.Error == nil || !strings.Contains(m.Error.Message, "too many tabs") {
+		t.Errorf("Target.createTarget past the bound: %s", m.Raw)
+	}
+	// A tab the person closes makes room for the next one offered.
+	e.CloseTab(1)
+	h.waitFor("a tab closed", func() bool { return len(h.srv.Default().Status().Tabs) == 4 })
+	e.OpenTab(fakeext.Tab{ID: 21, URL: "https://t21.example/"})
+	h.waitFor("the next tab kept", func() bool { return len(h.srv.Default().Status().Tabs) == 5 })
+}
+
+// TestTooManyTabsDefault: the default bound, against an extension that
+// offers far more tabs than a person has.
+func TestTooManyTabsDefault(t *testing.T) {
+	h := newHarness(t, Config{})
+	var tabs []fakeext.Tab
+	for i := 1; i <= 1500; i++ {
+		tabs = append(tabs, fakeext.Tab{ID: i, URL: fmt.Sprintf("https://t%d.example/", i)})
+	}
+	h.ext(fakeext.Options{Tabs: tabs})
+	h.waitFor("the offers past the bound counted", func() bool { return limitedCount(h, limitTabs) >= 500 })
+	if n := len(h.srv.Default().Status().Tabs); n != 1000 {
+		t.Fatalf("the instance keeps %d tabs, want the default 1000", n)
+	}
+}
+
+// TestTooManyChildSessions: a page whose frames and workers Chrome
+// attaches past the bound: those are detached at once and never announced
+// to the client; the relay counts them and audits the first.
+func TestTooManyChildSessions(t *testing.T) {
+	rec := &auditRecorder{}
+	h := newHarness(t, Config{Observer: rec})
+	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
+	c := h.client()
+	sess := h.autoAttach(c)[0]
+	total := maxSessions + maxChildSessions + 10
+	for i := 0; i < total; i++ {
+		e.Event(1, "", "Target.attachedToTarget", map[string]any{
+			"sessionId":          fmt.Sprintf("child-%d", i),
+			"targetInfo":         map[string]any{"targetId": fmt.Sprintf("F%d", i), "type": "worker", "url": "https://a.example/w.js", "attached": true},
+			"waitingForDebugger": false,
+		})
+	}
+	// The client's own session and the children fill the table.
+	waitLong(t, "the children past the bound counted", func() bool {
+		return limitedCount(h, limitChildSessions) >= float64(total+1-maxSessions-maxChildSessions)
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := c.Call(ctx, sess, "Runtime.evaluate", map[string]any{"expression": "1"}); err != nil { // the events before it are in
+		t.Fatal(err)
+	}
+	announced, detached := 0, 0
+	for _, m := range c.Messages() {
+		if m.Method == "Target.attachedToTarget" && m.SessionID == sess {
+			announced++
+		}
+	}
+	for _, cmd := range e.Commands() {
+		if strings.Contains(string(cmd.Params), `"Target.detachFromTarget"`) {
+			detached++
+		}
+	}
+	if announced > maxSessions+maxChildSessions || announced+detached < total {
+		t.Errorf("%d children announced, %d detached, of %d", announced, detached, total)
+	}
+	if !rec.find(KindDenied, "a frame or worker was detached") {
+		t.Error("no audit record of a child detached")
+	}
+}
+
+// TestTooManyFrames: a page, on a site with tiers, with more frames than
+// the relay follows: the tab is as strict as a frame it cannot follow
+// (blind) until its next document, and what it keeps of them stays
+// bounded.
+func TestTooManyFrames(t *testing.T) {
+	h := newHarness(t, Config{Policy: tiers})
+	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
+	c := h.client()
+	sess := h.autoAttach(c)[0]
+	for i := 0; i < maxPendingFrames+100; i++ {
+		e.Event(1, "", "Page.frameNavigated", map[string]any{"frame": map[string]any{"id": fmt.Sprintf("sub%d", i), "parentId": tid(1), "loaderId": "L", "url": "https://a.example/f", "securityOrigin": "https://a.example", "mimeType": "text/html"}})
+	}
+	waitLong(t, "the frames past the bound counted", func() bool { return limitedCount(h, limitFrames) >= 100 })
+	in := h.srv.Default()
+	st := in.lock()
+	n := len(st.tabs[1].frames)
+	in.unlock()
+	if n > maxPendingFrames+1 {
+		t.Errorf("the tab keeps %d frames", n)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	// Refused as the script's own exception.
+	if res, err := c.Call(ctx, sess, "Runtime.evaluate", map[string]any{"expression": "1"}); err != nil || !strings.Contains(string(res), "cdprelay: blind") {
+		t.Errorf("a tab past the frames bound is not blind: %s %v", res, err)
+	}
+}

@@ -1,0 +1,134 @@
+package relay
+
+import (
+	"slices"
+)
+
+// The relay's own Runtime.
+//
+// The relay places every context a command names in its view of the
+// tab's contexts (contexts.go), which only Chrome's Runtime events keep
+// true. So it keeps Runtime enabled on every session of the tabs it
+// attaches — the tab's own from the attach, a child's (a frame, a worker)
+// from the moment Chrome announces it — and a client's Runtime switch on
+// a tab session is the relay's to answer:
+//
+//   - Runtime.disable is answered and not sent: Chrome goes on telling the
+//     relay of contexts, and the client hears no Runtime event on that
+//     session until it enables Runtime again;
+//   - Runtime.enable is answered as Chrome would: a
+//     Runtime.executionContextCreated for each context the session has
+//     (none of the relay's own worlds, nothing of a blind tab), then the
+//     reply.
+//
+// Runtime.bindingCalled comes whatever the switch, as from Chrome. What
+// Chrome stored for a late Runtime.enable (console messages from before it)
+// is not replayed.
+
+// holdRuntime turns Runtime on in Chrome for t's session sid, once. It
+// goes out as the lock is released, before any later command for the
+// session.
+func (st *state) holdRuntime(t *tab, sid string) {
+	sc := t.contextsOf(sid)
+	if sc.held {
+		return
+	}
+	sc.held = true
+	st.fire(t.id, sid, "Runtime.enable", nil)
+}
+
+// runtimeOn reports whether the client has Runtime on on s.
+func (s *session) runtimeOn() bool {
+	if s.child {
+		return s.runtime
+	}
+	return s.enabled["Runtime"]
+}
+
+// runtimeWanted reports whether client session s gets a Runtime event of
+// t's session sid: when the client has Runtime on there, or when the relay
+// does not hold it (then Chrome sends only what the client asked for).
+func (st *state) runtimeWanted(t *tab, sid string, s *session, method []byte) bool {
+	if string(method) == "Runtime.bindingCalled" {
+		return true
+	}
+	if sc := t.ctxs[sid]; sc == nil || !sc.held {
+		return true
+	}
+	return s.runtimeOn()
+}
+
+var emRuntimeSwitch = emulation{fn: (*clientConn).runtimeSwitch}
+
+// runtimeSwitch answers a client's Runtime.enable or Runtime.disable on a
+// tab session.
+func (c *clientConn) runtimeSwitch(k call) {
+	on := k.method == "Runtime.enable"
+	s := k.sess
+	st := c.inst.lock()
+	if !st.live(s) {
+		c.inst.unlock()
+		c.fail(k, codeNoSession, "Session with given id not found.")
+		return
+	}
+	t, sid := s.tab, ""
+	if s.child {
+		sid = s.id
+	}
+	was := s.runtimeOn()
+	if s.child {
+		s.runtime = on
+	} else {
+		st.switchDomain(s, "Runtime", on)
+	}
+	sc := t.contextsOf(sid)
+	if !sc.held {
+		// Chrome's switch is the client's (a tab the relay did not attach
+		// itself): an enable makes it the relay's too.
+		sc.held = on
+		c.inst.unlock()
+		c.forwardCall(k)
+		return
+	}
+	if on && !was {
+		st.replayContexts(t, sid, s)
+	}
+	c.inst.unlock()
+	c.reply(k, struct{}{})
+}
+
+// replayContexts tells client session s of the contexts of t's session
+// sid, as Chrome does when Runtime is enabled: oldest first, none of the
+// relay's own, none of a tab or frame the client may not see.
+func (st *state) replayContexts(t *tab, sid string, s *session) {
+	c := st.client
+	sc := t.ctxs[sid]
+	if c == nil || sc == nil {
+		return
+	}
+	acc := t.acc
+	if s.child {
+		acc = stricter(acc, s.acc)
+	}
+	if acc.level == accessBlind {
+		return
+	}
+	ids := make([]int64, 0, len(sc.byID))
+	for id, x := range sc.byID {
+		if !x.relay && x.raw != nil {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		x := sc.byID[id]
+		if n, ok := t.blindFrames[x.frame]; ok && n.acc.level == accessBlind {
+			continue
+		}
+		params := make([]byte, 0, len(x.raw)+12)
+		params = append(params, `{"context":`...)
+		params = append(params, x.raw...)
+		params = append(params, '}')
+		c.eventRaw("Runtime.executionContextCreated", s, params)
+	}
+}

@@ -1,0 +1,370 @@
+package relay
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cdprelay/cdprelay/internal/wire"
+)
+
+// What a person's Stop undoes.
+//
+// Stopped, the automation's commands are refused (stop.go). What it had
+// already started or set in the person's tabs is undone too, by a task
+// that starts with the Stop, on every tab the relay holds:
+//
+//   - script that keeps the tab, or one of its frames or workers, busy is
+//     ended (brake.go);
+//   - the tab is detached and attached again. Chrome drops all that a
+//     debugging session set when it ends — scripts for new documents,
+//     bindings, emulation and network overrides, request interception (the
+//     requests it held go on), ignored input, breakpoints, blocked script —
+//     whatever the method, known to the relay or not;
+//   - the few settings that outlive a debugging session are reset: a
+//     frozen lifecycle (Page.setWebLifecycleState, first, since a frozen
+//     page answers nothing) and a page scale factor. Virtual time outlives
+//     it too, and nothing resets it: it is refused to clients
+//     (refusedForStop);
+//   - the client's sessions stay, as after a resume (resume.go): the
+//     sessions of its frames and workers end, its execution contexts are
+//     cleared. What it had set is kept, and set again when the person
+//     resumes the automation.
+//
+// What stays is what the automation's script did inside the page: timers,
+// listeners, rewritten functions, DOM changes, workers, storage. Nothing
+// tells them from the page's own; a reload by the person ends those that
+// live in the document, and none of the automation's scripts runs on the
+// new one. The audit log records what the Stop undid.
+
+const whyStopLift = "cdprelay: a person stopped the automation; the relay undoes what it set in the tab"
+
+// liftWait bounds the undoing of one tab.
+const liftWait = 15 * time.Second
+
+// lifting is what the last Stop undid. Guarded by mu.
+type lifting struct {
+	mu sync.Mutex
+	// done is closed when the last Stop's undoing has ended; nil when
+	// none ran.
+	done chan struct{}
+	// tabs had their settings lifted: Resume sets them again.
+	tabs []*tab
+	// frozen are the tabs whose lifecycle the client set (by tab id).
+	frozen map[int64]bool
+}
+
+// noteLifecycle records a client's Page.setWebLifecycleState: a frozen
+// page stays frozen when the debugging session ends.
+func (in *Instance) noteLifecycle(t *tab) {
+	l := &in.lifting
+	l.mu.Lock()
+	if l.frozen == nil {
+		l.frozen = map[int64]bool{}
+	}
+	l.frozen[t.id] = true
+	l.mu.Unlock()
+}
+
+// stopRules refuse what a person's Stop could not undo or end:
+//
+//   - Emulation.setVirtualTimePolicy: Chrome keeps virtual time when the
+//     debugging session ends, and nothing sets it back;
+//   - blackboxing (Debugger.setBlackboxPatterns, setBlackboxedRanges,
+//     setBlackboxExecutionContexts): V8 takes no pause in blackboxed
+//     script, the brake's included (brake.go);
+//   - Runtime.callFunctionOn with throwOnSideEffect: V8 takes no pause
+//     under its side-effect check either, and callFunctionOn has no
+//     timeout of its own (an evaluation has: brake.go gives it one).
+//
+// And the relay's own Debugger is not the client's: a session that has not
+// enabled the Debugger itself gets Chrome's answer for a disabled one.
+func (c *clientConn) stopRules(k *cmd) (Decision, bool) {
+	if k.m.domain == domainDebugger && !k.m.enable && !k.m.disable && k.r.via != nil {
+		c.inst.lock()
+		on := k.r.via.enabled["Debugger"]
+		if k.r.sess != nil && !k.r.sess.child {
+			on = k.r.sess.enabled["Debugger"]
+		}
+		c.inst.unlock()
+		if !on {
+			return deny(ruleDebuggerOff, "Debugger agent is not enabled"), false
+		}
+	}
+	switch k.m.name {
+	case "Emulation.setVirtualTimePolicy":
+		return deny(ruleUndoable, "cdprelay: Emulation.setVirtualTimePolicy would stay in the person's tab after the automation stops (Chrome keeps virtual time when the debugging session ends), so it is not available through the relay"), false
+	case "Debugger.setBlackboxPatterns", "Debugger.setBlackboxedRanges", "Debugger.setBlackboxExecutionContexts":
+		return deny(ruleUnstoppable, "cdprelay: "+k.m.name+" would keep a person's Stop from ending the automation's script (the debugger takes no pause in blackboxed script), so it is not available through the relay"), false
+	case "Runtime.callFunctionOn":
+		if v, n := wire.Member(k.env.Params, "throwOnSideEffect"); n > 1 || (n == 1 && string(v) != "false") {
+			return deny(ruleUnstoppable, "cdprelay: Runtime.callFunctionOn with throwOnSideEffect runs where the debugger takes no pause, so a person's Stop could not end it; use Runtime.evaluate with throwOnSideEffect, which the relay bounds"), false
+		}
+	}
+	return Decision{}, true
+}
+
+// Rule ids of stopRules.
+// domainDebugger is the Debugger domain's index (metrics.go).
+var domainDebugger = domainIndex["Debugger"]
+
+const (
+	ruleUndoable    = "relay:outlives-stop"
+	ruleUnstoppable = "relay:unstoppable-script"
+	ruleDebuggerOff = "relay:debugger-not-enabled"
+)
+
+// startLifting starts undoing what the automation set, for the Stop by.
+func (in *Instance) startLifting(x *extConn, by string) {
+	if x == nil {
+		return
+	}
+	st := in.lock()
+	var tabs []*tab
+	for _, t := range st.sortedTabs() {
+		if t.state == tabAttached && t.resuming == nil {
+			tabs = append(tabs, t)
+		}
+	}
+	in.unlock()
+	done := make(chan struct{})
+	l := &in.lifting
+	l.mu.Lock()
+	prev := l.done
+	l.done = done
+	l.mu.Unlock()
+	in.tasks.spawn("undo what the automation set", func() {
+		defer close(done)
+		if prev != nil {
+			<-prev // a Stop, Resume and Stop in quick succession: one at a time
+		}
+		in.liftAll(x, tabs, by)
+	})
+}
+
+// liftResult is what was undone on one tab.
+type liftResult struct {
+	target string
+	ended  int      // sessions whose running script was ended
+	set    []string // what the client had set, as method names
+	err    error
+}
+
+// liftAll undoes what the automation set on tabs, one task per tab, and
+// records it.
+func (in *Instance) liftAll(x *extConn, tabs []*tab, by string) {
+	res := make([]liftResult, len(tabs))
+	var wg sync.WaitGroup
+	for i, t := range tabs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), liftWait)
+			defer cancel()
+			res[i] = in.liftTab(ctx, x, t)
+		}()
+	}
+	wg.Wait()
+	var parts []string
+	for _, r := range res {
+		if r.target == "" {
+			continue
+		}
+		p := "tab " + r.target + ": "
+		if r.ended > 0 {
+			p += "ended the script that kept it busy; "
+		}
+		if r.err != nil {
+			p += "could not attach again (" + r.err.Error() + ")"
+		} else if len(r.set) > 0 {
+			p += "lifted what the automation set (" + strings.Join(r.set, ", ") + ")"
+		} else {
+			p += "lifted what the automation set"
+		}
+		parts = append(parts, p)
+	}
+	if len(parts) == 0 {
+		return
+	}
+	in.observe(Event{Actor: ActorRelay, Kind: KindStop, Outcome: OutcomeOK,
+		Detail: "the Stop by " + by + " undid, on " + strconv.Itoa(len(parts)) + " tabs: " + strings.Join(parts, "; ")})
+}
+
+// liftTab ends t's running script and drops what the client set there.
+func (in *Instance) liftTab(ctx context.Context, x *extConn, t *tab) liftResult {
+	st := in.lock()
+	if !st.shared(t) || t.state != tabAttached || t.resuming != nil {
+		in.unlock()
+		return liftResult{}
+	}
+	r := liftResult{target: t.targetID}
+	l := &in.lifting
+	l.mu.Lock()
+	frozen := l.frozen[t.id]
+	delete(l.frozen, t.id)
+	l.mu.Unlock()
+	in.unlock()
+	if frozen {
+		// First: a frozen page runs nothing, the brake's question and the
+		// attach below included. Chrome keeps this beyond the session.
+		if _, err := x.sendCommand(ctx, t.id, "", "Page.setWebLifecycleState", map[string]string{"state": "active"}); err != nil {
+			in.log.Debug("stop: lifecycle", "tab", t.id, "err", err)
+		}
+	}
+	st = in.lock()
+	sids := []string{""}
+	for _, cs := range st.sessions {
+		if cs.tab == t && cs.child && st.live(cs) {
+			sids = append(sids, cs.id)
+		}
+	}
+	in.unlock()
+
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for _, sid := range sids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if in.endScript(ctx, x, t.id, sid, nil) {
+				mu.Lock()
+				r.ended++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+
+	st = in.lock()
+	if !st.shared(t) || t.state != tabAttached || t.resuming != nil {
+		in.unlock()
+		return liftResult{}
+	}
+	r.set = keptNames(t.replay)
+	scaled := slices.ContainsFunc(t.replay, func(k replayed) bool { return k.method == "Emulation.setPageScaleFactor" })
+	hasSessions := t.session != nil
+	st.suspend(t, whyStopLift)
+	t.setState(tabDetaching, nil) // Chrome's session ends below
+	for _, sc := range t.scripts {
+		if sc.child == nil {
+			sc.real, sc.adding = "", false // they go with the session
+		}
+	}
+	if !hasSessions {
+		t.replay, t.replayBytes = nil, 0 // nobody to set them again for
+	}
+	hs := t.handles
+	in.unlock()
+	l.mu.Lock()
+	if hasSessions {
+		l.tabs = append(l.tabs, t)
+	}
+	l.mu.Unlock()
+
+	if _, err := x.call(ctx, "chrome.debugger.detach", debuggee(t.id, "")); err != nil {
+		in.log.Debug("stop: detach", "tab", t.id, "err", err)
+	}
+	in.forgetBrakes(t.id)
+	in.lock()
+	if t.state == tabDetaching {
+		t.setState(tabDetached, nil)
+	}
+	in.unlock()
+	r.err = in.attachTab(ctx, x, t)
+	if r.err == nil && scaled {
+		if _, err := x.sendCommand(ctx, t.id, "", "Emulation.resetPageScaleFactor", nil); err != nil {
+			in.log.Debug("stop: page scale", "tab", t.id, "err", err)
+		}
+	}
+
+	st = in.lock()
+	done := t.resuming
+	t.resuming = nil
+	if r.err != nil && st.shared(t) {
+		why := "the automation's sessions on the tab could not be kept after the Stop: " + r.err.Error()
+		st.dropSessions(t, why)
+		t.detachReason = why
+	}
+	in.unlock()
+	if done != nil {
+		close(done)
+	}
+	if r.err == nil {
+		notifyHandles(hs, TabEvent{Method: EventAttached})
+	}
+	if r.err != nil && tabGone(r.err) {
+		x.failTab(t.id)
+	}
+	return r
+}
+
+// keptNames lists the methods of what a tab's sessions set, once each.
+func keptNames(kept []replayed) []string {
+	var out []string
+	n := map[string]int{}
+	for _, k := range kept {
+		if n[k.method] == 0 {
+			out = append(out, k.method)
+		}
+		n[k.method]++
+	}
+	for i, m := range out {
+		if n[m] > 1 {
+			out[i] = m + " ×" + strconv.Itoa(n[m])
+		}
+	}
+	return out
+}
+
+// afterResume sets again, on each tab the last Stop lifted, what the
+// client's sessions had set, before the client's commands for the tab go
+// on. Called with the lock held, as the Resume lets the client go.
+func (in *Instance) afterResume(st *state, x *extConn) {
+	l := &in.lifting
+	l.mu.Lock()
+	tabs := l.tabs
+	l.tabs = nil
+	l.mu.Unlock()
+	for _, t := range tabs {
+		if !st.shared(t) || t.state != tabAttached || t.resuming != nil || t.session == nil || x == nil {
+			continue
+		}
+		t.resuming = make(chan struct{})
+		in.tasks.spawn("set again what the automation had set", func() {
+			ctx, cancel := context.WithTimeout(context.Background(), resumeWait)
+			defer cancel()
+			err := in.replay(ctx, x, t)
+			in.lock()
+			done := t.resuming
+			t.resuming = nil
+			in.unlock()
+			if done != nil {
+				close(done)
+			}
+			if err != nil {
+				in.log.Info("setting again what the automation had set", "tab", t.id, "err", err)
+			}
+		})
+	}
+}
+
+// awaitLifting waits, briefly, for the last Stop's undoing to end, so that
+// a Resume sets things again on tabs that are attached again.
+func (in *Instance) awaitLifting() {
+	l := &in.lifting
+	l.mu.Lock()
+	done := l.done
+	l.mu.Unlock()
+	if done == nil {
+		return
+	}
+	timer := time.NewTimer(liftWait + time.Second)
+	defer timer.Stop()
+	select {
+	case <-done:
+	case <-timer.C:
+	}
+}
