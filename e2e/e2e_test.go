@@ -32,6 +32,7 @@ func TestMain(m *testing.M) {
 			return 1
 		}
 		defer unlock()
+		removeStalePolicies()
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		defer cancel()
 		// The browser's own port lets a test act as the person (pick_test.go);

@@ -70,15 +70,18 @@ func TestManagedPolicy(t *testing.T) {
 			os.Remove(d)
 		}
 	})
-	if err := os.WriteFile(file, policy, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	// The file goes in a cleanup of its own, registered before anything
+	// else can fail, so that a failing step (one that ends the test
+	// with t.Fatal, in a cleanup too) cannot leave it behind.
 	t.Cleanup(func() {
-		closePersonTabs(t, blocked)
-		if err := os.Remove(file); err != nil {
+		if err := os.Remove(file); err != nil && !os.IsNotExist(err) {
 			t.Errorf("the policy file: %v", err)
 		}
 	})
+	if err := os.WriteFile(file, policy, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closePersonTabs(t, blocked) })
 
 	vs, err := viewer.New(viewer.Config{Source: viewer.FromRelay(env.Relay), Interactive: asThePerson})
 	if err != nil {
@@ -126,6 +129,17 @@ func skipUnlessPolicyFiles(t *testing.T) {
 		t.Skipf("the browser (%s) is not Debian's Chromium, whose policies are files in %s", path, debianPolicies)
 	case os.Geteuid() != 0:
 		t.Skipf("writing %s needs root", debianPolicies)
+	}
+}
+
+// removeStalePolicies removes the policy files a run of TestManagedPolicy
+// killed before its cleanups (a test binary's timeout) left behind. Only
+// the holder of the browser lock writes one, so any found by the holder is
+// stale.
+func removeStalePolicies() {
+	old, _ := filepath.Glob(filepath.Join(debianPolicies, "zz-cdprelay-e2e-*.json"))
+	for _, f := range old {
+		os.Remove(f)
 	}
 }
 
