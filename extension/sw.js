@@ -509,7 +509,10 @@ const COMMANDS = {
   // Where Chrome saved the file of a download the automation started, for
   // the relay to copy where the client asked (downloads.go in the relay).
   "extension.downloadFile"(c, [query]) {
-    return downloadFile(query);
+    // One question at a time: a download told of is then no other's.
+    const answer = downloadQuestions.then(() => downloadFile(query));
+    downloadQuestions = answer.catch(noop);
+    return answer;
   },
 
   // The relay's answer for a tab opened from a shared tab: shared when the
@@ -552,7 +555,10 @@ async function downloadFile(query) {
     const items = (await chrome.downloads.search({ startedAfter: since, orderBy: ["-startTime"], limit: 50 })).filter(
       (i) => i.url === url || i.finalUrl === url,
     );
-    const done = items.filter((i) => i.state === "complete" && (!(bytes >= 0) || i.fileSize === bytes));
+    const told = await toldDownloads();
+    const done = items.filter(
+      (i) => i.state === "complete" && (!(bytes >= 0) || i.fileSize === bytes) && !told.includes(i.id),
+    );
     if (done.length > 1)
       throw new Error(
         "Chrome has several downloads of this address just now; which one is the automation's cannot be told",
@@ -560,6 +566,7 @@ async function downloadFile(query) {
     if (done.length === 1) {
       const i = done[0];
       if (!i.exists) throw new Error("the file Chrome saved is gone");
+      await chrome.storage.session.set({ toldDownloads: [...told, i.id].slice(-TOLD_DOWNLOADS_MAX) });
       return { path: i.filename, bytes: i.fileSize };
     }
     if (items.length > 0 && items.every((i) => i.state === "interrupted"))
@@ -568,6 +575,18 @@ async function downloadFile(query) {
       throw new Error(items.length > 0 ? "Chrome did not finish the download in time" : "Chrome has no such download");
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+// The downloads whose file the relay was already told of (by chrome's
+// download id), latest last: each answers one question, so a download of
+// the same address moments after another (the same file, downloaded again)
+// is told from the one before. In the session's storage, which outlives
+// the worker.
+const TOLD_DOWNLOADS_MAX = 256;
+let downloadQuestions = Promise.resolve();
+async function toldDownloads() {
+  const { toldDownloads: ids } = await chrome.storage.session.get("toldDownloads");
+  return Array.isArray(ids) ? ids : [];
 }
 
 // Whether the person allows it (an optional permission, asked for on the
