@@ -212,6 +212,16 @@ func assertPersonDownloads(t *testing.T, names ...string) {
 	}
 }
 
+// logDownloadRecords logs the audit records of downloads since mark: what
+// the relay did with each file, and why.
+func logDownloadRecords(t *testing.T, mark int) {
+	for _, ev := range env.Audit.Since(mark) {
+		if ev.Kind == relay.KindDownload {
+			t.Logf("audit: %s %s", ev.Outcome, ev.Detail)
+		}
+	}
+}
+
 // TestPuppeteerDownloadFolder: Puppeteer's downloadBehavior folder gets the
 // file of a download the automation clicks; a folder outside the ones the
 // relay allows is refused; the person's copy stays where their Chrome put
@@ -219,6 +229,8 @@ func assertPersonDownloads(t *testing.T, names ...string) {
 func TestPuppeteerDownloadFolder(t *testing.T) {
 	requireEnv(t)
 	folder := filepath.Join(t.TempDir(), "puppeteer-downloads")
+	mark := env.Audit.Len()
+	defer logDownloadRecords(t, mark)
 	runNode(t, "puppeteer-download.mjs", env.HTTPEndpoint(), env.Pages.Main, folder)
 	assertPersonDownloads(t, "report.csv")
 	assertTabsKept(t)

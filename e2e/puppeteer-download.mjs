@@ -8,19 +8,34 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import puppeteer from 'puppeteer-core';
+import { NodeWebSocketTransport } from 'puppeteer-core/internal/node/NodeWebSocketTransport.js';
 
 const [endpoint, main, folder] = process.argv.slice(2);
 const step = (s) => console.log('ok -', s);
 const body = 'name,value\nrelay,42\n';
 
+// Puppeteer leaves the socket of a connect that failed open, and the relay
+// serves one client at a time: this one brings its own socket, to close it.
+const { webSocketDebuggerUrl } = await (await fetch(`${endpoint}/json/version`)).json();
+const refused = await NodeWebSocketTransport.create(webSocketDebuggerUrl);
 await assert.rejects(
-  puppeteer.connect({ browserURL: endpoint, downloadBehavior: { policy: 'allow', downloadPath: '/etc' }, protocolTimeout: 20000 }),
+  puppeteer.connect({ transport: refused, downloadBehavior: { policy: 'allow', downloadPath: '/etc' }, protocolTimeout: 20000 }),
   (e) => {
     assert.match(e.message, /outside the folders this relay writes downloads into/);
     step(`a download folder of /etc: ${e.message.split('\n')[0]}`);
     return true;
   },
 );
+// The relay lets a client go before it answers the client's close: once
+// the socket is closed, the next client is served.
+await new Promise((closed) => {
+  const was = refused.onclose;
+  refused.onclose = () => {
+    was?.();
+    closed();
+  };
+  refused.close();
+});
 
 const browser = await puppeteer.connect({
   browserURL: endpoint,
