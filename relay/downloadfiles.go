@@ -226,14 +226,14 @@ const mtimeSlack = 2 * time.Second
 // relay's machine.
 func openSaved(src savedFile, size int64, began time.Time, maxBytes int64) (*os.File, error) {
 	if !filepath.IsAbs(src.Path) {
-		return nil, fmt.Errorf("the browser reported the path %q, which is not absolute", src.Path)
+		return nil, errors.New("the browser reported a path that is not absolute")
 	}
 	fi, err := os.Lstat(src.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, errNotHere
 	}
 	if err != nil {
-		return nil, fmt.Errorf("the file the browser saved: %w", err)
+		return nil, fmt.Errorf("the file the browser saved: %w", pathless(err))
 	}
 	switch {
 	case !fi.Mode().IsRegular():
@@ -247,7 +247,7 @@ func openSaved(src savedFile, size int64, began time.Time, maxBytes int64) (*os.
 	}
 	f, err := os.Open(src.Path)
 	if err != nil {
-		return nil, fmt.Errorf("the file the browser saved: %w", err)
+		return nil, fmt.Errorf("the file the browser saved: %w", pathless(err))
 	}
 	// What was checked is what was opened (no symlink swapped in since).
 	if fi2, err := f.Stat(); err != nil || !os.SameFile(fi, fi2) {
@@ -255,6 +255,28 @@ func openSaved(src savedFile, size int64, began time.Time, maxBytes int64) (*os.
 		return nil, errors.New("the file the browser saved changed while it was opened")
 	}
 	return f, nil
+}
+
+// pathless drops the path from a file system error: the path of the
+// person's file is not the client's to read.
+func pathless(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// holdsPersonFolder reports whether the client's folder is the folder
+// where the browser saved saved (the person's download folder), or below
+// it: the relay copies into the person's folder nothing.
+func (f downloadFolder) holdsPersonFolder(saved string) bool {
+	person, err := filepath.EvalSymlinks(filepath.Dir(saved))
+	if err != nil {
+		return false // no such folder here: openSaved says why
+	}
+	rel, err := filepath.Rel(person, filepath.Join(f.root, f.rel))
+	return err == nil && (rel == "." || filepath.IsLocal(rel))
 }
 
 // writeDownload copies size bytes of src into folder as name and returns

@@ -392,6 +392,9 @@ func (in *Instance) copyDownload(x *extConn, d *download, size int64) (string, e
 	if err := json.Unmarshal(res, &src); err != nil {
 		return "", errors.New("the browser's extension gave no file")
 	}
+	if d.to.folder.holdsPersonFolder(src.Path) {
+		return "", fmt.Errorf("downloadPath %q is the browser's own download folder, or inside it: the relay writes nothing there", d.to.folder.asked)
+	}
 	f, err := openSaved(src, size, d.began, max)
 	if err != nil {
 		return "", err

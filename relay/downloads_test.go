@@ -49,12 +49,19 @@ type dlOptions struct {
 	// person's report.csv); gate runs before it answers.
 	file func(w *dlWorld) (string, int64, error)
 	gate chan struct{}
+	// personAllowed: the operator's folder holds the person's download
+	// folder.
+	personAllowed bool
 }
 
 func newDLWorld(t *testing.T, o dlOptions) *dlWorld {
 	t.Helper()
 	w := &dlWorld{allowed: t.TempDir(), person: t.TempDir(), rec: &auditRecorder{}}
-	w.h = newHarness(t, Config{Observer: w.rec, Downloads: DownloadsConfig{Dirs: []string{w.allowed}, MaxBytes: o.maxBytes}})
+	dirs := []string{w.allowed}
+	if o.personAllowed {
+		dirs = []string{filepath.Dir(w.person)}
+	}
+	w.h = newHarness(t, Config{Observer: w.rec, Downloads: DownloadsConfig{Dirs: dirs, MaxBytes: o.maxBytes}})
 	if err := os.WriteFile(filepath.Join(w.person, "report.csv"), []byte(dlBody), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -275,6 +282,9 @@ func TestDownloadNotCopied(t *testing.T) {
 			return p, int64(len(dlBody)), nil
 		}}, false, 0, "not a regular file"},
 		{"a file of another size", dlOptions{}, false, len(dlBody) + 1, "not this download's"},
+		{"a path that is not absolute", dlOptions{file: func(w *dlWorld) (string, int64, error) {
+			return filepath.Join("person-folder", "report.csv"), int64(len(dlBody)), nil
+		}}, false, 0, "not absolute"},
 		{"too large", dlOptions{maxBytes: 4}, false, 0, "more than this relay copies"},
 	}
 	for _, tt := range tests {
@@ -295,7 +305,7 @@ func TestDownloadNotCopied(t *testing.T) {
 			if got := w.ended(from, dlGUID); got != "canceled" {
 				t.Fatalf("state %s", got)
 			}
-			if warn := w.warnings(from); !strings.Contains(warn, tt.why) || strings.Contains(warn, w.person) {
+			if warn := w.warnings(from); !strings.Contains(warn, tt.why) || strings.Contains(warn, w.person) || strings.Contains(warn, "person-folder") {
 				t.Errorf("warning: %s", warn)
 			}
 			if !w.rec.find(KindDownload, tt.why) {
@@ -317,6 +327,32 @@ func TestDownloadNotCopied(t *testing.T) {
 					t.Errorf("the extension was asked about the person's download: %v", w.asked)
 				}
 			}
+		})
+	}
+}
+
+// TestDownloadNotIntoPersonFolder: a client's download folder that is the
+// browser's own download folder, or below it, gets nothing, even where the
+// operator's folders hold it: the person's folder keeps only what their
+// Chrome saved.
+func TestDownloadNotIntoPersonFolder(t *testing.T) {
+	t.Parallel()
+	for _, below := range []string{"", "sub"} {
+		t.Run("below="+below, func(t *testing.T) {
+			t.Parallel()
+			w := newDLWorld(t, dlOptions{personAllowed: true})
+			dir := filepath.Join(w.person, below)
+			w.h.call(w.c, "", "Browser.setDownloadBehavior", map[string]any{"behavior": "allow", "downloadPath": dir, "eventsEnabled": true})
+			from := len(w.c.Messages())
+			w.act()
+			w.download(dlGUID, "https://a.example/files/report.csv", "report.csv", len(dlBody))
+			if got := w.ended(from, dlGUID); got != "canceled" {
+				t.Fatalf("state %s", got)
+			}
+			if warn := w.warnings(from); !strings.Contains(warn, "the browser's own download folder") {
+				t.Errorf("warning: %s", warn)
+			}
+			w.personUntouched(t)
 		})
 	}
 }
