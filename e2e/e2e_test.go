@@ -225,13 +225,16 @@ func logDownloadRecords(t *testing.T, mark int) {
 // TestPuppeteerDownloadFolder: Puppeteer's downloadBehavior folder gets the
 // file of a download the automation clicks; a folder outside the ones the
 // relay allows is refused; the person's copy stays where their Chrome put
-// it.
+// it, and a client that names the browser's own download folder (the
+// person's, inside the allowed folders here) gets nothing written there.
 func TestPuppeteerDownloadFolder(t *testing.T) {
 	requireEnv(t)
 	folder := filepath.Join(t.TempDir(), "puppeteer-downloads")
 	mark := env.Audit.Len()
 	defer logDownloadRecords(t, mark)
-	runNode(t, "puppeteer-download.mjs", env.HTTPEndpoint(), env.Pages.Main, folder)
-	assertPersonDownloads(t, "report.csv")
+	runNode(t, "puppeteer-download.mjs", env.HTTPEndpoint(), env.Pages.Main, folder, env.Downloads)
+	// The second download, into the browser's own folder, is only the
+	// one Chrome saved there (under the next free name).
+	assertPersonDownloads(t, "report (1).csv", "report.csv")
 	assertTabsKept(t)
 }
