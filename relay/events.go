@@ -387,10 +387,8 @@ func (in *Instance) ownDebugger(e *event) bool {
 // downloads (browser.Downloads): the tab's downloads, as the browser's
 // events (downloads.go).
 func (in *Instance) downloads(e *event) bool {
-	if e.sid == nil {
-		e.st.pageDownload(e.method, e.params)
-	}
-	return true
+	// A blind site's, or held until its file is in place (downloads.go).
+	return e.sid != nil || !e.st.downloadEvent(e.t, e.method, e.params)
 }
 
 // countEvent (core.Count): what reaches the client is counted.

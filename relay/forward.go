@@ -88,7 +88,7 @@ func (c *clientConn) fence(k *cmd) bool {
 // domain switches of a tab's sessions.
 func wantsEmulate(m *methodInfo) bool {
 	return m.domain == domainBrowser || m.domain == domainTarget || m.enable || m.disable ||
-		m.name == "Page.navigateToHistoryEntry"
+		m.name == "Page.navigateToHistoryEntry" || m.name == "Page.setDownloadBehavior"
 }
 
 // 11. emulate (core.Emulate): what the relay answers itself.

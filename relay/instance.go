@@ -429,6 +429,9 @@ type Status struct {
 	// Approvals are the commands waiting for a person's approval, oldest
 	// first.
 	Approvals []ApprovalStatus `json:"approvals,omitempty"`
+	// Refused are the tabs a policy of the browser keeps the debugger out
+	// of (chrome://policy), oldest first.
+	Refused []RefusalStatus `json:"refused,omitempty"`
 }
 
 // TabStatus describes one shared tab.
@@ -471,6 +474,7 @@ func (in *Instance) Status() Status {
 		Stopped:       st.stoppedBy != "",
 		StoppedBy:     st.stoppedBy,
 		Approvals:     st.approvalsStatus(),
+		Refused:       st.refusalsStatus(),
 	}
 	for _, t := range st.sortedTabs() {
 		ti := st.targetInfo(t) // what a blind tab may show

@@ -147,7 +147,7 @@ func init() {
 		{name: "person.ResumeWaiting", run: (*Instance).resumeWaiting, wants: isEvent("Target.attachedToTarget")},
 		{name: "tiers.Withhold", run: (*Instance).withhold},
 		{name: "person.OwnDebugger", run: (*Instance).ownDebugger, wants: func(n string) bool { return strings.HasPrefix(n, "Debugger.") }},
-		{name: "browser.Downloads", run: (*Instance).downloads, wants: func(n string) bool { return strings.HasPrefix(n, "Page.") }},
+		{name: "browser.Downloads", run: (*Instance).downloads, wants: isEvent("Page.downloadWillBegin", "Page.downloadProgress")},
 		{name: "core.Count", run: (*Instance).countEvent},
 		{name: "creds.Redact", run: (*Instance).redact, wants: func(n string) bool { return isCredentialEvent([]byte(n)) }},
 		{name: "core.Deliver", run: (*Instance).deliverEvent},

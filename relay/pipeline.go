@@ -466,8 +466,9 @@ func (c *clientConn) observe(k *cmd) {
 		if k.m.name == "Page.navigate" {
 			target := ""
 			if k.r.tab != nil {
-				in.lock()
+				st := in.lock()
 				target = k.r.tab.targetID
+				st.noteNavigation(k.r.tab) // a download it starts is the client's
 				in.unlock()
 			}
 			in.observe(Event{Actor: ActorClient, Kind: KindNavigate, Method: k.m.name, Target: target, Outcome: OutcomeOK, Detail: k.a.url})

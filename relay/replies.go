@@ -78,6 +78,10 @@ func (x *extConn) replyError(r *reply) bool {
 		return true
 	}
 	e := parseExtError(r.m.Error)
+	if cause := policyCauseOf(r.pc.m.name, e.Message); cause != "" {
+		e.Message = explainPolicy(r.pc.m.name, e.Message)
+		x.inst.notePolicyError(r.pc.tab, cause)
+	}
 	if e.Message == msgDetachedWhile && strings.HasPrefix(r.pc.m.name, "Runtime.") {
 		// Chrome detached the tab while the command ran: the objects of
 		// its context died with the debugger session. The client's word

@@ -30,9 +30,9 @@ import (
 //     folders, uploads are refused.
 //   - The relay's own origins. No URL-bearing command goes there
 //     (ownorigins.go).
-//   - Downloads. Page.setDownloadBehavior would have the browser save
-//     files where the client says: acknowledged, not applied, as
-//     Browser.setDownloadBehavior is.
+//   - Downloads. Browser.setDownloadBehavior and Page.setDownloadBehavior
+//     are the relay's to answer (downloads.go): the folder a client names
+//     must be one the operator allows.
 
 // Rule ids of the relay's own rules, the label values of
 // cdprelay_policy_refusals_total beside the policy's.
@@ -42,13 +42,12 @@ const (
 	ruleNonFlat             = "relay:non-flat-session"
 	ruleTargetTab           = "relay:target-method-on-tab"
 	ruleUploads             = "relay:uploads"
-	ruleDownloadTo          = "relay:download-path"
 )
 
 // RelayRules lists the rule ids of the relay's own refusals (its rules and
 // the access stage's), for counters that start at zero.
 func RelayRules() []string {
-	return []string{ruleNested, ruleNonFlat, ruleTargetTab, ruleUploads, ruleDownloadTo, ruleCredentials, ruleSecret,
+	return []string{ruleNested, ruleNonFlat, ruleTargetTab, ruleUploads, ruleCredentials, ruleSecret,
 		ruleNeverShared, ruleOutsideFence, ruleTakeOver, ruleReadOnlyWrite, ruleBlindFrame, ruleStopped,
 		ruleDialogAnswered, ruleUndoable, ruleUnstoppable, ruleDebuggerOff, ruleContext, ruleOwnOrigin, ruleSecretField, ruleUnscannable}
 }
@@ -73,8 +72,6 @@ func (c *clientConn) relayRules(k *cmd) bool {
 		if k.a.autoAttach && (k.a.flatten == nil || !*k.a.flatten) {
 			return c.refuse(k, deny(ruleNonFlat, "cdprelay: only flat sessions are supported (flatten: true)"))
 		}
-	case "Page.setDownloadBehavior":
-		return c.refuse(k, Decision{Verdict: AckAndDrop, Rule: ruleDownloadTo})
 	}
 	return true
 }
