@@ -63,14 +63,6 @@ var defaultRules = []MethodRule{
 	},
 	clearCookiesRule("Storage.clearDataForOrigin"),
 	clearCookiesRule("Storage.clearDataForStorageKey"),
-	{
-		// Clients send it on every connection and give up on an error;
-		// forwarded, it would change where the person's downloads go.
-		Method:  "Browser.setDownloadBehavior",
-		Verdict: AckAndDrop,
-		Rule:    "method:Browser.setDownloadBehavior",
-		Reason:  "Browser.setDownloadBehavior is acknowledged but not applied: the person's download settings stay as they are",
-	},
 }
 
 func clearCookiesRule(method string) MethodRule {

@@ -42,8 +42,6 @@
 //	deny          Target.createBrowserContext when params carry proxyServer
 //	              or proxyBypassList (the person's traffic would go through
 //	              another server); without them it is allowed
-//	ack-and-drop  Browser.setDownloadBehavior (clients send it on connect and
-//	              fail on an error; the person's download settings stay)
 //
 // # The URL fence
 //

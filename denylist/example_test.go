@@ -48,7 +48,7 @@ func Example() {
 	// Output:
 	// Runtime.evaluate             allow
 	// Network.getAllCookies        deny         Network.getAllCookies reads the person's cookies
-	// Browser.setDownloadBehavior  ack-and-drop Browser.setDownloadBehavior is acknowledged but not applied: the person's download settings stay as they are
+	// Browser.setDownloadBehavior  allow
 	// Page.navigate                allow
 	// Page.navigate                deny         host evil.net is not in the allowed hosts
 	// Page.navigate                deny         file: URLs are not allowed (scheme fence)

@@ -27,7 +27,8 @@ func TestDefaultRules(t *testing.T) {
 		{"Network.deleteCookies", `{"name":"a"}`, Deny, "method:Network.deleteCookies", "Network.deleteCookies deletes the person's cookies"},
 		{"Network.clearBrowserCookies", ``, Deny, "method:Network.clearBrowserCookies", "Network.clearBrowserCookies deletes the person's cookies"},
 		{"Browser.close", ``, Deny, "method:Browser.close", "Browser.close would close the person's browser"},
-		{"Browser.setDownloadBehavior", `{"behavior":"allow","downloadPath":"/tmp"}`, AckAndDrop, "method:Browser.setDownloadBehavior", ""},
+		// The relay answers it itself, with the folders the operator allows.
+		{"Browser.setDownloadBehavior", `{"behavior":"allow","downloadPath":"/tmp"}`, Allow, "", ""},
 		{"Target.createBrowserContext", `{"proxyServer":"http://proxy.test:8080"}`, Deny, "method:Target.createBrowserContext+proxy", ""},
 		{"Target.createBrowserContext", `{"proxyBypassList":"<local>"}`, Deny, "method:Target.createBrowserContext+proxy", ""},
 		{"Target.createBrowserContext", `{"proxyServer":null}`, Deny, "method:Target.createBrowserContext+proxy", ""},

@@ -49,7 +49,7 @@ func TestApprovedTargetMoves(t *testing.T) {
 		{name: "the release would land elsewhere", method: "Input.dispatchMouseEvent", params: press("mousePressed"), card: `click the button "Cancel"`, beforeRelease: "shift()"},
 		{"Enter, unchanged", "search", "Input.dispatchKeyEvent", enter, `press Enter in the field "Search" of a form`, "", "searched", ""},
 		{"Enter, the focus moves to another form", "search", "Input.dispatchKeyEvent", enter, `press Enter in the field "Search" of a form`, "focusOrder()", "", ""},
-		{"typed text, the focus moves", "search", "Input.insertText", `{"text":"42"}`, `type "42" into the input "Search"`, "focusOrder()", "", ""},
+		{"typed text, the focus moves", "search", "Input.insertText", `{"text":"42"}`, `type "42" into the field "Search"`, "focusOrder()", "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := newAttacker(ctx, t)

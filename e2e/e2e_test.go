@@ -32,6 +32,7 @@ func TestMain(m *testing.M) {
 			return 1
 		}
 		defer unlock()
+		removeStalePolicies()
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		defer cancel()
 		// The browser's own port lets a test act as the person (pick_test.go);
@@ -178,15 +179,62 @@ func TestChromeRemoteInterface(t *testing.T) {
 }
 
 // TestPlaywrightDownloadAndSessions: page.waitForEvent("download") through
-// the extension path, and the file in the browser's download folder;
+// the extension path, download.path() and saveAs() with the file's bytes,
+// and the person's copy untouched in the browser's download folder;
 // Playwright's raw CDP sessions.
 func TestPlaywrightDownloadAndSessions(t *testing.T) {
 	requireEnv(t)
 	runNode(t, "playwright-extras.mjs", env.HTTPEndpoint(), env.Pages.Main)
-	b, err := os.ReadFile(filepath.Join(env.Downloads, "report.csv"))
-	if err != nil || string(b) != testenv.DownloadBody {
-		t.Fatalf("the downloaded file: %q, %v", b, err)
+	assertPersonDownloads(t, "report.csv")
+	assertTabsKept(t)
+}
+
+// assertPersonDownloads checks that the person's download folder holds
+// exactly the files Chrome saved there (the relay copies, never moves),
+// each with the downloaded bytes, and empties it for the next test.
+func assertPersonDownloads(t *testing.T, names ...string) {
+	t.Helper()
+	ents, err := os.ReadDir(env.Downloads)
+	if err != nil {
+		t.Fatal(err)
 	}
-	os.Remove(filepath.Join(env.Downloads, "report.csv"))
+	var got []string
+	for _, e := range ents {
+		got = append(got, e.Name())
+		p := filepath.Join(env.Downloads, e.Name())
+		if b, err := os.ReadFile(p); err != nil || string(b) != testenv.DownloadBody {
+			t.Errorf("the person's %s: %q, %v", e.Name(), b, err)
+		}
+		os.Remove(p)
+	}
+	if strings.Join(got, ",") != strings.Join(names, ",") {
+		t.Fatalf("the person's download folder holds %v, want %v", got, names)
+	}
+}
+
+// logDownloadRecords logs the audit records of downloads since mark: what
+// the relay did with each file, and why.
+func logDownloadRecords(t *testing.T, mark int) {
+	for _, ev := range env.Audit.Since(mark) {
+		if ev.Kind == relay.KindDownload {
+			t.Logf("audit: %s %s", ev.Outcome, ev.Detail)
+		}
+	}
+}
+
+// TestPuppeteerDownloadFolder: Puppeteer's downloadBehavior folder gets the
+// file of a download the automation clicks; a folder outside the ones the
+// relay allows is refused; the person's copy stays where their Chrome put
+// it, and a client that names the browser's own download folder (the
+// person's, inside the allowed folders here) gets nothing written there.
+func TestPuppeteerDownloadFolder(t *testing.T) {
+	requireEnv(t)
+	folder := filepath.Join(t.TempDir(), "puppeteer-downloads")
+	mark := env.Audit.Len()
+	defer logDownloadRecords(t, mark)
+	runNode(t, "puppeteer-download.mjs", env.HTTPEndpoint(), env.Pages.Main, folder, env.Downloads)
+	// The second download, into the browser's own folder, is only the
+	// one Chrome saved there (under the next free name).
+	assertPersonDownloads(t, "report (1).csv", "report.csv")
 	assertTabsKept(t)
 }

@@ -3,7 +3,9 @@
 // clear error of browser.newContext(). Usage:
 //   node playwright-extras.mjs <endpoint> <main origin>
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 
 const [endpoint, main] = process.argv.slice(2);
@@ -13,19 +15,28 @@ const browser = await chromium.connectOverCDP(endpoint, { timeout: 20000 });
 const context = browser.contexts()[0];
 const page = await context.newPage();
 
-// A download: the event comes with the file's suggested name. The file is
-// saved by the person's Chrome, where it saves downloads.
+// A download: the event comes with the file's suggested name. The person's
+// Chrome saves it where it saves downloads, and the relay copies the file
+// into the folder Playwright asked for, before Playwright hears that the
+// download completed: path() and saveAs() have the file's bytes.
+const body = 'name,value\nrelay,42\n';
 await page.goto(`${main}/download.html`);
 const [download] = await Promise.all([page.waitForEvent('download'), page.click('#dl')]);
 assert.equal(download.suggestedFilename(), 'report.csv');
 assert.equal(download.url(), `${main}/files/report.csv`);
 assert.equal(await download.failure(), null);
 step(`download event: ${download.suggestedFilename()}`);
-// Playwright asked the browser to save into its own artifacts folder, which
-// the relay does not pass on: download.path() names a file that is never
-// written (and saveAs() has nothing to copy).
-assert.equal(existsSync(await download.path()), false);
-step('download.path() names no file: the person\'s Chrome saved it');
+const path = await download.path();
+assert.equal(readFileSync(path, 'utf8'), body);
+step(`download.path(): ${path} holds the file`);
+const saveDir = mkdtempSync(join(tmpdir(), 'cdprelay-saveas-'));
+try {
+  await download.saveAs(join(saveDir, 'copy.csv'));
+  assert.equal(readFileSync(join(saveDir, 'copy.csv'), 'utf8'), body);
+  step('download.saveAs() writes the file');
+} finally {
+  rmSync(saveDir, { recursive: true, force: true });
+}
 
 // A raw session on the page, beside Playwright's own.
 const cdp = await context.newCDPSession(page);

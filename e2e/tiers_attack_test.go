@@ -170,12 +170,19 @@ func TestTierAttackWhatItLearntBefore(t *testing.T) {
 	}
 	var doc struct{ Root struct{ NodeID int64 } }
 	json.Unmarshal(res, &doc)
-	res, err = a.call(session, "Page.printToPDF", map[string]any{"transferMode": "ReturnAsStream"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// A stream: a PDF of the page, which the relay refuses for good once a
+	// secret has been typed in its instance (as the secrets' tests do in
+	// this one); then no stream is learnt here.
 	var pdf struct{ Stream string }
-	json.Unmarshal(res, &pdf)
+	res, err = a.call(session, "Page.printToPDF", map[string]any{"transferMode": "ReturnAsStream"})
+	switch {
+	case err != nil && strings.Contains(err.Error(), "typed secret"):
+		t.Logf("no stream to learn: %v", err)
+	case err != nil:
+		t.Fatal(err)
+	default:
+		json.Unmarshal(res, &pdf)
+	}
 	// A request of the site's API, whose body is the page's content.
 	apiCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	apiRequests := map[string]bool{}
@@ -215,6 +222,9 @@ func TestTierAttackWhatItLearntBefore(t *testing.T) {
 		{"IO.read", map[string]any{"handle": pdf.Stream}},
 		{"IO.resolveBlob", map[string]any{"objectId": body.Result.ObjectID}},
 	} {
+		if c.method == "IO.read" && pdf.Stream == "" {
+			continue
+		}
 		a.refused(session, c.method, c.params)
 	}
 	replyCtx, cancel := context.WithTimeout(ctx, 10*time.Second)

@@ -64,14 +64,48 @@ export function tabUrl(tab) {
 
 // Why Chrome refuses to attach chrome.debugger to a tab (or detached it),
 // from the error it gives: another extension's frame in the tab (a password
-// manager's inline menu), a page never shared (a browser page, the Web
-// Store, another extension's page, a file without file access), the tab
-// gone, or something else.
+// manager's inline menu), a policy of the browser (policyCause), a page
+// never shared (a browser page, the Web Store, another extension's page, a
+// file without file access), the tab gone, or something else.
 export function refusalCause(message) {
   const m = String(message);
   if (/different extension/i.test(m)) return "extension_frame";
   if (/No tab with given id/i.test(m)) return "tab_closed";
+  const policy = policyCause(m);
+  if (policy) return policy;
   if (/chrome:\/\/|chrome-untrusted:|devtools:|cannot be scripted|file URL|local file access/i.test(m))
     return "restricted_url";
   return "unknown";
+}
+
+// policyCause names the policy of the browser (chrome://policy) behind
+// Chrome's refusal to debug a web page, or "": a site the administrator
+// keeps extensions off (ExtensionSettings, runtime_blocked_hosts), and what
+// Chrome's documentation says newer versions refuse every tab for (any
+// blocked host, a screenshot or data-loss-prevention policy). "Cannot
+// attach to this target." is what a web page gets while a policy turns
+// developer tools off (DeveloperToolsAvailability).
+export function policyCause(message) {
+  const m = String(message);
+  if (/cannot be scripted due to an ExtensionsSettings policy/i.test(m)) return "policy_blocked_host";
+  if (/Host access is restricted by policy/i.test(m)) return "policy_host_access";
+  if (/Screenshot capture is restricted by policy/i.test(m)) return "policy_screenshots";
+  if (/^Cannot attach to this target\.?$/i.test(m.trim())) return "policy_devtools";
+  return "";
+}
+
+// policyWords says a policy's refusal in the person's words.
+export function policyWords(cause) {
+  const where = "chrome://policy shows it; your administrator sets it.";
+  switch (cause) {
+    case "policy_blocked_host":
+      return `This browser's policy keeps extensions off this site (ExtensionSettings: runtime_blocked_hosts). ${where}`;
+    case "policy_host_access":
+      return `This browser's policy restricts which sites extensions may access (ExtensionSettings: runtime_blocked_hosts), and Chrome then lets no extension debug a tab. ${where}`;
+    case "policy_screenshots":
+      return `This browser's policy restricts screen capture (ScreenCaptureAllowed, DisableScreenshots or a data-loss-prevention rule), and Chrome then lets no extension debug a tab. ${where}`;
+    case "policy_devtools":
+      return `This browser's policy most likely turns developer tools off (DeveloperToolsAvailability), and Chrome then lets no extension debug a tab. ${where}`;
+  }
+  return "";
 }

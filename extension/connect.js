@@ -3,7 +3,7 @@
 // A link's auto=1 connects without a click only to a relay on this machine
 // in "pick" mode (autoConnectProblem); anything more waits for the person.
 
-import { attachable, loopbackRelay, relayUrlProblem, tabUrl } from "./common.js";
+import { attachable, loopbackRelay, policyWords, relayUrlProblem, tabUrl } from "./common.js";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -78,12 +78,39 @@ function showStatus(s) {
   if (!$("relay").value && s.relay) $("relay").value = s.relay;
   setShareMode(wantedShare || s.share);
   $("guard").checked = s.guardFrames === true;
+  $("downloads").checked = s.downloads === true;
+  // A browser the relay launched has the permission outright.
+  $("downloads").disabled = (chrome.runtime.getManifest().permissions || []).includes("downloads");
+  showRefused(s.refused || []);
   $("hint").textContent =
     s.share === "all"
       ? "Every tab with a web page is shared, including new ones. Untick a tab to keep it private."
       : "Tick the tabs the relay may control. Popups the automation opens from them are shared too; tabs you open from them are not.";
   renderTabs();
   if (closeWhenConnected && s.state === "connected") closeSelf();
+}
+
+// showRefused says which tabs a policy of this browser keeps the automation
+// out of, and where the person sees the policy.
+function showRefused(refused) {
+  const box = $("refused");
+  const byCause = new Map();
+  for (const r of refused) {
+    if (!byCause.has(r.cause)) byCause.set(r.cause, { tabs: 0, hosts: new Set() });
+    const c = byCause.get(r.cause);
+    c.tabs++;
+    c.hosts.add(hostOf(r.url));
+  }
+  box.replaceChildren(
+    ...[...byCause].map(([cause, { tabs: n, hosts }]) => {
+      const p = document.createElement("p");
+      const head = document.createElement("strong");
+      head.textContent = `Chrome refuses to let cdprelay debug ${n} tab${n === 1 ? "" : "s"} (${[...hosts].join(", ")}). `;
+      p.append(head, policyWords(cause));
+      return p;
+    }),
+  );
+  box.hidden = refused.length === 0;
 }
 
 async function closeSelf() {
@@ -208,6 +235,21 @@ $("disconnect").addEventListener("click", () => request({ type: "disconnect" }).
 $("guard").addEventListener("change", () =>
   request({ type: "guardFrames", on: $("guard").checked }).catch((e) => showProblem(e.message)),
 );
+// The downloads permission is asked for here, in the person's click: Chrome
+// shows its own prompt.
+$("downloads").addEventListener("change", async () => {
+  const box = $("downloads");
+  const want = box.checked;
+  try {
+    const ok = want
+      ? await chrome.permissions.request({ permissions: ["downloads"] })
+      : await chrome.permissions.remove({ permissions: ["downloads"] });
+    if (!ok) box.checked = !want;
+  } catch (e) {
+    box.checked = !want;
+    showProblem(e.message);
+  }
+});
 for (const radio of document.querySelectorAll('input[name="share"]')) {
   radio.addEventListener("change", () => {
     wantedShare = "";

@@ -11,6 +11,7 @@ import (
 	"embed"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -34,7 +35,10 @@ type Config struct {
 
 // WriteDir writes the extension into dir, creating it as needed. With a nil
 // cfg any config.json left there by an earlier call is removed, so the
-// extension waits for a person to connect it.
+// extension waits for a person to connect it. With a cfg (a browser the
+// relay launches, with a profile of its own) the manifest also grants the
+// "downloads" permission outright, which a person's extension asks for
+// (connect.html): nobody is there to click.
 func WriteDir(dir string, cfg *Config) error {
 	err := fs.WalkDir(files, ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -47,6 +51,11 @@ func WriteDir(dir string, cfg *Config) error {
 		data, err := files.ReadFile(path)
 		if err != nil {
 			return err
+		}
+		if path == "manifest.json" && cfg != nil {
+			if data, err = grantOptional(data); err != nil {
+				return err
+			}
 		}
 		return os.WriteFile(target, data, 0o644)
 	})
@@ -65,4 +74,18 @@ func WriteDir(dir string, cfg *Config) error {
 		return err
 	}
 	return os.WriteFile(configPath, append(data, '\n'), 0o644)
+}
+
+// grantOptional moves the manifest's optional permissions into its
+// permissions.
+func grantOptional(manifest []byte) ([]byte, error) {
+	var m map[string]any
+	if err := json.Unmarshal(manifest, &m); err != nil {
+		return nil, fmt.Errorf("manifest.json: %w", err)
+	}
+	perms, _ := m["permissions"].([]any)
+	opt, _ := m["optional_permissions"].([]any)
+	m["permissions"] = append(perms, opt...)
+	delete(m, "optional_permissions")
+	return json.MarshalIndent(m, "", "  ")
 }

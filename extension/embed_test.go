@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -56,6 +57,24 @@ func TestWriteDir(t *testing.T) {
 				got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(path)))
 				if err != nil {
 					t.Errorf("%s not written: %v", path, err)
+					return nil
+				}
+				if path == "manifest.json" && tt.cfg != nil {
+					// A launched browser's extension has the downloads
+					// permission outright; a person's asks for it.
+					var g, w map[string]any
+					json.Unmarshal(got, &g)
+					json.Unmarshal(want, &w)
+					if fmt.Sprint(w["optional_permissions"]) != "[downloads]" || g["optional_permissions"] != nil ||
+						fmt.Sprint(g["permissions"]) != strings.TrimSuffix(fmt.Sprint(w["permissions"]), "]")+" downloads]" {
+						t.Errorf("manifest permissions: %v / %v, embedded %v / %v", g["permissions"], g["optional_permissions"], w["permissions"], w["optional_permissions"])
+					}
+					delete(g, "permissions")
+					delete(w, "permissions")
+					delete(w, "optional_permissions")
+					if fmt.Sprint(g) != fmt.Sprint(w) {
+						t.Errorf("manifest.json differs beyond its permissions:\n%v\n%v", g, w)
+					}
 					return nil
 				}
 				if string(got) != string(want) {

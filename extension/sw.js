@@ -58,6 +58,11 @@ const relayCreated = new Set();
 // chrome.tabs.onCreated can fire before chrome.tabs.create resolves, so its
 // listener waits for these before deciding whether a tab is the relay's.
 const creating = new Set();
+// Tabs a policy of the browser keeps the debugger out of (policyCause):
+// tab id to {cause, url}, for the connect page, until the tab is attached
+// again or closed.
+const refused = new Map();
+
 // "pick" mode: tabs opened from a shared tab, offered to the relay, which
 // says whether the automation opened them (extension.sharePopup). Until it
 // has, they are not shared.
@@ -103,7 +108,7 @@ const browserInfo = (async () => {
     // What this extension can do beyond protocol v2 (docs/EXTENSION-PROTOCOL.md).
     // wake: a stopped worker comes back by itself (the alarm below) and
     // offers the shared tabs again, so the relay keeps its clients meanwhile.
-    features: ["navigation-fence", "popup-consent", "detach-cause", "windows", "keepalive", "batches", "wake"],
+    features: ["navigation-fence", "popup-consent", "detach-cause", "windows", "keepalive", "batches", "downloads", "wake"],
   };
 })();
 
@@ -404,6 +409,7 @@ const COMMANDS = {
     } catch (e) {
       // Chrome's refusal: offered again once it would say yes.
       const cause = refusalCause(errorText(e));
+      noteRefused(tabId, cause, tabUrl(now));
       if (cause !== "tab_closed") withdraw(c, tabId, cause);
       throw e;
     }
@@ -413,6 +419,7 @@ const COMMANDS = {
     }
     c.attached.add(tabId);
     c.offered.add(tabId);
+    if (refused.delete(tabId)) publish();
     const away = c.away.get(tabId);
     if (away) clearTimeout(away.timer);
     c.away.delete(tabId);
@@ -514,6 +521,15 @@ const COMMANDS = {
     return {};
   },
 
+  // Where Chrome saved the file of a download the automation started, for
+  // the relay to copy where the client asked (downloads.go in the relay).
+  "extension.downloadFile"(c, [query]) {
+    // One question at a time: a download told of is then no other's.
+    const answer = downloadQuestions.then(() => downloadFile(query));
+    downloadQuestions = answer.catch(noop);
+    return answer;
+  },
+
   // The relay's answer for a tab opened from a shared tab: shared when the
   // automation opened it, the person's otherwise.
   async "extension.sharePopup"(c, [tabId, yes]) {
@@ -529,6 +545,73 @@ const COMMANDS = {
     return {};
   },
 };
+
+// ---- downloads -------------------------------------------------------------
+
+// How long the relay's question waits for Chrome to finish the download it
+// asks about (it asks once Chrome told the tab's debugger it completed).
+const DOWNLOAD_WAIT_MS = 10_000;
+const NO_DOWNLOADS =
+  "the person has not allowed cdprelay to read Chrome's downloads (the extension's page: \"Copy the automation's downloads\")";
+
+// downloadFile finds the one download of query.url that Chrome started
+// query.ageMs ago (give or take) with query.bytes bytes, and says where it
+// saved it. Only that download: nothing else of the person's downloads
+// list leaves the browser, and the relay asks only about downloads of the
+// tabs the automation drives.
+async function downloadFile(query) {
+  if (!(await chrome.permissions.contains({ permissions: ["downloads"] }))) throw new Error(NO_DOWNLOADS);
+  const url = String((query && query.url) || "");
+  const bytes = Number(query && query.bytes);
+  const age = Math.max(0, Number(query && query.ageMs) || 0);
+  if (!url) throw new Error("no download address");
+  const since = new Date(Date.now() - age - 10_000).toISOString();
+  for (const until = Date.now() + DOWNLOAD_WAIT_MS; ;) {
+    const items = (await chrome.downloads.search({ startedAfter: since, orderBy: ["-startTime"], limit: 50 })).filter(
+      (i) => i.url === url || i.finalUrl === url,
+    );
+    const told = await toldDownloads();
+    const done = items.filter(
+      (i) => i.state === "complete" && (!(bytes >= 0) || i.fileSize === bytes) && !told.includes(i.id),
+    );
+    if (done.length > 1)
+      throw new Error(
+        "Chrome has several downloads of this address just now; which one is the automation's cannot be told",
+      );
+    if (done.length === 1) {
+      const i = done[0];
+      if (!i.exists) throw new Error("the file Chrome saved is gone");
+      await chrome.storage.session.set({ toldDownloads: [...told, i.id].slice(-TOLD_DOWNLOADS_MAX) });
+      return { path: i.filename, bytes: i.fileSize };
+    }
+    if (items.length > 0 && items.every((i) => i.state === "interrupted"))
+      throw new Error(`Chrome did not finish the download (${items[0].error || "interrupted"})`);
+    if (Date.now() > until)
+      throw new Error(items.length > 0 ? "Chrome did not finish the download in time" : "Chrome has no such download");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+// The downloads whose file the relay was already told of (by chrome's
+// download id), latest last: each answers one question, so a download of
+// the same address moments after another (the same file, downloaded again)
+// is told from the one before. In the session's storage, which outlives
+// the worker.
+const TOLD_DOWNLOADS_MAX = 256;
+let downloadQuestions = Promise.resolve();
+async function toldDownloads() {
+  const { toldDownloads: ids } = await chrome.storage.session.get("toldDownloads");
+  return Array.isArray(ids) ? ids : [];
+}
+
+// Whether the person allows it (an optional permission, asked for on the
+// connect page; a browser the relay launched has it outright).
+let downloadsAllowed = false;
+async function checkDownloads() {
+  downloadsAllowed = await chrome.permissions.contains({ permissions: ["downloads"] }).catch(() => false);
+}
+chrome.permissions.onAdded.addListener(() => checkDownloads().then(() => publish()));
+chrome.permissions.onRemoved.addListener(() => checkDownloads().then(() => publish()));
 
 // ---- the first-request fence --------------------------------------------
 
@@ -699,6 +782,7 @@ async function whyDetached(c, tabId) {
   const refusal = await tryAttach(tabId);
   if (refusal === "") return { cause: "unknown" };
   const cause = refusalCause(refusal);
+  noteRefused(tabId, cause, tabUrl(tab));
   if (cause === "extension_frame" && guard && shared.has(tabId)) {
     // The frame came before the guard was in place (or slipped past it):
     // clear the tab now, and it can be attached again.
@@ -721,6 +805,18 @@ function tryAttach(tabId) {
     await chrome.debugger.detach({ tabId }).catch(noop);
     return "";
   });
+}
+
+// noteRefused records that a policy of the browser keeps the debugger out
+// of a tab, for the connect page.
+function noteRefused(tabId, cause, url) {
+  if (!String(cause).startsWith("policy_")) return;
+  const was = refused.get(tabId);
+  refused.set(tabId, { cause, url });
+  if (!was || was.cause !== cause) {
+    console.warn("cdprelay: a policy of this browser keeps the debugger out of tab", tabId, cause);
+    publish();
+  }
 }
 
 // withTab runs fn after whatever attaches or detaches the tab already runs:
@@ -802,6 +898,7 @@ async function recheck(c, tabId) {
   if (!framed && attachable(tabUrl(tab)) && (await tryAttach(tabId)) === "") {
     if (c.away.get(tabId) !== away) return;
     c.away.delete(tabId);
+    if (refused.delete(tabId)) publish();
     announce(c, tab);
     return;
   }
@@ -1098,6 +1195,7 @@ chrome.tabs.onRemoved.addListener(async (tabId, info) => {
   blockedFirst.delete(tabId);
   declined.delete(tabId);
   removePicked(tabId);
+  const wasRefused = refused.delete(tabId);
   const wasShared = shared.delete(tabId);
   const wasLeft = leftForPage.delete(tabId);
   const c = conn;
@@ -1105,7 +1203,7 @@ chrome.tabs.onRemoved.addListener(async (tabId, info) => {
   if (c !== null && (c.offered.delete(tabId) || wasShared || wasLeft) && c.open) {
     enqueue(c, () => send(c, "chrome.tabs.onRemoved", [tabId, info]));
   }
-  if (wasShared) publish();
+  if (wasShared || wasRefused) publish();
 });
 
 // ---- sharing ---------------------------------------------------------------
@@ -1209,6 +1307,10 @@ function snapshot() {
     // frames dropped because too much did (SEND_BACKLOG_BYTES).
     backlog: conn !== null && conn.open ? backlog(conn) : 0,
     droppedFrames,
+    // Tabs a policy of the browser keeps the debugger out of.
+    refused: [...refused].map(([tabId, r]) => ({ tabId, cause: r.cause, url: r.url })),
+    // The person lets the automation's downloads be copied.
+    downloads: downloadsAllowed,
   };
 }
 
@@ -1369,6 +1471,7 @@ async function init() {
     const stale = await chrome.declarativeNetRequest.getSessionRules();
     await chrome.declarativeNetRequest.updateSessionRules({ removeRuleIds: stale.map((r) => r.id) });
     await loadSettings();
+    await checkDownloads();
     for (const id of sharedFrom(await chrome.tabs.query({}))) shared.add(id);
     await detachStale();
   } catch (e) {

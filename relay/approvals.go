@@ -228,7 +228,7 @@ func (c *clientConn) asks(k *cmd) bool {
 		probe = k.m.name == "Input.dispatchMouseEvent" || k.m.name == "Input.dispatchKeyEvent" || k.m.name == "Input.insertText"
 	case d.Verdict == Ask:
 		return true
-	case submitLike(k) && k.r.tab != nil && c.asksSubmit():
+	case submitLike(k) && k.r.tab != nil && k.pol.asksSubmit(c.inst.profile):
 		d, probe = Decision{Verdict: Ask, Rule: ruleAskSubmit}, true
 	default:
 		return true
@@ -271,11 +271,6 @@ func (c *clientConn) asks(k *cmd) bool {
 }
 
 const ruleAskSubmit = "ask:submit"
-
-func (c *clientConn) asksSubmit() bool {
-	a, ok := c.inst.srv.policy.load().(Asker)
-	return ok && a.AsksSubmit(c.inst.profile)
-}
 
 // askPerson shows h to the person: it gets an approval id and a deadline.
 func (st *state) askPerson(h *heldCmd, what string) {

@@ -149,7 +149,7 @@ func (in *Instance) attachCalls(ctx context.Context, x *extConn, t *tab) (_ Targ
 	defer cancel()
 	tabID := t.id
 	if _, err := x.call(ctx, "chrome.debugger.attach", debuggee(tabID, ""), "1.3"); err != nil {
-		return TargetInfo{}, "", false, fmt.Errorf("attach tab %d: %w", tabID, err)
+		return TargetInfo{}, "", false, fmt.Errorf("attach tab %d: %w", tabID, in.noteAttachRefusal(t, err))
 	}
 	defer func() {
 		if err != nil {

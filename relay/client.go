@@ -43,6 +43,11 @@ type clientConn struct {
 	autoAttach     bool
 	discover       bool
 	downloadEvents bool // Browser.setDownloadBehavior{eventsEnabled}
+	// downloadTo is where the client wants its downloads, and
+	// tabDownloadTo where for one tab (Page.setDownloadBehavior): see
+	// downloads.go.
+	downloadTo    downloadTo
+	tabDownloadTo map[int64]downloadTo
 
 	wg sync.WaitGroup // emulated commands still running
 

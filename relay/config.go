@@ -220,7 +220,12 @@ type Config struct {
 	// page at / and 404 elsewhere.
 	Fallback http.Handler
 
-	public publicBase // PublicURL, parsed by withDefaults
+	// Downloads says where the relay may write the files of a client's
+	// downloads (downloads.go). Default: the OS temp dir, 1 GiB at most.
+	Downloads DownloadsConfig
+
+	public       publicBase // PublicURL, parsed by withDefaults
+	downloadDirs []string   // Downloads.Dirs, resolved by withDefaults
 }
 
 // publicBase is PublicURL as the bases of the URLs handed out: "" for
@@ -342,6 +347,11 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Version == "" {
 		c.Version = "dev"
+	}
+	if dirs, err := c.Downloads.resolve(); err != nil {
+		errs = append(errs, err)
+	} else {
+		c.downloadDirs = dirs
 	}
 	if c.PublicURL != "" {
 		u, err := ParsePublicURL(c.PublicURL)

@@ -180,8 +180,8 @@ type ctxVerdict struct {
 // that names a context the relay cannot place is refused: where tiers,
 // secrets or a read-only tab are in force (and, wherever the relay has a
 // world, the relay's own are refused: contexts).
-func (in *Instance) guardsContexts(acc tabAccess) bool {
-	return acc.level != accessFull || in.hasTiers() || in.srv.secrets.load() != nil
+func (in *Instance) guardsContexts(acc tabAccess, tiers bool) bool {
+	return acc.level != accessFull || tiers || in.srv.secrets.load() != nil
 }
 
 // judgeContexts places every context that params name on t's session
@@ -405,7 +405,7 @@ func valuesAt(dst [][]byte, v []byte, key ctxKey) ([][]byte, error) {
 // (and of a method that names no world) costs a few loads, no lock.
 func (c *clientConn) contexts(k *cmd) bool {
 	spec, t := k.m.ctx, k.r.tab
-	strict := c.inst.guardsContexts(k.r.acc)
+	strict := c.inst.guardsContexts(k.r.acc, k.pol.tiers)
 	if !strict && !spec.worlds && t.relayCtxs.Load() == 0 {
 		return true
 	}

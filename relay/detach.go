@@ -52,6 +52,9 @@ func parseDetachCause(arg []byte) detachCause {
 	case causeExtensionFrame, causeRestrictedURL, causeDiscarded, causeCanceledByUser, causeTabClosed, causeUnknown:
 		return d
 	}
+	if isPolicyCause(d.Cause) {
+		return d
+	}
 	return detachCause{}
 }
 
@@ -78,7 +81,7 @@ func (d detachCause) text() string {
 	case causeUnknown:
 		return "Chrome stopped debugging the tab (one of its frames went where a debugger cannot follow); it comes back as a new target"
 	}
-	return ""
+	return policyText(d.Cause)
 }
 
 // short is text's few words, for the audit log.
@@ -99,6 +102,9 @@ func (d detachCause) short() string {
 		return "tab closed"
 	case causeUnknown:
 		return "a frame the debugger cannot follow"
+	}
+	if isPolicyCause(d.Cause) {
+		return "a policy of the browser: " + policyName(d.Cause) + " (chrome://policy)"
 	}
 	return ""
 }

@@ -72,6 +72,10 @@ func emulated(m *methodInfo, s *session) *emulation {
 		return &emSetWindowBounds
 	case "Target.getDevToolsTarget":
 		return &emGetDevToolsTarget
+	case "Page.setDownloadBehavior":
+		if !browserLevel {
+			return &emPageDownloadBehavior // downloads.go
+		}
 	case "Page.navigateToHistoryEntry":
 		// On a child session too: an entry of the tab's history is judged
 		// by its URL wherever the command comes from.
@@ -98,6 +102,7 @@ func bytesHasPrefix(b []byte, p string) bool {
 var (
 	emBrowserGetVersion    = emulation{fn: (*clientConn).browserGetVersion}
 	emSetDownloadBehavior  = emulation{fn: (*clientConn).setDownloadBehavior}
+	emPageDownloadBehavior = emulation{fn: (*clientConn).pageDownloadBehavior}
 	emGetTargetInfo        = emulation{fn: (*clientConn).getTargetInfo}
 	emGetTargets           = emulation{fn: (*clientConn).getTargets}
 	emSetDiscoverTargets   = emulation{fn: (*clientConn).setDiscoverTargets}
@@ -161,22 +166,6 @@ func (c *clientConn) replyVersion(k call, info BrowserInfo) {
 		"userAgent":       info.UserAgent,
 		"jsVersion":       "",
 	})
-}
-
-// setDownloadBehavior is answered, never forwarded: where files go is the
-// person's Chrome's business. Whether the client wants download events is
-// kept: the relay turns the tab's Page.download* into Browser.download*.
-func (c *clientConn) setDownloadBehavior(k call) {
-	c.noteDownloadBehavior(k.a.eventsEnabled)
-	c.reply(k, struct{}{})
-}
-
-// noteDownloadBehavior records whether the client asked for download
-// events with Browser.setDownloadBehavior.
-func (c *clientConn) noteDownloadBehavior(on bool) {
-	c.inst.lock()
-	c.downloadEvents = on
-	c.inst.unlock()
 }
 
 // domainSwitch watches X.enable and X.disable on a tab's top-level

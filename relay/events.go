@@ -27,6 +27,35 @@ type eventEffects struct {
 	brakeChild string
 }
 
+// event is one chrome.debugger.onEvent of a shared tab on its way through
+// the events table (order.go), with the instance lock held. The extension
+// connection's read loop owns it (extConn.ev) and reuses it for every
+// event, so that routing one allocates nothing.
+type event struct {
+	st     *state
+	t      *tab
+	sid    []byte // the child session it came on; nil: the tab's own
+	method []byte
+	info   *eventInfo
+	params []byte // what goes out: Chrome's, or creds.Redact's
+	// child is the child session sid names, when the relay knows it.
+	child *session
+	// blind: nothing the client knows of may see it (tiers.Blind).
+	blind bool
+	// isolated is the id of a client's isolated world it created.
+	isolated int64
+	// c and s are the client and its session the event goes to
+	// (core.Session).
+	c *clientConn
+	s *session
+	// newChild: a child session Target.attachedToTarget made
+	// (core.Children); waiting: it waits for a debugger.
+	newChild *session
+	waiting  bool
+	red      *[]byte // the buffer of the redacted params, returned after
+	fx       eventEffects
+}
+
 // routeEvent forwards one chrome.debugger.onEvent. This is the tab →
 // client hot path.
 func (in *Instance) routeEvent(x *extConn, args []byte) {
@@ -35,244 +64,370 @@ func (in *Instance) routeEvent(x *extConn, args []byte) {
 		in.log.Warn("malformed chrome.debugger.onEvent", "err", err)
 		return
 	}
-	var fx eventEffects
+	info := lookupEvent(method)
+	e := &x.ev
 	st := in.lock()
 	// A replaced connection's read loop runs on for a moment: its events
 	// belong to tabs that are gone.
-	if t := st.tabs[src.TabID]; st.ext == x && t != nil {
-		in.routeEventLocked(st, t, src.SessionID, method, params, &fx)
+	// A tab whose client sessions wait for it while the relay lets go of
+	// it: nothing of the page it is on reaches anyone (away.go).
+	if t := st.tabs[src.TabID]; st.ext == x && t != nil && (t.away == nil || t.away.resumer != nil) {
+		*e = event{st: st, t: t, sid: src.SessionID, method: method, info: info, params: params}
+		in.runEvent(e)
+		if e.red != nil {
+			putBuf(e.red)
+		}
 		in.unlock()
-		in.afterEvent(x, t, src.SessionID, params, &fx)
+		in.afterEvent(x, t, src.SessionID, params, &e.fx)
+		e.st, e.t, e.c, e.s, e.child, e.newChild, e.fx = nil, nil, nil, nil, nil, nil, eventEffects{}
 		return
 	}
 	in.unlock()
 }
 
-// routeEventLocked decides where an event of t (on its child session sid,
-// nil for the tab's own) goes and delivers it to the client.
-//
-// The relay follows where the tab is from its own Page events (it keeps
-// Page enabled on every tab it attaches), whoever listens: the event that
+// The rows of the events table (order.go). Each runs with the instance
+// lock held and reports whether the event goes on to the next row. The
+// relay follows where the tab is from its own Page events (it keeps Page
+// enabled on every tab it attaches), whoever listens: the event that
 // takes the tab to a page automation may not see is the last one the
 // client gets of it, and nothing of a blind tab reaches the client but
 // what the relay says of it itself (access.go).
-func (in *Instance) routeEventLocked(st *state, t *tab, sid, method, params []byte, fx *eventEffects) {
-	if t.away != nil && t.away.resumer == nil {
-		// Its sessions wait for it while the relay lets go of it: nothing
-		// of the page it is on reaches anyone (away.go).
-		return
+
+// frameGuard (tiers.FrameGuard): not even the live view sees a blind
+// tab, or a blind frame's pixels.
+func (in *Instance) frameGuard(e *event) bool {
+	return e.sid != nil || (e.t.acc.level != accessBlind && !e.st.hasBlindChild(e.t))
+}
+
+// screencast (core.Screencast): frames of the tab's own session belong
+// to whoever started the screencast: the live view's tap, or the client
+// (and then the tap gets a copy and leaves the acks to the client).
+func (in *Instance) screencast(e *event) bool {
+	if e.sid != nil {
+		return true
 	}
-	if sid == nil {
-		if isScreencastFrame(method) {
-			if t.acc.level == accessBlind || st.hasBlindChild(t) {
-				return // not even the live view sees a blind tab, or a blind frame's pixels
-			}
-			// Frames of the tab's own session belong to whoever started the
-			// screencast: the live view's tap, or the client (and then the
-			// tap gets a copy and leaves the acks to the client).
-			fx.frameTo, fx.frameClient = t.handles, t.clientScreencast
-			if !t.clientScreencast || st.withholdFrame(t, params) {
-				return
-			}
-		} else if bytesHasPrefix(method, "Page.") {
-			if fx.refresh, fx.letGo = st.trackPage(t, method, params); fx.letGo {
-				return
-			}
+	e.fx.frameTo, e.fx.frameClient = e.t.handles, e.t.clientScreencast
+	return e.t.clientScreencast && !e.st.withholdFrame(e.t, e.params)
+}
+
+// pageTrack (core.PageTrack): where the tab is, from its own session's
+// Page events (targets.go); a tab bound for a page never shared is let
+// go.
+func (in *Instance) pageTrack(e *event) bool {
+	if e.sid != nil {
+		return true
+	}
+	e.fx.refresh, e.fx.letGo = e.st.trackPage(e.t, e.method, e.params)
+	return !e.fx.letGo
+}
+
+// childOf (core.Child): the child session the event came on.
+func (in *Instance) childOf(e *event) bool {
+	if e.sid != nil {
+		if cs := e.st.sessions[string(e.sid)]; cs != nil && cs.child && cs.tab == e.t {
+			e.child = cs
 		}
 	}
-	var child *session
-	if sid != nil {
-		if cs := st.sessions[string(sid)]; cs != nil && cs.child && cs.tab == t {
-			child = cs
-			switch string(method) {
-			case "Page.frameNavigated":
-				// The child's own frame carries its parent's id: it is known
-				// by being the child's target.
-				if f := wire.Field(params, "frame"); f != nil {
-					if id := string(wire.StringField(f, "id")); id == cs.targetID {
-						// Committed: where it is now decides. A blind
-						// one's entry stays, for the late events of its
-						// navigation on its parent's session.
-						if n, ok := t.blindFrames[id]; ok && n.acc.level != accessBlind || ok && st.childAccess(string(wire.StringField(f, "url"))).level != accessBlind {
-							st.frameCommitted(t, id)
-						}
-						st.setChildURL(cs, string(wire.StringField(f, "url"))+string(wire.StringField(f, "urlFragment")))
-					} else {
-						// A frame in the child's process: the child's
-						// session reaches into it, so the child is as
-						// strict as it.
-						st.frameCommitted(t, id)
-						st.setChildFrame(cs, id, string(wire.StringField(f, "url")))
-					}
+	return true
+}
+
+// childFrames (tiers.ChildFrames): where a child session's frames are.
+func (in *Instance) childFrames(e *event) bool {
+	cs, st, t, params := e.child, e.st, e.t, e.params
+	if cs == nil {
+		return true
+	}
+	switch string(e.method) {
+	case "Page.frameNavigated":
+		// The child's own frame carries its parent's id: it is known
+		// by being the child's target.
+		if f := wire.Field(params, "frame"); f != nil {
+			if id := string(wire.StringField(f, "id")); id == cs.targetID {
+				// Committed: where it is now decides. A blind
+				// one's entry stays, for the late events of its
+				// navigation on its parent's session.
+				if n, ok := t.blindFrames[id]; ok && n.acc.level != accessBlind || ok && st.childAccess(string(wire.StringField(f, "url"))).level != accessBlind {
+					st.frameCommitted(t, id)
 				}
-			case "Page.frameDetached":
-				if id := string(wire.StringField(params, "frameId")); id != cs.targetID {
-					st.frameRemoved(t, id, params)
-					st.setChildFrame(cs, id, "")
-				}
-			case "Page.frameStartedNavigating", "Page.frameRequestedNavigation":
-				if id := string(wire.StringField(params, "frameId")); id == cs.targetID {
-					st.setChildNav(cs, string(wire.StringField(params, "url")))
-				} else {
-					st.noteFrameNav(t, id, string(wire.StringField(params, "url")), "")
-				}
+				st.setChildURL(cs, string(wire.StringField(f, "url"))+string(wire.StringField(f, "urlFragment")))
+			} else {
+				// A frame in the child's process: the child's
+				// session reaches into it, so the child is as
+				// strict as it.
+				st.frameCommitted(t, id)
+				st.setChildFrame(cs, id, string(wire.StringField(f, "url")))
 			}
 		}
-	}
-	if isFetchPaused(method) || string(method) == "Network.requestWillBeSent" {
-		st.noteRequest(t, child, method, params)
-		if in.hasTiers() {
-			st.noteBlindRequest(t, method, params)
+	case "Page.frameDetached":
+		if id := string(wire.StringField(params, "frameId")); id != cs.targetID {
+			st.frameRemoved(t, id, params)
+			st.setChildFrame(cs, id, "")
+		}
+	case "Page.frameStartedNavigating", "Page.frameRequestedNavigation":
+		if id := string(wire.StringField(params, "frameId")); id == cs.targetID {
+			st.setChildNav(cs, string(wire.StringField(params, "url")))
+		} else {
+			st.noteFrameNav(t, id, string(wire.StringField(params, "url")), "")
 		}
 	}
-	if (string(method) == "Debugger.scriptParsed" || string(method) == "Debugger.scriptFailedToParse" || string(method) == "CSS.styleSheetAdded") && in.hasTiers() && st.noteBlindSource(t, string(sid), method, params) {
-		return // a blind site's script or style sheet, in a page that loaded it
+	return true
+}
+
+// requests (tiers.Requests): the requests on their way, and which of them
+// go to a blind site.
+func (in *Instance) requests(e *event) bool {
+	e.st.noteRequest(e.t, e.child, e.method, e.params)
+	if in.hasTiers() {
+		e.st.noteBlindRequest(e.t, e.method, e.params)
 	}
-	blind := t.acc.level == accessBlind || (child != nil && child.acc.level == accessBlind) ||
+	return true
+}
+
+// blindSources (tiers.BlindSources): a blind site's script or style
+// sheet, in a page that loaded it.
+func (in *Instance) blindSources(e *event) bool {
+	return !in.hasTiers() || !e.st.noteBlindSource(e.t, string(e.sid), e.method, e.params)
+}
+
+// blindEvent (tiers.Blind): whether anything the client knows of may see
+// the event; the rows after read it.
+func (in *Instance) blindEvent(e *event) bool {
+	t, st, method, params := e.t, e.st, e.method, e.params
+	e.blind = t.acc.level == accessBlind || (e.child != nil && e.child.acc.level == accessBlind) ||
 		((len(t.blindFrames) > 0 || len(t.blindReqs) > 0 || bytesHasPrefix(method, "Target.")) && st.in.hasTiers() &&
 			(st.aboutBlindFrame(t, method, params) ||
 				((bytesHasPrefix(method, "Network.") || bytesHasPrefix(method, "Fetch.")) && t.blindRequest(method, params)) ||
-				(string(method) == "Debugger.paused" && t.pausedInBlind(string(sid), params))))
-	if bytesHasPrefix(method, "Runtime.executionContext") {
-		relay, isolated := st.contextEvent(t, string(sid), method, params)
-		if relay {
-			return // the relay's own world (relayworld.go)
-		}
-		if isolated != 0 && t.guard != nil {
-			// The guard goes in before the client hears of the world.
-			_, src := newGuardFrom(*t.guard)
-			st.fire(t.id, string(sid), "Runtime.evaluate", map[string]any{"expression": src, "contextId": isolated, "silent": true})
-		}
-	} else if t.relayCtxs.Load() > 0 && (bytesHasPrefix(method, "Runtime.") || bytesHasPrefix(method, "Debugger.")) {
-		if withhold, unpause := st.relayEvent(t, string(sid), method, params); withhold {
-			fx.unpause = fx.unpause || unpause
-			return // of the relay's own world (relayevents.go)
+				(string(method) == "Debugger.paused" && t.pausedInBlind(string(e.sid), params))))
+	return true
+}
+
+// relayWorld (core.RelayWorld): the relay's own world's events are the
+// relay's (relayworld.go, relayevents.go).
+func (in *Instance) relayWorld(e *event) bool {
+	if bytesHasPrefix(e.method, "Runtime.executionContext") {
+		relay, isolated := e.st.contextEvent(e.t, string(e.sid), e.method, e.params)
+		e.isolated = isolated
+		return !relay
+	}
+	if e.t.relayCtxs.Load() > 0 {
+		if withhold, unpause := e.st.relayEvent(e.t, string(e.sid), e.method, e.params); withhold {
+			e.fx.unpause = e.fx.unpause || unpause
+			return false
 		}
 	}
-	if string(method) == "Debugger.paused" {
-		if unpause, ours := in.pausedLocked(t.id, string(sid)); ours {
-			fx.unpause = unpause
-			return
-		}
+	return true
+}
+
+// guardWorld (tiers.Guard): the read-only guard goes into a client's new
+// isolated world before the client hears of the world.
+func (in *Instance) guardWorld(e *event) bool {
+	if e.isolated != 0 && e.t.guard != nil {
+		_, src := newGuardFrom(*e.t.guard)
+		e.st.fire(e.t.id, string(e.sid), "Runtime.evaluate", map[string]any{"expression": src, "contextId": e.isolated, "silent": true})
 	}
-	if isFetchPaused(method) {
-		// The navigation backstop sees the pause first; the client gets it
-		// only when its own patterns asked for it, and never on a blind tab,
-		// whose requests the relay lets go on as the page made them.
-		if t.fetch != nil {
-			fx.paused = st.judgePaused(t, string(sid), params)
+	return true
+}
+
+// brakePause (person.BrakePause): a pause of the relay's own debugger
+// (brake.go).
+func (in *Instance) brakePause(e *event) bool {
+	if unpause, ours := in.pausedLocked(e.t.id, string(e.sid)); ours {
+		e.fx.unpause = unpause
+		return false
+	}
+	return true
+}
+
+// backstopPause (rules.Backstop): the navigation backstop sees a paused
+// request first; the client gets it only when its own patterns asked for
+// it.
+func (in *Instance) backstopPause(e *event) bool {
+	if e.t.fetch != nil {
+		e.fx.paused = e.st.judgePaused(e.t, string(e.sid), e.params)
+	}
+	return true
+}
+
+// letGoOn (person.LetGoOn): what nobody the client knows of may answer
+// (a blind tab's, and everything while the automation is stopped) goes on
+// as the page made it.
+func (in *Instance) letGoOn(e *event) bool {
+	off := e.blind || in.stopped.Load()
+	switch string(e.method) {
+	case "Fetch.requestPaused":
+		if !e.fx.paused.handled() && off {
+			e.fx.paused = pausedAction{kind: pausedContinue, requestID: string(wire.StringField(e.params, "requestId"))}
 		}
-		if !fx.paused.handled() && (blind || in.stopped.Load()) {
-			// Nobody the client knows of may answer it: a blind tab's
-			// requests, and every request while the automation is stopped,
-			// go on as the page made them.
-			fx.paused = pausedAction{kind: pausedContinue, requestID: string(wire.StringField(params, "requestId"))}
+		return !e.fx.paused.handled()
+	case "Fetch.authRequired":
+		if off {
+			e.fx.paused = pausedAction{kind: pausedAuthDefault, requestID: string(wire.StringField(e.params, "requestId"))}
+			return false
 		}
-		if fx.paused.handled() {
-			return
-		}
-	} else if (blind || in.stopped.Load()) && string(method) == "Fetch.authRequired" {
-		fx.paused = pausedAction{kind: pausedAuthDefault, requestID: string(wire.StringField(params, "requestId"))}
-		return
-	} else if (blind || in.stopped.Load()) && string(method) == "Debugger.paused" {
+	case "Debugger.paused":
 		// A breakpoint or pause-on-exceptions set while the tab was on a
 		// full site would freeze the person's page: the client may not
 		// see the pause or resume it, so the relay resumes it.
-		fx.unpause = true
-		return
-	}
-	c := st.client
-	if c == nil {
-		return // no client: only the relay's own handles may want this
-	}
-	var s *session
-	if sid == nil {
-		s = t.session
-	} else if cs := st.sessions[string(sid)]; cs != nil && cs.tab == t {
-		s = cs
-	}
-	if s == nil {
-		return // no client session yet (or any more): nobody asked for these
-	}
-	switch string(method) {
-	case "Target.attachedToTarget":
-		// A child target (frame, worker) attached under s.
-		if st.refuseChild(s, wire.StringField(params, "sessionId")) {
-			return // past the bound: detached, never announced (bounds.go)
+		if off {
+			e.fx.unpause = true
+			return false
 		}
-		ti := wire.Field(params, "targetInfo")
-		if child := st.addChild(s, wire.StringField(params, "sessionId"), wire.StringField(ti, "targetId"), wire.StringField(ti, "url")); child != nil {
-			if brakesChild(wire.StringField(ti, "type")) {
-				fx.brakeChild = child.id
-			}
-			// The relay follows the child's execution contexts, whatever
-			// the client switches (runtimehold.go).
-			st.holdRuntime(t, child.id)
-			if string(wire.StringField(ti, "type")) == "iframe" {
-				// An out-of-process frame navigates through its own
-				// session: fence it too, before the client resumes it;
-				// and with tiers, follow where it goes.
-				fx.fenceChild = child.id
-				if in.hasTiers() {
-					st.fire(t.id, child.id, "Page.enable", nil)
-				}
-			}
-			if child.acc.level == accessBlind {
-				// The client does not hear of a frame it may not see, and
-				// nobody else resumes it.
-				if string(wire.Field(params, "waitingForDebugger")) == "true" {
-					fx.resume = child.id
-				}
-				return
-			}
-			if (blind || in.stopped.Load()) && string(wire.Field(params, "waitingForDebugger")) == "true" {
-				// Nobody the client knows of will resume it: the page must
-				// not hang for being blind.
-				fx.resume = child.id
-			}
-		}
-	case "Target.detachedFromTarget":
+	}
+	return true
+}
+
+// sessionOf (core.Session): the client and its session the event goes
+// to; none: only the relay's own handles may want it.
+func (in *Instance) sessionOf(e *event) bool {
+	e.c = e.st.client
+	if e.c == nil {
+		return false
+	}
+	if e.sid == nil {
+		e.s = e.t.session
+	} else if cs := e.st.sessions[string(e.sid)]; cs != nil && cs.tab == e.t {
+		e.s = cs
+	}
+	return e.s != nil // no client session yet (or any more): nobody asked for these
+}
+
+// children (core.Children): a child target (frame, worker) attached under
+// the event's session, or detached.
+func (in *Instance) children(e *event) bool {
+	st, params := e.st, e.params
+	if string(e.method) == "Target.detachedFromTarget" {
 		if id := wire.StringField(params, "sessionId"); len(id) > 0 {
-			if cs := st.sessions[string(id)]; cs != nil && cs.child && cs.tab == t {
-				fx.dropped = st.dropChild(cs)
+			if cs := st.sessions[string(id)]; cs != nil && cs.child && cs.tab == e.t {
+				e.fx.dropped = st.dropChild(cs)
 			}
 		}
+		return true
 	}
-	if blind {
-		return
+	if st.refuseChild(e.s, wire.StringField(params, "sessionId")) {
+		return false // past the bound: detached, never announced (bounds.go)
 	}
-	if bytesHasPrefix(method, "Debugger.") && !s.enabled["Debugger"] {
-		// The relay's own Debugger (brake.go). A pause of a session that
-		// did not enable it (a client's DOMDebugger breakpoint or
-		// Debugger.pause on the relay's Debugger) has nobody to resume it.
-		fx.unpause = string(method) == "Debugger.paused"
-		return
+	ti := wire.Field(params, "targetInfo")
+	e.newChild = st.addChild(e.s, wire.StringField(params, "sessionId"), wire.StringField(ti, "targetId"), wire.StringField(ti, "url"))
+	if e.newChild != nil {
+		e.waiting = string(wire.Field(params, "waitingForDebugger")) == "true"
+		// The relay follows the child's execution contexts, whatever
+		// the client switches (runtimehold.go).
+		st.holdRuntime(e.t, e.newChild.id)
 	}
-	if sid == nil && bytesHasPrefix(method, "Page.") {
-		st.pageDownload(method, params)
+	return true
+}
+
+// childType is the type of the target a Target.attachedToTarget attached.
+func childType(e *event) []byte {
+	return wire.StringField(wire.Field(e.params, "targetInfo"), "type")
+}
+
+// brakeChild (person.BrakeChild): a new frame or worker gets the relay's
+// Debugger (brake.go).
+func (in *Instance) brakeChild(e *event) bool {
+	if e.newChild != nil && brakesChild(childType(e)) {
+		e.fx.brakeChild = e.newChild.id
 	}
-	in.srv.cfg.Metrics.count(dirEvent, method, len(params))
-	if isCredentialEvent(method) {
-		red := in.redactEvent(st, t, string(sid), method, params)
-		defer putBuf(red)
-		params = *red
+	return true
+}
+
+// fenceChild (rules.FenceChild): an out-of-process frame navigates
+// through its own session: fence it too, before the client resumes it.
+func (in *Instance) fenceChild(e *event) bool {
+	if e.newChild != nil && string(childType(e)) == "iframe" {
+		e.fx.fenceChild = e.newChild.id
 	}
+	return true
+}
+
+// childPage (tiers.ChildPage): with tiers, follow where an out-of-process
+// frame goes.
+func (in *Instance) childPage(e *event) bool {
+	if e.newChild != nil && string(childType(e)) == "iframe" && in.hasTiers() {
+		e.st.fire(e.t.id, e.newChild.id, "Page.enable", nil)
+	}
+	return true
+}
+
+// blindChild (tiers.BlindChild): the client does not hear of a frame it
+// may not see, and nobody else resumes it.
+func (in *Instance) blindChild(e *event) bool {
+	if e.newChild != nil && e.newChild.acc.level == accessBlind {
+		if e.waiting {
+			e.fx.resume = e.newChild.id
+		}
+		return false
+	}
+	return true
+}
+
+// resumeWaiting (person.ResumeWaiting): nobody the client knows of will
+// resume a child that waits for a debugger: the page must not hang for
+// being blind, or for the automation being stopped.
+func (in *Instance) resumeWaiting(e *event) bool {
+	if e.newChild != nil && e.waiting && (e.blind || in.stopped.Load()) {
+		e.fx.resume = e.newChild.id
+	}
+	return true
+}
+
+// withhold (tiers.Withhold): a blind event goes no further.
+func (in *Instance) withhold(e *event) bool { return !e.blind }
+
+// ownDebugger (person.OwnDebugger): the relay's own Debugger (brake.go).
+// A pause of a session that did not enable it (a client's DOMDebugger
+// breakpoint or Debugger.pause on the relay's Debugger) has nobody to
+// resume it.
+func (in *Instance) ownDebugger(e *event) bool {
+	if !e.s.enabled["Debugger"] {
+		e.fx.unpause = string(e.method) == "Debugger.paused"
+		return false
+	}
+	return true
+}
+
+// downloads (browser.Downloads): the tab's downloads, as the browser's
+// events (downloads.go).
+func (in *Instance) downloads(e *event) bool {
+	// A blind site's, or held until its file is in place (downloads.go).
+	return e.sid != nil || !e.st.downloadEvent(e.t, e.method, e.params)
+}
+
+// countEvent (core.Count): what reaches the client is counted.
+func (in *Instance) countEvent(e *event) bool {
+	in.srv.cfg.Metrics.count(dirEvent, e.method, len(e.params))
+	return true
+}
+
+// redact (creds.Redact): credential events go out redacted (the real
+// values of a paused request are kept, credentials.go).
+func (in *Instance) redact(e *event) bool {
+	e.red = in.redactEvent(e.st, e.t, string(e.sid), e.method, e.params)
+	e.params = *e.red
+	return true
+}
+
+// deliverEvent (core.Deliver): to the client's session, and a copy to the
+// tab's further sessions that enabled the domain.
+func (in *Instance) deliverEvent(e *event) bool {
+	st, t, method, params, c := e.st, e.t, e.method, e.params, e.c
 	// Runtime is on in Chrome for the relay's sake: its events go to the
 	// sessions where the client switched it on (runtimehold.go).
-	if !bytesHasPrefix(method, "Runtime.") || st.runtimeWanted(t, string(sid), s, method) {
+	if !bytesHasPrefix(method, "Runtime.") || st.runtimeWanted(t, string(e.sid), e.s, method) {
 		buf := getBuf()
-		*buf = wire.AppendEvent(*buf, method, s.idJSON, params)
+		*buf = wire.AppendEvent(*buf, method, e.s.idJSON, params)
 		c.deliver(buf)
 	}
-	if sid == nil {
+	if e.sid == nil {
 		// Further sessions on the tab get a copy of the events of the
 		// domains they enabled.
-		for _, e := range t.extra {
-			if st.live(e) && wantsEvent(e, method) {
-				c.eventRaw(string(method), e, params)
+		for _, x := range t.extra {
+			if st.live(x) && wantsEvent(x, method) {
+				c.eventRaw(string(method), x, params)
 			}
 		}
 	}
+	return true
 }
 
 // afterEvent does what routing an event left to do outside the lock.

@@ -53,6 +53,10 @@ type extConn struct {
 	// "batches"), so a frame may be an array of messages. Owned by the read
 	// loop.
 	batches bool
+	// ev is the event the read loop routes (events.go), rep the reply
+	// (replies.go). Owned by the read loop.
+	ev  event
+	rep reply
 }
 
 // callKind says who waits for a call's reply.

@@ -254,6 +254,9 @@ func (in *Instance) onTabRemoved(x *extConn, params []byte) {
 		return
 	}
 	c := st.client
+	if info.Withdrawn {
+		st.noteRefusal(t.id, info.Cause, st.targetInfo(t).URL)
+	}
 	why, status := "", "tab no longer shared"
 	switch {
 	case info.ReplacedBy != 0:
@@ -303,6 +306,7 @@ func (in *Instance) onDetach(x *extConn, params []byte) {
 	}
 	c := st.client
 	in.log.Info("tab detached by the browser", "tab", t.id, "reason", string(reason), "cause", d.Cause)
+	st.noteRefusal(t.id, d.Cause, st.targetInfo(t).URL)
 	why := d.text()
 	// The frame guard removed the frame: the tab can be attached at once,
 	// and the client's sessions carry on (resume.go), unless the other

@@ -2,7 +2,6 @@ package relay
 
 import (
 	"bytes"
-	"strings"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -155,55 +154,11 @@ func (x *extConn) handleReply(m *wire.ExtMessage) {
 	if pc.replyTo != nil {
 		session = pc.replyTo.idJSON
 	}
-	if pc.keep != nil && !m.HasError {
-		x.inst.keepScript(&pc, m.Result)
-	}
-	buf := getBuf()
-	switch {
-	case pc.tab.blindEpoch.Load() != pc.epoch && (m.HasError || !emptyResult(m.Result)):
-		// The tab went blind while the command ran: it may have run in the
-		// page the automation may not see. An empty result (an input
-		// event's, a setting's) says nothing of any page.
-		*buf = wire.AppendError(*buf, pc.clientID, session, codeServerError, msgWentBlind)
-	case m.HasError:
-		if pc.m.name == "IO.read" {
-			x.inst.streams.forget(pc.clientID, "")
-		}
-		e := parseExtError(m.Error)
-		if e.Message == msgDetachedWhile && strings.HasPrefix(pc.m.name, "Runtime.") {
-			// Chrome detached the tab while the command ran: the objects
-			// of its context died with the debugger session. The client's
-			// word for that is a context's end, which it retries in the
-			// same page if the tab's sessions are resumed (resume.go).
-			e = &ExtError{Code: codeServerError, Message: msgContextGone}
-		}
-		*buf = wire.AppendError(*buf, pc.clientID, session, e.Code, e.Message)
-	case pc.m == methodGetProperties && pc.tab.readOnly.Load():
-		*buf = wire.AppendResult(*buf, pc.clientID, session, withoutScopes(m.Result))
-	case pc.m.name == "Page.getNavigationHistory" && x.inst.hasTiers():
-		*buf = wire.AppendResult(*buf, pc.clientID, session, x.inst.blindHistory(m.Result))
-	case pc.tab.readOnly.Load() && (pc.m.name == "Runtime.evaluate" || pc.m.name == "Runtime.callFunctionOn") && bytes.Contains(m.Result, sideEffectText):
-		*buf = wire.AppendResult(*buf, pc.clientID, session, bytes.ReplaceAll(m.Result, sideEffectText, sideEffectExplained))
-	case credentialResults[pc.m.name]:
-		r := wire.Redactor{Sensitive: x.inst.srv.creds().has}
-		red := getBuf()
-		*red = r.Redact(*red, m.Result)
-		*buf = wire.AppendResult(*buf, pc.clientID, session, *red)
-		putBuf(red)
-	case pc.m.name == "IO.read" && x.inst.locked.Load() != nil:
-		// A piece of a stream: its end waits for the next (streams.go).
-		res := m.Result
-		if out, ok := x.inst.streams.piece(pc.clientID, m.Result, x.inst.locked.Load()); ok {
-			res = out
-		}
-		*buf = wire.AppendResult(*buf, pc.clientID, session, res)
-	default:
-		if pc.then != nil {
-			pc.then(m.Result)
-		}
-		*buf = wire.AppendResult(*buf, pc.clientID, session, m.Result)
-	}
-	c.deliver(buf)
+	r := &x.rep
+	*r = reply{pc: pc, m: m, session: session, buf: getBuf()}
+	x.runReply(r)
+	c.deliver(r.buf)
+	*r = reply{}
 }
 
 // emptyResult reports whether a command's result is {}.

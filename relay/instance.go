@@ -449,6 +449,9 @@ type Status struct {
 	// Waiting says what the client waits for: its extension, expected
 	// back (a worker Chrome stopped, a reload); empty otherwise.
 	Waiting string `json:"waiting,omitempty"`
+	// Refused are the tabs a policy of the browser keeps the debugger out
+	// of (chrome://policy), oldest first.
+	Refused []RefusalStatus `json:"refused,omitempty"`
 }
 
 // TabStatus describes one shared tab.
@@ -495,6 +498,7 @@ func (in *Instance) Status() Status {
 		StoppedBy:     st.stoppedBy,
 		Approvals:     st.approvalsStatus(),
 		Waiting:       st.extWaiting(),
+		Refused:       st.refusalsStatus(),
 	}
 	for _, t := range st.sortedTabs() {
 		ti := st.targetInfo(t) // what a blind tab may show

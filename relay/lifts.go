@@ -165,7 +165,7 @@ func (st *state) liftOver(ls *liftState, critical bool) {
 // out-of-process frame's own), to be lifted when the frame goes somewhere
 // stricter.
 func (c *clientConn) keepFrameSetting(k *cmd) {
-	if !k.r.via.child || !c.inst.hasTiers() {
+	if !k.r.via.child || !k.pol.tiers {
 		return
 	}
 	c.inst.lock()

@@ -43,6 +43,11 @@ type methodInfo struct {
 	// ctx is what the params name of execution contexts (ctxguard.go);
 	// nil for the methods that name none.
 	ctx *ctxSpec
+	// plan: bit i is set when row i of the commands table wants the
+	// method (order.go).
+	plan uint64
+	// replyPlan: the same for the replies table.
+	replyPlan uint64
 }
 
 // opensTabs are the commands besides Input.* whose effect can open a tab:
@@ -63,7 +68,10 @@ var opensTabs = map[string]bool{
 var uniqueDomains = []string{"Input.", "Storage.", "IndexedDB.", "CacheStorage.", "DOMStorage."}
 
 var (
-	methodTable = map[string]*methodInfo{}
+	// methodTable is built as a variable, not in init, so that the
+	// variables below that look a method up (methodFetchEnable, ...) find
+	// the table's own entry: initialised before them, since they use it.
+	methodTable = buildMethodTable()
 	methodNames = struct {
 		mu sync.RWMutex
 		m  map[string]*methodInfo
@@ -88,23 +96,25 @@ func newMethodInfo(name string) *methodInfo {
 	return m
 }
 
-func init() {
+func buildMethodTable() map[string]*methodInfo {
+	t := map[string]*methodInfo{}
 	for _, line := range strings.Split(protocolNames, "\n") {
 		if name, ok := strings.CutPrefix(line, "command "); ok {
-			methodTable[name] = newMethodInfo(name)
+			t[name] = newMethodInfo(name)
 		}
 	}
 	// The relay's own, and any it decodes that cdproto may lack.
 	for name := range decodedMethods {
-		if methodTable[name] == nil {
-			methodTable[name] = newMethodInfo(name)
+		if t[name] == nil {
+			t[name] = newMethodInfo(name)
 		}
 	}
 	for name := range urlMethods {
-		if methodTable[name] == nil {
-			methodTable[name] = newMethodInfo(name)
+		if t[name] == nil {
+			t[name] = newMethodInfo(name)
 		}
 	}
+	return t
 }
 
 // lookupMethod returns the entry of method, creating one for a method the
@@ -121,6 +131,7 @@ func lookupMethod(method []byte) *methodInfo {
 	}
 	m = newMethodInfo(string(method))
 	m.unknown = true
+	setPlan(m)
 	methodNames.mu.Lock()
 	if len(methodNames.m) < maxInterned {
 		methodNames.m[m.name] = m
@@ -134,3 +145,51 @@ var (
 	methodFetchEnable   = lookupMethod([]byte("Fetch.enable"))
 	methodGetProperties = lookupMethod([]byte("Runtime.getProperties"))
 )
+
+// eventInfo is one event name, interned as methods are: its plan says
+// which rows of the events table want it (order.go). Static after it is
+// made.
+type eventInfo struct {
+	name string
+	plan uint64
+}
+
+var (
+	eventTable = buildEventTable()
+	eventNames = struct {
+		mu sync.RWMutex
+		m  map[string]*eventInfo
+	}{m: make(map[string]*eventInfo)}
+)
+
+func buildEventTable() map[string]*eventInfo {
+	t := map[string]*eventInfo{}
+	for _, line := range strings.Split(protocolNames, "\n") {
+		if name, ok := strings.CutPrefix(line, "event "); ok {
+			t[name] = &eventInfo{name: name}
+		}
+	}
+	return t
+}
+
+// lookupEvent returns the entry of an event name, creating one for a name
+// the table lacks (up to maxInterned of them are kept).
+func lookupEvent(method []byte) *eventInfo {
+	if e := eventTable[string(method)]; e != nil {
+		return e
+	}
+	eventNames.mu.RLock()
+	e := eventNames.m[string(method)]
+	eventNames.mu.RUnlock()
+	if e != nil {
+		return e
+	}
+	e = &eventInfo{name: string(method)}
+	setEventPlan(e)
+	eventNames.mu.Lock()
+	if len(eventNames.m) < maxInterned {
+		eventNames.m[e.name] = e
+	}
+	eventNames.mu.Unlock()
+	return e
+}

@@ -13,7 +13,7 @@ import (
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 )
 
-// The order of an event's stages (events.go, routeEventLocked) is a
+// The order of the events table's rows (order.go, events.go) is a
 // security contract as the commands' is (order_command_test.go): each pin
 // names the two stages it keeps in order and the swap it catches. Events
 // are routed one at a time in the order the extension sent them, so a

@@ -9,10 +9,10 @@ import (
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 )
 
-// The order of a reply's cases (extread.go, handleReply: the first that
-// matches answers the client) is a security contract as the commands'
-// is (order_command_test.go): each pin names the two cases it keeps in
-// order and the swap it catches.
+// The order of the replies table's rows (order.go, replies.go: the first
+// that writes the answer finishes the reply) is a security contract as the
+// commands' is (order_command_test.go): each pin names the two rows it
+// keeps in order and the swap it catches.
 
 // answerGate holds the answers of the CDP commands whose params contain
 // a marker until release is closed, and counts those that arrived.
@@ -108,6 +108,48 @@ func TestReplyOrderPins(t *testing.T) {
 		}
 	})
 
+	// A stream's end before the went-blind case: while a secret is locked,
+	// an IO.read whose reply is withheld (its tab went blind while it ran)
+	// is forgotten as a failed one is. Catches the stream's row after the
+	// went-blind one: the read's entry would stay for good, one more for
+	// every such read.
+	t.Run("a stream's end before the went-blind case", func(t *testing.T) {
+		g := holdAnswers("held")
+		page := newFakePage(1, "https://a.example")
+		page.setFocus(passwordField(tid(1)))
+		focus := page.handle
+		h := newHarness(t, Config{Policy: orderPolicy{tierPolicy: tiers}, Secrets: staticSecrets(t)})
+		e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/", Title: "A"}}, Gate: g.gate,
+			Handler: func(tabID int, sid, method string, p json.RawMessage) (any, error) {
+				if method == "IO.read" {
+					return map[string]any{"data": "what the blind page wrote", "eof": false}, nil
+				}
+				return focus(tabID, sid, method, p)
+			}})
+		page.e.Store(e)
+		c := h.client()
+		sess := h.autoAttach(c)[0]
+		in := h.srv.Default()
+		h.call(c, sess, "Input.insertText", map[string]any{"text": "{{secret:github}}"})
+		if in.locked.Load() == nil {
+			t.Fatal("no secret is locked")
+		}
+		read := h.send(c, sess, "IO.read", map[string]any{"handle": "held"})
+		h.waitFor("the read at the tab", func() bool { return g.count() == 1 })
+		e.Navigate(1, "https://blind.example/", "B")
+		h.waitFor("the tab is blind", func() bool { return in.Status().Tabs[0].Access == "blind" })
+		close(g.release)
+		if m, _ := h.reply(c, read); m.Error == nil || m.Error.Message != msgWentBlind {
+			t.Fatalf("the read's reply: %s", m.Raw)
+		}
+		in.streams.mu.Lock()
+		n := len(in.streams.reads)
+		in.streams.mu.Unlock()
+		if n != 0 {
+			t.Errorf("%d stream reads still noted after their replies", n)
+		}
+	})
+
 	// The resume's tap on Chrome's own answer, before any case that
 	// answers the client otherwise: the identifier Chrome gives a client's
 	// init script is noted for the replay even when the reply is withheld
@@ -116,7 +158,6 @@ func TestReplyOrderPins(t *testing.T) {
 	// resume sets again. Catches the tap run only in the last case (the
 	// reply as is): a resume would put back a script the client removed.
 	t.Run("the resume's tap before the went-blind case", func(t *testing.T) {
-		t.Skip("fixed in the reply table step: today the tap runs only for a reply passed on as is, and a withheld one skips it")
 		rec := &auditRecorder{}
 		g := holdAnswers("held")
 		h := newHarness(t, Config{Policy: orderPolicy{tierPolicy: tiers}, Observer: rec})

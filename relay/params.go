@@ -38,6 +38,8 @@ type args struct {
 	browserContextID       string
 	discover               bool
 	eventsEnabled          bool
+	downloadBehavior       string // Browser/Page.setDownloadBehavior's behavior
+	downloadPath           string // and downloadPath (downloads.go)
 	patterns               []fetchPattern
 	handleAuth             bool
 	files                  []string // files a command makes the page read
@@ -110,14 +112,8 @@ var decodedMethods = map[string]func(params []byte, a *args) error{
 		a.discover = v.Discover
 		return err
 	},
-	"Browser.setDownloadBehavior": func(p []byte, a *args) error {
-		var v struct {
-			EventsEnabled bool `json:"eventsEnabled"`
-		}
-		err := decodeStruct(p, &v)
-		a.eventsEnabled = v.EventsEnabled
-		return err
-	},
+	"Browser.setDownloadBehavior": decodeDownloadBehavior,
+	"Page.setDownloadBehavior":    decodeDownloadBehavior,
 	"DOM.setFileInputFiles": func(p []byte, a *args) error {
 		var v struct {
 			Files []string `json:"files"`

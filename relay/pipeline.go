@@ -1,7 +1,6 @@
 package relay
 
 import (
-	"strconv"
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
@@ -10,7 +9,9 @@ import (
 // The command pipeline: in what order a client command is judged.
 //
 // Every command a client sends runs through these stages, in this order,
-// and stops at the first that answers it. The order is a security
+// and stops at the first that answers it. Each stage is one or more rows
+// of the commands table (order.go), named there; a row is called only for
+// the methods it wants. The order is a security
 // contract: nothing that a stage refuses reaches a later one, and nothing
 // reaches the tab that an earlier stage refused. The stages up to ask
 // judge (decide): they change nothing of the tab, so a command they
@@ -79,6 +80,8 @@ type cmd struct {
 	// isolated: the contexts k names put its script in a client's
 	// isolated world (ctxguard.go).
 	isolated bool
+	// pol is the policy k is judged by, loaded once.
+	pol polSnap
 }
 
 // outcome is a command's verdict, for the observe step.
@@ -102,12 +105,12 @@ const (
 	outHeld    // held in line or for a person's approval: answered later
 )
 
-// handle runs one well-formed command through the pipeline.
+// handle runs one well-formed command through the commands table
+// (order.go).
 func (c *clientConn) handle(k *cmd) {
-	k.m, k.r, k.a, k.params, k.out, k.ask, k.held, k.isolated = nil, route{}, args{}, k.env.Params, outcome{}, Decision{}, nil, false
-	if c.limits(k) && c.running(k) && c.route(k) && c.inLine(k) && c.decide(k) {
-		c.act(k)
-	}
+	k.m, k.r, k.a, k.params, k.out, k.ask, k.held, k.isolated = lookupMethod(k.env.Method), route{}, args{}, k.env.Params, outcome{}, Decision{}, nil, false
+	k.pol = c.inst.policyNow()
+	c.runCommand(k, k.m.plan)
 	c.observe(k)
 }
 
@@ -115,9 +118,8 @@ func (c *clientConn) handle(k *cmd) {
 // after it, judged again as if it had just arrived.
 func (c *clientConn) judge(k *cmd) {
 	k.m, k.r, k.a, k.params, k.out, k.ask, k.isolated = lookupMethod(k.env.Method), route{}, args{}, k.env.Params, outcome{}, Decision{}, false
-	if c.running(k) && c.route(k) && c.decide(k) {
-		c.act(k)
-	}
+	k.pol = c.inst.policyNow()
+	c.runCommand(k, k.m.plan&^arrivalStages)
 	c.observe(k)
 }
 
@@ -125,16 +127,7 @@ func (c *clientConn) judge(k *cmd) {
 // ask. They change nothing of the tab; what a verdict does to it is
 // act's.
 func (c *clientConn) decide(k *cmd) bool {
-	return c.policy(k) && c.access(k) && c.asks(k)
-}
-
-// act runs the stages that act, on a command the judging stages let
-// through.
-func (c *clientConn) act(k *cmd) {
-	c.prepare(k)
-	if c.secret(k) && c.fence(k) && !c.emulate(k) {
-		c.forward(k)
-	}
+	return c.runCommand(k, k.m.plan&judgingStages)
 }
 
 // refuse answers k with decision d of the stage that refused it: a CDP
@@ -203,7 +196,6 @@ func (c *clientConn) limits(k *cmd) bool {
 		c.replyErrorRaw(k.env.ID, k.env.SessionID, codeServerError, msgInFlight(cfg.MaxInFlight))
 		return false
 	}
-	k.m = lookupMethod(k.env.Method)
 	cfg.Metrics.messages[dirCommand][k.m.domain].Inc()
 	cfg.Metrics.bytes[dirCommand].Add(float64(len(k.env.Params)))
 	return true
@@ -299,11 +291,11 @@ func (c *clientConn) route(k *cmd) bool {
 	return true
 }
 
-// 5. policy.
-func (c *clientConn) policy(k *cmd) bool {
-	in := c.inst
-	pol := in.srv.policy.load()
-	d := pol.Command(in.profile, k.m.name, k.env.Params)
+// 5. policy: the operator's method rules and URL fence (rules.Operator),
+// then the relay's own rules (rules.go).
+func (c *clientConn) operator(k *cmd) bool {
+	pol, profile := k.pol.p, c.inst.profile
+	d := pol.Command(profile, k.m.name, k.env.Params)
 	switch d.Verdict {
 	case Ask:
 		k.ask = d
@@ -312,7 +304,7 @@ func (c *clientConn) policy(k *cmd) bool {
 		return c.refuse(k, d)
 	}
 	if k.m.urlKey != "" {
-		switch d := pol.MethodURL(in.profile, k.m.name, k.a.url, k.a.hasURL); d.Verdict {
+		switch d := pol.MethodURL(profile, k.m.name, k.a.url, k.a.hasURL); d.Verdict {
 		case Ask:
 			if k.ask.Verdict != Ask {
 				k.ask = d
@@ -322,55 +314,99 @@ func (c *clientConn) policy(k *cmd) bool {
 			return c.refuse(k, d)
 		}
 	}
-	if d, ok := c.relayRules(k); !ok {
-		return c.refuse(k, d)
+	return true
+}
+
+// 6. access: what the tab lets automation do, row by row.
+
+// wantsNavigateTo: the commands that name a page to go to.
+func wantsNavigateTo(m *methodInfo) bool {
+	return m.name == "Page.navigate" || m.name == "Target.createTarget"
+}
+
+// navigateTo (tiers.Navigate): not to a page the automation could not
+// see, whatever the fence.
+func (c *clientConn) navigateTo(k *cmd) bool {
+	if k.m.name == "Target.createTarget" && k.a.url == "" {
+		return true // about:blank
+	}
+	st := c.inst.lock()
+	to := st.urlAccess(k.a.url)
+	c.inst.unlock()
+	if to.level == accessBlind {
+		return c.refuse(k, Decision{Verdict: Deny, Rule: to.rule, Message: "cdprelay: blind: " + to.why})
 	}
 	return true
 }
 
-// 6. access.
-func (c *clientConn) access(k *cmd) bool {
-	switch k.m.name {
-	case "Page.navigate", "Target.createTarget":
-		// Not to a page the automation could not see, whatever the fence.
-		if k.m.name == "Target.createTarget" && k.a.url == "" {
-			break // about:blank
-		}
-		st := c.inst.lock()
-		to := st.urlAccess(k.a.url)
-		c.inst.unlock()
-		if to.level == accessBlind {
-			return c.refuse(k, Decision{Verdict: Deny, Rule: to.rule, Message: "cdprelay: blind: " + to.why})
-		}
-	}
-	if (k.r.sess == nil || k.r.sess.tab == nil) && emulated(k.m, k.r.sess) != nil {
-		// The browser's, answered by the relay: not the command of the tab
-		// that would carry it, whose access is not its own.
+// browserLevel reports whether k is the browser's, answered by the relay:
+// not the command of the tab that would carry it, whose access is not its
+// own. The access rows after tiers.Navigate pass it.
+func (k *cmd) browserLevel() bool {
+	return (k.r.sess == nil || k.r.sess.tab == nil) && emulated(k.m, k.r.sess) != nil
+}
+
+// onTab reports whether k reaches a tab whose access rows judge it.
+func (k *cmd) onTab() bool { return k.r.tab != nil && !k.browserLevel() }
+
+// tierStage (tiers.Checks): the access rules that hold only while the
+// policy has tiers (tierrules.go).
+func (c *clientConn) tierStage(k *cmd) bool {
+	if !k.pol.tiers || k.browserLevel() {
 		return true
 	}
-	if c.inst.hasTiers() && !c.tierChecks(k) {
-		return false
-	}
-	if k.r.tab == nil {
+	return c.tierChecks(k)
+}
+
+// standIn (tiers.StandIn): a blind tab's stand-ins (blindtab.go).
+func (c *clientConn) standIn(k *cmd) bool {
+	return !k.onTab() || k.r.acc.level != accessBlind || !c.blindStandIn(k)
+}
+
+// wantsFrameTree: a blind tab's frame tree is the relay's.
+func wantsFrameTree(m *methodInfo) bool { return m.name == "Page.getFrameTree" }
+
+// frameTree (tiers.FrameTree): what a blind tab may show of itself,
+// its origin.
+func (c *clientConn) frameTree(k *cmd) bool {
+	if !k.onTab() || k.r.acc.level != accessBlind || k.r.via.child {
 		return true
 	}
-	if k.r.acc.level == accessBlind && c.blindStandIn(k) {
-		return false
-	}
-	if k.m.name == "Page.getFrameTree" && k.r.acc.level == accessBlind && !k.r.via.child {
-		// What a blind tab may show of itself: its origin.
-		c.inst.lock()
-		tree := blindFrameTree(k.r.tab)
-		c.inst.unlock()
-		k.out.kind = outEmulated
-		c.answer(k, tree)
-		return false
-	}
-	if k.m.ctx != nil && k.r.acc.level != accessBlind && !c.contexts(k) {
-		return false
+	c.inst.lock()
+	tree := blindFrameTree(k.r.tab)
+	c.inst.unlock()
+	k.out.kind = outEmulated
+	c.answer(k, tree)
+	return false
+}
+
+// wantsContexts: the methods whose params name execution contexts.
+func wantsContexts(m *methodInfo) bool { return m.ctx != nil }
+
+// contextsStage (tiers.Contexts): the contexts k names, judged
+// (ctxguard.go); a blind tab's are the stand-ins'.
+func (c *clientConn) contextsStage(k *cmd) bool {
+	return !k.onTab() || k.r.acc.level == accessBlind || c.contexts(k)
+}
+
+// wantsRetried: the function calls a client makes after a retried input.
+func wantsRetried(m *methodInfo) bool { return m.name == "Runtime.callFunctionOn" }
+
+// retried (tiers.Retried): refusals.go.
+func (c *clientConn) retried(k *cmd) bool {
+	if !k.onTab() {
+		return true
 	}
 	if d, ok := c.acts.retried(k); ok {
-		return c.refuseAsThrow(k, d) // refusals.go
+		return c.refuseAsThrow(k, d)
+	}
+	return true
+}
+
+// gateStage (tiers.Gate): the blind and read-only tables (readonly.go).
+func (c *clientConn) gateStage(k *cmd) bool {
+	if !k.onTab() {
+		return true
 	}
 	if d, ok := c.gate(k, k.r.acc); !ok {
 		if k.r.acc.level == accessBlind && isScript(k.m.name) {
@@ -379,13 +415,22 @@ func (c *clientConn) access(k *cmd) bool {
 		c.acts.refused(k, d)
 		return c.refuse(k, d)
 	}
-	if pixelMethods[k.m.name] {
-		st := c.inst.lock()
-		blindFrame := st.hasBlindChild(k.r.tab)
-		c.inst.unlock()
-		if blindFrame {
-			return c.refuse(k, Decision{Verdict: Deny, Rule: ruleBlindFrame, Message: "cdprelay: blind: a frame of this page is on a site hidden from automation, and " + k.m.name + " would show its pixels"})
-		}
+	return true
+}
+
+// wantsPixels: the methods that show the page's pixels.
+func wantsPixels(m *methodInfo) bool { return pixelMethods[m.name] }
+
+// pixels (tiers.Pixels): not while a frame of the tab is blind.
+func (c *clientConn) pixels(k *cmd) bool {
+	if !k.onTab() {
+		return true
+	}
+	st := c.inst.lock()
+	blindFrame := st.hasBlindChild(k.r.tab)
+	c.inst.unlock()
+	if blindFrame {
+		return c.refuse(k, Decision{Verdict: Deny, Rule: ruleBlindFrame, Message: "cdprelay: blind: a frame of this page is on a site hidden from automation, and " + k.m.name + " would show its pixels"})
 	}
 	return true
 }
@@ -396,182 +441,20 @@ func (c *clientConn) access(k *cmd) bool {
 // scripts for new documents) is taken out of Chrome before the navigation
 // reaches it. A navigation refused, denied or never answered leaves the
 // tab as it was.
-func (c *clientConn) prepare(k *cmd) {
-	if k.m.name != "Page.navigate" || k.r.via == nil || k.r.via.child || k.r.tab == nil || !c.inst.hasTiers() {
-		return
+func (c *clientConn) prepare(k *cmd) bool {
+	if k.r.via == nil || k.r.via.child || k.r.tab == nil || !k.pol.tiers {
+		return true
 	}
 	st := c.inst.lock()
 	if st.urlAccess(k.a.url).level == accessReadOnly {
 		st.setNavTo(k.r.tab, k.a.url)
 	}
 	c.inst.unlock()
-}
-
-// 9. secret: a command that types a secret by reference is the relay's
-// to carry out: it checks where the focus is, then types the value.
-func (c *clientConn) secret(k *cmd) bool {
-	name, d, is := secretRef(k)
-	if !is {
-		return c.secretGates(k) // lockgates.go
-	}
-	if d.Verdict != Allow {
-		return c.refuse(k, d)
-	}
-	k.out.kind = outEmulated
-	cl := call{id: k.env.ID, method: k.m.name, sess: k.r.sess, a: k.a, acc: k.r.acc, via: k.r.via, replyTo: k.r.replyTo}
-	cl.stop = c.inst.stopMark()
-	// The client's later commands for the tab wait until it is typed.
-	h := c.occupyLine(k)
-	c.wg.Add(1)
-	c.inst.tasks.spawn("type a secret", func() {
-		defer c.wg.Done()
-		defer c.releaseLine(h)
-		c.typeSecret(cl, name)
-	})
-	return false
-}
-
-// 10. fence: on a fenced session the client's Fetch.enable and
-// Fetch.disable become one Fetch.enable that keeps the backstop's pattern,
-// whichever session sent them (before the emulation, which would watch
-// them as a domain switch).
-func (c *clientConn) fence(k *cmd) bool {
-	if !k.r.fenced {
-		return true
-	}
-	enable := k.m.name == "Fetch.enable"
-	if !enable && k.m.name != "Fetch.disable" {
-		return true
-	}
-	in := c.inst
-	sid := ""
-	if k.r.via.child {
-		sid = k.r.via.id
-	}
-	st := in.lock()
-	k.params = st.fetchRewrite(k.r.tab, sid, &k.a, enable, k.r.replyTo)
-	if k.r.top && !k.own {
-		st.recordSwitch(k.r.tab, "Fetch", enable, k.env.Params)
-	}
-	in.unlock()
-	if k.own {
-		k.m = methodFetchEnable // sent by the replay, as rewritten
-		return false
-	}
-	c.sendAs(k, methodFetchEnable)
-	return false
-}
-
-// 11. emulate reports whether the relay answered the command itself.
-func (c *clientConn) emulate(k *cmd) bool {
-	h := emulated(k.m, k.r.sess)
-	if h == nil {
-		return false
-	}
-	k.out.kind = outEmulated
-	cl := call{id: k.env.ID, method: k.m.name, sess: k.r.sess, a: k.a, acc: k.r.acc, stop: c.inst.stopMark(), approved: k.held != nil && k.held.approved}
-	if k.env.Params != nil {
-		cl.params = append([]byte(nil), k.env.Params...)
-	}
-	if !h.blocking {
-		h.fn(c, cl)
-		return true
-	}
-	// Handlers that wait for the extension run beside the read loop, so a
-	// slow attach does not hold up the client's other traffic.
-	c.wg.Add(1)
-	c.inst.tasks.spawn("emulate "+cl.method, func() {
-		defer c.wg.Done()
-		h.fn(c, cl)
-	})
 	return true
 }
 
-// 12. forward.
-func (c *clientConn) forward(k *cmd) {
-	r := &k.r
-	if r.via == nil {
-		c.failed(k, codeServerError, "cdprelay: "+k.m.name+" needs a page, and no tab is attached")
-		return
-	}
-	if s := r.sess; s != nil && s.tab != nil && !s.child {
-		switch k.m.name {
-		case "Page.startScreencast", "Page.stopScreencast":
-			c.noteClientScreencast(s.tab, k.m.name == "Page.startScreencast")
-		}
-	}
-	if k.m.name == "Page.handleJavaScriptDialog" && r.via.tab != nil && !r.via.child {
-		// The first answer wins: the person's in the live view, the
-		// automation's, or the relay's when nobody answers.
-		st := c.inst.lock()
-		d, ok := st.claimDialog(r.via.tab)
-		c.inst.unlock()
-		if !ok {
-			c.refuse(k, d)
-			return
-		}
-	}
-	if (k.m.name == "Page.addScriptToEvaluateOnNewDocument" || k.m.name == "Page.createIsolatedWorld") && r.via.tab != nil {
-		c.inst.lock()
-		r.via.tab.noteWorld(k.params)
-		full := k.m.name == "Page.addScriptToEvaluateOnNewDocument" && len(r.via.tab.scripts) >= maxInitScripts && !initRunsNothing(k.params)
-		c.inst.unlock()
-		if full {
-			// The relay could not take one more out of Chrome when the tab
-			// leaves for a site where it may not run.
-			c.failed(k, codeServerError, "cdprelay: too many scripts for new documents on this tab ("+strconv.Itoa(maxInitScripts)+")")
-			return
-		}
-	}
-	if k.m.name == "Page.removeScriptToEvaluateOnNewDocument" && r.via.tab != nil {
-		st := c.inst.lock()
-		params, known := st.removeScript(r.via.tab, r.via, k.params)
-		c.inst.unlock()
-		if known && params == nil {
-			// Out of Chrome already (its frame is not on a full site).
-			k.out.kind = outEmulated
-			c.replyEmptyRaw(k.env.ID, k.env.SessionID)
-			return
-		}
-		k.params = params
-	}
-	if (k.m.name == "IO.read" || k.m.name == "IO.close") && c.inst.locked.Load() != nil {
-		// While a secret is locked, a stream's pieces are joined where
-		// they meet (streams.go).
-		handle, _, err := exactString(k.env.Params, "handle")
-		if k.m.name == "IO.close" {
-			c.inst.streams.forget(0, handle)
-		} else if _, seek := wire.Member(k.env.Params, "offset"); seek > 0 || err != nil || len(handle) > maxStreamHandle {
-			// A handle the relay could not read as Chrome does (given twice)
-			// would join the pieces of one stream with another's.
-			c.failed(k, codeServerError, "cdprelay: a stream is read from its start while a typed secret is hidden (no offset)")
-			return
-		} else {
-			c.inst.streams.noteRead(k.env.ID, handle)
-		}
-	}
-	if k.m.brake && c.brakeCommand(k) {
-		return
-	}
-	if k.m.replay != replayNone {
-		if r.top {
-			c.sendKept(k)
-			return
-		}
-		c.keepFrameSetting(k)
-	}
-	c.send(k)
-}
-
-// noteClientScreencast records that the client runs a screencast of its own
-// on t (its frames then go to the client) and tells the live view.
-func (c *clientConn) noteClientScreencast(t *tab, on bool) {
-	c.inst.lock()
-	t.clientScreencast = on
-	hs := t.handles
-	c.inst.unlock()
-	notifyHandles(hs, TabEvent{Method: EventClientScreencast, Params: jsonObj("active", on)})
-}
+// wantsNavTo: a navigation of a tab's main frame.
+func wantsNavTo(m *methodInfo) bool { return m.name == "Page.navigate" }
 
 // observe counts k's outcome and records what the audit log keeps: every
 // refusal, and the navigations the client asked for.
@@ -595,8 +478,9 @@ func (c *clientConn) observe(k *cmd) {
 		if k.m.name == "Page.navigate" {
 			target := ""
 			if k.r.tab != nil {
-				in.lock()
+				st := in.lock()
 				target = k.r.tab.targetID
+				st.noteNavigation(k.r.tab) // a download it starts is the client's
 				in.unlock()
 			}
 			in.observe(Event{Actor: ActorClient, Kind: KindNavigate, Method: k.m.name, Target: target, Outcome: OutcomeOK, Detail: k.a.url})

@@ -113,6 +113,28 @@ func (b *policyBox) store(p Policy) {
 	b.p.Store(&p)
 }
 
+// polSnap is the policy as one message sees it: loaded once per message,
+// so that a SetPolicy while it is judged does not judge it by two.
+type polSnap struct {
+	p Policy
+	// tiers: the policy gives a site another tier than full for the
+	// instance's profile.
+	tiers bool
+}
+
+// policyNow loads the policy for one message.
+func (in *Instance) policyNow() polSnap {
+	p := in.srv.policy.load()
+	tr, ok := p.(TierRuler)
+	return polSnap{p: p, tiers: ok && tr.HasTiers(in.profile)}
+}
+
+// asksSubmit reports whether the policy asks before a submit.
+func (s polSnap) asksSubmit(profile string) bool {
+	a, ok := s.p.(Asker)
+	return ok && a.AsksSubmit(profile)
+}
+
 // SetPolicy replaces the policy for every instance; commands already
 // decided are not revisited. A nil policy allows everything.
 func (s *Server) SetPolicy(p Policy) {

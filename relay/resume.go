@@ -462,7 +462,7 @@ func (in *Instance) replay(ctx context.Context, x *extConn, t *tab, fresh bool) 
 // the tab's sessions are told.
 func (c *clientConn) judgeReplayed(t *tab, s *session, r replayed) (*cmd, bool) {
 	k := &cmd{env: wire.Envelope{Method: []byte(r.method), Params: r.params}, own: true}
-	k.m, k.params = lookupMethod(k.env.Method), r.params
+	k.m, k.params, k.pol = lookupMethod(k.env.Method), r.params, c.inst.policyNow()
 	c.inst.lock()
 	k.r = route{sess: s, replyTo: s, via: s, tab: t, acc: t.acc, fenced: t.fenced(""), top: true}
 	c.inst.unlock()

@@ -30,9 +30,9 @@ import (
 //     folders, uploads are refused.
 //   - The relay's own origins. No URL-bearing command goes there
 //     (ownorigins.go).
-//   - Downloads. Page.setDownloadBehavior would have the browser save
-//     files where the client says: acknowledged, not applied, as
-//     Browser.setDownloadBehavior is.
+//   - Downloads. Browser.setDownloadBehavior and Page.setDownloadBehavior
+//     are the relay's to answer (downloads.go): the folder a client names
+//     must be one the operator allows.
 
 // Rule ids of the relay's own rules, the label values of
 // cdprelay_policy_refusals_total beside the policy's.
@@ -42,13 +42,12 @@ const (
 	ruleNonFlat             = "relay:non-flat-session"
 	ruleTargetTab           = "relay:target-method-on-tab"
 	ruleUploads             = "relay:uploads"
-	ruleDownloadTo          = "relay:download-path"
 )
 
 // RelayRules lists the rule ids of the relay's own refusals (its rules and
 // the access stage's), for counters that start at zero.
 func RelayRules() []string {
-	return []string{ruleNested, ruleNonFlat, ruleTargetTab, ruleUploads, ruleDownloadTo, ruleCredentials, ruleSecret,
+	return []string{ruleNested, ruleNonFlat, ruleTargetTab, ruleUploads, ruleCredentials, ruleSecret,
 		ruleNeverShared, ruleOutsideFence, ruleTakeOver, ruleReadOnlyWrite, ruleBlindFrame, ruleStopped,
 		ruleDialogAnswered, ruleUndoable, ruleUnstoppable, ruleDebuggerOff, ruleContext, ruleOwnOrigin, ruleSecretField, ruleUnscannable}
 }
@@ -56,54 +55,84 @@ func RelayRules() []string {
 // targetOnTab are the Target methods a tab's session may send to Chrome.
 var targetOnTab = map[string]bool{"Target.setAutoAttach": true, "Target.getTargetInfo": true}
 
-// relayRules applies the relay's own rules to k.
-func (c *clientConn) relayRules(k *cmd) (Decision, bool) {
+// relayRules (rules.Relay) applies the relay's own rules to k, but for
+// the rows of their own after it: credentials, uploads, what a Stop could
+// not undo, target methods on a tab.
+func (c *clientConn) relayRules(k *cmd) bool {
 	if k.a.hasURL && c.inst.srv.ownURL(k.a.url) {
-		return ownRefusal(k.a.url), false
+		return c.refuse(k, ownRefusal(k.a.url))
 	}
 	if k.m.domain == domainHeapProfiler && c.inst.srv.secrets.load() != nil {
-		return deny(ruleSecret, msgHeap), false
+		return c.refuse(k, deny(ruleSecret, msgHeap))
 	}
 	switch k.m.name {
 	case "Target.sendMessageToTarget":
-		return deny(ruleNested, "cdprelay: Target.sendMessageToTarget carries a nested command past the relay's checks; use a flat session (Target.attachToTarget with flatten: true) and send the command on it"), false
+		return c.refuse(k, deny(ruleNested, "cdprelay: Target.sendMessageToTarget carries a nested command past the relay's checks; use a flat session (Target.attachToTarget with flatten: true) and send the command on it"))
 	case "Target.setAutoAttach":
 		if k.a.autoAttach && (k.a.flatten == nil || !*k.a.flatten) {
-			return deny(ruleNonFlat, "cdprelay: only flat sessions are supported (flatten: true)"), false
+			return c.refuse(k, deny(ruleNonFlat, "cdprelay: only flat sessions are supported (flatten: true)"))
 		}
-	case "Page.setDownloadBehavior":
-		return Decision{Verdict: AckAndDrop, Rule: ruleDownloadTo}, false
+	}
+	return true
+}
+
+// wantsRestore: a client's answer to a paused request.
+func wantsRestore(m *methodInfo) bool {
+	switch m.name {
 	case "Fetch.continueRequest", "Fetch.continueResponse", "Fetch.fulfillRequest":
-		p, d, ok := c.restoreCredentials(k)
-		if !ok {
-			if d.Verdict == Allow {
-				d = deny(ruleCredentials, "cdprelay: the request's headers could not be read")
-			}
-			c.failPaused(k)
-			return d, false
-		}
-		k.params = p
-	case "DOM.setFileInputFiles", "Input.dispatchDragEvent":
-		if len(k.a.files) == 0 {
-			break
-		}
-		files, err := c.uploads(k.a.files)
-		if err != nil {
-			return deny(ruleUploads, "cdprelay: "+err.Error()), false
-		}
-		p, err := replaceFiles(k.m.name, k.params, files)
-		if err != nil {
-			return deny(ruleUploads, "cdprelay: "+err.Error()), false
-		}
-		k.params = p
+		return true
 	}
-	if d, ok := c.stopRules(k); !ok {
-		return d, false
+	return false
+}
+
+// restore (creds.Restore): the credentials a paused request showed as
+// markers, put back (credentials.go); a refused answer fails the request.
+func (c *clientConn) restore(k *cmd) bool {
+	p, d, ok := c.restoreCredentials(k)
+	if !ok {
+		if d.Verdict == Allow {
+			d = deny(ruleCredentials, "cdprelay: the request's headers could not be read")
+		}
+		c.failPaused(k)
+		return c.refuse(k, d)
 	}
-	if k.m.domain == domainTarget && k.r.sess != nil && k.r.sess.tab != nil && emulated(k.m, k.r.sess) == nil && !targetOnTab[k.m.name] {
-		return deny(ruleTargetTab, "cdprelay: "+k.m.name+" is not available on a tab's session through the relay"), false
+	k.params = p
+	return true
+}
+
+// wantsUploads: the commands that hand the page files.
+func wantsUploads(m *methodInfo) bool {
+	return m.name == "DOM.setFileInputFiles" || m.name == "Input.dispatchDragEvent"
+}
+
+// uploadsStage (rules.Uploads): only files inside the upload folders, as
+// their resolved paths.
+func (c *clientConn) uploadsStage(k *cmd) bool {
+	if len(k.a.files) == 0 {
+		return true
 	}
-	return Decision{}, true
+	files, err := c.uploads(k.pol.p, k.a.files)
+	if err != nil {
+		return c.refuse(k, deny(ruleUploads, "cdprelay: "+err.Error()))
+	}
+	p, err := replaceFiles(k.m.name, k.params, files)
+	if err != nil {
+		return c.refuse(k, deny(ruleUploads, "cdprelay: "+err.Error()))
+	}
+	k.params = p
+	return true
+}
+
+// wantsTargetOnTab: the Target domain.
+func wantsTargetOnTab(m *methodInfo) bool { return m.domain == domainTarget }
+
+// targetOnTab (rules.TargetOnTab): past the ones the relay emulates, a
+// tab's session sends Chrome only the Target methods of targetOnTab.
+func (c *clientConn) targetOnTab(k *cmd) bool {
+	if k.r.sess != nil && k.r.sess.tab != nil && emulated(k.m, k.r.sess) == nil && !targetOnTab[k.m.name] {
+		return c.refuse(k, deny(ruleTargetTab, "cdprelay: "+k.m.name+" is not available on a tab's session through the relay"))
+	}
+	return true
 }
 
 // failPaused fails the paused request of a refused Fetch.continueRequest,
@@ -128,8 +157,8 @@ func deny(rule, msg string) Decision { return Decision{Verdict: Deny, Rule: rule
 
 // uploads resolves files for an upload and checks that each lies inside an
 // upload folder. It returns the resolved paths.
-func (c *clientConn) uploads(files []string) ([]string, error) {
-	dirs := c.inst.srv.policy.load().UploadDirs(c.inst.profile)
+func (c *clientConn) uploads(pol Policy, files []string) ([]string, error) {
+	dirs := pol.UploadDirs(c.inst.profile)
 	if len(dirs) == 0 {
 		return nil, errors.New("uploads are off: set uploads_dir in the relay's policy to the folders files may be uploaded from")
 	}

@@ -71,9 +71,13 @@ func TestRelayRules(t *testing.T) {
 		t.Fatalf("forwarded as %v", cmds)
 	}
 
-	// Page.setDownloadBehavior is acknowledged, never applied.
+	// Page.setDownloadBehavior is the relay's: a folder outside the
+	// allowed ones is refused, and it never reaches the tab.
 	before = len(e.Commands())
-	h.call(c, sess, "Page.setDownloadBehavior", map[string]any{"behavior": "allow", "downloadPath": "/etc"})
+	if m := h.callMsg(c, sess, "Page.setDownloadBehavior", map[string]any{"behavior": "allow", "downloadPath": "/etc"}); m.Error == nil || !strings.Contains(m.Error.Message, "outside the folders") {
+		t.Fatalf("Page.setDownloadBehavior into /etc: %s", m.Raw)
+	}
+	h.call(c, sess, "Page.setDownloadBehavior", map[string]any{"behavior": "allow", "downloadPath": t.TempDir()})
 	if got := commandsSince(e, before); len(got) != 0 {
 		t.Fatalf("Page.setDownloadBehavior reached the tab: %v", got)
 	}

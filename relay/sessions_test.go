@@ -265,7 +265,8 @@ func TestSessionLevelDiscoverTargets(t *testing.T) {
 }
 
 // TestDownloadEvents: the tab's Page.download* become Browser.download*
-// at the root for a client that asked for download events.
+// at the root for a client that asked for download events (here without a
+// folder: downloads_test.go has those).
 func TestDownloadEvents(t *testing.T) {
 	t.Parallel()
 	for _, enabled := range []bool{true, false} {
@@ -274,7 +275,7 @@ func TestDownloadEvents(t *testing.T) {
 			h := newHarness(t, Config{})
 			e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 			c := h.client()
-			h.call(c, "", "Browser.setDownloadBehavior", map[string]any{"behavior": "allowAndName", "downloadPath": "/tmp/x", "eventsEnabled": enabled})
+			h.call(c, "", "Browser.setDownloadBehavior", map[string]any{"behavior": "default", "eventsEnabled": enabled})
 			page := h.autoAttach(c)[0]
 			from := len(c.Messages())
 			begin := map[string]any{"frameId": tid(1), "guid": "g-1", "url": "http://x.example/f", "suggestedFilename": "report.csv"}

@@ -63,6 +63,12 @@ type state struct {
 	approvals    map[int64]*heldCmd // commands waiting for a person, by approval id
 	nextApproval int64
 	nextDialog   int64
+
+	// refusals: tabs a policy of the browser keeps the debugger out of
+	// (policyrefusal.go).
+	refusals refusals
+	// dl: the downloads under way (downloads.go).
+	dl downloads
 }
 
 // fireCmd is one command of the relay's own for a tab, sent without

@@ -107,6 +107,24 @@ func (c *clientConn) stopRules(k *cmd) (Decision, bool) {
 	return Decision{}, true
 }
 
+// stopRulesStage (person.StopRules) is stopRules, a row of the commands
+// table.
+func (c *clientConn) stopRulesStage(k *cmd) bool {
+	if d, ok := c.stopRules(k); !ok {
+		return c.refuse(k, d)
+	}
+	return true
+}
+
+// wantsStopRules: the methods stopRules has a word on.
+func wantsStopRules(m *methodInfo) bool {
+	switch m.name {
+	case "Emulation.setVirtualTimePolicy", "Debugger.setBlackboxPatterns", "Debugger.setBlackboxedRanges", "Debugger.setBlackboxExecutionContexts", "Runtime.callFunctionOn":
+		return true
+	}
+	return m.domain == domainDebugger && !m.enable && !m.disable
+}
+
 // Rule ids of stopRules.
 // domainDebugger is the Debugger domain's index (metrics.go).
 var domainDebugger = domainIndex["Debugger"]

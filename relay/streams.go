@@ -60,7 +60,7 @@ func (s *streamReads) noteRead(id int64, handle string) {
 }
 
 // forget drops what is noted of IO.read command id (its reply was an
-// error), or of stream handle (IO.close).
+// error, or withheld), or of stream handle (IO.close).
 func (s *streamReads) forget(id int64, handle string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -246,23 +246,6 @@ func (st *state) trackPage(t *tab, method, params []byte) (refresh, letGo bool) 
 	return false, false
 }
 
-// pageDownload turns the downloads a tab starts into the browser-level
-// events a client of a browser expects. Chrome reports a download on the
-// tab that started it when its Page domain is on; Playwright finds the
-// page by frameId.
-func (st *state) pageDownload(method, params []byte) {
-	c := st.client
-	if c == nil || !c.downloadEvents {
-		return
-	}
-	switch string(method) {
-	case "Page.downloadWillBegin":
-		c.eventRaw("Browser.downloadWillBegin", nil, params)
-	case "Page.downloadProgress":
-		c.eventRaw("Browser.downloadProgress", nil, params)
-	}
-}
-
 // refreshTargetInfo asks the tab for its url and title, for an extension
 // that does not report tab updates. Chrome has no event for a title.
 func (in *Instance) refreshTargetInfo(x *extConn, t *tab) {

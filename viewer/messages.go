@@ -75,6 +75,16 @@ type instanceView struct {
 	StoppedBy string `json:"stoppedBy,omitempty"`
 	// Approvals are the commands waiting for a person's approval.
 	Approvals []approvalView `json:"approvals"`
+	// Refused are the tabs a policy of the browser keeps the debugger
+	// out of: which policy, and where the person looks (chrome://policy).
+	Refused []refusedView `json:"refused,omitempty"`
+}
+
+type refusedView struct {
+	Tab    int64  `json:"tab"`
+	Origin string `json:"origin,omitempty"`
+	Policy string `json:"policy"`
+	Reason string `json:"reason"`
 }
 
 type approvalView struct {

@@ -461,6 +461,9 @@ func (s *Server) snapshot(tenant string) instancesMsg {
 			Client: st.Client, Browser: st.Browser.Product, Tabs: []tabView{},
 			Stopped: st.Stopped, StoppedBy: st.StoppedBy, Approvals: []approvalView{},
 		}
+		for _, r := range st.Refused {
+			iv.Refused = append(iv.Refused, refusedView{Tab: r.TabID, Origin: r.Origin, Policy: r.Policy, Reason: r.Reason})
+		}
 		for _, a := range st.Approvals {
 			iv.Approvals = append(iv.Approvals, approvalView{ID: a.ID, Tab: a.TabID, What: a.What, Method: a.Method, AskedAt: a.AskedAt, ExpiresAt: a.ExpiresAt})
 		}

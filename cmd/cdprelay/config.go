@@ -15,6 +15,9 @@ type policyFlags struct {
 	allowedDomains, blockedDomains, denyMethods string
 	blindDomains, readOnlyDomains, askDomains   string
 	uploadsDir                                  string
+	// downloadDirs adds to downloads.dirs; given, the OS temp dir is no
+	// longer one by default.
+	downloadDirs string
 }
 
 func splitList(s string) []string {
@@ -45,6 +48,7 @@ func loadConfig(path string, pf policyFlags) (*app.File, error) {
 	}
 	cfg.Policy.AskDomains = append(cfg.Policy.AskDomains, splitList(pf.askDomains)...)
 	cfg.Policy.UploadsDir = append(cfg.Policy.UploadsDir, splitList(pf.uploadsDir)...)
+	cfg.Downloads.Dirs = append(cfg.Downloads.Dirs, splitList(pf.downloadDirs)...)
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

@@ -72,6 +72,7 @@ func serve(args []string) int {
 	fs.StringVar(&f.policy.readOnlyDomains, "read-only-domains", "", "comma-separated hosts automation may read but not act on (tier read-only)")
 	fs.StringVar(&f.policy.askDomains, "ask-domains", "", "comma-separated hosts automation navigates to only once a person approves in the live view")
 	fs.StringVar(&f.policy.uploadsDir, "uploads-dir", "", "comma-separated folders automation may upload files from (default: uploads refused)")
+	fs.StringVar(&f.policy.downloadDirs, "download-dirs", "", "comma-separated absolute folders on this machine a client's download folder must be in, where the relay copies the files of the automation's downloads (default: the OS temp dir)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0

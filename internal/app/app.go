@@ -143,6 +143,9 @@ func New(cfg Config) (_ *App, err error) {
 	if t := cfg.File.Approvals.Timeout; t > 0 {
 		rc.ApprovalTimeout = time.Duration(t)
 	}
+	if d := cfg.File.Downloads; d.Dirs != nil || d.MaxBytes != 0 {
+		rc.Downloads = relay.DownloadsConfig{Dirs: d.Dirs, MaxBytes: d.MaxBytes}
+	}
 	if t := cfg.File.Scripts.Timeout; t > 0 {
 		rc.ScriptTimeout = time.Duration(t)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -53,6 +54,10 @@ type File struct {
 	// start.
 	Dialogs   TimeoutConfig `json:"dialogs"`
 	Approvals TimeoutConfig `json:"approvals"`
+	// Downloads says where the relay may write the files of a client's
+	// downloads (Browser.setDownloadBehavior's downloadPath). Read at
+	// start.
+	Downloads DownloadsConfig `json:"downloads"`
 	// Scripts bounds the automation's script in the person's tabs
 	// (relay.Config.ScriptTimeout). Read at start.
 	Scripts TimeoutConfig `json:"scripts"`
@@ -60,6 +65,15 @@ type File struct {
 	// how many instances each may keep, their policy profiles, and
 	// whether metrics count their instances.
 	Tenants TenantsConfig `json:"tenants"`
+}
+
+// DownloadsConfig is the file's downloads section.
+type DownloadsConfig struct {
+	// Dirs are the folders a client's download folder must be in. Absent:
+	// the OS temp dir; [] (given, empty): no download is copied.
+	Dirs []string `json:"dirs"`
+	// MaxBytes is the largest file copied; 0: 1 GiB.
+	MaxBytes int64 `json:"max_bytes"`
 }
 
 // TimeoutConfig is a wait with a default.
@@ -149,6 +163,14 @@ func (f *File) Validate() error {
 	}
 	if f.Dialogs.Timeout < 0 || f.Approvals.Timeout < 0 || f.Scripts.Timeout < 0 {
 		return errors.New("config: dialogs.timeout, approvals.timeout and scripts.timeout must not be negative")
+	}
+	if f.Downloads.MaxBytes < 0 {
+		return errors.New("config: downloads.max_bytes must not be negative")
+	}
+	for _, d := range f.Downloads.Dirs {
+		if !filepath.IsAbs(d) {
+			return fmt.Errorf("config: downloads.dirs: %q is not an absolute path", d)
+		}
 	}
 	if _, err := secrets.New(f.Secrets); err != nil {
 		return fmt.Errorf("config: %w", err)

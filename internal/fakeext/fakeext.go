@@ -79,6 +79,11 @@ type Options struct {
 	// the fake answer chrome.tabs.get and chrome.windows.get and update
 	// for its one window; "detach-cause" says it explains detaches.
 	Features []string
+	// DownloadFile answers extension.downloadFile as our extension does:
+	// the file Chrome saved for the download of url whose completion said
+	// bytes (its path and size). Nil: the command is unknown, as it is to
+	// the stock extension. Features should then list "downloads".
+	DownloadFile func(url string, bytes int64) (path string, size int64, err error)
 	// Batches says in extension.info that this extension takes batch
 	// frames, and once the relay answers with extension.acceptBatches it
 	// sends them as ours does: what it has to send waits while a command is
@@ -702,6 +707,22 @@ func (e *Ext) handle(id int64, method string, params []json.RawMessage) {
 		}
 		e.reply(id, nil, nil)
 		e.CloseTab(tabID)
+	case "extension.downloadFile":
+		if e.opts.DownloadFile == nil || e.opts.Stock {
+			e.reply(id, nil, fmt.Errorf("Unknown method: %s", method))
+			return
+		}
+		var q struct {
+			URL   string `json:"url"`
+			Bytes int64  `json:"bytes"`
+		}
+		arg(0, &q)
+		path, size, err := e.opts.DownloadFile(q.URL, q.Bytes)
+		if err != nil {
+			e.reply(id, nil, err)
+			return
+		}
+		e.reply(id, map[string]any{"path": path, "bytes": size}, nil)
 	case "extension.keepalive":
 		if e.opts.Stock {
 			e.reply(id, nil, fmt.Errorf("Unknown method: %s", method))

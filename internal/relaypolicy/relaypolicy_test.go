@@ -26,7 +26,7 @@ func TestAdapter(t *testing.T) {
 		{"Fetch.continueRequest", `{"requestId":"1","url":"https://evil.net/"}`, relay.Deny, "evil.net"},
 		{"Runtime.evaluate", `{"expression":"1"}`, relay.Allow, ""},
 		{"Storage.getCookies", `{}`, relay.Deny, "Denied by cdprelay policy: "},
-		{"Browser.setDownloadBehavior", `{"behavior":"allow"}`, relay.AckAndDrop, ""},
+		{"Browser.setDownloadBehavior", `{"behavior":"allow"}`, relay.Allow, ""},
 		{"Page.navigate", `{"url":"https://www.example.com/"}`, relay.Allow, ""},
 		{"Page.navigate", `{"url":"https://evil.net/"}`, relay.Deny, "evil.net"},
 		{"Page.navigate", `{"url":"file:///etc/passwd"}`, relay.Deny, "file"},

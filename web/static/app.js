@@ -244,6 +244,10 @@ function noteChanges(before, after) {
     const was = old.get(inst.id);
     if (was && was.stopped !== inst.stopped)
       activity(inst.stopped ? `Automation stopped by ${who(inst.stoppedBy)}` : "Automation resumed", "control");
+    const known = new Set(((was && was.refused) || []).map((r) => `${r.tab} ${r.policy}`));
+    for (const r of inst.refused || [])
+      if (!known.has(`${r.tab} ${r.policy}`))
+        activity(`Chrome refuses to debug a tab${r.origin ? ` on ${r.origin}` : ""}: ${r.reason}`, "error");
     const seen = new Set(((was && was.approvals) || []).map((a) => a.id));
     for (const a of inst.approvals || []) if (!seen.has(a.id)) activity(`Waiting for you: ${a.what}`, "ask");
     for (const t of inst.tabs) {
@@ -405,6 +409,8 @@ function renderInstances() {
     }
     box.dataset.stopped = String(!!inst.stopped);
     box.append(head);
+    const refused = refusedNotice(inst.refused || []);
+    if (refused) box.append(refused);
     if (!inst.tabs.length) {
       const p = document.createElement("p");
       p.className = "empty";
@@ -466,6 +472,35 @@ function renderInstances() {
     el.instances.append(box);
   }
   renderApprovals();
+}
+
+// refusedNotice says which tabs a policy of the browser keeps the debugger
+// out of, by policy, and where to look; null when none.
+function refusedNotice(refused) {
+  if (!refused.length) return null;
+  const byPolicy = new Map();
+  for (const r of refused) {
+    if (!byPolicy.has(r.policy)) byPolicy.set(r.policy, { reason: r.reason, origins: new Set(), tabs: 0 });
+    const p = byPolicy.get(r.policy);
+    p.tabs++;
+    if (r.origin) p.origins.add(r.origin);
+  }
+  const box = document.createElement("div");
+  box.className = "refused";
+  box.setAttribute("role", "status");
+  for (const [policy, p] of byPolicy) {
+    const line = document.createElement("p");
+    const head = document.createElement("strong");
+    head.textContent = `Refused by the browser's policy (${policy}): `;
+    const where = p.origins.size ? ` Tabs: ${[...p.origins].join(", ")}.` : "";
+    line.append(head, `${p.tabs} tab${p.tabs === 1 ? "" : "s"}. ${capital(p.reason)}.${where}`);
+    box.append(line);
+  }
+  return box;
+}
+
+function capital(s) {
+  return s ? s[0].toUpperCase() + s.slice(1) : s;
 }
 
 // renderApprovals shows the commands waiting for a person, oldest first,

@@ -1,0 +1,90 @@
+// A managed browser: a policy keeps the extension off one site. Usage:
+//   node managed.mjs <live view URL> <CDP endpoint> <main origin> <blocked origin>
+// Playwright goes there, opens a tab there and follows a link there; each
+// time it is told which policy and where to look. The live view, in a
+// second browser, lists the refused tab with the policy.
+import assert from 'node:assert/strict';
+import { chromium } from 'playwright-core';
+
+const [liveURL, endpoint, main, blocked] = process.argv.slice(2);
+const step = (s) => console.log('ok -', s);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const browser = await chromium.connectOverCDP(endpoint, { timeout: 20000 });
+const context = browser.contexts()[0];
+const page = await context.newPage();
+await page.goto(`${main}/`);
+
+// Chrome reads the policy file a few seconds after it is written: until
+// then the navigation goes through.
+let refused = null;
+for (const until = Date.now() + 45000; Date.now() < until; ) {
+  try {
+    await page.goto(`${blocked}/`);
+    await page.goto(`${main}/`);
+    await sleep(500);
+  } catch (e) {
+    refused = e;
+    break;
+  }
+}
+assert.ok(refused, 'the navigation to the blocked site was never refused: Chrome did not apply the policy');
+assert.match(refused.message, /runtime_blocked_hosts/);
+assert.match(refused.message, /chrome:\/\/policy/);
+step(`page.goto there fails: ${refused.message.split('\n')[0]}`);
+
+// A tab the automation opens on the site: Chrome will not let it be debugged.
+const bs = await browser.newBrowserCDPSession();
+await assert.rejects(bs.send('Target.createTarget', { url: `${blocked}/?opened` }), (e) => {
+  assert.match(e.message, /ExtensionsSettings policy/);
+  assert.match(e.message, /runtime_blocked_hosts/);
+  assert.match(e.message, /chrome:\/\/policy/);
+  step(`a tab opened there: ${e.message.split('\n')[0]}`);
+  return true;
+});
+await bs.detach();
+
+// The page follows a link there: Chrome lets go of the tab, and the
+// client's console says why.
+const warnings = [];
+page.on('console', (m) => {
+  if (m.type() === 'warning') warnings.push(m.text());
+});
+await page.evaluate((u) => {
+  const a = document.createElement('a');
+  a.href = u;
+  a.id = 'go';
+  a.textContent = 'go';
+  document.body.append(a);
+}, `${blocked}/?followed`);
+await page.click('#go', { noWaitAfter: true }).catch(() => {});
+for (const until = Date.now() + 20000; Date.now() < until && !warnings.some((w) => /runtime_blocked_hosts/.test(w)); )
+  await sleep(100);
+const warning = warnings.find((w) => /runtime_blocked_hosts/.test(w));
+assert.ok(warning, `no console warning names the policy: ${JSON.stringify(warnings)}`);
+assert.match(warning, /chrome:\/\/policy/);
+step(`following a link there: the console says ${warning.slice(0, 140)}…`);
+
+// The live view says it too.
+const viewerBrowser = await chromium.launch({
+  executablePath: process.env.CHROME_PATH || '/usr/lib/chromium/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+});
+try {
+  const vp = await viewerBrowser.newPage();
+  await vp.goto(liveURL);
+  const notice = vp.locator('.refused');
+  await notice.first().waitFor({ timeout: 15000 });
+  const text = await notice.first().textContent();
+  assert.match(text, /ExtensionSettings/);
+  assert.match(text, /chrome:\/\/policy/);
+  assert.match(text, new RegExp(blocked.replace(/[.]/g, '\\.')));
+  step(`live view: ${text.slice(0, 160)}…`);
+  const log = await vp.textContent('#activity');
+  assert.match(log, /Chrome refuses to debug a tab/);
+  step('live view: the activity log says it');
+} finally {
+  await viewerBrowser.close();
+}
+
+await browser.close();
