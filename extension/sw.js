@@ -108,7 +108,16 @@ const browserInfo = (async () => {
     // What this extension can do beyond protocol v2 (docs/EXTENSION-PROTOCOL.md).
     // wake: a stopped worker comes back by itself (the alarm below) and
     // offers the shared tabs again, so the relay keeps its clients meanwhile.
-    features: ["navigation-fence", "popup-consent", "detach-cause", "windows", "keepalive", "batches", "downloads", "wake"],
+    features: [
+      "navigation-fence",
+      "popup-consent",
+      "detach-cause",
+      "windows",
+      "keepalive",
+      "batches",
+      "downloads",
+      "wake",
+    ],
   };
 })();
 
