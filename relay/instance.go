@@ -47,6 +47,10 @@ type Instance struct {
 
 	mu sync.Mutex
 	st state // guarded by mu; see lock
+	// holder is the goroutine holding mu (curG; 0: none), set by lock and
+	// cleared by unlock, so that a panic's recovery knows whether the code
+	// that panicked holds the lock (tasks.go).
+	holder atomic.Uintptr
 	// out carries what critical sections queued for the extension once
 	// they release the lock (outbox.go).
 	out outbox
@@ -124,6 +128,7 @@ func newInstance(s *Server, guid string, isDefault bool, profile string) *Instan
 // state.fire rather than send them.
 func (in *Instance) lock() *state {
 	in.mu.Lock()
+	in.holder.Store(curG())
 	return &in.st
 }
 
@@ -139,6 +144,7 @@ func (in *Instance) unlock() {
 		clear(st.fires)
 		st.fires = st.fires[:0]
 	}
+	in.holder.Store(0)
 	in.mu.Unlock()
 	if queued {
 		in.out.flush()
