@@ -158,8 +158,17 @@ func (x *extConn) registerCall(pc pendingCall) (int64, error) {
 }
 
 // push queues the frame of registered call id, waiting for room. When the
-// connection has ended it forgets the call and reports false.
+// connection has ended it forgets the call and reports false. The fires
+// that critical sections released before it go first (outbox).
 func (x *extConn) push(id int64, buf *[]byte) bool {
+	if o := &x.inst.out; o.pending.Load() != 0 {
+		o.flush()
+	}
+	return x.pushNow(id, buf)
+}
+
+// pushNow is push without the outbox: the outbox's own pushes.
+func (x *extConn) pushNow(id int64, buf *[]byte) bool {
 	if x.p.send(buf) {
 		return true
 	}
@@ -252,6 +261,11 @@ func (x *extConn) fire(tabID int64, sid, method string, params any) {
 // on the read loop when its reply comes, whether it failed or not, or
 // when the connection ends. It must not wait for the extension.
 func (x *extConn) fireThen(tabID int64, sid, method string, params any, then func()) {
+	x.sendFire(tabID, sid, method, params, then, false)
+}
+
+// sendFire is fireThen; queued says the outbox is pushing it, in its order.
+func (x *extConn) sendFire(tabID int64, sid, method string, params any, then func(), queued bool) {
 	var p []byte
 	if params != nil {
 		var err error
@@ -269,7 +283,8 @@ func (x *extConn) fireThen(tabID int64, sid, method string, params any, then fun
 	id, ok := x.register(pc)
 	if !ok {
 		if then != nil {
-			// The caller may hold the instance's lock: not on its stack.
+			// The caller may hold the instance's lock, or the outbox's:
+			// not on its stack.
 			x.inst.tasks.spawn("relay command over", then)
 		}
 		return
@@ -280,6 +295,10 @@ func (x *extConn) fireThen(tabID int64, sid, method string, params any, then fun
 	}
 	buf := getBuf()
 	*buf = wire.AppendSendCommand(*buf, id, tabID, session, method, p)
+	if queued {
+		x.pushNow(id, buf)
+		return
+	}
 	x.push(id, buf)
 }
 

@@ -47,6 +47,13 @@ type Instance struct {
 
 	mu sync.Mutex
 	st state // guarded by mu; see lock
+	// holder is the goroutine holding mu (curG; 0: none), set by lock and
+	// cleared by unlock, so that a panic's recovery knows whether the code
+	// that panicked holds the lock (tasks.go).
+	holder atomic.Uintptr
+	// out carries what critical sections queued for the extension once
+	// they release the lock (outbox.go).
+	out outbox
 
 	// learning serialises finding out the browser's identity, so that
 	// concurrent Browser.getVersion calls ask a tab once.
@@ -107,6 +114,7 @@ func newInstance(s *Server, guid string, isDefault bool, profile string) *Instan
 		browserTID: randHex(16),
 	}
 	in.st = newState(in)
+	in.out.in = in
 	in.fakeContext.Store(1 << 30)
 	in.tasks.init(in)
 	return in
@@ -114,31 +122,33 @@ func newInstance(s *Server, guid string, isDefault bool, profile string) *Instan
 
 // lock takes the instance's mutex and returns its state: the one way to
 // read or change what the instance knows. Release it with unlock, and
-// never call the extension or block in between.
+// never call the extension or block in between: what runs under the lock
+// is named ...Locked where it is a hook called with it held (a caller's
+// critical section), and queues commands for the extension with
+// state.fire rather than send them.
 func (in *Instance) lock() *state {
 	in.mu.Lock()
+	in.holder.Store(curG())
 	return &in.st
 }
 
+// unlock releases the lock; then the commands the critical section queued
+// (state.fire) go to the extension through the outbox, with the lock
+// free: no later command overtakes them (outbox), and waiting for room in
+// the extension's queue stops nobody who wants the lock.
 func (in *Instance) unlock() {
-	if st := &in.st; len(st.fires) > 0 {
-		// Sent before the lock goes, so that no later command overtakes
-		// them. Sending waits only for room in the extension's queue,
-		// which its writer drains without the lock.
-		fires := st.fires
-		st.fires = nil
-		x := st.ext
-		for _, f := range fires {
-			switch {
-			case x != nil:
-				x.fireThen(f.tabID, f.sid, f.method, f.params, f.then)
-			case f.then != nil:
-				// Nothing to send it to: over at once, off this lock.
-				in.tasks.spawn("relay command over", f.then)
-			}
-		}
+	st := &in.st
+	queued := len(st.fires) > 0
+	if queued {
+		in.out.putLocked(st.ext, st.fires)
+		clear(st.fires)
+		st.fires = st.fires[:0]
 	}
+	in.holder.Store(0)
 	in.mu.Unlock()
+	if queued {
+		in.out.flush()
+	}
 }
 
 // ID is the instance's public handle.

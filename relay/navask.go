@@ -94,7 +94,7 @@ func (st *state) navAnswered(hc *heldCmd) {
 
 // takeNavAsks fails every navigation waiting for a person: the automation
 // was stopped (answer "stopped") or its client left ("gone"). The
-// failures go out before the lock is released, ahead of any detach.
+// failures go out as the lock is released, ahead of any detach (outbox.go).
 func (st *state) takeNavAsks(answer string) {
 	for id, hc := range st.approvals {
 		if hc.nav == nil {

@@ -46,9 +46,9 @@ type state struct {
 	tabsFull, childrenFull bool
 
 	// fires are commands of the relay's own decided under the lock and
-	// sent, in order, before the lock is released (Instance.unlock): what
-	// they set up in the tab is in place before any later client command
-	// can be routed.
+	// sent, in order, once it is released (Instance.unlock, outbox.go),
+	// ahead of anything sent after the release: what they set up in the
+	// tab is in place before any later client command can be routed.
 	fires []fireCmd
 
 	// The person in charge (stop.go, approvals.go, dialogs.go).

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"runtime/debug"
 	"sync"
-	"time"
 
 	"github.com/gorilla/websocket"
 )
@@ -54,11 +53,20 @@ func (in *Instance) recoverPanic(where string) {
 // the instance is wedged: its sockets are closed, it is out of the
 // server's lists, and what asks it anything is refused at once rather than
 // left waiting (a restart brings its guid back). Other instances go on.
+//
+// Whether this goroutine holds the lock is known, not guessed: lock
+// records its holder and unlock clears it (Instance.holder), and the
+// recovery runs on the panicking goroutine, whose stack is still the
+// panic's. A deferred unlock that ran as the panic unwound has released
+// it. When another goroutine holds the lock it is waited for: no critical
+// section waits for anything (the extension's commands go out after the
+// release, outbox.go). A holder whose panic was recovered elsewhere (an
+// HTTP handler's, by net/http) keeps it for good, and this waits with
+// every other lock.
 func (in *Instance) panicked(where string, r any) {
 	in.log.Error("panic; closing this instance's connections", "in", where, "panic", r, "stack", string(debug.Stack()))
 	in.srv.cfg.Metrics.panics.Inc()
-	if in.lockWithin(wedgeWait) {
-		in.mu.Unlock()
+	if !in.holdsLock() {
 		in.closeSockets(websocket.CloseInternalServerErr, msgInternal)
 		return
 	}
@@ -75,24 +83,9 @@ func (in *Instance) panicked(where string, r any) {
 	}
 }
 
-// wedgeWait is how long a panic's recovery waits for the instance's lock
-// before it takes the lock to be the panicking code's own: no critical
-// section is that long.
-const wedgeWait = 250 * time.Millisecond
-
-// lockWithin takes the lock if it is free within d.
-func (in *Instance) lockWithin(d time.Duration) bool {
-	deadline := time.Now().Add(d)
-	for {
-		if in.mu.TryLock() {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
+// holdsLock reports whether the calling goroutine holds the instance's
+// lock.
+func (in *Instance) holdsLock() bool { return in.holder.Load() == curG() }
 
 // ErrWedged answers what asks an instance a panic left unusable.
 var ErrWedged = errors.New("this instance stopped working after an internal error; restart the relay")

@@ -1,0 +1,97 @@
+package relay
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cdprelay/cdprelay/internal/fakeext"
+)
+
+// curG tells goroutines apart and is the same all along one.
+func TestCurG(t *testing.T) {
+	me := curG()
+	if me == 0 || curG() != me {
+		t.Fatalf("curG: %d then %d", me, curG())
+	}
+	const n = 8
+	ids := make(chan uintptr, n)
+	hold := make(chan struct{})
+	for range n {
+		go func() { ids <- curG(); <-hold }()
+	}
+	seen := map[uintptr]bool{me: true}
+	for range n {
+		id := <-ids
+		if id == 0 || seen[id] {
+			t.Fatalf("curG %d given twice among live goroutines", id)
+		}
+		seen[id] = true
+	}
+	close(hold)
+}
+
+// A panic in code that does not hold the lock, while another goroutine
+// holds it for longer than any guess would wait, ends the instance's
+// sockets and does not wedge it: the recovery knows the lock is not the
+// panicking code's. Catches a recovery that takes a lock it cannot get at
+// once for the panicking code's own (an instance made unusable until a
+// restart, and its state read while its holder changes it).
+func TestPanicBesideAHeldLockDoesNotWedge(t *testing.T) {
+	h := newHarness(t, Config{})
+	in := h.srv.Default()
+	h.ext(fakeext.Options{Tabs: twoTabs[:1]})
+	c := h.client()
+	h.autoAttach(c)
+
+	held := make(chan struct{})
+	go func() {
+		st := in.lock()
+		_ = st.closed
+		close(held)
+		// Held until the recovery has decided (a wrong guess wedges), or
+		// long past what a timer guess waited.
+		for deadline := time.Now().Add(2 * time.Second); !in.wedged.Load() && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond)
+		}
+		in.unlock()
+	}()
+	<-held
+	in.tasks.spawn("test", func() { panic("a bug outside the lock") })
+	code, reason := h.closed(c)
+	if code != 1011 || !strings.Contains(reason, "internal error") {
+		t.Fatalf("the client closed with %d %q", code, reason)
+	}
+	if in.wedged.Load() {
+		t.Fatal("the instance is wedged, though the panicking code did not hold its lock")
+	}
+	if err := in.Stop("person"); errors.Is(err, ErrWedged) {
+		t.Fatalf("Stop: %v", err)
+	}
+}
+
+// A panic after a deferred unlock released the lock as the panic unwound
+// closes the sockets and leaves the instance usable; a panic with the lock
+// still held wedges it (TestPanicUnderLockWedgesOnlyItsInstance).
+func TestPanicAfterDeferredUnlockDoesNotWedge(t *testing.T) {
+	h := newHarness(t, Config{})
+	in := h.srv.Default()
+	h.ext(fakeext.Options{Tabs: twoTabs[:1]})
+	c := h.client()
+	h.autoAttach(c)
+	in.tasks.spawn("test", func() {
+		in.lock()
+		defer in.unlock()
+		panic("a bug with the lock held, released on the way out")
+	})
+	if code, _ := h.closed(c); code != 1011 {
+		t.Fatalf("the client closed with %d", code)
+	}
+	if in.wedged.Load() || in.holdsLock() {
+		t.Fatal("wedged after the lock was released")
+	}
+	st := in.lock() // not held by anyone
+	_ = st.closed
+	in.unlock()
+}
