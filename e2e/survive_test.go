@@ -127,7 +127,6 @@ func waitTab(t *testing.T, what, target string, ok func(relay.TabStatus) bool) r
 }
 
 func waiting(ts relay.TabStatus) bool { return ts.Waiting != "" }
-func back(ts relay.TabStatus) bool    { return ts.Waiting == "" && ts.Attached }
 
 // browserPages are the pages Chrome does not let an extension debug that
 // the person takes a shared tab to: a browser page, the Web Store (which

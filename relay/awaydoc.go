@@ -34,7 +34,7 @@ type frameNode struct {
 // it is another. Only a tab that waited (away.go) can have moved on: a
 // resume after another extension's frame finds the same document.
 func (in *Instance) showDocument(ctx context.Context, x *extConn, t *tab) (fresh bool) {
-	st := in.lock()
+	in.lock()
 	a := t.away
 	in.unlock()
 	if a == nil {
@@ -47,7 +47,7 @@ func (in *Instance) showDocument(ctx context.Context, x *extConn, t *tab) (fresh
 	if err == nil {
 		err = json.Unmarshal(res, &ft)
 	}
-	st = in.lock()
+	st := in.lock()
 	defer in.unlock()
 	if t.away != a || t.session == nil || st.client == nil {
 		return false

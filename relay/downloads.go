@@ -189,10 +189,6 @@ func (st *state) noteNavigation(t *tab) {
 	st.dl.navigated[t.id] = time.Now()
 }
 
-func isDownloadEvent(method []byte) bool {
-	return string(method) == "Page.downloadWillBegin" || string(method) == "Page.downloadProgress"
-}
-
 // downloadEvent follows a tab's Page.downloadWillBegin and
 // Page.downloadProgress, and sends the client the Browser.* events it asked
 // for. It reports whether the event is withheld: a blind site's, or a

@@ -458,14 +458,6 @@ func (in *Instance) afterEvent(x *extConn, t *tab, sid, params []byte, fx *event
 	}
 }
 
-func isScreencastFrame(method []byte) bool {
-	return string(method) == "Page.screencastFrame"
-}
-
-func isFetchPaused(method []byte) bool {
-	return string(method) == "Fetch.requestPaused"
-}
-
 // eventRaw sends an event whose params are already JSON; s nil means the
 // root session.
 func (c *clientConn) eventRaw(method string, s *session, params []byte) {
