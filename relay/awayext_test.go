@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -194,4 +195,56 @@ func TestExtensionReplacedKeepsSessions(t *testing.T) {
 	h.waitFor("the tabs back", func() bool { return e2.Attached(1) && e2.Attached(2) && tabStatus(h, 1).Waiting == "" })
 	h.call(c, "pw-tab-1", "Runtime.evaluate", map[string]any{"expression": "1"})
 	noTargetEnd(t, c.Messages()[from:], "pw-tab-1")
+}
+
+// TestHandleLivesThroughExtensionRestart: the live view's handle on a tab
+// that waited for the extension to come back goes on through the new
+// connection: it hears the tab attached again, and its calls (a
+// screencast started again) reach the extension that came back, not the
+// one that went.
+func TestHandleLivesThroughExtensionRestart(t *testing.T) {
+	t.Parallel()
+	p := newPageTab(t)
+	h := newHarness(t, Config{ExtensionGrace: 50 * time.Millisecond})
+	e := h.ext(fakeext.Options{Tabs: twoTabs, Handler: p.handle, Features: wakeFeatures})
+	c := h.client()
+	h.autoAttach(c)
+	events := make(chan string, 16)
+	hd, err := h.srv.Default().OpenTab(context.Background(), 1, func(ev TabEvent) {
+		if strings.HasPrefix(ev.Method, "cdprelay.") {
+			events <- ev.Method
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hd.Close()
+	e.CloseGoingAway()
+	for wait := time.Now().Add(5 * time.Second); tabStatus(h, 1).Waiting == ""; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(wait) {
+			t.Fatalf("the tab does not wait: %+v", tabStatus(h, 1))
+		}
+	}
+	e2 := h.ext(fakeext.Options{Tabs: twoTabs, Handler: p.handle, Features: wakeFeatures})
+	deadline := time.After(5 * time.Second)
+	for attached := false; !attached; {
+		select {
+		case m := <-events:
+			attached = m == EventAttached
+		case <-deadline:
+			t.Fatal("the handle did not hear the tab attached again")
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := hd.Call(ctx, "Page.startScreencast", map[string]any{"format": "jpeg"}); err != nil {
+		t.Fatalf("the handle's call after the extension came back: %v", err)
+	}
+	found := false
+	for _, cmd := range e2.Commands() {
+		found = found || strings.Contains(string(cmd.Params), "Page.startScreencast")
+	}
+	if !found {
+		t.Error("the screencast did not reach the extension that came back")
+	}
 }

@@ -41,10 +41,12 @@ type TabEvent struct {
 // events go to handles and not to the client, unless the client runs a
 // screencast of its own.
 type TabHandle struct {
-	in  *Instance      // static
-	t   *tab           // static
-	x   *extConn       // static
-	fn  func(TabEvent) // static; called without locks held, must not block
+	in *Instance      // static
+	t  *tab           // static
+	fn func(TabEvent) // static; called without locks held, must not block
+	// (No extension connection of its own: a tab that waited for the
+	// extension to come back is the new connection's, and each call goes
+	// through the instance's current one.)
 	ctx context.Context
 	end context.CancelFunc
 }
@@ -68,7 +70,7 @@ func (in *Instance) OpenTab(ctx context.Context, tabID int64, fn func(TabEvent))
 		return nil, ErrNoTab
 	}
 	hctx, cancel := context.WithCancel(context.Background())
-	h := &TabHandle{in: in, t: t, x: x, fn: fn, ctx: hctx, end: cancel}
+	h := &TabHandle{in: in, t: t, fn: fn, ctx: hctx, end: cancel}
 	// Register before attaching, so that a client leaving meanwhile does
 	// not detach the tab from under us.
 	in.lock()
@@ -100,7 +102,7 @@ func (h *TabHandle) Call(ctx context.Context, method string, params any) (json.R
 		}
 	}
 	st := h.in.lock()
-	acc := h.t.acc
+	acc, x := h.t.acc, st.ext
 	if method == "Page.navigate" {
 		// The person's own navigation, from the live view: not asked of
 		// them again where it ends (navask.go).
@@ -110,6 +112,9 @@ func (h *TabHandle) Call(ctx context.Context, method string, params any) (json.R
 		}
 	}
 	h.in.unlock()
+	if x == nil {
+		return nil, fmt.Errorf("%s on tab %d: extension not connected", method, h.t.id)
+	}
 	if acc.level == accessBlind && !handleBlindAllowed[method] {
 		// Nobody but the person at the browser sees a blind tab: not the
 		// live view either.
@@ -117,7 +122,7 @@ func (h *TabHandle) Call(ctx context.Context, method string, params any) (json.R
 	}
 	ctx, cancel := context.WithTimeout(ctx, h.in.srv.cfg.CallTimeout)
 	defer cancel()
-	res, err := h.x.sendCommand(ctx, h.t.id, "", method, params)
+	res, err := x.sendCommand(ctx, h.t.id, "", method, params)
 	if err != nil {
 		return nil, fmt.Errorf("%s on tab %d: %w", method, h.t.id, err)
 	}
@@ -148,9 +153,10 @@ func (h *TabHandle) Close() {
 	}
 	t.handles = slices.Delete(slices.Clone(t.handles), i, i+1)
 	unused := len(t.handles) == 0 && t.session == nil && st.shared(t)
+	x := st.ext
 	in.unlock()
-	if unused {
-		in.tasks.spawn("release tab", func() { in.detachTab(h.x, t) })
+	if unused && x != nil {
+		in.tasks.spawn("release tab", func() { in.detachTab(x, t) })
 	}
 }
 
