@@ -351,6 +351,12 @@ func (in *Instance) onDetach(x *extConn, params []byte) {
 	default:
 		// A frame or the tab went where the debugger cannot follow; our
 		// extension offers the tab again once it can be attached.
+		if isPolicyCause(d.Cause) {
+			// The commands under way hear the policy before the client
+			// hears of the sessions' end: a navigation there fails with
+			// the reason, not as a closed page's.
+			x.failWhere(func(pc pendingCall) bool { return pc.tabID == src.TabID }, codeServerError, why)
+		}
 		st.browserDetached(t, status, why)
 		probe = !st.features[featureDetachCause]
 	}

@@ -204,3 +204,35 @@ func TestPolicyCauseOf(t *testing.T) {
 		t.Errorf("another error changed: %q", got)
 	}
 }
+
+// TestPolicyDetachFailsNavigation: a navigation under way when Chrome
+// detaches the tab for a policy fails with the policy in words, before the
+// client hears of the session's end (a client that heard of the end first
+// reports the navigation as a closed page's, with no reason).
+func TestPolicyDetachFailsNavigation(t *testing.T) {
+	t.Parallel()
+	entered, release := make(chan struct{}), make(chan struct{})
+	defer close(release)
+	h := newHarness(t, Config{})
+	e := h.ext(fakeext.Options{Tabs: twoTabs, Features: ourFeatures, Handler: func(tab int, sid, method string, params json.RawMessage) (any, error) {
+		if method == "Page.navigate" {
+			close(entered)
+			<-release
+		}
+		return fakeext.DefaultHandler(tab, sid, method, params)
+	}})
+	c := h.client()
+	h.autoAttach(c)
+	from := len(c.Messages())
+	nav := h.send(c, "pw-tab-1", "Page.navigate", map[string]any{"url": "https://blocked.example/"})
+	<-entered
+	e.RefuseAttach(1, policyRefusals[0].chrome)
+	e.DetachByBrowser(1, "target_closed", map[string]any{"cause": causePolicyBlockedHost})
+	r, at := h.reply(c, nav)
+	if r.Error == nil || !strings.Contains(r.Error.Message, "runtime_blocked_hosts") || !strings.Contains(r.Error.Message, "chrome://policy") {
+		t.Fatalf("the navigation's answer: %s", r.Raw)
+	}
+	if _, i := h.event(c, from, "Target.detachedFromTarget"); i < at {
+		t.Errorf("the client heard of the session's end (message %d) before the navigation's answer (message %d)", i, at)
+	}
+}
