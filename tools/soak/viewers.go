@@ -59,7 +59,18 @@ func watchOnce(ctx context.Context, t *tally, url string, in *relay.Instance) {
 		conn.WriteMessage(websocket.TextMessage, b)
 		wmu.Unlock()
 	}
-	var answers atomic.Int64 // status and error messages received
+	var answers atomic.Int64        // status and error messages received
+	var frameAt, subAt atomic.Int64 // unix ns of the last frame, of the last subscribe
+	subAt.Store(time.Now().UnixNano())
+	connCtx, endConn := context.WithCancel(ctx)
+	defer endConn()
+	go watchFrames(connCtx, t, in, &frameAt, &subAt, func() {
+		write([]byte(`{"type":"unsubscribe"}`))
+		var tab int64
+		if tab = viewerTab(in); tab != 0 {
+			write(subscribeMsg(in.ID(), tab))
+		}
+	})
 	subscribe := func() {
 		// The tab may not be offered yet after a restart: try until it is.
 		var tab int64
@@ -70,6 +81,7 @@ func watchOnce(ctx context.Context, t *tally, url string, in *relay.Instance) {
 			return
 		}
 		before := answers.Load()
+		subAt.Store(time.Now().UnixNano())
 		write(subscribeMsg(in.ID(), tab))
 		t.inc("viewer", "subscriptions")
 		select {
@@ -91,6 +103,7 @@ func watchOnce(ctx context.Context, t *tally, url string, in *relay.Instance) {
 			return
 		}
 		if mt == websocket.BinaryMessage {
+			frameAt.Store(time.Now().UnixNano())
 			t.inc("viewer", healthyFrames)
 			continue
 		}
@@ -120,6 +133,51 @@ func watchOnce(ctx context.Context, t *tally, url string, in *relay.Instance) {
 				subscribe()
 			}()
 		}
+	}
+}
+
+// frameStall is how long the healthy viewer may go without a frame from
+// the animated tab while the relay has it attached and not waiting: the
+// page animates all the time, so the live view owes it frames.
+const frameStall = 15 * time.Second
+
+// watchFrames checks, until ctx ends, that the healthy viewer gets frames
+// while the animated tab is attached. A stall is a violation, once until
+// frames come again; resubscribe then asks the live view anew.
+func watchFrames(ctx context.Context, t *tally, in *relay.Instance, frameAt, subAt *atomic.Int64, resubscribe func()) {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	var stalled time.Time // when the current stall was found; zero if none
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		frame := time.Unix(0, frameAt.Load())
+		if !stalled.IsZero() {
+			if frame.After(stalled) {
+				t.inc("viewer", "stalls ended")
+				stalled = time.Time{}
+			}
+			continue
+		}
+		if time.Since(frame) < frameStall || time.Since(time.Unix(0, subAt.Load())) < frameStall {
+			continue
+		}
+		live := false
+		for _, tb := range in.Status().Tabs {
+			if strings.Contains(tb.URL, "anim") && tb.Attached && tb.Waiting == "" {
+				live = true
+			}
+		}
+		if !live {
+			continue
+		}
+		t.inc("viewer", "stalls")
+		t.violate("viewer: no frame for %v from the animated tab, attached and not waiting", frameStall)
+		stalled = time.Now()
+		resubscribe()
 	}
 }
 
