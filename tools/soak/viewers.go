@@ -61,10 +61,11 @@ func watchOnce(ctx context.Context, t *tally, url string, in *relay.Instance) {
 	}
 	var answers atomic.Int64        // status and error messages received
 	var frameAt, subAt atomic.Int64 // unix ns of the last frame, of the last subscribe
+	var frames atomic.Int64         // frames received on this connection
 	subAt.Store(time.Now().UnixNano())
 	connCtx, endConn := context.WithCancel(ctx)
 	defer endConn()
-	go watchFrames(connCtx, t, in, &frameAt, &subAt, func() {
+	go watchFrames(connCtx, t, in, &frames, &frameAt, &subAt, func() {
 		write([]byte(`{"type":"unsubscribe"}`))
 		var tab int64
 		if tab = viewerTab(in); tab != 0 {
@@ -104,6 +105,7 @@ func watchOnce(ctx context.Context, t *tally, url string, in *relay.Instance) {
 		}
 		if mt == websocket.BinaryMessage {
 			frameAt.Store(time.Now().UnixNano())
+			frames.Add(1)
 			t.inc("viewer", healthyFrames)
 			continue
 		}
@@ -143,11 +145,12 @@ const frameStall = 15 * time.Second
 
 // watchFrames checks, until ctx ends, that the healthy viewer gets frames
 // while the animated tab is attached. A stall is a violation, once until
-// frames come again; resubscribe then asks the live view anew.
-func watchFrames(ctx context.Context, t *tally, in *relay.Instance, frameAt, subAt *atomic.Int64, resubscribe func()) {
+// frames come again; resubscribe then asks the live view anew (a stalled
+// live view that a new subscription mends is still a violation).
+func watchFrames(ctx context.Context, t *tally, in *relay.Instance, frames, frameAt, subAt *atomic.Int64, resubscribe func()) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
-	var stalled time.Time // when the current stall was found; zero if none
+	stalled := int64(-1) // frames received when the current stall was found; -1 if none
 	for {
 		select {
 		case <-ctx.Done():
@@ -155,10 +158,12 @@ func watchFrames(ctx context.Context, t *tally, in *relay.Instance, frameAt, sub
 		case <-tick.C:
 		}
 		frame := time.Unix(0, frameAt.Load())
-		if !stalled.IsZero() {
-			if frame.After(stalled) {
+		if stalled >= 0 {
+			// A subscribe is answered with the tab's last frame, if it
+			// has one: frames come again only when more follow.
+			if frames.Load() >= stalled+3 {
 				t.inc("viewer", "stalls ended")
-				stalled = time.Time{}
+				stalled = -1
 			}
 			continue
 		}
@@ -176,7 +181,7 @@ func watchFrames(ctx context.Context, t *tally, in *relay.Instance, frameAt, sub
 		}
 		t.inc("viewer", "stalls")
 		t.violate("viewer: no frame for %v from the animated tab, attached and not waiting", frameStall)
-		stalled = time.Now()
+		stalled = frames.Load()
 		resubscribe()
 	}
 }
