@@ -30,6 +30,7 @@ type options struct {
 	warmup     time.Duration
 	extWait    time.Duration
 	verbose    bool
+	smoke      bool
 }
 
 func main() {
@@ -42,6 +43,7 @@ func main() {
 	flag.BoolVar(&o.verbose, "v", false, "print every client operation")
 	smoke := flag.Bool("smoke", false, "a short run (15 s, a fault every 1.5 s) that exits non-zero on a broken invariant")
 	flag.Parse()
+	o.smoke = *smoke
 	if *smoke {
 		o.duration, o.faultEvery, o.warmup = 15*time.Second, 1500*time.Millisecond, 3*time.Second
 	}
@@ -174,7 +176,7 @@ func run(ctx context.Context, o options) (int, error) {
 	wg.Go(func() { aw.run(bg) })
 	wg.Go(func() { pr.run(bg, 4) })
 	viewStart := time.Now()
-	wg.Go(func() { healthyViewer(bg, t, viewerURL, def) })
+	wg.Go(func() { healthyViewer(bg, t, viewerURL, def, !o.smoke) })
 	inj := &injector{t: t, env: env, app: a, person: per, pageURL: pageURL, viewerURL: viewerURL,
 		probe: pr, hostileFI: hostileFI, frozen: frozen, policies: pols, extWait: o.extWait,
 		survive: sv, audit: aw}

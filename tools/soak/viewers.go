@@ -32,11 +32,14 @@ func subscribeMsg(instance string, tab int64) []byte {
 }
 
 // healthyViewer watches the animated tab and counts its frames until ctx
-// ends, subscribing again whenever the tab goes (a service-worker restart
-// detaches every tab) and reconnecting whenever its socket ends.
-func healthyViewer(ctx context.Context, t *tally, url string, in *relay.Instance) {
+// ends, subscribing again whenever the tab goes (its status detached or
+// stopped) and reconnecting whenever its socket ends.
+//
+// With stalls, a viewer without frames from a live tab for frameStall is
+// a violation (watchFrames); the smoke, too short to tell, goes without.
+func healthyViewer(ctx context.Context, t *tally, url string, in *relay.Instance, stalls bool) {
 	for ctx.Err() == nil {
-		watchOnce(ctx, t, url, in)
+		watchOnce(ctx, t, url, in, stalls)
 		select {
 		case <-ctx.Done():
 		case <-time.After(time.Second):
@@ -44,7 +47,7 @@ func healthyViewer(ctx context.Context, t *tally, url string, in *relay.Instance
 	}
 }
 
-func watchOnce(ctx context.Context, t *tally, url string, in *relay.Instance) {
+func watchOnce(ctx context.Context, t *tally, url string, in *relay.Instance, stalls bool) {
 	conn, _, err := websocket.DefaultDialer.DialContext(ctx, url, nil)
 	if err != nil {
 		t.note("viewer", "dial: %v", err)
@@ -65,13 +68,14 @@ func watchOnce(ctx context.Context, t *tally, url string, in *relay.Instance) {
 	subAt.Store(time.Now().UnixNano())
 	connCtx, endConn := context.WithCancel(ctx)
 	defer endConn()
-	go watchFrames(connCtx, t, in, &frames, &frameAt, &subAt, func() {
-		write([]byte(`{"type":"unsubscribe"}`))
-		var tab int64
-		if tab = viewerTab(in); tab != 0 {
-			write(subscribeMsg(in.ID(), tab))
-		}
-	})
+	if stalls {
+		go watchFrames(connCtx, t, in, &frames, &frameAt, &subAt, func() {
+			write([]byte(`{"type":"unsubscribe"}`))
+			if tab := viewerTab(in); tab != 0 {
+				write(subscribeMsg(in.ID(), tab))
+			}
+		})
+	}
 	subscribe := func() {
 		// The tab may not be offered yet after a restart: try until it is.
 		var tab int64
