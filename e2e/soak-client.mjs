@@ -7,7 +7,11 @@
 // "hang": true marks an operation that neither settled nor failed before
 // its deadline. Evaluations count in the page (window.__soakCount) and
 // remember each operation's id, so that the soak can tell a command run
-// twice from one that failed. Usage:
+// twice from one that failed. A page that closes without the client
+// closing it, and a connection the relay ends, print an event line:
+//   {"op":"page closed","event":true,"ok":true,"ms":0,"url":"..."}
+//   {"op":"disconnected","event":true,"ok":true,"ms":0}
+// so that the soak can tell which fault cost the client its page. Usage:
 //   node soak-client.mjs <endpoint> <page URL> <seconds> <deadline ms>
 import { chromium } from 'playwright-core';
 
@@ -27,6 +31,10 @@ let page = null;
 let count = null;
 let clicks = null;
 let opID = 0;
+// Pages the client closes itself: their close is not an event.
+const closing = new WeakSet();
+// Set when the run is over and the client closes its connection.
+let ending = false;
 
 class Hang extends Error {}
 
@@ -64,21 +72,34 @@ function forget() {
   if (b) b.close().catch(() => {});
 }
 
+// watch reports a page of b that closes under the client: the person
+// closed its tab, or the relay ended its target. A page closed by the
+// client itself, or with a connection it dropped, is not reported.
+function watch(b, p) {
+  p.on('close', () => {
+    if (browser === b && !ending && !closing.has(p)) emit({ op: 'page closed', event: true, ok: true, ms: 0, url: p.url() });
+  });
+}
+
 async function connect() {
   const b = await chromium.connectOverCDP(endpoint, { timeout: pwTimeout });
   b.on('disconnected', () => {
     if (browser === b) {
+      if (!ending) emit({ op: 'disconnected', event: true, ok: true, ms: 0 });
       browser = context = page = null;
       count = clicks = null;
     }
   });
   browser = b;
   context = b.contexts()[0];
+  for (const p of context.pages()) watch(b, p);
+  context.on('page', (p) => watch(b, p));
   // Pages left by an earlier connection of ours: close them, or every
   // reconnect would leave tabs behind.
   let closed = 0;
   for (const p of context.pages()) {
     if (p.url().includes(ours)) {
+      closing.add(p);
       await p.close().catch(() => {});
       closed++;
     }
@@ -130,6 +151,7 @@ async function extraPage() {
   const p = await context.newPage();
   p.setDefaultTimeout(pwTimeout);
   await p.goto(`${pageURL}?${ours}=extra`);
+  closing.add(p);
   await p.close();
   return {};
 }
@@ -157,6 +179,7 @@ while (Date.now() < end) {
   const [name, fn] = steps[i++ % steps.length];
   await op(name, fn);
 }
+ending = true;
 if (browser) await Promise.race([browser.close().catch(() => {}), sleep(5000)]);
 emit({ op: 'end', ok: true, ms: 0 });
 process.exit(0);

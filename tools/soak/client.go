@@ -29,6 +29,8 @@ type opLine struct {
 	Count    *int    `json:"count"`    // evaluate: the page's counter after it
 	Clicks   *int    `json:"clicks"`   // click: the page's click count after it
 	Expected *int    `json:"expected"` // the counter (or click count) it should be, when known
+	Event    bool    `json:"event"`    // not an operation: its page closed, or its connection ended
+	URL      string  `json:"url"`      // a closed page's URL
 }
 
 // latencies keeps the duration of each successful operation, by kind.
@@ -62,7 +64,7 @@ func (l *latencies) summary() []string {
 
 // runClient runs the Playwright client for d and checks each of its
 // operations as it reports them. It returns when the client has ended.
-func runClient(ctx context.Context, t *tally, lat *latencies, endpoint, pageURL string, d, deadline time.Duration, verbose bool) error {
+func runClient(ctx context.Context, t *tally, lat *latencies, sv *survival, endpoint, pageURL string, d, deadline time.Duration, verbose bool) error {
 	cmd := exec.CommandContext(ctx, "node", "soak-client.mjs", endpoint, pageURL,
 		strconv.Itoa(int(d.Seconds())), strconv.Itoa(int(deadline.Milliseconds())))
 	cmd.Dir = testenv.E2EDir()
@@ -110,6 +112,10 @@ func runClient(ctx context.Context, t *tally, lat *latencies, endpoint, pageURL 
 			}
 			if l.Op == "end" {
 				ended = true
+				continue
+			}
+			if l.Event {
+				sv.clientEvent(l)
 				continue
 			}
 			checkOp(t, lat, l, deadline)

@@ -27,7 +27,7 @@ const (
 // extension's alarm does within 30 s.
 const extensionReturn = 45 * time.Second
 
-var faultKinds = []string{faultSWRestart, faultTabs, faultCancel, faultFrozen, faultHostile, faultPolicy}
+var faultKinds = []string{faultSWRestart, faultTabs, faultCancel, faultFrozen, faultHostile, faultPolicy, faultDetour, faultReload}
 
 // injector injects one fault at a time, at a steady pace.
 type injector struct {
@@ -42,11 +42,17 @@ type injector struct {
 	frozen    *frozenViewers
 	policies  [2]app.File   // [0] denies Soak.denied; [1] fences a host
 	extWait   time.Duration // the relay's ExtensionWait
+	survive   *survival     // the client's page through the faults it must live through
+	audit     *auditWatch
 
-	mu       sync.Mutex
-	policy   int           // guarded by mu: index of the policy in force
-	downtime time.Duration // guarded by mu: longest wait for the extension
-	closeOwn bool          // guarded by mu: the next tab fault closes a client's page
+	mu           sync.Mutex
+	policy       int           // guarded by mu: index of the policy in force
+	downtime     time.Duration // guarded by mu: longest wait for the extension after a worker restart
+	reloadDown   time.Duration // guarded by mu: longest wait for the extension after a reload
+	closeOwn     bool          // guarded by mu: the next tab fault closes a client's page
+	detourShared bool          // guarded by mu: the next detour takes the person's shared tab
+	detours      int           // guarded by mu: detours so far
+	shared       string        // guarded by mu: the person's tab that detours; "" until opened
 }
 
 func (in *injector) run(ctx context.Context, every time.Duration) {
@@ -79,7 +85,13 @@ func (in *injector) run(ctx context.Context, every time.Duration) {
 func (in *injector) inject(ctx context.Context, kind string) error {
 	switch kind {
 	case faultSWRestart:
+		in.survive.begin(faultSWRestart, longLived)
+		defer in.survive.end()
 		return in.restartServiceWorker(ctx)
+	case faultDetour:
+		return in.detour(ctx)
+	case faultReload:
+		return in.reloadExtension(ctx)
 	case faultTabs:
 		return in.cycleTab(ctx)
 	case faultCancel:
@@ -179,8 +191,8 @@ func (in *injector) cycleTab(ctx context.Context) error {
 	return in.person.closeTab(id)
 }
 
-func (in *injector) longestDowntime() time.Duration {
+func (in *injector) longestDowntime() (restart, reload time.Duration) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	return in.downtime
+	return in.downtime, in.reloadDown
 }

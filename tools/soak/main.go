@@ -30,6 +30,7 @@ type options struct {
 	warmup     time.Duration
 	extWait    time.Duration
 	verbose    bool
+	smoke      bool
 }
 
 func main() {
@@ -42,6 +43,7 @@ func main() {
 	flag.BoolVar(&o.verbose, "v", false, "print every client operation")
 	smoke := flag.Bool("smoke", false, "a short run (15 s, a fault every 1.5 s) that exits non-zero on a broken invariant")
 	flag.Parse()
+	o.smoke = *smoke
 	if *smoke {
 		o.duration, o.faultEvery, o.warmup = 15*time.Second, 1500*time.Millisecond, 3*time.Second
 	}
@@ -166,16 +168,18 @@ func run(ctx context.Context, o options) (int, error) {
 	defer stopBG()
 	var wg sync.WaitGroup
 	res := newResources(t, o.warmup)
-	aw := &auditWatch{t: t, ring: ring}
+	aw := &auditWatch{t: t, ring: ring, instance: defID}
+	sv := &survival{t: t}
 	frozen := &frozenViewers{}
 	viewerURL := "ws://" + env.Addr + "/viewer"
 	wg.Go(func() { res.run(bg) })
 	wg.Go(func() { aw.run(bg) })
 	wg.Go(func() { pr.run(bg, 4) })
 	viewStart := time.Now()
-	wg.Go(func() { healthyViewer(bg, t, viewerURL, def) })
+	wg.Go(func() { healthyViewer(bg, t, viewerURL, def, !o.smoke) })
 	inj := &injector{t: t, env: env, app: a, person: per, pageURL: pageURL, viewerURL: viewerURL,
-		probe: pr, hostileFI: hostileFI, frozen: frozen, policies: pols, extWait: o.extWait}
+		probe: pr, hostileFI: hostileFI, frozen: frozen, policies: pols, extWait: o.extWait,
+		survive: sv, audit: aw}
 	faultCtx, stopFaults := context.WithTimeout(bg, o.duration)
 	defer stopFaults()
 	var fwg sync.WaitGroup
@@ -191,7 +195,7 @@ func run(ctx context.Context, o options) (int, error) {
 	})
 
 	var lat latencies
-	if err := runClient(ctx, t, &lat, env.HTTPEndpoint(), pageURL, o.duration, o.deadline, o.verbose); err != nil {
+	if err := runClient(ctx, t, &lat, sv, env.HTTPEndpoint(), pageURL, o.duration, o.deadline, o.verbose); err != nil {
 		return 0, err
 	}
 	clientEnd := time.Now()
@@ -234,7 +238,10 @@ func run(ctx context.Context, o options) (int, error) {
 	}
 	fmt.Printf("faults injected: %d: %s\n", t.sum("faults"), t.line("faults"))
 	fmt.Printf("  not injected: %s\n", t.line("faults not injected"))
-	fmt.Printf("  tabs: %s; longest wait for the extension after a restart: %v\n", t.line("tab faults"), inj.longestDowntime().Round(time.Millisecond))
+	restart, reload := inj.longestDowntime()
+	fmt.Printf("  tabs: %s; longest wait for the extension after a restart: %v, after a reload: %v\n", t.line("tab faults"), restart.Round(time.Millisecond), reload.Round(time.Millisecond))
+	fmt.Printf("  detours: %s; tab attached again %s after its return (mean)\n", t.line("detours"), mean(t, "detour back (ms)", "detour to a browser page"))
+	fmt.Printf("  the client lost: %s\n", t.line("client lost"))
 	fmt.Printf("  hostile frames: %d sent; second client on the default instance: %s\n", t.sum("hostile frames"), t.line("second client"))
 	fmt.Printf("  viewers: %s\n", t.line("viewer"))
 	fmt.Printf("  healthy viewer: %s\n", frozen.rates(t, viewStart, clientEnd))

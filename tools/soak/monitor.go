@@ -8,9 +8,11 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cdprelay/cdprelay/audit"
+	"github.com/cdprelay/cdprelay/relay"
 )
 
 // Bounds over the warm-up's baseline. Faults come and go (a reconnecting
@@ -114,8 +116,13 @@ func mib(b uint64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
 // auditWatch reads the audit ring as it fills and checks that its sequence
 // has no gap: every record numbered, none lost, none twice.
 type auditWatch struct {
-	t    *tally
-	ring *audit.Ring
+	t        *tally
+	ring     *audit.Ring
+	instance string // static: the default instance's id
+
+	// extConnects counts the default instance's extension connections, so
+	// that a fault knows when the extension it sent away is back.
+	extConnects atomic.Int64
 
 	mu   sync.Mutex
 	last uint64 // guarded by mu: the Seq of the last record read
@@ -148,6 +155,9 @@ func (a *auditWatch) read() {
 		}
 		a.last = r.Seq
 		a.t.inc("audit", string(r.Kind))
+		if r.Instance == a.instance && r.Actor == relay.ActorExtension && r.Kind == relay.KindConnect {
+			a.extConnects.Add(1)
+		}
 	}
 }
 

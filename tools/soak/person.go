@@ -69,20 +69,30 @@ func (p *person) pages(sub string) ([]targetInfo, error) {
 // stopServiceWorker stops the extension's service worker, as Chrome does to
 // an idle one or when it crashes. It reports false when none is running.
 func (p *person) stopServiceWorker() (bool, error) {
+	w, err := p.worker()
+	if err != nil || w == "" {
+		return false, err
+	}
+	// Closing a worker's target stops the worker; Chrome starts it again
+	// for its next event.
+	_, err = p.call("Target.closeTarget", map[string]any{"targetId": w})
+	return err == nil, err
+}
+
+// worker returns the target of the extension's service worker, "" when
+// it is not running.
+func (p *person) worker() (string, error) {
 	ts, err := p.targets()
 	if err != nil {
-		return false, err
+		return "", err
 	}
 	prefix := "chrome-extension://" + extension.ID + "/"
 	for _, t := range ts {
 		if t.Type == "service_worker" && strings.HasPrefix(t.URL, prefix) {
-			// Closing a worker's target stops the worker; Chrome starts it
-			// again for its next event.
-			_, err := p.call("Target.closeTarget", map[string]any{"targetId": t.TargetID})
-			return err == nil, err
+			return t.TargetID, nil
 		}
 	}
-	return false, nil
+	return "", nil
 }
 
 func (p *person) openTab(url string) (string, error) {
@@ -99,4 +109,48 @@ func (p *person) openTab(url string) (string, error) {
 func (p *person) closeTab(targetID string) error {
 	_, err := p.call("Target.closeTarget", map[string]any{"targetId": targetID})
 	return err
+}
+
+// attach gives the person a session of their own on a target.
+func (p *person) attach(targetID string) (string, error) {
+	res, err := p.call("Target.attachToTarget", map[string]any{"targetId": targetID, "flatten": true})
+	if err != nil {
+		return "", fmt.Errorf("attach to %s: %w", targetID, err)
+	}
+	var r struct {
+		SessionID string `json:"sessionId"`
+	}
+	return r.SessionID, json.Unmarshal(res, &r)
+}
+
+func (p *person) detach(sessionID string) {
+	p.call("Target.detachFromTarget", map[string]any{"sessionId": sessionID})
+}
+
+// navigate takes the tab of the person's session to url, as the person
+// typing it in the address bar.
+func (p *person) navigate(sessionID, url string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := p.c.Call(ctx, sessionID, "Page.navigate", map[string]any{"url": url}); err != nil {
+		return fmt.Errorf("the person's navigation to %s: %w", url, err)
+	}
+	return nil
+}
+
+// reloadExtension reloads the extension, as an update or its own page
+// does: its worker calls chrome.runtime.reload(). It reports false when
+// the worker is not running.
+func (p *person) reloadExtension() (bool, error) {
+	w, err := p.worker()
+	if err != nil || w == "" {
+		return false, err
+	}
+	s, err := p.attach(w)
+	if err != nil {
+		return false, err
+	}
+	// The worker goes with the reload: its answer may never come.
+	_, err = p.c.Send(s, "Runtime.evaluate", map[string]any{"expression": "setTimeout(() => chrome.runtime.reload(), 20), 1"})
+	return err == nil, err
 }

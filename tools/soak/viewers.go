@@ -32,11 +32,14 @@ func subscribeMsg(instance string, tab int64) []byte {
 }
 
 // healthyViewer watches the animated tab and counts its frames until ctx
-// ends, subscribing again whenever the tab goes (a service-worker restart
-// detaches every tab) and reconnecting whenever its socket ends.
-func healthyViewer(ctx context.Context, t *tally, url string, in *relay.Instance) {
+// ends, subscribing again whenever the tab goes (its status detached or
+// stopped) and reconnecting whenever its socket ends.
+//
+// With stalls, a viewer without frames from a live tab for frameStall is
+// a violation (watchFrames); the smoke, too short to tell, goes without.
+func healthyViewer(ctx context.Context, t *tally, url string, in *relay.Instance, stalls bool) {
 	for ctx.Err() == nil {
-		watchOnce(ctx, t, url, in)
+		watchOnce(ctx, t, url, in, stalls)
 		select {
 		case <-ctx.Done():
 		case <-time.After(time.Second):
@@ -44,7 +47,7 @@ func healthyViewer(ctx context.Context, t *tally, url string, in *relay.Instance
 	}
 }
 
-func watchOnce(ctx context.Context, t *tally, url string, in *relay.Instance) {
+func watchOnce(ctx context.Context, t *tally, url string, in *relay.Instance, stalls bool) {
 	conn, _, err := websocket.DefaultDialer.DialContext(ctx, url, nil)
 	if err != nil {
 		t.note("viewer", "dial: %v", err)
@@ -59,7 +62,20 @@ func watchOnce(ctx context.Context, t *tally, url string, in *relay.Instance) {
 		conn.WriteMessage(websocket.TextMessage, b)
 		wmu.Unlock()
 	}
-	var answers atomic.Int64 // status and error messages received
+	var answers atomic.Int64        // status and error messages received
+	var frameAt, subAt atomic.Int64 // unix ns of the last frame, of the last subscribe
+	var frames atomic.Int64         // frames received on this connection
+	subAt.Store(time.Now().UnixNano())
+	connCtx, endConn := context.WithCancel(ctx)
+	defer endConn()
+	if stalls {
+		go watchFrames(connCtx, t, in, &frames, &frameAt, &subAt, func() {
+			write([]byte(`{"type":"unsubscribe"}`))
+			if tab := viewerTab(in); tab != 0 {
+				write(subscribeMsg(in.ID(), tab))
+			}
+		})
+	}
 	subscribe := func() {
 		// The tab may not be offered yet after a restart: try until it is.
 		var tab int64
@@ -70,6 +86,7 @@ func watchOnce(ctx context.Context, t *tally, url string, in *relay.Instance) {
 			return
 		}
 		before := answers.Load()
+		subAt.Store(time.Now().UnixNano())
 		write(subscribeMsg(in.ID(), tab))
 		t.inc("viewer", "subscriptions")
 		select {
@@ -91,6 +108,8 @@ func watchOnce(ctx context.Context, t *tally, url string, in *relay.Instance) {
 			return
 		}
 		if mt == websocket.BinaryMessage {
+			frameAt.Store(time.Now().UnixNano())
+			frames.Add(1)
 			t.inc("viewer", healthyFrames)
 			continue
 		}
@@ -120,6 +139,54 @@ func watchOnce(ctx context.Context, t *tally, url string, in *relay.Instance) {
 				subscribe()
 			}()
 		}
+	}
+}
+
+// frameStall is how long the healthy viewer may go without a frame from
+// the animated tab while the relay has it attached and not waiting: the
+// page animates all the time, so the live view owes it frames.
+const frameStall = 15 * time.Second
+
+// watchFrames checks, until ctx ends, that the healthy viewer gets frames
+// while the animated tab is attached. A stall is a violation, once until
+// frames come again; resubscribe then asks the live view anew (a stalled
+// live view that a new subscription mends is still a violation).
+func watchFrames(ctx context.Context, t *tally, in *relay.Instance, frames, frameAt, subAt *atomic.Int64, resubscribe func()) {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	stalled := int64(-1) // frames received when the current stall was found; -1 if none
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		frame := time.Unix(0, frameAt.Load())
+		if stalled >= 0 {
+			// A subscribe is answered with the tab's last frame, if it
+			// has one: frames come again only when more follow.
+			if frames.Load() >= stalled+3 {
+				t.inc("viewer", "stalls ended")
+				stalled = -1
+			}
+			continue
+		}
+		if time.Since(frame) < frameStall || time.Since(time.Unix(0, subAt.Load())) < frameStall {
+			continue
+		}
+		live := false
+		for _, tb := range in.Status().Tabs {
+			if strings.Contains(tb.URL, "anim") && tb.Attached && tb.Waiting == "" {
+				live = true
+			}
+		}
+		if !live {
+			continue
+		}
+		t.inc("viewer", "stalls")
+		t.violate("viewer: no frame for %v from the animated tab, attached and not waiting", frameStall)
+		stalled = frames.Load()
+		resubscribe()
 	}
 }
 
