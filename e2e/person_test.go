@@ -40,6 +40,13 @@ func TestPersonInCharge(t *testing.T) {
 		}
 		hs.Close()
 	})
+	// A failing step must not leave the automation stopped for the tests
+	// after this one.
+	t.Cleanup(func() {
+		if stopped, _ := env.Relay.Default().Stopped(); stopped {
+			env.Relay.Default().Resume("the test's cleanup")
+		}
+	})
 	shots := os.Getenv("PERSON_SCREENSHOTS")
 	if shots == "" {
 		shots = t.TempDir()

@@ -82,6 +82,16 @@ func (x *extConn) replyError(r *reply) bool {
 		e.Message = explainPolicy(r.pc.m.name, e.Message)
 		x.inst.notePolicyError(r.pc.tab, cause)
 	}
+	if e.Message == msgDetachedWhile && x.inst.stopped.Load() {
+		// Sent as the person stopped the automation, and ended by the
+		// Stop's detach (stopundo.go): the person's stop is why, said as
+		// every other command under way is told it.
+		if isScript(r.pc.m.name) {
+			*r.buf = wire.AppendResult(*r.buf, r.pc.clientID, r.session, thrown(msgStopped))
+			return false
+		}
+		e = &ExtError{Code: codeServerError, Message: msgStopped}
+	}
 	if e.Message == msgDetachedWhile && strings.HasPrefix(r.pc.m.name, "Runtime.") {
 		// Chrome detached the tab while the command ran: the objects of
 		// its context died with the debugger session. The client's word
