@@ -235,18 +235,7 @@ func (c *clientConn) asks(k *cmd) bool {
 	}
 	in := c.inst
 	st := in.lock()
-	h := k.held
-	if h == nil {
-		h = &heldCmd{key: lineKey{c, k.r.tab}, k: copyCmd(k), method: k.m.name}
-		l := st.lines[h.key]
-		if l == nil {
-			l = &line{}
-			st.lines[h.key] = l
-			c.lines.Add(1)
-		}
-		l.q = append(l.q, h)
-		c.inflight.Add(1)
-	}
+	h := st.heldInLine(c, k)
 	h.d = d
 	var desc description
 	if k.r.tab != nil {
@@ -601,4 +590,23 @@ func sortApprovals(a []ApprovalStatus) {
 			a[j], a[j-1] = a[j-1], a[j]
 		}
 	}
+}
+
+// heldInLine returns k's place in its tab's line: the one it holds
+// already (judged again off its line), or a new one at the line's end.
+// Called with the lock held.
+func (st *state) heldInLine(c *clientConn, k *cmd) *heldCmd {
+	if k.held != nil {
+		return k.held
+	}
+	h := &heldCmd{key: lineKey{c, k.r.tab}, k: copyCmd(k), method: k.m.name}
+	l := st.lines[h.key]
+	if l == nil {
+		l = &line{}
+		st.lines[h.key] = l
+		c.lines.Add(1)
+	}
+	l.q = append(l.q, h)
+	c.inflight.Add(1)
+	return h
 }

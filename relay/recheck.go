@@ -182,18 +182,7 @@ func (c *clientConn) notePress(t *tab, h *heldCmd, now seenTarget) {
 func (c *clientConn) holdToCheck(k *cmd, check func(ctx context.Context) string) bool {
 	in := c.inst
 	st := in.lock()
-	h := k.held
-	if h == nil {
-		h = &heldCmd{key: lineKey{c, k.r.tab}, k: copyCmd(k), method: k.m.name}
-		l := st.lines[h.key]
-		if l == nil {
-			l = &line{}
-			st.lines[h.key] = l
-			c.lines.Add(1)
-		}
-		l.q = append(l.q, h)
-		c.inflight.Add(1)
-	}
+	h := st.heldInLine(c, k)
 	h.stage = holdProbing
 	in.unlock()
 	k.out.kind = outHeld

@@ -162,18 +162,7 @@ var fieldSafe = map[string]bool{
 func (c *clientConn) holdForPixels(k *cmd) {
 	in := c.inst
 	st := in.lock()
-	h := k.held
-	if h == nil {
-		h = &heldCmd{key: lineKey{c, k.r.tab}, k: copyCmd(k), method: k.m.name}
-		l := st.lines[h.key]
-		if l == nil {
-			l = &line{}
-			st.lines[h.key] = l
-			c.lines.Add(1)
-		}
-		l.q = append(l.q, h)
-		c.inflight.Add(1)
-	}
+	h := st.heldInLine(c, k)
 	h.stage = holdProbing
 	t := k.r.tab
 	fields := make([]typedField, 0, len(t.secretField.fields))
