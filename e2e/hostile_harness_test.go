@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -351,14 +353,55 @@ func newPerson(ctx context.Context, t *testing.T) *person {
 		p.before[pt.TargetID] = true
 	}
 	t.Cleanup(func() {
+		var closed []string
 		for _, pt := range p.pages() {
 			if !p.before[pt.TargetID] {
 				p.call("", "Target.closeTarget", map[string]any{"targetId": pt.TargetID})
+				closed = append(closed, pt.TargetID)
 			}
 		}
+		// The next test's client must not meet a tab the relay has not
+		// yet heard is gone: its end would reach that client.
+		p.relayForgets(closed)
 		c.Close()
 	})
 	return p
+}
+
+// relayForgets waits until the relay's default instance lists none of
+// the targets, which the browser has closed: the tab's end travels
+// through the extension and reaches the relay a moment after the
+// browser's own port stops listing it.
+func (p *person) relayForgets(targets []string) {
+	p.t.Helper()
+	if len(targets) == 0 {
+		return
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		left := ""
+		resp, err := http.Get("http://" + env.Addr + "/json/list")
+		if err == nil {
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			for _, id := range targets {
+				if bytes.Contains(body, []byte(id)) {
+					left = id
+					break
+				}
+			}
+		} else {
+			left = err.Error()
+		}
+		if left == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			p.t.Logf("the relay still lists %s 10s after the browser closed it", left)
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 func (p *person) call(session, method string, params any) (json.RawMessage, error) {

@@ -757,11 +757,14 @@ func TestCreateTargetWithNoWindowLeft(t *testing.T) {
 	ctx := testCtx(t, 60*time.Second)
 	p := newPerson(ctx, t)
 	closeAll := func() {
+		var closed []string
 		for _, pt := range p.pages() {
 			if _, err := p.call("", "Target.closeTarget", map[string]any{"targetId": pt.TargetID}); err != nil {
 				t.Fatalf("closing %s: %v", pt.URL, err)
 			}
+			closed = append(closed, pt.TargetID)
 		}
+		defer p.relayForgets(closed)
 		deadline := time.Now().Add(10 * time.Second)
 		for len(p.pages()) > 0 {
 			if time.Now().After(deadline) {

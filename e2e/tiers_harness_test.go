@@ -197,7 +197,7 @@ func (p *person) navigate(targetID, url string) {
 // waitFor waits until the person reads want from expr in targetID.
 func (p *person) waitFor(targetID, expr, want string) {
 	p.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		got := p.evalMay(targetID, expr)
 		if got == want {
