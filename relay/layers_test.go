@@ -1,0 +1,114 @@
+package relay
+
+import (
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The relay's packages import one way: the facade (package relay) imports
+// the stages, the stages the core, the core the link to the extension,
+// and all of them the shared vocabulary (api). Nothing under
+// relay/internal imports the facade; no stage imports another; the core
+// imports no stage; link and api import neither the core nor a stage.
+
+const modRelay = "github.com/cdprelay/cdprelay/relay"
+
+// stagePackages are the concerns' packages under relay/internal.
+var stagePackages = []string{"rules", "tiers", "person", "creds", "browser", "targets"}
+
+// layerViolations returns, for a graph of package -> its dependencies (all
+// of them, not only the direct ones), what breaks the rules above.
+func layerViolations(deps map[string][]string) []string {
+	internal := modRelay + "/internal/"
+	kind := func(p string) (string, bool) {
+		if !strings.HasPrefix(p, internal) {
+			return "", false
+		}
+		first, _, _ := strings.Cut(strings.TrimPrefix(p, internal), "/")
+		return first, true
+	}
+	isStage := func(k string) bool { return slices.Contains(stagePackages, k) }
+	var bad []string
+	for p, ds := range deps {
+		pk, ok := kind(p)
+		if !ok {
+			continue
+		}
+		for _, d := range ds {
+			if d == modRelay {
+				bad = append(bad, p+" imports the facade "+d)
+				continue
+			}
+			dk, ok := kind(d)
+			if !ok || dk == pk {
+				continue
+			}
+			switch {
+			case isStage(pk) && isStage(dk):
+				bad = append(bad, p+" (a stage) imports another stage, "+d)
+			case pk == "core" && isStage(dk):
+				bad = append(bad, p+" (the core) imports a stage, "+d)
+			case (pk == "link" || pk == "api") && (dk == "core" || isStage(dk)):
+				bad = append(bad, p+" imports "+d+", which is above it")
+			case pk == "api" && dk != "api":
+				bad = append(bad, p+" (the shared vocabulary) imports "+d)
+			}
+		}
+	}
+	slices.Sort(bad)
+	return bad
+}
+
+func TestLayerRules(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		deps map[string][]string
+		bad  int
+	}{
+		{"allowed", map[string][]string{
+			modRelay + "/internal/tiers": {modRelay + "/internal/core", modRelay + "/internal/api", "github.com/cdprelay/cdprelay/internal/wire"},
+			modRelay + "/internal/core":  {modRelay + "/internal/link", modRelay + "/internal/api"},
+			modRelay + "/internal/link":  {"github.com/gorilla/websocket"},
+			modRelay:                     {modRelay + "/internal/tiers", modRelay + "/internal/core"},
+		}, 0},
+		{"a stage imports the facade", map[string][]string{modRelay + "/internal/creds": {modRelay}}, 1},
+		{"a stage imports a stage", map[string][]string{modRelay + "/internal/creds": {modRelay + "/internal/tiers"}}, 1},
+		{"a stage's subpackage imports a stage", map[string][]string{modRelay + "/internal/creds/lock": {modRelay + "/internal/person"}}, 1},
+		{"the core imports a stage", map[string][]string{modRelay + "/internal/core": {modRelay + "/internal/browser"}}, 1},
+		{"link imports the core", map[string][]string{modRelay + "/internal/link": {modRelay + "/internal/core"}}, 1},
+		{"api imports link", map[string][]string{modRelay + "/internal/api": {modRelay + "/internal/link"}}, 1},
+	} {
+		if got := layerViolations(tc.deps); len(got) != tc.bad {
+			t.Errorf("%s: %d violations, want %d: %q", tc.name, len(got), tc.bad, got)
+		}
+	}
+}
+
+// TestLayers checks the rules on the packages as they are, with what
+// `go list -deps` reports of each.
+func TestLayers(t *testing.T) {
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := exec.LookPath(goTool); err != nil {
+		goTool = "go"
+	}
+	out, err := exec.Command(goTool, "list", "-f", "{{.ImportPath}}{{range .Deps}} {{.}}{{end}}", modRelay+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	deps := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		deps[f[0]] = f[1:]
+	}
+	if _, ok := deps[modRelay]; !ok {
+		t.Fatalf("go list did not list %s: %s", modRelay, out)
+	}
+	for _, v := range layerViolations(deps) {
+		t.Error(v)
+	}
+	t.Logf("%d packages under relay/", len(deps))
+}
