@@ -105,6 +105,14 @@ func (st *state) setNavTo(t *tab, url string) {
 	if url == "" || url == t.navTo || !st.in.hasTiers() {
 		return
 	}
+	if t.navTo != "" && st.navAccess(t.navTo).level > st.navAccess(url).level {
+		// A navigation started while another is on its way to a site
+		// automation may see less of does not lift that: Chrome may
+		// still commit the earlier one after starting this one, and the
+		// tab would go blind again under the new navigation (its client
+		// told of a page it did not ask for). The next document decides.
+		return
+	}
 	t.navTo = url
 	if was, changed := st.updateAccess(t); changed {
 		st.accessChanged(t, was)

@@ -605,3 +605,65 @@ func TestTierBlindPauseResumed(t *testing.T) {
 		}
 	}
 }
+
+// A navigation that starts while the tab is on its way to a blind site
+// does not lift that: Chrome may commit the blind page after starting the
+// next navigation, and the tab would go blind again under it, its client
+// told of a second page it did not ask for (Playwright's goto then fails
+// as interrupted). The tab stays blind until the next document decides.
+func TestNavigationDoesNotLiftABlindOneOnItsWay(t *testing.T) {
+	h := newHarness(t, Config{Policy: tiers})
+	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/", Title: "A"}}})
+	c := h.client()
+	sess := h.autoAttach(c)[0]
+	h.call(c, sess, "Page.enable", nil)
+	in := h.srv.Default()
+	access := func() string { return in.Status().Tabs[0].Access }
+	count := func(method string) int {
+		n := 0
+		for _, m := range c.Messages() {
+			if m.Method == method {
+				n++
+			}
+		}
+		return n
+	}
+	started := func(url string) {
+		e.Event(1, "", "Page.frameStartedNavigating", map[string]any{"frameId": tid(1), "url": url, "loaderId": "L", "navigationType": "differentDocument"})
+	}
+
+	from := len(c.Messages())
+	started("https://blind.example/inbox")
+	h.event(c, from, "CDPRelay.accessChanged")
+	if got := access(); got != "blind" {
+		t.Fatalf("on its way to the blind site: %s", got)
+	}
+	changes, navigated := len(c.Messages()), count("Page.frameNavigated")
+
+	// The client's navigation away starts before the blind page commits.
+	started("https://c.example/page")
+	h.call(c, sess, "Runtime.evaluate", map[string]any{"expression": "1"}) // a round trip: the event was routed
+	if got := access(); got != "blind" {
+		t.Errorf("a navigation away lifted the blind one on its way: %s", got)
+	}
+	// The blind page commits: the client is not told of it again.
+	e.Navigate(1, "https://blind.example/inbox", "Inbox")
+	h.call(c, sess, "Runtime.evaluate", map[string]any{"expression": "1"})
+	for _, m := range c.Messages()[changes:] {
+		if m.Method == "CDPRelay.accessChanged" && !strings.Contains(string(m.Params), `"access":"blind"`) {
+			t.Errorf("the tab's access changed before the client's page committed: %s", m.Raw)
+		}
+	}
+	if n := count("Page.frameNavigated"); n != navigated {
+		t.Errorf("the client was told of the blind page's commit: %d frameNavigated, want %d", n, navigated)
+	}
+	// The client's page commits: the tab is the client's again.
+	from = len(c.Messages())
+	e.Navigate(1, "https://c.example/page", "C")
+	if m, _ := h.event(c, from, "Page.frameNavigated"); !strings.Contains(string(m.Raw), "https://c.example/page") {
+		t.Errorf("the client's page: %s", m.Raw)
+	}
+	if got := access(); got != "full" {
+		t.Errorf("on the client's page: %s", got)
+	}
+}
