@@ -1,10 +1,10 @@
 package relay
 
 import (
-	"errors"
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
 // Approvals: the Ask verdict.
@@ -42,7 +42,7 @@ var approvalAnswers = []string{answerApproved, answerDenied, answerTimeout, answ
 
 // ErrNoApproval answers an approval or denial of a command that is not
 // waiting for one (any more).
-var ErrNoApproval = errors.New("no command is waiting for that approval: it was answered, timed out, or its client went")
+var ErrNoApproval = api.ErrNoApproval
 
 // ApprovalStatus is a command waiting for a person's approval.
 type ApprovalStatus struct {

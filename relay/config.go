@@ -9,6 +9,8 @@ import (
 	"path"
 	"strings"
 	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
 // Config is the relay's configuration. The zero value of every field means
@@ -280,7 +282,7 @@ func (c Config) withDefaults() (Config, error) {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
 	if c.Observer == nil {
-		c.Observer = discardObserver{}
+		c.Observer = api.DiscardObserver{}
 	}
 	if c.Metrics == nil {
 		c.Metrics = NewMetrics(nil)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
 // Human take-over. While a person holds control of a tab from the live
@@ -23,12 +25,12 @@ const msgControlledWhy = "a person has taken control of this tab from the live v
 const msgControlled = "cdprelay: a person has taken control of this tab from the live view; input and navigation are refused until they hand it back"
 
 // ErrControlled is returned when another person already holds a tab.
-var ErrControlled = errors.New("another person already controls this tab")
+var ErrControlled = api.ErrControlled
 
 // ErrHidden is returned when a tab is blind: on a page hidden from
 // automation and the live view, which the person uses in the browser
 // itself.
-var ErrHidden = errors.New("the tab is hidden from automation and the live view")
+var ErrHidden = api.ErrHidden
 
 // TakeControl gives holder (a viewer's description) control of tab id.
 func (in *Instance) TakeControl(tabID int64, holder string) error {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
 // JavaScript dialogs.
@@ -35,8 +36,8 @@ var dialogAnswerers = []string{dialogByAutomation, dialogByPerson, dialogByTimeo
 
 // Errors of AnswerDialog.
 var (
-	ErrNoDialog       = errors.New("the tab shows no dialog (or no longer that one)")
-	ErrDialogAnswered = errors.New("the dialog was already answered")
+	ErrNoDialog       = api.ErrNoDialog
+	ErrDialogAnswered = api.ErrDialogAnswered
 )
 
 // DialogStatus is a dialog a tab shows.

@@ -3,6 +3,8 @@ package relay
 import (
 	"net/url"
 	"strings"
+
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
 // Asking where a navigation ends. ask_domains holds a client's
@@ -24,13 +26,7 @@ import (
 
 // NavigationAsker is a Policy that asks a person before a tab goes to
 // some hosts, whichever way the navigation started.
-type NavigationAsker interface {
-	// AsksNavigation reports whether any host is asked about for profile.
-	AsksNavigation(profile string) bool
-	// AskNavigation is Ask for a navigation to url that a person is to
-	// approve, and Allow otherwise.
-	AskNavigation(profile, url string) Decision
-}
+type NavigationAsker = api.NavigationAsker
 
 // asksNavigation reports whether the instance's policy asks about hosts.
 func (in *Instance) asksNavigation() bool {

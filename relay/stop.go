@@ -1,9 +1,10 @@
 package relay
 
 import (
-	"errors"
 	"strconv"
 	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
 // Stop and Resume: the person's brake on a whole instance.
@@ -28,8 +29,8 @@ const ruleStopped = "relay:stopped"
 // ErrStopped and ErrNotStopped answer a Stop or Resume that changes
 // nothing.
 var (
-	ErrStopped    = errors.New("the automation is already stopped")
-	ErrNotStopped = errors.New("the automation is not stopped")
+	ErrStopped    = api.ErrStopped
+	ErrNotStopped = api.ErrNotStopped
 )
 
 // Stopped reports whether the instance's automation is stopped, and who

@@ -7,33 +7,29 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
 // Events a TabHandle receives besides the tab's screencast frames.
 const (
 	// EventAttached: the debugger is (again) attached to the tab; whatever
 	// the handle had started on it (a screencast) must be started anew.
-	EventAttached = "cdprelay.attached"
+	EventAttached = api.EventAttached
 	// EventDetached: the tab is gone or no longer shared; the handle is
 	// dead. Params: {"reason": "..."}.
-	EventDetached = "cdprelay.detached"
+	EventDetached = api.EventDetached
 	// EventClientScreencast: the CDP client started or stopped a
 	// screencast of its own on the tab. Params: {"active": bool}.
-	EventClientScreencast = "cdprelay.clientScreencast"
+	EventClientScreencast = api.EventClientScreencast
 	// EventHidden: the tab, or a frame of it, is now on a site hidden from
 	// automation and the live view: the frames seen before must not be
 	// shown again.
-	EventHidden = "cdprelay.hidden"
+	EventHidden = api.EventHidden
 )
 
 // TabEvent is an event delivered to a TabHandle.
-type TabEvent struct {
-	Method string
-	Params []byte // owned by the receiver
-	// ClientScreencast is true for a Page.screencastFrame of the CDP
-	// client's own screencast: the client acks it, not the handle.
-	ClientScreencast bool
-}
+type TabEvent = api.TabEvent
 
 // TabHandle is the relay's own use of a shared tab — the live view's
 // screencast and input — beside the CDP client's session. Its commands and
@@ -52,7 +48,7 @@ type TabHandle struct {
 }
 
 // ErrNoTab is returned for a tab id the instance does not share.
-var ErrNoTab = errors.New("no such shared tab")
+var ErrNoTab = api.ErrNoTab
 
 // OpenTab attaches to a shared tab for the relay's own use. fn receives
 // the tab's screencast frames and the Event* notifications.

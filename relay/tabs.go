@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync/atomic"
 	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
 // The tab table: the tabs the extension shares, keyed by Chrome's tab id,
@@ -184,16 +186,7 @@ type extTab struct {
 }
 
 // TargetInfo is CDP's Target.TargetInfo as the relay reports it.
-type TargetInfo struct {
-	TargetID         string `json:"targetId"`
-	Type             string `json:"type"`
-	Title            string `json:"title"`
-	URL              string `json:"url"`
-	Attached         bool   `json:"attached"`
-	OpenerID         string `json:"openerId,omitempty"`
-	CanAccessOpener  bool   `json:"canAccessOpener"`
-	BrowserContextID string `json:"browserContextId,omitempty"`
-}
+type TargetInfo = api.TargetInfo
 
 // targetInfo describes t as a CDP target. Of a blind tab it says its
 // origin and nothing more.

@@ -1,10 +1,10 @@
 package relay
 
 import (
-	"errors"
 	"runtime/debug"
 	"sync"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/gorilla/websocket"
 )
 
@@ -88,7 +88,7 @@ func (in *Instance) panicked(where string, r any) {
 func (in *Instance) holdsLock() bool { return in.holder.Load() == curG() }
 
 // ErrWedged answers what asks an instance a panic left unusable.
-var ErrWedged = errors.New("this instance stopped working after an internal error; restart the relay")
+var ErrWedged = api.ErrWedged
 
 // closeSockets closes the instance's client and extension sockets with a
 // reason, leaving the instance itself in place: the extension reconnects
