@@ -1,0 +1,17 @@
+// Package browser is the relay's concern "the browser as a whole": the
+// Browser.* methods the relay answers itself, since a tab's
+// chrome.debugger session has no Browser domain.
+//
+// It owns:
+//   - the version: Info (what Browser.getVersion and /json/version
+//     report), derived from a user agent (InfoFromUA), and the browser
+//     remembered across restarts, its file and its format
+//     (LoadRemembered, Remember).
+//
+// What needs the relay's instances, tabs, clients or the extension
+// (asking a tab for the user agent) stays in package relay, which calls
+// this one. This package works on values and the relay's own file system only. Imports
+// run one way, from the facade to the stages to the core: it never
+// imports package relay (github.com/cdprelay/cdprelay/relay) nor another
+// stage package (rules, tiers, person, creds, targets).
+package browser
