@@ -5,12 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"regexp"
 	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/browser"
 )
 
 // What the stock extension does not say.
@@ -167,7 +164,7 @@ func (in *Instance) learnInfoFrom(ctx context.Context, x *extConn, t *tab) error
 	if err := json.Unmarshal(res, &r); err != nil {
 		return fmt.Errorf("ask tab %d: %w", t.id, err)
 	}
-	info, ok := infoFromUA(r.Result.Value.UserAgent, r.Result.Value.Full)
+	info, ok := browser.InfoFromUA(r.Result.Value.UserAgent, r.Result.Value.Full)
 	if !ok {
 		return fmt.Errorf("tab %d: no Chrome version in its user agent", t.id)
 	}
@@ -180,58 +177,8 @@ func (in *Instance) learnInfoFrom(ctx context.Context, x *extConn, t *tab) error
 	return nil
 }
 
-var chromeVersion = regexp.MustCompile(`(HeadlessChrome|Chrome|Chromium)/(\d+(?:\.\d+){3})`)
-
-// infoFromUA derives what Browser.getVersion reports from a user agent and,
-// when known, the full version.
-func infoFromUA(ua, full string) (BrowserInfo, bool) {
-	m := chromeVersion.FindStringSubmatch(ua)
-	if m == nil {
-		return BrowserInfo{}, false
-	}
-	version := m[2]
-	if full != "" {
-		version = full
-	}
-	// Chrome's own product, headless or not: the user agent says which.
-	return BrowserInfo{Product: "Chrome/" + version, UserAgent: ua, Version: version}, true
-}
-
-// The browser remembered across restarts (Config.BrowserFile): a Chrome's
-// /json/version names its browser whether or not a client has connected,
-// and so does the relay's once its extension has connected once, even
-// while it has not connected again.
-
-// maxBrowserFile bounds what is read of the remembered browser.
-const maxBrowserFile = 16 << 10
-
-// loadBrowser reads the remembered browser; a missing or unreadable file
-// is no browser.
-func loadBrowser(path string) (BrowserInfo, error) {
-	var bi BrowserInfo
-	if path == "" {
-		return bi, nil
-	}
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return bi, nil
-	}
-	if err != nil {
-		return bi, fmt.Errorf("remembered browser: %w", err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxBrowserFile))
-	if err != nil {
-		return bi, fmt.Errorf("remembered browser: %w", err)
-	}
-	if err := json.Unmarshal(b, &bi); err != nil {
-		return BrowserInfo{}, fmt.Errorf("remembered browser %s: %w", path, err)
-	}
-	if !chromeVersion.MatchString(bi.Product) || bi.UserAgent == "" {
-		return BrowserInfo{}, fmt.Errorf("remembered browser %s: not a Chrome's", path)
-	}
-	return bi, nil
-}
+// The browser remembered across restarts (Config.BrowserFile): its file
+// and format are internal/browser's (LoadRemembered, Remember).
 
 // rememberBrowser writes the browser the default instance's extension
 // reported, when it changed.
@@ -248,11 +195,7 @@ func (in *Instance) rememberBrowser() {
 	}
 	st.remembered = info
 	in.unlock()
-	b, err := json.MarshalIndent(info, "", "  ")
-	if err == nil {
-		err = writeFileAtomic(path, append(b, '\n'))
-	}
-	if err != nil {
+	if err := browser.Remember(path, info); err != nil {
 		in.log.Warn("could not remember the browser", "err", err)
 	}
 }
@@ -266,29 +209,4 @@ func (in *Instance) versionInfo() BrowserInfo {
 		return st.remembered
 	}
 	return st.info
-}
-
-// writeFileAtomic replaces path with b, readable by its owner only.
-func writeFileAtomic(path string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".browser-*")
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
 }

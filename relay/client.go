@@ -14,6 +14,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/internal/wslimit"
+	"github.com/cdprelay/cdprelay/relay/internal/browser"
 )
 
 // clientConn is one CDP client's WebSocket.
@@ -46,8 +47,8 @@ type clientConn struct {
 	// downloadTo is where the client wants its downloads, and
 	// tabDownloadTo where for one tab (Page.setDownloadBehavior): see
 	// downloads.go.
-	downloadTo    downloadTo
-	tabDownloadTo map[int64]downloadTo
+	downloadTo    browser.DownloadTo
+	tabDownloadTo map[int64]browser.DownloadTo
 
 	wg sync.WaitGroup // emulated commands still running
 

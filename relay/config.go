@@ -350,7 +350,7 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Version == "" {
 		c.Version = "dev"
 	}
-	if dirs, err := c.Downloads.resolve(); err != nil {
+	if dirs, err := c.Downloads.Resolve(); err != nil {
 		errs = append(errs, err)
 	} else {
 		c.downloadDirs = dirs

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/browser"
 )
 
 // Downloads land where the client asks.
@@ -23,7 +24,7 @@ import (
 //
 //  1. setDownloadBehavior: the folder must be one of Config.Downloads.Dirs
 //     or below one, after its symlinks are resolved; anything else is
-//     refused with the reason (downloadfiles.go).
+//     refused with the reason (internal/browser: CheckFolder).
 //  2. Page.downloadWillBegin on a tab: the download is noted, with whether
 //     the automation started it (its input or script on the tab, or its
 //     navigation, in the last downloadWindow, or a script of its still
@@ -34,7 +35,7 @@ import (
 //     extension asked which file Chrome saved (extension.downloadFile:
 //     our extension reads chrome.downloads, with the person's consent).
 //     The relay checks that the file on its own disk is the download's
-//     (downloadfiles.go: openSaved), copies it into the client's folder
+//     (internal/browser: OpenSaved), copies it into the client's folder
 //     under the name Chrome's events give, and only then sends the
 //     completion on (Page.downloadProgress, and Browser.downloadProgress
 //     to a client that asked for download events). When it cannot (the
@@ -46,6 +47,10 @@ import (
 // The file is copied, never moved: the person's download folder keeps it,
 // and nothing of that folder but the one file's content reaches the
 // client (not its path, not its other files).
+
+// DownloadsConfig says where the relay may write the files of a client's
+// downloads (Browser.setDownloadBehavior's downloadPath).
+type DownloadsConfig = browser.DownloadsConfig
 
 // featureDownloads is extension.info's feature of an extension that tells
 // where Chrome saved a download (extension.downloadFile).
@@ -65,14 +70,6 @@ const downloadWindow = 10 * time.Second
 // maxDownloads bounds the downloads an instance follows at once.
 const maxDownloads = 64
 
-// downloadTo is where a client wants its downloads: behavior "allow"
-// (the site's name for the file) or "allowAndName" (the guid), into
-// folder; "" for none (default or deny: the person's Chrome keeps them).
-type downloadTo struct {
-	behavior string
-	folder   downloadFolder
-}
-
 // downloads is what an instance knows of downloads under way. Guarded by
 // the instance's lock.
 type downloads struct {
@@ -89,7 +86,7 @@ type download struct {
 	url       string
 	suggested string // the site's name for the file
 	began     time.Time
-	to        downloadTo
+	to        browser.DownloadTo
 	// byAutomation: the automation started it (see downloadWindow); final
 	// once judged is closed.
 	byAutomation bool
@@ -117,19 +114,19 @@ func decodeDownloadBehavior(p []byte, a *args) error {
 }
 
 // checkDownloadTo decides a setDownloadBehavior's behavior and folder.
-func (s *Server) checkDownloadTo(behavior, path string) (downloadTo, int64, error) {
+func (s *Server) checkDownloadTo(behavior, path string) (browser.DownloadTo, int64, error) {
 	switch behavior {
 	case "default", "deny":
-		return downloadTo{}, 0, nil
+		return browser.DownloadTo{}, 0, nil
 	case "allow", "allowAndName":
 	default:
-		return downloadTo{}, codeInvalidParams, fmt.Errorf("unknown download behavior %q", behavior)
+		return browser.DownloadTo{}, codeInvalidParams, fmt.Errorf("unknown download behavior %q", behavior)
 	}
-	f, err := checkDownloadFolder(s.cfg.downloadDirs, path)
+	f, err := browser.CheckFolder(s.cfg.downloadDirs, path)
 	if err != nil {
-		return downloadTo{}, codeServerError, err
+		return browser.DownloadTo{}, codeServerError, err
 	}
-	return downloadTo{behavior: behavior, folder: f}, 0, nil
+	return browser.DownloadTo{Behavior: behavior, Folder: f}, 0, nil
 }
 
 // setDownloadBehavior is answered, never forwarded (a tab's debugger has
@@ -160,7 +157,7 @@ func (c *clientConn) pageDownloadBehavior(k call) {
 	st := c.inst.lock()
 	if k.sess != nil && k.sess.tab != nil && st.live(k.sess) {
 		if c.tabDownloadTo == nil {
-			c.tabDownloadTo = make(map[int64]downloadTo)
+			c.tabDownloadTo = make(map[int64]browser.DownloadTo)
 		}
 		c.tabDownloadTo[k.sess.tab.id] = to
 	}
@@ -216,7 +213,7 @@ func (st *state) downloadEvent(t *tab, method, params []byte) bool {
 			}
 			return true
 		}
-		if d != nil && string(wire.StringField(params, "state")) == "completed" && d.to.behavior != "" && d.client == c {
+		if d != nil && string(wire.StringField(params, "state")) == "completed" && d.to.Behavior != "" && d.client == c {
 			size, _ := wire.Int(wire.Field(params, "receivedBytes"))
 			x, in := st.ext, st.in
 			completed := append([]byte(nil), params...) // the read buffer is reused
@@ -250,7 +247,7 @@ func (st *state) beginDownload(c *clientConn, t *tab, guid string, params []byte
 	if !ok {
 		to = c.downloadTo
 	}
-	if to.behavior == "" {
+	if to.Behavior == "" {
 		return nil
 	}
 	now := time.Now()
@@ -260,7 +257,7 @@ func (st *state) beginDownload(c *clientConn, t *tab, guid string, params []byte
 		ext:       st.features[featureDownloads],
 	}
 	switch {
-	case to.behavior == "allowAndName" && !downloadGUID.MatchString(guid):
+	case to.Behavior == "allowAndName" && !browser.ValidGUID(guid):
 		d.refused = "Chrome's name for the download is not one the relay writes"
 	case len(st.dl.active) >= maxDownloads:
 		d.refused = fmt.Sprintf("more than %d downloads are under way", maxDownloads)
@@ -342,10 +339,10 @@ func (in *Instance) landDownload(x *extConn, d *download, size int64, params []b
 	}
 	t := d.tab
 	if err != nil {
-		params = canceledDownload(d.guid, size)
-		st.warnSessions(t, fmt.Sprintf("the download %q was not copied to %s: %v", d.suggested, d.to.folder.asked, err))
+		params = browser.CanceledDownload(d.guid, size)
+		st.warnSessions(t, fmt.Sprintf("the download %q was not copied to %s: %v", d.suggested, d.to.Folder.Asked(), err))
 		in.observe(Event{Actor: ActorRelay, Kind: KindDownload, Target: t.targetID, Outcome: OutcomeDenied,
-			Detail: fmt.Sprintf("a download's file not copied to %s: %v", d.to.folder.asked, err)})
+			Detail: fmt.Sprintf("a download's file not copied to %s: %v", d.to.Folder.Asked(), err)})
 	} else {
 		in.observe(Event{Actor: ActorRelay, Kind: KindDownload, Target: t.targetID, Outcome: OutcomeOK,
 			Detail: fmt.Sprintf("a download's file copied to %s (%d bytes)", path, size)})
@@ -368,7 +365,7 @@ func (in *Instance) landDownload(x *extConn, d *download, size int64, params []b
 func (in *Instance) copyDownload(x *extConn, d *download, size int64) (string, error) {
 	max := in.srv.cfg.Downloads.MaxBytes
 	if max == 0 {
-		max = defaultDownloadMaxBytes
+		max = browser.DefaultMaxBytes
 	}
 	if size > max {
 		return "", fmt.Errorf("the file is %d bytes, more than this relay copies (%d, downloads.max_bytes)", size, max)
@@ -384,28 +381,21 @@ func (in *Instance) copyDownload(x *extConn, d *download, size int64) (string, e
 	if err != nil {
 		return "", fmt.Errorf("the browser's extension could not say where Chrome saved it: %w", err)
 	}
-	var src savedFile
+	var src browser.SavedFile
 	if err := json.Unmarshal(res, &src); err != nil {
 		return "", errors.New("the browser's extension gave no file")
 	}
-	if d.to.folder.holdsPersonFolder(src.Path) {
-		return "", fmt.Errorf("downloadPath %q is the browser's own download folder, or inside it: the relay writes nothing there", d.to.folder.asked)
+	if d.to.Folder.HoldsPersonFolder(src.Path) {
+		return "", fmt.Errorf("downloadPath %q is the browser's own download folder, or inside it: the relay writes nothing there", d.to.Folder.Asked())
 	}
-	f, err := openSaved(src, size, d.began, max)
+	f, err := browser.OpenSaved(src, size, d.began, max)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
 	name := d.guid
-	if d.to.behavior == "allow" {
-		name = safeFileName(d.suggested)
+	if d.to.Behavior == "allow" {
+		name = browser.SafeFileName(d.suggested)
 	}
-	return writeDownload(d.to.folder, name, d.to.behavior == "allow", f, size)
-}
-
-// canceledDownload is Chrome's Page.downloadProgress of a canceled
-// download.
-func canceledDownload(guid string, size int64) []byte {
-	b, _ := json.Marshal(map[string]any{"guid": guid, "totalBytes": size, "receivedBytes": size, "state": "canceled"})
-	return b
+	return browser.WriteDownload(d.to.Folder, name, d.to.Behavior == "allow", f, size)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/cdprelay/cdprelay/relay/internal/browser"
 	"github.com/cdprelay/cdprelay/secrets"
 )
 
@@ -95,11 +96,7 @@ type Instance struct {
 }
 
 // BrowserInfo is what the extension reports about its browser.
-type BrowserInfo struct {
-	Product   string `json:"product"`
-	UserAgent string `json:"userAgent"`
-	Version   string `json:"version"`
-}
+type BrowserInfo = browser.Info
 
 func newInstance(s *Server, guid string, isDefault bool, profile string) *Instance {
 	id := randHex(6)

@@ -14,6 +14,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/cdprelay/cdprelay/internal/routes"
+	"github.com/cdprelay/cdprelay/relay/internal/browser"
 )
 
 // Server is the relay's HTTP handler: discovery, the CDP endpoints and the
@@ -70,7 +71,7 @@ func New(cfg Config) (*Server, error) {
 		guid = newGUID()
 	}
 	s.def = newInstance(s, guid, true, cfg.DefaultProfile)
-	if bi, err := loadBrowser(cfg.BrowserFile); err != nil {
+	if bi, err := browser.LoadRemembered(cfg.BrowserFile); err != nil {
 		cfg.Logger.Warn("the remembered browser is ignored", "err", err)
 	} else {
 		s.def.st.remembered = bi

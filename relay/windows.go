@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+
+	"github.com/cdprelay/cdprelay/relay/internal/browser"
 )
 
 // Browser windows: Browser.getWindowForTarget, getWindowBounds and
@@ -14,42 +16,16 @@ import (
 // viewport). Our extension knows only the windows that show a shared tab
 // (feature "windows"); the stock one has no such calls, and these stay
 // unavailable through it.
+// The values (CDP's bounds, chrome.windows' window, setWindowBounds'
+// params) are internal/browser's.
 
 const featureWindows = "windows"
-
-// windowBounds is CDP's Browser.Bounds.
-type windowBounds struct {
-	Left        *int64 `json:"left,omitempty"`
-	Top         *int64 `json:"top,omitempty"`
-	Width       *int64 `json:"width,omitempty"`
-	Height      *int64 `json:"height,omitempty"`
-	WindowState string `json:"windowState,omitempty"`
-}
-
-// extWindow is the subset of chrome.windows.Window the relay reads.
-type extWindow struct {
-	ID     int64  `json:"id"`
-	Left   int64  `json:"left"`
-	Top    int64  `json:"top"`
-	Width  int64  `json:"width"`
-	Height int64  `json:"height"`
-	State  string `json:"state"`
-}
-
-func (w extWindow) bounds() windowBounds {
-	state := w.State
-	if state == "locked-fullscreen" {
-		state = "fullscreen"
-	}
-	return windowBounds{Left: &w.Left, Top: &w.Top, Width: &w.Width, Height: &w.Height, WindowState: state}
-}
 
 // Chrome's words.
 const (
 	msgNoWebContents  = "No web contents in the target"
 	msgNoWindowTarget = "No target with given id"
 	msgNoWindow       = "Browser window not found"
-	msgStateAndSize   = "The 'minimized', 'maximized' and 'fullscreen' states cannot be combined with 'left', 'top', 'width' or 'height'"
 )
 
 // windowsAvailable answers k and reports false when the extension cannot
@@ -65,7 +41,7 @@ func (c *clientConn) windowsAvailable(k call) bool {
 }
 
 // windowOf asks for the window that shows tab t.
-func (c *clientConn) windowOf(k call, t *tab) (extWindow, bool) {
+func (c *clientConn) windowOf(k call, t *tab) (browser.Window, bool) {
 	ctx, cancel := c.callCtx()
 	defer cancel()
 	res, err := c.ext().call(ctx, "chrome.tabs.get", t.id)
@@ -80,24 +56,24 @@ func (c *clientConn) windowOf(k call, t *tab) (extWindow, bool) {
 	}
 	if err != nil {
 		c.fail(k, codeServerError, msgNoWebContents)
-		return extWindow{}, false
+		return browser.Window{}, false
 	}
 	return c.window(k, *et.WindowID)
 }
 
 // window asks for window id; unknown to the extension is Chrome's "not
 // found".
-func (c *clientConn) window(k call, id int64) (extWindow, bool) {
+func (c *clientConn) window(k call, id int64) (browser.Window, bool) {
 	ctx, cancel := c.callCtx()
 	defer cancel()
 	res, err := c.ext().call(ctx, "chrome.windows.get", id)
-	var w extWindow
+	var w browser.Window
 	if err == nil {
 		err = json.Unmarshal(res, &w)
 	}
 	if err != nil {
 		c.fail(k, codeServerError, msgNoWindow)
-		return extWindow{}, false
+		return browser.Window{}, false
 	}
 	return w, true
 }
@@ -130,19 +106,14 @@ func (c *clientConn) getWindowForTarget(k call) {
 		return
 	}
 	c.reply(k, struct {
-		WindowID int64        `json:"windowId"`
-		Bounds   windowBounds `json:"bounds"`
-	}{w.ID, w.bounds()})
-}
-
-type windowParams struct {
-	WindowID *int64        `json:"windowId"`
-	Bounds   *windowBounds `json:"bounds"`
+		WindowID int64                `json:"windowId"`
+		Bounds   browser.WindowBounds `json:"bounds"`
+	}{w.ID, w.Bounds()})
 }
 
 // windowArgs reads the params of getWindowBounds and setWindowBounds.
-func (c *clientConn) windowArgs(k call, needBounds bool) (windowParams, bool) {
-	var p windowParams
+func (c *clientConn) windowArgs(k call, needBounds bool) (browser.WindowParams, bool) {
+	var p browser.WindowParams
 	if err := decodeStruct(k.params, &p); err != nil {
 		c.fail(k, codeInvalidParams, invalidParams(err).Error())
 		return p, false
@@ -170,7 +141,7 @@ func (c *clientConn) getWindowBounds(k call) {
 	if !ok {
 		return
 	}
-	c.reply(k, map[string]windowBounds{"bounds": w.bounds()})
+	c.reply(k, map[string]browser.WindowBounds{"bounds": w.Bounds()})
 }
 
 func (c *clientConn) setWindowBounds(k call) {
@@ -181,27 +152,10 @@ func (c *clientConn) setWindowBounds(k call) {
 	if !ok {
 		return
 	}
-	b := p.Bounds
-	sized := b.Left != nil || b.Top != nil || b.Width != nil || b.Height != nil
-	switch b.WindowState {
-	case "", "normal":
-	case "minimized", "maximized", "fullscreen":
-		if sized {
-			c.fail(k, codeInvalidParams, msgStateAndSize)
-			return
-		}
-	default:
-		c.fail(k, codeInvalidParams, "Invalid parameters: Failed to deserialize params.bounds.windowState - BINDINGS: invalid enum value")
+	update, err := browser.WindowUpdate(p.Bounds)
+	if err != nil {
+		c.fail(k, codeInvalidParams, err.Error())
 		return
-	}
-	update := map[string]any{}
-	for key, v := range map[string]*int64{"left": b.Left, "top": b.Top, "width": b.Width, "height": b.Height} {
-		if v != nil {
-			update[key] = *v
-		}
-	}
-	if b.WindowState != "" {
-		update["state"] = b.WindowState
 	}
 	ctx, cancel := c.callCtx()
 	defer cancel()

@@ -118,31 +118,6 @@ func TestRememberedBrowser(t *testing.T) {
 	}
 }
 
-// TestRememberedBrowserIgnoresJunk: a damaged file is no browser.
-func TestRememberedBrowserIgnoresJunk(t *testing.T) {
-	t.Parallel()
-	for _, junk := range []string{"", "{", `{"product":"Firefox/1","userAgent":"x"}`, `{"product":"Chrome/156.0.1.2"}`, string(make([]byte, maxBrowserFile+10))} {
-		file := filepath.Join(t.TempDir(), "browser.json")
-		os.WriteFile(file, []byte(junk), 0o600)
-		if bi, err := loadBrowser(file); err == nil && bi != (BrowserInfo{}) {
-			t.Errorf("%.40q: %+v", junk, bi)
-		}
-	}
-}
-
-func FuzzLoadBrowser(f *testing.F) {
-	f.Add([]byte(`{"product":"Chrome/156.0.8078.108","userAgent":"Mozilla/5.0 HeadlessChrome/156.0.0.0","version":"156.0.8078.108"}`))
-	f.Add([]byte(`{"product":"Chrome/1"}`))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		file := filepath.Join(t.TempDir(), "browser.json")
-		os.WriteFile(file, b, 0o600)
-		bi, err := loadBrowser(file)
-		if err == nil && bi.UserAgent != "" && !chromeVersion.MatchString(bi.Product) {
-			t.Errorf("accepted %q", b)
-		}
-	})
-}
-
 // TestKeepaliveToBothExtensions: the relay's own data message reaches the
 // extension every ExtensionKeepalive, the stock one included, which
 // answers an error, and nothing else is disturbed.

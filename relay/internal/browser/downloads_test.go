@@ -1,4 +1,4 @@
-package relay
+package browser
 
 import (
 	"os"
@@ -35,8 +35,8 @@ var fileNames = []struct{ in, want string }{
 func TestSafeFileName(t *testing.T) {
 	t.Parallel()
 	for _, tt := range fileNames {
-		if got := safeFileName(tt.in); got != tt.want {
-			t.Errorf("safeFileName(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := SafeFileName(tt.in); got != tt.want {
+			t.Errorf("SafeFileName(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
@@ -48,7 +48,7 @@ func FuzzSafeFileName(f *testing.F) {
 		f.Add(tt.in)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		got := safeFileName(in)
+		got := SafeFileName(in)
 		switch {
 		case got == "" || got == "." || got == "..":
 			t.Fatalf("%q → %q", in, got)
@@ -109,13 +109,13 @@ func folderWorld(t testing.TB) (root, out string) {
 func TestCheckDownloadFolder(t *testing.T) {
 	t.Parallel()
 	root, out := folderWorld(t)
-	roots, err := DownloadsConfig{Dirs: []string{root}}.resolve()
+	roots, err := DownloadsConfig{Dirs: []string{root}}.Resolve()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range folderCases {
 		p := strings.NewReplacer("$ROOT", root, "$OUT", out).Replace(tt.path)
-		f, err := checkDownloadFolder(roots, p)
+		f, err := CheckFolder(roots, p)
 		if (err == nil) != tt.ok {
 			t.Errorf("%s: %v", tt.path, err)
 			continue
@@ -124,7 +124,7 @@ func TestCheckDownloadFolder(t *testing.T) {
 			t.Errorf("%s: %+v", tt.path, f)
 		}
 	}
-	if _, err := checkDownloadFolder(nil, root); err == nil || !strings.Contains(err.Error(), "downloads.dirs") {
+	if _, err := CheckFolder(nil, root); err == nil || !strings.Contains(err.Error(), "downloads.dirs") {
 		t.Errorf("no folders: %v", err)
 	}
 }
@@ -137,12 +137,12 @@ func FuzzCheckDownloadFolder(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, path string) {
 		root, out := folderWorld(t)
-		roots, err := DownloadsConfig{Dirs: []string{root}}.resolve()
+		roots, err := DownloadsConfig{Dirs: []string{root}}.Resolve()
 		if err != nil {
 			t.Fatal(err)
 		}
 		p := strings.NewReplacer("$ROOT", root, "$OUT", out).Replace(path)
-		fd, err := checkDownloadFolder(roots, p)
+		fd, err := CheckFolder(roots, p)
 		if err != nil {
 			return
 		}
@@ -170,11 +170,11 @@ func TestWriteDownloadNeverReplaces(t *testing.T) {
 	os.Symlink(victim, filepath.Join(root, "g-1"))
 	os.Symlink(victim, filepath.Join(root, "r.txt"))
 	os.Symlink(victim, filepath.Join(root, "r.txt.crdownload"))
-	f := downloadFolder{asked: root, root: root, rel: "."}
-	if _, err := writeDownload(f, "g-1", false, strings.NewReader("new!"), 4); err == nil {
+	f := Folder{asked: root, root: root, rel: "."}
+	if _, err := WriteDownload(f, "g-1", false, strings.NewReader("new!"), 4); err == nil {
 		t.Error("allowAndName over a taken name succeeded")
 	}
-	p, err := writeDownload(f, "r.txt", true, strings.NewReader("new!"), 4)
+	p, err := WriteDownload(f, "r.txt", true, strings.NewReader("new!"), 4)
 	if err != nil || p != filepath.Join(root, "r (1).txt") {
 		t.Errorf("allow over a taken name: %q %v", p, err)
 	}
@@ -182,13 +182,13 @@ func TestWriteDownloadNeverReplaces(t *testing.T) {
 		t.Errorf("written through a symlink: %q", b)
 	}
 	// A source that is longer than the download said is refused.
-	if _, err := writeDownload(f, "long", false, strings.NewReader("12345"), 4); err == nil {
+	if _, err := WriteDownload(f, "long", false, strings.NewReader("12345"), 4); err == nil {
 		t.Error("a longer file was copied")
 	}
 	if _, err := os.Lstat(filepath.Join(root, "long")); err == nil {
 		t.Error("the refused file is there")
 	}
-	if _, err := writeDownload(f, "../escape", false, strings.NewReader("1234"), 4); err == nil {
+	if _, err := WriteDownload(f, "../escape", false, strings.NewReader("1234"), 4); err == nil {
 		t.Error("a name with .. was written")
 	}
 }

@@ -1,6 +1,9 @@
-package relay
+package browser
 
 import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,9 +16,9 @@ import (
 	"unicode/utf8"
 )
 
-// The files of downloads.go: which folders a client may have downloads
-// written to, the names they get there, and the copy of the file the
-// person's Chrome saved. Everything here works on the relay's own file
+// The files of downloads (the relay's downloads.go tells the whole way):
+// which folders a client may have downloads written to, the names they
+// get there, and the copy of the file the person's Chrome saved. Everything here works on the relay's own file
 // system and trusts nothing it is given: the client names the folder,
 // Chrome's events (through the extension) name the file.
 
@@ -33,11 +36,12 @@ type DownloadsConfig struct {
 	MaxBytes int64
 }
 
-const defaultDownloadMaxBytes = 1 << 30
+// DefaultMaxBytes is DownloadsConfig.MaxBytes when it is 0.
+const DefaultMaxBytes = 1 << 30
 
-// resolve checks the configured folders and returns them with their
-// symlinks resolved.
-func (d DownloadsConfig) resolve() ([]string, error) {
+// Resolve checks the configured folders and returns them with their
+// symlinks resolved: the roots CheckFolder takes.
+func (d DownloadsConfig) Resolve() ([]string, error) {
 	dirs := d.Dirs
 	if dirs == nil {
 		dirs = []string{os.TempDir()}
@@ -62,22 +66,33 @@ func (d DownloadsConfig) resolve() ([]string, error) {
 	return out, nil
 }
 
-// downloadFolder is a client's download folder, checked: root is the
+// Folder is a client's download folder, checked: root is the
 // allowed folder it lies in (resolved), rel its path below root ("." for
 // root itself). The folder is opened below root when a file is written
 // (os.Root), so a symlink put in its path later cannot lead out of root.
-type downloadFolder struct {
+type Folder struct {
 	asked string // as the client gave it, for messages
 	root  string
 	rel   string
 }
 
-// checkDownloadFolder decides whether the relay may write downloads into
-// dir, which a client named. dir must be absolute; its symlinks are
+// Asked is the folder as the client named it, for messages.
+func (f Folder) Asked() string { return f.asked }
+
+// DownloadTo is where a client wants its downloads: Behavior "allow"
+// (the site's name for the file) or "allowAndName" (the guid), into
+// Folder; "" for none (default or deny: the person's Chrome keeps them).
+type DownloadTo struct {
+	Behavior string
+	Folder   Folder
+}
+
+// CheckFolder decides whether the relay may write downloads into dir,
+// which a client named. dir must be absolute; its symlinks are
 // resolved (the part that exists), and the result must be one of roots or
 // below one.
-func checkDownloadFolder(roots []string, dir string) (downloadFolder, error) {
-	f := downloadFolder{asked: dir}
+func CheckFolder(roots []string, dir string) (Folder, error) {
+	f := Folder{asked: dir}
 	if len(roots) == 0 {
 		return f, errors.New("this relay copies no downloads (its downloads.dirs is empty)")
 	}
@@ -132,6 +147,10 @@ func resolveExisting(p string) (string, error) {
 // UUIDs. It becomes a file name (allowAndName), so nothing else passes.
 var downloadGUID = regexp.MustCompile(`^[0-9A-Za-z-]{1,64}$`)
 
+// ValidGUID reports whether guid may name a download's file
+// (allowAndName).
+func ValidGUID(guid string) bool { return downloadGUID.MatchString(guid) }
+
 // windowsReserved are names Windows gives to devices, whatever the
 // extension.
 var windowsReserved = map[string]bool{
@@ -144,11 +163,11 @@ var windowsReserved = map[string]bool{
 // the relay adds " (N)" and ".crdownload" while it writes.
 const maxNameBytes = 200
 
-// safeFileName makes a download's suggested name (a web site chose it)
+// SafeFileName makes a download's suggested name (a web site chose it)
 // into one file name in a folder: no folder separators, no "." or "..",
 // no control characters, no leading dots or spaces, no device names, at
 // most maxNameBytes bytes, the extension kept.
-func safeFileName(suggested string) string {
+func SafeFileName(suggested string) string {
 	var b strings.Builder
 	for _, r := range suggested {
 		switch {
@@ -209,9 +228,9 @@ func numbered(name string, n int) string {
 // errNotHere: the file the browser saved is not on the relay's machine.
 var errNotHere = errors.New("the browser saved the file at a path this relay cannot see: the browser runs on another machine (or in a container of its own), so the file is only in that browser's download folder")
 
-// savedFile is the file the person's Chrome saved for a download, as the
+// SavedFile is the file the person's Chrome saved for a download, as the
 // extension reports it.
-type savedFile struct {
+type SavedFile struct {
 	Path  string `json:"path"`
 	Bytes int64  `json:"bytes"`
 }
@@ -219,12 +238,12 @@ type savedFile struct {
 // mtimeSlack allows for file systems that keep coarse modification times.
 const mtimeSlack = 2 * time.Second
 
-// openSaved opens the file Chrome saved, after checking that it is the
+// OpenSaved opens the file Chrome saved, after checking that it is the
 // download's: a regular file (no symlink, no device), of the size Chrome
 // reported, written since the download began. The path comes from the
 // extension; these checks keep it from naming any other file of the
 // relay's machine.
-func openSaved(src savedFile, size int64, began time.Time, maxBytes int64) (*os.File, error) {
+func OpenSaved(src SavedFile, size int64, began time.Time, maxBytes int64) (*os.File, error) {
 	if !filepath.IsAbs(src.Path) {
 		return nil, errors.New("the browser reported a path that is not absolute")
 	}
@@ -267,24 +286,24 @@ func pathless(err error) error {
 	return err
 }
 
-// holdsPersonFolder reports whether the client's folder is the folder
+// HoldsPersonFolder reports whether the client's folder is the folder
 // where the browser saved saved (the person's download folder), or below
 // it: the relay copies into the person's folder nothing.
-func (f downloadFolder) holdsPersonFolder(saved string) bool {
+func (f Folder) HoldsPersonFolder(saved string) bool {
 	person, err := filepath.EvalSymlinks(filepath.Dir(saved))
 	if err != nil {
-		return false // no such folder here: openSaved says why
+		return false // no such folder here: OpenSaved says why
 	}
 	rel, err := filepath.Rel(person, filepath.Join(f.root, f.rel))
 	return err == nil && (rel == "." || filepath.IsLocal(rel))
 }
 
-// writeDownload copies size bytes of src into folder as name and returns
+// WriteDownload copies size bytes of src into folder as name and returns
 // the path written. The file appears under its name only once whole (it
 // is written as name.crdownload, as Chrome does, and linked into place), and
 // never replaces a file: with unique, a taken name gets " (1)", " (2)", ...
 // as Chrome does; without, it is an error.
-func writeDownload(folder downloadFolder, name string, unique bool, src io.Reader, size int64) (string, error) {
+func WriteDownload(folder Folder, name string, unique bool, src io.Reader, size int64) (string, error) {
 	if !filepath.IsLocal(name) || filepath.Base(name) != name {
 		return "", fmt.Errorf("%q is no file name", name)
 	}
@@ -358,6 +377,14 @@ func createPart(dir *os.Root, name string) (string, *os.File, error) {
 	}
 }
 
+func randHex(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic("crypto/rand: " + err.Error()) // never fails on Linux
+	}
+	return hex.EncodeToString(b)
+}
+
 // placeFile gives the written file tmp its final name, failing with
 // fs.ErrExist when the name is taken. A hard link never replaces a file;
 // where the file system has none, a rename after a look.
@@ -370,4 +397,11 @@ func placeFile(dir *os.Root, tmp, final string) error {
 		return fs.ErrExist
 	}
 	return dir.Rename(tmp, final)
+}
+
+// CanceledDownload is Chrome's Page.downloadProgress of a canceled
+// download.
+func CanceledDownload(guid string, size int64) []byte {
+	b, _ := json.Marshal(map[string]any{"guid": guid, "totalBytes": size, "receivedBytes": size, "state": "canceled"})
+	return b
 }

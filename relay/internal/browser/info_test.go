@@ -1,0 +1,94 @@
+package browser
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestInfoFromUA(t *testing.T) {
+	tests := []struct {
+		ua, full string
+		want     Info
+		ok       bool
+	}{
+		{
+			ua:   "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36",
+			full: "156.0.8078.108",
+			want: Info{Product: "Chrome/156.0.8078.108", Version: "156.0.8078.108"},
+			ok:   true,
+		},
+		{
+			// Not a secure context: the reduced version is all there is.
+			ua:   "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36",
+			want: Info{Product: "Chrome/156.0.0.0", Version: "156.0.0.0"},
+			ok:   true,
+		},
+		{ua: "Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0"},
+		{ua: ""},
+	}
+	for _, tt := range tests {
+		got, ok := InfoFromUA(tt.ua, tt.full)
+		tt.want.UserAgent = tt.ua
+		if ok != tt.ok || (ok && got != tt.want) {
+			t.Errorf("InfoFromUA(%q, %q) = %+v, %t; want %+v, %t", tt.ua, tt.full, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func FuzzInfoFromUA(f *testing.F) {
+	f.Add("Mozilla/5.0 HeadlessChrome/156.0.0.0 Safari/537.36", "156.0.8078.108")
+	f.Add("Chrome/1.2.3.4", "")
+	f.Add("", "")
+	f.Fuzz(func(t *testing.T, ua, full string) {
+		info, ok := InfoFromUA(ua, full)
+		if ok && (info.UserAgent != ua || info.Version == "" || info.Product == "") {
+			t.Fatalf("InfoFromUA(%q, %q) = %+v", ua, full, info)
+		}
+	})
+}
+
+// TestRememberedBrowserIgnoresJunk: a damaged file is no browser.
+func TestRememberedBrowserIgnoresJunk(t *testing.T) {
+	t.Parallel()
+	for _, junk := range []string{"", "{", `{"product":"Firefox/1","userAgent":"x"}`, `{"product":"Chrome/156.0.1.2"}`, string(make([]byte, maxBrowserFile+10))} {
+		file := filepath.Join(t.TempDir(), "browser.json")
+		os.WriteFile(file, []byte(junk), 0o600)
+		if bi, err := LoadRemembered(file); err == nil && bi != (Info{}) {
+			t.Errorf("%.40q: %+v", junk, bi)
+		}
+	}
+}
+
+func FuzzLoadBrowser(f *testing.F) {
+	f.Add([]byte(`{"product":"Chrome/156.0.8078.108","userAgent":"Mozilla/5.0 HeadlessChrome/156.0.0.0","version":"156.0.8078.108"}`))
+	f.Add([]byte(`{"product":"Chrome/1"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		file := filepath.Join(t.TempDir(), "browser.json")
+		os.WriteFile(file, b, 0o600)
+		bi, err := LoadRemembered(file)
+		if err == nil && bi.UserAgent != "" && !chromeVersion.MatchString(bi.Product) {
+			t.Errorf("accepted %q", b)
+		}
+	})
+}
+
+// TestRemember: what Remember writes, LoadRemembered reads back, from a
+// file readable by its owner only, in a folder it makes.
+func TestRemember(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "state", "browser.json")
+	info, _ := InfoFromUA("Mozilla/5.0 HeadlessChrome/156.0.0.0 Safari/537.36", "156.0.8078.108")
+	if err := Remember(file, info); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the file: %v %v", fi, err)
+	}
+	if got, err := LoadRemembered(file); err != nil || got != info {
+		t.Errorf("read back: %+v %v, want %+v", got, err, info)
+	}
+	if got, err := LoadRemembered(filepath.Join(t.TempDir(), "none.json")); err != nil || got != (Info{}) {
+		t.Errorf("no file: %+v %v", got, err)
+	}
+}
