@@ -14,6 +14,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/internal/wslimit"
+	"github.com/cdprelay/cdprelay/relay/internal/creds"
 )
 
 // clientConn is one CDP client's WebSocket.
@@ -89,7 +90,7 @@ func (c *clientConn) close(code int, reason string) {
 func (c *clientConn) deliver(b *[]byte) {
 	if c.inst.learnURLPasswords(*b) {
 		nb := getBuf()
-		*nb = scrubURLPasswords(*nb, *b)
+		*nb = creds.ScrubURLPasswords(*nb, *b)
 		putBuf(b)
 		b = nb
 	}
