@@ -136,7 +136,7 @@ func (x *extConn) sideEffect(r *reply) bool {
 // credentialResult (creds.Results): credentials in a result go out
 // redacted (credentials.go).
 func (x *extConn) credentialResult(r *reply) bool {
-	red := wire.Redactor{Sensitive: x.inst.srv.creds().has}
+	red := wire.Redactor{Sensitive: x.inst.srv.creds().Has}
 	b := getBuf()
 	*b = red.Redact(*b, r.m.Result)
 	*r.buf = wire.AppendResult(*r.buf, r.pc.clientID, r.session, *b)
