@@ -30,9 +30,9 @@ import (
 // calls waiting for the extension (the same), init scripts
 // (maxInitScripts), settings kept for a blind tab (maxDeferredSets),
 // replayed settings (maxReplayed, maxReplayBytes), paused requests'
-// credentials (maxPausedKept), streams (maxHeldStreams), URL passwords
-// (maxURLPasswords), world names (maxWorldNames), a tab's dialog (one),
-// approvals (in flight), warnings (256). Each is counted as
+// credentials (maxPausedKept), streams (creds' maxHeldStreams), URL
+// passwords (maxURLPasswords), world names (maxWorldNames), a tab's
+// dialog (one), approvals (in flight), warnings (256). Each is counted as
 // cdprelay_relay_limited_total{limit}.
 
 // tooManyFrames stands for the frames of a document past maxPendingFrames:

@@ -15,6 +15,7 @@ import (
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/internal/wslimit"
 	"github.com/cdprelay/cdprelay/relay/internal/browser"
+	"github.com/cdprelay/cdprelay/relay/internal/creds"
 )
 
 // clientConn is one CDP client's WebSocket.
@@ -90,7 +91,7 @@ func (c *clientConn) close(code int, reason string) {
 func (c *clientConn) deliver(b *[]byte) {
 	if c.inst.learnURLPasswords(*b) {
 		nb := getBuf()
-		*nb = scrubURLPasswords(*nb, *b)
+		*nb = creds.ScrubURLPasswords(*nb, *b)
 		putBuf(b)
 		b = nb
 	}

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/creds"
 )
 
 // The acting rows of the commands table (order.go): what the relay does
@@ -221,20 +222,20 @@ func (c *clientConn) removeScriptStage(k *cmd) bool {
 func wantsStreams(m *methodInfo) bool { return m.name == "IO.read" || m.name == "IO.close" }
 
 // streamsStage (creds.Streams): while a secret is locked, a stream's
-// pieces are joined where they meet (streams.go).
+// pieces are joined where they meet (creds.Streams).
 func (c *clientConn) streamsStage(k *cmd) bool {
 	if c.inst.locked.Load() == nil {
 		return true
 	}
 	handle, _, err := exactString(k.env.Params, "handle")
 	if k.m.name == "IO.close" {
-		c.inst.streams.forget(0, handle)
-	} else if _, seek := wire.Member(k.env.Params, "offset"); seek > 0 || err != nil || len(handle) > maxStreamHandle {
+		c.inst.streams.Forget(0, handle)
+	} else if _, seek := wire.Member(k.env.Params, "offset"); seek > 0 || err != nil || len(handle) > creds.MaxStreamHandle {
 		// A handle the relay could not read as Chrome does (given twice)
 		// would join the pieces of one stream with another's.
 		return c.failed(k, codeServerError, "cdprelay: a stream is read from its start while a typed secret is hidden (no offset)")
 	} else {
-		c.inst.streams.noteRead(k.env.ID, handle)
+		c.inst.streams.NoteRead(k.env.ID, handle)
 	}
 	return true
 }

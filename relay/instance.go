@@ -11,6 +11,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/cdprelay/cdprelay/relay/internal/browser"
+	"github.com/cdprelay/cdprelay/relay/internal/creds"
 	"github.com/cdprelay/cdprelay/secrets"
 )
 
@@ -85,7 +86,7 @@ type Instance struct {
 	resumeWaits atomic.Int32
 	// streams joins the pieces of streams the client reads while a secret
 	// is locked (streams.go).
-	streams streamReads
+	streams creds.Streams
 	// urlPasswords counts the passwords of URLs the lock took (userinfo.go),
 	// up to maxURLPasswords.
 	urlPasswords atomic.Int32

@@ -4,6 +4,8 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+
+	"github.com/cdprelay/cdprelay/relay/internal/creds"
 )
 
 // The order: what the relay does with each message, top to bottom, in
@@ -149,7 +151,7 @@ func init() {
 		{name: "person.OwnDebugger", run: (*Instance).ownDebugger, wants: func(n string) bool { return strings.HasPrefix(n, "Debugger.") }},
 		{name: "browser.Downloads", run: (*Instance).downloads, wants: isEvent("Page.downloadWillBegin", "Page.downloadProgress")},
 		{name: "core.Count", run: (*Instance).countEvent},
-		{name: "creds.Redact", run: (*Instance).redact, wants: func(n string) bool { return isCredentialEvent([]byte(n)) }},
+		{name: "creds.Redact", run: (*Instance).redact, wants: func(n string) bool { return creds.IsEvent([]byte(n)) }},
 		{name: "core.Deliver", run: (*Instance).deliverEvent},
 	}
 	if len(eventStages) > 64 {
@@ -241,7 +243,7 @@ func replyTable() []replyStage {
 		{name: "tiers.Scopes", run: (*extConn).scopes, wants: isMethod("Runtime.getProperties")},
 		{name: "tiers.History", run: (*extConn).history, wants: isMethod("Page.getNavigationHistory")},
 		{name: "tiers.SideEffect", run: (*extConn).sideEffect, wants: isMethod("Runtime.evaluate", "Runtime.callFunctionOn")},
-		{name: "creds.Results", run: (*extConn).credentialResult, wants: func(m *methodInfo) bool { return credentialResults[m.name] }},
+		{name: "creds.Results", run: (*extConn).credentialResult, wants: func(m *methodInfo) bool { return creds.IsResult(m.name) }},
 		{name: "creds.StreamPiece", run: (*extConn).streamPiece, wants: isMethod("IO.read")},
 		{name: "core.Result", run: (*extConn).replyResult},
 	}

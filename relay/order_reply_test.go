@@ -142,10 +142,7 @@ func TestReplyOrderPins(t *testing.T) {
 		if m, _ := h.reply(c, read); m.Error == nil || m.Error.Message != msgWentBlind {
 			t.Fatalf("the read's reply: %s", m.Raw)
 		}
-		in.streams.mu.Lock()
-		n := len(in.streams.reads)
-		in.streams.mu.Unlock()
-		if n != 0 {
+		if n := in.streams.Pending(); n != 0 {
 			t.Errorf("%d stream reads still noted after their replies", n)
 		}
 	})

@@ -47,10 +47,10 @@ func (x *extConn) tapScript(r *reply) bool {
 
 // streamForget (creds.StreamForget): a stream read whose reply does not
 // reach the client as a piece (an error, or withheld) is forgotten
-// (streams.go), or its entry would stay for good.
+// (creds.Streams), or its entry would stay for good.
 func (x *extConn) streamForget(r *reply) bool {
 	if r.m.HasError || withheld(r) {
-		x.inst.streams.forget(r.pc.clientID, "")
+		x.inst.streams.Forget(r.pc.clientID, "")
 	}
 	return true
 }
@@ -136,7 +136,7 @@ func (x *extConn) sideEffect(r *reply) bool {
 // credentialResult (creds.Results): credentials in a result go out
 // redacted (credentials.go).
 func (x *extConn) credentialResult(r *reply) bool {
-	red := wire.Redactor{Sensitive: x.inst.srv.creds().has}
+	red := wire.Redactor{Sensitive: x.inst.srv.creds().Has}
 	b := getBuf()
 	*b = red.Redact(*b, r.m.Result)
 	*r.buf = wire.AppendResult(*r.buf, r.pc.clientID, r.session, *b)
@@ -145,14 +145,14 @@ func (x *extConn) credentialResult(r *reply) bool {
 }
 
 // streamPiece (creds.StreamPiece): while a secret is hidden, a piece of a
-// stream: its end waits for the next (streams.go).
+// stream: its end waits for the next (creds.Streams).
 func (x *extConn) streamPiece(r *reply) bool {
 	locked := x.inst.locked.Load()
 	if locked == nil {
 		return true
 	}
 	res := r.m.Result
-	if out, ok := x.inst.streams.piece(r.pc.clientID, r.m.Result, locked); ok {
+	if out, ok := x.inst.streams.Piece(r.pc.clientID, r.m.Result, locked); ok {
 		res = out
 	}
 	*r.buf = wire.AppendResult(*r.buf, r.pc.clientID, r.session, res)

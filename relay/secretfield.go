@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/creds"
 )
 
 // A password field holding a typed secret.
@@ -135,7 +136,7 @@ func (c *clientConn) secretFieldGate(k *cmd) bool {
 	name := k.m.name
 	switch {
 	case k.m.domain == domainDOM || k.m.domain == domainCSS:
-		if readOnlyMethods[name] == roAllow || fieldSafe[name] {
+		if readOnlyMethods[name] == roAllow || creds.FieldSafe(name) {
 			return true
 		}
 		return c.refuse(k, deny(ruleSecretField, "cdprelay: "+name+" is refused while a password field of this page holds a typed secret: the page's DOM and styles are read-only to automation until it leaves the page"))
@@ -146,14 +147,6 @@ func (c *clientConn) secretFieldGate(k *cmd) bool {
 		return false
 	}
 	return true
-}
-
-// fieldSafe are the DOM writes that change nothing a page shows of its
-// fields: focus (chromedp's Focus), an upload's files (judged by the
-// upload rule), DevTools' own bookkeeping.
-var fieldSafe = map[string]bool{
-	"DOM.focus": true, "DOM.setFileInputFiles": true, "DOM.setInspectedNode": true,
-	"DOM.setNodeStackTracesEnabled": true, "DOM.markUndoableState": true,
 }
 
 // holdForPixels holds k, a screenshot, while the relay looks at the page:
@@ -235,7 +228,7 @@ func (c *clientConn) fieldShowsText(ctx context.Context, f typedField) string {
 	if err != nil || json.Unmarshal(res, &obj) != nil || obj.Object.ObjectID == "" {
 		return "the field holding a typed secret could not be looked at"
 	}
-	res, err = look.call(ctx, fieldProbe, obj.Object.ObjectID, nil, true)
+	res, err = look.call(ctx, creds.FieldProbe, obj.Object.ObjectID, nil, true)
 	var r struct {
 		Value *bool `json:"value"`
 	}
@@ -247,16 +240,6 @@ func (c *clientConn) fieldShowsText(ctx context.Context, f typedField) string {
 	}
 	return ""
 }
-
-// fieldProbe says whether a field the relay typed a secret into shows
-// dots: it does when it is gone from its document or empty, or a password
-// field whose dots no style took away.
-const fieldProbe = `function () {
-  if (!this.isConnected || this.value === "") return true;
-  const view = this.ownerDocument.defaultView;
-  const style = view ? view.getComputedStyle(this) : null;
-  return this.tagName === "INPUT" && this.type === "password" && !!style && style.webkitTextSecurity !== "none";
-}`
 
 // withholdFrame reports whether a frame of the client's screencast of t is
 // withheld (a field of t holds a secret); the relay acknowledges it, so

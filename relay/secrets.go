@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/creds"
 	"github.com/cdprelay/cdprelay/secrets"
 )
 
@@ -170,7 +171,7 @@ func (c *clientConn) typeSecret(k call, name string) {
 	in.lockSecret(name, value)
 	// The check that the focus is where it was judged and the typing run
 	// in one task of the page: the focus cannot move in between.
-	res, err := look.call(ctx, insertScript, f.chain, []map[string]any{{"value": string(value)}, {"value": anyField}}, true)
+	res, err := look.call(ctx, creds.InsertScript, f.chain, []map[string]any{{"value": string(value)}, {"value": anyField}}, true)
 	clear(value)
 	if err != nil {
 		c.failSecret(k, "cdprelay: secret "+name+" was not typed: "+err.Error())
@@ -215,29 +216,6 @@ func fieldRefusal(f focused, anyField bool) string {
 	}
 	return ""
 }
-
-// insertScript types value where the focus is, in the same task as it
-// checks that the focus is still on the element the relay judged (this,
-// the chain focusChain found). It names no global but document, and the
-// value comes as an argument.
-const insertScript = `function (value, anyField) {
-  const want = this, last = want.length - 1;
-  let doc = document;
-  for (let i = 0; i <= last; i++) {
-    let el = doc.activeElement;
-    while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
-    if (el !== want[i]) return "the focus moved";
-    if (i === last) break;
-    let inner = null;
-    try { inner = el.contentDocument; } catch (e) {}
-    if (!inner) return "the focus moved";
-    doc = inner;
-  }
-  const el = want[last];
-  if (anyField ? !(el.isContentEditable || el.tagName === "INPUT" || el.tagName === "TEXTAREA") : !(el.tagName === "INPUT" && el.type === "password")) return "the focused field is not one it may go into";
-  if (!doc.execCommand("insertText", false, value)) return "the focused field did not take the text";
-  return "";
-}`
 
 // replyEmptyTo answers k with an empty result on the session its reply
 // names.
@@ -303,12 +281,9 @@ func (in *Instance) lockSecret(name string, value []byte) {
 	}
 }
 
+// scrubString returns s as the client would see it (creds.ScrubString),
+// after locking the URL passwords it names.
 func (in *Instance) scrubString(s string) string {
-	if in.learnURLPasswords([]byte(s)) {
-		s = string(scrubURLPasswords(nil, []byte(s)))
-	}
-	if l := in.locked.Load(); l != nil && l.Contains([]byte(s)) {
-		return string(l.Replace(nil, []byte(s)))
-	}
-	return s
+	untaken := in.learnURLPasswords([]byte(s))
+	return creds.ScrubString(s, untaken, in.locked.Load())
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/routes"
 	"github.com/cdprelay/cdprelay/relay/internal/browser"
+	"github.com/cdprelay/cdprelay/relay/internal/creds"
 )
 
 // Server is the relay's HTTP handler: discovery, the CDP endpoints and the
@@ -22,14 +23,14 @@ import (
 type Server struct {
 	cfg Config // static
 
-	upgrader    websocket.Upgrader                // static
-	policy      policyBox                         // swapped by SetPolicy
-	credHeaders atomic.Pointer[credentialHeaders] // header names redacted on the way out; replaced by SetRedactHeaders
-	secrets     secretBox                         // swapped by SetSecrets
-	changes     changes                           // any instance's change, for watchers
-	tenants     atomic.Pointer[TenantRules]       // swapped by SetTenants; never nil
-	public      publicBase                        // static: the capability URLs' base, or none
-	own         *ownOrigins                       // static; learns the local addresses it is served on
+	upgrader    websocket.Upgrader            // static
+	policy      policyBox                     // swapped by SetPolicy
+	credHeaders atomic.Pointer[creds.Headers] // header names redacted on the way out; replaced by SetRedactHeaders
+	secrets     secretBox                     // swapped by SetSecrets
+	changes     changes                       // any instance's change, for watchers
+	tenants     atomic.Pointer[TenantRules]   // swapped by SetTenants; never nil
+	public      publicBase                    // static: the capability URLs' base, or none
+	own         *ownOrigins                   // static; learns the local addresses it is served on
 
 	saveMu sync.Mutex // serialises Config.Save
 

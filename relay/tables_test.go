@@ -8,6 +8,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/creds"
 )
 
 // Tests of the three tables (order.go) and of what their steps changed.
@@ -255,7 +256,7 @@ func TestReplyOrder(t *testing.T) {
 		sameList(t, tc.method+"'s plan of the replies", got, tc.want)
 	}
 	// Every method whose result has credentials goes through their row.
-	for name := range credentialResults {
+	for name := range creds.ResultMethods() {
 		if lookupMethod([]byte(name)).replyPlan&(1<<slices.IndexFunc(replyStages, func(s replyStage) bool { return s.name == "creds.Results" })) == 0 {
 			t.Errorf("%s: creds.Results does not want it", name)
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/creds"
 )
 
 // The tab table: the tabs the extension shares, keyed by Chrome's tab id,
@@ -128,7 +129,7 @@ type tab struct {
 	readOnly atomic.Bool
 	// paused are the real credential headers of the tab's paused requests,
 	// by session and request id, for the client's continue (credentials.go).
-	paused map[string]*keptRequest
+	paused map[string]*creds.KeptRequest
 	// resuming is closed when a resume of the tab's sessions ends
 	// (resume.go); nil when none is under way. replay is what the
 	// sessions set that a resume sets again, in order; nextScript numbers

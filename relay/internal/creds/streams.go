@@ -1,4 +1,4 @@
-package relay
+package creds
 
 import (
 	"encoding/base64"
@@ -13,7 +13,7 @@ import (
 // IO.read hands a stream over (a response body taken as a stream, a PDF, a
 // trace) in pieces of the size the client asks for: a typed secret that a
 // body echoes could be split between two pieces, in neither of which the
-// lock (secrets.go) finds it. While a secret is locked, the relay replaces
+// lock (secrets.Lock) finds it. While a secret is locked, the relay replaces
 // the values in what it has of the stream and holds back its end, where a
 // value may begin whose rest is still to come, to send it with the next
 // piece, so that the lock sees every value whole. Such pieces go to the
@@ -25,14 +25,15 @@ import (
 // that opens ever new ones and never closes them does not grow it.
 const maxHeldStreams = 256
 
-// maxStreamHandle bounds a stream handle the relay keeps (Chrome's are a
-// few digits).
-const maxStreamHandle = 256
+// MaxStreamHandle bounds a stream handle the relay keeps (Chrome's are a
+// few digits): a read of a longer one is refused while a secret is locked.
+const MaxStreamHandle = 256
 
-// streamReads remembers, for the IO.read commands a client sent while a
+// Streams remembers, for the IO.read commands a client sent while a
 // secret was locked, which stream each reads (until its reply), and what
-// is held back of each stream (until it ends or is closed).
-type streamReads struct {
+// is held back of each stream (until it ends or is closed). The zero
+// value is ready; it is safe for concurrent use.
+type Streams struct {
 	mu    sync.Mutex
 	reads map[int64]string // client command id → stream handle
 	held  map[string]*heldStream
@@ -43,8 +44,8 @@ type heldStream struct {
 	ended bool   // Chrome said eof; the tail went out, eof is owed
 }
 
-// noteRead records IO.read command id of the client, reading handle.
-func (s *streamReads) noteRead(id int64, handle string) {
+// NoteRead records IO.read command id of the client, reading handle.
+func (s *Streams) NoteRead(id int64, handle string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.reads == nil {
@@ -59,9 +60,9 @@ func (s *streamReads) noteRead(id int64, handle string) {
 	}
 }
 
-// forget drops what is noted of IO.read command id (its reply was an
+// Forget drops what is noted of IO.read command id (its reply was an
 // error, or withheld), or of stream handle (IO.close).
-func (s *streamReads) forget(id int64, handle string) {
+func (s *Streams) Forget(id int64, handle string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if handle != "" {
@@ -71,12 +72,20 @@ func (s *streamReads) forget(id int64, handle string) {
 	delete(s.reads, id)
 }
 
-// piece returns the result of the IO.read command id of the client to send
+// Pending returns how many IO.read commands are noted that have had no
+// reply yet.
+func (s *Streams) Pending() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.reads)
+}
+
+// Piece returns the result of the IO.read command id of the client to send
 // on: what was held back of its stream and the piece, with every value of
 // lock replaced, less the end it now holds back (where a value may begin
 // whose rest is still to come), base64-encoded. ok is false for a read it
 // did not note, or a result it cannot read: that goes on as it came.
-func (s *streamReads) piece(id int64, result []byte, lock *secrets.Lock) (out []byte, ok bool) {
+func (s *Streams) Piece(id int64, result []byte, lock *secrets.Lock) (out []byte, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	handle, noted := s.reads[id]
