@@ -48,7 +48,7 @@ import (
 //  12. forward everything else, to the tab, params as the client's
 //     original bytes (or as a stage rewrote them). A Stop that comes
 //     after the running stage still catches the command here: the
-//     extension connection does not take it (extconn.go).
+//     extension connection does not take it (extpending.go).
 //
 // Then observe: one step, for every verdict, that counts the command and
 // its outcome and records what the audit log keeps.
