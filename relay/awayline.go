@@ -1,7 +1,7 @@
 package relay
 
 // The client's commands for a tab whose sessions are suspended (resume.go,
-// away.go) wait in the tab's line (approvals.go) until the tab is back:
+// away.go) wait in the tab's line (lines.go) until the tab is back:
 // the client's other tabs, and what the relay answers itself, go on
 // meanwhile. A task holds the head of the line while the tab is away;
 // when the resume ends it lets the line go on, and each command is judged

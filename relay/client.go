@@ -54,7 +54,7 @@ type clientConn struct {
 	wg sync.WaitGroup // emulated commands still running
 
 	inflight atomic.Int64 // forwarded commands waiting for the browser
-	lines    atomic.Int32 // lines of held commands it has (approvals.go)
+	lines    atomic.Int32 // lines of held commands it has (lines.go)
 	// warned is when each console warning was last given (warnOnce).
 	// Guarded by the instance's mutex.
 	warned map[string]time.Time

@@ -27,7 +27,7 @@ import (
 //  4. in line  a command for a tab whose earlier command is held (for a
 //     person's approval, or while a secret is typed) waits behind it, and
 //     goes through the stages after this one when its turn comes
-//     (approvals.go);
+//     (lines.go);
 //  5. policy   the operator's method rules and URL fence, on the decoded
 //     URL (Policy), then the relay's own rules (rules.go);
 //  6. access   what the tab lets automation do, by where it is and who
@@ -48,13 +48,13 @@ import (
 //  12. forward everything else, to the tab, params as the client's
 //     original bytes (or as a stage rewrote them). A Stop that comes
 //     after the running stage still catches the command here: the
-//     extension connection does not take it (extconn.go).
+//     extension connection does not take it (extpending.go).
 //
 // Then observe: one step, for every verdict, that counts the command and
 // its outcome and records what the audit log keeps.
 //
 // The relay's own commands go through the same stages. A command taken off
-// a line (approvals.go) runs from running on, as if it had just arrived. A
+// a line (lines.go) runs from running on, as if it had just arrived. A
 // setting sent again after a resume (resume.go) is judged by policy and
 // access as they are now (decide), an ask refusing it, and its params
 // rewritten by the fence as a client's are; what they refuse is not sent,
@@ -71,7 +71,7 @@ type cmd struct {
 	params []byte // what is forwarded: the client's params or a stage's rewrite
 	out    outcome
 	// ask is the policy's Ask decision, for the ask stage; held is the
-	// line entry of a command taken off a line (approvals.go).
+	// line entry of a command taken off a line (lines.go).
 	ask  Decision
 	held *heldCmd
 	// own: the relay's own command (a setting sent again after a resume),
@@ -114,7 +114,7 @@ func (c *clientConn) handle(k *cmd) {
 	c.observe(k)
 }
 
-// judge runs a command taken off a line (approvals.go) through the stages
+// judge runs a command taken off a line (lines.go) through the stages
 // after it, judged again as if it had just arrived.
 func (c *clientConn) judge(k *cmd) {
 	k.m, k.r, k.a, k.params, k.out, k.ask, k.isolated = lookupMethod(k.env.Method), route{}, args{}, k.env.Params, outcome{}, Decision{}, false

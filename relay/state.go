@@ -51,7 +51,7 @@ type state struct {
 	// tab is in place before any later client command can be routed.
 	fires []fireCmd
 
-	// The person in charge (stop.go, approvals.go, dialogs.go).
+	// The person in charge (stop.go, approvals.go, lines.go, dialogs.go).
 	stoppedBy      string    // who stopped the automation; "" while it runs
 	stoppedAt      time.Time // when
 	refusedStopped int64     // commands refused since

@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -336,3 +337,60 @@ func modifiers(m int) error {
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// input checks that this viewer may act on its tab, maps the input and
+// sends the command.
+func (c *conn) input(req *request) error {
+	switch {
+	case !c.interactive:
+		return errors.New("this viewer may only watch")
+	case c.cur == nil:
+		return errors.New("not subscribed to a tab")
+	case !c.holding:
+		return errors.New("take control of the tab before sending input")
+	case req.Input == nil:
+		return errors.New("input message without input")
+	}
+	s := c.cur
+	if by := s.w.inst.Controller(s.key.tab); by != c.holder {
+		// The relay forgot the take-over (the tab was re-shared, say).
+		c.holding = false
+		c.srv.broadcast(s.w.inst, mustJSON(controlMsg{Type: msgControl, Instance: s.key.instance, Tab: s.key.tab, Holder: by}))
+		return errors.New("this viewer no longer controls the tab")
+	}
+	in := *req.Input
+	if in.Kind == KindNavigate {
+		if err := checkNavigateURL(in.URL); err != nil {
+			return err
+		}
+		if ok, why := c.srv.cfg.URLFence(s.key.instance, in.URL); !ok {
+			return fmt.Errorf("navigation refused: %s", why)
+		}
+	}
+	var geom Geometry
+	if g := c.lastGeom.Load(); g != nil && g.key == s.key {
+		geom = g.geom
+	}
+	method, params, err := Map(in, geom)
+	if err != nil {
+		return err
+	}
+	if in.Kind == KindResize {
+		s.w.mu.Lock()
+		s.w.resized = true
+		s.w.mu.Unlock()
+	}
+	calls := Sequence{params}
+	if seq, ok := params.(Sequence); ok {
+		calls = seq
+	}
+	for _, p := range calls {
+		ctx, cancel := context.WithTimeout(c.ctx, callTimeout)
+		_, err := s.w.tab.Call(ctx, method, p)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("%s: %w", in.Kind, err)
+		}
+	}
+	return nil
+}
