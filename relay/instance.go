@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
-
-	"github.com/cdprelay/cdprelay/secrets"
 )
 
 // Close reasons sent to a CDP client. They are part of the interface: a
@@ -28,7 +26,10 @@ const (
 // one CDP client.
 //
 // What changes lives in st (state.go), reached only through lock; the
-// rest is static after construction.
+// rest is static after construction. The fields declared here are the
+// core's own; what a concern keeps of an instance is its slot, embedded at
+// the end: personInstance (personslots.go), credsInstance (credsslots.go),
+// tierInstance (tierslots.go), browserInstance (browserslots.go).
 type Instance struct {
 	srv        *Server      // static
 	id         string       // static: public handle
@@ -55,43 +56,22 @@ type Instance struct {
 	// they release the lock (outbox.go).
 	out outbox
 
-	// learning serialises finding out the browser's identity, so that
-	// concurrent Browser.getVersion calls ask a tab once.
-	learning sync.Mutex
-
 	tasks tasks // background work: see tasks.go
 
 	childSessions atomic.Int64 // child sessions (frames, workers) ever routed
 
-	// stopped is set while a person has stopped the automation (stop.go),
-	// read without the lock by the pipeline's first stage; stopEpoch
-	// counts the stops, for emulated commands that began before one.
-	stopped   atomic.Bool
-	stopEpoch atomic.Uint32
-
 	// wedged: a panic left the lock held (tasks.go); nothing may take it.
 	wedged atomic.Bool
 
-	// fakeContext numbers the stand-in execution contexts of blind tabs
-	// (access.go), far from Chrome's own.
-	fakeContext atomic.Int64
-
-	// locked are the secrets typed in the instance's tabs, hidden in
-	// everything it sends (secrets.go). Replaced, never changed in place.
-	locked atomic.Pointer[secrets.Lock]
 	// resumeWaits counts the commands waiting for their tab's resume
 	// (pipeline.go), for tests.
 	resumeWaits atomic.Int32
-	// streams joins the pieces of streams the client reads while a secret
-	// is locked (streams.go).
-	streams streamReads
-	// urlPasswords counts the passwords of URLs the lock took (userinfo.go),
-	// up to maxURLPasswords.
-	urlPasswords atomic.Int32
-	// brakes end script that does not end (brake.go); lifting is what a
-	// Stop undoes (stopundo.go).
-	brakes  brakes
-	lifting lifting
+
+	// The concerns' slots.
+	personInstance  // the Stop and the brakes (personslots.go)
+	credsInstance   // the lock, streams, URL passwords (credsslots.go)
+	tierInstance    // blind stand-ins' contexts (tierslots.go)
+	browserInstance // learning the browser (browserslots.go)
 }
 
 // BrowserInfo is what the extension reports about its browser.
