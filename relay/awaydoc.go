@@ -85,7 +85,7 @@ func (in *Instance) showDocument(ctx context.Context, x *extConn, t *tab) (fresh
 }
 
 // noteFrames records f and the frames below it as t's sub-frames, for the
-// tab's access (tabs.go, frames).
+// tab's access (tierslots.go, frames).
 func (st *state) noteFrames(t *tab, f frameNode) {
 	st.setFrame(t, string(wire.StringField(f.Frame, "id")), string(wire.StringField(f.Frame, "url")))
 	for _, c := range f.ChildFrames {

@@ -14,21 +14,19 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/internal/wslimit"
-	"github.com/cdprelay/cdprelay/relay/internal/browser"
 	"github.com/cdprelay/cdprelay/relay/internal/creds"
 )
 
-// clientConn is one CDP client's WebSocket.
+// clientConn is one CDP client's WebSocket. The fields declared here are
+// the core's own; what a concern keeps of a client is its slot, embedded
+// at the end: personClient (personslots.go), tierClient (tierslots.go),
+// credsClient (credsslots.go), browserClient (browserslots.go).
 type clientConn struct {
 	inst   *Instance          // static
 	p      *peer              // static
 	log    *slog.Logger       // static
 	ctx    context.Context    // static: cancelled when the client goes
 	cancel context.CancelFunc // static
-
-	// pressed are the approved mouse presses whose release is still to
-	// come, by tab (recheck.go). Guarded by the instance's mutex.
-	pressed map[*tab]pressRecord
 
 	// page is the session of a client that connected to a page endpoint
 	// (/devtools/page/<targetId>): its commands without a sessionId are the
@@ -42,25 +40,20 @@ type clientConn struct {
 	extp atomic.Pointer[extConn]
 
 	// Guarded by the instance's mutex.
-	autoAttach     bool
-	discover       bool
-	downloadEvents bool // Browser.setDownloadBehavior{eventsEnabled}
-	// downloadTo is where the client wants its downloads, and
-	// tabDownloadTo where for one tab (Page.setDownloadBehavior): see
-	// downloads.go.
-	downloadTo    browser.DownloadTo
-	tabDownloadTo map[int64]browser.DownloadTo
+	autoAttach bool // Target.setAutoAttach at the root
+	discover   bool // Target.setDiscoverTargets at the root
 
 	wg sync.WaitGroup // emulated commands still running
 
 	inflight atomic.Int64 // forwarded commands waiting for the browser
-	lines    atomic.Int32 // lines of held commands it has (lines.go)
-	// warned is when each console warning was last given (warnOnce).
-	// Guarded by the instance's mutex.
-	warned map[string]time.Time
-	bucket bucket      // owned by the read loop: the command rate limit
-	acts   actRefusals // refused input a client may retry (refusals.go)
-	cmd    cmd         // owned by the read loop: the command in the pipeline
+	bucket   bucket       // owned by the read loop: the command rate limit
+	cmd      cmd          // owned by the read loop: the command in the pipeline
+
+	// The concerns' slots.
+	personClient  // approved presses, held lines (personslots.go)
+	tierClient    // refused input (tierslots.go)
+	credsClient   // console warnings (credsslots.go)
+	browserClient // where downloads go (browserslots.go)
 }
 
 func newClientConn(inst *Instance, conn *websocket.Conn, log *slog.Logger) *clientConn {

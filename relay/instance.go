@@ -11,8 +11,6 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/cdprelay/cdprelay/relay/internal/browser"
-	"github.com/cdprelay/cdprelay/relay/internal/creds"
-	"github.com/cdprelay/cdprelay/secrets"
 )
 
 // Close reasons sent to a CDP client. They are part of the interface: a
@@ -30,7 +28,10 @@ const (
 // one CDP client.
 //
 // What changes lives in st (state.go), reached only through lock; the
-// rest is static after construction.
+// rest is static after construction. The fields declared here are the
+// core's own; what a concern keeps of an instance is its slot, embedded at
+// the end: personInstance (personslots.go), credsInstance (credsslots.go),
+// tierInstance (tierslots.go), browserInstance (browserslots.go).
 type Instance struct {
 	srv        *Server      // static
 	id         string       // static: public handle
@@ -57,43 +58,22 @@ type Instance struct {
 	// they release the lock (outbox.go).
 	out outbox
 
-	// learning serialises finding out the browser's identity, so that
-	// concurrent Browser.getVersion calls ask a tab once.
-	learning sync.Mutex
-
 	tasks tasks // background work: see tasks.go
 
 	childSessions atomic.Int64 // child sessions (frames, workers) ever routed
 
-	// stopped is set while a person has stopped the automation (stop.go),
-	// read without the lock by the pipeline's first stage; stopEpoch
-	// counts the stops, for emulated commands that began before one.
-	stopped   atomic.Bool
-	stopEpoch atomic.Uint32
-
 	// wedged: a panic left the lock held (tasks.go); nothing may take it.
 	wedged atomic.Bool
 
-	// fakeContext numbers the stand-in execution contexts of blind tabs
-	// (access.go), far from Chrome's own.
-	fakeContext atomic.Int64
-
-	// locked are the secrets typed in the instance's tabs, hidden in
-	// everything it sends (secrets.go). Replaced, never changed in place.
-	locked atomic.Pointer[secrets.Lock]
 	// resumeWaits counts the commands waiting for their tab's resume
 	// (pipeline.go), for tests.
 	resumeWaits atomic.Int32
-	// streams joins the pieces of streams the client reads while a secret
-	// is locked (streams.go).
-	streams creds.Streams
-	// urlPasswords counts the passwords of URLs the lock took (userinfo.go),
-	// up to maxURLPasswords.
-	urlPasswords atomic.Int32
-	// brakes end script that does not end (brake.go); lifting is what a
-	// Stop undoes (stopundo.go).
-	brakes  brakes
-	lifting lifting
+
+	// The concerns' slots.
+	personInstance  // the Stop and the brakes (personslots.go)
+	credsInstance   // the lock, streams, URL passwords (credsslots.go)
+	tierInstance    // blind stand-ins' contexts (tierslots.go)
+	browserInstance // learning the browser (browserslots.go)
 }
 
 // BrowserInfo is what the extension reports about its browser.
@@ -432,97 +412,6 @@ func (in *Instance) close(code int, reason string) {
 	}
 }
 
-// Status is a snapshot of an instance for status pages and tests.
-type Status struct {
-	ID string `json:"id"`
-	// Tenant is whose the instance is; absent: the operator's.
-	Tenant    string      `json:"tenant,omitempty"`
-	Profile   string      `json:"profile,omitempty"`
-	Default   bool        `json:"default"`
-	Extension bool        `json:"extension"`
-	Ready     bool        `json:"ready"`
-	Client    bool        `json:"client"`
-	Browser   BrowserInfo `json:"browser"`
-	Tabs      []TabStatus `json:"tabs"`
-	// ChildSessions counts the child sessions (out-of-process frames,
-	// workers) routed since the instance started.
-	ChildSessions int64 `json:"childSessions"`
-	// Stopped: a person stopped the automation (StoppedBy), and every
-	// command is refused until they resume it.
-	Stopped   bool   `json:"stopped"`
-	StoppedBy string `json:"stoppedBy,omitempty"`
-	// Approvals are the commands waiting for a person's approval, oldest
-	// first.
-	Approvals []ApprovalStatus `json:"approvals,omitempty"`
-	// Waiting says what the client waits for: its extension, expected
-	// back (a worker Chrome stopped, a reload); empty otherwise.
-	Waiting string `json:"waiting,omitempty"`
-	// Refused are the tabs a policy of the browser keeps the debugger out
-	// of (chrome://policy), oldest first.
-	Refused []RefusalStatus `json:"refused,omitempty"`
-}
-
-// TabStatus describes one shared tab.
-type TabStatus struct {
-	TabID    int64  `json:"tabId"`
-	TargetID string `json:"targetId,omitempty"`
-	URL      string `json:"url"`
-	Title    string `json:"title"`
-	Attached bool   `json:"attached"`
-	// Detached is why the browser last detached the debugger from the tab
-	// while it stayed shared (target_closed when a frame navigated where
-	// the debugger cannot follow); empty once it is attached again.
-	Detached string `json:"detached,omitempty"`
-	Session  string `json:"sessionId,omitempty"`
-	// Waiting says why the client's sessions on the tab wait for it (a
-	// browser page, the extension away: away.go); empty otherwise.
-	Waiting string `json:"waiting,omitempty"`
-	// Access is what automation may do with the tab: full, read-only or
-	// blind. Of a blind tab the URL is its origin and the title empty.
-	Access string `json:"access"`
-	// Dialog is the JavaScript dialog the tab shows, if any (never of a
-	// blind tab).
-	Dialog *DialogStatus `json:"dialog,omitempty"`
-}
-
-// Status returns a snapshot of the instance.
-func (in *Instance) Status() Status {
-	if in.wedged.Load() {
-		return Status{ID: in.id, Profile: in.profile, Default: in.isDefault, Tabs: []TabStatus{}}
-	}
-	st := in.lock()
-	defer in.unlock()
-	s := Status{
-		Tenant:        in.Tenant(),
-		Profile:       in.profile,
-		ID:            in.id,
-		Default:       in.isDefault,
-		Extension:     st.ext != nil,
-		Ready:         st.ext != nil && st.ext.isReady(),
-		Client:        st.client != nil,
-		Browser:       st.info,
-		ChildSessions: in.childSessions.Load(),
-		Stopped:       st.stoppedBy != "",
-		StoppedBy:     st.stoppedBy,
-		Approvals:     st.approvalsStatus(),
-		Waiting:       st.extWaiting(),
-		Refused:       st.refusalsStatus(),
-	}
-	for _, t := range st.sortedTabs() {
-		ti := st.targetInfo(t) // what a blind tab may show
-		ts := TabStatus{TabID: t.id, TargetID: t.targetID, URL: in.scrubString(ti.URL), Title: in.scrubString(ti.Title), Attached: t.state == tabAttached, Detached: t.detachReason, Access: t.acc.level.String()}
-		if t.session != nil {
-			ts.Session = t.session.id
-		}
-		ts.Dialog = t.dialogStatus(in)
-		if ts.Waiting = st.tabWaiting(t); ts.Waiting != "" {
-			ts.Detached = ""
-		}
-		s.Tabs = append(s.Tabs, ts)
-	}
-	return s
-}
-
 // WaitReady waits until an extension has connected and finished its
 // handshake, or ctx ends.
 func (in *Instance) WaitReady(ctx context.Context) error {
@@ -550,17 +439,4 @@ func (in *Instance) WaitReady(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
-}
-
-// lifeState is the instance's state for the instances gauge.
-func (in *Instance) lifeState() string {
-	st := in.lock()
-	defer in.unlock()
-	switch {
-	case st.client != nil:
-		return "driven"
-	case st.ext != nil && st.ext.isReady():
-		return "ready"
-	}
-	return "waiting"
 }

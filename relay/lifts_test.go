@@ -209,7 +209,7 @@ func TestHeaderFix(t *testing.T) {
 		set("Network.setExtraHTTPHeaders", map[string]any{"headers": map[string]string{"x-planted": "1"}}),
 		set("Emulation.setUserAgentOverride", map[string]any{"userAgent": "planted", "acceptLanguage": "fr"}),
 	}
-	st := &state{info: BrowserInfo{UserAgent: "Real/1.0"}}
+	st := &state{browserState: browserState{info: BrowserInfo{UserAgent: "Real/1.0"}}}
 	for _, tc := range []struct {
 		name    string
 		kept    []replayed

@@ -41,7 +41,9 @@ import (
 // the page session's Runtime or Network.
 
 // session is a client-visible CDP session: a tab's top-level session, a
-// child session (frame, worker) or a browser session (tab nil).
+// child session (frame, worker) or a browser session (tab nil). What the
+// tiers keep of a child session is their slot, tierSession
+// (tierslots.go).
 type session struct {
 	id string
 	// idJSON is id as a JSON string token, written into every message of
@@ -64,19 +66,12 @@ type session struct {
 	// blind site is blind on its own session (access.go).
 	url string
 	acc tabAccess
-	// navTo is where a child's frame is on its way to, as a tab's (tabs.go).
-	navTo string
-	// frames are the frames in a child's process below its own (frame id
-	// to URL), followed while the policy has tiers, as a tab's.
-	frames map[string]string
-	// kept are a child's settings, and lift where they stand in Chrome,
-	// while the policy has tiers (lifts.go).
-	kept []replayed
-	lift liftState
 	// runtime: the client has Runtime on on this child session (a
 	// top-level session's is enabled["Runtime"]); the relay keeps it on in
 	// Chrome either way (runtimehold.go).
 	runtime bool
+
+	tierSession // the tiers' slot (tierslots.go)
 }
 
 func newSession(id string, t *tab, child bool) *session {

@@ -7,7 +7,10 @@ import (
 
 // state is everything an instance knows that changes: its two sockets, the
 // browser it speaks for, the tabs the extension shares (the tab table,
-// tabs.go) and the client's sessions (the session table, sessions.go).
+// tabs.go) and the client's sessions (the session table, sessions.go):
+// the core's own. The concerns that keep state of their own in it have
+// their slots, embedded at the end: personState (personslots.go),
+// browserState (browserslots.go).
 //
 // It has one owner, the instance's mutex, and one way in, Instance.lock: a
 // function that has a *state holds the lock. Its methods decide and
@@ -32,8 +35,6 @@ type state struct {
 	// back (awayext.go).
 	extAway *extAway
 
-	info       BrowserInfo     // what the extension reported, or the relay learnt
-	remembered BrowserInfo     // the browser last reported, from Config.BrowserFile (browserinfo.go)
 	tabUpdates bool            // the extension reports chrome.tabs.onUpdated (ours does)
 	features   map[string]bool // what the extension says it can do (extension.info)
 	browserCtx string          // browserContextId reported for tabs
@@ -51,24 +52,13 @@ type state struct {
 	// tab is in place before any later client command can be routed.
 	fires []fireCmd
 
-	// The person in charge (stop.go, approvals.go, lines.go, dialogs.go).
-	stoppedBy      string    // who stopped the automation; "" while it runs
-	stoppedAt      time.Time // when
-	refusedStopped int64     // commands refused since
-	// runCtx is cancelled by Stop: the emulated commands under way give
-	// up. Resume makes a new one.
-	runCtx       context.Context
-	runCancel    context.CancelFunc
-	lines        map[lineKey]*line  // commands held in order, by client and tab
-	approvals    map[int64]*heldCmd // commands waiting for a person, by approval id
-	nextApproval int64
-	nextDialog   int64
-
 	// refusals: tabs a policy of the browser keeps the debugger out of
 	// (policyrefusal.go).
 	refusals refusals
-	// dl: the downloads under way (downloads.go).
-	dl downloads
+
+	// The concerns' slots.
+	personState  // the person in charge (personslots.go)
+	browserState // the browser's identity and downloads (browserslots.go)
 }
 
 // fireCmd is one command of the relay's own for a tab, sent without
@@ -94,9 +84,9 @@ func newState(in *Instance) state {
 		tabs:       make(map[int64]*tab),
 		sessions:   make(map[string]*session),
 		browserCtx: randHex(16),
-		lines:      make(map[lineKey]*line),
-		approvals:  make(map[int64]*heldCmd),
 	}
+	st.lines = make(map[lineKey]*line)
+	st.approvals = make(map[int64]*heldCmd)
 	st.newRunContext()
 	return st
 }

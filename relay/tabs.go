@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"sync/atomic"
-	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
-	"github.com/cdprelay/cdprelay/relay/internal/creds"
 )
 
 // The tab table: the tabs the extension shares, keyed by Chrome's tab id,
@@ -24,7 +22,31 @@ const (
 )
 
 // tab is one tab the extension shares. Every field is guarded by the
-// instance's mutex: it is part of the state.
+// instance's mutex (it is part of the state), but for the atomics, which
+// say who reads them without it.
+//
+// The fields declared here are the core's own: the tab as a target, its
+// attach state, its sessions and the relay's own users of it. What each
+// concern keeps of the tab is its slot, embedded below, declared beside
+// that concern's code:
+//
+//   - tierTab (tierslots.go): what the tiers follow to decide blind and
+//     read-only: the document's frames and requests on their way to blind
+//     sites, the client's init scripts and worlds, the lifted settings,
+//     the guard and the reply path's mirrors of the access;
+//   - personTab (personslots.go): the person's: the JavaScript dialog the
+//     tab shows, a navigation they approved, who took control of it;
+//   - rulesTab (rulesslots.go): the operator's rules': the Fetch setup of
+//     the tab's sessions, for the navigation backstop;
+//   - credsTab (credsslots.go): the credentials': the real headers of the
+//     paused requests, the typed secrets of the tab's fields;
+//   - resumeTab (resumeslots.go): what the tab's sessions need to come
+//     through a detach or a time away: the resume under way, what it sets
+//     again, the wait for the debugger.
+//
+// The browser concern keeps nothing per tab: the downloads are the
+// state's (browserState), and what tells one the automation started is
+// the core's lastCommand.
 type tab struct {
 	id         int64
 	targetID   string // Chrome's targetId; "" until known
@@ -33,51 +55,13 @@ type tab struct {
 	// events and frame tree say: what its access is decided by. The
 	// extension's tab updates report the address bar's instead, which on
 	// an error page is the URL that failed.
-	docURL string
-	// loaderID is Chrome's id of that document ("" when not known): a
-	// resume tells by it whether the tab shows another one (awaydoc.go).
-	loaderID string
-	// frames are the sub-frames of the tab's document that share its
-	// process (frame id to URL), followed while the policy has tiers: what
-	// automation may do with the tab is the strictest of theirs and the
-	// document's, since the tab's own session reaches into them.
-	frames map[string]string
-	// blindFrames are its sub-frames on their way to a blind site, until
-	// they commit (blindframes.go).
-	blindFrames map[string]blindNav
-	// blindReqs are the page's requests to blind sites (blindframes.go).
-	blindReqs map[string]bool
-	// scripts are the client's scripts for new documents, kept while the
-	// policy has tiers (initscripts.go).
-	scripts []*initScript
-	// worldNames are the isolated worlds the client asked for on the tab
-	// (a few): a tab that goes blind shows it stand-ins of them.
-	worldNames []string
-	// deferred are settings a blind tab acknowledged, to apply once it is
-	// on a full site (initscripts.go).
-	deferred []deferredSet
-	// lift is where the client's settings of the tab stand in Chrome
-	// (lifts.go).
-	lift liftState
-	// navApproved is the host of a navigation a person approved, not to
-	// be asked again until a document commits (navask.go).
-	navApproved string
-	// navTo is where the tab's main frame is on its way to, from the first
-	// event that says so (Page.frameStartedNavigating or
-	// frameRequestedNavigation, a Document request or its redirect) until a
-	// document commits: the tab is as strict as that destination from then
-	// on, so that nothing of a page on a blind site — not even its URL in a
-	// request event — reaches the client before it commits. A navigation
-	// that never commits leaves the tab that strict until the next one does.
-	navTo string
-	// dialog is the JavaScript dialog the tab shows (dialogs.go).
-	dialog      *dialog
-	openerTabID int64
+	docURL      string
+	openerTabID int64  // the tab that opened it (popups.go); 0: none known
 	browserCtx  string // from Chrome's TargetInfo, when it gives one
 
 	state     tabState
 	stateWait chan struct{} // closed when an attaching or detaching state ends
-	attachErr error
+	attachErr error         // why the last attach failed, for whoever waited on it
 
 	session *session // the client's first top-level session; nil when not announced
 	// extra are further top-level sessions of the client on the tab
@@ -99,20 +83,10 @@ type tab struct {
 	// detachReason is why the browser last detached the debugger while
 	// the tab stayed shared; cleared on the next attach.
 	detachReason string
-	// fetch is the Fetch configuration of the tab's sessions ("" for the
-	// tab's own, else a child's id), for the navigation backstop. Chrome
-	// forgets it on detach, and so does setState.
-	fetch map[string]*fetchState
-	// control names the person who took control of the tab from the live
-	// view; while set, the tab is read-only for automation.
-	control string
 	// acc is what automation may do with the tab (access.go), decided
-	// again whenever url, control or the policy changes.
+	// again whenever url, control or the policy changes. The tiers decide
+	// it; every concern reads it.
 	acc tabAccess
-	// blindEpoch moves on each time the tab goes blind. A command records
-	// it when forwarded; a reply that finds it moved is withheld. Read
-	// without the lock, on the reply path.
-	blindEpoch atomic.Uint32
 	// openedByClient: the client's Target.createTarget opened the tab.
 	openedByClient bool
 	// ctxs are the execution contexts of the tab's sessions, by session
@@ -121,37 +95,19 @@ type tab struct {
 	// without the lock on the command path.
 	ctxs      map[string]*sessionContexts
 	relayCtxs atomic.Int32
-	// guard is the read-only guard installed in the tab's isolated worlds,
-	// while it is read-only.
-	guard *guardLayer
-	// readOnly mirrors acc.level == accessReadOnly for the reply path,
-	// which reads it without the lock.
-	readOnly atomic.Bool
-	// paused are the real credential headers of the tab's paused requests,
-	// by session and request id, for the client's continue (credentials.go).
-	paused map[string]*creds.KeptRequest
-	// resuming is closed when a resume of the tab's sessions ends
-	// (resume.go); nil when none is under way. replay is what the
-	// sessions set that a resume sets again, in order; nextScript numbers
-	// its init scripts; scriptIDs maps the client's init script
-	// identifiers to Chrome's after a resume.
-	resuming chan struct{}
-	// away is set while the sessions wait for Chrome to let the tab be
-	// debugged again: a browser page, the extension away (away.go).
-	away        *awayTab
-	resumes     []time.Time // when the tab was last resumed
-	replay      []replayed
-	replayBytes int // of replay's params
-	nextScript  int
-	scriptIDs   map[string]string
-	// secretField is what the tab's fields hold of typed secrets
-	// (secretfield.go).
-	secretField secretField
 	// lastCommand is when a client command that can open a tab (input,
 	// script: methodInfo.opens) was last forwarded to the tab (unix
-	// nanoseconds), for telling a popup the automation opened from one the
-	// person did (popups.go). Written on the hot path, unlocked.
+	// nanoseconds), for telling a popup or a download the automation
+	// started from one the person did (popups.go, downloads.go). Written on
+	// the hot path, unlocked.
 	lastCommand atomic.Int64
+
+	// The concerns' slots (above).
+	tierTab
+	personTab
+	rulesTab
+	credsTab
+	resumeTab
 }
 
 // setState moves t to s, waking whoever waits on the previous transition.
