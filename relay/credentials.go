@@ -11,6 +11,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
 
 // The person's credentials stay in the browser.
@@ -107,7 +108,7 @@ func isCredentialEvent(method []byte) bool {
 }
 
 // redactEvent returns the params of a credential event, rewritten into a
-// pooled buffer the caller returns with putBuf. For a Fetch.requestPaused
+// pooled buffer the caller returns with link.PutBuf. For a Fetch.requestPaused
 // the real values are kept for t's session sid, to be put back when the
 // client continues the request or, at the response stage, the response.
 func (in *Instance) redactEvent(st *state, t *tab, sid string, method, params []byte) *[]byte {
@@ -149,7 +150,7 @@ func (in *Instance) redactEvent(st *state, t *tab, sid string, method, params []
 			kept.creds[low] = string(value)
 		}
 	}
-	buf := getBuf()
+	buf := link.GetBuf()
 	*buf = r.Redact(*buf, params)
 	if kept != nil {
 		if id := wire.StringField(params, "requestId"); len(id) > 0 {

@@ -15,6 +15,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
 
 const (
@@ -37,7 +38,7 @@ var errExtGone = errors.New("extension disconnected")
 // docs/EXTENSION-PROTOCOL.md).
 type extConn struct {
 	inst *Instance    // static
-	p    *peer        // static
+	p    *link.Peer   // static
 	log  *slog.Logger // static
 
 	mu      sync.Mutex // guards nextID, pending and gone
@@ -114,7 +115,7 @@ func (e *ExtError) Error() string { return e.Message }
 func newExtConn(inst *Instance, conn *websocket.Conn, log *slog.Logger) *extConn {
 	return &extConn{
 		inst:    inst,
-		p:       newPeer(conn, extQueue, inst.srv.cfg.ClientQueueBytes),
+		p:       link.NewPeer(conn, extQueue, inst.srv.cfg.ClientQueueBytes),
 		log:     log,
 		pending: make(map[int64]pendingCall),
 		ready:   make(chan struct{}),
@@ -169,7 +170,7 @@ func (x *extConn) push(id int64, buf *[]byte) bool {
 
 // pushNow is push without the outbox: the outbox's own pushes.
 func (x *extConn) pushNow(id int64, buf *[]byte) bool {
-	if x.p.send(buf) {
+	if x.p.Send(buf) {
 		return true
 	}
 	x.forget(id)
@@ -214,7 +215,7 @@ func (x *extConn) callThen(ctx context.Context, then func([]byte), method string
 	if !ok {
 		return nil, errExtGone
 	}
-	buf := getBuf()
+	buf := link.GetBuf()
 	*buf = wire.AppendCall(*buf, id, method, params)
 	if !x.push(id, buf) {
 		return nil, errExtGone
@@ -230,7 +231,7 @@ func (x *extConn) callThen(ctx context.Context, then func([]byte), method string
 			return r.result, r.err
 		}
 		return nil, fmt.Errorf("%s: %w", method, ctx.Err())
-	case <-x.p.done:
+	case <-x.p.Done():
 		if !x.forget(id) {
 			r := <-done
 			return r.result, r.err
@@ -293,7 +294,7 @@ func (x *extConn) sendFire(tabID int64, sid, method string, params any, then fun
 	if sid != "" {
 		session = wire.AppendString(nil, sid)
 	}
-	buf := getBuf()
+	buf := link.GetBuf()
 	*buf = wire.AppendSendCommand(*buf, id, tabID, session, method, p)
 	if queued {
 		x.pushNow(id, buf)
@@ -313,7 +314,7 @@ func (x *extConn) fireCall(method string, args ...any) {
 	if !ok {
 		return
 	}
-	buf := getBuf()
+	buf := link.GetBuf()
 	*buf = wire.AppendCall(*buf, id, method, params)
 	x.push(id, buf)
 }
@@ -355,7 +356,7 @@ func (x *extConn) forwardTap(c *clientConn, id int64, m *methodInfo, method, par
 	if via.child {
 		session = via.idJSON
 	}
-	buf := getBuf()
+	buf := link.GetBuf()
 	*buf = wire.AppendSendCommand(*buf, cid, via.tab.id, session, method, params)
 	if !x.push(cid, buf) {
 		return errSendGone
@@ -453,7 +454,7 @@ func (x *extConn) failWhere(match func(pendingCall) bool, code int64, why string
 		if why == msgStopped && isScript(pc.m.name) {
 			// Said as the script's own exception, so that the client
 			// reports the person's stop, not a context that ended.
-			buf := getBuf()
+			buf := link.GetBuf()
 			*buf = wire.AppendResult(*buf, pc.clientID, sessionToken(pc.replyTo), thrown(why))
 			pc.client.deliver(buf)
 			continue
@@ -504,7 +505,7 @@ func (x *extConn) keepalive() {
 		select {
 		case <-t.C:
 			x.fireCall("extension.keepalive")
-		case <-x.p.done:
+		case <-x.p.Done():
 			return
 		}
 	}

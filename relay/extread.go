@@ -8,6 +8,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/internal/wslimit"
+	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
 
 // The extension connection's read side: its loop, batches, and the
@@ -28,7 +29,7 @@ func (x *extConn) run(maxMessage int64) (err error) {
 // serve runs the read loop until the connection ends. It is the only
 // reader of the socket.
 func (x *extConn) serve(maxMessage int64) error {
-	conn := x.p.conn
+	conn := x.p.Conn()
 	_ = conn.SetReadDeadline(time.Now().Add(extReadTimeout))
 	conn.SetPongHandler(func(string) error {
 		return conn.SetReadDeadline(time.Now().Add(extReadTimeout))
@@ -36,11 +37,11 @@ func (x *extConn) serve(maxMessage int64) error {
 	var buf []byte
 	var m wire.ExtMessage
 	for {
-		mt, frame, err := readFrame(conn, &buf, maxMessage)
+		mt, frame, err := link.ReadFrame(conn, &buf, maxMessage)
 		if err != nil {
 			if wslimit.IsTooBig(err) {
 				x.inst.srv.cfg.Metrics.limited[limitSize].Inc()
-				x.p.closeTooBig(maxMessage)
+				x.p.CloseTooBig(maxMessage)
 			}
 			return err
 		}
@@ -107,7 +108,7 @@ func (x *extConn) useBatches() {
 		return
 	}
 	x.batches = true
-	x.p.batch.Store(true)
+	x.p.EnableBatches()
 	x.fireCall(methodAcceptBatches)
 }
 
@@ -155,7 +156,7 @@ func (x *extConn) handleReply(m *wire.ExtMessage) {
 		session = pc.replyTo.idJSON
 	}
 	r := &x.rep
-	*r = reply{pc: pc, m: m, session: session, buf: getBuf()}
+	*r = reply{pc: pc, m: m, session: session, buf: link.GetBuf()}
 	x.runReply(r)
 	c.deliver(r.buf)
 	*r = reply{}
