@@ -50,10 +50,9 @@ type extConn struct {
 
 	ready chan struct{} // closed on extension.initialized, once learnt what the relay needs
 
-	// batches: the extension takes and sends batch frames (feature
-	// "batches"), so a frame may be an array of messages. Owned by the read
-	// loop.
-	batches bool
+	// rd is the read loop (extread.go); it knows whether batches are on.
+	// Set by serve, then owned by the read loop.
+	rd link.ExtReader
 	// ev is the event the read loop routes (events.go), rep the reply
 	// (replies.go). Owned by the read loop.
 	ev  event

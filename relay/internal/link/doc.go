@@ -5,7 +5,9 @@
 // frame to a peer that takes them. It owns the pool of outgoing buffers
 // (GetBuf, PutBuf), reading one bounded message (ReadFrame), the close for
 // a message too big (CloseTooBig) and the words for why a connection
-// ended (CloseReasonOf).
+// ended (CloseReasonOf). ExtReader is the read loop of an extension
+// protocol connection: frames, the read deadline and batch frames, each
+// message handed on to its owner.
 //
 // Ownership: the owner of a Peer (a client or extension connection of the
 // relay) is the only reader of its socket; WriteLoop is the only writer
