@@ -105,7 +105,7 @@ func (st *state) offeredBack(t *tab, x *extConn) bool {
 func (in *Instance) resumeAway(x *extConn, t *tab) {
 	select {
 	case <-x.ready:
-	case <-x.p.done:
+	case <-x.p.Done():
 		// Gone before it was ready: the tab waits for the next offer.
 		in.lock()
 		if a := t.away; a != nil && a.resumer == x {

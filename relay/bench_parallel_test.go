@@ -15,6 +15,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/cputime"
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
 
 // processCPU is the CPU time this process has used. Per-core figures
@@ -78,7 +79,7 @@ func BenchmarkForwardParallel(b *testing.B) {
 	cpu := processCPU() - cpu0
 	b.StopTimer()
 	for _, r := range rigs {
-		if r.c.p.closed() {
+		if r.c.p.Closed() {
 			b.Fatal("the client was closed: its drain fell behind")
 		}
 	}
@@ -180,7 +181,7 @@ func dialBench(b *testing.B, url string) *websocket.Conn {
 func answerAll(conn *websocket.Conn) {
 	var buf, reply []byte
 	for {
-		_, frame, err := readFrame(conn, &buf, 0)
+		_, frame, err := link.ReadFrame(conn, &buf, 0)
 		if err != nil {
 			return
 		}
@@ -212,7 +213,7 @@ func pipeline(b *testing.B, cl *websocket.Conn, cmd []byte, inFlight int) time.D
 			if err := cl.WriteMessage(websocket.TextMessage, cmd); err != nil {
 				b.Fatal(err)
 			}
-			if _, _, err := readFrame(cl, &buf, 0); err != nil {
+			if _, _, err := link.ReadFrame(cl, &buf, 0); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -229,7 +230,7 @@ func pipeline(b *testing.B, cl *websocket.Conn, cmd []byte, inFlight int) time.D
 	go func() {
 		var buf []byte
 		for range n {
-			if _, _, err := readFrame(cl, &buf, 0); err != nil {
+			if _, _, err := link.ReadFrame(cl, &buf, 0); err != nil {
 				done <- err
 				return
 			}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
 
 // benchInstance is an instance with an extension and a client whose
@@ -24,10 +25,10 @@ func benchInstanceWith(b testing.TB, cfg Config) (*Instance, *clientConn, *extCo
 		b.Fatal(err)
 	}
 	in := srv.Default()
-	x := &extConn{inst: in, p: newPeer(nil, extQueue, 0), log: in.log, pending: map[int64]pendingCall{}, ready: make(chan struct{})}
+	x := &extConn{inst: in, p: link.NewPeer(nil, extQueue, 0), log: in.log, pending: map[int64]pendingCall{}, ready: make(chan struct{})}
 	close(x.ready)
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &clientConn{inst: in, p: newPeer(nil, 1<<16, 0), log: in.log, ctx: ctx, cancel: cancel}
+	c := &clientConn{inst: in, p: link.NewPeer(nil, 1<<16, 0), log: in.log, ctx: ctx, cancel: cancel}
 	c.extp.Store(x)
 	st := in.lock()
 	st.ext, st.client = x, c
@@ -40,14 +41,14 @@ func benchInstanceWith(b testing.TB, cfg Config) (*Instance, *clientConn, *extCo
 	in.unlock()
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	for _, p := range []*peer{x.p, c.p} {
+	for _, p := range []*link.Peer{x.p, c.p} {
 		wg.Add(1)
-		go func(p *peer) {
+		go func(p *link.Peer) {
 			defer wg.Done()
 			for {
 				select {
-				case buf := <-p.out:
-					putBuf(buf)
+				case buf := <-p.Outgoing():
+					link.PutBuf(buf)
 				case <-stop:
 					return
 				}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
 
 // The brake: ending script that does not end.
@@ -280,11 +281,11 @@ func (c *clientConn) brakeCommand(k *cmd) bool {
 	switch k.m.name {
 	case "Runtime.evaluate":
 		c.inst.watchScripts()
-		buf := getBuf()
+		buf := link.GetBuf()
 		*buf = appendTimeout((*buf)[:0], k.params, c.inst.srv.cfg.ScriptTimeout)
 		k.params = *buf
 		c.send(k)
-		putBuf(buf)
+		link.PutBuf(buf)
 		return true
 	case "Runtime.callFunctionOn", "Runtime.runScript", "Runtime.awaitPromise":
 		c.inst.watchScripts()

@@ -15,6 +15,7 @@ import (
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/internal/wslimit"
 	"github.com/cdprelay/cdprelay/relay/internal/creds"
+	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
 
 // clientConn is one CDP client's WebSocket. The fields declared here are
@@ -23,7 +24,7 @@ import (
 // credsClient (credsslots.go), browserClient (browserslots.go).
 type clientConn struct {
 	inst   *Instance          // static
-	p      *peer              // static
+	p      *link.Peer         // static
 	log    *slog.Logger       // static
 	ctx    context.Context    // static: cancelled when the client goes
 	cancel context.CancelFunc // static
@@ -61,7 +62,7 @@ func newClientConn(inst *Instance, conn *websocket.Conn, log *slog.Logger) *clie
 	return &clientConn{
 		bucket: newBucket(inst.srv.cfg.CommandsPerSecond, inst.srv.cfg.CommandBurst),
 		inst:   inst,
-		p:      newPeer(conn, inst.srv.cfg.ClientQueue, inst.srv.cfg.ClientQueueBytes),
+		p:      link.NewPeer(conn, inst.srv.cfg.ClientQueue, inst.srv.cfg.ClientQueueBytes),
 		log:    log,
 		ctx:    ctx,
 		cancel: cancel,
@@ -75,7 +76,7 @@ func (c *clientConn) ext() *extConn { return c.extp.Load() }
 // close ends the client's connection with a reason it can read.
 func (c *clientConn) close(code int, reason string) {
 	c.cancel()
-	c.p.shutdown(code, reason)
+	c.p.Shutdown(code, reason)
 }
 
 // deliver queues one frame for the client. A client that does not read
@@ -83,22 +84,22 @@ func (c *clientConn) close(code int, reason string) {
 // dropped from, because a lost reply or event is a hang on its side.
 func (c *clientConn) deliver(b *[]byte) {
 	if c.inst.learnURLPasswords(*b) {
-		nb := getBuf()
+		nb := link.GetBuf()
 		*nb = creds.ScrubURLPasswords(*nb, *b)
-		putBuf(b)
+		link.PutBuf(b)
 		b = nb
 	}
 	if l := c.inst.locked.Load(); l != nil && l.Contains(*b) {
 		// A secret typed in the instance: the client sees its reference.
-		nb := getBuf()
+		nb := link.GetBuf()
 		*nb = l.Replace(*nb, *b)
-		putBuf(b)
+		link.PutBuf(b)
 		b = nb
 	}
-	if !c.p.trySend(b) && !c.p.closed() {
-		c.log.Warn("client is not reading; closing it", "queued", c.p.queued.Load())
+	if !c.p.TrySend(b) && !c.p.Closed() {
+		c.log.Warn("client is not reading; closing it", "queued", c.p.Queued())
 		c.inst.srv.cfg.Metrics.limited[limitQueue].Inc()
-		c.close(websocket.ClosePolicyViolation, "cdprelay: client is not reading its messages ("+strconv.Itoa(cap(c.p.out))+" queued)")
+		c.close(websocket.ClosePolicyViolation, "cdprelay: client is not reading its messages ("+strconv.Itoa(c.p.QueueCap())+" queued)")
 	}
 }
 
@@ -122,7 +123,7 @@ var errPanicked = errors.New(msgInternal)
 
 // serve runs the client's read loop until the connection ends.
 func (c *clientConn) serve() error {
-	conn := c.p.conn
+	conn := c.p.Conn()
 	limit := c.inst.srv.cfg.MaxMessageBytes
 	var buf []byte
 	idle := c.inst.srv.cfg.IdleClientTimeout
@@ -130,12 +131,12 @@ func (c *clientConn) serve() error {
 		if idle > 0 {
 			_ = conn.SetReadDeadline(time.Now().Add(idle))
 		}
-		mt, frame, err := readFrame(conn, &buf, limit)
+		mt, frame, err := link.ReadFrame(conn, &buf, limit)
 		if err != nil {
 			if wslimit.IsTooBig(err) {
 				c.inst.srv.cfg.Metrics.limited[limitSize].Inc()
 				c.cancel()
-				c.p.closeTooBig(limit)
+				c.p.CloseTooBig(limit)
 				return err
 			}
 			if ne, ok := err.(interface{ Timeout() bool }); ok && ne.Timeout() && idle > 0 {
@@ -220,7 +221,7 @@ func (c *clientConn) reply(k call, v any) {
 		c.fail(k, codeServerError, err.Error())
 		return
 	}
-	buf := getBuf()
+	buf := link.GetBuf()
 	*buf = wire.AppendResult(*buf, k.id, sessionToken(k.sess), res)
 	c.deliver(buf)
 }
@@ -240,7 +241,7 @@ func sessionToken(s *session) []byte {
 }
 
 func (c *clientConn) replyError(id int64, s *session, code int64, msg string) {
-	buf := getBuf()
+	buf := link.GetBuf()
 	*buf = wire.AppendError(*buf, id, sessionToken(s), code, msg)
 	c.deliver(buf)
 }
@@ -248,7 +249,7 @@ func (c *clientConn) replyError(id int64, s *session, code int64, msg string) {
 // replyErrorRaw answers with the sessionId exactly as the client sent it
 // (unquoted; nil for none).
 func (c *clientConn) replyErrorRaw(id int64, sessionID []byte, code int64, msg string) {
-	buf := getBuf()
+	buf := link.GetBuf()
 	var sid []byte
 	if sessionID != nil {
 		sid = wire.Quote(make([]byte, 0, len(sessionID)+2), sessionID)
@@ -277,7 +278,7 @@ func isScript(method string) bool {
 // replyThrownRaw answers with thrown(msg), the sessionId as the client
 // sent it.
 func (c *clientConn) replyThrownRaw(id int64, sessionID []byte, msg string) {
-	buf := getBuf()
+	buf := link.GetBuf()
 	var sid []byte
 	if sessionID != nil {
 		sid = wire.Quote(make([]byte, 0, len(sessionID)+2), sessionID)
@@ -288,7 +289,7 @@ func (c *clientConn) replyThrownRaw(id int64, sessionID []byte, msg string) {
 
 // replyEmptyRaw answers {} with the sessionId as the client sent it.
 func (c *clientConn) replyEmptyRaw(id int64, sessionID []byte) {
-	buf := getBuf()
+	buf := link.GetBuf()
 	var sid []byte
 	if sessionID != nil {
 		sid = wire.Quote(make([]byte, 0, len(sessionID)+2), sessionID)
@@ -299,7 +300,7 @@ func (c *clientConn) replyEmptyRaw(id int64, sessionID []byte) {
 
 // replyNoID answers a message that has no usable id, as Chrome does.
 func (c *clientConn) replyNoID(code int64, msg string) {
-	buf := getBuf()
+	buf := link.GetBuf()
 	*buf = wire.AppendErrorNoID(*buf, code, msg)
 	c.deliver(buf)
 }

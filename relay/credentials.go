@@ -8,6 +8,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/creds"
+	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
 
 // The person's credentials stay in the browser (internal/creds): the
@@ -26,7 +27,7 @@ func (s *Server) SetRedactHeaders(extra []string) {
 func (s *Server) creds() creds.Headers { return *s.credHeaders.Load() }
 
 // redactEvent returns the params of a credential event, rewritten into a
-// pooled buffer the caller returns with putBuf. For a Fetch.requestPaused
+// pooled buffer the caller returns with link.PutBuf. For a Fetch.requestPaused
 // the real values are kept for t's session sid, to be put back when the
 // client continues the request or, at the response stage, the response.
 func (in *Instance) redactEvent(st *state, t *tab, sid string, method, params []byte) *[]byte {
@@ -46,7 +47,7 @@ func (in *Instance) redactEvent(st *state, t *tab, sid string, method, params []
 			return origin(string(value)) + "/", true
 		}
 	}
-	buf := getBuf()
+	buf := link.GetBuf()
 	var id string
 	var kept *creds.KeptRequest
 	*buf, id, kept = creds.Redact(*buf, r, method, params)

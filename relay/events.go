@@ -2,6 +2,7 @@ package relay
 
 import (
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
 
 // The tab → client path: one chrome.debugger.onEvent goes to the client
@@ -75,7 +76,7 @@ func (in *Instance) routeEvent(x *extConn, args []byte) {
 		*e = event{st: st, t: t, sid: src.SessionID, method: method, info: info, params: params}
 		in.runEvent(e)
 		if e.red != nil {
-			putBuf(e.red)
+			link.PutBuf(e.red)
 		}
 		in.unlock()
 		in.afterEvent(x, t, src.SessionID, params, &e.fx)
@@ -414,7 +415,7 @@ func (in *Instance) deliverEvent(e *event) bool {
 	// Runtime is on in Chrome for the relay's sake: its events go to the
 	// sessions where the client switched it on (runtimehold.go).
 	if !bytesHasPrefix(method, "Runtime.") || st.runtimeWanted(t, string(e.sid), e.s, method) {
-		buf := getBuf()
+		buf := link.GetBuf()
 		*buf = wire.AppendEvent(*buf, method, e.s.idJSON, params)
 		c.deliver(buf)
 	}
@@ -465,7 +466,7 @@ func (c *clientConn) eventRaw(method string, s *session, params []byte) {
 	if s != nil {
 		sid = s.idJSON
 	}
-	buf := getBuf()
+	buf := link.GetBuf()
 	*buf = wire.AppendEvent(*buf, method, sid, params)
 	c.deliver(buf)
 }

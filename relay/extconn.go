@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/link"
 	"github.com/gorilla/websocket"
 )
 
@@ -30,7 +31,7 @@ var errExtGone = errors.New("extension disconnected")
 // docs/EXTENSION-PROTOCOL.md).
 type extConn struct {
 	inst *Instance    // static
-	p    *peer        // static
+	p    *link.Peer   // static
 	log  *slog.Logger // static
 
 	mu      sync.Mutex // guards nextID, pending and gone
@@ -42,10 +43,9 @@ type extConn struct {
 
 	ready chan struct{} // closed on extension.initialized, once learnt what the relay needs
 
-	// batches: the extension takes and sends batch frames (feature
-	// "batches"), so a frame may be an array of messages. Owned by the read
-	// loop.
-	batches bool
+	// rd is the read loop (extread.go); it knows whether batches are on.
+	// Set by serve, then owned by the read loop.
+	rd link.ExtReader
 	// ev is the event the read loop routes (events.go), rep the reply
 	// (replies.go). Owned by the read loop.
 	ev  event
@@ -70,7 +70,7 @@ func (e *ExtError) Error() string { return e.Message }
 func newExtConn(inst *Instance, conn *websocket.Conn, log *slog.Logger) *extConn {
 	return &extConn{
 		inst:    inst,
-		p:       newPeer(conn, extQueue, inst.srv.cfg.ClientQueueBytes),
+		p:       link.NewPeer(conn, extQueue, inst.srv.cfg.ClientQueueBytes),
 		log:     log,
 		pending: make(map[int64]pendingCall),
 		ready:   make(chan struct{}),
@@ -92,7 +92,7 @@ func (x *extConn) keepalive() {
 		select {
 		case <-t.C:
 			x.fireCall("extension.keepalive")
-		case <-x.p.done:
+		case <-x.p.Done():
 			return
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
 
 // Failing the calls pending on the extension connection that Chrome will
@@ -85,7 +86,7 @@ func (x *extConn) failWhere(match func(pendingCall) bool, code int64, why string
 		if why == msgStopped && isScript(pc.m.name) {
 			// Said as the script's own exception, so that the client
 			// reports the person's stop, not a context that ended.
-			buf := getBuf()
+			buf := link.GetBuf()
 			*buf = wire.AppendResult(*buf, pc.clientID, sessionToken(pc.replyTo), thrown(why))
 			pc.client.deliver(buf)
 			continue

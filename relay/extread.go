@@ -2,16 +2,13 @@ package relay
 
 import (
 	"bytes"
-	"time"
-
-	"github.com/gorilla/websocket"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
-	"github.com/cdprelay/cdprelay/internal/wslimit"
+	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
 
-// The extension connection's read side: its loop, batches, and the
-// replies to the commands sent.
+// The extension connection's read side: its loop (link.ExtReader, which
+// opens batches), and the replies to the commands sent.
 
 // run runs the read loop until the connection ends. A panic in it ends
 // this instance's sockets, not the relay.
@@ -25,42 +22,20 @@ func (x *extConn) run(maxMessage int64) (err error) {
 	return x.serve(maxMessage)
 }
 
-// serve runs the read loop until the connection ends. It is the only
-// reader of the socket.
+// serve runs the read loop (link.ExtReader) until the connection ends. It
+// is the only reader of the socket.
 func (x *extConn) serve(maxMessage int64) error {
-	conn := x.p.conn
-	_ = conn.SetReadDeadline(time.Now().Add(extReadTimeout))
-	conn.SetPongHandler(func(string) error {
-		return conn.SetReadDeadline(time.Now().Add(extReadTimeout))
-	})
-	var buf []byte
-	var m wire.ExtMessage
-	for {
-		mt, frame, err := readFrame(conn, &buf, maxMessage)
-		if err != nil {
-			if wslimit.IsTooBig(err) {
-				x.inst.srv.cfg.Metrics.limited[limitSize].Inc()
-				x.p.closeTooBig(maxMessage)
-			}
-			return err
-		}
-		_ = conn.SetReadDeadline(time.Now().Add(extReadTimeout))
-		if mt != websocket.TextMessage {
-			x.log.Warn("extension sent a binary frame; ignored")
-			continue
-		}
-		if x.batches && wire.IsBatch(frame) {
-			x.handleBatch(frame, &m)
-			continue
-		}
-		if err := wire.DecodeExt(frame, &m); err != nil {
-			// One bad message must not cost the person their session, but
-			// it is worth a line: our extension never sends one.
-			x.log.Warn("extension sent a malformed message; ignored", "err", err)
-			continue
-		}
-		x.handle(&m)
+	met := x.inst.srv.cfg.Metrics
+	x.rd = link.ExtReader{
+		Peer:       x.p,
+		Log:        x.log,
+		Timeout:    extReadTimeout,
+		MaxMessage: maxMessage,
+		Handle:     x.handle,
+		TooBig:     met.limited[limitSize],
+		BatchesIn:  met.batchesIn,
 	}
+	return x.rd.Run()
 }
 
 // handle handles one message from the extension.
@@ -72,43 +47,14 @@ func (x *extConn) handle(m *wire.ExtMessage) {
 	x.inst.handleExtEvent(x, m)
 }
 
-// handleBatch handles the messages of a batch frame in order, each as if
-// it had come in a frame of its own: a malformed one is skipped, and JSON
-// that breaks off loses what follows, not what came before.
-func (x *extConn) handleBatch(frame []byte, m *wire.ExtMessage) {
-	bt, err := wire.OpenBatch(frame)
-	if err != nil {
-		x.log.Warn("extension sent a malformed batch; ignored", "err", err)
-		return
-	}
-	x.inst.srv.cfg.Metrics.batchesIn.Inc()
-	for {
-		ok, err := bt.Next(m)
-		if !ok {
-			break
-		}
-		if err != nil {
-			x.log.Warn("extension sent a malformed message in a batch; ignored", "err", err)
-			continue
-		}
-		x.handle(m)
-	}
-	if err := bt.Err(); err != nil {
-		x.log.Warn("extension sent a batch that breaks off; the rest is ignored", "err", err)
-	}
-}
-
 // useBatches starts batch frames both ways, once the extension has said
 // it takes them: the relay's writer batches from now on, and
 // extension.acceptBatches tells the extension that it may batch too. Run
 // on the read loop.
 func (x *extConn) useBatches() {
-	if x.batches {
-		return
+	if x.rd.StartBatches() {
+		x.fireCall(methodAcceptBatches)
 	}
-	x.batches = true
-	x.p.batch.Store(true)
-	x.fireCall(methodAcceptBatches)
 }
 
 // featureBatches is extension.info's feature for batch frames.
@@ -155,7 +101,7 @@ func (x *extConn) handleReply(m *wire.ExtMessage) {
 		session = pc.replyTo.idJSON
 	}
 	r := &x.rep
-	*r = reply{pc: pc, m: m, session: session, buf: getBuf()}
+	*r = reply{pc: pc, m: m, session: session, buf: link.GetBuf()}
 	x.runReply(r)
 	c.deliver(r.buf)
 	*r = reply{}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
 
 // Sending on the extension connection: the relay's own calls and commands,
@@ -24,7 +25,7 @@ func (x *extConn) push(id int64, buf *[]byte) bool {
 
 // pushNow is push without the outbox: the outbox's own pushes.
 func (x *extConn) pushNow(id int64, buf *[]byte) bool {
-	if x.p.send(buf) {
+	if x.p.Send(buf) {
 		return true
 	}
 	x.forget(id)
@@ -48,7 +49,7 @@ func (x *extConn) callThen(ctx context.Context, then func([]byte), method string
 	if !ok {
 		return nil, errExtGone
 	}
-	buf := getBuf()
+	buf := link.GetBuf()
 	*buf = wire.AppendCall(*buf, id, method, params)
 	if !x.push(id, buf) {
 		return nil, errExtGone
@@ -64,7 +65,7 @@ func (x *extConn) callThen(ctx context.Context, then func([]byte), method string
 			return r.result, r.err
 		}
 		return nil, fmt.Errorf("%s: %w", method, ctx.Err())
-	case <-x.p.done:
+	case <-x.p.Done():
 		if !x.forget(id) {
 			r := <-done
 			return r.result, r.err
@@ -127,7 +128,7 @@ func (x *extConn) sendFire(tabID int64, sid, method string, params any, then fun
 	if sid != "" {
 		session = wire.AppendString(nil, sid)
 	}
-	buf := getBuf()
+	buf := link.GetBuf()
 	*buf = wire.AppendSendCommand(*buf, id, tabID, session, method, p)
 	if queued {
 		x.pushNow(id, buf)
@@ -147,7 +148,7 @@ func (x *extConn) fireCall(method string, args ...any) {
 	if !ok {
 		return
 	}
-	buf := getBuf()
+	buf := link.GetBuf()
 	*buf = wire.AppendCall(*buf, id, method, params)
 	x.push(id, buf)
 }
@@ -189,7 +190,7 @@ func (x *extConn) forwardTap(c *clientConn, id int64, m *methodInfo, method, par
 	if via.child {
 		session = via.idJSON
 	}
-	buf := getBuf()
+	buf := link.GetBuf()
 	*buf = wire.AppendSendCommand(*buf, cid, via.tab.id, session, method, params)
 	if !x.push(cid, buf) {
 		return errSendGone

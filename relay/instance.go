@@ -188,7 +188,7 @@ func (in *Instance) acceptExtension(x *extConn) bool {
 	notifyHandles(gone, TabEvent{Method: EventDetached, Params: jsonObj("reason", "extension disconnected")})
 	if old != nil {
 		old.failDetached(waiting)
-		old.p.shutdown(websocket.CloseNormalClosure, reasonReplaced)
+		old.p.Shutdown(websocket.CloseNormalClosure, reasonReplaced)
 		old.end()
 		if client != nil && !keep {
 			client.close(websocket.CloseGoingAway, reasonExtGonePrefix+reasonReplaced)
@@ -408,7 +408,7 @@ func (in *Instance) close(code int, reason string) {
 		c.close(code, reason)
 	}
 	if x != nil {
-		x.p.shutdown(code, reason)
+		x.p.Shutdown(code, reason)
 	}
 }
 

@@ -121,8 +121,8 @@ func TestFloodStaysBounded(t *testing.T) {
 		// each goroutine that may be delivering to the client at this
 		// moment, each counted before its send: the read loop (errors)
 		// and the extension's read loop (replies).
-		if cl != nil && cl.p.queued.Load() > 64+1+2 {
-			t.Fatalf("client queue holds %d > 64+1+2", cl.p.queued.Load())
+		if cl != nil && cl.p.Queued() > 64+1+2 {
+			t.Fatalf("client queue holds %d > 64+1+2", cl.p.Queued())
 		}
 	}
 	// The relay still serves a new client once this one is gone or done.
@@ -179,16 +179,16 @@ func TestClientByteBudget(t *testing.T) {
 			break
 		}
 		cl := h.srv.def.currentClient()
-		if cl == nil || cl.p.closed() {
+		if cl == nil || cl.p.Closed() {
 			break
 		}
-		if b := cl.p.bytes.Load(); b > 1<<20+128<<10 {
+		if b := cl.p.QueuedBytes(); b > 1<<20+128<<10 {
 			t.Fatalf("%d bytes queued for a client with a 1 MiB budget", b)
 		}
 	}
 	h.waitFor("the client closed as not reading", func() bool {
 		cl := h.srv.def.currentClient()
-		return cl == nil || cl.p.closed()
+		return cl == nil || cl.p.Closed()
 	})
 }
 

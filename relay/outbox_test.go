@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
 
 // stuckExt is an instance whose extension's socket takes nothing: its
@@ -18,7 +20,7 @@ func stuckExt(t *testing.T) (*Instance, *extConn) {
 		t.Fatal(err)
 	}
 	in := srv.Default()
-	x := &extConn{inst: in, p: newPeer(nil, extQueue, 0), log: in.log, pending: map[int64]pendingCall{}, ready: make(chan struct{})}
+	x := &extConn{inst: in, p: link.NewPeer(nil, extQueue, 0), log: in.log, pending: map[int64]pendingCall{}, ready: make(chan struct{})}
 	close(x.ready)
 	st := in.lock()
 	st.ext = x
@@ -69,9 +71,9 @@ func TestQueuedCommandsWaitForRoomWithoutTheLock(t *testing.T) {
 	deadline := time.After(10 * time.Second)
 	for !(containsFrame(sent, "Page.stopLoading") && (after == nil || containsFrame(sent, "'after the release'"))) {
 		select {
-		case b := <-x.p.out:
+		case b := <-x.p.Outgoing():
 			sent = append(sent, string(*b))
-			putBuf(b)
+			link.PutBuf(b)
 		case <-deadline:
 			t.Fatalf("frames missing: %d read", len(sent))
 		}
@@ -106,7 +108,7 @@ func indexContaining(frames []string, s string) int {
 func TestQueuedCommandsKeepTheirOrder(t *testing.T) {
 	in, x := stuckExt(t)
 	for range extQueue { // room again
-		putBuf(<-x.p.out)
+		link.PutBuf(<-x.p.Outgoing())
 	}
 	const sections, perSection = 50, 3
 	var wg sync.WaitGroup
@@ -129,9 +131,9 @@ func TestQueuedCommandsKeepTheirOrder(t *testing.T) {
 	var sent [][]byte
 	for want := 2 * sections * (perSection + 1); len(sent) < want; {
 		select {
-		case b := <-x.p.out:
+		case b := <-x.p.Outgoing():
 			sent = append(sent, bytes.Clone(*b))
-			putBuf(b)
+			link.PutBuf(b)
 		case <-time.After(10 * time.Second):
 			t.Fatalf("%d frames read", len(sent))
 		}

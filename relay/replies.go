@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
 
 // reply is Chrome's answer to a client's command on its way through the
@@ -137,10 +138,10 @@ func (x *extConn) sideEffect(r *reply) bool {
 // redacted (credentials.go).
 func (x *extConn) credentialResult(r *reply) bool {
 	red := wire.Redactor{Sensitive: x.inst.srv.creds().Has}
-	b := getBuf()
+	b := link.GetBuf()
 	*b = red.Redact(*b, r.m.Result)
 	*r.buf = wire.AppendResult(*r.buf, r.pc.clientID, r.session, *b)
-	putBuf(b)
+	link.PutBuf(b)
 	return false
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/creds"
+	"github.com/cdprelay/cdprelay/relay/internal/link"
 	"github.com/cdprelay/cdprelay/secrets"
 )
 
@@ -224,7 +225,7 @@ func (c *clientConn) replyEmptyTo(k call) {
 		c.replyError(k.id, k.replyTo, codeServerError, msgStopped)
 		return
 	}
-	buf := getBuf()
+	buf := link.GetBuf()
 	*buf = wire.AppendResult(*buf, k.id, sessionToken(k.replyTo), nil)
 	c.deliver(buf)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/cdprelay/cdprelay/internal/routes"
 	"github.com/cdprelay/cdprelay/relay/internal/browser"
 	"github.com/cdprelay/cdprelay/relay/internal/creds"
+	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
 
 // Server is the relay's HTTP handler: discovery, the CDP endpoints and the
@@ -281,28 +282,28 @@ func (s *Server) serveCDP(w http.ResponseWriter, r *http.Request, in *Instance, 
 	}
 	defer s.conns.Done()
 	rod := isRodKey(r)
-	cw := withCork(lenientKey(w, r))
+	cw := link.WithCork(lenientKey(w, r))
 	conn, err := s.upgrader.Upgrade(cw, r, nil)
 	if err != nil {
 		return // the upgrader has answered
 	}
 	log := s.cfg.Logger.With("instance", in.id, "peer", "cdp-client", "remote", r.RemoteAddr)
 	c := newClientConn(in, conn, log)
-	c.p.discarded = s.cfg.Metrics.discarded[ActorClient]
-	c.p.cork = cw.conn
+	c.p.Discarded = s.cfg.Metrics.discarded[ActorClient]
+	c.p.Cork = cw.Conn()
 	if rod {
 		// go-rod's reader panics on a close frame: it gets none, not even
 		// in answer to its own.
-		c.p.noCloseFrame = true
+		c.p.NoCloseFrame = true
 		conn.SetCloseHandler(func(int, string) error { return nil })
 	}
-	go c.p.writeLoop(0, in.panicked)
+	go c.p.WriteLoop(0, in.panicked)
 	if !in.attachClient(c) {
 		c.close(websocket.ClosePolicyViolation, reasonSecondClient)
 		log.Info("second CDP client refused")
 		in.observe(Event{Actor: ActorClient, Kind: KindConnect, Outcome: OutcomeDenied, Detail: reasonSecondClient})
 		drainUntilClosed(conn)
-		<-c.p.writerDone
+		<-c.p.WriterDone()
 		return
 	}
 	log.Info("client connected")
@@ -311,27 +312,27 @@ func (s *Server) serveCDP(w http.ResponseWriter, r *http.Request, in *Instance, 
 	defer conns.Dec()
 	in.observe(Event{Actor: ActorClient, Kind: KindConnect, Outcome: OutcomeOK})
 	err = c.run(pageTarget)
-	reason := closeReasonOf(err)
+	reason := link.CloseReasonOf(err)
 	c.cancel()
 	if in.wedged.Load() {
 		// Nothing may take the instance's lock again: the connection
 		// ends without its bookkeeping.
-		<-c.p.writerDone
+		<-c.p.WriterDone()
 		return
 	}
 	in.clientGone(c)
 	c.wg.Wait()
 	if errors.Is(err, errIdle) {
-		c.p.shutdown(websocket.CloseGoingAway, errIdle.Error())
+		c.p.Shutdown(websocket.CloseGoingAway, errIdle.Error())
 	} else if errors.Is(err, errExtNotConnected) {
-		c.p.shutdown(websocket.CloseTryAgainLater, reasonExtNotConnected)
+		c.p.Shutdown(websocket.CloseTryAgainLater, reasonExtNotConnected)
 	} else {
-		c.p.shutdown(websocket.CloseNormalClosure, "")
+		c.p.Shutdown(websocket.CloseNormalClosure, "")
 	}
-	<-c.p.writerDone
+	<-c.p.WriterDone()
 	conn.Close()
-	if c.p.closeReason != "" {
-		reason = c.p.closeReason
+	if c.p.CloseReason() != "" {
+		reason = c.p.CloseReason()
 	}
 	log.Info("client disconnected", "reason", reason)
 	in.observe(Event{Actor: ActorClient, Kind: KindDisconnect, Outcome: OutcomeOK, Detail: reason})
@@ -346,20 +347,20 @@ func (s *Server) serveExtension(w http.ResponseWriter, r *http.Request, in *Inst
 		return
 	}
 	defer s.conns.Done()
-	cw := withCork(w)
+	cw := link.WithCork(w)
 	conn, err := s.upgrader.Upgrade(cw, r, nil)
 	if err != nil {
 		return
 	}
 	log := s.cfg.Logger.With("instance", in.id, "peer", "extension", "remote", r.RemoteAddr)
 	x := newExtConn(in, conn, log)
-	x.p.discarded = s.cfg.Metrics.discarded[ActorExtension]
-	x.p.batches = s.cfg.Metrics.batchesOut
-	x.p.cork = cw.conn
-	go x.p.writeLoop(extPingPeriod, in.panicked)
+	x.p.Discarded = s.cfg.Metrics.discarded[ActorExtension]
+	x.p.Batches = s.cfg.Metrics.batchesOut
+	x.p.Cork = cw.Conn()
+	go x.p.WriteLoop(extPingPeriod, in.panicked)
 	if !in.acceptExtension(x) {
-		x.p.shutdown(websocket.CloseGoingAway, reasonShutdown)
-		<-x.p.writerDone
+		x.p.Shutdown(websocket.CloseGoingAway, reasonShutdown)
+		<-x.p.WriterDone()
 		conn.Close()
 		return
 	}
@@ -371,12 +372,12 @@ func (s *Server) serveExtension(w http.ResponseWriter, r *http.Request, in *Inst
 	defer econns.Dec()
 	in.observe(Event{Actor: ActorExtension, Kind: KindConnect, Outcome: OutcomeOK})
 	err = x.run(s.cfg.MaxMessageBytes)
-	reason := closeReasonOf(err)
+	reason := link.CloseReasonOf(err)
 	if !in.wedged.Load() {
 		in.extensionGone(x, reason, closeCodeOf(err))
 	}
-	x.p.shutdown(websocket.CloseNormalClosure, "")
-	<-x.p.writerDone
+	x.p.Shutdown(websocket.CloseNormalClosure, "")
+	<-x.p.WriterDone()
 	conn.Close()
 	log.Info("extension disconnected", "reason", reason)
 	in.observe(Event{Actor: ActorExtension, Kind: KindDisconnect, Outcome: OutcomeOK, Detail: reason})
@@ -400,7 +401,7 @@ func (s *Server) track(w http.ResponseWriter) bool {
 // drainUntilClosed reads until the peer closes, so that a close frame we
 // sent gets its reply.
 func drainUntilClosed(conn *websocket.Conn) {
-	_ = conn.SetReadDeadline(time.Now().Add(closeWait))
+	_ = conn.SetReadDeadline(time.Now().Add(link.CloseWait))
 	for {
 		if _, _, err := conn.NextReader(); err != nil {
 			return

@@ -36,7 +36,7 @@ func (in *Instance) probeDetached(x *extConn, t *tab) {
 		timer := time.NewTimer(d)
 		select {
 		case <-timer.C:
-		case <-x.p.done:
+		case <-x.p.Done():
 			timer.Stop()
 			return
 		}

@@ -6,6 +6,8 @@ import (
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/gorilla/websocket"
+
+	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
 
 // tasks is an instance's background work. Every goroutine an instance
@@ -35,8 +37,8 @@ func (ts *tasks) spawn(name string, fn func()) {
 func (ts *tasks) wait() { ts.wg.Wait() }
 
 // msgInternal is the close reason of the sockets of an instance whose code
-// panicked.
-const msgInternal = "cdprelay: internal error (see the relay's log)"
+// panicked (the writer of a socket says the same when it panics).
+const msgInternal = link.ReasonInternal
 
 // recoverPanic, deferred at the top of an instance's goroutine, turns a
 // panic into the end of that instance's sockets.
@@ -79,7 +81,7 @@ func (in *Instance) panicked(where string, r any) {
 		c.close(websocket.CloseInternalServerErr, msgInternal)
 	}
 	if x != nil {
-		x.p.shutdown(websocket.CloseInternalServerErr, msgInternal)
+		x.p.Shutdown(websocket.CloseInternalServerErr, msgInternal)
 	}
 }
 
@@ -101,6 +103,6 @@ func (in *Instance) closeSockets(code int, reason string) {
 		c.close(code, reason)
 	}
 	if x != nil {
-		x.p.shutdown(code, reason)
+		x.p.Shutdown(code, reason)
 	}
 }

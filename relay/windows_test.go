@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
+	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
 
 // TestWindowEmulation: Browser.getWindowForTarget, getWindowBounds and
@@ -152,7 +153,7 @@ func FuzzDetachEvents(f *testing.F) {
 			t.Fatal(err)
 		}
 		in := srv.Default()
-		x := &extConn{inst: in, p: newPeer(nil, extQueue, 0), log: in.log, pending: map[int64]pendingCall{}, ready: make(chan struct{})}
+		x := &extConn{inst: in, p: link.NewPeer(nil, extQueue, 0), log: in.log, pending: map[int64]pendingCall{}, ready: make(chan struct{})}
 		st := in.lock()
 		st.ext = x
 		st.features = featuresOf(ourFeatures)

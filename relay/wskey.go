@@ -65,7 +65,7 @@ func lenientKey(w http.ResponseWriter, r *http.Request) http.ResponseWriter {
 
 // rodKeyWriter hands the upgrader a connection whose first write, the
 // handshake response, carries the accept value for "nil". Such a peer
-// gets no close frame (peer.noCloseFrame): its connection just ends.
+// gets no close frame (link.Peer.NoCloseFrame): its connection just ends.
 type rodKeyWriter struct {
 	http.ResponseWriter
 	hj http.Hijacker

@@ -1,4 +1,4 @@
-package relay
+package link
 
 import (
 	"errors"
@@ -16,8 +16,8 @@ import (
 const (
 	// writeWait bounds every write to a peer.
 	writeWait = 10 * time.Second
-	// closeWait bounds the close handshake once we have decided to close.
-	closeWait = 2 * time.Second
+	// CloseWait bounds the close handshake once we have decided to close.
+	CloseWait = 2 * time.Second
 	// maxPooledBuf: outgoing buffers larger than this are not pooled.
 	maxPooledBuf = 1 << 20
 	// maxBatchBytes bounds a batch frame to the extension: messages queued
@@ -26,11 +26,20 @@ const (
 	maxBatchBytes = 1 << 20
 )
 
+// ReasonInternal is the close reason of a socket whose writer panicked,
+// and of the other sockets of the instance its code failed in.
+const ReasonInternal = "cdprelay: internal error (see the relay's log)"
+
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
 
-func getBuf() *[]byte { return bufPool.Get().(*[]byte) }
+// GetBuf returns an empty buffer from the pool. The caller owns it until it
+// hands it to a Peer's Send or TrySend (which own it from then on, whether
+// or not they queue it) or returns it with PutBuf.
+func GetBuf() *[]byte { return bufPool.Get().(*[]byte) }
 
-func putBuf(b *[]byte) {
+// PutBuf returns b to the pool; b must not be used after. Very large
+// buffers are left to the garbage collector.
+func PutBuf(b *[]byte) {
 	if cap(*b) > maxPooledBuf {
 		return
 	}
@@ -38,30 +47,33 @@ func putBuf(b *[]byte) {
 	bufPool.Put(b)
 }
 
-// peer is one WebSocket with a single writer goroutine fed by a bounded
-// queue. The owner's read loop is the only reader.
-type peer struct {
+// Peer is one WebSocket with a single writer goroutine (WriteLoop) fed by a
+// bounded queue. The owner's read loop is the only reader of Conn; WriteLoop
+// is the only writer, and it closes the socket once Shutdown is called.
+// Any goroutine may Send, TrySend and Shutdown.
+type Peer struct {
 	conn *websocket.Conn // static
 
 	out  chan *[]byte  // closed by nobody; the writer stops on done
-	done chan struct{} // closed once by shutdown
+	done chan struct{} // closed once by Shutdown
 
 	closeOnce   sync.Once
 	closeCode   int    // written once under closeOnce, read after done
 	closeReason string // likewise
 
-	writerDone chan struct{} // closed by writeLoop on exit
+	writerDone chan struct{} // closed by WriteLoop on exit
 	queued     atomic.Int64  // messages in out, for metrics and tests
 	bytes      atomic.Int64  // bytes of the messages in out
 	maxBytes   int64         // static: bytes out may hold (beyond one message); 0: unbounded
-	// discarded counts what is still queued when the connection ends and
-	// so is never sent. Set before writeLoop starts; nil: not counted.
-	discarded prometheus.Counter
-	// batches counts the batch frames the writer writes. Set before
-	// writeLoop starts; nil: not counted.
-	batches prometheus.Counter
+	// Discarded counts what is still queued when the connection ends and
+	// so is never sent. Set by the owner before WriteLoop starts; nil: not
+	// counted.
+	Discarded prometheus.Counter
+	// Batches counts the batch frames the writer writes. Set by the owner
+	// before WriteLoop starts; nil: not counted.
+	Batches prometheus.Counter
 
-	// Senders waiting for room in bytes (send) wait on room, which the
+	// Senders waiting for room in bytes (Send) wait on room, which the
 	// writer closes and replaces when it takes a message off the queue
 	// while anyone waits.
 	waiting atomic.Int32
@@ -70,23 +82,27 @@ type peer struct {
 
 	// batch: the peer takes batches (our extension said so), and the writer
 	// writes what is queued together as one frame. Set by the owner's read
-	// loop, read by the writer.
+	// loop (EnableBatches), read by the writer.
 	batch    atomic.Bool
 	batchBuf []byte // owned by the writer: the batch being built
 
-	// cork, when set, lets the writer write a burst of messages to the
-	// socket at once (cork.go). Set before writeLoop starts.
-	cork *corkConn
-	// noCloseFrame: the connection ends without a close frame (go-rod's
-	// reader panics on one). Set before writeLoop starts.
-	noCloseFrame bool
+	// Cork, when set, lets the writer write a burst of messages to the
+	// socket at once (cork.go). Set by the owner before WriteLoop starts.
+	Cork *CorkConn
+	// NoCloseFrame: the connection ends without a close frame (go-rod's
+	// reader panics on one). Set by the owner before WriteLoop starts.
+	NoCloseFrame bool
 	// linger is how long the socket stays open after the close frame, for
-	// the peer's reply (closeWait when 0). Set before shutdown.
+	// the peer's reply (CloseWait when 0). Set before Shutdown.
 	linger time.Duration
 }
 
-func newPeer(conn *websocket.Conn, queue int, maxBytes int64) *peer {
-	return &peer{
+// NewPeer returns the Peer of conn, whose queue holds at most queue
+// messages and, beyond one message, at most maxBytes bytes (0: unbounded).
+// The caller owns conn's reading and starts WriteLoop, which owns its
+// writing and closing from then on.
+func NewPeer(conn *websocket.Conn, queue int, maxBytes int64) *Peer {
+	return &Peer{
 		maxBytes:   maxBytes,
 		conn:       conn,
 		out:        make(chan *[]byte, queue),
@@ -95,18 +111,19 @@ func newPeer(conn *websocket.Conn, queue int, maxBytes int64) *peer {
 	}
 }
 
-// trySend queues b without blocking. It reports false when the peer is
-// closing or its queue is full; b is returned to the pool either way.
-func (p *peer) trySend(b *[]byte) bool {
+// TrySend queues b without blocking. It reports false when the peer is
+// closing or its queue is full. The Peer owns b from the call on: it is
+// returned to the pool once written, or at once when not queued.
+func (p *Peer) TrySend(b *[]byte) bool {
 	select {
 	case <-p.done:
-		putBuf(b)
+		PutBuf(b)
 		return false
 	default:
 	}
 	n := int64(len(*b)) // before the send: the writer may recycle b at once
 	if p.overBudget(int(n)) {
-		putBuf(b)
+		PutBuf(b)
 		return false
 	}
 	// Counted before the send, so that the writer's dequeued never makes
@@ -119,20 +136,20 @@ func (p *peer) trySend(b *[]byte) bool {
 	default:
 		p.queued.Add(-1)
 		p.bytes.Add(-n)
-		putBuf(b)
+		PutBuf(b)
 		return false
 	}
 }
 
 // overBudget reports whether queueing n more bytes would pass maxBytes.
 // One message always fits in an empty queue, however large.
-func (p *peer) overBudget(n int) bool {
+func (p *Peer) overBudget(n int) bool {
 	q := p.bytes.Load()
 	return p.maxBytes > 0 && q > 0 && q+int64(n) > p.maxBytes
 }
 
 // dequeued accounts for b leaving the queue.
-func (p *peer) dequeued(b *[]byte) {
+func (p *Peer) dequeued(b *[]byte) {
 	p.queued.Add(-1)
 	p.bytes.Add(-int64(len(*b)))
 	if p.waiting.Load() > 0 {
@@ -146,7 +163,7 @@ func (p *peer) dequeued(b *[]byte) {
 }
 
 // roomSignal returns a channel closed when the writer next makes room.
-func (p *peer) roomSignal() <-chan struct{} {
+func (p *Peer) roomSignal() <-chan struct{} {
 	p.roomMu.Lock()
 	defer p.roomMu.Unlock()
 	if p.room == nil {
@@ -155,8 +172,9 @@ func (p *peer) roomSignal() <-chan struct{} {
 	return p.room
 }
 
-// send queues b, waiting for room; it gives up when the peer closes.
-func (p *peer) send(b *[]byte) bool {
+// Send queues b, waiting for room; it gives up, and reports false, when
+// the peer closes. The Peer owns b from the call on, as with TrySend.
+func (p *Peer) Send(b *[]byte) bool {
 	// Room in bytes first: a client sending 100 MB commands faster than the
 	// extension takes them waits here, in its own read loop, and holds no
 	// more than the budget.
@@ -171,7 +189,7 @@ func (p *peer) send(b *[]byte) bool {
 			select {
 			case <-p.done:
 				p.waiting.Add(-1)
-				putBuf(b)
+				PutBuf(b)
 				return false
 			case <-room:
 			}
@@ -186,14 +204,15 @@ func (p *peer) send(b *[]byte) bool {
 	case <-p.done:
 		p.queued.Add(-1)
 		p.bytes.Add(-n)
-		putBuf(b)
+		PutBuf(b)
 		return false
 	}
 }
 
-// shutdown asks the writer to flush what is queued, send a close frame with
-// code and reason and close the socket. Only the first call counts.
-func (p *peer) shutdown(code int, reason string) {
+// Shutdown asks the writer to flush what is queued, send a close frame with
+// code and reason and close the socket. Only the first call counts. Any
+// goroutine may call it.
+func (p *Peer) Shutdown(code int, reason string) {
 	p.closeOnce.Do(func() {
 		if len(reason) > 120 { // a close frame carries at most 123 bytes
 			reason = reason[:120]
@@ -203,8 +222,8 @@ func (p *peer) shutdown(code int, reason string) {
 	})
 }
 
-// closed reports whether shutdown was called.
-func (p *peer) closed() bool {
+// Closed reports whether Shutdown was called.
+func (p *Peer) Closed() bool {
 	select {
 	case <-p.done:
 		return true
@@ -213,14 +232,53 @@ func (p *peer) closed() bool {
 	}
 }
 
-// writeLoop is the only writer of p.conn. ping, when non-zero, sends
-// WebSocket pings at that period. A panic in it closes the socket and is
-// handed to onPanic, which contains it to the connection's instance.
-func (p *peer) writeLoop(ping time.Duration, onPanic func(where string, r any)) {
+// Done is closed once Shutdown is called: a goroutine waiting on the
+// peer gives up on it.
+func (p *Peer) Done() <-chan struct{} { return p.done }
+
+// WriterDone is closed when WriteLoop returns: nothing is written to the
+// socket after, and CloseReason may be read.
+func (p *Peer) WriterDone() <-chan struct{} { return p.writerDone }
+
+// CloseReason is the reason the first Shutdown gave ("" for none). Read it
+// once Done is closed.
+func (p *Peer) CloseReason() string { return p.closeReason }
+
+// Conn is the socket. Only the owner's read loop reads it (ReadFrame) and
+// sets its read deadline and handlers; writing is WriteLoop's.
+func (p *Peer) Conn() *websocket.Conn { return p.conn }
+
+// Queued is the number of messages in the queue.
+func (p *Peer) Queued() int64 { return p.queued.Load() }
+
+// QueuedBytes is the size of the messages in the queue.
+func (p *Peer) QueuedBytes() int64 { return p.bytes.Load() }
+
+// QueueCap is how many messages the queue holds.
+func (p *Peer) QueueCap() int { return cap(p.out) }
+
+// EnableBatches tells the writer that the far end takes batch frames: from
+// now on what is queued together goes as one frame. The owner's read loop
+// calls it once the far end has said so.
+func (p *Peer) EnableBatches() { p.batch.Store(true) }
+
+// Outgoing is the queue itself, for a stand-in writer where no WriteLoop
+// runs (tests and benchmarks without a socket). Whoever receives a message
+// owns it and returns it with PutBuf; the queue's counts are not updated.
+// Nothing may receive from it while WriteLoop runs.
+func (p *Peer) Outgoing() <-chan *[]byte { return p.out }
+
+// WriteLoop is the only writer of the socket; the owner runs it on a
+// goroutine of its own, once. ping, when non-zero, sends WebSocket pings at
+// that period. It returns once Shutdown was called and the close frame sent
+// (or a write failed), closing WriterDone; the socket is closed then or
+// soon after. A panic in it closes the socket and is handed to onPanic,
+// which contains it to the connection's instance.
+func (p *Peer) WriteLoop(ping time.Duration, onPanic func(where string, r any)) {
 	defer close(p.writerDone)
 	defer func() {
 		if r := recover(); r != nil {
-			p.shutdown(websocket.CloseInternalServerErr, msgInternal)
+			p.Shutdown(websocket.CloseInternalServerErr, ReasonInternal)
 			p.conn.Close() // the only writer is gone: nobody else would
 			p.drain()
 			onPanic("writer", r)
@@ -237,7 +295,7 @@ func (p *peer) writeLoop(ping time.Duration, onPanic func(where string, r any)) 
 		case b := <-p.out:
 			p.dequeued(b)
 			if err := p.writeBurst(b); err != nil {
-				p.shutdown(websocket.CloseAbnormalClosure, "write failed")
+				p.Shutdown(websocket.CloseAbnormalClosure, "write failed")
 				p.conn.Close()
 				p.drain()
 				return
@@ -259,15 +317,15 @@ func (p *peer) writeLoop(ping time.Duration, onPanic func(where string, r any)) 
 				}
 			}
 			p.drain()
-			if p.noCloseFrame {
+			if p.NoCloseFrame {
 				p.conn.Close()
 				return
 			}
 			msg := websocket.FormatCloseMessage(p.closeCode, p.closeReason)
-			_ = p.conn.WriteControl(websocket.CloseMessage, msg, time.Now().Add(closeWait))
+			_ = p.conn.WriteControl(websocket.CloseMessage, msg, time.Now().Add(CloseWait))
 			// Give the read loop a moment to see the peer's close reply,
 			// then make sure the socket goes.
-			wait := closeWait
+			wait := CloseWait
 			if p.linger > 0 {
 				wait = p.linger
 			}
@@ -280,11 +338,11 @@ func (p *peer) writeLoop(ping time.Duration, onPanic func(where string, r any)) 
 // writeBurst writes b and, when more is queued behind it and the socket
 // can be corked, everything queued until the queue is empty, as one write
 // to the socket.
-func (p *peer) writeBurst(b *[]byte) error {
-	if p.cork == nil || len(p.out) == 0 {
+func (p *Peer) writeBurst(b *[]byte) error {
+	if p.Cork == nil || len(p.out) == 0 {
 		return p.writeOut(b)
 	}
-	p.cork.cork()
+	p.Cork.cork()
 	err := p.writeOut(b)
 	for err == nil {
 		select {
@@ -296,7 +354,7 @@ func (p *peer) writeBurst(b *[]byte) error {
 		}
 		break
 	}
-	if e := p.cork.uncork(); err == nil {
+	if e := p.Cork.uncork(); err == nil {
 		err = e
 	}
 	return err
@@ -305,7 +363,7 @@ func (p *peer) writeBurst(b *[]byte) error {
 // writeOut writes b and, when the peer takes batches, whatever else is
 // queued behind it, in order: one frame for what is queued together
 // rather than a frame (and a wake-up of the peer) per message.
-func (p *peer) writeOut(b *[]byte) error {
+func (p *Peer) writeOut(b *[]byte) error {
 	for b != nil {
 		if !p.batch.Load() || len(p.out) == 0 || len(*b) >= maxBatchBytes {
 			return p.write(b)
@@ -321,10 +379,10 @@ func (p *peer) writeOut(b *[]byte) error {
 // writeBatch writes first and the messages queued behind it as one batch
 // frame of at most maxBatchBytes. It returns the message it took off the
 // queue that did not fit, which goes next.
-func (p *peer) writeBatch(first *[]byte) (next *[]byte, err error) {
+func (p *Peer) writeBatch(first *[]byte) (next *[]byte, err error) {
 	buf := append(p.batchBuf[:0], '[')
 	buf = append(buf, *first...)
-	putBuf(first)
+	PutBuf(first)
 more:
 	for {
 		select {
@@ -336,40 +394,40 @@ more:
 			}
 			buf = append(buf, ',')
 			buf = append(buf, *b...)
-			putBuf(b)
+			PutBuf(b)
 		default:
 			break more
 		}
 	}
 	buf = append(buf, ']')
-	if p.batches != nil {
-		p.batches.Inc()
+	if p.Batches != nil {
+		p.Batches.Inc()
 	}
 	_ = p.conn.SetWriteDeadline(time.Now().Add(writeWait))
 	err = p.conn.WriteMessage(websocket.TextMessage, buf)
 	p.batchBuf = buf[:0]
 	if err != nil && next != nil {
-		putBuf(next)
+		PutBuf(next)
 		next = nil
 	}
 	return next, err
 }
 
-func (p *peer) write(b *[]byte) error {
+func (p *Peer) write(b *[]byte) error {
 	_ = p.conn.SetWriteDeadline(time.Now().Add(writeWait))
 	err := p.conn.WriteMessage(websocket.TextMessage, *b)
-	putBuf(b)
+	PutBuf(b)
 	return err
 }
 
-func (p *peer) drain() {
+func (p *Peer) drain() {
 	for {
 		select {
 		case b := <-p.out:
 			p.dequeued(b)
-			putBuf(b)
-			if p.discarded != nil {
-				p.discarded.Inc()
+			PutBuf(b)
+			if p.Discarded != nil {
+				p.Discarded.Inc()
 			}
 		default:
 			return
@@ -377,26 +435,26 @@ func (p *peer) drain() {
 	}
 }
 
-// readFrame reads one whole message of at most limit bytes into *buf,
+// ReadFrame reads one whole message of at most limit bytes into *buf,
 // growing it as needed, and returns the message type and the bytes
 // (aliasing *buf until the next call). A larger message is a
-// *wslimit.TooBigError: see closeTooBig.
-func readFrame(conn *websocket.Conn, buf *[]byte, limit int64) (int, []byte, error) {
+// *wslimit.TooBigError: see CloseTooBig. Only conn's reader may call it.
+func ReadFrame(conn *websocket.Conn, buf *[]byte, limit int64) (int, []byte, error) {
 	return wslimit.Read(conn, buf, limit)
 }
 
-// closeTooBig ends p's connection for a message larger than limit: a close
+// CloseTooBig ends p's connection for a message larger than limit: a close
 // frame 1009 with the reason, then what the peer goes on sending is read
 // and thrown away until it closes (wslimit.Drain), so that the peer gets
 // the frame rather than a reset. The caller is p's reader.
-func (p *peer) closeTooBig(limit int64) {
+func (p *Peer) CloseTooBig(limit int64) {
 	p.linger = wslimit.DrainTime
-	p.shutdown(websocket.CloseMessageTooBig, wslimit.Reason(limit))
+	p.Shutdown(websocket.CloseMessageTooBig, wslimit.Reason(limit))
 	wslimit.Drain(p.conn, wslimit.DrainTime)
 }
 
-// closeReasonOf describes why a read loop ended, for logs.
-func closeReasonOf(err error) string {
+// CloseReasonOf describes why a read loop ended with err, for logs.
+func CloseReasonOf(err error) string {
 	var ce *websocket.CloseError
 	if errors.As(err, &ce) {
 		if ce.Text != "" {

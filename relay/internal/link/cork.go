@@ -1,4 +1,4 @@
-package relay
+package link
 
 import (
 	"bufio"
@@ -22,18 +22,19 @@ import (
 // corkMax bounds what a corked socket gathers before it writes.
 const corkMax = 64 << 10
 
-// corkConn is a net.Conn whose writes the peer's writer can gather. Its
-// mutex orders the writer's frames with the control frames the library
-// writes from the read loop (a pong, a close reply): a control frame goes
-// out at once, after what was gathered before it.
-type corkConn struct {
+// CorkConn is a net.Conn whose writes a Peer's writer can gather (set it
+// as the Peer's Cork). Its mutex orders the writer's frames with the
+// control frames the library writes from the read loop (a pong, a close
+// reply): a control frame goes out at once, after what was gathered before
+// it. The WebSocket connection on top of it owns and closes it.
+type CorkConn struct {
 	net.Conn
 	mu     sync.Mutex
 	corked bool   // guarded by mu
 	buf    []byte // guarded by mu: gathered while corked
 }
 
-func (c *corkConn) Write(p []byte) (int, error) {
+func (c *CorkConn) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.corked || isControlFrame(p) {
@@ -55,21 +56,21 @@ func (c *corkConn) Write(p []byte) (int, error) {
 }
 
 // cork starts gathering writes.
-func (c *corkConn) cork() {
+func (c *CorkConn) cork() {
 	c.mu.Lock()
 	c.corked = true
 	c.mu.Unlock()
 }
 
 // uncork writes what was gathered and stops gathering.
-func (c *corkConn) uncork() error {
+func (c *CorkConn) uncork() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.corked = false
 	return c.flushLocked()
 }
 
-func (c *corkConn) flushLocked() error {
+func (c *CorkConn) flushLocked() error {
 	if len(c.buf) == 0 {
 		return nil
 	}
@@ -86,21 +87,28 @@ func isControlFrame(p []byte) bool {
 	return len(p) >= 2 && len(p) <= 2+125 && (p[0] == 0x88 || p[0] == 0x89 || p[0] == 0x8A)
 }
 
-// corkWriter hands the upgrader a connection the peer's writer can cork.
-type corkWriter struct {
+// CorkWriter hands the upgrader a connection the peer's writer can cork.
+type CorkWriter struct {
 	http.ResponseWriter
 	hj   http.Hijacker
-	conn *corkConn // set by Hijack
+	conn *CorkConn // set by Hijack
 }
 
-// withCork wraps w so that the connection it hijacks can be corked; w
-// unchanged when it cannot hijack.
-func withCork(w http.ResponseWriter) *corkWriter {
+// WithCork wraps w so that the connection the upgrader hijacks through it
+// can be corked: hand the result to the upgrader in w's place, then take
+// Conn for the Peer's Cork. Used by the handler that owns w, as w is.
+func WithCork(w http.ResponseWriter) *CorkWriter {
 	hj, _ := w.(http.Hijacker)
-	return &corkWriter{ResponseWriter: w, hj: hj}
+	return &CorkWriter{ResponseWriter: w, hj: hj}
 }
 
-func (w *corkWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+// Conn is the connection Hijack returned, or nil when nothing was hijacked
+// (w could not hijack, or the upgrade failed before).
+func (w *CorkWriter) Conn() *CorkConn { return w.conn }
+
+// Hijack hijacks the connection of the wrapped ResponseWriter and wraps it
+// in a CorkConn.
+func (w *CorkWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	if w.hj == nil {
 		return nil, nil, http.ErrNotSupported
 	}
@@ -108,6 +116,6 @@ func (w *corkWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	w.conn = &corkConn{Conn: conn}
+	w.conn = &CorkConn{Conn: conn}
 	return w.conn, brw, nil
 }

@@ -1,4 +1,4 @@
-package relay
+package link
 
 import (
 	"net"
@@ -22,7 +22,7 @@ func (w *writesConn) Write(p []byte) (int, error) {
 // write goes out as it comes; a burst past corkMax goes out in parts.
 func TestCorkConn(t *testing.T) {
 	w := &writesConn{}
-	c := &corkConn{Conn: w}
+	c := &CorkConn{Conn: w}
 	c.Write([]byte("\x81\x01a"))
 	c.cork()
 	c.Write([]byte("\x81\x01b"))
