@@ -2,8 +2,6 @@ package relay
 
 import (
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -91,9 +89,9 @@ func TestLayerRules(t *testing.T) {
 // TestLayers checks the rules on the packages as they are, with what
 // `go list -deps` reports of each.
 func TestLayers(t *testing.T) {
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := exec.LookPath(goTool); err != nil {
-		goTool = "go"
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go tool is needed to list the packages: %v", err)
 	}
 	out, err := exec.Command(goTool, "list", "-f", "{{.ImportPath}}{{range .Deps}} {{.}}{{end}}", modRelay+"/...").Output()
 	if err != nil {
