@@ -2,6 +2,8 @@ package relay
 
 import (
 	"strings"
+
+	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 )
 
 // tierChecks are the access stage's rules that hold only while the policy
@@ -10,7 +12,7 @@ import (
 // in every page to come (a breakpoint's condition), and input on a page
 // with a frame automation may not act on.
 func (c *clientConn) tierChecks(k *cmd) bool {
-	if d, ok := tierRefusal(k.m); !ok {
+	if d, ok := tier.SettingRefusal(k.m.name, k.m.unknown); !ok {
 		return c.refuse(k, d)
 	}
 	if storageDomains[k.m.name[:strings.IndexByte(k.m.name, '.')+1]] {

@@ -13,7 +13,10 @@
 //   - the stand-ins a blind tab shows the client (BlindFrameTree,
 //     BlindHistory) and V8's side-effect refusal explained
 //     (SideEffectText, SideEffectExplained);
-//   - what a script for new documents runs (RunsNothing).
+//   - what a script for new documents runs (RunsNothing);
+//   - the client's settings under tiers: which are lifted on read-only
+//     or blind pages and what takes each back (Lift, LiftRule), which
+//     are refused (SettingRefusal, Refused) and which are kept (Kept).
 //
 // Its state lives where the relay keeps it (a tab's, a session's, a
 // client's and an instance's tier slots, relay/tierslots.go), and deciding
