@@ -420,7 +420,7 @@ func (c *clientConn) gateStage(k *cmd) bool {
 }
 
 // wantsPixels: the methods that show the page's pixels.
-func wantsPixels(m *methodInfo) bool { return pixelMethods[m.name] }
+func wantsPixels(m *methodInfo) bool { return tier.Pixels(m.name) }
 
 // pixels (tiers.Pixels): not while a frame of the tab is blind.
 func (c *clientConn) pixels(k *cmd) bool {

@@ -141,7 +141,7 @@ func (c *clientConn) secretFieldGate(k *cmd) bool {
 			return true
 		}
 		return c.refuse(k, deny(ruleSecretField, "cdprelay: "+name+" is refused while a password field of this page holds a typed secret: the page's DOM and styles are read-only to automation until it leaves the page"))
-	case name == "Page.startScreencast" || strings.HasPrefix(name, "LayerTree.") && pixelMethods[name]:
+	case name == "Page.startScreencast" || strings.HasPrefix(name, "LayerTree.") && tier.Pixels(name):
 		return c.refuse(k, deny(ruleSecretField, "cdprelay: "+name+" is refused while a password field of this page holds a typed secret (take screenshots instead)"))
 	case name == "Page.captureScreenshot":
 		c.holdForPixels(k)

@@ -14,6 +14,9 @@
 //     BlindHistory) and V8's side-effect refusal explained
 //     (SideEffectText, SideEffectExplained);
 //   - what a script for new documents runs (RunsNothing);
+//   - the commands that reach past the tab that carries them: a
+//     request's body (ReadsBody), a storage named by origin
+//     (NamesStorage), the tab's pixels, blind frames and all (Pixels);
 //   - the client's settings under tiers: which are lifted on read-only
 //     or blind pages and what takes each back (Lift, LiftRule), which
 //     are refused (SettingRefusal, Refused) and which are kept (Kept).
