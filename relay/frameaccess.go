@@ -115,8 +115,9 @@ func (st *state) hasBlindChild(t *tab) bool {
 	return false
 }
 
-// storageKeys are where those params name a storage: at the top, or in
-// the object of storageObjects.
+// storageKeys are where the params of the domains that name their storage
+// themselves (tier.NamesStorage) name it: at the top, or in the object of
+// storageObjects.
 var (
 	storageKeys    = []string{"origin", "securityOrigin", "storageKey", "topLevelSite"}
 	storageObjects = []string{"storageId", "storageBucket", "bucket"}
