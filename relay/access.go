@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 )
 
 func timeNowMilli() int64 { return time.Now().UnixMilli() }
@@ -29,23 +31,15 @@ func timeNowMilli() int64 { return time.Now().UnixMilli() }
 // error the reply of any command that was still running when the tab went
 // blind, since it may have run in the new page (tab.blindEpoch).
 
-type access uint8
+// access is the tiers' level (tier.Level), by the names the relay gives
+// them.
+type access = tier.Level
 
 const (
-	accessFull access = iota
-	accessReadOnly
-	accessBlind
+	accessFull     = tier.Full
+	accessReadOnly = tier.ReadOnly
+	accessBlind    = tier.Blind
 )
-
-func (a access) String() string {
-	switch a {
-	case accessReadOnly:
-		return "read-only"
-	case accessBlind:
-		return "blind"
-	}
-	return "full"
-}
 
 // tabAccess is a tab's access with the reason a refusal gives.
 type tabAccess struct {
@@ -228,14 +222,14 @@ func (st *state) updateAccess(t *tab) (was tabAccess, changed bool) {
 		// the reason its refusals give (a person taking over a read-only
 		// site's tab changes it).
 		if t.guard != nil {
-			off := t.guard.offScript()
+			off := t.guard.OffScript()
 			for sid, ids := range t.isolatedContexts() {
 				for _, id := range ids {
 					st.fire(t.id, sid, "Runtime.evaluate", map[string]any{"expression": off, "contextId": id, "silent": true})
 				}
 			}
 		}
-		l, src := newGuard(now.why)
+		l, src := tier.NewGuard(randHex(16), now.why)
 		t.guard = &l
 		for sid, ids := range t.isolatedContexts() {
 			for _, id := range ids {
@@ -243,7 +237,7 @@ func (st *state) updateAccess(t *tab) (was tabAccess, changed bool) {
 			}
 		}
 	case was.level == accessReadOnly && now.level != accessReadOnly && t.guard != nil:
-		off := t.guard.offScript()
+		off := t.guard.OffScript()
 		for sid, ids := range t.isolatedContexts() {
 			for _, id := range ids {
 				st.fire(t.id, sid, "Runtime.evaluate", map[string]any{"expression": off, "contextId": id, "silent": true})

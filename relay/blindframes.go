@@ -212,12 +212,6 @@ func (t *tab) blindRequest(method, params []byte) bool {
 	return len(id) > 0 && t.blindReqs[string(id)]
 }
 
-// bodyMethods read what a request fetched (or sent) by its request id.
-var bodyMethods = map[string]bool{
-	"Network.getResponseBody": true, "Network.searchInResponseBody": true, "Network.getRequestPostData": true,
-	"Network.replayXHR": true, "Network.streamResourceContent": true,
-}
-
 // noteBlindSource records a script (Debugger.scriptParsed) or a style
 // sheet (CSS.styleSheetAdded) of t's session sid that a blind site
 // served, and reports whether the event is about one: the client hears

@@ -1,8 +1,9 @@
 package relay
 
 import (
-	"encoding/json"
 	"strings"
+
+	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 )
 
 // shownOrigin is the origin a blind tab shows the client: where it is on
@@ -14,48 +15,12 @@ func (t *tab) shownOrigin() string {
 	return origin(t.docURL)
 }
 
-// blindFrameTree answers Page.getFrameTree for a blind tab: its main frame
-// at its origin, and nothing of what it shows.
-func blindFrameTree(t *tab) map[string]any {
-	o := t.shownOrigin()
-	return map[string]any{"frameTree": map[string]any{"frame": map[string]any{
-		"id": t.targetID, "loaderId": "CDPRELAY", "url": o + "/", "domainAndRegistry": "", "securityOrigin": o,
-		"mimeType": "text/html", "secureContextType": "Secure", "crossOriginIsolatedContextType": "NotIsolated",
-		"gatedAPIFeatures": []string{},
-	}}}
-}
-
-// V8's refusal of script with side effects, and what it says on a
-// read-only tab: why.
-var (
-	sideEffectText      = []byte("Possible side-effect in debug-evaluate")
-	sideEffectExplained = []byte("Possible side-effect in debug-evaluate (cdprelay: this tab is read-only to automation, so script that could change the page is refused; read through locators)")
-)
-
 // blindHistory reduces the entries of a Page.getNavigationHistory result
-// that are on pages automation may not see to their origin, with no title.
+// that are on pages automation may not see to their origin, with no title
+// (tier.BlindHistory).
 func (in *Instance) blindHistory(result []byte) []byte {
-	var h struct {
-		CurrentIndex int              `json:"currentIndex"`
-		Entries      []map[string]any `json:"entries"`
-	}
-	if json.Unmarshal(result, &h) != nil {
-		return []byte(`{"currentIndex":0,"entries":[]}`)
-	}
 	st := &in.st // computeAccess of a page reads only the policy
-	for _, e := range h.Entries {
-		u, _ := e["url"].(string)
-		if st.urlAccess(u).level != accessBlind {
-			continue
-		}
-		o := origin(u)
-		e["url"], e["userTypedURL"], e["title"] = o+"/", o+"/", ""
-	}
-	b, err := json.Marshal(h)
-	if err != nil {
-		return []byte(`{"currentIndex":0,"entries":[]}`)
-	}
-	return b
+	return tier.BlindHistory(result, func(u string) bool { return st.urlAccess(u).level == accessBlind }, origin)
 }
 
 // blindStandIn answers, on a blind tab, the commands a client sends to set
@@ -141,7 +106,7 @@ func (c *clientConn) blindStandIn(k *cmd) bool {
 		in.unlock()
 		c.answerEmpty(k)
 	case name == "Runtime.addBinding", name == "Runtime.removeBinding",
-		strings.HasPrefix(name[strings.IndexByte(name, '.')+1:], "set") && !blindAllowed[name]:
+		strings.HasPrefix(name[strings.IndexByte(name, '.')+1:], "set") && !tier.BlindAllowed(name):
 		if !k.r.via.child {
 			// Applied once the tab is on a full site again.
 			in.lock()

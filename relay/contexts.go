@@ -23,7 +23,7 @@ import (
 //
 // The view also knows the relay's own worlds (relayworld.go), which the
 // client must never reach, and the isolated worlds of a read-only tab,
-// which get the guard (worlds.go).
+// which get the guard (tiers/worlds.go).
 
 // ctxKind is the world an execution context belongs to.
 type ctxKind uint8

@@ -20,7 +20,7 @@ import (
 //     where the relay has a world), refuses one it cannot place: an id of
 //     a context that is gone, of a renderer the tab left, or guessed;
 //   - on a read-only tab, lets script run without V8's side-effect check
-//     only in a client's isolated world, where the guard is (worlds.go),
+//     only in a client's isolated world, where the guard is (tiers/worlds.go),
 //     and never in a world an id merely used to name.
 //
 // A world name starting with relayWorldPrefix is the relay's, whoever asks:

@@ -3,6 +3,7 @@ package relay
 import (
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/link"
+	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 )
 
 // The tab → client path: one chrome.debugger.onEvent goes to the client
@@ -223,7 +224,7 @@ func (in *Instance) relayWorld(e *event) bool {
 // isolated world before the client hears of the world.
 func (in *Instance) guardWorld(e *event) bool {
 	if e.isolated != 0 && e.t.guard != nil {
-		_, src := newGuardFrom(*e.t.guard)
+		_, src := tier.GuardFrom(*e.t.guard)
 		e.st.fire(e.t.id, string(e.sid), "Runtime.evaluate", map[string]any{"expression": src, "contextId": e.isolated, "silent": true})
 	}
 	return true

@@ -115,12 +115,9 @@ func (st *state) hasBlindChild(t *tab) bool {
 	return false
 }
 
-// storageDomains name their storage by origin or storage key in their
-// params, not by the tab that carries them.
-var storageDomains = map[string]bool{"Storage.": true, "CacheStorage.": true, "IndexedDB.": true, "DOMStorage.": true}
-
-// storageKeys are where those params name a storage: at the top, or in
-// the object of storageObjects.
+// storageKeys are where the params of the domains that name their storage
+// themselves (tier.NamesStorage) name it: at the top, or in the object of
+// storageObjects.
 var (
 	storageKeys    = []string{"origin", "securityOrigin", "storageKey", "topLevelSite"}
 	storageObjects = []string{"storageId", "storageBucket", "bucket"}
@@ -175,13 +172,6 @@ func (st *state) strictFrame(t *tab) tabAccess {
 		}
 	}
 	return a
-}
-
-// pixelMethods are what renders a tab's pixels, blind frames and all.
-var pixelMethods = map[string]bool{
-	"Page.captureScreenshot": true, "Page.printToPDF": true, "Page.captureSnapshot": true,
-	"Page.startScreencast": true, "LayerTree.makeSnapshot": true, "LayerTree.replaySnapshot": true,
-	"LayerTree.snapshotCommandLog": true, "LayerTree.profileSnapshot": true,
 }
 
 // stricter returns the stricter of two accesses.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 )
 
 // The client's scripts for new documents, under tiers and a person's
@@ -191,38 +192,7 @@ func (st *state) removeScript(t *tab, via *session, params []byte) (forward []by
 // source runs nothing.
 func initRunsNothing(params []byte) bool {
 	src, _, err := exactString(params, "source")
-	return err == nil && runsNothing(src)
-}
-
-// runsNothing reports whether script src is only white space and
-// comments. Anything else (an unclosed comment included) runs something.
-func runsNothing(src string) bool {
-	for i := 0; i < len(src); {
-		switch c := src[i]; {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			i++
-		case strings.HasPrefix(src[i:], "//"):
-			// To the end of the line: JavaScript's line terminators
-			// include U+2028 and U+2029.
-			j := strings.IndexAny(src[i:], "\n\r\u2028\u2029")
-			if j < 0 {
-				return true
-			}
-			if src[i+j] != '\n' && src[i+j] != '\r' {
-				return false // what follows a Unicode line terminator counts as script
-			}
-			i += j
-		case strings.HasPrefix(src[i:], "/*"):
-			j := strings.Index(src[i+2:], "*/")
-			if j < 0 {
-				return false
-			}
-			i += 2 + j + 2
-		default:
-			return false
-		}
-	}
-	return true
+	return err == nil && tier.RunsNothing(src)
 }
 
 // A blind tab acknowledges the client's settings without applying them

@@ -6,9 +6,10 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 )
 
-// Lifting the client's settings for a stricter page (settings.go says
+// Lifting the client's settings for a stricter page (tiers/settings.go says
 // which are lifted where), and putting them back.
 //
 // The settings of a tab's top-level sessions are the ones the resume keeps
@@ -95,15 +96,15 @@ func (st *state) syncLiftsOf(t *tab, cs *session, ls *liftState, kept []replayed
 		sid = cs.id
 	}
 	for _, r := range kept {
-		rule, ok := liftRules[r.method]
+		rule, ok := tier.Lift(r.method)
 		if !ok {
 			continue
 		}
-		on, off := was >= rule.at, want >= rule.at
+		on, off := was >= rule.At, want >= rule.At
 		switch {
 		case off && !on:
-			m, p := rule.undo(r.params)
-			st.fireLift(t, ls, rule.at == accessReadOnly, sid, m, p)
+			m, p := rule.Undo(r.params)
+			st.fireLift(t, ls, rule.At == accessReadOnly, sid, m, p)
 		case on && !off:
 			var p any
 			if len(r.params) > 0 {
@@ -269,7 +270,7 @@ func (st *state) headerFix(kept []replayed, lv access, hdrs map[string]string) (
 		out[name] = v
 		names[strings.ToLower(name)] = name
 	}
-	if lv >= liftRules["Network.setExtraHTTPHeaders"].at {
+	if extra, _ := tier.Lift("Network.setExtraHTTPHeaders"); lv >= extra.At {
 		for name := range ch.extra {
 			del(name)
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
+	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 )
 
 // plantCalls are settings a client makes on its full tab, one of each
@@ -406,10 +407,10 @@ func TestSettingsClassified(t *testing.T) {
 		"Network.emulateNetworkConditions": "lifted", "Page.setDownloadBehavior": "lifted",
 	}
 	known := func(name string) bool {
-		if _, ok := liftRules[name]; ok {
+		if _, ok := tier.Lift(name); ok {
 			return true
 		}
-		if refusedSettings[name] != "" || keptSettings[name] != "" {
+		if tier.Refused(name) != "" || tier.Kept(name) != "" {
 			return true
 		}
 		for prefix := range notSettings {
@@ -422,11 +423,11 @@ func TestSettingsClassified(t *testing.T) {
 	var missing []string
 	for _, line := range strings.Split(protocolNames, "\n") {
 		name, ok := strings.CutPrefix(line, "command ")
-		if !ok || !setterName(name) {
+		if !ok || !tier.SetterName(name) {
 			continue
 		}
-		if strings.HasSuffix(name, ".enable") && !effectEnables[name] {
-			if _, lifted := liftRules[name]; !lifted {
+		if strings.HasSuffix(name, ".enable") && !tier.HasEffect(name) {
+			if _, lifted := tier.Lift(name); !lifted {
 				continue // a domain's events
 			}
 		}
@@ -435,20 +436,15 @@ func TestSettingsClassified(t *testing.T) {
 		}
 	}
 	if len(missing) > 0 {
-		t.Errorf("settings not classified (settings.go): %s", strings.Join(missing, " "))
+		t.Errorf("settings not classified (tiers/settings.go): %s", strings.Join(missing, " "))
 	}
 	// What is lifted is kept for the tab, as a resume keeps it.
-	for name := range liftRules {
+	for name := range tier.Lifted() {
 		if strings.HasSuffix(name, ".enable") {
 			continue // a domain's switch, kept as one
 		}
 		if replayOf(name) == replayNone {
 			t.Errorf("%s is lifted but not kept (resume.go)", name)
-		}
-	}
-	for name := range effectEnables {
-		if _, ok := liftRules[name]; !ok {
-			t.Errorf("%s has an effect but is not lifted", name)
 		}
 	}
 }

@@ -38,7 +38,7 @@ func TestMethodNamesAreChromes(t *testing.T) {
 		// Sent by Playwright and Puppeteer, and kept for a resume.
 		"Network.setUserAgentOverride", "Network.emulateNetworkConditions",
 		// Settings Chrome still takes, under older names or newer than
-		// cdproto's list, that the tiers lift or refuse (settings.go).
+		// cdproto's list, that the tiers lift or refuse (tiers/settings.go).
 		"Page.setGeolocationOverride", "Page.clearGeolocationOverride", "Page.setDeviceOrientationOverride",
 		"Page.clearDeviceOrientationOverride", "Page.setDeviceMetricsOverride", "Page.clearDeviceMetricsOverride",
 		"Page.setTouchEmulationEnabled", "Security.setOverrideCertificateErrors", "Overlay.setShowHitTestBorders",

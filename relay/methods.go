@@ -36,7 +36,7 @@ type methodInfo struct {
 	// any key twice, at any depth, are refused before they are judged.
 	unique bool
 	// unknown: not in the protocol the relay was built with (a newer
-	// Chrome's), so what it does is not known (settings.go).
+	// Chrome's), so what it does is not known (tiers/settings.go).
 	unknown bool
 	// brake: the forward stage hands the command to the brake (brake.go).
 	brake bool

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 )
 
 // The command pipeline: in what order a client command is judged.
@@ -373,7 +374,7 @@ func (c *clientConn) frameTree(k *cmd) bool {
 		return true
 	}
 	c.inst.lock()
-	tree := blindFrameTree(k.r.tab)
+	tree := tier.BlindFrameTree(k.r.tab.shownOrigin(), k.r.tab.targetID)
 	c.inst.unlock()
 	k.out.kind = outEmulated
 	c.answer(k, tree)
@@ -419,7 +420,7 @@ func (c *clientConn) gateStage(k *cmd) bool {
 }
 
 // wantsPixels: the methods that show the page's pixels.
-func wantsPixels(m *methodInfo) bool { return pixelMethods[m.name] }
+func wantsPixels(m *methodInfo) bool { return tier.Pixels(m.name) }
 
 // pixels (tiers.Pixels): not while a frame of the tab is blind.
 func (c *clientConn) pixels(k *cmd) bool {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/link"
+	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 )
 
 // reply is Chrome's answer to a client's command on its way through the
@@ -110,7 +111,7 @@ func (x *extConn) scopes(r *reply) bool {
 	if !r.pc.tab.readOnly.Load() {
 		return true
 	}
-	*r.buf = wire.AppendResult(*r.buf, r.pc.clientID, r.session, withoutScopes(r.m.Result))
+	*r.buf = wire.AppendResult(*r.buf, r.pc.clientID, r.session, tier.WithoutScopes(r.m.Result))
 	return false
 }
 
@@ -127,10 +128,10 @@ func (x *extConn) history(r *reply) bool {
 // sideEffect (tiers.SideEffect): a read-only tab's refused side effect,
 // explained.
 func (x *extConn) sideEffect(r *reply) bool {
-	if !r.pc.tab.readOnly.Load() || !bytes.Contains(r.m.Result, sideEffectText) {
+	if !r.pc.tab.readOnly.Load() || !bytes.Contains(r.m.Result, tier.SideEffectText) {
 		return true
 	}
-	*r.buf = wire.AppendResult(*r.buf, r.pc.clientID, r.session, bytes.ReplaceAll(r.m.Result, sideEffectText, sideEffectExplained))
+	*r.buf = wire.AppendResult(*r.buf, r.pc.clientID, r.session, bytes.ReplaceAll(r.m.Result, tier.SideEffectText, tier.SideEffectExplained))
 	return false
 }
 

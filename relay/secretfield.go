@@ -9,6 +9,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/creds"
+	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 )
 
 // A password field holding a typed secret.
@@ -136,11 +137,11 @@ func (c *clientConn) secretFieldGate(k *cmd) bool {
 	name := k.m.name
 	switch {
 	case k.m.domain == domainDOM || k.m.domain == domainCSS:
-		if readOnlyMethods[name] == roAllow || creds.FieldSafe(name) {
+		if tier.ReadOnlyListed(name) == tier.ROAllow || creds.FieldSafe(name) {
 			return true
 		}
 		return c.refuse(k, deny(ruleSecretField, "cdprelay: "+name+" is refused while a password field of this page holds a typed secret: the page's DOM and styles are read-only to automation until it leaves the page"))
-	case name == "Page.startScreencast" || strings.HasPrefix(name, "LayerTree.") && pixelMethods[name]:
+	case name == "Page.startScreencast" || strings.HasPrefix(name, "LayerTree.") && tier.Pixels(name):
 		return c.refuse(k, deny(ruleSecretField, "cdprelay: "+name+" is refused while a password field of this page holds a typed secret (take screenshots instead)"))
 	case name == "Page.captureScreenshot":
 		c.holdForPixels(k)

@@ -9,6 +9,7 @@ import (
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/creds"
+	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 )
 
 // Tests of the three tables (order.go) and of what their steps changed.
@@ -169,7 +170,7 @@ func TestPlansAgree(t *testing.T) {
 		if _, ok := c.stopRules(k); !ok && !wantsStopRules(m) {
 			t.Errorf("%s is refused by the stop rules but person.StopRules does not want it", m.name)
 		}
-		if pixelMethods[m.name] != wantsPixels(m) || (m.ctx != nil) != wantsContexts(m) || m.brake != wantsBrake(m) {
+		if tier.Pixels(m.name) != wantsPixels(m) || (m.ctx != nil) != wantsContexts(m) || m.brake != wantsBrake(m) {
 			t.Errorf("%s: a row's wants disagrees with its table", m.name)
 		}
 	}

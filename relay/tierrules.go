@@ -2,6 +2,8 @@ package relay
 
 import (
 	"strings"
+
+	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 )
 
 // tierChecks are the access stage's rules that hold only while the policy
@@ -10,10 +12,10 @@ import (
 // in every page to come (a breakpoint's condition), and input on a page
 // with a frame automation may not act on.
 func (c *clientConn) tierChecks(k *cmd) bool {
-	if d, ok := tierRefusal(k.m); !ok {
+	if d, ok := tier.SettingRefusal(k.m.name, k.m.unknown); !ok {
 		return c.refuse(k, d)
 	}
-	if storageDomains[k.m.name[:strings.IndexByte(k.m.name, '.')+1]] {
+	if tier.NamesStorage(k.m.name) {
 		// Storage names its origin itself, whichever tab carries it.
 		st := c.inst.lock()
 		to, where := st.storageAccess(k.params)
@@ -33,11 +35,11 @@ func (c *clientConn) tierChecks(k *cmd) bool {
 	if k.r.tab == nil {
 		return true
 	}
-	if bodyMethods[k.m.name] || k.m.name == "Page.getResourceContent" || k.m.name == "Page.searchInResource" || k.m.name == "Network.loadNetworkResource" {
+	if tier.ReadsBody(k.m.name) || k.m.name == "Page.getResourceContent" || k.m.name == "Page.searchInResource" || k.m.name == "Network.loadNetworkResource" {
 		// What a page loaded from a blind site is not to be read.
 		st := c.inst.lock()
 		blind := false
-		if bodyMethods[k.m.name] {
+		if tier.ReadsBody(k.m.name) {
 			id, _, err := exactString(k.params, "requestId")
 			blind = err != nil || k.r.tab.blindReqs[id]
 		} else {

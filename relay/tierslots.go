@@ -1,6 +1,10 @@
 package relay
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
+)
 
 // What the tiers (blind, read-only, take-over: access.go) keep per tab,
 // per session, per client and per instance: their slots, embedded in tab,
@@ -45,7 +49,7 @@ type tierTab struct {
 	blindEpoch atomic.Uint32
 	// guard is the read-only guard installed in the tab's isolated worlds,
 	// while it is read-only.
-	guard *guardLayer
+	guard *tier.Guard
 	// readOnly mirrors acc.level == accessReadOnly for the reply path,
 	// which reads it without the lock.
 	readOnly atomic.Bool

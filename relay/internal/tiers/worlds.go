@@ -1,4 +1,4 @@
-package relay
+package tiers
 
 import (
 	_ "embed"
@@ -25,8 +25,8 @@ import (
 // Runtime.queryObjects is refused.
 //
 // Which world a command's script runs in is judged by the context it
-// names now (ctxguard.go): an id of a world that is gone, or of a page
-// the tab left, is refused, never taken for an isolated world.
+// names now (the relay's ctxguard.go): an id of a world that is gone, or
+// of a page the tab left, is refused, never taken for an isolated world.
 //
 // The guard is not a sandbox: an API it does not know, or a location
 // assignment (which no script can redefine), still acts. The CDP commands
@@ -37,19 +37,20 @@ import (
 //go:embed readonly_guard.js
 var guardSource string
 
-// guardLayer is one installation of the guard: its secret turns it off;
-// why is the tab's reason, which its refusals give.
-type guardLayer struct{ secret, why string }
+// Guard is one installation of the guard: its secret turns it off; why is
+// the tab's reason, which its refusals give.
+type Guard struct{ secret, why string }
 
-// newGuard returns a new layer of the guard and its source, on, for a tab
-// that is read-only for the reason why.
-func newGuard(why string) (guardLayer, string) {
-	return newGuardFrom(guardLayer{secret: randHex(16), why: why})
+// NewGuard returns a new layer of the guard and its source, on, for a tab
+// that is read-only for the reason why; secret, which turns it off, is
+// random and at least 8 characters.
+func NewGuard(secret, why string) (Guard, string) {
+	return GuardFrom(Guard{secret: secret, why: why})
 }
 
-// newGuardFrom returns layer l's source, for a world that appears while l
-// is in force.
-func newGuardFrom(l guardLayer) (guardLayer, string) {
+// GuardFrom returns layer l's source, for a world that appears while l is
+// in force.
+func GuardFrom(l Guard) (Guard, string) {
 	src := strings.Replace(guardSource, `"SECRET"`, strconv.Quote(l.secret), 1)
 	src = strings.Replace(src, "const why = WHY;", "const why = "+jsString(l.why)+";", 1)
 	return l, strings.Replace(src, "let on = ON;", "let on = true;", 1)
@@ -61,15 +62,15 @@ func jsString(s string) string {
 	return string(b)
 }
 
-// offScript turns layer l off in a world.
-func (l guardLayer) offScript() string {
+// OffScript turns layer l off in a world.
+func (l Guard) OffScript() string {
 	return "globalThis[Symbol.for(\"cdprelay.readOnly." + l.secret[:8] + "\")]?.(" + strconv.Quote(l.secret) + ", false)"
 }
 
-// withoutScopes removes the [[Scopes]] of functions from a
+// WithoutScopes removes the [[Scopes]] of functions from a
 // Runtime.getProperties result: on a read-only tab they would lead a
 // client to the guard's closures and the functions it replaced.
-func withoutScopes(result []byte) []byte {
+func WithoutScopes(result []byte) []byte {
 	if !strings.Contains(string(result), "[[Scopes]]") {
 		return result
 	}
