@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/rules"
 )
 
 // reply is Chrome's answer to a client's command on its way through the
@@ -78,8 +79,8 @@ func (x *extConn) replyError(r *reply) bool {
 		return true
 	}
 	e := parseExtError(r.m.Error)
-	if cause := policyCauseOf(r.pc.m.name, e.Message); cause != "" {
-		e.Message = explainPolicy(r.pc.m.name, e.Message)
+	if cause := rules.PolicyCauseOf(r.pc.m.name, e.Message); cause != "" {
+		e.Message = rules.ExplainPolicy(r.pc.m.name, e.Message)
 		x.inst.notePolicyError(r.pc.tab, cause)
 	}
 	if e.Message == msgDetachedWhile && x.inst.stopped.Load() {
