@@ -69,7 +69,7 @@ func (in *Instance) netFenceRules(x *extConn, on bool) (json.RawMessage, bool) {
 		// (ownorigins.go).
 		pol := in.networkRules()
 		var err error
-		if rules, err = in.srv.own.withOwnRules(pol); err != nil {
+		if rules, err = in.srv.own.WithOwnRules(pol); err != nil {
 			in.log.Warn("the relay's own origins are left out of the first-request rules", "err", err)
 			rules = pol
 		}

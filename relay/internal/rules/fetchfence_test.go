@@ -1,4 +1,4 @@
-package relay
+package rules
 
 import "testing"
 
@@ -23,35 +23,30 @@ func TestWildcardMatch(t *testing.T) {
 		{"*a*b*c*", "xxaxxcxxbxx", false},
 		{"**", "anything", true},
 	} {
-		if got := wildcardMatch(tc.pattern, tc.s); got != tc.want {
-			t.Errorf("wildcardMatch(%q, %q) = %v, want %v", tc.pattern, tc.s, got, tc.want)
+		if got := WildcardMatch(tc.pattern, tc.s); got != tc.want {
+			t.Errorf("WildcardMatch(%q, %q) = %v, want %v", tc.pattern, tc.s, got, tc.want)
 		}
 	}
 }
 
 func TestClientFetchMatches(t *testing.T) {
-	cf := &clientFetch{patterns: []fetchPattern{
+	cf := &ClientFetch{Patterns: []FetchPattern{
 		{URLPattern: "*/api/*"},
 		{URLPattern: "*", ResourceType: "Image", RequestStage: "Response"},
 	}}
-	req := func(url, rt string) pausedRequest {
-		var p pausedRequest
-		p.Request.URL, p.ResourceType = url, rt
-		return p
-	}
 	for _, tc := range []struct {
-		p        pausedRequest
-		response bool
-		want     bool
+		url, resourceType string
+		response          bool
+		want              bool
 	}{
-		{req("https://a/api/x", "XHR"), false, true},
-		{req("https://a/page", "Document"), false, false},
-		{req("https://a/logo.png", "Image"), true, true},
-		{req("https://a/logo.png", "Image"), false, false},
-		{req("https://a/api/x", "XHR"), true, false},
+		{"https://a/api/x", "XHR", false, true},
+		{"https://a/page", "Document", false, false},
+		{"https://a/logo.png", "Image", true, true},
+		{"https://a/logo.png", "Image", false, false},
+		{"https://a/api/x", "XHR", true, false},
 	} {
-		if got := cf.matches(tc.p, tc.response); got != tc.want {
-			t.Errorf("matches(%s %s, response=%v) = %v, want %v", tc.p.ResourceType, tc.p.Request.URL, tc.response, got, tc.want)
+		if got := cf.Matches(tc.url, tc.resourceType, tc.response); got != tc.want {
+			t.Errorf("Matches(%s %s, response=%v) = %v, want %v", tc.resourceType, tc.url, tc.response, got, tc.want)
 		}
 	}
 }
@@ -62,7 +57,7 @@ func FuzzWildcardMatch(f *testing.F) {
 	f.Fuzz(func(t *testing.T, pattern, s string) {
 		// Must not panic, and a pattern without wildcards matches only
 		// itself.
-		got := wildcardMatch(pattern, s)
+		got := WildcardMatch(pattern, s)
 		plain := true
 		for i := 0; i < len(pattern); i++ {
 			if c := pattern[i]; c == '*' || c == '?' || c == '\\' {
