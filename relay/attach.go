@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/rules"
 )
 
 // Attaching and detaching the debugger: the I/O side of the tab table's
@@ -112,9 +114,9 @@ func (in *Instance) attachTab(ctx context.Context, x *extConn, t *tab) error {
 	t.detachReason = ""
 	if fenced {
 		fs := t.fetchOf("")
-		fs.fence = true
-		if fs.pats == nil {
-			fs.pats = in.backstop()
+		fs.Fence = true
+		if fs.Patterns == nil {
+			fs.Patterns = in.backstop()
 		}
 	}
 	in.unlock()
@@ -174,9 +176,9 @@ func (in *Instance) attachCalls(ctx context.Context, x *extConn, t *tab) (_ Targ
 		// is judged, not left paused.
 		in.lock()
 		fs := t.fetchOf("")
-		fs.fence, fs.pats = true, pats
+		fs.Fence, fs.Patterns = true, pats
 		in.unlock()
-		if _, err := x.sendCommand(ctx, tabID, "", "Fetch.enable", fetchParams(pats, nil)); err != nil {
+		if _, err := x.sendCommand(ctx, tabID, "", "Fetch.enable", rules.FetchParams(pats, nil)); err != nil {
 			return TargetInfo{}, "", false, fmt.Errorf("navigation fence on tab %d: %w", tabID, err)
 		}
 		fenced = true

@@ -3,6 +3,8 @@ package relay
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/rules"
 )
 
 // Why a tab was detached, and who is told.
@@ -52,7 +54,7 @@ func parseDetachCause(arg []byte) detachCause {
 	case causeExtensionFrame, causeRestrictedURL, causeDiscarded, causeCanceledByUser, causeTabClosed, causeUnknown:
 		return d
 	}
-	if isPolicyCause(d.Cause) {
+	if rules.IsPolicyCause(d.Cause) {
 		return d
 	}
 	return detachCause{}
@@ -81,7 +83,7 @@ func (d detachCause) text() string {
 	case causeUnknown:
 		return "Chrome stopped debugging the tab (one of its frames went where a debugger cannot follow); it comes back as a new target"
 	}
-	return policyText(d.Cause)
+	return rules.PolicyText(d.Cause)
 }
 
 // short is text's few words, for the audit log.
@@ -103,8 +105,8 @@ func (d detachCause) short() string {
 	case causeUnknown:
 		return "a frame the debugger cannot follow"
 	}
-	if isPolicyCause(d.Cause) {
-		return "a policy of the browser: " + policyName(d.Cause) + " (chrome://policy)"
+	if rules.IsPolicyCause(d.Cause) {
+		return "a policy of the browser: " + rules.PolicyName(d.Cause) + " (chrome://policy)"
 	}
 	return ""
 }

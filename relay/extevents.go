@@ -9,6 +9,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/rules"
 )
 
 // Extension events: tabs offered, updated, removed and detached, the
@@ -351,7 +352,7 @@ func (in *Instance) onDetach(x *extConn, params []byte) {
 	default:
 		// A frame or the tab went where the debugger cannot follow; our
 		// extension offers the tab again once it can be attached.
-		if isPolicyCause(d.Cause) {
+		if rules.IsPolicyCause(d.Cause) {
 			// The commands under way hear the policy before the client
 			// hears of the sessions' end: a navigation there fails with
 			// the reason, not as a closed page's.

@@ -3,7 +3,8 @@ package relay
 import (
 	"encoding/json"
 	"slices"
-	"strings"
+
+	"github.com/cdprelay/cdprelay/relay/internal/rules"
 )
 
 // The navigation backstop. The command fence sees Page.navigate and
@@ -23,39 +24,9 @@ import (
 // rewritten into one Fetch.enable with the relay's pattern added, and each
 // Fetch.requestPaused goes to the client only when the client's own
 // patterns match it. The client sees exactly the requests it asked for.
-
-// fetchState is one session's Fetch configuration. Guarded by the
-// instance's mutex.
-type fetchState struct {
-	fence  bool           // the relay's patterns are enabled
-	pats   []fetchPattern // the relay's patterns in force
-	client *clientFetch   // nil while the client has no Fetch enabled
-}
-
-type clientFetch struct {
-	patterns   []fetchPattern
-	handleAuth bool
-}
-
-type fetchPattern struct {
-	URLPattern   string `json:"urlPattern,omitempty"`
-	ResourceType string `json:"resourceType,omitempty"`
-	RequestStage string `json:"requestStage,omitempty"`
-}
-
-var fencePattern = fetchPattern{URLPattern: "*", ResourceType: "Document", RequestStage: "Request"}
-
-// fetchParams builds the Fetch.enable params for a session: the relay's
-// patterns, and the client's.
-func fetchParams(relay []fetchPattern, cf *clientFetch) map[string]any {
-	pats := append([]fetchPattern{}, relay...)
-	auth := false
-	if cf != nil {
-		pats = append(pats, cf.patterns...)
-		auth = cf.handleAuth
-	}
-	return map[string]any{"patterns": pats, "handleAuthRequests": auth}
-}
+// The patterns, the rewrite and the state kept per session are the rules
+// package's (rules.FetchState); the relay keeps them in the tab's rules
+// slot, under the instance's mutex.
 
 // fencing reports whether navigations of this instance need the backstop:
 // when the fence can refuse a host, when some sites have a tier (whatever
@@ -68,23 +39,23 @@ func (in *Instance) fencing() bool {
 // backstop returns the relay's Fetch patterns for this instance's
 // sessions: every Document request when the policy fences navigations, and
 // every request to the relay's own origins. Nil: no backstop.
-func (in *Instance) backstop() []fetchPattern {
-	pats := in.srv.own.fetchPatterns()
+func (in *Instance) backstop() []rules.FetchPattern {
+	pats := in.srv.own.FetchPatterns()
 	if in.fencing() {
-		pats = append([]fetchPattern{fencePattern}, pats...)
+		pats = append([]rules.FetchPattern{rules.FencePattern}, pats...)
 	}
 	return pats
 }
 
 // fetchOf returns the Fetch state of t's session sid ("" for the tab's
 // own), creating it.
-func (t *tab) fetchOf(sid string) *fetchState {
+func (t *tab) fetchOf(sid string) *rules.FetchState {
 	if t.fetch == nil {
-		t.fetch = make(map[string]*fetchState)
+		t.fetch = make(map[string]*rules.FetchState)
 	}
 	fs := t.fetch[sid]
 	if fs == nil {
-		fs = &fetchState{}
+		fs = &rules.FetchState{}
 		t.fetch[sid] = fs
 	}
 	return fs
@@ -93,7 +64,7 @@ func (t *tab) fetchOf(sid string) *fetchState {
 // fenced reports whether the backstop is on for t's session sid.
 func (t *tab) fenced(sid string) bool {
 	fs := t.fetch[sid]
-	return fs != nil && fs.fence
+	return fs != nil && fs.Fence
 }
 
 // enableFence turns the backstop on for t's session sid if it has one. It
@@ -106,12 +77,12 @@ func (in *Instance) enableFence(x *extConn, t *tab, sid string) {
 	}
 	in.lock()
 	fs := t.fetchOf(sid)
-	if fs.fence {
+	if fs.Fence {
 		in.unlock()
 		return
 	}
-	fs.fence, fs.pats = true, pats
-	params := fetchParams(pats, fs.client)
+	fs.Fence, fs.Patterns = true, pats
+	params := rules.FetchParams(pats, fs.Client)
 	in.unlock()
 	x.fire(t.id, sid, "Fetch.enable", params)
 }
@@ -119,17 +90,11 @@ func (in *Instance) enableFence(x *extConn, t *tab, sid string) {
 // fetchRewrite is what the fence stage sends in place of a client's
 // Fetch.enable or Fetch.disable on a fenced session: one Fetch.enable with
 // the relay's pattern and the client's. The state is recorded as it is
-// decided; the rewritten params go to Chrome as the client's command.
+// decided (rules.FetchState.Rewrite); the rewritten params go to Chrome
+// as the client's command.
 func (st *state) fetchRewrite(t *tab, sid string, a *args, enable bool, replyTo *session) []byte {
 	fs := t.fetchOf(sid)
 	if enable {
-		pats := a.patterns
-		if len(pats) == 0 {
-			// Chrome's default for an empty list; it must be spelled out
-			// now that the relay's pattern is in the list too.
-			pats = []fetchPattern{{URLPattern: "*"}}
-		}
-		fs.client = &clientFetch{patterns: pats, handleAuth: a.handleAuth}
 		// A further session on the tab gets the pauses too, as it would
 		// through the ordinary domain switch.
 		if replyTo != nil && !replyTo.child && replyTo.tab != nil {
@@ -138,12 +103,8 @@ func (st *state) fetchRewrite(t *tab, sid string, a *args, enable bool, replyTo 
 			}
 			replyTo.enabled["Fetch"] = true
 		}
-	} else {
-		// Disabling would drop the relay's pattern too: keep it.
-		fs.client = nil
 	}
-	b, _ := json.Marshal(fetchParams(fs.pats, fs.client))
-	return b
+	return fs.Rewrite(a.patterns, a.handleAuth, enable)
 }
 
 // pausedRequest is what the backstop reads of Fetch.requestPaused. The
@@ -188,19 +149,19 @@ func (a pausedAction) handled() bool { return a.kind != pausedDeliver }
 // decides; run carries the decision out, outside the lock.
 func (st *state) judgePaused(t *tab, sid string, params []byte) pausedAction {
 	fs := t.fetch[sid]
-	if fs == nil || !fs.fence {
+	if fs == nil || !fs.Fence {
 		return pausedAction{}
 	}
-	var cf *clientFetch
-	if fs.client != nil && st.client != nil {
-		cf = fs.client
+	var cf *rules.ClientFetch
+	if fs.Client != nil && st.client != nil {
+		cf = fs.Client
 	}
 	var p pausedRequest
 	if json.Unmarshal(params, &p) != nil || p.RequestID == "" {
 		return pausedAction{}
 	}
 	responseStage := p.ResponseStatusCode != nil || p.ResponseErrorReason != ""
-	wants := cf != nil && t.acc.level != accessBlind && cf.matches(p, responseStage)
+	wants := cf != nil && t.acc.level != accessBlind && cf.Matches(p.Request.URL, p.ResourceType, responseStage)
 	in := st.in
 	if in.srv.ownURL(p.Request.URL) {
 		return pausedAction{kind: pausedFail, requestID: p.RequestID, url: p.Request.URL, d: ownRefusal(p.Request.URL)}
@@ -237,68 +198,6 @@ func (a pausedAction) run(in *Instance, x *extConn, t *tab, sid string) {
 	}
 }
 
-// matches reports whether the client's patterns ask for this pause.
-func (cf *clientFetch) matches(p pausedRequest, responseStage bool) bool {
-	for _, pat := range cf.patterns {
-		stage := pat.RequestStage == "Response"
-		if stage != responseStage {
-			continue
-		}
-		if pat.ResourceType != "" && pat.ResourceType != p.ResourceType {
-			continue
-		}
-		u := pat.URLPattern
-		if u == "" {
-			u = "*"
-		}
-		if wildcardMatch(u, p.Request.URL) {
-			return true
-		}
-	}
-	return false
-}
-
-// wildcardMatch matches s against a Fetch urlPattern: '*' is any run, '?'
-// one character, and a backslash escapes the next character.
-func wildcardMatch(pattern, s string) bool {
-	// Iterative matching with one backtrack point for the last '*'.
-	pi, si := 0, 0
-	starP, starS := -1, 0
-	for si < len(s) {
-		if pi < len(pattern) {
-			switch c := pattern[pi]; c {
-			case '*':
-				starP, starS = pi, si
-				pi++
-				continue
-			case '?':
-				pi++
-				si++
-				continue
-			case '\\':
-				if pi+1 < len(pattern) && pattern[pi+1] == s[si] {
-					pi += 2
-					si++
-					continue
-				}
-			default:
-				if c == s[si] {
-					pi++
-					si++
-					continue
-				}
-			}
-		}
-		if starP < 0 {
-			return false
-		}
-		pi = starP + 1
-		starS++
-		si = starS
-	}
-	return strings.Trim(pattern[pi:], "*") == ""
-}
-
 // refreshFences brings every attached tab's own session in line with the
 // policy (and the relay's own origins) after it changed: the backstop goes
 // on where it is now needed, off where it no longer is, and changes its
@@ -315,20 +214,20 @@ func (s *Server) refreshFences() {
 				continue
 			}
 			fs := t.fetch[""]
-			if fs == nil && len(want) == 0 || fs != nil && slices.Equal(fs.pats, want) && fs.fence == (len(want) > 0) {
+			if fs == nil && len(want) == 0 || fs != nil && slices.Equal(fs.Patterns, want) && fs.Fence == (len(want) > 0) {
 				continue
 			}
 			fs = t.fetchOf("")
-			fs.fence, fs.pats = len(want) > 0, want
+			fs.Fence, fs.Patterns = len(want) > 0, want
 			changed = append(changed, t)
-			params = append(params, fetchParams(want, fs.client))
+			params = append(params, rules.FetchParams(want, fs.Client))
 		}
 		in.unlock()
 		if x == nil {
 			continue
 		}
 		for i, t := range changed {
-			if len(params[i]["patterns"].([]fetchPattern)) == 0 {
+			if len(params[i]["patterns"].([]rules.FetchPattern)) == 0 {
 				x.fire(t.id, "", "Fetch.disable", nil)
 			} else {
 				x.fire(t.id, "", "Fetch.enable", params[i])

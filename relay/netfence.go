@@ -5,26 +5,18 @@ import (
 	"encoding/json"
 	"slices"
 	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/rules"
 )
 
 // The first-request fence: the policy's URL fence as rules the browser
 // applies to every request of the shared tabs, and of tabs not yet known,
-// before it leaves (NetworkRuler), and the rules that keep those tabs off
-// the relay's own origins (ownorigins.go). Our extension says it can install them
-// (feature "navigation-fence" in extension.info); the stock one cannot,
-// and then the Fetch backstop is the only fence. The rules are in force
-// while a client is connected: the person's own browsing is not fenced
-// when no automation runs.
-
-const featureNetFence = "navigation-fence"
-
-// networkRules returns the rules of this instance's policy, or nil.
-func (in *Instance) networkRules() []byte {
-	if r, ok := in.srv.policy.load().(NetworkRuler); ok {
-		return r.NetworkRules(in.profile)
-	}
-	return nil
-}
+// before it leaves, and the rules that keep those tabs off the relay's own
+// origins (rules.NetFenceRules builds them). Our extension says it can
+// install them (rules.FeatureNetFence in extension.info); the stock one
+// cannot, and then the Fetch backstop is the only fence. The rules are in
+// force while a client is connected: the person's own browsing is not
+// fenced when no automation runs.
 
 // netFenceWait bounds how long a client's first command waits for the
 // extension to have its rules in force.
@@ -58,26 +50,20 @@ func (in *Instance) setNetFenceWait(ctx context.Context, x *extConn) {
 // netFenceRules are the rules to give x, and whether x takes them.
 func (in *Instance) netFenceRules(x *extConn, on bool) (json.RawMessage, bool) {
 	st := in.lock()
-	ok := st.features[featureNetFence]
+	ok := st.features[rules.FeatureNetFence]
 	in.unlock()
 	if x == nil || !ok {
 		return nil, false
 	}
-	var rules json.RawMessage
-	if on {
-		// The policy's rules and those of the relay's own origins
-		// (ownorigins.go).
-		pol := in.networkRules()
-		var err error
-		if rules, err = in.srv.own.withOwnRules(pol); err != nil {
-			in.log.Warn("the relay's own origins are left out of the first-request rules", "err", err)
-			rules = pol
-		}
+	if !on {
+		return json.RawMessage("null"), true
 	}
-	if len(rules) == 0 {
-		rules = json.RawMessage("null")
+	// The policy's rules and those of the relay's own origins.
+	r, err := rules.NetFenceRules(in.srv.policy.load(), in.profile, in.srv.own)
+	if err != nil {
+		in.log.Warn("the relay's own origins are left out of the first-request rules", "err", err)
 	}
-	return rules, true
+	return r, true
 }
 
 // refreshNetFences brings every instance with a client in line with the

@@ -14,6 +14,7 @@ import (
 	"github.com/cdprelay/cdprelay/internal/cdptest"
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/rules"
 )
 
 // The order of the command stages (pipeline.go) is a security contract.
@@ -476,7 +477,7 @@ func TestCommandOrderPins(t *testing.T) {
 			{"route", sess[0], "Page.navigate", rawParams(`{"url":"https://a.example/","url":"https://b.example/"}`), ""},
 			{"policy", sess[0], "Network.getAllCookies", nil, "method:Network.getAllCookies"},
 			{"policy", sess[0], "Page.navigate", map[string]any{"url": "file:///etc/passwd"}, "url:denied"},
-			{"the relay's rules", "", "Target.sendMessageToTarget", map[string]any{"message": "{}", "targetId": tid(1)}, ruleNested},
+			{"the relay's rules", "", "Target.sendMessageToTarget", map[string]any{"message": "{}", "targetId": tid(1)}, rules.RuleNested},
 			{"the relay's rules", sess[0], "Page.setDownloadBehavior", map[string]any{"behavior": "allow", "downloadPath": "/tmp"}, ""},
 			{"access", sess[1], "DOM.setOuterHTML", map[string]any{"nodeId": 1, "outerHTML": "<p>"}, "tier:read-only"},
 			{"access", sess[0], "Page.navigate", map[string]any{"url": "https://blind.example/"}, "tier:blind"},

@@ -8,6 +8,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/rules"
 )
 
 // Params read once, as Chrome reads them.
@@ -40,7 +41,7 @@ type args struct {
 	eventsEnabled          bool
 	downloadBehavior       string // Browser/Page.setDownloadBehavior's behavior
 	downloadPath           string // and downloadPath (downloads.go)
-	patterns               []fetchPattern
+	patterns               []rules.FetchPattern
 	handleAuth             bool
 	files                  []string // files a command makes the page read
 }
@@ -134,8 +135,8 @@ var decodedMethods = map[string]func(params []byte, a *args) error{
 	},
 	"Fetch.enable": func(p []byte, a *args) error {
 		var v struct {
-			Patterns           []fetchPattern `json:"patterns"`
-			HandleAuthRequests bool           `json:"handleAuthRequests"`
+			Patterns           []rules.FetchPattern `json:"patterns"`
+			HandleAuthRequests bool                 `json:"handleAuthRequests"`
 		}
 		err := decodeStruct(p, &v)
 		a.patterns, a.handleAuth = v.Patterns, v.HandleAuthRequests

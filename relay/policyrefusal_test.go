@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
+	"github.com/cdprelay/cdprelay/relay/internal/rules"
 )
 
 // Managed browsers, against the fake extension giving Chrome's exact texts:
@@ -93,7 +94,7 @@ func TestPolicyDetachTold(t *testing.T) {
 	h.call(c, "pw-tab-1", "Log.enable", nil)
 	from := len(c.Messages())
 	e.RefuseAttach(1, policyRefusals[0].chrome)
-	e.DetachByBrowser(1, "target_closed", map[string]any{"cause": causePolicyBlockedHost})
+	e.DetachByBrowser(1, "target_closed", map[string]any{"cause": rules.CausePolicyBlockedHost})
 
 	warn, _ := h.event(c, from, "Log.entryAdded")
 	var w struct{ Entry struct{ Level, Text string } }
@@ -130,7 +131,7 @@ func TestPolicyWithdrawnListed(t *testing.T) {
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Features: ourFeatures})
 	c := h.client()
 	h.autoAttach(c)
-	e.Emit("chrome.tabs.onRemoved", 2, map[string]any{"windowId": 1, "isWindowClosing": false, "withdrawn": true, "cause": causePolicyDevTools})
+	e.Emit("chrome.tabs.onRemoved", 2, map[string]any{"windowId": 1, "isWindowClosing": false, "withdrawn": true, "cause": rules.CausePolicyDevTools})
 	h.waitFor("the refusal listed", func() bool { return len(h.srv.Default().Status().Refused) == 1 })
 	r := h.srv.Default().Status().Refused[0]
 	if r.TabID != 2 || r.Policy != "DeveloperToolsAvailability" || !strings.Contains(r.Reason, "developer tools") || r.Origin != "https://b.example" {
@@ -173,38 +174,6 @@ func TestPolicyCommandError(t *testing.T) {
 	}
 }
 
-// TestPolicyCauseOf: which of Chrome's texts are a policy's.
-func TestPolicyCauseOf(t *testing.T) {
-	t.Parallel()
-	tests := []struct{ method, msg, cause string }{
-		{"", "This page cannot be scripted due to an ExtensionsSettings policy.", causePolicyBlockedHost},
-		{"Runtime.evaluate", "This page cannot be scripted due to an ExtensionsSettings policy.", causePolicyBlockedHost},
-		{"", "Cannot attach to this target.", causePolicyDevTools},
-		{"", " Cannot attach to this target. ", causePolicyDevTools},
-		{"Runtime.evaluate", "Cannot attach to this target.", ""},
-		{"", "Host access is restricted by policy.", causePolicyHostAccess},
-		{"", "Screenshot capture is restricted by policy.", causePolicyScreenshots},
-		{"Page.navigate", "Not allowed", causePolicyBlockedHost},
-		{"Page.reload", "Not allowed", ""},
-		{"", "Not allowed", ""},
-		{"", "The extensions gallery cannot be scripted.", ""},
-		{"", "Cannot access a chrome:// URL", ""},
-		{"", "Cannot access a chrome-extension:// URL of different extension", ""},
-		{"", "", ""},
-	}
-	for _, tt := range tests {
-		if got := policyCauseOf(tt.method, tt.msg); got != tt.cause {
-			t.Errorf("policyCauseOf(%q, %q) = %q, want %q", tt.method, tt.msg, got, tt.cause)
-		}
-		if tt.cause != "" && (policyText(tt.cause) == "" || policyName(tt.cause) == "" || !isPolicyCause(tt.cause)) {
-			t.Errorf("%s has no words", tt.cause)
-		}
-	}
-	if got := explainPolicy("", "Cannot access a chrome:// URL"); got != "Cannot access a chrome:// URL" {
-		t.Errorf("another error changed: %q", got)
-	}
-}
-
 // TestPolicyDetachFailsNavigation: a navigation under way when Chrome
 // detaches the tab for a policy fails with the policy in words, before the
 // client hears of the session's end (a client that heard of the end first
@@ -227,7 +196,7 @@ func TestPolicyDetachFailsNavigation(t *testing.T) {
 	nav := h.send(c, "pw-tab-1", "Page.navigate", map[string]any{"url": "https://blocked.example/"})
 	<-entered
 	e.RefuseAttach(1, policyRefusals[0].chrome)
-	e.DetachByBrowser(1, "target_closed", map[string]any{"cause": causePolicyBlockedHost})
+	e.DetachByBrowser(1, "target_closed", map[string]any{"cause": rules.CausePolicyBlockedHost})
 	r, at := h.reply(c, nav)
 	if r.Error == nil || !strings.Contains(r.Error.Message, "runtime_blocked_hosts") || !strings.Contains(r.Error.Message, "chrome://policy") {
 		t.Fatalf("the navigation's answer: %s", r.Raw)

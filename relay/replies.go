@@ -6,6 +6,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/link"
+	"github.com/cdprelay/cdprelay/relay/internal/rules"
 	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 )
 
@@ -80,8 +81,8 @@ func (x *extConn) replyError(r *reply) bool {
 		return true
 	}
 	e := parseExtError(r.m.Error)
-	if cause := policyCauseOf(r.pc.m.name, e.Message); cause != "" {
-		e.Message = explainPolicy(r.pc.m.name, e.Message)
+	if cause := rules.PolicyCauseOf(r.pc.m.name, e.Message); cause != "" {
+		e.Message = rules.ExplainPolicy(r.pc.m.name, e.Message)
 		x.inst.notePolicyError(r.pc.tab, cause)
 	}
 	if e.Message == msgDetachedWhile && x.inst.stopped.Load() {

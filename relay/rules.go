@@ -1,59 +1,22 @@
 package relay
 
-import (
-	"errors"
-	"os"
-	"path/filepath"
-	"strings"
+import "github.com/cdprelay/cdprelay/relay/internal/rules"
 
-	jsonv2 "github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
-)
+// The relay's own rules (the rules package says what they are and why):
+// the stages that run them on a client's commands.
 
-// The relay's own rules: refusals that hold whatever the operator's policy
-// says, because without them a client could go around every other check.
-// They run in the policy stage, after the operator's method rules.
-//
-//   - Nested commands. Target.sendMessageToTarget carries a whole CDP
-//     command inside a string, and a non-flat session (auto-attach without
-//     flatten) delivers and takes its messages that way: neither would pass
-//     through the pipeline. Both are refused; flat sessions are what every
-//     supported client uses.
-//   - Target methods on a tab. Past the ones the relay emulates, a tab's
-//     session may send Target.setAutoAttach (flat) and getTargetInfo, and
-//     nothing else of the Target domain.
-//   - Files. DOM.setFileInputFiles and Input.dispatchDragEvent make the
-//     page read files of the machine the browser runs on, which a form
-//     then sends anywhere. Only files inside the configured upload folders
-//     (Policy.UploadDirs) are accepted, after symlinks and ".." are
-//     resolved, and they go to Chrome as the resolved paths. Without
-//     folders, uploads are refused.
-//   - The relay's own origins. No URL-bearing command goes there
-//     (ownorigins.go).
-//   - Downloads. Browser.setDownloadBehavior and Page.setDownloadBehavior
-//     are the relay's to answer (downloads.go): the folder a client names
-//     must be one the operator allows.
-
-// Rule ids of the relay's own rules, the label values of
+// ruleBreakpointCondition is the rule id of a refusal of a breakpoint's
+// condition (tierrules.go), a label value of
 // cdprelay_policy_refusals_total beside the policy's.
-const (
-	ruleNested              = "relay:nested-command"
-	ruleBreakpointCondition = "relay:breakpoint-condition"
-	ruleNonFlat             = "relay:non-flat-session"
-	ruleTargetTab           = "relay:target-method-on-tab"
-	ruleUploads             = "relay:uploads"
-)
+const ruleBreakpointCondition = "relay:breakpoint-condition"
 
 // RelayRules lists the rule ids of the relay's own refusals (its rules and
 // the access stage's), for counters that start at zero.
 func RelayRules() []string {
-	return []string{ruleNested, ruleNonFlat, ruleTargetTab, ruleUploads, ruleCredentials, ruleSecret,
+	return []string{rules.RuleNested, rules.RuleNonFlat, rules.RuleTargetTab, rules.RuleUploads, ruleCredentials, ruleSecret,
 		ruleNeverShared, ruleOutsideFence, ruleTakeOver, ruleReadOnlyWrite, ruleBlindFrame, ruleStopped,
-		ruleDialogAnswered, ruleUndoable, ruleUnstoppable, ruleDebuggerOff, ruleContext, ruleOwnOrigin, ruleSecretField, ruleUnscannable}
+		ruleDialogAnswered, ruleUndoable, ruleUnstoppable, ruleDebuggerOff, ruleContext, rules.RuleOwnOrigin, ruleSecretField, ruleUnscannable}
 }
-
-// targetOnTab are the Target methods a tab's session may send to Chrome.
-var targetOnTab = map[string]bool{"Target.setAutoAttach": true, "Target.getTargetInfo": true}
 
 // relayRules (rules.Relay) applies the relay's own rules to k, but for
 // the rows of their own after it: credentials, uploads, what a Stop could
@@ -67,10 +30,10 @@ func (c *clientConn) relayRules(k *cmd) bool {
 	}
 	switch k.m.name {
 	case "Target.sendMessageToTarget":
-		return c.refuse(k, deny(ruleNested, "cdprelay: Target.sendMessageToTarget carries a nested command past the relay's checks; use a flat session (Target.attachToTarget with flatten: true) and send the command on it"))
+		return c.refuse(k, deny(rules.RuleNested, rules.MsgNested))
 	case "Target.setAutoAttach":
 		if k.a.autoAttach && (k.a.flatten == nil || !*k.a.flatten) {
-			return c.refuse(k, deny(ruleNonFlat, "cdprelay: only flat sessions are supported (flatten: true)"))
+			return c.refuse(k, deny(rules.RuleNonFlat, rules.MsgNonFlat))
 		}
 	}
 	return true
@@ -111,13 +74,13 @@ func (c *clientConn) uploadsStage(k *cmd) bool {
 	if len(k.a.files) == 0 {
 		return true
 	}
-	files, err := c.uploads(k.pol.p, k.a.files)
+	files, err := rules.Uploads(k.pol.p.UploadDirs(c.inst.profile), k.a.files)
 	if err != nil {
-		return c.refuse(k, deny(ruleUploads, "cdprelay: "+err.Error()))
+		return c.refuse(k, deny(rules.RuleUploads, "cdprelay: "+err.Error()))
 	}
-	p, err := replaceFiles(k.m.name, k.params, files)
+	p, err := rules.ReplaceFiles(k.m.name, k.params, files)
 	if err != nil {
-		return c.refuse(k, deny(ruleUploads, "cdprelay: "+err.Error()))
+		return c.refuse(k, deny(rules.RuleUploads, "cdprelay: "+err.Error()))
 	}
 	k.params = p
 	return true
@@ -127,10 +90,11 @@ func (c *clientConn) uploadsStage(k *cmd) bool {
 func wantsTargetOnTab(m *methodInfo) bool { return m.domain == domainTarget }
 
 // targetOnTab (rules.TargetOnTab): past the ones the relay emulates, a
-// tab's session sends Chrome only the Target methods of targetOnTab.
+// tab's session sends Chrome only the Target methods rules.TargetOnTab
+// allows.
 func (c *clientConn) targetOnTab(k *cmd) bool {
-	if k.r.sess != nil && k.r.sess.tab != nil && emulated(k.m, k.r.sess) == nil && !targetOnTab[k.m.name] {
-		return c.refuse(k, deny(ruleTargetTab, "cdprelay: "+k.m.name+" is not available on a tab's session through the relay"))
+	if k.r.sess != nil && k.r.sess.tab != nil && emulated(k.m, k.r.sess) == nil && !rules.TargetOnTab(k.m.name) {
+		return c.refuse(k, deny(rules.RuleTargetTab, rules.MsgTargetTab(k.m.name)))
 	}
 	return true
 }
@@ -154,76 +118,3 @@ func (c *clientConn) failPaused(k *cmd) {
 }
 
 func deny(rule, msg string) Decision { return Decision{Verdict: Deny, Rule: rule, Message: msg} }
-
-// uploads resolves files for an upload and checks that each lies inside an
-// upload folder. It returns the resolved paths.
-func (c *clientConn) uploads(pol Policy, files []string) ([]string, error) {
-	dirs := pol.UploadDirs(c.inst.profile)
-	if len(dirs) == 0 {
-		return nil, errors.New("uploads are off: set uploads_dir in the relay's policy to the folders files may be uploaded from")
-	}
-	var roots []string
-	for _, d := range dirs {
-		if r, err := filepath.EvalSymlinks(d); err == nil {
-			roots = append(roots, r)
-		}
-	}
-	out := make([]string, 0, len(files))
-	for _, f := range files {
-		if !filepath.IsAbs(f) {
-			return nil, errors.New("an upload needs an absolute path: " + clipPath(f))
-		}
-		real, err := filepath.EvalSymlinks(filepath.Clean(f))
-		if err != nil {
-			return nil, errors.New("cannot upload " + clipPath(f) + ": it does not exist on the relay's machine")
-		}
-		if !inside(real, roots) {
-			return nil, errors.New(clipPath(f) + " is outside the upload folders (uploads_dir: " + strings.Join(dirs, ", ") + ")")
-		}
-		out = append(out, real)
-	}
-	return out, nil
-}
-
-// inside reports whether path lies in one of roots (or is one).
-func inside(path string, roots []string) bool {
-	for _, r := range roots {
-		rel, err := filepath.Rel(r, path)
-		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(os.PathSeparator)) && !filepath.IsAbs(rel) {
-			return true
-		}
-	}
-	return false
-}
-
-func clipPath(p string) string {
-	if len(p) > 120 {
-		return p[:117] + "..."
-	}
-	return p
-}
-
-// replaceFiles puts the resolved files in place of the client's.
-func replaceFiles(method string, params []byte, files []string) ([]byte, error) {
-	var m map[string]jsontext.Value
-	if err := decodeStruct(params, &m); err != nil {
-		return nil, err
-	}
-	fs, err := jsonv2.Marshal(files)
-	if err != nil {
-		return nil, err
-	}
-	if method == "DOM.setFileInputFiles" {
-		m["files"] = fs
-	} else {
-		var data map[string]jsontext.Value
-		if err := jsonv2.Unmarshal(m["data"], &data); err != nil {
-			return nil, err
-		}
-		data["files"] = fs
-		if m["data"], err = jsonv2.Marshal(data, jsonv2.Deterministic(true)); err != nil {
-			return nil, err
-		}
-	}
-	return jsonv2.Marshal(m, jsonv2.Deterministic(true))
-}

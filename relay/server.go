@@ -17,6 +17,7 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/browser"
 	"github.com/cdprelay/cdprelay/relay/internal/creds"
 	"github.com/cdprelay/cdprelay/relay/internal/link"
+	"github.com/cdprelay/cdprelay/relay/internal/rules"
 )
 
 // Server is the relay's HTTP handler: discovery, the CDP endpoints and the
@@ -31,7 +32,7 @@ type Server struct {
 	changes     changes                       // any instance's change, for watchers
 	tenants     atomic.Pointer[TenantRules]   // swapped by SetTenants; never nil
 	public      publicBase                    // static: the capability URLs' base, or none
-	own         *ownOrigins                   // static; learns the local addresses it is served on
+	own         *rules.Origins                // static; learns the local addresses it is served on
 
 	saveMu sync.Mutex // serialises Config.Save
 
@@ -59,7 +60,7 @@ func New(cfg Config) (*Server, error) {
 			CheckOrigin: func(*http.Request) bool { return true },
 		},
 	}
-	if s.own, err = newOwnOrigins(cfg.Listen, cfg.PublicURL); err != nil {
+	if s.own, err = rules.NewOrigins(cfg.Listen, cfg.PublicURL); err != nil {
 		return nil, fmt.Errorf("relay config: Listen %q: %w", cfg.Listen, err)
 	}
 	s.policy.store(cfg.Policy)

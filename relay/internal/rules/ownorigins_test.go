@@ -1,4 +1,4 @@
-package relay
+package rules
 
 import (
 	"encoding/json"
@@ -101,9 +101,9 @@ var ownCases = []struct {
 	{"http://[::1/", false},
 }
 
-func testOwn(t testing.TB) *ownOrigins {
+func testOwn(t testing.TB) *Origins {
 	t.Helper()
-	o, err := newOwnOrigins("127.0.0.1:9222", "https://relay.example.com/relay-1")
+	o, err := NewOrigins("127.0.0.1:9222", "https://relay.example.com/relay-1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,8 +113,8 @@ func testOwn(t testing.TB) *ownOrigins {
 func TestOwnOriginsMatch(t *testing.T) {
 	o := testOwn(t)
 	for _, c := range ownCases {
-		if got := o.match(c.url); got != c.own {
-			t.Errorf("match(%q) = %v, want %v", c.url, got, c.own)
+		if got := o.Match(c.url); got != c.own {
+			t.Errorf("Match(%q) = %v, want %v", c.url, got, c.own)
 		}
 	}
 }
@@ -137,24 +137,24 @@ func TestOwnOriginsListeners(t *testing.T) {
 		{"relay.lan:8000", []string{"http://relay.lan:8000/", "http://RELAY.lan.:8000/"}, []string{"http://127.0.0.1:8000/"}},
 		{"127.0.0.1:0", nil, []string{"http://127.0.0.1:0/", "http://127.0.0.1:9222/"}},
 	} {
-		o, err := newOwnOrigins(tc.listen, "")
+		o, err := NewOrigins(tc.listen, "")
 		if err != nil {
 			t.Fatalf("%s: %v", tc.listen, err)
 		}
 		for _, u := range tc.yes {
-			if !o.match(u) {
+			if !o.Match(u) {
 				t.Errorf("listening on %s: %s is not the relay's", tc.listen, u)
 			}
 		}
 		for _, u := range tc.no {
-			if o.match(u) {
+			if o.Match(u) {
 				t.Errorf("listening on %s: %s is the relay's", tc.listen, u)
 			}
 		}
 	}
 	for _, bad := range []string{"127.0.0.1", "127.0.0.1:x", "127.0.0.1:70000"} {
-		if _, err := newOwnOrigins(bad, ""); err == nil {
-			t.Errorf("newOwnOrigins(%q) took it", bad)
+		if _, err := NewOrigins(bad, ""); err == nil {
+			t.Errorf("NewOrigins(%q) took it", bad)
 		}
 	}
 }
@@ -162,36 +162,36 @@ func TestOwnOriginsListeners(t *testing.T) {
 // TestOwnOriginsLearnt: a port 0 and the addresses connections arrive on
 // are learnt; nothing is without a listener.
 func TestOwnOriginsLearnt(t *testing.T) {
-	o, err := newOwnOrigins("127.0.0.1:0", "")
+	o, err := NewOrigins("127.0.0.1:0", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !o.learn(&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 5555}) {
+	if !o.Learn(&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 5555}) {
 		t.Fatal("a new local address was not learnt")
 	}
-	if o.learn(&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 5555}) {
+	if o.Learn(&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 5555}) {
 		t.Error("a known one was learnt again")
 	}
-	if o.learn(&net.TCPAddr{IP: net.ParseIP("::1"), Port: 5555}) {
+	if o.Learn(&net.TCPAddr{IP: net.ParseIP("::1"), Port: 5555}) {
 		t.Error("another loopback address at a known port was learnt again")
 	}
 	for _, u := range []string{"http://localhost:5555/", "http://[::1]:5555/", "ws://127.9.9.9:5555/"} {
-		if !o.match(u) {
+		if !o.Match(u) {
 			t.Errorf("%s is not the relay's after learning 127.0.0.1:5555", u)
 		}
 	}
-	o.learn(&net.TCPAddr{IP: net.IPv4(192, 0, 2, 7), Port: 5555})
-	if !o.match("http://192.0.2.7:5555/") || o.match("http://192.0.2.8:5555/") {
+	o.Learn(&net.TCPAddr{IP: net.IPv4(192, 0, 2, 7), Port: 5555})
+	if !o.Match("http://192.0.2.7:5555/") || o.Match("http://192.0.2.8:5555/") {
 		t.Error("a learnt address is not matched exactly")
 	}
 	for i := range 2 * maxLearnt {
-		o.learn(&net.TCPAddr{IP: net.IPv4(192, 0, 2, byte(i)), Port: 6000})
+		o.Learn(&net.TCPAddr{IP: net.IPv4(192, 0, 2, byte(i)), Port: 6000})
 	}
 	if n := len(*o.learnt.Load()); n > maxLearnt {
 		t.Errorf("%d addresses learnt, more than %d", n, maxLearnt)
 	}
-	none, _ := newOwnOrigins("", "")
-	if none.learn(&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 5555}) || none.match("http://127.0.0.1:5555/") {
+	none, _ := NewOrigins("", "")
+	if none.Learn(&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 5555}) || none.Match("http://127.0.0.1:5555/") {
 		t.Error("learnt without a listener")
 	}
 }
@@ -212,14 +212,14 @@ func canonicalDefault(u denylist.ParsedURL) (string, bool) {
 }
 
 // checkRulesAgree checks that the browser-side rules of o block exactly
-// what o.match says of raw, on the URL's canonical forms, and that the
+// what o.Match says of raw, on the URL's canonical forms, and that the
 // backstop's patterns pause it.
-func checkRulesAgree(t testing.TB, o *ownOrigins, raw string) {
+func checkRulesAgree(t testing.TB, o *Origins, raw string) {
 	u, err := denylist.ParseURL(raw)
 	if err != nil || u.Host == "" || u.Scheme == "ftp" {
 		return
 	}
-	own := o.match(raw)
+	own := o.Match(raw)
 	var res []*regexp.Regexp
 	for _, r := range o.dnrRules(1) {
 		res = append(res, regexp.MustCompile("(?i)"+r.Condition.RegexFilter))
@@ -238,8 +238,8 @@ func checkRulesAgree(t testing.TB, o *ownOrigins, raw string) {
 		}
 		if own {
 			paused := false
-			for _, p := range o.fetchPatterns() {
-				paused = paused || wildcardMatch(p.URLPattern, form)
+			for _, p := range o.FetchPatterns() {
+				paused = paused || WildcardMatch(p.URLPattern, form)
 			}
 			if !paused {
 				t.Errorf("%q (as %q): no backstop pattern pauses it", raw, form)
@@ -250,7 +250,7 @@ func checkRulesAgree(t testing.TB, o *ownOrigins, raw string) {
 
 func TestOwnOriginsRulesAgree(t *testing.T) {
 	for _, listen := range []string{"127.0.0.1:9222", "0.0.0.0:80", "192.0.2.7:443"} {
-		o, err := newOwnOrigins(listen, "https://relay.example.com/relay-1")
+		o, err := NewOrigins(listen, "https://relay.example.com/relay-1")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -267,7 +267,7 @@ func TestOwnOriginsRulesAgree(t *testing.T) {
 // policy's rules, numbered after them.
 func TestOwnOriginsDNRRules(t *testing.T) {
 	o := testOwn(t)
-	merged, err := o.withOwnRules([]byte(`[{"id":1,"priority":1,"action":{"type":"block"},"condition":{"resourceTypes":["main_frame"]}},{"id":7,"priority":2,"action":{"type":"allow"},"condition":{"resourceTypes":["main_frame"]}}]`))
+	merged, err := o.WithOwnRules([]byte(`[{"id":1,"priority":1,"action":{"type":"block"},"condition":{"resourceTypes":["main_frame"]}},{"id":7,"priority":2,"action":{"type":"allow"},"condition":{"resourceTypes":["main_frame"]}}]`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,11 +283,11 @@ func TestOwnOriginsDNRRules(t *testing.T) {
 			t.Errorf("rule %+v", r)
 		}
 	}
-	if _, err := o.withOwnRules([]byte(`{"not":"a list"}`)); err == nil {
+	if _, err := o.WithOwnRules([]byte(`{"not":"a list"}`)); err == nil {
 		t.Error("rules that are not a list were taken")
 	}
-	none, _ := newOwnOrigins("", "")
-	if got, _ := none.withOwnRules(nil); got != nil {
+	none, _ := NewOrigins("", "")
+	if got, _ := none.WithOwnRules(nil); got != nil {
 		t.Errorf("no own origins and no policy: %s", got)
 	}
 }
@@ -298,9 +298,9 @@ func FuzzOwnOrigins(f *testing.F) {
 	}
 	o := testOwn(f)
 	f.Fuzz(func(t *testing.T, raw string) {
-		own := o.match(raw)
+		own := o.Match(raw)
 		if u, err := denylist.ParseURL(raw); err == nil && u.Host != "" && u.Scheme != "ftp" {
-			if own != o.match(canonical(u)) {
+			if own != o.Match(canonical(u)) {
 				t.Errorf("%q is the relay's: %v; its canonical form %q: %v", raw, own, canonical(u), !own)
 			}
 		} else if own && err != nil {
