@@ -8,6 +8,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/person"
 )
 
 // JavaScript dialogs.
@@ -24,16 +25,6 @@ import (
 // prompt dismissed), so that no tab hangs for good. Every dialog, its
 // answer and who gave it go to the audit log.
 
-// Who answered a dialog, as metrics and records name them.
-const (
-	dialogByAutomation = "automation"
-	dialogByPerson     = "person"
-	dialogByTimeout    = "timeout"
-	dialogByPage       = "page" // it closed without an answer through the relay
-)
-
-var dialogAnswerers = []string{dialogByAutomation, dialogByPerson, dialogByTimeout, dialogByPage}
-
 // Errors of AnswerDialog.
 var (
 	ErrNoDialog       = api.ErrNoDialog
@@ -41,20 +32,12 @@ var (
 )
 
 // DialogStatus is a dialog a tab shows.
-type DialogStatus struct {
-	ID            int64     `json:"id"`
-	Type          string    `json:"type"` // alert, confirm, prompt, beforeunload
-	Message       string    `json:"message"`
-	DefaultPrompt string    `json:"defaultPrompt,omitempty"`
-	OpenedAt      time.Time `json:"openedAt"`
-	// AnsweredBy is who answered it, while the answer is on its way.
-	AnsweredBy string `json:"answeredBy,omitempty"`
-}
+type DialogStatus = person.DialogStatus
 
 // dialog is the dialog a tab shows. Guarded by the instance's mutex.
 type dialog struct {
 	DialogStatus
-	by    string // who answered: one of the dialogBy constants, "" while open
+	by    string // who answered: one of person's DialogBy constants, "" while open
 	timer *time.Timer
 }
 
@@ -65,20 +48,14 @@ func (st *state) dialogOpened(t *tab, params []byte) {
 		t.dialog.timer.Stop()
 	}
 	st.nextDialog++
-	d := &dialog{DialogStatus: DialogStatus{
-		ID:            st.nextDialog,
-		Type:          string(wire.StringField(params, "type")),
-		Message:       string(wire.StringField(params, "message")),
-		DefaultPrompt: string(wire.StringField(params, "defaultPrompt")),
-		OpenedAt:      time.Now(),
-	}}
+	d := &dialog{DialogStatus: person.OpenedDialog(st.nextDialog, params, time.Now())}
 	t.dialog = d
 	id := d.ID
 	d.timer = time.AfterFunc(in.srv.cfg.DialogTimeout, func() { in.answerDialogByDefault(t, id) })
 	st.notify()
 	detail := d.Type + " on " + origin(t.docURL)
 	if t.acc.level != accessBlind {
-		detail += ": " + clipText(in.scrubString(d.Message), 100)
+		detail += ": " + person.ClipText(in.scrubString(d.Message), 100)
 	}
 	in.observe(Event{Actor: ActorRelay, Kind: KindDialog, Target: t.targetID, Outcome: OutcomeOK, Detail: "opened " + detail})
 }
@@ -93,7 +70,7 @@ func (st *state) dialogClosed(t *tab, params []byte) {
 	d.timer.Stop()
 	by := d.by
 	if by == "" {
-		by = dialogByPage
+		by = person.DialogByPage
 	}
 	answer := "dismissed"
 	if string(wire.Field(params, "result")) == "true" {
@@ -125,7 +102,7 @@ func (in *Instance) AnswerDialog(tabID, id int64, accept bool, promptText, by st
 	if by == "" {
 		by = "a person"
 	}
-	return in.answerDialog(tabID, id, accept, promptText, dialogByPerson, by)
+	return in.answerDialog(tabID, id, accept, promptText, person.DialogByPerson, by)
 }
 
 func (in *Instance) answerDialog(tabID, id int64, accept bool, promptText, kind, by string) error {
@@ -143,10 +120,10 @@ func (in *Instance) answerDialog(tabID, id int64, accept bool, promptText, kind,
 	case d == nil || (id != 0 && d.ID != id):
 		in.unlock()
 		return ErrNoDialog
-	case d.by != "" && kind != dialogByTimeout:
+	case d.by != "" && kind != person.DialogByTimeout:
 		in.unlock()
 		return fmt.Errorf("%w by %s", ErrDialogAnswered, d.answeredBy())
-	case kind == dialogByPerson && t.acc.level == accessBlind:
+	case kind == person.DialogByPerson && t.acc.level == accessBlind:
 		in.unlock()
 		return fmt.Errorf("%w: %s", ErrHidden, t.acc.why)
 	}
@@ -176,7 +153,7 @@ func (in *Instance) answerDialog(tabID, id int64, accept bool, promptText, kind,
 }
 
 func (d *dialog) answeredBy() string {
-	if d.by == dialogByPerson {
+	if d.by == person.DialogByPerson {
 		return d.AnsweredBy
 	}
 	return d.by
@@ -191,8 +168,8 @@ func (in *Instance) answerDialogByDefault(t *tab, id int64) {
 	if d == nil || d.ID != id {
 		return
 	}
-	accept := d.Type == "alert" || d.Type == "beforeunload"
-	if err := in.answerDialog(t.id, id, accept, "", dialogByTimeout, "the relay, after "+in.srv.cfg.DialogTimeout.String()); err != nil {
+	accept := person.AcceptedByDefault(d.Type)
+	if err := in.answerDialog(t.id, id, accept, "", person.DialogByTimeout, "the relay, after "+in.srv.cfg.DialogTimeout.String()); err != nil {
 		in.log.Debug("answering a dialog nobody answered", "err", err)
 	}
 }
@@ -205,11 +182,9 @@ func (st *state) claimDialog(t *tab) (Decision, bool) {
 		return Decision{}, true // Chrome says there is none
 	}
 	if d.by != "" {
-		return Decision{Verdict: Deny, Rule: ruleDialogAnswered, Message: "cdprelay: the dialog was already answered by " + d.answeredBy()}, false
+		return Decision{Verdict: Deny, Rule: person.RuleDialogAnswered, Message: "cdprelay: the dialog was already answered by " + d.answeredBy()}, false
 	}
-	d.by, d.AnsweredBy = dialogByAutomation, "the automation"
+	d.by, d.AnsweredBy = person.DialogByAutomation, "the automation"
 	st.notify()
 	return Decision{}, true
 }
-
-const ruleDialogAnswered = "relay:dialog-answered"

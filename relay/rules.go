@@ -8,6 +8,8 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/cdprelay/cdprelay/relay/internal/person"
 )
 
 // The relay's own rules: refusals that hold whatever the operator's policy
@@ -49,7 +51,7 @@ const (
 func RelayRules() []string {
 	return []string{ruleNested, ruleNonFlat, ruleTargetTab, ruleUploads, ruleCredentials, ruleSecret,
 		ruleNeverShared, ruleOutsideFence, ruleTakeOver, ruleReadOnlyWrite, ruleBlindFrame, ruleStopped,
-		ruleDialogAnswered, ruleUndoable, ruleUnstoppable, ruleDebuggerOff, ruleContext, ruleOwnOrigin, ruleSecretField, ruleUnscannable}
+		person.RuleDialogAnswered, person.RuleUndoable, person.RuleUnstoppable, person.RuleDebuggerOff, ruleContext, ruleOwnOrigin, ruleSecretField, ruleUnscannable}
 }
 
 // targetOnTab are the Target methods a tab's session may send to Chrome.

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/person"
 )
 
 // What a person's Stop undoes.
@@ -40,8 +40,6 @@ import (
 // live in the document, and none of the automation's scripts runs on the
 // new one. The audit log records what the Stop undid.
 
-const whyStopLift = "cdprelay: a person stopped the automation; the relay undoes what it set in the tab"
-
 // liftWait bounds the undoing of one tab.
 const liftWait = 15 * time.Second
 
@@ -69,16 +67,9 @@ func (in *Instance) noteLifecycle(t *tab) {
 	l.mu.Unlock()
 }
 
-// stopRules refuse what a person's Stop could not undo or end:
-//
-//   - Emulation.setVirtualTimePolicy: Chrome keeps virtual time when the
-//     debugging session ends, and nothing sets it back;
-//   - blackboxing (Debugger.setBlackboxPatterns, setBlackboxedRanges,
-//     setBlackboxExecutionContexts): V8 takes no pause in blackboxed
-//     script, the brake's included (brake.go);
-//   - Runtime.callFunctionOn with throwOnSideEffect: V8 takes no pause
-//     under its side-effect check either, and callFunctionOn has no
-//     timeout of its own (an evaluation has: brake.go gives it one).
+// stopRules refuse what a person's Stop could not undo or end
+// (person.StopRules: virtual time, blackboxing, callFunctionOn under a
+// side-effect check; the brake is brake.go's).
 //
 // And the relay's own Debugger is not the client's: a session that has not
 // enabled the Debugger itself gets Chrome's answer for a disabled one.
@@ -91,20 +82,10 @@ func (c *clientConn) stopRules(k *cmd) (Decision, bool) {
 		}
 		c.inst.unlock()
 		if !on {
-			return deny(ruleDebuggerOff, "Debugger agent is not enabled"), false
+			return deny(person.RuleDebuggerOff, "Debugger agent is not enabled"), false
 		}
 	}
-	switch k.m.name {
-	case "Emulation.setVirtualTimePolicy":
-		return deny(ruleUndoable, "cdprelay: Emulation.setVirtualTimePolicy would stay in the person's tab after the automation stops (Chrome keeps virtual time when the debugging session ends), so it is not available through the relay"), false
-	case "Debugger.setBlackboxPatterns", "Debugger.setBlackboxedRanges", "Debugger.setBlackboxExecutionContexts":
-		return deny(ruleUnstoppable, "cdprelay: "+k.m.name+" would keep a person's Stop from ending the automation's script (the debugger takes no pause in blackboxed script), so it is not available through the relay"), false
-	case "Runtime.callFunctionOn":
-		if v, n := wire.Member(k.env.Params, "throwOnSideEffect"); n > 1 || (n == 1 && string(v) != "false") {
-			return deny(ruleUnstoppable, "cdprelay: Runtime.callFunctionOn with throwOnSideEffect runs where the debugger takes no pause, so a person's Stop could not end it; use Runtime.evaluate with throwOnSideEffect, which the relay bounds"), false
-		}
-	}
-	return Decision{}, true
+	return person.StopRules(k.m.name, k.env.Params)
 }
 
 // stopRulesStage (person.StopRules) is stopRules, a row of the commands
@@ -118,22 +99,11 @@ func (c *clientConn) stopRulesStage(k *cmd) bool {
 
 // wantsStopRules: the methods stopRules has a word on.
 func wantsStopRules(m *methodInfo) bool {
-	switch m.name {
-	case "Emulation.setVirtualTimePolicy", "Debugger.setBlackboxPatterns", "Debugger.setBlackboxedRanges", "Debugger.setBlackboxExecutionContexts", "Runtime.callFunctionOn":
-		return true
-	}
-	return m.domain == domainDebugger && !m.enable && !m.disable
+	return person.HasStopRule(m.name) || (m.domain == domainDebugger && !m.enable && !m.disable)
 }
 
-// Rule ids of stopRules.
 // domainDebugger is the Debugger domain's index (metrics.go).
 var domainDebugger = domainIndex["Debugger"]
-
-const (
-	ruleUndoable    = "relay:outlives-stop"
-	ruleUnstoppable = "relay:unstoppable-script"
-	ruleDebuggerOff = "relay:debugger-not-enabled"
-)
 
 // startLifting starts undoing what the automation set, for the Stop by.
 func (in *Instance) startLifting(x *extConn, by string) {
@@ -264,7 +234,7 @@ func (in *Instance) liftTab(ctx context.Context, x *extConn, t *tab) liftResult 
 	r.set = keptNames(t.replay)
 	scaled := slices.ContainsFunc(t.replay, func(k replayed) bool { return k.method == "Emulation.setPageScaleFactor" })
 	hasSessions := t.session != nil
-	st.suspend(t, whyStopLift)
+	st.suspend(t, person.WhyStopLift)
 	t.setState(tabDetaching, nil) // Chrome's session ends below
 	for _, sc := range t.scripts {
 		if sc.child == nil {
