@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -133,18 +132,10 @@ func (in *Instance) startLifting(x *extConn, by string) {
 	})
 }
 
-// liftResult is what was undone on one tab.
-type liftResult struct {
-	target string
-	ended  int      // sessions whose running script was ended
-	set    []string // what the client had set, as method names
-	err    error
-}
-
 // liftAll undoes what the automation set on tabs, one task per tab, and
 // records it.
 func (in *Instance) liftAll(x *extConn, tabs []*tab, by string) {
-	res := make([]liftResult, len(tabs))
+	res := make([]person.Lifted, len(tabs))
 	var wg sync.WaitGroup
 	for i, t := range tabs {
 		wg.Add(1)
@@ -156,39 +147,21 @@ func (in *Instance) liftAll(x *extConn, tabs []*tab, by string) {
 		}()
 	}
 	wg.Wait()
-	var parts []string
-	for _, r := range res {
-		if r.target == "" {
-			continue
-		}
-		p := "tab " + r.target + ": "
-		if r.ended > 0 {
-			p += "ended the script that kept it busy; "
-		}
-		if r.err != nil {
-			p += "could not attach again (" + r.err.Error() + ")"
-		} else if len(r.set) > 0 {
-			p += "lifted what the automation set (" + strings.Join(r.set, ", ") + ")"
-		} else {
-			p += "lifted what the automation set"
-		}
-		parts = append(parts, p)
-	}
-	if len(parts) == 0 {
+	detail := person.LiftedDetail(by, res)
+	if detail == "" {
 		return
 	}
-	in.observe(Event{Actor: ActorRelay, Kind: KindStop, Outcome: OutcomeOK,
-		Detail: "the Stop by " + by + " undid, on " + strconv.Itoa(len(parts)) + " tabs: " + strings.Join(parts, "; ")})
+	in.observe(Event{Actor: ActorRelay, Kind: KindStop, Outcome: OutcomeOK, Detail: detail})
 }
 
 // liftTab ends t's running script and drops what the client set there.
-func (in *Instance) liftTab(ctx context.Context, x *extConn, t *tab) liftResult {
+func (in *Instance) liftTab(ctx context.Context, x *extConn, t *tab) person.Lifted {
 	st := in.lock()
 	if !st.shared(t) || t.state != tabAttached || t.resuming != nil {
 		in.unlock()
-		return liftResult{}
+		return person.Lifted{}
 	}
-	r := liftResult{target: t.targetID}
+	r := person.Lifted{Target: t.targetID}
 	l := &in.lifting
 	l.mu.Lock()
 	frozen := l.frozen[t.id]
@@ -219,7 +192,7 @@ func (in *Instance) liftTab(ctx context.Context, x *extConn, t *tab) liftResult 
 			defer wg.Done()
 			if in.endScript(ctx, x, t.id, sid, nil) {
 				mu.Lock()
-				r.ended++
+				r.Ended++
 				mu.Unlock()
 			}
 		}()
@@ -229,9 +202,9 @@ func (in *Instance) liftTab(ctx context.Context, x *extConn, t *tab) liftResult 
 	st = in.lock()
 	if !st.shared(t) || t.state != tabAttached || t.resuming != nil {
 		in.unlock()
-		return liftResult{}
+		return person.Lifted{}
 	}
-	r.set = keptNames(t.replay)
+	r.Set = keptNames(t.replay)
 	scaled := slices.ContainsFunc(t.replay, func(k replayed) bool { return k.method == "Emulation.setPageScaleFactor" })
 	hasSessions := t.session != nil
 	st.suspend(t, person.WhyStopLift)
@@ -261,8 +234,8 @@ func (in *Instance) liftTab(ctx context.Context, x *extConn, t *tab) liftResult 
 		t.setState(tabDetached, nil)
 	}
 	in.unlock()
-	r.err = in.attachTab(ctx, x, t)
-	if r.err == nil && scaled {
+	r.Err = in.attachTab(ctx, x, t)
+	if r.Err == nil && scaled {
 		if _, err := x.sendCommand(ctx, t.id, "", "Emulation.resetPageScaleFactor", nil); err != nil {
 			in.log.Debug("stop: page scale", "tab", t.id, "err", err)
 		}
@@ -271,8 +244,8 @@ func (in *Instance) liftTab(ctx context.Context, x *extConn, t *tab) liftResult 
 	st = in.lock()
 	done := t.resuming
 	t.resuming = nil
-	if r.err != nil && st.shared(t) {
-		why := "the automation's sessions on the tab could not be kept after the Stop: " + r.err.Error()
+	if r.Err != nil && st.shared(t) {
+		why := "the automation's sessions on the tab could not be kept after the Stop: " + r.Err.Error()
 		st.dropSessions(t, why)
 		t.detachReason = why
 	}
@@ -280,10 +253,10 @@ func (in *Instance) liftTab(ctx context.Context, x *extConn, t *tab) liftResult 
 	if done != nil {
 		close(done)
 	}
-	if r.err == nil {
+	if r.Err == nil {
 		notifyHandles(hs, TabEvent{Method: EventAttached})
 	}
-	if r.err != nil && tabGone(r.err) {
+	if r.Err != nil && tabGone(r.Err) {
 		x.failTab(t.id)
 	}
 	return r

@@ -1,6 +1,9 @@
 package person
 
 import (
+	"strconv"
+	"strings"
+
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
@@ -57,4 +60,39 @@ func HasStopRule(method string) bool {
 
 func deny(rule, msg string) api.Decision {
 	return api.Decision{Verdict: api.Deny, Rule: rule, Message: msg}
+}
+
+// Lifted is what a Stop undid on one tab.
+type Lifted struct {
+	Target string   // the tab's target id; "" when nothing was undone there
+	Ended  int      // sessions whose running script was ended
+	Set    []string // what the client had set, as method names
+	Err    error    // why the tab could not be attached again
+}
+
+// LiftedDetail is the audit record's words for what the Stop by undid on
+// the tabs of res; "" when it undid nothing.
+func LiftedDetail(by string, res []Lifted) string {
+	var parts []string
+	for _, r := range res {
+		if r.Target == "" {
+			continue
+		}
+		p := "tab " + r.Target + ": "
+		if r.Ended > 0 {
+			p += "ended the script that kept it busy; "
+		}
+		if r.Err != nil {
+			p += "could not attach again (" + r.Err.Error() + ")"
+		} else if len(r.Set) > 0 {
+			p += "lifted what the automation set (" + strings.Join(r.Set, ", ") + ")"
+		} else {
+			p += "lifted what the automation set"
+		}
+		parts = append(parts, p)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "the Stop by " + by + " undid, on " + strconv.Itoa(len(parts)) + " tabs: " + strings.Join(parts, "; ")
 }

@@ -1,6 +1,9 @@
 package person
 
-import "testing"
+import (
+	"errors"
+	"testing"
+)
 
 func TestStopRules(t *testing.T) {
 	for _, tc := range []struct {
@@ -27,5 +30,26 @@ func TestStopRules(t *testing.T) {
 	}
 	if HasStopRule("Runtime.evaluate") {
 		t.Error("HasStopRule(Runtime.evaluate)")
+	}
+}
+
+func TestLiftedDetail(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		res  []Lifted
+		want string
+	}{
+		{"nothing", nil, ""},
+		{"only tabs it left alone", []Lifted{{}, {}}, ""},
+		{"one tab", []Lifted{{Target: "T1"}}, "the Stop by ann undid, on 1 tabs: tab T1: lifted what the automation set"},
+		{"what was set, a busy script, a failure", []Lifted{
+			{Target: "T1", Ended: 2, Set: []string{"Page.addScriptToEvaluateOnNewDocument ×2", "Fetch.enable"}},
+			{},
+			{Target: "T3", Err: errors.New("no tab with given id")},
+		}, "the Stop by ann undid, on 2 tabs: tab T1: ended the script that kept it busy; lifted what the automation set (Page.addScriptToEvaluateOnNewDocument ×2, Fetch.enable); tab T3: could not attach again (no tab with given id)"},
+	} {
+		if got := LiftedDetail("ann", tc.res); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }
