@@ -34,24 +34,17 @@ var (
 // DialogStatus is a dialog a tab shows.
 type DialogStatus = person.DialogStatus
 
-// dialog is the dialog a tab shows. Guarded by the instance's mutex.
-type dialog struct {
-	DialogStatus
-	by    string // who answered: one of person's DialogBy constants, "" while open
-	timer *time.Timer
-}
-
 // dialogOpened records the dialog t now shows.
 func (st *state) dialogOpened(t *tab, params []byte) {
 	in := st.in
 	if t.dialog != nil {
-		t.dialog.timer.Stop()
+		t.dialog.Timer.Stop()
 	}
 	st.nextDialog++
-	d := &dialog{DialogStatus: person.OpenedDialog(st.nextDialog, params, time.Now())}
+	d := &person.Dialog{DialogStatus: person.OpenedDialog(st.nextDialog, params, time.Now())}
 	t.dialog = d
 	id := d.ID
-	d.timer = time.AfterFunc(in.srv.cfg.DialogTimeout, func() { in.answerDialogByDefault(t, id) })
+	d.Timer = time.AfterFunc(in.srv.cfg.DialogTimeout, func() { in.answerDialogByDefault(t, id) })
 	st.notify()
 	detail := d.Type + " on " + origin(t.docURL)
 	if t.acc.level != accessBlind {
@@ -67,8 +60,8 @@ func (st *state) dialogClosed(t *tab, params []byte) {
 		return
 	}
 	t.dialog = nil
-	d.timer.Stop()
-	by := d.by
+	d.Timer.Stop()
+	by := d.By
 	if by == "" {
 		by = person.DialogByPage
 	}
@@ -120,14 +113,14 @@ func (in *Instance) answerDialog(tabID, id int64, accept bool, promptText, kind,
 	case d == nil || (id != 0 && d.ID != id):
 		in.unlock()
 		return ErrNoDialog
-	case d.by != "" && kind != person.DialogByTimeout:
+	case d.By != "" && kind != person.DialogByTimeout:
 		in.unlock()
-		return fmt.Errorf("%w by %s", ErrDialogAnswered, d.answeredBy())
+		return fmt.Errorf("%w by %s", ErrDialogAnswered, d.Answerer())
 	case kind == person.DialogByPerson && t.acc.level == accessBlind:
 		in.unlock()
 		return fmt.Errorf("%w: %s", ErrHidden, t.acc.why)
 	}
-	d.by, d.AnsweredBy = kind, by
+	d.By, d.AnsweredBy = kind, by
 	x := st.ext
 	st.notify()
 	in.unlock()
@@ -143,20 +136,13 @@ func (in *Instance) answerDialog(tabID, id int64, accept bool, promptText, kind,
 	}
 	if err != nil {
 		in.lock()
-		if t.dialog == d && d.by == kind {
-			d.by, d.AnsweredBy = "", "" // let another answer
+		if t.dialog == d && d.By == kind {
+			d.By, d.AnsweredBy = "", "" // let another answer
 		}
 		in.unlock()
 		return fmt.Errorf("answering the dialog: %w", err)
 	}
 	return nil
-}
-
-func (d *dialog) answeredBy() string {
-	if d.by == person.DialogByPerson {
-		return d.AnsweredBy
-	}
-	return d.by
 }
 
 // answerDialogByDefault answers dialog id of t, nobody having answered it
@@ -181,10 +167,9 @@ func (st *state) claimDialog(t *tab) (Decision, bool) {
 	if d == nil {
 		return Decision{}, true // Chrome says there is none
 	}
-	if d.by != "" {
-		return Decision{Verdict: Deny, Rule: person.RuleDialogAnswered, Message: "cdprelay: the dialog was already answered by " + d.answeredBy()}, false
+	dec, ok := d.Claim()
+	if ok {
+		st.notify()
 	}
-	d.by, d.AnsweredBy = person.DialogByAutomation, "the automation"
-	st.notify()
-	return Decision{}, true
+	return dec, ok
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync/atomic"
 	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/person"
 )
 
 // What the person in charge (stop.go, approvals.go, dialogs.go,
@@ -17,7 +19,7 @@ type personTab struct {
 	// be asked again until a document commits (navask.go).
 	navApproved string
 	// dialog is the JavaScript dialog the tab shows (dialogs.go).
-	dialog *dialog
+	dialog *person.Dialog
 	// control names the person who took control of the tab from the live
 	// view; while set, the tab is read-only for automation.
 	control string

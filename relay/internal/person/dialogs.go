@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
 // JavaScript dialogs: what the relay keeps of a dialog a tab shows, who
@@ -34,6 +35,34 @@ type DialogStatus struct {
 	OpenedAt      time.Time `json:"openedAt"`
 	// AnsweredBy is who answered it, while the answer is on its way.
 	AnsweredBy string `json:"answeredBy,omitempty"`
+}
+
+// Dialog is the dialog a tab shows. Its keeper guards it (the relay: with
+// the instance's mutex).
+type Dialog struct {
+	DialogStatus
+	By    string      // who answered: one of the DialogBy constants, "" while open
+	Timer *time.Timer // answers it by default when nobody does in time
+}
+
+// Answerer names who answered d, as a later answer's refusal says it: the
+// person by name, or the automation, the timeout or the page.
+func (d *Dialog) Answerer() string {
+	if d.By == DialogByPerson {
+		return d.AnsweredBy
+	}
+	return d.By
+}
+
+// Claim is the automation's answer to d: the first answer wins, so it is
+// refused when someone answered first. It reports false, with the
+// refusal, when so.
+func (d *Dialog) Claim() (api.Decision, bool) {
+	if d.By != "" {
+		return api.Decision{Verdict: api.Deny, Rule: RuleDialogAnswered, Message: "cdprelay: the dialog was already answered by " + d.Answerer()}, false
+	}
+	d.By, d.AnsweredBy = DialogByAutomation, "the automation"
+	return api.Decision{}, true
 }
 
 // OpenedDialog is the dialog id that Page.javascriptDialogOpening's
