@@ -57,11 +57,11 @@ func (in *Instance) setControl(tabID int64, holder string) error {
 		return ErrNoTab
 	}
 	switch {
-	case release && t.control != holder:
+	case release && t.Control != holder:
 		return errors.New("this viewer does not control the tab")
-	case !release && t.control != "" && t.control != holder:
+	case !release && t.Control != "" && t.Control != holder:
 		return ErrControlled
-	case !release && t.control == holder:
+	case !release && t.Control == holder:
 		return nil
 	case !release && t.acc.level == accessBlind:
 		return fmt.Errorf("%w: %s", ErrHidden, t.acc.why)
@@ -72,10 +72,10 @@ func (in *Instance) setControl(tabID int64, holder string) error {
 		}
 	}()
 	if release {
-		t.control = ""
+		t.Control = ""
 		in.observe(Event{Actor: ActorViewer, Kind: KindHandBack, Target: t.targetID, Outcome: OutcomeOK, By: holder})
 	} else {
-		t.control = holder
+		t.Control = holder
 		in.observe(Event{Actor: ActorViewer, Kind: KindTakeOver, Target: t.targetID, Outcome: OutcomeOK, By: holder})
 	}
 	if c := st.client; c != nil && t.session != nil {
@@ -100,7 +100,7 @@ func (in *Instance) Controller(tabID int64) string {
 	st := in.lock()
 	defer in.unlock()
 	if t := st.tabs[tabID]; t != nil {
-		return t.control
+		return t.Control
 	}
 	return ""
 }

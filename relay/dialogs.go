@@ -37,12 +37,12 @@ type DialogStatus = person.DialogStatus
 // dialogOpened records the dialog t now shows.
 func (st *state) dialogOpened(t *tab, params []byte) {
 	in := st.in
-	if t.dialog != nil {
-		t.dialog.Timer.Stop()
+	if t.Dialog != nil {
+		t.Dialog.Timer.Stop()
 	}
 	st.nextDialog++
 	d := &person.Dialog{DialogStatus: person.OpenedDialog(st.nextDialog, params, time.Now())}
-	t.dialog = d
+	t.Dialog = d
 	id := d.ID
 	d.Timer = time.AfterFunc(in.srv.cfg.DialogTimeout, func() { in.answerDialogByDefault(t, id) })
 	st.notify()
@@ -55,11 +55,11 @@ func (st *state) dialogOpened(t *tab, params []byte) {
 
 // dialogClosed records that t's dialog closed, and who answered it.
 func (st *state) dialogClosed(t *tab, params []byte) {
-	d := t.dialog
+	d := t.Dialog
 	if d == nil {
 		return
 	}
-	t.dialog = nil
+	t.Dialog = nil
 	d.Timer.Stop()
 	by := d.By
 	if by == "" {
@@ -80,10 +80,10 @@ func (st *state) dialogClosed(t *tab, params []byte) {
 
 // dialogStatus is what Status says of t's dialog: nothing of a blind tab.
 func (t *tab) dialogStatus(in *Instance) *DialogStatus {
-	if t.dialog == nil || t.acc.level == accessBlind {
+	if t.Dialog == nil || t.acc.level == accessBlind {
 		return nil
 	}
-	s := t.dialog.DialogStatus
+	s := t.Dialog.DialogStatus
 	s.Message = in.scrubString(s.Message)
 	s.DefaultPrompt = in.scrubString(s.DefaultPrompt)
 	return &s
@@ -108,7 +108,7 @@ func (in *Instance) answerDialog(tabID, id int64, accept bool, promptText, kind,
 		in.unlock()
 		return ErrNoTab
 	}
-	d := t.dialog
+	d := t.Dialog
 	switch {
 	case d == nil || (id != 0 && d.ID != id):
 		in.unlock()
@@ -136,7 +136,7 @@ func (in *Instance) answerDialog(tabID, id int64, accept bool, promptText, kind,
 	}
 	if err != nil {
 		in.lock()
-		if t.dialog == d && d.By == kind {
+		if t.Dialog == d && d.By == kind {
 			d.By, d.AnsweredBy = "", "" // let another answer
 		}
 		in.unlock()
@@ -149,7 +149,7 @@ func (in *Instance) answerDialog(tabID, id int64, accept bool, promptText, kind,
 // in time: alert and beforeunload accepted, confirm and prompt dismissed.
 func (in *Instance) answerDialogByDefault(t *tab, id int64) {
 	in.lock()
-	d := t.dialog
+	d := t.Dialog
 	in.unlock()
 	if d == nil || d.ID != id {
 		return
@@ -163,7 +163,7 @@ func (in *Instance) answerDialogByDefault(t *tab, id int64) {
 // claimDialog is the automation's answer to t's dialog: it reports the
 // refusal when someone answered first.
 func (st *state) claimDialog(t *tab) (Decision, bool) {
-	d := t.dialog
+	d := t.Dialog
 	if d == nil {
 		return Decision{}, true // Chrome says there is none
 	}

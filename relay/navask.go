@@ -36,7 +36,7 @@ func (in *Instance) asksNavigation() bool {
 // tab t is asked, and with what.
 func (st *state) asksNavigationTo(t *tab, p *pausedRequest) (Decision, bool) {
 	in := st.in
-	if st.client == nil || t.control != "" || in.stopped.Load() {
+	if st.client == nil || t.Control != "" || in.stopped.Load() {
 		return Decision{}, false
 	}
 	na, ok := in.srv.policy.load().(NavigationAsker)
@@ -48,7 +48,7 @@ func (st *state) asksNavigationTo(t *tab, p *pausedRequest) (Decision, bool) {
 		return Decision{}, false
 	}
 	to := person.NavHost(p.Request.URL)
-	if to == "" || to == person.NavHost(t.docURL) || to == t.navApproved {
+	if to == "" || to == person.NavHost(t.docURL) || to == t.NavApproved {
 		return Decision{}, false
 	}
 	return d, true
@@ -69,7 +69,7 @@ func (st *state) navAnswered(hc *heldCmd) {
 	h := hc.nav
 	h.ask = nil
 	if hc.stage == holdApproved {
-		h.t.navApproved = person.NavHost(h.url)
+		h.t.NavApproved = person.NavHost(h.url)
 		st.releaseRequest(h)
 		return
 	}
@@ -100,7 +100,7 @@ func (st *state) takeNavAsks(answer string) {
 // to raw on t: its requests to that host are not asked again.
 func (st *state) approvedNavigation(t *tab, raw string) {
 	if t != nil {
-		t.navApproved = person.NavHost(raw)
+		t.NavApproved = person.NavHost(raw)
 	}
 }
 
