@@ -143,7 +143,7 @@ func (st *state) computeAccess(t *tab) tabAccess {
 	if a.level != accessFull {
 		return a
 	}
-	if t.control != "" {
+	if t.Control != "" {
 		return tabAccess{level: accessReadOnly, rule: ruleTakeOverRead, why: msgControlledWhy}
 	}
 	return tabAccess{}

@@ -3,8 +3,8 @@ package relay
 import (
 	"time"
 
-	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/person"
 )
 
 // Approvals: the Ask verdict.
@@ -21,79 +21,18 @@ import (
 // commands for that tab behind it (lines.go).
 //
 // An input event is asked when it acts (a mouse press, a key down, a touch
-// start, a drop); the moves and releases around it wait in line. With
-// Asker.AsksSubmit, the relay looks at the page before a mouse press and
-// before Enter: a press on a form's submit control, a press into a frame
-// of another origin (whose controls it cannot see), and Enter in a form's
-// field are asked.
-
-// Answers of an approval, as metrics and audit records name them.
-const (
-	answerApproved = "approved"
-	answerDenied   = "denied"
-	answerTimeout  = "timeout"
-	answerStopped  = "stopped"
-	answerGone     = "gone"
-)
-
-var approvalAnswers = []string{answerApproved, answerDenied, answerTimeout, answerStopped, answerGone}
+// start, a drop; person.Acts); the moves and releases around it wait in
+// line. With Asker.AsksSubmit, the relay looks at the page before a mouse
+// press and before Enter (person.SubmitLike): a press on a form's submit
+// control, a press into a frame of another origin (whose controls it
+// cannot see), and Enter in a form's field are asked.
 
 // ErrNoApproval answers an approval or denial of a command that is not
 // waiting for one (any more).
 var ErrNoApproval = api.ErrNoApproval
 
 // ApprovalStatus is a command waiting for a person's approval.
-type ApprovalStatus struct {
-	ID       int64  `json:"id"`
-	TabID    int64  `json:"tabId,omitempty"`
-	TargetID string `json:"targetId,omitempty"`
-	// What says what the command would do, in a person's words.
-	What      string    `json:"what"`
-	Method    string    `json:"method"`
-	Rule      string    `json:"rule"`
-	AskedAt   time.Time `json:"askedAt"`
-	ExpiresAt time.Time `json:"expiresAt"`
-}
-
-// acts reports whether k does something to the page an ask is about: for
-// input events, the one that acts; the rest of their sequence waits in
-// line.
-func acts(k *cmd) bool {
-	switch k.m.name {
-	case "Input.dispatchMouseEvent":
-		return string(wire.StringField(k.env.Params, "type")) == "mousePressed"
-	case "Input.dispatchKeyEvent":
-		switch string(wire.StringField(k.env.Params, "type")) {
-		case "keyDown", "rawKeyDown", "char":
-			return true
-		}
-		return false
-	case "Input.dispatchTouchEvent":
-		return string(wire.StringField(k.env.Params, "type")) == "touchStart"
-	case "Input.dispatchDragEvent":
-		return string(wire.StringField(k.env.Params, "type")) == "drop"
-	}
-	return true
-}
-
-// submitLike reports whether k may submit a form: a mouse press, or Enter.
-func submitLike(k *cmd) bool {
-	p := k.env.Params
-	switch k.m.name {
-	case "Input.dispatchMouseEvent":
-		return string(wire.StringField(p, "type")) == "mousePressed"
-	case "Input.dispatchKeyEvent":
-		switch string(wire.StringField(p, "type")) {
-		case "keyDown", "rawKeyDown", "char":
-		default:
-			return false
-		}
-		code, _ := wire.Int(wire.Field(p, "windowsVirtualKeyCode"))
-		return string(wire.StringField(p, "key")) == "Enter" || string(wire.StringField(p, "code")) == "Enter" ||
-			code == 13 || string(wire.StringField(p, "text")) == "\r"
-	}
-	return false
-}
+type ApprovalStatus = person.ApprovalStatus
 
 // asks is the ask stage, after access: a command the policy asked about,
 // or one that may submit a form when that is asked, is held.
@@ -116,12 +55,12 @@ func (c *clientConn) asks(k *cmd) bool {
 	d := k.ask
 	probe := false
 	switch {
-	case d.Verdict == Ask && acts(k):
-		probe = k.m.name == "Input.dispatchMouseEvent" || k.m.name == "Input.dispatchKeyEvent" || k.m.name == "Input.insertText"
+	case d.Verdict == Ask && person.Acts(k.m.name, k.env.Params):
+		probe = person.LooksFirst(k.m.name)
 	case d.Verdict == Ask:
 		return true
-	case submitLike(k) && k.r.tab != nil && k.pol.asksSubmit(c.inst.profile):
-		d, probe = Decision{Verdict: Ask, Rule: ruleAskSubmit}, true
+	case person.SubmitLike(k.m.name, k.env.Params) && k.r.tab != nil && k.pol.asksSubmit(c.inst.profile):
+		d, probe = Decision{Verdict: Ask, Rule: person.RuleAskSubmit}, true
 	default:
 		return true
 	}
@@ -129,11 +68,11 @@ func (c *clientConn) asks(k *cmd) bool {
 	st := in.lock()
 	h := st.heldInLine(c, k)
 	h.d = d
-	var desc description
+	var desc person.Description
 	if k.r.tab != nil {
-		desc.origin = origin(k.r.tab.docURL)
+		desc.Origin = origin(k.r.tab.docURL)
 	}
-	desc.method, desc.a, desc.params = k.m.name, k.a, h.k.env.Params
+	desc.Method, desc.URL, desc.Files, desc.Params = k.m.name, k.a.url, k.a.files, h.k.env.Params
 	if probe {
 		h.stage = holdProbing
 		via := k.r.via
@@ -144,14 +83,12 @@ func (c *clientConn) asks(k *cmd) bool {
 			c.probeThenAsk(h, via, desc)
 		})
 	} else {
-		st.askPerson(h, desc.text())
+		st.askPerson(h, desc.Text())
 		in.unlock()
 	}
 	k.out.kind = outHeld
 	return false
 }
-
-const ruleAskSubmit = "ask:submit"
 
 // askPerson shows h to the person: it gets an approval id and a deadline.
 func (st *state) askPerson(h *heldCmd, what string) {
@@ -165,7 +102,7 @@ func (st *state) askPerson(h *heldCmd, what string) {
 	h.expires = h.asked.Add(timeout)
 	id := h.id
 	h.timer = time.AfterFunc(timeout, func() {
-		_ = in.answerApproval(id, false, answerTimeout, "")
+		_ = in.answerApproval(id, false, person.AnswerTimeout, "")
 	})
 	st.approvals[id] = h
 	st.notify()
@@ -181,12 +118,12 @@ func targetOf(t *tab) string {
 
 // Approve lets the held command id go on, on behalf of by.
 func (in *Instance) Approve(id int64, by string) error {
-	return in.answerApproval(id, true, answerApproved, by)
+	return in.answerApproval(id, true, person.AnswerApproved, by)
 }
 
 // Deny refuses the held command id, on behalf of by.
 func (in *Instance) Deny(id int64, by string) error {
-	return in.answerApproval(id, false, answerDenied, by)
+	return in.answerApproval(id, false, person.AnswerDenied, by)
 }
 
 func (in *Instance) answerApproval(id int64, approve bool, answer, by string) error {
@@ -212,7 +149,7 @@ func (in *Instance) answerApproval(id int64, approve bool, answer, by string) er
 		outcome = OutcomeDenied
 		h.denial = "cdprelay: a person denied " + h.what
 		detail = "denied by " + by + ": " + h.what
-		if answer == answerTimeout {
+		if answer == person.AnswerTimeout {
 			h.denial += ": nobody answered within " + in.srv.cfg.ApprovalTimeout.String()
 			detail = "denied: nobody answered within " + in.srv.cfg.ApprovalTimeout.String() + ": " + h.what
 		}
@@ -225,7 +162,7 @@ func (in *Instance) answerApproval(id int64, approve bool, answer, by string) er
 	target := targetOf(h.key.t)
 	in.unlock()
 	in.srv.cfg.Metrics.approvals[answer].Inc()
-	if answer == answerTimeout {
+	if answer == person.AnswerTimeout {
 		by = "" // nobody
 	}
 	in.observe(Event{Actor: ActorViewer, Kind: KindApproval, Method: h.method, Target: target, Rule: h.d.Rule, Outcome: outcome, Detail: detail, By: by})
@@ -242,14 +179,6 @@ func (st *state) approvalsStatus() []ApprovalStatus {
 		}
 		out = append(out, a)
 	}
-	sortApprovals(out)
+	person.SortApprovals(out)
 	return out
-}
-
-func sortApprovals(a []ApprovalStatus) {
-	for i := 1; i < len(a); i++ {
-		for j := i; j > 0 && a[j].ID < a[j-1].ID; j-- {
-			a[j], a[j-1] = a[j-1], a[j]
-		}
-	}
 }

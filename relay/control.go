@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/person"
 )
 
 // Human take-over. While a person holds control of a tab from the live
@@ -21,8 +22,6 @@ const ruleTakeOver = "relay:take-over"
 
 // msgControlledWhy is what a refusal on a held tab says.
 const msgControlledWhy = "a person has taken control of this tab from the live view; automation may read it but not act on it until they hand it back"
-
-const msgControlled = "cdprelay: a person has taken control of this tab from the live view; input and navigation are refused until they hand it back"
 
 // ErrControlled is returned when another person already holds a tab.
 var ErrControlled = api.ErrControlled
@@ -58,11 +57,11 @@ func (in *Instance) setControl(tabID int64, holder string) error {
 		return ErrNoTab
 	}
 	switch {
-	case release && t.control != holder:
+	case release && t.Control != holder:
 		return errors.New("this viewer does not control the tab")
-	case !release && t.control != "" && t.control != holder:
+	case !release && t.Control != "" && t.Control != holder:
 		return ErrControlled
-	case !release && t.control == holder:
+	case !release && t.Control == holder:
 		return nil
 	case !release && t.acc.level == accessBlind:
 		return fmt.Errorf("%w: %s", ErrHidden, t.acc.why)
@@ -73,16 +72,16 @@ func (in *Instance) setControl(tabID int64, holder string) error {
 		}
 	}()
 	if release {
-		t.control = ""
+		t.Control = ""
 		in.observe(Event{Actor: ActorViewer, Kind: KindHandBack, Target: t.targetID, Outcome: OutcomeOK, By: holder})
 	} else {
-		t.control = holder
+		t.Control = holder
 		in.observe(Event{Actor: ActorViewer, Kind: KindTakeOver, Target: t.targetID, Outcome: OutcomeOK, By: holder})
 	}
 	if c := st.client; c != nil && t.session != nil {
-		text := "cdprelay: control of this tab was handed back to automation"
+		text := person.MsgHandedBack
 		if !release {
-			text = msgControlled
+			text = person.MsgControlled
 		}
 		ts := float64(time.Now().UnixMilli())
 		c.event("Log.entryAdded", t.session, map[string]any{"entry": map[string]any{
@@ -101,7 +100,7 @@ func (in *Instance) Controller(tabID int64) string {
 	st := in.lock()
 	defer in.unlock()
 	if t := st.tabs[tabID]; t != nil {
-		return t.control
+		return t.Control
 	}
 	return ""
 }

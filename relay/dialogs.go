@@ -8,6 +8,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/person"
 )
 
 // JavaScript dialogs.
@@ -24,16 +25,6 @@ import (
 // prompt dismissed), so that no tab hangs for good. Every dialog, its
 // answer and who gave it go to the audit log.
 
-// Who answered a dialog, as metrics and records name them.
-const (
-	dialogByAutomation = "automation"
-	dialogByPerson     = "person"
-	dialogByTimeout    = "timeout"
-	dialogByPage       = "page" // it closed without an answer through the relay
-)
-
-var dialogAnswerers = []string{dialogByAutomation, dialogByPerson, dialogByTimeout, dialogByPage}
-
 // Errors of AnswerDialog.
 var (
 	ErrNoDialog       = api.ErrNoDialog
@@ -41,59 +32,38 @@ var (
 )
 
 // DialogStatus is a dialog a tab shows.
-type DialogStatus struct {
-	ID            int64     `json:"id"`
-	Type          string    `json:"type"` // alert, confirm, prompt, beforeunload
-	Message       string    `json:"message"`
-	DefaultPrompt string    `json:"defaultPrompt,omitempty"`
-	OpenedAt      time.Time `json:"openedAt"`
-	// AnsweredBy is who answered it, while the answer is on its way.
-	AnsweredBy string `json:"answeredBy,omitempty"`
-}
-
-// dialog is the dialog a tab shows. Guarded by the instance's mutex.
-type dialog struct {
-	DialogStatus
-	by    string // who answered: one of the dialogBy constants, "" while open
-	timer *time.Timer
-}
+type DialogStatus = person.DialogStatus
 
 // dialogOpened records the dialog t now shows.
 func (st *state) dialogOpened(t *tab, params []byte) {
 	in := st.in
-	if t.dialog != nil {
-		t.dialog.timer.Stop()
+	if t.Dialog != nil {
+		t.Dialog.Timer.Stop()
 	}
 	st.nextDialog++
-	d := &dialog{DialogStatus: DialogStatus{
-		ID:            st.nextDialog,
-		Type:          string(wire.StringField(params, "type")),
-		Message:       string(wire.StringField(params, "message")),
-		DefaultPrompt: string(wire.StringField(params, "defaultPrompt")),
-		OpenedAt:      time.Now(),
-	}}
-	t.dialog = d
+	d := &person.Dialog{DialogStatus: person.OpenedDialog(st.nextDialog, params, time.Now())}
+	t.Dialog = d
 	id := d.ID
-	d.timer = time.AfterFunc(in.srv.cfg.DialogTimeout, func() { in.answerDialogByDefault(t, id) })
+	d.Timer = time.AfterFunc(in.srv.cfg.DialogTimeout, func() { in.answerDialogByDefault(t, id) })
 	st.notify()
 	detail := d.Type + " on " + origin(t.docURL)
 	if t.acc.level != accessBlind {
-		detail += ": " + clipText(in.scrubString(d.Message), 100)
+		detail += ": " + person.ClipText(in.scrubString(d.Message), 100)
 	}
 	in.observe(Event{Actor: ActorRelay, Kind: KindDialog, Target: t.targetID, Outcome: OutcomeOK, Detail: "opened " + detail})
 }
 
 // dialogClosed records that t's dialog closed, and who answered it.
 func (st *state) dialogClosed(t *tab, params []byte) {
-	d := t.dialog
+	d := t.Dialog
 	if d == nil {
 		return
 	}
-	t.dialog = nil
-	d.timer.Stop()
-	by := d.by
+	t.Dialog = nil
+	d.Timer.Stop()
+	by := d.By
 	if by == "" {
-		by = dialogByPage
+		by = person.DialogByPage
 	}
 	answer := "dismissed"
 	if string(wire.Field(params, "result")) == "true" {
@@ -110,10 +80,10 @@ func (st *state) dialogClosed(t *tab, params []byte) {
 
 // dialogStatus is what Status says of t's dialog: nothing of a blind tab.
 func (t *tab) dialogStatus(in *Instance) *DialogStatus {
-	if t.dialog == nil || t.acc.level == accessBlind {
+	if t.Dialog == nil || t.acc.level == accessBlind {
 		return nil
 	}
-	s := t.dialog.DialogStatus
+	s := t.Dialog.DialogStatus
 	s.Message = in.scrubString(s.Message)
 	s.DefaultPrompt = in.scrubString(s.DefaultPrompt)
 	return &s
@@ -125,7 +95,7 @@ func (in *Instance) AnswerDialog(tabID, id int64, accept bool, promptText, by st
 	if by == "" {
 		by = "a person"
 	}
-	return in.answerDialog(tabID, id, accept, promptText, dialogByPerson, by)
+	return in.answerDialog(tabID, id, accept, promptText, person.DialogByPerson, by)
 }
 
 func (in *Instance) answerDialog(tabID, id int64, accept bool, promptText, kind, by string) error {
@@ -138,19 +108,19 @@ func (in *Instance) answerDialog(tabID, id int64, accept bool, promptText, kind,
 		in.unlock()
 		return ErrNoTab
 	}
-	d := t.dialog
+	d := t.Dialog
 	switch {
 	case d == nil || (id != 0 && d.ID != id):
 		in.unlock()
 		return ErrNoDialog
-	case d.by != "" && kind != dialogByTimeout:
+	case d.By != "" && kind != person.DialogByTimeout:
 		in.unlock()
-		return fmt.Errorf("%w by %s", ErrDialogAnswered, d.answeredBy())
-	case kind == dialogByPerson && t.acc.level == accessBlind:
+		return fmt.Errorf("%w by %s", ErrDialogAnswered, d.Answerer())
+	case kind == person.DialogByPerson && t.acc.level == accessBlind:
 		in.unlock()
 		return fmt.Errorf("%w: %s", ErrHidden, t.acc.why)
 	}
-	d.by, d.AnsweredBy = kind, by
+	d.By, d.AnsweredBy = kind, by
 	x := st.ext
 	st.notify()
 	in.unlock()
@@ -166,8 +136,8 @@ func (in *Instance) answerDialog(tabID, id int64, accept bool, promptText, kind,
 	}
 	if err != nil {
 		in.lock()
-		if t.dialog == d && d.by == kind {
-			d.by, d.AnsweredBy = "", "" // let another answer
+		if t.Dialog == d && d.By == kind {
+			d.By, d.AnsweredBy = "", "" // let another answer
 		}
 		in.unlock()
 		return fmt.Errorf("answering the dialog: %w", err)
@@ -175,24 +145,17 @@ func (in *Instance) answerDialog(tabID, id int64, accept bool, promptText, kind,
 	return nil
 }
 
-func (d *dialog) answeredBy() string {
-	if d.by == dialogByPerson {
-		return d.AnsweredBy
-	}
-	return d.by
-}
-
 // answerDialogByDefault answers dialog id of t, nobody having answered it
 // in time: alert and beforeunload accepted, confirm and prompt dismissed.
 func (in *Instance) answerDialogByDefault(t *tab, id int64) {
 	in.lock()
-	d := t.dialog
+	d := t.Dialog
 	in.unlock()
 	if d == nil || d.ID != id {
 		return
 	}
-	accept := d.Type == "alert" || d.Type == "beforeunload"
-	if err := in.answerDialog(t.id, id, accept, "", dialogByTimeout, "the relay, after "+in.srv.cfg.DialogTimeout.String()); err != nil {
+	accept := person.AcceptedByDefault(d.Type)
+	if err := in.answerDialog(t.id, id, accept, "", person.DialogByTimeout, "the relay, after "+in.srv.cfg.DialogTimeout.String()); err != nil {
 		in.log.Debug("answering a dialog nobody answered", "err", err)
 	}
 }
@@ -200,16 +163,13 @@ func (in *Instance) answerDialogByDefault(t *tab, id int64) {
 // claimDialog is the automation's answer to t's dialog: it reports the
 // refusal when someone answered first.
 func (st *state) claimDialog(t *tab) (Decision, bool) {
-	d := t.dialog
+	d := t.Dialog
 	if d == nil {
 		return Decision{}, true // Chrome says there is none
 	}
-	if d.by != "" {
-		return Decision{Verdict: Deny, Rule: ruleDialogAnswered, Message: "cdprelay: the dialog was already answered by " + d.answeredBy()}, false
+	dec, ok := d.Claim()
+	if ok {
+		st.notify()
 	}
-	d.by, d.AnsweredBy = dialogByAutomation, "the automation"
-	st.notify()
-	return Decision{}, true
+	return dec, ok
 }
-
-const ruleDialogAnswered = "relay:dialog-answered"

@@ -186,7 +186,7 @@ func (c *clientConn) closeTarget(k call) {
 	}
 	in := c.inst
 	in.lock()
-	acc, mine, held := t.acc, t.openedByClient, t.control != ""
+	acc, mine, held := t.acc, t.openedByClient, t.Control != ""
 	if acc.level == accessFull || (mine && !held) {
 		t.closingByClient = true
 	}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/person"
 )
 
 // Lines: the order of a client's commands for a tab around a held one.
@@ -342,9 +343,9 @@ func (h *heldCmd) answer(why int, by string) {
 		c.replyErrorRaw(h.k.env.ID, h.k.env.SessionID, codeServerError, msgStopped)
 	}
 	if asked {
-		answer := answerStopped
+		answer := person.AnswerStopped
 		if why == heldGone {
-			answer = answerGone
+			answer = person.AnswerGone
 		}
 		in := c.inst
 		in.srv.cfg.Metrics.approvals[answer].Inc()

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/cdprelay/cdprelay/relay/internal/person"
 )
 
 // cdpDomains are the domains counted by name; a method of any other domain
@@ -147,7 +149,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Help: "JavaScript dialogs of shared tabs, by who answered them (automation, person, timeout, page).",
 	}, []string{"answered_by"})
 	m.dialogs = map[string]prometheus.Counter{}
-	for _, w := range dialogAnswerers {
+	for _, w := range person.DialogAnswerers {
 		m.dialogs[w] = dialogs.WithLabelValues(w)
 	}
 	approvals := prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -155,7 +157,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Help: "Commands held for a person's approval, by answer (approved, denied, timeout, stopped, gone).",
 	}, []string{"answer"})
 	m.approvals = map[string]prometheus.Counter{}
-	for _, a := range approvalAnswers {
+	for _, a := range person.Answers {
 		m.approvals[a] = approvals.WithLabelValues(a)
 	}
 	batches := prometheus.NewCounterVec(prometheus.CounterOpts{

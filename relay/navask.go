@@ -1,10 +1,8 @@
 package relay
 
 import (
-	"net/url"
-	"strings"
-
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/person"
 )
 
 // Asking where a navigation ends. ask_domains holds a client's
@@ -34,21 +32,11 @@ func (in *Instance) asksNavigation() bool {
 	return ok && na.AsksNavigation(in.profile)
 }
 
-// navHost is the host a navigation to raw goes to, lower-cased; "" when
-// it names none.
-func navHost(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return ""
-	}
-	return strings.ToLower(u.Host)
-}
-
 // asksNavigationTo decides whether the main-frame document request p of
 // tab t is asked, and with what.
 func (st *state) asksNavigationTo(t *tab, p *pausedRequest) (Decision, bool) {
 	in := st.in
-	if st.client == nil || t.control != "" || in.stopped.Load() {
+	if st.client == nil || t.Control != "" || in.stopped.Load() {
 		return Decision{}, false
 	}
 	na, ok := in.srv.policy.load().(NavigationAsker)
@@ -59,8 +47,8 @@ func (st *state) asksNavigationTo(t *tab, p *pausedRequest) (Decision, bool) {
 	if d.Verdict != Ask {
 		return Decision{}, false
 	}
-	to := navHost(p.Request.URL)
-	if to == "" || to == navHost(t.docURL) || to == t.navApproved {
+	to := person.NavHost(p.Request.URL)
+	if to == "" || to == person.NavHost(t.docURL) || to == t.NavApproved {
 		return Decision{}, false
 	}
 	return d, true
@@ -81,7 +69,7 @@ func (st *state) navAnswered(hc *heldCmd) {
 	h := hc.nav
 	h.ask = nil
 	if hc.stage == holdApproved {
-		h.t.navApproved = navHost(h.url)
+		h.t.NavApproved = person.NavHost(h.url)
 		st.releaseRequest(h)
 		return
 	}
@@ -112,7 +100,7 @@ func (st *state) takeNavAsks(answer string) {
 // to raw on t: its requests to that host are not asked again.
 func (st *state) approvedNavigation(t *tab, raw string) {
 	if t != nil {
-		t.navApproved = navHost(raw)
+		t.NavApproved = person.NavHost(raw)
 	}
 }
 
@@ -132,8 +120,8 @@ func (c *clientConn) approvedCommand(k *cmd) {
 func (st *state) takeNavAsksOf(c *clientConn) {
 	switch {
 	case c == nil:
-		st.takeNavAsks(answerStopped)
+		st.takeNavAsks(person.AnswerStopped)
 	case c == st.client:
-		st.takeNavAsks(answerGone)
+		st.takeNavAsks(person.AnswerGone)
 	}
 }

@@ -7,21 +7,9 @@ import (
 )
 
 // What the person in charge (stop.go, approvals.go, dialogs.go,
-// control.go) keeps per tab, per client, per instance and in the state:
-// their slots, embedded in tab, clientConn, Instance and state.
-
-// personTab is what the person's side keeps of a tab. Guarded by the
-// instance's mutex.
-type personTab struct {
-	// navApproved is the host of a navigation a person approved, not to
-	// be asked again until a document commits (navask.go).
-	navApproved string
-	// dialog is the JavaScript dialog the tab shows (dialogs.go).
-	dialog *dialog
-	// control names the person who took control of the tab from the live
-	// view; while set, the tab is read-only for automation.
-	control string
-}
+// control.go) keeps per client, per instance and in the state: their
+// slots, embedded in clientConn, Instance and state. What it keeps per
+// tab is person.Tab, embedded in tab.
 
 // personState is what the person's side keeps in the instance's state:
 // the Stop and the commands held for a person. Guarded by the instance's

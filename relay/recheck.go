@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/person"
 )
 
 // What the person approved is what happens.
@@ -35,7 +36,7 @@ import (
 // person about it.
 type seenTarget struct {
 	ok     bool // the page could be looked at
-	target pointTarget
+	target person.PointTarget
 	node   int64 // Chrome's backendNodeId of the element; 0 if unknown
 	via    *session
 }
@@ -46,8 +47,6 @@ type pressRecord struct {
 	seen seenTarget
 	what string // the card's words
 }
-
-const ruleChanged = "relay:changed-since-approval"
 
 // look is describe.go's look at the page, with the element's identity.
 func (c *clientConn) look(ctx context.Context, via *session, method string, params []byte) (seenTarget, error) {
@@ -154,13 +153,13 @@ func (c *clientConn) checkApproved(k *cmd) bool {
 
 // nowWould says in a person's words what k would do on what is there now.
 func (c *clientConn) nowWould(k *cmd, now seenTarget) string {
-	d := description{method: k.m.name, a: k.a, params: k.env.Params, looked: now.ok, target: now.target}
+	d := person.Description{Method: k.m.name, URL: k.a.url, Files: k.a.files, Params: k.env.Params, Looked: now.ok, Target: now.target}
 	if k.r.tab != nil {
 		c.inst.lock()
-		d.origin = origin(k.r.tab.docURL)
+		d.Origin = origin(k.r.tab.docURL)
 		c.inst.unlock()
 	}
-	return c.inst.scrubString(d.text())
+	return c.inst.scrubString(d.Text())
 }
 
 // notePress records an approved press on t, for the release after it.
@@ -202,7 +201,7 @@ func (c *clientConn) holdToCheck(k *cmd, check func(ctx context.Context) string)
 			h.stage, h.approved = holdWaiting, true
 		} else {
 			h.stage, h.denial = holdDenied, why
-			in.observe(Event{Actor: ActorRelay, Kind: KindApproval, Method: h.method, Target: targetOf(h.key.t), Rule: ruleChanged, Outcome: OutcomeDenied, Detail: why})
+			in.observe(Event{Actor: ActorRelay, Kind: KindApproval, Method: h.method, Target: targetOf(h.key.t), Rule: person.RuleChanged, Outcome: OutcomeDenied, Detail: why})
 		}
 		in.startDrain(st, h.key)
 	})

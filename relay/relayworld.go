@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/cdprelay/cdprelay/relay/internal/person"
 )
 
 // How the relay looks at a page: from the browser's own answers where it
@@ -346,15 +348,15 @@ func originOf(src, base string) string {
 // frame origin: its kind (button, link, field, or its tag), its text, and
 // whether a press there submits a form. A frame element is a frame the
 // relay cannot look into.
-func (c *clientConn) personsView(ctx context.Context, t *tab, sid, origin string, n node) (pointTarget, error) {
+func (c *clientConn) personsView(ctx context.Context, t *tab, sid, origin string, n node) (person.PointTarget, error) {
 	if n.isFrame() {
-		return pointTarget{Origin: origin, Kind: "frame", Frame: originOf(n.attr("src"), origin)}, nil
+		return person.PointTarget{Origin: origin, Kind: "frame", Frame: originOf(n.attr("src"), origin)}, nil
 	}
 	lineage, err := c.axLineage(ctx, t, sid, n.BackendNodeID)
 	if err != nil {
-		return pointTarget{}, err
+		return person.PointTarget{}, err
 	}
-	pt := pointTarget{Origin: origin, Kind: strings.ToLower(n.LocalName)}
+	pt := person.PointTarget{Origin: origin, Kind: strings.ToLower(n.LocalName)}
 	target := n
 	for i, a := range lineage {
 		kind, ok := interactiveRoles[a.Role.Value]
@@ -364,7 +366,7 @@ func (c *clientConn) personsView(ctx context.Context, t *tab, sid, origin string
 		pt.Kind, pt.Text = kind, a.Name.Value
 		if a.DOMNode != n.BackendNodeID {
 			if target, err = c.describe(ctx, t, sid, map[string]any{"backendNodeId": a.DOMNode}); err != nil {
-				return pointTarget{}, err
+				return person.PointTarget{}, err
 			}
 		}
 		inForm := false
@@ -407,7 +409,7 @@ var interactiveRoles = map[string]string{
 
 // pointAt finds what is at (x, y) of via's page: the browser's hit test,
 // which goes into the frames of the page's process.
-func (c *clientConn) pointAt(ctx context.Context, via *session, x, y float64) (pointTarget, error) {
+func (c *clientConn) pointAt(ctx context.Context, via *session, x, y float64) (person.PointTarget, error) {
 	t := via.tab
 	sid, top := c.viaFrame(via)
 	res, err := c.relayCmd(ctx, t, sid, "DOM.getNodeForLocation", map[string]any{"x": int64(x), "y": int64(y), "includeUserAgentShadowDOM": false, "ignorePointerEventsNone": false})
@@ -416,17 +418,17 @@ func (c *clientConn) pointAt(ctx context.Context, via *session, x, y float64) (p
 		c.inst.lock()
 		o := t.frameOrigin(sid, top)
 		c.inst.unlock()
-		return pointTarget{Origin: o, Kind: "nothing"}, nil
+		return person.PointTarget{Origin: o, Kind: "nothing"}, nil
 	}
 	if err != nil {
-		return pointTarget{}, err
+		return person.PointTarget{}, err
 	}
 	var hit struct {
 		BackendNodeID int64  `json:"backendNodeId"`
 		FrameID       string `json:"frameId"`
 	}
 	if json.Unmarshal(res, &hit) != nil || hit.BackendNodeID == 0 {
-		return pointTarget{}, errors.New("the browser could not say what is there")
+		return person.PointTarget{}, errors.New("the browser could not say what is there")
 	}
 	if hit.FrameID == "" {
 		hit.FrameID = top
@@ -435,11 +437,11 @@ func (c *clientConn) pointAt(ctx context.Context, via *session, x, y float64) (p
 	origin := t.frameOrigin(sid, hit.FrameID)
 	c.inst.unlock()
 	if origin == "" {
-		return pointTarget{}, fmt.Errorf("the relay does not know the origin of frame %s", hit.FrameID)
+		return person.PointTarget{}, fmt.Errorf("the relay does not know the origin of frame %s", hit.FrameID)
 	}
 	n, err := c.describe(ctx, t, sid, map[string]any{"backendNodeId": hit.BackendNodeID})
 	if err != nil {
-		return pointTarget{}, err
+		return person.PointTarget{}, err
 	}
 	return c.personsView(ctx, t, sid, origin, n)
 }

@@ -1,6 +1,9 @@
 package relay
 
-import "github.com/cdprelay/cdprelay/relay/internal/rules"
+import (
+	"github.com/cdprelay/cdprelay/relay/internal/person"
+	"github.com/cdprelay/cdprelay/relay/internal/rules"
+)
 
 // The relay's own rules (the rules package says what they are and why):
 // the stages that run them on a client's commands.
@@ -15,7 +18,7 @@ const ruleBreakpointCondition = "relay:breakpoint-condition"
 func RelayRules() []string {
 	return []string{rules.RuleNested, rules.RuleNonFlat, rules.RuleTargetTab, rules.RuleUploads, ruleCredentials, ruleSecret,
 		ruleNeverShared, ruleOutsideFence, ruleTakeOver, ruleReadOnlyWrite, ruleBlindFrame, ruleStopped,
-		ruleDialogAnswered, ruleUndoable, ruleUnstoppable, ruleDebuggerOff, ruleContext, rules.RuleOwnOrigin, ruleSecretField, ruleUnscannable}
+		person.RuleDialogAnswered, person.RuleUndoable, person.RuleUnstoppable, person.RuleDebuggerOff, ruleContext, rules.RuleOwnOrigin, ruleSecretField, ruleUnscannable}
 }
 
 // relayRules (rules.Relay) applies the relay's own rules to k, but for

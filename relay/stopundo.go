@@ -4,11 +4,10 @@ import (
 	"context"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/person"
 )
 
 // What a person's Stop undoes.
@@ -40,8 +39,6 @@ import (
 // live in the document, and none of the automation's scripts runs on the
 // new one. The audit log records what the Stop undid.
 
-const whyStopLift = "cdprelay: a person stopped the automation; the relay undoes what it set in the tab"
-
 // liftWait bounds the undoing of one tab.
 const liftWait = 15 * time.Second
 
@@ -69,16 +66,9 @@ func (in *Instance) noteLifecycle(t *tab) {
 	l.mu.Unlock()
 }
 
-// stopRules refuse what a person's Stop could not undo or end:
-//
-//   - Emulation.setVirtualTimePolicy: Chrome keeps virtual time when the
-//     debugging session ends, and nothing sets it back;
-//   - blackboxing (Debugger.setBlackboxPatterns, setBlackboxedRanges,
-//     setBlackboxExecutionContexts): V8 takes no pause in blackboxed
-//     script, the brake's included (brake.go);
-//   - Runtime.callFunctionOn with throwOnSideEffect: V8 takes no pause
-//     under its side-effect check either, and callFunctionOn has no
-//     timeout of its own (an evaluation has: brake.go gives it one).
+// stopRules refuse what a person's Stop could not undo or end
+// (person.StopRules: virtual time, blackboxing, callFunctionOn under a
+// side-effect check; the brake is brake.go's).
 //
 // And the relay's own Debugger is not the client's: a session that has not
 // enabled the Debugger itself gets Chrome's answer for a disabled one.
@@ -91,20 +81,10 @@ func (c *clientConn) stopRules(k *cmd) (Decision, bool) {
 		}
 		c.inst.unlock()
 		if !on {
-			return deny(ruleDebuggerOff, "Debugger agent is not enabled"), false
+			return deny(person.RuleDebuggerOff, "Debugger agent is not enabled"), false
 		}
 	}
-	switch k.m.name {
-	case "Emulation.setVirtualTimePolicy":
-		return deny(ruleUndoable, "cdprelay: Emulation.setVirtualTimePolicy would stay in the person's tab after the automation stops (Chrome keeps virtual time when the debugging session ends), so it is not available through the relay"), false
-	case "Debugger.setBlackboxPatterns", "Debugger.setBlackboxedRanges", "Debugger.setBlackboxExecutionContexts":
-		return deny(ruleUnstoppable, "cdprelay: "+k.m.name+" would keep a person's Stop from ending the automation's script (the debugger takes no pause in blackboxed script), so it is not available through the relay"), false
-	case "Runtime.callFunctionOn":
-		if v, n := wire.Member(k.env.Params, "throwOnSideEffect"); n > 1 || (n == 1 && string(v) != "false") {
-			return deny(ruleUnstoppable, "cdprelay: Runtime.callFunctionOn with throwOnSideEffect runs where the debugger takes no pause, so a person's Stop could not end it; use Runtime.evaluate with throwOnSideEffect, which the relay bounds"), false
-		}
-	}
-	return Decision{}, true
+	return person.StopRules(k.m.name, k.env.Params)
 }
 
 // stopRulesStage (person.StopRules) is stopRules, a row of the commands
@@ -118,22 +98,11 @@ func (c *clientConn) stopRulesStage(k *cmd) bool {
 
 // wantsStopRules: the methods stopRules has a word on.
 func wantsStopRules(m *methodInfo) bool {
-	switch m.name {
-	case "Emulation.setVirtualTimePolicy", "Debugger.setBlackboxPatterns", "Debugger.setBlackboxedRanges", "Debugger.setBlackboxExecutionContexts", "Runtime.callFunctionOn":
-		return true
-	}
-	return m.domain == domainDebugger && !m.enable && !m.disable
+	return person.HasStopRule(m.name) || (m.domain == domainDebugger && !m.enable && !m.disable)
 }
 
-// Rule ids of stopRules.
 // domainDebugger is the Debugger domain's index (metrics.go).
 var domainDebugger = domainIndex["Debugger"]
-
-const (
-	ruleUndoable    = "relay:outlives-stop"
-	ruleUnstoppable = "relay:unstoppable-script"
-	ruleDebuggerOff = "relay:debugger-not-enabled"
-)
 
 // startLifting starts undoing what the automation set, for the Stop by.
 func (in *Instance) startLifting(x *extConn, by string) {
@@ -163,18 +132,10 @@ func (in *Instance) startLifting(x *extConn, by string) {
 	})
 }
 
-// liftResult is what was undone on one tab.
-type liftResult struct {
-	target string
-	ended  int      // sessions whose running script was ended
-	set    []string // what the client had set, as method names
-	err    error
-}
-
 // liftAll undoes what the automation set on tabs, one task per tab, and
 // records it.
 func (in *Instance) liftAll(x *extConn, tabs []*tab, by string) {
-	res := make([]liftResult, len(tabs))
+	res := make([]person.Lifted, len(tabs))
 	var wg sync.WaitGroup
 	for i, t := range tabs {
 		wg.Add(1)
@@ -186,39 +147,21 @@ func (in *Instance) liftAll(x *extConn, tabs []*tab, by string) {
 		}()
 	}
 	wg.Wait()
-	var parts []string
-	for _, r := range res {
-		if r.target == "" {
-			continue
-		}
-		p := "tab " + r.target + ": "
-		if r.ended > 0 {
-			p += "ended the script that kept it busy; "
-		}
-		if r.err != nil {
-			p += "could not attach again (" + r.err.Error() + ")"
-		} else if len(r.set) > 0 {
-			p += "lifted what the automation set (" + strings.Join(r.set, ", ") + ")"
-		} else {
-			p += "lifted what the automation set"
-		}
-		parts = append(parts, p)
-	}
-	if len(parts) == 0 {
+	detail := person.LiftedDetail(by, res)
+	if detail == "" {
 		return
 	}
-	in.observe(Event{Actor: ActorRelay, Kind: KindStop, Outcome: OutcomeOK,
-		Detail: "the Stop by " + by + " undid, on " + strconv.Itoa(len(parts)) + " tabs: " + strings.Join(parts, "; ")})
+	in.observe(Event{Actor: ActorRelay, Kind: KindStop, Outcome: OutcomeOK, Detail: detail})
 }
 
 // liftTab ends t's running script and drops what the client set there.
-func (in *Instance) liftTab(ctx context.Context, x *extConn, t *tab) liftResult {
+func (in *Instance) liftTab(ctx context.Context, x *extConn, t *tab) person.Lifted {
 	st := in.lock()
 	if !st.shared(t) || t.state != tabAttached || t.resuming != nil {
 		in.unlock()
-		return liftResult{}
+		return person.Lifted{}
 	}
-	r := liftResult{target: t.targetID}
+	r := person.Lifted{Target: t.targetID}
 	l := &in.lifting
 	l.mu.Lock()
 	frozen := l.frozen[t.id]
@@ -249,7 +192,7 @@ func (in *Instance) liftTab(ctx context.Context, x *extConn, t *tab) liftResult 
 			defer wg.Done()
 			if in.endScript(ctx, x, t.id, sid, nil) {
 				mu.Lock()
-				r.ended++
+				r.Ended++
 				mu.Unlock()
 			}
 		}()
@@ -259,12 +202,12 @@ func (in *Instance) liftTab(ctx context.Context, x *extConn, t *tab) liftResult 
 	st = in.lock()
 	if !st.shared(t) || t.state != tabAttached || t.resuming != nil {
 		in.unlock()
-		return liftResult{}
+		return person.Lifted{}
 	}
-	r.set = keptNames(t.replay)
+	r.Set = keptNames(t.replay)
 	scaled := slices.ContainsFunc(t.replay, func(k replayed) bool { return k.method == "Emulation.setPageScaleFactor" })
 	hasSessions := t.session != nil
-	st.suspend(t, whyStopLift)
+	st.suspend(t, person.WhyStopLift)
 	t.setState(tabDetaching, nil) // Chrome's session ends below
 	for _, sc := range t.scripts {
 		if sc.child == nil {
@@ -291,8 +234,8 @@ func (in *Instance) liftTab(ctx context.Context, x *extConn, t *tab) liftResult 
 		t.setState(tabDetached, nil)
 	}
 	in.unlock()
-	r.err = in.attachTab(ctx, x, t)
-	if r.err == nil && scaled {
+	r.Err = in.attachTab(ctx, x, t)
+	if r.Err == nil && scaled {
 		if _, err := x.sendCommand(ctx, t.id, "", "Emulation.resetPageScaleFactor", nil); err != nil {
 			in.log.Debug("stop: page scale", "tab", t.id, "err", err)
 		}
@@ -301,8 +244,8 @@ func (in *Instance) liftTab(ctx context.Context, x *extConn, t *tab) liftResult 
 	st = in.lock()
 	done := t.resuming
 	t.resuming = nil
-	if r.err != nil && st.shared(t) {
-		why := "the automation's sessions on the tab could not be kept after the Stop: " + r.err.Error()
+	if r.Err != nil && st.shared(t) {
+		why := "the automation's sessions on the tab could not be kept after the Stop: " + r.Err.Error()
 		st.dropSessions(t, why)
 		t.detachReason = why
 	}
@@ -310,10 +253,10 @@ func (in *Instance) liftTab(ctx context.Context, x *extConn, t *tab) liftResult 
 	if done != nil {
 		close(done)
 	}
-	if r.err == nil {
+	if r.Err == nil {
 		notifyHandles(hs, TabEvent{Method: EventAttached})
 	}
-	if r.err != nil && tabGone(r.err) {
+	if r.Err != nil && tabGone(r.Err) {
 		x.failTab(t.id)
 	}
 	return r

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/person"
 )
 
 // The tab table: the tabs the extension shares, keyed by Chrome's tab id,
@@ -34,8 +35,9 @@ const (
 //     read-only: the document's frames and requests on their way to blind
 //     sites, the client's init scripts and worlds, the lifted settings,
 //     the guard and the reply path's mirrors of the access;
-//   - personTab (personslots.go): the person's: the JavaScript dialog the
-//     tab shows, a navigation they approved, who took control of it;
+//   - person.Tab (relay/internal/person): the person's: the JavaScript
+//     dialog the tab shows, a navigation they approved, who took control
+//     of it;
 //   - rulesTab (rulesslots.go): the operator's rules': the Fetch setup of
 //     the tab's sessions, for the navigation backstop;
 //   - credsTab (credsslots.go): the credentials': the real headers of the
@@ -104,7 +106,7 @@ type tab struct {
 
 	// The concerns' slots (above).
 	tierTab
-	personTab
+	person.Tab
 	rulesTab
 	credsTab
 	resumeTab

@@ -65,7 +65,7 @@ func (st *state) setDocument(t *tab, url string) (letGo bool) {
 	if url != t.docURL {
 		title = "" // a new document: its title is yet to come
 	}
-	t.docURL, t.navTo, t.navApproved = url, "", ""
+	t.docURL, t.navTo, t.NavApproved = url, "", ""
 	st.setTargetInfo(t, url, title)
 	if was, changed := st.updateAccess(t); changed {
 		st.accessChanged(t, was)

@@ -1,0 +1,85 @@
+package person
+
+import (
+	"time"
+
+	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/api"
+)
+
+// JavaScript dialogs: what the relay keeps of a dialog a tab shows, who
+// may answer it, and the answer it gets when nobody does in time.
+
+// Who answered a dialog, as metrics and records name them.
+const (
+	DialogByAutomation = "automation"
+	DialogByPerson     = "person"
+	DialogByTimeout    = "timeout"
+	DialogByPage       = "page" // it closed without an answer through the relay
+)
+
+// DialogAnswerers lists who may answer a dialog, for counters that start
+// at zero.
+var DialogAnswerers = []string{DialogByAutomation, DialogByPerson, DialogByTimeout, DialogByPage}
+
+// RuleDialogAnswered is the rule id of the automation's answer to a
+// dialog someone answered first.
+const RuleDialogAnswered = "relay:dialog-answered"
+
+// DialogStatus is a dialog a tab shows.
+type DialogStatus struct {
+	ID            int64     `json:"id"`
+	Type          string    `json:"type"` // alert, confirm, prompt, beforeunload
+	Message       string    `json:"message"`
+	DefaultPrompt string    `json:"defaultPrompt,omitempty"`
+	OpenedAt      time.Time `json:"openedAt"`
+	// AnsweredBy is who answered it, while the answer is on its way.
+	AnsweredBy string `json:"answeredBy,omitempty"`
+}
+
+// Dialog is the dialog a tab shows. Its keeper guards it (the relay: with
+// the instance's mutex).
+type Dialog struct {
+	DialogStatus
+	By    string      // who answered: one of the DialogBy constants, "" while open
+	Timer *time.Timer // answers it by default when nobody does in time
+}
+
+// Answerer names who answered d, as a later answer's refusal says it: the
+// person by name, or the automation, the timeout or the page.
+func (d *Dialog) Answerer() string {
+	if d.By == DialogByPerson {
+		return d.AnsweredBy
+	}
+	return d.By
+}
+
+// Claim is the automation's answer to d: the first answer wins, so it is
+// refused when someone answered first. It reports false, with the
+// refusal, when so.
+func (d *Dialog) Claim() (api.Decision, bool) {
+	if d.By != "" {
+		return api.Decision{Verdict: api.Deny, Rule: RuleDialogAnswered, Message: "cdprelay: the dialog was already answered by " + d.Answerer()}, false
+	}
+	d.By, d.AnsweredBy = DialogByAutomation, "the automation"
+	return api.Decision{}, true
+}
+
+// OpenedDialog is the dialog id that Page.javascriptDialogOpening's
+// params describe, opened at at.
+func OpenedDialog(id int64, params []byte, at time.Time) DialogStatus {
+	return DialogStatus{
+		ID:            id,
+		Type:          string(wire.StringField(params, "type")),
+		Message:       string(wire.StringField(params, "message")),
+		DefaultPrompt: string(wire.StringField(params, "defaultPrompt")),
+		OpenedAt:      at,
+	}
+}
+
+// AcceptedByDefault reports how a dialog of type typ is answered when
+// nobody answers it in time: alert and beforeunload accepted, confirm and
+// prompt dismissed, so that no tab hangs for good.
+func AcceptedByDefault(typ string) bool {
+	return typ == "alert" || typ == "beforeunload"
+}
