@@ -150,3 +150,59 @@ func TestCountLinesAndGenerated(t *testing.T) {
 		}
 	}
 }
+
+// maxPackageLines is the most non-test lines a package under
+// relay/internal may have: a concern or the core that grows past it is
+// doing more than one thing.
+const maxPackageLines = 6000
+
+func TestRelayPackagesUnderLimit(t *testing.T) {
+	root := filepath.Join(moduleRoot(t), "relay", "internal")
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatalf("read %s: %v", root, err)
+	}
+	var pkgs int
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		n, files := packageLines(t, filepath.Join(root, e.Name()))
+		if files == 0 {
+			continue
+		}
+		pkgs++
+		if n > maxPackageLines {
+			t.Errorf("relay/internal/%s: %d lines of Go (over %d): it holds more than one concern", e.Name(), n, maxPackageLines)
+		}
+	}
+	if pkgs == 0 {
+		t.Fatalf("no package under %s", root)
+	}
+}
+
+// packageLines counts the lines of the non-test, non-generated Go files of
+// the package in dir (not its subpackages).
+func packageLines(t *testing.T, dir string) (lines, files int) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatalf("read %s: %v", dir, err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if isGenerated(data) {
+			continue
+		}
+		files++
+		lines += countLines(data)
+	}
+	return lines, files
+}
