@@ -63,6 +63,7 @@ func TestMessageTooBigCloses(t *testing.T) {
 		}
 	}
 	// The default instance is free for the next client, which is served.
+	h.renew()
 	h.waitFor("the client gone", func() bool { return !h.srv.Default().Status().Client })
 	c := h.client()
 	h.call(c, "", "Browser.getVersion", nil)
