@@ -124,8 +124,14 @@ func (st *state) computeAccess(t *tab) tabAccess {
 	var a tabAccess
 	if web {
 		a = st.tierAccess(u)
-		for _, fu := range t.frames {
-			if fa := st.childAccess(fu); fa.level > a.level {
+		gen := in.srv.accessGen.Load()
+		for id, f := range t.frames {
+			if f.gen != gen {
+				// What decides a site's access changed since.
+				f.acc, f.gen = st.childAccess(f.url), gen
+				t.frames[id] = f
+			}
+			if fa := f.acc; fa.level > a.level {
 				a = fa
 				a.why = "a frame of the page is on another site: " + a.why
 			}
@@ -329,7 +335,8 @@ func (st *state) accessChanged(t *tab, was tabAccess) {
 	}
 }
 
-// refreshAccess decides every tab's access again after the policy changed.
+// refreshAccess decides every tab's access again after the policy, or the
+// relay's own origins, changed.
 func (s *Server) refreshAccess() {
 	for _, in := range s.Instances() {
 		st := in.lock()

@@ -154,3 +154,32 @@ func TestTooManyFrames(t *testing.T) {
 		t.Errorf("a tab past the frames bound is not blind: %s %v", res, err)
 	}
 }
+
+// What was decided of a frame's site is decided again when the policy
+// changes: a tab whose sub-frame is on a site the new policy hides goes
+// blind, though no event of the page came since.
+func TestFramesDecidedAgainOnPolicyChange(t *testing.T) {
+	h := newHarness(t, Config{Policy: tierPolicy{"ro.example": "read-only"}})
+	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
+	c := h.client()
+	h.autoAttach(c)
+	e.Event(1, "", "Page.frameNavigated", map[string]any{"frame": map[string]any{"id": "sub", "parentId": tid(1), "loaderId": "L", "url": "https://x.example/f", "securityOrigin": "https://x.example", "mimeType": "text/html"}})
+	in := h.srv.Default()
+	access := func() string { return in.Status().Tabs[0].Access }
+	h.waitFor("the frame noted", func() bool {
+		st := in.lock()
+		defer in.unlock()
+		return st.tabs[1].frames["sub"].url != ""
+	})
+	if got := access(); got != "full" {
+		t.Fatalf("before the policy changed: %s", got)
+	}
+	h.srv.SetPolicy(tierPolicy{"x.example": "blind"})
+	if got := access(); got != "blind" {
+		t.Errorf("a frame on a site the new policy hides: the tab is %s", got)
+	}
+	h.srv.SetPolicy(tierPolicy{"ro.example": "read-only"})
+	if got := access(); got != "full" {
+		t.Errorf("the policy back as it was: the tab is %s", got)
+	}
+}

@@ -15,8 +15,10 @@ import (
 // configured. When it is new, the fences in force learn it too.
 func (s *Server) learnFrom(r *http.Request) {
 	if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && s.own.Learn(local) {
+		s.accessGen.Add(1)
 		s.refreshFences()
 		s.refreshNetFences()
+		s.refreshAccess()
 	}
 }
 

@@ -87,6 +87,7 @@ func (s polSnap) asksSubmit(profile string) bool {
 // decided are not revisited. A nil policy allows everything.
 func (s *Server) SetPolicy(p Policy) {
 	s.policy.store(p)
+	s.accessGen.Add(1)
 	s.refreshFences()
 	s.refreshNetFences()
 	s.refreshAccess()

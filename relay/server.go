@@ -33,6 +33,10 @@ type Server struct {
 	tenants     atomic.Pointer[TenantRules]   // swapped by SetTenants; never nil
 	public      publicBase                    // static: the capability URLs' base, or none
 	own         *rules.Origins                // static; learns the local addresses it is served on
+	// accessGen moves on when what decides a site's access changes (the
+	// policy, the relay's own origins), so that what was decided of a
+	// frame's site before is decided again (frameAt).
+	accessGen atomic.Uint64
 
 	saveMu sync.Mutex // serialises Config.Save
 

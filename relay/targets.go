@@ -84,7 +84,7 @@ func (st *state) setFrame(t *tab, id, url string) {
 		delete(t.frames, id)
 	} else {
 		if t.frames == nil {
-			t.frames = make(map[string]string)
+			t.frames = make(map[string]frameAt)
 		}
 		if _, known := t.frames[id]; !known && len(t.frames) >= maxPendingFrames {
 			// Not a web page: blind, until the next document; no more
@@ -92,7 +92,7 @@ func (st *state) setFrame(t *tab, id, url string) {
 			st.in.srv.cfg.Metrics.limited[limitFrames].Inc()
 			id, url = tooManyFrames, tooManyFrames
 		}
-		t.frames[id] = url
+		t.frames[id] = frameAt{url: url, acc: st.childAccess(url), gen: st.in.srv.accessGen.Load()}
 	}
 	if was, changed := st.updateAccess(t); changed {
 		st.accessChanged(t, was)
@@ -232,7 +232,7 @@ func (st *state) trackPage(t *tab, method, params []byte) (refresh, letGo bool) 
 		}
 	case "Page.frameDetached":
 		st.frameRemoved(t, string(wire.StringField(params, "frameId")), params)
-		if id := string(wire.StringField(params, "frameId")); t.frames[id] != "" {
+		if id := string(wire.StringField(params, "frameId")); t.frames[id].url != "" {
 			// Removed, or swapped into a process of its own (and so a
 			// session of its own, judged by itself).
 			st.setFrame(t, id, "")

@@ -17,7 +17,7 @@ type tierTab struct {
 	// process (frame id to URL), followed while the policy has tiers: what
 	// automation may do with the tab is the strictest of theirs and the
 	// document's, since the tab's own session reaches into them.
-	frames map[string]string
+	frames map[string]frameAt
 	// blindFrames are its sub-frames on their way to a blind site, until
 	// they commit (blindframes.go).
 	blindFrames map[string]blindNav
@@ -80,4 +80,15 @@ type tierInstance struct {
 	// fakeContext numbers the stand-in execution contexts of blind tabs
 	// (access.go), far from Chrome's own.
 	fakeContext atomic.Int64
+}
+
+// frameAt is a sub-frame of a tab's document: where it is, and the access
+// its site gives, decided when it got there (gen: the server's access
+// generation then). Deciding the tab's access reads it rather than decide
+// every frame's again: a page with thousands of frames made each of its
+// events cost a decision per frame, under the instance's lock.
+type frameAt struct {
+	url string
+	acc tabAccess
+	gen uint64
 }
