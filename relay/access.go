@@ -345,6 +345,11 @@ func (s *Server) refreshAccess() {
 				st.accessChanged(t, was)
 			}
 		}
+		for _, s := range st.sessions {
+			if s.child {
+				st.setChildURL(s, s.url) // a frame in a process of its own
+			}
+		}
 		in.unlock()
 	}
 }

@@ -183,3 +183,31 @@ func TestFramesDecidedAgainOnPolicyChange(t *testing.T) {
 		t.Errorf("the policy back as it was: the tab is %s", got)
 	}
 }
+
+// A frame in a process of its own (a child session) is decided again too.
+func TestChildDecidedAgainOnPolicyChange(t *testing.T) {
+	h := newHarness(t, Config{Policy: tierPolicy{"ro.example": "read-only"}})
+	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
+	c := h.client()
+	sess := h.autoAttach(c)[0]
+	h.call(c, sess, "Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true})
+	from := len(c.Messages())
+	e.Event(1, "", "Target.attachedToTarget", map[string]any{"sessionId": "CHILD", "targetInfo": map[string]any{"targetId": "FRAME", "type": "iframe", "url": "https://x.example/"}, "waitingForDebugger": false})
+	h.event(c, from, "Target.attachedToTarget")
+	in := h.srv.Default()
+	childAccess := func() string {
+		st := in.lock()
+		defer in.unlock()
+		if s := st.sessions["CHILD"]; s != nil {
+			return s.acc.level.String()
+		}
+		return "no child"
+	}
+	if got := childAccess(); got != "full" {
+		t.Fatalf("before the policy changed: %s", got)
+	}
+	h.srv.SetPolicy(tierPolicy{"x.example": "blind"})
+	if got := childAccess(); got != "blind" {
+		t.Errorf("a child on a site the new policy hides is %s", got)
+	}
+}

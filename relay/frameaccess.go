@@ -47,8 +47,13 @@ func (st *state) setChildURL(cs *session, u string) {
 	cs.url = u
 	was := cs.acc
 	cs.acc = stricter(st.childAccess(u), st.navAccess(cs.navTo))
-	for _, fu := range cs.frames {
-		if fa := st.childAccess(fu); fa.level > cs.acc.level {
+	gen := st.in.srv.accessGen.Load()
+	for id, f := range cs.frames {
+		if f.gen != gen {
+			f.acc, f.gen = st.childAccess(f.url), gen
+			cs.frames[id] = f
+		}
+		if fa := f.acc; fa.level > cs.acc.level {
 			cs.acc = fa
 			cs.acc.why = "a frame of the frame is on another site: " + fa.why
 		}
@@ -83,14 +88,14 @@ func (st *state) setChildFrame(cs *session, id, url string) {
 		delete(cs.frames, id)
 	} else {
 		if cs.frames == nil {
-			cs.frames = make(map[string]string)
+			cs.frames = make(map[string]frameAt)
 		}
 		if _, known := cs.frames[id]; !known && len(cs.frames) >= maxPendingFrames {
 			// Not a web page: blind, until the next document; no more kept.
 			st.in.srv.cfg.Metrics.limited[limitFrames].Inc()
 			id, url = tooManyFrames, tooManyFrames
 		}
-		cs.frames[id] = url
+		cs.frames[id] = frameAt{url: url, acc: st.childAccess(url), gen: st.in.srv.accessGen.Load()}
 	}
 	st.setChildURL(cs, cs.url)
 }

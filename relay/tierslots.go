@@ -63,7 +63,7 @@ type tierSession struct {
 	navTo string
 	// frames are the frames in a child's process below its own (frame id
 	// to URL), followed while the policy has tiers, as a tab's.
-	frames map[string]string
+	frames map[string]frameAt
 	// kept are a child's settings, and lift where they stand in Chrome,
 	// while the policy has tiers (lifts.go).
 	kept []replayed
