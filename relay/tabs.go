@@ -158,8 +158,8 @@ func (st *state) targetInfo(t *tab) TargetInfo {
 		Attached:         t.session != nil,
 		BrowserContextID: st.browserCtx,
 	}
-	if t.acc.level == accessBlind || st.hidesURL(t.url) {
-		ti.URL, ti.Title = origin(t.url), ""
+	if t.acc.Level == accessBlind || st.hidesURL(t.url) {
+		ti.URL, ti.Title = api.Origin(t.url), ""
 	}
 	if t.browserCtx != "" {
 		ti.BrowserContextID = t.browserCtx
@@ -244,8 +244,8 @@ func (st *state) rootTab() *tab {
 			// One whose sessions wait for the debugger (away.go) only when
 			// every one does.
 			best.resuming != nil && t.resuming == nil,
-			(best.resuming == nil) == (t.resuming == nil) && t.acc.level < best.acc.level,
-			(best.resuming == nil) == (t.resuming == nil) && t.acc.level == best.acc.level && t.id < best.id:
+			(best.resuming == nil) == (t.resuming == nil) && t.acc.Level < best.acc.Level,
+			(best.resuming == nil) == (t.resuming == nil) && t.acc.Level == best.acc.Level && t.id < best.id:
 			best = t
 		}
 	}
