@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/rules"
 )
 
@@ -107,22 +108,9 @@ func (st *state) fetchRewrite(t *tab, sid string, a *args, enable bool, replyTo 
 	return fs.Rewrite(a.patterns, a.handleAuth, enable)
 }
 
-// pausedRequest is what the backstop reads of Fetch.requestPaused. The
-// event comes from Chrome, not the client.
-type pausedRequest struct {
-	RequestID string `json:"requestId"`
-	FrameID   string `json:"frameId"`
-	Request   struct {
-		URL         string            `json:"url"`
-		Fragment    string            `json:"urlFragment"`
-		Method      string            `json:"method"`
-		Headers     map[string]string `json:"headers"`
-		HasPostData bool              `json:"hasPostData"`
-	} `json:"request"`
-	ResourceType        string `json:"resourceType"`
-	ResponseStatusCode  *int   `json:"responseStatusCode"`
-	ResponseErrorReason string `json:"responseErrorReason"`
-}
+// pausedRequest is what the backstop reads of Fetch.requestPaused
+// (api.PausedRequest).
+type pausedRequest = api.PausedRequest
 
 // pausedAction is the backstop's decision on one paused request.
 type pausedAction struct {
@@ -161,7 +149,7 @@ func (st *state) judgePaused(t *tab, sid string, params []byte) pausedAction {
 		return pausedAction{}
 	}
 	responseStage := p.ResponseStatusCode != nil || p.ResponseErrorReason != ""
-	wants := cf != nil && t.acc.level != accessBlind && cf.Matches(p.Request.URL, p.ResourceType, responseStage)
+	wants := cf != nil && t.acc.Level != accessBlind && cf.Matches(p.Request.URL, p.ResourceType, responseStage)
 	in := st.in
 	if in.srv.ownURL(p.Request.URL) {
 		return pausedAction{kind: pausedFail, requestID: p.RequestID, url: p.Request.URL, d: ownRefusal(p.Request.URL)}
