@@ -244,7 +244,7 @@ func (in *Instance) brakePause(e *event) bool {
 // request first; the client gets it only when its own patterns asked for
 // it.
 func (in *Instance) backstopPause(e *event) bool {
-	if e.t.fetch != nil {
+	if e.t.Fetch != nil {
 		e.fx.paused = e.st.judgePaused(e.t, string(e.sid), e.params)
 	}
 	return true

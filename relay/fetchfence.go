@@ -51,20 +51,20 @@ func (in *Instance) backstop() []rules.FetchPattern {
 // fetchOf returns the Fetch state of t's session sid ("" for the tab's
 // own), creating it.
 func (t *tab) fetchOf(sid string) *rules.FetchState {
-	if t.fetch == nil {
-		t.fetch = make(map[string]*rules.FetchState)
+	if t.Fetch == nil {
+		t.Fetch = make(map[string]*rules.FetchState)
 	}
-	fs := t.fetch[sid]
+	fs := t.Fetch[sid]
 	if fs == nil {
 		fs = &rules.FetchState{}
-		t.fetch[sid] = fs
+		t.Fetch[sid] = fs
 	}
 	return fs
 }
 
 // fenced reports whether the backstop is on for t's session sid.
 func (t *tab) fenced(sid string) bool {
-	fs := t.fetch[sid]
+	fs := t.Fetch[sid]
 	return fs != nil && fs.Fence
 }
 
@@ -136,7 +136,7 @@ func (a pausedAction) handled() bool { return a.kind != pausedDeliver }
 // judgePaused decides a Fetch.requestPaused on t's session sid. It only
 // decides; run carries the decision out, outside the lock.
 func (st *state) judgePaused(t *tab, sid string, params []byte) pausedAction {
-	fs := t.fetch[sid]
+	fs := t.Fetch[sid]
 	if fs == nil || !fs.Fence {
 		return pausedAction{}
 	}
@@ -201,7 +201,7 @@ func (s *Server) refreshFences() {
 			if t.state != tabAttached {
 				continue
 			}
-			fs := t.fetch[""]
+			fs := t.Fetch[""]
 			if fs == nil && len(want) == 0 || fs != nil && slices.Equal(fs.Patterns, want) && fs.Fence == (len(want) > 0) {
 				continue
 			}

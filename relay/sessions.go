@@ -198,14 +198,14 @@ func (st *state) addChild(parent *session, id, targetID, url []byte) *session {
 // a frame's workers and nested frames go with the frame.
 func (st *state) dropChild(cs *session) (dropped []*session) {
 	delete(st.sessions, cs.id)
-	delete(cs.tab.fetch, cs.id)
+	delete(cs.tab.Fetch, cs.id)
 	cs.tab.dropContexts(cs.id)
 	dropped = append(dropped, cs)
 	for _, d := range st.sessions {
 		for p := d.parent; p != nil; p = p.parent {
 			if p == cs {
 				delete(st.sessions, d.id)
-				delete(d.tab.fetch, d.id)
+				delete(d.tab.Fetch, d.id)
 				d.tab.dropContexts(d.id)
 				dropped = append(dropped, d)
 				break

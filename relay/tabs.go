@@ -38,8 +38,8 @@ const (
 //   - person.Tab (relay/internal/person): the person's: the JavaScript
 //     dialog the tab shows, a navigation they approved, who took control
 //     of it;
-//   - rulesTab (rulesslots.go): the operator's rules': the Fetch setup of
-//     the tab's sessions, for the navigation backstop;
+//   - rulesTab (rules.Tab, relay/internal/rules): the operator's rules':
+//     the Fetch setup of the tab's sessions, for the navigation backstop;
 //   - credsTab (credsslots.go): the credentials': the real headers of the
 //     paused requests, the typed secrets of the tab's fields;
 //   - resumeTab (resumeslots.go): what the tab's sessions need to come
@@ -120,7 +120,7 @@ func (t *tab) setState(s tabState, err error) {
 	}
 	t.state, t.attachErr = s, err
 	if s == tabDetached {
-		t.fetch = nil
+		t.Fetch = nil
 		t.paused = nil
 		t.ctxs = nil
 		t.relayCtxs.Store(0)
