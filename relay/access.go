@@ -1,10 +1,10 @@
 package relay
 
 import (
-	"net/url"
 	"strings"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 )
 
@@ -31,22 +31,17 @@ func timeNowMilli() int64 { return time.Now().UnixMilli() }
 // error the reply of any command that was still running when the tab went
 // blind, since it may have run in the new page (tab.blindEpoch).
 
-// access is the tiers' level (tier.Level), by the names the relay gives
-// them.
-type access = tier.Level
+// access is a tab's level (api.Level), by the names the relay gives them.
+type access = api.Level
 
 const (
-	accessFull     = tier.Full
-	accessReadOnly = tier.ReadOnly
-	accessBlind    = tier.Blind
+	accessFull     = api.Full
+	accessReadOnly = api.ReadOnly
+	accessBlind    = api.Blind
 )
 
-// tabAccess is a tab's access with the reason a refusal gives.
-type tabAccess struct {
-	level access
-	rule  string // bounded rule id, for records and metrics
-	why   string // what a refusal says, after "cdprelay: "
-}
+// tabAccess is a tab's access with the reason a refusal gives (api.Access).
+type tabAccess = api.Access
 
 // Rule ids of the access stage.
 const (
@@ -57,48 +52,6 @@ const (
 	ruleBlindFrame    = "relay:blind-frame"
 )
 
-// pageScheme classifies a top-level URL: shareable web content, a page the
-// relay treats as harmless (Chrome's error page, about:blank), or a page
-// that is never shared.
-func pageScheme(raw string) (web, special bool) {
-	i := strings.IndexByte(raw, ':')
-	if i <= 0 {
-		return false, false
-	}
-	switch strings.ToLower(raw[:i]) {
-	case "http", "https":
-		return true, false
-	case "about":
-		rest := raw[i+1:]
-		if j := strings.IndexAny(rest, "?#"); j >= 0 {
-			rest = rest[:j]
-		}
-		return false, rest == "blank" || rest == "srcdoc"
-	case "chrome-error":
-		return false, strings.HasPrefix(raw, "chrome-error://chromewebdata/")
-	case "blob", "filesystem":
-		// Their content is their origin's: judge the URL inside.
-		inner, _ := pageScheme(raw[i+1:])
-		return inner, false
-	}
-	return false, false
-}
-
-// origin reduces a URL to its origin, for what a blind tab may show.
-func origin(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Scheme == "" {
-		if i := strings.IndexByte(raw, ':'); i > 0 {
-			return raw[:i+1]
-		}
-		return ""
-	}
-	if u.Host == "" {
-		return u.Scheme + ":"
-	}
-	return u.Scheme + "://" + u.Host
-}
-
 // computeAccess decides t's access from the document it shows, its holder
 // and the policy.
 func (st *state) computeAccess(t *tab) tabAccess {
@@ -107,18 +60,18 @@ func (st *state) computeAccess(t *tab) tabAccess {
 	if u == "" {
 		u = t.url
 	}
-	web, special := pageScheme(u)
+	web, special := api.PageScheme(u)
 	switch {
 	case !web && !special:
-		return tabAccess{level: accessBlind, rule: ruleNeverShared,
-			why: "the tab shows " + schemeOf(u) + " page, which is never shared with automation; navigate it to a web page or close it"}
+		return tabAccess{Level: accessBlind, Rule: ruleNeverShared,
+			Why: "the tab shows " + api.SchemeOf(u) + " page, which is never shared with automation; navigate it to a web page or close it"}
 	case web && in.srv.ownURL(u):
 		a, _ := in.srv.ownAccess(u, "the tab")
 		return a
 	case web && in.fencing():
 		if d := in.srv.policy.load().URL(in.profile, u); d.Verdict != Allow {
-			return tabAccess{level: accessBlind, rule: ruleOutsideFence,
-				why: "the tab is on " + origin(u) + ", outside the hosts automation may use (" + strings.TrimPrefix(d.Message, "Denied by cdprelay policy: ") + "); navigate it back"}
+			return tabAccess{Level: accessBlind, Rule: ruleOutsideFence,
+				Why: "the tab is on " + api.Origin(u) + ", outside the hosts automation may use (" + strings.TrimPrefix(d.Message, "Denied by cdprelay policy: ") + "); navigate it back"}
 		}
 	}
 	var a tabAccess
@@ -131,26 +84,26 @@ func (st *state) computeAccess(t *tab) tabAccess {
 				f.acc, f.gen = st.childAccess(f.url), gen
 				t.frames[id] = f
 			}
-			if fa := f.acc; fa.level > a.level {
+			if fa := f.acc; fa.Level > a.Level {
 				a = fa
-				a.why = "a frame of the page is on another site: " + a.why
+				a.Why = "a frame of the page is on another site: " + a.Why
 			}
 		}
 	}
 	// On its way to a site automation may see less of: that counts from
 	// the moment it is known (the URL fence has its own ways to stop the
 	// navigation, and a refused one commits an error page).
-	if to := st.navAccess(t.navTo); to.level > a.level {
+	if to := st.navAccess(t.navTo); to.Level > a.Level {
 		a = to
 	}
-	if (len(t.blindFrames) >= maxPendingFrames || len(t.blindReqs) >= maxPendingFrames) && a.level < accessBlind {
-		a = tabAccess{level: accessBlind, rule: ruleBlindFrame, why: "the page has more frames on their way to sites hidden from automation than the relay follows"}
+	if (len(t.blindFrames) >= maxPendingFrames || len(t.blindReqs) >= maxPendingFrames) && a.Level < accessBlind {
+		a = tabAccess{Level: accessBlind, Rule: ruleBlindFrame, Why: "the page has more frames on their way to sites hidden from automation than the relay follows"}
 	}
-	if a.level != accessFull {
+	if a.Level != accessFull {
 		return a
 	}
 	if t.Control != "" {
-		return tabAccess{level: accessReadOnly, rule: ruleTakeOverRead, why: msgControlledWhy}
+		return tabAccess{Level: accessReadOnly, Rule: ruleTakeOverRead, Why: msgControlledWhy}
 	}
 	return tabAccess{}
 }
@@ -161,12 +114,12 @@ func (st *state) navAccess(to string) tabAccess {
 	if to == "" {
 		return tabAccess{}
 	}
-	if web, _ := pageScheme(to); !web {
+	if web, _ := api.PageScheme(to); !web {
 		return tabAccess{}
 	}
 	a := st.tierAccess(to)
-	if a.level > accessFull {
-		a.why = "it is on its way to a page where " + a.why
+	if a.Level > accessFull {
+		a.Why = "it is on its way to a page where " + a.Why
 	}
 	return a
 }
@@ -180,9 +133,9 @@ func (st *state) tierAccess(u string) tabAccess {
 	}
 	switch tier, rule, host := tr.Tier(in.profile, u); tier {
 	case "blind":
-		return tabAccess{level: accessBlind, rule: rule, why: host + " is blind to automation (tier blind): it sees nothing of it and may only navigate away, detach, or close a tab it opened"}
+		return tabAccess{Level: accessBlind, Rule: rule, Why: host + " is blind to automation (tier blind): it sees nothing of it and may only navigate away, detach, or close a tab it opened"}
 	case "read-only":
-		return tabAccess{level: accessReadOnly, rule: rule, why: host + " is read-only to automation (tier read-only): it may read the page but not act on it"}
+		return tabAccess{Level: accessReadOnly, Rule: rule, Why: host + " is read-only to automation (tier read-only): it may read the page but not act on it"}
 	}
 	return tabAccess{}
 }
@@ -191,13 +144,6 @@ func (st *state) tierAccess(u string) tabAccess {
 func (in *Instance) hasTiers() bool {
 	tr, ok := in.srv.policy.load().(TierRuler)
 	return ok && tr.HasTiers(in.profile)
-}
-
-func schemeOf(raw string) string {
-	if i := strings.IndexByte(raw, ':'); i > 0 {
-		return "a " + strings.ToLower(raw[:i]) + ":"
-	}
-	return "a non-web"
 }
 
 // updateAccess decides t's access again and records a change. Going blind
@@ -210,7 +156,7 @@ func (st *state) updateAccess(t *tab) (was tabAccess, changed bool) {
 		return was, false
 	}
 	t.acc = now
-	if now.level == accessBlind && was.level != accessBlind {
+	if now.Level == accessBlind && was.Level != accessBlind {
 		// Replies of commands still running are withheld, and the live
 		// view forgets the tab's last frame, which shows it.
 		t.blindEpoch.Add(1)
@@ -218,12 +164,12 @@ func (st *state) updateAccess(t *tab) (was tabAccess, changed bool) {
 	}
 	st.syncScripts(t)
 	st.syncLifts(t)
-	if now.level == accessFull {
+	if now.Level == accessFull {
 		st.replaySets(t)
 	}
-	t.readOnly.Store(now.level == accessReadOnly)
+	t.readOnly.Store(now.Level == accessReadOnly)
 	switch {
-	case now.level == accessReadOnly && (was.level != accessReadOnly || now.why != was.why):
+	case now.Level == accessReadOnly && (was.Level != accessReadOnly || now.Why != was.Why):
 		// A fresh layer of the guard in every isolated world it has, with
 		// the reason its refusals give (a person taking over a read-only
 		// site's tab changes it).
@@ -235,14 +181,14 @@ func (st *state) updateAccess(t *tab) (was tabAccess, changed bool) {
 				}
 			}
 		}
-		l, src := tier.NewGuard(randHex(16), now.why)
+		l, src := tier.NewGuard(randHex(16), now.Why)
 		t.guard = &l
 		for sid, ids := range t.isolatedContexts() {
 			for _, id := range ids {
 				st.fire(t.id, sid, "Runtime.evaluate", map[string]any{"expression": src, "contextId": id, "silent": true})
 			}
 		}
-	case was.level == accessReadOnly && now.level != accessReadOnly && t.guard != nil:
+	case was.Level == accessReadOnly && now.Level != accessReadOnly && t.guard != nil:
 		off := t.guard.OffScript()
 		for sid, ids := range t.isolatedContexts() {
 			for _, id := range ids {
@@ -258,7 +204,7 @@ func (st *state) updateAccess(t *tab) (was tabAccess, changed bool) {
 // reduce to its origin, whatever the document shows (a page never shared
 // that the tab is on its way to, say).
 func (st *state) hidesURL(raw string) bool {
-	return st.urlAccess(raw).level == accessBlind
+	return st.urlAccess(raw).Level == accessBlind
 }
 
 // urlAccess is the access a tab would have on raw (with nobody holding
@@ -271,30 +217,30 @@ func (st *state) urlAccess(raw string) tabAccess {
 // accessChanged tells the client and the audit log that t's access
 // changed from was.
 func (st *state) accessChanged(t *tab, was tabAccess) {
-	st.observe(Event{Actor: ActorRelay, Kind: KindAccess, Target: t.targetID, Rule: t.acc.rule, Outcome: OutcomeOK,
-		Detail: was.level.String() + " -> " + t.acc.level.String() + " on " + origin(t.docURL)})
+	st.observe(Event{Actor: ActorRelay, Kind: KindAccess, Target: t.targetID, Rule: t.acc.Rule, Outcome: OutcomeOK,
+		Detail: was.Level.String() + " -> " + t.acc.Level.String() + " on " + api.Origin(t.docURL)})
 	c := st.client
 	if c == nil || t.session == nil {
 		return
 	}
-	enteringBlind := t.acc.level == accessBlind && was.level != accessBlind
-	leavingBlind := was.level == accessBlind && t.acc.level != accessBlind
+	enteringBlind := t.acc.Level == accessBlind && was.Level != accessBlind
+	leavingBlind := was.Level == accessBlind && t.acc.Level != accessBlind
 	ctxID := st.in.fakeContext.Add(1)
 	for _, s := range st.topSessions(t) {
 		if leavingBlind && s.enabled["Runtime"] {
 			// The contexts it was shown while blind are gone.
 			c.eventRaw("Runtime.executionContextsCleared", s, nil)
 		}
-		if t.acc.rule != ruleTakeOverRead && was.rule != ruleTakeOverRead {
-			text := "cdprelay: automation has " + t.acc.level.String() + " access to this tab again"
-			if t.acc.level != accessFull {
-				text = "cdprelay: this tab is now " + t.acc.level.String() + " to automation: " + t.acc.why
+		if t.acc.Rule != ruleTakeOverRead && was.Rule != ruleTakeOverRead {
+			text := "cdprelay: automation has " + t.acc.Level.String() + " access to this tab again"
+			if t.acc.Level != accessFull {
+				text = "cdprelay: this tab is now " + t.acc.Level.String() + " to automation: " + t.acc.Why
 			}
 			c.event("Log.entryAdded", s, map[string]any{"entry": map[string]any{
 				"source": "other", "level": "warning", "text": text, "timestamp": float64(timeNowMilli()),
 			}})
 		}
-		c.event("CDPRelay.accessChanged", s, map[string]any{"access": t.acc.level.String(), "origin": t.shownOrigin(), "reason": t.acc.why})
+		c.event("CDPRelay.accessChanged", s, map[string]any{"access": t.acc.Level.String(), "origin": t.shownOrigin(), "reason": t.acc.Why})
 		if enteringBlind {
 			// The client's page follows the tab to its origin, and nothing
 			// more: a main frame at the origin, loaded (so that a client

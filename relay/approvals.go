@@ -70,7 +70,7 @@ func (c *clientConn) asks(k *cmd) bool {
 	h.d = d
 	var desc person.Description
 	if k.r.tab != nil {
-		desc.Origin = origin(k.r.tab.docURL)
+		desc.Origin = api.Origin(k.r.tab.docURL)
 	}
 	desc.Method, desc.URL, desc.Files, desc.Params = k.m.name, k.a.url, k.a.files, h.k.env.Params
 	if probe {

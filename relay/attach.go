@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/rules"
 )
 
@@ -363,8 +364,8 @@ func (s *Server) neverShared(t *tab) error {
 
 // neverSharedURL says why a top-level URL is never shared, or "".
 func neverSharedURL(u string) string {
-	if web, special := pageScheme(u); web || special {
+	if web, special := api.PageScheme(u); web || special {
 		return ""
 	}
-	return schemeOf(u) + " page, which is never shared with automation"
+	return api.SchemeOf(u) + " page, which is never shared with automation"
 }

@@ -77,7 +77,7 @@ func (in *Instance) showDocument(ctx context.Context, x *extConn, t *tab) (fresh
 			TargetInfo TargetInfo `json:"targetInfo"`
 		}{info})
 	}
-	if !fresh || err != nil || ft.FrameTree.Frame == nil || t.acc.level == accessBlind {
+	if !fresh || err != nil || ft.FrameTree.Frame == nil || t.acc.Level == accessBlind {
 		return fresh
 	}
 	st.tellFrame(t, ft.FrameTree, "")
@@ -100,7 +100,7 @@ func (st *state) noteFrames(t *tab, f frameNode) {
 func (st *state) tellFrame(t *tab, f frameNode, parent string) {
 	c := st.client
 	id := string(wire.StringField(f.Frame, "id"))
-	if parent != "" && (st.in.hasTiers() && st.childAccess(string(wire.StringField(f.Frame, "url"))).level == accessBlind || id == "") {
+	if parent != "" && (st.in.hasTiers() && st.childAccess(string(wire.StringField(f.Frame, "url"))).Level == accessBlind || id == "") {
 		return
 	}
 	nav, _ := json.Marshal(struct {

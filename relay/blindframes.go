@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
 // Frames on their way to a blind site.
@@ -50,14 +51,14 @@ func (st *state) noteFrameNav(t *tab, id, url, req string) {
 		if req != "" && n.req == "" {
 			n.req = req
 		}
-		if a.level > n.acc.level {
+		if a.Level > n.acc.Level {
 			n.acc, n.url = a, url
 		}
 		t.blindFrames[id] = n
 		st.syncScripts(t)
 		return
 	}
-	if a.level == accessFull {
+	if a.Level == accessFull {
 		return
 	}
 	if len(t.blindFrames) >= maxPendingFrames {
@@ -68,8 +69,8 @@ func (st *state) noteFrameNav(t *tab, id, url, req string) {
 		t.blindFrames = make(map[string]blindNav)
 	}
 	t.blindFrames[id] = blindNav{url: url, req: req, acc: a}
-	st.observe(Event{Actor: ActorRelay, Kind: KindAccess, Target: t.targetID, Rule: a.rule, Outcome: OutcomeOK,
-		Detail: "a frame is on its way to " + origin(url) + ": " + a.level.String()})
+	st.observe(Event{Actor: ActorRelay, Kind: KindAccess, Target: t.targetID, Rule: a.Rule, Outcome: OutcomeOK,
+		Detail: "a frame is on its way to " + api.Origin(url) + ": " + a.Level.String()})
 	if len(t.blindFrames) >= maxPendingFrames {
 		if was, changed := st.updateAccess(t); changed {
 			st.accessChanged(t, was)
@@ -90,7 +91,7 @@ func (st *state) frameCommitted(t *tab, id string) {
 // pendingBlind reports whether a frame of t is on its way to a blind site.
 func (t *tab) pendingBlind() bool {
 	for _, n := range t.blindFrames {
-		if n.acc.level == accessBlind {
+		if n.acc.Level == accessBlind {
 			return true
 		}
 	}
@@ -118,11 +119,11 @@ func (st *state) aboutBlindFrame(t *tab, method, params []byte) bool {
 		if len(id) == 0 {
 			return false
 		}
-		if n, ok := t.blindFrames[string(id)]; ok && n.acc.level == accessBlind {
+		if n, ok := t.blindFrames[string(id)]; ok && n.acc.Level == accessBlind {
 			return true
 		}
 		for _, s := range st.sessions {
-			if s.child && s.tab == t && s.targetID == string(id) && s.acc.level == accessBlind {
+			if s.child && s.tab == t && s.targetID == string(id) && s.acc.Level == accessBlind {
 				return true
 			}
 		}
@@ -137,7 +138,7 @@ func (st *state) aboutBlindFrame(t *tab, method, params []byte) bool {
 		}
 		if len(req) > 0 {
 			for _, n := range t.blindFrames {
-				if n.req == string(req) && n.acc.level == accessBlind {
+				if n.req == string(req) && n.acc.Level == accessBlind {
 					return true
 				}
 			}
@@ -147,7 +148,7 @@ func (st *state) aboutBlindFrame(t *tab, method, params []byte) bool {
 	}
 	if f := wire.StringField(params, "frameId"); len(f) > 0 {
 		n, ok := t.blindFrames[string(f)]
-		return ok && n.acc.level == accessBlind
+		return ok && n.acc.Level == accessBlind
 	}
 	return false
 }
@@ -171,7 +172,7 @@ func (st *state) frameRemoved(t *tab, id string, params []byte) {
 // Fetch.requestPaused of t when it goes to a blind site.
 func (st *state) noteBlindRequest(t *tab, method, params []byte) {
 	u := wire.StringField(wire.Field(params, "request"), "url")
-	if len(u) == 0 || st.urlAccess(string(u)).level != accessBlind {
+	if len(u) == 0 || st.urlAccess(string(u)).Level != accessBlind {
 		return
 	}
 	id := wire.StringField(params, "requestId")
@@ -229,7 +230,7 @@ func (st *state) noteBlindSource(t *tab, sid string, method, params []byte) bool
 	default:
 		return false
 	}
-	if len(u) == 0 || st.urlAccess(string(u)).level != accessBlind {
+	if len(u) == 0 || st.urlAccess(string(u)).Level != accessBlind {
 		return false
 	}
 	if t.blindReqs == nil {

@@ -3,6 +3,7 @@ package relay
 import (
 	"strings"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 )
 
@@ -10,9 +11,9 @@ import (
 // its way to, when that is what made it blind, or where it is.
 func (t *tab) shownOrigin() string {
 	if t.navTo != "" {
-		return origin(t.navTo)
+		return api.Origin(t.navTo)
 	}
-	return origin(t.docURL)
+	return api.Origin(t.docURL)
 }
 
 // blindHistory reduces the entries of a Page.getNavigationHistory result
@@ -20,7 +21,7 @@ func (t *tab) shownOrigin() string {
 // (tier.BlindHistory).
 func (in *Instance) blindHistory(result []byte) []byte {
 	st := &in.st // computeAccess of a page reads only the policy
-	return tier.BlindHistory(result, func(u string) bool { return st.urlAccess(u).level == accessBlind }, origin)
+	return tier.BlindHistory(result, func(u string) bool { return st.urlAccess(u).Level == accessBlind })
 }
 
 // blindStandIn answers, on a blind tab, the commands a client sends to set
@@ -89,7 +90,7 @@ func (c *clientConn) blindStandIn(k *cmd) bool {
 		var ti TargetInfo
 		switch {
 		case k.r.via.child && (id == "" || id == k.r.via.targetID):
-			ti = TargetInfo{TargetID: k.r.via.targetID, Type: "iframe", URL: origin(k.r.via.url), Attached: true, BrowserContextID: st.browserCtx}
+			ti = TargetInfo{TargetID: k.r.via.targetID, Type: "iframe", URL: api.Origin(k.r.via.url), Attached: true, BrowserContextID: st.browserCtx}
 		case !k.r.via.child && (id == "" || id == k.r.tab.targetID):
 			ti = st.targetInfo(k.r.tab)
 		default:

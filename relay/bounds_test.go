@@ -199,7 +199,7 @@ func TestChildDecidedAgainOnPolicyChange(t *testing.T) {
 		st := in.lock()
 		defer in.unlock()
 		if s := st.sessions["CHILD"]; s != nil {
-			return s.acc.level.String()
+			return s.acc.Level.String()
 		}
 		return "no child"
 	}

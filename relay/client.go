@@ -89,7 +89,7 @@ func (c *clientConn) deliver(b *[]byte) {
 		link.PutBuf(b)
 		b = nb
 	}
-	if l := c.inst.locked.Load(); l != nil && l.Contains(*b) {
+	if l := c.inst.Locked.Load(); l != nil && l.Contains(*b) {
 		// A secret typed in the instance: the client sees its reference.
 		nb := link.GetBuf()
 		*nb = l.Replace(*nb, *b)

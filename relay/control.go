@@ -17,11 +17,13 @@ import (
 // type "warning") and a CDPRelay.controlChanged event
 // {controlled, by} for clients that listen on a raw CDP session.
 
-// ruleTakeOver is the rule id of what a person's take-over refuses.
-const ruleTakeOver = "relay:take-over"
-
-// msgControlledWhy is what a refusal on a held tab says.
-const msgControlledWhy = "a person has taken control of this tab from the live view; automation may read it but not act on it until they hand it back"
+// ruleTakeOver is the rule id of what a person's take-over refuses, and
+// msgControlledWhy what a refusal on a held tab says (api.RuleTakeOver,
+// api.MsgControlledWhy).
+const (
+	ruleTakeOver     = api.RuleTakeOver
+	msgControlledWhy = api.MsgControlledWhy
+)
 
 // ErrControlled is returned when another person already holds a tab.
 var ErrControlled = api.ErrControlled
@@ -63,8 +65,8 @@ func (in *Instance) setControl(tabID int64, holder string) error {
 		return ErrControlled
 	case !release && t.Control == holder:
 		return nil
-	case !release && t.acc.level == accessBlind:
-		return fmt.Errorf("%w: %s", ErrHidden, t.acc.why)
+	case !release && t.acc.Level == accessBlind:
+		return fmt.Errorf("%w: %s", ErrHidden, t.acc.Why)
 	}
 	defer func() {
 		if was, changed := st.updateAccess(t); changed {

@@ -7,6 +7,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/creds"
 	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
@@ -38,13 +39,13 @@ func (in *Instance) redactEvent(st *state, t *tab, sid string, method, params []
 			if !strings.EqualFold(string(name), "location") {
 				return "", false
 			}
-			if web, _ := pageScheme(string(value)); !web {
+			if web, _ := api.PageScheme(string(value)); !web {
 				return "", false // relative: on the site that answered
 			}
-			if st.urlAccess(string(value)).level != accessBlind {
+			if st.urlAccess(string(value)).Level != accessBlind {
 				return "", false
 			}
-			return origin(string(value)) + "/", true
+			return api.Origin(string(value)) + "/", true
 		}
 	}
 	buf := link.GetBuf()
@@ -98,7 +99,7 @@ func (c *clientConn) restoreCredentials(k *cmd) ([]byte, Decision, bool) {
 		delete(t.paused, sid+"\x00"+id) // the request is settled either way
 		c.inst.unlock()
 	}
-	out, refusal, err := creds.Restore(k.m.name, k.params, p, req, c.inst.srv.creds(), origin)
+	out, refusal, err := creds.Restore(k.m.name, k.params, p, req, c.inst.srv.creds())
 	switch {
 	case errors.Is(err, creds.ErrUnwritten):
 		return nil, Decision{}, false

@@ -1,11 +1,9 @@
 package relay
 
 import (
-	"sync/atomic"
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/creds"
-	"github.com/cdprelay/cdprelay/secrets"
 )
 
 // What the credentials (secrets.go, credentials.go, streams.go,
@@ -31,15 +29,6 @@ type credsClient struct {
 }
 
 // credsInstance is what the credentials keep of an instance, read without
-// the lock.
-type credsInstance struct {
-	// locked are the secrets typed in the instance's tabs, hidden in
-	// everything it sends (secrets.go). Replaced, never changed in place.
-	locked atomic.Pointer[secrets.Lock]
-	// streams joins the pieces of streams the client reads while a secret
-	// is locked (streams.go).
-	streams creds.Streams
-	// urlPasswords counts the passwords of URLs the lock took (userinfo.go),
-	// up to maxURLPasswords.
-	urlPasswords atomic.Int32
-}
+// the lock (creds.Instance: the lock of secrets.go, the streams of
+// streams.go, the URL passwords of userinfo.go, up to maxURLPasswords).
+type credsInstance = creds.Instance

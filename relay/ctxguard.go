@@ -181,7 +181,7 @@ type ctxVerdict struct {
 // secrets or a read-only tab are in force (and, wherever the relay has a
 // world, the relay's own are refused: contexts).
 func (in *Instance) guardsContexts(acc tabAccess, tiers bool) bool {
-	return acc.level != accessFull || tiers || in.srv.secrets.load() != nil
+	return acc.Level != accessFull || tiers || in.srv.secrets.load() != nil
 }
 
 // judgeContexts places every context that params name on t's session

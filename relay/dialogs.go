@@ -46,8 +46,8 @@ func (st *state) dialogOpened(t *tab, params []byte) {
 	id := d.ID
 	d.Timer = time.AfterFunc(in.srv.cfg.DialogTimeout, func() { in.answerDialogByDefault(t, id) })
 	st.notify()
-	detail := d.Type + " on " + origin(t.docURL)
-	if t.acc.level != accessBlind {
+	detail := d.Type + " on " + api.Origin(t.docURL)
+	if t.acc.Level != accessBlind {
 		detail += ": " + person.ClipText(in.scrubString(d.Message), 100)
 	}
 	in.observe(Event{Actor: ActorRelay, Kind: KindDialog, Target: t.targetID, Outcome: OutcomeOK, Detail: "opened " + detail})
@@ -80,7 +80,7 @@ func (st *state) dialogClosed(t *tab, params []byte) {
 
 // dialogStatus is what Status says of t's dialog: nothing of a blind tab.
 func (t *tab) dialogStatus(in *Instance) *DialogStatus {
-	if t.Dialog == nil || t.acc.level == accessBlind {
+	if t.Dialog == nil || t.acc.Level == accessBlind {
 		return nil
 	}
 	s := t.Dialog.DialogStatus
@@ -116,9 +116,9 @@ func (in *Instance) answerDialog(tabID, id int64, accept bool, promptText, kind,
 	case d.By != "" && kind != person.DialogByTimeout:
 		in.unlock()
 		return fmt.Errorf("%w by %s", ErrDialogAnswered, d.Answerer())
-	case kind == person.DialogByPerson && t.acc.level == accessBlind:
+	case kind == person.DialogByPerson && t.acc.Level == accessBlind:
 		in.unlock()
-		return fmt.Errorf("%w: %s", ErrHidden, t.acc.why)
+		return fmt.Errorf("%w: %s", ErrHidden, t.acc.Why)
 	}
 	d.By, d.AnsweredBy = kind, by
 	x := st.ext

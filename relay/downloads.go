@@ -233,7 +233,7 @@ func (st *state) downloadEvent(t *tab, method, params []byte) bool {
 // beginDownload notes a download t began; nil when it is not followed.
 func (st *state) beginDownload(c *clientConn, t *tab, guid string, params []byte) *download {
 	url := string(wire.StringField(params, "url"))
-	if st.urlAccess(url).level == accessBlind {
+	if st.urlAccess(url).Level == accessBlind {
 		// The site is blind to automation: so is what it sends.
 		d := &download{guid: guid, tab: t, hidden: true}
 		// Withheld all the same; past 2*maxDownloads at once its progress

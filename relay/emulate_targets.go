@@ -187,11 +187,11 @@ func (c *clientConn) closeTarget(k call) {
 	in := c.inst
 	in.lock()
 	acc, mine, held := t.acc, t.openedByClient, t.Control != ""
-	if acc.level == accessFull || (mine && !held) {
+	if acc.Level == accessFull || (mine && !held) {
 		t.closingByClient = true
 	}
 	in.unlock()
-	if acc.level != accessFull && (!mine || held) {
+	if acc.Level != accessFull && (!mine || held) {
 		// A tab a person holds is theirs until they hand it back, even
 		// one the automation opened.
 		// The person's tab on a page automation may not act on is theirs
@@ -224,7 +224,7 @@ func (c *clientConn) activateTarget(k call) {
 	c.inst.lock()
 	acc := t.acc
 	c.inst.unlock()
-	if acc.level == accessBlind {
+	if acc.Level == accessBlind {
 		c.fail(k, codeServerError, accessRefusal(acc).Message)
 		return
 	}
@@ -400,8 +400,8 @@ func (c *clientConn) navigateToHistoryEntry(k call) {
 	d := in.srv.policy.load().URL(in.profile, url)
 	if d.Verdict == Allow {
 		st := in.lock()
-		if to := st.urlAccess(url); to.level == accessBlind {
-			d = Decision{Verdict: Deny, Rule: to.rule, Message: "cdprelay: blind: " + to.why}
+		if to := st.urlAccess(url); to.Level == accessBlind {
+			d = Decision{Verdict: Deny, Rule: to.Rule, Message: "cdprelay: blind: " + to.Why}
 		}
 		in.unlock()
 	}

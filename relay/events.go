@@ -98,7 +98,7 @@ func (in *Instance) routeEvent(x *extConn, args []byte) {
 // frameGuard (tiers.FrameGuard): not even the live view sees a blind
 // tab, or a blind frame's pixels.
 func (in *Instance) frameGuard(e *event) bool {
-	return e.sid != nil || (e.t.acc.level != accessBlind && !e.st.hasBlindChild(e.t))
+	return e.sid != nil || (e.t.acc.Level != accessBlind && !e.st.hasBlindChild(e.t))
 }
 
 // screencast (core.Screencast): frames of the tab's own session belong
@@ -148,7 +148,7 @@ func (in *Instance) childFrames(e *event) bool {
 				// Committed: where it is now decides. A blind
 				// one's entry stays, for the late events of its
 				// navigation on its parent's session.
-				if n, ok := t.blindFrames[id]; ok && n.acc.level != accessBlind || ok && st.childAccess(string(wire.StringField(f, "url"))).level != accessBlind {
+				if n, ok := t.blindFrames[id]; ok && n.acc.Level != accessBlind || ok && st.childAccess(string(wire.StringField(f, "url"))).Level != accessBlind {
 					st.frameCommitted(t, id)
 				}
 				st.setChildURL(cs, string(wire.StringField(f, "url"))+string(wire.StringField(f, "urlFragment")))
@@ -195,7 +195,7 @@ func (in *Instance) blindSources(e *event) bool {
 // the event; the rows after read it.
 func (in *Instance) blindEvent(e *event) bool {
 	t, st, method, params := e.t, e.st, e.method, e.params
-	e.blind = t.acc.level == accessBlind || (e.child != nil && e.child.acc.level == accessBlind) ||
+	e.blind = t.acc.Level == accessBlind || (e.child != nil && e.child.acc.Level == accessBlind) ||
 		((len(t.blindFrames) > 0 || len(t.blindReqs) > 0 || bytesHasPrefix(method, "Target.")) && st.in.hasTiers() &&
 			(st.aboutBlindFrame(t, method, params) ||
 				((bytesHasPrefix(method, "Network.") || bytesHasPrefix(method, "Fetch.")) && t.blindRequest(method, params)) ||
@@ -244,7 +244,7 @@ func (in *Instance) brakePause(e *event) bool {
 // request first; the client gets it only when its own patterns asked for
 // it.
 func (in *Instance) backstopPause(e *event) bool {
-	if e.t.fetch != nil {
+	if e.t.Fetch != nil {
 		e.fx.paused = e.st.judgePaused(e.t, string(e.sid), e.params)
 	}
 	return true
@@ -354,7 +354,7 @@ func (in *Instance) childPage(e *event) bool {
 // blindChild (tiers.BlindChild): the client does not hear of a frame it
 // may not see, and nobody else resumes it.
 func (in *Instance) blindChild(e *event) bool {
-	if e.newChild != nil && e.newChild.acc.level == accessBlind {
+	if e.newChild != nil && e.newChild.acc.Level == accessBlind {
 		if e.waiting {
 			e.fx.resume = e.newChild.id
 		}

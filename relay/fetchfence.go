@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/rules"
 )
 
@@ -50,20 +51,20 @@ func (in *Instance) backstop() []rules.FetchPattern {
 // fetchOf returns the Fetch state of t's session sid ("" for the tab's
 // own), creating it.
 func (t *tab) fetchOf(sid string) *rules.FetchState {
-	if t.fetch == nil {
-		t.fetch = make(map[string]*rules.FetchState)
+	if t.Fetch == nil {
+		t.Fetch = make(map[string]*rules.FetchState)
 	}
-	fs := t.fetch[sid]
+	fs := t.Fetch[sid]
 	if fs == nil {
 		fs = &rules.FetchState{}
-		t.fetch[sid] = fs
+		t.Fetch[sid] = fs
 	}
 	return fs
 }
 
 // fenced reports whether the backstop is on for t's session sid.
 func (t *tab) fenced(sid string) bool {
-	fs := t.fetch[sid]
+	fs := t.Fetch[sid]
 	return fs != nil && fs.Fence
 }
 
@@ -107,22 +108,9 @@ func (st *state) fetchRewrite(t *tab, sid string, a *args, enable bool, replyTo 
 	return fs.Rewrite(a.patterns, a.handleAuth, enable)
 }
 
-// pausedRequest is what the backstop reads of Fetch.requestPaused. The
-// event comes from Chrome, not the client.
-type pausedRequest struct {
-	RequestID string `json:"requestId"`
-	FrameID   string `json:"frameId"`
-	Request   struct {
-		URL         string            `json:"url"`
-		Fragment    string            `json:"urlFragment"`
-		Method      string            `json:"method"`
-		Headers     map[string]string `json:"headers"`
-		HasPostData bool              `json:"hasPostData"`
-	} `json:"request"`
-	ResourceType        string `json:"resourceType"`
-	ResponseStatusCode  *int   `json:"responseStatusCode"`
-	ResponseErrorReason string `json:"responseErrorReason"`
-}
+// pausedRequest is what the backstop reads of Fetch.requestPaused
+// (api.PausedRequest).
+type pausedRequest = api.PausedRequest
 
 // pausedAction is the backstop's decision on one paused request.
 type pausedAction struct {
@@ -148,7 +136,7 @@ func (a pausedAction) handled() bool { return a.kind != pausedDeliver }
 // judgePaused decides a Fetch.requestPaused on t's session sid. It only
 // decides; run carries the decision out, outside the lock.
 func (st *state) judgePaused(t *tab, sid string, params []byte) pausedAction {
-	fs := t.fetch[sid]
+	fs := t.Fetch[sid]
 	if fs == nil || !fs.Fence {
 		return pausedAction{}
 	}
@@ -161,7 +149,7 @@ func (st *state) judgePaused(t *tab, sid string, params []byte) pausedAction {
 		return pausedAction{}
 	}
 	responseStage := p.ResponseStatusCode != nil || p.ResponseErrorReason != ""
-	wants := cf != nil && t.acc.level != accessBlind && cf.Matches(p.Request.URL, p.ResourceType, responseStage)
+	wants := cf != nil && t.acc.Level != accessBlind && cf.Matches(p.Request.URL, p.ResourceType, responseStage)
 	in := st.in
 	if in.srv.ownURL(p.Request.URL) {
 		return pausedAction{kind: pausedFail, requestID: p.RequestID, url: p.Request.URL, d: ownRefusal(p.Request.URL)}
@@ -213,7 +201,7 @@ func (s *Server) refreshFences() {
 			if t.state != tabAttached {
 				continue
 			}
-			fs := t.fetch[""]
+			fs := t.Fetch[""]
 			if fs == nil && len(want) == 0 || fs != nil && slices.Equal(fs.Patterns, want) && fs.Fence == (len(want) > 0) {
 				continue
 			}

@@ -224,18 +224,18 @@ func wantsStreams(m *methodInfo) bool { return m.name == "IO.read" || m.name == 
 // streamsStage (creds.Streams): while a secret is locked, a stream's
 // pieces are joined where they meet (creds.Streams).
 func (c *clientConn) streamsStage(k *cmd) bool {
-	if c.inst.locked.Load() == nil {
+	if c.inst.Locked.Load() == nil {
 		return true
 	}
 	handle, _, err := exactString(k.env.Params, "handle")
 	if k.m.name == "IO.close" {
-		c.inst.streams.Forget(0, handle)
+		c.inst.Streams.Forget(0, handle)
 	} else if _, seek := wire.Member(k.env.Params, "offset"); seek > 0 || err != nil || len(handle) > creds.MaxStreamHandle {
 		// A handle the relay could not read as Chrome does (given twice)
 		// would join the pieces of one stream with another's.
 		return c.failed(k, codeServerError, "cdprelay: a stream is read from its start while a typed secret is hidden (no offset)")
 	} else {
-		c.inst.streams.NoteRead(k.env.ID, handle)
+		c.inst.Streams.NoteRead(k.env.ID, handle)
 	}
 	return true
 }

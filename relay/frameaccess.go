@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
 // childAccess is what automation may do with a child session's frame at
@@ -15,7 +16,7 @@ import (
 // extension's powers. A frame of about:blank, srcdoc or data: is its
 // embedder's.
 func (st *state) childAccess(u string) tabAccess {
-	web, special := pageScheme(u)
+	web, special := api.PageScheme(u)
 	switch {
 	case web:
 		if a, own := st.in.srv.ownAccess(u, "the frame"); own {
@@ -25,8 +26,8 @@ func (st *state) childAccess(u string) tabAccess {
 	case special || u == "" || strings.HasPrefix(strings.ToLower(u), "data:"):
 		return tabAccess{}
 	}
-	return tabAccess{level: accessBlind, rule: ruleNeverShared,
-		why: "the frame shows " + schemeOf(u) + " page, which is never shared with automation"}
+	return tabAccess{Level: accessBlind, Rule: ruleNeverShared,
+		Why: "the frame shows " + api.SchemeOf(u) + " page, which is never shared with automation"}
 }
 
 // setChildNav records where child session cs's frame is on its way to.
@@ -46,22 +47,22 @@ func (st *state) setChildURL(cs *session, u string) {
 	}
 	cs.url = u
 	was := cs.acc
-	cs.acc = stricter(st.childAccess(u), st.navAccess(cs.navTo))
+	cs.acc = api.Stricter(st.childAccess(u), st.navAccess(cs.navTo))
 	gen := st.in.srv.accessGen.Load()
 	for id, f := range cs.frames {
 		if f.gen != gen {
 			f.acc, f.gen = st.childAccess(f.url), gen
 			cs.frames[id] = f
 		}
-		if fa := f.acc; fa.level > cs.acc.level {
+		if fa := f.acc; fa.Level > cs.acc.Level {
 			cs.acc = fa
-			cs.acc.why = "a frame of the frame is on another site: " + fa.why
+			cs.acc.Why = "a frame of the frame is on another site: " + fa.Why
 		}
 	}
-	if n, ok := cs.tab.blindFrames[cs.targetID]; ok && n.acc.level > cs.acc.level {
+	if n, ok := cs.tab.blindFrames[cs.targetID]; ok && n.acc.Level > cs.acc.Level {
 		cs.acc = n.acc
 	}
-	if cs.acc.level == accessBlind && was.level != accessBlind {
+	if cs.acc.Level == accessBlind && was.Level != accessBlind {
 		// Replies of commands still running in the frame are withheld,
 		// and the live view forgets the tab's last frame, which shows it.
 		cs.tab.blindEpoch.Add(1)
@@ -70,8 +71,8 @@ func (st *state) setChildURL(cs *session, u string) {
 	if cs.acc != was {
 		st.syncScripts(cs.tab)
 		st.syncChildLifts(cs)
-		st.observe(Event{Actor: ActorRelay, Kind: KindAccess, Target: cs.targetID, Rule: cs.acc.rule, Outcome: OutcomeOK,
-			Detail: "frame " + was.level.String() + " -> " + cs.acc.level.String() + " on " + origin(u)})
+		st.observe(Event{Actor: ActorRelay, Kind: KindAccess, Target: cs.targetID, Rule: cs.acc.Rule, Outcome: OutcomeOK,
+			Detail: "frame " + was.Level.String() + " -> " + cs.acc.Level.String() + " on " + api.Origin(u)})
 	}
 }
 
@@ -113,7 +114,7 @@ func (st *state) hasBlindChild(t *tab) bool {
 		return true
 	}
 	for _, s := range st.sessions {
-		if s.child && s.tab == t && s.acc.level == accessBlind {
+		if s.child && s.tab == t && s.acc.Level == accessBlind {
 			return true
 		}
 	}
@@ -145,10 +146,10 @@ func (st *state) storageAccess(params []byte) (tabAccess, string) {
 			}
 			to := st.urlAccess(u)
 			if err != nil {
-				to = tabAccess{level: accessBlind, rule: ruleNeverShared, why: err.Error()}
+				to = tabAccess{Level: accessBlind, Rule: ruleNeverShared, Why: err.Error()}
 			}
-			if to.level > a.level {
-				a, where = to, origin(u)
+			if to.Level > a.Level {
+				a, where = to, api.Origin(u)
 			}
 		}
 	}
@@ -167,22 +168,14 @@ func (st *state) storageAccess(params []byte) (tabAccess, string) {
 func (st *state) strictFrame(t *tab) tabAccess {
 	var a tabAccess
 	for _, n := range t.blindFrames {
-		if n.acc.level > a.level {
+		if n.acc.Level > a.Level {
 			a = n.acc
 		}
 	}
 	for _, s := range st.sessions {
-		if s.child && s.tab == t && s.acc.level > a.level {
+		if s.child && s.tab == t && s.acc.Level > a.Level {
 			a = s.acc
 		}
-	}
-	return a
-}
-
-// stricter returns the stricter of two accesses.
-func stricter(a, b tabAccess) tabAccess {
-	if b.level > a.level {
-		return b
 	}
 	return a
 }

@@ -67,11 +67,11 @@ type initScript struct {
 // scriptFull reports whether sc may run where its frame is going.
 func (st *state) scriptFull(t *tab, sc *initScript) bool {
 	if sc.child != nil {
-		return sc.child.acc.level == accessFull
+		return sc.child.acc.Level == accessFull
 	}
 	// The tab's scripts run in the frames of its process too: not while
 	// one is on its way to a site that is not full.
-	return t.acc.level == accessFull && len(t.blindFrames) == 0
+	return t.acc.Level == accessFull && len(t.blindFrames) == 0
 }
 
 // keepScript records a script Chrome has added for the client (result is

@@ -326,7 +326,7 @@ func TestDeniedNavigationLeavesTheTab(t *testing.T) {
 			}
 		}
 		st := in.lock()
-		acc := st.tabs[1].acc.level
+		acc := st.tabs[1].acc.Level
 		in.unlock()
 		if acc != accessFull {
 			t.Errorf("%s: the tab is %v", what, acc)

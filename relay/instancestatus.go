@@ -81,7 +81,7 @@ func (in *Instance) Status() Status {
 	}
 	for _, t := range st.sortedTabs() {
 		ti := st.targetInfo(t) // what a blind tab may show
-		ts := TabStatus{TabID: t.id, TargetID: t.targetID, URL: in.scrubString(ti.URL), Title: in.scrubString(ti.Title), Attached: t.state == tabAttached, Detached: t.detachReason, Access: t.acc.level.String()}
+		ts := TabStatus{TabID: t.id, TargetID: t.targetID, URL: in.scrubString(ti.URL), Title: in.scrubString(ti.Title), Attached: t.state == tabAttached, Detached: t.detachReason, Access: t.acc.Level.String()}
 		if t.session != nil {
 			ts.Session = t.session.id
 		}

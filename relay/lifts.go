@@ -57,10 +57,10 @@ const maxKeptChild = 128
 
 // siteLevel is the access a tab's settings are lifted for.
 func siteLevel(a tabAccess) access {
-	if a.rule == ruleTakeOverRead {
+	if a.Rule == ruleTakeOverRead {
 		return accessFull
 	}
-	return a.level
+	return a.Level
 }
 
 // syncLifts brings what Chrome has of t's settings in line with where the
@@ -74,7 +74,7 @@ func (st *state) syncChildLifts(cs *session) {
 	if cs.tab == nil || !st.live(cs) {
 		return
 	}
-	st.syncLiftsOf(cs.tab, cs, &cs.lift, cs.kept, cs.acc.level)
+	st.syncLiftsOf(cs.tab, cs, &cs.lift, cs.kept, cs.acc.Level)
 }
 
 func (st *state) syncLiftsOf(t *tab, cs *session, ls *liftState, kept []replayed, want access) {

@@ -12,7 +12,7 @@ const ruleUnscannable = "relay:secret-unscannable"
 // unscannable reports the refusal of k when the lock holds anything and k
 // would give what it cannot read.
 func (c *clientConn) unscannable(k *cmd) (Decision, bool) {
-	if c.inst.locked.Load() == nil {
+	if c.inst.Locked.Load() == nil {
 		return Decision{}, true
 	}
 	why := creds.Unscannable(k.m.name, k.env.Params)

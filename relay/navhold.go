@@ -54,7 +54,7 @@ type heldRequest struct {
 // owner returns the settings the request goes with: its session's.
 func (h *heldRequest) owner() (ls *liftState, kept []replayed, level access) {
 	if h.cs != nil {
-		return &h.cs.lift, h.cs.kept, h.cs.acc.level
+		return &h.cs.lift, h.cs.kept, h.cs.acc.Level
 	}
 	return &h.t.lift, h.t.replay, siteLevel(h.t.acc)
 }
@@ -70,9 +70,9 @@ func (h *heldRequest) sid() string {
 // headers: its destination's, and for a frame inside the session's, the
 // session's if that is stricter (its settings are the session's).
 func (st *state) requestLevel(h *heldRequest) access {
-	lv := st.urlAccess(h.url).level
+	lv := st.urlAccess(h.url).Level
 	if h.cs != nil && h.mainFrame {
-		lv = st.childAccess(h.url).level
+		lv = st.childAccess(h.url).Level
 	}
 	if !h.mainFrame {
 		if _, _, own := h.owner(); own > lv {

@@ -379,7 +379,7 @@ func TestCommandOrderPins(t *testing.T) {
 			if got := page.typedValues(); len(got) != 0 {
 				t.Errorf("typed: %q", got)
 			}
-			if in.locked.Load() != nil {
+			if in.Locked.Load() != nil {
 				t.Error("the secret was read and locked for a command the person denied")
 			}
 		})

@@ -100,7 +100,7 @@ func TestReplyOrderPins(t *testing.T) {
 		c := h.client()
 		sess := h.autoAttach(c)[0]
 		h.call(c, sess, "Input.insertText", map[string]any{"text": "{{secret:github}}"})
-		if h.srv.Default().locked.Load() == nil {
+		if h.srv.Default().Locked.Load() == nil {
 			t.Fatal("no secret is locked")
 		}
 		if m := h.callMsg(c, sess, "IO.read", map[string]any{"handle": "H1"}); m.Error == nil || m.Error.Message != "Invalid stream handle" {
@@ -131,7 +131,7 @@ func TestReplyOrderPins(t *testing.T) {
 		sess := h.autoAttach(c)[0]
 		in := h.srv.Default()
 		h.call(c, sess, "Input.insertText", map[string]any{"text": "{{secret:github}}"})
-		if in.locked.Load() == nil {
+		if in.Locked.Load() == nil {
 			t.Fatal("no secret is locked")
 		}
 		read := h.send(c, sess, "IO.read", map[string]any{"handle": "held"})
@@ -142,7 +142,7 @@ func TestReplyOrderPins(t *testing.T) {
 		if m, _ := h.reply(c, read); m.Error == nil || m.Error.Message != msgWentBlind {
 			t.Fatalf("the read's reply: %s", m.Raw)
 		}
-		if n := in.streams.Pending(); n != 0 {
+		if n := in.Streams.Pending(); n != 0 {
 			t.Errorf("%d stream reads still noted after their replies", n)
 		}
 	})

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/rules"
 )
 
@@ -28,7 +29,7 @@ func (s *Server) ownURL(u string) bool { return s.own.Match(u) }
 // ownRefusal is the refusal of a command that would take a tab to u, one
 // of the relay's own origins.
 func ownRefusal(u string) Decision {
-	return deny(rules.RuleOwnOrigin, "cdprelay: "+origin(u)+" is the relay's own page, which is never shared with automation")
+	return deny(rules.RuleOwnOrigin, "cdprelay: "+api.Origin(u)+" is the relay's own page, which is never shared with automation")
 }
 
 // neverSharedAt says why a top-level URL is never shared, or "": a page
@@ -50,8 +51,8 @@ func (s *Server) ownAccess(u, what string) (tabAccess, bool) {
 	if !s.own.Match(u) {
 		return tabAccess{}, false
 	}
-	return tabAccess{level: accessBlind, rule: rules.RuleOwnOrigin,
-		why: what + " shows " + origin(u) + ", the relay's own page, which is never shared with automation"}, true
+	return tabAccess{Level: accessBlind, Rule: rules.RuleOwnOrigin,
+		Why: what + " shows " + api.Origin(u) + ", the relay's own page, which is never shared with automation"}, true
 }
 
 // navigateURL is the url of a Page.navigate's params, whatever their Go

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 )
 
@@ -280,7 +281,7 @@ func (c *clientConn) route(k *cmd) bool {
 		sid := ""
 		if r.via.child {
 			sid = r.via.id
-			r.acc = stricter(r.acc, r.via.acc)
+			r.acc = api.Stricter(r.acc, r.via.acc)
 		}
 		r.fenced = r.tab.fenced(sid)
 	}
@@ -334,8 +335,8 @@ func (c *clientConn) navigateTo(k *cmd) bool {
 	st := c.inst.lock()
 	to := st.urlAccess(k.a.url)
 	c.inst.unlock()
-	if to.level == accessBlind {
-		return c.refuse(k, Decision{Verdict: Deny, Rule: to.rule, Message: "cdprelay: blind: " + to.why})
+	if to.Level == accessBlind {
+		return c.refuse(k, Decision{Verdict: Deny, Rule: to.Rule, Message: "cdprelay: blind: " + to.Why})
 	}
 	return true
 }
@@ -361,7 +362,7 @@ func (c *clientConn) tierStage(k *cmd) bool {
 
 // standIn (tiers.StandIn): a blind tab's stand-ins (blindtab.go).
 func (c *clientConn) standIn(k *cmd) bool {
-	return !k.onTab() || k.r.acc.level != accessBlind || !c.blindStandIn(k)
+	return !k.onTab() || k.r.acc.Level != accessBlind || !c.blindStandIn(k)
 }
 
 // wantsFrameTree: a blind tab's frame tree is the relay's.
@@ -370,7 +371,7 @@ func wantsFrameTree(m *methodInfo) bool { return m.name == "Page.getFrameTree" }
 // frameTree (tiers.FrameTree): what a blind tab may show of itself,
 // its origin.
 func (c *clientConn) frameTree(k *cmd) bool {
-	if !k.onTab() || k.r.acc.level != accessBlind || k.r.via.child {
+	if !k.onTab() || k.r.acc.Level != accessBlind || k.r.via.child {
 		return true
 	}
 	c.inst.lock()
@@ -387,7 +388,7 @@ func wantsContexts(m *methodInfo) bool { return m.ctx != nil }
 // contextsStage (tiers.Contexts): the contexts k names, judged
 // (ctxguard.go); a blind tab's are the stand-ins'.
 func (c *clientConn) contextsStage(k *cmd) bool {
-	return !k.onTab() || k.r.acc.level == accessBlind || c.contexts(k)
+	return !k.onTab() || k.r.acc.Level == accessBlind || c.contexts(k)
 }
 
 // wantsRetried: the function calls a client makes after a retried input.
@@ -410,7 +411,7 @@ func (c *clientConn) gateStage(k *cmd) bool {
 		return true
 	}
 	if d, ok := c.gate(k, k.r.acc); !ok {
-		if k.r.acc.level == accessBlind && isScript(k.m.name) {
+		if k.r.acc.Level == accessBlind && isScript(k.m.name) {
 			return c.refuseAsThrow(k, d)
 		}
 		c.acts.refused(k, d)
@@ -447,7 +448,7 @@ func (c *clientConn) prepare(k *cmd) bool {
 		return true
 	}
 	st := c.inst.lock()
-	if st.urlAccess(k.a.url).level == accessReadOnly {
+	if st.urlAccess(k.a.url).Level == accessReadOnly {
 		st.setNavTo(k.r.tab, k.a.url)
 	}
 	c.inst.unlock()

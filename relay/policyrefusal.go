@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/rules"
 )
 
@@ -62,7 +63,7 @@ func (st *state) noteRefused(id int64, cause, url string, command bool) {
 	}
 	now := time.Now()
 	prev, seen := st.refusals[id]
-	if o := origin(url); o != "" || !seen {
+	if o := api.Origin(url); o != "" || !seen {
 		prev.origin = o
 	}
 	st.refusals[id] = policyRefused{cause: cause, origin: prev.origin, at: now, command: command}

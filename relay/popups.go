@@ -3,6 +3,8 @@ package relay
 import (
 	"strconv"
 	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
 // Tabs opened from a shared tab. A popup the automation opened (a
@@ -85,7 +87,7 @@ func (in *Instance) restrictedPopup(x *extConn, et extTab) {
 	if st.client != c {
 		return
 	}
-	ti := TargetInfo{TargetID: et.TargetID, Type: "page", URL: origin(url), OpenerID: opener.targetID, BrowserContextID: st.browserCtx}
+	ti := TargetInfo{TargetID: et.TargetID, Type: "page", URL: api.Origin(url), OpenerID: opener.targetID, BrowserContextID: st.browserCtx}
 	if opener.browserCtx != "" {
 		ti.BrowserContextID = opener.browserCtx
 	}
@@ -128,6 +130,6 @@ func (in *Instance) unattachablePopup(c *clientConn, t *tab, err error) {
 		return
 	}
 	ti := st.targetInfo(t)
-	ti.URL, ti.Title = origin(t.url), ""
+	ti.URL, ti.Title = api.Origin(t.url), ""
 	st.letGoPopup(c, ti, detachCause{Cause: causeRestrictedURL}.text())
 }

@@ -18,7 +18,7 @@ func readOnly(m *methodInfo) tier.ReadOnlyRule {
 // for script on a read-only tab) and, when it refuses, the decision.
 func (c *clientConn) gate(k *cmd, acc tabAccess) (refusal Decision, ok bool) {
 	m := k.m
-	switch acc.level {
+	switch acc.Level {
 	case accessBlind:
 		if !tier.BlindAllowed(m.name) && !switchOnly(m) && !(m.name == "Page.addScriptToEvaluateOnNewDocument" && initRunsNothing(k.params)) {
 			return accessRefusal(acc), false
@@ -36,7 +36,7 @@ func (c *clientConn) gate(k *cmd, acc tabAccess) (refusal Decision, ok bool) {
 			p, err := tier.ForceNoSideEffects(k.params)
 			if err != nil {
 				err = invalidParams(err)
-				return Decision{Verdict: Deny, Rule: acc.rule, Message: "cdprelay: " + err.Error()}, false
+				return Decision{Verdict: Deny, Rule: acc.Rule, Message: "cdprelay: " + err.Error()}, false
 			}
 			k.params = p
 		case tier.ROEmptyInit:
@@ -55,5 +55,5 @@ func (c *clientConn) gate(k *cmd, acc tabAccess) (refusal Decision, ok bool) {
 }
 
 func accessRefusal(acc tabAccess) Decision {
-	return Decision{Verdict: Deny, Rule: acc.rule, Message: "cdprelay: " + acc.level.String() + ": " + acc.why}
+	return Decision{Verdict: Deny, Rule: acc.Rule, Message: "cdprelay: " + acc.Level.String() + ": " + acc.Why}
 }

@@ -485,7 +485,7 @@ func TestReplayJudgedByTheStages(t *testing.T) {
 	st := in.lock()
 	tb := st.tabs[1]
 	in.unlock()
-	full, ro, blind := tabAccess{level: accessFull}, tabAccess{level: accessReadOnly, rule: "tier:read-only", why: "ro"}, tabAccess{level: accessBlind, rule: "tier:blind", why: "blind"}
+	full, ro, blind := tabAccess{Level: accessFull}, tabAccess{Level: accessReadOnly, Rule: "tier:read-only", Why: "ro"}, tabAccess{Level: accessBlind, Rule: "tier:blind", Why: "blind"}
 	tests := []struct {
 		acc    tabAccess
 		method string
@@ -515,7 +515,7 @@ func TestReplayJudgedByTheStages(t *testing.T) {
 			params = []byte(tt.params)
 		}
 		if _, got := cc.judgeReplayed(tb, tb.session, replayed{method: tt.method, params: params}); got != tt.want {
-			t.Errorf("%v %s %s: %t, want %t", tt.acc.level, tt.method, tt.params, got, tt.want)
+			t.Errorf("%v %s %s: %t, want %t", tt.acc.Level, tt.method, tt.params, got, tt.want)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/person"
 )
 
@@ -156,7 +157,7 @@ func (c *clientConn) nowWould(k *cmd, now seenTarget) string {
 	d := person.Description{Method: k.m.name, URL: k.a.url, Files: k.a.files, Params: k.env.Params, Looked: now.ok, Target: now.target}
 	if k.r.tab != nil {
 		c.inst.lock()
-		d.Origin = origin(k.r.tab.docURL)
+		d.Origin = api.Origin(k.r.tab.docURL)
 		c.inst.unlock()
 	}
 	return c.inst.scrubString(d.Text())

@@ -55,7 +55,7 @@ const maxInputs = 16
 
 // refused notes k's refusal d, when k is input refused on a read-only tab.
 func (r *actRefusals) refused(k *cmd, d Decision) {
-	if k.m.domain != domainInput || k.r.acc.level != accessReadOnly || k.r.via == nil {
+	if k.m.domain != domainInput || k.r.acc.Level != accessReadOnly || k.r.via == nil {
 		return
 	}
 	now := time.Now()
@@ -93,7 +93,7 @@ func (r *actRefusals) refused(k *cmd, d Decision) {
 // retried reports the refusal to give k, a function call on a session
 // whose input was refused again just now, as the function's exception.
 func (r *actRefusals) retried(k *cmd) (Decision, bool) {
-	if k.m.name != "Runtime.callFunctionOn" || k.r.acc.level != accessReadOnly || k.r.via == nil {
+	if k.m.name != "Runtime.callFunctionOn" || k.r.acc.Level != accessReadOnly || k.r.via == nil {
 		return Decision{}, false
 	}
 	r.mu.Lock()

@@ -53,7 +53,7 @@ func (x *extConn) tapScript(r *reply) bool {
 // (creds.Streams), or its entry would stay for good.
 func (x *extConn) streamForget(r *reply) bool {
 	if r.m.HasError || withheld(r) {
-		x.inst.streams.Forget(r.pc.clientID, "")
+		x.inst.Streams.Forget(r.pc.clientID, "")
 	}
 	return true
 }
@@ -150,12 +150,12 @@ func (x *extConn) credentialResult(r *reply) bool {
 // streamPiece (creds.StreamPiece): while a secret is hidden, a piece of a
 // stream: its end waits for the next (creds.Streams).
 func (x *extConn) streamPiece(r *reply) bool {
-	locked := x.inst.locked.Load()
+	locked := x.inst.Locked.Load()
 	if locked == nil {
 		return true
 	}
 	res := r.m.Result
-	if out, ok := x.inst.streams.Piece(r.pc.clientID, r.m.Result, locked); ok {
+	if out, ok := x.inst.Streams.Piece(r.pc.clientID, r.m.Result, locked); ok {
 		res = out
 	}
 	*r.buf = wire.AppendResult(*r.buf, r.pc.clientID, r.session, res)

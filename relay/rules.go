@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/person"
 	"github.com/cdprelay/cdprelay/relay/internal/rules"
 )
@@ -9,9 +10,8 @@ import (
 // the stages that run them on a client's commands.
 
 // ruleBreakpointCondition is the rule id of a refusal of a breakpoint's
-// condition (tierrules.go), a label value of
-// cdprelay_policy_refusals_total beside the policy's.
-const ruleBreakpointCondition = "relay:breakpoint-condition"
+// condition (tierrules.go): api.RuleBreakpointCondition.
+const ruleBreakpointCondition = api.RuleBreakpointCondition
 
 // RelayRules lists the rule ids of the relay's own refusals (its rules and
 // the access stage's), for counters that start at zero.

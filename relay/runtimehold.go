@@ -2,6 +2,8 @@ package relay
 
 import (
 	"slices"
+
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
 // The relay's own Runtime.
@@ -108,9 +110,9 @@ func (st *state) replayContexts(t *tab, sid string, s *session) {
 	}
 	acc := t.acc
 	if s.child {
-		acc = stricter(acc, s.acc)
+		acc = api.Stricter(acc, s.acc)
 	}
-	if acc.level == accessBlind {
+	if acc.Level == accessBlind {
 		return
 	}
 	ids := make([]int64, 0, len(sc.byID))
@@ -122,7 +124,7 @@ func (st *state) replayContexts(t *tab, sid string, s *session) {
 	slices.Sort(ids)
 	for _, id := range ids {
 		x := sc.byID[id]
-		if n, ok := t.blindFrames[x.frame]; ok && n.acc.level == accessBlind {
+		if n, ok := t.blindFrames[x.frame]; ok && n.acc.Level == accessBlind {
 			continue
 		}
 		params := make([]byte, 0, len(x.raw)+12)

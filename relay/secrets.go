@@ -272,11 +272,11 @@ const warnEvery = 5 * time.Second
 // instance sends from now on.
 func (in *Instance) lockSecret(name string, value []byte) {
 	for {
-		old := in.locked.Load()
+		old := in.Locked.Load()
 		if old.Has(name) && old.Contains(value) {
 			return
 		}
-		if in.locked.CompareAndSwap(old, old.Add(name, value)) {
+		if in.Locked.CompareAndSwap(old, old.Add(name, value)) {
 			return
 		}
 	}
@@ -286,5 +286,5 @@ func (in *Instance) lockSecret(name string, value []byte) {
 // after locking the URL passwords it names.
 func (in *Instance) scrubString(s string) string {
 	untaken := in.learnURLPasswords([]byte(s))
-	return creds.ScrubString(s, untaken, in.locked.Load())
+	return creds.ScrubString(s, untaken, in.Locked.Load())
 }

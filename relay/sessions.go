@@ -6,6 +6,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
 // The session table: every session the client can name, by id.
@@ -187,7 +188,7 @@ func (st *state) addChild(parent *session, id, targetID, url []byte) *session {
 	// A frame on its way to a blind site is blind from its attach.
 	navTo, navAcc := parent.tab.blindNavOf(child.targetID)
 	child.navTo = navTo
-	child.acc = stricter(stricter(st.childAccess(child.url), st.navAccess(child.navTo)), navAcc)
+	child.acc = api.Stricter(api.Stricter(st.childAccess(child.url), st.navAccess(child.navTo)), navAcc)
 	st.sessions[child.id] = child
 	st.in.childSessions.Add(1)
 	return child
@@ -197,14 +198,14 @@ func (st *state) addChild(parent *session, id, targetID, url []byte) *session {
 // a frame's workers and nested frames go with the frame.
 func (st *state) dropChild(cs *session) (dropped []*session) {
 	delete(st.sessions, cs.id)
-	delete(cs.tab.fetch, cs.id)
+	delete(cs.tab.Fetch, cs.id)
 	cs.tab.dropContexts(cs.id)
 	dropped = append(dropped, cs)
 	for _, d := range st.sessions {
 		for p := d.parent; p != nil; p = p.parent {
 			if p == cs {
 				delete(st.sessions, d.id)
-				delete(d.tab.fetch, d.id)
+				delete(d.tab.Fetch, d.id)
 				d.tab.dropContexts(d.id)
 				dropped = append(dropped, d)
 				break

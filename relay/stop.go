@@ -21,10 +21,12 @@ import (
 // client's interception would have paused and resumes the frames that
 // wait for a debugger.
 
-const msgStopped = "cdprelay: a person stopped the automation"
-
-// ruleStopped is the rule id of a command refused while stopped.
-const ruleStopped = "relay:stopped"
+// msgStopped and ruleStopped are what a refusal while stopped says and
+// its rule id (api.MsgStopped, api.RuleStopped).
+const (
+	msgStopped  = api.MsgStopped
+	ruleStopped = api.RuleStopped
+)
 
 // ErrStopped and ErrNotStopped answer a Stop or Resume that changes
 // nothing.
@@ -156,7 +158,7 @@ func (in *Instance) tellStopped(st *state, stopped bool, by string) {
 		tell(nil)
 	}
 	for _, s := range st.sessions {
-		if s.tab != nil && s.tab.acc.level == accessBlind {
+		if s.tab != nil && s.tab.acc.Level == accessBlind {
 			continue // nothing of a blind tab reaches the client
 		}
 		if st.live(s) {

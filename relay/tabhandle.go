@@ -111,10 +111,10 @@ func (h *TabHandle) Call(ctx context.Context, method string, params any) (json.R
 	if x == nil {
 		return nil, fmt.Errorf("%s on tab %d: extension not connected", method, h.t.id)
 	}
-	if acc.level == accessBlind && !handleBlindAllowed[method] {
+	if acc.Level == accessBlind && !handleBlindAllowed[method] {
 		// Nobody but the person at the browser sees a blind tab: not the
 		// live view either.
-		return nil, fmt.Errorf("%s on tab %d: the tab is hidden from automation and the live view (%s)", method, h.t.id, acc.why)
+		return nil, fmt.Errorf("%s on tab %d: the tab is hidden from automation and the live view (%s)", method, h.t.id, acc.Why)
 	}
 	ctx, cancel := context.WithTimeout(ctx, h.in.srv.cfg.CallTimeout)
 	defer cancel()

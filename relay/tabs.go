@@ -38,8 +38,8 @@ const (
 //   - person.Tab (relay/internal/person): the person's: the JavaScript
 //     dialog the tab shows, a navigation they approved, who took control
 //     of it;
-//   - rulesTab (rulesslots.go): the operator's rules': the Fetch setup of
-//     the tab's sessions, for the navigation backstop;
+//   - rulesTab (rules.Tab, relay/internal/rules): the operator's rules':
+//     the Fetch setup of the tab's sessions, for the navigation backstop;
 //   - credsTab (credsslots.go): the credentials': the real headers of the
 //     paused requests, the typed secrets of the tab's fields;
 //   - resumeTab (resumeslots.go): what the tab's sessions need to come
@@ -120,7 +120,7 @@ func (t *tab) setState(s tabState, err error) {
 	}
 	t.state, t.attachErr = s, err
 	if s == tabDetached {
-		t.fetch = nil
+		t.Fetch = nil
 		t.paused = nil
 		t.ctxs = nil
 		t.relayCtxs.Store(0)
@@ -158,8 +158,8 @@ func (st *state) targetInfo(t *tab) TargetInfo {
 		Attached:         t.session != nil,
 		BrowserContextID: st.browserCtx,
 	}
-	if t.acc.level == accessBlind || st.hidesURL(t.url) {
-		ti.URL, ti.Title = origin(t.url), ""
+	if t.acc.Level == accessBlind || st.hidesURL(t.url) {
+		ti.URL, ti.Title = api.Origin(t.url), ""
 	}
 	if t.browserCtx != "" {
 		ti.BrowserContextID = t.browserCtx
@@ -244,8 +244,8 @@ func (st *state) rootTab() *tab {
 			// One whose sessions wait for the debugger (away.go) only when
 			// every one does.
 			best.resuming != nil && t.resuming == nil,
-			(best.resuming == nil) == (t.resuming == nil) && t.acc.level < best.acc.level,
-			(best.resuming == nil) == (t.resuming == nil) && t.acc.level == best.acc.level && t.id < best.id:
+			(best.resuming == nil) == (t.resuming == nil) && t.acc.Level < best.acc.Level,
+			(best.resuming == nil) == (t.resuming == nil) && t.acc.Level == best.acc.Level && t.id < best.id:
 			best = t
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
 // Targets as the client discovers them: Target.targetCreated,
@@ -105,7 +106,7 @@ func (st *state) setNavTo(t *tab, url string) {
 	if url == "" || url == t.navTo || !st.in.hasTiers() {
 		return
 	}
-	if t.navTo != "" && st.navAccess(t.navTo).level > st.navAccess(url).level {
+	if t.navTo != "" && st.navAccess(t.navTo).Level > st.navAccess(url).Level {
 		// A navigation started while another is on its way to a site
 		// automation may see less of does not lift that: Chrome may
 		// still commit the earlier one after starting this one, and the
@@ -168,12 +169,12 @@ func (st *state) letGo(t *tab, url string) {
 	} else {
 		wait = st.awayAgain(t, whyAwayPage)
 	}
-	t.url, t.title = origin(url), ""
+	t.url, t.title = api.Origin(url), ""
 	t.blindEpoch.Add(1)
 	if !wait {
 		st.browserDetached(t, "navigated to a page that is never shared", "")
 	}
-	st.observe(Event{Actor: ActorRelay, Kind: KindDetach, Target: t.targetID, Rule: ruleNeverShared, Outcome: OutcomeOK, Detail: "navigated to " + origin(url)})
+	st.observe(Event{Actor: ActorRelay, Kind: KindDetach, Target: t.targetID, Rule: ruleNeverShared, Outcome: OutcomeOK, Detail: "navigated to " + api.Origin(url)})
 }
 
 // trackPage looks at an event of t's own session for where the tab is:

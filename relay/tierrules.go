@@ -20,8 +20,8 @@ func (c *clientConn) tierChecks(k *cmd) bool {
 		st := c.inst.lock()
 		to, where := st.storageAccess(k.params)
 		c.inst.unlock()
-		if to.level != accessFull {
-			return c.refuse(k, Decision{Verdict: Deny, Rule: to.rule, Message: "cdprelay: " + to.level.String() + ": " + k.m.name + " names the storage of " + where + ", which automation may not act on or read: " + to.why})
+		if to.Level != accessFull {
+			return c.refuse(k, Decision{Verdict: Deny, Rule: to.Rule, Message: "cdprelay: " + to.Level.String() + ": " + k.m.name + " names the storage of " + where + ", which automation may not act on or read: " + to.Why})
 		}
 	}
 	if strings.HasPrefix(k.m.name, "Debugger.setBreakpoint") {
@@ -44,7 +44,7 @@ func (c *clientConn) tierChecks(k *cmd) bool {
 			blind = err != nil || k.r.tab.blindReqs[id]
 		} else {
 			u, _, err := exactString(k.params, "url")
-			blind = err != nil || st.urlAccess(u).level == accessBlind
+			blind = err != nil || st.urlAccess(u).Level == accessBlind
 		}
 		c.inst.unlock()
 		if blind {
@@ -69,8 +69,8 @@ func (c *clientConn) tierChecks(k *cmd) bool {
 		st := c.inst.lock()
 		strict := st.strictFrame(k.r.tab)
 		c.inst.unlock()
-		if strict.level != accessFull {
-			return c.refuse(k, Decision{Verdict: Deny, Rule: strict.rule, Message: "cdprelay: " + strict.level.String() + ": a frame of this page is on a site automation may not act on, and " + k.m.name + " could reach it"})
+		if strict.Level != accessFull {
+			return c.refuse(k, Decision{Verdict: Deny, Rule: strict.Rule, Message: "cdprelay: " + strict.Level.String() + ": a frame of this page is on a site automation may not act on, and " + k.m.name + " could reach it"})
 		}
 	}
 	return true

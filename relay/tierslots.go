@@ -50,7 +50,7 @@ type tierTab struct {
 	// guard is the read-only guard installed in the tab's isolated worlds,
 	// while it is read-only.
 	guard *tier.Guard
-	// readOnly mirrors acc.level == accessReadOnly for the reply path,
+	// readOnly mirrors acc.Level == accessReadOnly for the reply path,
 	// which reads it without the lock.
 	readOnly atomic.Bool
 }

@@ -50,12 +50,12 @@ const maxURLPasswords = 64
 func (in *Instance) lockURLPassword(pw []byte) bool {
 	raw := string(pw)
 	for {
-		old := in.locked.Load()
+		old := in.Locked.Load()
 		if old != nil && old.Contains(pw) {
 			return true
 		}
-		if in.urlPasswords.Load() >= maxURLPasswords {
-			if in.urlPasswords.CompareAndSwap(maxURLPasswords, maxURLPasswords+1) {
+		if in.URLPasswords.Load() >= maxURLPasswords {
+			if in.URLPasswords.CompareAndSwap(maxURLPasswords, maxURLPasswords+1) {
 				in.log.Warn("too many passwords in URLs to lock; those seen from now on are hidden in their URLs only", "limit", maxURLPasswords)
 			}
 			return false
@@ -64,8 +64,8 @@ func (in *Instance) lockURLPassword(pw []byte) bool {
 		if dec, err := url.PathUnescape(raw); err == nil && dec != raw && len(dec) >= creds.MinURLPassword && dec[len(dec)-1] != '@' {
 			l = l.Add(creds.URLPasswordName, []byte(dec))
 		}
-		if in.locked.CompareAndSwap(old, l) {
-			in.urlPasswords.Add(1)
+		if in.Locked.CompareAndSwap(old, l) {
+			in.URLPasswords.Add(1)
 			return true
 		}
 	}

@@ -38,7 +38,7 @@ func TestURLPasswordsBounded(t *testing.T) {
 		fmt.Fprintf(&b, `"http://u:pass-%05d@a.example/" `, i)
 	}
 	in.learnURLPasswords([]byte(b.String()))
-	if n := in.urlPasswords.Load(); n != maxURLPasswords+1 { // the bound, and the warning's mark
+	if n := in.URLPasswords.Load(); n != maxURLPasswords+1 { // the bound, and the warning's mark
 		t.Fatalf("URL passwords taken: %d", n)
 	}
 	if got := in.scrubString("pass-00000"); strings.Contains(got, "pass-00000") {

@@ -11,8 +11,15 @@
 // (type Decision = api.Decision), a re-declared constant or a variable
 // holding the same value; programs outside the relay use those.
 //
-// api owns only declarations: types, constants, error values and the
-// trivial AllowAll and DiscardObserver. It imports the standard library
+// It also holds the vocabulary the relay's core and its concerns share:
+// the access of a tab (Level, Access, Stricter) and how a URL is told
+// apart for it (PageScheme, Origin, SchemeOf), the rule ids and messages
+// more than one concern gives, and what a paused request says
+// (PausedRequest).
+//
+// api owns only declarations: types, constants, error values, the
+// trivial AllowAll and DiscardObserver, and small pure functions of
+// strings. It imports the standard library
 // alone: nothing of this module, and never package relay or another
 // package under relay/internal.
 package api

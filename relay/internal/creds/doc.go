@@ -7,13 +7,15 @@
 // (lockgates.go), and the scripts that type a secret and look at the
 // field that holds it (secrets.go, secretfield.go).
 //
-// Its state lives where the relay keeps it: Streams in the instance,
-// KeptRequest in a tab's paused requests, Headers in the server; the
-// instance holds the lock itself (a *secrets.Lock) and the relay's order
+// Its state lives where the relay keeps it: Instance (the lock itself, a
+// *secrets.Lock, the Streams and the count of URL passwords) embedded in
+// the relay's instance, KeptRequest in a tab's paused requests, Headers
+// in the server; the relay's order
 // tables decide when each part runs. This package knows no instance, tab,
 // session or client.
 //
-// It imports the secrets package, internal/wire and encoding packages. It
+// It imports the secrets package, relay/internal/api, internal/wire and
+// encoding packages. It
 // must not import package relay (github.com/cdprelay/cdprelay/relay) nor
 // the package of another concern under relay/internal (rules, tiers,
 // person, browser, targets): imports run from the facade to the concerns

@@ -10,6 +10,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
 // ErrUnwritten is Restore's error for params it could not write again.
@@ -22,19 +23,19 @@ var ErrUnwritten = errors.New("the restored params could not be written")
 // the client made up, and Set-Cookie in a response it makes or that is
 // not the paused response's own. req is what Redact kept of the paused
 // request (nil: nothing), now the caller's; redacted are the credential
-// headers; origin reduces a URL to its origin. p may be changed.
+// headers. p may be changed.
 //
 // It returns the params to forward; or why the command is refused, for
 // the client; or an error: ErrUnwritten, or the decoder's for a header
 // list it could not read (to be answered as invalid params).
-func Restore(method string, params []byte, p map[string]jsontext.Value, req *KeptRequest, redacted Headers, origin func(string) string) (out []byte, refusal string, err error) {
+func Restore(method string, params []byte, p map[string]jsontext.Value, req *KeptRequest, redacted Headers) (out []byte, refusal string, err error) {
 	var kept map[string]string
 	elsewhere := false
 	if req != nil {
 		kept = req.creds
 		if raw, ok := p["url"]; ok && method == "Fetch.continueRequest" {
 			var u string
-			if jsonv2.Unmarshal(raw, &u) == nil && u != "" && origin(u) != origin(req.url) {
+			if jsonv2.Unmarshal(raw, &u) == nil && u != "" && api.Origin(u) != api.Origin(req.url) {
 				// Sent elsewhere, the request may not take the person's
 				// credentials along: not the ones it showed as markers,
 				// nor the ones Chrome would send with its own headers.

@@ -1,7 +1,6 @@
 package creds
 
 import (
-	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -20,14 +19,6 @@ const pausedEvent = `{"requestId":"P1","frameId":"F","resourceType":"Document",`
 	`"responseStatusCode":200,"responseHeaders":[{"name":"Set-Cookie","value":"a=first-line"},{"name":"set-cookie","value":"b=other-line"},{"name":"Content-Type","value":"text/html"}]}`
 
 var m = wire.Marker
-
-func originOf(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return ""
-	}
-	return u.Scheme + "://" + u.Host
-}
 
 // restoreCases are a client's continues of pausedEvent; m is the marker
 // of a value of that length.
@@ -88,7 +79,7 @@ func TestRestore(t *testing.T) {
 			if err := jsonv2.Unmarshal([]byte(tc.params), &p); err != nil {
 				t.Fatal(err)
 			}
-			out, refusal, err := Restore(tc.method, []byte(tc.params), p, kept, names, originOf)
+			out, refusal, err := Restore(tc.method, []byte(tc.params), p, kept, names)
 			switch {
 			case tc.invalid:
 				if err == nil {
@@ -122,7 +113,7 @@ func TestRestoreNothingKept(t *testing.T) {
 	if err := jsonv2.Unmarshal([]byte(params), &p); err != nil {
 		t.Fatal(err)
 	}
-	if out, refusal, err := Restore("Fetch.continueRequest", []byte(params), p, nil, NewHeaders(nil), originOf); refusal == "" || out != nil || err != nil {
+	if out, refusal, err := Restore("Fetch.continueRequest", []byte(params), p, nil, NewHeaders(nil)); refusal == "" || out != nil || err != nil {
 		t.Fatalf("forwarded %s, refused %q, %v", out, refusal, err)
 	}
 }
@@ -143,7 +134,7 @@ func FuzzRestore(f *testing.F) {
 			return
 		}
 		_, _, kept := Redact(nil, wire.Redactor{Sensitive: names.Has}, []byte("Fetch.requestPaused"), []byte(pausedEvent))
-		out, refusal, err := Restore(method, params, p, kept, names, originOf)
+		out, refusal, err := Restore(method, params, p, kept, names)
 		if refusal != "" || err != nil {
 			if out != nil {
 				t.Fatalf("refused (%q, %v) and forwarded %s", refusal, err, out)

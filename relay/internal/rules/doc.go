@@ -10,7 +10,7 @@
 // (policyrefusal.go).
 //
 // Its state lives where the relay keeps it: a FetchState per session in
-// the tab's rules slot, the Origins in the server; the relay's stages
+// the tab's rules slot (Tab, embedded in the relay's tab), the Origins in the server; the relay's stages
 // (the method rules through the policy, rules.Relay, rules.Uploads,
 // rules.TargetOnTab, the fence and its backstop) run on the relay's
 // commands and call into this package. It knows no instance, tab,

@@ -1,6 +1,10 @@
 package tiers
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/cdprelay/cdprelay/relay/internal/api"
+)
 
 // What a blind tab shows the client instead of its page.
 
@@ -24,9 +28,9 @@ var (
 
 // BlindHistory reduces the entries of a Page.getNavigationHistory result
 // that are on pages automation may not see (blind says which URL is) to
-// their origin (as origin reduces a URL), with no title. A result it
+// their origin (api.Origin), with no title. A result it
 // cannot read or write is answered with no entries.
-func BlindHistory(result []byte, blind func(url string) bool, origin func(string) string) []byte {
+func BlindHistory(result []byte, blind func(url string) bool) []byte {
 	var h struct {
 		CurrentIndex int              `json:"currentIndex"`
 		Entries      []map[string]any `json:"entries"`
@@ -39,7 +43,7 @@ func BlindHistory(result []byte, blind func(url string) bool, origin func(string
 		if !blind(u) {
 			continue
 		}
-		o := origin(u)
+		o := api.Origin(u)
 		e["url"], e["userTypedURL"], e["title"] = o+"/", o+"/", ""
 	}
 	b, err := json.Marshal(h)

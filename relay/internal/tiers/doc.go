@@ -2,7 +2,8 @@
 // read-only, and a person's take-over, which makes a tab read-only): what
 // automation may see of a site and do on it, as far as that is data, and
 // bytes in and bytes out. It owns:
-//   - the levels of access (Level: Full, ReadOnly, Blind);
+//   - the levels of access under the names of this concern (Level,
+//     Full, ReadOnly, Blind: api's, which the core holds);
 //   - the read-only command table (ReadOnlyRuleOf) and what a blind tab
 //     lets through (BlindAllowed), with the rewrite that forces V8's
 //     side-effect check on script (ForceNoSideEffects) and the check of a

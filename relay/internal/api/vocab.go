@@ -1,0 +1,43 @@
+package api
+
+// Rule ids and messages that the relay's core and more than one of its
+// concerns give: a rule id is a bounded label of records and metrics, a
+// message is what the client is told.
+
+// MsgStopped is what a command refused or failed because a person stopped
+// the automation says: the refusal of a new command and the error of every
+// call still waiting when the Stop came.
+const MsgStopped = "cdprelay: a person stopped the automation"
+
+// RuleStopped is the rule id of a command refused while stopped.
+const RuleStopped = "relay:stopped"
+
+// RuleTakeOver is the rule id of what a person's take-over refuses.
+const RuleTakeOver = "relay:take-over"
+
+// MsgControlledWhy is what a refusal on a tab a person holds says, after
+// "cdprelay: ".
+const MsgControlledWhy = "a person has taken control of this tab from the live view; automation may read it but not act on it until they hand it back"
+
+// RuleBreakpointCondition is the rule id of a refusal of a breakpoint's
+// condition while the policy has tiers, a label value of
+// cdprelay_policy_refusals_total beside the policy's.
+const RuleBreakpointCondition = "relay:breakpoint-condition"
+
+// PausedRequest is what the relay reads of Fetch.requestPaused (the
+// navigation backstop, a person's navigation ask, the tiers' hold of a
+// document). The event comes from Chrome, not the client.
+type PausedRequest struct {
+	RequestID string `json:"requestId"`
+	FrameID   string `json:"frameId"`
+	Request   struct {
+		URL         string            `json:"url"`
+		Fragment    string            `json:"urlFragment"`
+		Method      string            `json:"method"`
+		Headers     map[string]string `json:"headers"`
+		HasPostData bool              `json:"hasPostData"`
+	} `json:"request"`
+	ResourceType        string `json:"resourceType"`
+	ResponseStatusCode  *int   `json:"responseStatusCode"`
+	ResponseErrorReason string `json:"responseErrorReason"`
+}
