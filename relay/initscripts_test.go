@@ -86,7 +86,19 @@ func TestTierInitScriptsFollowTheTab(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	h.call(c, sess, "Target.getTargets", nil) // the put-back's reply has been read
+	// The put-back's reply has been read (the relay answers getTargets
+	// itself: no barrier for the extension's replies).
+	h.waitFor("Chrome's new identifier noted", func() bool {
+		in := h.srv.Default()
+		st := in.lock()
+		defer in.unlock()
+		for _, sc := range st.tabs[1].scripts {
+			if sc.client == id && sc.real != "" {
+				return true
+			}
+		}
+		return false
+	})
 	from = len(e.Commands())
 	h.call(c, sess, "Page.removeScriptToEvaluateOnNewDocument", map[string]any{"identifier": id})
 	if sent := cdpSent(e, from); len(sent) != 1 || sent[0] != `Page.removeScriptToEvaluateOnNewDocument {"identifier":"S3"}` {
