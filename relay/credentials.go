@@ -7,6 +7,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/creds"
 	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
@@ -84,7 +85,7 @@ func (t *tab) keepPaused(key string, h *creds.KeptRequest) {
 func (c *clientConn) restoreCredentials(k *cmd) ([]byte, Decision, bool) {
 	var p map[string]jsontext.Value
 	if err := decodeStruct(k.params, &p); err != nil {
-		return nil, deny(ruleCredentials, "cdprelay: "+invalidParams(err).Error()), false
+		return nil, deny(ruleCredentials, "cdprelay: "+cdp.InvalidParams(err).Error()), false
 	}
 	id, _, _ := exactString(k.params, "requestId")
 	sid := ""
@@ -103,7 +104,7 @@ func (c *clientConn) restoreCredentials(k *cmd) ([]byte, Decision, bool) {
 	case errors.Is(err, creds.ErrUnwritten):
 		return nil, Decision{}, false
 	case err != nil:
-		return nil, deny(ruleCredentials, "cdprelay: "+invalidParams(err).Error()), false
+		return nil, deny(ruleCredentials, "cdprelay: "+cdp.InvalidParams(err).Error()), false
 	case refusal != "":
 		return nil, deny(ruleCredentials, refusal), false
 	}

@@ -1,5 +1,7 @@
 package relay
 
+import "github.com/cdprelay/cdprelay/relay/internal/cdp"
+
 import tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 
 // The read-only command table is the tiers' (tier.ReadOnlyRuleOf).
@@ -35,7 +37,7 @@ func (c *clientConn) gate(k *cmd, acc tabAccess) (refusal Decision, ok bool) {
 			}
 			p, err := tier.ForceNoSideEffects(k.params)
 			if err != nil {
-				err = invalidParams(err)
+				err = cdp.InvalidParams(err)
 				return Decision{Verdict: Deny, Rule: acc.rule, Message: "cdprelay: " + err.Error()}, false
 			}
 			k.params = p

@@ -4,7 +4,9 @@
 // its error codes, the ids it mints in Chrome's format, and the reading of
 // a command's params as Chrome reads them (exact keys, no key twice).
 //
-// It is a leaf: it imports internal/wire and the standard library only,
-// never the relay nor any other package under relay/internal, so that the
-// core and every concern's package can share it.
+// It is a leaf: it imports internal/wire, the JSON decoder that reads
+// params as Chrome does (go-json-experiment/json) and the standard library
+// only, never package relay (github.com/cdprelay/cdprelay/relay) nor any
+// other package under relay/internal, so that the core and every concern's
+// package can share it.
 package cdp
