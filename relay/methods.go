@@ -17,7 +17,7 @@ import (
 // methodInfo is one method. Static after init.
 type methodInfo struct {
 	name   string
-	domain int // index in cdpDomains
+	domain int // index in cdp.Domains
 	// urlKey names the params field whose URL the fence judges; "" when
 	// the method carries none.
 	urlKey string
@@ -83,7 +83,7 @@ var (
 const maxInterned = 4096
 
 func newMethodInfo(name string) *methodInfo {
-	m := &methodInfo{name: name, domain: domainIdx([]byte(name))}
+	m := &methodInfo{name: name, domain: cdp.DomainOf([]byte(name))}
 	m.enable = strings.HasSuffix(name, ".enable")
 	m.disable = strings.HasSuffix(name, ".disable")
 	m.urlKey = urlMethods[name]

@@ -10,7 +10,7 @@ import tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 func readOnly(m *methodInfo) tier.ReadOnlyRule {
 	domain := ""
 	if m.domain != domainOther {
-		domain = cdpDomains[m.domain]
+		domain = cdp.Domains[m.domain]
 	}
 	return tier.ReadOnlyRuleOf(m.name, m.enable || m.disable, domain)
 }
