@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
 // Config is the relay's configuration. The zero value of every field means
@@ -344,7 +345,7 @@ func (c Config) withDefaults() (Config, error) {
 	if c.ExtensionWait < 0 || c.UnclaimedTTL < 0 || c.CallTimeout < 0 || c.ClientQueue < 0 || c.MaxTabs < 0 {
 		errs = append(errs, errors.New("durations and queue sizes must not be negative"))
 	}
-	if c.DefaultGUID != "" && !validGUID(c.DefaultGUID) {
+	if c.DefaultGUID != "" && !cdp.ValidGUID(c.DefaultGUID) {
 		errs = append(errs, errors.New("DefaultGUID must be 32 lowercase hex digits"))
 	}
 	if c.Version == "" {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/creds"
 	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
@@ -85,7 +86,7 @@ func (t *tab) keepPaused(key string, h *creds.KeptRequest) {
 func (c *clientConn) restoreCredentials(k *cmd) ([]byte, Decision, bool) {
 	var p map[string]jsontext.Value
 	if err := decodeStruct(k.params, &p); err != nil {
-		return nil, deny(ruleCredentials, "cdprelay: "+invalidParams(err).Error()), false
+		return nil, deny(ruleCredentials, "cdprelay: "+cdp.InvalidParams(err).Error()), false
 	}
 	id, _, _ := exactString(k.params, "requestId")
 	sid := ""
@@ -104,7 +105,7 @@ func (c *clientConn) restoreCredentials(k *cmd) ([]byte, Decision, bool) {
 	case errors.Is(err, creds.ErrUnwritten):
 		return nil, Decision{}, false
 	case err != nil:
-		return nil, deny(ruleCredentials, "cdprelay: "+invalidParams(err).Error()), false
+		return nil, deny(ruleCredentials, "cdprelay: "+cdp.InvalidParams(err).Error()), false
 	case refusal != "":
 		return nil, deny(ruleCredentials, refusal), false
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
 // Commands that name an execution context, judged by the context they
@@ -390,7 +391,7 @@ func valuesAt(dst [][]byte, v []byte, key ctxKey) ([][]byte, error) {
 		}
 		w, n := wire.Member(o, key.inner)
 		if n > 1 {
-			return nil, &paramsError{"Invalid parameters: params carry '" + key.inner + "' twice"}
+			return nil, &cdp.ParamsError{Msg: "Invalid parameters: params carry '" + key.inner + "' twice"}
 		}
 		if n == 1 {
 			dst = append(dst, w)

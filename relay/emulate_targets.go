@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
 // Target.* at the browser level: what Chrome's browser target answers,
@@ -366,7 +368,7 @@ func (c *clientConn) navigateToHistoryEntry(k call) {
 		EntryID int64 `json:"entryId"`
 	}
 	if err := decodeStruct(k.params, &p); err != nil {
-		c.fail(k, codeInvalidParams, invalidParams(err).Error())
+		c.fail(k, codeInvalidParams, cdp.InvalidParams(err).Error())
 		return
 	}
 	ctx, cancel := c.callCtx()

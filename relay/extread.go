@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
 
@@ -129,12 +130,12 @@ func parseExtError(msg []byte) *ExtError {
 	return &ExtError{Code: codeServerError, Message: string(msg)}
 }
 
-// CDP error codes, as Chrome uses them.
+// CDP error codes, as Chrome uses them (cdp/codes.go).
 const (
-	codeParseError     = -32700
-	codeInvalidRequest = -32600
-	codeMethodNotFound = -32601
-	codeInvalidParams  = -32602
-	codeServerError    = -32000
-	codeNoSession      = -32001
+	codeParseError     = cdp.CodeParseError
+	codeInvalidRequest = cdp.CodeInvalidRequest
+	codeMethodNotFound = cdp.CodeMethodNotFound
+	codeInvalidParams  = cdp.CodeInvalidParams
+	codeServerError    = cdp.CodeServerError
+	codeNoSession      = cdp.CodeNoSession
 )

@@ -11,7 +11,8 @@ import (
 // the stages, the stages the core, the core the link to the extension,
 // and all of them the shared vocabulary (api). Nothing under
 // relay/internal imports the facade; no stage imports another; the core
-// imports no stage; link and api import neither the core nor a stage.
+// imports no stage; link and api import neither the core nor a stage; cdp,
+// what the relay knows of the protocol itself, imports nothing of the relay.
 
 const modRelay = "github.com/cdprelay/cdprelay/relay"
 
@@ -54,6 +55,8 @@ func layerViolations(deps map[string][]string) []string {
 				bad = append(bad, p+" imports "+d+", which is above it")
 			case pk == "api" && dk != "api":
 				bad = append(bad, p+" (the shared vocabulary) imports "+d)
+			case pk == "cdp":
+				bad = append(bad, p+" (the protocol's leaf) imports "+d)
 			}
 		}
 	}
@@ -79,6 +82,8 @@ func TestLayerRules(t *testing.T) {
 		{"the core imports a stage", map[string][]string{modRelay + "/internal/core": {modRelay + "/internal/browser"}}, 1},
 		{"link imports the core", map[string][]string{modRelay + "/internal/link": {modRelay + "/internal/core"}}, 1},
 		{"api imports link", map[string][]string{modRelay + "/internal/api": {modRelay + "/internal/link"}}, 1},
+		{"cdp imports api", map[string][]string{modRelay + "/internal/cdp": {modRelay + "/internal/api"}}, 1},
+		{"a stage imports cdp", map[string][]string{modRelay + "/internal/tiers": {modRelay + "/internal/cdp", "github.com/cdprelay/cdprelay/internal/wire"}}, 0},
 	} {
 		if got := layerViolations(tc.deps); len(got) != tc.bad {
 			t.Errorf("%s: %d violations, want %d: %q", tc.name, len(got), tc.bad, got)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 )
 
@@ -421,9 +422,8 @@ func TestSettingsClassified(t *testing.T) {
 		return false
 	}
 	var missing []string
-	for _, line := range strings.Split(protocolNames, "\n") {
-		name, ok := strings.CutPrefix(line, "command ")
-		if !ok || !tier.SetterName(name) {
+	for _, name := range cdp.Commands() {
+		if !tier.SetterName(name) {
 			continue
 		}
 		if strings.HasSuffix(name, ".enable") && !tier.HasEffect(name) {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
 // TestMethodNamesAreChromes: every CDP method or event the relay's code
@@ -18,10 +20,8 @@ import (
 // test that does not send that exact method.
 func TestMethodNamesAreChromes(t *testing.T) {
 	known := map[string]bool{}
-	for _, line := range strings.Split(protocolNames, "\n") {
-		if _, name, ok := strings.Cut(line, " "); ok && !strings.HasPrefix(line, "#") {
-			known[name] = true
-		}
+	for _, n := range cdp.Names() {
+		known[n.Method] = true
 	}
 	// Chrome's, newer than cdproto's list, or the relay's own.
 	for _, name := range []string{

@@ -3,6 +3,8 @@ package relay
 import (
 	"strings"
 	"sync"
+
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
 // The method table: what the relay knows of each CDP method, found with
@@ -15,7 +17,7 @@ import (
 // methodInfo is one method. Static after init.
 type methodInfo struct {
 	name   string
-	domain int // index in cdpDomains
+	domain int // index in cdp.Domains
 	// urlKey names the params field whose URL the fence judges; "" when
 	// the method carries none.
 	urlKey string
@@ -81,7 +83,7 @@ var (
 const maxInterned = 4096
 
 func newMethodInfo(name string) *methodInfo {
-	m := &methodInfo{name: name, domain: domainIdx([]byte(name))}
+	m := &methodInfo{name: name, domain: cdp.DomainOf([]byte(name))}
 	m.enable = strings.HasSuffix(name, ".enable")
 	m.disable = strings.HasSuffix(name, ".disable")
 	m.urlKey = urlMethods[name]
@@ -98,10 +100,8 @@ func newMethodInfo(name string) *methodInfo {
 
 func buildMethodTable() map[string]*methodInfo {
 	t := map[string]*methodInfo{}
-	for _, line := range strings.Split(protocolNames, "\n") {
-		if name, ok := strings.CutPrefix(line, "command "); ok {
-			t[name] = newMethodInfo(name)
-		}
+	for _, name := range cdp.Commands() {
+		t[name] = newMethodInfo(name)
 	}
 	// The relay's own, and any it decodes that cdproto may lack.
 	for name := range decodedMethods {
@@ -164,10 +164,8 @@ var (
 
 func buildEventTable() map[string]*eventInfo {
 	t := map[string]*eventInfo{}
-	for _, line := range strings.Split(protocolNames, "\n") {
-		if name, ok := strings.CutPrefix(line, "event "); ok {
-			t[name] = &eventInfo{name: name}
-		}
+	for _, name := range cdp.Events() {
+		t[name] = &eventInfo{name: name}
 	}
 	return t
 }

@@ -5,49 +5,16 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/person"
 )
 
-// cdpDomains are the domains counted by name; a method of any other domain
-// is counted as "other", so that a client cannot mint label values.
-var cdpDomains = []string{
-	"Accessibility", "Animation", "Audits", "Autofill", "BackgroundService", "Browser",
-	"CSS", "CacheStorage", "Cast", "DOM", "DOMDebugger", "DOMSnapshot", "DOMStorage",
-	"Debugger", "DeviceAccess", "DeviceOrientation", "Emulation", "EventBreakpoints",
-	"Extensions", "FedCm", "Fetch", "FileSystem", "HeadlessExperimental", "HeapProfiler",
-	"IO", "IndexedDB", "Input", "Inspector", "LayerTree", "Log", "Media", "Memory",
-	"Network", "Overlay", "PWA", "Page", "Performance", "PerformanceTimeline",
-	"Preload", "Profiler", "Runtime", "Schema", "Security", "ServiceWorker", "Storage",
-	"SystemInfo", "Target", "Tethering", "Tracing", "WebAudio", "WebAuthn", "other",
-}
-
-var domainIndex = func() map[string]int {
-	m := make(map[string]int, len(cdpDomains))
-	for i, d := range cdpDomains {
-		m[d] = i
-	}
-	return m
-}()
-
-// The domains the emulation tells apart.
+// The domains the emulation tells apart (cdp/domains.go).
 var (
-	domainBrowser = domainIndex["Browser"]
-	domainTarget  = domainIndex["Target"]
-	domainOther   = len(cdpDomains) - 1
+	domainBrowser = cdp.DomainBrowser
+	domainTarget  = cdp.DomainTarget
+	domainOther   = cdp.DomainOther
 )
-
-// domainIdx returns the index in cdpDomains of method's domain.
-func domainIdx(method []byte) int {
-	for i, c := range method {
-		if c == '.' {
-			if n, ok := domainIndex[string(method[:i])]; ok {
-				return n
-			}
-			break
-		}
-	}
-	return len(cdpDomains) - 1
-}
 
 // Message directions.
 const (
@@ -94,8 +61,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	}, []string{"direction"})
 	for d := range numDirs {
 		m.bytes[d] = byteVec.WithLabelValues(dirNames[d])
-		m.messages[d] = make([]prometheus.Counter, len(cdpDomains))
-		for i, dom := range cdpDomains {
+		m.messages[d] = make([]prometheus.Counter, len(cdp.Domains))
+		for i, dom := range cdp.Domains {
 			m.messages[d][i] = msgs.WithLabelValues(dirNames[d], dom)
 		}
 	}
@@ -184,7 +151,7 @@ func (m *Metrics) InitRules(rules []string) {
 }
 
 func (m *Metrics) count(dir int, method []byte, n int) {
-	m.messages[dir][domainIdx(method)].Inc()
+	m.messages[dir][cdp.DomainOf(method)].Inc()
 	m.bytes[dir].Add(float64(n))
 }
 

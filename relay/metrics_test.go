@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
 func testCounter(t *testing.T, c prometheus.Collector) float64 {
@@ -47,11 +48,11 @@ func TestMetricsValues(t *testing.T) {
 		c    prometheus.Collector
 		want float64
 	}{
-		{"commands Runtime", met.messages[dirCommand][domainIndex["Runtime"]], float64(3 + 10 - limited)},
-		{"commands Network", met.messages[dirCommand][domainIndex["Network"]], 1},
-		{"commands Target", met.messages[dirCommand][domainIndex["Target"]], 1},
-		{"replies Runtime", met.messages[dirReply][domainIndex["Runtime"]], float64(3 + 10 - limited)},
-		{"events Log", met.messages[dirEvent][domainIndex["Log"]], 1},
+		{"commands Runtime", met.messages[dirCommand][cdp.DomainIndex("Runtime")], float64(3 + 10 - limited)},
+		{"commands Network", met.messages[dirCommand][cdp.DomainIndex("Network")], 1},
+		{"commands Target", met.messages[dirCommand][cdp.DomainIndex("Target")], 1},
+		{"replies Runtime", met.messages[dirReply][cdp.DomainIndex("Runtime")], float64(3 + 10 - limited)},
+		{"events Log", met.messages[dirEvent][cdp.DomainIndex("Log")], 1},
 		{"refused getAllCookies", met.refused.WithLabelValues("deny", "method:Network.getAllCookies"), 1},
 		{"rate limited", met.limited[limitRate], float64(limited)},
 		{"client connections", met.connections.WithLabelValues(ActorClient), 1},

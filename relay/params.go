@@ -1,13 +1,9 @@
 package relay
 
 import (
-	"errors"
-	"strings"
-
-	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/rules"
 )
 
@@ -157,21 +153,16 @@ func decodeTargetID(p []byte, a *args) error {
 	return err
 }
 
-// decodeStruct decodes params into v as Chrome reads them: exact keys,
-// escapes decoded, no key twice, unknown keys ignored. Absent params
-// decode as {}.
-func decodeStruct(params []byte, v any) error {
-	if params == nil {
-		return nil
-	}
-	return jsonv2.Unmarshal(params, v)
+// Params are read as Chrome reads them (cdp/params.go), by the short names
+// the relay's many callers use. Functions rather than variables, so that
+// they inline and the compiler still sees what escapes on the per-message
+// path.
+
+func decodeStruct(params []byte, v any) error { return cdp.DecodeStruct(params, v) }
+
+func exactString(params []byte, key string) (val string, found bool, err error) {
+	return cdp.ExactString(params, key)
 }
-
-// paramsError is a command whose params the relay cannot read the way
-// Chrome would: it is answered -32602, never forwarded.
-type paramsError struct{ msg string }
-
-func (e *paramsError) Error() string { return e.msg }
 
 // argsOf decodes the params of m into a. Nothing is read for a method
 // whose params the relay does not judge.
@@ -179,7 +170,7 @@ func argsOf(m *methodInfo, params []byte, a *args) error {
 	if m.unique && params != nil && !jsontext.Value(params).IsValid(jsontext.AllowInvalidUTF8(true)) {
 		// The frame is valid JSON (the envelope codec checked it): what is
 		// left is a name given twice in one object.
-		return &paramsError{"Invalid parameters: params carry a key twice"}
+		return &cdp.ParamsError{Msg: "Invalid parameters: params carry a key twice"}
 	}
 	if m.urlKey != "" {
 		u, found, err := exactString(params, m.urlKey)
@@ -192,40 +183,7 @@ func argsOf(m *methodInfo, params []byte, a *args) error {
 		return nil
 	}
 	if err := m.decode(params, a); err != nil {
-		return invalidParams(err)
+		return cdp.InvalidParams(err)
 	}
 	return nil
-}
-
-// exactString reads the string member key of params as Chrome reads it.
-func exactString(params []byte, key string) (val string, found bool, err error) {
-	if params == nil {
-		return "", false, nil
-	}
-	raw, n := wire.Member(params, key)
-	switch {
-	case n == 0:
-		return "", false, nil
-	case n > 1:
-		return "", true, &paramsError{"Invalid parameters: params carry '" + key + "' twice"}
-	}
-	s, ok := wire.Unquote(raw)
-	if !ok {
-		return "", true, &paramsError{"Invalid parameters: Failed to deserialize params." + key + " - BINDINGS: string value expected"}
-	}
-	return string(s), true, nil
-}
-
-func invalidParams(err error) error {
-	var pe *paramsError
-	if errors.As(err, &pe) {
-		return pe
-	}
-	msg := err.Error()
-	// The decoder's own words, without its package prefix.
-	msg = strings.TrimPrefix(msg, "json: ")
-	if strings.Contains(msg, "duplicate") {
-		return &paramsError{"Invalid parameters: params carry a key twice"}
-	}
-	return &paramsError{"Invalid parameters: " + msg}
 }

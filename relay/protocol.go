@@ -1,12 +1,11 @@
 package relay
 
-//go:generate go run ../internal/protocolgen -o protocol_names.txt
-
 import (
-	_ "embed"
 	"encoding/json"
 	"strings"
 	"sync"
+
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
 // /json/protocol.
@@ -16,11 +15,8 @@ import (
 // connects. The relay cannot ask the person's Chrome for it (no extension
 // API gives it), so it serves the commands and events that cdproto knows,
 // by name: enough for every helper a client builds from the description,
-// without Chrome's parameter and type schemas. A newer Chrome's methods that
-// the list lacks still work when sent by name.
-
-//go:embed protocol_names.txt
-var protocolNames string
+// without Chrome's parameter and type schemas (cdp/protocol.go). A newer
+// Chrome's methods that the list lacks still work when sent by name.
 
 var protocolJSON = sync.OnceValue(func() []byte {
 	type member struct {
@@ -33,22 +29,15 @@ var protocolJSON = sync.OnceValue(func() []byte {
 	}
 	var domains []*domain
 	byName := map[string]*domain{}
-	for _, line := range strings.Split(protocolNames, "\n") {
-		kind, full, ok := strings.Cut(line, " ")
-		if !ok || strings.HasPrefix(line, "#") {
-			continue
-		}
-		dn, mn, ok := strings.Cut(full, ".")
-		if !ok {
-			continue
-		}
+	for _, n := range cdp.Names() {
+		dn, mn, _ := strings.Cut(n.Method, ".")
 		d := byName[dn]
 		if d == nil {
 			d = &domain{Domain: dn, Commands: []member{}, Events: []member{}}
 			byName[dn] = d
 			domains = append(domains, d)
 		}
-		if kind == "command" {
+		if !n.Event {
 			d.Commands = append(d.Commands, member{mn})
 		} else {
 			d.Events = append(d.Events, member{mn})

@@ -1,5 +1,7 @@
 package relay
 
+import "github.com/cdprelay/cdprelay/relay/internal/cdp"
+
 import tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 
 // The read-only command table is the tiers' (tier.ReadOnlyRuleOf).
@@ -8,7 +10,7 @@ import tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 func readOnly(m *methodInfo) tier.ReadOnlyRule {
 	domain := ""
 	if m.domain != domainOther {
-		domain = cdpDomains[m.domain]
+		domain = cdp.Domains[m.domain]
 	}
 	return tier.ReadOnlyRuleOf(m.name, m.enable || m.disable, domain)
 }
@@ -35,7 +37,7 @@ func (c *clientConn) gate(k *cmd, acc tabAccess) (refusal Decision, ok bool) {
 			}
 			p, err := tier.ForceNoSideEffects(k.params)
 			if err != nil {
-				err = invalidParams(err)
+				err = cdp.InvalidParams(err)
 				return Decision{Verdict: Deny, Rule: acc.Rule, Message: "cdprelay: " + err.Error()}, false
 			}
 			k.params = p

@@ -3,6 +3,8 @@ package relay
 import (
 	"sync"
 	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
 // Refusals a client retries.
@@ -31,7 +33,7 @@ const (
 	failCalls     = 2
 )
 
-var domainInput = domainIndex["Input"]
+var domainInput = cdp.DomainIndex("Input")
 
 // actRefusals are the refused inputs of one client, by the session that
 // carried them. The read loop and the goroutines that judge held commands

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/creds"
 	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 )
@@ -66,8 +67,8 @@ const ruleSecretField = "relay:secret-field"
 
 // The domains a field's look is made of.
 var (
-	domainDOM = domainIndex["DOM"]
-	domainCSS = domainIndex["CSS"]
+	domainDOM = cdp.DomainIndex("DOM")
+	domainCSS = cdp.DomainIndex("CSS")
 )
 
 // secretTyped records that a secret was typed through via into the

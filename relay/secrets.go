@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/creds"
 	"github.com/cdprelay/cdprelay/relay/internal/link"
 	"github.com/cdprelay/cdprelay/secrets"
@@ -78,7 +79,7 @@ const ruleSecret = "relay:secret"
 // them, and HeapProfiler reaches objects by their place in the heap, past
 // the contexts they belong to: refused while secrets are configured
 // (Chrome refuses the domain to an extension too, today).
-var domainHeapProfiler = domainIndex["HeapProfiler"]
+var domainHeapProfiler = cdp.DomainIndex("HeapProfiler")
 
 const msgHeap = "cdprelay: HeapProfiler would read the page's memory, typed secrets included: refused while the relay has secrets"
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/routes"
 	"github.com/cdprelay/cdprelay/relay/internal/browser"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/creds"
 	"github.com/cdprelay/cdprelay/relay/internal/link"
 	"github.com/cdprelay/cdprelay/relay/internal/rules"
@@ -75,7 +76,7 @@ func New(cfg Config) (*Server, error) {
 	cfg.Metrics.registerInstances(s)
 	guid := cfg.DefaultGUID
 	if guid == "" {
-		guid = newGUID()
+		guid = cdp.NewGUID()
 	}
 	s.def = newInstance(s, guid, true, cfg.DefaultProfile)
 	if bi, err := browser.LoadRemembered(cfg.BrowserFile); err != nil {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/person"
 )
 
@@ -102,7 +103,7 @@ func wantsStopRules(m *methodInfo) bool {
 }
 
 // domainDebugger is the Debugger domain's index (metrics.go).
-var domainDebugger = domainIndex["Debugger"]
+var domainDebugger = cdp.DomainIndex("Debugger")
 
 // startLifting starts undoing what the automation set, for the Stop by.
 func (in *Instance) startLifting(x *extConn, by string) {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
 // Tenants. Every instance belongs to a tenant, or to the operator ("");
@@ -203,7 +205,7 @@ func (s *Server) NewInstanceFor(tenant, profile string) (*Instance, error) {
 			return nil, fmt.Errorf("%w: tenant %s already keeps %d instances (tenants.max_instances); remove one first", errTenantFull, tenant, n)
 		}
 	}
-	in := newInstance(s, newGUID(), false, profile)
+	in := newInstance(s, cdp.NewGUID(), false, profile)
 	in.owner.store(tenant)
 	s.byGUID[in.guid] = in
 	s.mu.Unlock()
@@ -257,7 +259,7 @@ func (s *Server) restore(saved []SavedInstance) {
 	ids := map[string]bool{s.def.id: true}
 	for i, sv := range saved {
 		switch {
-		case !validGUID(sv.GUID) || s.byGUID[sv.GUID] != nil:
+		case !cdp.ValidGUID(sv.GUID) || s.byGUID[sv.GUID] != nil:
 			s.cfg.Logger.Warn("saved instance skipped: its guid is malformed or used twice", "index", i)
 			continue
 		case !validID(sv.ID) || ids[sv.ID]:

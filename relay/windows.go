@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cdprelay/cdprelay/relay/internal/browser"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
 // Browser windows: Browser.getWindowForTarget, getWindowBounds and
@@ -115,7 +116,7 @@ func (c *clientConn) getWindowForTarget(k call) {
 func (c *clientConn) windowArgs(k call, needBounds bool) (browser.WindowParams, bool) {
 	var p browser.WindowParams
 	if err := decodeStruct(k.params, &p); err != nil {
-		c.fail(k, codeInvalidParams, invalidParams(err).Error())
+		c.fail(k, codeInvalidParams, cdp.InvalidParams(err).Error())
 		return p, false
 	}
 	switch {

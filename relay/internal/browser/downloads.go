@@ -1,8 +1,6 @@
 package browser
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +12,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
 // The files of downloads (the relay's downloads.go tells the whole way):
@@ -368,21 +368,13 @@ func createPart(dir *os.Root, name string) (string, *os.File, error) {
 	for i := 0; ; i++ {
 		tmp := name + ".crdownload"
 		if i > 0 {
-			tmp = name + "." + randHex(4) + ".crdownload"
+			tmp = name + "." + cdp.RandHex(4) + ".crdownload"
 		}
 		f, err := dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if err == nil || !errors.Is(err, fs.ErrExist) || i >= 8 {
 			return tmp, f, err
 		}
 	}
-}
-
-func randHex(n int) string {
-	b := make([]byte, n)
-	if _, err := rand.Read(b); err != nil {
-		panic("crypto/rand: " + err.Error()) // never fails on Linux
-	}
-	return hex.EncodeToString(b)
 }
 
 // placeFile gives the written file tmp its final name, failing with

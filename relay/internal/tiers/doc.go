@@ -30,8 +30,9 @@
 // instance, tab, session or client. Package relay imports it as tier,
 // since its tests name their tiered policy tiers.
 //
-// It imports internal/wire, relay/internal/api, encoding packages and the
-// standard library. It must not import package relay
+// It imports internal/wire, relay/internal/api, relay/internal/cdp (the
+// protocol's leaf), encoding packages and the standard library. It must
+// not import package relay
 // (github.com/cdprelay/cdprelay/relay) nor the package of another concern
 // under relay/internal (rules, person, creds, browser, targets): imports
 // run from the facade to the concerns to the core, never back.

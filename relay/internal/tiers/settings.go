@@ -7,6 +7,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
 // The client's settings of a tab, under tiers.
@@ -305,16 +306,9 @@ func SetterName(name string) bool { return setterName(name) }
 // stringField is params' string member key, "" when it has none, has it
 // twice or it is not a string (as the relay reads a command's params).
 func stringField(params []byte, key string) string {
-	if params == nil {
+	s, _, err := cdp.ExactString(params, key)
+	if err != nil {
 		return ""
 	}
-	raw, n := wire.Member(params, key)
-	if n != 1 {
-		return ""
-	}
-	s, ok := wire.Unquote(raw)
-	if !ok {
-		return ""
-	}
-	return string(s)
+	return s
 }
