@@ -23,6 +23,19 @@
 //     replies), top to bottom in security order. Each row is named
 //     "concern.Step"; pipeline.go says what each command row does,
 //     events.go each event row, replies.go each reply row.
+//   - What each concern keeps per tab, session, client and instance: its
+//     slot, a struct declared in the concern's slots file (tierslots.go,
+//     personslots.go, credsslots.go, rulesslots.go, browserslots.go,
+//     resumeslots.go) and embedded in tab, session, state, clientConn or
+//     Instance; what stays in those structs directly is the core's own.
+//     A slot whose fields need nothing of this package lives in the
+//     concern's package (person.Tab, rules.Tab, creds.Instance).
+//   - What of each concern needs no instance, tab or client — its tables,
+//     texts, parsers and byte work — is in its package under
+//     relay/internal (rules, tiers, person, creds, browser), beside the
+//     vocabulary every part shares (api), the protocol's names, codes and
+//     params (cdp) and the sockets (link). Imports run one way:
+//     layers_test.go keeps them so.
 //   - What runs under the instance lock: every method of *state, every
 //     function whose name ends in Locked, and every event row. None of them
 //     blocks or calls the extension: state.fire queues a command in the
