@@ -74,8 +74,11 @@ func stopAutomation(t *testing.T) {
 			t.Errorf("resume: %v", err)
 		}
 	})
-	// What the Stop undoes is done when the audit log says what it undid.
-	deadline := time.Now().Add(pageAnswerWait)
+	// What the Stop undoes is done when the audit log says what it undid:
+	// after every shared tab's undoing, each bounded by the relay at 15 s
+	// (a tab the browser keeps detaching takes that long), so the wait
+	// here is longer than that bound.
+	deadline := time.Now().Add(3 * pageAnswerWait)
 	for !undone(mark) {
 		if time.Now().After(deadline) {
 			t.Fatal("the Stop's undoing was not recorded")
