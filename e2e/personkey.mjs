@@ -252,6 +252,8 @@ try {
   // (Against a relay that let the agent resume, there is nothing left to.)
   if (await stopped()) await brake('resume').click();
   await brake('stop').waitFor();
+  // The relay's own word that it runs again, beside the page's button.
+  for (let i = 0; (await stopped()) && i < 200; i++) await sleep(50);
   await page.evaluate(() => 1);
   step('resume: the person resumed, the automation goes on');
 
