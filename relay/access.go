@@ -283,8 +283,8 @@ func (st *state) accessChanged(t *tab, was tabAccess) {
 
 // refreshAccess decides every tab's access again after the policy, or the
 // relay's own origins, changed.
-func (s *Server) refreshAccess() {
-	for _, in := range s.Instances() {
+func (s *Relay) refreshAccess() {
+	for _, in := range s.instances() {
 		st := in.lock()
 		for _, t := range st.tabs {
 			if was, changed := st.updateAccess(t); changed {

@@ -351,7 +351,7 @@ func (in *Instance) releaseIfUnused(x *extConn, t *tab, quiet bool) {
 // automation: a file, a browser, extension or DevTools page, or the
 // relay's own. Such a tab stays a target (of which the client sees the
 // origin), without a debugger, until it comes back to a web page.
-func (s *Server) neverShared(t *tab) error {
+func (s *Relay) neverShared(t *tab) error {
 	u := t.docURL
 	if u == "" {
 		u = t.url

@@ -30,4 +30,4 @@ func (c *changes) notify() {
 
 // Changed returns a channel that is closed at the next change of any
 // instance's status.
-func (s *Server) Changed() <-chan struct{} { return s.changes.wait() }
+func (s *Relay) Changed() <-chan struct{} { return s.changes.wait() }

@@ -20,13 +20,13 @@ import (
 // SetRedactHeaders sets the header names redacted besides the defaults
 // (Config.RedactHeaders): a config reload's, in force for every message
 // from then on.
-func (s *Server) SetRedactHeaders(extra []string) {
+func (s *Relay) SetRedactHeaders(extra []string) {
 	h := creds.NewHeaders(extra)
 	s.credHeaders.Store(&h)
 }
 
 // creds is the set of header names redacted now.
-func (s *Server) creds() creds.Headers { return *s.credHeaders.Load() }
+func (s *Relay) creds() creds.Headers { return *s.credHeaders.Load() }
 
 // redactEvent returns the params of a credential event, rewritten into a
 // pooled buffer the caller returns with link.PutBuf. For a Fetch.requestPaused

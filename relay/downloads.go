@@ -114,7 +114,7 @@ func decodeDownloadBehavior(p []byte, a *args) error {
 }
 
 // checkDownloadTo decides a setDownloadBehavior's behavior and folder.
-func (s *Server) checkDownloadTo(behavior, path string) (browser.DownloadTo, int64, error) {
+func (s *Relay) checkDownloadTo(behavior, path string) (browser.DownloadTo, int64, error) {
 	switch behavior {
 	case "default", "deny":
 		return browser.DownloadTo{}, 0, nil

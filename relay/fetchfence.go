@@ -190,8 +190,8 @@ func (a pausedAction) run(in *Instance, x *extConn, t *tab, sid string) {
 // policy (and the relay's own origins) after it changed: the backstop goes
 // on where it is now needed, off where it no longer is, and changes its
 // patterns where they changed, keeping the client's own Fetch patterns.
-func (s *Server) refreshFences() {
-	for _, in := range s.Instances() {
+func (s *Relay) refreshFences() {
+	for _, in := range s.instances() {
 		want := in.backstop()
 		st := in.lock()
 		x := st.ext

@@ -33,7 +33,7 @@ const (
 // the end: personInstance (personslots.go), credsInstance (credsslots.go),
 // tierInstance (tierslots.go), browserInstance (browserslots.go).
 type Instance struct {
-	srv        *Server      // static
+	srv        *Relay       // static
 	id         string       // static: public handle
 	guid       string       // static: secret capability
 	isDefault  bool         // static
@@ -79,7 +79,7 @@ type Instance struct {
 // BrowserInfo is what the extension reports about its browser.
 type BrowserInfo = browser.Info
 
-func newInstance(s *Server, guid string, isDefault bool, profile string) *Instance {
+func newInstance(s *Relay, guid string, isDefault bool, profile string) *Instance {
 	id := randHex(6)
 	in := &Instance{
 		srv:        s,

@@ -175,7 +175,7 @@ func (m *Metrics) observeLatency(start time.Time) {
 
 // registerInstances adds a gauge of instances by state, read at scrape
 // time.
-func (m *Metrics) registerInstances(s *Server) {
+func (m *Metrics) registerInstances(instances func() []*Instance) {
 	if m.reg == nil {
 		return
 	}
@@ -187,7 +187,7 @@ func (m *Metrics) registerInstances(s *Server) {
 			ConstLabels: prometheus.Labels{"state": state},
 		}, func() float64 {
 			n := 0
-			for _, in := range s.Instances() {
+			for _, in := range instances() {
 				if in.lifeState() == state {
 					n++
 				}

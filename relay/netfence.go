@@ -68,8 +68,8 @@ func (in *Instance) netFenceRules(x *extConn, on bool) (json.RawMessage, bool) {
 
 // refreshNetFences brings every instance with a client in line with the
 // policy after it changed.
-func (s *Server) refreshNetFences() {
-	for _, in := range s.Instances() {
+func (s *Relay) refreshNetFences() {
+	for _, in := range s.instances() {
 		st := in.lock()
 		x, c := st.ext, st.client
 		in.unlock()

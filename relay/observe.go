@@ -61,4 +61,4 @@ func (in *Instance) observe(ev Event) {
 
 // Observe records an event that is not about one instance (a policy
 // reload, say).
-func (s *Server) Observe(ev Event) { s.cfg.Observer.Observe(ev) }
+func (s *Relay) Observe(ev Event) { s.cfg.Observer.Observe(ev) }

@@ -14,7 +14,7 @@ import (
 
 // learnFrom notes the local address r arrived on, when a listener is
 // configured. When it is new, the fences in force learn it too.
-func (s *Server) learnFrom(r *http.Request) {
+func (s *Relay) learnFrom(r *http.Request) {
 	if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && s.own.Learn(local) {
 		s.accessGen.Add(1)
 		s.refreshFences()
@@ -24,7 +24,7 @@ func (s *Server) learnFrom(r *http.Request) {
 }
 
 // ownURL reports whether u is on one of the relay's own origins.
-func (s *Server) ownURL(u string) bool { return s.own.Match(u) }
+func (s *Relay) ownURL(u string) bool { return s.own.Match(u) }
 
 // ownRefusal is the refusal of a command that would take a tab to u, one
 // of the relay's own origins.
@@ -35,7 +35,7 @@ func ownRefusal(u string) Decision {
 // neverSharedAt says why a top-level URL is never shared, or "": a page
 // that is never shared anywhere (neverSharedURL), or one of this relay's
 // own.
-func (s *Server) neverSharedAt(u string) string {
+func (s *Relay) neverSharedAt(u string) string {
 	if why := neverSharedURL(u); why != "" {
 		return why
 	}
@@ -47,7 +47,7 @@ func (s *Server) neverSharedAt(u string) string {
 
 // ownAccess is the access of a page or frame at u when it is one of the
 // relay's own: blind, as a page that is never shared.
-func (s *Server) ownAccess(u, what string) (tabAccess, bool) {
+func (s *Relay) ownAccess(u, what string) (tabAccess, bool) {
 	if !s.own.Match(u) {
 		return tabAccess{}, false
 	}

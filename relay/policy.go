@@ -85,7 +85,7 @@ func (s polSnap) asksSubmit(profile string) bool {
 
 // SetPolicy replaces the policy for every instance; commands already
 // decided are not revisited. A nil policy allows everything.
-func (s *Server) SetPolicy(p Policy) {
+func (s *Relay) SetPolicy(p Policy) {
 	s.policy.store(p)
 	s.accessGen.Add(1)
 	s.refreshFences()
@@ -94,4 +94,4 @@ func (s *Server) SetPolicy(p Policy) {
 }
 
 // Policy returns the policy in force.
-func (s *Server) Policy() Policy { return s.policy.load() }
+func (s *Relay) Policy() Policy { return s.policy.load() }

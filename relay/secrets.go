@@ -65,7 +65,7 @@ func (b *secretBox) load() SecretSource {
 
 // SetSecrets replaces the secrets the relay may type; nil: none. Values
 // already typed stay locked.
-func (s *Server) SetSecrets(src SecretSource) {
+func (s *Relay) SetSecrets(src SecretSource) {
 	if src == nil {
 		s.secrets.p.Store(nil)
 		return

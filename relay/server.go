@@ -16,7 +16,6 @@ import (
 	"github.com/cdprelay/cdprelay/internal/routes"
 	"github.com/cdprelay/cdprelay/relay/internal/browser"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
-	"github.com/cdprelay/cdprelay/relay/internal/creds"
 	"github.com/cdprelay/cdprelay/relay/internal/link"
 	"github.com/cdprelay/cdprelay/relay/internal/rules"
 )
@@ -24,20 +23,11 @@ import (
 // Server is the relay's HTTP handler: discovery, the CDP endpoints and the
 // extension endpoint of every instance.
 type Server struct {
-	cfg Config // static
+	*Relay // static: what the instances share
 
-	upgrader    websocket.Upgrader            // static
-	policy      policyBox                     // swapped by SetPolicy
-	credHeaders atomic.Pointer[creds.Headers] // header names redacted on the way out; replaced by SetRedactHeaders
-	secrets     secretBox                     // swapped by SetSecrets
-	changes     changes                       // any instance's change, for watchers
-	tenants     atomic.Pointer[TenantRules]   // swapped by SetTenants; never nil
-	public      publicBase                    // static: the capability URLs' base, or none
-	own         *rules.Origins                // static; learns the local addresses it is served on
-	// accessGen moves on when what decides a site's access changes (the
-	// policy, the relay's own origins), so that what was decided of a
-	// frame's site before is decided again (frameAt).
-	accessGen atomic.Uint64
+	upgrader websocket.Upgrader          // static
+	tenants  atomic.Pointer[TenantRules] // swapped by SetTenants; never nil
+	public   publicBase                  // static: the capability URLs' base, or none
 
 	saveMu sync.Mutex // serialises Config.Save
 
@@ -56,7 +46,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("relay config: %w", err)
 	}
 	s := &Server{
-		cfg:    cfg,
+		Relay:  &Relay{cfg: cfg},
 		byGUID: make(map[string]*Instance),
 		upgrader: websocket.Upgrader{
 			HandshakeTimeout: 10 * time.Second,
@@ -73,12 +63,13 @@ func New(cfg Config) (*Server, error) {
 	s.SetSecrets(cfg.Secrets)
 	s.SetTenants(TenantRules{})
 	s.public = cfg.public
-	cfg.Metrics.registerInstances(s)
+	s.Relay.instances = s.Instances
+	cfg.Metrics.registerInstances(s.Instances)
 	guid := cfg.DefaultGUID
 	if guid == "" {
 		guid = cdp.NewGUID()
 	}
-	s.def = newInstance(s, guid, true, cfg.DefaultProfile)
+	s.def = newInstance(s.Relay, guid, true, cfg.DefaultProfile)
 	if bi, err := browser.LoadRemembered(cfg.BrowserFile); err != nil {
 		cfg.Logger.Warn("the remembered browser is ignored", "err", err)
 	} else {

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
@@ -61,29 +60,6 @@ func (s *Server) requestTenant(r *http.Request) string {
 func Visible(tenant string, in *Instance) bool {
 	return in != nil && (tenant == "" || in.Tenant() == tenant)
 }
-
-// ownerBox is an instance's tenant: set at most once after construction,
-// when a tenant's extension pairs an instance the operator minted for
-// nobody.
-type ownerBox struct {
-	v atomic.Pointer[string]
-}
-
-func (b *ownerBox) load() string {
-	if p := b.v.Load(); p != nil {
-		return *p
-	}
-	return ""
-}
-
-func (b *ownerBox) store(t string) { b.v.Store(&t) }
-
-// Tenant is the tenant the instance belongs to; "" is the operator's.
-func (in *Instance) Tenant() string { return in.owner.load() }
-
-// Created is when the instance was minted (before a restart, for one the
-// state dir restored).
-func (in *Instance) Created() time.Time { return in.created }
 
 // InstancesOf returns the instances a request acting for tenant reaches,
 // the one its root discovery answers for first: for the operator every
@@ -205,7 +181,7 @@ func (s *Server) NewInstanceFor(tenant, profile string) (*Instance, error) {
 			return nil, fmt.Errorf("%w: tenant %s already keeps %d instances (tenants.max_instances); remove one first", errTenantFull, tenant, n)
 		}
 	}
-	in := newInstance(s, cdp.NewGUID(), false, profile)
+	in := newInstance(s.Relay, cdp.NewGUID(), false, profile)
 	in.owner.store(tenant)
 	s.byGUID[in.guid] = in
 	s.mu.Unlock()
@@ -238,20 +214,6 @@ func (s *Server) Remove(in *Instance, reason string) error {
 	return nil
 }
 
-// SavedInstance is what the relay keeps of a minted instance across a
-// restart (Config.Restore, Config.Save): enough that its extension
-// reconnects to the same guid and finds it as it was.
-type SavedInstance struct {
-	ID      string    `json:"id"`
-	GUID    string    `json:"guid"`
-	Tenant  string    `json:"tenant,omitempty"`
-	Profile string    `json:"profile,omitempty"`
-	Created time.Time `json:"created"`
-	// Paired: an extension has connected to it once, so it no longer
-	// expires unpaired.
-	Paired bool `json:"paired,omitempty"`
-}
-
 // restore adds the saved instances; called by New before anything is
 // served. Entries that do not make sense are skipped with a log line,
 // not fatal: one bad line must not cost everybody else their pairing.
@@ -275,7 +237,7 @@ func (s *Server) restore(saved []SavedInstance) {
 			continue
 		}
 		ids[sv.ID] = true
-		in := newInstance(s, sv.GUID, false, sv.Profile)
+		in := newInstance(s.Relay, sv.GUID, false, sv.Profile)
 		in.id = sv.ID
 		in.log = s.cfg.Logger.With("instance", sv.ID)
 		if !sv.Created.IsZero() {
