@@ -2,6 +2,7 @@ package relay
 
 import (
 	"encoding/json"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"testing"
 
@@ -15,7 +16,7 @@ import (
 func TestBlindTabOnPageNeverShared(t *testing.T) {
 	for _, url := range []string{"file:///etc/passwd", "chrome-extension://abcdefghijklmnopabcdefghijklmnop/connect.html", "chrome://version/", "devtools://devtools/bundled/x.html", "data:text/html,hi", "view-source:https://a.example/"} {
 		t.Run(url, func(t *testing.T) {
-			h := newHarness(t, Config{})
+			h := newHarness(t, core.Config{})
 			e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: url, Title: "secret title"}, {ID: 2, URL: "https://b.example/", Title: "B"}}})
 			c := h.client()
 			if got := h.autoAttach(c); len(got) != 1 {
@@ -66,18 +67,18 @@ func TestBlindTabOnPageNeverShared(t *testing.T) {
 // hostsFence fences navigation to "outside.example".
 type hostsFence struct{}
 
-func (hostsFence) Command(string, string, []byte) Decision { return Decision{} }
-func (h hostsFence) MethodURL(p, _, url string, found bool) Decision {
+func (hostsFence) Command(string, string, []byte) core.Decision { return core.Decision{} }
+func (h hostsFence) MethodURL(p, _, url string, found bool) core.Decision {
 	if !found {
-		return Decision{}
+		return core.Decision{}
 	}
 	return h.URL(p, url)
 }
-func (hostsFence) URL(_, url string) Decision {
+func (hostsFence) URL(_, url string) core.Decision {
 	if strings.Contains(url, "outside.example") {
-		return Decision{Verdict: Deny, Rule: "url:host-not-allowed", Message: "Denied by cdprelay policy: host outside.example is not in the allowed hosts"}
+		return core.Decision{Verdict: core.Deny, Rule: "url:host-not-allowed", Message: "Denied by cdprelay policy: host outside.example is not in the allowed hosts"}
 	}
-	return Decision{}
+	return core.Decision{}
 }
 func (hostsFence) FencesNavigation(string) bool { return true }
 func (hostsFence) UploadDirs(string) []string   { return nil }
@@ -86,7 +87,7 @@ func (hostsFence) UploadDirs(string) []string   { return nil }
 // could stop (a page restored from the back/forward cache) is blind: the
 // client keeps its session, sees the origin only, and may navigate back.
 func TestBlindOutsideTheFence(t *testing.T) {
-	h := newHarness(t, Config{Policy: hostsFence{}})
+	h := newHarness(t, core.Config{Policy: hostsFence{}})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -142,7 +143,7 @@ func TestBlindOutsideTheFence(t *testing.T) {
 // withheld: it may have run in the new page.
 func TestReplyAfterGoingBlindIsWithheld(t *testing.T) {
 	hold, arrived := make(chan struct{}), make(chan struct{})
-	h := newHarness(t, Config{Policy: hostsFence{}})
+	h := newHarness(t, core.Config{Policy: hostsFence{}})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Gate: func(method string, args []json.RawMessage) {
 		if method == "chrome.debugger.sendCommand" && len(args) > 2 && string(args[1]) == `"Runtime.evaluate"` && strings.Contains(string(args[2]), "secret") {
 			close(arrived)
@@ -184,7 +185,7 @@ func TestReplyAfterGoingBlindIsWithheld(t *testing.T) {
 // While a person holds a tab it is read-only for automation: reads pass
 // (script with V8's side-effect check forced on), acts are refused.
 func TestTakeOverIsReadOnly(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -256,7 +257,7 @@ func TestTakeOverIsReadOnly(t *testing.T) {
 // On a blind tab the client's own request interception sees nothing, and
 // the page's requests go on as it made them.
 func TestBlindTabRequestsContinue(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "file:///x"}}})
 	c := h.client()
 	h.autoAttach(c)
@@ -297,7 +298,7 @@ func refusal(m cdptest.Message) string {
 // A tab the automation opened is its own to close, except while a person
 // holds it: then it is theirs until they hand it back.
 func TestTakeOverHeldTabNotClosed(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	h.autoAttach(c)

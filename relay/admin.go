@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"net"
 	"net/http"
 	"net/url"
@@ -47,8 +48,8 @@ func httpScheme(r *http.Request) string {
 // adminAllowed decides who may use the admin endpoints. Today that is
 // whoever reaches the relay from this machine; a token check belongs here.
 func (s *Server) adminAllowed(r *http.Request) bool {
-	if s.cfg.AdminAllowed != nil {
-		return s.cfg.AdminAllowed(r)
+	if s.Cfg.AdminAllowed != nil {
+		return s.Cfg.AdminAllowed(r)
 	}
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
@@ -114,22 +115,22 @@ func (s *Server) serveInstances(w http.ResponseWriter, r *http.Request) {
 
 // InstanceInfo is the links of in as the answer to r names them: under
 // the public URL, or the scheme and Host r came with.
-func (s *Server) InstanceInfo(r *http.Request, in *Instance) NewInstanceInfo {
+func (s *Server) InstanceInfo(r *http.Request, in *core.Instance) NewInstanceInfo {
 	httpBase, wsBase := s.bases(r)
-	if s.public.http == "" {
+	if s.public.Http == "" {
 		// The stock extension's connect page takes only 127.0.0.1 or [::1].
 		if h, port, err := net.SplitHostPort(r.Host); err == nil && strings.EqualFold(h, "localhost") {
 			host := net.JoinHostPort("127.0.0.1", port)
 			httpBase, wsBase = httpScheme(r)+host, wsScheme(r)+host
 		}
 	}
-	ext := wsBase + "/extension/" + in.guid
+	ext := wsBase + "/extension/" + in.Guid
 	return NewInstanceInfo{
-		InstanceID:   in.id,
+		InstanceID:   in.Id,
 		Tenant:       in.Tenant(),
 		ExtensionURL: ext,
-		CDPURL:       wsBase + "/devtools/browser/" + in.guid,
-		HTTPURL:      httpBase + "/cdp/" + in.guid,
+		CDPURL:       wsBase + "/devtools/browser/" + in.Guid,
+		HTTPURL:      httpBase + "/cdp/" + in.Guid,
 		ConnectURL:   StockConnectURL(ext, "cdprelay"),
 	}
 }

@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"runtime/debug"
 	"testing"
 	"time"
@@ -33,11 +34,11 @@ const (
 //
 // Before that, one run must count one message of direction dir relayed:
 // a path that drops the message allocates nothing either.
-func zeroAllocs(t *testing.T, in *Instance, dir int, f func()) {
+func zeroAllocs(t *testing.T, in *core.Instance, dir int, f func()) {
 	t.Helper()
-	before := testCounter(t, in.srv.cfg.Metrics.bytes[dir])
+	before := testCounter(t, in.Srv.Cfg.Metrics.Bytes[dir])
 	f()
-	if testCounter(t, in.srv.cfg.Metrics.bytes[dir]) == before {
+	if testCounter(t, in.Srv.Cfg.Metrics.Bytes[dir]) == before {
 		t.Fatal("the message was not relayed")
 	}
 	if raceDetector {
@@ -68,36 +69,36 @@ func zeroAllocs(t *testing.T, in *Instance, dir int, f func()) {
 func TestForwardCommandAllocs(t *testing.T) {
 	in, c, x, stop := benchInstance(t)
 	defer stop()
-	zeroAllocs(t, in, dirCommand, func() {
-		k := &c.cmd
-		if err := wire.DecodeCommand(benchCommand, &k.env); err != nil {
+	zeroAllocs(t, in, core.DirCommand, func() {
+		k := &c.Cmd
+		if err := wire.DecodeCommand(benchCommand, &k.Env); err != nil {
 			t.Fatal(err)
 		}
-		c.handle(k)
-		if k.out.kind != outForwarded {
-			t.Fatalf("the command was not forwarded: outcome %v", k.out.kind)
+		c.Handle(k)
+		if k.Out.Kind != core.OutForwarded {
+			t.Fatalf("the command was not forwarded: outcome %v", k.Out.Kind)
 		}
-		x.forget(x.nextID)
+		x.Forget(x.NextID)
 	})
 }
 
 func TestForwardReplyAllocs(t *testing.T) {
 	in, c, x, stop := benchInstance(t)
 	defer stop()
-	s := in.st.sessions["pw-tab-1"]
+	s := in.St.Sessions["pw-tab-1"]
 	var m wire.ExtMessage
-	zeroAllocs(t, in, dirReply, func() {
-		x.mu.Lock()
-		x.pending[1] = pendingCall{kind: callClient, client: c, clientID: 42, replyTo: s, via: s, tabID: 7, tab: s.tab, m: benchMethod}
-		c.inflight.Add(1)
-		x.mu.Unlock()
+	zeroAllocs(t, in, core.DirReply, func() {
+		x.Mu.Lock()
+		x.Pending[1] = core.PendingCall{Kind: core.CallClient, Client: c, ClientID: 42, ReplyTo: s, Via: s, TabID: 7, Tab: s.Tab, M: benchMethod}
+		c.Inflight.Add(1)
+		x.Mu.Unlock()
 		if err := wire.DecodeExt(benchReply, &m); err != nil {
 			t.Fatal(err)
 		}
-		x.handleReply(&m)
+		x.HandleReply(&m)
 	})
-	if c.inflight.Load() != 0 {
-		t.Fatalf("%d replies not matched to their command", c.inflight.Load())
+	if c.Inflight.Load() != 0 {
+		t.Fatalf("%d replies not matched to their command", c.Inflight.Load())
 	}
 }
 
@@ -105,11 +106,11 @@ func TestForwardEventAllocs(t *testing.T) {
 	in, _, x, stop := benchInstance(t)
 	defer stop()
 	var m wire.ExtMessage
-	zeroAllocs(t, in, dirEvent, func() {
+	zeroAllocs(t, in, core.DirEvent, func() {
 		if err := wire.DecodeExt(benchEvent, &m); err != nil {
 			t.Fatal(err)
 		}
-		in.handleExtEvent(x, &m)
+		in.HandleExtEvent(x, &m)
 	})
 }
 
@@ -117,10 +118,10 @@ func TestForwardEventRedactedAllocs(t *testing.T) {
 	in, _, x, stop := benchInstance(t)
 	defer stop()
 	var m wire.ExtMessage
-	zeroAllocs(t, in, dirEvent, func() {
+	zeroAllocs(t, in, core.DirEvent, func() {
 		if err := wire.DecodeExt(benchExtraInfo, &m); err != nil {
 			t.Fatal(err)
 		}
-		in.handleExtEvent(x, &m)
+		in.HandleExtEvent(x, &m)
 	})
 }

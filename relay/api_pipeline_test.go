@@ -3,6 +3,7 @@ package relay
 import (
 	"context"
 	"errors"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"sync"
 	"testing"
@@ -55,7 +56,7 @@ func (r *apiRecorder) denied(method string) bool {
 // an error it returns is the api's value.
 func TestAPIVocabularyThroughTheRelay(t *testing.T) {
 	rec := &apiRecorder{}
-	h := newHarness(t, Config{Policy: apiDenier{method: "Runtime.evaluate"}, Observer: rec})
+	h := newHarness(t, core.Config{Policy: apiDenier{method: "Runtime.evaluate"}, Observer: rec})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://ok.test/"}}})
 	c := h.client()
 	sess := h.autoAttach(c)[0]

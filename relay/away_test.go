@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"sync"
 	"testing"
@@ -52,7 +53,7 @@ func (p *pageTab) handle(tabID int, sessionID, method string, params json.RawMes
 	case method == "Runtime.evaluate" && strings.Contains(string(params), "hold"):
 		p.entered <- method
 		<-p.held
-		return nil, fakeext.CDPError(-32000, msgDetachedWhile)
+		return nil, fakeext.CDPError(-32000, core.MsgDetachedWhile)
 	case method == "Page.getFrameTree" && tabID == 1:
 		p.mu.Lock()
 		defer p.mu.Unlock()
@@ -83,13 +84,13 @@ func noTargetEnd(t *testing.T, ms []cdptest.Message, session string) {
 }
 
 // tabStatus is tab id's entry in the instance's status.
-func tabStatus(h *harness, id int64) TabStatus {
+func tabStatus(h *harness, id int64) core.TabStatus {
 	for _, ts := range h.srv.Default().Status().Tabs {
 		if ts.TabID == id {
 			return ts
 		}
 	}
-	return TabStatus{}
+	return core.TabStatus{}
 }
 
 // TestBrowserPageKeepsPage: the person takes a shared tab to a page
@@ -109,7 +110,7 @@ func TestBrowserPageKeepsPage(t *testing.T) {
 			t.Parallel()
 			p := newPageTab(t)
 			rec := &auditRecorder{}
-			h := newHarness(t, Config{Observer: rec})
+			h := newHarness(t, core.Config{Observer: rec})
 			e := h.ext(fakeext.Options{Tabs: twoTabs, Handler: p.handle, Features: ourFeatures})
 			c := h.client()
 			h.call(c, "", "Target.setDiscoverTargets", map[string]any{"discover": true})
@@ -174,7 +175,7 @@ func TestBrowserPageKeepsPage(t *testing.T) {
 				t.Errorf("live view status after: %+v", ts)
 			}
 			// The resume lets the waiting commands go before it records itself.
-			h.waitFor("the audit record of the resume", func() bool { return rec.find(KindAttach, "resumed the automation's sessions") })
+			h.waitFor("the audit record of the resume", func() bool { return rec.find(core.KindAttach, "resumed the automation's sessions") })
 		})
 	}
 }
@@ -186,7 +187,7 @@ func TestBrowserPageKeepsPage(t *testing.T) {
 func TestComeBackToAnotherPage(t *testing.T) {
 	t.Parallel()
 	p := newPageTab(t)
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Handler: p.handle, Features: ourFeatures})
 	c := h.client()
 	h.autoAttach(c)
@@ -229,7 +230,7 @@ func TestComeBackToAnotherPage(t *testing.T) {
 // the session ends, told why; the live view says why.
 func TestAwayTabNotBackInTime(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{SuspendTimeout: 300 * time.Millisecond})
+	h := newHarness(t, core.Config{SuspendTimeout: 300 * time.Millisecond})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Features: ourFeatures})
 	c := h.client()
 	h.autoAttach(c)
@@ -258,7 +259,7 @@ func TestAwayTabNotBackInTime(t *testing.T) {
 // gone session's answer.
 func TestAwayTabClosesAtOnce(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Features: ourFeatures})
 	c := h.client()
 	h.call(c, "", "Target.setDiscoverTargets", map[string]any{"discover": true})
@@ -272,7 +273,7 @@ func TestAwayTabClosesAtOnce(t *testing.T) {
 	h.waitForMessage(c, from, fmt.Sprintf(`{"method":"Target.targetDestroyed","params":{"targetId":%q}}`, tid(1)))
 	h.waitForMessage(c, from, detachedEvent("pw-tab-1", 1))
 	m, _ := h.reply(c, waiting)
-	if m.Error == nil || m.Error.Code != codeNoSession {
+	if m.Error == nil || m.Error.Code != core.CodeNoSession {
 		t.Errorf("the waiting command: %s", m.Raw)
 	}
 	if d := time.Since(start); d > 5*time.Second {
@@ -287,7 +288,7 @@ func TestAwayTabClosesAtOnce(t *testing.T) {
 // detached tab again, so nothing waits for it: the session ends at once.
 func TestStockExtensionDoesNotWait(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Stock: true})
 	c := h.client()
 	h.autoAttach(c)
@@ -309,7 +310,7 @@ func shortCtx(t *testing.T, d time.Duration) context.Context {
 // wait to show.
 func TestAwayWaitOff(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{SuspendTimeout: -1})
+	h := newHarness(t, core.Config{SuspendTimeout: -1})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Features: ourFeatures})
 	c := h.client()
 	h.autoAttach(c)

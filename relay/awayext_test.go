@@ -3,6 +3,7 @@ package relay
 import (
 	"context"
 	"fmt"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"testing"
 	"time"
@@ -27,7 +28,7 @@ func TestExtensionAwayKeepsClient(t *testing.T) {
 	t.Parallel()
 	p := newPageTab(t)
 	rec := &auditRecorder{}
-	h := newHarness(t, Config{ExtensionGrace: 50 * time.Millisecond, Observer: rec})
+	h := newHarness(t, core.Config{ExtensionGrace: 50 * time.Millisecond, Observer: rec})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Handler: p.handle, Features: wakeFeatures})
 	c := h.client()
 	h.call(c, "", "Target.setDiscoverTargets", map[string]any{"discover": true})
@@ -95,7 +96,7 @@ func TestExtensionAwayKeepsClient(t *testing.T) {
 // the reason.
 func TestExtensionAwayNotBackInTime(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{SuspendTimeout: 300 * time.Millisecond, ExtensionGrace: 50 * time.Millisecond})
+	h := newHarness(t, core.Config{SuspendTimeout: 300 * time.Millisecond, ExtensionGrace: 50 * time.Millisecond})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Features: wakeFeatures})
 	c := h.client()
 	h.autoAttach(c)
@@ -136,7 +137,7 @@ func TestExtensionGoneClosesClient(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, Config{ExtensionGrace: 100 * time.Millisecond})
+			h := newHarness(t, core.Config{ExtensionGrace: 100 * time.Millisecond})
 			tt.opts.Tabs = twoTabs
 			e := h.ext(tt.opts)
 			c := h.client()
@@ -160,7 +161,7 @@ func TestExtensionGoneClosesClient(t *testing.T) {
 // is resumed.
 func TestTabClosedWhileExtensionAway(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Features: wakeFeatures})
 	c := h.client()
 	h.call(c, "", "Target.setDiscoverTargets", map[string]any{"discover": true})
@@ -172,7 +173,7 @@ func TestTabClosedWhileExtensionAway(t *testing.T) {
 	h.ext(fakeext.Options{Tabs: twoTabs[1:], Features: wakeFeatures})
 	h.waitForMessage(c, from, fmt.Sprintf(`{"method":"Target.targetDestroyed","params":{"targetId":%q}}`, tid(1)))
 	m, _ := h.reply(c, waiting)
-	if m.Error == nil || m.Error.Code != codeNoSession {
+	if m.Error == nil || m.Error.Code != core.CodeNoSession {
 		t.Errorf("the command for the closed tab: %s", m.Raw)
 	}
 	h.call(c, "pw-tab-2", "Runtime.evaluate", map[string]any{"expression": "1"})
@@ -186,7 +187,7 @@ func TestTabClosedWhileExtensionAway(t *testing.T) {
 // sessions are resumed on the new connection.
 func TestExtensionReplacedKeepsSessions(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	h.ext(fakeext.Options{Tabs: twoTabs, Features: wakeFeatures})
 	c := h.client()
 	h.autoAttach(c)
@@ -205,12 +206,12 @@ func TestExtensionReplacedKeepsSessions(t *testing.T) {
 func TestHandleLivesThroughExtensionRestart(t *testing.T) {
 	t.Parallel()
 	p := newPageTab(t)
-	h := newHarness(t, Config{ExtensionGrace: 50 * time.Millisecond})
+	h := newHarness(t, core.Config{ExtensionGrace: 50 * time.Millisecond})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Handler: p.handle, Features: wakeFeatures})
 	c := h.client()
 	h.autoAttach(c)
 	events := make(chan string, 16)
-	hd, err := h.srv.Default().OpenTab(context.Background(), 1, func(ev TabEvent) {
+	hd, err := h.srv.Default().OpenTab(context.Background(), 1, func(ev core.TabEvent) {
 		if strings.HasPrefix(ev.Method, "cdprelay.") {
 			events <- ev.Method
 		}
@@ -230,7 +231,7 @@ func TestHandleLivesThroughExtensionRestart(t *testing.T) {
 	for attached := false; !attached; {
 		select {
 		case m := <-events:
-			attached = m == EventAttached
+			attached = m == core.EventAttached
 		case <-deadline:
 			t.Fatal("the handle did not hear the tab attached again")
 		}

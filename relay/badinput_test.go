@@ -2,6 +2,7 @@ package relay
 
 import (
 	"fmt"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"testing"
 
@@ -13,7 +14,7 @@ import (
 
 func TestClientBadFrames(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs})
 	c := h.client()
 	h.autoAttach(c)
@@ -78,7 +79,7 @@ func TestClientBadFrames(t *testing.T) {
 func TestClientMessageTooBig(t *testing.T) {
 	t.Parallel()
 	rec := &recorder{}
-	h := newHarness(t, Config{MaxMessageBytes: 1 << 16})
+	h := newHarness(t, core.Config{MaxMessageBytes: 1 << 16})
 	h.ext(fakeext.Options{Tabs: twoTabs, Handler: rec.handle})
 	c := h.client()
 	h.autoAttach(c)
@@ -114,7 +115,7 @@ func TestClientMessageTooBig(t *testing.T) {
 
 func TestExtensionGarbageIsIgnored(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs})
 	c := h.client()
 	h.autoAttach(c)

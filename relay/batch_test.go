@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"sync"
 	"testing"
@@ -22,7 +23,7 @@ func TestBatchesNegotiated(t *testing.T) {
 	for _, x := range extensions {
 		t.Run(x.name, func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, Config{})
+			h := newHarness(t, core.Config{})
 			e := h.ext(x.with(fakeext.Options{Tabs: twoTabs[:1]}))
 			c := h.client()
 			s := h.autoAttach(c)[0]
@@ -36,7 +37,7 @@ func TestBatchesNegotiated(t *testing.T) {
 			}
 			accepted := 0
 			for _, cmd := range e.Commands() {
-				if cmd.Method == methodAcceptBatches {
+				if cmd.Method == core.MethodAcceptBatches {
 					accepted++
 				}
 			}
@@ -64,7 +65,7 @@ func TestBatchFromExtension(t *testing.T) {
 	for _, batches := range []bool{true, false} {
 		t.Run(fmt.Sprintf("batches=%v", batches), func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, Config{})
+			h := newHarness(t, core.Config{})
 			release := make(chan struct{})
 			var once sync.Once
 			t.Cleanup(func() { once.Do(func() { close(release) }) })
@@ -152,7 +153,7 @@ func TestBatchFromExtension(t *testing.T) {
 // both ways; every reply reaches its command.
 func TestBatchesUnderLoad(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Batches: true})
 	c := h.client()
 	s := h.autoAttach(c)[0]

@@ -3,6 +3,7 @@ package relay
 import (
 	"context"
 	"fmt"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -39,8 +40,8 @@ func reportPerCore(b *testing.B, msgs int, cpu time.Duration) {
 // this is the relay's own work without the sockets.
 func BenchmarkForwardParallel(b *testing.B) {
 	type rig struct {
-		c    *clientConn
-		x    *extConn
+		c    *core.ClientConn
+		x    *core.ExtConn
 		stop func()
 	}
 	rigs := make([]rig, runtime.GOMAXPROCS(0))
@@ -61,25 +62,25 @@ func BenchmarkForwardParallel(b *testing.B) {
 		r := rigs[(next.Add(1)-1)%int64(len(rigs))]
 		var m wire.ExtMessage
 		for pb.Next() {
-			k := &r.c.cmd
-			if err := wire.DecodeCommand(benchCommand, &k.env); err != nil {
+			k := &r.c.Cmd
+			if err := wire.DecodeCommand(benchCommand, &k.Env); err != nil {
 				panic(err)
 			}
-			r.c.handle(k)
-			r.x.mu.Lock()
-			id := r.x.nextID
-			r.x.mu.Unlock()
+			r.c.Handle(k)
+			r.x.Mu.Lock()
+			id := r.x.NextID
+			r.x.Mu.Unlock()
 			if err := wire.DecodeExt(benchReply, &m); err != nil {
 				panic(err)
 			}
 			m.ID = id
-			r.x.handleReply(&m)
+			r.x.HandleReply(&m)
 		}
 	})
 	cpu := processCPU() - cpu0
 	b.StopTimer()
 	for _, r := range rigs {
-		if r.c.p.Closed() {
+		if r.c.P.Closed() {
 			b.Fatal("the client was closed: its drain fell behind")
 		}
 	}
@@ -127,7 +128,7 @@ func BenchmarkLoopback(b *testing.B) {
 // returns a client whose tab session pw-tab-1 is attached.
 func loopbackRelay(b *testing.B) (*websocket.Conn, func()) {
 	// The rate limit would answer most of these commands itself.
-	srv, err := New(Config{CommandsPerSecond: -1})
+	srv, err := New(core.Config{CommandsPerSecond: -1})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package relay
 
 import (
 	"context"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"sync"
 	"testing"
 	"time"
@@ -13,11 +14,11 @@ import (
 // benchInstance is an instance with an extension and a client whose
 // sockets are replaced by drained queues: what remains is the relay's own
 // work per message.
-func benchInstance(b testing.TB) (*Instance, *clientConn, *extConn, func()) {
-	return benchInstanceWith(b, Config{})
+func benchInstance(b testing.TB) (*core.Instance, *core.ClientConn, *core.ExtConn, func()) {
+	return benchInstanceWith(b, core.Config{})
 }
 
-func benchInstanceWith(b testing.TB, cfg Config) (*Instance, *clientConn, *extConn, func()) {
+func benchInstanceWith(b testing.TB, cfg core.Config) (*core.Instance, *core.ClientConn, *core.ExtConn, func()) {
 	// The extension here never answers: the relay's own calls give up soon.
 	cfg.CallTimeout = 50 * time.Millisecond
 	srv, err := New(cfg)
@@ -25,23 +26,23 @@ func benchInstanceWith(b testing.TB, cfg Config) (*Instance, *clientConn, *extCo
 		b.Fatal(err)
 	}
 	in := srv.Default()
-	x := &extConn{inst: in, p: link.NewPeer(nil, extQueue, 0), log: in.log, pending: map[int64]pendingCall{}, ready: make(chan struct{})}
-	close(x.ready)
+	x := &core.ExtConn{Inst: in, P: link.NewPeer(nil, core.ExtQueue, 0), Log: in.Log, Pending: map[int64]core.PendingCall{}, Ready: make(chan struct{})}
+	close(x.Ready)
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &clientConn{inst: in, p: link.NewPeer(nil, 1<<16, 0), log: in.log, ctx: ctx, cancel: cancel}
-	c.extp.Store(x)
-	st := in.lock()
-	st.ext, st.client = x, c
-	t := &tab{id: 7, targetID: "T7", state: tabAttached}
-	st.tabs[t.id] = t
-	st.nextSession++
-	s := newSession("pw-tab-1", t, false)
-	t.session = s
-	st.sessions[s.id] = s
-	in.unlock()
+	c := &core.ClientConn{Inst: in, P: link.NewPeer(nil, 1<<16, 0), Log: in.Log, Ctx: ctx, Cancel: cancel}
+	c.Extp.Store(x)
+	st := in.Lock()
+	st.Ext, st.Client = x, c
+	t := &core.Tab{Id: 7, TargetID: "T7", State: core.TabAttached}
+	st.Tabs[t.Id] = t
+	st.NextSession++
+	s := core.NewSession("pw-tab-1", t, false)
+	t.Session = s
+	st.Sessions[s.Id] = s
+	in.Unlock()
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	for _, p := range []*link.Peer{x.p, c.p} {
+	for _, p := range []*link.Peer{x.P, c.P} {
 		wg.Add(1)
 		go func(p *link.Peer) {
 			defer wg.Done()
@@ -59,7 +60,7 @@ func benchInstanceWith(b testing.TB, cfg Config) (*Instance, *clientConn, *extCo
 }
 
 var (
-	benchMethod  = lookupMethod([]byte("Runtime.evaluate"))
+	benchMethod  = core.LookupMethod([]byte("Runtime.evaluate"))
 	benchCommand = []byte(`{"id":42,"method":"Runtime.evaluate","sessionId":"pw-tab-1","params":{"expression":"1","returnByValue":true}}`)
 	benchReply   = []byte(`{"id":1,"result":{"result":{"type":"number","value":1,"description":"1"}}}`)
 	benchEvent   = []byte(`{"method":"chrome.debugger.onEvent","params":[{"tabId":7},"Runtime.consoleAPICalled",{"type":"log","args":[{"type":"string","value":"hello"}],"executionContextId":1,"timestamp":1764400000000.5}]}`)
@@ -73,35 +74,35 @@ func BenchmarkForwardCommand(b *testing.B) {
 	b.SetBytes(int64(len(benchCommand)))
 	b.ReportAllocs()
 	for b.Loop() {
-		k := &c.cmd
-		if err := wire.DecodeCommand(benchCommand, &k.env); err != nil {
+		k := &c.Cmd
+		if err := wire.DecodeCommand(benchCommand, &k.Env); err != nil {
 			b.Fatal(err)
 		}
-		c.handle(k)
+		c.Handle(k)
 		// The reply never comes: keep the pending map from growing.
-		x.forget(x.nextID)
+		x.Forget(x.NextID)
 	}
 }
 
 // BenchmarkForwardCommandTiers: the same with a policy that has tiers, on
 // a tab of a full site: what the tiers cost a command there.
 func BenchmarkForwardCommandTiers(b *testing.B) {
-	in, c, x, stop := benchInstanceWith(b, Config{Policy: tierPolicy{"ro.example": "read-only", "blind.example": "blind"}})
+	in, c, x, stop := benchInstanceWith(b, core.Config{Policy: tierPolicy{"ro.example": "read-only", "blind.example": "blind"}})
 	defer stop()
-	st := in.lock()
-	t := st.tabs[7]
-	t.url, t.docURL = "https://a.example/", "https://a.example/"
-	st.updateAccess(t)
-	in.unlock()
+	st := in.Lock()
+	t := st.Tabs[7]
+	t.Url, t.DocURL = "https://a.example/", "https://a.example/"
+	st.UpdateAccess(t)
+	in.Unlock()
 	b.SetBytes(int64(len(benchCommand)))
 	b.ReportAllocs()
 	for b.Loop() {
-		k := &c.cmd
-		if err := wire.DecodeCommand(benchCommand, &k.env); err != nil {
+		k := &c.Cmd
+		if err := wire.DecodeCommand(benchCommand, &k.Env); err != nil {
 			b.Fatal(err)
 		}
-		c.handle(k)
-		x.forget(x.nextID)
+		c.Handle(k)
+		x.Forget(x.NextID)
 	}
 }
 
@@ -110,19 +111,19 @@ func BenchmarkForwardCommandTiers(b *testing.B) {
 func BenchmarkForwardReply(b *testing.B) {
 	_, c, x, stop := benchInstance(b)
 	defer stop()
-	s := c.inst.st.sessions["pw-tab-1"]
+	s := c.Inst.St.Sessions["pw-tab-1"]
 	var m wire.ExtMessage
 	b.SetBytes(int64(len(benchReply)))
 	b.ReportAllocs()
 	for b.Loop() {
-		x.mu.Lock()
-		x.pending[1] = pendingCall{kind: callClient, client: c, clientID: 42, replyTo: s, via: s, tabID: 7, tab: s.tab, m: benchMethod}
-		c.inflight.Add(1)
-		x.mu.Unlock()
+		x.Mu.Lock()
+		x.Pending[1] = core.PendingCall{Kind: core.CallClient, Client: c, ClientID: 42, ReplyTo: s, Via: s, TabID: 7, Tab: s.Tab, M: benchMethod}
+		c.Inflight.Add(1)
+		x.Mu.Unlock()
 		if err := wire.DecodeExt(benchReply, &m); err != nil {
 			b.Fatal(err)
 		}
-		x.handleReply(&m)
+		x.HandleReply(&m)
 	}
 }
 
@@ -138,7 +139,7 @@ func BenchmarkForwardEvent(b *testing.B) {
 		if err := wire.DecodeExt(benchEvent, &m); err != nil {
 			b.Fatal(err)
 		}
-		in.handleExtEvent(x, &m)
+		in.HandleExtEvent(x, &m)
 	}
 }
 
@@ -156,6 +157,6 @@ func BenchmarkForwardEventRedacted(b *testing.B) {
 		if err := wire.DecodeExt(benchExtraInfo, &m); err != nil {
 			b.Fatal(err)
 		}
-		in.handleExtEvent(x, &m)
+		in.HandleExtEvent(x, &m)
 	}
 }

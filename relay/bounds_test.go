@@ -3,6 +3,7 @@ package relay
 import (
 	"context"
 	"fmt"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"testing"
 	"time"
@@ -26,7 +27,7 @@ func waitLong(t *testing.T, what string, cond func() bool) {
 }
 
 func limitedCount(h *harness, limit string) float64 {
-	return testutil.ToFloat64(h.srv.cfg.Metrics.limited[limit])
+	return testutil.ToFloat64(h.srv.Cfg.Metrics.Limited[limit])
 }
 
 // TestTooManyTabs: a fake extension that offers more tabs than the bound,
@@ -36,7 +37,7 @@ func limitedCount(h *harness, limit string) float64 {
 // keeps.
 func TestTooManyTabs(t *testing.T) {
 	rec := &auditRecorder{}
-	h := newHarness(t, Config{MaxTabs: 5, Observer: rec})
+	h := newHarness(t, core.Config{MaxTabs: 5, Observer: rec})
 	var tabs []fakeext.Tab
 	for i := 1; i <= 8; i++ {
 		tabs = append(tabs, fakeext.Tab{ID: i, URL: fmt.Sprintf("https://t%d.example/", i)})
@@ -45,11 +46,11 @@ func TestTooManyTabs(t *testing.T) {
 	for i := 9; i <= 20; i++ {
 		e.OpenTab(fakeext.Tab{ID: i, URL: fmt.Sprintf("https://t%d.example/", i)})
 	}
-	h.waitFor("the offers past the bound counted", func() bool { return limitedCount(h, limitTabs) >= 15 })
+	h.waitFor("the offers past the bound counted", func() bool { return limitedCount(h, core.LimitTabs) >= 15 })
 	if n := len(h.srv.Default().Status().Tabs); n != 5 {
 		t.Fatalf("the instance keeps %d tabs, want 5", n)
 	}
-	if !rec.find(KindDenied, "not shared: the instance keeps 5 tabs") {
+	if !rec.find(core.KindDenied, "not shared: the instance keeps 5 tabs") {
 		t.Error("no audit record of a tab not shared")
 	}
 	c := h.client()
@@ -70,13 +71,13 @@ func TestTooManyTabs(t *testing.T) {
 // TestTooManyTabsDefault: the default bound, against an extension that
 // offers far more tabs than a person has.
 func TestTooManyTabsDefault(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	var tabs []fakeext.Tab
 	for i := 1; i <= 1500; i++ {
 		tabs = append(tabs, fakeext.Tab{ID: i, URL: fmt.Sprintf("https://t%d.example/", i)})
 	}
 	h.ext(fakeext.Options{Tabs: tabs})
-	h.waitFor("the offers past the bound counted", func() bool { return limitedCount(h, limitTabs) >= 500 })
+	h.waitFor("the offers past the bound counted", func() bool { return limitedCount(h, core.LimitTabs) >= 500 })
 	if n := len(h.srv.Default().Status().Tabs); n != 1000 {
 		t.Fatalf("the instance keeps %d tabs, want the default 1000", n)
 	}
@@ -87,11 +88,11 @@ func TestTooManyTabsDefault(t *testing.T) {
 // to the client; the relay counts them and audits the first.
 func TestTooManyChildSessions(t *testing.T) {
 	rec := &auditRecorder{}
-	h := newHarness(t, Config{Observer: rec})
+	h := newHarness(t, core.Config{Observer: rec})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
-	total := maxSessions + maxChildSessions + 10
+	total := core.MaxSessions + core.MaxChildSessions + 10
 	for i := 0; i < total; i++ {
 		e.Event(1, "", "Target.attachedToTarget", map[string]any{
 			"sessionId":          fmt.Sprintf("child-%d", i),
@@ -101,7 +102,7 @@ func TestTooManyChildSessions(t *testing.T) {
 	}
 	// The client's own session and the children fill the table.
 	waitLong(t, "the children past the bound counted", func() bool {
-		return limitedCount(h, limitChildSessions) >= float64(total+1-maxSessions-maxChildSessions)
+		return limitedCount(h, core.LimitChildSessions) >= float64(total+1-core.MaxSessions-core.MaxChildSessions)
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -119,10 +120,10 @@ func TestTooManyChildSessions(t *testing.T) {
 			detached++
 		}
 	}
-	if announced > maxSessions+maxChildSessions || announced+detached < total {
+	if announced > core.MaxSessions+core.MaxChildSessions || announced+detached < total {
 		t.Errorf("%d children announced, %d detached, of %d", announced, detached, total)
 	}
-	if !rec.find(KindDenied, "a frame or worker was detached") {
+	if !rec.find(core.KindDenied, "a frame or worker was detached") {
 		t.Error("no audit record of a child detached")
 	}
 }
@@ -132,19 +133,19 @@ func TestTooManyChildSessions(t *testing.T) {
 // (blind) until its next document, and what it keeps of them stays
 // bounded.
 func TestTooManyFrames(t *testing.T) {
-	h := newHarness(t, Config{Policy: tiers})
+	h := newHarness(t, core.Config{Policy: tiers})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
-	for i := 0; i < maxPendingFrames+100; i++ {
+	for i := 0; i < core.MaxPendingFrames+100; i++ {
 		e.Event(1, "", "Page.frameNavigated", map[string]any{"frame": map[string]any{"id": fmt.Sprintf("sub%d", i), "parentId": tid(1), "loaderId": "L", "url": "https://a.example/f", "securityOrigin": "https://a.example", "mimeType": "text/html"}})
 	}
-	waitLong(t, "the frames past the bound counted", func() bool { return limitedCount(h, limitFrames) >= 100 })
+	waitLong(t, "the frames past the bound counted", func() bool { return limitedCount(h, core.LimitFrames) >= 100 })
 	in := h.srv.Default()
-	st := in.lock()
-	n := len(st.tabs[1].frames)
-	in.unlock()
-	if n > maxPendingFrames+1 {
+	st := in.Lock()
+	n := len(st.Tabs[1].Frames)
+	in.Unlock()
+	if n > core.MaxPendingFrames+1 {
 		t.Errorf("the tab keeps %d frames", n)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -159,7 +160,7 @@ func TestTooManyFrames(t *testing.T) {
 // changes: a tab whose sub-frame is on a site the new policy hides goes
 // blind, though no event of the page came since.
 func TestFramesDecidedAgainOnPolicyChange(t *testing.T) {
-	h := newHarness(t, Config{Policy: tierPolicy{"ro.example": "read-only"}})
+	h := newHarness(t, core.Config{Policy: tierPolicy{"ro.example": "read-only"}})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	h.autoAttach(c)
@@ -167,9 +168,9 @@ func TestFramesDecidedAgainOnPolicyChange(t *testing.T) {
 	in := h.srv.Default()
 	access := func() string { return in.Status().Tabs[0].Access }
 	h.waitFor("the frame noted", func() bool {
-		st := in.lock()
-		defer in.unlock()
-		return st.tabs[1].frames["sub"].url != ""
+		st := in.Lock()
+		defer in.Unlock()
+		return st.Tabs[1].Frames["sub"].Url != ""
 	})
 	if got := access(); got != "full" {
 		t.Fatalf("before the policy changed: %s", got)
@@ -186,7 +187,7 @@ func TestFramesDecidedAgainOnPolicyChange(t *testing.T) {
 
 // A frame in a process of its own (a child session) is decided again too.
 func TestChildDecidedAgainOnPolicyChange(t *testing.T) {
-	h := newHarness(t, Config{Policy: tierPolicy{"ro.example": "read-only"}})
+	h := newHarness(t, core.Config{Policy: tierPolicy{"ro.example": "read-only"}})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -196,10 +197,10 @@ func TestChildDecidedAgainOnPolicyChange(t *testing.T) {
 	h.event(c, from, "Target.attachedToTarget")
 	in := h.srv.Default()
 	childAccess := func() string {
-		st := in.lock()
-		defer in.unlock()
-		if s := st.sessions["CHILD"]; s != nil {
-			return s.acc.Level.String()
+		st := in.Lock()
+		defer in.Unlock()
+		if s := st.Sessions["CHILD"]; s != nil {
+			return s.Acc.Level.String()
 		}
 		return "no child"
 	}

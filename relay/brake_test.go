@@ -2,6 +2,7 @@ package relay
 
 import (
 	"encoding/json"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"slices"
 	"strconv"
 	"strings"
@@ -187,7 +188,7 @@ func effectiveTimeout(t *testing.T, params string) float64 {
 func TestEvaluateBounded(t *testing.T) {
 	t.Parallel()
 	rec := &recorder{}
-	h := newHarness(t, Config{ScriptTimeout: 7 * time.Second})
+	h := newHarness(t, core.Config{ScriptTimeout: 7 * time.Second})
 	h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: rec.handle})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -243,7 +244,7 @@ func TestAppendTimeout(t *testing.T) {
 		{`[1]`, `[1]`},
 		{`"x"`, `"x"`},
 	} {
-		if got := string(appendTimeout(nil, []byte(tc.in), 3*time.Second)); got != tc.want {
+		if got := string(core.AppendTimeout(nil, []byte(tc.in), 3*time.Second)); got != tc.want {
 			t.Errorf("appendTimeout(%s) = %s, want %s", tc.in, got, tc.want)
 		}
 	}
@@ -261,7 +262,7 @@ func FuzzAppendTimeout(f *testing.F) {
 		if json.Unmarshal([]byte(in), &before) != nil || before == nil {
 			return
 		}
-		out := appendTimeout(nil, []byte(in), 3*time.Second)
+		out := core.AppendTimeout(nil, []byte(in), 3*time.Second)
 		var after map[string]any
 		if err := json.Unmarshal(out, &after); err != nil {
 			t.Fatalf("appendTimeout(%s) = %s: %v", in, out, err)
@@ -286,7 +287,7 @@ func TestBoundEndsScriptThatNeverEnds(t *testing.T) {
 	t.Parallel()
 	rec := &auditRecorder{}
 	bound := 200 * time.Millisecond
-	h := newHarness(t, Config{ScriptTimeout: bound, Observer: rec})
+	h := newHarness(t, core.Config{ScriptTimeout: bound, Observer: rec})
 	page := newBusyPage()
 	release := make(chan struct{})
 	defer close(release)
@@ -303,7 +304,7 @@ func TestBoundEndsScriptThatNeverEnds(t *testing.T) {
 	sess := h.autoAttach(c)
 	waiting := h.send(c, sess[1], "Runtime.callFunctionOn", map[string]any{"functionDeclaration": "async function awaitForever(){}", "executionContextId": 1, "awaitPromise": true})
 	m := h.callMsg(c, sess[0], "Runtime.callFunctionOn", map[string]any{"functionDeclaration": "function(){ while(true){} }", "executionContextId": 1})
-	if m.Error == nil || m.Error.Message != msgScriptEnded(bound) {
+	if m.Error == nil || m.Error.Message != core.MsgScriptEnded(bound) {
 		t.Fatalf("the script that never ends: %s", m.Raw)
 	}
 	h.waitFor("the page is free", func() bool { return !page.isBusy("") })
@@ -311,7 +312,7 @@ func TestBoundEndsScriptThatNeverEnds(t *testing.T) {
 		t.Fatalf("the brake: %v", page.received("Debugger."))
 	}
 	h.waitFor("the audit record", func() bool {
-		return rec.find(KindScriptEnded, "ended a script that kept the page busy past 200ms; 1 commands")
+		return rec.find(core.KindScriptEnded, "ended a script that kept the page busy past 200ms; 1 commands")
 	})
 	for _, msg := range c.Messages() {
 		if msg.ID != nil && *msg.ID == waiting {
@@ -330,7 +331,7 @@ func TestBoundEndsScriptThatNeverEnds(t *testing.T) {
 // the brake's pause from landing) becomes setBreakpointsActive.
 func TestTheRelaysDebugger(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -404,7 +405,7 @@ func TestTheRelaysDebugger(t *testing.T) {
 // (script where the debugger takes no pause) is refused.
 func TestStopRules(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -453,7 +454,7 @@ func TestStopRules(t *testing.T) {
 func TestStopUndoesWhatTheAutomationSet(t *testing.T) {
 	t.Parallel()
 	rec := &auditRecorder{}
-	h := newHarness(t, Config{Observer: rec})
+	h := newHarness(t, core.Config{Observer: rec})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -469,9 +470,9 @@ func TestStopUndoesWhatTheAutomationSet(t *testing.T) {
 	if err := in.Stop("viewer-1"); err != nil {
 		t.Fatal(err)
 	}
-	h.waitFor("the record of what the Stop undid", func() bool { return rec.find(KindStop, "the Stop by viewer-1 undid, on 1 tabs") })
+	h.waitFor("the record of what the Stop undid", func() bool { return rec.find(core.KindStop, "the Stop by viewer-1 undid, on 1 tabs") })
 	for _, want := range []string{"Page.addScriptToEvaluateOnNewDocument", "Runtime.addBinding", "Emulation.setDeviceMetricsOverride", "Emulation.setPageScaleFactor"} {
-		if !rec.find(KindStop, want) {
+		if !rec.find(core.KindStop, want) {
 			t.Errorf("the record does not say %s: %+v", want, rec.ev)
 		}
 	}
@@ -540,7 +541,7 @@ func TestBrakeLeavesOthersPauses(t *testing.T) {
 		}
 		return fakeext.DefaultHandler(tab, sid, method, params)
 	}
-	h := newHarness(t, Config{ScriptTimeout: 100 * time.Millisecond})
+	h := newHarness(t, core.Config{ScriptTimeout: 100 * time.Millisecond})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: handler})
 	c := h.client()
 	sess := h.autoAttach(c)[0]

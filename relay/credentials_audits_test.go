@@ -2,6 +2,7 @@ package relay
 
 import (
 	"encoding/json"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"testing"
 
@@ -15,7 +16,7 @@ import (
 // them reach no client; the names and attributes that make the issue
 // worth reading do, and other issues come as Chrome sent them.
 func TestCredentialsAuditsIssues(t *testing.T) {
-	h := newHarness(t, Config{RedactHeaders: []string{"X-Api-Key"}})
+	h := newHarness(t, core.Config{RedactHeaders: []string{"X-Api-Key"}})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	h.autoAttach(c)

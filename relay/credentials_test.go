@@ -2,6 +2,7 @@ package relay
 
 import (
 	"encoding/json"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"testing"
 
@@ -14,7 +15,7 @@ import (
 // credentials; the markers it is shown go back as the real values for
 // the request they came from, and nowhere else.
 func TestCredentialsRedacted(t *testing.T) {
-	h := newHarness(t, Config{RedactHeaders: []string{"X-Api-Key"}})
+	h := newHarness(t, core.Config{RedactHeaders: []string{"X-Api-Key"}})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: func(tabID int, sid, method string, p json.RawMessage) (any, error) {
 		if method == "Network.loadNetworkResource" {
 			return map[string]any{"resource": map[string]any{"success": true, "headers": map[string]string{"Set-Cookie": "sid=fromload", "Content-Type": "text/plain"}}}, nil
@@ -117,7 +118,7 @@ func staticSecrets(t *testing.T) *secrets.Store {
 // carries it.
 func TestSecretsTypedByReference(t *testing.T) {
 	page := newFakePage(1, "https://a.example")
-	h := newHarness(t, Config{Secrets: staticSecrets(t)})
+	h := newHarness(t, core.Config{Secrets: staticSecrets(t)})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: page.handle})
 	page.e.Store(e)
 	c := h.client()
@@ -223,7 +224,7 @@ func TestSecretsTypedByReference(t *testing.T) {
 // response, a Set-Cookie the client makes up and the response's own
 // Set-Cookie in a response the client makes are refused.
 func TestCredentialsContinueResponse(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -345,7 +346,7 @@ func TestCredentialsContinueResponse(t *testing.T) {
 
 // A reload's redact_headers are in force for the next message.
 func TestRedactHeadersReload(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	h.autoAttach(c)

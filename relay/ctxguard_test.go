@@ -3,6 +3,7 @@ package relay
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"testing"
 
@@ -49,7 +50,7 @@ func contextCreated(e *fakeext.Ext, tab int, sid string, id int64, frame, typ, n
 // page's own world stays the client's.
 func TestRelayWorldOutOfReach(t *testing.T) {
 	page := newFakePage(1, "https://a.example")
-	h := newHarness(t, Config{Secrets: staticSecrets(t)})
+	h := newHarness(t, core.Config{Secrets: staticSecrets(t)})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: page.handle})
 	page.e.Store(e)
 	c := h.client()
@@ -68,7 +69,7 @@ func TestRelayWorldOutOfReach(t *testing.T) {
 	from := len(c.Messages())
 	h.call(c, sess, "Runtime.enable", nil)
 	for _, m := range c.Messages()[from:] {
-		if strings.Contains(string(m.Raw), relayWorldPrefix) || strings.Contains(string(m.Raw), fmt.Sprintf(`"id":%d,`, relay)) {
+		if strings.Contains(string(m.Raw), core.RelayWorldPrefix) || strings.Contains(string(m.Raw), fmt.Sprintf(`"id":%d,`, relay)) {
 			t.Fatalf("the client heard of the relay's world: %s", m.Raw)
 		}
 	}
@@ -171,7 +172,7 @@ func TestRelayWorldOutOfReach(t *testing.T) {
 func TestContextsJudgedNow(t *testing.T) {
 	for _, cleared := range []bool{true, false} {
 		t.Run(fmt.Sprintf("cleared=%v", cleared), func(t *testing.T) {
-			h := newHarness(t, Config{Policy: tiers})
+			h := newHarness(t, core.Config{Policy: tiers})
 			e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 			c := h.client()
 			sess := h.autoAttach(c)[0]
@@ -276,7 +277,7 @@ func TestContextsJudgedNow(t *testing.T) {
 // is off the client hears no Runtime event but a binding's call. A child
 // session is the same.
 func TestRuntimeHeld(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -336,23 +337,23 @@ func TestRuntimeHeld(t *testing.T) {
 // object of the page's own world) on a tab of a full site under tiers:
 // what placing the context costs.
 func BenchmarkForwardCommandContext(b *testing.B) {
-	in, c, x, stop := benchInstanceWith(b, Config{Policy: tierPolicy{"ro.example": "read-only"}})
+	in, c, x, stop := benchInstanceWith(b, core.Config{Policy: tierPolicy{"ro.example": "read-only"}})
 	defer stop()
-	st := in.lock()
-	t := st.tabs[7]
-	t.url, t.docURL = "https://a.example/", "https://a.example/"
-	st.updateAccess(t)
-	st.contextEvent(t, "", []byte("Runtime.executionContextCreated"), []byte(`{"context":{"id":7,"origin":"https://a.example","name":"","uniqueId":"u7","auxData":{"isDefault":true,"type":"default","frameId":"T7"}}}`))
-	in.unlock()
+	st := in.Lock()
+	t := st.Tabs[7]
+	t.Url, t.DocURL = "https://a.example/", "https://a.example/"
+	st.UpdateAccess(t)
+	st.ContextEvent(t, "", []byte("Runtime.executionContextCreated"), []byte(`{"context":{"id":7,"origin":"https://a.example","name":"","uniqueId":"u7","auxData":{"isDefault":true,"type":"default","frameId":"T7"}}}`))
+	in.Unlock()
 	cmd := []byte(`{"id":42,"method":"Runtime.callFunctionOn","sessionId":"pw-tab-1","params":{"functionDeclaration":"function(){return this.title}","objectId":"-1.7.1","returnByValue":true}}`)
 	b.SetBytes(int64(len(cmd)))
 	b.ReportAllocs()
 	for b.Loop() {
-		k := &c.cmd
-		if err := wire.DecodeCommand(cmd, &k.env); err != nil {
+		k := &c.Cmd
+		if err := wire.DecodeCommand(cmd, &k.Env); err != nil {
 			b.Fatal(err)
 		}
-		c.handle(k)
-		x.forget(x.nextID)
+		c.Handle(k)
+		x.Forget(x.NextID)
 	}
 }

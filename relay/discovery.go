@@ -2,6 +2,7 @@ package relay
 
 import (
 	"encoding/json"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"net/http"
 
 	"github.com/cdprelay/cdprelay/internal/routes"
@@ -17,8 +18,8 @@ func wsScheme(r *http.Request) string {
 // bases are the bases of the URLs handed out in answer to r: the public
 // URL's, or the scheme and Host the request came with.
 func (s *Server) bases(r *http.Request) (httpBase, wsBase string) {
-	if s.public.http != "" {
-		return s.public.http, s.public.ws
+	if s.public.Http != "" {
+		return s.public.Http, s.public.Ws
 	}
 	return httpScheme(r) + r.Host, wsScheme(r) + r.Host
 }
@@ -26,7 +27,7 @@ func (s *Server) bases(r *http.Request) (httpBase, wsBase string) {
 // serveDiscovery answers /json/version and /json/list as Chrome does, with
 // URLs that point back at this relay: under its public URL, or the Host
 // the client used.
-func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, in *Instance, rt routes.Route) {
+func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, in *core.Instance, rt routes.Route) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		http.Error(w, "use GET", http.StatusMethodNotAllowed)
 		return
@@ -39,15 +40,15 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, in *Inst
 		_, _ = w.Write(protocolJSON())
 		return
 	case routes.DocVersion:
-		info := in.versionInfo()
+		info := in.VersionInfo()
 		if info.UserAgent == "" {
 			// The stock extension does not say: ask a tab, if one is
 			// shared, rather than report a browser we do not know.
-			st := in.lock()
-			x := st.ext
-			in.unlock()
-			if x != nil && x.isReady() {
-				if learnt, err := in.ensureInfo(r.Context(), x); err == nil {
+			st := in.Lock()
+			x := st.Ext
+			in.Unlock()
+			if x != nil && x.IsReady() {
+				if learnt, err := in.EnsureInfo(r.Context(), x); err == nil {
 					info = learnt
 				}
 			}
@@ -62,7 +63,7 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, in *Inst
 			"User-Agent":           info.UserAgent,
 			"V8-Version":           "",
 			"WebKit-Version":       "",
-			"webSocketDebuggerUrl": base + "/devtools/browser/" + in.guid,
+			"webSocketDebuggerUrl": base + "/devtools/browser/" + in.Guid,
 		}
 	default:
 		type entry struct {
@@ -78,7 +79,7 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, in *Inst
 		// them.
 		pages := base + "/devtools/page/"
 		if rt.GUID != "" {
-			pages = base + "/cdp/" + in.guid + "/devtools/page/"
+			pages = base + "/cdp/" + in.Guid + "/devtools/page/"
 		}
 		list := []entry{}
 		for _, t := range in.Status().Tabs {

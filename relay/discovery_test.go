@@ -2,6 +2,7 @@ package relay
 
 import (
 	"fmt"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"io"
 	"net/http"
 	"testing"
@@ -40,7 +41,7 @@ func (h *harness) get(path, host string) (int, string) {
 
 func TestDiscoveryVersion(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	minted, err := h.srv.NewInstance()
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +92,7 @@ func TestDiscoveryList(t *testing.T) {
 	for _, x := range extensions {
 		t.Run(x.name, func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, Config{})
+			h := newHarness(t, core.Config{})
 			// The stock extension does not say the target ids: the relay
 			// learns them before the handshake ends.
 			h.ext(x.with(fakeext.Options{Tabs: twoTabs}))
@@ -127,8 +128,8 @@ func TestDiscoveryList(t *testing.T) {
 
 func TestUnknownGUIDIsNotFound(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
-	unknown := NewGUID()
+	h := newHarness(t, core.Config{})
+	unknown := core.NewGUID()
 	for _, path := range []string{
 		"/cdp/" + unknown,
 		"/cdp/" + unknown + "/json/version",
@@ -153,7 +154,7 @@ func TestUnknownGUIDIsNotFound(t *testing.T) {
 
 func TestForeignHostAndOriginAreRefused(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	def := h.srv.Default().GUID()
 	for _, path := range []string{"/json/version", "/json/list", "/devtools/browser/" + def, "/extension/" + def, "/"} {
 		for _, host := range []string{"evil.example:9222", "evil.example", "127.0.0.1.evil.example:9222"} {

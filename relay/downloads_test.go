@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"os"
 	"path/filepath"
 	"slices"
@@ -61,11 +62,11 @@ func newDLWorld(t *testing.T, o dlOptions) *dlWorld {
 	if o.personAllowed {
 		dirs = []string{filepath.Dir(w.person)}
 	}
-	w.h = newHarness(t, Config{Observer: w.rec, Downloads: DownloadsConfig{Dirs: dirs, MaxBytes: o.maxBytes}})
+	w.h = newHarness(t, core.Config{Observer: w.rec, Downloads: core.DownloadsConfig{Dirs: dirs, MaxBytes: o.maxBytes}})
 	if err := os.WriteFile(filepath.Join(w.person, "report.csv"), []byte(dlBody), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	opts := fakeext.Options{Tabs: twoTabs, Features: append([]string{featureDownloads}, ourFeatures...), Stock: o.stock}
+	opts := fakeext.Options{Tabs: twoTabs, Features: append([]string{core.FeatureDownloads}, ourFeatures...), Stock: o.stock}
 	if o.stock {
 		opts.Features = nil
 	}
@@ -209,7 +210,7 @@ func TestDownloadLands(t *testing.T) {
 				}
 			}
 			w.personUntouched(t)
-			if !w.rec.find(KindDownload, "copied to "+dir) {
+			if !w.rec.find(core.KindDownload, "copied to "+dir) {
 				t.Errorf("no audit record of the copy: %+v", w.rec.ev)
 			}
 			if tt.name == "playwright allowAndName" {
@@ -308,7 +309,7 @@ func TestDownloadNotCopied(t *testing.T) {
 			if warn := w.warnings(from); !strings.Contains(warn, tt.why) || strings.Contains(warn, w.person) || strings.Contains(warn, "person-folder") {
 				t.Errorf("warning: %s", warn)
 			}
-			if !w.rec.find(KindDownload, tt.why) {
+			if !w.rec.find(core.KindDownload, tt.why) {
 				t.Errorf("audit: %+v", w.rec.ev)
 			}
 			if ev := w.c.Events("Browser.downloadProgress"); len(ev) == 0 || !strings.Contains(string(ev[len(ev)-1].Params), `"canceled"`) {
@@ -416,7 +417,7 @@ func TestDownloadFolderRefused(t *testing.T) {
 // naming the setting.
 func TestDownloadsOff(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{Downloads: DownloadsConfig{Dirs: []string{}}})
+	h := newHarness(t, core.Config{Downloads: core.DownloadsConfig{Dirs: []string{}}})
 	h.ext(fakeext.Options{Tabs: twoTabs})
 	c := h.client()
 	m := h.callMsg(c, "", "Browser.setDownloadBehavior", map[string]any{"behavior": "allowAndName", "downloadPath": os.TempDir(), "eventsEnabled": true})
@@ -486,9 +487,9 @@ func TestDownloadHostileName(t *testing.T) {
 func TestDownloadFromBlindSite(t *testing.T) {
 	t.Parallel()
 	allowed := t.TempDir()
-	h := newHarness(t, Config{Policy: tierPolicy{"secret.example": "blind"}, Downloads: DownloadsConfig{Dirs: []string{allowed}}})
+	h := newHarness(t, core.Config{Policy: tierPolicy{"secret.example": "blind"}, Downloads: core.DownloadsConfig{Dirs: []string{allowed}}})
 	asked := false
-	e := h.ext(fakeext.Options{Tabs: twoTabs, Features: []string{featureDownloads}, DownloadFile: func(string, int64) (string, int64, error) {
+	e := h.ext(fakeext.Options{Tabs: twoTabs, Features: []string{core.FeatureDownloads}, DownloadFile: func(string, int64) (string, int64, error) {
 		asked = true
 		return "", 0, errors.New("never")
 	}})

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"io"
 	"net"
 	"net/http"
@@ -27,7 +28,7 @@ func TestPageEndpoint(t *testing.T) {
 	for _, x := range extensions {
 		t.Run(x.name, func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, Config{})
+			h := newHarness(t, core.Config{})
 			e := h.ext(x.with(fakeext.Options{Tabs: twoTabs}))
 			h.ready()
 			_, body := h.get("/json/list", "")
@@ -62,7 +63,7 @@ func TestPageEndpoint(t *testing.T) {
 				t.Fatal(err)
 			}
 			code, text := h.closed(other)
-			if code != websocket.ClosePolicyViolation || text != reasonSecondClient {
+			if code != websocket.ClosePolicyViolation || text != core.ReasonSecondClient {
 				t.Errorf("second client: %d %q", code, text)
 			}
 
@@ -77,7 +78,7 @@ func TestPageEndpoint(t *testing.T) {
 
 func TestPageEndpointPaths(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	h.ext(fakeext.Options{Tabs: twoTabs})
 	h.ready()
 	in, err := h.srv.NewInstance()
@@ -129,7 +130,7 @@ func rawHandshake(t *testing.T, h *harness, path, key string) (*http.Response, n
 // else.
 func TestRodWebSocketKey(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	h.ext(fakeext.Options{Tabs: twoTabs})
 	h.ready()
 	def := h.srv.Default()
@@ -168,7 +169,7 @@ func TestRodWebSocketKey(t *testing.T) {
 	}
 
 	// Page endpoints take it too.
-	h.waitFor("the new extension's tabs", func() bool { return def.hasTarget(tid(1)) })
+	h.waitFor("the new extension's tabs", func() bool { return def.HasTarget(tid(1)) })
 	resp, _, _ = rawHandshake(t, h, "/devtools/page/"+tid(1), "nil")
 	if resp.StatusCode != http.StatusSwitchingProtocols || resp.Header.Get("Sec-WebSocket-Accept") != acceptKey("nil") {
 		t.Errorf("page endpoint: %d %q", resp.StatusCode, resp.Header.Get("Sec-WebSocket-Accept"))
@@ -219,7 +220,7 @@ func TestAcceptKey(t *testing.T) {
 // /json/protocol before it connects.
 func TestJSONProtocol(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	for _, path := range []string{"/json/protocol", "/cdp/" + h.srv.Default().GUID() + "/json/protocol"} {
 		code, body := h.get(path, "")
 		if code != http.StatusOK {
@@ -257,7 +258,7 @@ func TestJSONProtocol(t *testing.T) {
 // TestAdminNewInstance is what `cdprelay connect-url` asks.
 func TestAdminNewInstance(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	resp, err := http.Post(h.hs.URL+"/v1/instances", "", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -303,7 +304,7 @@ func TestAdminNewInstance(t *testing.T) {
 
 func TestStockConnectURLLocalhost(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	u, _ := url.Parse(h.hs.URL)
 	_, port, _ := net.SplitHostPort(u.Host)
 	req := httptest.NewRequest(http.MethodPost, "http://localhost:"+port+"/v1/instances", nil)
@@ -332,7 +333,7 @@ func TestRodLongMessages(t *testing.T) {
 		}
 		return fakeext.DefaultHandler(tabID, sid, method, params)
 	}
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	h.ext(fakeext.Options{Tabs: twoTabs, Handler: handler})
 	h.ready()
 	_, conn, br := rawHandshake(t, h, "/devtools/page/"+tid(1), "nil")

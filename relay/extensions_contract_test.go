@@ -3,6 +3,7 @@ package relay
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"testing"
 
 	"github.com/cdprelay/cdprelay/internal/cdptest"
@@ -17,7 +18,7 @@ func TestBothExtensionsGetVersion(t *testing.T) {
 	for _, x := range extensions {
 		t.Run(x.name, func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, Config{})
+			h := newHarness(t, core.Config{})
 			h.ext(x.with(fakeext.Options{Tabs: twoTabs}))
 			c := h.client()
 			// Playwright's first command, before anything is attached: the
@@ -43,7 +44,7 @@ func TestBothExtensionsTargets(t *testing.T) {
 	for _, x := range extensions {
 		t.Run(x.name, func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, Config{})
+			h := newHarness(t, core.Config{})
 			e := h.ext(x.with(fakeext.Options{Tabs: twoTabs}))
 			c := h.client()
 
@@ -110,7 +111,7 @@ func TestBothExtensionsActivateUnattachedTab(t *testing.T) {
 	for _, x := range extensions {
 		t.Run(x.name, func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, Config{})
+			h := newHarness(t, core.Config{})
 			e := h.ext(x.with(fakeext.Options{Tabs: twoTabs}))
 			c := h.client()
 			h.ready()

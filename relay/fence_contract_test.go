@@ -2,6 +2,7 @@ package relay
 
 import (
 	"encoding/json"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"sync"
 	"testing"
@@ -15,21 +16,21 @@ import (
 // "evil". The real fence is tested in package denylist and end to end.
 type hostFence struct{}
 
-func (hostFence) Command(string, string, []byte) Decision { return Decision{} }
+func (hostFence) Command(string, string, []byte) core.Decision { return core.Decision{} }
 
 // MethodURL judges only a continued request's new URL: the command fence
 // proper is the real policy's, tested elsewhere.
-func (h hostFence) MethodURL(profile, method, url string, found bool) Decision {
+func (h hostFence) MethodURL(profile, method, url string, found bool) core.Decision {
 	if method == "Fetch.continueRequest" && found {
 		return h.URL(profile, url)
 	}
-	return Decision{}
+	return core.Decision{}
 }
-func (hostFence) URL(_, url string) Decision {
+func (hostFence) URL(_, url string) core.Decision {
 	if strings.Contains(url, "evil") {
-		return Decision{Verdict: Deny, Rule: "url:host-not-allowed", Message: "Denied by cdprelay policy: evil"}
+		return core.Decision{Verdict: core.Deny, Rule: "url:host-not-allowed", Message: "Denied by cdprelay policy: evil"}
 	}
-	return Decision{}
+	return core.Decision{}
 }
 func (hostFence) FencesNavigation(string) bool { return true }
 func (hostFence) UploadDirs(string) []string   { return nil }
@@ -73,7 +74,7 @@ func paused(id, url, resourceType string) map[string]any {
 }
 
 func TestNavigationBackstop(t *testing.T) {
-	h := newHarness(t, Config{Policy: hostFence{}})
+	h := newHarness(t, core.Config{Policy: hostFence{}})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://ok.test/"}}})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -134,7 +135,7 @@ func TestNavigationBackstop(t *testing.T) {
 }
 
 func TestNoBackstopWithoutHostRules(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1}}})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -154,7 +155,7 @@ func TestNoBackstopWithoutHostRules(t *testing.T) {
 // commands at the root (answered by a tab on the browser's behalf), params
 // the relay cannot read, and a continued request sent somewhere else.
 func TestBackstopHolds(t *testing.T) {
-	h := newHarness(t, Config{Policy: hostFence{}})
+	h := newHarness(t, core.Config{Policy: hostFence{}})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://ok.test/"}}})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -174,7 +175,7 @@ func TestBackstopHolds(t *testing.T) {
 	// Params the relay cannot read are refused, not forwarded.
 	before := len(fenceCalls(t, e, "Fetch.enable"))
 	m = h.callMsg(c, sess, "Fetch.enable", map[string]any{"patterns": []map[string]any{{"urlPattern": "x"}}, "handleAuthRequests": "x"})
-	if m.Error == nil || m.Error.Code != codeInvalidParams {
+	if m.Error == nil || m.Error.Code != core.CodeInvalidParams {
 		t.Fatalf("unreadable Fetch.enable: %s", m.Raw)
 	}
 	if len(fenceCalls(t, e, "Fetch.enable")) != before {
@@ -195,7 +196,7 @@ func TestBackstopHolds(t *testing.T) {
 // TestTakeOverHoldsAtRoot: while a person holds a tab, input sent without
 // a session (which a tab executes for the browser) is refused too.
 func TestTakeOverHoldsAtRoot(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1}}})
 	c := h.client()
 	h.autoAttach(c)
@@ -213,7 +214,7 @@ func TestTakeOverHoldsAtRoot(t *testing.T) {
 func TestChildDetachFailsPending(t *testing.T) {
 	gate := make(chan struct{})
 	defer close(gate)
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1}}, Handler: func(tabID int, sid, method string, p json.RawMessage) (any, error) {
 		if sid == "CHILD" {
 			<-gate
@@ -239,7 +240,7 @@ func TestChildDetachFailsPending(t *testing.T) {
 	})
 	e.Event(1, "", "Target.detachedFromTarget", map[string]any{"sessionId": "CHILD", "targetId": "F1"})
 	m, _ := h.reply(c, id)
-	if m.Error == nil || m.Error.Code != codeNoSession {
+	if m.Error == nil || m.Error.Code != core.CodeNoSession {
 		t.Fatalf("pending child command after detach: %s", m.Raw)
 	}
 }
@@ -248,7 +249,7 @@ func TestChildDetachFailsPending(t *testing.T) {
 // backstop command of the relay's own waits for its reply ends the
 // instance's client cleanly.
 func TestExtensionGoneWithFenceCommandPending(t *testing.T) {
-	h := newHarness(t, Config{Policy: hostFence{}})
+	h := newHarness(t, core.Config{Policy: hostFence{}})
 	block := make(chan struct{})
 	defer close(block)
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1}}, Handler: func(tabID int, sid, method string, p json.RawMessage) (any, error) {
@@ -263,7 +264,7 @@ func TestExtensionGoneWithFenceCommandPending(t *testing.T) {
 	h.waitFor("continue sent", func() bool { return len(fenceCalls(t, e, "Fetch.continueRequest")) == 1 })
 	e.Close()
 	code, text := h.closed(c)
-	if !strings.HasPrefix(text, reasonExtGonePrefix) {
+	if !strings.HasPrefix(text, core.ReasonExtGonePrefix) {
 		t.Fatalf("client closed with %d %q", code, text)
 	}
 	h.waitFor("instance reset", func() bool { return !h.srv.Default().Status().Extension })
@@ -282,7 +283,7 @@ func TestHistoryEntryFenced(t *testing.T) {
 		}
 		return fakeext.DefaultHandler(tabID, sid, method, params)
 	}
-	h := newHarness(t, Config{Policy: hostFence{}})
+	h := newHarness(t, core.Config{Policy: hostFence{}})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://ok.test/"}}, Handler: handler})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -316,7 +317,7 @@ func TestNetFenceBeforeFirstCommand(t *testing.T) {
 			once.Do(func() { <-letGo })
 		}
 	}
-	h := newHarness(t, Config{Policy: netFencePolicy{}})
+	h := newHarness(t, core.Config{Policy: netFencePolicy{}})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://ok.test/"}}, Features: []string{"navigation-fence"}, Gate: gate})
 	c := h.client()
 	id := h.send(c, "", "Target.getTargets", nil)

@@ -3,6 +3,7 @@ package relay
 import (
 	"errors"
 	"fmt"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"net/http"
 	"testing"
 	"time"
@@ -14,7 +15,7 @@ import (
 
 func TestTrafficHeldUntilExtensionInitialized(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, HoldInitialized: true})
 	c := h.client()
 	getVersion := h.send(c, "", "Browser.getVersion", nil)
@@ -43,7 +44,7 @@ func TestTrafficHeldUntilExtensionInitialized(t *testing.T) {
 
 func TestClientBeforeExtensionIsServedWhenItArrives(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	c := h.client()
 	id := h.send(c, "", "Browser.getVersion", nil)
 	h.waitFor("the client to be connected", func() bool { return h.srv.Default().Status().Client })
@@ -57,7 +58,7 @@ func TestClientBeforeExtensionIsServedWhenItArrives(t *testing.T) {
 
 func TestClientClosedWhenNoExtensionInTime(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{ExtensionWait: 300 * time.Millisecond})
+	h := newHarness(t, core.Config{ExtensionWait: 300 * time.Millisecond})
 	c := h.client()
 	start := time.Now()
 	h.send(c, "", "Browser.getVersion", nil)
@@ -74,7 +75,7 @@ func TestClientClosedWhenNoExtensionInTime(t *testing.T) {
 
 func TestUnclaimedInstanceExpires(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{UnclaimedTTL: 200 * time.Millisecond})
+	h := newHarness(t, core.Config{UnclaimedTTL: 200 * time.Millisecond})
 	minted, err := h.srv.NewInstance()
 	if err != nil {
 		t.Fatal(err)

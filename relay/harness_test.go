@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"log/slog"
 	"net/http/httptest"
 	"os"
@@ -24,7 +25,7 @@ type harness struct {
 	ctx context.Context
 }
 
-func newHarness(t *testing.T, cfg Config) *harness {
+func newHarness(t *testing.T, cfg core.Config) *harness {
 	t.Helper()
 	if cfg.Logger == nil && testing.Verbose() {
 		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -60,9 +61,11 @@ func (h *harness) renew() {
 
 func (h *harness) wsBase() string { return "ws" + strings.TrimPrefix(h.hs.URL, "http") }
 
-func (h *harness) extURL(in *Instance) string { return h.wsBase() + "/extension/" + in.GUID() }
+func (h *harness) extURL(in *core.Instance) string { return h.wsBase() + "/extension/" + in.GUID() }
 
-func (h *harness) cdpURL(in *Instance) string { return h.wsBase() + "/devtools/browser/" + in.GUID() }
+func (h *harness) cdpURL(in *core.Instance) string {
+	return h.wsBase() + "/devtools/browser/" + in.GUID()
+}
 
 func (h *harness) ext(opts fakeext.Options) *fakeext.Ext {
 	h.t.Helper()
@@ -240,8 +243,8 @@ func describe(ms []cdptest.Message) string {
 
 // currentClient is the instance's client connection, for tests that look
 // at its queues.
-func (in *Instance) currentClient() *clientConn {
-	st := in.lock()
-	defer in.unlock()
-	return st.client
+func currentClient(in *core.Instance) *core.ClientConn {
+	st := in.Lock()
+	defer in.Unlock()
+	return st.Client
 }

@@ -3,6 +3,7 @@ package relay
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -57,7 +58,7 @@ func TestTierInitScriptsFollowTheTab(t *testing.T) {
 		}
 		return fakeext.DefaultHandler(tabID, sid, method, params)
 	}
-	h := newHarness(t, Config{Policy: tiers})
+	h := newHarness(t, core.Config{Policy: tiers})
 	e := h.ext(fakeext.Options{Handler: handler, Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/", Title: "A"}}})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -90,10 +91,10 @@ func TestTierInitScriptsFollowTheTab(t *testing.T) {
 	// itself: no barrier for the extension's replies).
 	h.waitFor("Chrome's new identifier noted", func() bool {
 		in := h.srv.Default()
-		st := in.lock()
-		defer in.unlock()
-		for _, sc := range st.tabs[1].scripts {
-			if sc.client == id && sc.real != "" {
+		st := in.Lock()
+		defer in.Unlock()
+		for _, sc := range st.Tabs[1].Scripts {
+			if sc.Client == id && sc.Real != "" {
 				return true
 			}
 		}
@@ -118,7 +119,7 @@ func TestTierInitScriptsFollowTheTab(t *testing.T) {
 // TestTierBlindSettingsApplyOnLeaving: what a blind tab acknowledged
 // without applying is applied once it is on a full site.
 func TestTierBlindSettingsApplyOnLeaving(t *testing.T) {
-	h := newHarness(t, Config{Policy: tiers})
+	h := newHarness(t, core.Config{Policy: tiers})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://blind.example/", Title: "B"}}})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -154,7 +155,7 @@ func scriptHandler() fakeext.Handler {
 // on their way to sites that are not full.
 func TestTierFramesAgainstTheClient(t *testing.T) {
 	setup := func(t *testing.T) (*harness, *fakeext.Ext, *cdptest.Client, string) {
-		h := newHarness(t, Config{Policy: tiers})
+		h := newHarness(t, core.Config{Policy: tiers})
 		e := h.ext(fakeext.Options{Handler: scriptHandler(), Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/", Title: "A"}}})
 		c := h.client()
 		return h, e, c, h.autoAttach(c)[0]
@@ -223,7 +224,7 @@ func TestTierFramesAgainstTheClient(t *testing.T) {
 	})
 	t.Run("more scripts than the relay keeps", func(t *testing.T) {
 		h, e, c, sess := setup(t)
-		for i := 0; i < maxInitScripts; i++ {
+		for i := 0; i < core.MaxInitScripts; i++ {
 			h.call(c, sess, "Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": "0"})
 		}
 		before := len(e.Commands())
@@ -244,12 +245,12 @@ func TestTierFramesAgainstTheClient(t *testing.T) {
 		}
 		e.Event(1, "", "Page.frameStartedLoading", map[string]any{"frameId": "LAST"})
 		h.event(c, from, "Page.frameStartedLoading") // the events before it are routed
-		st := h.srv.Default().lock()
+		st := h.srv.Default().Lock()
 		n := 0
-		for _, tb := range st.tabs {
-			n += len(tb.blindFrames)
+		for _, tb := range st.Tabs {
+			n += len(tb.BlindFrames)
 		}
-		h.srv.Default().unlock()
+		h.srv.Default().Unlock()
 		if n != 0 {
 			t.Errorf("%d frames removed are still followed", n)
 		}
@@ -272,7 +273,7 @@ func TestTierFramesAgainstTheClient(t *testing.T) {
 // TestTierClientSetupEndsWithTheClient: what a client set up on a blind
 // tab is not applied for the next one.
 func TestTierClientSetupEndsWithTheClient(t *testing.T) {
-	h := newHarness(t, Config{Policy: tiers})
+	h := newHarness(t, core.Config{Policy: tiers})
 	e := h.ext(fakeext.Options{Handler: scriptHandler(), Tabs: []fakeext.Tab{{ID: 1, URL: "https://blind.example/", Title: "B"}}})
 	a := h.client()
 	sess := h.autoAttach(a)[0]
@@ -300,11 +301,11 @@ func TestTierClientSetupEndsWithTheClient(t *testing.T) {
 // person.
 type askTiers struct{ tierPolicy }
 
-func (askTiers) MethodURL(_, _, url string, _ bool) Decision {
+func (askTiers) MethodURL(_, _, url string, _ bool) core.Decision {
 	if strings.Contains(url, "ro.example") {
-		return Decision{Verdict: Ask, Rule: "ask:domain"}
+		return core.Decision{Verdict: core.Ask, Rule: "ask:domain"}
 	}
-	return Decision{}
+	return core.Decision{}
 }
 
 // TestDeniedNavigationLeavesTheTab: the stages judge before anything acts.
@@ -321,7 +322,7 @@ func TestDeniedNavigationLeavesTheTab(t *testing.T) {
 		}
 		return fakeext.DefaultHandler(tabID, sid, method, params)
 	}
-	h := newHarness(t, Config{Policy: askTiers{tiers}, ApprovalTimeout: time.Hour})
+	h := newHarness(t, core.Config{Policy: askTiers{tiers}, ApprovalTimeout: time.Hour})
 	e := h.ext(fakeext.Options{Handler: handler, Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/", Title: "A"}}})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -337,15 +338,15 @@ func TestDeniedNavigationLeavesTheTab(t *testing.T) {
 				t.Errorf("%s: the client was told %s", what, m.Raw)
 			}
 		}
-		st := in.lock()
-		acc := st.tabs[1].acc.Level
-		in.unlock()
-		if acc != accessFull {
+		st := in.Lock()
+		acc := st.Tabs[1].Acc.Level
+		in.Unlock()
+		if acc != core.AccessFull {
 			t.Errorf("%s: the tab is %v", what, acc)
 		}
 	}
-	pending := func() ApprovalStatus {
-		var a []ApprovalStatus
+	pending := func() core.ApprovalStatus {
+		var a []core.ApprovalStatus
 		h.waitFor("the approval", func() bool { a = in.Status().Approvals; return len(a) == 1 })
 		return a[0]
 	}

@@ -19,6 +19,13 @@ const modRelay = "github.com/cdprelay/cdprelay/relay"
 // stagePackages are the concerns' packages under relay/internal.
 var stagePackages = []string{"rules", "tiers", "person", "creds", "browser", "targets"}
 
+// stagesInCore are the concerns whose stage code (what they do with an
+// instance, a tab, a client) is still in the core, beside the core's own:
+// the core may import their packages, and only theirs, until that code
+// leaves. An entry the core no longer imports is an error, so the list
+// only shrinks.
+var stagesInCore = []string{"rules", "tiers", "person", "creds", "browser"}
+
 // layerViolations returns, for a graph of package -> its dependencies (all
 // of them, not only the direct ones), what breaks the rules above.
 func layerViolations(deps map[string][]string) []string {
@@ -49,7 +56,7 @@ func layerViolations(deps map[string][]string) []string {
 			switch {
 			case isStage(pk) && isStage(dk):
 				bad = append(bad, p+" (a stage) imports another stage, "+d)
-			case pk == "core" && isStage(dk):
+			case pk == "core" && isStage(dk) && !slices.Contains(stagesInCore, dk):
 				bad = append(bad, p+" (the core) imports a stage, "+d)
 			case (pk == "link" || pk == "api") && (dk == "core" || isStage(dk)):
 				bad = append(bad, p+" imports "+d+", which is above it")
@@ -79,7 +86,7 @@ func TestLayerRules(t *testing.T) {
 		{"a stage imports the facade", map[string][]string{modRelay + "/internal/creds": {modRelay}}, 1},
 		{"a stage imports a stage", map[string][]string{modRelay + "/internal/creds": {modRelay + "/internal/tiers"}}, 1},
 		{"a stage's subpackage imports a stage", map[string][]string{modRelay + "/internal/creds/lock": {modRelay + "/internal/person"}}, 1},
-		{"the core imports a stage", map[string][]string{modRelay + "/internal/core": {modRelay + "/internal/browser"}}, 1},
+		{"the core imports a stage", map[string][]string{modRelay + "/internal/core": {modRelay + "/internal/targets"}}, 1},
 		{"link imports the core", map[string][]string{modRelay + "/internal/link": {modRelay + "/internal/core"}}, 1},
 		{"api imports link", map[string][]string{modRelay + "/internal/api": {modRelay + "/internal/link"}}, 1},
 		{"cdp imports api", map[string][]string{modRelay + "/internal/cdp": {modRelay + "/internal/api"}}, 1},
@@ -112,6 +119,11 @@ func TestLayers(t *testing.T) {
 	}
 	for _, v := range layerViolations(deps) {
 		t.Error(v)
+	}
+	for _, k := range stagesInCore {
+		if !slices.Contains(deps[modRelay+"/internal/core"], modRelay+"/internal/"+k) {
+			t.Errorf("the core no longer imports %s: take it off stagesInCore", k)
+		}
 	}
 	t.Logf("%d packages under relay/", len(deps))
 }

@@ -3,6 +3,7 @@ package relay
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"sync"
 	"testing"
@@ -44,7 +45,7 @@ func TestPopupIsAnnouncedWithOpener(t *testing.T) {
 	for _, autoAttach := range []bool{true, false} {
 		t.Run(fmt.Sprintf("autoAttach=%t", autoAttach), func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, Config{})
+			h := newHarness(t, core.Config{})
 			e := h.ext(fakeext.Options{Tabs: twoTabs})
 			c := h.client()
 			h.call(c, "", "Target.setDiscoverTargets", map[string]any{"discover": true})
@@ -83,7 +84,7 @@ func TestPopupIsAnnouncedWithOpener(t *testing.T) {
 func TestPersonClosesTabs(t *testing.T) {
 	t.Parallel()
 	b := newBlocker(t, 1)
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Handler: b.handle})
 	c := h.client()
 	h.autoAttach(c)
@@ -119,7 +120,7 @@ func TestPersonClosesTabs(t *testing.T) {
 
 func TestClientClosingLastTabKeepsConnection(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	h.autoAttach(c)
@@ -139,7 +140,7 @@ func TestClientClosingLastTabKeepsConnection(t *testing.T) {
 
 func TestCanceledByUser(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs})
 	c := h.client()
 	h.call(c, "", "Target.setDiscoverTargets", map[string]any{"discover": true})
@@ -169,7 +170,7 @@ func TestCanceledByUser(t *testing.T) {
 
 func TestTargetClosedThenReofferedGetsNewSession(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	h.autoAttach(c)
@@ -208,7 +209,7 @@ func TestTargetClosedThenReofferedGetsNewSession(t *testing.T) {
 func TestExtensionDisconnectClosesClient(t *testing.T) {
 	t.Parallel()
 	b := newBlocker(t, 1)
-	h := newHarness(t, Config{ExtensionGrace: 50 * time.Millisecond})
+	h := newHarness(t, core.Config{ExtensionGrace: 50 * time.Millisecond})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Handler: b.handle})
 	c := h.client()
 	h.autoAttach(c)
@@ -235,7 +236,7 @@ func TestExtensionDisconnectClosesClient(t *testing.T) {
 
 func TestSecondClientIsRefused(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	h.ext(fakeext.Options{Tabs: twoTabs})
 	c1 := h.client()
 	h.autoAttach(c1)
@@ -253,7 +254,7 @@ func TestSecondClientIsRefused(t *testing.T) {
 
 func TestClientDisconnectDetachesAndTabsStayShared(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs})
 	c1 := h.client()
 	if got := h.autoAttach(c1); strings.Join(got, ",") != "pw-tab-1,pw-tab-2" {
@@ -298,7 +299,7 @@ func TestClientDisconnectWhileAttaching(t *testing.T) {
 			<-release
 		}
 	}
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Gate: gate})
 	c1 := h.client()
 	h.send(c1, "", "Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true})
@@ -332,7 +333,7 @@ func TestClientDisconnectWhileAttaching(t *testing.T) {
 
 func TestExtensionReconnectReplacesTheOld(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{ExtensionGrace: -1})
+	h := newHarness(t, core.Config{ExtensionGrace: -1})
 	e1 := h.ext(fakeext.Options{Tabs: twoTabs})
 	c1 := h.client()
 	h.autoAttach(c1)
@@ -377,7 +378,7 @@ func TestLiveViewAttachSurvivesClientLeaving(t *testing.T) {
 			<-release
 		}
 	}
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	h.ext(fakeext.Options{Tabs: twoTabs[:1], Gate: gate})
 	c := h.client()
 	h.call(c, "", "Browser.getVersion", nil)
@@ -387,7 +388,7 @@ func TestLiveViewAttachSurvivesClientLeaving(t *testing.T) {
 	mu.Unlock()
 	opened := make(chan error, 1)
 	go func() {
-		th, err := h.srv.Default().OpenTab(h.ctx, 1, func(TabEvent) {})
+		th, err := h.srv.Default().OpenTab(h.ctx, 1, func(core.TabEvent) {})
 		if err == nil {
 			th.Close()
 		}
@@ -411,7 +412,7 @@ func TestLiveViewAttachSurvivesClientLeaving(t *testing.T) {
 // that only read the tab, it is the person's and is not taken.
 func TestOpenedTabWhoseItIs(t *testing.T) {
 	rec := &auditRecorder{}
-	h := newHarness(t, Config{Observer: rec})
+	h := newHarness(t, core.Config{Observer: rec})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Stock: true})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -420,7 +421,7 @@ func TestOpenedTabWhoseItIs(t *testing.T) {
 	}
 	from := len(c.Messages())
 	person := e.OpenTab(fakeext.Tab{URL: "https://a.example/next", Title: "Next", OpenerTabID: 1})
-	h.waitFor("the relay to decide", func() bool { return rec.find(KindAttach, "a tab the person opened") })
+	h.waitFor("the relay to decide", func() bool { return rec.find(core.KindAttach, "a tab the person opened") })
 	for _, m := range c.Messages()[from:] {
 		if strings.Contains(string(m.Raw), person.TargetID) {
 			t.Fatalf("the person's tab reached the client: %s", m.Raw)

@@ -2,6 +2,7 @@ package relay
 
 import (
 	"encoding/json"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"sync"
 	"testing"
@@ -34,7 +35,7 @@ var plantCalls = []struct {
 // site or tells it anything for read-only and blind, how a page is shown
 // for blind only — and put back, in the order it was made, on a full one.
 func TestTierSettingsFollowTheTab(t *testing.T) {
-	h := newHarness(t, Config{Policy: tiers})
+	h := newHarness(t, core.Config{Policy: tiers})
 	e := h.ext(fakeext.Options{Handler: scriptHandler(), Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/", Title: "A"}}})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -157,7 +158,7 @@ func TestTierNavigationSentAgain(t *testing.T) {
 			}}
 			defer b.letGo()
 			rec := &auditRecorder{}
-			h := newHarness(t, Config{Policy: tiers, Observer: rec})
+			h := newHarness(t, core.Config{Policy: tiers, Observer: rec})
 			e := h.ext(fakeext.Options{Handler: b.handle, Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/", Title: "A"}}})
 			c := h.client()
 			sess := h.autoAttach(c)[0]
@@ -179,7 +180,7 @@ func TestTierNavigationSentAgain(t *testing.T) {
 			}
 			b.letGo()
 			if post {
-				h.waitFor("the refusal audited", func() bool { return rec.find(KindNavigate, "not sent again") })
+				h.waitFor("the refusal audited", func() bool { return rec.find(core.KindNavigate, "not sent again") })
 				h.call(c, "", "Target.getTargets", nil)
 				if indexOf(cdpSent(e, from), "Page.navigate") >= 0 {
 					t.Fatalf("a form's post was sent again: %q", cdpSent(e, from))
@@ -203,34 +204,34 @@ func TestTierNavigationSentAgain(t *testing.T) {
 }
 
 func TestHeaderFix(t *testing.T) {
-	set := func(method string, p any) replayed {
+	set := func(method string, p any) core.Replayed {
 		b, _ := json.Marshal(p)
-		return replayed{method: method, params: b}
+		return core.Replayed{Method: method, Params: b}
 	}
-	kept := []replayed{
+	kept := []core.Replayed{
 		set("Network.setExtraHTTPHeaders", map[string]any{"headers": map[string]string{"x-planted": "1"}}),
 		set("Emulation.setUserAgentOverride", map[string]any{"userAgent": "planted", "acceptLanguage": "fr"}),
 	}
-	st := &state{browserState: browserState{info: BrowserInfo{UserAgent: "Real/1.0"}}}
+	st := &core.State{BrowserState: core.BrowserState{Info: core.BrowserInfo{UserAgent: "Real/1.0"}}}
 	for _, tc := range []struct {
 		name    string
-		kept    []replayed
-		lv      access
+		kept    []core.Replayed
+		lv      core.Access
 		headers map[string]string
 		want    string // the headers' JSON; "" for none to change
 	}{
-		{"nothing kept", nil, accessBlind, map[string]string{"X-Planted": "1"}, ""},
-		{"to a blind page", kept, accessBlind,
+		{"nothing kept", nil, core.AccessBlind, map[string]string{"X-Planted": "1"}, ""},
+		{"to a blind page", kept, core.AccessBlind,
 			map[string]string{"X-Planted": "1", "User-Agent": "planted", "Accept-Language": "fr", "sec-ch-ua": `"x"`, "Accept": "a"},
 			`[{"name":"Accept","value":"a"},{"name":"User-Agent","value":"Real/1.0"}]`},
-		{"to a read-only page", kept, accessReadOnly, map[string]string{"X-PLANTED": "1", "Accept": "a"}, `[{"name":"Accept","value":"a"},{"name":"User-Agent","value":"Real/1.0"}]`},
-		{"to a blind page, made without", kept[:1], accessBlind, map[string]string{"Accept": "a"}, ""},
-		{"to a full page, made without", kept, accessFull, map[string]string{"Accept": "a", "User-Agent": "Real/1.0"},
+		{"to a read-only page", kept, core.AccessReadOnly, map[string]string{"X-PLANTED": "1", "Accept": "a"}, `[{"name":"Accept","value":"a"},{"name":"User-Agent","value":"Real/1.0"}]`},
+		{"to a blind page, made without", kept[:1], core.AccessBlind, map[string]string{"Accept": "a"}, ""},
+		{"to a full page, made without", kept, core.AccessFull, map[string]string{"Accept": "a", "User-Agent": "Real/1.0"},
 			`[{"name":"Accept","value":"a"},{"name":"User-Agent","value":"planted"},{"name":"x-planted","value":"1"}]`},
-		{"to a full page, made with", kept, accessFull, map[string]string{"Accept": "a", "User-Agent": "planted", "x-planted": "1"}, ""},
+		{"to a full page, made with", kept, core.AccessFull, map[string]string{"Accept": "a", "User-Agent": "planted", "x-planted": "1"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fix, ok := st.headerFix(tc.kept, tc.lv, tc.headers)
+			fix, ok := st.HeaderFix(tc.kept, tc.lv, tc.headers)
 			got := ""
 			if ok {
 				b, _ := json.Marshal(fix)
@@ -260,11 +261,11 @@ func TestTierSettingsRefused(t *testing.T) {
 		{"Emulation.setSomethingNewOverride", map[string]any{"value": 1}},
 	}
 	for _, withTiers := range []bool{true, false} {
-		var p Policy = tiers
+		var p core.Policy = tiers
 		if !withTiers {
 			p = tierPolicy{}
 		}
-		h := newHarness(t, Config{Policy: p})
+		h := newHarness(t, core.Config{Policy: p})
 		e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/", Title: "A"}, {ID: 2, URL: "https://blind.example/", Title: "B"}}})
 		c := h.client()
 		sessions := h.autoAttach(c)
@@ -298,7 +299,7 @@ func TestTierSettingsRefused(t *testing.T) {
 // settings are lifted when the frame goes to a stricter site, on its
 // own session.
 func TestTierChildSettingsFollowTheFrame(t *testing.T) {
-	h := newHarness(t, Config{Policy: tiers})
+	h := newHarness(t, core.Config{Policy: tiers})
 	e := h.ext(fakeext.Options{Handler: scriptHandler(), Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -356,7 +357,7 @@ func fenceCallsSince(e *fakeext.Ext, from int) []cdpCall {
 // it on: with the client's only tab blind, it may still open a tab on a
 // full site and list its targets.
 func TestRootCommandNotTheCarryingTabs(t *testing.T) {
-	h := newHarness(t, Config{Policy: tiers})
+	h := newHarness(t, core.Config{Policy: tiers})
 	h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://blind.example/", Title: "B"}}})
 	c := h.client()
 	h.autoAttach(c)
@@ -443,7 +444,7 @@ func TestSettingsClassified(t *testing.T) {
 		if strings.HasSuffix(name, ".enable") {
 			continue // a domain's switch, kept as one
 		}
-		if replayOf(name) == replayNone {
+		if core.ReplayOf(name) == core.ReplayNone {
 			t.Errorf("%s is lifted but not kept (resume.go)", name)
 		}
 	}

@@ -2,6 +2,7 @@ package relay
 
 import (
 	"encoding/json"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"testing"
 	"time"
@@ -12,32 +13,32 @@ import (
 )
 
 func TestBucket(t *testing.T) {
-	b := newBucket(10, 3)
+	b := core.NewBucket(10, 3)
 	now := time.Unix(0, 0)
 	for i := 0; i < 3; i++ {
-		if !b.take(now) {
+		if !b.Take(now) {
 			t.Fatalf("burst token %d refused", i)
 		}
 	}
-	if b.take(now) {
+	if b.Take(now) {
 		t.Fatal("a fourth command in the same instant passed a burst of 3")
 	}
-	if !b.take(now.Add(100 * time.Millisecond)) {
+	if !b.Take(now.Add(100 * time.Millisecond)) {
 		t.Fatal("no token after 1/rate")
 	}
-	if b.take(now.Add(100 * time.Millisecond)) {
+	if b.Take(now.Add(100 * time.Millisecond)) {
 		t.Fatal("two tokens after 1/rate")
 	}
-	unlimited := newBucket(-1, 0)
+	unlimited := core.NewBucket(-1, 0)
 	for i := 0; i < 1000; i++ {
-		if !unlimited.take(now) {
+		if !unlimited.Take(now) {
 			t.Fatal("a negative rate limits")
 		}
 	}
 }
 
 func TestRateLimit(t *testing.T) {
-	h := newHarness(t, Config{CommandsPerSecond: 1, CommandBurst: 2})
+	h := newHarness(t, core.Config{CommandsPerSecond: 1, CommandBurst: 2})
 	h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1}}})
 	c := h.client()
 	sess := h.autoAttach(c)[0] // the first token
@@ -46,14 +47,14 @@ func TestRateLimit(t *testing.T) {
 	if m.Error == nil || !strings.Contains(m.Error.Message, "rate limit") || m.SessionID != sess {
 		t.Fatalf("third command within the burst window: %s", m.Raw)
 	}
-	if h.srv.cfg.Metrics.limited[limitRate] == nil {
+	if h.srv.Cfg.Metrics.Limited[core.LimitRate] == nil {
 		t.Fatal("no rate counter")
 	}
 }
 
 func TestInFlightLimit(t *testing.T) {
 	gate := make(chan struct{})
-	h := newHarness(t, Config{MaxInFlight: 2})
+	h := newHarness(t, core.Config{MaxInFlight: 2})
 	h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1}}, Handler: func(tabID int, sid, method string, p json.RawMessage) (any, error) {
 		if method == "Runtime.evaluate" {
 			<-gate
@@ -65,8 +66,8 @@ func TestInFlightLimit(t *testing.T) {
 	a := h.send(c, sess, "Runtime.evaluate", map[string]any{"expression": "1"})
 	b := h.send(c, sess, "Runtime.evaluate", map[string]any{"expression": "2"})
 	h.waitFor("two in flight", func() bool {
-		cl := h.srv.def.currentClient()
-		return cl != nil && cl.inflight.Load() == 2
+		cl := currentClient(h.srv.def)
+		return cl != nil && cl.Inflight.Load() == 2
 	})
 	m := h.callMsg(c, sess, "Runtime.evaluate", map[string]any{"expression": "3"})
 	if m.Error == nil || !strings.Contains(m.Error.Message, "waiting for the browser") {
@@ -83,7 +84,7 @@ func TestInFlightLimit(t *testing.T) {
 }
 
 func TestIdleClientClosed(t *testing.T) {
-	h := newHarness(t, Config{IdleClientTimeout: 150 * time.Millisecond})
+	h := newHarness(t, core.Config{IdleClientTimeout: 150 * time.Millisecond})
 	h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1}}})
 	c := h.client()
 	h.call(c, "", "Browser.getVersion", nil)
@@ -94,7 +95,7 @@ func TestIdleClientClosed(t *testing.T) {
 }
 
 func TestMaxInstances(t *testing.T) {
-	h := newHarness(t, Config{MaxInstances: 2})
+	h := newHarness(t, core.Config{MaxInstances: 2})
 	if _, err := h.srv.NewInstance(); err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +108,7 @@ func TestMaxInstances(t *testing.T) {
 // and never reads is either served or closed; what the relay holds for it
 // stays within its queue bound.
 func TestFloodStaysBounded(t *testing.T) {
-	h := newHarness(t, Config{ClientQueue: 64, CommandsPerSecond: -1})
+	h := newHarness(t, core.Config{ClientQueue: 64, CommandsPerSecond: -1})
 	h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1}}})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -116,13 +117,13 @@ func TestFloodStaysBounded(t *testing.T) {
 		if err := c.WriteRaw(frame); err != nil {
 			break // closed for not reading: fine
 		}
-		cl := h.srv.def.currentClient()
+		cl := currentClient(h.srv.def)
 		// The queue's 64, the one message the writer holds, and one for
 		// each goroutine that may be delivering to the client at this
 		// moment, each counted before its send: the read loop (errors)
 		// and the extension's read loop (replies).
-		if cl != nil && cl.p.Queued() > 64+1+2 {
-			t.Fatalf("client queue holds %d > 64+1+2", cl.p.Queued())
+		if cl != nil && cl.P.Queued() > 64+1+2 {
+			t.Fatalf("client queue holds %d > 64+1+2", cl.P.Queued())
 		}
 	}
 	// The relay still serves a new client once this one is gone or done.
@@ -152,23 +153,23 @@ func FuzzClientFrame(f *testing.F) {
 	f.Fuzz(func(t *testing.T, frame []byte) {
 		_, c, _, stop := benchInstance(t)
 		defer stop()
-		k := &c.cmd
-		if err := wire.DecodeCommand(frame, &k.env); err != nil {
-			c.badCommand(&k.env, err)
+		k := &c.Cmd
+		if err := wire.DecodeCommand(frame, &k.Env); err != nil {
+			c.BadCommand(&k.Env, err)
 			return
 		}
-		c.handle(k)
+		c.Handle(k)
 		// Emulated commands wait for an extension that never answers here:
 		// end them as a leaving client would.
-		c.cancel()
-		c.wg.Wait()
+		c.Cancel()
+		c.Wg.Wait()
 	})
 }
 
 // TestClientByteBudget: a client that does not read is closed once what
 // waits for it passes its byte budget, long before its message count.
 func TestClientByteBudget(t *testing.T) {
-	h := newHarness(t, Config{ClientQueueBytes: 1 << 20})
+	h := newHarness(t, core.Config{ClientQueueBytes: 1 << 20})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1}}})
 	c := h.client()
 	h.call(c, h.autoAttach(c)[0], "Runtime.enable", nil)
@@ -178,33 +179,33 @@ func TestClientByteBudget(t *testing.T) {
 		if e.Event(1, "", "Runtime.consoleAPICalled", map[string]any{"type": "log", "args": []any{map[string]any{"type": "string", "value": big}}}) != nil {
 			break
 		}
-		cl := h.srv.def.currentClient()
-		if cl == nil || cl.p.Closed() {
+		cl := currentClient(h.srv.def)
+		if cl == nil || cl.P.Closed() {
 			break
 		}
-		if b := cl.p.QueuedBytes(); b > 1<<20+128<<10 {
+		if b := cl.P.QueuedBytes(); b > 1<<20+128<<10 {
 			t.Fatalf("%d bytes queued for a client with a 1 MiB budget", b)
 		}
 	}
 	h.waitFor("the client closed as not reading", func() bool {
-		cl := h.srv.def.currentClient()
-		return cl == nil || cl.p.Closed()
+		cl := currentClient(h.srv.def)
+		return cl == nil || cl.P.Closed()
 	})
 }
 
 func TestSessionCap(t *testing.T) {
-	h := newHarness(t, Config{CommandsPerSecond: -1})
+	h := newHarness(t, core.Config{CommandsPerSecond: -1})
 	h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1}}})
 	c := h.client()
 	h.autoAttach(c)
 	var last cdptest.Message
-	for i := 0; i < maxSessions+1; i++ {
+	for i := 0; i < core.MaxSessions+1; i++ {
 		last = h.callMsg(c, "", "Target.attachToBrowserTarget", nil)
 		if last.Error != nil {
 			break
 		}
 	}
 	if last.Error == nil || !strings.Contains(last.Error.Message, "too many sessions") {
-		t.Fatalf("session %d: %s", maxSessions+1, last.Raw)
+		t.Fatalf("session %d: %s", core.MaxSessions+1, last.Raw)
 	}
 }

@@ -2,6 +2,7 @@ package relay
 
 import (
 	"encoding/json"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -48,7 +49,7 @@ func forwarded(e *fakeext.Ext, n int, method string) bool {
 // the back/forward cache brings back holds it again.
 func TestSecretFieldGuard(t *testing.T) {
 	var shown atomic.Bool
-	h := newHarness(t, Config{Secrets: staticSecrets(t)})
+	h := newHarness(t, core.Config{Secrets: staticSecrets(t)})
 	page, handler := passwordFieldPage(&shown)
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: handler})
 	page.e.Store(e)
@@ -146,7 +147,7 @@ func TestSecretFieldGuard(t *testing.T) {
 // TestLockUnscannable: while a secret is locked, the commands whose output
 // the lock cannot read are refused, saying why; before, they go on.
 func TestLockUnscannable(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -165,7 +166,7 @@ func TestLockUnscannable(t *testing.T) {
 			t.Errorf("%s with no secret locked: %s", k.method, m.Raw)
 		}
 	}
-	h.srv.Default().lockSecret("site", []byte("correct horse battery staple"))
+	h.srv.Default().LockSecret("site", []byte("correct horse battery staple"))
 	for _, k := range cmds {
 		before := len(e.Commands())
 		m := h.callMsg(c, sess, k.method, k.params)

@@ -55,6 +55,11 @@ func TestMethodNamesAreChromes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	below, err := filepath.Glob("internal/*/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, below...)
 	fset := token.NewFileSet()
 	checked := 0
 	for _, f := range files {

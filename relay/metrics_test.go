@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"testing"
 
@@ -21,9 +22,9 @@ func testCounter(t *testing.T, c prometheus.Collector) float64 {
 // the latency of forwarded commands; and they pass the linter.
 func TestMetricsValues(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	met := NewMetrics(reg)
+	met := core.NewMetrics(reg)
 	met.InitRules([]string{"method:Network.getAllCookies"})
-	h := newHarness(t, Config{Metrics: met, Policy: pinPolicy{urls: make(chan string, 1)}, CommandsPerSecond: 1, CommandBurst: 10})
+	h := newHarness(t, core.Config{Metrics: met, Policy: pinPolicy{urls: make(chan string, 1)}, CommandsPerSecond: 1, CommandBurst: 10})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0] // 1 command (Target.setAutoAttach)
@@ -48,21 +49,21 @@ func TestMetricsValues(t *testing.T) {
 		c    prometheus.Collector
 		want float64
 	}{
-		{"commands Runtime", met.messages[dirCommand][cdp.DomainIndex("Runtime")], float64(3 + 10 - limited)},
-		{"commands Network", met.messages[dirCommand][cdp.DomainIndex("Network")], 1},
-		{"commands Target", met.messages[dirCommand][cdp.DomainIndex("Target")], 1},
-		{"replies Runtime", met.messages[dirReply][cdp.DomainIndex("Runtime")], float64(3 + 10 - limited)},
-		{"events Log", met.messages[dirEvent][cdp.DomainIndex("Log")], 1},
-		{"refused getAllCookies", met.refused.WithLabelValues("deny", "method:Network.getAllCookies"), 1},
-		{"rate limited", met.limited[limitRate], float64(limited)},
-		{"client connections", met.connections.WithLabelValues(ActorClient), 1},
-		{"extension connections", met.connections.WithLabelValues(ActorExtension), 1},
+		{"commands Runtime", met.Messages[core.DirCommand][cdp.DomainIndex("Runtime")], float64(3 + 10 - limited)},
+		{"commands Network", met.Messages[core.DirCommand][cdp.DomainIndex("Network")], 1},
+		{"commands Target", met.Messages[core.DirCommand][cdp.DomainIndex("Target")], 1},
+		{"replies Runtime", met.Messages[core.DirReply][cdp.DomainIndex("Runtime")], float64(3 + 10 - limited)},
+		{"events Log", met.Messages[core.DirEvent][cdp.DomainIndex("Log")], 1},
+		{"refused getAllCookies", met.Refused.WithLabelValues("deny", "method:Network.getAllCookies"), 1},
+		{"rate limited", met.Limited[core.LimitRate], float64(limited)},
+		{"client connections", met.Connections.WithLabelValues(core.ActorClient), 1},
+		{"extension connections", met.Connections.WithLabelValues(core.ActorExtension), 1},
 	} {
 		if got := testCounter(t, tc.c); got != tc.want {
 			t.Errorf("%s = %v, want %v", tc.name, got, tc.want)
 		}
 	}
-	if n := testutil.CollectAndCount(met.commandLatency); n != 1 {
+	if n := testutil.CollectAndCount(met.CommandLatency); n != 1 {
 		t.Errorf("latency histogram: %d series", n)
 	}
 	problems, err := testutil.GatherAndLint(reg)

@@ -2,6 +2,7 @@ package relay
 
 import (
 	"encoding/json"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"testing"
 	"time"
@@ -15,11 +16,11 @@ import (
 type navAskPolicy struct{ askPolicy }
 
 func (navAskPolicy) AsksNavigation(string) bool { return true }
-func (navAskPolicy) AskNavigation(_, url string) Decision {
+func (navAskPolicy) AskNavigation(_, url string) core.Decision {
 	if strings.Contains(url, "shop.example") {
-		return Decision{Verdict: Ask, Rule: "ask:domain"}
+		return core.Decision{Verdict: core.Ask, Rule: "ask:domain"}
 	}
-	return Decision{}
+	return core.Decision{}
 }
 
 // redirected is a Fetch.requestPaused of a redirect's hop in tab 1's main
@@ -36,8 +37,8 @@ func redirected(id, url string) map[string]any {
 // answers, the automation is stopped or its client leaves. A navigation
 // within the host, or one a person approved already, is not asked again.
 func TestNavigationAskedWhereItEnds(t *testing.T) {
-	setup := func(t *testing.T, timeout time.Duration) (*harness, *fakeext.Ext, *Instance, *cdptest.Client, string) {
-		h := newHarness(t, Config{Policy: navAskPolicy{}, ApprovalTimeout: timeout})
+	setup := func(t *testing.T, timeout time.Duration) (*harness, *fakeext.Ext, *core.Instance, *cdptest.Client, string) {
+		h := newHarness(t, core.Config{Policy: navAskPolicy{}, ApprovalTimeout: timeout})
 		e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/", Title: "A"}}})
 		c := h.client()
 		sess := h.autoAttach(c)[0]
@@ -46,8 +47,8 @@ func TestNavigationAskedWhereItEnds(t *testing.T) {
 		}
 		return h, e, h.srv.Default(), c, sess
 	}
-	asked := func(h *harness, in *Instance) ApprovalStatus {
-		var a []ApprovalStatus
+	asked := func(h *harness, in *core.Instance) core.ApprovalStatus {
+		var a []core.ApprovalStatus
 		h.waitFor("the person asked", func() bool { a = in.Status().Approvals; return len(a) == 1 })
 		return a[0]
 	}
@@ -69,13 +70,13 @@ func TestNavigationAskedWhereItEnds(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name   string
-		answer func(*harness, *Instance, ApprovalStatus)
+		answer func(*harness, *core.Instance, core.ApprovalStatus)
 		want   string
 	}{
-		{"approved", func(_ *harness, in *Instance, a ApprovalStatus) { in.Approve(a.ID, "viewer-1") }, `Fetch.continueRequest {"requestId":"R1"}`},
-		{"denied", func(_ *harness, in *Instance, a ApprovalStatus) { in.Deny(a.ID, "viewer-1") }, `Fetch.failRequest {"errorReason":"Aborted","requestId":"R1"}`},
-		{"unanswered", func(*harness, *Instance, ApprovalStatus) {}, `Fetch.failRequest {"errorReason":"Aborted","requestId":"R1"}`},
-		{"stopped", func(_ *harness, in *Instance, _ ApprovalStatus) { in.Stop("viewer-1") }, `Fetch.failRequest {"errorReason":"Aborted","requestId":"R1"}`},
+		{"approved", func(_ *harness, in *core.Instance, a core.ApprovalStatus) { in.Approve(a.ID, "viewer-1") }, `Fetch.continueRequest {"requestId":"R1"}`},
+		{"denied", func(_ *harness, in *core.Instance, a core.ApprovalStatus) { in.Deny(a.ID, "viewer-1") }, `Fetch.failRequest {"errorReason":"Aborted","requestId":"R1"}`},
+		{"unanswered", func(*harness, *core.Instance, core.ApprovalStatus) {}, `Fetch.failRequest {"errorReason":"Aborted","requestId":"R1"}`},
+		{"stopped", func(_ *harness, in *core.Instance, _ core.ApprovalStatus) { in.Stop("viewer-1") }, `Fetch.failRequest {"errorReason":"Aborted","requestId":"R1"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			timeout := time.Hour
@@ -107,7 +108,7 @@ func TestNavigationAskedWhereItEnds(t *testing.T) {
 		from := len(e.Commands())
 		e.Event(1, "", "Fetch.requestPaused", redirected("R1", "https://shop.example/pay"))
 		asked(h, in)
-		in.currentClient().close(1000, "bye")
+		currentClient(in).Close(1000, "bye")
 		if got := answered(t, e, from); got != `Fetch.failRequest {"errorReason":"Aborted","requestId":"R1"}` {
 			t.Fatalf("the request: %s", got)
 		}

@@ -2,6 +2,7 @@ package relay
 
 import (
 	"encoding/json"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"os"
 	"path/filepath"
 	"slices"
@@ -39,33 +40,33 @@ type orderPolicy struct {
 	judged     *judgedLog // what Command and MethodURL were asked; nil: not kept
 }
 
-func (p orderPolicy) Command(_, method string, params []byte) Decision {
+func (p orderPolicy) Command(_, method string, params []byte) core.Decision {
 	p.judged.add(method)
 	switch {
 	case p.deny[method] || p.denyIn != "" && strings.Contains(string(params), p.denyIn):
-		return Decision{Verdict: Deny, Rule: "method:" + method, Message: "Denied by cdprelay policy: " + method}
+		return core.Decision{Verdict: core.Deny, Rule: "method:" + method, Message: "Denied by cdprelay policy: " + method}
 	case p.ask[method]:
-		return Decision{Verdict: Ask, Rule: "ask:method:" + method}
+		return core.Decision{Verdict: core.Ask, Rule: "ask:method:" + method}
 	}
-	return Decision{}
+	return core.Decision{}
 }
 
-func (p orderPolicy) MethodURL(profile, method, url string, found bool) Decision {
+func (p orderPolicy) MethodURL(profile, method, url string, found bool) core.Decision {
 	if !found {
-		return Decision{}
+		return core.Decision{}
 	}
 	p.judged.add("url " + url)
 	if p.askURL != "" && strings.Contains(url, p.askURL) {
-		return Decision{Verdict: Ask, Rule: "ask:url"}
+		return core.Decision{Verdict: core.Ask, Rule: "ask:url"}
 	}
 	return p.URL(profile, url)
 }
 
-func (p orderPolicy) URL(_, url string) Decision {
+func (p orderPolicy) URL(_, url string) core.Decision {
 	if p.denyURL != "" && strings.Contains(url, p.denyURL) {
-		return Decision{Verdict: Deny, Rule: "url:denied", Message: "Denied by cdprelay policy: " + url}
+		return core.Decision{Verdict: core.Deny, Rule: "url:denied", Message: "Denied by cdprelay policy: " + url}
 	}
-	return Decision{}
+	return core.Decision{}
 }
 
 func (p orderPolicy) FencesNavigation(string) bool { return p.fence }
@@ -95,10 +96,10 @@ func (l *judgedLog) has(s string) bool {
 // askedOrAnswered waits until the instance asks a person about one
 // command, and returns that approval. It fails t at once if the command
 // id is answered first: then a stage after ask took it.
-func askedOrAnswered(t *testing.T, h *harness, c *cdptest.Client, id int64) ApprovalStatus {
+func askedOrAnswered(t *testing.T, h *harness, c *cdptest.Client, id int64) core.ApprovalStatus {
 	t.Helper()
 	in := h.srv.Default()
-	var a []ApprovalStatus
+	var a []core.ApprovalStatus
 	var answered *cdptest.Message
 	h.waitFor("the person is asked", func() bool {
 		for _, m := range c.Messages() {
@@ -141,7 +142,7 @@ func TestCommandOrderPins(t *testing.T) {
 	// being refused.
 	t.Run("the brake before route", func(t *testing.T) {
 		rec := &auditRecorder{}
-		h := newHarness(t, Config{Observer: rec})
+		h := newHarness(t, core.Config{Observer: rec})
 		e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 		c := h.client()
 		sess := h.autoAttach(c)[0]
@@ -149,14 +150,14 @@ func TestCommandOrderPins(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The Stop's own commands, its undoing's last (stopundo.go).
-		h.waitFor("the Stop's undoing", func() bool { return rec.find(KindStop, "the Stop by person undid") })
+		h.waitFor("the Stop's undoing", func() bool { return rec.find(core.KindStop, "the Stop by person undid") })
 		before := len(e.Commands())
 		for _, s := range []string{"no-such-session", sess} {
-			if m := h.callMsg(c, s, "DOM.getDocument", nil); refusal(m) != msgStopped {
+			if m := h.callMsg(c, s, "DOM.getDocument", nil); refusal(m) != core.MsgStopped {
 				t.Errorf("a command for %s while stopped: %s", s, m.Raw)
 			}
 		}
-		if m := h.callMsg(c, sess, "Page.navigate", rawParams(`{"url":"https://a.example/","url":"https://b.example/"}`)); refusal(m) != msgStopped {
+		if m := h.callMsg(c, sess, "Page.navigate", rawParams(`{"url":"https://a.example/","url":"https://b.example/"}`)); refusal(m) != core.MsgStopped {
 			t.Errorf("unreadable params while stopped: %s", m.Raw)
 		}
 		neverSent(t, e, before, "")
@@ -169,7 +170,7 @@ func TestCommandOrderPins(t *testing.T) {
 	// navigation to a denied one would go on.
 	t.Run("route before the policy", func(t *testing.T) {
 		judged := &judgedLog{}
-		h := newHarness(t, Config{Policy: orderPolicy{denyURL: "denied.example", judged: judged}})
+		h := newHarness(t, core.Config{Policy: orderPolicy{denyURL: "denied.example", judged: judged}})
 		e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 		c := h.client()
 		sess := h.autoAttach(c)[0]
@@ -180,7 +181,7 @@ func TestCommandOrderPins(t *testing.T) {
 		if !judged.has("url https://denied.example/") {
 			t.Errorf("the policy judged %q", judged.what)
 		}
-		if m := h.callMsg(c, sess, "Page.navigate", rawParams(`{"url":"https://a.example/","url":"https://denied.example/"}`)); m.Error == nil || m.Error.Code != codeInvalidParams {
+		if m := h.callMsg(c, sess, "Page.navigate", rawParams(`{"url":"https://a.example/","url":"https://denied.example/"}`)); m.Error == nil || m.Error.Code != core.CodeInvalidParams {
 			t.Errorf("a URL given twice: %s", m.Raw)
 		}
 		if judged.has("url https://a.example/") {
@@ -197,7 +198,7 @@ func TestCommandOrderPins(t *testing.T) {
 	// for a tab whose first is not answered) before the first is decided.
 	t.Run("the line before the policy and ask", func(t *testing.T) {
 		judged := &judgedLog{}
-		h := newHarness(t, Config{Policy: orderPolicy{askURL: "shop.example", ask: map[string]bool{"Input.insertText": true}, judged: judged}, ApprovalTimeout: time.Hour})
+		h := newHarness(t, core.Config{Policy: orderPolicy{askURL: "shop.example", ask: map[string]bool{"Input.insertText": true}, judged: judged}, ApprovalTimeout: time.Hour})
 		e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 		c := h.client()
 		sess := h.autoAttach(c)[0]
@@ -206,7 +207,7 @@ func TestCommandOrderPins(t *testing.T) {
 		nav := h.send(c, sess, "Page.navigate", map[string]any{"url": "https://shop.example/checkout"})
 		first := askedOrAnswered(t, h, c, nav)
 		text := h.send(c, sess, "Input.insertText", map[string]any{"text": "x"})
-		h.waitFor("the second command in line", func() bool { cl := in.currentClient(); return cl != nil && cl.inflight.Load() == 2 })
+		h.waitFor("the second command in line", func() bool { cl := currentClient(in); return cl != nil && cl.Inflight.Load() == 2 })
 		if a := in.Status().Approvals; len(a) != 1 {
 			t.Fatalf("a person is asked %d questions about one tab at once: %+v", len(a), a)
 		}
@@ -238,7 +239,7 @@ func TestCommandOrderPins(t *testing.T) {
 	// command would use up the request's credentials, and the allowed one
 	// be refused and the request failed.
 	t.Run("the operator's rules before the relay's", func(t *testing.T) {
-		h := newHarness(t, Config{})
+		h := newHarness(t, core.Config{})
 		e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 		c := h.client()
 		sess := h.autoAttach(c)[0]
@@ -272,7 +273,7 @@ func TestCommandOrderPins(t *testing.T) {
 	// tab is on a full site. (A denial winning over the take-over's is
 	// TestPipelineOrder's.)
 	t.Run("the operator's rules before access", func(t *testing.T) {
-		h := newHarness(t, Config{Policy: orderPolicy{tierPolicy: tiers, denyIn: "planted"}})
+		h := newHarness(t, core.Config{Policy: orderPolicy{tierPolicy: tiers, denyIn: "planted"}})
 		e := h.ext(fakeext.Options{Handler: scriptHandler(), Tabs: []fakeext.Tab{{ID: 1, URL: "https://blind.example/", Title: "B"}}})
 		c := h.client()
 		sess := h.autoAttach(c)[0]
@@ -294,7 +295,7 @@ func TestCommandOrderPins(t *testing.T) {
 	// all (and the question describes the blind page).
 	t.Run("access before ask", func(t *testing.T) {
 		rec := &auditRecorder{}
-		h := newHarness(t, Config{Policy: orderPolicy{tierPolicy: tiers, ask: map[string]bool{"Input.insertText": true}},
+		h := newHarness(t, core.Config{Policy: orderPolicy{tierPolicy: tiers, ask: map[string]bool{"Input.insertText": true}},
 			ApprovalTimeout: 200 * time.Millisecond, Observer: rec})
 		e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://blind.example/"}, {ID: 2, URL: "https://ro.example/"}}})
 		c := h.client()
@@ -305,7 +306,7 @@ func TestCommandOrderPins(t *testing.T) {
 				t.Errorf("asked input on a %s tab: %s", want, m.Raw)
 			}
 		}
-		if rec.find(KindAsk, "") || len(h.srv.Default().Status().Approvals) != 0 {
+		if rec.find(core.KindAsk, "") || len(h.srv.Default().Status().Approvals) != 0 {
 			t.Errorf("a person was asked: %+v", auditedEvents(rec))
 		}
 		neverSent(t, e, before, "")
@@ -320,7 +321,7 @@ func TestCommandOrderPins(t *testing.T) {
 		// prepare: a navigation to a read-only site leaves the tab's
 		// scripts in Chrome and its access as it was.
 		t.Run("prepare", func(t *testing.T) {
-			h := newHarness(t, Config{Policy: orderPolicy{tierPolicy: tiers, askURL: "ro.example"}, ApprovalTimeout: time.Hour})
+			h := newHarness(t, core.Config{Policy: orderPolicy{tierPolicy: tiers, askURL: "ro.example"}, ApprovalTimeout: time.Hour})
 			e := h.ext(fakeext.Options{Handler: scriptHandler(), Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/", Title: "A"}}})
 			c := h.client()
 			sess := h.autoAttach(c)[0]
@@ -348,7 +349,7 @@ func TestCommandOrderPins(t *testing.T) {
 		t.Run("secret", func(t *testing.T) {
 			page := newFakePage(1, "https://a.example")
 			page.setFocus(passwordField(tid(1)))
-			h := newHarness(t, Config{Policy: orderPolicy{ask: map[string]bool{"Input.insertText": true}}, Secrets: staticSecrets(t), ApprovalTimeout: time.Hour})
+			h := newHarness(t, core.Config{Policy: orderPolicy{ask: map[string]bool{"Input.insertText": true}}, Secrets: staticSecrets(t), ApprovalTimeout: time.Hour})
 			e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: page.handle})
 			page.e.Store(e)
 			c := h.client()
@@ -385,7 +386,7 @@ func TestCommandOrderPins(t *testing.T) {
 		})
 		// fence: a Fetch.disable on a fenced tab sends nothing.
 		t.Run("fence", func(t *testing.T) {
-			h := newHarness(t, Config{Policy: orderPolicy{fence: true, denyURL: "evil", ask: map[string]bool{"Fetch.disable": true}}, ApprovalTimeout: time.Hour})
+			h := newHarness(t, core.Config{Policy: orderPolicy{fence: true, denyURL: "evil", ask: map[string]bool{"Fetch.disable": true}}, ApprovalTimeout: time.Hour})
 			e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 			c := h.client()
 			sess := h.autoAttach(c)[0]
@@ -402,7 +403,7 @@ func TestCommandOrderPins(t *testing.T) {
 		})
 		// emulate: Target.createTarget opens no tab.
 		t.Run("emulate", func(t *testing.T) {
-			h := newHarness(t, Config{Policy: orderPolicy{ask: map[string]bool{"Target.createTarget": true}}, ApprovalTimeout: time.Hour})
+			h := newHarness(t, core.Config{Policy: orderPolicy{ask: map[string]bool{"Target.createTarget": true}}, ApprovalTimeout: time.Hour})
 			e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 			c := h.client()
 			h.autoAttach(c)
@@ -425,7 +426,7 @@ func TestCommandOrderPins(t *testing.T) {
 		// person while it waits (the dialog is claimed by whoever answers
 		// first, in forward).
 		t.Run("forward", func(t *testing.T) {
-			h := newHarness(t, Config{Policy: orderPolicy{ask: map[string]bool{"Page.handleJavaScriptDialog": true}}, ApprovalTimeout: time.Hour})
+			h := newHarness(t, core.Config{Policy: orderPolicy{ask: map[string]bool{"Page.handleJavaScriptDialog": true}}, ApprovalTimeout: time.Hour})
 			e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 			c := h.client()
 			sess := h.autoAttach(c)[0]
@@ -458,7 +459,7 @@ func TestCommandOrderPins(t *testing.T) {
 	t.Run("a refusal ends the command", func(t *testing.T) {
 		rec := &auditRecorder{}
 		pol := orderPolicy{tierPolicy: tiers, deny: map[string]bool{"Network.getAllCookies": true}, denyURL: "file:", ask: map[string]bool{"Input.insertText": true}}
-		h := newHarness(t, Config{Policy: pol, Observer: rec, ApprovalTimeout: time.Hour})
+		h := newHarness(t, core.Config{Policy: pol, Observer: rec, ApprovalTimeout: time.Hour})
 		e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/"}, {ID: 2, URL: "https://ro.example/"}}})
 		c := h.client()
 		sess := h.autoAttach(c)
@@ -482,7 +483,7 @@ func TestCommandOrderPins(t *testing.T) {
 			{"the relay's rules", sess[0], "Page.setDownloadBehavior", map[string]any{"behavior": "allow", "downloadPath": "/tmp"}, ""},
 			{"access", sess[1], "DOM.setOuterHTML", map[string]any{"nodeId": 1, "outerHTML": "<p>"}, "tier:read-only"},
 			{"access", sess[0], "Page.navigate", map[string]any{"url": "https://blind.example/"}, "tier:blind"},
-			{"secret", sess[0], "CDPRelay.fillSecret", map[string]any{}, ruleSecret},
+			{"secret", sess[0], "CDPRelay.fillSecret", map[string]any{}, core.RuleSecret},
 			{"forward", sess[0], "Page.handleJavaScriptDialog", map[string]any{"accept": false}, person.RuleDialogAnswered},
 		} {
 			before, from := len(e.Commands()), len(c.Messages())
@@ -494,7 +495,7 @@ func TestCommandOrderPins(t *testing.T) {
 			// would have sent has been sent by then, and its refusal
 			// recorded (the client's commands are handled one at a time).
 			h.call(c, sess[0], "Runtime.evaluate", map[string]any{"expression": "1"})
-			if tc.rule != "" && !slices.ContainsFunc(auditedEvents(rec), func(ev Event) bool { return ev.Kind == KindDenied && ev.Rule == tc.rule }) {
+			if tc.rule != "" && !slices.ContainsFunc(auditedEvents(rec), func(ev core.Event) bool { return ev.Kind == core.KindDenied && ev.Rule == tc.rule }) {
 				t.Errorf("%s: the refusal of %s by %s is not audited", tc.stage, tc.method, tc.rule)
 			}
 			if sent := cdpSent(e, before); len(sent) != 1 || !strings.HasPrefix(sent[0], "Runtime.evaluate") {
@@ -538,7 +539,7 @@ func TestCommandOrderPins(t *testing.T) {
 			t.Fatal(err)
 		}
 		judged := &judgedLog{}
-		h := newHarness(t, Config{Policy: orderPolicy{tierPolicy: tiers, fence: true, uploads: []string{dir}, judged: judged}})
+		h := newHarness(t, core.Config{Policy: orderPolicy{tierPolicy: tiers, fence: true, uploads: []string{dir}, judged: judged}})
 		e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/"}, {ID: 2, URL: "https://ro.example/"}}})
 		c := h.client()
 		sess := h.autoAttach(c)
@@ -555,7 +556,7 @@ func TestCommandOrderPins(t *testing.T) {
 			"uniqueId": "u7", "auxData": map[string]any{"isDefault": true, "type": "default", "frameId": tid(1)}}})
 		h.event(c, from, "Runtime.executionContextCreated")
 		// Every evaluation gets the brake's bound (brake.go).
-		bound := strconv.FormatInt(h.srv.cfg.ScriptTimeout.Milliseconds(), 10)
+		bound := strconv.FormatInt(h.srv.Cfg.ScriptTimeout.Milliseconds(), 10)
 
 		for _, tc := range []struct {
 			name, session, method string
@@ -624,7 +625,7 @@ func TestCommandOrderPins(t *testing.T) {
 	// the tab's access now. Catches a line that hands its commands straight
 	// to the acting stages with the verdicts they had on arrival.
 	t.Run("a held command is judged again when it leaves its line", func(t *testing.T) {
-		h := newHarness(t, Config{Policy: orderPolicy{tierPolicy: tiers, askURL: "shop.example", ask: map[string]bool{"Input.insertText": true}}, ApprovalTimeout: time.Hour})
+		h := newHarness(t, core.Config{Policy: orderPolicy{tierPolicy: tiers, askURL: "shop.example", ask: map[string]bool{"Input.insertText": true}}, ApprovalTimeout: time.Hour})
 		e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/", Title: "A"}}})
 		c := h.client()
 		sess := h.autoAttach(c)[0]
@@ -635,7 +636,7 @@ func TestCommandOrderPins(t *testing.T) {
 		nav := h.send(c, sess, "Page.navigate", map[string]any{"url": "https://shop.example/"})
 		a := askedOrAnswered(t, h, c, nav)
 		behind := h.send(c, sess, "DOM.getDocument", nil)
-		h.waitFor("the second command in line", func() bool { return in.currentClient().inflight.Load() == 2 })
+		h.waitFor("the second command in line", func() bool { return currentClient(in).Inflight.Load() == 2 })
 		h.srv.SetPolicy(orderPolicy{tierPolicy: tiers, askURL: "shop.example", ask: map[string]bool{"Input.insertText": true}, deny: map[string]bool{"DOM.getDocument": true}})
 		if err := in.Approve(a.ID, "person"); err != nil {
 			t.Fatal(err)
@@ -670,7 +671,7 @@ func TestCommandOrderPins(t *testing.T) {
 	// and TestReplayJudgedByTheStages'.)
 	t.Run("a replayed command is judged", func(t *testing.T) {
 		rec := &auditRecorder{}
-		h := newHarness(t, Config{Observer: rec, ApprovalTimeout: time.Hour})
+		h := newHarness(t, core.Config{Observer: rec, ApprovalTimeout: time.Hour})
 		e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Features: ourFeatures})
 		c := h.client()
 		sess := h.autoAttach(c)[0]
@@ -680,7 +681,7 @@ func TestCommandOrderPins(t *testing.T) {
 		h.srv.SetPolicy(orderPolicy{ask: map[string]bool{"Emulation.setDeviceMetricsOverride": true}})
 		from, before := len(c.Messages()), len(e.Commands())
 		e.DetachByBrowser(1, "target_closed", map[string]any{"cause": "extension_frame", "cleared": true, "guard": true})
-		h.waitFor("the resume", func() bool { return rec.find(KindAttach, "resumed") })
+		h.waitFor("the resume", func() bool { return rec.find(core.KindAttach, "resumed") })
 		neverSent(t, e, before, "Emulation.setDeviceMetricsOverride")
 		if indexOf(cdpSent(e, before), "Emulation.setTimezoneOverride") < 0 {
 			t.Errorf("the rest was not set again: %q", cdpSent(e, before))
@@ -704,7 +705,7 @@ func TestCommandOrderPins(t *testing.T) {
 	// a tab's top-level session as a domain switch, and the backstop's
 	// pattern would go with it.
 	t.Run("the fence before the emulation", func(t *testing.T) {
-		h := newHarness(t, Config{Policy: orderPolicy{fence: true, denyURL: "evil"}})
+		h := newHarness(t, core.Config{Policy: orderPolicy{fence: true, denyURL: "evil"}})
 		e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 		c := h.client()
 		sess := h.autoAttach(c)[0]
@@ -720,8 +721,8 @@ func TestCommandOrderPins(t *testing.T) {
 }
 
 // auditedEvents returns what r was told so far.
-func auditedEvents(r *auditRecorder) []Event {
+func auditedEvents(r *auditRecorder) []core.Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]Event(nil), r.ev...)
+	return append([]core.Event(nil), r.ev...)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"sync"
 	"testing"
@@ -22,10 +23,10 @@ import (
 // viewLog records what a live view's tab handle receives.
 type viewLog struct {
 	mu sync.Mutex
-	ev []TabEvent
+	ev []core.TabEvent
 }
 
-func (l *viewLog) add(ev TabEvent) {
+func (l *viewLog) add(ev core.TabEvent) {
 	l.mu.Lock()
 	l.ev = append(l.ev, ev)
 	l.mu.Unlock()
@@ -78,7 +79,7 @@ func TestEventOrderPins(t *testing.T) {
 	// automation, and from the live view with it. (The client's copy is
 	// withheld by the later blind check as well.)
 	t.Run("the blind check before the screencast", func(t *testing.T) {
-		h := newHarness(t, Config{Policy: orderPolicy{tierPolicy: tiers}})
+		h := newHarness(t, core.Config{Policy: orderPolicy{tierPolicy: tiers}})
 		e := h.ext(fakeext.Options{Tabs: twoTabs})
 		c := h.client()
 		sess := h.autoAttach(c)
@@ -126,7 +127,7 @@ func TestEventOrderPins(t *testing.T) {
 	// client itself. Catches delivery before the page tracking: the client
 	// would hear where the tab went.
 	t.Run("page tracking before delivery", func(t *testing.T) {
-		h := newHarness(t, Config{})
+		h := newHarness(t, core.Config{})
 		e := h.ext(fakeext.Options{Tabs: twoTabs})
 		c := h.client()
 		sess := h.autoAttach(c)
@@ -159,7 +160,7 @@ func TestEventOrderPins(t *testing.T) {
 	// world's context id would run script there as in a guarded world of
 	// its own, without V8's side-effect check.
 	t.Run("the relay's own world before the world tracking", func(t *testing.T) {
-		h := newHarness(t, Config{Policy: orderPolicy{tierPolicy: tiers}})
+		h := newHarness(t, core.Config{Policy: orderPolicy{tierPolicy: tiers}})
 		e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://ro.example/", Title: "RO"}}})
 		c := h.client()
 		sess := h.autoAttach(c)[0]
@@ -169,7 +170,7 @@ func TestEventOrderPins(t *testing.T) {
 			e.Event(1, "", "Runtime.executionContextCreated", map[string]any{"context": map[string]any{"id": id, "origin": "https://ro.example", "name": name,
 				"uniqueId": fmt.Sprint("u", id), "auxData": map[string]any{"isDefault": false, "type": "isolated", "frameId": tid(1)}}})
 		}
-		world(55, relayWorldPrefix+"-0123456789abcdef")
+		world(55, core.RelayWorldPrefix+"-0123456789abcdef")
 		world(56, "util")
 		h.waitFor("the guard in the client's world", func() bool { return indexOf(cdpSent(e, before), `Runtime.evaluate {"contextId":56`) >= 0 })
 		if indexOf(cdpSent(e, before), `Runtime.evaluate {"contextId":55`) >= 0 {
@@ -183,7 +184,7 @@ func TestEventOrderPins(t *testing.T) {
 		// that does not exist (ctxguard.go); the client's own world takes
 		// its script.
 		before = len(e.Commands())
-		if m := h.callMsg(c, sess, "Runtime.evaluate", map[string]any{"expression": "window.x = 1", "contextId": 55}); m.Error == nil || m.Error.Message != msgNoContext {
+		if m := h.callMsg(c, sess, "Runtime.evaluate", map[string]any{"expression": "window.x = 1", "contextId": 55}); m.Error == nil || m.Error.Message != core.MsgNoContext {
 			t.Errorf("script in the relay's world: %s", m.Raw)
 		}
 		if sent := cdpSent(e, before); len(sent) != 0 {
@@ -202,7 +203,7 @@ func TestEventOrderPins(t *testing.T) {
 	// continued for as long as a person holds the automation stopped.
 	t.Run("the backstop before letting the page go on", func(t *testing.T) {
 		rec := &auditRecorder{}
-		h := newHarness(t, Config{Policy: orderPolicy{fence: true, denyURL: "evil"}, Observer: rec})
+		h := newHarness(t, core.Config{Policy: orderPolicy{fence: true, denyURL: "evil"}, Observer: rec})
 		e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://ok.test/"}}})
 		c := h.client()
 		h.autoAttach(c)
@@ -211,7 +212,7 @@ func TestEventOrderPins(t *testing.T) {
 		}
 		// The Stop's undoing (stopundo.go) ends with the tab attached
 		// again, and fenced again.
-		h.waitFor("the Stop's undoing", func() bool { return rec.find(KindStop, "the Stop by person undid") })
+		h.waitFor("the Stop's undoing", func() bool { return rec.find(core.KindStop, "the Stop by person undid") })
 		before := len(e.Commands())
 		e.Event(1, "", "Fetch.requestPaused", paused("R1", "https://evil.test/", "Document"))
 		e.Event(1, "", "Fetch.requestPaused", paused("R2", "https://ok.test/next", "Document"))
@@ -233,7 +234,7 @@ func TestEventOrderPins(t *testing.T) {
 	// answer.
 	t.Run("letting the page go on before the session and delivery", func(t *testing.T) {
 		t.Run("no client", func(t *testing.T) {
-			h := newHarness(t, Config{Policy: orderPolicy{tierPolicy: tiers}})
+			h := newHarness(t, core.Config{Policy: orderPolicy{tierPolicy: tiers}})
 			e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://blind.example/", Title: "B"}}})
 			h.waitFor("the tab", func() bool { return len(h.srv.Default().Status().Tabs) == 1 })
 			before := len(e.Commands())
@@ -245,7 +246,7 @@ func TestEventOrderPins(t *testing.T) {
 		})
 		t.Run("stopped", func(t *testing.T) {
 			rec := &auditRecorder{}
-			h := newHarness(t, Config{Observer: rec})
+			h := newHarness(t, core.Config{Observer: rec})
 			e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 			c := h.client()
 			sess := h.autoAttach(c)[0]
@@ -259,7 +260,7 @@ func TestEventOrderPins(t *testing.T) {
 			}
 			// The Stop's undoing (stopundo.go) ends with the tab attached
 			// again.
-			h.waitFor("the Stop's undoing", func() bool { return rec.find(KindStop, "the Stop by person undid") })
+			h.waitFor("the Stop's undoing", func() bool { return rec.find(core.KindStop, "the Stop by person undid") })
 			before, from := len(e.Commands()), len(c.Messages())
 			e.Event(1, "", "Debugger.paused", map[string]any{"reason": "other", "callFrames": []any{map[string]any{"functionName": "pausedWhileStopped"}}})
 			e.Event(1, "", "Fetch.authRequired", map[string]any{"requestId": "A1", "request": map[string]any{"url": "https://a.example/"}, "authChallenge": map[string]any{"source": "Server", "origin": "https://a.example", "scheme": "basic", "realm": "r"}})
@@ -282,7 +283,7 @@ func TestEventOrderPins(t *testing.T) {
 	// withholding run before the child sessions are handled: the child
 	// would never be resumed, and the person's page would wait for it.
 	t.Run("the child sessions before withholding", func(t *testing.T) {
-		h := newHarness(t, Config{Policy: orderPolicy{tierPolicy: tiers}})
+		h := newHarness(t, core.Config{Policy: orderPolicy{tierPolicy: tiers}})
 		e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://blind.example/", Title: "B"}, {ID: 2, URL: "https://a.example/", Title: "A"}}})
 		c := h.client()
 		sess := h.autoAttach(c)
@@ -311,14 +312,14 @@ func TestEventOrderPins(t *testing.T) {
 	// would answer it, and the person's page would wait.
 	t.Run("page tracking before withholding", func(t *testing.T) {
 		rec := &auditRecorder{}
-		h := newHarness(t, Config{Policy: orderPolicy{tierPolicy: tiers}, DialogTimeout: 50 * time.Millisecond, Observer: rec})
+		h := newHarness(t, core.Config{Policy: orderPolicy{tierPolicy: tiers}, DialogTimeout: 50 * time.Millisecond, Observer: rec})
 		e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://blind.example/", Title: "B"}}})
 		c := h.client()
 		h.autoAttach(c)
 		before, from := len(e.Commands()), len(c.Messages())
 		e.Event(1, "", "Page.javascriptDialogOpening", map[string]any{"url": "https://blind.example/", "message": "secret question", "type": "confirm", "hasBrowserHandler": false, "defaultPrompt": ""})
 		h.waitFor("the relay answers the dialog", func() bool { return indexOf(cdpSent(e, before), "Page.handleJavaScriptDialog") >= 0 })
-		if !rec.find(KindDialog, "opened confirm on https://blind.example") {
+		if !rec.find(core.KindDialog, "opened confirm on https://blind.example") {
 			t.Errorf("the dialog is not audited: %+v", auditedEvents(rec))
 		}
 		if clientSaw(c, from, "secret question") {
@@ -332,7 +333,7 @@ func TestEventOrderPins(t *testing.T) {
 	// made from the tab's Page event) sent before the withholding: the
 	// client would learn what the blind page downloads.
 	t.Run("withholding before the download events", func(t *testing.T) {
-		h := newHarness(t, Config{Policy: orderPolicy{tierPolicy: tiers}})
+		h := newHarness(t, core.Config{Policy: orderPolicy{tierPolicy: tiers}})
 		e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://blind.example/", Title: "B"}, {ID: 2, URL: "https://a.example/", Title: "A"}}})
 		c := h.client()
 		h.autoAttach(c)
@@ -351,7 +352,7 @@ func TestEventOrderPins(t *testing.T) {
 	// first does. Catches the copies to further sessions made before the
 	// redaction, from the params as Chrome sent them.
 	t.Run("redaction before the copies to further sessions", func(t *testing.T) {
-		h := newHarness(t, Config{})
+		h := newHarness(t, core.Config{})
 		e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 		c := h.client()
 		sess := h.autoAttach(c)[0]
@@ -385,7 +386,7 @@ func TestEventOrderPins(t *testing.T) {
 		page := newFakePage(1, "https://a.example")
 		page.setFocus(passwordField(tid(1)))
 		focus := page.handle
-		h := newHarness(t, Config{Secrets: staticSecrets(t)})
+		h := newHarness(t, core.Config{Secrets: staticSecrets(t)})
 		e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: func(tabID int, sid, method string, p json.RawMessage) (any, error) {
 			switch {
 			case method == "Runtime.evaluate" && strings.Contains(string(p), "read it back"):

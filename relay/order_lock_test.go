@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"slices"
 	"strings"
 	"testing"
@@ -30,7 +31,7 @@ func TestLockOrderPins(t *testing.T) {
 	// navigation): the client's script would run on the read-only site's
 	// first document.
 	t.Run("script removals before the navigation", func(t *testing.T) {
-		h := newHarness(t, Config{Policy: orderPolicy{tierPolicy: tiers, askURL: "ro.example/asked"}, ApprovalTimeout: time.Hour})
+		h := newHarness(t, core.Config{Policy: orderPolicy{tierPolicy: tiers, askURL: "ro.example/asked"}, ApprovalTimeout: time.Hour})
 		e := h.ext(fakeext.Options{Handler: scriptHandler(), Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/", Title: "A"}}})
 		c := h.client()
 		sess := h.autoAttach(c)[0]
@@ -68,7 +69,7 @@ func TestLockOrderPins(t *testing.T) {
 	// tab detached, after the automation was let go on.
 	t.Run("a Stop's own commands before the commands after the Resume", func(t *testing.T) {
 		page := newBusyPage()
-		h := newHarness(t, Config{})
+		h := newHarness(t, core.Config{})
 		e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: page.handler})
 		page.e = e
 		c := h.client()
@@ -106,7 +107,7 @@ func TestLockOrderPins(t *testing.T) {
 	// domains (or, on a read-only tab, before the settings' judgement).
 	t.Run("a resume's replay before the commands that waited", func(t *testing.T) {
 		ag := holdAttach(2) // the tab, then its resume
-		h := newHarness(t, Config{})
+		h := newHarness(t, core.Config{})
 		e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Features: ourFeatures, Gate: ag.gate})
 		c := h.client()
 		sess := h.autoAttach(c)[0]
@@ -119,7 +120,7 @@ func TestLockOrderPins(t *testing.T) {
 		h.waitFor("the resume to start", func() bool { return ag.count() == 2 })
 		before := len(e.Commands())
 		waiting := h.send(c, sess, "Runtime.evaluate", map[string]any{"expression": "'waited'"})
-		h.waitFor("the command to wait for the resume", func() bool { return h.srv.Default().resumeWaits.Load() == 1 })
+		h.waitFor("the command to wait for the resume", func() bool { return h.srv.Default().ResumeWaits.Load() == 1 })
 		close(ag.release)
 		if m, _ := h.reply(c, waiting); m.Error != nil {
 			t.Fatalf("the command that waited: %s", m.Raw)
@@ -143,7 +144,7 @@ func TestLockOrderPins(t *testing.T) {
 	// released: the client's command could run in the world before the
 	// guard.
 	t.Run("the guard before the client's first command in a world", func(t *testing.T) {
-		h := newHarness(t, Config{Policy: orderPolicy{tierPolicy: tiers}})
+		h := newHarness(t, core.Config{Policy: orderPolicy{tierPolicy: tiers}})
 		e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://ro.example/", Title: "RO"}}})
 		c := h.client()
 		sess := h.autoAttach(c)[0]

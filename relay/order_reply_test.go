@@ -2,6 +2,7 @@ package relay
 
 import (
 	"encoding/json"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"sync"
 	"testing"
@@ -53,7 +54,7 @@ func TestReplyOrderPins(t *testing.T) {
 	// names and domains (redaction hides values, not the cookies).
 	t.Run("went blind before the error and the results", func(t *testing.T) {
 		g := holdAnswers("held")
-		h := newHarness(t, Config{Policy: orderPolicy{tierPolicy: tiers}})
+		h := newHarness(t, core.Config{Policy: orderPolicy{tierPolicy: tiers}})
 		e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/", Title: "A"}}, Gate: g.gate,
 			Handler: func(tabID int, sid, method string, p json.RawMessage) (any, error) {
 				switch method {
@@ -74,7 +75,7 @@ func TestReplyOrderPins(t *testing.T) {
 		h.waitFor("the tab is blind", func() bool { return in.Status().Tabs[0].Access == "blind" })
 		close(g.release)
 		for _, id := range []int64{eval, cookies} {
-			if m, _ := h.reply(c, id); m.Error == nil || m.Error.Message != msgWentBlind {
+			if m, _ := h.reply(c, id); m.Error == nil || m.Error.Message != core.MsgWentBlind {
 				t.Errorf("the answer of a command whose tab went blind: %s", m.Raw)
 			}
 		}
@@ -89,7 +90,7 @@ func TestReplyOrderPins(t *testing.T) {
 		page := newFakePage(1, "https://a.example")
 		page.setFocus(passwordField(tid(1)))
 		focus := page.handle
-		h := newHarness(t, Config{Secrets: staticSecrets(t)})
+		h := newHarness(t, core.Config{Secrets: staticSecrets(t)})
 		e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: func(tabID int, sid, method string, p json.RawMessage) (any, error) {
 			if method == "IO.read" {
 				return nil, fakeext.CDPError(-32000, "Invalid stream handle")
@@ -118,7 +119,7 @@ func TestReplyOrderPins(t *testing.T) {
 		page := newFakePage(1, "https://a.example")
 		page.setFocus(passwordField(tid(1)))
 		focus := page.handle
-		h := newHarness(t, Config{Policy: orderPolicy{tierPolicy: tiers}, Secrets: staticSecrets(t)})
+		h := newHarness(t, core.Config{Policy: orderPolicy{tierPolicy: tiers}, Secrets: staticSecrets(t)})
 		e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/", Title: "A"}}, Gate: g.gate,
 			Handler: func(tabID int, sid, method string, p json.RawMessage) (any, error) {
 				if method == "IO.read" {
@@ -139,7 +140,7 @@ func TestReplyOrderPins(t *testing.T) {
 		e.Navigate(1, "https://blind.example/", "B")
 		h.waitFor("the tab is blind", func() bool { return in.Status().Tabs[0].Access == "blind" })
 		close(g.release)
-		if m, _ := h.reply(c, read); m.Error == nil || m.Error.Message != msgWentBlind {
+		if m, _ := h.reply(c, read); m.Error == nil || m.Error.Message != core.MsgWentBlind {
 			t.Fatalf("the read's reply: %s", m.Raw)
 		}
 		if n := in.Streams.Pending(); n != 0 {
@@ -157,7 +158,7 @@ func TestReplyOrderPins(t *testing.T) {
 	t.Run("the resume's tap before the went-blind case", func(t *testing.T) {
 		rec := &auditRecorder{}
 		g := holdAnswers("held")
-		h := newHarness(t, Config{Policy: orderPolicy{tierPolicy: tiers}, Observer: rec})
+		h := newHarness(t, core.Config{Policy: orderPolicy{tierPolicy: tiers}, Observer: rec})
 		e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/", Title: "A"}}, Features: ourFeatures, Gate: g.gate,
 			Handler: func(tabID int, sid, method string, p json.RawMessage) (any, error) {
 				if method == "Page.addScriptToEvaluateOnNewDocument" {
@@ -175,7 +176,7 @@ func TestReplyOrderPins(t *testing.T) {
 		e.Navigate(1, "https://blind.example/", "B")
 		h.waitFor("the tab is blind", func() bool { return in.Status().Tabs[0].Access == "blind" })
 		close(g.release)
-		if m, _ := h.reply(c, add); m.Error == nil || m.Error.Message != msgWentBlind {
+		if m, _ := h.reply(c, add); m.Error == nil || m.Error.Message != core.MsgWentBlind {
 			t.Fatalf("the script's reply: %s", m.Raw)
 		}
 		e.Navigate(1, "https://a.example/", "A")
@@ -184,7 +185,7 @@ func TestReplyOrderPins(t *testing.T) {
 		h.call(c, sess, "Page.removeScriptToEvaluateOnNewDocument", map[string]any{"identifier": "7"})
 		before := len(e.Commands())
 		e.DetachByBrowser(1, "target_closed", map[string]any{"cause": "extension_frame", "cleared": true, "guard": true})
-		h.waitFor("the resume", func() bool { return rec.find(KindAttach, "resumed") })
+		h.waitFor("the resume", func() bool { return rec.find(core.KindAttach, "resumed") })
 		neverSent(t, e, before, "sourceURL=held")
 	})
 }

@@ -2,6 +2,7 @@ package relay
 
 import (
 	"bytes"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"sync"
 	"testing"
@@ -13,20 +14,20 @@ import (
 // stuckExt is an instance whose extension's socket takes nothing: its
 // queue is full, as when the extension's service worker stalls. read
 // takes one frame off the queue, as the writer would.
-func stuckExt(t *testing.T) (*Instance, *extConn) {
+func stuckExt(t *testing.T) (*core.Instance, *core.ExtConn) {
 	t.Helper()
-	srv, err := New(Config{})
+	srv, err := New(core.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	in := srv.Default()
-	x := &extConn{inst: in, p: link.NewPeer(nil, extQueue, 0), log: in.log, pending: map[int64]pendingCall{}, ready: make(chan struct{})}
-	close(x.ready)
-	st := in.lock()
-	st.ext = x
-	in.unlock()
-	for range extQueue {
-		x.fire(7, "", "Runtime.evaluate", map[string]any{"expression": "'filler'"})
+	x := &core.ExtConn{Inst: in, P: link.NewPeer(nil, core.ExtQueue, 0), Log: in.Log, Pending: map[int64]core.PendingCall{}, Ready: make(chan struct{})}
+	close(x.Ready)
+	st := in.Lock()
+	st.Ext = x
+	in.Unlock()
+	for range core.ExtQueue {
+		x.Fire(7, "", "Runtime.evaluate", map[string]any{"expression": "'filler'"})
 	}
 	return in, x
 }
@@ -44,14 +45,14 @@ func TestQueuedCommandsWaitForRoomWithoutTheLock(t *testing.T) {
 	released := make(chan struct{})
 	go func() {
 		defer close(released)
-		st := in.lock()
-		st.fire(7, "", "Page.stopLoading", nil)
+		st := in.Lock()
+		st.Fire(7, "", "Page.stopLoading", nil)
 		close(inUnlock) // still held: the main goroutine can't take it before unlock
-		in.unlock()     // waits for room
+		in.Unlock()     // waits for room
 	}()
 	<-inUnlock
 
-	status := make(chan Status, 1)
+	status := make(chan core.Status, 1)
 	go func() { status <- in.Status() }()
 	var after chan struct{}
 	select {
@@ -60,7 +61,7 @@ func TestQueuedCommandsWaitForRoomWithoutTheLock(t *testing.T) {
 		after = make(chan struct{})
 		go func() {
 			defer close(after)
-			x.fire(7, "", "Runtime.evaluate", map[string]any{"expression": "'after the release'"})
+			x.Fire(7, "", "Runtime.evaluate", map[string]any{"expression": "'after the release'"})
 		}()
 	case <-time.After(10 * time.Second):
 		t.Error("the instance's lock stayed held while a queued command waited for room in the extension's queue")
@@ -71,7 +72,7 @@ func TestQueuedCommandsWaitForRoomWithoutTheLock(t *testing.T) {
 	deadline := time.After(10 * time.Second)
 	for !(containsFrame(sent, "Page.stopLoading") && (after == nil || containsFrame(sent, "'after the release'"))) {
 		select {
-		case b := <-x.p.Outgoing():
+		case b := <-x.P.Outgoing():
 			sent = append(sent, string(*b))
 			link.PutBuf(b)
 		case <-deadline:
@@ -107,8 +108,8 @@ func indexContaining(frames []string, s string) int {
 // before that section's. Run with -race.
 func TestQueuedCommandsKeepTheirOrder(t *testing.T) {
 	in, x := stuckExt(t)
-	for range extQueue { // room again
-		link.PutBuf(<-x.p.Outgoing())
+	for range core.ExtQueue { // room again
+		link.PutBuf(<-x.P.Outgoing())
 	}
 	const sections, perSection = 50, 3
 	var wg sync.WaitGroup
@@ -117,12 +118,12 @@ func TestQueuedCommandsKeepTheirOrder(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range sections {
-				st := in.lock()
+				st := in.Lock()
 				for j := range perSection {
-					st.fire(7, "", "Runtime.evaluate", map[string]any{"expression": seqExpr(w, i, j)})
+					st.Fire(7, "", "Runtime.evaluate", map[string]any{"expression": seqExpr(w, i, j)})
 				}
-				in.unlock()
-				x.fire(7, "", "Runtime.evaluate", map[string]any{"expression": seqExpr(w, i, perSection)})
+				in.Unlock()
+				x.Fire(7, "", "Runtime.evaluate", map[string]any{"expression": seqExpr(w, i, perSection)})
 			}
 		}()
 	}
@@ -131,7 +132,7 @@ func TestQueuedCommandsKeepTheirOrder(t *testing.T) {
 	var sent [][]byte
 	for want := 2 * sections * (perSection + 1); len(sent) < want; {
 		select {
-		case b := <-x.p.Outgoing():
+		case b := <-x.P.Outgoing():
 			sent = append(sent, bytes.Clone(*b))
 			link.PutBuf(b)
 		case <-time.After(10 * time.Second):

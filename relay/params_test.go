@@ -3,6 +3,7 @@ package relay
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"maps"
@@ -16,10 +17,10 @@ import (
 // The relay reads the URL of exactly the commands whose URL the policy
 // judges, from the field the policy names.
 func TestURLMethodsAgreeWithPolicy(t *testing.T) {
-	if got, want := slices.Sorted(maps.Keys(urlMethods)), denylist.URLMethods(); !slices.Equal(got, want) {
+	if got, want := slices.Sorted(maps.Keys(core.UrlMethods)), denylist.URLMethods(); !slices.Equal(got, want) {
 		t.Fatalf("relay reads the URL of %v, the policy judges %v", got, want)
 	}
-	for m, key := range urlMethods {
+	for m, key := range core.UrlMethods {
 		if name, _, _, _ := denylist.URLParam(m); name != key {
 			t.Errorf("%s: relay reads %q, the policy names %q", m, key, name)
 		}
@@ -82,19 +83,19 @@ var argsCases = []struct {
 
 func TestArgsReadAsChrome(t *testing.T) {
 	for _, tc := range argsCases {
-		var a args
-		err := argsOf(lookupMethod([]byte(tc.method)), []byte(tc.params), &a)
+		var a core.Args
+		err := core.ArgsOf(core.LookupMethod([]byte(tc.method)), []byte(tc.params), &a)
 		if (err != nil) != tc.wantErr {
 			t.Errorf("%s %s: err %v, want error %v", tc.method, tc.params, err, tc.wantErr)
 			continue
 		}
-		if err == nil && (a.url != tc.url || a.hasURL != tc.hasURL) {
-			t.Errorf("%s %s: url %q (%v), want %q (%v)", tc.method, tc.params, a.url, a.hasURL, tc.url, tc.hasURL)
+		if err == nil && (a.Url != tc.url || a.HasURL != tc.hasURL) {
+			t.Errorf("%s %s: url %q (%v), want %q (%v)", tc.method, tc.params, a.Url, a.HasURL, tc.url, tc.hasURL)
 		}
 	}
-	var a args
-	if err := argsOf(lookupMethod([]byte("Target.attachToTarget")), []byte(`{"targetId":"T","Flatten":true}`), &a); err != nil || a.flatten != nil {
-		t.Errorf("Flatten (not flatten) read as %v, %v", a.flatten, err)
+	var a core.Args
+	if err := core.ArgsOf(core.LookupMethod([]byte("Target.attachToTarget")), []byte(`{"targetId":"T","Flatten":true}`), &a); err != nil || a.Flatten != nil {
+		t.Errorf("Flatten (not flatten) read as %v, %v", a.Flatten, err)
 	}
 }
 
@@ -105,44 +106,44 @@ func FuzzArgs(f *testing.F) {
 	for _, tc := range argsCases {
 		f.Add(tc.method, []byte(tc.params))
 	}
-	for m := range decodedMethods {
+	for m := range core.DecodedMethods {
 		f.Add(m, []byte(`{"url":"https://a.test/","targetId":"T","sessionId":"S","flatten":true,"files":["/x"]}`))
 	}
 	f.Fuzz(func(t *testing.T, method string, params []byte) {
-		m := lookupMethod([]byte(method))
-		var a args
+		m := core.LookupMethod([]byte(method))
+		var a core.Args
 		if wire.Valid(params) != nil || len(params) == 0 || params[0] != '{' {
 			return
 		}
-		err := argsOf(m, params, &a)
+		err := core.ArgsOf(m, params, &a)
 		members, ok := exactMembers(params)
 		if !ok {
 			return
 		}
-		if m.urlKey == "" {
-			if a.hasURL {
-				t.Fatalf("%s has no URL, yet one was read: %q", method, a.url)
+		if m.UrlKey == "" {
+			if a.HasURL {
+				t.Fatalf("%s has no URL, yet one was read: %q", method, a.Url)
 			}
-		} else if vs := members[m.urlKey]; len(vs) > 1 && err == nil {
-			t.Fatalf("%s %s: %s given twice, accepted", method, params, m.urlKey)
+		} else if vs := members[m.UrlKey]; len(vs) > 1 && err == nil {
+			t.Fatalf("%s %s: %s given twice, accepted", method, params, m.UrlKey)
 		} else if err == nil && len(vs) == 1 {
 			var want string
 			if json.Unmarshal(vs[0], &want) != nil {
-				t.Fatalf("%s %s: a non-string %s accepted", method, params, m.urlKey)
+				t.Fatalf("%s %s: a non-string %s accepted", method, params, m.UrlKey)
 			}
-			if !a.hasURL || a.url != want {
-				t.Fatalf("%s %s: read %q, Chrome reads %q", method, params, a.url, want)
+			if !a.HasURL || a.Url != want {
+				t.Fatalf("%s %s: read %q, Chrome reads %q", method, params, a.Url, want)
 			}
-		} else if err == nil && len(vs) == 0 && a.hasURL {
-			t.Fatalf("%s %s: no %s, yet %q read", method, params, m.urlKey, a.url)
+		} else if err == nil && len(vs) == 0 && a.HasURL {
+			t.Fatalf("%s %s: no %s, yet %q read", method, params, m.UrlKey, a.Url)
 		}
-		if m.unique && err == nil {
+		if m.Unique && err == nil {
 			var v any
 			if jsonv2.Unmarshal(params, &v, jsontext.AllowInvalidUTF8(true)) != nil {
 				t.Fatalf("%s %s: a key given twice somewhere, accepted", method, params)
 			}
 		}
-		if m.decode != nil && err == nil {
+		if m.Decode != nil && err == nil {
 			for k, vs := range members {
 				if len(vs) > 1 {
 					t.Fatalf("%s %s: %s given twice, accepted", method, params, k)
@@ -152,9 +153,9 @@ func FuzzArgs(f *testing.F) {
 				if vs := members[k]; len(vs) == 1 {
 					var want string
 					if json.Unmarshal(vs[0], &want) == nil {
-						got := a.targetID
+						got := a.TargetID
 						if k == "sessionId" {
-							got = a.sessionID
+							got = a.SessionID
 						}
 						if (k == "targetId" && usesTargetID(method)) || (k == "sessionId" && method == "Target.detachFromTarget") {
 							if got != want {

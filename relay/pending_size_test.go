@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"testing"
 	"unsafe"
 )
@@ -8,7 +9,7 @@ import (
 // The pending map keeps its values inline only up to 128 bytes; a larger
 // pendingCall costs an allocation for every command forwarded.
 func TestPendingCallFitsInline(t *testing.T) {
-	if n := unsafe.Sizeof(pendingCall{}); n > 128 {
+	if n := unsafe.Sizeof(core.PendingCall{}); n > 128 {
 		t.Fatalf("pendingCall is %d bytes: more than 128, and the pending map allocates for each command", n)
 	}
 }

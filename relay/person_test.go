@@ -3,6 +3,7 @@ package relay
 import (
 	"encoding/json"
 	"errors"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,7 +39,7 @@ func hasMethod(ms []string, m string) bool {
 // client connected and informed; Resume lets it go on.
 func TestStopAndResume(t *testing.T) {
 	rec := &auditRecorder{}
-	h := newHarness(t, Config{Observer: rec})
+	h := newHarness(t, core.Config{Observer: rec})
 	page := newBusyPage()
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: page.handler})
 	page.e = e
@@ -54,19 +55,19 @@ func TestStopAndResume(t *testing.T) {
 	}
 	m, _ := h.reply(c, id)
 	// Script is answered as its own exception, saying why.
-	if m.Error != nil || refusal(m) != "Error: "+msgStopped {
+	if m.Error != nil || refusal(m) != "Error: "+core.MsgStopped {
 		t.Fatalf("the command under way: %s", m.Raw)
 	}
 	h.waitFor("the script is ended", func() bool {
 		return len(page.received(`Debugger.resume {"terminateOnResume":true}`)) == 1 && !page.isBusy("")
 	})
-	h.waitFor("what it set is undone", func() bool { return rec.find(KindStop, "the Stop by viewer-1 undid") })
+	h.waitFor("what it set is undone", func() bool { return rec.find(core.KindStop, "the Stop by viewer-1 undid") })
 	ev, _ := h.event(c, from, "CDPRelay.stopped")
 	if !strings.Contains(string(ev.Raw), `"stopped":true`) || !strings.Contains(string(ev.Raw), "viewer-1") {
 		t.Fatalf("stopped event %s", ev.Raw)
 	}
 	h.event(c, from, "Log.entryAdded")
-	if err := in.Stop("viewer-2"); !errors.Is(err, ErrStopped) {
+	if err := in.Stop("viewer-2"); !errors.Is(err, core.ErrStopped) {
 		t.Fatalf("second stop: %v", err)
 	}
 	if st := in.Status(); !st.Stopped || st.StoppedBy != "viewer-1" {
@@ -75,7 +76,7 @@ func TestStopAndResume(t *testing.T) {
 	sent := len(e.Commands())
 	for _, method := range []string{"Runtime.evaluate", "Target.getTargets", "Input.insertText", "Browser.getVersion"} {
 		m := h.callMsg(c, sess, method, map[string]any{"expression": "1", "text": "x"})
-		if r := refusal(m); r != msgStopped && r != "Error: "+msgStopped {
+		if r := refusal(m); r != core.MsgStopped && r != "Error: "+core.MsgStopped {
 			t.Errorf("%s while stopped: %s", method, m.Raw)
 		}
 	}
@@ -90,13 +91,13 @@ func TestStopAndResume(t *testing.T) {
 	if err := in.Resume("viewer-1"); err != nil {
 		t.Fatal(err)
 	}
-	if err := in.Resume("viewer-1"); !errors.Is(err, ErrNotStopped) {
+	if err := in.Resume("viewer-1"); !errors.Is(err, core.ErrNotStopped) {
 		t.Fatalf("second resume: %v", err)
 	}
 	if m := h.callMsg(c, sess, "Runtime.evaluate", map[string]any{"expression": "1"}); m.Error != nil {
 		t.Fatalf("after resume: %s", m.Raw)
 	}
-	if !rec.find(KindStop, "stopped by viewer-1; 1 commands under way failed") || !rec.find(KindResume, "4 commands refused while stopped") {
+	if !rec.find(core.KindStop, "stopped by viewer-1; 1 commands under way failed") || !rec.find(core.KindResume, "4 commands refused while stopped") {
 		t.Errorf("the audit log of the Stop and the Resume: %+v", rec.ev)
 	}
 }
@@ -104,7 +105,7 @@ func TestStopAndResume(t *testing.T) {
 // While stopped, the page does not wait for an automation that may not
 // answer: its paused requests go on.
 func TestStoppedRequestsContinue(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -126,7 +127,7 @@ func TestStoppedRequestsContinue(t *testing.T) {
 func TestStopCatchesEmulatedCommands(t *testing.T) {
 	hold, arrived := make(chan struct{}), make(chan struct{})
 	var once sync.Once
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	h.ext(fakeext.Options{Tabs: twoTabs[:1], Gate: func(method string, args []json.RawMessage) {
 		if method == "chrome.tabs.create" {
 			once.Do(func() { close(arrived) })
@@ -142,19 +143,19 @@ func TestStopCatchesEmulatedCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, _ := h.reply(c, id)
-	if m.Error == nil || m.Error.Message != msgStopped {
+	if m.Error == nil || m.Error.Message != core.MsgStopped {
 		t.Fatalf("createTarget under way: %s", m.Raw)
 	}
 }
 
 func TestDialogs(t *testing.T) {
 	rec := &auditRecorder{}
-	h := newHarness(t, Config{DialogTimeout: 200 * time.Millisecond, Observer: rec})
+	h := newHarness(t, core.Config{DialogTimeout: 200 * time.Millisecond, Observer: rec})
 	e := h.ext(fakeext.Options{Tabs: twoTabs})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
 	in := h.srv.Default()
-	dialogOf := func() *DialogStatus { return in.Status().Tabs[0].Dialog }
+	dialogOf := func() *core.DialogStatus { return in.Status().Tabs[0].Dialog }
 	open := func(typ, msg string) {
 		e.Event(1, "", "Page.javascriptDialogOpening", map[string]any{"url": "https://a.example/", "message": msg, "type": typ, "hasBrowserHandler": false, "defaultPrompt": ""})
 		h.waitFor("the dialog shows", func() bool { return dialogOf() != nil })
@@ -180,14 +181,14 @@ func TestDialogs(t *testing.T) {
 	if m.Error == nil || !strings.Contains(m.Error.Message, "already answered by viewer-1") {
 		t.Fatalf("the automation's answer after the person's: %s", m.Raw)
 	}
-	if err := in.AnswerDialog(1, 0, false, "", "viewer-2"); !errors.Is(err, ErrDialogAnswered) {
+	if err := in.AnswerDialog(1, 0, false, "", "viewer-2"); !errors.Is(err, core.ErrDialogAnswered) {
 		t.Fatalf("a second answer: %v", err)
 	}
 	closed(true)
-	if err := in.AnswerDialog(1, 0, true, "", "viewer-1"); !errors.Is(err, ErrNoDialog) {
+	if err := in.AnswerDialog(1, 0, true, "", "viewer-1"); !errors.Is(err, core.ErrNoDialog) {
 		t.Fatalf("answer with no dialog: %v", err)
 	}
-	if err := in.AnswerDialog(99, 0, true, "", "viewer-1"); !errors.Is(err, ErrNoTab) {
+	if err := in.AnswerDialog(99, 0, true, "", "viewer-1"); !errors.Is(err, core.ErrNoTab) {
 		t.Fatalf("answer on no tab: %v", err)
 	}
 
@@ -196,7 +197,7 @@ func TestDialogs(t *testing.T) {
 	if m := h.callMsg(c, sess, "Page.handleJavaScriptDialog", map[string]any{"accept": true}); m.Error != nil {
 		t.Fatalf("the automation's answer: %s", m.Raw)
 	}
-	if err := in.AnswerDialog(1, 0, true, "", "viewer-1"); !errors.Is(err, ErrDialogAnswered) {
+	if err := in.AnswerDialog(1, 0, true, "", "viewer-1"); !errors.Is(err, core.ErrDialogAnswered) {
 		t.Fatalf("the person's answer after the automation's: %v", err)
 	}
 	closed(true)
@@ -233,8 +234,8 @@ func TestDialogs(t *testing.T) {
 	}
 	// Every dialog, its answer and who gave it are in the audit log.
 	for _, detail := range []string{"opened confirm", "confirm accepted by viewer-1", "alert accepted by", "prompt dismissed by", "beforeunload accepted by", "confirm dismissed by"} {
-		if !rec.find(KindDialog, detail) {
-			t.Errorf("no audit record %q of kind %s; have %+v", detail, KindDialog, rec.ev)
+		if !rec.find(core.KindDialog, detail) {
+			t.Errorf("no audit record %q of kind %s; have %+v", detail, core.KindDialog, rec.ev)
 		}
 	}
 }
@@ -246,32 +247,32 @@ type askPolicy struct {
 	submit  bool
 }
 
-func (p askPolicy) Command(_, method string, _ []byte) Decision {
+func (p askPolicy) Command(_, method string, _ []byte) core.Decision {
 	if p.methods[method] {
-		return Decision{Verdict: Ask, Rule: "ask:method:" + method}
+		return core.Decision{Verdict: core.Ask, Rule: "ask:method:" + method}
 	}
-	return Decision{}
+	return core.Decision{}
 }
-func (askPolicy) MethodURL(_, method, url string, _ bool) Decision {
+func (askPolicy) MethodURL(_, method, url string, _ bool) core.Decision {
 	if strings.Contains(url, "shop.example") {
-		return Decision{Verdict: Ask, Rule: "ask:domain"}
+		return core.Decision{Verdict: core.Ask, Rule: "ask:domain"}
 	}
-	return Decision{}
+	return core.Decision{}
 }
-func (askPolicy) URL(string, string) Decision  { return Decision{} }
-func (askPolicy) FencesNavigation(string) bool { return false }
-func (askPolicy) UploadDirs(string) []string   { return nil }
-func (p askPolicy) AsksSubmit(string) bool     { return p.submit }
+func (askPolicy) URL(string, string) core.Decision { return core.Decision{} }
+func (askPolicy) FencesNavigation(string) bool     { return false }
+func (askPolicy) UploadDirs(string) []string       { return nil }
+func (p askPolicy) AsksSubmit(string) bool         { return p.submit }
 
 func TestApprovals(t *testing.T) {
 	rec := &auditRecorder{}
-	h := newHarness(t, Config{Policy: askPolicy{}, ApprovalTimeout: time.Hour, Observer: rec})
+	h := newHarness(t, core.Config{Policy: askPolicy{}, ApprovalTimeout: time.Hour, Observer: rec})
 	e := h.ext(fakeext.Options{Tabs: twoTabs})
 	c := h.client()
 	sess := h.autoAttach(c)
 	in := h.srv.Default()
-	asked := func(n int) []ApprovalStatus {
-		var a []ApprovalStatus
+	asked := func(n int) []core.ApprovalStatus {
+		var a []core.ApprovalStatus
 		h.waitFor("the approvals", func() bool { a = in.Status().Approvals; return len(a) == n })
 		return a
 	}
@@ -301,10 +302,10 @@ func TestApprovals(t *testing.T) {
 	if got := sentMethods(e, sent); len(got) != 3 || got[1] != "Page.navigate" || got[2] != "Runtime.evaluate" {
 		t.Fatalf("sent after approval: %v", got)
 	}
-	if err := in.Approve(a.ID, "viewer-1"); !errors.Is(err, ErrNoApproval) {
+	if err := in.Approve(a.ID, "viewer-1"); !errors.Is(err, core.ErrNoApproval) {
 		t.Fatalf("a second approval: %v", err)
 	}
-	if err := in.Deny(12345, "viewer-1"); !errors.Is(err, ErrNoApproval) {
+	if err := in.Deny(12345, "viewer-1"); !errors.Is(err, core.ErrNoApproval) {
 		t.Fatalf("a denial of nothing: %v", err)
 	}
 
@@ -324,15 +325,15 @@ func TestApprovals(t *testing.T) {
 	if err := in.Stop("viewer-1"); err != nil {
 		t.Fatal(err)
 	}
-	if m, _ := h.reply(c, nav); m.Error == nil || m.Error.Message != msgStopped {
+	if m, _ := h.reply(c, nav); m.Error == nil || m.Error.Message != core.MsgStopped {
 		t.Fatalf("held at stop: %s", m.Raw)
 	}
 	asked(0)
 	// Who approved and who denied what, and the Stop, are audited.
 	for _, want := range []struct{ kind, detail string }{
-		{KindApproval, "approved by viewer-1: navigate to https://shop.example/checkout"},
-		{KindApproval, "denied by viewer-1: navigate to https://shop.example/pay"},
-		{KindStop, "stopped by viewer-1; 1 commands under way failed"},
+		{core.KindApproval, "approved by viewer-1: navigate to https://shop.example/checkout"},
+		{core.KindApproval, "denied by viewer-1: navigate to https://shop.example/pay"},
+		{core.KindStop, "stopped by viewer-1; 1 commands under way failed"},
 	} {
 		if !rec.find(want.kind, want.detail) {
 			t.Errorf("no audit record %q of kind %s; have %+v", want.detail, want.kind, rec.ev)
@@ -341,7 +342,7 @@ func TestApprovals(t *testing.T) {
 }
 
 func TestApprovalTimeout(t *testing.T) {
-	h := newHarness(t, Config{Policy: askPolicy{}, ApprovalTimeout: 100 * time.Millisecond})
+	h := newHarness(t, core.Config{Policy: askPolicy{}, ApprovalTimeout: 100 * time.Millisecond})
 	h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -357,7 +358,7 @@ func TestApprovalTimeout(t *testing.T) {
 func TestAskSubmit(t *testing.T) {
 	page := newFakePage(1, "https://a.example")
 	page.setAt(&fakeNode{id: 20, name: "BUTTON", in: tid(1), role: "button", label: "Place  order", form: true})
-	h := newHarness(t, Config{Policy: askPolicy{submit: true}, ApprovalTimeout: time.Hour})
+	h := newHarness(t, core.Config{Policy: askPolicy{submit: true}, ApprovalTimeout: time.Hour})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: page.handle})
 	page.e.Store(e)
 	c := h.client()
@@ -370,7 +371,7 @@ func TestAskSubmit(t *testing.T) {
 	sent := len(e.Commands())
 	press := mouse("mousePressed")
 	release := mouse("mouseReleased")
-	var a []ApprovalStatus
+	var a []core.ApprovalStatus
 	h.waitFor("the press is asked about", func() bool { a = in.Status().Approvals; return len(a) == 1 })
 	if a[0].What != `click the submit button "Place order" on a.example` || a[0].Rule != "ask:submit" {
 		t.Fatalf("approval %+v", a[0])
@@ -418,14 +419,14 @@ func TestAskSubmit(t *testing.T) {
 
 // Held commands count toward the client's commands in flight.
 func TestHeldCountsInFlight(t *testing.T) {
-	h := newHarness(t, Config{Policy: askPolicy{}, ApprovalTimeout: time.Hour, MaxInFlight: 2})
+	h := newHarness(t, core.Config{Policy: askPolicy{}, ApprovalTimeout: time.Hour, MaxInFlight: 2})
 	h.ext(fakeext.Options{Tabs: twoTabs})
 	c := h.client()
 	sess := h.autoAttach(c)
 	in := h.srv.Default()
 	nav := h.send(c, sess[0], "Page.navigate", map[string]any{"url": "https://shop.example/"})
 	behind := h.send(c, sess[0], "Runtime.evaluate", map[string]any{"expression": "1"})
-	h.waitFor("both held", func() bool { cl := in.currentClient(); return cl != nil && cl.inflight.Load() == 2 })
+	h.waitFor("both held", func() bool { cl := currentClient(in); return cl != nil && cl.Inflight.Load() == 2 })
 	m := h.callMsg(c, sess[1], "Runtime.evaluate", map[string]any{"expression": "2"})
 	if m.Error == nil || !strings.Contains(m.Error.Message, "waiting for the browser") {
 		t.Fatalf("a third command with two held: %s", m.Raw)
@@ -441,7 +442,7 @@ func TestHeldCountsInFlight(t *testing.T) {
 	if r, _ := h.reply(c, behind); r.Error != nil {
 		t.Fatalf("the command behind the denied one: %s", r.Raw)
 	}
-	h.waitFor("nothing in flight", func() bool { return in.currentClient().inflight.Load() == 0 })
+	h.waitFor("nothing in flight", func() bool { return currentClient(in).Inflight.Load() == 0 })
 }
 
 // A command that waits for its tab to be resumed (a password manager's
@@ -449,7 +450,7 @@ func TestHeldCountsInFlight(t *testing.T) {
 // meanwhile, at once, and never reaches the tab once the tab is back.
 func TestStopWhileWaitingForResume(t *testing.T) {
 	ag := holdAttach(2) // the tab, then its resume
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Features: ourFeatures, Gate: ag.gate})
 	c := h.client()
 	h.autoAttach(c)
@@ -459,19 +460,19 @@ func TestStopWhileWaitingForResume(t *testing.T) {
 	h.event(c, from, "Runtime.executionContextsCleared")
 	h.waitFor("the resume to start", func() bool { return ag.count() == 2 })
 	waiting := h.send(c, "pw-tab-1", "Runtime.evaluate", map[string]any{"expression": "'after the stop'"})
-	h.waitFor("the command to wait for the resume", func() bool { return h.srv.Default().resumeWaits.Load() == 1 })
+	h.waitFor("the command to wait for the resume", func() bool { return h.srv.Default().ResumeWaits.Load() == 1 })
 	if err := h.srv.Default().Stop("viewer-1"); err != nil {
 		t.Fatal(err)
 	}
 	m, _ := h.reply(c, waiting) // before the tab is back
-	if r := refusal(m); r != "Error: "+msgStopped {
+	if r := refusal(m); r != "Error: "+core.MsgStopped {
 		t.Fatalf("the waiting command: %s", m.Raw)
 	}
 	sent := len(e.Commands())
 	close(ag.release)
 	h.waitFor("the tab is back", func() bool { return e.Attached(1) })
 	// A command after the tab is back shows the resume has run its course.
-	if r := refusal(h.callMsg(c, "pw-tab-1", "DOM.enable", nil)); r != msgStopped {
+	if r := refusal(h.callMsg(c, "pw-tab-1", "DOM.enable", nil)); r != core.MsgStopped {
 		t.Fatalf("while stopped: %q", r)
 	}
 	for _, cmd := range commandsSince(e, sent) {

@@ -2,6 +2,7 @@ package relay
 
 import (
 	"errors"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"net/http"
 	"strings"
 	"testing"
@@ -13,29 +14,29 @@ import (
 // asked, so that a test can tell which stage a command reached.
 type pinPolicy struct{ urls chan string }
 
-func (p pinPolicy) Command(_, method string, _ []byte) Decision {
+func (p pinPolicy) Command(_, method string, _ []byte) core.Decision {
 	if method == "Network.getAllCookies" {
-		return Decision{Verdict: Deny, Rule: "method:Network.getAllCookies", Message: "Denied by cdprelay policy: cookies"}
+		return core.Decision{Verdict: core.Deny, Rule: "method:Network.getAllCookies", Message: "Denied by cdprelay policy: cookies"}
 	}
-	return Decision{}
+	return core.Decision{}
 }
 
-func (p pinPolicy) MethodURL(profile, _, url string, found bool) Decision {
+func (p pinPolicy) MethodURL(profile, _, url string, found bool) core.Decision {
 	if !found {
-		return Decision{}
+		return core.Decision{}
 	}
 	return p.URL(profile, url)
 }
 
-func (p pinPolicy) URL(_, url string) Decision {
+func (p pinPolicy) URL(_, url string) core.Decision {
 	select {
 	case p.urls <- url:
 	default:
 	}
 	if strings.HasPrefix(url, "file:") {
-		return Decision{Verdict: Deny, Rule: "url:scheme", Message: "Denied by cdprelay policy: file: URLs are not allowed"}
+		return core.Decision{Verdict: core.Deny, Rule: "url:scheme", Message: "Denied by cdprelay policy: file: URLs are not allowed"}
 	}
-	return Decision{}
+	return core.Decision{}
 }
 
 func (pinPolicy) FencesNavigation(string) bool { return false }
@@ -46,7 +47,7 @@ func (pinPolicy) UploadDirs(string) []string   { return nil }
 // is the one the emulation acts on.
 func TestPipelineOrder(t *testing.T) {
 	pol := pinPolicy{urls: make(chan string, 16)}
-	h := newHarness(t, Config{Policy: pol})
+	h := newHarness(t, core.Config{Policy: pol})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -93,7 +94,7 @@ func TestPipelineOrder(t *testing.T) {
 		}
 		before := len(e.Commands())
 		m := h.callMsg(c, sess, "Page.navigate", rawParams(`{"url":"https://a.example/","url":"file:///etc/passwd"}`))
-		if m.Error == nil || m.Error.Code != codeInvalidParams {
+		if m.Error == nil || m.Error.Code != core.CodeInvalidParams {
 			t.Fatalf("reply %s", m.Raw)
 		}
 		if len(pol.urls) != 0 {
@@ -106,7 +107,7 @@ func TestPipelineOrder(t *testing.T) {
 
 	t.Run("an unknown session is answered before the policy", func(t *testing.T) {
 		m := h.callMsg(c, "nope", "Network.getAllCookies", nil)
-		if m.Error == nil || m.Error.Code != codeNoSession || m.SessionID != "nope" {
+		if m.Error == nil || m.Error.Code != core.CodeNoSession || m.SessionID != "nope" {
 			t.Fatalf("reply %s", m.Raw)
 		}
 	})
@@ -140,7 +141,7 @@ func (r rawParams) MarshalJSON() ([]byte, error) { return []byte(r), nil }
 // A panic in one instance's background work ends that instance's sockets
 // and nobody else's.
 func TestPanicStaysInItsInstance(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	a := h.srv.Default()
 	b, err := h.srv.NewInstance()
 	if err != nil {
@@ -153,7 +154,7 @@ func TestPanicStaysInItsInstance(t *testing.T) {
 	h.autoAttach(ca)
 	sb := h.autoAttach(cb)[0]
 
-	a.tasks.spawn("test", func() { panic("a bug in one instance") })
+	a.Tasks.Spawn("test", func() { panic("a bug in one instance") })
 	code, reason := h.closed(ca)
 	if code != 1011 || !strings.Contains(reason, "internal error") {
 		t.Fatalf("instance a's client closed with %d %q", code, reason)
@@ -162,7 +163,7 @@ func TestPanicStaysInItsInstance(t *testing.T) {
 	if res := h.call(cb, sb, "Runtime.evaluate", map[string]any{"expression": "1"}); len(res) == 0 {
 		t.Fatal("no result from b")
 	}
-	if got := testCounter(t, h.srv.cfg.Metrics.panics); got != 1 {
+	if got := testCounter(t, h.srv.Cfg.Metrics.Panics); got != 1 {
 		t.Fatalf("panics counted: %v", got)
 	}
 }
@@ -172,7 +173,7 @@ func TestPanicStaysInItsInstance(t *testing.T) {
 // refused at once, and the other instances, the live view's list and
 // shutdown carry on.
 func TestPanicUnderLockWedgesOnlyItsInstance(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	a := h.srv.Default()
 	b, err := h.srv.NewInstance()
 	if err != nil {
@@ -185,8 +186,8 @@ func TestPanicUnderLockWedgesOnlyItsInstance(t *testing.T) {
 	h.autoAttach(ca)
 	sb := h.autoAttach(cb)[0]
 
-	a.tasks.spawn("test", func() {
-		a.lock()
+	a.Tasks.Spawn("test", func() {
+		a.Lock()
 		panic("a bug with the lock held")
 	})
 	code, reason := h.closed(ca)
@@ -201,7 +202,7 @@ func TestPanicUnderLockWedgesOnlyItsInstance(t *testing.T) {
 		}
 		return true
 	})
-	if err := a.Stop("p"); !errors.Is(err, ErrWedged) {
+	if err := a.Stop("p"); !errors.Is(err, core.ErrWedged) {
 		t.Fatalf("Stop on the wedged instance: %v", err)
 	}
 	if st := a.Status(); len(st.Tabs) != 0 {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"testing"
 
@@ -45,7 +46,7 @@ func TestPolicyRefusesAttach(t *testing.T) {
 			t.Run(x.name+"/"+p.name, func(t *testing.T) {
 				t.Parallel()
 				rec := &auditRecorder{}
-				h := newHarness(t, Config{Observer: rec})
+				h := newHarness(t, core.Config{Observer: rec})
 				e := h.ext(x.with(fakeext.Options{Tabs: twoTabs}))
 				e.RefuseAttach(1, p.chrome)
 				c := h.client()
@@ -63,7 +64,7 @@ func TestPolicyRefusesAttach(t *testing.T) {
 					!strings.Contains(st.Refused[0].Reason, "chrome://policy") {
 					t.Errorf("live view's refusals: %+v", st.Refused)
 				}
-				if !rec.find(KindAttach, p.policy) {
+				if !rec.find(core.KindAttach, p.policy) {
 					t.Errorf("no audit record naming %s: %+v", p.policy, rec.ev)
 				}
 				if x.stock {
@@ -87,7 +88,7 @@ func TestPolicyRefusesAttach(t *testing.T) {
 func TestPolicyDetachTold(t *testing.T) {
 	t.Parallel()
 	rec := &auditRecorder{}
-	h := newHarness(t, Config{Observer: rec})
+	h := newHarness(t, core.Config{Observer: rec})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Features: ourFeatures})
 	c := h.client()
 	h.autoAttach(c)
@@ -119,7 +120,7 @@ func TestPolicyDetachTold(t *testing.T) {
 	}
 	// The record is written once the instance's lock is let go, which
 	// may be after the client heard of the detach.
-	h.waitFor("the audit record of the detach naming the policy", func() bool { return rec.find(KindDetach, "a policy of the browser") })
+	h.waitFor("the audit record of the detach naming the policy", func() bool { return rec.find(core.KindDetach, "a policy of the browser") })
 }
 
 // TestPolicyWithdrawnListed: our extension takes back the offer of a tab
@@ -127,7 +128,7 @@ func TestPolicyDetachTold(t *testing.T) {
 // view lists it as refused, with the policy.
 func TestPolicyWithdrawnListed(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Features: ourFeatures})
 	c := h.client()
 	h.autoAttach(c)
@@ -145,7 +146,7 @@ func TestPolicyWithdrawnListed(t *testing.T) {
 // "Not allowed", explained too. Other errors are left as Chrome gives them.
 func TestPolicyCommandError(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	h.ext(fakeext.Options{Tabs: twoTabs, Handler: func(tabID int, _, method string, _ json.RawMessage) (any, error) {
 		switch {
 		case method == "Runtime.evaluate" && tabID == 1:
@@ -182,7 +183,7 @@ func TestPolicyDetachFailsNavigation(t *testing.T) {
 	t.Parallel()
 	entered, release := make(chan struct{}), make(chan struct{})
 	defer close(release)
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Features: ourFeatures, Handler: func(tab int, sid, method string, params json.RawMessage) (any, error) {
 		if method == "Page.navigate" {
 			close(entered)

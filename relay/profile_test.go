@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"sync"
 	"testing"
@@ -15,25 +16,25 @@ type profilePolicy struct {
 	seen []string
 }
 
-func (p *profilePolicy) Command(profile, method string, _ []byte) Decision {
+func (p *profilePolicy) Command(profile, method string, _ []byte) core.Decision {
 	p.mu.Lock()
 	p.seen = append(p.seen, profile)
 	p.mu.Unlock()
 	if profile == "strict" && method == "Runtime.evaluate" {
-		return Decision{Verdict: Deny, Rule: "method:Runtime.evaluate", Message: "Denied by cdprelay policy: strict"}
+		return core.Decision{Verdict: core.Deny, Rule: "method:Runtime.evaluate", Message: "Denied by cdprelay policy: strict"}
 	}
-	return Decision{}
+	return core.Decision{}
 }
-func (*profilePolicy) URL(string, string) Decision { return Decision{} }
-func (*profilePolicy) MethodURL(string, string, string, bool) Decision {
-	return Decision{}
+func (*profilePolicy) URL(string, string) core.Decision { return core.Decision{} }
+func (*profilePolicy) MethodURL(string, string, string, bool) core.Decision {
+	return core.Decision{}
 }
 func (*profilePolicy) FencesNavigation(string) bool { return false }
 func (*profilePolicy) UploadDirs(string) []string   { return nil }
 
 func TestInstanceProfiles(t *testing.T) {
 	pol := &profilePolicy{}
-	h := newHarness(t, Config{Policy: pol, DefaultProfile: "", ValidProfile: func(n string) bool { return n == "strict" }})
+	h := newHarness(t, core.Config{Policy: pol, DefaultProfile: "", ValidProfile: func(n string) bool { return n == "strict" }})
 	if _, err := h.srv.NewInstanceWithProfile("nope"); err == nil || !strings.Contains(err.Error(), "no policy profile") {
 		t.Fatalf("unknown profile: %v", err)
 	}

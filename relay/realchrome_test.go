@@ -3,6 +3,7 @@ package relay
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"sync"
 	"testing"
@@ -22,10 +23,10 @@ var ourFeatures = []string{"detach-cause", "windows", "keepalive"}
 // auditRecorder is an Observer that keeps what it is told.
 type auditRecorder struct {
 	mu sync.Mutex
-	ev []Event
+	ev []core.Event
 }
 
-func (r *auditRecorder) Observe(ev Event) {
+func (r *auditRecorder) Observe(ev core.Event) {
 	r.mu.Lock()
 	r.ev = append(r.ev, ev)
 	r.mu.Unlock()
@@ -65,7 +66,7 @@ func TestDetachCauseToldToClient(t *testing.T) {
 			t.Parallel()
 			b := newBlocker(t, 1)
 			rec := &auditRecorder{}
-			h := newHarness(t, Config{Observer: rec})
+			h := newHarness(t, core.Config{Observer: rec})
 			e := h.ext(fakeext.Options{Tabs: twoTabs, Handler: b.handle, Features: ourFeatures})
 			c := h.client()
 			h.autoAttach(c)
@@ -99,7 +100,7 @@ func TestDetachCauseToldToClient(t *testing.T) {
 					t.Errorf("live view status: %+v", ts)
 				}
 			}
-			if !rec.find(KindDetach, tt.short) {
+			if !rec.find(core.KindDetach, tt.short) {
 				t.Errorf("no audit record of the cause %q: %+v", tt.short, rec.ev)
 			}
 			// The other tab carries on.
@@ -114,7 +115,7 @@ func TestDetachCauseToldToClient(t *testing.T) {
 // comes back as a new target when the extension offers it again.
 func TestWithdrawnTabComesBack(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Features: ourFeatures})
 	c := h.client()
 	h.call(c, "", "Target.setDiscoverTargets", map[string]any{"discover": true})
@@ -155,7 +156,7 @@ func TestWithdrawnTabComesBack(t *testing.T) {
 // new one is offered and attached.
 func TestDiscardedTabReplaced(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Features: ourFeatures})
 	c := h.client()
 	h.call(c, "", "Target.setDiscoverTargets", map[string]any{"discover": true})
@@ -193,7 +194,7 @@ func targetOfMsg(m cdptest.Message) string {
 func TestExtensionRestartKeepsClient(t *testing.T) {
 	t.Parallel()
 	b := newBlocker(t, 1)
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Handler: b.handle, Features: ourFeatures})
 	c := h.client()
 	h.call(c, "", "Target.setDiscoverTargets", map[string]any{"discover": true})
@@ -259,7 +260,7 @@ func TestExtensionRestartKeepsClient(t *testing.T) {
 // before the old socket has gone replaces it; the client stays as well.
 func TestExtensionReplacedKeepsClient(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	h.ext(fakeext.Options{Tabs: twoTabs, Features: ourFeatures})
 	c := h.client()
 	h.autoAttach(c)
@@ -276,7 +277,7 @@ func TestExtensionReplacedKeepsClient(t *testing.T) {
 // the instance any more.
 func TestStockClosedTabIsForgotten(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Stock: true})
 	c := h.client()
 	h.call(c, "", "Target.setDiscoverTargets", map[string]any{"discover": true})
@@ -303,7 +304,7 @@ func TestStockClosedTabIsForgotten(t *testing.T) {
 // offers it again.
 func TestStockDetachedTabComesBack(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Stock: true})
 	c := h.client()
 	h.autoAttach(c)
@@ -321,7 +322,7 @@ func TestStockDetachedTabComesBack(t *testing.T) {
 // reason, at once.
 func TestRestrictedPopupAnnouncedAndLetGo(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Features: ourFeatures})
 	c := h.client()
 	h.autoAttach(c)
@@ -369,7 +370,7 @@ func TestResumeAfterGuardedFrame(t *testing.T) {
 		return fakeext.DefaultHandler(tabID, sid, method, params)
 	}
 	rec := &auditRecorder{}
-	h := newHarness(t, Config{Observer: rec})
+	h := newHarness(t, core.Config{Observer: rec})
 	// The attach that resumes the tab (after the two tabs') waits until
 	// the test lets it go.
 	ag := holdAttach(3)
@@ -454,7 +455,7 @@ func TestResumeAfterGuardedFrame(t *testing.T) {
 	}
 	// The record is made once the resume is done, after the commands
 	// that waited for it were let go.
-	h.waitFor("the audit record of the resume", func() bool { return rec.find(KindAttach, "resumed") })
+	h.waitFor("the audit record of the resume", func() bool { return rec.find(core.KindAttach, "resumed") })
 }
 
 // indexOfSeq returns where want occurs in got as a subsequence, or -1.
@@ -476,18 +477,18 @@ func indexOfSeq(got, want []string) int {
 // stage's own rules, not a copy of them.
 func TestReplayJudgedByTheStages(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{Policy: tiers})
+	h := newHarness(t, core.Config{Policy: tiers})
 	h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	h.autoAttach(c)
 	in := h.srv.Default()
-	cc := in.currentClient()
-	st := in.lock()
-	tb := st.tabs[1]
-	in.unlock()
-	full, ro, blind := tabAccess{Level: accessFull}, tabAccess{Level: accessReadOnly, Rule: "tier:read-only", Why: "ro"}, tabAccess{Level: accessBlind, Rule: "tier:blind", Why: "blind"}
+	cc := currentClient(in)
+	st := in.Lock()
+	tb := st.Tabs[1]
+	in.Unlock()
+	full, ro, blind := core.TabAccess{Level: core.AccessFull}, core.TabAccess{Level: core.AccessReadOnly, Rule: "tier:read-only", Why: "ro"}, core.TabAccess{Level: core.AccessBlind, Rule: "tier:blind", Why: "blind"}
 	tests := []struct {
-		acc    tabAccess
+		acc    core.TabAccess
 		method string
 		params string
 		want   bool
@@ -507,14 +508,14 @@ func TestReplayJudgedByTheStages(t *testing.T) {
 		{full, "Target.setAutoAttach", `{"autoAttach":true,"waitForDebuggerOnStart":true}`, false}, // not flat: the relay's own rule
 	}
 	for _, tt := range tests {
-		in.lock()
-		tb.acc = tt.acc
-		in.unlock()
+		in.Lock()
+		tb.Acc = tt.acc
+		in.Unlock()
 		var params []byte
 		if tt.params != "" {
 			params = []byte(tt.params)
 		}
-		if _, got := cc.judgeReplayed(tb, tb.session, replayed{method: tt.method, params: params}); got != tt.want {
+		if _, got := cc.JudgeReplayed(tb, tb.Session, core.Replayed{Method: tt.method, Params: params}); got != tt.want {
 			t.Errorf("%v %s %s: %t, want %t", tt.acc.Level, tt.method, tt.params, got, tt.want)
 		}
 	}
@@ -523,16 +524,16 @@ func TestReplayJudgedByTheStages(t *testing.T) {
 // denyPolicy denies the methods it lists.
 type denyPolicy map[string]bool
 
-func (p denyPolicy) Command(_, method string, _ []byte) Decision {
+func (p denyPolicy) Command(_, method string, _ []byte) core.Decision {
 	if p[method] {
-		return Decision{Verdict: Deny, Rule: "method:" + method, Message: "Denied by cdprelay policy: " + method}
+		return core.Decision{Verdict: core.Deny, Rule: "method:" + method, Message: "Denied by cdprelay policy: " + method}
 	}
-	return Decision{}
+	return core.Decision{}
 }
-func (denyPolicy) MethodURL(string, string, string, bool) Decision { return Decision{} }
-func (denyPolicy) URL(string, string) Decision                     { return Decision{} }
-func (denyPolicy) FencesNavigation(string) bool                    { return false }
-func (denyPolicy) UploadDirs(string) []string                      { return nil }
+func (denyPolicy) MethodURL(string, string, string, bool) core.Decision { return core.Decision{} }
+func (denyPolicy) URL(string, string) core.Decision                     { return core.Decision{} }
+func (denyPolicy) FencesNavigation(string) bool                         { return false }
+func (denyPolicy) UploadDirs(string) []string                           { return nil }
 
 // TestResumeReplayAsksThePolicyNow: a setting the policy denies since it
 // was first sent (a reload) is not set again when the tab is resumed; the
@@ -540,7 +541,7 @@ func (denyPolicy) UploadDirs(string) []string                      { return nil 
 func TestResumeReplayAsksThePolicyNow(t *testing.T) {
 	t.Parallel()
 	rec := &auditRecorder{}
-	h := newHarness(t, Config{Policy: denyPolicy{}, Observer: rec})
+	h := newHarness(t, core.Config{Policy: denyPolicy{}, Observer: rec})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Features: ourFeatures})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -551,7 +552,7 @@ func TestResumeReplayAsksThePolicyNow(t *testing.T) {
 	h.srv.SetPolicy(denyPolicy{"Network.setExtraHTTPHeaders": true})
 	from, before := len(c.Messages()), len(e.Commands())
 	e.DetachByBrowser(1, "target_closed", map[string]any{"cause": "extension_frame", "cleared": true, "guard": true})
-	h.waitFor("the resume", func() bool { return rec.find(KindAttach, "resumed") })
+	h.waitFor("the resume", func() bool { return rec.find(core.KindAttach, "resumed") })
 
 	var got []string
 	for _, cmd := range commandsSince(e, before) {
@@ -574,7 +575,7 @@ func TestResumeReplayAsksThePolicyNow(t *testing.T) {
 		}
 		return false
 	})
-	if !rec.find(KindDenied, "Denied by cdprelay policy: Network.setExtraHTTPHeaders") {
+	if !rec.find(core.KindDenied, "Denied by cdprelay policy: Network.setExtraHTTPHeaders") {
 		t.Errorf("the refusal is not audited: %+v", rec.ev)
 	}
 }
@@ -582,8 +583,8 @@ func TestResumeReplayAsksThePolicyNow(t *testing.T) {
 // FuzzRecord: whatever a client's state commands say, what is kept for a
 // resume stays bounded and nothing panics.
 func FuzzRecord(f *testing.F) {
-	names := make([]string, 0, len(replayedMethods))
-	for name := range replayedMethods {
+	names := make([]string, 0, len(core.ReplayedMethods))
+	for name := range core.ReplayedMethods {
 		names = append(names, name)
 	}
 	f.Add(uint8(0), []byte(`{"source":"","worldName":"util"}`))
@@ -591,16 +592,16 @@ func FuzzRecord(f *testing.F) {
 	f.Add(uint8(2), []byte(`{"identifier":"1"}`))
 	f.Add(uint8(3), []byte(`not json`))
 	f.Fuzz(func(t *testing.T, n uint8, params []byte) {
-		st := &state{}
-		tb := &tab{}
+		st := &core.State{}
+		tb := &core.Tab{}
 		for i := range 3 {
-			m := lookupMethod([]byte(names[(int(n)+i)%len(names)]))
-			st.record(tb, m, params)
-			st.recordSwitch(tb, "Runtime", i%2 == 0, params)
+			m := core.LookupMethod([]byte(names[(int(n)+i)%len(names)]))
+			st.Record(tb, m, params)
+			st.RecordSwitch(tb, "Runtime", i%2 == 0, params)
 		}
-		st.scriptRewrite(tb, params)
-		if len(tb.replay) > maxReplayed {
-			t.Fatalf("%d kept", len(tb.replay))
+		st.ScriptRewrite(tb, params)
+		if len(tb.Replay) > core.MaxReplayed {
+			t.Fatalf("%d kept", len(tb.Replay))
 		}
 	})
 }

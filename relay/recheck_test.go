@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"testing"
 	"time"
@@ -84,7 +85,7 @@ func TestApprovedTargetRechecked(t *testing.T) {
 			rec := &auditRecorder{}
 			page := newFakePage(1, "https://a.example")
 			showing(page, tc.before)
-			h := newHarness(t, Config{Policy: askPolicy{methods: map[string]bool{"Input.dispatchMouseEvent": true, "Input.dispatchKeyEvent": true, "Input.insertText": true}}, ApprovalTimeout: time.Hour, Observer: rec})
+			h := newHarness(t, core.Config{Policy: askPolicy{methods: map[string]bool{"Input.dispatchMouseEvent": true, "Input.dispatchKeyEvent": true, "Input.insertText": true}}, ApprovalTimeout: time.Hour, Observer: rec})
 			e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: page.handle})
 			page.e.Store(e)
 			c := h.client()
@@ -92,7 +93,7 @@ func TestApprovedTargetRechecked(t *testing.T) {
 			in := h.srv.Default()
 			sent := len(e.Commands())
 			first := h.send(c, sess, tc.first.method, tc.first.params)
-			var a []ApprovalStatus
+			var a []core.ApprovalStatus
 			h.waitFor("the card", func() bool { a = in.Status().Approvals; return len(a) == 1 })
 			if a[0].What != tc.asked {
 				t.Fatalf("the card says %q, want %q", a[0].What, tc.asked)
@@ -115,7 +116,7 @@ func TestApprovedTargetRechecked(t *testing.T) {
 				if acted != 0 {
 					t.Fatalf("it reached the tab: %v", sentOn(e, sent))
 				}
-				if !rec.find(KindApproval, "the page changed after the person approved") {
+				if !rec.find(core.KindApproval, "the page changed after the person approved") {
 					t.Errorf("no audit record: %+v", rec.ev)
 				}
 			} else if m.Error != nil || acted != 1 {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"sync"
 	"testing"
@@ -61,7 +62,7 @@ func TestParamsForwardedAsOriginalBytes(t *testing.T) {
 		// Compact, so that the fake's re-encoding keeps it byte for byte.
 		return json.RawMessage(`{"z":"\u00e9","a":[1,2]}`), nil
 	}}
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Handler: rec.handle})
 	c := h.client()
 	h.autoAttach(c)
@@ -161,7 +162,7 @@ func TestTabErrorsReachTheClient(t *testing.T) {
 		}
 		return nil, errors.New("Debugger is not attached to the tab with id: 1.")
 	}}
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	h.ext(fakeext.Options{Tabs: twoTabs, Handler: rec.handle})
 	c := h.client()
 	h.autoAttach(c)
@@ -176,7 +177,7 @@ func TestRootCommandsGoToLowestAttachedTab(t *testing.T) {
 	rec := &recorder{answer: func(r received) (any, error) {
 		return map[string]any{"cookies": []any{}}, nil
 	}}
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 5, URL: "https://five.example/"}, {ID: 3, URL: "https://three.example/"}, {ID: 9, URL: "https://nine.example/"}}, Handler: rec.handle})
 	c := h.client()
 
@@ -209,7 +210,7 @@ func TestRootCommandsGoToLowestAttachedTab(t *testing.T) {
 func TestChildSessions(t *testing.T) {
 	t.Parallel()
 	rec := &recorder{}
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Handler: rec.handle})
 	c := h.client()
 	h.autoAttach(c)
@@ -309,7 +310,7 @@ func TestChildSessions(t *testing.T) {
 
 func TestEventsWithoutClientSessionAreDropped(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs})
 	c := h.client()
 	h.call(c, "", "Target.attachToTarget", map[string]any{"targetId": tid(2), "flatten": true})
@@ -334,7 +335,7 @@ func TestEventsWithoutClientSessionAreDropped(t *testing.T) {
 func TestChildCannotTakeOverAnotherSession(t *testing.T) {
 	t.Parallel()
 	rec := &recorder{}
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Handler: rec.handle})
 	c := h.client()
 	h.autoAttach(c)

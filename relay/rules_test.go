@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,10 +13,10 @@ import (
 // uploadPolicy allows everything and uploads from dir.
 type uploadPolicy struct{ dir string }
 
-func (uploadPolicy) Command(string, string, []byte) Decision         { return Decision{} }
-func (uploadPolicy) MethodURL(string, string, string, bool) Decision { return Decision{} }
-func (uploadPolicy) URL(string, string) Decision                     { return Decision{} }
-func (uploadPolicy) FencesNavigation(string) bool                    { return false }
+func (uploadPolicy) Command(string, string, []byte) core.Decision         { return core.Decision{} }
+func (uploadPolicy) MethodURL(string, string, string, bool) core.Decision { return core.Decision{} }
+func (uploadPolicy) URL(string, string) core.Decision                     { return core.Decision{} }
+func (uploadPolicy) FencesNavigation(string) bool                         { return false }
 func (p uploadPolicy) UploadDirs(string) []string {
 	if p.dir == "" {
 		return nil
@@ -32,7 +33,7 @@ func TestRelayRules(t *testing.T) {
 	os.Symlink(filepath.Join(dir, "secret"), filepath.Join(uploads, "link"))
 	realUploads, _ := filepath.EvalSymlinks(uploads)
 
-	h := newHarness(t, Config{Policy: uploadPolicy{dir: uploads}})
+	h := newHarness(t, core.Config{Policy: uploadPolicy{dir: uploads}})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -84,7 +85,7 @@ func TestRelayRules(t *testing.T) {
 }
 
 func TestUploadsOffWithoutFolders(t *testing.T) {
-	h := newHarness(t, Config{Policy: uploadPolicy{}})
+	h := newHarness(t, core.Config{Policy: uploadPolicy{}})
 	h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]

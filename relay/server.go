@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"net"
 	"net/http"
 	"strings"
@@ -23,31 +24,31 @@ import (
 // Server is the relay's HTTP handler: discovery, the CDP endpoints and the
 // extension endpoint of every instance.
 type Server struct {
-	*Relay // static: what the instances share
+	*core.Relay // static: what the instances share
 
 	upgrader websocket.Upgrader          // static
 	tenants  atomic.Pointer[TenantRules] // swapped by SetTenants; never nil
-	public   publicBase                  // static: the capability URLs' base, or none
+	public   core.PublicBase             // static: the capability URLs' base, or none
 
 	saveMu sync.Mutex // serialises Config.Save
 
 	mu     sync.Mutex
-	byGUID map[string]*Instance // guarded by mu
-	def    *Instance            // static after New
-	closed bool                 // guarded by mu
+	byGUID map[string]*core.Instance // guarded by mu
+	def    *core.Instance            // static after New
+	closed bool                      // guarded by mu
 
 	conns sync.WaitGroup // one per live WebSocket connection
 }
 
 // New validates cfg and returns a server with its default instance.
-func New(cfg Config) (*Server, error) {
-	cfg, err := cfg.withDefaults()
+func New(cfg core.Config) (*Server, error) {
+	cfg, err := cfg.WithDefaults()
 	if err != nil {
 		return nil, fmt.Errorf("relay config: %w", err)
 	}
 	s := &Server{
-		Relay:  &Relay{cfg: cfg},
-		byGUID: make(map[string]*Instance),
+		Relay:  &core.Relay{Cfg: cfg},
+		byGUID: make(map[string]*core.Instance),
 		upgrader: websocket.Upgrader{
 			HandshakeTimeout: 10 * time.Second,
 			WriteBufferPool:  &sync.Pool{},
@@ -55,25 +56,25 @@ func New(cfg Config) (*Server, error) {
 			CheckOrigin: func(*http.Request) bool { return true },
 		},
 	}
-	if s.own, err = rules.NewOrigins(cfg.Listen, cfg.PublicURL); err != nil {
+	if s.Own, err = rules.NewOrigins(cfg.Listen, cfg.PublicURL); err != nil {
 		return nil, fmt.Errorf("relay config: Listen %q: %w", cfg.Listen, err)
 	}
-	s.policy.store(cfg.Policy)
+	s.PolicyBox.Store(cfg.Policy)
 	s.SetRedactHeaders(cfg.RedactHeaders)
 	s.SetSecrets(cfg.Secrets)
 	s.SetTenants(TenantRules{})
-	s.public = cfg.public
-	s.Relay.instances = s.Instances
-	cfg.Metrics.registerInstances(s.Instances)
+	s.public = cfg.Public
+	s.Relay.Instances = s.Instances
+	cfg.Metrics.RegisterInstances(s.Instances)
 	guid := cfg.DefaultGUID
 	if guid == "" {
 		guid = cdp.NewGUID()
 	}
-	s.def = newInstance(s.Relay, guid, true, cfg.DefaultProfile)
+	s.def = core.NewInstance(s.Relay, guid, true, cfg.DefaultProfile)
 	if bi, err := browser.LoadRemembered(cfg.BrowserFile); err != nil {
 		cfg.Logger.Warn("the remembered browser is ignored", "err", err)
 	} else {
-		s.def.st.remembered = bi
+		s.def.St.Remembered = bi
 	}
 	s.byGUID[guid] = s.def
 	s.restore(cfg.Restore)
@@ -82,51 +83,51 @@ func New(cfg Config) (*Server, error) {
 
 // Default returns the instance that the root discovery endpoints answer
 // for.
-func (s *Server) Default() *Instance { return s.def }
+func (s *Server) Default() *core.Instance { return s.def }
 
 // NewInstance mints an instance with a fresh guid. It is removed if no
 // extension connects to it within the configured UnclaimedTTL.
-func (s *Server) NewInstance() (*Instance, error) { return s.NewInstanceWithProfile("") }
+func (s *Server) NewInstance() (*core.Instance, error) { return s.NewInstanceWithProfile("") }
 
 // NewInstanceWithProfile mints an operator's instance whose commands are
 // judged by the policy profile named profile ("" for the global policy).
-func (s *Server) NewInstanceWithProfile(profile string) (*Instance, error) {
+func (s *Server) NewInstanceWithProfile(profile string) (*core.Instance, error) {
 	return s.NewInstanceFor("", profile)
 }
 
-func (s *Server) removeInstance(in *Instance, reason string) {
+func (s *Server) removeInstance(in *core.Instance, reason string) {
 	s.mu.Lock()
-	removed := s.byGUID[in.guid] == in
+	removed := s.byGUID[in.Guid] == in
 	if removed {
-		delete(s.byGUID, in.guid)
+		delete(s.byGUID, in.Guid)
 	}
 	s.mu.Unlock()
-	in.close(websocket.CloseGoingAway, reason)
+	in.Close(websocket.CloseGoingAway, reason)
 	if removed {
-		s.cfg.Logger.Info("instance removed", "instance", in.id, "reason", reason)
-		s.changes.notify()
+		s.Cfg.Logger.Info("instance removed", "instance", in.Id, "reason", reason)
+		s.Changes.Notify()
 		s.save()
 	}
 }
 
 // Instances returns every instance, the default first; not one a panic
 // left unusable (tasks.go).
-func (s *Server) Instances() []*Instance {
+func (s *Server) Instances() []*core.Instance {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := []*Instance{s.def}
-	if s.def.wedged.Load() {
+	out := []*core.Instance{s.def}
+	if s.def.Wedged.Load() {
 		out = out[:0]
 	}
 	for _, in := range s.byGUID {
-		if in != s.def && !in.wedged.Load() {
+		if in != s.def && !in.Wedged.Load() {
 			out = append(out, in)
 		}
 	}
 	return out
 }
 
-func (s *Server) lookup(guid string) *Instance {
+func (s *Server) lookup(guid string) *core.Instance {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.byGUID[guid]
@@ -137,21 +138,21 @@ func (s *Server) lookup(guid string) *Instance {
 func (s *Server) Close(ctx context.Context) error {
 	s.mu.Lock()
 	s.closed = true
-	ins := make([]*Instance, 0, len(s.byGUID))
+	ins := make([]*core.Instance, 0, len(s.byGUID))
 	for _, in := range s.byGUID {
-		if !in.wedged.Load() {
+		if !in.Wedged.Load() {
 			ins = append(ins, in)
 		}
 	}
 	s.mu.Unlock()
 	for _, in := range ins {
-		in.close(websocket.CloseGoingAway, reasonShutdown)
+		in.Close(websocket.CloseGoingAway, core.ReasonShutdown)
 	}
 	done := make(chan struct{})
 	go func() {
 		s.conns.Wait()
 		for _, in := range ins {
-			in.tasks.wait()
+			in.Tasks.Wait()
 		}
 		close(done)
 	}()
@@ -171,7 +172,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Host header is not an IP address or localhost", http.StatusForbidden)
 		return
 	}
-	s.learnFrom(r)
+	s.LearnFrom(r)
 	rt := routes.Classify(r.Method, r.URL.Path)
 	switch {
 	case rt.Kind == routes.KindMint:
@@ -184,11 +185,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !s.serveRoute(w, r, rt) {
 			http.NotFound(w, r)
 		}
-	case s.cfg.Fallback != nil:
-		s.cfg.Fallback.ServeHTTP(w, r)
+	case s.Cfg.Fallback != nil:
+		s.Cfg.Fallback.ServeHTTP(w, r)
 	case r.URL.Path == "/":
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		fmt.Fprintf(w, "cdprelay %s: a Chrome DevTools Protocol endpoint for tabs shared by the cdprelay extension.\nConnect a client to http://%s\n", s.cfg.Version, r.Host)
+		fmt.Fprintf(w, "cdprelay %s: a Chrome DevTools Protocol endpoint for tabs shared by the cdprelay extension.\nConnect a client to http://%s\n", s.Cfg.Version, r.Host)
 	default:
 		http.NotFound(w, r)
 	}
@@ -201,7 +202,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // instance of another tenant is nil, exactly as an unknown guid.
 func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request, rt routes.Route) bool {
 	tenant := s.requestTenant(r)
-	var in *Instance
+	var in *core.Instance
 	switch {
 	case rt.GUID == "" && rt.Kind == routes.KindDiscovery && rt.Doc == routes.DocProtocol:
 		// The protocol's names are no instance's: a tenant without one
@@ -222,13 +223,13 @@ func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request, rt routes.Ro
 	switch {
 	case in == nil:
 		return false
-	case in.wedged.Load():
-		http.Error(w, "cdprelay: "+ErrWedged.Error(), http.StatusServiceUnavailable)
+	case in.Wedged.Load():
+		http.Error(w, "cdprelay: "+core.ErrWedged.Error(), http.StatusServiceUnavailable)
 	case rt.Kind == routes.KindDiscovery:
 		s.serveDiscovery(w, r, in, rt)
 	case rt.Kind == routes.KindCDP:
 		s.serveClient(w, r, in)
-	case rt.Kind == routes.KindPage && in.hasTarget(rt.TargetID):
+	case rt.Kind == routes.KindPage && in.HasTarget(rt.TargetID):
 		s.servePage(w, r, in, rt.TargetID)
 	case rt.Kind == routes.KindExtension:
 		s.serveExtension(w, r, in)
@@ -255,19 +256,19 @@ func hostAllowed(host string) bool {
 	return net.ParseIP(h) != nil
 }
 
-func (s *Server) serveClient(w http.ResponseWriter, r *http.Request, in *Instance) {
+func (s *Server) serveClient(w http.ResponseWriter, r *http.Request, in *core.Instance) {
 	s.serveCDP(w, r, in, "")
 }
 
 // servePage serves a page endpoint (see page.go).
-func (s *Server) servePage(w http.ResponseWriter, r *http.Request, in *Instance, targetID string) {
+func (s *Server) servePage(w http.ResponseWriter, r *http.Request, in *core.Instance, targetID string) {
 	s.serveCDP(w, r, in, targetID)
 }
 
 // serveCDP serves a CDP client of in: browser-level, or for one page when
 // pageTarget is set.
-func (s *Server) serveCDP(w http.ResponseWriter, r *http.Request, in *Instance, pageTarget string) {
-	if o := r.Header.Get("Origin"); o != "" && (s.cfg.AllowClientOrigin == nil || !s.cfg.AllowClientOrigin(o)) {
+func (s *Server) serveCDP(w http.ResponseWriter, r *http.Request, in *core.Instance, pageTarget string) {
+	if o := r.Header.Get("Origin"); o != "" && (s.Cfg.AllowClientOrigin == nil || !s.Cfg.AllowClientOrigin(o)) {
 		// A web page in the person's own browser could otherwise open this
 		// socket. CDP clients outside browsers send no Origin; Chrome's own
 		// port refuses one unless told otherwise.
@@ -284,58 +285,58 @@ func (s *Server) serveCDP(w http.ResponseWriter, r *http.Request, in *Instance, 
 	if err != nil {
 		return // the upgrader has answered
 	}
-	log := s.cfg.Logger.With("instance", in.id, "peer", "cdp-client", "remote", r.RemoteAddr)
-	c := newClientConn(in, conn, log)
-	c.p.Discarded = s.cfg.Metrics.discarded[ActorClient]
-	c.p.Cork = cw.Conn()
+	log := s.Cfg.Logger.With("instance", in.Id, "peer", "cdp-client", "remote", r.RemoteAddr)
+	c := core.NewClientConn(in, conn, log)
+	c.P.Discarded = s.Cfg.Metrics.Discarded[core.ActorClient]
+	c.P.Cork = cw.Conn()
 	if rod {
 		// go-rod's reader panics on a close frame: it gets none, not even
 		// in answer to its own.
-		c.p.NoCloseFrame = true
+		c.P.NoCloseFrame = true
 		conn.SetCloseHandler(func(int, string) error { return nil })
 	}
-	go c.p.WriteLoop(0, in.panicked)
-	if !in.attachClient(c) {
-		c.close(websocket.ClosePolicyViolation, reasonSecondClient)
+	go c.P.WriteLoop(0, in.Panicked)
+	if !in.AttachClient(c) {
+		c.Close(websocket.ClosePolicyViolation, core.ReasonSecondClient)
 		log.Info("second CDP client refused")
-		in.observe(Event{Actor: ActorClient, Kind: KindConnect, Outcome: OutcomeDenied, Detail: reasonSecondClient})
+		in.Observe(core.Event{Actor: core.ActorClient, Kind: core.KindConnect, Outcome: core.OutcomeDenied, Detail: core.ReasonSecondClient})
 		drainUntilClosed(conn)
-		<-c.p.WriterDone()
+		<-c.P.WriterDone()
 		return
 	}
 	log.Info("client connected")
-	conns := s.cfg.Metrics.connections.WithLabelValues(ActorClient)
+	conns := s.Cfg.Metrics.Connections.WithLabelValues(core.ActorClient)
 	conns.Inc()
 	defer conns.Dec()
-	in.observe(Event{Actor: ActorClient, Kind: KindConnect, Outcome: OutcomeOK})
-	err = c.run(pageTarget)
+	in.Observe(core.Event{Actor: core.ActorClient, Kind: core.KindConnect, Outcome: core.OutcomeOK})
+	err = c.Run(pageTarget)
 	reason := link.CloseReasonOf(err)
-	c.cancel()
-	if in.wedged.Load() {
+	c.Cancel()
+	if in.Wedged.Load() {
 		// Nothing may take the instance's lock again: the connection
 		// ends without its bookkeeping.
-		<-c.p.WriterDone()
+		<-c.P.WriterDone()
 		return
 	}
-	in.clientGone(c)
-	c.wg.Wait()
-	if errors.Is(err, errIdle) {
-		c.p.Shutdown(websocket.CloseGoingAway, errIdle.Error())
-	} else if errors.Is(err, errExtNotConnected) {
-		c.p.Shutdown(websocket.CloseTryAgainLater, reasonExtNotConnected)
+	in.ClientGone(c)
+	c.Wg.Wait()
+	if errors.Is(err, core.ErrIdle) {
+		c.P.Shutdown(websocket.CloseGoingAway, core.ErrIdle.Error())
+	} else if errors.Is(err, core.ErrExtNotConnected) {
+		c.P.Shutdown(websocket.CloseTryAgainLater, core.ReasonExtNotConnected)
 	} else {
-		c.p.Shutdown(websocket.CloseNormalClosure, "")
+		c.P.Shutdown(websocket.CloseNormalClosure, "")
 	}
-	<-c.p.WriterDone()
+	<-c.P.WriterDone()
 	conn.Close()
-	if c.p.CloseReason() != "" {
-		reason = c.p.CloseReason()
+	if c.P.CloseReason() != "" {
+		reason = c.P.CloseReason()
 	}
 	log.Info("client disconnected", "reason", reason)
-	in.observe(Event{Actor: ActorClient, Kind: KindDisconnect, Outcome: OutcomeOK, Detail: reason})
+	in.Observe(core.Event{Actor: core.ActorClient, Kind: core.KindDisconnect, Outcome: core.OutcomeOK, Detail: reason})
 }
 
-func (s *Server) serveExtension(w http.ResponseWriter, r *http.Request, in *Instance) {
+func (s *Server) serveExtension(w http.ResponseWriter, r *http.Request, in *core.Instance) {
 	if o := r.Header.Get("Origin"); o != "" && !strings.HasPrefix(o, "chrome-extension://") {
 		http.Error(w, "extension connections must come from an extension (Origin "+o+")", http.StatusForbidden)
 		return
@@ -349,35 +350,35 @@ func (s *Server) serveExtension(w http.ResponseWriter, r *http.Request, in *Inst
 	if err != nil {
 		return
 	}
-	log := s.cfg.Logger.With("instance", in.id, "peer", "extension", "remote", r.RemoteAddr)
-	x := newExtConn(in, conn, log)
-	x.p.Discarded = s.cfg.Metrics.discarded[ActorExtension]
-	x.p.Batches = s.cfg.Metrics.batchesOut
-	x.p.Cork = cw.Conn()
-	go x.p.WriteLoop(extPingPeriod, in.panicked)
-	if !in.acceptExtension(x) {
-		x.p.Shutdown(websocket.CloseGoingAway, reasonShutdown)
-		<-x.p.WriterDone()
+	log := s.Cfg.Logger.With("instance", in.Id, "peer", "extension", "remote", r.RemoteAddr)
+	x := core.NewExtConn(in, conn, log)
+	x.P.Discarded = s.Cfg.Metrics.Discarded[core.ActorExtension]
+	x.P.Batches = s.Cfg.Metrics.BatchesOut
+	x.P.Cork = cw.Conn()
+	go x.P.WriteLoop(core.ExtPingPeriod, in.Panicked)
+	if !in.AcceptExtension(x) {
+		x.P.Shutdown(websocket.CloseGoingAway, core.ReasonShutdown)
+		<-x.P.WriterDone()
 		conn.Close()
 		return
 	}
-	in.tasks.spawn("extension keepalive", x.keepalive)
+	in.Tasks.Spawn("extension keepalive", x.Keepalive)
 	log.Info("extension connected", "origin", r.Header.Get("Origin"))
-	s.cfg.Metrics.extConnects.Inc()
-	econns := s.cfg.Metrics.connections.WithLabelValues(ActorExtension)
+	s.Cfg.Metrics.ExtConnects.Inc()
+	econns := s.Cfg.Metrics.Connections.WithLabelValues(core.ActorExtension)
 	econns.Inc()
 	defer econns.Dec()
-	in.observe(Event{Actor: ActorExtension, Kind: KindConnect, Outcome: OutcomeOK})
-	err = x.run(s.cfg.MaxMessageBytes)
+	in.Observe(core.Event{Actor: core.ActorExtension, Kind: core.KindConnect, Outcome: core.OutcomeOK})
+	err = x.Run(s.Cfg.MaxMessageBytes)
 	reason := link.CloseReasonOf(err)
-	if !in.wedged.Load() {
-		in.extensionGone(x, reason, closeCodeOf(err))
+	if !in.Wedged.Load() {
+		in.ExtensionGone(x, reason, core.CloseCodeOf(err))
 	}
-	x.p.Shutdown(websocket.CloseNormalClosure, "")
-	<-x.p.WriterDone()
+	x.P.Shutdown(websocket.CloseNormalClosure, "")
+	<-x.P.WriterDone()
 	conn.Close()
 	log.Info("extension disconnected", "reason", reason)
-	in.observe(Event{Actor: ActorExtension, Kind: KindDisconnect, Outcome: OutcomeOK, Detail: reason})
+	in.Observe(core.Event{Actor: core.ActorExtension, Kind: core.KindDisconnect, Outcome: core.OutcomeOK, Detail: reason})
 }
 
 // track counts a connection about to be upgraded, or answers 503 once
@@ -388,7 +389,7 @@ func (s *Server) track(w http.ResponseWriter) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		http.Error(w, reasonShutdown, http.StatusServiceUnavailable)
+		http.Error(w, core.ReasonShutdown, http.StatusServiceUnavailable)
 		return false
 	}
 	s.conns.Add(1)
@@ -408,8 +409,8 @@ func drainUntilClosed(conn *websocket.Conn) {
 
 // hostOK applies the configured Host rule, or Chrome's own.
 func (s *Server) hostOK(host string) bool {
-	if s.cfg.CheckHost != nil {
-		return s.cfg.CheckHost(host)
+	if s.Cfg.CheckHost != nil {
+		return s.Cfg.CheckHost(host)
 	}
 	return hostAllowed(host)
 }

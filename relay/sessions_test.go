@@ -3,6 +3,7 @@ package relay
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"testing"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
@@ -33,7 +34,7 @@ func TestFurtherSessionOnAttachedTab(t *testing.T) {
 	for _, x := range extensions {
 		t.Run(x.name, func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, Config{})
+			h := newHarness(t, core.Config{})
 			e := h.ext(x.with(fakeext.Options{Tabs: twoTabs[:1]}))
 			c := h.client()
 			page := h.autoAttach(c)[0]
@@ -114,7 +115,7 @@ func TestFurtherSessionOnAttachedTab(t *testing.T) {
 			}
 			h.call(c, page, "Runtime.evaluate", map[string]any{"expression": "1"})
 			m = h.callMsg(c, "pw-tab-2", "Runtime.evaluate", map[string]any{"expression": "1"})
-			if m.Error == nil || m.Error.Code != codeNoSession {
+			if m.Error == nil || m.Error.Code != core.CodeNoSession {
 				t.Errorf("the detached session still works: %s", m.Raw)
 			}
 		})
@@ -125,7 +126,7 @@ func TestFurtherSessionOnAttachedTab(t *testing.T) {
 // the further one carries on and gets the tab's events.
 func TestFirstSessionDetachPromotesNext(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	first := h.call(c, "", "Target.attachToTarget", map[string]any{"targetId": tid(1), "flatten": true})
@@ -152,7 +153,7 @@ func TestFirstSessionDetachPromotesNext(t *testing.T) {
 // of its context.newCDPSession(page).
 func TestBrowserSession(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs})
 	c := h.client()
 	page := h.autoAttach(c)[0]
@@ -187,7 +188,7 @@ func TestBrowserSession(t *testing.T) {
 		t.Errorf("forwarded %s", got)
 	}
 	m = h.callMsg(c, b, "Browser.close", nil)
-	if m.SessionID != b || m.Error == nil || m.Error.Code != codeMethodNotFound {
+	if m.SessionID != b || m.Error == nil || m.Error.Code != core.CodeMethodNotFound {
 		t.Errorf("Browser.close: %s", m.Raw)
 	}
 
@@ -219,7 +220,7 @@ func TestBrowserSession(t *testing.T) {
 	// Letting go of the browser session.
 	h.call(c, "", "Target.detachFromTarget", map[string]any{"sessionId": b})
 	m = h.callMsg(c, b, "Browser.getVersion", nil)
-	if m.Error == nil || m.Error.Code != codeNoSession {
+	if m.Error == nil || m.Error.Code != core.CodeNoSession {
 		t.Errorf("the browser session still works: %s", m.Raw)
 	}
 }
@@ -228,7 +229,7 @@ func TestBrowserSession(t *testing.T) {
 // on its page session, the target events on that session.
 func TestSessionLevelDiscoverTargets(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	res := h.call(c, "", "Target.createTarget", map[string]any{"url": "about:blank", "newWindow": true})
@@ -272,7 +273,7 @@ func TestDownloadEvents(t *testing.T) {
 	for _, enabled := range []bool{true, false} {
 		t.Run(fmt.Sprintf("eventsEnabled=%t", enabled), func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, Config{})
+			h := newHarness(t, core.Config{})
 			e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 			c := h.client()
 			h.call(c, "", "Browser.setDownloadBehavior", map[string]any{"behavior": "default", "eventsEnabled": enabled})
@@ -308,7 +309,7 @@ func TestSharedSetChanges(t *testing.T) {
 	for _, x := range extensions {
 		t.Run(x.name, func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, Config{})
+			h := newHarness(t, core.Config{})
 			e := h.ext(x.with(fakeext.Options{Tabs: twoTabs[:1]}))
 			c := h.client()
 			h.call(c, "", "Target.setDiscoverTargets", map[string]any{"discover": true})

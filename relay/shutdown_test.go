@@ -2,6 +2,7 @@ package relay
 
 import (
 	"context"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -18,7 +19,7 @@ import (
 // or waited for: Close never returns with one still running.
 func TestCloseDuringConnects(t *testing.T) {
 	t.Parallel()
-	srv, err := New(Config{})
+	srv, err := New(core.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,13 +2,14 @@ package relay
 
 import (
 	"encoding/json"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"testing"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 )
 
 func TestSmokePlaywrightSequence(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://example.com/", Title: "Example"}}})
 	c := h.client()
 	res, err := c.Call(h.ctx, "", "Browser.getVersion", nil)

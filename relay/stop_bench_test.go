@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -21,7 +22,7 @@ import (
 // (stop-refused-p50/p95-ms), and to the last of the commands under way
 // failing (stop-inflight-p50/p95-ms). The goal: p95 under 250 ms.
 func BenchmarkStop(b *testing.B) {
-	srv, err := New(Config{CommandsPerSecond: -1})
+	srv, err := New(core.Config{CommandsPerSecond: -1})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -84,7 +85,7 @@ func BenchmarkStop(b *testing.B) {
 				}
 				m, err := c.CallMessage(ctx, p.SessionID, "Runtime.evaluate", map[string]any{"expression": "2"})
 				// A refused evaluation is answered as thrown (isScript).
-				if err == nil && m.Error == nil && bytes.Contains(m.Result, []byte(msgStopped)) {
+				if err == nil && m.Error == nil && bytes.Contains(m.Result, []byte(core.MsgStopped)) {
 					mu.Lock()
 					if firstRefused.IsZero() {
 						firstRefused = time.Now()

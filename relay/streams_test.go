@@ -3,6 +3,7 @@ package relay
 import (
 	"encoding/base64"
 	"encoding/json"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"sync"
 	"testing"
@@ -36,11 +37,11 @@ func TestStreamPiecesJoinedForTheLock(t *testing.T) {
 		}
 		return map[string]any{"data": piece, "eof": at == len(body)}, nil
 	}
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: handler})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
-	h.srv.Default().lockSecret("site", []byte(secret))
+	h.srv.Default().LockSecret("site", []byte(secret))
 	var got strings.Builder
 	for i := 0; i < 1000; i++ {
 		res := h.call(c, sess, "IO.read", map[string]any{"handle": "7", "size": 3})

@@ -2,6 +2,7 @@ package relay
 
 import (
 	"encoding/json"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"slices"
 	"strings"
 	"testing"
@@ -19,9 +20,9 @@ import (
 // in. An entry made before the table was filled would never be the one a
 // command carries, and the check on it would never match.
 func TestMethodsByIdentity(t *testing.T) {
-	for _, m := range []*methodInfo{methodFetchEnable, methodGetProperties} {
-		if got := lookupMethod([]byte(m.name)); got != m || m.unknown {
-			t.Errorf("%s: the looked-out-for entry is not the table's (unknown %v)", m.name, m.unknown)
+	for _, m := range []*core.MethodInfo{core.MethodFetchEnable, core.MethodGetProperties} {
+		if got := core.LookupMethod([]byte(m.Name)); got != m || m.Unknown {
+			t.Errorf("%s: the looked-out-for entry is not the table's (unknown %v)", m.Name, m.Unknown)
 		}
 	}
 }
@@ -29,7 +30,7 @@ func TestMethodsByIdentity(t *testing.T) {
 // TestReadOnlyPropertiesWithoutScopes: on a read-only tab a function's
 // [[Scopes]] do not reach the client (they lead to the guard's closures).
 func TestReadOnlyPropertiesWithoutScopes(t *testing.T) {
-	h := newHarness(t, Config{Policy: tiers})
+	h := newHarness(t, core.Config{Policy: tiers})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://ro.example/account", Title: "Account"}},
 		Handler: func(tabID int, sid, method string, p json.RawMessage) (any, error) {
 			if method == "Runtime.getProperties" {
@@ -92,7 +93,7 @@ func TestCommandOrder(t *testing.T) {
 		"person.Brake",
 		"core.Send",
 	}
-	sameList(t, "commands", commandOrder(), want)
+	sameList(t, "commands", core.CommandOrder(), want)
 }
 
 func sameList(t *testing.T, what string, got, want []string) {
@@ -103,11 +104,11 @@ func sameList(t *testing.T, what string, got, want []string) {
 }
 
 // planned lists the rows of the commands table that m's plan calls.
-func planned(m *methodInfo) []string {
+func planned(m *core.MethodInfo) []string {
 	var out []string
-	for i, s := range commandStages {
-		if m.plan&(1<<i) != 0 {
-			out = append(out, s.name)
+	for i, s := range core.CommandStages {
+		if m.Plan&(1<<i) != 0 {
+			out = append(out, s.Name)
 		}
 	}
 	return out
@@ -130,48 +131,48 @@ func TestCommandPlans(t *testing.T) {
 			"tiers.Navigate", "tiers.Checks", "tiers.StandIn", "tiers.Gate", "person.Recheck", "person.Ask", "tiers.NavTo",
 			"creds.LockGates", "core.NeedsPage", "core.Send"}},
 	} {
-		sameList(t, tc.method+"'s plan of the commands", planned(lookupMethod([]byte(tc.method))), tc.want)
+		sameList(t, tc.method+"'s plan of the commands", planned(core.LookupMethod([]byte(tc.method))), tc.want)
 	}
 	// A method of a newer Chrome gets a plan when it is first seen.
-	if got := planned(lookupMethod([]byte("Newer.method"))); len(got) == 0 || got[0] != "core.Limits" || got[len(got)-1] != "core.Send" {
+	if got := planned(core.LookupMethod([]byte("Newer.method"))); len(got) == 0 || got[0] != "core.Limits" || got[len(got)-1] != "core.Send" {
 		t.Errorf("an unknown method's plan: %q", got)
 	}
 }
 
 // everyMethod is every method the relay knows by name, and one it does
 // not.
-func everyMethod() []*methodInfo {
-	var out []*methodInfo
-	for _, m := range methodTable {
+func everyMethod() []*core.MethodInfo {
+	var out []*core.MethodInfo
+	for _, m := range core.MethodTable {
 		out = append(out, m)
 	}
-	return append(out, lookupMethod([]byte("Newer.method")))
+	return append(out, core.LookupMethod([]byte("Newer.method")))
 }
 
 // TestPlansAgree: a narrowed row's wants covers every method its body
 // would act on: a plan too narrow would skip a check for good.
 func TestPlansAgree(t *testing.T) {
-	tb := &tab{id: 1}
-	sessions := []*session{nil, {id: "browser"}, {id: "top", tab: tb}, {id: "child", tab: tb, child: true}}
+	tb := &core.Tab{Id: 1}
+	sessions := []*core.Session{nil, {Id: "browser"}, {Id: "top", Tab: tb}, {Id: "child", Tab: tb, Child: true}}
 	for _, m := range everyMethod() {
 		for _, s := range sessions {
-			if emulated(m, s) != nil && !wantsEmulate(m) {
-				t.Errorf("%s is emulated but core.Emulate does not want it", m.name)
+			if core.Emulated(m, s) != nil && !core.WantsEmulate(m) {
+				t.Errorf("%s is emulated but core.Emulate does not want it", m.Name)
 			}
 		}
 		for _, p := range []string{`{"text":"{{secret:x}}"}`, `{"name":"x"}`} {
-			k := &cmd{m: m, params: []byte(p)}
-			if _, _, is := secretRef(k); is && !wantsSecret(m) {
-				t.Errorf("%s may type a secret but creds.Secret does not want it", m.name)
+			k := &core.Cmd{M: m, Params: []byte(p)}
+			if _, _, is := core.SecretRef(k); is && !core.WantsSecret(m) {
+				t.Errorf("%s may type a secret but creds.Secret does not want it", m.Name)
 			}
 		}
-		var c clientConn
-		k := &cmd{m: m, env: wireParams(`{"throwOnSideEffect":true}`)}
-		if _, ok := c.stopRules(k); !ok && !wantsStopRules(m) {
-			t.Errorf("%s is refused by the stop rules but person.StopRules does not want it", m.name)
+		var c core.ClientConn
+		k := &core.Cmd{M: m, Env: wireParams(`{"throwOnSideEffect":true}`)}
+		if _, ok := c.StopRules(k); !ok && !core.WantsStopRules(m) {
+			t.Errorf("%s is refused by the stop rules but person.StopRules does not want it", m.Name)
 		}
-		if tier.Pixels(m.name) != wantsPixels(m) || (m.ctx != nil) != wantsContexts(m) || m.brake != wantsBrake(m) {
-			t.Errorf("%s: a row's wants disagrees with its table", m.name)
+		if tier.Pixels(m.Name) != core.WantsPixels(m) || (m.Ctx != nil) != core.WantsContexts(m) || m.Brake != core.WantsBrake(m) {
+			t.Errorf("%s: a row's wants disagrees with its table", m.Name)
 		}
 	}
 }
@@ -209,13 +210,13 @@ func TestEventOrder(t *testing.T) {
 		"creds.Redact",
 		"core.Deliver",
 	}
-	sameList(t, "events", eventOrder(), want)
+	sameList(t, "events", core.EventOrder(), want)
 	// The hot path's event calls only the rows every event goes through.
 	var got []string
-	plan := lookupEvent([]byte("Runtime.consoleAPICalled")).plan
-	for i, s := range eventStages {
+	plan := core.LookupEvent([]byte("Runtime.consoleAPICalled")).Plan
+	for i, s := range core.EventStages {
 		if plan&(1<<i) != 0 {
-			got = append(got, s.name)
+			got = append(got, s.Name)
 		}
 	}
 	sameList(t, "Runtime.consoleAPICalled's plan of the events", got, []string{"core.Child", "tiers.Blind", "core.RelayWorld", "core.Session", "tiers.Withhold", "core.Count", "core.Deliver"})
@@ -224,7 +225,7 @@ func TestEventOrder(t *testing.T) {
 // TestReplyOrder: the replies table, top to bottom (order_reply_test.go
 // pins the adjacencies that matter).
 func TestReplyOrder(t *testing.T) {
-	sameList(t, "replies", replyOrder(), []string{
+	sameList(t, "replies", core.ReplyOrder(), []string{
 		"tiers.KeepScript",
 		"core.TapScript",
 		"creds.StreamForget",
@@ -248,17 +249,17 @@ func TestReplyOrder(t *testing.T) {
 		{"Newer.method", []string{"tiers.WentBlind", "core.Error", "core.Result"}},
 	} {
 		var got []string
-		plan := lookupMethod([]byte(tc.method)).replyPlan
-		for i, s := range replyStages {
+		plan := core.LookupMethod([]byte(tc.method)).ReplyPlan
+		for i, s := range core.ReplyStages {
 			if plan&(1<<i) != 0 {
-				got = append(got, s.name)
+				got = append(got, s.Name)
 			}
 		}
 		sameList(t, tc.method+"'s plan of the replies", got, tc.want)
 	}
 	// Every method whose result has credentials goes through their row.
 	for name := range creds.ResultMethods() {
-		if lookupMethod([]byte(name)).replyPlan&(1<<slices.IndexFunc(replyStages, func(s replyStage) bool { return s.name == "creds.Results" })) == 0 {
+		if core.LookupMethod([]byte(name)).ReplyPlan&(1<<slices.IndexFunc(core.ReplyStages, func(s core.ReplyStage) bool { return s.Name == "creds.Results" })) == 0 {
 			t.Errorf("%s: creds.Results does not want it", name)
 		}
 	}

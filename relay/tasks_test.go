@@ -2,6 +2,7 @@ package relay
 
 import (
 	"errors"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"testing"
 	"time"
@@ -11,15 +12,15 @@ import (
 
 // curG tells goroutines apart and is the same all along one.
 func TestCurG(t *testing.T) {
-	me := curG()
-	if me == 0 || curG() != me {
-		t.Fatalf("curG: %d then %d", me, curG())
+	me := core.CurG()
+	if me == 0 || core.CurG() != me {
+		t.Fatalf("curG: %d then %d", me, core.CurG())
 	}
 	const n = 8
 	ids := make(chan uintptr, n)
 	hold := make(chan struct{})
 	for range n {
-		go func() { ids <- curG(); <-hold }()
+		go func() { ids <- core.CurG(); <-hold }()
 	}
 	seen := map[uintptr]bool{me: true}
 	for range n {
@@ -39,7 +40,7 @@ func TestCurG(t *testing.T) {
 // once for the panicking code's own (an instance made unusable until a
 // restart, and its state read while its holder changes it).
 func TestPanicBesideAHeldLockDoesNotWedge(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	in := h.srv.Default()
 	h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
@@ -47,26 +48,26 @@ func TestPanicBesideAHeldLockDoesNotWedge(t *testing.T) {
 
 	held := make(chan struct{})
 	go func() {
-		st := in.lock()
-		_ = st.closed
+		st := in.Lock()
+		_ = st.Closed
 		close(held)
 		// Held until the recovery has decided (a wrong guess wedges), or
 		// long past what a timer guess waited.
-		for deadline := time.Now().Add(2 * time.Second); !in.wedged.Load() && time.Now().Before(deadline); {
+		for deadline := time.Now().Add(2 * time.Second); !in.Wedged.Load() && time.Now().Before(deadline); {
 			time.Sleep(time.Millisecond)
 		}
-		in.unlock()
+		in.Unlock()
 	}()
 	<-held
-	in.tasks.spawn("test", func() { panic("a bug outside the lock") })
+	in.Tasks.Spawn("test", func() { panic("a bug outside the lock") })
 	code, reason := h.closed(c)
 	if code != 1011 || !strings.Contains(reason, "internal error") {
 		t.Fatalf("the client closed with %d %q", code, reason)
 	}
-	if in.wedged.Load() {
+	if in.Wedged.Load() {
 		t.Fatal("the instance is wedged, though the panicking code did not hold its lock")
 	}
-	if err := in.Stop("person"); errors.Is(err, ErrWedged) {
+	if err := in.Stop("person"); errors.Is(err, core.ErrWedged) {
 		t.Fatalf("Stop: %v", err)
 	}
 }
@@ -75,23 +76,23 @@ func TestPanicBesideAHeldLockDoesNotWedge(t *testing.T) {
 // closes the sockets and leaves the instance usable; a panic with the lock
 // still held wedges it (TestPanicUnderLockWedgesOnlyItsInstance).
 func TestPanicAfterDeferredUnlockDoesNotWedge(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	in := h.srv.Default()
 	h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	h.autoAttach(c)
-	in.tasks.spawn("test", func() {
-		in.lock()
-		defer in.unlock()
+	in.Tasks.Spawn("test", func() {
+		in.Lock()
+		defer in.Unlock()
 		panic("a bug with the lock held, released on the way out")
 	})
 	if code, _ := h.closed(c); code != 1011 {
 		t.Fatalf("the client closed with %d", code)
 	}
-	if in.wedged.Load() || in.holdsLock() {
+	if in.Wedged.Load() || in.HoldsLock() {
 		t.Fatal("wedged after the lock was released")
 	}
-	st := in.lock() // not held by anyone
-	_ = st.closed
-	in.unlock()
+	st := in.Lock() // not held by anyone
+	_ = st.Closed
+	in.Unlock()
 }

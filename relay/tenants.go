@@ -3,6 +3,7 @@ package relay
 import (
 	"errors"
 	"fmt"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"net/http"
 	"slices"
 	"strings"
@@ -50,21 +51,21 @@ func (s *Server) tenantRules() *TenantRules { return s.tenants.Load() }
 
 // requestTenant is the tenant r acts for; "" is the operator.
 func (s *Server) requestTenant(r *http.Request) string {
-	if s.cfg.Tenant == nil {
+	if s.Cfg.Tenant == nil {
 		return ""
 	}
-	return s.cfg.Tenant(r)
+	return s.Cfg.Tenant(r)
 }
 
 // Visible reports whether a request acting for tenant may reach in.
-func Visible(tenant string, in *Instance) bool {
+func Visible(tenant string, in *core.Instance) bool {
 	return in != nil && (tenant == "" || in.Tenant() == tenant)
 }
 
 // InstancesOf returns the instances a request acting for tenant reaches,
 // the one its root discovery answers for first: for the operator every
 // instance, the default first; for a tenant its own, oldest first.
-func (s *Server) InstancesOf(tenant string) []*Instance {
+func (s *Server) InstancesOf(tenant string) []*core.Instance {
 	all := s.Instances()
 	if tenant == "" {
 		return all
@@ -75,11 +76,11 @@ func (s *Server) InstancesOf(tenant string) []*Instance {
 			out = append(out, in)
 		}
 	}
-	slices.SortFunc(out, func(a, b *Instance) int {
-		if c := a.created.Compare(b.created); c != 0 {
+	slices.SortFunc(out, func(a, b *core.Instance) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
 			return c
 		}
-		return strings.Compare(a.id, b.id)
+		return strings.Compare(a.Id, b.Id)
 	})
 	return out
 }
@@ -87,7 +88,7 @@ func (s *Server) InstancesOf(tenant string) []*Instance {
 // DefaultFor is the instance the root discovery endpoints answer for, for
 // a request acting for tenant: the default instance for the operator, a
 // tenant's oldest instance for a tenant, or nil when it has none.
-func (s *Server) DefaultFor(tenant string) *Instance {
+func (s *Server) DefaultFor(tenant string) *core.Instance {
 	if tenant == "" {
 		return s.def
 	}
@@ -100,9 +101,9 @@ func (s *Server) DefaultFor(tenant string) *Instance {
 // LookupID finds an instance by its public id among those tenant
 // reaches; nil for one that does not exist and for another tenant's
 // alike.
-func (s *Server) LookupID(tenant, id string) *Instance {
+func (s *Server) LookupID(tenant, id string) *core.Instance {
 	for _, in := range s.Instances() {
-		if in.id == id {
+		if in.Id == id {
 			if Visible(tenant, in) {
 				return in
 			}
@@ -115,7 +116,7 @@ func (s *Server) LookupID(tenant, id string) *Instance {
 // pairable reports whether an extension whose token is tenant's may pair
 // in and, with pair, makes in that tenant's when it may claim it. Under
 // s.mu, so that of two tenants' extensions pairing at once one claims it.
-func (s *Server) pairable(tenant string, in *Instance, pair bool) bool {
+func (s *Server) pairable(tenant string, in *core.Instance, pair bool) bool {
 	s.mu.Lock()
 	owner := in.Tenant()
 	var ok, claimed, first bool
@@ -124,20 +125,20 @@ func (s *Server) pairable(tenant string, in *Instance, pair bool) bool {
 		// The operator's extension token pairs any instance; one it pairs
 		// first stays the operator's.
 		ok = true
-		first = pair && !in.paired.Swap(true)
-	case owner != "" || in.isDefault || in.paired.Load():
+		first = pair && !in.Paired.Swap(true)
+	case owner != "" || in.IsDefault || in.Paired.Load():
 	case !pair:
 		ok = true
 	default:
-		in.owner.store(tenant)
-		in.paired.Store(true)
+		in.Owner.Store(tenant)
+		in.Paired.Store(true)
 		ok, claimed, first = true, true, true
 	}
 	s.mu.Unlock()
 	if claimed {
-		in.log.Info("instance paired by a tenant", "tenant", tenant)
+		in.Log.Info("instance paired by a tenant", "tenant", tenant)
 	}
-	if first && !in.isDefault {
+	if first && !in.IsDefault {
 		s.save()
 	}
 	return ok
@@ -150,12 +151,12 @@ var errTenantFull = errors.New("tenant's instances")
 // commands are judged by profile ("": the tenant's profile, else the
 // global policy). It is removed if no extension connects to it within
 // the configured UnclaimedTTL.
-func (s *Server) NewInstanceFor(tenant, profile string) (*Instance, error) {
+func (s *Server) NewInstanceFor(tenant, profile string) (*core.Instance, error) {
 	rules := s.tenantRules()
 	if profile == "" && tenant != "" {
 		profile = rules.Profiles[tenant]
 	}
-	if profile != "" && s.cfg.ValidProfile != nil && !s.cfg.ValidProfile(profile) {
+	if profile != "" && s.Cfg.ValidProfile != nil && !s.Cfg.ValidProfile(profile) {
 		return nil, fmt.Errorf("no policy profile %q", profile)
 	}
 	s.mu.Lock()
@@ -163,10 +164,10 @@ func (s *Server) NewInstanceFor(tenant, profile string) (*Instance, error) {
 		s.mu.Unlock()
 		return nil, errors.New("relay is shut down")
 	}
-	if len(s.byGUID) >= s.cfg.MaxInstances {
+	if len(s.byGUID) >= s.Cfg.MaxInstances {
 		s.mu.Unlock()
-		s.cfg.Metrics.limited[limitInstances].Inc()
-		return nil, fmt.Errorf("the relay already keeps %d instances (MaxInstances)", s.cfg.MaxInstances)
+		s.Cfg.Metrics.Limited[core.LimitInstances].Inc()
+		return nil, fmt.Errorf("the relay already keeps %d instances (MaxInstances)", s.Cfg.MaxInstances)
 	}
 	if max := rules.MaxInstances; tenant != "" && max > 0 {
 		n := 0
@@ -177,13 +178,13 @@ func (s *Server) NewInstanceFor(tenant, profile string) (*Instance, error) {
 		}
 		if n >= max {
 			s.mu.Unlock()
-			s.cfg.Metrics.limited[limitInstances].Inc()
+			s.Cfg.Metrics.Limited[core.LimitInstances].Inc()
 			return nil, fmt.Errorf("%w: tenant %s already keeps %d instances (tenants.max_instances); remove one first", errTenantFull, tenant, n)
 		}
 	}
-	in := newInstance(s.Relay, cdp.NewGUID(), false, profile)
-	in.owner.store(tenant)
-	s.byGUID[in.guid] = in
+	in := core.NewInstance(s.Relay, cdp.NewGUID(), false, profile)
+	in.Owner.Store(tenant)
+	s.byGUID[in.Guid] = in
 	s.mu.Unlock()
 	s.expireUnpaired(in)
 	s.save()
@@ -192,11 +193,11 @@ func (s *Server) NewInstanceFor(tenant, profile string) (*Instance, error) {
 
 // expireUnpaired removes in if no extension has paired it within the
 // UnclaimedTTL.
-func (s *Server) expireUnpaired(in *Instance) {
-	time.AfterFunc(s.cfg.UnclaimedTTL, func() {
-		st := in.lock()
-		claimed := st.everClaimed
-		in.unlock()
+func (s *Server) expireUnpaired(in *core.Instance) {
+	time.AfterFunc(s.Cfg.UnclaimedTTL, func() {
+		st := in.Lock()
+		claimed := st.EverClaimed
+		in.Unlock()
 		if !claimed {
 			s.removeInstance(in, "no extension connected in time")
 		}
@@ -206,8 +207,8 @@ func (s *Server) expireUnpaired(in *Instance) {
 // Remove ends a minted instance and forgets it: its sockets close with
 // reason, its guid is a 404 from now on. The default instance cannot be
 // removed.
-func (s *Server) Remove(in *Instance, reason string) error {
-	if in.isDefault {
+func (s *Server) Remove(in *core.Instance, reason string) error {
+	if in.IsDefault {
 		return errors.New("the default instance cannot be removed")
 	}
 	s.removeInstance(in, reason)
@@ -217,36 +218,36 @@ func (s *Server) Remove(in *Instance, reason string) error {
 // restore adds the saved instances; called by New before anything is
 // served. Entries that do not make sense are skipped with a log line,
 // not fatal: one bad line must not cost everybody else their pairing.
-func (s *Server) restore(saved []SavedInstance) {
-	ids := map[string]bool{s.def.id: true}
+func (s *Server) restore(saved []core.SavedInstance) {
+	ids := map[string]bool{s.def.Id: true}
 	for i, sv := range saved {
 		switch {
 		case !cdp.ValidGUID(sv.GUID) || s.byGUID[sv.GUID] != nil:
-			s.cfg.Logger.Warn("saved instance skipped: its guid is malformed or used twice", "index", i)
+			s.Cfg.Logger.Warn("saved instance skipped: its guid is malformed or used twice", "index", i)
 			continue
 		case !validID(sv.ID) || ids[sv.ID]:
-			s.cfg.Logger.Warn("saved instance skipped: its id is malformed or used twice", "index", i)
+			s.Cfg.Logger.Warn("saved instance skipped: its id is malformed or used twice", "index", i)
 			continue
-		case len(s.byGUID) >= s.cfg.MaxInstances:
-			s.cfg.Logger.Warn("saved instance skipped: MaxInstances reached", "instance", sv.ID)
+		case len(s.byGUID) >= s.Cfg.MaxInstances:
+			s.Cfg.Logger.Warn("saved instance skipped: MaxInstances reached", "instance", sv.ID)
 			continue
-		case sv.Profile != "" && s.cfg.ValidProfile != nil && !s.cfg.ValidProfile(sv.Profile):
+		case sv.Profile != "" && s.Cfg.ValidProfile != nil && !s.Cfg.ValidProfile(sv.Profile):
 			// Its profile is no longer in the config: the global policy
 			// would judge it more loosely than the operator meant.
-			s.cfg.Logger.Warn("saved instance skipped: its policy profile is not configured", "instance", sv.ID, "profile", sv.Profile)
+			s.Cfg.Logger.Warn("saved instance skipped: its policy profile is not configured", "instance", sv.ID, "profile", sv.Profile)
 			continue
 		}
 		ids[sv.ID] = true
-		in := newInstance(s.Relay, sv.GUID, false, sv.Profile)
-		in.id = sv.ID
-		in.log = s.cfg.Logger.With("instance", sv.ID)
+		in := core.NewInstance(s.Relay, sv.GUID, false, sv.Profile)
+		in.Id = sv.ID
+		in.Log = s.Cfg.Logger.With("instance", sv.ID)
 		if !sv.Created.IsZero() {
-			in.created = sv.Created
+			in.CreatedAt = sv.Created
 		}
-		in.owner.store(sv.Tenant)
-		in.paired.Store(sv.Paired)
-		in.st.everClaimed = sv.Paired
-		s.byGUID[in.guid] = in
+		in.Owner.Store(sv.Tenant)
+		in.Paired.Store(sv.Paired)
+		in.St.EverClaimed = sv.Paired
+		s.byGUID[in.Guid] = in
 		if !sv.Paired {
 			s.expireUnpaired(in)
 		}
@@ -262,16 +263,16 @@ func validID(s string) bool {
 
 // Saved is what Config.Save is given: every minted instance, oldest
 // first.
-func (s *Server) Saved() []SavedInstance {
+func (s *Server) Saved() []core.SavedInstance {
 	ins := s.Instances()
-	out := make([]SavedInstance, 0, len(ins))
+	out := make([]core.SavedInstance, 0, len(ins))
 	for _, in := range ins {
-		if in.isDefault {
+		if in.IsDefault {
 			continue
 		}
-		out = append(out, SavedInstance{ID: in.id, GUID: in.guid, Tenant: in.Tenant(), Profile: in.profile, Created: in.created, Paired: in.paired.Load()})
+		out = append(out, core.SavedInstance{ID: in.Id, GUID: in.Guid, Tenant: in.Tenant(), Profile: in.ProfileName, Created: in.CreatedAt, Paired: in.Paired.Load()})
 	}
-	slices.SortFunc(out, func(a, b SavedInstance) int {
+	slices.SortFunc(out, func(a, b core.SavedInstance) int {
 		if c := a.Created.Compare(b.Created); c != 0 {
 			return c
 		}
@@ -284,12 +285,12 @@ func (s *Server) Saved() []SavedInstance {
 // each with the set as it is when it runs, so the last write is the
 // newest.
 func (s *Server) save() {
-	if s.cfg.Save == nil {
+	if s.Cfg.Save == nil {
 		return
 	}
 	s.saveMu.Lock()
 	defer s.saveMu.Unlock()
-	if err := s.cfg.Save(s.Saved()); err != nil {
-		s.cfg.Logger.Error("saving the instances failed; a restart would lose what changed", "err", err)
+	if err := s.Cfg.Save(s.Saved()); err != nil {
+		s.Cfg.Logger.Error("saving the instances failed; a restart would lose what changed", "err", err)
 	}
 }

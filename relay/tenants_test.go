@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -32,7 +33,7 @@ func as(url, tenant string) string {
 	return url + sep + "as=" + tenant
 }
 
-func newTenantHarness(t *testing.T, cfg Config) *harness {
+func newTenantHarness(t *testing.T, cfg core.Config) *harness {
 	cfg.Tenant = tenantOf
 	h := newHarness(t, cfg)
 	h.srv.SetTenants(TenantRules{Known: []string{"alice", "bob", "carol"}})
@@ -57,7 +58,7 @@ func answer(t *testing.T, h *harness, method, path string) string {
 // discovery answers for its own instance, or 404 when it has none.
 func TestTenantSeesOnlyItsInstances(t *testing.T) {
 	t.Parallel()
-	h := newTenantHarness(t, Config{})
+	h := newTenantHarness(t, core.Config{})
 	alice, err := h.srv.NewInstanceFor("alice", "")
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +68,7 @@ func TestTenantSeesOnlyItsInstances(t *testing.T) {
 	h.extAt(as(h.extURL(bob), "bob"), fakeext.Options{Tabs: []fakeext.Tab{{ID: 2, URL: "https://bob.example/", TargetID: tid(2)}}})
 	h.waitFor("both tabs", func() bool { return len(alice.Status().Tabs) == 1 && len(bob.Status().Tabs) == 1 })
 
-	unknown := NewGUID()
+	unknown := core.NewGUID()
 	for _, path := range []string{
 		"/cdp/%s", "/devtools/browser/%s", "/cdp/%s/json/version", "/cdp/%s/json/list",
 		"/cdp/%s/devtools/page/" + tid(2), "/extension/%s",
@@ -130,7 +131,7 @@ func TestTenantSeesOnlyItsInstances(t *testing.T) {
 	}
 }
 
-func ids(ins []*Instance) string {
+func ids(ins []*core.Instance) string {
 	var out []string
 	for _, in := range ins {
 		out = append(out, in.ID())
@@ -153,7 +154,7 @@ func dialStatus(h *harness, url string) int {
 // TestTenantPairing: who may pair which instance, and who owns it after.
 func TestTenantPairing(t *testing.T) {
 	t.Parallel()
-	h := newTenantHarness(t, Config{})
+	h := newTenantHarness(t, core.Config{})
 	for _, tt := range []struct {
 		name    string
 		mintFor string // the instance's tenant when minted
@@ -202,7 +203,7 @@ func TestTenantPairing(t *testing.T) {
 // TestTenantMint: POST /v1/instances for a tenant and for the operator.
 func TestTenantMint(t *testing.T) {
 	t.Parallel()
-	h := newTenantHarness(t, Config{PublicURL: "https://relay.example.com/relay-1/", ValidProfile: func(p string) bool { return p == "strict" || p == "loose" }})
+	h := newTenantHarness(t, core.Config{PublicURL: "https://relay.example.com/relay-1/", ValidProfile: func(p string) bool { return p == "strict" || p == "loose" }})
 	h.srv.SetTenants(TenantRules{Known: []string{"alice", "bob"}, MaxInstances: 2, Profiles: map[string]string{"alice": "strict"}})
 	post := func(query string) (int, NewInstanceInfo, string) {
 		resp, err := http.Post(h.hs.URL+"/v1/instances"+query, "", nil)
@@ -264,19 +265,19 @@ func TestTenantMint(t *testing.T) {
 func TestSaveRestore(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
-	var saved []SavedInstance
-	save := func(list []SavedInstance) error {
+	var saved []core.SavedInstance
+	save := func(list []core.SavedInstance) error {
 		mu.Lock()
 		defer mu.Unlock()
 		saved = list
 		return nil
 	}
-	last := func() []SavedInstance {
+	last := func() []core.SavedInstance {
 		mu.Lock()
 		defer mu.Unlock()
 		return saved
 	}
-	h := newTenantHarness(t, Config{Save: save})
+	h := newTenantHarness(t, core.Config{Save: save})
 	paired, _ := h.srv.NewInstanceFor("", "")
 	unpaired, _ := h.srv.NewInstanceFor("alice", "")
 	if n := len(last()); n != 2 {
@@ -288,7 +289,7 @@ func TestSaveRestore(t *testing.T) {
 	}
 	e.Close()
 
-	h2 := newTenantHarness(t, Config{Restore: last(), UnclaimedTTL: 300 * time.Millisecond, Save: func([]SavedInstance) error { return errors.New("disk full") }})
+	h2 := newTenantHarness(t, core.Config{Restore: last(), UnclaimedTTL: 300 * time.Millisecond, Save: func([]core.SavedInstance) error { return errors.New("disk full") }})
 	r := h2.srv.LookupID("", paired.ID())
 	if r == nil || r.GUID() != paired.GUID() || r.Tenant() != "bob" || !r.Created().Equal(paired.Created()) {
 		t.Fatalf("restored %+v", r)
@@ -304,11 +305,11 @@ func TestSaveRestore(t *testing.T) {
 	}
 
 	// What makes no sense is skipped, not fatal.
-	h3 := newTenantHarness(t, Config{Restore: []SavedInstance{
-		{ID: "zz", GUID: NewGUID()},
+	h3 := newTenantHarness(t, core.Config{Restore: []core.SavedInstance{
+		{ID: "zz", GUID: core.NewGUID()},
 		{ID: "0123456789ab", GUID: "not-a-guid"},
 		{ID: "0123456789ab", GUID: paired.GUID(), Paired: true},
-		{ID: "0123456789ab", GUID: NewGUID(), Paired: true},
+		{ID: "0123456789ab", GUID: core.NewGUID(), Paired: true},
 	}})
 	if n := len(h3.srv.Instances()); n != 2 {
 		t.Errorf("%d instances restored from one good entry (and the default)", n)
@@ -320,7 +321,7 @@ func FuzzParsePublicURL(f *testing.F) {
 		f.Add(tt.in)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		u, err := ParsePublicURL(s)
+		u, err := core.ParsePublicURL(s)
 		if err != nil {
 			return
 		}
@@ -328,7 +329,7 @@ func FuzzParsePublicURL(f *testing.F) {
 			t.Fatalf("%q accepted as %#v", s, u)
 		}
 		// What is accepted is a base the relay can append paths to.
-		again, err := ParsePublicURL(u.String())
+		again, err := core.ParsePublicURL(u.String())
 		if err != nil || again.String() != u.String() {
 			t.Fatalf("%q: %q does not parse back (%v)", s, u, err)
 		}
@@ -358,7 +359,7 @@ var publicURLTests = []struct {
 
 func TestParsePublicURL(t *testing.T) {
 	for _, tt := range publicURLTests {
-		u, err := ParsePublicURL(tt.in)
+		u, err := core.ParsePublicURL(tt.in)
 		switch {
 		case tt.want == "" && err == nil:
 			t.Errorf("ParsePublicURL(%q) = %s, want an error", tt.in, u)
@@ -379,7 +380,7 @@ func FuzzTenantRoute(f *testing.F) {
 		f.Add(p, "alice")
 		f.Add(p, "carol")
 	}
-	srv, err := New(Config{Tenant: tenantOf})
+	srv, err := New(core.Config{Tenant: tenantOf})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -406,7 +407,7 @@ func FuzzTenantRoute(f *testing.F) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	unknownGUID, unknownTarget := NewGUID(), tid(99)
+	unknownGUID, unknownTarget := core.NewGUID(), tid(99)
 	f.Fuzz(func(t *testing.T, tmpl, tenant string) {
 		if tenant == "bob" || tenant == "" || strings.ContainsAny(tmpl, "?#") || !strings.HasPrefix(tmpl, "/") {
 			return

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"net/url"
 	"strings"
 	"testing"
@@ -15,12 +16,12 @@ import (
 // tierPolicy allows every method and gives the hosts it lists a tier.
 type tierPolicy map[string]string
 
-func (tierPolicy) Command(string, string, []byte) Decision         { return Decision{} }
-func (tierPolicy) MethodURL(string, string, string, bool) Decision { return Decision{} }
-func (tierPolicy) URL(string, string) Decision                     { return Decision{} }
-func (tierPolicy) FencesNavigation(string) bool                    { return false }
-func (tierPolicy) UploadDirs(string) []string                      { return nil }
-func (p tierPolicy) HasTiers(string) bool                          { return len(p) > 0 }
+func (tierPolicy) Command(string, string, []byte) core.Decision         { return core.Decision{} }
+func (tierPolicy) MethodURL(string, string, string, bool) core.Decision { return core.Decision{} }
+func (tierPolicy) URL(string, string) core.Decision                     { return core.Decision{} }
+func (tierPolicy) FencesNavigation(string) bool                         { return false }
+func (tierPolicy) UploadDirs(string) []string                           { return nil }
+func (p tierPolicy) HasTiers(string) bool                               { return len(p) > 0 }
 func (p tierPolicy) Tier(_, raw string) (tier, rule, host string) {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -63,7 +64,7 @@ var (
 )
 
 func TestTierReadOnlySite(t *testing.T) {
-	h := newHarness(t, Config{Policy: tiers})
+	h := newHarness(t, core.Config{Policy: tiers})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://ro.example/account", Title: "Account"}}})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -120,7 +121,7 @@ func TestTierReadOnlySite(t *testing.T) {
 }
 
 func TestTierBlindSite(t *testing.T) {
-	h := newHarness(t, Config{Policy: tiers})
+	h := newHarness(t, core.Config{Policy: tiers})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://blind.example/inbox?q=secret", Title: "Inbox (3) secret"}, {ID: 2, URL: "https://a.example/", Title: "A"}}})
 	c := h.client()
 	h.autoAttach(c)
@@ -172,7 +173,7 @@ func TestTierBlindSite(t *testing.T) {
 
 // A tab the automation opened, gone blind, is the automation's to close.
 func TestTierBlindTabOpenedByClientMayClose(t *testing.T) {
-	h := newHarness(t, Config{Policy: tiers})
+	h := newHarness(t, core.Config{Policy: tiers})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	h.autoAttach(c)
@@ -204,7 +205,7 @@ func TestTierBlindTabOpenedByClientMayClose(t *testing.T) {
 // even announced, a read-only one may be read, and one that goes blind
 // falls silent.
 func TestTierChildFrames(t *testing.T) {
-	h := newHarness(t, Config{Policy: tiers})
+	h := newHarness(t, core.Config{Policy: tiers})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -272,7 +273,7 @@ func TestTierChildFrames(t *testing.T) {
 // tab's session reaches into it, so the tab is as strict as its strictest
 // such frame, while the frame is there.
 func TestTierInProcessFrame(t *testing.T) {
-	h := newHarness(t, Config{Policy: tiers})
+	h := newHarness(t, core.Config{Policy: tiers})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -304,7 +305,7 @@ func TestTierInProcessFrame(t *testing.T) {
 
 // Changing the tiers (a reload) decides every tab's access again.
 func TestTierPolicyChange(t *testing.T) {
-	h := newHarness(t, Config{Policy: tierPolicy{}})
+	h := newHarness(t, core.Config{Policy: tierPolicy{}})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -342,11 +343,11 @@ func jsonString(t *testing.T, raw []byte, key string) string {
 // The live view sees no more of a blind tab than automation does: no
 // frames, no input, no take-over.
 func TestTierBlindHiddenFromLiveView(t *testing.T) {
-	h := newHarness(t, Config{Policy: tiers})
+	h := newHarness(t, core.Config{Policy: tiers})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://blind.example/", Title: "B"}}})
 	in := h.srv.Default()
 	h.waitFor("the tab", func() bool { s := in.Status(); return s.Ready && len(s.Tabs) == 1 })
-	th, err := in.OpenTab(context.Background(), 1, func(TabEvent) {})
+	th, err := in.OpenTab(context.Background(), 1, func(core.TabEvent) {})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,7 +365,7 @@ func TestTierBlindHiddenFromLiveView(t *testing.T) {
 			t.Fatalf("reached the tab: %s", s)
 		}
 	}
-	if err := in.TakeControl(1, "viewer-1"); !errors.Is(err, ErrHidden) {
+	if err := in.TakeControl(1, "viewer-1"); !errors.Is(err, core.ErrHidden) {
 		t.Fatalf("take-over: %v", err)
 	}
 	if _, err := th.Call(context.Background(), "Page.startScreencast", map[string]any{"format": "jpeg"}); err != nil {
@@ -378,7 +379,7 @@ func TestTierBlindHiddenFromLiveView(t *testing.T) {
 // for it is not announced even though its target still shows no URL, and
 // the page's pixels are refused.
 func TestTierFrameOnItsWayToBlind(t *testing.T) {
-	h := newHarness(t, Config{Policy: tiers})
+	h := newHarness(t, core.Config{Policy: tiers})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -415,7 +416,7 @@ func TestTierFrameOnItsWayToBlind(t *testing.T) {
 // read-only tab, storage named by origin, what a full page loaded from a
 // blind site, and a redirect's Location to one.
 func TestTierAgainstTheClientInABrowser(t *testing.T) {
-	h := newHarness(t, Config{Policy: tiers})
+	h := newHarness(t, core.Config{Policy: tiers})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{
 		{ID: 1, URL: "https://a.example/", Title: "A"},
 		{ID: 2, URL: "https://ro.example/", Title: "RO"},
@@ -582,7 +583,7 @@ func TestTierAgainstTheClientInABrowser(t *testing.T) {
 // was on a full site) is withheld from the client, who could not resume
 // it: the relay resumes it, so that the person's page does not freeze.
 func TestTierBlindPauseResumed(t *testing.T) {
-	h := newHarness(t, Config{Policy: tiers})
+	h := newHarness(t, core.Config{Policy: tiers})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://blind.example/", Title: "Bank"}, {ID: 2, URL: "https://a.example/", Title: "A"}}})
 	c := h.client()
 	sess := h.autoAttach(c)
@@ -612,7 +613,7 @@ func TestTierBlindPauseResumed(t *testing.T) {
 // told of a second page it did not ask for (Playwright's goto then fails
 // as interrupted). The tab stays blind until the next document decides.
 func TestNavigationDoesNotLiftABlindOneOnItsWay(t *testing.T) {
-	h := newHarness(t, Config{Policy: tiers})
+	h := newHarness(t, core.Config{Policy: tiers})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/", Title: "A"}}})
 	c := h.client()
 	sess := h.autoAttach(c)[0]

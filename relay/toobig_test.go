@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"net/http"
 	"strings"
 	"testing"
@@ -45,20 +46,20 @@ func tooBigClose(t *testing.T, ctx context.Context, url string, size int) (int, 
 // (1006); the limit is counted.
 func TestMessageTooBigCloses(t *testing.T) {
 	const limit = 1 << 20
-	h := newHarness(t, Config{MaxMessageBytes: limit})
+	h := newHarness(t, core.Config{MaxMessageBytes: limit})
 	h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	for _, c := range []struct{ name, url string }{
 		{"cdp client", h.cdpURL(h.srv.Default())},
-		{"extension", h.extURL(func() *Instance { in, _ := h.srv.NewInstance(); return in }())},
+		{"extension", h.extURL(func() *core.Instance { in, _ := h.srv.NewInstance(); return in }())},
 	} {
-		before := testutil.ToFloat64(h.srv.cfg.Metrics.limited[limitSize])
+		before := testutil.ToFloat64(h.srv.Cfg.Metrics.Limited[core.LimitSize])
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		code, text := tooBigClose(t, ctx, c.url, 24<<20)
 		cancel()
 		if code != websocket.CloseMessageTooBig || !strings.Contains(text, "larger than 1048576 bytes") {
 			t.Errorf("%s: closed with %d %q, want 1009 and the reason", c.name, code, text)
 		}
-		if got := testutil.ToFloat64(h.srv.cfg.Metrics.limited[limitSize]) - before; got != 1 {
+		if got := testutil.ToFloat64(h.srv.Cfg.Metrics.Limited[core.LimitSize]) - before; got != 1 {
 			t.Errorf("%s: %v message-size limits counted", c.name, got)
 		}
 	}

@@ -3,6 +3,7 @@ package relay
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"os"
 	"path/filepath"
 	"testing"
@@ -18,7 +19,7 @@ import (
 // port).
 func TestWindowEmulation(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Features: ourFeatures})
 	c := h.client()
 	h.autoAttach(c)
@@ -55,7 +56,7 @@ func TestWindowEmulation(t *testing.T) {
 // TestWindowsNotThroughStock: the stock extension has no chrome.windows.
 func TestWindowsNotThroughStock(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	h.ext(fakeext.Options{Tabs: twoTabs, Stock: true})
 	c := h.client()
 	h.autoAttach(c)
@@ -67,7 +68,7 @@ func TestWindowsNotThroughStock(t *testing.T) {
 // window, an unknown one and none.
 func TestGetDevToolsTarget(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, Config{})
+	h := newHarness(t, core.Config{})
 	h.ext(fakeext.Options{Tabs: twoTabs})
 	c := h.client()
 	h.autoAttach(c)
@@ -94,7 +95,7 @@ func TestGetDevToolsTarget(t *testing.T) {
 func TestRememberedBrowser(t *testing.T) {
 	t.Parallel()
 	file := filepath.Join(t.TempDir(), "state", "browser.json")
-	h := newHarness(t, Config{BrowserFile: file})
+	h := newHarness(t, core.Config{BrowserFile: file})
 	_, body := h.get("/json/version", "")
 	var v map[string]string
 	mustDecode(t, body, &v)
@@ -111,7 +112,7 @@ func TestRememberedBrowser(t *testing.T) {
 		t.Errorf("the file: %v %v", fi, err)
 	}
 
-	again := newHarness(t, Config{BrowserFile: file})
+	again := newHarness(t, core.Config{BrowserFile: file})
 	_, body = again.get("/json/version", "")
 	mustDecode(t, body, &v)
 	if v["Browser"] != fakeProduct || v["User-Agent"] != fakeUA {
@@ -127,7 +128,7 @@ func TestKeepaliveToBothExtensions(t *testing.T) {
 	for _, x := range extensions {
 		t.Run(x.name, func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, Config{ExtensionKeepalive: 20 * time.Millisecond})
+			h := newHarness(t, core.Config{ExtensionKeepalive: 20 * time.Millisecond})
 			e := h.ext(x.with(fakeext.Options{Tabs: twoTabs}))
 			h.waitFor("keepalives", func() bool { return e.Keepalives() >= 3 })
 			c := h.client()
@@ -145,24 +146,24 @@ func FuzzDetachEvents(f *testing.F) {
 	f.Add([]byte(`[{"tabId":1},"canceled_by_user"]`), []byte(`[1,null]`))
 	f.Add([]byte(`[{"tabId":1},"target_closed","cause"]`), []byte(`[1,{"withdrawn":"yes"}]`))
 	f.Fuzz(func(t *testing.T, detach, removed []byte) {
-		if parseDetachCause(detach).text() == "" && parseDetachCause(detach).Cause != "" {
+		if core.ParseDetachCause(detach).Text() == "" && core.ParseDetachCause(detach).Cause != "" {
 			t.Errorf("a cause without words: %q", detach)
 		}
-		srv, err := New(Config{})
+		srv, err := New(core.Config{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		in := srv.Default()
-		x := &extConn{inst: in, p: link.NewPeer(nil, extQueue, 0), log: in.log, pending: map[int64]pendingCall{}, ready: make(chan struct{})}
-		st := in.lock()
-		st.ext = x
-		st.features = featuresOf(ourFeatures)
+		x := &core.ExtConn{Inst: in, P: link.NewPeer(nil, core.ExtQueue, 0), Log: in.Log, Pending: map[int64]core.PendingCall{}, Ready: make(chan struct{})}
+		st := in.Lock()
+		st.Ext = x
+		st.Features = core.FeaturesOf(ourFeatures)
 		for _, id := range []int64{1, 2} {
-			st.tabs[id] = &tab{id: id, targetID: fmt.Sprint("T", id)}
+			st.Tabs[id] = &core.Tab{Id: id, TargetID: fmt.Sprint("T", id)}
 		}
-		in.unlock()
-		in.onDetach(x, detach)
-		in.onTabRemoved(x, removed)
+		in.Unlock()
+		in.OnDetach(x, detach)
+		in.OnTabRemoved(x, removed)
 		if n := len(in.Status().Tabs); n > 2 {
 			t.Errorf("%d tabs", n)
 		}

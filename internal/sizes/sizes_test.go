@@ -156,6 +156,16 @@ func TestCountLinesAndGenerated(t *testing.T) {
 // doing more than one thing.
 const maxPackageLines = 6000
 
+// packageCeilings are the packages under relay/internal still over
+// maxPackageLines, each with the most lines it may have: the core, until
+// the stage code in it moves to the stages' packages. A ceiling only comes
+// down: a package well under its ceiling is an error until it is lowered.
+var packageCeilings = map[string]int{"core": 17500}
+
+// ceilingSlack is how far under its ceiling a package may be before the
+// ceiling must come down.
+const ceilingSlack = 500
+
 func TestRelayPackagesUnderLimit(t *testing.T) {
 	root := filepath.Join(moduleRoot(t), "relay", "internal")
 	entries, err := os.ReadDir(root)
@@ -172,6 +182,15 @@ func TestRelayPackagesUnderLimit(t *testing.T) {
 			continue
 		}
 		pkgs++
+		if c, ok := packageCeilings[e.Name()]; ok {
+			switch {
+			case n > c:
+				t.Errorf("relay/internal/%s: %d lines of Go, over its ceiling of %d: move code out of it, not in", e.Name(), n, c)
+			case n < c-ceilingSlack:
+				t.Errorf("relay/internal/%s: %d lines of Go, well under its ceiling of %d: lower the ceiling (packageCeilings)", e.Name(), n, c)
+			}
+			continue
+		}
 		if n > maxPackageLines {
 			t.Errorf("relay/internal/%s: %d lines of Go (over %d): it holds more than one concern", e.Name(), n, maxPackageLines)
 		}

@@ -1,0 +1,301 @@
+package core
+
+import (
+	"strings"
+	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/api"
+	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
+)
+
+func timeNowMilli() int64 { return time.Now().UnixMilli() }
+
+// What automation may do with a tab, decided by where the tab is right now
+// and by who holds it.
+//
+//   - full: everything the policy allows;
+//   - read-only: the automation may read the tab but not act on it — no
+//     input, no navigation, no DOM writes, no script with side effects. A
+//     person holding the tab from the live view makes it read-only;
+//   - blind: the automation sees nothing of the tab and may only leave it:
+//     navigate it away (through the URL fence), detach, or close a tab it
+//     opened. A tab on a page that is never shared (a file, a browser or
+//     extension page) is blind, and so is a tab that went somewhere the
+//     URL fence refuses (a page restored from the back/forward cache makes
+//     no request the backstop could stop).
+//
+// The access of a tab is kept with the tab and decided again whenever its
+// top-level URL, its holder or the policy changes (state.updateAccess).
+// The command side consults it in the pipeline's access stage; the event
+// side withholds a blind tab's events (events.go) and replaces with an
+// error the reply of any command that was still running when the tab went
+// blind, since it may have run in the new page (tab.blindEpoch).
+
+// access is a tab's level (api.Level), by the names the relay gives them.
+type Access = api.Level
+
+const (
+	AccessFull     = api.Full
+	AccessReadOnly = api.ReadOnly
+	AccessBlind    = api.Blind
+)
+
+// tabAccess is a tab's access with the reason a refusal gives (api.Access).
+type TabAccess = api.Access
+
+// Rule ids of the access stage.
+const (
+	ruleNeverShared   = "relay:page-never-shared"
+	ruleOutsideFence  = "relay:outside-allowed-hosts"
+	ruleTakeOverRead  = ruleTakeOver
+	ruleReadOnlyWrite = "relay:read-only"
+	ruleBlindFrame    = "relay:blind-frame"
+)
+
+// computeAccess decides t's access from the document it shows, its holder
+// and the policy.
+func (st *State) computeAccess(t *Tab) TabAccess {
+	in := st.in
+	u := t.DocURL
+	if u == "" {
+		u = t.Url
+	}
+	web, special := api.PageScheme(u)
+	switch {
+	case !web && !special:
+		return TabAccess{Level: AccessBlind, Rule: ruleNeverShared,
+			Why: "the tab shows " + api.SchemeOf(u) + " page, which is never shared with automation; navigate it to a web page or close it"}
+	case web && in.Srv.ownURL(u):
+		a, _ := in.Srv.ownAccess(u, "the tab")
+		return a
+	case web && in.fencing():
+		if d := in.Srv.PolicyBox.load().URL(in.ProfileName, u); d.Verdict != Allow {
+			return TabAccess{Level: AccessBlind, Rule: ruleOutsideFence,
+				Why: "the tab is on " + api.Origin(u) + ", outside the hosts automation may use (" + strings.TrimPrefix(d.Message, "Denied by cdprelay policy: ") + "); navigate it back"}
+		}
+	}
+	var a TabAccess
+	if web {
+		a = st.tierAccess(u)
+		gen := in.Srv.accessGen.Load()
+		for id, f := range t.Frames {
+			if f.gen != gen {
+				// What decides a site's access changed since.
+				f.acc, f.gen = st.childAccess(f.Url), gen
+				t.Frames[id] = f
+			}
+			if fa := f.acc; fa.Level > a.Level {
+				a = fa
+				a.Why = "a frame of the page is on another site: " + a.Why
+			}
+		}
+	}
+	// On its way to a site automation may see less of: that counts from
+	// the moment it is known (the URL fence has its own ways to stop the
+	// navigation, and a refused one commits an error page).
+	if to := st.navAccess(t.navTo); to.Level > a.Level {
+		a = to
+	}
+	if (len(t.BlindFrames) >= MaxPendingFrames || len(t.blindReqs) >= MaxPendingFrames) && a.Level < AccessBlind {
+		a = TabAccess{Level: AccessBlind, Rule: ruleBlindFrame, Why: "the page has more frames on their way to sites hidden from automation than the relay follows"}
+	}
+	if a.Level != AccessFull {
+		return a
+	}
+	if t.Control != "" {
+		return TabAccess{Level: AccessReadOnly, Rule: ruleTakeOverRead, Why: msgControlledWhy}
+	}
+	return TabAccess{}
+}
+
+// navAccess is the access the tiers give the page a frame is on its way
+// to ("" for none).
+func (st *State) navAccess(to string) TabAccess {
+	if to == "" {
+		return TabAccess{}
+	}
+	if web, _ := api.PageScheme(to); !web {
+		return TabAccess{}
+	}
+	a := st.tierAccess(to)
+	if a.Level > AccessFull {
+		a.Why = "it is on its way to a page where " + a.Why
+	}
+	return a
+}
+
+// tierAccess is the access the policy's tiers give the page at u.
+func (st *State) tierAccess(u string) TabAccess {
+	in := st.in
+	tr, ok := in.Srv.PolicyBox.load().(TierRuler)
+	if !ok {
+		return TabAccess{}
+	}
+	switch tier, rule, host := tr.Tier(in.ProfileName, u); tier {
+	case "blind":
+		return TabAccess{Level: AccessBlind, Rule: rule, Why: host + " is blind to automation (tier blind): it sees nothing of it and may only navigate away, detach, or close a tab it opened"}
+	case "read-only":
+		return TabAccess{Level: AccessReadOnly, Rule: rule, Why: host + " is read-only to automation (tier read-only): it may read the page but not act on it"}
+	}
+	return TabAccess{}
+}
+
+// hasTiers reports whether the instance's policy gives any site a tier.
+func (in *Instance) hasTiers() bool {
+	tr, ok := in.Srv.PolicyBox.load().(TierRuler)
+	return ok && tr.HasTiers(in.ProfileName)
+}
+
+// updateAccess decides t's access again and records a change. Going blind
+// moves the tab's blind epoch on, so that replies to commands sent before
+// are withheld. It reports the access before the change.
+func (st *State) UpdateAccess(t *Tab) (was TabAccess, changed bool) {
+	now := st.computeAccess(t)
+	was = t.Acc
+	if now == was {
+		return was, false
+	}
+	t.Acc = now
+	if now.Level == AccessBlind && was.Level != AccessBlind {
+		// Replies of commands still running are withheld, and the live
+		// view forgets the tab's last frame, which shows it.
+		t.blindEpoch.Add(1)
+		notifyHandles(t.handles, TabEvent{Method: EventHidden})
+	}
+	st.syncScripts(t)
+	st.syncLifts(t)
+	if now.Level == AccessFull {
+		st.replaySets(t)
+	}
+	t.readOnly.Store(now.Level == AccessReadOnly)
+	switch {
+	case now.Level == AccessReadOnly && (was.Level != AccessReadOnly || now.Why != was.Why):
+		// A fresh layer of the guard in every isolated world it has, with
+		// the reason its refusals give (a person taking over a read-only
+		// site's tab changes it).
+		if t.guard != nil {
+			off := t.guard.OffScript()
+			for sid, ids := range t.isolatedContexts() {
+				for _, id := range ids {
+					st.Fire(t.Id, sid, "Runtime.evaluate", map[string]any{"expression": off, "contextId": id, "silent": true})
+				}
+			}
+		}
+		l, src := tier.NewGuard(randHex(16), now.Why)
+		t.guard = &l
+		for sid, ids := range t.isolatedContexts() {
+			for _, id := range ids {
+				st.Fire(t.Id, sid, "Runtime.evaluate", map[string]any{"expression": src, "contextId": id, "silent": true})
+			}
+		}
+	case was.Level == AccessReadOnly && now.Level != AccessReadOnly && t.guard != nil:
+		off := t.guard.OffScript()
+		for sid, ids := range t.isolatedContexts() {
+			for _, id := range ids {
+				st.Fire(t.Id, sid, "Runtime.evaluate", map[string]any{"expression": off, "contextId": id, "silent": true})
+			}
+		}
+		t.guard = nil
+	}
+	return was, true
+}
+
+// hidesURL reports whether a tab's address-bar URL is one discovery must
+// reduce to its origin, whatever the document shows (a page never shared
+// that the tab is on its way to, say).
+func (st *State) hidesURL(raw string) bool {
+	return st.urlAccess(raw).Level == AccessBlind
+}
+
+// urlAccess is the access a tab would have on raw (with nobody holding
+// it): what a navigation there would make of the tab. The automation may
+// not navigate into a page it could not see.
+func (st *State) urlAccess(raw string) TabAccess {
+	return st.computeAccess(&Tab{DocURL: raw})
+}
+
+// accessChanged tells the client and the audit log that t's access
+// changed from was.
+func (st *State) accessChanged(t *Tab, was TabAccess) {
+	st.observe(Event{Actor: ActorRelay, Kind: KindAccess, Target: t.TargetID, Rule: t.Acc.Rule, Outcome: OutcomeOK,
+		Detail: was.Level.String() + " -> " + t.Acc.Level.String() + " on " + api.Origin(t.DocURL)})
+	c := st.Client
+	if c == nil || t.Session == nil {
+		return
+	}
+	enteringBlind := t.Acc.Level == AccessBlind && was.Level != AccessBlind
+	leavingBlind := was.Level == AccessBlind && t.Acc.Level != AccessBlind
+	ctxID := st.in.fakeContext.Add(1)
+	for _, s := range st.topSessions(t) {
+		if leavingBlind && s.enabled["Runtime"] {
+			// The contexts it was shown while blind are gone.
+			c.eventRaw("Runtime.executionContextsCleared", s, nil)
+		}
+		if t.Acc.Rule != ruleTakeOverRead && was.Rule != ruleTakeOverRead {
+			text := "cdprelay: automation has " + t.Acc.Level.String() + " access to this tab again"
+			if t.Acc.Level != AccessFull {
+				text = "cdprelay: this tab is now " + t.Acc.Level.String() + " to automation: " + t.Acc.Why
+			}
+			c.event("Log.entryAdded", s, map[string]any{"entry": map[string]any{
+				"source": "other", "level": "warning", "text": text, "timestamp": float64(timeNowMilli()),
+			}})
+		}
+		c.event("CDPRelay.accessChanged", s, map[string]any{"access": t.Acc.Level.String(), "origin": t.shownOrigin(), "reason": t.Acc.Why})
+		if enteringBlind {
+			// The client's page follows the tab to its origin, and nothing
+			// more: a main frame at the origin, loaded (so that a client
+			// waiting for a load is not kept waiting), and a context that
+			// refuses whatever is run in it.
+			if s.enabled["Page"] {
+				o := t.shownOrigin()
+				loader := "CDPRELAY" + randHex(12)
+				c.event("Page.frameNavigated", s, map[string]any{"frame": map[string]any{
+					"id": t.TargetID, "loaderId": loader, "url": o + "/", "domainAndRegistry": "",
+					"securityOrigin": o, "mimeType": "text/html", "secureContextType": "Secure",
+					"crossOriginIsolatedContextType": "NotIsolated", "gatedAPIFeatures": []string{},
+				}, "type": "Navigation"})
+				ts := float64(timeNowMilli()) / 1000
+				for _, name := range []string{"DOMContentLoaded", "load"} {
+					c.event("Page.lifecycleEvent", s, map[string]any{"frameId": t.TargetID, "loaderId": loader, "name": name, "timestamp": ts})
+				}
+				c.event("Page.domContentEventFired", s, map[string]any{"timestamp": ts})
+				c.event("Page.loadEventFired", s, map[string]any{"timestamp": ts})
+				c.event("Page.frameStoppedLoading", s, map[string]any{"frameId": t.TargetID})
+			}
+			if s.enabled["Runtime"] {
+				c.eventRaw("Runtime.executionContextsCleared", s, nil)
+				c.event("Runtime.executionContextCreated", s, map[string]any{"context": map[string]any{
+					"id": ctxID, "origin": t.shownOrigin(), "name": "", "uniqueId": "cdprelay-blind-" + randHex(8),
+					"auxData": map[string]any{"isDefault": true, "type": "default", "frameId": t.TargetID},
+				}})
+				// And the client's own worlds, which refuse it as well (a
+				// client waits for its utility world before it reads).
+				for _, name := range t.worldNames {
+					c.event("Runtime.executionContextCreated", s, map[string]any{"context": map[string]any{
+						"id": st.in.fakeContext.Add(1), "origin": t.shownOrigin(), "name": name, "uniqueId": "cdprelay-blind-" + randHex(8),
+						"auxData": map[string]any{"isDefault": false, "type": "isolated", "frameId": t.TargetID},
+					}})
+				}
+			}
+		}
+	}
+}
+
+// refreshAccess decides every tab's access again after the policy, or the
+// relay's own origins, changed.
+func (s *Relay) refreshAccess() {
+	for _, in := range s.Instances() {
+		st := in.Lock()
+		for _, t := range st.Tabs {
+			if was, changed := st.UpdateAccess(t); changed {
+				st.accessChanged(t, was)
+			}
+		}
+		for _, s := range st.Sessions {
+			if s.Child {
+				st.setChildURL(s, s.url) // a frame in a process of its own
+			}
+		}
+		in.Unlock()
+	}
+}

@@ -1,0 +1,371 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/rules"
+)
+
+// Attaching and detaching the debugger: the I/O side of the tab table's
+// attach state machine.
+//
+//	detached ──attachTab──▶ attaching ──Chrome attached──▶ attached
+//	    ▲                        │                             │
+//	    └──────── failed ────────┘        detachTab ◀──────────┘
+//	    └───────────────────── detaching ◀─────────────────────┘
+//
+// Concurrent callers share one attempt: who finds a transition under way
+// waits for it (tab.stateWait) and decides again.
+
+// attachTab attaches the debugger to t through x and learns its target
+// info.
+func (in *Instance) attachTab(ctx context.Context, x *ExtConn, t *Tab) error {
+	for {
+		st := in.Lock()
+		if !st.shared(t) {
+			in.Unlock()
+			return fmt.Errorf("tab %d is no longer shared", t.Id)
+		}
+		switch t.State {
+		case TabAttached:
+			in.Unlock()
+			return nil
+		case tabAttaching, tabDetaching:
+			w := t.stateWait
+			in.Unlock()
+			select {
+			case <-w:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			in.Lock()
+			s, err := t.State, t.attachErr
+			in.Unlock()
+			if s == TabAttached {
+				return nil
+			}
+			if s == tabDetached && err != nil {
+				return err
+			}
+			continue // a detach finished: attach anew
+		}
+		// Checked under the lock: a client that has not left by now leaves
+		// after its clientGone can see the attaching state.
+		if err := ctx.Err(); err != nil {
+			in.Unlock()
+			return err
+		}
+		if why := in.Srv.neverSharedAt(t.Url); why != "" {
+			in.Unlock()
+			return fmt.Errorf("tab %d shows %s", t.Id, why)
+		}
+		t.setState(tabAttaching, nil)
+		in.Unlock()
+		break
+	}
+
+	// Once asked, Chrome attaches whether or not the caller still waits:
+	// the calls run to their end so that the tab's state stays Chrome's.
+	ti, docURL, fenced, err := in.attachCalls(context.WithoutCancel(ctx), x, t)
+	st := in.Lock()
+	release := t.releaseAfterAttach
+	t.releaseAfterAttach = false
+	if err != nil {
+		t.setState(tabDetached, err)
+		var hs []*TabHandle
+		if tabGone(err) && st.shared(t) {
+			// Chrome has no such tab: it closed without a word (tabgone.go).
+			hs = st.removeTab(t, "")
+		}
+		in.Unlock()
+		notifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", "the tab is gone")})
+		return err
+	}
+	if t.State != tabAttaching { // detached or reset meanwhile
+		in.Unlock()
+		return fmt.Errorf("tab %d detached while attaching", t.Id)
+	}
+	st.attached(t, ti, docURL)
+	if err := in.Srv.neverShared(t); err != nil {
+		// The offer said otherwise: Chrome's word counts. Let go at once.
+		t.setState(tabDetaching, nil)
+		in.Unlock()
+		in.finishDetach(x, t)
+		in.Lock()
+		if t.State == tabDetached {
+			t.attachErr = err
+		}
+		in.Unlock()
+		return err
+	}
+	if release {
+		// Undo what the leaving client may have switched on. A caller that
+		// still wants the tab (the live view; the client's own context is
+		// cancelled) attaches anew.
+		t.setState(tabDetaching, nil)
+		in.Unlock()
+		in.finishDetach(x, t)
+		return in.attachTab(ctx, x, t)
+	}
+	t.setState(TabAttached, nil)
+	t.detachReason = ""
+	if fenced {
+		fs := t.fetchOf("")
+		fs.Fence = true
+		if fs.Patterns == nil {
+			fs.Patterns = in.backstop()
+		}
+	}
+	in.Unlock()
+	return nil
+}
+
+// attached records what Chrome said of t as it attached: its target info
+// and the URL of the document its main frame shows.
+func (st *State) attached(t *Tab, ti TargetInfo, docURL string) {
+	if ti.TargetID != "" {
+		t.TargetID = ti.TargetID
+	}
+	if ti.URL != "" {
+		t.Url = ti.URL
+	}
+	t.DocURL = docURL
+	if t.DocURL == "" {
+		t.DocURL = t.Url
+	}
+	t.title = ti.Title
+	st.UpdateAccess(t)
+	t.browserCtx = ti.BrowserContextID
+	if ti.BrowserContextID != "" {
+		// Every tab of a profile is in the same default context: report
+		// Chrome's id for tabs not attached yet too.
+		st.browserCtx = ti.BrowserContextID
+	}
+}
+
+func (in *Instance) attachCalls(ctx context.Context, x *ExtConn, t *Tab) (_ TargetInfo, docURL string, fenced bool, err error) {
+	ctx, cancel := context.WithTimeout(ctx, in.Srv.Cfg.CallTimeout)
+	defer cancel()
+	tabID := t.Id
+	if _, err := x.call(ctx, "chrome.debugger.attach", debuggee(tabID, ""), "1.3"); err != nil {
+		return TargetInfo{}, "", false, fmt.Errorf("attach tab %d: %w", tabID, in.noteAttachRefusal(t, err))
+	}
+	defer func() {
+		if err != nil {
+			// Attached, but not for use: nothing is left attached.
+			x.fireCall("chrome.debugger.detach", debuggee(tabID, ""))
+		}
+	}()
+	res, err := x.sendCommand(ctx, tabID, "", "Target.getTargetInfo", nil)
+	if err != nil {
+		return TargetInfo{}, "", false, fmt.Errorf("target info of tab %d: %w", tabID, err)
+	}
+	var r struct {
+		TargetInfo TargetInfo `json:"targetInfo"`
+	}
+	if err := json.Unmarshal(res, &r); err != nil {
+		return TargetInfo{}, "", false, fmt.Errorf("target info of tab %d: %w", tabID, err)
+	}
+	if pats := in.backstop(); len(pats) > 0 {
+		// The backstop is in place before anything else, the wait for a
+		// popup's first commit included; and its state is recorded before
+		// the Fetch.enable goes out, so that a request Chrome pauses at once
+		// is judged, not left paused.
+		in.Lock()
+		fs := t.fetchOf("")
+		fs.Fence, fs.Patterns = true, pats
+		in.Unlock()
+		if _, err := x.sendCommand(ctx, tabID, "", "Fetch.enable", rules.FetchParams(pats, nil)); err != nil {
+			return TargetInfo{}, "", false, fmt.Errorf("navigation fence on tab %d: %w", tabID, err)
+		}
+		fenced = true
+	}
+	// The relay follows where the tab goes from its Page events, whether or
+	// not a client enables Page (events.go).
+	if _, err := x.sendCommand(ctx, tabID, "", "Page.enable", nil); err != nil {
+		return TargetInfo{}, "", false, fmt.Errorf("page events of tab %d: %w", tabID, err)
+	}
+	// The brake needs the Debugger on before any script starts (brake.go).
+	x.brakeOn(tabID, "")
+	// And its execution contexts from their Runtime events, whatever the
+	// client switches (runtimehold.go).
+	in.Lock()
+	t.contextsOf("").held = true
+	in.Unlock()
+	if _, err := x.sendCommand(ctx, tabID, "", "Runtime.enable", nil); err != nil {
+		return TargetInfo{}, "", false, fmt.Errorf("execution contexts of tab %d: %w", tabID, err)
+	}
+	var loader string
+	docURL, loader = in.awaitFirstCommit(ctx, x, tabID)
+	in.Lock()
+	t.loaderID = loader
+	in.Unlock()
+	if err := in.sanitizeHistory(ctx, x, t); err != nil {
+		return TargetInfo{}, "", false, err
+	}
+	return r.TargetInfo, docURL, fenced, nil
+}
+
+// sanitizeHistory clears the back and forward history of a tab that holds
+// a page that is never shared. A history navigation to such a page (this
+// extension's own, above all) makes no request the backstop could stop,
+// and Chrome keeps the debugger attached there; a tab whose history cannot
+// take it there has no way to get there but the person.
+func (in *Instance) sanitizeHistory(ctx context.Context, x *ExtConn, t *Tab) error {
+	res, err := x.sendCommand(ctx, t.Id, "", "Page.getNavigationHistory", nil)
+	if err != nil {
+		return nil // not every debuggee has a history
+	}
+	var h struct {
+		Entries []struct {
+			URL string `json:"url"`
+		} `json:"entries"`
+	}
+	if json.Unmarshal(res, &h) != nil {
+		return nil
+	}
+	for _, e := range h.Entries {
+		if in.Srv.neverSharedAt(e.URL) != "" {
+			if _, err := x.sendCommand(ctx, t.Id, "", "Page.resetNavigationHistory", nil); err != nil {
+				return fmt.Errorf("tab %d: its history holds a page that is never shared, and it could not be cleared: %w", t.Id, err)
+			}
+			in.Observe(Event{Actor: ActorRelay, Kind: KindAttach, Target: t.TargetID, Rule: ruleNeverShared, Outcome: OutcomeOK, Detail: "cleared the tab's history: it held a page that is never shared"})
+			return nil
+		}
+	}
+	return nil
+}
+
+// firstCommitWait bounds how long a new tab's first navigation is awaited.
+const firstCommitWait = 2 * time.Second
+
+// awaitFirstCommit waits, briefly, until the tab's main frame has left its
+// initial empty document. A popup is attached only after Chrome has started
+// it (the extension cannot hold it paused the way waitForDebuggerOnStart
+// does), and a client that finds the initial empty document ignores the
+// lifecycle events Chrome replays when they are enabled — so the popup's
+// "load" could be lost if it were announced in that state.
+// It returns the URL of the document the main frame shows then, and
+// Chrome's id of that document.
+func (in *Instance) awaitFirstCommit(ctx context.Context, x *ExtConn, tabID int64) (docURL, loaderID string) {
+	deadline := time.Now().Add(firstCommitWait)
+	for delay := 5 * time.Millisecond; ; delay = min(delay*2, 100*time.Millisecond) {
+		res, err := x.sendCommand(ctx, tabID, "", "Page.getFrameTree", nil)
+		if err != nil {
+			return "", ""
+		}
+		var ft struct {
+			FrameTree struct {
+				Frame struct {
+					URL      *string `json:"url"`
+					LoaderID string  `json:"loaderId"`
+				} `json:"frame"`
+			} `json:"frameTree"`
+		}
+		if json.Unmarshal(res, &ft) != nil || ft.FrameTree.Frame.URL == nil {
+			return "", ""
+		}
+		if u := *ft.FrameTree.Frame.URL; u != "" && u != ":" {
+			return u, ft.FrameTree.Frame.LoaderID
+		}
+		if time.Now().After(deadline) {
+			return "", ft.FrameTree.Frame.LoaderID
+		}
+		timer := time.NewTimer(delay)
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			timer.Stop()
+			return "", ""
+		}
+	}
+}
+
+// detachTab releases the debugger from t, if attached and unused.
+func (in *Instance) detachTab(x *ExtConn, t *Tab) {
+	in.Lock()
+	if t.State == tabAttaching {
+		w := t.stateWait
+		in.Unlock()
+		<-w
+		in.Lock()
+	}
+	// Re-checked under the lock: a client may have announced the tab since
+	// the caller decided it was unused.
+	if t.State != TabAttached || t.Session != nil {
+		in.Unlock()
+		return
+	}
+	t.setState(tabDetaching, nil)
+	in.Unlock()
+	in.finishDetach(x, t)
+}
+
+// finishDetach detaches t, which its caller has moved to tabDetaching.
+func (in *Instance) finishDetach(x *ExtConn, t *Tab) {
+	ctx, cancel := context.WithTimeout(context.Background(), in.Srv.Cfg.CallTimeout)
+	_, err := x.call(ctx, "chrome.debugger.detach", debuggee(t.Id, ""))
+	cancel()
+	if err != nil {
+		in.Log.Debug("detach", "tab", t.Id, "err", err)
+	}
+	st := in.Lock()
+	if t.State == tabDetaching {
+		t.setState(tabDetached, nil)
+	}
+	hs := t.handles
+	shared := st.shared(t)
+	in.Unlock()
+	if len(hs) > 0 && shared {
+		// The detach cleared what the client had switched on; the live view
+		// still watches, so attach again and let it restart its screencast.
+		if err := in.attachTab(context.Background(), x, t); err != nil {
+			in.Log.Info("re-attach for the live view failed", "tab", t.Id, "err", err)
+			notifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", err.Error())})
+			return
+		}
+		notifyHandles(hs, TabEvent{Method: EventAttached})
+	}
+}
+
+// releaseIfUnused detaches t unless a client session or a handle uses it.
+// With a client connected (and its commands running, unless quiet) the
+// debugger stays: it is released when the client leaves, and detaching now
+// could race the client's own attach.
+func (in *Instance) releaseIfUnused(x *ExtConn, t *Tab, quiet bool) {
+	st := in.Lock()
+	if (st.Client != nil && !quiet) || t.Session != nil || len(t.handles) > 0 || t.State != TabAttached || !st.shared(t) {
+		in.Unlock()
+		return
+	}
+	t.setState(tabDetaching, nil)
+	in.Unlock()
+	in.finishDetach(x, t)
+}
+
+// neverShared refuses to attach a tab on a page that is never shared with
+// automation: a file, a browser, extension or DevTools page, or the
+// relay's own. Such a tab stays a target (of which the client sees the
+// origin), without a debugger, until it comes back to a web page.
+func (s *Relay) neverShared(t *Tab) error {
+	u := t.DocURL
+	if u == "" {
+		u = t.Url
+	}
+	if why := s.neverSharedAt(u); why != "" {
+		return fmt.Errorf("tab %d shows %s", t.Id, why)
+	}
+	return nil
+}
+
+// neverSharedURL says why a top-level URL is never shared, or "".
+func neverSharedURL(u string) string {
+	if web, special := api.PageScheme(u); web || special {
+		return ""
+	}
+	return api.SchemeOf(u) + " page, which is never shared with automation"
+}

@@ -1,0 +1,220 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// The connection lives on while the extension is expected back.
+//
+// What Chrome does to our extension's connection, tried with Chromium 156:
+// a reload (chrome.runtime.reload, the Reload button of chrome://extensions,
+// an update, which reloads it), a stopped service worker
+// (chrome://serviceworker-internals' Stop, ServiceWorker.stopAllWorkers,
+// closing the worker's target) and an uninstall all close the relay's
+// socket alike: 1001 (going away), no reason, and nothing runs in the
+// worker before (runtime.onSuspend does not fire for a service worker). A
+// reloaded extension is back within a fraction of a second; a stopped
+// worker as soon as an event it listens to comes (a tab update, an event
+// of a tab its debugger stayed attached to), else at its alarm, every
+// 30 s. The idle stop (30 s without activity) does not come while it is
+// connected: the keepalives of both sides are activity. A browser that
+// closes removes its tabs first (the client is closed with "All
+// controlled tabs detached"), then closes with 1001; one that is killed
+// leaves no close frame. The person's Disconnect closes with 1000.
+//
+// So when our extension (feature wake: an alarm brings its worker back,
+// and it offers the shared tabs again as it reconnects) closes with 1001,
+// or is replaced by a new connection of its own, the client stays, and
+// its sessions on the tabs wait (away.go), for at most SuspendTimeout.
+// When the extension is back, the tabs it offers are matched to the
+// waiting ones by tab id (Chrome keeps a tab's id across an extension
+// reload within one browser session) and resumed; of those it does not
+// offer, it is asked which are closed, and those are gone for the client
+// at once. An uninstalled extension looks like a stopped one: its client
+// waits SuspendTimeout. Any other end (1000, no close frame, the stock
+// extension, which has no alarm) closes the client after ExtensionGrace,
+// as before.
+
+const (
+	featureWake = "wake"
+	// methodClosedTabs asks our extension which of the tabs named are
+	// closed (its answer: their ids).
+	methodClosedTabs = "extension.closedTabs"
+)
+
+// extAway is a client's wait for the extension expected back.
+type extAway struct {
+	reason string    // why its connection ended
+	until  time.Time // when the client is closed if it is not back
+}
+
+// closeCodeOf is the WebSocket close code a read loop ended with; 1006
+// (abnormal) when it saw no close frame.
+func CloseCodeOf(err error) int {
+	var ce *websocket.CloseError
+	if errors.As(err, &ce) {
+		return ce.Code
+	}
+	return websocket.CloseAbnormalClosure
+}
+
+// expectBack reports whether the extension whose connection ended with
+// close code comes back by itself.
+func (st *State) expectBack(code int) bool {
+	return st.Features[featureWake] && code == websocket.CloseGoingAway && st.in.Srv.Cfg.SuspendTimeout > 0
+}
+
+// keepForExtension keeps client c while the extension x, whose connection
+// ended with code, is expected back, and reports whether it does. Called
+// by extensionGone with the lock held; when it reports true it has
+// released it and done with x.
+func (in *Instance) keepForExtension(st *State, x *ExtConn, c *ClientConn, reason string, code int) bool {
+	if c == nil || st.Closed || !st.expectBack(code) {
+		return false
+	}
+	hs, waiting := st.awaitExtension()
+	timeout := in.Srv.Cfg.SuspendTimeout
+	st.extAway = &extAway{reason: reason, until: time.Now().Add(timeout)}
+	st.stopGrace()
+	st.grace = time.AfterFunc(timeout, func() { in.extAwayOver(c, reason) })
+	st.notify()
+	in.Unlock()
+	// The commands under way on the waiting tabs end as a detach ends
+	// them; the others as the connection's end does.
+	x.failDetached(waiting)
+	x.end()
+	notifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", "extension disconnected")})
+	in.Log.Info("the extension went; its client waits for it to come back", "reason", reason, "wait", timeout, "tabs", len(waiting))
+	in.Observe(Event{Actor: ActorRelay, Kind: KindDisconnect, Outcome: OutcomeOK, Detail: "the client waits: " + whyAwayExt})
+	return true
+}
+
+// awaitExtension makes the client's sessions on the tabs wait for an
+// extension that is gone and expected back, and forgets the other tabs
+// (the extension offers them again). It returns the handles to tell of
+// the forgotten ones, outside the lock, and the ids of the waiting ones.
+func (st *State) awaitExtension() (hs []*TabHandle, waiting map[int64]bool) {
+	waiting = map[int64]bool{}
+	for _, t := range st.sortedTabs() {
+		switch {
+		case t.away != nil:
+			// Waits already (a browser page): for the extension too. A
+			// resume under way through the extension that went ends
+			// without a word (stillAway).
+			t.away.resumer = nil
+			t.setState(tabDetached, nil)
+			st.warnSessions(t, whyAwayExt)
+		case t.resuming != nil && t.Session != nil:
+			// A resume after another extension's frame, under way through
+			// the extension that went: the tab waits (stillAway).
+			st.newAway(t, whyAwayExt, "the extension went", false)
+			t.setState(tabDetached, nil)
+			st.warnSessions(t, whyAwayExt)
+		case st.mayWait(t):
+			st.suspendAway(t, whyAwayExt, "the extension went", false)
+		default:
+			hs = append(hs, st.removeTab(t, "")...)
+			continue
+		}
+		waiting[t.Id] = true
+	}
+	return hs, waiting
+}
+
+// extAwayOver closes client c when the extension it waited for is not back
+// within SuspendTimeout.
+func (in *Instance) extAwayOver(c *ClientConn, reason string) {
+	if in.Wedged.Load() {
+		return
+	}
+	st := in.Lock()
+	if st.Client != c || st.Ext != nil || st.Closed || st.extAway == nil {
+		in.Unlock()
+		return
+	}
+	st.Client = nil
+	st.grace, st.extAway = nil, nil
+	hs := st.resetTabs()
+	st.notify()
+	in.Unlock()
+	timeout := in.Srv.Cfg.SuspendTimeout
+	notifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", "extension disconnected")})
+	in.Log.Info("the extension did not come back in time; closing the client", "waited", timeout)
+	c.Close(websocket.CloseGoingAway, ReasonExtGonePrefix+reason+"; it was not back within "+timeout.String())
+}
+
+// notOfferedBack asks the extension x, whose handshake has ended, which of
+// the tabs whose sessions wait for it and that it did not offer again are
+// closed: those are gone for the client at once. The others are on a page
+// never shared, and wait for their offer.
+func (in *Instance) notOfferedBack(x *ExtConn) {
+	st := in.Lock()
+	var ids []int64
+	for _, t := range st.sortedTabs() {
+		if t.away != nil && t.away.resumer == nil {
+			ids = append(ids, t.Id)
+		}
+	}
+	ask := st.Ext == x && st.Features[featureWake]
+	in.Unlock()
+	if len(ids) == 0 || !ask {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), in.Srv.Cfg.CallTimeout)
+	res, err := x.call(ctx, methodClosedTabs, ids)
+	cancel()
+	var closed []int64
+	if err != nil || json.Unmarshal(res, &closed) != nil {
+		return // they wait, bounded
+	}
+	for _, id := range closed {
+		st := in.Lock()
+		t := st.Tabs[id]
+		if t == nil || t.away == nil || t.away.resumer != nil || st.Ext != x {
+			in.Unlock()
+			continue
+		}
+		target := t.TargetID
+		hs := st.removeTab(t, "")
+		in.Unlock()
+		in.Observe(Event{Actor: ActorExtension, Kind: KindDetach, Target: target, Outcome: OutcomeOK, Detail: "the tab was closed while the extension was away"})
+		notifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", "the tab is gone")})
+	}
+}
+
+// readyWait is how long a client's commands wait for the extension's
+// handshake: ExtensionWait, or as long as the extension is expected back.
+func (in *Instance) readyWait() time.Duration {
+	wait := in.Srv.Cfg.ExtensionWait
+	st := in.Lock()
+	if a := st.extAway; a != nil {
+		wait = max(wait, time.Until(a.until))
+	}
+	in.Unlock()
+	return wait
+}
+
+// leftWhileAway forgets the tabs that waited for the extension when their
+// client leaves before it is back. It returns the handles to tell.
+func (st *State) leftWhileAway() []*TabHandle {
+	if st.Ext != nil || st.extAway == nil {
+		return nil
+	}
+	st.extAway = nil
+	st.stopGrace()
+	return st.resetTabs()
+}
+
+// extWaiting is what the live view says of the instance while its client
+// waits for the extension ("": it does not).
+func (st *State) extWaiting() string {
+	if st.extAway != nil && st.Client != nil && st.Ext == nil {
+		return "waiting for the browser's extension to come back"
+	}
+	return ""
+}

@@ -1,0 +1,123 @@
+package core
+
+import (
+	"strings"
+
+	"github.com/cdprelay/cdprelay/relay/internal/api"
+	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
+)
+
+// shownOrigin is the origin a blind tab shows the client: where it is on
+// its way to, when that is what made it blind, or where it is.
+func (t *Tab) shownOrigin() string {
+	if t.navTo != "" {
+		return api.Origin(t.navTo)
+	}
+	return api.Origin(t.DocURL)
+}
+
+// blindHistory reduces the entries of a Page.getNavigationHistory result
+// that are on pages automation may not see to their origin, with no title
+// (tier.BlindHistory).
+func (in *Instance) blindHistory(result []byte) []byte {
+	st := &in.St // computeAccess of a page reads only the policy
+	return tier.BlindHistory(result, func(u string) bool { return st.urlAccess(u).Level == AccessBlind })
+}
+
+// blindStandIn answers, on a blind tab, the commands a client sends to set
+// a page up (Playwright on every page it finds): as if they had worked,
+// without any of them reaching the page. Its worlds are stand-ins that
+// refuse whatever is run in them; what it sets is not applied. Without
+// this, a client that finds a tab already blind would wait for good for a
+// page it can never use, and not use it again once it leaves. It reports
+// whether it answered k.
+func (c *ClientConn) blindStandIn(k *Cmd) bool {
+	if k.ask.Verdict == Ask {
+		return false // what needs a person's approval is not acknowledged unasked
+	}
+	in := c.Inst
+	frame := k.r.tab.TargetID
+	if k.r.via.Child {
+		frame = k.r.via.targetID
+	}
+	switch name := k.M.Name; {
+	case name == "Runtime.enable":
+		// Forwarded (its events are withheld); the client is shown the
+		// page's main world as a stand-in (not again for the relay's own
+		// Runtime.enable after a resume: the client keeps what it was shown).
+		if k.own {
+			return false
+		}
+		c.event("Runtime.executionContextCreated", k.r.replyTo, map[string]any{"context": map[string]any{
+			"id": in.fakeContext.Add(1), "origin": k.r.tab.shownOrigin(), "name": "", "uniqueId": "cdprelay-blind-" + randHex(8),
+			"auxData": map[string]any{"isDefault": true, "type": "default", "frameId": frame},
+		}})
+		return false
+	case name == "Page.createIsolatedWorld":
+		world, _, _ := exactString(k.Params, "worldName")
+		in.Lock()
+		k.r.tab.noteWorld(k.Params)
+		in.Unlock()
+		id := in.fakeContext.Add(1)
+		c.event("Runtime.executionContextCreated", k.r.replyTo, map[string]any{"context": map[string]any{
+			"id": id, "origin": k.r.tab.shownOrigin(), "name": world, "uniqueId": "cdprelay-blind-" + randHex(8),
+			"auxData": map[string]any{"isDefault": false, "type": "isolated", "frameId": frame},
+		}})
+		c.answer(k, map[string]int64{"executionContextId": id})
+	case name == "Page.addScriptToEvaluateOnNewDocument":
+		if initRunsNothing(k.Params) {
+			// An isolated world's bootstrap runs nothing: it goes to
+			// Chrome, so that the world is there once the tab leaves.
+			return false
+		}
+		// Kept, out of Chrome, and put in once the tab is on a full site.
+		id := "cdprelay-blind-" + randHex(6)
+		in.Lock()
+		if t := k.r.tab; len(t.Scripts) < MaxInitScripts {
+			sc := &initScript{Client: id, params: append([]byte(nil), k.Params...)}
+			if k.r.via.Child {
+				sc.sid, sc.child = k.r.via.Id, k.r.via
+			}
+			t.Scripts = append(t.Scripts, sc)
+		}
+		in.Unlock()
+		c.answer(k, map[string]string{"identifier": id})
+	case name == "Target.getTargetInfo":
+		// Chrome's answer names the page (its URL, its title): the relay's
+		// own view of the tab says its origin only, as discovery does.
+		id, _, _ := exactString(k.Params, "targetId")
+		st := in.Lock()
+		var ti TargetInfo
+		switch {
+		case k.r.via.Child && (id == "" || id == k.r.via.targetID):
+			ti = TargetInfo{TargetID: k.r.via.targetID, Type: "iframe", URL: api.Origin(k.r.via.url), Attached: true, BrowserContextID: st.browserCtx}
+		case !k.r.via.Child && (id == "" || id == k.r.tab.TargetID):
+			ti = st.targetInfo(k.r.tab)
+		default:
+			in.Unlock()
+			return false // another target's: as Chrome answers it on this session
+		}
+		in.Unlock()
+		c.answer(k, map[string]any{"targetInfo": ti})
+	case name == "Page.removeScriptToEvaluateOnNewDocument":
+		// Out of Chrome while the tab is blind: forgotten, so that it is
+		// not put back.
+		st := in.Lock()
+		st.removeScript(k.r.tab, k.r.via, k.Params)
+		in.Unlock()
+		c.answerEmpty(k)
+	case name == "Runtime.addBinding", name == "Runtime.removeBinding",
+		strings.HasPrefix(name[strings.IndexByte(name, '.')+1:], "set") && !tier.BlindAllowed(name):
+		if !k.r.via.Child {
+			// Applied once the tab is on a full site again.
+			in.Lock()
+			k.r.tab.deferSet(name, k.Params)
+			in.Unlock()
+		}
+		c.answerEmpty(k)
+	default:
+		return false
+	}
+	k.Out.Kind = outEmulated
+	return true
+}

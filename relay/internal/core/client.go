@@ -1,0 +1,323 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/internal/wslimit"
+	"github.com/cdprelay/cdprelay/relay/internal/creds"
+	"github.com/cdprelay/cdprelay/relay/internal/link"
+)
+
+// clientConn is one CDP client's WebSocket. The fields declared here are
+// the core's own; what a concern keeps of a client is its slot, embedded
+// at the end: personClient (personslots.go), tierClient (tierslots.go),
+// credsClient (credsslots.go), browserClient (browserslots.go).
+type ClientConn struct {
+	Inst   *Instance          // static
+	P      *link.Peer         // static
+	Log    *slog.Logger       // static
+	Ctx    context.Context    // static: cancelled when the client goes
+	Cancel context.CancelFunc // static
+
+	// page is the session of a client that connected to a page endpoint
+	// (/devtools/page/<targetId>): its commands without a sessionId are the
+	// page's, and nothing it receives carries one. Set before the read loop
+	// runs; nil for a browser-level client.
+	page *Session
+
+	// extp is the extension connection the client's commands go to: set
+	// by the read loop once the extension is ready, and again when a
+	// restarted extension is back (instance.go). Read anywhere, with ext.
+	Extp atomic.Pointer[ExtConn]
+
+	// Guarded by the instance's mutex.
+	autoAttach bool // Target.setAutoAttach at the root
+	discover   bool // Target.setDiscoverTargets at the root
+
+	Wg sync.WaitGroup // emulated commands still running
+
+	Inflight atomic.Int64 // forwarded commands waiting for the browser
+	bucket   bucket       // owned by the read loop: the command rate limit
+	Cmd      Cmd          // owned by the read loop: the command in the pipeline
+
+	// The concerns' slots.
+	personClient  // approved presses, held lines (personslots.go)
+	tierClient    // refused input (tierslots.go)
+	credsClient   // console warnings (credsslots.go)
+	browserClient // where downloads go (browserslots.go)
+}
+
+func NewClientConn(inst *Instance, conn *websocket.Conn, log *slog.Logger) *ClientConn {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &ClientConn{
+		bucket: NewBucket(inst.Srv.Cfg.CommandsPerSecond, inst.Srv.Cfg.CommandBurst),
+		Inst:   inst,
+		P:      link.NewPeer(conn, inst.Srv.Cfg.ClientQueue, inst.Srv.Cfg.ClientQueueBytes),
+		Log:    log,
+		Ctx:    ctx,
+		Cancel: cancel,
+	}
+}
+
+// ext is the extension connection the client's commands go to; nil until
+// the extension is first ready.
+func (c *ClientConn) ext() *ExtConn { return c.Extp.Load() }
+
+// close ends the client's connection with a reason it can read.
+func (c *ClientConn) Close(code int, reason string) {
+	c.Cancel()
+	c.P.Shutdown(code, reason)
+}
+
+// deliver queues one frame for the client. A client that does not read
+// until its queue is full is closed: a CDP client is never silently
+// dropped from, because a lost reply or event is a hang on its side.
+func (c *ClientConn) deliver(b *[]byte) {
+	if c.Inst.LearnURLPasswords(*b) {
+		nb := link.GetBuf()
+		*nb = creds.ScrubURLPasswords(*nb, *b)
+		link.PutBuf(b)
+		b = nb
+	}
+	if l := c.Inst.Locked.Load(); l != nil && l.Contains(*b) {
+		// A secret typed in the instance: the client sees its reference.
+		nb := link.GetBuf()
+		*nb = l.Replace(*nb, *b)
+		link.PutBuf(b)
+		b = nb
+	}
+	if !c.P.TrySend(b) && !c.P.Closed() {
+		c.Log.Warn("client is not reading; closing it", "queued", c.P.Queued())
+		c.Inst.Srv.Cfg.Metrics.Limited[limitQueue].Inc()
+		c.Close(websocket.ClosePolicyViolation, "cdprelay: client is not reading its messages ("+strconv.Itoa(c.P.QueueCap())+" queued)")
+	}
+}
+
+// run opens the client's page (for a page endpoint) and runs its read loop
+// until the connection ends. A panic in it ends this instance's sockets,
+// not the relay.
+func (c *ClientConn) Run(pageTarget string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.Inst.Panicked("client read loop", r)
+			err = errPanicked
+		}
+	}()
+	if err := c.openPage(pageTarget); err != nil {
+		return err
+	}
+	return c.serve()
+}
+
+var errPanicked = errors.New(msgInternal)
+
+// serve runs the client's read loop until the connection ends.
+func (c *ClientConn) serve() error {
+	conn := c.P.Conn()
+	limit := c.Inst.Srv.Cfg.MaxMessageBytes
+	var buf []byte
+	idle := c.Inst.Srv.Cfg.IdleClientTimeout
+	for {
+		if idle > 0 {
+			_ = conn.SetReadDeadline(time.Now().Add(idle))
+		}
+		mt, frame, err := link.ReadFrame(conn, &buf, limit)
+		if err != nil {
+			if wslimit.IsTooBig(err) {
+				c.Inst.Srv.Cfg.Metrics.Limited[LimitSize].Inc()
+				c.Cancel()
+				c.P.CloseTooBig(limit)
+				return err
+			}
+			if ne, ok := err.(interface{ Timeout() bool }); ok && ne.Timeout() && idle > 0 {
+				c.Inst.Srv.Cfg.Metrics.Limited[limitIdle].Inc()
+				return ErrIdle
+			}
+			return err
+		}
+		if x := c.ext(); x == nil || x.ended() {
+			// Traffic is held until the extension's handshake ends, so that
+			// nothing reaches a half-initialised extension; and while a
+			// restarted extension comes back.
+			x, err := c.Inst.waitReady(c.Ctx)
+			if err != nil {
+				return ErrExtNotConnected
+			}
+			c.Extp.Store(x)
+		}
+		if mt != websocket.TextMessage {
+			c.replyNoID(codeParseError, "Message must be a JSON text frame")
+			continue
+		}
+		k := &c.Cmd
+		if err := wire.DecodeCommand(frame, &k.Env); err != nil {
+			c.BadCommand(&k.Env, err)
+			continue
+		}
+		c.Handle(k)
+	}
+}
+
+func (c *ClientConn) BadCommand(env *wire.Envelope, err error) {
+	var se *wire.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		c.replyNoID(codeParseError, "Message must be a valid JSON object: "+se.Error())
+	case !env.HasID:
+		c.replyNoID(codeInvalidRequest, "Message must have integer 'id' property")
+	default:
+		c.replyErrorRaw(env.ID, env.SessionID, codeInvalidRequest, capitalize(err.Error()))
+	}
+}
+
+// call is a command handed to an emulation handler. Unlike cmd it owns its
+// bytes: handlers may outlive the read buffer and run beside the read loop.
+type call struct {
+	id     int64
+	method string
+	sess   *Session // the session the command named; its reply names it too
+	params []byte
+	a      Args      // the decoded params, as the stages judged them
+	acc    TabAccess // the access of the tab the command's session is on
+	// via and replyTo are the command's route (pipeline.go): for a task
+	// that forwards the command itself.
+	via, replyTo *Session
+	// stop is the instance's stop epoch when the command arrived: a
+	// command a Stop caught is answered msgStopped, whatever it came to.
+	stop uint32
+	// approved: a person approved the command (approvals.go).
+	approved bool
+}
+
+// stoppedSince reports whether a person stopped the automation since k
+// arrived.
+func (c *ClientConn) stoppedSince(k call) bool {
+	return k.stop != 0 && k.stop != c.Inst.stopMark()
+}
+
+// stopMark is what call.stop records: never 0, which stands for a call
+// made without one.
+func (in *Instance) stopMark() uint32 { return in.stopEpoch.Load() + 1 }
+
+// reply sends a result for k. v is marshalled with encoding/json; the
+// emulated paths are not hot.
+func (c *ClientConn) reply(k call, v any) {
+	if c.stoppedSince(k) {
+		c.replyError(k.id, k.sess, codeServerError, MsgStopped)
+		return
+	}
+	res, err := json.Marshal(v)
+	if err != nil {
+		c.fail(k, codeServerError, err.Error())
+		return
+	}
+	buf := link.GetBuf()
+	*buf = wire.AppendResult(*buf, k.id, sessionToken(k.sess), res)
+	c.deliver(buf)
+}
+
+func (c *ClientConn) fail(k call, code int64, msg string) {
+	if c.stoppedSince(k) {
+		msg, code = MsgStopped, codeServerError
+	}
+	c.replyError(k.id, k.sess, code, msg)
+}
+
+func sessionToken(s *Session) []byte {
+	if s == nil {
+		return nil
+	}
+	return s.idJSON
+}
+
+func (c *ClientConn) replyError(id int64, s *Session, code int64, msg string) {
+	buf := link.GetBuf()
+	*buf = wire.AppendError(*buf, id, sessionToken(s), code, msg)
+	c.deliver(buf)
+}
+
+// replyErrorRaw answers with the sessionId exactly as the client sent it
+// (unquoted; nil for none).
+func (c *ClientConn) replyErrorRaw(id int64, sessionID []byte, code int64, msg string) {
+	buf := link.GetBuf()
+	var sid []byte
+	if sessionID != nil {
+		sid = wire.Quote(make([]byte, 0, len(sessionID)+2), sessionID)
+	}
+	*buf = wire.AppendError(*buf, id, sid, code, msg)
+	c.deliver(buf)
+}
+
+// thrown is the result of an evaluation that threw an Error with msg: how
+// the relay refuses script, so that clients report what it says (they
+// report a protocol error of an evaluation as the context's end).
+func thrown(msg string) []byte {
+	e := map[string]any{"type": "object", "subtype": "error", "className": "Error", "description": "Error: " + msg}
+	b, _ := json.Marshal(map[string]any{"result": e, "exceptionDetails": map[string]any{
+		"exceptionId": 1, "text": "Uncaught", "lineNumber": 0, "columnNumber": 0, "exception": e,
+	}})
+	return b
+}
+
+// isScript reports whether a method runs script whose refusal is answered
+// as thrown.
+func isScript(method string) bool {
+	return method == "Runtime.evaluate" || method == "Runtime.callFunctionOn"
+}
+
+// replyThrownRaw answers with thrown(msg), the sessionId as the client
+// sent it.
+func (c *ClientConn) replyThrownRaw(id int64, sessionID []byte, msg string) {
+	buf := link.GetBuf()
+	var sid []byte
+	if sessionID != nil {
+		sid = wire.Quote(make([]byte, 0, len(sessionID)+2), sessionID)
+	}
+	*buf = wire.AppendResult(*buf, id, sid, thrown(msg))
+	c.deliver(buf)
+}
+
+// replyEmptyRaw answers {} with the sessionId as the client sent it.
+func (c *ClientConn) replyEmptyRaw(id int64, sessionID []byte) {
+	buf := link.GetBuf()
+	var sid []byte
+	if sessionID != nil {
+		sid = wire.Quote(make([]byte, 0, len(sessionID)+2), sessionID)
+	}
+	*buf = wire.AppendResult(*buf, id, sid, nil)
+	c.deliver(buf)
+}
+
+// replyNoID answers a message that has no usable id, as Chrome does.
+func (c *ClientConn) replyNoID(code int64, msg string) {
+	buf := link.GetBuf()
+	*buf = wire.AppendErrorNoID(*buf, code, msg)
+	c.deliver(buf)
+}
+
+// event sends a CDP event; s nil means the root session.
+func (c *ClientConn) event(method string, s *Session, params any) {
+	p, err := json.Marshal(params)
+	if err != nil {
+		c.Log.Error("marshal event", "method", method, "err", err)
+		return
+	}
+	c.eventRaw(method, s, p)
+}
+
+func capitalize(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}

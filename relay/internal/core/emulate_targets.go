@@ -1,0 +1,417 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
+)
+
+// Target.* at the browser level: what Chrome's browser target answers,
+// from the tabs the extension shares. Every handler acts on the params as
+// the route step decoded them (k.a).
+
+func (c *ClientConn) getTargetInfo(k call) {
+	st := c.Inst.Lock()
+	defer c.Inst.Unlock()
+	if k.a.TargetID == "" || k.a.TargetID == c.Inst.browserTID {
+		c.reply(k, map[string]TargetInfo{"targetInfo": st.browserTargetInfo()})
+		return
+	}
+	t := st.tabByTarget(k.a.TargetID)
+	if t == nil {
+		c.fail(k, CodeInvalidParams, "No target with given id found")
+		return
+	}
+	c.reply(k, map[string]TargetInfo{"targetInfo": st.targetInfo(t)})
+}
+
+func (c *ClientConn) getTargets(k call) {
+	st := c.Inst.Lock()
+	defer c.Inst.Unlock()
+	infos := []TargetInfo{}
+	for _, t := range st.sortedTabs() {
+		if t.TargetID != "" {
+			infos = append(infos, st.targetInfo(t))
+		}
+	}
+	c.reply(k, map[string][]TargetInfo{"targetInfos": infos})
+}
+
+func (c *ClientConn) setDiscoverTargets(k call) {
+	st := c.Inst.Lock()
+	defer c.Inst.Unlock()
+	// Each session that asks gets the target events: chromedp asks on its
+	// page session, Playwright's browser session on its own.
+	flag := &c.discover
+	if s := k.sess; s != nil {
+		if !st.live(s) {
+			c.fail(k, CodeNoSession, "Session with given id not found.")
+			return
+		}
+		flag = &s.discover
+	}
+	was := *flag
+	*flag = k.a.discover
+	if k.a.discover && !was {
+		// As Chrome does: every existing target is reported before the
+		// reply.
+		for _, t := range st.sortedTabs() {
+			if t.TargetID != "" {
+				c.event("Target.targetCreated", k.sess, map[string]TargetInfo{"targetInfo": st.targetInfo(t)})
+			}
+		}
+	}
+	c.reply(k, struct{}{})
+}
+
+// setAutoAttach at the root attaches every shared tab and announces each
+// with Target.attachedToTarget before replying, which is what Playwright's
+// connectOverCDP waits for.
+func (c *ClientConn) setAutoAttach(k call) {
+	if k.a.autoAttach && (k.a.Flatten == nil || !*k.a.Flatten) {
+		c.fail(k, codeServerError, "cdprelay: only flat sessions are supported (flatten: true)")
+		return
+	}
+	in := c.Inst
+	st := in.Lock()
+	c.autoAttach = k.a.autoAttach
+	tabs := st.sortedTabs()
+	in.Unlock()
+	if k.a.autoAttach {
+		for _, t := range tabs {
+			if err := in.attachTab(c.Ctx, c.ext(), t); err != nil {
+				in.Log.Info("auto-attach failed", "tab", t.Id, "err", err)
+				continue
+			}
+			st := in.Lock()
+			if st.shared(t) && c.autoAttach {
+				st.announce(c, t)
+			}
+			in.Unlock()
+		}
+	}
+	c.reply(k, struct{}{})
+}
+
+// callCtx bounds an emulated command's calls: by the call timeout, the
+// client's connection and the next Stop.
+func (c *ClientConn) callCtx() (context.Context, context.CancelFunc) {
+	c.Inst.Lock()
+	run := c.Inst.St.runCtx
+	c.Inst.Unlock()
+	ctx, cancel := context.WithTimeout(c.Ctx, c.Inst.Srv.Cfg.CallTimeout)
+	stop := context.AfterFunc(run, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+func (c *ClientConn) createTarget(k call) {
+	in := c.Inst
+	st := in.Lock()
+	known := k.a.browserContextID == "" || st.knownContext(k.a.browserContextID)
+	room := st.tabRoom("a tab the client asked for")
+	in.Unlock()
+	if !known {
+		c.fail(k, CodeInvalidParams, "cdprelay: unknown browserContextId; only the default context exists")
+		return
+	}
+	if !room {
+		c.fail(k, codeServerError, "cdprelay: too many tabs: the instance keeps "+strconv.Itoa(in.Srv.Cfg.MaxTabs)+" already (--max-tabs); close some")
+		return
+	}
+	url := k.a.Url // the one the fence judged
+	if url == "" {
+		url = "about:blank"
+	}
+	// Where the navigation ends is asked about too (navask.go): the
+	// backstop sees the tab's requests once the tab is attached, so it
+	// opens on about:blank and goes to url from there.
+	navigate := url != "about:blank" && in.asksNavigation()
+	first := url
+	if navigate {
+		first = "about:blank"
+	}
+	ctx, cancel := c.callCtx()
+	defer cancel()
+	res, err := c.ext().call(ctx, "chrome.tabs.create", map[string]any{"url": first, "active": !k.a.background})
+	if err != nil {
+		c.fail(k, codeServerError, "cdprelay: create tab: "+err.Error())
+		return
+	}
+	var et extTab
+	if err := json.Unmarshal(res, &et); err != nil || et.ID == 0 {
+		c.fail(k, codeServerError, "cdprelay: create tab: the extension returned no tab")
+		return
+	}
+	st = in.Lock()
+	t, _ := st.upsertTab(et)
+	t.openedByClient = true
+	in.Unlock()
+	if err := in.attachTab(ctx, c.ext(), t); err != nil {
+		c.fail(k, codeServerError, "cdprelay: "+err.Error())
+		return
+	}
+	st = in.Lock()
+	if navigate && st.shared(t) {
+		if k.approved {
+			st.approvedNavigation(t, url)
+		}
+		st.Fire(t.Id, "", "Page.navigate", map[string]string{"url": url})
+	}
+	// Chrome's order: the target exists, then it is attached.
+	st.targetCreated(t)
+	if c.autoAttach && st.shared(t) {
+		st.announce(c, t)
+	}
+	targetID := t.TargetID
+	in.Unlock()
+	c.reply(k, map[string]string{"targetId": targetID})
+}
+
+// targetOf returns the tab k's targetId names, answering the client when
+// there is none.
+func (c *ClientConn) targetOf(k call) *Tab {
+	st := c.Inst.Lock()
+	t := st.tabByTarget(k.a.TargetID)
+	c.Inst.Unlock()
+	if t == nil {
+		c.fail(k, CodeInvalidParams, "No target with given id found")
+	}
+	return t
+}
+
+func (c *ClientConn) closeTarget(k call) {
+	t := c.targetOf(k)
+	if t == nil {
+		return
+	}
+	in := c.Inst
+	in.Lock()
+	acc, mine, held := t.Acc, t.openedByClient, t.Control != ""
+	if acc.Level == AccessFull || (mine && !held) {
+		t.closingByClient = true
+	}
+	in.Unlock()
+	if acc.Level != AccessFull && (!mine || held) {
+		// A tab a person holds is theirs until they hand it back, even
+		// one the automation opened.
+		// The person's tab on a page automation may not act on is theirs
+		// to close.
+		d := accessRefusal(acc)
+		in.Srv.Cfg.Metrics.countRefusal(d)
+		in.Observe(Event{Actor: ActorClient, Kind: KindDenied, Method: k.method, Rule: d.Rule, Outcome: OutcomeDenied, Detail: d.Message})
+		c.fail(k, codeServerError, d.Message)
+		return
+	}
+	ctx, cancel := c.callCtx()
+	defer cancel()
+	// As with Chrome, the reply comes before the Target.detachedFromTarget
+	// that the removal causes: answering from the extension's read loop
+	// queues it ahead of the onDetach and onRemoved that follow the reply.
+	answer := func([]byte) { c.reply(k, map[string]bool{"success": true}) }
+	if _, err := c.ext().callThen(ctx, answer, "chrome.tabs.remove", t.Id); err != nil {
+		in.Lock()
+		t.closingByClient = false
+		in.Unlock()
+		c.fail(k, codeServerError, "cdprelay: close tab: "+err.Error())
+	}
+}
+
+func (c *ClientConn) activateTarget(k call) {
+	t := c.targetOf(k)
+	if t == nil {
+		return
+	}
+	c.Inst.Lock()
+	acc := t.Acc
+	c.Inst.Unlock()
+	if acc.Level == AccessBlind {
+		c.fail(k, codeServerError, accessRefusal(acc).Message)
+		return
+	}
+	ctx, cancel := c.callCtx()
+	defer cancel()
+	_, err := c.ext().call(ctx, "chrome.tabs.update", t.Id, map[string]bool{"active": true})
+	if err != nil {
+		// The stock extension has no chrome.tabs.update, but a tab can
+		// bring itself to the front. One not attached yet is attached for
+		// that, and released when the client leaves, like any other.
+		if err = c.Inst.attachTab(ctx, c.ext(), t); err == nil {
+			_, err = c.ext().sendCommand(ctx, t.Id, "", "Page.bringToFront", nil)
+		}
+	}
+	if err != nil {
+		c.fail(k, codeServerError, "cdprelay: activate tab: "+err.Error())
+		return
+	}
+	c.reply(k, struct{}{})
+}
+
+// attachToTarget gives the asking session a new session on the tab, even
+// when the tab has one already: that is how Playwright's newCDPSession and
+// Puppeteer's createCDPSession work. The attach is announced to the asking
+// session, which is also the one the reply goes to.
+func (c *ClientConn) attachToTarget(k call) {
+	if k.a.Flatten == nil || !*k.a.Flatten {
+		c.fail(k, codeServerError, "cdprelay: only flat sessions are supported (flatten: true)")
+		return
+	}
+	in := c.Inst
+	t := c.targetOf(k)
+	if t == nil {
+		return
+	}
+	if err := in.attachTab(c.Ctx, c.ext(), t); err != nil {
+		c.fail(k, codeServerError, "cdprelay: "+err.Error())
+		return
+	}
+	st := in.Lock()
+	var s *Session
+	switch {
+	case !st.shared(t):
+		in.Unlock()
+		c.fail(k, codeServerError, "cdprelay: the tab went away while attaching")
+		return
+	case k.sess != nil && !st.live(k.sess):
+		in.Unlock()
+		c.fail(k, CodeNoSession, "Session with given id not found.")
+		return
+	case len(st.Sessions) >= MaxSessions:
+		in.Unlock()
+		c.fail(k, codeServerError, errTooManySessions)
+		return
+	}
+	s = st.mintSession(c, t, k.sess)
+	in.Unlock()
+	if s == nil {
+		return // the client is gone
+	}
+	c.reply(k, map[string]string{"sessionId": s.Id})
+}
+
+// attachToBrowserTarget gives the client a session whose commands behave
+// like the root's (Playwright's browser.newBrowserCDPSession(), and the
+// session its context.newCDPSession(page) attaches from).
+func (c *ClientConn) attachToBrowserTarget(k call) {
+	st := c.Inst.Lock()
+	if len(st.Sessions) >= MaxSessions {
+		c.Inst.Unlock()
+		c.fail(k, codeServerError, errTooManySessions)
+		return
+	}
+	s := st.mintBrowserSession(c)
+	c.Inst.Unlock()
+	c.reply(k, map[string]string{"sessionId": s.Id})
+}
+
+func (c *ClientConn) detachFromTarget(k call) {
+	in := c.Inst
+	st := in.Lock()
+	var s *Session
+	if k.a.SessionID != "" {
+		s = st.Sessions[k.a.SessionID]
+	} else if t := st.tabByTarget(k.a.TargetID); t != nil {
+		s = t.Session
+	}
+	if s == nil || s.Child {
+		in.Unlock()
+		c.fail(k, CodeInvalidParams, "No session with given id")
+		return
+	}
+	if s.Tab == nil {
+		st.detachBrowserSession(s)
+		in.Unlock()
+		c.reply(k, struct{}{})
+		return
+	}
+	if !st.detachSession(s) {
+		// The tab's other sessions carry on.
+		in.Unlock()
+		c.reply(k, struct{}{})
+		return
+	}
+	t := s.Tab
+	st.dropSessions(t, "")
+	in.Unlock()
+	c.ext().failTab(t.Id)
+	in.detachTab(c.ext(), t)
+	c.reply(k, struct{}{})
+}
+
+// detachOnSession handles Target.detachFromTarget sent on a tab's session:
+// a child of that session is Chrome's to detach, one of the relay's own
+// sessions is the relay's. It decides on the read loop, so that a forwarded
+// detach keeps its place among the client's commands.
+func (c *ClientConn) detachOnSession(k call) {
+	st := c.Inst.Lock()
+	s := st.Sessions[k.a.SessionID]
+	ours := s != nil && !s.Child
+	c.Inst.Unlock()
+	if !ours {
+		c.forwardCall(k)
+		return
+	}
+	c.Wg.Add(1)
+	c.Inst.Tasks.Spawn("detach session", func() {
+		defer c.Wg.Done()
+		c.detachFromTarget(k)
+	})
+}
+
+// navigateToHistoryEntry goes through the URL fence like Page.navigate: it
+// names an entry, not a URL, so the relay looks the entry up first. (A
+// page that comes back from the back/forward cache makes no request the
+// backstop could stop; the tab then goes blind, access.go.)
+func (c *ClientConn) navigateToHistoryEntry(k call) {
+	var p struct {
+		EntryID int64 `json:"entryId"`
+	}
+	if err := decodeStruct(k.params, &p); err != nil {
+		c.fail(k, CodeInvalidParams, cdp.InvalidParams(err).Error())
+		return
+	}
+	ctx, cancel := c.callCtx()
+	defer cancel()
+	res, err := c.ext().sendCommand(ctx, k.sess.Tab.Id, "", "Page.getNavigationHistory", nil)
+	if err != nil {
+		c.fail(k, codeServerError, "cdprelay: the tab's history: "+err.Error())
+		return
+	}
+	var h struct {
+		Entries []struct {
+			ID  int64  `json:"id"`
+			URL string `json:"url"`
+		} `json:"entries"`
+	}
+	if err := json.Unmarshal(res, &h); err != nil {
+		c.fail(k, codeServerError, "cdprelay: the tab's history: "+err.Error())
+		return
+	}
+	url := ""
+	for _, e := range h.Entries {
+		if e.ID == p.EntryID {
+			url = e.URL
+		}
+	}
+	if url == "" {
+		c.forwardCall(k) // Chrome answers an unknown entry itself
+		return
+	}
+	in := c.Inst
+	d := in.Srv.PolicyBox.load().URL(in.ProfileName, url)
+	if d.Verdict == Allow {
+		st := in.Lock()
+		if to := st.urlAccess(url); to.Level == AccessBlind {
+			d = Decision{Verdict: Deny, Rule: to.Rule, Message: "cdprelay: blind: " + to.Why}
+		}
+		in.Unlock()
+	}
+	if d.Verdict != Allow {
+		in.Srv.Cfg.Metrics.countRefusal(d)
+		in.Observe(Event{Actor: ActorClient, Kind: KindDenied, Method: k.method, Rule: d.Rule, Outcome: OutcomeDenied, Detail: d.Message})
+		c.fail(k, codeServerError, d.Message)
+		return
+	}
+	c.forwardCall(k)
+}

@@ -1,0 +1,473 @@
+package core
+
+import (
+	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/link"
+	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
+)
+
+// The tab → client path: one chrome.debugger.onEvent goes to the client
+// session it belongs to, its params as the bytes they came in. It is
+// decided under one lock acquisition and delivered in order (delivering to
+// the client never blocks); what needs the extension or the relay's own
+// handles is done after the lock is released.
+
+// eventEffects is what routing an event leaves to do outside the lock.
+type eventEffects struct {
+	frameTo     []*TabHandle // screencast frame for the live view
+	frameClient bool         // ... of the client's own screencast
+	paused      pausedAction // what the backstop does with a Fetch.requestPaused
+	fenceChild  string       // a new out-of-process frame to fence
+	dropped     []*Session   // child sessions that went: fail their commands
+	refresh     bool         // ask the tab for its title
+	resume      string       // a child of a blind tab waiting for a debugger: resume it
+	letGo       bool         // the tab is bound for a page never shared: detach it
+	// unpause: the tab's script paused in a debugger nobody the client
+	// knows of may resume (a blind tab, or the automation stopped).
+	unpause bool
+	// brakeChild: a new frame or worker gets the relay's Debugger.
+	brakeChild string
+}
+
+// event is one chrome.debugger.onEvent of a shared tab on its way through
+// the events table (order.go), with the instance lock held. The extension
+// connection's read loop owns it (extConn.ev) and reuses it for every
+// event, so that routing one allocates nothing.
+type event struct {
+	st     *State
+	t      *Tab
+	sid    []byte // the child session it came on; nil: the tab's own
+	method []byte
+	info   *eventInfo
+	params []byte // what goes out: Chrome's, or creds.Redact's
+	// child is the child session sid names, when the relay knows it.
+	child *Session
+	// blind: nothing the client knows of may see it (tiers.Blind).
+	blind bool
+	// isolated is the id of a client's isolated world it created.
+	isolated int64
+	// c and s are the client and its session the event goes to
+	// (core.Session).
+	c *ClientConn
+	s *Session
+	// newChild: a child session Target.attachedToTarget made
+	// (core.Children); waiting: it waits for a debugger.
+	newChild *Session
+	waiting  bool
+	red      *[]byte // the buffer of the redacted params, returned after
+	fx       eventEffects
+}
+
+// routeEvent forwards one chrome.debugger.onEvent. This is the tab →
+// client hot path.
+func (in *Instance) routeEvent(x *ExtConn, args []byte) {
+	src, method, params, err := wire.DebuggerEvent(args)
+	if err != nil {
+		in.Log.Warn("malformed chrome.debugger.onEvent", "err", err)
+		return
+	}
+	info := LookupEvent(method)
+	e := &x.ev
+	st := in.Lock()
+	// A replaced connection's read loop runs on for a moment: its events
+	// belong to tabs that are gone.
+	// A tab whose client sessions wait for it while the relay lets go of
+	// it: nothing of the page it is on reaches anyone (away.go).
+	if t := st.Tabs[src.TabID]; st.Ext == x && t != nil && (t.away == nil || t.away.resumer != nil) {
+		*e = event{st: st, t: t, sid: src.SessionID, method: method, info: info, params: params}
+		in.runEvent(e)
+		if e.red != nil {
+			link.PutBuf(e.red)
+		}
+		in.Unlock()
+		in.afterEvent(x, t, src.SessionID, params, &e.fx)
+		e.st, e.t, e.c, e.s, e.child, e.newChild, e.fx = nil, nil, nil, nil, nil, nil, eventEffects{}
+		return
+	}
+	in.Unlock()
+}
+
+// The rows of the events table (order.go). Each runs with the instance
+// lock held and reports whether the event goes on to the next row. The
+// relay follows where the tab is from its own Page events (it keeps Page
+// enabled on every tab it attaches), whoever listens: the event that
+// takes the tab to a page automation may not see is the last one the
+// client gets of it, and nothing of a blind tab reaches the client but
+// what the relay says of it itself (access.go).
+
+// frameGuard (tiers.FrameGuard): not even the live view sees a blind
+// tab, or a blind frame's pixels.
+func (in *Instance) frameGuard(e *event) bool {
+	return e.sid != nil || (e.t.Acc.Level != AccessBlind && !e.st.hasBlindChild(e.t))
+}
+
+// screencast (core.Screencast): frames of the tab's own session belong
+// to whoever started the screencast: the live view's tap, or the client
+// (and then the tap gets a copy and leaves the acks to the client).
+func (in *Instance) screencast(e *event) bool {
+	if e.sid != nil {
+		return true
+	}
+	e.fx.frameTo, e.fx.frameClient = e.t.handles, e.t.clientScreencast
+	return e.t.clientScreencast && !e.st.withholdFrame(e.t, e.params)
+}
+
+// pageTrack (core.PageTrack): where the tab is, from its own session's
+// Page events (targets.go); a tab bound for a page never shared is let
+// go.
+func (in *Instance) pageTrack(e *event) bool {
+	if e.sid != nil {
+		return true
+	}
+	e.fx.refresh, e.fx.letGo = e.st.trackPage(e.t, e.method, e.params)
+	return !e.fx.letGo
+}
+
+// childOf (core.Child): the child session the event came on.
+func (in *Instance) childOf(e *event) bool {
+	if e.sid != nil {
+		if cs := e.st.Sessions[string(e.sid)]; cs != nil && cs.Child && cs.Tab == e.t {
+			e.child = cs
+		}
+	}
+	return true
+}
+
+// childFrames (tiers.ChildFrames): where a child session's frames are.
+func (in *Instance) childFrames(e *event) bool {
+	cs, st, t, params := e.child, e.st, e.t, e.params
+	if cs == nil {
+		return true
+	}
+	switch string(e.method) {
+	case "Page.frameNavigated":
+		// The child's own frame carries its parent's id: it is known
+		// by being the child's target.
+		if f := wire.Field(params, "frame"); f != nil {
+			if id := string(wire.StringField(f, "id")); id == cs.targetID {
+				// Committed: where it is now decides. A blind
+				// one's entry stays, for the late events of its
+				// navigation on its parent's session.
+				if n, ok := t.BlindFrames[id]; ok && n.acc.Level != AccessBlind || ok && st.childAccess(string(wire.StringField(f, "url"))).Level != AccessBlind {
+					st.frameCommitted(t, id)
+				}
+				st.setChildURL(cs, string(wire.StringField(f, "url"))+string(wire.StringField(f, "urlFragment")))
+			} else {
+				// A frame in the child's process: the child's
+				// session reaches into it, so the child is as
+				// strict as it.
+				st.frameCommitted(t, id)
+				st.setChildFrame(cs, id, string(wire.StringField(f, "url")))
+			}
+		}
+	case "Page.frameDetached":
+		if id := string(wire.StringField(params, "frameId")); id != cs.targetID {
+			st.frameRemoved(t, id, params)
+			st.setChildFrame(cs, id, "")
+		}
+	case "Page.frameStartedNavigating", "Page.frameRequestedNavigation":
+		if id := string(wire.StringField(params, "frameId")); id == cs.targetID {
+			st.setChildNav(cs, string(wire.StringField(params, "url")))
+		} else {
+			st.noteFrameNav(t, id, string(wire.StringField(params, "url")), "")
+		}
+	}
+	return true
+}
+
+// requests (tiers.Requests): the requests on their way, and which of them
+// go to a blind site.
+func (in *Instance) requests(e *event) bool {
+	e.st.noteRequest(e.t, e.child, e.method, e.params)
+	if in.hasTiers() {
+		e.st.noteBlindRequest(e.t, e.method, e.params)
+	}
+	return true
+}
+
+// blindSources (tiers.BlindSources): a blind site's script or style
+// sheet, in a page that loaded it.
+func (in *Instance) blindSources(e *event) bool {
+	return !in.hasTiers() || !e.st.noteBlindSource(e.t, string(e.sid), e.method, e.params)
+}
+
+// blindEvent (tiers.Blind): whether anything the client knows of may see
+// the event; the rows after read it.
+func (in *Instance) blindEvent(e *event) bool {
+	t, st, method, params := e.t, e.st, e.method, e.params
+	e.blind = t.Acc.Level == AccessBlind || (e.child != nil && e.child.Acc.Level == AccessBlind) ||
+		((len(t.BlindFrames) > 0 || len(t.blindReqs) > 0 || bytesHasPrefix(method, "Target.")) && st.in.hasTiers() &&
+			(st.aboutBlindFrame(t, method, params) ||
+				((bytesHasPrefix(method, "Network.") || bytesHasPrefix(method, "Fetch.")) && t.blindRequest(method, params)) ||
+				(string(method) == "Debugger.paused" && t.pausedInBlind(string(e.sid), params))))
+	return true
+}
+
+// relayWorld (core.RelayWorld): the relay's own world's events are the
+// relay's (relayworld.go, relayevents.go).
+func (in *Instance) relayWorld(e *event) bool {
+	if bytesHasPrefix(e.method, "Runtime.executionContext") {
+		relay, isolated := e.st.ContextEvent(e.t, string(e.sid), e.method, e.params)
+		e.isolated = isolated
+		return !relay
+	}
+	if e.t.relayCtxs.Load() > 0 {
+		if withhold, unpause := e.st.relayEvent(e.t, string(e.sid), e.method, e.params); withhold {
+			e.fx.unpause = e.fx.unpause || unpause
+			return false
+		}
+	}
+	return true
+}
+
+// guardWorld (tiers.Guard): the read-only guard goes into a client's new
+// isolated world before the client hears of the world.
+func (in *Instance) guardWorld(e *event) bool {
+	if e.isolated != 0 && e.t.guard != nil {
+		_, src := tier.GuardFrom(*e.t.guard)
+		e.st.Fire(e.t.Id, string(e.sid), "Runtime.evaluate", map[string]any{"expression": src, "contextId": e.isolated, "silent": true})
+	}
+	return true
+}
+
+// brakePause (person.BrakePause): a pause of the relay's own debugger
+// (brake.go).
+func (in *Instance) brakePause(e *event) bool {
+	if unpause, ours := in.pausedLocked(e.t.Id, string(e.sid)); ours {
+		e.fx.unpause = unpause
+		return false
+	}
+	return true
+}
+
+// backstopPause (rules.Backstop): the navigation backstop sees a paused
+// request first; the client gets it only when its own patterns asked for
+// it.
+func (in *Instance) backstopPause(e *event) bool {
+	if e.t.Fetch != nil {
+		e.fx.paused = e.st.judgePaused(e.t, string(e.sid), e.params)
+	}
+	return true
+}
+
+// letGoOn (person.LetGoOn): what nobody the client knows of may answer
+// (a blind tab's, and everything while the automation is stopped) goes on
+// as the page made it.
+func (in *Instance) letGoOn(e *event) bool {
+	off := e.blind || in.stopped.Load()
+	switch string(e.method) {
+	case "Fetch.requestPaused":
+		if !e.fx.paused.handled() && off {
+			e.fx.paused = pausedAction{kind: pausedContinue, requestID: string(wire.StringField(e.params, "requestId"))}
+		}
+		return !e.fx.paused.handled()
+	case "Fetch.authRequired":
+		if off {
+			e.fx.paused = pausedAction{kind: pausedAuthDefault, requestID: string(wire.StringField(e.params, "requestId"))}
+			return false
+		}
+	case "Debugger.paused":
+		// A breakpoint or pause-on-exceptions set while the tab was on a
+		// full site would freeze the person's page: the client may not
+		// see the pause or resume it, so the relay resumes it.
+		if off {
+			e.fx.unpause = true
+			return false
+		}
+	}
+	return true
+}
+
+// sessionOf (core.Session): the client and its session the event goes
+// to; none: only the relay's own handles may want it.
+func (in *Instance) sessionOf(e *event) bool {
+	e.c = e.st.Client
+	if e.c == nil {
+		return false
+	}
+	if e.sid == nil {
+		e.s = e.t.Session
+	} else if cs := e.st.Sessions[string(e.sid)]; cs != nil && cs.Tab == e.t {
+		e.s = cs
+	}
+	return e.s != nil // no client session yet (or any more): nobody asked for these
+}
+
+// children (core.Children): a child target (frame, worker) attached under
+// the event's session, or detached.
+func (in *Instance) children(e *event) bool {
+	st, params := e.st, e.params
+	if string(e.method) == "Target.detachedFromTarget" {
+		if id := wire.StringField(params, "sessionId"); len(id) > 0 {
+			if cs := st.Sessions[string(id)]; cs != nil && cs.Child && cs.Tab == e.t {
+				e.fx.dropped = st.dropChild(cs)
+			}
+		}
+		return true
+	}
+	if st.refuseChild(e.s, wire.StringField(params, "sessionId")) {
+		return false // past the bound: detached, never announced (bounds.go)
+	}
+	ti := wire.Field(params, "targetInfo")
+	e.newChild = st.addChild(e.s, wire.StringField(params, "sessionId"), wire.StringField(ti, "targetId"), wire.StringField(ti, "url"))
+	if e.newChild != nil {
+		e.waiting = string(wire.Field(params, "waitingForDebugger")) == "true"
+		// The relay follows the child's execution contexts, whatever
+		// the client switches (runtimehold.go).
+		st.holdRuntime(e.t, e.newChild.Id)
+	}
+	return true
+}
+
+// childType is the type of the target a Target.attachedToTarget attached.
+func childType(e *event) []byte {
+	return wire.StringField(wire.Field(e.params, "targetInfo"), "type")
+}
+
+// brakeChild (person.BrakeChild): a new frame or worker gets the relay's
+// Debugger (brake.go).
+func (in *Instance) brakeChild(e *event) bool {
+	if e.newChild != nil && brakesChild(childType(e)) {
+		e.fx.brakeChild = e.newChild.Id
+	}
+	return true
+}
+
+// fenceChild (rules.FenceChild): an out-of-process frame navigates
+// through its own session: fence it too, before the client resumes it.
+func (in *Instance) fenceChild(e *event) bool {
+	if e.newChild != nil && string(childType(e)) == "iframe" {
+		e.fx.fenceChild = e.newChild.Id
+	}
+	return true
+}
+
+// childPage (tiers.ChildPage): with tiers, follow where an out-of-process
+// frame goes.
+func (in *Instance) childPage(e *event) bool {
+	if e.newChild != nil && string(childType(e)) == "iframe" && in.hasTiers() {
+		e.st.Fire(e.t.Id, e.newChild.Id, "Page.enable", nil)
+	}
+	return true
+}
+
+// blindChild (tiers.BlindChild): the client does not hear of a frame it
+// may not see, and nobody else resumes it.
+func (in *Instance) blindChild(e *event) bool {
+	if e.newChild != nil && e.newChild.Acc.Level == AccessBlind {
+		if e.waiting {
+			e.fx.resume = e.newChild.Id
+		}
+		return false
+	}
+	return true
+}
+
+// resumeWaiting (person.ResumeWaiting): nobody the client knows of will
+// resume a child that waits for a debugger: the page must not hang for
+// being blind, or for the automation being stopped.
+func (in *Instance) resumeWaiting(e *event) bool {
+	if e.newChild != nil && e.waiting && (e.blind || in.stopped.Load()) {
+		e.fx.resume = e.newChild.Id
+	}
+	return true
+}
+
+// withhold (tiers.Withhold): a blind event goes no further.
+func (in *Instance) withhold(e *event) bool { return !e.blind }
+
+// ownDebugger (person.OwnDebugger): the relay's own Debugger (brake.go).
+// A pause of a session that did not enable it (a client's DOMDebugger
+// breakpoint or Debugger.pause on the relay's Debugger) has nobody to
+// resume it.
+func (in *Instance) ownDebugger(e *event) bool {
+	if !e.s.enabled["Debugger"] {
+		e.fx.unpause = string(e.method) == "Debugger.paused"
+		return false
+	}
+	return true
+}
+
+// downloads (browser.Downloads): the tab's downloads, as the browser's
+// events (downloads.go).
+func (in *Instance) downloads(e *event) bool {
+	// A blind site's, or held until its file is in place (downloads.go).
+	return e.sid != nil || !e.st.downloadEvent(e.t, e.method, e.params)
+}
+
+// countEvent (core.Count): what reaches the client is counted.
+func (in *Instance) countEvent(e *event) bool {
+	in.Srv.Cfg.Metrics.count(DirEvent, e.method, len(e.params))
+	return true
+}
+
+// redact (creds.Redact): credential events go out redacted (the real
+// values of a paused request are kept, credentials.go).
+func (in *Instance) redact(e *event) bool {
+	e.red = in.redactEvent(e.st, e.t, string(e.sid), e.method, e.params)
+	e.params = *e.red
+	return true
+}
+
+// deliverEvent (core.Deliver): to the client's session, and a copy to the
+// tab's further sessions that enabled the domain.
+func (in *Instance) deliverEvent(e *event) bool {
+	st, t, method, params, c := e.st, e.t, e.method, e.params, e.c
+	// Runtime is on in Chrome for the relay's sake: its events go to the
+	// sessions where the client switched it on (runtimehold.go).
+	if !bytesHasPrefix(method, "Runtime.") || st.runtimeWanted(t, string(e.sid), e.s, method) {
+		buf := link.GetBuf()
+		*buf = wire.AppendEvent(*buf, method, e.s.idJSON, params)
+		c.deliver(buf)
+	}
+	if e.sid == nil {
+		// Further sessions on the tab get a copy of the events of the
+		// domains they enabled.
+		for _, x := range t.extra {
+			if st.live(x) && wantsEvent(x, method) {
+				c.eventRaw(string(method), x, params)
+			}
+		}
+	}
+	return true
+}
+
+// afterEvent does what routing an event left to do outside the lock.
+func (in *Instance) afterEvent(x *ExtConn, t *Tab, sid, params []byte, fx *eventEffects) {
+	if fx.frameTo != nil {
+		notifyHandles(fx.frameTo, TabEvent{Method: "Page.screencastFrame", Params: append([]byte(nil), params...), ClientScreencast: fx.frameClient})
+	}
+	fx.paused.run(in, x, t, string(sid))
+	if fx.fenceChild != "" {
+		in.enableFence(x, t, fx.fenceChild)
+	}
+	x.failSessions(fx.dropped)
+	if fx.resume != "" {
+		x.Fire(t.Id, fx.resume, "Runtime.runIfWaitingForDebugger", nil)
+	}
+	if fx.unpause {
+		x.Fire(t.Id, string(sid), "Debugger.resume", nil)
+	}
+	if fx.brakeChild != "" {
+		x.brakeOn(t.Id, fx.brakeChild)
+	}
+	if fx.refresh {
+		in.Tasks.Spawn("target info", func() { in.refreshTargetInfo(x, t) })
+	}
+	if fx.letGo {
+		in.failLetGo(x, t)
+		x.fireCall("chrome.debugger.detach", debuggee(t.Id, ""))
+	}
+}
+
+// eventRaw sends an event whose params are already JSON; s nil means the
+// root session.
+func (c *ClientConn) eventRaw(method string, s *Session, params []byte) {
+	var sid []byte
+	if s != nil {
+		sid = s.idJSON
+	}
+	buf := link.GetBuf()
+	*buf = wire.AppendEvent(*buf, method, sid, params)
+	c.deliver(buf)
+}

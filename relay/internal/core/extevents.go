@@ -1,0 +1,381 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/rules"
+)
+
+// Extension events: tabs offered, updated, removed and detached, the
+// handshake, and chrome.debugger.onEvent (events.go). They are handled on
+// the extension's read loop, which must never wait for the extension:
+// whatever needs a call runs as a task.
+
+// handleExtEvent dispatches one event from the extension.
+func (in *Instance) HandleExtEvent(x *ExtConn, m *wire.ExtMessage) {
+	switch string(m.Method) {
+	case "chrome.debugger.onEvent":
+		in.routeEvent(x, m.Params)
+	case "chrome.debugger.onDetach":
+		in.OnDetach(x, m.Params)
+	case "chrome.tabs.onCreated":
+		in.onTabCreated(x, m.Params)
+	case "chrome.tabs.onUpdated":
+		in.onTabUpdated(x, m.Params)
+	case "chrome.tabs.onRemoved":
+		in.OnTabRemoved(x, m.Params)
+	case "extension.info":
+		in.onInfo(x, m.Params)
+	case "extension.initialized":
+		// The stock extension names neither the browser nor its tabs'
+		// targets: learn them first, so that the first client already sees
+		// what a Chrome would show it.
+		in.Tasks.Spawn("handshake", func() {
+			in.learnBeforeReady(x)
+			// A client that came first, or stayed while the extension
+			// restarted: its fence goes in before its commands go through.
+			// Whether there is one is decided under the lock that makes the
+			// extension ready (attachClient decides under it too).
+			fenced := false
+			for {
+				st := in.Lock()
+				if st.Ext != x || x.IsReady() {
+					in.Unlock()
+					break
+				}
+				if st.Client != nil && !fenced {
+					in.Unlock()
+					in.setNetFenceWait(context.Background(), x)
+					fenced = true
+					continue
+				}
+				close(x.Ready)
+				st.notify()
+				in.Unlock()
+				break
+			}
+			in.rememberBrowser()
+			in.Log.Info("extension ready")
+			// Tabs whose sessions waited for the extension and that it did
+			// not offer again: closed meanwhile, or on a page never shared.
+			in.notOfferedBack(x)
+		})
+	case "extension.keepalive":
+	default:
+		in.Log.Debug("unknown extension event", "method", string(m.Method))
+	}
+}
+
+func (in *Instance) onInfo(x *ExtConn, params []byte) {
+	var args [1][]byte
+	if wire.Args(params, args[:]) < 1 {
+		return
+	}
+	var bi BrowserInfo
+	if json.Unmarshal(args[0], &bi) != nil {
+		return
+	}
+	var f struct {
+		Features []string `json:"features"`
+	}
+	json.Unmarshal(args[0], &f)
+	st := in.Lock()
+	if st.Ext == x {
+		st.Info = bi
+		st.Features = FeaturesOf(f.Features)
+		// Only our extension says who it is, and it also reports tab
+		// updates (chrome.tabs.onUpdated).
+		st.tabUpdates = true
+	}
+	batches := st.Ext == x && st.Features[featureBatches]
+	in.Unlock()
+	if batches {
+		x.useBatches()
+	}
+}
+
+func (in *Instance) onTabCreated(x *ExtConn, params []byte) {
+	var args [1][]byte
+	var et extTab
+	if wire.Args(params, args[:]) < 1 || json.Unmarshal(args[0], &et) != nil || et.ID == 0 {
+		in.Log.Warn("malformed chrome.tabs.onCreated")
+		return
+	}
+	if et.Offer == "restricted" {
+		in.restrictedPopup(x, et)
+		return
+	}
+	st := in.Lock()
+	if st.Ext != x {
+		in.Unlock()
+		return
+	}
+	// A new tab opened from a shared one: the automation's, or the
+	// person's (popups.go)?
+	_, known := st.Tabs[et.ID]
+	_, fromShared := st.Tabs[et.OpenerTabID]
+	judge := !known && et.OpenerTabID != 0 && fromShared && (et.Offer == "popup" || !st.tabUpdates)
+	in.Unlock()
+	if judge && !in.judgeOpened(x, et, et.Offer == "popup") {
+		return
+	}
+	st = in.Lock()
+	if st.Ext != x {
+		in.Unlock()
+		return
+	}
+	if _, known := st.Tabs[et.ID]; !known && !st.tabRoom("tab "+strconv.FormatInt(et.ID, 10)) {
+		in.Unlock()
+		return
+	}
+	t, isNew := st.upsertTab(et)
+	if st.offeredBack(t, x) {
+		// Its client's sessions wait for it (away.go).
+		in.Unlock()
+		in.Tasks.Spawn("resume", func() { in.resumeAway(x, t) })
+		return
+	}
+	c := st.Client
+	attach := c != nil && c.autoAttach && t.Session == nil
+	// A tab offered again after a target_closed detach: the live view
+	// watching it needs the debugger back.
+	reattach := !attach && !isNew && len(t.handles) > 0 && t.State == tabDetached
+	// A tab offered without its target id (the stock extension) becomes a
+	// target once the relay has learnt the id; until then nobody can name
+	// it. Before the handshake ends, learnBeforeReady does it.
+	learn := t.TargetID == "" && x.IsReady()
+	if c != nil && isNew && t.TargetID != "" {
+		st.targetCreated(t)
+	}
+	hs := t.handles
+	in.Unlock()
+	switch {
+	case attach:
+		in.Tasks.Spawn("auto-attach", func() {
+			in.attachAndAnnounce(c, x, t, learn)
+			if !isNew && len(hs) > 0 {
+				notifyHandles(hs, TabEvent{Method: EventAttached})
+			}
+		})
+	case learn:
+		in.Tasks.Spawn("learn target", func() { in.learnTarget(x, t) })
+	}
+	if reattach {
+		in.Tasks.Spawn("re-attach", func() {
+			if err := in.attachTab(context.Background(), x, t); err == nil {
+				notifyHandles(hs, TabEvent{Method: EventAttached})
+			}
+		})
+	}
+}
+
+// attachAndAnnounce attaches t for an auto-attaching client and announces
+// it. Failures are logged: a tab Chrome refuses to debug (chrome://, the
+// Web Store) is simply not a target. unnamed: the tab came without a
+// target id, so the attach is also when it becomes a target, announced as
+// created before it is attached.
+func (in *Instance) attachAndAnnounce(c *ClientConn, x *ExtConn, t *Tab, unnamed bool) {
+	if err := in.attachTab(c.Ctx, x, t); err != nil {
+		in.Log.Info("auto-attach failed", "tab", t.Id, "err", err)
+		in.unattachablePopup(c, t, err)
+		return
+	}
+	st := in.Lock()
+	if unnamed && st.Client == c && st.shared(t) && t.TargetID != "" {
+		st.targetCreated(t)
+	}
+	if st.Client == c && c.autoAttach && st.shared(t) {
+		st.announce(c, t)
+	}
+	in.Unlock()
+}
+
+func (in *Instance) onTabUpdated(x *ExtConn, params []byte) {
+	var args [3][]byte
+	if wire.Args(params, args[:]) < 3 {
+		return
+	}
+	var et extTab
+	if json.Unmarshal(args[2], &et) != nil {
+		return
+	}
+	st := in.Lock()
+	defer in.Unlock()
+	t := st.Tabs[et.ID]
+	if t == nil || st.Ext != x {
+		return
+	}
+	url := et.URL
+	if url == "" {
+		url = t.Url
+	}
+	st.setTargetInfo(t, url, et.Title)
+}
+
+// removedInfo is chrome.tabs.onRemoved's second argument, with what our
+// extension adds: a tab no longer shared (unshared), an offer taken back
+// because Chrome refused to attach the tab (withdrawn, with the cause), a
+// discarded tab that came back under a new id (replacedBy).
+type removedInfo struct {
+	Unshared   bool   `json:"unshared"`
+	Withdrawn  bool   `json:"withdrawn"`
+	Cause      string `json:"cause"`
+	ReplacedBy int64  `json:"replacedBy"`
+}
+
+func (in *Instance) OnTabRemoved(x *ExtConn, params []byte) {
+	var args [2][]byte
+	if wire.Args(params, args[:]) < 1 {
+		return
+	}
+	id, ok := wire.Int(args[0])
+	if !ok {
+		return
+	}
+	var info removedInfo
+	if len(args[1]) > 0 && json.Unmarshal(args[1], &info) != nil {
+		info = removedInfo{}
+	}
+	st := in.Lock()
+	t := st.Tabs[id]
+	if t == nil || st.Ext != x {
+		in.Unlock()
+		return
+	}
+	if info.Withdrawn && st.withdrawnWhileAway(t) {
+		// Its sessions wait for the tab: they go on waiting for its next
+		// offer (away.go).
+		in.Unlock()
+		return
+	}
+	c := st.Client
+	if info.Withdrawn {
+		st.noteRefusal(t.Id, info.Cause, st.targetInfo(t).URL)
+	}
+	why, status := "", "tab no longer shared"
+	switch {
+	case info.ReplacedBy != 0:
+		why = detachCause{Cause: causeDiscarded}.Text()
+		status = why
+	case info.Withdrawn:
+		why = detachCause{Cause: info.Cause}.Text()
+		if why == "" {
+			why = detachCause{Cause: causeUnknown}.Text()
+		}
+		status = why
+	}
+	target := t.TargetID
+	hs := st.removeTab(t, why)
+	// A tab withdrawn or replaced comes back: the client is not left alone.
+	lastGone := len(st.Tabs) == 0 && !t.closingByClient && !info.Withdrawn && info.ReplacedBy == 0
+	in.Unlock()
+	if why != "" {
+		in.Observe(Event{Actor: ActorExtension, Kind: KindDetach, Target: target, Outcome: OutcomeOK, Detail: "the tab is not offered for now: " + why})
+	}
+	notifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", status)})
+	x.failTab(id)
+	if lastGone && c != nil {
+		c.Close(websocket.CloseNormalClosure, reasonAllTabsDetached)
+	}
+}
+
+func (in *Instance) OnDetach(x *ExtConn, params []byte) {
+	var args [3][]byte
+	if wire.Args(params, args[:]) < 2 {
+		return
+	}
+	src, ok := wire.DecodeSource(args[0])
+	if !ok {
+		return
+	}
+	reason, _ := wire.Unquote(args[1])
+	d := ParseDetachCause(args[2])
+	if d.Cause == "" && string(reason) == "canceled_by_user" {
+		d.Cause = causeCanceledByUser
+	}
+	st := in.Lock()
+	t := st.Tabs[src.TabID]
+	if t == nil || st.Ext != x {
+		in.Unlock()
+		return
+	}
+	c := st.Client
+	in.Log.Info("tab detached by the browser", "tab", t.Id, "reason", string(reason), "cause", d.Cause)
+	st.noteRefusal(t.Id, d.Cause, st.targetInfo(t).URL)
+	why := d.Text()
+	// The frame guard removed the frame: the tab can be attached at once,
+	// and the client's sessions carry on (resume.go), unless the other
+	// extension keeps putting its frame back.
+	resumable := d.Cause == causeExtensionFrame && d.Cleared && t.resuming == nil && t.Session != nil && c != nil
+	if resumable && !t.mayResume(time.Now()) {
+		resumable, why = false, whyFrameLoop
+	}
+	status := why
+	if status == "" {
+		status = string(reason)
+	}
+	lastGone := false
+	// The stock extension says neither why nor whether the tab is still
+	// there (it sends no chrome.tabs.onRemoved): the relay finds out.
+	probe, resume := false, false
+	var hs []*TabHandle
+	switch {
+	case t.resuming != nil && d.Cause != causeCanceledByUser:
+		// Detached again while being resumed: the resume tries again.
+		t.setState(tabDetached, nil)
+		in.Unlock()
+		return
+	case resumable:
+		st.suspend(t, whyResuming)
+		resume = true
+	case d.Cause == causeCanceledByUser:
+		// The person cancelled the debugging bar: the tab is theirs again.
+		hs = st.removeTab(t, why)
+		lastGone = len(st.Tabs) == 0
+	case d.Cause == causeTabClosed:
+		// onRemoved follows; Chrome says nothing more of a closed tab.
+		st.browserDetached(t, status, "")
+	case st.waitOnDetach(t, d):
+		// The tab comes back by itself: the client's sessions wait for it
+		// (away.go).
+		target := t.TargetID
+		in.Unlock()
+		in.Observe(Event{Actor: ActorExtension, Kind: KindDetach, Target: target, Outcome: OutcomeOK, Detail: "detached by the browser: " + d.short()})
+		x.failDetached(map[int64]bool{src.TabID: true})
+		return
+	default:
+		// A frame or the tab went where the debugger cannot follow; our
+		// extension offers the tab again once it can be attached.
+		if rules.IsPolicyCause(d.Cause) {
+			// The commands under way hear the policy before the client
+			// hears of the sessions' end: a navigation there fails with
+			// the reason, not as a closed page's.
+			x.failWhere(func(pc PendingCall) bool { return pc.TabID == src.TabID }, codeServerError, why)
+		}
+		st.browserDetached(t, status, why)
+		probe = !st.Features[featureDetachCause]
+	}
+	target := t.TargetID
+	in.Unlock()
+	if d.Cause != "" {
+		in.Observe(Event{Actor: ActorExtension, Kind: KindDetach, Target: target, Outcome: OutcomeOK, Detail: "detached by the browser: " + d.short()})
+	}
+	if resume {
+		in.Tasks.Spawn("resume", func() { in.resume(x, t) })
+		return
+	}
+	notifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", "tab no longer shared")})
+	x.failTab(src.TabID)
+	if lastGone && c != nil {
+		c.Close(websocket.CloseNormalClosure, reasonAllTabsDetached)
+	}
+	if probe {
+		in.Tasks.Spawn("is the tab there", func() { in.probeDetached(x, t) })
+	}
+}

@@ -1,0 +1,141 @@
+package core
+
+import (
+	"bytes"
+
+	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
+	"github.com/cdprelay/cdprelay/relay/internal/link"
+)
+
+// The extension connection's read side: its loop (link.ExtReader, which
+// opens batches), and the replies to the commands sent.
+
+// run runs the read loop until the connection ends. A panic in it ends
+// this instance's sockets, not the relay.
+func (x *ExtConn) Run(maxMessage int64) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			x.Inst.Panicked("extension read loop", r)
+			err = errPanicked
+		}
+	}()
+	return x.serve(maxMessage)
+}
+
+// serve runs the read loop (link.ExtReader) until the connection ends. It
+// is the only reader of the socket.
+func (x *ExtConn) serve(maxMessage int64) error {
+	met := x.Inst.Srv.Cfg.Metrics
+	x.rd = link.ExtReader{
+		Peer:       x.P,
+		Log:        x.Log,
+		Timeout:    extReadTimeout,
+		MaxMessage: maxMessage,
+		Handle:     x.handle,
+		TooBig:     met.Limited[LimitSize],
+		BatchesIn:  met.batchesIn,
+	}
+	return x.rd.Run()
+}
+
+// handle handles one message from the extension.
+func (x *ExtConn) handle(m *wire.ExtMessage) {
+	if m.HasID {
+		x.HandleReply(m)
+		return
+	}
+	x.Inst.HandleExtEvent(x, m)
+}
+
+// useBatches starts batch frames both ways, once the extension has said
+// it takes them: the relay's writer batches from now on, and
+// extension.acceptBatches tells the extension that it may batch too. Run
+// on the read loop.
+func (x *ExtConn) useBatches() {
+	if x.rd.StartBatches() {
+		x.fireCall(MethodAcceptBatches)
+	}
+}
+
+// featureBatches is extension.info's feature for batch frames.
+const (
+	featureBatches      = "batches"
+	MethodAcceptBatches = "extension.acceptBatches"
+)
+
+func (x *ExtConn) HandleReply(m *wire.ExtMessage) {
+	pc, ok := x.takePending(m.ID)
+	if !ok {
+		return // a reply to a call that timed out or was failed already
+	}
+	switch pc.Kind {
+	case callFire:
+		if m.HasError {
+			x.Log.Debug("relay command failed", "err", string(m.Error))
+		}
+		if pc.then != nil {
+			pc.then(nil)
+		}
+		return
+	case callRelay:
+		if m.HasError {
+			pc.done <- callResult{err: parseExtError(m.Error)}
+			return
+		}
+		// The frame buffer is reused by the next read: copy.
+		res := append([]byte(nil), m.Result...)
+		if pc.then != nil {
+			pc.then(res)
+		}
+		pc.done <- callResult{result: res}
+		return
+	}
+	met := x.Inst.Srv.Cfg.Metrics
+	met.observeLatency(pc.start)
+	met.Messages[DirReply][pc.M.domain].Inc()
+	met.Bytes[DirReply].Add(float64(len(m.Result) + len(m.Error)))
+	c := pc.Client
+	c.Inflight.Add(-1)
+	var session []byte
+	if pc.ReplyTo != nil {
+		session = pc.ReplyTo.idJSON
+	}
+	r := &x.rep
+	*r = reply{pc: pc, m: m, session: session, buf: link.GetBuf()}
+	x.runReply(r)
+	c.deliver(r.buf)
+	*r = reply{}
+}
+
+// emptyResult reports whether a command's result is {}.
+func emptyResult(r []byte) bool {
+	r = bytes.TrimSpace(r)
+	return len(r) == 2 && r[0] == '{' && r[1] == '}'
+}
+
+const MsgWentBlind = "cdprelay: blind: the tab went to a page automation may not see while this command ran; its result is withheld"
+
+// parseExtError reads an extension error string. chrome.debugger reports a
+// CDP error as the JSON text of {code, message}; anything else is a plain
+// message.
+func parseExtError(msg []byte) *ExtError {
+	if len(msg) > 0 && msg[0] == '{' && wire.Valid(msg) == nil {
+		code, okc := wire.Int(wire.Field(msg, "code"))
+		text := wire.StringField(msg, "message")
+		if okc && text != nil {
+			return &ExtError{Code: code, Message: string(text)}
+		}
+	}
+	return &ExtError{Code: codeServerError, Message: string(msg)}
+}
+
+// CDP error codes, as Chrome uses them (cdp/codes.go).
+const (
+	codeParseError     = cdp.CodeParseError
+	codeInvalidRequest = cdp.CodeInvalidRequest
+	CodeMethodNotFound = cdp.CodeMethodNotFound
+	CodeInvalidParams  = cdp.CodeInvalidParams
+	codeServerError    = cdp.CodeServerError
+	CodeNoSession      = cdp.CodeNoSession
+)

@@ -1,0 +1,261 @@
+package core
+
+import (
+	"strconv"
+
+	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/creds"
+)
+
+// The acting rows of the commands table (order.go): what the relay does
+// itself with a command the judges let through (types a secret, answers
+// it, sends it as the fence has it), and what a command that goes to the
+// tab does on its way.
+
+// wantsSecret: the commands that may type a secret by reference.
+func WantsSecret(m *MethodInfo) bool {
+	switch m.Name {
+	case "Input.insertText", "Input.imeSetComposition", "Input.dispatchKeyEvent", "CDPRelay.fillSecret":
+		return true
+	}
+	return false
+}
+
+// wantsLockGates: creds.LockGates is the secret stage's for every other
+// method (lockgates.go).
+func wantsLockGates(m *MethodInfo) bool { return !WantsSecret(m) }
+
+// 9. secret (creds.Secret): a command that types a secret by reference
+// is the relay's to carry out: it checks where the focus is, then types
+// the value.
+func (c *ClientConn) secret(k *Cmd) bool {
+	name, d, is := SecretRef(k)
+	if !is {
+		return c.secretGates(k) // creds.LockGates's, for these methods too
+	}
+	if d.Verdict != Allow {
+		return c.refuse(k, d)
+	}
+	k.Out.Kind = outEmulated
+	cl := call{id: k.Env.ID, method: k.M.Name, sess: k.r.sess, a: k.a, acc: k.r.acc, via: k.r.via, replyTo: k.r.replyTo}
+	cl.stop = c.Inst.stopMark()
+	// The client's later commands for the tab wait until it is typed.
+	h := c.occupyLine(k)
+	c.Wg.Add(1)
+	c.Inst.Tasks.Spawn("type a secret", func() {
+		defer c.Wg.Done()
+		defer c.releaseLine(h)
+		c.typeSecret(cl, name)
+	})
+	return false
+}
+
+// wantsFence: the client's share of the Fetch domain.
+func wantsFence(m *MethodInfo) bool { return m.Name == "Fetch.enable" || m.Name == "Fetch.disable" }
+
+// 10. fence (rules.Fence): on a fenced session the client's Fetch.enable
+// and Fetch.disable become one Fetch.enable that keeps the backstop's
+// pattern, whichever session sent them (before the emulation, which would
+// watch them as a domain switch).
+func (c *ClientConn) fence(k *Cmd) bool {
+	if !k.r.fenced {
+		return true
+	}
+	enable := k.M.Name == "Fetch.enable"
+	if !enable && k.M.Name != "Fetch.disable" {
+		return true // a resume's replay calls it for every setting
+	}
+	in := c.Inst
+	sid := ""
+	if k.r.via.Child {
+		sid = k.r.via.Id
+	}
+	st := in.Lock()
+	k.Params = st.fetchRewrite(k.r.tab, sid, &k.a, enable, k.r.replyTo)
+	if k.r.top && !k.own {
+		st.RecordSwitch(k.r.tab, "Fetch", enable, k.Env.Params)
+	}
+	in.Unlock()
+	if k.own {
+		k.M = MethodFetchEnable // sent by the replay, as rewritten
+		return false
+	}
+	c.sendAs(k, MethodFetchEnable)
+	return false
+}
+
+// wantsEmulate: the methods emulated answers for some session: the
+// browser's and the targets' (at any level), a history entry, and the
+// domain switches of a tab's sessions.
+func WantsEmulate(m *MethodInfo) bool {
+	return m.domain == domainBrowser || m.domain == domainTarget || m.enable || m.disable ||
+		m.Name == "Page.navigateToHistoryEntry" || m.Name == "Page.setDownloadBehavior"
+}
+
+// 11. emulate (core.Emulate): what the relay answers itself.
+func (c *ClientConn) emulate(k *Cmd) bool {
+	h := Emulated(k.M, k.r.sess)
+	if h == nil {
+		return true
+	}
+	k.Out.Kind = outEmulated
+	cl := call{id: k.Env.ID, method: k.M.Name, sess: k.r.sess, a: k.a, acc: k.r.acc, stop: c.Inst.stopMark(), approved: k.held != nil && k.held.approved}
+	if k.Env.Params != nil {
+		cl.params = append([]byte(nil), k.Env.Params...)
+	}
+	if !h.blocking {
+		h.fn(c, cl)
+		return false
+	}
+	// Handlers that wait for the extension run beside the read loop, so a
+	// slow attach does not hold up the client's other traffic.
+	c.Wg.Add(1)
+	c.Inst.Tasks.Spawn("emulate "+cl.method, func() {
+		defer c.Wg.Done()
+		h.fn(c, cl)
+	})
+	return false
+}
+
+// 12. forward: what goes to the tab, row by row.
+
+// needsPage (core.NeedsPage): a command for a tab needs one.
+func (c *ClientConn) needsPage(k *Cmd) bool {
+	if k.r.via == nil {
+		return c.failed(k, codeServerError, "cdprelay: "+k.M.Name+" needs a page, and no tab is attached")
+	}
+	return true
+}
+
+// wantsScreencastNote: the client's own screencast.
+func wantsScreencastNote(m *MethodInfo) bool {
+	return m.Name == "Page.startScreencast" || m.Name == "Page.stopScreencast"
+}
+
+// screencastNote (core.ScreencastNote): the client runs a screencast of
+// its own on a tab.
+func (c *ClientConn) screencastNote(k *Cmd) bool {
+	if s := k.r.sess; s != nil && s.Tab != nil && !s.Child {
+		c.noteClientScreencast(s.Tab, k.M.Name == "Page.startScreencast")
+	}
+	return true
+}
+
+// noteClientScreencast records that the client runs a screencast of its own
+// on t (its frames then go to the client) and tells the live view.
+func (c *ClientConn) noteClientScreencast(t *Tab, on bool) {
+	c.Inst.Lock()
+	t.clientScreencast = on
+	hs := t.handles
+	c.Inst.Unlock()
+	notifyHandles(hs, TabEvent{Method: EventClientScreencast, Params: jsonObj("active", on)})
+}
+
+// wantsDialog: the answer to a JavaScript dialog.
+func wantsDialog(m *MethodInfo) bool { return m.Name == "Page.handleJavaScriptDialog" }
+
+// dialogClaim (person.DialogClaim): the first answer wins: the person's
+// in the live view, the automation's, or the relay's when nobody answers.
+func (c *ClientConn) dialogClaim(k *Cmd) bool {
+	if k.r.via.Tab == nil || k.r.via.Child {
+		return true
+	}
+	st := c.Inst.Lock()
+	d, ok := st.claimDialog(k.r.via.Tab)
+	c.Inst.Unlock()
+	if !ok {
+		return c.refuse(k, d)
+	}
+	return true
+}
+
+// wantsWorlds: what makes a world of the client's.
+func wantsWorlds(m *MethodInfo) bool {
+	return m.Name == "Page.addScriptToEvaluateOnNewDocument" || m.Name == "Page.createIsolatedWorld"
+}
+
+// worlds (tiers.Worlds): the tab's worlds and scripts for new documents
+// (initscripts.go).
+func (c *ClientConn) worlds(k *Cmd) bool {
+	t := k.r.via.Tab
+	if t == nil {
+		return true
+	}
+	c.Inst.Lock()
+	t.noteWorld(k.Params)
+	full := k.M.Name == "Page.addScriptToEvaluateOnNewDocument" && len(t.Scripts) >= MaxInitScripts && !initRunsNothing(k.Params)
+	c.Inst.Unlock()
+	if full {
+		// The relay could not take one more out of Chrome when the tab
+		// leaves for a site where it may not run.
+		return c.failed(k, codeServerError, "cdprelay: too many scripts for new documents on this tab ("+strconv.Itoa(MaxInitScripts)+")")
+	}
+	return true
+}
+
+// wantsRemoveScript: a script for new documents taken out.
+func wantsRemoveScript(m *MethodInfo) bool {
+	return m.Name == "Page.removeScriptToEvaluateOnNewDocument"
+}
+
+// removeScriptStage (tiers.RemoveScript): a script the relay took out of
+// Chrome is answered; another's identifier is Chrome's.
+func (c *ClientConn) removeScriptStage(k *Cmd) bool {
+	t := k.r.via.Tab
+	if t == nil {
+		return true
+	}
+	st := c.Inst.Lock()
+	params, known := st.removeScript(t, k.r.via, k.Params)
+	c.Inst.Unlock()
+	if known && params == nil {
+		// Out of Chrome already (its frame is not on a full site).
+		k.Out.Kind = outEmulated
+		c.replyEmptyRaw(k.Env.ID, k.Env.SessionID)
+		return false
+	}
+	k.Params = params
+	return true
+}
+
+// wantsStreams: reading a stream.
+func wantsStreams(m *MethodInfo) bool { return m.Name == "IO.read" || m.Name == "IO.close" }
+
+// streamsStage (creds.Streams): while a secret is locked, a stream's
+// pieces are joined where they meet (creds.Streams).
+func (c *ClientConn) streamsStage(k *Cmd) bool {
+	if c.Inst.Locked.Load() == nil {
+		return true
+	}
+	handle, _, err := exactString(k.Env.Params, "handle")
+	if k.M.Name == "IO.close" {
+		c.Inst.Streams.Forget(0, handle)
+	} else if _, seek := wire.Member(k.Env.Params, "offset"); seek > 0 || err != nil || len(handle) > creds.MaxStreamHandle {
+		// A handle the relay could not read as Chrome does (given twice)
+		// would join the pieces of one stream with another's.
+		return c.failed(k, codeServerError, "cdprelay: a stream is read from its start while a typed secret is hidden (no offset)")
+	} else {
+		c.Inst.Streams.NoteRead(k.Env.ID, handle)
+	}
+	return true
+}
+
+// wantsBrake: the commands the brake has a word in (brake.go).
+func WantsBrake(m *MethodInfo) bool { return m.Brake }
+
+// brakeStage (person.Brake): brake.go.
+func (c *ClientConn) brakeStage(k *Cmd) bool { return !c.brakeCommand(k) }
+
+// sendStage (core.Send): the command goes to its tab; one whose effect a
+// resume sets again is kept for that (resume.go).
+func (c *ClientConn) sendStage(k *Cmd) bool {
+	if k.M.replay != ReplayNone {
+		if k.r.top {
+			c.sendKept(k)
+			return true
+		}
+		c.keepFrameSetting(k)
+	}
+	c.send(k)
+	return true
+}

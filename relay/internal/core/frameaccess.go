@@ -1,0 +1,181 @@
+package core
+
+import (
+	"strings"
+
+	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/api"
+)
+
+// childAccess is what automation may do with a child session's frame at
+// u: the tiers of its own site (a frame that shares its parent's process
+// has no session of its own and goes with the tab).
+//
+// A frame of a page that is never shared (an extension's frame that a
+// password manager puts into the page, above all) is blind: it has its
+// extension's powers. A frame of about:blank, srcdoc or data: is its
+// embedder's.
+func (st *State) childAccess(u string) TabAccess {
+	web, special := api.PageScheme(u)
+	switch {
+	case web:
+		if a, own := st.in.Srv.ownAccess(u, "the frame"); own {
+			return a
+		}
+		return st.tierAccess(u)
+	case special || u == "" || strings.HasPrefix(strings.ToLower(u), "data:"):
+		return TabAccess{}
+	}
+	return TabAccess{Level: AccessBlind, Rule: ruleNeverShared,
+		Why: "the frame shows " + api.SchemeOf(u) + " page, which is never shared with automation"}
+}
+
+// setChildNav records where child session cs's frame is on its way to.
+func (st *State) setChildNav(cs *Session, u string) {
+	if u == "" || u == cs.navTo {
+		return
+	}
+	cs.navTo = u
+	st.setChildURL(cs, cs.url)
+}
+
+// setChildURL records where child session cs now is (and where it is on
+// its way to). It reports whether the frame went blind.
+func (st *State) setChildURL(cs *Session, u string) {
+	if u != cs.url {
+		cs.navTo = "" // committed
+	}
+	cs.url = u
+	was := cs.Acc
+	cs.Acc = api.Stricter(st.childAccess(u), st.navAccess(cs.navTo))
+	gen := st.in.Srv.accessGen.Load()
+	for id, f := range cs.frames {
+		if f.gen != gen {
+			f.acc, f.gen = st.childAccess(f.Url), gen
+			cs.frames[id] = f
+		}
+		if fa := f.acc; fa.Level > cs.Acc.Level {
+			cs.Acc = fa
+			cs.Acc.Why = "a frame of the frame is on another site: " + fa.Why
+		}
+	}
+	if n, ok := cs.Tab.BlindFrames[cs.targetID]; ok && n.acc.Level > cs.Acc.Level {
+		cs.Acc = n.acc
+	}
+	if cs.Acc.Level == AccessBlind && was.Level != AccessBlind {
+		// Replies of commands still running in the frame are withheld,
+		// and the live view forgets the tab's last frame, which shows it.
+		cs.Tab.blindEpoch.Add(1)
+		notifyHandles(cs.Tab.handles, TabEvent{Method: EventHidden})
+	}
+	if cs.Acc != was {
+		st.syncScripts(cs.Tab)
+		st.syncChildLifts(cs)
+		st.observe(Event{Actor: ActorRelay, Kind: KindAccess, Target: cs.targetID, Rule: cs.Acc.Rule, Outcome: OutcomeOK,
+			Detail: "frame " + was.Level.String() + " -> " + cs.Acc.Level.String() + " on " + api.Origin(u)})
+	}
+}
+
+// setChildFrame records that frame id in child session cs's process is
+// now at url ("" when it is gone), and decides the child's access again.
+func (st *State) setChildFrame(cs *Session, id, url string) {
+	if id == "" || !st.in.hasTiers() {
+		return
+	}
+	if url == "" {
+		if _, ok := cs.frames[id]; !ok {
+			return
+		}
+		delete(cs.frames, id)
+	} else {
+		if cs.frames == nil {
+			cs.frames = make(map[string]frameAt)
+		}
+		if _, known := cs.frames[id]; !known && len(cs.frames) >= MaxPendingFrames {
+			// Not a web page: blind, until the next document; no more kept.
+			st.in.Srv.Cfg.Metrics.Limited[LimitFrames].Inc()
+			id, url = tooManyFrames, tooManyFrames
+		}
+		cs.frames[id] = frameAt{Url: url, acc: st.childAccess(url), gen: st.in.Srv.accessGen.Load()}
+	}
+	st.setChildURL(cs, cs.url)
+}
+
+// hasBlindChild reports whether an out-of-process frame of t is blind (or
+// on its way to a blind site): the tab's pixels then show it.
+func (st *State) hasBlindChild(t *Tab) bool {
+	if !st.in.hasTiers() {
+		return false
+	}
+	if t.pendingBlind() {
+		// A frame on its way to a blind site that did not commit in the
+		// tab's process: it is in a process of its own now, whether or
+		// not the client has a session on it.
+		return true
+	}
+	for _, s := range st.Sessions {
+		if s.Child && s.Tab == t && s.Acc.Level == AccessBlind {
+			return true
+		}
+	}
+	return false
+}
+
+// storageKeys are where the params of the domains that name their storage
+// themselves (tier.NamesStorage) name it: at the top, or in the object of
+// storageObjects.
+var (
+	storageKeys    = []string{"origin", "securityOrigin", "storageKey", "topLevelSite"}
+	storageObjects = []string{"storageId", "storageBucket", "bucket"}
+)
+
+// storageAccess returns the strictest access of the storages params name
+// (a storage key reads <origin>/[^…]), and which one.
+func (st *State) storageAccess(params []byte) (TabAccess, string) {
+	var a TabAccess
+	where := ""
+	look := func(obj []byte) {
+		for _, key := range storageKeys {
+			v, found, err := exactString(obj, key)
+			if !found && err == nil {
+				continue
+			}
+			u := v
+			if i := strings.IndexByte(u, '^'); i >= 0 {
+				u = u[:i]
+			}
+			to := st.urlAccess(u)
+			if err != nil {
+				to = TabAccess{Level: AccessBlind, Rule: ruleNeverShared, Why: err.Error()}
+			}
+			if to.Level > a.Level {
+				a, where = to, api.Origin(u)
+			}
+		}
+	}
+	look(params)
+	for _, key := range storageObjects {
+		if obj := wire.Field(params, key); obj != nil {
+			look(obj)
+		}
+	}
+	return a, where
+}
+
+// strictFrame returns the strictest access of t's frames in processes of
+// their own (with a session of the client's, or followed on their way):
+// full when there is none that is not.
+func (st *State) strictFrame(t *Tab) TabAccess {
+	var a TabAccess
+	for _, n := range t.BlindFrames {
+		if n.acc.Level > a.Level {
+			a = n.acc
+		}
+	}
+	for _, s := range st.Sessions {
+		if s.Child && s.Tab == t && s.Acc.Level > a.Level {
+			a = s.Acc
+		}
+	}
+	return a
+}

@@ -1,0 +1,259 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/cdprelay/cdprelay/internal/wire"
+	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
+)
+
+// The client's scripts for new documents, under tiers and a person's
+// take-over.
+//
+// Page.addScriptToEvaluateOnNewDocument runs the client's script in the
+// page's own world of every document the frame shows from then on:
+// added on a full site, it would run, with the person's session, on a
+// read-only or blind site the tab goes to later, and in every page a
+// person opens in a tab they took over. So the relay keeps each script
+// the client added, takes it out of Chrome as soon as the tab is held by
+// a person or its frame is on its way to a site that is not full
+// (before the Page.navigate that goes there, for the client's own
+// navigations; at the first event that says so, for the page's), and puts
+// it back once the frame is on its way to a full site again. The client
+// keeps the identifier it was given; a script it removes while it is out
+// is simply forgotten.
+//
+// A script that runs nothing (an isolated world's bootstrap: Playwright's
+// utility world has an empty source, Puppeteer's a comment) stays.
+//
+// A navigation the page starts by itself is a race: the script is taken
+// out within the few milliseconds a command takes to reach Chrome, and a
+// document that commits sooner gets it. A script that is put back misses
+// the documents that committed meanwhile.
+
+// maxInitScripts bounds the scripts kept for a tab, maxWorldNames the
+// world names.
+const (
+	MaxInitScripts = 1024
+	maxWorldNames  = 8
+)
+
+// noteWorld records the isolated world a command of the client's names.
+func (t *Tab) noteWorld(params []byte) {
+	name, _, _ := exactString(params, "worldName")
+	if name == "" || len(t.worldNames) >= maxWorldNames {
+		return
+	}
+	for _, n := range t.worldNames {
+		if n == name {
+			return
+		}
+	}
+	t.worldNames = append(t.worldNames, name)
+}
+
+type initScript struct {
+	sid    string // Chrome's session: "" for the tab's own, a child's id
+	child  *Session
+	Client string // the identifier the client was given
+	Real   string // Chrome's identifier now; "" while taken out
+	adding bool   // being put back
+	params []byte
+}
+
+// scriptFull reports whether sc may run where its frame is going.
+func (st *State) scriptFull(t *Tab, sc *initScript) bool {
+	if sc.child != nil {
+		return sc.child.Acc.Level == AccessFull
+	}
+	// The tab's scripts run in the frames of its process too: not while
+	// one is on its way to a site that is not full.
+	return t.Acc.Level == AccessFull && len(t.BlindFrames) == 0
+}
+
+// keepScript records a script Chrome has added for the client (result is
+// Chrome's reply), and takes it out at once if its frame is no longer on
+// a full site.
+func (in *Instance) keepScript(pc *PendingCall, result []byte) {
+	id := string(wire.StringField(result, "identifier"))
+	if id == "" {
+		return
+	}
+	st := in.Lock()
+	defer in.Unlock()
+	t := pc.Tab
+	if st.Tabs[t.Id] != t || len(t.Scripts) >= MaxInitScripts {
+		return
+	}
+	sc := &initScript{Client: id, Real: id, params: *pc.keep}
+	if pc.Via.Child {
+		if !st.live(pc.Via) {
+			return
+		}
+		sc.sid, sc.child = pc.Via.Id, pc.Via
+	}
+	t.Scripts = append(t.Scripts, sc)
+	st.syncScripts(t)
+}
+
+// syncScripts takes out of Chrome the scripts of t whose frame is on its
+// way to a site that is not full, and puts back the others.
+func (st *State) syncScripts(t *Tab) {
+	if len(t.Scripts) == 0 {
+		return
+	}
+	kept := t.Scripts[:0]
+	for _, sc := range t.Scripts {
+		if sc.child != nil && !st.live(sc.child) {
+			continue // the frame's session is gone, and its scripts with it
+		}
+		kept = append(kept, sc)
+		switch full := st.scriptFull(t, sc); {
+		case !full && sc.Real != "":
+			st.fireLift(t, scriptLift(t, sc), true, sc.sid, "Page.removeScriptToEvaluateOnNewDocument", map[string]string{"identifier": sc.Real})
+			sc.Real = ""
+		case full && sc.Real == "" && !sc.adding && st.Ext != nil && st.stoppedBy == "":
+			// (While stopped, none of the client's scripts goes back:
+			// stopundo.go; Resume puts them back.)
+			sc.adding = true
+			ls := scriptLift(t, sc)
+			ls.pending++ // answered when it is back (putScriptBack)
+			st.in.putScriptBack(st.Ext, t, sc, ls)
+		}
+	}
+	clear(t.Scripts[len(kept):])
+	t.Scripts = kept
+}
+
+// scriptLift is the lift state a script's removal and return count in:
+// its frame session's, or its tab's.
+func scriptLift(t *Tab, sc *initScript) *liftState {
+	if sc.child != nil {
+		return &sc.child.lift
+	}
+	return &t.lift
+}
+
+// putScriptBack adds sc to Chrome again, off the lock, and counts it
+// answered in ls once Chrome has.
+func (in *Instance) putScriptBack(x *ExtConn, t *Tab, sc *initScript, ls *liftState) {
+	in.Tasks.Spawn("init script", func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		res, err := x.sendCommand(ctx, t.Id, sc.sid, "Page.addScriptToEvaluateOnNewDocument", json.RawMessage(sc.params))
+		st := in.Lock()
+		defer in.Unlock()
+		defer st.liftOver(ls, false)
+		sc.adding = false
+		if err != nil {
+			return
+		}
+		id := string(wire.StringField(res, "identifier"))
+		if id == "" {
+			return
+		}
+		sc.Real = id
+		tracked := false
+		for _, o := range t.Scripts {
+			tracked = tracked || o == sc
+		}
+		if !tracked || !st.scriptFull(t, sc) {
+			// Removed by the client, or gone somewhere not full again
+			// while it was being added.
+			st.fireLift(t, ls, true, sc.sid, "Page.removeScriptToEvaluateOnNewDocument", map[string]string{"identifier": id})
+			sc.Real = ""
+		}
+	})
+}
+
+// removeScript handles the client's Page.removeScriptToEvaluateOnNewDocument
+// of a script the relay keeps: it returns the params to forward, or nil
+// when the script is out of Chrome and there is nothing to forward.
+func (st *State) removeScript(t *Tab, via *Session, params []byte) (forward []byte, known bool) {
+	id := string(wire.StringField(params, "identifier"))
+	for i, sc := range t.Scripts {
+		if sc.Client != id || (sc.child != nil) != via.Child || (sc.child != nil && sc.child != via) {
+			continue
+		}
+		t.Scripts = append(t.Scripts[:i:i], t.Scripts[i+1:]...)
+		if sc.Real == "" {
+			return nil, true
+		}
+		b, _ := json.Marshal(map[string]string{"identifier": sc.Real})
+		return b, true
+	}
+	return params, false
+}
+
+// initRunsNothing reports whether a Page.addScriptToEvaluateOnNewDocument's
+// source runs nothing.
+func initRunsNothing(params []byte) bool {
+	src, _, err := exactString(params, "source")
+	return err == nil && tier.RunsNothing(src)
+}
+
+// A blind tab acknowledges the client's settings without applying them
+// (blindStandIn): the last of each (and each binding) is kept and applied
+// once the tab is on a full site again, so that a client that set a page
+// up while it was blind (Playwright's focus emulation, without which a
+// background tab paints nothing and its clicks wait for good) finds it
+// set up when it leaves.
+
+// maxDeferredSets bounds the settings kept for a tab.
+const maxDeferredSets = 64
+
+type deferredSet struct {
+	key, method string
+	params      []byte
+}
+
+// deferSet keeps a setting of the client's that a blind tab acknowledged.
+func (t *Tab) deferSet(method string, params []byte) {
+	if strings.HasPrefix(method, "Browser.") || strings.HasPrefix(method, "Target.") {
+		return // the relay's to emulate, not the tab's
+	}
+	key := method
+	switch method {
+	case "Runtime.addBinding", "Runtime.removeBinding":
+		name, _, _ := exactString(params, "name")
+		key = "Runtime.binding:" + name
+	}
+	for i, d := range t.deferred {
+		if d.key == key {
+			t.deferred = append(t.deferred[:i:i], t.deferred[i+1:]...)
+			break
+		}
+	}
+	if len(t.deferred) >= maxDeferredSets {
+		return
+	}
+	t.deferred = append(t.deferred, deferredSet{key: key, method: method, params: append([]byte(nil), params...)})
+}
+
+// replaySets applies the settings t acknowledged while it was blind, in
+// the order they were made.
+func (st *State) replaySets(t *Tab) {
+	if st.in.stopped.Load() {
+		return // nothing of the automation's is set while a person stopped it
+	}
+	for _, d := range t.deferred {
+		var p any
+		if len(d.params) > 0 {
+			p = json.RawMessage(d.params)
+		}
+		// Kept as if the client had made it now: a resume sets it again,
+		// and the tiers lift it again (lifts.go).
+		st.Record(t, LookupMethod([]byte(d.method)), d.params)
+		st.fireLift(t, &t.lift, false, "", d.method, p)
+	}
+	t.deferred = nil
+}
+
+// forgetClientSetup forgets what a client set up on t that the relay would
+// put in or apply later: its client is gone, or its debugger is.
+func (t *Tab) forgetClientSetup() {
+	t.Scripts, t.deferred, t.worldNames = nil, nil, nil
+}

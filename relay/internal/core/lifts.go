@@ -1,0 +1,335 @@
+package core
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/cdprelay/cdprelay/internal/wire"
+	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
+)
+
+// Lifting the client's settings for a stricter page (tiers/settings.go says
+// which are lifted where), and putting them back.
+//
+// The settings of a tab's top-level sessions are the ones the resume keeps
+// (tab.replay); those of a child session (an out-of-process frame, whose
+// own target they go with) are kept with the session (session.kept). When
+// where the tab or frame is, or is on its way to, changes its access, the
+// relay sends Chrome the commands that take out what may not act there, or
+// put back what may again, in the order the client made them
+// (syncLifts). Each of those commands is counted until Chrome has answered
+// it; a navigation into a stricter page that the navigation backstop
+// pauses meanwhile is cancelled and sent again once every one is answered
+// (navhold.go), so that the stricter page's document commits without
+// them, however the tab got there.
+//
+// A setting is lifted by the site's tier, not by a person's hold: a person
+// who takes a tab over sees it as the automation set it up.
+
+// liftState is where one owner's settings stand in Chrome: a tab's (its
+// top-level sessions') or a child session's. Guarded by the instance's
+// mutex.
+type liftState struct {
+	// level: the settings lifted on this access are out of Chrome
+	// (accessFull: none is).
+	level Access
+	// pending counts the commands sent to lift or put back settings (and
+	// scripts for new documents) that Chrome has not answered yet;
+	// critical, those of them that take out what acts on the site or
+	// tells it anything (the settings lifted on read-only pages) and
+	// scripts for new documents: what even a form's post, which cannot be
+	// sent again, waits for (navhold.go).
+	pending, critical int
+	// held are navigations cancelled to be sent again once pending is 0
+	// (navhold.go).
+	held []*heldRequest
+}
+
+// liftHoldTimeout bounds how long a paused request waits for the lifts
+// before it: Chrome answers in milliseconds, so past this the extension
+// is gone or stuck, and the request is failed rather than let go with
+// what may not act where it goes.
+const liftHoldTimeout = 10 * time.Second
+
+// maxKeptChild bounds the settings kept for a child session.
+const maxKeptChild = 128
+
+// siteLevel is the access a tab's settings are lifted for.
+func siteLevel(a TabAccess) Access {
+	if a.Rule == ruleTakeOverRead {
+		return AccessFull
+	}
+	return a.Level
+}
+
+// syncLifts brings what Chrome has of t's settings in line with where the
+// tab is, or is on its way to.
+func (st *State) syncLifts(t *Tab) {
+	st.syncLiftsOf(t, nil, &t.lift, t.Replay, siteLevel(t.Acc))
+}
+
+// syncChildLifts does it for child session cs.
+func (st *State) syncChildLifts(cs *Session) {
+	if cs.Tab == nil || !st.live(cs) {
+		return
+	}
+	st.syncLiftsOf(cs.Tab, cs, &cs.lift, cs.kept, cs.Acc.Level)
+}
+
+func (st *State) syncLiftsOf(t *Tab, cs *Session, ls *liftState, kept []Replayed, want Access) {
+	was := ls.level
+	if want == was || st.Ext == nil {
+		// Without an extension nothing is in Chrome: what is set again
+		// once it is back is the resume's or a new attach's.
+		ls.level = want
+		return
+	}
+	if st.in.stopped.Load() && want < was {
+		// Nothing of the automation's is set again while a person stopped
+		// it: put back on Resume (resumeLifts).
+		return
+	}
+	ls.level = want
+	sid := ""
+	if cs != nil {
+		sid = cs.Id
+	}
+	for _, r := range kept {
+		rule, ok := tier.Lift(r.Method)
+		if !ok {
+			continue
+		}
+		on, off := was >= rule.At, want >= rule.At
+		switch {
+		case off && !on:
+			m, p := rule.Undo(r.Params)
+			st.fireLift(t, ls, rule.At == AccessReadOnly, sid, m, p)
+		case on && !off:
+			var p any
+			if len(r.Params) > 0 {
+				p = json.RawMessage(r.Params)
+			}
+			st.fireLift(t, ls, false, sid, r.Method, p)
+		}
+	}
+}
+
+// resumeLifts puts back, once a person resumed the automation, what its
+// tabs and frames may have again.
+func (st *State) resumeLifts() {
+	for _, t := range st.Tabs {
+		st.syncLifts(t)
+	}
+	for _, s := range st.Sessions {
+		if s.Child {
+			st.syncChildLifts(s)
+		}
+	}
+}
+
+// fireLift sends a command that lifts or puts back a setting of t's, and
+// counts it in ls until Chrome has answered.
+func (st *State) fireLift(t *Tab, ls *liftState, critical bool, sid, method string, params any) {
+	ls.pending++
+	if critical {
+		ls.critical++
+	}
+	in := st.in
+	st.fires = append(st.fires, fireCmd{tabID: t.Id, sid: sid, method: method, params: params, then: func() {
+		in.Lock()
+		in.St.liftOver(ls, critical)
+		in.Unlock()
+	}})
+}
+
+// liftOver counts one of ls's commands as answered; the navigations held
+// for them are sent again once none is left.
+func (st *State) liftOver(ls *liftState, critical bool) {
+	if ls.pending > 0 {
+		ls.pending--
+	}
+	if critical && ls.critical > 0 {
+		ls.critical--
+	}
+	if ls.pending > 0 || len(ls.held) == 0 {
+		return
+	}
+	held := ls.held
+	ls.held = nil
+	for _, h := range held {
+		st.navigateAgain(h)
+	}
+}
+
+// keepFrameSetting keeps a setting a client sends on a child session (an
+// out-of-process frame's own), to be lifted when the frame goes somewhere
+// stricter.
+func (c *ClientConn) keepFrameSetting(k *Cmd) {
+	if !k.r.via.Child || !k.pol.tiers {
+		return
+	}
+	c.Inst.Lock()
+	c.Inst.St.keepChild(k.r.via, k.M, k.Params)
+	c.Inst.Unlock()
+}
+
+// keepChild records a setting of child session cs's, as the resume keeps
+// a tab's (resume.go's replay kinds).
+func (st *State) keepChild(cs *Session, m *MethodInfo, params []byte) {
+	key := m.Name
+	switch m.replay {
+	case replaySet:
+	case replayKeyed:
+		key = keyOf(m.Name, params)
+	case replayUnkey:
+		cs.kept = unkeepIn(cs.kept, keyOf("Runtime.addBinding", params))
+		return
+	case replayClear:
+		cs.kept = unkeepIn(cs.kept, clearedBy(m.Name))
+		return
+	default:
+		return // scripts: the tiers' own (initscripts.go)
+	}
+	cs.kept = unkeepIn(cs.kept, key)
+	if len(cs.kept) >= maxKeptChild {
+		return
+	}
+	cs.kept = append(cs.kept, Replayed{key: key, Method: m.Name, Params: append([]byte(nil), params...)})
+}
+
+func unkeepIn(kept []Replayed, key string) []Replayed {
+	for i := range kept {
+		if kept[i].key == key {
+			return append(kept[:i:i], kept[i+1:]...)
+		}
+	}
+	return kept
+}
+
+// A document request's headers, and what the client's settings made of
+// them.
+
+type headerEntry struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// clientHeaders are what a tab's (or child's) kept settings put in its
+// requests: extra headers, a user agent and its languages.
+type clientHeaders struct {
+	extra    map[string]string
+	ua, lang string
+	hints    bool // a user agent that client hints are made from
+}
+
+func headersOf(kept []Replayed) clientHeaders {
+	var ch clientHeaders
+	for _, r := range kept {
+		switch r.Method {
+		case "Network.setExtraHTTPHeaders":
+			var p struct {
+				Headers map[string]string `json:"headers"`
+			}
+			if decodeStruct(r.Params, &p) == nil {
+				ch.extra = p.Headers
+			}
+		case "Network.setUserAgentOverride", "Emulation.setUserAgentOverride":
+			ch.ua, _, _ = exactString(r.Params, "userAgent")
+			ch.lang, _, _ = exactString(r.Params, "acceptLanguage")
+			ch.hints = ch.ua != ""
+		}
+	}
+	return ch
+}
+
+// headerFix returns the headers a paused document request should go on
+// with to a page of access lv, when the ones it has are not those: a
+// request Chrome made before a lift or a put back landed (every request of
+// a navigation the page starts, and every redirect's), or one to a frame
+// of a stricter site than its tab. ok is false when its own are right.
+func (st *State) HeaderFix(kept []Replayed, lv Access, hdrs map[string]string) (fixed []headerEntry, ok bool) {
+	ch := headersOf(kept)
+	if len(ch.extra) == 0 && ch.ua == "" {
+		return nil, false
+	}
+	out := make(map[string]string, len(hdrs))
+	names := map[string]string{} // lower-case name → the name it has
+	for k, v := range hdrs {
+		out[k] = v
+		names[strings.ToLower(k)] = k
+	}
+	del := func(name string) {
+		if k, ok := names[strings.ToLower(name)]; ok {
+			delete(out, k)
+			delete(names, strings.ToLower(name))
+		}
+	}
+	set := func(name, v string) {
+		del(name)
+		out[name] = v
+		names[strings.ToLower(name)] = name
+	}
+	if extra, _ := tier.Lift("Network.setExtraHTTPHeaders"); lv >= extra.At {
+		for name := range ch.extra {
+			del(name)
+		}
+		if ch.ua != "" {
+			// The browser's own, as the network stack would put it.
+			if real := st.Info.UserAgent; real != "" {
+				set("User-Agent", real)
+			} else {
+				del("User-Agent")
+			}
+			if ch.lang != "" {
+				del("Accept-Language")
+			}
+			for n := range names {
+				if strings.HasPrefix(n, "sec-ch-ua") {
+					del(n)
+				}
+			}
+		}
+	} else {
+		for name, v := range ch.extra {
+			set(name, v)
+		}
+		if ch.ua != "" {
+			set("User-Agent", ch.ua)
+		}
+	}
+	if sameHeaders(out, hdrs) {
+		return nil, false
+	}
+	fixed = make([]headerEntry, 0, len(out))
+	for k, v := range out {
+		fixed = append(fixed, headerEntry{Name: k, Value: v})
+	}
+	sortHeaders(fixed)
+	return fixed, true
+}
+
+func sameHeaders(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+func sortHeaders(h []headerEntry) {
+	for i := 1; i < len(h); i++ {
+		for j := i; j > 0 && h[j].Name < h[j-1].Name; j-- {
+			h[j], h[j-1] = h[j-1], h[j]
+		}
+	}
+}
+
+// keyOf is a keyed setting's key (resume.go's replayKeyed).
+func keyOf(method string, params []byte) string {
+	return method + "\x00" + string(wire.StringField(params, replayKeyField[method]))
+}

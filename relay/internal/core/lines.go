@@ -1,0 +1,373 @@
+package core
+
+import (
+	"time"
+
+	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/person"
+)
+
+// Lines: the order of a client's commands for a tab around a held one.
+//
+// Order is kept per tab: the client's later commands for a tab with a held
+// command wait in line behind it and go on, in order, once it is answered;
+// commands for other tabs go on meanwhile. Held and waiting commands count
+// toward the client's commands in flight. Stop denies them all at once.
+//
+// The asking of the person, which holds a command at the head of its line,
+// is in approvals.go.
+
+// lineKey names a line of commands kept in order: one client's commands
+// for one tab (nil: commands that reach no tab).
+type lineKey struct {
+	c *ClientConn
+	t *Tab
+}
+
+// line is the commands of one lineKey held up behind a held one, the held
+// one first.
+type line struct {
+	q        []*heldCmd
+	draining bool // a task is taking commands off the line
+}
+
+type holdStage uint8
+
+const (
+	holdWaiting  holdStage = iota // behind another: judged when its turn comes
+	holdProbing                   // the relay looks at the page, to describe or judge it
+	holdAsked                     // shown to a person, waiting for their answer
+	holdApproved                  // approved: judged again, the question not asked again
+	holdDenied                    // denied: its error is due
+)
+
+// heldCmd is a command in a line. Its fields are guarded by the
+// instance's mutex; k belongs to whoever takes it off the line.
+type heldCmd struct {
+	key    lineKey
+	k      Cmd
+	method string // k's, for records while k is being judged
+	stage  holdStage
+	// running: a line's task is judging k now, and answers it.
+	running bool
+	// approved: a person approved the command once; nothing more is asked.
+	approved bool
+	// pixelsSeen: the relay looked at the page's fields holding a secret
+	// before this screenshot (secretfield.go); not again.
+	pixelsSeen bool
+
+	// While asked.
+	id      int64
+	d       Decision // the asking decision
+	what    string
+	asked   time.Time
+	expires time.Time
+	timer   *time.Timer
+	// Once denied: the error for the client.
+	denial string
+	// target is the tab's target id, noted under the lock when h is taken
+	// off its line (takeHeld), for the audit record answer makes.
+	target string
+	// nav is the paused navigation this approval is for, when it is not a
+	// client's command (navask.go).
+	nav *heldRequest
+
+	// seen is what the relay saw where the command acts when it asked;
+	// byPerson: a person approved it; checked: the page was looked at
+	// again since (recheck.go).
+	seen     seenTarget
+	byPerson bool
+	checked  bool
+	// off: taken off its line, and no longer counted in flight for it.
+	off bool
+}
+
+// copyCmd copies k's envelope into bytes of its own, for a command that
+// outlives the read buffer.
+func copyCmd(k *Cmd) Cmd {
+	e := k.Env
+	b := make([]byte, 0, len(e.Method)+len(e.SessionID)+len(e.Params))
+	b = append(b, e.Method...)
+	method := b[:len(e.Method):len(e.Method)]
+	var sid, params []byte
+	if e.SessionID != nil {
+		b = append(b, e.SessionID...)
+		sid = b[len(method):len(b):len(b)]
+	}
+	if e.Params != nil {
+		n := len(b)
+		b = append(b, e.Params...)
+		params = b[n:len(b):len(b)]
+	}
+	return Cmd{Env: wire.Envelope{ID: e.ID, HasID: e.HasID, Method: method, SessionID: sid, Params: params}, M: k.M}
+}
+
+// inLine is the stage after route: a command for a tab that has a line
+// waits at its end.
+func (c *ClientConn) inLine(k *Cmd) bool {
+	if k.held != nil || c.lines.Load() == 0 {
+		return true // taken off the line, or no line at all
+	}
+	in := c.Inst
+	st := in.Lock()
+	l := st.lines[lineKey{c, k.r.tab}]
+	if l == nil || len(l.q) == 0 {
+		in.Unlock()
+		return true
+	}
+	h := &heldCmd{key: lineKey{c, k.r.tab}, k: copyCmd(k), method: k.M.Name, stage: holdWaiting}
+	l.q = append(l.q, h)
+	c.Inflight.Add(1)
+	in.Unlock()
+	k.Out.Kind = outHeld
+	return false
+}
+
+// startDrain starts taking commands off key's line, unless a task does
+// already.
+func (in *Instance) startDrain(st *State, key lineKey) {
+	l := st.lines[key]
+	if l == nil || l.draining {
+		return
+	}
+	l.draining = true
+	c := key.c
+	c.Wg.Add(1)
+	in.Tasks.Spawn("take commands off a line", func() {
+		defer c.Wg.Done()
+		c.drain(key)
+	})
+}
+
+// drain takes the commands off key's line in order, until the line is
+// empty or its first command waits for a person.
+func (c *ClientConn) drain(key lineKey) {
+	in := c.Inst
+	for {
+		st := in.Lock()
+		l := st.lines[key]
+		if l == nil {
+			in.Unlock()
+			return
+		}
+		if len(l.q) == 0 {
+			delete(st.lines, key)
+			c.lines.Add(-1)
+			in.Unlock()
+			return
+		}
+		h := l.q[0]
+		if h.stage == holdAsked || h.stage == holdProbing {
+			l.draining = false
+			in.Unlock()
+			return
+		}
+		stage, denial := h.stage, h.denial
+		h.running = true
+		in.Unlock()
+		k := &h.k
+		// heldAgain: judged again, the command was held again (for another
+		// question, or while the page is looked at): it is not done.
+		heldAgain := false
+		switch {
+		case in.stopped.Load():
+			c.replyErrorRaw(k.Env.ID, k.Env.SessionID, codeServerError, MsgStopped)
+		case stage == holdDenied:
+			c.replyErrorRaw(k.Env.ID, k.Env.SessionID, codeServerError, denial)
+		default:
+			k.held = h
+			c.judge(k)
+			heldAgain = k.Out.Kind == outHeld
+		}
+		st = in.Lock()
+		h.running = false
+		if st.lines[key] != l {
+			// The line was dropped meanwhile (Stop, the client left), and
+			// takeHeld left h to this task.
+			c.dropRunning(st, h, heldAgain)
+			return
+		}
+		switch {
+		case len(l.q) == 0 || l.q[0] != h:
+			// Carried out by a task that took it off the line itself (a
+			// secret typed): on with the commands behind it.
+			in.Unlock()
+			continue
+		case h.stage == holdAsked || h.stage == holdProbing:
+			// Held again, and still waiting: whoever answers it starts the
+			// line again (startDrain), once this task is off it.
+			l.draining = false
+			in.Unlock()
+			return
+		case heldAgain:
+			// Held again, and answered already (a look at the page that
+			// ended before this task got here, whose startDrain found the
+			// line drained): it goes on from its new stage.
+			in.Unlock()
+			continue
+		}
+		l.q = l.q[1:]
+		h.off = true
+		c.Inflight.Add(-1)
+		in.Unlock()
+	}
+}
+
+// dropRunning is drain's share of a line dropped while h was being
+// judged, which takeHeld leaves to the task that judges it: h is answered
+// when it was held again (it would wait for good), and counts in flight no
+// more. Called with the lock held; it releases it.
+func (c *ClientConn) dropRunning(st *State, h *heldCmd, heldAgain bool) {
+	in := c.Inst
+	if h.off {
+		in.Unlock()
+		return // taken off its line by the task that carried it out
+	}
+	h.off = true
+	if !heldAgain {
+		in.Unlock()
+		c.Inflight.Add(-1)
+		return
+	}
+	if h.timer != nil {
+		h.timer.Stop()
+	}
+	if h.stage == holdAsked {
+		delete(st.approvals, h.id)
+		st.notify()
+	}
+	h.stage = holdDenied // its task, if any, finds it gone
+	h.target = targetOf(h.key.t)
+	why := heldGone
+	if in.stopped.Load() {
+		why = heldStopped
+	}
+	in.Unlock()
+	h.answer(why, "")
+}
+
+// occupyLine puts k at the head of its tab's line while the relay carries
+// it out itself (a secret being typed): the client's later commands for
+// the tab wait behind it. releaseLine ends that.
+func (c *ClientConn) occupyLine(k *Cmd) *heldCmd {
+	in := c.Inst
+	st := in.Lock()
+	defer in.Unlock()
+	h := k.held
+	if h == nil {
+		h = &heldCmd{key: lineKey{c, k.r.tab}, method: k.M.Name}
+		l := st.lines[h.key]
+		if l == nil {
+			l = &line{}
+			st.lines[h.key] = l
+			c.lines.Add(1)
+		}
+		l.q = append(l.q, h)
+		c.Inflight.Add(1)
+	}
+	h.stage = holdProbing
+	return h
+}
+
+// releaseLine takes h, which the relay has carried out, off the head of
+// its line, and lets the commands behind it go on.
+func (c *ClientConn) releaseLine(h *heldCmd) {
+	in := c.Inst
+	st := in.Lock()
+	defer in.Unlock()
+	l := st.lines[h.key]
+	if l == nil || len(l.q) == 0 || l.q[0] != h {
+		return // the line was dropped meanwhile
+	}
+	l.q = l.q[1:]
+	h.off = true
+	c.Inflight.Add(-1)
+	if len(l.q) == 0 {
+		delete(st.lines, h.key)
+		c.lines.Add(-1)
+		return
+	}
+	in.startDrain(st, h.key)
+}
+
+// takeHeld takes every line of client c (nil: of every client) off the
+// instance and returns their commands, for the caller to answer.
+func (st *State) takeHeld(c *ClientConn) []*heldCmd {
+	st.takeNavAsksOf(c)
+	var out []*heldCmd
+	for key, l := range st.lines {
+		if c != nil && key.c != c {
+			continue
+		}
+		for _, h := range l.q {
+			if h.running {
+				continue // its task answers it
+			}
+			if h.timer != nil {
+				h.timer.Stop()
+			}
+			if h.stage == holdAsked {
+				delete(st.approvals, h.id)
+			}
+			h.target = targetOf(h.key.t) // for answer, without the lock
+			h.off = true
+			out = append(out, h)
+		}
+		delete(st.lines, key)
+		key.c.lines.Add(-1)
+	}
+	if len(out) > 0 {
+		st.notify()
+	}
+	return out
+}
+
+// heldStopped and heldGone are why a held command is answered without a
+// person's answer.
+const (
+	heldStopped = iota
+	heldGone
+)
+
+// answer answers h taken off its line by takeHeld.
+func (h *heldCmd) answer(why int, by string) {
+	c := h.key.c
+	c.Inflight.Add(-1)
+	asked := h.stage == holdAsked
+	switch {
+	case why == heldStopped && isScript(h.method):
+		// As the running stage refuses script: the script's own
+		// exception, so that the client reports the person's stop.
+		c.replyThrownRaw(h.k.Env.ID, h.k.Env.SessionID, MsgStopped)
+	case why == heldStopped:
+		c.replyErrorRaw(h.k.Env.ID, h.k.Env.SessionID, codeServerError, MsgStopped)
+	}
+	if asked {
+		answer := person.AnswerStopped
+		if why == heldGone {
+			answer = person.AnswerGone
+		}
+		in := c.Inst
+		in.Srv.Cfg.Metrics.approvals[answer].Inc()
+		in.Observe(Event{Actor: ActorRelay, Kind: KindApproval, Method: h.method, Target: h.target, Rule: h.d.Rule, Outcome: OutcomeDenied, Detail: answer + ": " + h.what})
+	}
+}
+
+// heldInLine returns k's place in its tab's line: the one it holds
+// already (judged again off its line), or a new one at the line's end.
+// Called with the lock held.
+func (st *State) heldInLine(c *ClientConn, k *Cmd) *heldCmd {
+	if k.held != nil {
+		return k.held
+	}
+	h := &heldCmd{key: lineKey{c, k.r.tab}, k: copyCmd(k), method: k.M.Name}
+	l := st.lines[h.key]
+	if l == nil {
+		l = &line{}
+		st.lines[h.key] = l
+		c.lines.Add(1)
+	}
+	l.q = append(l.q, h)
+	c.Inflight.Add(1)
+	return h
+}

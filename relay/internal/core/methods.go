@@ -1,0 +1,193 @@
+package core
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
+)
+
+// The method table: what the relay knows of each CDP method, found with
+// one map lookup per command and without an allocation. Every command the
+// relay's cdproto knows is in it; a method of a newer Chrome gets an entry
+// the first time it is seen (up to maxInterned of them), so that the
+// policy, the records and the metrics get its name as a string without an
+// allocation per message.
+
+// methodInfo is one method. Static after init.
+type MethodInfo struct {
+	Name   string
+	domain int // index in cdp.Domains
+	// urlKey names the params field whose URL the fence judges; "" when
+	// the method carries none.
+	UrlKey string
+	// decode reads the params that a stage judges or the emulation acts
+	// on (params.go); nil: none are read.
+	Decode func(params []byte, a *Args) error
+	// enable/disable: X.enable or X.disable, whose switch is watched on a
+	// tab's top-level sessions (sessions.go).
+	enable, disable bool
+	// replay says how a command of a tab's top-level session is kept for a
+	// resume (resume.go).
+	replay replayKind
+	// opens: the command can make the page open a tab (input, script):
+	// a tab opened from its tab soon after is the automation's (popups.go).
+	opens bool
+	// unique: stages read fields of these params where they lie (an input
+	// event's type, a storage key in a nested object), so params that give
+	// any key twice, at any depth, are refused before they are judged.
+	Unique bool
+	// unknown: not in the protocol the relay was built with (a newer
+	// Chrome's), so what it does is not known (tiers/settings.go).
+	Unknown bool
+	// brake: the forward stage hands the command to the brake (brake.go).
+	Brake bool
+	// ctx is what the params name of execution contexts (ctxguard.go);
+	// nil for the methods that name none.
+	Ctx *ctxSpec
+	// plan: bit i is set when row i of the commands table wants the
+	// method (order.go).
+	Plan uint64
+	// replyPlan: the same for the replies table.
+	ReplyPlan uint64
+}
+
+// opensTabs are the commands besides Input.* whose effect can open a tab:
+// they run script in the page.
+var opensTabs = map[string]bool{
+	"Runtime.evaluate":             true,
+	"Runtime.callFunctionOn":       true,
+	"Runtime.runScript":            true,
+	"Debugger.evaluateOnCallFrame": true,
+	"CDPRelay.fillSecret":          true, // types, and a form may submit on input
+	// Script that was waiting goes on: a dialog answered, a pause resumed.
+	"Page.handleJavaScriptDialog": true,
+	"Debugger.resume":             true,
+}
+
+// uniqueDomains are the domains whose commands' params are read field by
+// field: the approval stage's input events, the tiers' storage keys.
+var uniqueDomains = []string{"Input.", "Storage.", "IndexedDB.", "CacheStorage.", "DOMStorage."}
+
+var (
+	// methodTable is built as a variable, not in init, so that the
+	// variables below that look a method up (methodFetchEnable, ...) find
+	// the table's own entry: initialised before them, since they use it.
+	MethodTable = buildMethodTable()
+	methodNames = struct {
+		mu sync.RWMutex
+		m  map[string]*MethodInfo
+	}{m: make(map[string]*MethodInfo)}
+)
+
+const maxInterned = 4096
+
+func newMethodInfo(name string) *MethodInfo {
+	m := &MethodInfo{Name: name, domain: cdp.DomainOf([]byte(name))}
+	m.enable = strings.HasSuffix(name, ".enable")
+	m.disable = strings.HasSuffix(name, ".disable")
+	m.UrlKey = UrlMethods[name]
+	m.Decode = DecodedMethods[name]
+	m.replay = ReplayOf(name)
+	for _, d := range uniqueDomains {
+		m.Unique = m.Unique || strings.HasPrefix(name, d)
+	}
+	m.opens = strings.HasPrefix(name, "Input.") || opensTabs[name]
+	m.Brake = brakeMethods[name]
+	m.Ctx = ctxSpecs[name]
+	return m
+}
+
+func buildMethodTable() map[string]*MethodInfo {
+	t := map[string]*MethodInfo{}
+	for _, name := range cdp.Commands() {
+		t[name] = newMethodInfo(name)
+	}
+	// The relay's own, and any it decodes that cdproto may lack.
+	for name := range DecodedMethods {
+		if t[name] == nil {
+			t[name] = newMethodInfo(name)
+		}
+	}
+	for name := range UrlMethods {
+		if t[name] == nil {
+			t[name] = newMethodInfo(name)
+		}
+	}
+	return t
+}
+
+// lookupMethod returns the entry of method, creating one for a method the
+// table lacks.
+func LookupMethod(method []byte) *MethodInfo {
+	if m := MethodTable[string(method)]; m != nil {
+		return m
+	}
+	methodNames.mu.RLock()
+	m := methodNames.m[string(method)]
+	methodNames.mu.RUnlock()
+	if m != nil {
+		return m
+	}
+	m = newMethodInfo(string(method))
+	m.Unknown = true
+	setPlan(m)
+	methodNames.mu.Lock()
+	if len(methodNames.m) < maxInterned {
+		methodNames.m[m.Name] = m
+	}
+	methodNames.mu.Unlock()
+	return m
+}
+
+// Methods the relay looks out for by identity.
+var (
+	MethodFetchEnable   = LookupMethod([]byte("Fetch.enable"))
+	MethodGetProperties = LookupMethod([]byte("Runtime.getProperties"))
+)
+
+// eventInfo is one event name, interned as methods are: its plan says
+// which rows of the events table want it (order.go). Static after it is
+// made.
+type eventInfo struct {
+	name string
+	Plan uint64
+}
+
+var (
+	eventTable = buildEventTable()
+	eventNames = struct {
+		mu sync.RWMutex
+		m  map[string]*eventInfo
+	}{m: make(map[string]*eventInfo)}
+)
+
+func buildEventTable() map[string]*eventInfo {
+	t := map[string]*eventInfo{}
+	for _, name := range cdp.Events() {
+		t[name] = &eventInfo{name: name}
+	}
+	return t
+}
+
+// lookupEvent returns the entry of an event name, creating one for a name
+// the table lacks (up to maxInterned of them are kept).
+func LookupEvent(method []byte) *eventInfo {
+	if e := eventTable[string(method)]; e != nil {
+		return e
+	}
+	eventNames.mu.RLock()
+	e := eventNames.m[string(method)]
+	eventNames.mu.RUnlock()
+	if e != nil {
+		return e
+	}
+	e = &eventInfo{name: string(method)}
+	setEventPlan(e)
+	eventNames.mu.Lock()
+	if len(eventNames.m) < maxInterned {
+		eventNames.m[e.name] = e
+	}
+	eventNames.mu.Unlock()
+	return e
+}

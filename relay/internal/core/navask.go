@@ -1,0 +1,127 @@
+package core
+
+import (
+	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/person"
+)
+
+// Asking where a navigation ends. ask_domains holds a client's
+// Page.navigate or Target.createTarget to an asked host for a person's
+// approval (approvals.go); but a tab reaches a host by other ways too: a
+// redirect of a URL that was not asked about, a link, a script, a form,
+// a Refresh. So the navigation backstop asks too, of every document
+// request of a tab's main frame that takes the tab to an asked host from
+// another one: the request stays paused while the person is asked, goes
+// on if they approve, and is cancelled (the tab stays on the page it was
+// on) if they deny or nobody answers within the approval timeout, or the
+// automation is stopped or its client leaves.
+//
+// Not asked again: a navigation a person already approved (the command
+// that started it, until a document commits), the person's own navigation
+// from the live view, a navigation within the host the tab is on, and
+// every navigation while a person holds the tab or no client is
+// connected.
+
+// NavigationAsker is a Policy that asks a person before a tab goes to
+// some hosts, whichever way the navigation started.
+type NavigationAsker = api.NavigationAsker
+
+// asksNavigation reports whether the instance's policy asks about hosts.
+func (in *Instance) asksNavigation() bool {
+	na, ok := in.Srv.PolicyBox.load().(NavigationAsker)
+	return ok && na.AsksNavigation(in.ProfileName)
+}
+
+// asksNavigationTo decides whether the main-frame document request p of
+// tab t is asked, and with what.
+func (st *State) asksNavigationTo(t *Tab, p *pausedRequest) (Decision, bool) {
+	in := st.in
+	if st.Client == nil || t.Control != "" || in.stopped.Load() {
+		return Decision{}, false
+	}
+	na, ok := in.Srv.PolicyBox.load().(NavigationAsker)
+	if !ok {
+		return Decision{}, false
+	}
+	d := na.AskNavigation(in.ProfileName, p.Request.URL)
+	if d.Verdict != Ask {
+		return Decision{}, false
+	}
+	to := person.NavHost(p.Request.URL)
+	if to == "" || to == person.NavHost(t.DocURL) || to == t.NavApproved {
+		return Decision{}, false
+	}
+	return d, true
+}
+
+// askNavigation shows the person where h takes its tab, and holds h until
+// they answer.
+func (st *State) askNavigation(h *heldRequest, d Decision) {
+	hc := &heldCmd{key: lineKey{t: h.t}, method: "navigation", nav: h, d: d}
+	h.ask = hc
+	st.askPerson(hc, "go to "+h.url+" (where the tab's navigation leads: a redirect, a link or the page itself took it there)")
+}
+
+// navAnswered carries out a person's answer to a navigation's approval,
+// with the lock held: h goes on (with what the lifts before it need) or
+// is failed.
+func (st *State) navAnswered(hc *heldCmd) {
+	h := hc.nav
+	h.ask = nil
+	if hc.stage == holdApproved {
+		h.t.NavApproved = person.NavHost(h.url)
+		st.releaseRequest(h)
+		return
+	}
+	st.failRequest(h, Decision{Verdict: Deny, Rule: hc.d.Rule, Message: hc.denial})
+}
+
+// takeNavAsks fails every navigation waiting for a person: the automation
+// was stopped (answer "stopped") or its client left ("gone"). The
+// failures go out as the lock is released, ahead of any detach (outbox.go).
+func (st *State) takeNavAsks(answer string) {
+	for id, hc := range st.approvals {
+		if hc.nav == nil {
+			continue
+		}
+		delete(st.approvals, id)
+		if hc.timer != nil {
+			hc.timer.Stop()
+		}
+		hc.nav.ask = nil
+		st.failRequest(hc.nav, Decision{Verdict: Deny, Rule: hc.d.Rule, Message: "nobody may approve it now: " + answer})
+		st.in.Srv.Cfg.Metrics.approvals[answer].Inc()
+		st.observe(Event{Actor: ActorRelay, Kind: KindApproval, Method: hc.method, Target: targetOf(hc.key.t), Rule: hc.d.Rule, Outcome: OutcomeDenied, Detail: answer + ": " + hc.what})
+		st.notify()
+	}
+}
+
+// approvedNavigation notes that a person approved a navigation command
+// to raw on t: its requests to that host are not asked again.
+func (st *State) approvedNavigation(t *Tab, raw string) {
+	if t != nil {
+		t.NavApproved = person.NavHost(raw)
+	}
+}
+
+// approvedCommand notes, of a command a person approved, the navigation
+// it starts.
+func (c *ClientConn) approvedCommand(k *Cmd) {
+	if k.M.Name != "Page.navigate" || k.r.tab == nil || k.r.via.Child {
+		return
+	}
+	c.Inst.Lock()
+	c.Inst.St.approvedNavigation(k.r.tab, k.a.Url)
+	c.Inst.Unlock()
+}
+
+// takeNavAsksOf fails the navigations waiting for a person as takeHeld
+// takes client c's lines: for a Stop (c nil) or the client leaving.
+func (st *State) takeNavAsksOf(c *ClientConn) {
+	switch {
+	case c == nil:
+		st.takeNavAsks(person.AnswerStopped)
+	case c == st.Client:
+		st.takeNavAsks(person.AnswerGone)
+	}
+}

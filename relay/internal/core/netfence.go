@@ -1,0 +1,89 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/rules"
+)
+
+// The first-request fence: the policy's URL fence as rules the browser
+// applies to every request of the shared tabs, and of tabs not yet known,
+// before it leaves, and the rules that keep those tabs off the relay's own
+// origins (rules.NetFenceRules builds them). Our extension says it can
+// install them (rules.FeatureNetFence in extension.info); the stock one
+// cannot, and then the Fetch backstop is the only fence. The rules are in
+// force while a client is connected: the person's own browsing is not
+// fenced when no automation runs.
+
+// netFenceWait bounds how long a client's first command waits for the
+// extension to have its rules in force.
+const netFenceWait = 2 * time.Second
+
+// setNetFence sends x the rules in force for a client (nil: none). It
+// does not wait.
+func (in *Instance) setNetFence(x *ExtConn, on bool) {
+	if rules, ok := in.netFenceRules(x, on); ok {
+		x.fireCall("extension.setNavigationFence", rules)
+	}
+}
+
+// setNetFenceWait sends x the rules in force for a client and returns once
+// the extension has them in force (or after netFenceWait, or ctx): the
+// client's commands are read only then, so that nothing it does can open a
+// tab before the fence is up.
+func (in *Instance) setNetFenceWait(ctx context.Context, x *ExtConn) {
+	rules, ok := in.netFenceRules(x, true)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, netFenceWait)
+	defer cancel()
+	if _, err := x.call(ctx, "extension.setNavigationFence", rules); err != nil {
+		// The Fetch backstop still fences the shared tabs' navigations.
+		in.Log.Warn("the extension did not confirm the first-request fence", "err", err)
+	}
+}
+
+// netFenceRules are the rules to give x, and whether x takes them.
+func (in *Instance) netFenceRules(x *ExtConn, on bool) (json.RawMessage, bool) {
+	st := in.Lock()
+	ok := st.Features[rules.FeatureNetFence]
+	in.Unlock()
+	if x == nil || !ok {
+		return nil, false
+	}
+	if !on {
+		return json.RawMessage("null"), true
+	}
+	// The policy's rules and those of the relay's own origins.
+	r, err := rules.NetFenceRules(in.Srv.PolicyBox.load(), in.ProfileName, in.Srv.Own)
+	if err != nil {
+		in.Log.Warn("the relay's own origins are left out of the first-request rules", "err", err)
+	}
+	return r, true
+}
+
+// refreshNetFences brings every instance with a client in line with the
+// policy after it changed.
+func (s *Relay) refreshNetFences() {
+	for _, in := range s.Instances() {
+		st := in.Lock()
+		x, c := st.Ext, st.Client
+		in.Unlock()
+		if c != nil {
+			in.setNetFence(x, true)
+		}
+	}
+}
+
+// featuresOf reads the features an extension.info lists.
+func FeaturesOf(list []string) map[string]bool {
+	m := map[string]bool{}
+	for _, f := range slices.Compact(slices.Sorted(slices.Values(list))) {
+		m[f] = true
+	}
+	return m
+}

@@ -1,0 +1,64 @@
+package core
+
+import "github.com/cdprelay/cdprelay/relay/internal/api"
+
+// Observer receives what the relay decides and sees (api.Observer has the
+// contract). The audit log and the metrics implement it.
+type Observer = api.Observer
+
+// Event is one observation. It never carries params, page text or
+// secrets: only the envelope's method, ids and short details.
+type Event = api.Event
+
+// Actors.
+const (
+	ActorClient    = api.ActorClient
+	ActorExtension = api.ActorExtension
+	ActorViewer    = api.ActorViewer
+	ActorRelay     = api.ActorRelay
+	ActorOperator  = api.ActorOperator
+)
+
+// Kinds.
+const (
+	KindConnect    = api.KindConnect
+	KindDisconnect = api.KindDisconnect
+	KindAttach     = api.KindAttach
+	KindDetach     = api.KindDetach
+	KindNavigate   = api.KindNavigate
+	KindInput      = api.KindInput
+	KindDenied     = api.KindDenied
+	KindDropped    = api.KindDropped
+	KindTakeOver   = api.KindTakeOver
+	KindHandBack   = api.KindHandBack
+	KindAccess     = api.KindAccess
+	KindSecret     = api.KindSecret
+	KindPolicy     = api.KindPolicy
+	KindError      = api.KindError
+	KindStop       = api.KindStop
+	KindResume     = api.KindResume
+	KindDialog     = api.KindDialog
+	KindAsk        = api.KindAsk
+	KindApproval   = api.KindApproval
+	KindRemove     = api.KindRemove
+)
+
+// Outcomes.
+const (
+	OutcomeOK      = api.OutcomeOK
+	OutcomeDenied  = api.OutcomeDenied
+	OutcomeDropped = api.OutcomeDropped
+	OutcomeError   = api.OutcomeError
+)
+
+// observe stamps ev with the instance and hands it to the observer.
+func (in *Instance) Observe(ev Event) {
+	ev.Instance = in.Id
+	ev.Tenant = in.Tenant()
+	ev.Detail = in.ScrubString(ev.Detail)
+	in.Srv.Cfg.Observer.Observe(ev)
+}
+
+// Observe records an event that is not about one instance (a policy
+// reload, say).
+func (s *Relay) Observe(ev Event) { s.Cfg.Observer.Observe(ev) }

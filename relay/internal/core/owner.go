@@ -1,0 +1,45 @@
+package core
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// Who an instance belongs to, and what of it outlives a restart.
+
+// ownerBox is an instance's tenant: set at most once after construction,
+// when a tenant's extension pairs an instance the operator minted for
+// nobody.
+type ownerBox struct {
+	v atomic.Pointer[string]
+}
+
+func (b *ownerBox) load() string {
+	if p := b.v.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+func (b *ownerBox) Store(t string) { b.v.Store(&t) }
+
+// Tenant is the tenant the instance belongs to; "" is the operator's.
+func (in *Instance) Tenant() string { return in.Owner.load() }
+
+// Created is when the instance was minted (before a restart, for one the
+// state dir restored).
+func (in *Instance) Created() time.Time { return in.CreatedAt }
+
+// SavedInstance is what the relay keeps of a minted instance across a
+// restart (Config.Restore, Config.Save): enough that its extension
+// reconnects to the same guid and finds it as it was.
+type SavedInstance struct {
+	ID      string    `json:"id"`
+	GUID    string    `json:"guid"`
+	Tenant  string    `json:"tenant,omitempty"`
+	Profile string    `json:"profile,omitempty"`
+	Created time.Time `json:"created"`
+	// Paired: an extension has connected to it once, so it no longer
+	// expires unpaired.
+	Paired bool `json:"paired,omitempty"`
+}

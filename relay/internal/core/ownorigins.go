@@ -1,0 +1,67 @@
+package core
+
+import (
+	"encoding/json"
+	"net"
+	"net/http"
+
+	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/rules"
+)
+
+// The relay's own origins (rules.Origins says which they are and why they
+// are never shared): what the server does with them.
+
+// learnFrom notes the local address r arrived on, when a listener is
+// configured. When it is new, the fences in force learn it too.
+func (s *Relay) LearnFrom(r *http.Request) {
+	if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && s.Own.Learn(local) {
+		s.accessGen.Add(1)
+		s.refreshFences()
+		s.refreshNetFences()
+		s.refreshAccess()
+	}
+}
+
+// ownURL reports whether u is on one of the relay's own origins.
+func (s *Relay) ownURL(u string) bool { return s.Own.Match(u) }
+
+// ownRefusal is the refusal of a command that would take a tab to u, one
+// of the relay's own origins.
+func ownRefusal(u string) Decision {
+	return deny(rules.RuleOwnOrigin, "cdprelay: "+api.Origin(u)+" is the relay's own page, which is never shared with automation")
+}
+
+// neverSharedAt says why a top-level URL is never shared, or "": a page
+// that is never shared anywhere (neverSharedURL), or one of this relay's
+// own.
+func (s *Relay) neverSharedAt(u string) string {
+	if why := neverSharedURL(u); why != "" {
+		return why
+	}
+	if s.Own.Match(u) {
+		return "the relay's own page, which is never shared with automation"
+	}
+	return ""
+}
+
+// ownAccess is the access of a page or frame at u when it is one of the
+// relay's own: blind, as a page that is never shared.
+func (s *Relay) ownAccess(u, what string) (TabAccess, bool) {
+	if !s.Own.Match(u) {
+		return TabAccess{}, false
+	}
+	return TabAccess{Level: AccessBlind, Rule: rules.RuleOwnOrigin,
+		Why: what + " shows " + api.Origin(u) + ", the relay's own page, which is never shared with automation"}, true
+}
+
+// navigateURL is the url of a Page.navigate's params, whatever their Go
+// type, or "" (and false) when they have none that can be read.
+func navigateURL(params any) (string, bool) {
+	b, err := json.Marshal(params)
+	if err != nil {
+		return "", false
+	}
+	u, found, err := exactString(b, "url")
+	return u, found && err == nil
+}

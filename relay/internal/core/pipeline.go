@@ -1,0 +1,491 @@
+package core
+
+import (
+	"time"
+
+	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/api"
+	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
+)
+
+// The command pipeline: in what order a client command is judged.
+//
+// Every command a client sends runs through these stages, in this order,
+// and stops at the first that answers it. Each stage is one or more rows
+// of the commands table (order.go), named there; a row is called only for
+// the methods it wants. The order is a security
+// contract: nothing that a stage refuses reaches a later one, and nothing
+// reaches the tab that an earlier stage refused. The stages up to ask
+// judge (decide): they change nothing of the tab, so a command they
+// refuse, or a person denies, leaves it as it was; the stages from
+// prepare on act (act), on a command that goes on.
+//
+//  1. limits   the client's command rate and its commands in flight;
+//  2. running  a person's Stop: while it is in force every command is
+//     refused (stop.go);
+//  3. route    the session the command names, the tab that executes it
+//     and the session its reply names, resolved once under one lock; the
+//     params that later stages judge or act on, decoded once (params.go);
+//  4. in line  a command for a tab whose earlier command is held (for a
+//     person's approval, or while a secret is typed) waits behind it, and
+//     goes through the stages after this one when its turn comes
+//     (lines.go);
+//  5. policy   the operator's method rules and URL fence, on the decoded
+//     URL (Policy), then the relay's own rules (rules.go);
+//  6. access   what the tab lets automation do, by where it is and who
+//     holds it: blind, read-only or full (access.go); and the execution
+//     contexts the command names, judged by what they are now
+//     (ctxguard.go);
+//  7. ask      a command the policy asks a person about is held for their
+//     approval (approvals.go);
+//  8. prepare  what a verdict does to the tab: a navigation to a stricter
+//     site takes out of Chrome what may not run there (initscripts.go);
+//  9. secret   a secret typed by reference, on its own origins only
+//     (secrets.go); while one is hidden, what the relay could not hide it
+//     in, and a page whose password field holds one (lockgates.go);
+//  10. fence   the navigation backstop's share of the tab's Fetch domain
+//     (fetchfence.go);
+//  11. emulate browser-level methods the relay answers itself
+//     (emulate.go);
+//  12. forward everything else, to the tab, params as the client's
+//     original bytes (or as a stage rewrote them). A Stop that comes
+//     after the running stage still catches the command here: the
+//     extension connection does not take it (extpending.go).
+//
+// Then observe: one step, for every verdict, that counts the command and
+// its outcome and records what the audit log keeps.
+//
+// The relay's own commands go through the same stages. A command taken off
+// a line (lines.go) runs from running on, as if it had just arrived. A
+// setting sent again after a resume (resume.go) is judged by policy and
+// access as they are now (decide), an ask refusing it, and its params
+// rewritten by the fence as a client's are; what they refuse is not sent,
+// and the client is told.
+
+// cmd is one client command on its way through the pipeline. The read
+// loop owns it and reuses it for every command; a stage that hands the
+// command to another goroutine copies it into a call.
+type Cmd struct {
+	Env    wire.Envelope // aliases the read buffer
+	M      *MethodInfo
+	r      route
+	a      Args
+	Params []byte // what is forwarded: the client's params or a stage's rewrite
+	Out    outcome
+	// ask is the policy's Ask decision, for the ask stage; held is the
+	// line entry of a command taken off a line (lines.go).
+	ask  Decision
+	held *heldCmd
+	// own: the relay's own command (a setting sent again after a resume),
+	// judged as a client's but answered to nobody.
+	own bool
+	// isolated: the contexts k names put its script in a client's
+	// isolated world (ctxguard.go).
+	isolated bool
+	// pol is the policy k is judged by, loaded once.
+	pol polSnap
+}
+
+// outcome is a command's verdict, for the observe step.
+type outcome struct {
+	Kind outcomeKind
+	// d is the refusing decision: a policy rule's, or one of the relay's
+	// own (rule "relay:...").
+	d Decision
+}
+
+type outcomeKind uint8
+
+const (
+	OutForwarded outcomeKind = iota
+	outEmulated
+	outDenied  // refused by a rule, with a CDP error
+	outDropped // acknowledged and dropped by a rule
+	outFailed  // answered with an error no rule decided (no such session, bad params)
+	outLimited // refused by a limit before it was counted
+	outStopped // refused because a person stopped the automation
+	outHeld    // held in line or for a person's approval: answered later
+)
+
+// handle runs one well-formed command through the commands table
+// (order.go).
+func (c *ClientConn) Handle(k *Cmd) {
+	k.M, k.r, k.a, k.Params, k.Out, k.ask, k.held, k.isolated = LookupMethod(k.Env.Method), route{}, Args{}, k.Env.Params, outcome{}, Decision{}, nil, false
+	k.pol = c.Inst.policyNow()
+	c.runCommand(k, k.M.Plan)
+	c.observe(k)
+}
+
+// judge runs a command taken off a line (lines.go) through the stages
+// after it, judged again as if it had just arrived.
+func (c *ClientConn) judge(k *Cmd) {
+	k.M, k.r, k.a, k.Params, k.Out, k.ask, k.isolated = LookupMethod(k.Env.Method), route{}, Args{}, k.Env.Params, outcome{}, Decision{}, false
+	k.pol = c.Inst.policyNow()
+	c.runCommand(k, k.M.Plan&^arrivalStages)
+	c.observe(k)
+}
+
+// decide runs the stages that judge a routed command: policy, access and
+// ask. They change nothing of the tab; what a verdict does to it is
+// act's.
+func (c *ClientConn) decide(k *Cmd) bool {
+	return c.runCommand(k, k.M.Plan&judgingStages)
+}
+
+// refuse answers k with decision d of the stage that refused it: a CDP
+// error for a denial, an empty result for ack-and-drop.
+func (c *ClientConn) refuse(k *Cmd, d Decision) bool {
+	if d.Verdict == AckAndDrop {
+		k.Out = outcome{Kind: outDropped, d: d}
+		if !k.own {
+			c.replyEmptyRaw(k.Env.ID, k.Env.SessionID)
+		}
+		return false
+	}
+	k.Out = outcome{Kind: outDenied, d: d}
+	if !k.own {
+		c.replyErrorRaw(k.Env.ID, k.Env.SessionID, codeServerError, d.Message)
+	}
+	return false
+}
+
+// refuseAsThrow refuses script as the script's own exception: clients
+// report a protocol error of an evaluation as the context's end (and
+// retry, or say the page navigated), and an exception as what it says.
+func (c *ClientConn) refuseAsThrow(k *Cmd, d Decision) bool {
+	k.Out = outcome{Kind: outDenied, d: d}
+	if !k.own {
+		c.replyThrownRaw(k.Env.ID, k.Env.SessionID, d.Message)
+	}
+	return false
+}
+
+// failed answers k with an error that is no rule's verdict.
+func (c *ClientConn) failed(k *Cmd, code int64, msg string) bool {
+	k.Out.Kind = outFailed
+	if !k.own {
+		c.replyErrorRaw(k.Env.ID, k.Env.SessionID, code, msg)
+	}
+	return false
+}
+
+// answer answers k with result v, and answerEmpty with {}: a stage's own
+// answer, which the relay's own commands do not get.
+func (c *ClientConn) answer(k *Cmd, v any) {
+	if !k.own {
+		c.reply(call{id: k.Env.ID, sess: k.r.replyTo}, v)
+	}
+}
+
+func (c *ClientConn) answerEmpty(k *Cmd) {
+	if !k.own {
+		c.replyEmptyRaw(k.Env.ID, k.Env.SessionID)
+	}
+}
+
+// limits is stage 1.
+func (c *ClientConn) limits(k *Cmd) bool {
+	cfg := &c.Inst.Srv.Cfg
+	switch {
+	case !c.bucket.Take(time.Now()):
+		cfg.Metrics.Limited[LimitRate].Inc()
+		k.Out.Kind = outLimited
+		c.replyErrorRaw(k.Env.ID, k.Env.SessionID, codeServerError, msgRateLimit(cfg.CommandsPerSecond))
+		return false
+	case c.Inflight.Load() >= int64(cfg.MaxInFlight):
+		cfg.Metrics.Limited[limitInFlight].Inc()
+		k.Out.Kind = outLimited
+		c.replyErrorRaw(k.Env.ID, k.Env.SessionID, codeServerError, msgInFlight(cfg.MaxInFlight))
+		return false
+	}
+	cfg.Metrics.Messages[DirCommand][k.M.domain].Inc()
+	cfg.Metrics.Bytes[DirCommand].Add(float64(len(k.Env.Params)))
+	return true
+}
+
+// route is where a command goes, resolved once.
+type route struct {
+	// sess is the session the command names (or a page endpoint's own);
+	// nil for the root.
+	sess *Session
+	// replyTo is the session the reply names: sess when the command named
+	// one; nil for the root and a page endpoint's own session.
+	replyTo *Session
+	// via is the session that carries the command to a tab: sess when it is
+	// a tab's (its own or a child); for the root and browser sessions, the
+	// first session of the lowest attached tab (state.rootTab). Nil when
+	// no tab is attached.
+	via *Session
+	tab *Tab // via's tab
+	// acc is what automation may do with tab (access.go).
+	acc TabAccess
+	// fenced: the navigation backstop is on for via.
+	fenced bool
+	// top: sess is one of a tab's top-level sessions, whose state a resume
+	// sets again (resume.go).
+	top bool
+}
+
+// 3. route.
+func (c *ClientConn) route(k *Cmd) bool {
+	in := c.Inst
+	var r route
+	st := in.Lock()
+	if k.Env.SessionID != nil || c.page != nil {
+		s := st.lookupSession(c, k.Env.SessionID)
+		if s != nil && s.Tab != nil && s.Tab.resuming != nil {
+			// The tab's sessions are suspended (resume.go, away.go): the
+			// command waits in the tab's line, and is routed once they are
+			// back (or gone), while the client's other commands go on.
+			if c.holdForTab(st, k, s.Tab) {
+				in.Unlock()
+				return false
+			}
+			// A command taken off a line waits here, in the line's task.
+			// A person's Stop ends the wait too.
+			done, run := s.Tab.resuming, st.runCtx
+			in.Unlock()
+			in.ResumeWaits.Add(1)
+			awaitResume(c.Ctx, run, done)
+			in.ResumeWaits.Add(-1)
+			if !c.running(k) {
+				return false
+			}
+			st = in.Lock()
+			s = st.lookupSession(c, k.Env.SessionID)
+		}
+		if s == nil {
+			in.Unlock()
+			return c.failed(k, CodeNoSession, "Session with given id not found.")
+		}
+		r.sess = s
+		if k.Env.SessionID != nil {
+			r.replyTo = s
+		}
+	}
+	if r.sess != nil && r.sess.Tab != nil {
+		r.via = r.sess
+		r.top = !r.sess.Child
+	} else if t := st.rootTab(); t != nil {
+		r.via = t.Session
+		if t.resuming != nil && Emulated(k.M, nil) == nil && c.holdForTab(st, k, t) {
+			// Every tab is away: a command the relay does not answer itself
+			// waits for the one it would go to.
+			in.Unlock()
+			return false
+		}
+	}
+	if r.via != nil {
+		r.tab = r.via.Tab
+		r.acc = r.tab.Acc
+		sid := ""
+		if r.via.Child {
+			sid = r.via.Id
+			r.acc = api.Stricter(r.acc, r.via.Acc)
+		}
+		r.fenced = r.tab.fenced(sid)
+	}
+	in.Unlock()
+	k.r = r
+	if err := ArgsOf(k.M, k.Env.Params, &k.a); err != nil {
+		return c.failed(k, CodeInvalidParams, err.Error())
+	}
+	return true
+}
+
+// 5. policy: the operator's method rules and URL fence (rules.Operator),
+// then the relay's own rules (rules.go).
+func (c *ClientConn) operator(k *Cmd) bool {
+	pol, profile := k.pol.p, c.Inst.ProfileName
+	d := pol.Command(profile, k.M.Name, k.Env.Params)
+	switch d.Verdict {
+	case Ask:
+		k.ask = d
+	case Allow:
+	default:
+		return c.refuse(k, d)
+	}
+	if k.M.UrlKey != "" {
+		switch d := pol.MethodURL(profile, k.M.Name, k.a.Url, k.a.HasURL); d.Verdict {
+		case Ask:
+			if k.ask.Verdict != Ask {
+				k.ask = d
+			}
+		case Allow:
+		default:
+			return c.refuse(k, d)
+		}
+	}
+	return true
+}
+
+// 6. access: what the tab lets automation do, row by row.
+
+// wantsNavigateTo: the commands that name a page to go to.
+func wantsNavigateTo(m *MethodInfo) bool {
+	return m.Name == "Page.navigate" || m.Name == "Target.createTarget"
+}
+
+// navigateTo (tiers.Navigate): not to a page the automation could not
+// see, whatever the fence.
+func (c *ClientConn) navigateTo(k *Cmd) bool {
+	if k.M.Name == "Target.createTarget" && k.a.Url == "" {
+		return true // about:blank
+	}
+	st := c.Inst.Lock()
+	to := st.urlAccess(k.a.Url)
+	c.Inst.Unlock()
+	if to.Level == AccessBlind {
+		return c.refuse(k, Decision{Verdict: Deny, Rule: to.Rule, Message: "cdprelay: blind: " + to.Why})
+	}
+	return true
+}
+
+// browserLevel reports whether k is the browser's, answered by the relay:
+// not the command of the tab that would carry it, whose access is not its
+// own. The access rows after tiers.Navigate pass it.
+func (k *Cmd) browserLevel() bool {
+	return (k.r.sess == nil || k.r.sess.Tab == nil) && Emulated(k.M, k.r.sess) != nil
+}
+
+// onTab reports whether k reaches a tab whose access rows judge it.
+func (k *Cmd) onTab() bool { return k.r.tab != nil && !k.browserLevel() }
+
+// tierStage (tiers.Checks): the access rules that hold only while the
+// policy has tiers (tierrules.go).
+func (c *ClientConn) tierStage(k *Cmd) bool {
+	if !k.pol.tiers || k.browserLevel() {
+		return true
+	}
+	return c.tierChecks(k)
+}
+
+// standIn (tiers.StandIn): a blind tab's stand-ins (blindtab.go).
+func (c *ClientConn) standIn(k *Cmd) bool {
+	return !k.onTab() || k.r.acc.Level != AccessBlind || !c.blindStandIn(k)
+}
+
+// wantsFrameTree: a blind tab's frame tree is the relay's.
+func wantsFrameTree(m *MethodInfo) bool { return m.Name == "Page.getFrameTree" }
+
+// frameTree (tiers.FrameTree): what a blind tab may show of itself,
+// its origin.
+func (c *ClientConn) frameTree(k *Cmd) bool {
+	if !k.onTab() || k.r.acc.Level != AccessBlind || k.r.via.Child {
+		return true
+	}
+	c.Inst.Lock()
+	tree := tier.BlindFrameTree(k.r.tab.shownOrigin(), k.r.tab.TargetID)
+	c.Inst.Unlock()
+	k.Out.Kind = outEmulated
+	c.answer(k, tree)
+	return false
+}
+
+// wantsContexts: the methods whose params name execution contexts.
+func WantsContexts(m *MethodInfo) bool { return m.Ctx != nil }
+
+// contextsStage (tiers.Contexts): the contexts k names, judged
+// (ctxguard.go); a blind tab's are the stand-ins'.
+func (c *ClientConn) contextsStage(k *Cmd) bool {
+	return !k.onTab() || k.r.acc.Level == AccessBlind || c.contexts(k)
+}
+
+// wantsRetried: the function calls a client makes after a retried input.
+func wantsRetried(m *MethodInfo) bool { return m.Name == "Runtime.callFunctionOn" }
+
+// retried (tiers.Retried): refusals.go.
+func (c *ClientConn) retried(k *Cmd) bool {
+	if !k.onTab() {
+		return true
+	}
+	if d, ok := c.acts.retried(k); ok {
+		return c.refuseAsThrow(k, d)
+	}
+	return true
+}
+
+// gateStage (tiers.Gate): the blind and read-only tables (readonly.go).
+func (c *ClientConn) gateStage(k *Cmd) bool {
+	if !k.onTab() {
+		return true
+	}
+	if d, ok := c.gate(k, k.r.acc); !ok {
+		if k.r.acc.Level == AccessBlind && isScript(k.M.Name) {
+			return c.refuseAsThrow(k, d)
+		}
+		c.acts.refused(k, d)
+		return c.refuse(k, d)
+	}
+	return true
+}
+
+// wantsPixels: the methods that show the page's pixels.
+func WantsPixels(m *MethodInfo) bool { return tier.Pixels(m.Name) }
+
+// pixels (tiers.Pixels): not while a frame of the tab is blind.
+func (c *ClientConn) pixels(k *Cmd) bool {
+	if !k.onTab() {
+		return true
+	}
+	st := c.Inst.Lock()
+	blindFrame := st.hasBlindChild(k.r.tab)
+	c.Inst.Unlock()
+	if blindFrame {
+		return c.refuse(k, Decision{Verdict: Deny, Rule: ruleBlindFrame, Message: "cdprelay: blind: a frame of this page is on a site hidden from automation, and " + k.M.Name + " would show its pixels"})
+	}
+	return true
+}
+
+// 8. prepare acts on what the judging stages decided, for a command that
+// goes on. A navigation of a tab's main frame to a read-only site: the tab
+// is on its way there from now, and what may not run there (the client's
+// scripts for new documents) is taken out of Chrome before the navigation
+// reaches it. A navigation refused, denied or never answered leaves the
+// tab as it was.
+func (c *ClientConn) prepare(k *Cmd) bool {
+	if k.r.via == nil || k.r.via.Child || k.r.tab == nil || !k.pol.tiers {
+		return true
+	}
+	st := c.Inst.Lock()
+	if st.urlAccess(k.a.Url).Level == AccessReadOnly {
+		st.setNavTo(k.r.tab, k.a.Url)
+	}
+	c.Inst.Unlock()
+	return true
+}
+
+// wantsNavTo: a navigation of a tab's main frame.
+func wantsNavTo(m *MethodInfo) bool { return m.Name == "Page.navigate" }
+
+// observe counts k's outcome and records what the audit log keeps: every
+// refusal, and the navigations the client asked for.
+func (c *ClientConn) observe(k *Cmd) {
+	in := c.Inst
+	switch k.Out.Kind {
+	case outStopped:
+		in.Srv.Cfg.Metrics.countRefusal(k.Out.d)
+	case outDenied:
+		in.Srv.Cfg.Metrics.countRefusal(k.Out.d)
+		in.Observe(Event{Actor: ActorClient, Kind: KindDenied, Method: k.M.Name, Rule: k.Out.d.Rule, Outcome: OutcomeDenied, Detail: k.Out.d.Message})
+	case outDropped:
+		in.Srv.Cfg.Metrics.countRefusal(k.Out.d)
+		in.Observe(Event{Actor: ActorClient, Kind: KindDropped, Method: k.M.Name, Rule: k.Out.d.Rule, Outcome: OutcomeDropped})
+		if k.M.Name == "Browser.setDownloadBehavior" {
+			// Acknowledged, not applied; but whether the client wants
+			// download events is kept.
+			c.noteDownloadBehavior(k.a.eventsEnabled)
+		}
+	case OutForwarded:
+		if k.M.Name == "Page.navigate" {
+			target := ""
+			if k.r.tab != nil {
+				st := in.Lock()
+				target = k.r.tab.TargetID
+				st.noteNavigation(k.r.tab) // a download it starts is the client's
+				in.Unlock()
+			}
+			in.Observe(Event{Actor: ActorClient, Kind: KindNavigate, Method: k.M.Name, Target: target, Outcome: OutcomeOK, Detail: k.a.Url})
+		}
+	}
+}

@@ -1,0 +1,135 @@
+package core
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/api"
+)
+
+// Tabs opened from a shared tab. A popup the automation opened (a
+// window.open in its script, a click it sent on a target=_blank link) is
+// the automation's to drive; a tab the person opened from a shared tab
+// (a middle click, "open in new tab") is the person's, and sharing it
+// would hand the automation a tab nobody offered. Chrome gives both the
+// same openerTabId, so the relay tells them apart by what the automation
+// was doing: a tab opened while the automation had a command that can
+// open one (input, script) running on its opener, or had just sent one
+// (popupWindow), is the automation's. What only reads the tab (a
+// screenshot, the DOM, the targets) opens nothing, so an automation that
+// watches a tab does not take the tabs the person opens from it.
+// In "pick" mode our extension asks (an offer marked "popup") and shares
+// the tab only on the relay's yes; the stock extension shares such tabs
+// itself, and the relay simply does not take those the person opened.
+
+// popupWindow is how long after a command on a tab a new tab it opens
+// still counts as the automation's: a click's popup opens within a few
+// hundred milliseconds of the click, even on a loaded machine.
+const popupWindow = 2 * time.Second
+
+// busyWindow is how long a command still running on a tab (a script that
+// awaits something) counts as the automation's doing for the tabs opened
+// from it.
+const busyWindow = 30 * time.Second
+
+// openedByAutomation reports whether a tab opened from opener now is the
+// automation's.
+func (in *Instance) openedByAutomation(x *ExtConn, opener *Tab, now time.Time) bool {
+	if opener == nil {
+		return false
+	}
+	if last := opener.lastCommand.Load(); last != 0 && now.Sub(time.Unix(0, last)) < popupWindow {
+		return true
+	}
+	return x.busyOn(opener.Id, now)
+}
+
+// judgeOpened decides a tab offered because a shared tab opened it. It
+// runs outside the lock (it looks at pending commands) and reports
+// whether the relay takes the tab; our extension is told either way.
+func (in *Instance) judgeOpened(x *ExtConn, et extTab, marked bool) bool {
+	st := in.Lock()
+	opener := st.Tabs[et.OpenerTabID]
+	driven := st.Client != nil
+	in.Unlock()
+	yes := driven && in.openedByAutomation(x, opener, time.Now())
+	if marked {
+		x.fireCall("extension.sharePopup", et.ID, yes)
+	}
+	if !yes {
+		in.Observe(Event{Actor: ActorRelay, Kind: KindAttach, Outcome: OutcomeDenied, Detail: "a tab the person opened from a shared tab is not shared"})
+	}
+	return yes
+}
+
+// restrictedPopup tells the client of a popup the automation opened onto
+// a page that is never shared (another extension's page, a browser page),
+// which our extension reports without sharing it (an offer marked
+// "restricted"). Chrome's own port would hand the client that popup; the
+// relay cannot attach it, so it announces it and lets it go at once, with
+// the reason: a client waiting for its popup gets it, closed, instead of
+// waiting for ever. The tab is not kept: it is the person's.
+func (in *Instance) restrictedPopup(x *ExtConn, et extTab) {
+	st := in.Lock()
+	opener, c := st.Tabs[et.OpenerTabID], st.Client
+	ok := st.Ext == x && c != nil && opener != nil && opener.Session != nil && et.TargetID != "" && st.Tabs[et.ID] == nil
+	in.Unlock()
+	if !ok || !in.openedByAutomation(x, opener, time.Now()) {
+		return
+	}
+	url := et.URL
+	if url == "" {
+		url = et.PendingURL
+	}
+	why := detachCause{Cause: causeRestrictedURL}.Text()
+	st = in.Lock()
+	defer in.Unlock()
+	if st.Client != c {
+		return
+	}
+	ti := TargetInfo{TargetID: et.TargetID, Type: "page", URL: api.Origin(url), OpenerID: opener.TargetID, BrowserContextID: st.browserCtx}
+	if opener.browserCtx != "" {
+		ti.BrowserContextID = opener.browserCtx
+	}
+	st.targetEvent("Target.targetCreated", struct {
+		TargetInfo TargetInfo `json:"targetInfo"`
+	}{ti})
+	st.letGoPopup(c, ti, why)
+	st.targetEvent("Target.targetDestroyed", struct {
+		TargetID string `json:"targetId"`
+	}{ti.TargetID})
+}
+
+// letGoPopup announces to an auto-attaching client a popup it cannot have
+// and ends it at once, with why: a session of the relay's own that is
+// never in the table, so that the client's commands on it are answered as
+// a gone session's.
+func (st *State) letGoPopup(c *ClientConn, ti TargetInfo, why string) {
+	if !c.autoAttach {
+		return
+	}
+	st.NextSession++
+	id := "pw-tab-" + strconv.Itoa(st.NextSession)
+	ti.Attached = true
+	c.event("Target.attachedToTarget", nil, attachedParams{id, ti, false})
+	c.event("Target.detachedFromTarget", nil, detachedParams{SessionID: id, TargetID: ti.TargetID, Reason: why})
+	st.observe(Event{Actor: ActorRelay, Kind: KindDetach, Target: ti.TargetID, Outcome: OutcomeOK, Detail: "a popup to " + ti.URL + " was announced and let go: " + why})
+}
+
+// unattachablePopup is the same for a popup shared like any tab that
+// Chrome refused to attach (it went on from about:blank to a page never
+// shared): the client that waits for it hears of it.
+func (in *Instance) unattachablePopup(c *ClientConn, t *Tab, err error) {
+	if tabGone(err) || c.Ctx.Err() != nil {
+		return
+	}
+	st := in.Lock()
+	defer in.Unlock()
+	opener := st.Tabs[t.openerTabID]
+	if st.Client != c || !c.autoAttach || t.Session != nil || t.TargetID == "" || t.openerTabID == 0 || opener == nil || opener.Session == nil {
+		return
+	}
+	ti := st.targetInfo(t)
+	ti.URL, ti.Title = api.Origin(t.Url), ""
+	st.letGoPopup(c, ti, detachCause{Cause: causeRestrictedURL}.Text())
+}

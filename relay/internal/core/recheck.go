@@ -1,0 +1,210 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strconv"
+
+	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/person"
+)
+
+// What the person approved is what happens.
+//
+// An approval card names what a held input command would act on: the
+// element under the pointer for a mouse press, the focused field for a key
+// or typed text (describe.go). Between the card and the approval the page
+// may change — its layout shifts, it scrolls, an element is swapped for
+// another under the point, a frame moves in, the focus moves to another
+// form — and the command, sent as it was, would act on something else.
+// So when a person approves such a command, the relay looks again, with
+// the same describing function, right before it goes on: if what is there
+// is not what the card named (its description, and the element itself,
+// by Chrome's own id of it), the command is refused, saying what changed.
+// The release that follows an approved press is looked at the same way:
+// it must land on the element the press did.
+//
+// The element's identity comes from Chrome, not from the page's script: the
+// node at a point is asked with DOM.getNodeForLocation; the focused element
+// is found in a world the relay makes for the look and identified with
+// DOM.describeNode.
+// What remains is the instant between the last look and the command: a
+// page that changes in those few milliseconds is not caught.
+
+// seenTarget is what the relay saw where a command acts when it asked a
+// person about it.
+type seenTarget struct {
+	ok     bool // the page could be looked at
+	target person.PointTarget
+	node   int64 // Chrome's backendNodeId of the element; 0 if unknown
+	via    *Session
+}
+
+// pressRecord is an approved mouse press on a tab, which the release that
+// follows must match.
+type pressRecord struct {
+	seen seenTarget
+	what string // the card's words
+}
+
+// look is describe.go's look at the page, with the element's identity.
+func (c *ClientConn) look(ctx context.Context, via *Session, method string, params []byte) (seenTarget, error) {
+	t, err := c.lookAt(ctx, via, method, params)
+	if err != nil {
+		return seenTarget{via: via}, err
+	}
+	s := seenTarget{ok: true, target: t, via: via}
+	s.node, _ = c.identify(ctx, via, method, params)
+	return s, nil
+}
+
+// identify returns Chrome's id of the element a command would act on: the
+// node at a mouse event's point, or the focused element.
+func (c *ClientConn) identify(ctx context.Context, via *Session, method string, params []byte) (int64, error) {
+	x := c.ext()
+	sid := ""
+	if via.Child {
+		sid = via.Id
+	}
+	if method == "Input.dispatchMouseEvent" {
+		px, errx := strconv.ParseFloat(string(wire.Field(params, "x")), 64)
+		py, erry := strconv.ParseFloat(string(wire.Field(params, "y")), 64)
+		if errx != nil || erry != nil || math.IsNaN(px) || math.IsNaN(py) {
+			return 0, errors.New("no point")
+		}
+		res, err := x.sendCommand(ctx, via.Tab.Id, sid, "DOM.getNodeForLocation", map[string]any{
+			"x": int64(math.Floor(px)), "y": int64(math.Floor(py)), "includeUserAgentShadowDOM": true, "ignorePointerEventsNone": false,
+		})
+		if err != nil {
+			return 0, err
+		}
+		n, _ := wire.Int(wire.Field(res, "backendNodeId"))
+		return n, nil
+	}
+	// The focused element, through shadow roots and frames of the same
+	// origin, found in a world of the relay's own made for this look
+	// (relayworld.go), as describe.go found it.
+	look, err := c.newLook(ctx, via)
+	if err != nil {
+		return 0, err
+	}
+	defer look.close()
+	f, err := look.focus(ctx)
+	switch {
+	case errors.Is(err, errNoFocus):
+		return 0, nil // nothing focused
+	case err != nil:
+		return 0, err
+	}
+	return f.el.BackendNodeID, nil
+}
+
+// same reports whether now is what was seen.
+func (s seenTarget) same(now seenTarget) bool {
+	return now.ok && s.target == now.target && s.node == now.node
+}
+
+// checkApproved is the ask stage's share for a command taken off a line:
+// a command a person approved, whose card named what it acts on, is looked
+// at again before it goes on; a mouse release is looked at against the
+// approved press before it.
+func (c *ClientConn) checkApproved(k *Cmd) bool {
+	h := k.held
+	if h != nil && h.checked {
+		return true
+	}
+	if h != nil && h.approved && h.byPerson && h.seen.ok {
+		return c.holdToCheck(k, func(ctx context.Context) string {
+			now, err := c.look(ctx, h.seen.via, h.method, h.k.Env.Params)
+			if err != nil {
+				return "cdprelay: the page could not be looked at again after the person approved " + h.what + ", so it is not done"
+			}
+			if !h.seen.same(now) {
+				return "cdprelay: the page changed after the person approved " + h.what + ": now it would " + c.nowWould(k, now) + "; not done"
+			}
+			if h.method == "Input.dispatchMouseEvent" {
+				c.notePress(k.r.tab, h, now)
+			}
+			return ""
+		})
+	}
+	if k.M.Name == "Input.dispatchMouseEvent" && k.r.tab != nil && k.r.via != nil {
+		if typ := string(wire.StringField(k.Env.Params, "type")); typ == "mousePressed" || typ == "mouseReleased" {
+			c.Inst.Lock()
+			p, ok := c.pressed[k.r.tab]
+			delete(c.pressed, k.r.tab) // one release per approved press
+			c.Inst.Unlock()
+			if ok && typ == "mouseReleased" {
+				via := k.r.via
+				params := append([]byte(nil), k.Env.Params...)
+				return c.holdToCheck(k, func(ctx context.Context) string {
+					now, err := c.look(ctx, via, "Input.dispatchMouseEvent", params)
+					if err != nil || !p.seen.same(now) {
+						return "cdprelay: the release would not land where the approved press did (" + p.what + "): now it would " + c.nowWould(k, now) + "; not done"
+					}
+					return ""
+				})
+			}
+		}
+	}
+	return true
+}
+
+// nowWould says in a person's words what k would do on what is there now.
+func (c *ClientConn) nowWould(k *Cmd, now seenTarget) string {
+	d := person.Description{Method: k.M.Name, URL: k.a.Url, Files: k.a.files, Params: k.Env.Params, Looked: now.ok, Target: now.target}
+	if k.r.tab != nil {
+		c.Inst.Lock()
+		d.Origin = api.Origin(k.r.tab.DocURL)
+		c.Inst.Unlock()
+	}
+	return c.Inst.ScrubString(d.Text())
+}
+
+// notePress records an approved press on t, for the release after it.
+func (c *ClientConn) notePress(t *Tab, h *heldCmd, now seenTarget) {
+	if t == nil || string(wire.StringField(h.k.Env.Params, "type")) != "mousePressed" {
+		return
+	}
+	c.Inst.Lock()
+	if c.pressed == nil {
+		c.pressed = map[*Tab]pressRecord{}
+	}
+	c.pressed[t] = pressRecord{seen: now, what: h.what}
+	c.Inst.Unlock()
+}
+
+// holdToCheck holds k in its tab's line while check looks at the page
+// beside the read loop; k then goes on, or is refused with what check
+// says.
+func (c *ClientConn) holdToCheck(k *Cmd, check func(ctx context.Context) string) bool {
+	in := c.Inst
+	st := in.Lock()
+	h := st.heldInLine(c, k)
+	h.stage = holdProbing
+	in.Unlock()
+	k.Out.Kind = outHeld
+	c.Wg.Add(1)
+	in.Tasks.Spawn("look again before acting", func() {
+		defer c.Wg.Done()
+		ctx, cancel := c.callCtx()
+		defer cancel()
+		why := check(ctx)
+		st := in.Lock()
+		defer in.Unlock()
+		if h.stage != holdProbing || st.lines[h.key] == nil {
+			return // stopped, or the client went
+		}
+		h.checked = true
+		if why == "" {
+			h.stage, h.approved = holdWaiting, true
+		} else {
+			h.stage, h.denial = holdDenied, why
+			in.Observe(Event{Actor: ActorRelay, Kind: KindApproval, Method: h.method, Target: targetOf(h.key.t), Rule: person.RuleChanged, Outcome: OutcomeDenied, Detail: why})
+		}
+		in.startDrain(st, h.key)
+	})
+	return false
+}

@@ -1,0 +1,87 @@
+package core
+
+import (
+	"encoding/json"
+
+	"github.com/cdprelay/cdprelay/internal/wire"
+)
+
+// What the client hears of the relay's own worlds: nothing. Chrome
+// tells every listener of a session about every context and script and
+// pause in it; the relay's worlds (relayworld.go) are withheld from all
+// of it, on the event path, while the relay has a world on the tab.
+
+// relayEvent reports whether an event of t's session sid comes from one
+// of the relay's own worlds (a console message, an exception, a binding
+// call, a script parsed, a pause in its script): the client hears nothing
+// of it. A pause there is resumed by the relay (unpause). Called only
+// while the relay has a world on t.
+func (st *State) relayEvent(t *Tab, sid string, method, params []byte) (withhold, unpause bool) {
+	sc := t.ctxs[sid]
+	if sc == nil {
+		return false, false
+	}
+	inRelay := func(raw []byte) bool {
+		id, ok := wire.Int(raw)
+		return ok && sc.byID[id] != nil && sc.byID[id].relay
+	}
+	switch string(method) {
+	case "Runtime.consoleAPICalled", "Runtime.bindingCalled", "Runtime.inspectRequested":
+		return inRelay(wire.Field(params, "executionContextId")), false
+	case "Runtime.exceptionThrown":
+		return inRelay(wire.Field(wire.Field(params, "exceptionDetails"), "executionContextId")), false
+	case "Debugger.scriptParsed", "Debugger.scriptFailedToParse":
+		if !inRelay(wire.Field(params, "executionContextId")) {
+			return false, false
+		}
+		if id := wire.StringField(params, "scriptId"); len(id) > 0 && len(sc.scripts) < maxRelayScripts {
+			if sc.scripts == nil {
+				sc.scripts = map[string]bool{}
+			}
+			sc.scripts[string(id)] = true
+		}
+		return true, false
+	case "Debugger.breakpointResolved":
+		return sc.scripts[string(wire.StringField(wire.Field(params, "location"), "scriptId"))], false
+	case "Debugger.paused":
+		if pausedInRelay(sc, params) {
+			sc.unpaused = true
+			return true, true
+		}
+	case "Debugger.resumed":
+		if sc.unpaused {
+			sc.unpaused = false
+			return true, false
+		}
+	}
+	return false, false
+}
+
+// maxRelayScripts bounds the relay's own script ids kept per session.
+const maxRelayScripts = 4096
+
+// pausedInRelay reports whether a Debugger.paused stops with a frame of
+// the relay's own worlds on the stack: its scopes would show what the
+// relay's script holds.
+func pausedInRelay(sc *sessionContexts, params []byte) bool {
+	var p struct {
+		CallFrames []struct {
+			CallFrameID string `json:"callFrameId"`
+			Location    struct {
+				ScriptID string `json:"scriptId"`
+			} `json:"location"`
+		} `json:"callFrames"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return true // unreadable: as strict as can be
+	}
+	for _, f := range p.CallFrames {
+		if sc.scripts[f.Location.ScriptID] {
+			return true
+		}
+		if id, ok := idContext([]byte(f.CallFrameID)); ok && sc.byID[id] != nil && sc.byID[id].relay {
+			return true
+		}
+	}
+	return false
+}

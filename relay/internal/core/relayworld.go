@@ -1,0 +1,447 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/cdprelay/cdprelay/relay/internal/person"
+)
+
+// How the relay looks at a page: from the browser's own answers where it
+// can, and from a world of its own where only script can tell.
+//
+// What is under a point is the browser's hit test (DOM.getNodeForLocation,
+// which gives the frame too); what a node is, its attributes and the frame
+// a frame element holds are DOM.describeNode's; what a person would call
+// it (a button "Place order", a link, a form around it) is the
+// accessibility tree's; a frame's origin is the one Chrome gave its own
+// world (contexts.go). Only where the focus is, and typing a secret there,
+// take script in the page: it runs in an isolated world the relay makes
+// for that one look, with a random name, and nothing but the relay has
+// ever run in it:
+//
+//   - the client cannot reach it: its id, unique id, name, objects, call
+//     frames and scripts are refused to the client, and nothing of it is
+//     announced (ctxguard.go);
+//   - the page cannot reach an isolated world, and what the client can
+//     change in every world at once (Runtime.addBinding, which sets a
+//     global) the relay's scripts do not use: they name no global but
+//     document, which no script can replace;
+//   - every script is new (its text carries a random nonce, so that no
+//     breakpoint set by a script's hash can be waiting for it), and no
+//     function of the relay's outlives its call.
+//
+// A page gets at most maxRelayWorlds such worlds per frame while a
+// document lives; after that the relay says it cannot look.
+
+// maxRelayWorlds bounds the relay's worlds in one frame of one document.
+const maxRelayWorlds = 32
+
+// relayLook is one look of the relay's at the page of session via: a
+// world made for it in via's frame.
+type relayLook struct {
+	c     *ClientConn
+	t     *Tab
+	sid   string // via's, "" for a tab's own session
+	frame string // via's frame
+	ctx   int64  // the world's execution context in frame
+	group string // the object group of what the look holds
+}
+
+// viaFrame returns the session id and the frame of via.
+func (c *ClientConn) viaFrame(via *Session) (sid, frame string) {
+	c.Inst.Lock()
+	defer c.Inst.Unlock()
+	if via.Child {
+		return via.Id, via.targetID
+	}
+	return "", via.Tab.TargetID
+}
+
+// relayCmd sends a command of the relay's own to t's session sid.
+func (c *ClientConn) relayCmd(ctx context.Context, t *Tab, sid, method string, params any) (json.RawMessage, error) {
+	x := c.ext()
+	if x == nil {
+		return nil, errors.New("the extension is gone")
+	}
+	return x.sendCommand(ctx, t.Id, sid, method, params)
+}
+
+// newLook makes a world of the relay's own in via's frame.
+func (c *ClientConn) newLook(ctx context.Context, via *Session) (*relayLook, error) {
+	t := via.Tab
+	sid, frame := c.viaFrame(via)
+	c.Inst.Lock()
+	n := 0
+	if sc := t.ctxs[sid]; sc != nil {
+		for _, x := range sc.byID {
+			if x.relay && x.frame == frame {
+				n++
+			}
+		}
+	}
+	c.Inst.Unlock()
+	if n >= maxRelayWorlds {
+		return nil, errors.New("the relay has looked at this page too often; load it again")
+	}
+	res, err := c.relayCmd(ctx, t, sid, "Page.createIsolatedWorld", map[string]any{"frameId": frame, "worldName": RelayWorldPrefix + "-" + randHex(16), "grantUniveralAccess": false})
+	if err != nil {
+		return nil, err
+	}
+	var w struct {
+		ID int64 `json:"executionContextId"`
+	}
+	if json.Unmarshal(res, &w) != nil || w.ID == 0 {
+		return nil, errors.New("no isolated world")
+	}
+	return &relayLook{c: c, t: t, sid: sid, frame: frame, ctx: w.ID, group: RelayWorldPrefix + "-" + randHex(16)}, nil
+}
+
+// close lets go of what the look holds in the page.
+func (l *relayLook) close() {
+	if x := l.c.ext(); x != nil {
+		x.Fire(l.t.Id, l.sid, "Runtime.releaseObjectGroup", map[string]any{"objectGroup": l.group})
+	}
+}
+
+// call runs function fn in the look's world, on object this ("" for
+// none), with args (CDP CallArgument values), and returns its result: by
+// value, or as a remote object.
+func (l *relayLook) call(ctx context.Context, fn, this string, args []map[string]any, byValue bool) (json.RawMessage, error) {
+	p := map[string]any{
+		// The nonce makes every script new: no breakpoint waits for it.
+		"functionDeclaration": "/*" + randHex(16) + "*/ " + fn,
+		"returnByValue":       byValue,
+		"silent":              true,
+		"objectGroup":         l.group,
+	}
+	if this != "" {
+		p["objectId"] = this
+	} else {
+		p["executionContextId"] = l.ctx
+	}
+	if args != nil {
+		p["arguments"] = args
+	}
+	res, err := l.c.relayCmd(ctx, l.t, l.sid, "Runtime.callFunctionOn", p)
+	if err != nil {
+		return nil, err
+	}
+	var r struct {
+		Result    json.RawMessage `json:"result"`
+		Exception json.RawMessage `json:"exceptionDetails"`
+	}
+	if json.Unmarshal(res, &r) != nil || r.Result == nil {
+		return nil, errors.New("the page could not be asked")
+	}
+	if r.Exception != nil {
+		return nil, errors.New("the page's answer was an exception")
+	}
+	return r.Result, nil
+}
+
+// focusChain finds where keystrokes go: the focused element, through
+// frames its script may enter (same origin), and shadow roots. It returns
+// them in order, each frame element that holds the focus and then the
+// focused element: a frame element last means the focus is in a frame it
+// cannot enter. It names no global but document.
+const focusChain = `function () {
+  const chain = [];
+  let doc = document;
+  for (let depth = 0; depth < 32; depth++) {
+    let el = doc.activeElement;
+    while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+    if (!el) break;
+    chain[chain.length] = el;
+    if (el.tagName !== "IFRAME" && el.tagName !== "FRAME") break;
+    let inner = null;
+    try { inner = el.contentDocument; } catch (e) {}
+    if (!inner) break;
+    doc = inner;
+  }
+  return chain;
+}`
+
+// focused is where the focus is, from the browser's answers.
+type focused struct {
+	el     node   // the focused element (a frame element: the focus is in a frame the relay cannot look into)
+	frame  string // the frame el is in
+	origin string // that frame's origin, as Chrome gave it
+	chain  string // the chain's remote object, in the look's world
+}
+
+// node is what DOM.describeNode says of an element.
+type node struct {
+	BackendNodeID int64    `json:"backendNodeId"`
+	NodeName      string   `json:"nodeName"`
+	LocalName     string   `json:"localName"`
+	Attributes    []string `json:"attributes"`
+	FrameID       string   `json:"frameId"`
+}
+
+// attr returns the attribute name of n ("" when it has none).
+func (n node) attr(name string) string {
+	for i := 0; i+1 < len(n.Attributes); i += 2 {
+		if strings.EqualFold(n.Attributes[i], name) {
+			return n.Attributes[i+1]
+		}
+	}
+	return ""
+}
+
+// isFrame reports whether n is a frame element.
+func (n node) isFrame() bool { return n.NodeName == "IFRAME" || n.NodeName == "FRAME" }
+
+// focus finds the focused element of the look's page and what the
+// browser says of it and of the frames on the way.
+func (l *relayLook) focus(ctx context.Context) (focused, error) {
+	res, err := l.call(ctx, focusChain, "", nil, false)
+	if err != nil {
+		return focused{}, err
+	}
+	var chain struct {
+		ObjectID string `json:"objectId"`
+	}
+	if json.Unmarshal(res, &chain) != nil || chain.ObjectID == "" {
+		return focused{}, errors.New("the page could not be asked where its focus is")
+	}
+	props, err := l.c.relayCmd(ctx, l.t, l.sid, "Runtime.getProperties", map[string]any{"objectId": chain.ObjectID, "ownProperties": true})
+	if err != nil {
+		return focused{}, err
+	}
+	var p struct {
+		Result []struct {
+			Name  string `json:"name"`
+			Value struct {
+				ObjectID string `json:"objectId"`
+			} `json:"value"`
+		} `json:"result"`
+	}
+	if json.Unmarshal(props, &p) != nil {
+		return focused{}, errors.New("the page could not be asked where its focus is")
+	}
+	ids := map[int]string{}
+	for _, r := range p.Result {
+		if i, err := strconv.Atoi(r.Name); err == nil && i >= 0 && i < 32 && r.Value.ObjectID != "" {
+			ids[i] = r.Value.ObjectID
+		}
+	}
+	f := focused{frame: l.frame, chain: chain.ObjectID}
+	if len(ids) == 0 {
+		return f, errNoFocus
+	}
+	for i := 0; i < len(ids); i++ {
+		id, ok := ids[i]
+		if !ok {
+			return focused{}, errors.New("the page could not be asked where its focus is")
+		}
+		n, err := l.c.describe(ctx, l.t, l.sid, map[string]any{"objectId": id})
+		if err != nil {
+			return focused{}, err
+		}
+		if i < len(ids)-1 {
+			// A frame its script entered: the focus is in there.
+			if !n.isFrame() || n.FrameID == "" {
+				return focused{}, errors.New("the page could not be asked where its focus is")
+			}
+			f.frame = n.FrameID
+			continue
+		}
+		f.el = n
+	}
+	l.c.Inst.Lock()
+	f.origin = l.t.frameOrigin(l.sid, f.frame)
+	l.c.Inst.Unlock()
+	if f.origin == "" {
+		return focused{}, errors.New("the relay does not know the origin of the focused frame")
+	}
+	return f, nil
+}
+
+var errNoFocus = errors.New("no element has the focus")
+
+// describe asks the browser what a node (by objectId or backendNodeId) is.
+func (c *ClientConn) describe(ctx context.Context, t *Tab, sid string, which map[string]any) (node, error) {
+	res, err := c.relayCmd(ctx, t, sid, "DOM.describeNode", which)
+	if err != nil {
+		return node{}, err
+	}
+	var r struct {
+		Node node `json:"node"`
+	}
+	if json.Unmarshal(res, &r) != nil {
+		return node{}, errors.New("the browser could not say what the node is")
+	}
+	return r.Node, nil
+}
+
+// axNode is a node of the accessibility tree, as the browser computes it.
+type axNode struct {
+	NodeID  string `json:"nodeId"`
+	Ignored bool   `json:"ignored"`
+	Role    struct {
+		Value string `json:"value"`
+	} `json:"role"`
+	Name struct {
+		Value string `json:"value"`
+	} `json:"name"`
+	ParentID string `json:"parentId"`
+	DOMNode  int64  `json:"backendDOMNodeId"`
+}
+
+// axLineage returns the node backendNodeId and its ancestors in the
+// accessibility tree, nearest first.
+func (c *ClientConn) axLineage(ctx context.Context, t *Tab, sid string, backendNodeID int64) ([]axNode, error) {
+	res, err := c.relayCmd(ctx, t, sid, "Accessibility.getPartialAXTree", map[string]any{"backendNodeId": backendNodeID, "fetchRelatives": true})
+	if err != nil {
+		return nil, err
+	}
+	var r struct {
+		Nodes []axNode `json:"nodes"`
+	}
+	if json.Unmarshal(res, &r) != nil {
+		return nil, errors.New("the browser could not say what the node is")
+	}
+	by := map[string]axNode{}
+	var self *axNode
+	for i, n := range r.Nodes {
+		by[n.NodeID] = n
+		if n.DOMNode == backendNodeID && self == nil {
+			self = &r.Nodes[i]
+		}
+	}
+	if self == nil {
+		return nil, errors.New("the browser could not say what the node is")
+	}
+	out := []axNode{*self}
+	for n := *self; len(out) < 256; {
+		p, ok := by[n.ParentID]
+		if !ok {
+			break
+		}
+		out = append(out, p)
+		n = p
+	}
+	return out, nil
+}
+
+// originOf returns the origin of a frame element's src, resolved against
+// the origin of the page that holds it.
+func originOf(src, base string) string {
+	b, err := url.Parse(base + "/")
+	if err != nil {
+		return ""
+	}
+	u, err := b.Parse(strings.TrimSpace(src))
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+// personsView says what a person would call node n of t's session sid in
+// frame origin: its kind (button, link, field, or its tag), its text, and
+// whether a press there submits a form. A frame element is a frame the
+// relay cannot look into.
+func (c *ClientConn) personsView(ctx context.Context, t *Tab, sid, origin string, n node) (person.PointTarget, error) {
+	if n.isFrame() {
+		return person.PointTarget{Origin: origin, Kind: "frame", Frame: originOf(n.attr("src"), origin)}, nil
+	}
+	lineage, err := c.axLineage(ctx, t, sid, n.BackendNodeID)
+	if err != nil {
+		return person.PointTarget{}, err
+	}
+	pt := person.PointTarget{Origin: origin, Kind: strings.ToLower(n.LocalName)}
+	target := n
+	for i, a := range lineage {
+		kind, ok := interactiveRoles[a.Role.Value]
+		if !ok {
+			continue
+		}
+		pt.Kind, pt.Text = kind, a.Name.Value
+		if a.DOMNode != n.BackendNodeID {
+			if target, err = c.describe(ctx, t, sid, map[string]any{"backendNodeId": a.DOMNode}); err != nil {
+				return person.PointTarget{}, err
+			}
+		}
+		inForm := false
+		for _, up := range lineage[i+1:] {
+			inForm = inForm || up.Role.Value == "form"
+		}
+		typ := strings.ToLower(target.attr("type"))
+		switch target.NodeName {
+		case "BUTTON":
+			pt.Submit = inForm && (typ == "" || typ == "submit")
+		case "INPUT":
+			pt.Submit = inForm && (typ == "submit" || typ == "image")
+			switch typ {
+			case "button", "reset", "checkbox", "radio", "file", "submit", "image":
+			default:
+				pt.Form = inForm
+			}
+		}
+		return pt, nil
+	}
+	for _, a := range lineage {
+		if a.Name.Value != "" {
+			pt.Text = a.Name.Value
+			break
+		}
+		if !a.Ignored && a.Role.Value != "StaticText" && a.Role.Value != "generic" && a.Role.Value != "none" {
+			break
+		}
+	}
+	return pt, nil
+}
+
+// interactiveRoles are the accessibility roles a card names, by kind.
+var interactiveRoles = map[string]string{
+	"button": "button", "menuitem": "button", "menuitemcheckbox": "button", "menuitemradio": "button",
+	"tab": "button", "switch": "button", "link": "link",
+	"textbox": "field", "searchbox": "field", "combobox": "field", "spinbutton": "field",
+	"checkbox": "field", "radio": "field", "slider": "field", "listbox": "field",
+}
+
+// pointAt finds what is at (x, y) of via's page: the browser's hit test,
+// which goes into the frames of the page's process.
+func (c *ClientConn) pointAt(ctx context.Context, via *Session, x, y float64) (person.PointTarget, error) {
+	t := via.Tab
+	sid, top := c.viaFrame(via)
+	res, err := c.relayCmd(ctx, t, sid, "DOM.getNodeForLocation", map[string]any{"x": int64(x), "y": int64(y), "includeUserAgentShadowDOM": false, "ignorePointerEventsNone": false})
+	var ee *ExtError
+	if errors.As(err, &ee) && strings.Contains(ee.Message, "No node found") {
+		c.Inst.Lock()
+		o := t.frameOrigin(sid, top)
+		c.Inst.Unlock()
+		return person.PointTarget{Origin: o, Kind: "nothing"}, nil
+	}
+	if err != nil {
+		return person.PointTarget{}, err
+	}
+	var hit struct {
+		BackendNodeID int64  `json:"backendNodeId"`
+		FrameID       string `json:"frameId"`
+	}
+	if json.Unmarshal(res, &hit) != nil || hit.BackendNodeID == 0 {
+		return person.PointTarget{}, errors.New("the browser could not say what is there")
+	}
+	if hit.FrameID == "" {
+		hit.FrameID = top
+	}
+	c.Inst.Lock()
+	origin := t.frameOrigin(sid, hit.FrameID)
+	c.Inst.Unlock()
+	if origin == "" {
+		return person.PointTarget{}, fmt.Errorf("the relay does not know the origin of frame %s", hit.FrameID)
+	}
+	n, err := c.describe(ctx, t, sid, map[string]any{"backendNodeId": hit.BackendNodeID})
+	if err != nil {
+		return person.PointTarget{}, err
+	}
+	return c.personsView(ctx, t, sid, origin, n)
+}

@@ -1,0 +1,495 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cdprelay/cdprelay/internal/wire"
+)
+
+// Resuming a tab's sessions across a detach.
+//
+// When another extension puts a frame into a tab (a password manager's
+// inline menu, on a login page's load or a field's focus), Chrome detaches
+// chrome.debugger from the whole tab as soon as the frame starts loading:
+// no script can prevent it, not even one that removes the frame at once.
+// With the person's consent our extension's frame guard removes such
+// frames from the tabs the automation holds, and then the tab can be
+// attached again a few milliseconds later. The relay does that and resumes
+// the client's sessions on it, so that a page.goto to a login page or a
+// page.fill that focuses a password field carries on instead of finding
+// its page closed:
+//
+//   - the client's top-level sessions stay; its child sessions (frames,
+//     workers) end, as Chrome re-announces them; a session with Runtime on
+//     hears Runtime.executionContextsCleared, since the objects the client
+//     held died with the debugger session (its contexts are reported again,
+//     with the same ids, and Playwright re-injects what it needs);
+//   - the commands under way get their own answers from Chrome, where a
+//     Runtime command's failure reads as the context's end, which clients
+//     retry;
+//   - the client's commands that arrive meanwhile wait;
+//   - the tab is attached again, and what the sessions had switched on
+//     (domains, lifecycle events, init scripts, bindings, emulation,
+//     auto-attach: the replayed methods below) is set again in the order it
+//     was set; Chrome replays the document's lifecycle events.
+//
+// Events of the gap (a few tens of milliseconds) are lost. If the tab
+// cannot be attached again within resumeWait, the sessions end as for any
+// other detach, told why.
+
+// resumeWait bounds a resume; resumeRetry is the pause before another
+// try, when Chrome detached the tab again meanwhile. A tab is resumed at
+// most maxResumes times in resumeWindow: an extension that puts its frame
+// back as soon as it is removed would make it a loop.
+const (
+	resumeWait   = 5 * time.Second
+	resumeRetry  = 50 * time.Millisecond
+	maxResumes   = 5
+	resumeWindow = 10 * time.Second
+	// resumeSoon: a resume this soon after the previous one was caused by
+	// the previous one's replay. Emulated focus, set again, gives the page
+	// focus, and a focused password field brings its menu back; so then
+	// focus is not emulated again.
+	resumeSoon = time.Second
+)
+
+// mayResume reports whether t may be resumed once more now, and records
+// the resume.
+func (t *Tab) mayResume(now time.Time) bool {
+	recent := t.resumes[:0]
+	for _, at := range t.resumes {
+		if now.Sub(at) < resumeWindow {
+			recent = append(recent, at)
+		}
+	}
+	t.resumes = recent
+	if len(t.resumes) >= maxResumes {
+		return false
+	}
+	t.resumes = append(t.resumes, now)
+	return true
+}
+
+// resumedSoon reports whether the resume under way came right after the
+// one before it.
+func (t *Tab) resumedSoon() bool {
+	n := len(t.resumes)
+	return n >= 2 && t.resumes[n-1].Sub(t.resumes[n-2]) < resumeSoon
+}
+
+// replayKind says how a method's command is kept for a resume.
+type replayKind uint8
+
+const (
+	ReplayNone     replayKind = iota
+	replaySet                 // the last call of the method counts
+	replayKeyed               // the last call per name (Runtime.addBinding)
+	replayUnkey               // removes a replayKeyed call
+	replayClear               // removes the replaySet call of replayCleared[method]
+	replayScript              // Page.addScriptToEvaluateOnNewDocument: each call counts
+	replayUnscript            // Page.removeScriptToEvaluateOnNewDocument
+)
+
+var ReplayedMethods = map[string]replayKind{
+	"Page.setLifecycleEventsEnabled":              replaySet,
+	"Page.setInterceptFileChooserDialog":          replaySet,
+	"Page.setBypassCSP":                           replaySet,
+	"Page.setAdBlockingEnabled":                   replaySet,
+	"Page.setFontFamilies":                        replaySet,
+	"Page.setFontSizes":                           replaySet,
+	"Network.setExtraHTTPHeaders":                 replaySet,
+	"Network.setUserAgentOverride":                replaySet,
+	"Network.setCacheDisabled":                    replaySet,
+	"Network.setBypassServiceWorker":              replaySet,
+	"Network.emulateNetworkConditions":            replaySet,
+	"Network.setBlockedURLs":                      replaySet,
+	"Network.setAttachDebugStack":                 replaySet,
+	"Emulation.setDeviceMetricsOverride":          replaySet,
+	"Emulation.setUserAgentOverride":              replaySet,
+	"Emulation.setTouchEmulationEnabled":          replaySet,
+	"Emulation.setEmitTouchEventsForMouse":        replaySet,
+	"Emulation.setEmulatedMedia":                  replaySet,
+	"Emulation.setEmulatedVisionDeficiency":       replaySet,
+	"Emulation.setLocaleOverride":                 replaySet,
+	"Emulation.setTimezoneOverride":               replaySet,
+	"Emulation.setGeolocationOverride":            replaySet,
+	"Emulation.setFocusEmulationEnabled":          replaySet,
+	"Emulation.setDefaultBackgroundColorOverride": replaySet,
+	"Emulation.setScriptExecutionDisabled":        replaySet,
+	"Emulation.setCPUThrottlingRate":              replaySet,
+	"Emulation.setScrollbarsHidden":               replaySet,
+	"Emulation.setAutoDarkModeOverride":           replaySet,
+	"Emulation.setIdleOverride":                   replaySet,
+	"Emulation.setHardwareConcurrencyOverride":    replaySet,
+	"Emulation.setPageScaleFactor":                replaySet,
+	"Emulation.setDocumentCookieDisabled":         replaySet,
+	"Emulation.setAutomationOverride":             replaySet,
+	"Security.setIgnoreCertificateErrors":         replaySet,
+	"Runtime.setAsyncCallStackDepth":              replaySet,
+	"Runtime.setCustomObjectFormatterEnabled":     replaySet,
+	"Runtime.setMaxCallStackSizeToCapture":        replaySet,
+	"Target.setAutoAttach":                        replaySet,
+	"Log.startViolationsReport":                   replaySet,
+	"Runtime.addBinding":                          replayKeyed,
+	"Runtime.removeBinding":                       replayUnkey,
+	"Emulation.clearDeviceMetricsOverride":        replayClear,
+	"Emulation.clearGeolocationOverride":          replayClear,
+	"Emulation.clearIdleOverride":                 replayClear,
+	"Log.stopViolationsReport":                    replayClear,
+	"Page.addScriptToEvaluateOnNewDocument":       replayScript,
+	"Page.removeScriptToEvaluateOnNewDocument":    replayUnscript,
+}
+
+var replayCleared = map[string]string{
+	"Emulation.clearDeviceMetricsOverride": "Emulation.setDeviceMetricsOverride",
+	"Emulation.clearGeolocationOverride":   "Emulation.setGeolocationOverride",
+	"Emulation.clearIdleOverride":          "Emulation.setIdleOverride",
+	"Log.stopViolationsReport":             "Log.startViolationsReport",
+}
+
+// replayed is one command kept for a resume.
+type Replayed struct {
+	key    string // what a later call replaces or removes
+	Method string
+	Params []byte // owned
+	// script is a Page.addScriptToEvaluateOnNewDocument's identifier as
+	// the client knows it ("" until its reply has been read).
+	script string
+}
+
+// record keeps command m with params, sent on one of t's top-level
+// sessions, for a resume. Called with the lock held, before the command
+// goes out. For an init script it returns the key under which the
+// script's identifier is to be noted (tapScript).
+func (st *State) Record(t *Tab, m *MethodInfo, params []byte) (scriptKey string) {
+	switch m.replay {
+	case ReplayNone:
+		return ""
+	case replaySet:
+		st.keep(t, Replayed{key: m.Name, Method: m.Name}, params)
+	case replayKeyed:
+		st.keep(t, Replayed{key: keyOf(m.Name, params), Method: m.Name}, params)
+	case replayUnkey:
+		t.unkeep(keyOf("Runtime.addBinding", params))
+	case replayClear:
+		t.unkeep(clearedBy(m.Name))
+	case replayScript:
+		t.nextScript++
+		r := Replayed{key: "script\x00" + strconv.Itoa(t.nextScript), Method: m.Name}
+		st.keep(t, r, params)
+		return r.key
+	case replayUnscript:
+		id := string(wire.StringField(params, "identifier"))
+		for i := range t.Replay {
+			if t.Replay[i].Method == "Page.addScriptToEvaluateOnNewDocument" && t.Replay[i].script == id && id != "" {
+				t.unkeep(t.Replay[i].key)
+				break
+			}
+		}
+	}
+	return ""
+}
+
+// recordSwitch keeps a domain's enable (with its params), or forgets it
+// on its disable.
+func (st *State) RecordSwitch(t *Tab, domain string, on bool, params []byte) {
+	if on {
+		st.keep(t, Replayed{key: "enable\x00" + domain, Method: domain + ".enable"}, params)
+		return
+	}
+	t.unkeep("enable\x00" + domain)
+}
+
+func (st *State) keep(t *Tab, r Replayed, params []byte) {
+	t.unkeep(r.key) // a later call replaces it, in its place below
+	if len(t.Replay) >= MaxReplayed || t.replayBytes+len(params) > maxReplayBytes {
+		// A client that sets thousands of states, or huge ones, resumes
+		// without the rest.
+		return
+	}
+	r.Params = append([]byte(nil), params...)
+	t.Replay = append(t.Replay, r)
+	t.replayBytes += len(params)
+}
+
+func (t *Tab) unkeep(key string) {
+	for i := range t.Replay {
+		if t.Replay[i].key == key {
+			t.replayBytes -= len(t.Replay[i].Params)
+			t.Replay = append(t.Replay[:i:i], t.Replay[i+1:]...)
+			return
+		}
+	}
+}
+
+// maxReplayed and maxReplayBytes bound what is kept per tab.
+const (
+	MaxReplayed    = 512
+	maxReplayBytes = 8 << 20
+)
+
+// scriptRewrite maps a client's script identifier to the one Chrome has
+// now, after a resume; nil when it is unchanged.
+func (st *State) ScriptRewrite(t *Tab, params []byte) []byte {
+	id := string(wire.StringField(params, "identifier"))
+	now, ok := t.scriptIDs[id]
+	if !ok || now == id {
+		return nil
+	}
+	b, _ := json.Marshal(map[string]string{"identifier": now})
+	return b
+}
+
+// tapScript notes the identifier Chrome gave a client's init script.
+func (in *Instance) tapScript(t *Tab, key string) func([]byte) {
+	return func(result []byte) {
+		id := string(wire.StringField(result, "identifier"))
+		in.Lock()
+		for i := range t.Replay {
+			if t.Replay[i].key == key {
+				t.Replay[i].script = id
+			}
+		}
+		in.Unlock()
+	}
+}
+
+// suspend ends what died with the debugger session on t and holds the
+// client's commands for it until resume is done. why is told to the
+// sessions that enabled Log.
+func (st *State) suspend(t *Tab, why string) {
+	c := st.Client
+	st.warnSessions(t, why)
+	// Children are gone, each told on its parent as Chrome would: Chrome
+	// announces them again once the tab's auto-attach is set again.
+	var children []*Session
+	for _, cs := range st.Sessions {
+		if cs.Tab == t && cs.Child {
+			children = append(children, cs)
+		}
+	}
+	for _, cs := range children {
+		if c != nil && cs.parent != nil && st.live(cs.parent) {
+			c.event("Target.detachedFromTarget", cs.parent, detachedParams{SessionID: cs.Id, TargetID: cs.targetID})
+		}
+	}
+	for _, cs := range children {
+		delete(st.Sessions, cs.Id)
+	}
+	for _, s := range st.topSessions(t) {
+		if s.enabled["Runtime"] && s.idJSON != nil {
+			c.eventRaw("Runtime.executionContextsCleared", s, []byte("{}"))
+		}
+	}
+	t.setState(tabDetached, nil)
+	t.clientScreencast = false
+	t.detachReason = why
+	if t.resuming == nil {
+		t.resuming = make(chan struct{})
+	}
+}
+
+// resume attaches t again and sets again what its sessions had set. A
+// tab that Chrome detaches again meanwhile (the other extension put its
+// frame back at once) is tried again until resumeWait has passed.
+func (in *Instance) resume(x *ExtConn, t *Tab) {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), resumeWait)
+	defer cancel()
+	var err error
+	for {
+		err = in.attachTab(ctx, x, t)
+		fresh := false
+		if err == nil {
+			// Another document than the client knows: it is shown it first
+			// (awaydoc.go).
+			fresh = in.showDocument(ctx, x, t)
+			err = in.replay(ctx, x, t, fresh)
+		}
+		st := in.Lock()
+		if st.stillAway(t, x) {
+			// Let go of again meanwhile: the tab waits for its next offer
+			// (away.go).
+			in.Unlock()
+			return
+		}
+		again := st.shared(t) && t.State != TabAttached
+		shared := st.shared(t)
+		in.Unlock()
+		if (err == nil && !again) || !shared || tabGone(err) {
+			break
+		}
+		timer := time.NewTimer(resumeRetry)
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			timer.Stop()
+		}
+		if ctx.Err() != nil {
+			if err == nil {
+				err = ctx.Err()
+			}
+			break
+		}
+	}
+	st := in.Lock()
+	if st.stillAway(t, x) {
+		in.Unlock()
+		return
+	}
+	done := t.resuming
+	t.resuming = nil
+	detail := "after Chrome detached the tab for another extension's frame"
+	if a := st.resumeOver(t); a != nil {
+		detail = "the tab is back (" + a.short + ")"
+	}
+	hs, target := t.handles, t.TargetID
+	if err != nil && st.shared(t) {
+		why := "the automation's sessions on the tab could not be resumed: " + err.Error()
+		in.Log.Info("resume failed", "tab", t.Id, "err", err)
+		st.failHeldFor(t, "cdprelay: "+why)
+		st.dropSessions(t, why)
+		t.detachReason = why
+	}
+	if err == nil {
+		t.detachReason = ""
+	}
+	in.Unlock()
+	if done != nil {
+		close(done)
+	}
+	if err == nil {
+		in.Log.Info("resumed the tab's sessions", "tab", t.Id, "took", time.Since(start).Round(time.Millisecond))
+		in.Observe(Event{Actor: ActorRelay, Kind: KindAttach, Target: target, Outcome: OutcomeOK, Detail: "resumed the automation's sessions " + detail})
+		notifyHandles(hs, TabEvent{Method: EventAttached})
+	}
+	if err != nil && tabGone(err) {
+		x.failTab(t.Id)
+	}
+}
+
+// replay sends again what the sessions of t had set, in order. Each
+// command is judged again as the pipeline judges a client's (decide:
+// policy and access as they are now, an ask refusing it) and its params
+// rewritten by the fence as a client's are: a reload of the policy, or the
+// tab's being somewhere automation may do less, since the command was
+// first sent is not gone around. What they refuse is not sent again, and
+// the client is told why.
+//
+// fresh: the tab shows another document than the one the scripts for new
+// documents last ran in (awaydoc.go), so they run in it now, as they would
+// have had the debugger been there when it loaded.
+func (in *Instance) replay(ctx context.Context, x *ExtConn, t *Tab, fresh bool) error {
+	st := in.Lock()
+	cmds := append([]Replayed(nil), t.Replay...)
+	soon := t.resumedSoon()
+	c, s := st.Client, t.Session
+	in.Unlock()
+	if c == nil || s == nil {
+		return nil // nobody's sessions to resume
+	}
+	ids := map[string]string{}
+	for _, r := range cmds {
+		if soon && r.Method == "Emulation.setFocusEmulationEnabled" {
+			continue
+		}
+		if r.Method == "Page.addScriptToEvaluateOnNewDocument" && in.hasTiers() && !initRunsNothing(r.Params) {
+			continue // the tiers' own to put back, where it may run (initscripts.go)
+		}
+		if fresh && r.Method == "Page.addScriptToEvaluateOnNewDocument" {
+			r.Params = runNow(r.Params)
+		}
+		k, ok := c.JudgeReplayed(t, s, r)
+		if !ok {
+			continue
+		}
+		var p any
+		if len(k.Params) > 0 {
+			p = json.RawMessage(k.Params)
+		}
+		res, err := x.sendCommand(ctx, t.Id, "", k.M.Name, p)
+		if err != nil {
+			if ctx.Err() != nil || tabGone(err) {
+				return err
+			}
+			// What Chrome refuses now it would have refused before.
+			continue
+		}
+		if r.script != "" {
+			ids[r.script] = string(wire.StringField(res, "identifier"))
+		}
+	}
+	st = in.Lock()
+	if in.hasTiers() {
+		// The tab's scripts went with the old attach: put back those that
+		// may run where it is now.
+		for _, sc := range t.Scripts {
+			if sc.child == nil {
+				sc.Real, sc.adding = "", false
+			}
+		}
+		st.syncScripts(t)
+	} else {
+		// Set again in order above: the scripts the relay keeps (for a
+		// person's take-over, initscripts.go) are Chrome's new ones.
+		for _, sc := range t.Scripts {
+			if now, ok := ids[sc.Client]; ok && sc.child == nil {
+				sc.Real, sc.adding = now, false
+			}
+		}
+		st.syncScripts(t)
+	}
+	if len(ids) > 0 {
+		if t.scriptIDs == nil {
+			t.scriptIDs = map[string]string{}
+		}
+		for client, now := range ids {
+			t.scriptIDs[client] = now
+		}
+	}
+	in.Unlock()
+	return nil
+}
+
+// judgeReplayed runs kept command r of tab t (whose top-level session s
+// carries it) through the judging stages and the fence's rewrite. It
+// returns the command as it is to be sent, or false when a stage refused
+// it: then the refusal is counted and audited as a client command's, and
+// the tab's sessions are told.
+func (c *ClientConn) JudgeReplayed(t *Tab, s *Session, r Replayed) (*Cmd, bool) {
+	k := &Cmd{Env: wire.Envelope{Method: []byte(r.Method), Params: r.Params}, own: true}
+	k.M, k.Params, k.pol = LookupMethod(k.Env.Method), r.Params, c.Inst.policyNow()
+	c.Inst.Lock()
+	k.r = route{sess: s, replyTo: s, via: s, tab: t, acc: t.Acc, fenced: t.fenced(""), top: true}
+	c.Inst.Unlock()
+	if err := ArgsOf(k.M, k.Params, &k.a); err != nil {
+		c.failed(k, CodeInvalidParams, err.Error())
+		k.Out.d.Message = "cdprelay: " + err.Error()
+	} else if c.decide(k) {
+		// On a fenced tab, Fetch.enable goes with the backstop's pattern.
+		c.fence(k)
+		return k, true
+	}
+	if k.Out.Kind == outEmulated {
+		return k, false // kept by the access stage, for when the tab may have it (a blind tab's settings)
+	}
+	st := c.Inst.Lock()
+	st.warnSessions(t, r.Method+" was not set again on the tab after it was attached again: "+strings.TrimPrefix(k.Out.d.Message, "cdprelay: "))
+	c.Inst.Unlock()
+	c.observe(k)
+	return k, false
+}
+
+// awaitResume waits while a tab is being resumed (until done closes), or
+// either context ends: the client's, or the run a person's Stop ends.
+func awaitResume(ctx, run context.Context, done <-chan struct{}) {
+	select {
+	case <-done:
+	case <-ctx.Done():
+	case <-run.Done():
+	}
+}

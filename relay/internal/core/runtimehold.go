@@ -1,0 +1,136 @@
+package core
+
+import (
+	"slices"
+
+	"github.com/cdprelay/cdprelay/relay/internal/api"
+)
+
+// The relay's own Runtime.
+//
+// The relay places every context a command names in its view of the
+// tab's contexts (contexts.go), which only Chrome's Runtime events keep
+// true. So it keeps Runtime enabled on every session of the tabs it
+// attaches — the tab's own from the attach, a child's (a frame, a worker)
+// from the moment Chrome announces it — and a client's Runtime switch on
+// a tab session is the relay's to answer:
+//
+//   - Runtime.disable is answered and not sent: Chrome goes on telling the
+//     relay of contexts, and the client hears no Runtime event on that
+//     session until it enables Runtime again;
+//   - Runtime.enable is answered as Chrome would: a
+//     Runtime.executionContextCreated for each context the session has
+//     (none of the relay's own worlds, nothing of a blind tab), then the
+//     reply.
+//
+// Runtime.bindingCalled comes whatever the switch, as from Chrome. What
+// Chrome stored for a late Runtime.enable (console messages from before it)
+// is not replayed.
+
+// holdRuntime turns Runtime on in Chrome for t's session sid, once. It
+// goes out as the lock is released, before any later command for the
+// session.
+func (st *State) holdRuntime(t *Tab, sid string) {
+	sc := t.contextsOf(sid)
+	if sc.held {
+		return
+	}
+	sc.held = true
+	st.Fire(t.Id, sid, "Runtime.enable", nil)
+}
+
+// runtimeOn reports whether the client has Runtime on on s.
+func (s *Session) runtimeOn() bool {
+	if s.Child {
+		return s.runtime
+	}
+	return s.enabled["Runtime"]
+}
+
+// runtimeWanted reports whether client session s gets a Runtime event of
+// t's session sid: when the client has Runtime on there, or when the relay
+// does not hold it (then Chrome sends only what the client asked for).
+func (st *State) runtimeWanted(t *Tab, sid string, s *Session, method []byte) bool {
+	if string(method) == "Runtime.bindingCalled" {
+		return true
+	}
+	if sc := t.ctxs[sid]; sc == nil || !sc.held {
+		return true
+	}
+	return s.runtimeOn()
+}
+
+var emRuntimeSwitch = emulation{fn: (*ClientConn).runtimeSwitch}
+
+// runtimeSwitch answers a client's Runtime.enable or Runtime.disable on a
+// tab session.
+func (c *ClientConn) runtimeSwitch(k call) {
+	on := k.method == "Runtime.enable"
+	s := k.sess
+	st := c.Inst.Lock()
+	if !st.live(s) {
+		c.Inst.Unlock()
+		c.fail(k, CodeNoSession, "Session with given id not found.")
+		return
+	}
+	t, sid := s.Tab, ""
+	if s.Child {
+		sid = s.Id
+	}
+	was := s.runtimeOn()
+	if s.Child {
+		s.runtime = on
+	} else {
+		st.switchDomain(s, "Runtime", on)
+	}
+	sc := t.contextsOf(sid)
+	if !sc.held {
+		// Chrome's switch is the client's (a tab the relay did not attach
+		// itself): an enable makes it the relay's too.
+		sc.held = on
+		c.Inst.Unlock()
+		c.forwardCall(k)
+		return
+	}
+	if on && !was {
+		st.replayContexts(t, sid, s)
+	}
+	c.Inst.Unlock()
+	c.reply(k, struct{}{})
+}
+
+// replayContexts tells client session s of the contexts of t's session
+// sid, as Chrome does when Runtime is enabled: oldest first, none of the
+// relay's own, none of a tab or frame the client may not see.
+func (st *State) replayContexts(t *Tab, sid string, s *Session) {
+	c := st.Client
+	sc := t.ctxs[sid]
+	if c == nil || sc == nil {
+		return
+	}
+	acc := t.Acc
+	if s.Child {
+		acc = api.Stricter(acc, s.Acc)
+	}
+	if acc.Level == AccessBlind {
+		return
+	}
+	ids := make([]int64, 0, len(sc.byID))
+	for id, x := range sc.byID {
+		if !x.relay && x.raw != nil {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		x := sc.byID[id]
+		if n, ok := t.BlindFrames[x.frame]; ok && n.acc.Level == AccessBlind {
+			continue
+		}
+		params := make([]byte, 0, len(x.raw)+12)
+		params = append(params, `{"context":`...)
+		params = append(params, x.raw...)
+		params = append(params, '}')
+		c.eventRaw("Runtime.executionContextCreated", s, params)
+	}
+}

@@ -1,0 +1,150 @@
+package core
+
+import (
+	"context"
+	"time"
+)
+
+// state is everything an instance knows that changes: its two sockets, the
+// browser it speaks for, the tabs the extension shares (the tab table,
+// tabs.go) and the client's sessions (the session table, sessions.go):
+// the core's own. The concerns that keep state of their own in it have
+// their slots, embedded at the end: personState (personslots.go),
+// browserState (browserslots.go).
+//
+// It has one owner, the instance's mutex, and one way in, Instance.lock: a
+// function that has a *state holds the lock. Its methods decide and
+// record; none calls the extension or blocks. The I/O side (attach.go,
+// extevents.go, the emulation) takes the lock to read or record and never
+// holds it across a call to the extension.
+type State struct {
+	in *Instance // static: for records and configuration
+
+	Ext         *ExtConn    // nil until an extension connects
+	Client      *ClientConn // the one CDP client, or nil
+	EverClaimed bool        // an extension connected once
+	Closed      bool
+	// changed is closed and replaced whenever ext, client or closed
+	// changes, for those who wait on it.
+	changed chan struct{}
+	// grace closes the client when the extension that went does not come
+	// back within ExtensionGrace (instance.go), or within SuspendTimeout
+	// when it is expected back (awayext.go); nil when none runs.
+	grace *time.Timer
+	// extAway is set while the client waits for an extension expected
+	// back (awayext.go).
+	extAway *extAway
+
+	tabUpdates bool            // the extension reports chrome.tabs.onUpdated (ours does)
+	Features   map[string]bool // what the extension says it can do (extension.info)
+	browserCtx string          // browserContextId reported for tabs
+
+	Tabs        map[int64]*Tab      // the tab table: tabs the extension shares
+	Sessions    map[string]*Session // the session table: client-visible id → session
+	NextSession int                 // session numbers are never reused
+	// tabsFull and childrenFull: a tab, a child session was refused for
+	// the bound (bounds.go) and recorded; until there is room again.
+	tabsFull, childrenFull bool
+
+	// fires are commands of the relay's own decided under the lock and
+	// sent, in order, once it is released (Instance.unlock, outbox.go),
+	// ahead of anything sent after the release: what they set up in the
+	// tab is in place before any later client command can be routed.
+	fires []fireCmd
+
+	// refusals: tabs a policy of the browser keeps the debugger out of
+	// (policyrefusal.go).
+	refusals refusals
+
+	// The concerns' slots.
+	personState  // the person in charge (personslots.go)
+	BrowserState // the browser's identity and downloads (browserslots.go)
+}
+
+// fireCmd is one command of the relay's own for a tab, sent without
+// waiting for its reply.
+type fireCmd struct {
+	tabID  int64
+	sid    string
+	method string
+	params any
+	then   func() // run once it is over (extConn.fireThen); nil: nobody waits
+}
+
+// fire queues a command of the relay's own; it goes out as the lock is
+// released.
+func (st *State) Fire(tabID int64, sid, method string, params any) {
+	st.fires = append(st.fires, fireCmd{tabID: tabID, sid: sid, method: method, params: params})
+}
+
+func newState(in *Instance) State {
+	st := State{
+		in:         in,
+		changed:    make(chan struct{}),
+		Tabs:       make(map[int64]*Tab),
+		Sessions:   make(map[string]*Session),
+		browserCtx: randHex(16),
+	}
+	st.lines = make(map[lineKey]*line)
+	st.approvals = make(map[int64]*heldCmd)
+	st.newRunContext()
+	return st
+}
+
+// newRunContext starts the context the emulated commands run under until
+// the next Stop.
+func (st *State) newRunContext() {
+	st.runCtx, st.runCancel = context.WithCancel(context.Background())
+}
+
+// notify wakes everyone waiting for a change of ext, client or closed.
+func (st *State) notify() {
+	close(st.changed)
+	st.changed = make(chan struct{})
+	st.in.Srv.Changes.Notify()
+}
+
+// observe records ev for the instance.
+func (st *State) observe(ev Event) { st.in.Observe(ev) }
+
+// resetTabs forgets every tab and session: they belonged to an extension
+// connection that is gone. It returns the handles to tell, outside the
+// lock.
+func (st *State) resetTabs() []*TabHandle {
+	var hs []*TabHandle
+	for _, t := range st.Tabs {
+		st.endAway(t)
+		t.setState(tabDetached, errExtGone)
+		hs = append(hs, t.handles...)
+		t.handles = nil
+	}
+	clear(st.Tabs)
+	clear(st.Sessions)
+	return hs
+}
+
+// releaseClientTabs forgets the departed client's sessions and returns the
+// tabs whose debugger is to be detached. They are marked detaching here,
+// rather than by the detach itself, so that a client connecting right
+// after waits for the detach instead of taking over a tab about to lose
+// its debugger. An attach in flight undoes itself once Chrome has done it.
+func (st *State) releaseClientTabs() []*Tab {
+	var detach []*Tab
+	for _, t := range st.Tabs {
+		st.endAway(t)
+		t.forgetReplay()
+		t.Session = nil
+		t.extra = nil
+		t.clientScreencast = false
+		t.forgetClientSetup()
+		switch t.State {
+		case TabAttached:
+			t.setState(tabDetaching, nil)
+			detach = append(detach, t)
+		case tabAttaching:
+			t.releaseAfterAttach = true
+		}
+	}
+	clear(st.Sessions)
+	return detach
+}

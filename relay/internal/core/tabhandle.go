@@ -1,0 +1,171 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cdprelay/cdprelay/relay/internal/api"
+)
+
+// Events a TabHandle receives besides the tab's screencast frames.
+const (
+	// EventAttached: the debugger is (again) attached to the tab; whatever
+	// the handle had started on it (a screencast) must be started anew.
+	EventAttached = api.EventAttached
+	// EventDetached: the tab is gone or no longer shared; the handle is
+	// dead. Params: {"reason": "..."}.
+	EventDetached = api.EventDetached
+	// EventClientScreencast: the CDP client started or stopped a
+	// screencast of its own on the tab. Params: {"active": bool}.
+	EventClientScreencast = api.EventClientScreencast
+	// EventHidden: the tab, or a frame of it, is now on a site hidden from
+	// automation and the live view: the frames seen before must not be
+	// shown again.
+	EventHidden = api.EventHidden
+)
+
+// TabEvent is an event delivered to a TabHandle.
+type TabEvent = api.TabEvent
+
+// TabHandle is the relay's own use of a shared tab — the live view's
+// screencast and input — beside the CDP client's session. Its commands and
+// their replies never reach the client; the tab's Page.screencastFrame
+// events go to handles and not to the client, unless the client runs a
+// screencast of its own.
+type TabHandle struct {
+	in *Instance      // static
+	t  *Tab           // static
+	fn func(TabEvent) // static; called without locks held, must not block
+	// (No extension connection of its own: a tab that waited for the
+	// extension to come back is the new connection's, and each call goes
+	// through the instance's current one.)
+	ctx context.Context
+	end context.CancelFunc
+}
+
+// ErrNoTab is returned for a tab id the instance does not share.
+var ErrNoTab = api.ErrNoTab
+
+// OpenTab attaches to a shared tab for the relay's own use. fn receives
+// the tab's screencast frames and the Event* notifications.
+func (in *Instance) OpenTab(ctx context.Context, tabID int64, fn func(TabEvent)) (*TabHandle, error) {
+	if in.Wedged.Load() {
+		return nil, ErrWedged
+	}
+	st := in.Lock()
+	x, t := st.Ext, st.Tabs[tabID]
+	in.Unlock()
+	if x == nil || !x.IsReady() {
+		return nil, errors.New("extension not connected")
+	}
+	if t == nil {
+		return nil, ErrNoTab
+	}
+	hctx, cancel := context.WithCancel(context.Background())
+	h := &TabHandle{in: in, t: t, fn: fn, ctx: hctx, end: cancel}
+	// Register before attaching, so that a client leaving meanwhile does
+	// not detach the tab from under us.
+	in.Lock()
+	t.handles = append(slices.Clip(t.handles), h)
+	in.Unlock()
+	if err := in.attachTab(ctx, x, t); err != nil {
+		h.Close()
+		return nil, err
+	}
+	return h, nil
+}
+
+// TabID is the tab's id.
+func (h *TabHandle) TabID() int64 { return h.t.Id }
+
+// Call sends a command to the tab's own session and returns its result.
+func (h *TabHandle) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	if h.ctx.Err() != nil {
+		return nil, errors.New("tab handle closed")
+	}
+	if method == "Page.navigate" {
+		// Not to the relay's own pages, whoever asks (ownorigins.go).
+		u, ok := navigateURL(params)
+		if !ok {
+			return nil, fmt.Errorf("%s on tab %d: its url cannot be read", method, h.t.Id)
+		}
+		if h.in.Srv.ownURL(u) {
+			return nil, fmt.Errorf("%s on tab %d: %s", method, h.t.Id, strings.TrimPrefix(ownRefusal(u).Message, "cdprelay: "))
+		}
+	}
+	st := h.in.Lock()
+	acc, x := h.t.Acc, st.Ext
+	if method == "Page.navigate" {
+		// The person's own navigation, from the live view: not asked of
+		// them again where it ends (navask.go).
+		if b, err := json.Marshal(params); err == nil {
+			u, _, _ := exactString(b, "url")
+			st.approvedNavigation(h.t, u)
+		}
+	}
+	h.in.Unlock()
+	if x == nil {
+		return nil, fmt.Errorf("%s on tab %d: extension not connected", method, h.t.Id)
+	}
+	if acc.Level == AccessBlind && !handleBlindAllowed[method] {
+		// Nobody but the person at the browser sees a blind tab: not the
+		// live view either.
+		return nil, fmt.Errorf("%s on tab %d: the tab is hidden from automation and the live view (%s)", method, h.t.Id, acc.Why)
+	}
+	ctx, cancel := context.WithTimeout(ctx, h.in.Srv.Cfg.CallTimeout)
+	defer cancel()
+	res, err := x.sendCommand(ctx, h.t.Id, "", method, params)
+	if err != nil {
+		return nil, fmt.Errorf("%s on tab %d: %w", method, h.t.Id, err)
+	}
+	return res, nil
+}
+
+// handleBlindAllowed is what a handle may still send to a blind tab: start
+// and stop a screencast whose frames the relay withholds, take the tab
+// elsewhere, undo its own resizing.
+var handleBlindAllowed = map[string]bool{
+	"Page.startScreencast":                 true,
+	"Page.stopScreencast":                  true,
+	"Page.screencastFrameAck":              true,
+	"Page.navigate":                        true,
+	"Emulation.clearDeviceMetricsOverride": true,
+}
+
+// Close releases the handle. The debugger stays attached while the CDP
+// client or another handle uses the tab.
+func (h *TabHandle) Close() {
+	h.end()
+	in, t := h.in, h.t
+	st := in.Lock()
+	i := slices.Index(t.handles, h)
+	if i < 0 {
+		in.Unlock()
+		return
+	}
+	t.handles = slices.Delete(slices.Clone(t.handles), i, i+1)
+	unused := len(t.handles) == 0 && t.Session == nil && st.shared(t)
+	x := st.Ext
+	in.Unlock()
+	if unused && x != nil {
+		in.Tasks.Spawn("release tab", func() { in.detachTab(x, t) })
+	}
+}
+
+// notifyHandles delivers ev to each handle. Called without locks held.
+func notifyHandles(hs []*TabHandle, ev TabEvent) {
+	for _, h := range hs {
+		if h.ctx.Err() == nil {
+			h.fn(ev)
+		}
+	}
+}
+
+func jsonObj(k string, v any) []byte {
+	b, _ := json.Marshal(map[string]any{k: v})
+	return b
+}

@@ -1,0 +1,297 @@
+package core
+
+import (
+	"fmt"
+	"slices"
+	"sync/atomic"
+
+	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/person"
+)
+
+// The tab table: the tabs the extension shares, keyed by Chrome's tab id,
+// each with its attach state (attach.go moves it), its client sessions and
+// the relay's own handles.
+
+type tabState int
+
+const (
+	tabDetached tabState = iota
+	tabAttaching
+	TabAttached
+	tabDetaching
+)
+
+// tab is one tab the extension shares. Every field is guarded by the
+// instance's mutex (it is part of the state), but for the atomics, which
+// say who reads them without it.
+//
+// The fields declared here are the core's own: the tab as a target, its
+// attach state, its sessions and the relay's own users of it. What each
+// concern keeps of the tab is its slot, embedded below, declared beside
+// that concern's code:
+//
+//   - tierTab (tierslots.go): what the tiers follow to decide blind and
+//     read-only: the document's frames and requests on their way to blind
+//     sites, the client's init scripts and worlds, the lifted settings,
+//     the guard and the reply path's mirrors of the access;
+//   - person.Tab (relay/internal/person): the person's: the JavaScript
+//     dialog the tab shows, a navigation they approved, who took control
+//     of it;
+//   - rulesTab (rules.Tab, relay/internal/rules): the operator's rules':
+//     the Fetch setup of the tab's sessions, for the navigation backstop;
+//   - credsTab (credsslots.go): the credentials': the real headers of the
+//     paused requests, the typed secrets of the tab's fields;
+//   - resumeTab (resumeslots.go): what the tab's sessions need to come
+//     through a detach or a time away: the resume under way, what it sets
+//     again, the wait for the debugger.
+//
+// The browser concern keeps nothing per tab: the downloads are the
+// state's (browserState), and what tells one the automation started is
+// the core's lastCommand.
+type Tab struct {
+	Id         int64
+	TargetID   string // Chrome's targetId; "" until known
+	Url, title string // what discovery reports: the address bar's URL and the title
+	// docURL is the URL of the document the tab shows, as its own Page
+	// events and frame tree say: what its access is decided by. The
+	// extension's tab updates report the address bar's instead, which on
+	// an error page is the URL that failed.
+	DocURL      string
+	openerTabID int64  // the tab that opened it (popups.go); 0: none known
+	browserCtx  string // from Chrome's TargetInfo, when it gives one
+
+	State     tabState
+	stateWait chan struct{} // closed when an attaching or detaching state ends
+	attachErr error         // why the last attach failed, for whoever waited on it
+
+	Session *Session // the client's first top-level session; nil when not announced
+	// extra are further top-level sessions of the client on the tab
+	// (Target.attachToTarget to a tab that already has one), oldest first.
+	// The slice is replaced, never changed in place.
+	extra           []*Session
+	closingByClient bool // Target.closeTarget is removing it
+	// releaseAfterAttach: the client that started the attach left
+	// meanwhile, so the attach, once Chrome has done it, is undone.
+	releaseAfterAttach bool
+
+	// handles are the relay's own users of the tab (the live view). The
+	// slice is replaced, never modified in place, so a copy of the header
+	// taken under the lock can be read after unlocking.
+	handles []*TabHandle
+	// clientScreencast: the CDP client runs a screencast of its own, so
+	// frames go to the client (and a copy to handles).
+	clientScreencast bool
+	// detachReason is why the browser last detached the debugger while
+	// the tab stayed shared; cleared on the next attach.
+	detachReason string
+	// acc is what automation may do with the tab (access.go), decided
+	// again whenever url, control or the policy changes. The tiers decide
+	// it; every concern reads it.
+	Acc TabAccess
+	// openedByClient: the client's Target.createTarget opened the tab.
+	openedByClient bool
+	// ctxs are the execution contexts of the tab's sessions, by session
+	// ("" for the tab's own): the relay's view of them (contexts.go).
+	// relayCtxs counts those of the relay's own worlds among them; read
+	// without the lock on the command path.
+	ctxs      map[string]*sessionContexts
+	relayCtxs atomic.Int32
+	// lastCommand is when a client command that can open a tab (input,
+	// script: methodInfo.opens) was last forwarded to the tab (unix
+	// nanoseconds), for telling a popup or a download the automation
+	// started from one the person did (popups.go, downloads.go). Written on
+	// the hot path, unlocked.
+	lastCommand atomic.Int64
+
+	// The concerns' slots (above).
+	tierTab
+	person.Tab
+	rulesTab
+	credsTab
+	resumeTab
+}
+
+// setState moves t to s, waking whoever waits on the previous transition.
+func (t *Tab) setState(s tabState, err error) {
+	if t.stateWait != nil {
+		close(t.stateWait)
+		t.stateWait = nil
+	}
+	t.State, t.attachErr = s, err
+	if s == tabDetached {
+		t.Fetch = nil
+		t.paused = nil
+		t.ctxs = nil
+		t.relayCtxs.Store(0)
+	}
+	if s == tabAttaching || s == tabDetaching {
+		t.stateWait = make(chan struct{})
+	}
+}
+
+// extTab is the subset of chrome.tabs.Tab the relay reads, plus the
+// targetId our extension adds.
+type extTab struct {
+	ID          int64  `json:"id"`
+	URL         string `json:"url"`
+	PendingURL  string `json:"pendingUrl"`
+	Title       string `json:"title"`
+	OpenerTabID int64  `json:"openerTabId"`
+	TargetID    string `json:"targetId"`
+	// Offer is "popup" for a tab our extension offers because a shared tab
+	// opened it, in "pick" mode: the relay decides whether to share it.
+	Offer string `json:"cdprelayOffer"`
+}
+
+// TargetInfo is CDP's Target.TargetInfo as the relay reports it.
+type TargetInfo = api.TargetInfo
+
+// targetInfo describes t as a CDP target. Of a blind tab it says its
+// origin and nothing more.
+func (st *State) targetInfo(t *Tab) TargetInfo {
+	ti := TargetInfo{
+		TargetID:         t.TargetID,
+		Type:             "page",
+		Title:            t.title,
+		URL:              t.Url,
+		Attached:         t.Session != nil,
+		BrowserContextID: st.browserCtx,
+	}
+	if t.Acc.Level == AccessBlind || st.hidesURL(t.Url) {
+		ti.URL, ti.Title = api.Origin(t.Url), ""
+	}
+	if t.browserCtx != "" {
+		ti.BrowserContextID = t.browserCtx
+	}
+	if o := st.Tabs[t.openerTabID]; o != nil && t.openerTabID != 0 {
+		ti.OpenerID = o.TargetID
+	}
+	return ti
+}
+
+func (st *State) browserTargetInfo() TargetInfo {
+	return TargetInfo{TargetID: st.in.browserTID, Type: "browser", Attached: true}
+}
+
+func (st *State) sortedTabs() []*Tab {
+	ts := make([]*Tab, 0, len(st.Tabs))
+	for _, t := range st.Tabs {
+		ts = append(ts, t)
+	}
+	slices.SortFunc(ts, func(a, b *Tab) int { return int(a.Id - b.Id) })
+	return ts
+}
+
+func (st *State) tabByTarget(targetID string) *Tab {
+	if targetID == "" {
+		return nil
+	}
+	for _, t := range st.Tabs {
+		if t.TargetID == targetID {
+			return t
+		}
+	}
+	return nil
+}
+
+// shared reports whether t is still the tab the table holds for its id.
+func (st *State) shared(t *Tab) bool { return st.Tabs[t.Id] == t }
+
+// upsertTab records a tab the extension offers or created.
+func (st *State) upsertTab(et extTab) (t *Tab, isNew bool) {
+	t = st.Tabs[et.ID]
+	if t == nil {
+		t = &Tab{Id: et.ID}
+		st.Tabs[et.ID] = t
+		isNew = true
+	}
+	t.Url = et.URL
+	if t.Url == "" {
+		t.Url = et.PendingURL
+	}
+	if t.Url == "" {
+		t.Url = "about:blank"
+	}
+	if t.State != TabAttached {
+		// Until the tab's own events say otherwise.
+		t.DocURL = t.Url
+	}
+	t.title = et.Title
+	if et.OpenerTabID != 0 {
+		t.openerTabID = et.OpenerTabID
+	}
+	if et.TargetID != "" {
+		t.TargetID = et.TargetID
+	}
+	st.UpdateAccess(t)
+	return t, isNew
+}
+
+// rootTab picks the tab that browser-wide commands without a browser-level
+// equivalent (Storage.getCookies at the root, say) are sent to: the
+// lowest-numbered one with a client session, one the automation has full
+// use of if there is one. A tab-level session answers them for the whole
+// profile.
+func (st *State) rootTab() *Tab {
+	var best *Tab
+	for _, t := range st.Tabs {
+		if t.Session == nil {
+			continue
+		}
+		switch {
+		case best == nil,
+			// One whose sessions wait for the debugger (away.go) only when
+			// every one does.
+			best.resuming != nil && t.resuming == nil,
+			(best.resuming == nil) == (t.resuming == nil) && t.Acc.Level < best.Acc.Level,
+			(best.resuming == nil) == (t.resuming == nil) && t.Acc.Level == best.Acc.Level && t.Id < best.Id:
+			best = t
+		}
+	}
+	return best
+}
+
+// knownContext reports whether id is a browser context the relay reports.
+func (st *State) knownContext(id string) bool {
+	if id == st.browserCtx {
+		return true
+	}
+	for _, t := range st.Tabs {
+		if t.browserCtx == id {
+			return true
+		}
+	}
+	return false
+}
+
+// removeTab forgets t: it closed or is no longer shared. why says why its
+// sessions end, when the client did not end them ("" for a closed tab, as
+// Chrome says nothing more). It returns the handles to tell, outside the
+// lock.
+func (st *State) removeTab(t *Tab, why string) []*TabHandle {
+	st.endAway(t)
+	st.dropSessions(t, why)
+	delete(st.Tabs, t.Id)
+	hs := t.handles
+	t.handles = nil
+	t.setState(tabDetached, fmt.Errorf("tab %d is no longer shared", t.Id))
+	if st.Client != nil && t.TargetID != "" {
+		st.targetEvent("Target.targetDestroyed", struct {
+			TargetID string `json:"targetId"`
+		}{t.TargetID})
+	}
+	return hs
+}
+
+// browserDetached records that the browser detached the debugger from t
+// while the tab stays shared (a frame navigated where the debugger cannot
+// follow): the client's sessions on it end, told why; the extension offers
+// it again. reason is what the live view shows.
+func (st *State) browserDetached(t *Tab, reason, why string) {
+	st.dropSessions(t, why)
+	t.forgetClientSetup() // the client's sessions on it end
+	t.setState(tabDetached, nil)
+	t.clientScreencast = false
+	t.detachReason = reason
+}

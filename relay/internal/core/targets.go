@@ -1,0 +1,278 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/api"
+)
+
+// Targets as the client discovers them: Target.targetCreated,
+// targetInfoChanged and targetDestroyed to the sessions that asked, and the
+// url and title of each tab kept current from what the tab itself says.
+
+// targetEvent sends a Target.targetCreated, targetInfoChanged or
+// targetDestroyed to every session of the client that asked for discovery
+// with Target.setDiscoverTargets: the root, a browser session, or a page's
+// own session (chromedp sends it on its page session).
+func (st *State) targetEvent(method string, params any) {
+	c := st.Client
+	if c == nil {
+		return
+	}
+	if c.discover {
+		c.event(method, nil, params)
+	}
+	for _, s := range st.Sessions {
+		if s.discover {
+			c.event(method, s, params)
+		}
+	}
+}
+
+func (st *State) targetCreated(t *Tab) {
+	st.targetEvent("Target.targetCreated", struct {
+		TargetInfo TargetInfo `json:"targetInfo"`
+	}{st.targetInfo(t)})
+}
+
+// setTargetInfo records t's url and title, decides its access again, and
+// tells discovering sessions when what they may see of it changed.
+func (st *State) setTargetInfo(t *Tab, url, title string) {
+	if url == t.Url && title == t.title {
+		return
+	}
+	before := st.targetInfo(t)
+	t.Url, t.title = url, title
+	if was, changed := st.UpdateAccess(t); changed {
+		st.accessChanged(t, was)
+	}
+	if after := st.targetInfo(t); after != before && st.Client != nil && t.TargetID != "" {
+		st.targetEvent("Target.targetInfoChanged", struct {
+			TargetInfo TargetInfo `json:"targetInfo"`
+		}{after})
+	}
+}
+
+// setDocument records the URL of the document t shows, and of its
+// address bar, which follows it. It reports whether the tab is now on a
+// page that is never shared, which the caller must let go of.
+func (st *State) setDocument(t *Tab, url string) (letGo bool) {
+	if err := st.in.Srv.neverSharedAt(url); err != "" {
+		return true
+	}
+	title := t.title
+	if url != t.DocURL {
+		title = "" // a new document: its title is yet to come
+	}
+	t.DocURL, t.navTo, t.NavApproved = url, "", ""
+	st.setTargetInfo(t, url, title)
+	if was, changed := st.UpdateAccess(t); changed {
+		st.accessChanged(t, was)
+	}
+	return false
+}
+
+// setFrame records that t's in-process sub-frame id is now at url ("" when
+// it is gone), when the policy has tiers, and decides the tab's access
+// again.
+func (st *State) setFrame(t *Tab, id, url string) {
+	if id == "" || (url != "" && !st.in.hasTiers()) {
+		return
+	}
+	if url == "" {
+		delete(t.Frames, id)
+	} else {
+		if t.Frames == nil {
+			t.Frames = make(map[string]frameAt)
+		}
+		if _, known := t.Frames[id]; !known && len(t.Frames) >= MaxPendingFrames {
+			// Not a web page: blind, until the next document; no more
+			// kept (bounds.go).
+			st.in.Srv.Cfg.Metrics.Limited[LimitFrames].Inc()
+			id, url = tooManyFrames, tooManyFrames
+		}
+		t.Frames[id] = frameAt{Url: url, acc: st.childAccess(url), gen: st.in.Srv.accessGen.Load()}
+	}
+	if was, changed := st.UpdateAccess(t); changed {
+		st.accessChanged(t, was)
+	}
+}
+
+// setNavTo records where t's main frame is on its way to, and decides its
+// access again.
+func (st *State) setNavTo(t *Tab, url string) {
+	if url == "" || url == t.navTo || !st.in.hasTiers() {
+		return
+	}
+	if t.navTo != "" && st.navAccess(t.navTo).Level > st.navAccess(url).Level {
+		// A navigation started while another is on its way to a site
+		// automation may see less of does not lift that: Chrome may
+		// still commit the earlier one after starting this one, and the
+		// tab would go blind again under the new navigation (its client
+		// told of a page it did not ask for). The next document decides.
+		return
+	}
+	t.navTo = url
+	if was, changed := st.UpdateAccess(t); changed {
+		st.accessChanged(t, was)
+	}
+}
+
+// noteRequest looks at a request event of t's (on child session cs, nil
+// for the tab's own) for a navigation: a Document request of the frame
+// the session runs, or its redirect, says where it is going before any
+// page event does.
+func (st *State) noteRequest(t *Tab, cs *Session, method, params []byte) {
+	if !st.in.hasTiers() {
+		return
+	}
+	var kind, frame, url []byte
+	switch string(method) {
+	case "Network.requestWillBeSent":
+		kind, frame = wire.StringField(params, "type"), wire.StringField(params, "frameId")
+		url = wire.StringField(wire.Field(params, "request"), "url")
+	case "Fetch.requestPaused":
+		kind, frame = wire.StringField(params, "resourceType"), wire.StringField(params, "frameId")
+		url = wire.StringField(wire.Field(params, "request"), "url")
+	default:
+		return
+	}
+	if string(kind) != "Document" || len(url) == 0 {
+		return
+	}
+	switch {
+	case cs == nil && string(frame) == t.TargetID:
+		st.setNavTo(t, string(url))
+	case cs != nil && string(frame) == cs.targetID:
+		st.setChildNav(cs, string(url))
+	default:
+		st.noteFrameNav(t, string(frame), string(url), string(wire.StringField(params, "requestId")))
+	}
+}
+
+// letGo ends the automation's hold on t because it is on its way to, or
+// on, a page that is never shared (its own extension's page, where a
+// script has the extension's powers, above all): the client's sessions
+// end, nothing more of it reaches the client, and the caller detaches the
+// debugger. The extension offers the tab again once it is back on a web
+// page.
+//
+// A client's sessions on the tab wait for it instead, where the extension
+// offers it again once it is back on a web page (away.go): they are
+// suspended, and nothing of the page reaches them either.
+func (st *State) letGo(t *Tab, url string) {
+	wait := st.mayWait(t)
+	if wait {
+		st.suspendAway(t, whyAwayPage, "a page an extension may not debug", true)
+	} else {
+		wait = st.awayAgain(t, whyAwayPage)
+	}
+	t.Url, t.title = api.Origin(url), ""
+	t.blindEpoch.Add(1)
+	if !wait {
+		st.browserDetached(t, "navigated to a page that is never shared", "")
+	}
+	st.observe(Event{Actor: ActorRelay, Kind: KindDetach, Target: t.TargetID, Rule: ruleNeverShared, Outcome: OutcomeOK, Detail: "navigated to " + api.Origin(url)})
+}
+
+// trackPage looks at an event of t's own session for where the tab is:
+// its main frame's url (for discovery, /json/list and the tab's access),
+// which the relay follows whether or not a client listens. It reports
+// whether the tab's title should be asked for (refreshTargetInfo), which
+// must happen outside the lock.
+func (st *State) trackPage(t *Tab, method, params []byte) (refresh, letGo bool) {
+	switch string(method) {
+	case "Page.frameStartedNavigating":
+		// Chrome says where the main frame is going a few milliseconds
+		// before it gets there: the earliest the relay can let go of a tab
+		// bound for a page that is never shared (no request, and so no
+		// backstop, precedes a navigation to an extension page).
+		if id := string(wire.StringField(params, "frameId")); id != t.TargetID {
+			st.noteFrameNav(t, id, string(wire.StringField(params, "url")), "")
+			return false, false
+		}
+		if u := wire.StringField(params, "url"); len(u) > 0 && st.in.Srv.neverSharedAt(string(u)) != "" && !(t.fenced("") && st.in.Srv.ownURL(string(u))) {
+			// (The backstop fails a request to the relay's own page, which
+			// then never commits: the tab stays, on Chrome's error page.)
+			st.letGo(t, string(u))
+			return false, true
+		}
+		st.setNavTo(t, string(wire.StringField(params, "url")))
+	case "Page.frameRequestedNavigation":
+		// A navigation the page asked for, earlier still.
+		if string(wire.StringField(params, "disposition")) != "currentTab" {
+			return false, false
+		}
+		if id := string(wire.StringField(params, "frameId")); id != t.TargetID {
+			st.noteFrameNav(t, id, string(wire.StringField(params, "url")), "")
+		} else {
+			st.setNavTo(t, string(wire.StringField(params, "url")))
+		}
+	case "Page.frameNavigated":
+		f := wire.Field(params, "frame")
+		if f == nil {
+			return false, false
+		}
+		if wire.Field(f, "parentId") != nil {
+			id := string(wire.StringField(f, "id"))
+			st.frameCommitted(t, id)
+			st.setFrame(t, id, string(wire.StringField(f, "url")))
+			return false, false
+		}
+		st.secretDocument(t, params) // secretfield.go
+		if u := wire.StringField(f, "url"); u != nil {
+			full := string(u) + string(wire.StringField(f, "urlFragment"))
+			t.Frames, t.BlindFrames, t.blindReqs = nil, nil, nil // a new document: its frames and requests are yet to come
+			t.loaderID = string(wire.StringField(f, "loaderId"))
+			if st.setDocument(t, full) {
+				st.letGo(t, full)
+				return false, true
+			}
+		}
+	case "Page.frameDetached":
+		st.frameRemoved(t, string(wire.StringField(params, "frameId")), params)
+		if id := string(wire.StringField(params, "frameId")); t.Frames[id].Url != "" {
+			// Removed, or swapped into a process of its own (and so a
+			// session of its own, judged by itself).
+			st.setFrame(t, id, "")
+		}
+	case "Page.navigatedWithinDocument":
+		if string(wire.StringField(params, "frameId")) != t.TargetID {
+			return false, false
+		}
+		if u := wire.StringField(params, "url"); u != nil {
+			st.setDocument(t, string(u))
+		}
+	case "Page.javascriptDialogOpening":
+		st.dialogOpened(t, params)
+	case "Page.javascriptDialogClosed":
+		st.dialogClosed(t, params)
+	case "Page.domContentEventFired", "Page.loadEventFired":
+		return !st.tabUpdates, false
+	}
+	return false, false
+}
+
+// refreshTargetInfo asks the tab for its url and title, for an extension
+// that does not report tab updates. Chrome has no event for a title.
+func (in *Instance) refreshTargetInfo(x *ExtConn, t *Tab) {
+	ctx, cancel := context.WithTimeout(context.Background(), in.Srv.Cfg.CallTimeout)
+	defer cancel()
+	res, err := x.sendCommand(ctx, t.Id, "", "Target.getTargetInfo", nil)
+	if err != nil {
+		return
+	}
+	var r struct {
+		TargetInfo TargetInfo `json:"targetInfo"`
+	}
+	if json.Unmarshal(res, &r) != nil || r.TargetInfo.URL == "" {
+		return
+	}
+	st := in.Lock()
+	if st.shared(t) {
+		st.setTargetInfo(t, r.TargetInfo.URL, r.TargetInfo.Title)
+	}
+	in.Unlock()
+}

@@ -1,0 +1,77 @@
+package core
+
+import (
+	"strings"
+
+	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
+)
+
+// tierChecks are the access stage's rules that hold only while the policy
+// has tiers: what names a site by itself (storage by origin, a resource by
+// URL, a body by its request, a script or style sheet by id), what acts
+// in every page to come (a breakpoint's condition), and input on a page
+// with a frame automation may not act on.
+func (c *ClientConn) tierChecks(k *Cmd) bool {
+	if d, ok := tier.SettingRefusal(k.M.Name, k.M.Unknown); !ok {
+		return c.refuse(k, d)
+	}
+	if tier.NamesStorage(k.M.Name) {
+		// Storage names its origin itself, whichever tab carries it.
+		st := c.Inst.Lock()
+		to, where := st.storageAccess(k.Params)
+		c.Inst.Unlock()
+		if to.Level != AccessFull {
+			return c.refuse(k, Decision{Verdict: Deny, Rule: to.Rule, Message: "cdprelay: " + to.Level.String() + ": " + k.M.Name + " names the storage of " + where + ", which automation may not act on or read: " + to.Why})
+		}
+	}
+	if strings.HasPrefix(k.M.Name, "Debugger.setBreakpoint") {
+		// A condition is script that runs, with side effects, in every
+		// document the tab shows later, wherever it is.
+		if cond, _, err := exactString(k.Params, "condition"); err != nil || cond != "" {
+			return c.refuse(k, Decision{Verdict: Deny, Rule: ruleBreakpointCondition,
+				Message: "cdprelay: a breakpoint's condition runs script in every page the tab goes to later, read-only and blind ones too: with tiers, breakpoints take no condition"})
+		}
+	}
+	if k.r.tab == nil {
+		return true
+	}
+	if tier.ReadsBody(k.M.Name) || k.M.Name == "Page.getResourceContent" || k.M.Name == "Page.searchInResource" || k.M.Name == "Network.loadNetworkResource" {
+		// What a page loaded from a blind site is not to be read.
+		st := c.Inst.Lock()
+		blind := false
+		if tier.ReadsBody(k.M.Name) {
+			id, _, err := exactString(k.Params, "requestId")
+			blind = err != nil || k.r.tab.blindReqs[id]
+		} else {
+			u, _, err := exactString(k.Params, "url")
+			blind = err != nil || st.urlAccess(u).Level == AccessBlind
+		}
+		c.Inst.Unlock()
+		if blind {
+			return c.refuse(k, Decision{Verdict: Deny, Rule: ruleBlindFrame, Message: "cdprelay: blind: " + k.M.Name + " would read what the page loaded from a site hidden from automation"})
+		}
+	}
+	if strings.HasPrefix(k.M.Name, "Debugger.") || strings.HasPrefix(k.M.Name, "CSS.") {
+		sid := ""
+		if k.r.via.Child {
+			sid = k.r.via.Id
+		}
+		c.Inst.Lock()
+		blind := k.r.tab.blindSource(sid, k.M.Name, k.Params)
+		c.Inst.Unlock()
+		if blind {
+			return c.refuse(k, Decision{Verdict: Deny, Rule: ruleBlindFrame, Message: "cdprelay: blind: " + k.M.Name + " names a script or style sheet the page loaded from a site hidden from automation"})
+		}
+	}
+	if strings.HasPrefix(k.M.Name, "Input.") && !k.r.via.Child {
+		// Input lands where the pointer or the focus is, a frame of
+		// another site included: not while one is read-only or blind.
+		st := c.Inst.Lock()
+		strict := st.strictFrame(k.r.tab)
+		c.Inst.Unlock()
+		if strict.Level != AccessFull {
+			return c.refuse(k, Decision{Verdict: Deny, Rule: strict.Rule, Message: "cdprelay: " + strict.Level.String() + ": a frame of this page is on a site automation may not act on, and " + k.M.Name + " could reach it"})
+		}
+	}
+	return true
+}

@@ -1,0 +1,94 @@
+package core
+
+import (
+	"sync/atomic"
+
+	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
+)
+
+// What the tiers (blind, read-only, take-over: access.go) keep per tab,
+// per session, per client and per instance: their slots, embedded in tab,
+// session, clientConn and Instance.
+
+// tierTab is what the tiers keep of a tab. Guarded by the instance's mutex,
+// but for the atomics, which say who reads them without it.
+type tierTab struct {
+	// frames are the sub-frames of the tab's document that share its
+	// process (frame id to URL), followed while the policy has tiers: what
+	// automation may do with the tab is the strictest of theirs and the
+	// document's, since the tab's own session reaches into them.
+	Frames map[string]frameAt
+	// blindFrames are its sub-frames on their way to a blind site, until
+	// they commit (blindframes.go).
+	BlindFrames map[string]blindNav
+	// blindReqs are the page's requests to blind sites (blindframes.go).
+	blindReqs map[string]bool
+	// scripts are the client's scripts for new documents, kept while the
+	// policy has tiers (initscripts.go).
+	Scripts []*initScript
+	// worldNames are the isolated worlds the client asked for on the tab
+	// (a few): a tab that goes blind shows it stand-ins of them.
+	worldNames []string
+	// deferred are settings a blind tab acknowledged, to apply once it is
+	// on a full site (initscripts.go).
+	deferred []deferredSet
+	// lift is where the client's settings of the tab stand in Chrome
+	// (lifts.go).
+	lift liftState
+	// navTo is where the tab's main frame is on its way to, from the first
+	// event that says so (Page.frameStartedNavigating or
+	// frameRequestedNavigation, a Document request or its redirect) until a
+	// document commits: the tab is as strict as that destination from then
+	// on, so that nothing of a page on a blind site — not even its URL in a
+	// request event — reaches the client before it commits. A navigation
+	// that never commits leaves the tab that strict until the next one does.
+	navTo string
+	// blindEpoch moves on each time the tab goes blind. A command records
+	// it when forwarded; a reply that finds it moved is withheld. Read
+	// without the lock, on the reply path.
+	blindEpoch atomic.Uint32
+	// guard is the read-only guard installed in the tab's isolated worlds,
+	// while it is read-only.
+	guard *tier.Guard
+	// readOnly mirrors acc.Level == accessReadOnly for the reply path,
+	// which reads it without the lock.
+	readOnly atomic.Bool
+}
+
+// tierSession is what the tiers keep of a child session (an
+// out-of-process frame, a worker), as of a tab. Guarded by the instance's
+// mutex.
+type tierSession struct {
+	// navTo is where a child's frame is on its way to, as a tab's (tierTab).
+	navTo string
+	// frames are the frames in a child's process below its own (frame id
+	// to URL), followed while the policy has tiers, as a tab's.
+	frames map[string]frameAt
+	// kept are a child's settings, and lift where they stand in Chrome,
+	// while the policy has tiers (lifts.go).
+	kept []Replayed
+	lift liftState
+}
+
+// tierClient is what the tiers keep of a client.
+type tierClient struct {
+	acts actRefusals // refused input a client may retry (refusals.go)
+}
+
+// tierInstance is what the tiers keep of an instance.
+type tierInstance struct {
+	// fakeContext numbers the stand-in execution contexts of blind tabs
+	// (access.go), far from Chrome's own.
+	fakeContext atomic.Int64
+}
+
+// frameAt is a sub-frame of a tab's document: where it is, and the access
+// its site gives, decided when it got there (gen: the server's access
+// generation then). Deciding the tab's access reads it rather than decide
+// every frame's again: a page with thousands of frames made each of its
+// events cost a decision per frame, under the instance's lock.
+type frameAt struct {
+	Url string
+	acc TabAccess
+	gen uint64
+}
