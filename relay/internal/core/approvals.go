@@ -36,8 +36,8 @@ type ApprovalStatus = person.ApprovalStatus
 
 // asks is the ask stage, after access: a command the policy asked about,
 // or one that may submit a form when that is asked, is held.
-func (c *ClientConn) asks(k *Cmd) bool {
-	if !c.checkApproved(k) {
+func (c *ClientConn) Asks(k *Cmd) bool {
+	if !c.CheckApproved(k) {
 		return false // looked at again first (recheck.go)
 	}
 	if k.held != nil && k.held.approved {

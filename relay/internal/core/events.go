@@ -97,14 +97,14 @@ func (in *Instance) routeEvent(x *ExtConn, args []byte) {
 
 // frameGuard (tiers.FrameGuard): not even the live view sees a blind
 // tab, or a blind frame's pixels.
-func (in *Instance) frameGuard(e *event) bool {
+func (in *Instance) FrameGuard(e *event) bool {
 	return e.sid != nil || (e.t.Acc.Level != AccessBlind && !e.st.hasBlindChild(e.t))
 }
 
 // screencast (core.Screencast): frames of the tab's own session belong
 // to whoever started the screencast: the live view's tap, or the client
 // (and then the tap gets a copy and leaves the acks to the client).
-func (in *Instance) screencast(e *event) bool {
+func (in *Instance) Screencast(e *event) bool {
 	if e.sid != nil {
 		return true
 	}
@@ -115,7 +115,7 @@ func (in *Instance) screencast(e *event) bool {
 // pageTrack (core.PageTrack): where the tab is, from its own session's
 // Page events (targets.go); a tab bound for a page never shared is let
 // go.
-func (in *Instance) pageTrack(e *event) bool {
+func (in *Instance) PageTrack(e *event) bool {
 	if e.sid != nil {
 		return true
 	}
@@ -124,7 +124,7 @@ func (in *Instance) pageTrack(e *event) bool {
 }
 
 // childOf (core.Child): the child session the event came on.
-func (in *Instance) childOf(e *event) bool {
+func (in *Instance) ChildOf(e *event) bool {
 	if e.sid != nil {
 		if cs := e.st.Sessions[string(e.sid)]; cs != nil && cs.Child && cs.Tab == e.t {
 			e.child = cs
@@ -134,7 +134,7 @@ func (in *Instance) childOf(e *event) bool {
 }
 
 // childFrames (tiers.ChildFrames): where a child session's frames are.
-func (in *Instance) childFrames(e *event) bool {
+func (in *Instance) ChildFrames(e *event) bool {
 	cs, st, t, params := e.child, e.st, e.t, e.params
 	if cs == nil {
 		return true
@@ -177,7 +177,7 @@ func (in *Instance) childFrames(e *event) bool {
 
 // requests (tiers.Requests): the requests on their way, and which of them
 // go to a blind site.
-func (in *Instance) requests(e *event) bool {
+func (in *Instance) Requests(e *event) bool {
 	e.st.noteRequest(e.t, e.child, e.method, e.params)
 	if in.hasTiers() {
 		e.st.noteBlindRequest(e.t, e.method, e.params)
@@ -187,13 +187,13 @@ func (in *Instance) requests(e *event) bool {
 
 // blindSources (tiers.BlindSources): a blind site's script or style
 // sheet, in a page that loaded it.
-func (in *Instance) blindSources(e *event) bool {
+func (in *Instance) BlindSources(e *event) bool {
 	return !in.hasTiers() || !e.st.noteBlindSource(e.t, string(e.sid), e.method, e.params)
 }
 
 // blindEvent (tiers.Blind): whether anything the client knows of may see
 // the event; the rows after read it.
-func (in *Instance) blindEvent(e *event) bool {
+func (in *Instance) BlindEvent(e *event) bool {
 	t, st, method, params := e.t, e.st, e.method, e.params
 	e.blind = t.Acc.Level == AccessBlind || (e.child != nil && e.child.Acc.Level == AccessBlind) ||
 		((len(t.BlindFrames) > 0 || len(t.blindReqs) > 0 || bytesHasPrefix(method, "Target.")) && st.in.hasTiers() &&
@@ -205,7 +205,7 @@ func (in *Instance) blindEvent(e *event) bool {
 
 // relayWorld (core.RelayWorld): the relay's own world's events are the
 // relay's (relayworld.go, relayevents.go).
-func (in *Instance) relayWorld(e *event) bool {
+func (in *Instance) RelayWorld(e *event) bool {
 	if bytesHasPrefix(e.method, "Runtime.executionContext") {
 		relay, isolated := e.st.ContextEvent(e.t, string(e.sid), e.method, e.params)
 		e.isolated = isolated
@@ -222,7 +222,7 @@ func (in *Instance) relayWorld(e *event) bool {
 
 // guardWorld (tiers.Guard): the read-only guard goes into a client's new
 // isolated world before the client hears of the world.
-func (in *Instance) guardWorld(e *event) bool {
+func (in *Instance) GuardWorld(e *event) bool {
 	if e.isolated != 0 && e.t.guard != nil {
 		_, src := tier.GuardFrom(*e.t.guard)
 		e.st.Fire(e.t.Id, string(e.sid), "Runtime.evaluate", map[string]any{"expression": src, "contextId": e.isolated, "silent": true})
@@ -232,7 +232,7 @@ func (in *Instance) guardWorld(e *event) bool {
 
 // brakePause (person.BrakePause): a pause of the relay's own debugger
 // (brake.go).
-func (in *Instance) brakePause(e *event) bool {
+func (in *Instance) BrakePause(e *event) bool {
 	if unpause, ours := in.pausedLocked(e.t.Id, string(e.sid)); ours {
 		e.fx.unpause = unpause
 		return false
@@ -243,7 +243,7 @@ func (in *Instance) brakePause(e *event) bool {
 // backstopPause (rules.Backstop): the navigation backstop sees a paused
 // request first; the client gets it only when its own patterns asked for
 // it.
-func (in *Instance) backstopPause(e *event) bool {
+func (in *Instance) BackstopPause(e *event) bool {
 	if e.t.Fetch != nil {
 		e.fx.paused = e.st.judgePaused(e.t, string(e.sid), e.params)
 	}
@@ -253,7 +253,7 @@ func (in *Instance) backstopPause(e *event) bool {
 // letGoOn (person.LetGoOn): what nobody the client knows of may answer
 // (a blind tab's, and everything while the automation is stopped) goes on
 // as the page made it.
-func (in *Instance) letGoOn(e *event) bool {
+func (in *Instance) LetGoOn(e *event) bool {
 	off := e.blind || in.stopped.Load()
 	switch string(e.method) {
 	case "Fetch.requestPaused":
@@ -280,7 +280,7 @@ func (in *Instance) letGoOn(e *event) bool {
 
 // sessionOf (core.Session): the client and its session the event goes
 // to; none: only the relay's own handles may want it.
-func (in *Instance) sessionOf(e *event) bool {
+func (in *Instance) SessionOf(e *event) bool {
 	e.c = e.st.Client
 	if e.c == nil {
 		return false
@@ -295,7 +295,7 @@ func (in *Instance) sessionOf(e *event) bool {
 
 // children (core.Children): a child target (frame, worker) attached under
 // the event's session, or detached.
-func (in *Instance) children(e *event) bool {
+func (in *Instance) Children(e *event) bool {
 	st, params := e.st, e.params
 	if string(e.method) == "Target.detachedFromTarget" {
 		if id := wire.StringField(params, "sessionId"); len(id) > 0 {
@@ -326,7 +326,7 @@ func childType(e *event) []byte {
 
 // brakeChild (person.BrakeChild): a new frame or worker gets the relay's
 // Debugger (brake.go).
-func (in *Instance) brakeChild(e *event) bool {
+func (in *Instance) BrakeChild(e *event) bool {
 	if e.newChild != nil && brakesChild(childType(e)) {
 		e.fx.brakeChild = e.newChild.Id
 	}
@@ -335,7 +335,7 @@ func (in *Instance) brakeChild(e *event) bool {
 
 // fenceChild (rules.FenceChild): an out-of-process frame navigates
 // through its own session: fence it too, before the client resumes it.
-func (in *Instance) fenceChild(e *event) bool {
+func (in *Instance) FenceChild(e *event) bool {
 	if e.newChild != nil && string(childType(e)) == "iframe" {
 		e.fx.fenceChild = e.newChild.Id
 	}
@@ -344,7 +344,7 @@ func (in *Instance) fenceChild(e *event) bool {
 
 // childPage (tiers.ChildPage): with tiers, follow where an out-of-process
 // frame goes.
-func (in *Instance) childPage(e *event) bool {
+func (in *Instance) ChildPage(e *event) bool {
 	if e.newChild != nil && string(childType(e)) == "iframe" && in.hasTiers() {
 		e.st.Fire(e.t.Id, e.newChild.Id, "Page.enable", nil)
 	}
@@ -353,7 +353,7 @@ func (in *Instance) childPage(e *event) bool {
 
 // blindChild (tiers.BlindChild): the client does not hear of a frame it
 // may not see, and nobody else resumes it.
-func (in *Instance) blindChild(e *event) bool {
+func (in *Instance) BlindChild(e *event) bool {
 	if e.newChild != nil && e.newChild.Acc.Level == AccessBlind {
 		if e.waiting {
 			e.fx.resume = e.newChild.Id
@@ -366,7 +366,7 @@ func (in *Instance) blindChild(e *event) bool {
 // resumeWaiting (person.ResumeWaiting): nobody the client knows of will
 // resume a child that waits for a debugger: the page must not hang for
 // being blind, or for the automation being stopped.
-func (in *Instance) resumeWaiting(e *event) bool {
+func (in *Instance) ResumeWaiting(e *event) bool {
 	if e.newChild != nil && e.waiting && (e.blind || in.stopped.Load()) {
 		e.fx.resume = e.newChild.Id
 	}
@@ -374,13 +374,13 @@ func (in *Instance) resumeWaiting(e *event) bool {
 }
 
 // withhold (tiers.Withhold): a blind event goes no further.
-func (in *Instance) withhold(e *event) bool { return !e.blind }
+func (in *Instance) Withhold(e *event) bool { return !e.blind }
 
 // ownDebugger (person.OwnDebugger): the relay's own Debugger (brake.go).
 // A pause of a session that did not enable it (a client's DOMDebugger
 // breakpoint or Debugger.pause on the relay's Debugger) has nobody to
 // resume it.
-func (in *Instance) ownDebugger(e *event) bool {
+func (in *Instance) OwnDebugger(e *event) bool {
 	if !e.s.enabled["Debugger"] {
 		e.fx.unpause = string(e.method) == "Debugger.paused"
 		return false
@@ -390,20 +390,20 @@ func (in *Instance) ownDebugger(e *event) bool {
 
 // downloads (browser.Downloads): the tab's downloads, as the browser's
 // events (downloads.go).
-func (in *Instance) downloads(e *event) bool {
+func (in *Instance) Downloads(e *event) bool {
 	// A blind site's, or held until its file is in place (downloads.go).
 	return e.sid != nil || !e.st.downloadEvent(e.t, e.method, e.params)
 }
 
 // countEvent (core.Count): what reaches the client is counted.
-func (in *Instance) countEvent(e *event) bool {
+func (in *Instance) CountEvent(e *event) bool {
 	in.Srv.Cfg.Metrics.count(DirEvent, e.method, len(e.params))
 	return true
 }
 
 // redact (creds.Redact): credential events go out redacted (the real
 // values of a paused request are kept, credentials.go).
-func (in *Instance) redact(e *event) bool {
+func (in *Instance) Redact(e *event) bool {
 	e.red = in.redactEvent(e.st, e.t, string(e.sid), e.method, e.params)
 	e.params = *e.red
 	return true
@@ -411,7 +411,7 @@ func (in *Instance) redact(e *event) bool {
 
 // deliverEvent (core.Deliver): to the client's session, and a copy to the
 // tab's further sessions that enabled the domain.
-func (in *Instance) deliverEvent(e *event) bool {
+func (in *Instance) DeliverEvent(e *event) bool {
 	st, t, method, params, c := e.st, e.t, e.method, e.params, e.c
 	// Runtime is on in Chrome for the relay's sake: its events go to the
 	// sessions where the client switched it on (runtimehold.go).

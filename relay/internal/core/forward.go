@@ -23,15 +23,15 @@ func WantsSecret(m *MethodInfo) bool {
 
 // wantsLockGates: creds.LockGates is the secret stage's for every other
 // method (lockgates.go).
-func wantsLockGates(m *MethodInfo) bool { return !WantsSecret(m) }
+func WantsLockGates(m *MethodInfo) bool { return !WantsSecret(m) }
 
 // 9. secret (creds.Secret): a command that types a secret by reference
 // is the relay's to carry out: it checks where the focus is, then types
 // the value.
-func (c *ClientConn) secret(k *Cmd) bool {
+func (c *ClientConn) Secret(k *Cmd) bool {
 	name, d, is := SecretRef(k)
 	if !is {
-		return c.secretGates(k) // creds.LockGates's, for these methods too
+		return c.SecretGates(k) // creds.LockGates's, for these methods too
 	}
 	if d.Verdict != Allow {
 		return c.refuse(k, d)
@@ -51,13 +51,13 @@ func (c *ClientConn) secret(k *Cmd) bool {
 }
 
 // wantsFence: the client's share of the Fetch domain.
-func wantsFence(m *MethodInfo) bool { return m.Name == "Fetch.enable" || m.Name == "Fetch.disable" }
+func WantsFence(m *MethodInfo) bool { return m.Name == "Fetch.enable" || m.Name == "Fetch.disable" }
 
 // 10. fence (rules.Fence): on a fenced session the client's Fetch.enable
 // and Fetch.disable become one Fetch.enable that keeps the backstop's
 // pattern, whichever session sent them (before the emulation, which would
 // watch them as a domain switch).
-func (c *ClientConn) fence(k *Cmd) bool {
+func (c *ClientConn) Fence(k *Cmd) bool {
 	if !k.r.fenced {
 		return true
 	}
@@ -93,7 +93,7 @@ func WantsEmulate(m *MethodInfo) bool {
 }
 
 // 11. emulate (core.Emulate): what the relay answers itself.
-func (c *ClientConn) emulate(k *Cmd) bool {
+func (c *ClientConn) Emulate(k *Cmd) bool {
 	h := Emulated(k.M, k.r.sess)
 	if h == nil {
 		return true
@@ -120,7 +120,7 @@ func (c *ClientConn) emulate(k *Cmd) bool {
 // 12. forward: what goes to the tab, row by row.
 
 // needsPage (core.NeedsPage): a command for a tab needs one.
-func (c *ClientConn) needsPage(k *Cmd) bool {
+func (c *ClientConn) NeedsPage(k *Cmd) bool {
 	if k.r.via == nil {
 		return c.failed(k, codeServerError, "cdprelay: "+k.M.Name+" needs a page, and no tab is attached")
 	}
@@ -128,13 +128,13 @@ func (c *ClientConn) needsPage(k *Cmd) bool {
 }
 
 // wantsScreencastNote: the client's own screencast.
-func wantsScreencastNote(m *MethodInfo) bool {
+func WantsScreencastNote(m *MethodInfo) bool {
 	return m.Name == "Page.startScreencast" || m.Name == "Page.stopScreencast"
 }
 
 // screencastNote (core.ScreencastNote): the client runs a screencast of
 // its own on a tab.
-func (c *ClientConn) screencastNote(k *Cmd) bool {
+func (c *ClientConn) ScreencastNote(k *Cmd) bool {
 	if s := k.r.sess; s != nil && s.Tab != nil && !s.Child {
 		c.noteClientScreencast(s.Tab, k.M.Name == "Page.startScreencast")
 	}
@@ -152,11 +152,11 @@ func (c *ClientConn) noteClientScreencast(t *Tab, on bool) {
 }
 
 // wantsDialog: the answer to a JavaScript dialog.
-func wantsDialog(m *MethodInfo) bool { return m.Name == "Page.handleJavaScriptDialog" }
+func WantsDialog(m *MethodInfo) bool { return m.Name == "Page.handleJavaScriptDialog" }
 
 // dialogClaim (person.DialogClaim): the first answer wins: the person's
 // in the live view, the automation's, or the relay's when nobody answers.
-func (c *ClientConn) dialogClaim(k *Cmd) bool {
+func (c *ClientConn) DialogClaim(k *Cmd) bool {
 	if k.r.via.Tab == nil || k.r.via.Child {
 		return true
 	}
@@ -170,13 +170,13 @@ func (c *ClientConn) dialogClaim(k *Cmd) bool {
 }
 
 // wantsWorlds: what makes a world of the client's.
-func wantsWorlds(m *MethodInfo) bool {
+func WantsWorlds(m *MethodInfo) bool {
 	return m.Name == "Page.addScriptToEvaluateOnNewDocument" || m.Name == "Page.createIsolatedWorld"
 }
 
 // worlds (tiers.Worlds): the tab's worlds and scripts for new documents
 // (initscripts.go).
-func (c *ClientConn) worlds(k *Cmd) bool {
+func (c *ClientConn) Worlds(k *Cmd) bool {
 	t := k.r.via.Tab
 	if t == nil {
 		return true
@@ -194,13 +194,13 @@ func (c *ClientConn) worlds(k *Cmd) bool {
 }
 
 // wantsRemoveScript: a script for new documents taken out.
-func wantsRemoveScript(m *MethodInfo) bool {
+func WantsRemoveScript(m *MethodInfo) bool {
 	return m.Name == "Page.removeScriptToEvaluateOnNewDocument"
 }
 
 // removeScriptStage (tiers.RemoveScript): a script the relay took out of
 // Chrome is answered; another's identifier is Chrome's.
-func (c *ClientConn) removeScriptStage(k *Cmd) bool {
+func (c *ClientConn) RemoveScriptStage(k *Cmd) bool {
 	t := k.r.via.Tab
 	if t == nil {
 		return true
@@ -219,11 +219,11 @@ func (c *ClientConn) removeScriptStage(k *Cmd) bool {
 }
 
 // wantsStreams: reading a stream.
-func wantsStreams(m *MethodInfo) bool { return m.Name == "IO.read" || m.Name == "IO.close" }
+func WantsStreams(m *MethodInfo) bool { return m.Name == "IO.read" || m.Name == "IO.close" }
 
 // streamsStage (creds.Streams): while a secret is locked, a stream's
 // pieces are joined where they meet (creds.Streams).
-func (c *ClientConn) streamsStage(k *Cmd) bool {
+func (c *ClientConn) StreamsStage(k *Cmd) bool {
 	if c.Inst.Locked.Load() == nil {
 		return true
 	}
@@ -244,12 +244,12 @@ func (c *ClientConn) streamsStage(k *Cmd) bool {
 func WantsBrake(m *MethodInfo) bool { return m.Brake }
 
 // brakeStage (person.Brake): brake.go.
-func (c *ClientConn) brakeStage(k *Cmd) bool { return !c.brakeCommand(k) }
+func (c *ClientConn) BrakeStage(k *Cmd) bool { return !c.brakeCommand(k) }
 
 // sendStage (core.Send): the command goes to its tab; one whose effect a
 // resume sets again is kept for that (resume.go).
-func (c *ClientConn) sendStage(k *Cmd) bool {
-	if k.M.replay != ReplayNone {
+func (c *ClientConn) SendStage(k *Cmd) bool {
+	if k.M.Replay != ReplayNone {
 		if k.r.top {
 			c.sendKept(k)
 			return true

@@ -80,6 +80,9 @@ type Instance struct {
 type BrowserInfo = browser.Info
 
 func NewInstance(s *Relay, guid string, isDefault bool, profile string) *Instance {
+	if CommandStages == nil {
+		panic("core: an instance without the order (SetOrder)")
+	}
 	id := randHex(6)
 	in := &Instance{
 		Srv:         s,

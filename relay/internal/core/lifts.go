@@ -178,7 +178,7 @@ func (c *ClientConn) keepFrameSetting(k *Cmd) {
 // a tab's (resume.go's replay kinds).
 func (st *State) keepChild(cs *Session, m *MethodInfo, params []byte) {
 	key := m.Name
-	switch m.replay {
+	switch m.Replay {
 	case replaySet:
 	case replayKeyed:
 		key = keyOf(m.Name, params)

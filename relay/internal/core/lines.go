@@ -104,7 +104,7 @@ func copyCmd(k *Cmd) Cmd {
 
 // inLine is the stage after route: a command for a tab that has a line
 // waits at its end.
-func (c *ClientConn) inLine(k *Cmd) bool {
+func (c *ClientConn) InLine(k *Cmd) bool {
 	if k.held != nil || c.lines.Load() == 0 {
 		return true // taken off the line, or no line at all
 	}

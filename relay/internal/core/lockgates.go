@@ -25,7 +25,7 @@ func (c *ClientConn) unscannable(k *Cmd) (Decision, bool) {
 // secretGates are the secret stage's checks of a command that types no
 // secret: what the lock cannot read, and a tab whose password field holds
 // one (secretfield.go). They report false when they answered or held k.
-func (c *ClientConn) secretGates(k *Cmd) bool {
+func (c *ClientConn) SecretGates(k *Cmd) bool {
 	if d, ok := c.unscannable(k); !ok {
 		return c.refuse(k, d)
 	}

@@ -29,7 +29,7 @@ type MethodInfo struct {
 	enable, disable bool
 	// replay says how a command of a tab's top-level session is kept for a
 	// resume (resume.go).
-	replay replayKind
+	Replay replayKind
 	// opens: the command can make the page open a tab (input, script):
 	// a tab opened from its tab soon after is the automation's (popups.go).
 	opens bool
@@ -88,7 +88,7 @@ func newMethodInfo(name string) *MethodInfo {
 	m.disable = strings.HasSuffix(name, ".disable")
 	m.UrlKey = UrlMethods[name]
 	m.Decode = DecodedMethods[name]
-	m.replay = ReplayOf(name)
+	m.Replay = ReplayOf(name)
 	for _, d := range uniqueDomains {
 		m.Unique = m.Unique || strings.HasPrefix(name, d)
 	}

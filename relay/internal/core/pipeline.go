@@ -184,7 +184,7 @@ func (c *ClientConn) answerEmpty(k *Cmd) {
 }
 
 // limits is stage 1.
-func (c *ClientConn) limits(k *Cmd) bool {
+func (c *ClientConn) Limits(k *Cmd) bool {
 	cfg := &c.Inst.Srv.Cfg
 	switch {
 	case !c.bucket.Take(time.Now()):
@@ -227,7 +227,7 @@ type route struct {
 }
 
 // 3. route.
-func (c *ClientConn) route(k *Cmd) bool {
+func (c *ClientConn) Route(k *Cmd) bool {
 	in := c.Inst
 	var r route
 	st := in.Lock()
@@ -248,7 +248,7 @@ func (c *ClientConn) route(k *Cmd) bool {
 			in.ResumeWaits.Add(1)
 			awaitResume(c.Ctx, run, done)
 			in.ResumeWaits.Add(-1)
-			if !c.running(k) {
+			if !c.Running(k) {
 				return false
 			}
 			st = in.Lock()
@@ -295,7 +295,7 @@ func (c *ClientConn) route(k *Cmd) bool {
 
 // 5. policy: the operator's method rules and URL fence (rules.Operator),
 // then the relay's own rules (rules.go).
-func (c *ClientConn) operator(k *Cmd) bool {
+func (c *ClientConn) Operator(k *Cmd) bool {
 	pol, profile := k.pol.p, c.Inst.ProfileName
 	d := pol.Command(profile, k.M.Name, k.Env.Params)
 	switch d.Verdict {
@@ -322,13 +322,13 @@ func (c *ClientConn) operator(k *Cmd) bool {
 // 6. access: what the tab lets automation do, row by row.
 
 // wantsNavigateTo: the commands that name a page to go to.
-func wantsNavigateTo(m *MethodInfo) bool {
+func WantsNavigateTo(m *MethodInfo) bool {
 	return m.Name == "Page.navigate" || m.Name == "Target.createTarget"
 }
 
 // navigateTo (tiers.Navigate): not to a page the automation could not
 // see, whatever the fence.
-func (c *ClientConn) navigateTo(k *Cmd) bool {
+func (c *ClientConn) NavigateTo(k *Cmd) bool {
 	if k.M.Name == "Target.createTarget" && k.a.Url == "" {
 		return true // about:blank
 	}
@@ -353,7 +353,7 @@ func (k *Cmd) onTab() bool { return k.r.tab != nil && !k.browserLevel() }
 
 // tierStage (tiers.Checks): the access rules that hold only while the
 // policy has tiers (tierrules.go).
-func (c *ClientConn) tierStage(k *Cmd) bool {
+func (c *ClientConn) TierStage(k *Cmd) bool {
 	if !k.pol.tiers || k.browserLevel() {
 		return true
 	}
@@ -361,16 +361,16 @@ func (c *ClientConn) tierStage(k *Cmd) bool {
 }
 
 // standIn (tiers.StandIn): a blind tab's stand-ins (blindtab.go).
-func (c *ClientConn) standIn(k *Cmd) bool {
+func (c *ClientConn) StandIn(k *Cmd) bool {
 	return !k.onTab() || k.r.acc.Level != AccessBlind || !c.blindStandIn(k)
 }
 
 // wantsFrameTree: a blind tab's frame tree is the relay's.
-func wantsFrameTree(m *MethodInfo) bool { return m.Name == "Page.getFrameTree" }
+func WantsFrameTree(m *MethodInfo) bool { return m.Name == "Page.getFrameTree" }
 
 // frameTree (tiers.FrameTree): what a blind tab may show of itself,
 // its origin.
-func (c *ClientConn) frameTree(k *Cmd) bool {
+func (c *ClientConn) FrameTree(k *Cmd) bool {
 	if !k.onTab() || k.r.acc.Level != AccessBlind || k.r.via.Child {
 		return true
 	}
@@ -387,15 +387,15 @@ func WantsContexts(m *MethodInfo) bool { return m.Ctx != nil }
 
 // contextsStage (tiers.Contexts): the contexts k names, judged
 // (ctxguard.go); a blind tab's are the stand-ins'.
-func (c *ClientConn) contextsStage(k *Cmd) bool {
+func (c *ClientConn) ContextsStage(k *Cmd) bool {
 	return !k.onTab() || k.r.acc.Level == AccessBlind || c.contexts(k)
 }
 
 // wantsRetried: the function calls a client makes after a retried input.
-func wantsRetried(m *MethodInfo) bool { return m.Name == "Runtime.callFunctionOn" }
+func WantsRetried(m *MethodInfo) bool { return m.Name == "Runtime.callFunctionOn" }
 
 // retried (tiers.Retried): refusals.go.
-func (c *ClientConn) retried(k *Cmd) bool {
+func (c *ClientConn) Retried(k *Cmd) bool {
 	if !k.onTab() {
 		return true
 	}
@@ -406,7 +406,7 @@ func (c *ClientConn) retried(k *Cmd) bool {
 }
 
 // gateStage (tiers.Gate): the blind and read-only tables (readonly.go).
-func (c *ClientConn) gateStage(k *Cmd) bool {
+func (c *ClientConn) GateStage(k *Cmd) bool {
 	if !k.onTab() {
 		return true
 	}
@@ -424,7 +424,7 @@ func (c *ClientConn) gateStage(k *Cmd) bool {
 func WantsPixels(m *MethodInfo) bool { return tier.Pixels(m.Name) }
 
 // pixels (tiers.Pixels): not while a frame of the tab is blind.
-func (c *ClientConn) pixels(k *Cmd) bool {
+func (c *ClientConn) Pixels(k *Cmd) bool {
 	if !k.onTab() {
 		return true
 	}
@@ -443,7 +443,7 @@ func (c *ClientConn) pixels(k *Cmd) bool {
 // scripts for new documents) is taken out of Chrome before the navigation
 // reaches it. A navigation refused, denied or never answered leaves the
 // tab as it was.
-func (c *ClientConn) prepare(k *Cmd) bool {
+func (c *ClientConn) Prepare(k *Cmd) bool {
 	if k.r.via == nil || k.r.via.Child || k.r.tab == nil || !k.pol.tiers {
 		return true
 	}
@@ -456,7 +456,7 @@ func (c *ClientConn) prepare(k *Cmd) bool {
 }
 
 // wantsNavTo: a navigation of a tab's main frame.
-func wantsNavTo(m *MethodInfo) bool { return m.Name == "Page.navigate" }
+func WantsNavTo(m *MethodInfo) bool { return m.Name == "Page.navigate" }
 
 // observe counts k's outcome and records what the audit log keeps: every
 // refusal, and the navigations the client asked for.

@@ -110,7 +110,7 @@ func (s seenTarget) same(now seenTarget) bool {
 // a command a person approved, whose card named what it acts on, is looked
 // at again before it goes on; a mouse release is looked at against the
 // approved press before it.
-func (c *ClientConn) checkApproved(k *Cmd) bool {
+func (c *ClientConn) CheckApproved(k *Cmd) bool {
 	h := k.held
 	if h != nil && h.checked {
 		return true

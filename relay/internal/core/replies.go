@@ -31,7 +31,7 @@ type reply struct {
 
 // keepScriptReply (tiers.KeepScript): a client's init script under tiers
 // is kept with the identifier Chrome gave it (initscripts.go).
-func (x *ExtConn) keepScriptReply(r *reply) bool {
+func (x *ExtConn) KeepScriptReply(r *reply) bool {
 	if r.pc.keep != nil && !r.m.HasError {
 		x.Inst.keepScript(&r.pc, r.m.Result)
 	}
@@ -41,7 +41,7 @@ func (x *ExtConn) keepScriptReply(r *reply) bool {
 // tapScript (core.TapScript): the resume's tap reads Chrome's identifier
 // of a client's init script, to be set again by a resume and taken out by
 // the client's removal (resume.go), whatever the client is then told.
-func (x *ExtConn) tapScript(r *reply) bool {
+func (x *ExtConn) TapScript(r *reply) bool {
 	if r.pc.then != nil && !r.m.HasError {
 		r.pc.then(r.m.Result)
 	}
@@ -51,7 +51,7 @@ func (x *ExtConn) tapScript(r *reply) bool {
 // streamForget (creds.StreamForget): a stream read whose reply does not
 // reach the client as a piece (an error, or withheld) is forgotten
 // (creds.Streams), or its entry would stay for good.
-func (x *ExtConn) streamForget(r *reply) bool {
+func (x *ExtConn) StreamForget(r *reply) bool {
 	if r.m.HasError || withheld(r) {
 		x.Inst.Streams.Forget(r.pc.ClientID, "")
 	}
@@ -67,7 +67,7 @@ func withheld(r *reply) bool {
 
 // wentBlind (tiers.WentBlind): a reply from a page the tab went blind on
 // is withheld, whatever it is.
-func (x *ExtConn) wentBlind(r *reply) bool {
+func (x *ExtConn) WentBlind(r *reply) bool {
 	if withheld(r) {
 		*r.buf = wire.AppendError(*r.buf, r.pc.ClientID, r.session, codeServerError, MsgWentBlind)
 		return false
@@ -76,7 +76,7 @@ func (x *ExtConn) wentBlind(r *reply) bool {
 }
 
 // replyError (core.Error): Chrome's error, as the client's.
-func (x *ExtConn) replyError(r *reply) bool {
+func (x *ExtConn) ReplyError(r *reply) bool {
 	if !r.m.HasError {
 		return true
 	}
@@ -108,7 +108,7 @@ func (x *ExtConn) replyError(r *reply) bool {
 
 // scopes (tiers.Scopes): on a read-only tab a function's [[Scopes]] do
 // not reach the client (they lead to the guard's closures).
-func (x *ExtConn) scopes(r *reply) bool {
+func (x *ExtConn) Scopes(r *reply) bool {
 	if !r.pc.Tab.readOnly.Load() {
 		return true
 	}
@@ -118,7 +118,7 @@ func (x *ExtConn) scopes(r *reply) bool {
 
 // history (tiers.History): a tab's history says nothing of the pages
 // automation may not see.
-func (x *ExtConn) history(r *reply) bool {
+func (x *ExtConn) History(r *reply) bool {
 	if !x.Inst.hasTiers() {
 		return true
 	}
@@ -128,7 +128,7 @@ func (x *ExtConn) history(r *reply) bool {
 
 // sideEffect (tiers.SideEffect): a read-only tab's refused side effect,
 // explained.
-func (x *ExtConn) sideEffect(r *reply) bool {
+func (x *ExtConn) SideEffect(r *reply) bool {
 	if !r.pc.Tab.readOnly.Load() || !bytes.Contains(r.m.Result, tier.SideEffectText) {
 		return true
 	}
@@ -138,7 +138,7 @@ func (x *ExtConn) sideEffect(r *reply) bool {
 
 // credentialResult (creds.Results): credentials in a result go out
 // redacted (credentials.go).
-func (x *ExtConn) credentialResult(r *reply) bool {
+func (x *ExtConn) CredentialResult(r *reply) bool {
 	red := wire.Redactor{Sensitive: x.Inst.Srv.creds().Has}
 	b := link.GetBuf()
 	*b = red.Redact(*b, r.m.Result)
@@ -149,7 +149,7 @@ func (x *ExtConn) credentialResult(r *reply) bool {
 
 // streamPiece (creds.StreamPiece): while a secret is hidden, a piece of a
 // stream: its end waits for the next (creds.Streams).
-func (x *ExtConn) streamPiece(r *reply) bool {
+func (x *ExtConn) StreamPiece(r *reply) bool {
 	locked := x.Inst.Locked.Load()
 	if locked == nil {
 		return true
@@ -164,7 +164,7 @@ func (x *ExtConn) streamPiece(r *reply) bool {
 
 // replyResult (core.Result): the client gets the result as Chrome gave
 // it.
-func (x *ExtConn) replyResult(r *reply) bool {
+func (x *ExtConn) ReplyResult(r *reply) bool {
 	*r.buf = wire.AppendResult(*r.buf, r.pc.ClientID, r.session, r.m.Result)
 	return false
 }

@@ -90,7 +90,7 @@ const (
 	replayKeyed               // the last call per name (Runtime.addBinding)
 	replayUnkey               // removes a replayKeyed call
 	replayClear               // removes the replaySet call of replayCleared[method]
-	replayScript              // Page.addScriptToEvaluateOnNewDocument: each call counts
+	ReplayScript              // Page.addScriptToEvaluateOnNewDocument: each call counts
 	replayUnscript            // Page.removeScriptToEvaluateOnNewDocument
 )
 
@@ -140,7 +140,7 @@ var ReplayedMethods = map[string]replayKind{
 	"Emulation.clearGeolocationOverride":          replayClear,
 	"Emulation.clearIdleOverride":                 replayClear,
 	"Log.stopViolationsReport":                    replayClear,
-	"Page.addScriptToEvaluateOnNewDocument":       replayScript,
+	"Page.addScriptToEvaluateOnNewDocument":       ReplayScript,
 	"Page.removeScriptToEvaluateOnNewDocument":    replayUnscript,
 }
 
@@ -166,7 +166,7 @@ type Replayed struct {
 // goes out. For an init script it returns the key under which the
 // script's identifier is to be noted (tapScript).
 func (st *State) Record(t *Tab, m *MethodInfo, params []byte) (scriptKey string) {
-	switch m.replay {
+	switch m.Replay {
 	case ReplayNone:
 		return ""
 	case replaySet:
@@ -177,7 +177,7 @@ func (st *State) Record(t *Tab, m *MethodInfo, params []byte) (scriptKey string)
 		t.unkeep(keyOf("Runtime.addBinding", params))
 	case replayClear:
 		t.unkeep(clearedBy(m.Name))
-	case replayScript:
+	case ReplayScript:
 		t.nextScript++
 		r := Replayed{key: "script\x00" + strconv.Itoa(t.nextScript), Method: m.Name}
 		st.keep(t, r, params)
@@ -471,7 +471,7 @@ func (c *ClientConn) JudgeReplayed(t *Tab, s *Session, r Replayed) (*Cmd, bool) 
 		k.Out.d.Message = "cdprelay: " + err.Error()
 	} else if c.decide(k) {
 		// On a fenced tab, Fetch.enable goes with the backstop's pattern.
-		c.fence(k)
+		c.Fence(k)
 		return k, true
 	}
 	if k.Out.Kind == outEmulated {

@@ -24,7 +24,7 @@ func RelayRules() []string {
 // relayRules (rules.Relay) applies the relay's own rules to k, but for
 // the rows of their own after it: credentials, uploads, what a Stop could
 // not undo, target methods on a tab.
-func (c *ClientConn) relayRules(k *Cmd) bool {
+func (c *ClientConn) RelayRules(k *Cmd) bool {
 	if k.a.HasURL && c.Inst.Srv.ownURL(k.a.Url) {
 		return c.refuse(k, ownRefusal(k.a.Url))
 	}
@@ -43,7 +43,7 @@ func (c *ClientConn) relayRules(k *Cmd) bool {
 }
 
 // wantsRestore: a client's answer to a paused request.
-func wantsRestore(m *MethodInfo) bool {
+func WantsRestore(m *MethodInfo) bool {
 	switch m.Name {
 	case "Fetch.continueRequest", "Fetch.continueResponse", "Fetch.fulfillRequest":
 		return true
@@ -53,7 +53,7 @@ func wantsRestore(m *MethodInfo) bool {
 
 // restore (creds.Restore): the credentials a paused request showed as
 // markers, put back (credentials.go); a refused answer fails the request.
-func (c *ClientConn) restore(k *Cmd) bool {
+func (c *ClientConn) Restore(k *Cmd) bool {
 	p, d, ok := c.restoreCredentials(k)
 	if !ok {
 		if d.Verdict == Allow {
@@ -67,13 +67,13 @@ func (c *ClientConn) restore(k *Cmd) bool {
 }
 
 // wantsUploads: the commands that hand the page files.
-func wantsUploads(m *MethodInfo) bool {
+func WantsUploads(m *MethodInfo) bool {
 	return m.Name == "DOM.setFileInputFiles" || m.Name == "Input.dispatchDragEvent"
 }
 
 // uploadsStage (rules.Uploads): only files inside the upload folders, as
 // their resolved paths.
-func (c *ClientConn) uploadsStage(k *Cmd) bool {
+func (c *ClientConn) UploadsStage(k *Cmd) bool {
 	if len(k.a.files) == 0 {
 		return true
 	}
@@ -90,12 +90,12 @@ func (c *ClientConn) uploadsStage(k *Cmd) bool {
 }
 
 // wantsTargetOnTab: the Target domain.
-func wantsTargetOnTab(m *MethodInfo) bool { return m.domain == domainTarget }
+func WantsTargetOnTab(m *MethodInfo) bool { return m.domain == domainTarget }
 
 // targetOnTab (rules.TargetOnTab): past the ones the relay emulates, a
 // tab's session sends Chrome only the Target methods rules.TargetOnTab
 // allows.
-func (c *ClientConn) targetOnTab(k *Cmd) bool {
+func (c *ClientConn) TargetOnTab(k *Cmd) bool {
 	if k.r.sess != nil && k.r.sess.Tab != nil && Emulated(k.M, k.r.sess) == nil && !rules.TargetOnTab(k.M.Name) {
 		return c.refuse(k, deny(rules.RuleTargetTab, rules.MsgTargetTab(k.M.Name)))
 	}

@@ -10,7 +10,7 @@ package core
 func (c *ClientConn) sendKept(k *Cmd) {
 	st := c.Inst.Lock()
 	t := k.r.tab
-	if k.M.replay == replayUnscript {
+	if k.M.Replay == replayUnscript {
 		if p := st.ScriptRewrite(t, k.Params); p != nil {
 			k.Params = p
 		}

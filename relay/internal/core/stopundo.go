@@ -90,7 +90,7 @@ func (c *ClientConn) StopRules(k *Cmd) (Decision, bool) {
 
 // stopRulesStage (person.StopRules) is stopRules, a row of the commands
 // table.
-func (c *ClientConn) stopRulesStage(k *Cmd) bool {
+func (c *ClientConn) StopRulesStage(k *Cmd) bool {
 	if d, ok := c.StopRules(k); !ok {
 		return c.refuse(k, d)
 	}

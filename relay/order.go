@@ -1,0 +1,125 @@
+package relay
+
+import (
+	"strings"
+
+	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/creds"
+)
+
+// The order: what the relay does with each message, top to bottom, in
+// three tables, one per path: a client's command (commands), a tab's event
+// (events), Chrome's reply to a client's command (replies). Each row is a
+// stage: one function, named "concern.Name" (the concern that owns it, the
+// step it takes). The order of the rows is a security contract, pinned by
+// TestCommandOrder, TestEventOrder and TestReplyOrder (the names) and by
+// the behavioural pins of order_*_test.go (each adjacency that matters).
+// The core runs the rows (relay/internal/core, order.go) and knows none of
+// them by name: the tables are handed to it once, here, before any
+// instance exists.
+//
+// A row with Wants is called only for the methods or events it wants,
+// decided once per method, so the per-message path calls nothing for a
+// stage that does not care.
+func init() { core.SetOrder(commands(), events(), replies()) }
+
+// commands is the commands table: the judging rows (Judges) first, which
+// decide and change nothing of the tab, then the rows that act on a
+// command the judges let through. What each row does: pipeline.go and
+// forward.go in the core, and the stage's own file.
+
+func commands() []core.CmdStage {
+	return []core.CmdStage{
+		{Name: "core.Limits", Run: (*core.ClientConn).Limits, Arrival: true},
+		{Name: "person.Running", Run: (*core.ClientConn).Running},
+		{Name: "core.Route", Run: (*core.ClientConn).Route},
+		{Name: "core.Line", Run: (*core.ClientConn).InLine, Arrival: true},
+		// decide: the judging stages.
+		{Name: "rules.Operator", Run: (*core.ClientConn).Operator, Judges: true},
+		{Name: "rules.Relay", Run: (*core.ClientConn).RelayRules, Judges: true},
+		{Name: "creds.Restore", Run: (*core.ClientConn).Restore, Wants: core.WantsRestore, Judges: true},
+		{Name: "rules.Uploads", Run: (*core.ClientConn).UploadsStage, Wants: core.WantsUploads, Judges: true},
+		{Name: "person.StopRules", Run: (*core.ClientConn).StopRulesStage, Wants: core.WantsStopRules, Judges: true},
+		{Name: "rules.TargetOnTab", Run: (*core.ClientConn).TargetOnTab, Wants: core.WantsTargetOnTab, Judges: true},
+		{Name: "tiers.Navigate", Run: (*core.ClientConn).NavigateTo, Wants: core.WantsNavigateTo, Judges: true},
+		{Name: "tiers.Checks", Run: (*core.ClientConn).TierStage, Judges: true},
+		{Name: "tiers.StandIn", Run: (*core.ClientConn).StandIn, Judges: true},
+		{Name: "tiers.FrameTree", Run: (*core.ClientConn).FrameTree, Wants: core.WantsFrameTree, Judges: true},
+		{Name: "tiers.Contexts", Run: (*core.ClientConn).ContextsStage, Wants: core.WantsContexts, Judges: true},
+		{Name: "tiers.Retried", Run: (*core.ClientConn).Retried, Wants: core.WantsRetried, Judges: true},
+		{Name: "tiers.Gate", Run: (*core.ClientConn).GateStage, Judges: true},
+		{Name: "tiers.Pixels", Run: (*core.ClientConn).Pixels, Wants: core.WantsPixels, Judges: true},
+		{Name: "person.Recheck", Run: (*core.ClientConn).CheckApproved, Judges: true},
+		{Name: "person.Ask", Run: (*core.ClientConn).Asks, Judges: true},
+		// act: the stages that act, on a command the judges let through.
+		{Name: "tiers.NavTo", Run: (*core.ClientConn).Prepare, Wants: core.WantsNavTo},
+		{Name: "creds.Secret", Run: (*core.ClientConn).Secret, Wants: core.WantsSecret},
+		{Name: "creds.LockGates", Run: (*core.ClientConn).SecretGates, Wants: core.WantsLockGates},
+		{Name: "rules.Fence", Run: (*core.ClientConn).Fence, Wants: core.WantsFence},
+		{Name: "core.Emulate", Run: (*core.ClientConn).Emulate, Wants: core.WantsEmulate},
+		{Name: "core.NeedsPage", Run: (*core.ClientConn).NeedsPage},
+		{Name: "core.ScreencastNote", Run: (*core.ClientConn).ScreencastNote, Wants: core.WantsScreencastNote},
+		{Name: "person.DialogClaim", Run: (*core.ClientConn).DialogClaim, Wants: core.WantsDialog},
+		{Name: "tiers.Worlds", Run: (*core.ClientConn).Worlds, Wants: core.WantsWorlds},
+		{Name: "tiers.RemoveScript", Run: (*core.ClientConn).RemoveScriptStage, Wants: core.WantsRemoveScript},
+		{Name: "creds.Streams", Run: (*core.ClientConn).StreamsStage, Wants: core.WantsStreams},
+		{Name: "person.Brake", Run: (*core.ClientConn).BrakeStage, Wants: core.WantsBrake},
+		{Name: "core.Send", Run: (*core.ClientConn).SendStage},
+	}
+}
+
+// events is the events table; its rows run with the instance lock held
+// and must not block or call the extension (events.go in the core says
+// what each row does).
+func events() []core.EventStage {
+	return []core.EventStage{
+		{Name: "tiers.FrameGuard", Run: (*core.Instance).FrameGuard, Wants: core.IsEvent("Page.screencastFrame")},
+		{Name: "core.Screencast", Run: (*core.Instance).Screencast, Wants: core.IsEvent("Page.screencastFrame")},
+		{Name: "core.PageTrack", Run: (*core.Instance).PageTrack, Wants: func(n string) bool {
+			return strings.HasPrefix(n, "Page.") && n != "Page.screencastFrame"
+		}},
+		{Name: "core.Child", Run: (*core.Instance).ChildOf},
+		{Name: "tiers.ChildFrames", Run: (*core.Instance).ChildFrames, Wants: core.IsEvent("Page.frameNavigated", "Page.frameDetached", "Page.frameStartedNavigating", "Page.frameRequestedNavigation")},
+		{Name: "tiers.Requests", Run: (*core.Instance).Requests, Wants: core.IsEvent("Fetch.requestPaused", "Network.requestWillBeSent")},
+		{Name: "tiers.BlindSources", Run: (*core.Instance).BlindSources, Wants: core.IsEvent("Debugger.scriptParsed", "Debugger.scriptFailedToParse", "CSS.styleSheetAdded")},
+		{Name: "tiers.Blind", Run: (*core.Instance).BlindEvent},
+		{Name: "core.RelayWorld", Run: (*core.Instance).RelayWorld, Wants: func(n string) bool {
+			return strings.HasPrefix(n, "Runtime.") || strings.HasPrefix(n, "Debugger.")
+		}},
+		{Name: "tiers.Guard", Run: (*core.Instance).GuardWorld, Wants: func(n string) bool { return strings.HasPrefix(n, "Runtime.executionContext") }},
+		{Name: "person.BrakePause", Run: (*core.Instance).BrakePause, Wants: core.IsEvent("Debugger.paused")},
+		{Name: "rules.Backstop", Run: (*core.Instance).BackstopPause, Wants: core.IsEvent("Fetch.requestPaused")},
+		{Name: "person.LetGoOn", Run: (*core.Instance).LetGoOn, Wants: core.IsEvent("Fetch.requestPaused", "Fetch.authRequired", "Debugger.paused")},
+		{Name: "core.Session", Run: (*core.Instance).SessionOf},
+		{Name: "core.Children", Run: (*core.Instance).Children, Wants: core.IsEvent("Target.attachedToTarget", "Target.detachedFromTarget")},
+		{Name: "person.BrakeChild", Run: (*core.Instance).BrakeChild, Wants: core.IsEvent("Target.attachedToTarget")},
+		{Name: "rules.FenceChild", Run: (*core.Instance).FenceChild, Wants: core.IsEvent("Target.attachedToTarget")},
+		{Name: "tiers.ChildPage", Run: (*core.Instance).ChildPage, Wants: core.IsEvent("Target.attachedToTarget")},
+		{Name: "tiers.BlindChild", Run: (*core.Instance).BlindChild, Wants: core.IsEvent("Target.attachedToTarget")},
+		{Name: "person.ResumeWaiting", Run: (*core.Instance).ResumeWaiting, Wants: core.IsEvent("Target.attachedToTarget")},
+		{Name: "tiers.Withhold", Run: (*core.Instance).Withhold},
+		{Name: "person.OwnDebugger", Run: (*core.Instance).OwnDebugger, Wants: func(n string) bool { return strings.HasPrefix(n, "Debugger.") }},
+		{Name: "browser.Downloads", Run: (*core.Instance).Downloads, Wants: core.IsEvent("Page.downloadWillBegin", "Page.downloadProgress")},
+		{Name: "core.Count", Run: (*core.Instance).CountEvent},
+		{Name: "creds.Redact", Run: (*core.Instance).Redact, Wants: func(n string) bool { return creds.IsEvent([]byte(n)) }},
+		{Name: "core.Deliver", Run: (*core.Instance).DeliverEvent},
+	}
+}
+
+// replies is the replies table; its rows run on the extension's read loop
+// without the lock (replies.go in the core says what each row does).
+func replies() []core.ReplyStage {
+	return []core.ReplyStage{
+		{Name: "tiers.KeepScript", Run: (*core.ExtConn).KeepScriptReply, Wants: core.IsMethod("Page.addScriptToEvaluateOnNewDocument")},
+		{Name: "core.TapScript", Run: (*core.ExtConn).TapScript, Wants: func(m *core.MethodInfo) bool { return m.Replay == core.ReplayScript }},
+		{Name: "creds.StreamForget", Run: (*core.ExtConn).StreamForget, Wants: core.IsMethod("IO.read")},
+		{Name: "tiers.WentBlind", Run: (*core.ExtConn).WentBlind},
+		{Name: "core.Error", Run: (*core.ExtConn).ReplyError},
+		{Name: "tiers.Scopes", Run: (*core.ExtConn).Scopes, Wants: core.IsMethod("Runtime.getProperties")},
+		{Name: "tiers.History", Run: (*core.ExtConn).History, Wants: core.IsMethod("Page.getNavigationHistory")},
+		{Name: "tiers.SideEffect", Run: (*core.ExtConn).SideEffect, Wants: core.IsMethod("Runtime.evaluate", "Runtime.callFunctionOn")},
+		{Name: "creds.Results", Run: (*core.ExtConn).CredentialResult, Wants: func(m *core.MethodInfo) bool { return creds.IsResult(m.Name) }},
+		{Name: "creds.StreamPiece", Run: (*core.ExtConn).StreamPiece, Wants: core.IsMethod("IO.read")},
+		{Name: "core.Result", Run: (*core.ExtConn).ReplyResult},
+	}
+}
