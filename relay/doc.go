@@ -17,80 +17,14 @@
 // (cross-origin frames, workers) keep Chrome's ids and are routed to their
 // tab.
 //
-// # Where things are decided
-//
-//   - The order of the stages: order.go, three tables (commands, events,
-//     replies), top to bottom in security order. Each row is named
-//     "concern.Step"; pipeline.go says what each command row does,
-//     events.go each event row, replies.go each reply row.
-//   - What each concern keeps per tab, session, client and instance: its
-//     slot, a struct declared in the concern's slots file (tierslots.go,
-//     personslots.go, credsslots.go, rulesslots.go, browserslots.go,
-//     resumeslots.go) and embedded in tab, session, state, clientConn or
-//     Instance; what stays in those structs directly is the core's own.
-//     A slot whose fields need nothing of this package lives in the
-//     concern's package (person.Tab, rules.Tab, creds.Instance).
-//   - What of each concern needs no instance, tab or client — its tables,
-//     texts, parsers and byte work — is in its package under
-//     relay/internal (rules, tiers, person, creds, browser), beside the
-//     vocabulary every part shares (api), the protocol's names, codes and
-//     params (cdp) and the sockets (link). Imports run one way:
-//     layers_test.go keeps them so.
-//   - What runs under the instance lock: every method of *state, every
-//     function whose name ends in Locked, and every event row. None of them
-//     blocks or calls the extension: state.fire queues a command in the
-//     outbox (outbox.go), which is sent after the lock is released, in
-//     order, before anything else is sent.
-//   - How a stage is added: write func (c *clientConn) myStep(k *cmd) bool
-//     (false: the stage answered, refused or held the command) and, when it
-//     cares about a few methods only, a wants func(*methodInfo) bool; put a
-//     row at its place in commandStages (judges: true when it only decides
-//     and changes nothing of the tab); add its name to TestCommandOrder and
-//     a behavioural pin of each adjacency that matters to
-//     order_command_test.go. The method's plan is computed once, when the
-//     method is interned, so a message the stage does not want pays nothing.
-//
-// # The relay's own commands
-//
-// Not every command the extension receives is a client's. The relay sends
-// its own, and each goes through what must see it:
-//
-//   - Attach (attach.go): chrome.debugger.attach, Target.getTargetInfo,
-//     the backstop's Fetch.enable on a fenced tab, Page.enable,
-//     Runtime.enable, the history check of a tab that once held a page that
-//     is never shared. Before any client command: the tab is not the
-//     client's until they are done.
-//   - A resume's replay (resume.go): what the client had set on the tab is
-//     sent again when the tab is attached again. Each command runs the
-//     judging rows of the commands table as the relay's own (judgeReplayed:
-//     the policy read now, access, the fence) and then rules.Fence's
-//     rewrite; what they refuse is not sent, and the client is told why.
-//     Scripts for new documents that tiers withheld are put back by tiers
-//     (initscripts.go), where they may run.
-//   - Fire-and-forget commands (state.fire, extConn.fire, fireCall): the
-//     consequences of a decision already taken, never judged again — the
-//     Fetch backstop's answers (fetchfence.go, rules.go, navhold.go), the
-//     read-only guard and its removal (access.go, events.go),
-//     Runtime.runIfWaitingForDebugger and Page.enable on a new child held
-//     at its start (events.go), Debugger.resume of what the brake paused
-//     when the person resumes (stop.go), the brake's own Debugger calls
-//     (brake.go), the extension's own calls
-//     (extension.setNavigationFence, extension.sharePopup,
-//     chrome.debugger.detach).
-//   - The relay's own world (relayworld.go): a fresh isolated world with a
-//     random name for each look — the focus and point probes of an
-//     approval (recheck.go), the secret field's checks and the typing of a
-//     secret (secretfield.go, secrets.go). Its contexts, objects and scripts
-//     are never announced to the client and refused if the client names
-//     them (ctxguard.go).
-//   - Tab handles (tabhandle.go): the live view's screencast, input and
-//     navigation. Never to the relay's own origins; nothing but the
-//     screencast's start and stop, leaving and undoing its resizing on a
-//     blind tab; the person's navigation passes the URL fence (internal/app)
-//     and is not asked of them again.
-//   - Learning and emulation: the browser's identity from a tab
-//     (browserinfo.go), a tab's target info (targets.go), the answers to
-//     Target.* and Browser.* (emulate_targets.go, windows.go, downloads.go)
-//     — chrome.tabs.*, chrome.windows.*, extension.downloadFile — and the
-//     person's undo after a Stop (stopundo.go).
+// The package is the facade: the Server (routes, upgrades, discovery,
+// tenants, the admin endpoint), the public names the rest of the product
+// uses, and the order (order.go): the three tables, commands, events and
+// replies, that say what the relay does with each message, top to bottom
+// in security order. Everything else is under relay/internal: the core
+// (instances, tabs, sessions, the read loops, the emulation; its package
+// doc says where each thing is decided and lists the relay's own
+// commands), the concerns' packages (rules, tiers, person, creds, browser),
+// the vocabulary they share (api), the protocol's names (cdp) and the
+// sockets (link).
 package relay

@@ -31,7 +31,7 @@ func timeNowMilli() int64 { return time.Now().UnixMilli() }
 // error the reply of any command that was still running when the tab went
 // blind, since it may have run in the new page (tab.blindEpoch).
 
-// access is a tab's level (api.Level), by the names the relay gives them.
+// Access is a tab's level (api.Level), by the names the relay gives them.
 type Access = api.Level
 
 const (
@@ -40,7 +40,7 @@ const (
 	AccessBlind    = api.Blind
 )
 
-// tabAccess is a tab's access with the reason a refusal gives (api.Access).
+// TabAccess is a tab's access with the reason a refusal gives (api.Access).
 type TabAccess = api.Access
 
 // Rule ids of the access stage.
@@ -146,7 +146,7 @@ func (in *Instance) hasTiers() bool {
 	return ok && tr.HasTiers(in.ProfileName)
 }
 
-// updateAccess decides t's access again and records a change. Going blind
+// UpdateAccess decides t's access again and records a change. Going blind
 // moves the tab's blind epoch on, so that replies to commands sent before
 // are withheld. It reports the access before the change.
 func (st *State) UpdateAccess(t *Tab) (was TabAccess, changed bool) {

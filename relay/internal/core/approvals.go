@@ -34,7 +34,7 @@ var ErrNoApproval = api.ErrNoApproval
 // ApprovalStatus is a command waiting for a person's approval.
 type ApprovalStatus = person.ApprovalStatus
 
-// asks is the ask stage, after access: a command the policy asked about,
+// Asks is the ask stage, after access: a command the policy asked about,
 // or one that may submit a form when that is asked, is held.
 func (c *ClientConn) Asks(k *Cmd) bool {
 	if !c.CheckApproved(k) {

@@ -53,7 +53,7 @@ type extAway struct {
 	until  time.Time // when the client is closed if it is not back
 }
 
-// closeCodeOf is the WebSocket close code a read loop ended with; 1006
+// CloseCodeOf is the WebSocket close code a read loop ended with; 1006
 // (abnormal) when it saw no close frame.
 func CloseCodeOf(err error) int {
 	var ce *websocket.CloseError

@@ -61,7 +61,7 @@ const (
 // for keeping a page busy past its bound.
 const KindScriptEnded = "script-ended"
 
-// msgScriptEnded answers a client command whose script the bound ended.
+// MsgScriptEnded answers a client command whose script the bound ended.
 func MsgScriptEnded(bound time.Duration) string {
 	return "cdprelay: the script kept the page busy past the relay's bound (" + bound.String() + ") and was ended"
 }
@@ -339,7 +339,7 @@ func (c *ClientConn) debuggerSwitched(s *Session, on bool) {
 	}
 }
 
-// appendTimeout appends to dst the params of a Runtime.evaluate with a
+// AppendTimeout appends to dst the params of a Runtime.evaluate with a
 // timeout of at most bound: the client's own when it is shorter. The
 // timeout goes last, where JSON.parse (the extension's) takes it whatever
 // the client wrote before it.

@@ -85,7 +85,7 @@ func (in *Instance) learnTargetCtx(ctx context.Context, x *ExtConn, t *Tab, befo
 	in.releaseIfUnused(x, t, beforeReady)
 }
 
-// ensureInfo returns the browser's identity, asking a shared tab when the
+// EnsureInfo returns the browser's identity, asking a shared tab when the
 // extension did not report it.
 func (in *Instance) EnsureInfo(ctx context.Context, x *ExtConn) (BrowserInfo, error) {
 	in.learning.Lock()
@@ -200,7 +200,7 @@ func (in *Instance) rememberBrowser() {
 	}
 }
 
-// versionInfo is what /json/version reports: the browser the extension
+// VersionInfo is what /json/version reports: the browser the extension
 // reported, or the one remembered while it is not connected.
 func (in *Instance) VersionInfo() BrowserInfo {
 	st := in.Lock()

@@ -10,7 +10,7 @@ import (
 // client, per instance and in the state: its slots, embedded in
 // clientConn, Instance and state.
 
-// browserState is what the browser concern keeps in the instance's state.
+// BrowserState is what the browser concern keeps in the instance's state.
 // Guarded by the instance's mutex.
 type BrowserState struct {
 	Info       BrowserInfo // what the extension reported, or the relay learnt

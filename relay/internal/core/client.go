@@ -18,7 +18,7 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
 
-// clientConn is one CDP client's WebSocket. The fields declared here are
+// ClientConn is one CDP client's WebSocket. The fields declared here are
 // the core's own; what a concern keeps of a client is its slot, embedded
 // at the end: personClient (personslots.go), tierClient (tierslots.go),
 // credsClient (credsslots.go), browserClient (browserslots.go).
@@ -35,7 +35,7 @@ type ClientConn struct {
 	// runs; nil for a browser-level client.
 	page *Session
 
-	// extp is the extension connection the client's commands go to: set
+	// Extp is the extension connection the client's commands go to: set
 	// by the read loop once the extension is ready, and again when a
 	// restarted extension is back (instance.go). Read anywhere, with ext.
 	Extp atomic.Pointer[ExtConn]
@@ -73,7 +73,7 @@ func NewClientConn(inst *Instance, conn *websocket.Conn, log *slog.Logger) *Clie
 // the extension is first ready.
 func (c *ClientConn) ext() *ExtConn { return c.Extp.Load() }
 
-// close ends the client's connection with a reason it can read.
+// Close ends the client's connection with a reason it can read.
 func (c *ClientConn) Close(code int, reason string) {
 	c.Cancel()
 	c.P.Shutdown(code, reason)
@@ -103,7 +103,7 @@ func (c *ClientConn) deliver(b *[]byte) {
 	}
 }
 
-// run opens the client's page (for a page endpoint) and runs its read loop
+// Run opens the client's page (for a page endpoint) and runs its read loop
 // until the connection ends. A panic in it ends this instance's sockets,
 // not the relay.
 func (c *ClientConn) Run(pageTarget string) (err error) {

@@ -231,7 +231,7 @@ type Config struct {
 	downloadDirs []string   // Downloads.Dirs, resolved by withDefaults
 }
 
-// publicBase is PublicURL as the bases of the URLs handed out: "" for
+// PublicBase is PublicURL as the bases of the URLs handed out: "" for
 // none.
 type PublicBase struct {
 	Http, Ws string // https://host/prefix and wss://host/prefix
@@ -276,7 +276,7 @@ const (
 	defaultClientQueue        = 8192
 )
 
-// withDefaults validates c and fills in defaults.
+// WithDefaults validates c and fills in defaults.
 func (c Config) WithDefaults() (Config, error) {
 	var errs []error
 	if c.Logger == nil {

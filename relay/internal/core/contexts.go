@@ -112,7 +112,7 @@ func (t *Tab) dropContexts(sid string) {
 	}
 }
 
-// contextEvent follows a Runtime.executionContext* event of t's session
+// ContextEvent follows a Runtime.executionContext* event of t's session
 // sid. relay reports an event about one of the relay's own worlds, which
 // the client must not hear of; isolated is the id of a new isolated world
 // of the client's (the read-only guard goes in there first).

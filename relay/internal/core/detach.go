@@ -43,7 +43,7 @@ type detachCause struct {
 	ReplacedBy int64 `json:"replacedBy"`
 }
 
-// parseDetachCause reads the cause argument; a missing or unreadable one is
+// ParseDetachCause reads the cause argument; a missing or unreadable one is
 // the zero value (what the stock extension sends).
 func ParseDetachCause(arg []byte) detachCause {
 	var d detachCause
@@ -60,7 +60,7 @@ func ParseDetachCause(arg []byte) detachCause {
 	return detachCause{}
 }
 
-// text says what happened in words a client's log and the live view show.
+// Text says what happened in words a client's log and the live view show.
 // "" for a detach whose cause is not known.
 func (d detachCause) Text() string {
 	switch d.Cause {

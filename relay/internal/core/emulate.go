@@ -11,7 +11,7 @@ type emulation struct {
 	blocking bool
 }
 
-// emulated returns the handler for m, or nil when the command goes to the
+// Emulated returns the handler for m, or nil when the command goes to the
 // tab. Browser.* and Target.* are answered here at any session level: a
 // tab-level chrome.debugger session refuses most of them, and the ones it
 // would accept (Target.setAutoAttach, Target.getTargetInfo on a tab) are

@@ -95,13 +95,13 @@ func (in *Instance) routeEvent(x *ExtConn, args []byte) {
 // client gets of it, and nothing of a blind tab reaches the client but
 // what the relay says of it itself (access.go).
 
-// frameGuard (tiers.FrameGuard): not even the live view sees a blind
+// FrameGuard (tiers.FrameGuard): not even the live view sees a blind
 // tab, or a blind frame's pixels.
 func (in *Instance) FrameGuard(e *event) bool {
 	return e.sid != nil || (e.t.Acc.Level != AccessBlind && !e.st.hasBlindChild(e.t))
 }
 
-// screencast (core.Screencast): frames of the tab's own session belong
+// Screencast (core.Screencast): frames of the tab's own session belong
 // to whoever started the screencast: the live view's tap, or the client
 // (and then the tap gets a copy and leaves the acks to the client).
 func (in *Instance) Screencast(e *event) bool {
@@ -112,7 +112,7 @@ func (in *Instance) Screencast(e *event) bool {
 	return e.t.clientScreencast && !e.st.withholdFrame(e.t, e.params)
 }
 
-// pageTrack (core.PageTrack): where the tab is, from its own session's
+// PageTrack (core.PageTrack): where the tab is, from its own session's
 // Page events (targets.go); a tab bound for a page never shared is let
 // go.
 func (in *Instance) PageTrack(e *event) bool {
@@ -123,7 +123,7 @@ func (in *Instance) PageTrack(e *event) bool {
 	return !e.fx.letGo
 }
 
-// childOf (core.Child): the child session the event came on.
+// ChildOf (core.Child): the child session the event came on.
 func (in *Instance) ChildOf(e *event) bool {
 	if e.sid != nil {
 		if cs := e.st.Sessions[string(e.sid)]; cs != nil && cs.Child && cs.Tab == e.t {
@@ -133,7 +133,7 @@ func (in *Instance) ChildOf(e *event) bool {
 	return true
 }
 
-// childFrames (tiers.ChildFrames): where a child session's frames are.
+// ChildFrames (tiers.ChildFrames): where a child session's frames are.
 func (in *Instance) ChildFrames(e *event) bool {
 	cs, st, t, params := e.child, e.st, e.t, e.params
 	if cs == nil {
@@ -175,7 +175,7 @@ func (in *Instance) ChildFrames(e *event) bool {
 	return true
 }
 
-// requests (tiers.Requests): the requests on their way, and which of them
+// Requests (tiers.Requests): the requests on their way, and which of them
 // go to a blind site.
 func (in *Instance) Requests(e *event) bool {
 	e.st.noteRequest(e.t, e.child, e.method, e.params)
@@ -185,13 +185,13 @@ func (in *Instance) Requests(e *event) bool {
 	return true
 }
 
-// blindSources (tiers.BlindSources): a blind site's script or style
+// BlindSources (tiers.BlindSources): a blind site's script or style
 // sheet, in a page that loaded it.
 func (in *Instance) BlindSources(e *event) bool {
 	return !in.hasTiers() || !e.st.noteBlindSource(e.t, string(e.sid), e.method, e.params)
 }
 
-// blindEvent (tiers.Blind): whether anything the client knows of may see
+// BlindEvent (tiers.Blind): whether anything the client knows of may see
 // the event; the rows after read it.
 func (in *Instance) BlindEvent(e *event) bool {
 	t, st, method, params := e.t, e.st, e.method, e.params
@@ -203,7 +203,7 @@ func (in *Instance) BlindEvent(e *event) bool {
 	return true
 }
 
-// relayWorld (core.RelayWorld): the relay's own world's events are the
+// RelayWorld (core.RelayWorld): the relay's own world's events are the
 // relay's (relayworld.go, relayevents.go).
 func (in *Instance) RelayWorld(e *event) bool {
 	if bytesHasPrefix(e.method, "Runtime.executionContext") {
@@ -220,7 +220,7 @@ func (in *Instance) RelayWorld(e *event) bool {
 	return true
 }
 
-// guardWorld (tiers.Guard): the read-only guard goes into a client's new
+// GuardWorld (tiers.Guard): the read-only guard goes into a client's new
 // isolated world before the client hears of the world.
 func (in *Instance) GuardWorld(e *event) bool {
 	if e.isolated != 0 && e.t.guard != nil {
@@ -230,7 +230,7 @@ func (in *Instance) GuardWorld(e *event) bool {
 	return true
 }
 
-// brakePause (person.BrakePause): a pause of the relay's own debugger
+// BrakePause (person.BrakePause): a pause of the relay's own debugger
 // (brake.go).
 func (in *Instance) BrakePause(e *event) bool {
 	if unpause, ours := in.pausedLocked(e.t.Id, string(e.sid)); ours {
@@ -240,7 +240,7 @@ func (in *Instance) BrakePause(e *event) bool {
 	return true
 }
 
-// backstopPause (rules.Backstop): the navigation backstop sees a paused
+// BackstopPause (rules.Backstop): the navigation backstop sees a paused
 // request first; the client gets it only when its own patterns asked for
 // it.
 func (in *Instance) BackstopPause(e *event) bool {
@@ -250,7 +250,7 @@ func (in *Instance) BackstopPause(e *event) bool {
 	return true
 }
 
-// letGoOn (person.LetGoOn): what nobody the client knows of may answer
+// LetGoOn (person.LetGoOn): what nobody the client knows of may answer
 // (a blind tab's, and everything while the automation is stopped) goes on
 // as the page made it.
 func (in *Instance) LetGoOn(e *event) bool {
@@ -278,7 +278,7 @@ func (in *Instance) LetGoOn(e *event) bool {
 	return true
 }
 
-// sessionOf (core.Session): the client and its session the event goes
+// SessionOf (core.Session): the client and its session the event goes
 // to; none: only the relay's own handles may want it.
 func (in *Instance) SessionOf(e *event) bool {
 	e.c = e.st.Client
@@ -293,7 +293,7 @@ func (in *Instance) SessionOf(e *event) bool {
 	return e.s != nil // no client session yet (or any more): nobody asked for these
 }
 
-// children (core.Children): a child target (frame, worker) attached under
+// Children (core.Children): a child target (frame, worker) attached under
 // the event's session, or detached.
 func (in *Instance) Children(e *event) bool {
 	st, params := e.st, e.params
@@ -324,7 +324,7 @@ func childType(e *event) []byte {
 	return wire.StringField(wire.Field(e.params, "targetInfo"), "type")
 }
 
-// brakeChild (person.BrakeChild): a new frame or worker gets the relay's
+// BrakeChild (person.BrakeChild): a new frame or worker gets the relay's
 // Debugger (brake.go).
 func (in *Instance) BrakeChild(e *event) bool {
 	if e.newChild != nil && brakesChild(childType(e)) {
@@ -333,7 +333,7 @@ func (in *Instance) BrakeChild(e *event) bool {
 	return true
 }
 
-// fenceChild (rules.FenceChild): an out-of-process frame navigates
+// FenceChild (rules.FenceChild): an out-of-process frame navigates
 // through its own session: fence it too, before the client resumes it.
 func (in *Instance) FenceChild(e *event) bool {
 	if e.newChild != nil && string(childType(e)) == "iframe" {
@@ -342,7 +342,7 @@ func (in *Instance) FenceChild(e *event) bool {
 	return true
 }
 
-// childPage (tiers.ChildPage): with tiers, follow where an out-of-process
+// ChildPage (tiers.ChildPage): with tiers, follow where an out-of-process
 // frame goes.
 func (in *Instance) ChildPage(e *event) bool {
 	if e.newChild != nil && string(childType(e)) == "iframe" && in.hasTiers() {
@@ -351,7 +351,7 @@ func (in *Instance) ChildPage(e *event) bool {
 	return true
 }
 
-// blindChild (tiers.BlindChild): the client does not hear of a frame it
+// BlindChild (tiers.BlindChild): the client does not hear of a frame it
 // may not see, and nobody else resumes it.
 func (in *Instance) BlindChild(e *event) bool {
 	if e.newChild != nil && e.newChild.Acc.Level == AccessBlind {
@@ -363,7 +363,7 @@ func (in *Instance) BlindChild(e *event) bool {
 	return true
 }
 
-// resumeWaiting (person.ResumeWaiting): nobody the client knows of will
+// ResumeWaiting (person.ResumeWaiting): nobody the client knows of will
 // resume a child that waits for a debugger: the page must not hang for
 // being blind, or for the automation being stopped.
 func (in *Instance) ResumeWaiting(e *event) bool {
@@ -373,10 +373,10 @@ func (in *Instance) ResumeWaiting(e *event) bool {
 	return true
 }
 
-// withhold (tiers.Withhold): a blind event goes no further.
+// Withhold (tiers.Withhold): a blind event goes no further.
 func (in *Instance) Withhold(e *event) bool { return !e.blind }
 
-// ownDebugger (person.OwnDebugger): the relay's own Debugger (brake.go).
+// OwnDebugger (person.OwnDebugger): the relay's own Debugger (brake.go).
 // A pause of a session that did not enable it (a client's DOMDebugger
 // breakpoint or Debugger.pause on the relay's Debugger) has nobody to
 // resume it.
@@ -388,20 +388,20 @@ func (in *Instance) OwnDebugger(e *event) bool {
 	return true
 }
 
-// downloads (browser.Downloads): the tab's downloads, as the browser's
+// Downloads (browser.Downloads): the tab's downloads, as the browser's
 // events (downloads.go).
 func (in *Instance) Downloads(e *event) bool {
 	// A blind site's, or held until its file is in place (downloads.go).
 	return e.sid != nil || !e.st.downloadEvent(e.t, e.method, e.params)
 }
 
-// countEvent (core.Count): what reaches the client is counted.
+// CountEvent (core.Count): what reaches the client is counted.
 func (in *Instance) CountEvent(e *event) bool {
 	in.Srv.Cfg.Metrics.count(DirEvent, e.method, len(e.params))
 	return true
 }
 
-// redact (creds.Redact): credential events go out redacted (the real
+// Redact (creds.Redact): credential events go out redacted (the real
 // values of a paused request are kept, credentials.go).
 func (in *Instance) Redact(e *event) bool {
 	e.red = in.redactEvent(e.st, e.t, string(e.sid), e.method, e.params)
@@ -409,7 +409,7 @@ func (in *Instance) Redact(e *event) bool {
 	return true
 }
 
-// deliverEvent (core.Deliver): to the client's session, and a copy to the
+// DeliverEvent (core.Deliver): to the client's session, and a copy to the
 // tab's further sessions that enabled the domain.
 func (in *Instance) DeliverEvent(e *event) bool {
 	st, t, method, params, c := e.st, e.t, e.method, e.params, e.c

@@ -12,13 +12,13 @@ import (
 )
 
 const (
-	// extPingPeriod keeps a path with idle NAT or proxies open and lets the
+	// ExtPingPeriod keeps a path with idle NAT or proxies open and lets the
 	// read deadline notice a vanished extension.
 	ExtPingPeriod = 20 * time.Second
 	// extReadTimeout: the extension sends a keepalive every 20 s and
 	// answers pings, so this much silence means it is gone.
 	extReadTimeout = 75 * time.Second
-	// extQueue bounds commands queued for the extension; senders wait for
+	// ExtQueue bounds commands queued for the extension; senders wait for
 	// room, which slows the client that sends them and nobody else.
 	ExtQueue = 1024
 )
@@ -27,7 +27,7 @@ const (
 // connection ended.
 var errExtGone = errors.New("extension disconnected")
 
-// extConn is the relay side of one extension WebSocket (protocol v2,
+// ExtConn is the relay side of one extension WebSocket (protocol v2,
 // docs/EXTENSION-PROTOCOL.md).
 type ExtConn struct {
 	Inst *Instance    // static
@@ -81,7 +81,7 @@ func NewExtConn(inst *Instance, conn *websocket.Conn, log *slog.Logger) *ExtConn
 // client command: one atomic load.
 func (x *ExtConn) ended() bool { return x.over.Load() }
 
-// keepalive sends extension.keepalive every ExtensionKeepalive until the
+// Keepalive sends extension.keepalive every ExtensionKeepalive until the
 // connection ends: a message keeps the extension's service worker running
 // where a ping does not. Our extension answers {}; the stock one an error
 // for a method it does not know, which is all the same.
@@ -98,7 +98,7 @@ func (x *ExtConn) Keepalive() {
 	}
 }
 
-// isReady reports whether the handshake has ended.
+// IsReady reports whether the handshake has ended.
 func (x *ExtConn) IsReady() bool {
 	select {
 	case <-x.Ready:

@@ -17,7 +17,7 @@ import (
 // the extension's read loop, which must never wait for the extension:
 // whatever needs a call runs as a task.
 
-// handleExtEvent dispatches one event from the extension.
+// HandleExtEvent dispatches one event from the extension.
 func (in *Instance) HandleExtEvent(x *ExtConn, m *wire.ExtMessage) {
 	switch string(m.Method) {
 	case "chrome.debugger.onEvent":

@@ -12,7 +12,7 @@ import (
 // callKind says who waits for a call's reply.
 type callKind uint8
 
-// pendingCall is a command sent to the extension and waiting for its reply.
+// PendingCall is a command sent to the extension and waiting for its reply.
 type PendingCall struct {
 	Kind callKind
 
@@ -82,7 +82,7 @@ func (x *ExtConn) registerCall(pc PendingCall) (int64, error) {
 	return x.NextID, nil
 }
 
-// forget drops the call waiting for id. It reports false when the call was
+// Forget drops the call waiting for id. It reports false when the call was
 // no longer pending: its result has been or is being delivered.
 func (x *ExtConn) Forget(id int64) bool {
 	pc, ok := x.takePending(id)

@@ -11,7 +11,7 @@ import (
 // The extension connection's read side: its loop (link.ExtReader, which
 // opens batches), and the replies to the commands sent.
 
-// run runs the read loop until the connection ends. A panic in it ends
+// Run runs the read loop until the connection ends. A panic in it ends
 // this instance's sockets, not the relay.
 func (x *ExtConn) Run(maxMessage int64) (err error) {
 	defer func() {

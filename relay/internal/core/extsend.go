@@ -83,7 +83,7 @@ func (x *ExtConn) sendCommand(ctx context.Context, tabID int64, sid, method stri
 	return x.call(ctx, "chrome.debugger.sendCommand", debuggee(tabID, sid), method, params)
 }
 
-// fire sends a CDP command of the relay's own without waiting for its
+// Fire sends a CDP command of the relay's own without waiting for its
 // reply: the navigation backstop runs on the extension's read loop, where
 // waiting for a reply would deadlock. Waiting for room in the queue does
 // not (the writer drains it on its own), and a fence command must never be

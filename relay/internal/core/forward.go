@@ -119,7 +119,7 @@ func (c *ClientConn) Emulate(k *Cmd) bool {
 
 // 12. forward: what goes to the tab, row by row.
 
-// needsPage (core.NeedsPage): a command for a tab needs one.
+// NeedsPage (core.NeedsPage): a command for a tab needs one.
 func (c *ClientConn) NeedsPage(k *Cmd) bool {
 	if k.r.via == nil {
 		return c.failed(k, codeServerError, "cdprelay: "+k.M.Name+" needs a page, and no tab is attached")
@@ -132,7 +132,7 @@ func WantsScreencastNote(m *MethodInfo) bool {
 	return m.Name == "Page.startScreencast" || m.Name == "Page.stopScreencast"
 }
 
-// screencastNote (core.ScreencastNote): the client runs a screencast of
+// ScreencastNote (core.ScreencastNote): the client runs a screencast of
 // its own on a tab.
 func (c *ClientConn) ScreencastNote(k *Cmd) bool {
 	if s := k.r.sess; s != nil && s.Tab != nil && !s.Child {
@@ -154,7 +154,7 @@ func (c *ClientConn) noteClientScreencast(t *Tab, on bool) {
 // wantsDialog: the answer to a JavaScript dialog.
 func WantsDialog(m *MethodInfo) bool { return m.Name == "Page.handleJavaScriptDialog" }
 
-// dialogClaim (person.DialogClaim): the first answer wins: the person's
+// DialogClaim (person.DialogClaim): the first answer wins: the person's
 // in the live view, the automation's, or the relay's when nobody answers.
 func (c *ClientConn) DialogClaim(k *Cmd) bool {
 	if k.r.via.Tab == nil || k.r.via.Child {
@@ -174,7 +174,7 @@ func WantsWorlds(m *MethodInfo) bool {
 	return m.Name == "Page.addScriptToEvaluateOnNewDocument" || m.Name == "Page.createIsolatedWorld"
 }
 
-// worlds (tiers.Worlds): the tab's worlds and scripts for new documents
+// Worlds (tiers.Worlds): the tab's worlds and scripts for new documents
 // (initscripts.go).
 func (c *ClientConn) Worlds(k *Cmd) bool {
 	t := k.r.via.Tab
@@ -198,7 +198,7 @@ func WantsRemoveScript(m *MethodInfo) bool {
 	return m.Name == "Page.removeScriptToEvaluateOnNewDocument"
 }
 
-// removeScriptStage (tiers.RemoveScript): a script the relay took out of
+// RemoveScriptStage (tiers.RemoveScript): a script the relay took out of
 // Chrome is answered; another's identifier is Chrome's.
 func (c *ClientConn) RemoveScriptStage(k *Cmd) bool {
 	t := k.r.via.Tab
@@ -221,7 +221,7 @@ func (c *ClientConn) RemoveScriptStage(k *Cmd) bool {
 // wantsStreams: reading a stream.
 func WantsStreams(m *MethodInfo) bool { return m.Name == "IO.read" || m.Name == "IO.close" }
 
-// streamsStage (creds.Streams): while a secret is locked, a stream's
+// StreamsStage (creds.Streams): while a secret is locked, a stream's
 // pieces are joined where they meet (creds.Streams).
 func (c *ClientConn) StreamsStage(k *Cmd) bool {
 	if c.Inst.Locked.Load() == nil {
@@ -243,10 +243,10 @@ func (c *ClientConn) StreamsStage(k *Cmd) bool {
 // wantsBrake: the commands the brake has a word in (brake.go).
 func WantsBrake(m *MethodInfo) bool { return m.Brake }
 
-// brakeStage (person.Brake): brake.go.
+// BrakeStage (person.Brake): brake.go.
 func (c *ClientConn) BrakeStage(k *Cmd) bool { return !c.brakeCommand(k) }
 
-// sendStage (core.Send): the command goes to its tab; one whose effect a
+// SendStage (core.Send): the command goes to its tab; one whose effect a
 // resume sets again is kept for that (resume.go).
 func (c *ClientConn) SendStage(k *Cmd) bool {
 	if k.M.Replay != ReplayNone {

@@ -2,7 +2,7 @@
 
 package core
 
-// curG identifies the calling goroutine: the address of the runtime's
+// CurG identifies the calling goroutine: the address of the runtime's
 // record of it, which stays the same while the goroutine lives and is never
 // that of another live goroutine (gid_amd64.s, gid_arm64.s). Go gives no
 // goroutine identity on purpose; the instance lock needs one for a single

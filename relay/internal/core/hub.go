@@ -23,6 +23,6 @@ type Relay struct {
 	// frame's site before is decided again (frameAt).
 	accessGen atomic.Uint64
 
-	// instances lists the live instances (Server.Instances); static.
+	// Instances lists the live instances (Server.Instances); static.
 	Instances func() []*Instance
 }

@@ -42,7 +42,7 @@ type Instance struct {
 	CreatedAt   time.Time    // static
 	browserTID  string       // static: the browser target's id
 
-	// owner is the tenant ("": the operator's); set once more at most,
+	// Owner is the tenant ("": the operator's); set once more at most,
 	// when a tenant's extension pairs an instance minted for nobody.
 	Owner ownerBox
 	// paired: an extension has been let in once (tenants.go).
@@ -65,7 +65,7 @@ type Instance struct {
 	// wedged: a panic left the lock held (tasks.go); nothing may take it.
 	Wedged atomic.Bool
 
-	// resumeWaits counts the commands waiting for their tab's resume
+	// ResumeWaits counts the commands waiting for their tab's resume
 	// (pipeline.go), for tests.
 	ResumeWaits atomic.Int32
 
@@ -101,7 +101,7 @@ func NewInstance(s *Relay, guid string, isDefault bool, profile string) *Instanc
 	return in
 }
 
-// lock takes the instance's mutex and returns its state: the one way to
+// Lock takes the instance's mutex and returns its state: the one way to
 // read or change what the instance knows. Release it with unlock, and
 // never call the extension or block in between: what runs under the lock
 // is named ...Locked where it is a hook called with it held (a caller's
@@ -113,7 +113,7 @@ func (in *Instance) Lock() *State {
 	return &in.St
 }
 
-// unlock releases the lock; then the commands the critical section queued
+// Unlock releases the lock; then the commands the critical section queued
 // (state.fire) go to the extension through the outbox, with the lock
 // free: no later command overtakes them (outbox), and waiting for room in
 // the extension's queue stops nobody who wants the lock.
@@ -159,7 +159,7 @@ var (
 	ErrIdle            = errors.New("cdprelay: the client sent nothing for too long (IdleClientTimeout)")
 )
 
-// acceptExtension makes x the instance's extension connection. An older
+// AcceptExtension makes x the instance's extension connection. An older
 // one is replaced: a restarted service worker reconnects before the old
 // socket has timed out. A client keeps its connection, as when the
 // extension comes back after it went (extensionGone).
@@ -200,7 +200,7 @@ func (in *Instance) AcceptExtension(x *ExtConn) bool {
 	return true
 }
 
-// extensionGone is called once when x's read loop ends. A client stays
+// ExtensionGone is called once when x's read loop ends. A client stays
 // for the configured ExtensionGrace: a reloaded or updated extension is
 // back within a second, and then the client carries on with the tabs it
 // offers again (as new targets); its commands meanwhile wait for it.
@@ -328,7 +328,7 @@ func (in *Instance) waitReady(ctx context.Context) (*ExtConn, error) {
 // connection to end before it is refused.
 const clientHandover = 500 * time.Millisecond
 
-// attachClient makes c the instance's CDP client, unless another one is
+// AttachClient makes c the instance's CDP client, unless another one is
 // connected. A client that reconnects at once can arrive before the relay
 // has read its old socket's close: it waits, for clientHandover, for the
 // old one to go before it is refused as a second client.
@@ -364,7 +364,7 @@ func (in *Instance) AttachClient(c *ClientConn) bool {
 	}
 }
 
-// clientGone is called once when c's read loop ends. Its sessions go, and
+// ClientGone is called once when c's read loop ends. Its sessions go, and
 // the debugger is detached from its tabs so that what the client switched
 // on (Fetch interception, emulation, ...) does not outlive it, exactly as
 // Chrome ends a session's state when its client disconnects.
@@ -396,7 +396,7 @@ func (in *Instance) ClientGone(c *ClientConn) {
 	}
 }
 
-// close ends the instance: both sockets close with reason.
+// Close ends the instance: both sockets close with reason.
 func (in *Instance) Close(code int, reason string) {
 	st := in.Lock()
 	if st.Closed {

@@ -243,7 +243,7 @@ func headersOf(kept []Replayed) clientHeaders {
 	return ch
 }
 
-// headerFix returns the headers a paused document request should go on
+// HeaderFix returns the headers a paused document request should go on
 // with to a page of access lv, when the ones it has are not those: a
 // request Chrome made before a lift or a put back landed (every request of
 // a navigation the page starts, and every redirect's), or one to a frame

@@ -17,7 +17,7 @@ func NewBucket(rate float64, burst int) bucket {
 	return bucket{rate: rate, burst: float64(burst), tokens: float64(burst)}
 }
 
-// take reports whether a command may pass at now.
+// Take reports whether a command may pass at now.
 func (b *bucket) Take(now time.Time) bool {
 	if b.rate <= 0 {
 		return true

@@ -102,7 +102,7 @@ func copyCmd(k *Cmd) Cmd {
 	return Cmd{Env: wire.Envelope{ID: e.ID, HasID: e.HasID, Method: method, SessionID: sid, Params: params}, M: k.M}
 }
 
-// inLine is the stage after route: a command for a tab that has a line
+// InLine is the stage after route: a command for a tab that has a line
 // waits at its end.
 func (c *ClientConn) InLine(k *Cmd) bool {
 	if k.held != nil || c.lines.Load() == 0 {

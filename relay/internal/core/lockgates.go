@@ -22,7 +22,7 @@ func (c *ClientConn) unscannable(k *Cmd) (Decision, bool) {
 	return deny(ruleUnscannable, "cdprelay: "+k.M.Name+" is refused while a typed secret or a URL's password is hidden: "+why+", and the relay could not hide the value in it"), false
 }
 
-// secretGates are the secret stage's checks of a command that types no
+// SecretGates are the secret stage's checks of a command that types no
 // secret: what the lock cannot read, and a tab whose password field holds
 // one (secretfield.go). They report false when they answered or held k.
 func (c *ClientConn) SecretGates(k *Cmd) bool {

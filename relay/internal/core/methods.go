@@ -14,20 +14,20 @@ import (
 // policy, the records and the metrics get its name as a string without an
 // allocation per message.
 
-// methodInfo is one method. Static after init.
+// MethodInfo is one method. Static after init.
 type MethodInfo struct {
 	Name   string
 	domain int // index in cdp.Domains
-	// urlKey names the params field whose URL the fence judges; "" when
+	// UrlKey names the params field whose URL the fence judges; "" when
 	// the method carries none.
 	UrlKey string
-	// decode reads the params that a stage judges or the emulation acts
+	// Decode reads the params that a stage judges or the emulation acts
 	// on (params.go); nil: none are read.
 	Decode func(params []byte, a *Args) error
 	// enable/disable: X.enable or X.disable, whose switch is watched on a
 	// tab's top-level sessions (sessions.go).
 	enable, disable bool
-	// replay says how a command of a tab's top-level session is kept for a
+	// Replay says how a command of a tab's top-level session is kept for a
 	// resume (resume.go).
 	Replay replayKind
 	// opens: the command can make the page open a tab (input, script):
@@ -42,7 +42,7 @@ type MethodInfo struct {
 	Unknown bool
 	// brake: the forward stage hands the command to the brake (brake.go).
 	Brake bool
-	// ctx is what the params name of execution contexts (ctxguard.go);
+	// Ctx is what the params name of execution contexts (ctxguard.go);
 	// nil for the methods that name none.
 	Ctx *ctxSpec
 	// plan: bit i is set when row i of the commands table wants the
@@ -70,7 +70,7 @@ var opensTabs = map[string]bool{
 var uniqueDomains = []string{"Input.", "Storage.", "IndexedDB.", "CacheStorage.", "DOMStorage."}
 
 var (
-	// methodTable is built as a variable, not in init, so that the
+	// MethodTable is built as a variable, not in init, so that the
 	// variables below that look a method up (methodFetchEnable, ...) find
 	// the table's own entry: initialised before them, since they use it.
 	MethodTable = buildMethodTable()
@@ -117,7 +117,7 @@ func buildMethodTable() map[string]*MethodInfo {
 	return t
 }
 
-// lookupMethod returns the entry of method, creating one for a method the
+// LookupMethod returns the entry of method, creating one for a method the
 // table lacks.
 func LookupMethod(method []byte) *MethodInfo {
 	if m := MethodTable[string(method)]; m != nil {
@@ -170,7 +170,7 @@ func buildEventTable() map[string]*eventInfo {
 	return t
 }
 
-// lookupEvent returns the entry of an event name, creating one for a name
+// LookupEvent returns the entry of an event name, creating one for a name
 // the table lacks (up to maxInterned of them are kept).
 func LookupEvent(method []byte) *eventInfo {
 	if e := eventTable[string(method)]; e != nil {

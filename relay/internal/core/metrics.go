@@ -173,7 +173,7 @@ func (m *Metrics) observeLatency(start time.Time) {
 	}
 }
 
-// registerInstances adds a gauge of instances by state, read at scrape
+// RegisterInstances adds a gauge of instances by state, read at scrape
 // time.
 func (m *Metrics) RegisterInstances(instances func() []*Instance) {
 	if m.reg == nil {

@@ -79,7 +79,7 @@ func (s *Relay) refreshNetFences() {
 	}
 }
 
-// featuresOf reads the features an extension.info lists.
+// FeaturesOf reads the features an extension.info lists.
 func FeaturesOf(list []string) map[string]bool {
 	m := map[string]bool{}
 	for _, f := range slices.Compact(slices.Sorted(slices.Values(list))) {

@@ -51,7 +51,7 @@ const (
 	OutcomeError   = api.OutcomeError
 )
 
-// observe stamps ev with the instance and hands it to the observer.
+// Observe stamps ev with the instance and hands it to the observer.
 func (in *Instance) Observe(ev Event) {
 	ev.Instance = in.Id
 	ev.Tenant = in.Tenant()

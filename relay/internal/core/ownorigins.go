@@ -12,7 +12,7 @@ import (
 // The relay's own origins (rules.Origins says which they are and why they
 // are never shared): what the server does with them.
 
-// learnFrom notes the local address r arrived on, when a listener is
+// LearnFrom notes the local address r arrived on, when a listener is
 // configured. When it is new, the fences in force learn it too.
 func (s *Relay) LearnFrom(r *http.Request) {
 	if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && s.Own.Learn(local) {

@@ -66,7 +66,7 @@ func (c *ClientConn) openPage(targetID string) error {
 
 var errNoPage = errors.New("no such page")
 
-// hasTarget reports whether the instance shares a tab with targetID.
+// HasTarget reports whether the instance shares a tab with targetID.
 func (in *Instance) HasTarget(targetID string) bool {
 	st := in.Lock()
 	defer in.Unlock()

@@ -19,7 +19,7 @@ import (
 // of two. Only the methods below are decoded at all; every other command's
 // params stay the bytes the client sent.
 
-// args are the decoded params of one command. Which fields are set
+// Args are the decoded params of one command. Which fields are set
 // depends on the method (argsOf).
 type Args struct {
 	Url    string // the URL the fence judges (urlMethods)
@@ -164,7 +164,7 @@ func exactString(params []byte, key string) (val string, found bool, err error) 
 	return cdp.ExactString(params, key)
 }
 
-// argsOf decodes the params of m into a. Nothing is read for a method
+// ArgsOf decodes the params of m into a. Nothing is read for a method
 // whose params the relay does not judge.
 func ArgsOf(m *MethodInfo, params []byte, a *Args) error {
 	if m.Unique && params != nil && !jsontext.Value(params).IsValid(jsontext.AllowInvalidUTF8(true)) {

@@ -62,7 +62,7 @@ import (
 // rewritten by the fence as a client's are; what they refuse is not sent,
 // and the client is told.
 
-// cmd is one client command on its way through the pipeline. The read
+// Cmd is one client command on its way through the pipeline. The read
 // loop owns it and reuses it for every command; a stage that hands the
 // command to another goroutine copies it into a call.
 type Cmd struct {
@@ -107,7 +107,7 @@ const (
 	outHeld    // held in line or for a person's approval: answered later
 )
 
-// handle runs one well-formed command through the commands table
+// Handle runs one well-formed command through the commands table
 // (order.go).
 func (c *ClientConn) Handle(k *Cmd) {
 	k.M, k.r, k.a, k.Params, k.Out, k.ask, k.held, k.isolated = LookupMethod(k.Env.Method), route{}, Args{}, k.Env.Params, outcome{}, Decision{}, nil, false
@@ -183,7 +183,7 @@ func (c *ClientConn) answerEmpty(k *Cmd) {
 	}
 }
 
-// limits is stage 1.
+// Limits is stage 1.
 func (c *ClientConn) Limits(k *Cmd) bool {
 	cfg := &c.Inst.Srv.Cfg
 	switch {
@@ -326,7 +326,7 @@ func WantsNavigateTo(m *MethodInfo) bool {
 	return m.Name == "Page.navigate" || m.Name == "Target.createTarget"
 }
 
-// navigateTo (tiers.Navigate): not to a page the automation could not
+// NavigateTo (tiers.Navigate): not to a page the automation could not
 // see, whatever the fence.
 func (c *ClientConn) NavigateTo(k *Cmd) bool {
 	if k.M.Name == "Target.createTarget" && k.a.Url == "" {
@@ -351,7 +351,7 @@ func (k *Cmd) browserLevel() bool {
 // onTab reports whether k reaches a tab whose access rows judge it.
 func (k *Cmd) onTab() bool { return k.r.tab != nil && !k.browserLevel() }
 
-// tierStage (tiers.Checks): the access rules that hold only while the
+// TierStage (tiers.Checks): the access rules that hold only while the
 // policy has tiers (tierrules.go).
 func (c *ClientConn) TierStage(k *Cmd) bool {
 	if !k.pol.tiers || k.browserLevel() {
@@ -360,7 +360,7 @@ func (c *ClientConn) TierStage(k *Cmd) bool {
 	return c.tierChecks(k)
 }
 
-// standIn (tiers.StandIn): a blind tab's stand-ins (blindtab.go).
+// StandIn (tiers.StandIn): a blind tab's stand-ins (blindtab.go).
 func (c *ClientConn) StandIn(k *Cmd) bool {
 	return !k.onTab() || k.r.acc.Level != AccessBlind || !c.blindStandIn(k)
 }
@@ -368,7 +368,7 @@ func (c *ClientConn) StandIn(k *Cmd) bool {
 // wantsFrameTree: a blind tab's frame tree is the relay's.
 func WantsFrameTree(m *MethodInfo) bool { return m.Name == "Page.getFrameTree" }
 
-// frameTree (tiers.FrameTree): what a blind tab may show of itself,
+// FrameTree (tiers.FrameTree): what a blind tab may show of itself,
 // its origin.
 func (c *ClientConn) FrameTree(k *Cmd) bool {
 	if !k.onTab() || k.r.acc.Level != AccessBlind || k.r.via.Child {
@@ -385,7 +385,7 @@ func (c *ClientConn) FrameTree(k *Cmd) bool {
 // wantsContexts: the methods whose params name execution contexts.
 func WantsContexts(m *MethodInfo) bool { return m.Ctx != nil }
 
-// contextsStage (tiers.Contexts): the contexts k names, judged
+// ContextsStage (tiers.Contexts): the contexts k names, judged
 // (ctxguard.go); a blind tab's are the stand-ins'.
 func (c *ClientConn) ContextsStage(k *Cmd) bool {
 	return !k.onTab() || k.r.acc.Level == AccessBlind || c.contexts(k)
@@ -394,7 +394,7 @@ func (c *ClientConn) ContextsStage(k *Cmd) bool {
 // wantsRetried: the function calls a client makes after a retried input.
 func WantsRetried(m *MethodInfo) bool { return m.Name == "Runtime.callFunctionOn" }
 
-// retried (tiers.Retried): refusals.go.
+// Retried (tiers.Retried): refusals.go.
 func (c *ClientConn) Retried(k *Cmd) bool {
 	if !k.onTab() {
 		return true
@@ -405,7 +405,7 @@ func (c *ClientConn) Retried(k *Cmd) bool {
 	return true
 }
 
-// gateStage (tiers.Gate): the blind and read-only tables (readonly.go).
+// GateStage (tiers.Gate): the blind and read-only tables (readonly.go).
 func (c *ClientConn) GateStage(k *Cmd) bool {
 	if !k.onTab() {
 		return true
@@ -423,7 +423,7 @@ func (c *ClientConn) GateStage(k *Cmd) bool {
 // wantsPixels: the methods that show the page's pixels.
 func WantsPixels(m *MethodInfo) bool { return tier.Pixels(m.Name) }
 
-// pixels (tiers.Pixels): not while a frame of the tab is blind.
+// Pixels (tiers.Pixels): not while a frame of the tab is blind.
 func (c *ClientConn) Pixels(k *Cmd) bool {
 	if !k.onTab() {
 		return true

@@ -106,7 +106,7 @@ func (s seenTarget) same(now seenTarget) bool {
 	return now.ok && s.target == now.target && s.node == now.node
 }
 
-// checkApproved is the ask stage's share for a command taken off a line:
+// CheckApproved is the ask stage's share for a command taken off a line:
 // a command a person approved, whose card named what it acts on, is looked
 // at again before it goes on; a mouse release is looked at against the
 // approved press before it.

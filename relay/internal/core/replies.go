@@ -29,7 +29,7 @@ type reply struct {
 // tiers' kept script, the resume's tap, a stream's end) come first, so
 // that a reply another row withholds or rewrites is noted all the same.
 
-// keepScriptReply (tiers.KeepScript): a client's init script under tiers
+// KeepScriptReply (tiers.KeepScript): a client's init script under tiers
 // is kept with the identifier Chrome gave it (initscripts.go).
 func (x *ExtConn) KeepScriptReply(r *reply) bool {
 	if r.pc.keep != nil && !r.m.HasError {
@@ -38,7 +38,7 @@ func (x *ExtConn) KeepScriptReply(r *reply) bool {
 	return true
 }
 
-// tapScript (core.TapScript): the resume's tap reads Chrome's identifier
+// TapScript (core.TapScript): the resume's tap reads Chrome's identifier
 // of a client's init script, to be set again by a resume and taken out by
 // the client's removal (resume.go), whatever the client is then told.
 func (x *ExtConn) TapScript(r *reply) bool {
@@ -48,7 +48,7 @@ func (x *ExtConn) TapScript(r *reply) bool {
 	return true
 }
 
-// streamForget (creds.StreamForget): a stream read whose reply does not
+// StreamForget (creds.StreamForget): a stream read whose reply does not
 // reach the client as a piece (an error, or withheld) is forgotten
 // (creds.Streams), or its entry would stay for good.
 func (x *ExtConn) StreamForget(r *reply) bool {
@@ -65,7 +65,7 @@ func withheld(r *reply) bool {
 	return r.pc.Tab.blindEpoch.Load() != r.pc.epoch && (r.m.HasError || !emptyResult(r.m.Result))
 }
 
-// wentBlind (tiers.WentBlind): a reply from a page the tab went blind on
+// WentBlind (tiers.WentBlind): a reply from a page the tab went blind on
 // is withheld, whatever it is.
 func (x *ExtConn) WentBlind(r *reply) bool {
 	if withheld(r) {
@@ -75,7 +75,7 @@ func (x *ExtConn) WentBlind(r *reply) bool {
 	return true
 }
 
-// replyError (core.Error): Chrome's error, as the client's.
+// ReplyError (core.Error): Chrome's error, as the client's.
 func (x *ExtConn) ReplyError(r *reply) bool {
 	if !r.m.HasError {
 		return true
@@ -106,7 +106,7 @@ func (x *ExtConn) ReplyError(r *reply) bool {
 	return false
 }
 
-// scopes (tiers.Scopes): on a read-only tab a function's [[Scopes]] do
+// Scopes (tiers.Scopes): on a read-only tab a function's [[Scopes]] do
 // not reach the client (they lead to the guard's closures).
 func (x *ExtConn) Scopes(r *reply) bool {
 	if !r.pc.Tab.readOnly.Load() {
@@ -116,7 +116,7 @@ func (x *ExtConn) Scopes(r *reply) bool {
 	return false
 }
 
-// history (tiers.History): a tab's history says nothing of the pages
+// History (tiers.History): a tab's history says nothing of the pages
 // automation may not see.
 func (x *ExtConn) History(r *reply) bool {
 	if !x.Inst.hasTiers() {
@@ -126,7 +126,7 @@ func (x *ExtConn) History(r *reply) bool {
 	return false
 }
 
-// sideEffect (tiers.SideEffect): a read-only tab's refused side effect,
+// SideEffect (tiers.SideEffect): a read-only tab's refused side effect,
 // explained.
 func (x *ExtConn) SideEffect(r *reply) bool {
 	if !r.pc.Tab.readOnly.Load() || !bytes.Contains(r.m.Result, tier.SideEffectText) {
@@ -136,7 +136,7 @@ func (x *ExtConn) SideEffect(r *reply) bool {
 	return false
 }
 
-// credentialResult (creds.Results): credentials in a result go out
+// CredentialResult (creds.Results): credentials in a result go out
 // redacted (credentials.go).
 func (x *ExtConn) CredentialResult(r *reply) bool {
 	red := wire.Redactor{Sensitive: x.Inst.Srv.creds().Has}
@@ -147,7 +147,7 @@ func (x *ExtConn) CredentialResult(r *reply) bool {
 	return false
 }
 
-// streamPiece (creds.StreamPiece): while a secret is hidden, a piece of a
+// StreamPiece (creds.StreamPiece): while a secret is hidden, a piece of a
 // stream: its end waits for the next (creds.Streams).
 func (x *ExtConn) StreamPiece(r *reply) bool {
 	locked := x.Inst.Locked.Load()
@@ -162,7 +162,7 @@ func (x *ExtConn) StreamPiece(r *reply) bool {
 	return false
 }
 
-// replyResult (core.Result): the client gets the result as Chrome gave
+// ReplyResult (core.Result): the client gets the result as Chrome gave
 // it.
 func (x *ExtConn) ReplyResult(r *reply) bool {
 	*r.buf = wire.AppendResult(*r.buf, r.pc.ClientID, r.session, r.m.Result)

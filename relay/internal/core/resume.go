@@ -151,7 +151,7 @@ var replayCleared = map[string]string{
 	"Log.stopViolationsReport":             "Log.startViolationsReport",
 }
 
-// replayed is one command kept for a resume.
+// Replayed is one command kept for a resume.
 type Replayed struct {
 	key    string // what a later call replaces or removes
 	Method string
@@ -161,7 +161,7 @@ type Replayed struct {
 	script string
 }
 
-// record keeps command m with params, sent on one of t's top-level
+// Record keeps command m with params, sent on one of t's top-level
 // sessions, for a resume. Called with the lock held, before the command
 // goes out. For an init script it returns the key under which the
 // script's identifier is to be noted (tapScript).
@@ -194,7 +194,7 @@ func (st *State) Record(t *Tab, m *MethodInfo, params []byte) (scriptKey string)
 	return ""
 }
 
-// recordSwitch keeps a domain's enable (with its params), or forgets it
+// RecordSwitch keeps a domain's enable (with its params), or forgets it
 // on its disable.
 func (st *State) RecordSwitch(t *Tab, domain string, on bool, params []byte) {
 	if on {
@@ -232,7 +232,7 @@ const (
 	maxReplayBytes = 8 << 20
 )
 
-// scriptRewrite maps a client's script identifier to the one Chrome has
+// ScriptRewrite maps a client's script identifier to the one Chrome has
 // now, after a resume; nil when it is unchanged.
 func (st *State) ScriptRewrite(t *Tab, params []byte) []byte {
 	id := string(wire.StringField(params, "identifier"))
@@ -455,7 +455,7 @@ func (in *Instance) replay(ctx context.Context, x *ExtConn, t *Tab, fresh bool) 
 	return nil
 }
 
-// judgeReplayed runs kept command r of tab t (whose top-level session s
+// JudgeReplayed runs kept command r of tab t (whose top-level session s
 // carries it) through the judging stages and the fence's rewrite. It
 // returns the command as it is to be sent, or false when a stage refused
 // it: then the refusal is counted and audited as a client command's, and

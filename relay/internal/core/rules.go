@@ -21,7 +21,7 @@ func RelayRules() []string {
 		person.RuleDialogAnswered, person.RuleUndoable, person.RuleUnstoppable, person.RuleDebuggerOff, ruleContext, rules.RuleOwnOrigin, ruleSecretField, ruleUnscannable}
 }
 
-// relayRules (rules.Relay) applies the relay's own rules to k, but for
+// RelayRules (rules.Relay) applies the relay's own rules to k, but for
 // the rows of their own after it: credentials, uploads, what a Stop could
 // not undo, target methods on a tab.
 func (c *ClientConn) RelayRules(k *Cmd) bool {
@@ -51,7 +51,7 @@ func WantsRestore(m *MethodInfo) bool {
 	return false
 }
 
-// restore (creds.Restore): the credentials a paused request showed as
+// Restore (creds.Restore): the credentials a paused request showed as
 // markers, put back (credentials.go); a refused answer fails the request.
 func (c *ClientConn) Restore(k *Cmd) bool {
 	p, d, ok := c.restoreCredentials(k)
@@ -71,7 +71,7 @@ func WantsUploads(m *MethodInfo) bool {
 	return m.Name == "DOM.setFileInputFiles" || m.Name == "Input.dispatchDragEvent"
 }
 
-// uploadsStage (rules.Uploads): only files inside the upload folders, as
+// UploadsStage (rules.Uploads): only files inside the upload folders, as
 // their resolved paths.
 func (c *ClientConn) UploadsStage(k *Cmd) bool {
 	if len(k.a.files) == 0 {
@@ -92,7 +92,7 @@ func (c *ClientConn) UploadsStage(k *Cmd) bool {
 // wantsTargetOnTab: the Target domain.
 func WantsTargetOnTab(m *MethodInfo) bool { return m.domain == domainTarget }
 
-// targetOnTab (rules.TargetOnTab): past the ones the relay emulates, a
+// TargetOnTab (rules.TargetOnTab): past the ones the relay emulates, a
 // tab's session sends Chrome only the Target methods rules.TargetOnTab
 // allows.
 func (c *ClientConn) TargetOnTab(k *Cmd) bool {

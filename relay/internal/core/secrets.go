@@ -83,7 +83,7 @@ var domainHeapProfiler = cdp.DomainIndex("HeapProfiler")
 
 const msgHeap = "cdprelay: HeapProfiler would read the page's memory, typed secrets included: refused while the relay has secrets"
 
-// secretRef returns the secret a command asks to type, if any: the whole
+// SecretRef returns the secret a command asks to type, if any: the whole
 // text of Input.insertText or of a key event, or CDPRelay.fillSecret's
 // name. A text with a reference among other text is refused.
 func SecretRef(k *Cmd) (name string, refused Decision, is bool) {
@@ -269,7 +269,7 @@ func (c *ClientConn) warnOnce(s *Session, msg string) {
 // warnEvery is how often warnOnce repeats a warning.
 const warnEvery = 5 * time.Second
 
-// lockSecret hides value behind name's reference in everything the
+// LockSecret hides value behind name's reference in everything the
 // instance sends from now on.
 func (in *Instance) LockSecret(name string, value []byte) {
 	for {
@@ -283,7 +283,7 @@ func (in *Instance) LockSecret(name string, value []byte) {
 	}
 }
 
-// scrubString returns s as the client would see it (creds.ScrubString),
+// ScrubString returns s as the client would see it (creds.ScrubString),
 // after locking the URL passwords it names.
 func (in *Instance) ScrubString(s string) string {
 	untaken := in.LearnURLPasswords([]byte(s))

@@ -41,7 +41,7 @@ import (
 // tab still has X enabled, so a helper session's clean-up cannot switch off
 // the page session's Runtime or Network.
 
-// session is a client-visible CDP session: a tab's top-level session, a
+// Session is a client-visible CDP session: a tab's top-level session, a
 // child session (frame, worker) or a browser session (tab nil). What the
 // tiers keep of a child session is their slot, tierSession
 // (tierslots.go).

@@ -109,7 +109,7 @@ var replayKeyField = map[string]string{
 	"Emulation.setPressureSourceOverrideEnabled": "source",
 }
 
-// replayOf is how a command of method is kept (resume.go).
+// ReplayOf is how a command of method is kept (resume.go).
 func ReplayOf(method string) replayKind {
 	if k := ReplayedMethods[method]; k != ReplayNone {
 		return k

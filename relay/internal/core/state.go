@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// state is everything an instance knows that changes: its two sockets, the
+// State is everything an instance knows that changes: its two sockets, the
 // browser it speaks for, the tabs the extension shares (the tab table,
 // tabs.go) and the client's sessions (the session table, sessions.go):
 // the core's own. The concerns that keep state of their own in it have
@@ -71,7 +71,7 @@ type fireCmd struct {
 	then   func() // run once it is over (extConn.fireThen); nil: nobody waits
 }
 
-// fire queues a command of the relay's own; it goes out as the lock is
+// Fire queues a command of the relay's own; it goes out as the lock is
 // released.
 func (st *State) Fire(tabID int64, sid, method string, params any) {
 	st.fires = append(st.fires, fireCmd{tabID: tabID, sid: sid, method: method, params: params})

@@ -167,7 +167,7 @@ func (in *Instance) tellStopped(st *State, stopped bool, by string) {
 	}
 }
 
-// running is the stage before all others: a stopped instance refuses
+// Running is the stage before all others: a stopped instance refuses
 // every command. Refusals while stopped are counted, and audited once, at
 // Resume.
 func (c *ClientConn) Running(k *Cmd) bool {

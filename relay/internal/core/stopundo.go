@@ -67,7 +67,7 @@ func (in *Instance) noteLifecycle(t *Tab) {
 	l.mu.Unlock()
 }
 
-// stopRules refuse what a person's Stop could not undo or end
+// StopRules refuse what a person's Stop could not undo or end
 // (person.StopRules: virtual time, blackboxing, callFunctionOn under a
 // side-effect check; the brake is brake.go's).
 //
@@ -88,7 +88,7 @@ func (c *ClientConn) StopRules(k *Cmd) (Decision, bool) {
 	return person.StopRules(k.M.Name, k.Env.Params)
 }
 
-// stopRulesStage (person.StopRules) is stopRules, a row of the commands
+// StopRulesStage (person.StopRules) is stopRules, a row of the commands
 // table.
 func (c *ClientConn) StopRulesStage(k *Cmd) bool {
 	if d, ok := c.StopRules(k); !ok {

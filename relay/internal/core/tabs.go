@@ -22,7 +22,7 @@ const (
 	tabDetaching
 )
 
-// tab is one tab the extension shares. Every field is guarded by the
+// Tab is one tab the extension shares. Every field is guarded by the
 // instance's mutex (it is part of the state), but for the atomics, which
 // say who reads them without it.
 //
@@ -53,7 +53,7 @@ type Tab struct {
 	Id         int64
 	TargetID   string // Chrome's targetId; "" until known
 	Url, title string // what discovery reports: the address bar's URL and the title
-	// docURL is the URL of the document the tab shows, as its own Page
+	// DocURL is the URL of the document the tab shows, as its own Page
 	// events and frame tree say: what its access is decided by. The
 	// extension's tab updates report the address bar's instead, which on
 	// an error page is the URL that failed.
@@ -85,7 +85,7 @@ type Tab struct {
 	// detachReason is why the browser last detached the debugger while
 	// the tab stayed shared; cleared on the next attach.
 	detachReason string
-	// acc is what automation may do with the tab (access.go), decided
+	// Acc is what automation may do with the tab (access.go), decided
 	// again whenever url, control or the policy changes. The tiers decide
 	// it; every concern reads it.
 	Acc TabAccess

@@ -23,7 +23,7 @@ type tasks struct {
 
 func (ts *tasks) init(in *Instance) { ts.in = in }
 
-// spawn runs fn on its own goroutine; name says what it is, for the log.
+// Spawn runs fn on its own goroutine; name says what it is, for the log.
 func (ts *tasks) Spawn(name string, fn func()) {
 	ts.wg.Add(1)
 	go func() {
@@ -33,7 +33,7 @@ func (ts *tasks) Spawn(name string, fn func()) {
 	}()
 }
 
-// wait waits for every task.
+// Wait waits for every task.
 func (ts *tasks) Wait() { ts.wg.Wait() }
 
 // msgInternal is the close reason of the sockets of an instance whose code
@@ -48,7 +48,7 @@ func (in *Instance) recoverPanic(where string) {
 	}
 }
 
-// panicked reports and contains a recovered panic.
+// Panicked reports and contains a recovered panic.
 //
 // Code that panics while it holds the instance's lock leaves it held: the
 // instance's state may be half changed, and nothing may use it again. Then
@@ -85,7 +85,7 @@ func (in *Instance) Panicked(where string, r any) {
 	}
 }
 
-// holdsLock reports whether the calling goroutine holds the instance's
+// HoldsLock reports whether the calling goroutine holds the instance's
 // lock.
 func (in *Instance) HoldsLock() bool { return in.holder.Load() == CurG() }
 

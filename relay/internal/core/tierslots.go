@@ -13,17 +13,17 @@ import (
 // tierTab is what the tiers keep of a tab. Guarded by the instance's mutex,
 // but for the atomics, which say who reads them without it.
 type tierTab struct {
-	// frames are the sub-frames of the tab's document that share its
+	// Frames are the sub-frames of the tab's document that share its
 	// process (frame id to URL), followed while the policy has tiers: what
 	// automation may do with the tab is the strictest of theirs and the
 	// document's, since the tab's own session reaches into them.
 	Frames map[string]frameAt
-	// blindFrames are its sub-frames on their way to a blind site, until
+	// BlindFrames are its sub-frames on their way to a blind site, until
 	// they commit (blindframes.go).
 	BlindFrames map[string]blindNav
 	// blindReqs are the page's requests to blind sites (blindframes.go).
 	blindReqs map[string]bool
-	// scripts are the client's scripts for new documents, kept while the
+	// Scripts are the client's scripts for new documents, kept while the
 	// policy has tiers (initscripts.go).
 	Scripts []*initScript
 	// worldNames are the isolated worlds the client asked for on the tab

@@ -10,7 +10,7 @@ import (
 // Passwords in URLs (internal/creds): the instance's part, which keeps
 // what it has seen in its lock.
 
-// learnURLPasswords locks the passwords of the URLs with a user-info part
+// LearnURLPasswords locks the passwords of the URLs with a user-info part
 // in b. It costs one byte search on a message without '@'. It reports
 // whether b holds one the lock could not take (past maxURLPasswords):
 // that message is to go through creds.ScrubURLPasswords.
