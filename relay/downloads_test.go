@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cdprelay/cdprelay/relay/internal/browser"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"os"
 	"path/filepath"
@@ -66,7 +67,7 @@ func newDLWorld(t *testing.T, o dlOptions) *dlWorld {
 	if err := os.WriteFile(filepath.Join(w.person, "report.csv"), []byte(dlBody), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	opts := fakeext.Options{Tabs: twoTabs, Features: append([]string{core.FeatureDownloads}, ourFeatures...), Stock: o.stock}
+	opts := fakeext.Options{Tabs: twoTabs, Features: append([]string{browser.FeatureDownloads}, ourFeatures...), Stock: o.stock}
 	if o.stock {
 		opts.Features = nil
 	}
@@ -489,7 +490,7 @@ func TestDownloadFromBlindSite(t *testing.T) {
 	allowed := t.TempDir()
 	h := newHarness(t, core.Config{Policy: tierPolicy{"secret.example": "blind"}, Downloads: core.DownloadsConfig{Dirs: []string{allowed}}})
 	asked := false
-	e := h.ext(fakeext.Options{Tabs: twoTabs, Features: []string{core.FeatureDownloads}, DownloadFile: func(string, int64) (string, int64, error) {
+	e := h.ext(fakeext.Options{Tabs: twoTabs, Features: []string{browser.FeatureDownloads}, DownloadFile: func(string, int64) (string, int64, error) {
 		asked = true
 		return "", 0, errors.New("never")
 	}})

@@ -24,11 +24,13 @@ var stagePackages = []string{"rules", "tiers", "person", "creds", "browser", "ta
 // the core may import their packages, and only theirs, until that code
 // leaves. An entry the core no longer imports is an error, so the list
 // only shrinks.
-var stagesInCore = []string{"rules", "tiers", "person", "creds", "browser"}
+var stagesInCore = []string{"rules", "tiers", "person", "creds"}
 
 // layerViolations returns, for a graph of package -> its dependencies (all
-// of them, not only the direct ones), what breaks the rules above.
-func layerViolations(deps map[string][]string) []string {
+// of them, not only the direct ones), what breaks the rules above. direct
+// has each package's own imports: a stage may depend on a stage still in
+// the core (stagesInCore) through the core, never by importing it.
+func layerViolations(deps, direct map[string][]string) []string {
 	internal := modRelay + "/internal/"
 	kind := func(p string) (string, bool) {
 		if !strings.HasPrefix(p, internal) {
@@ -54,6 +56,8 @@ func layerViolations(deps map[string][]string) []string {
 				continue
 			}
 			switch {
+			case isStage(pk) && isStage(dk) && slices.Contains(stagesInCore, dk) && !slices.Contains(direct[p], d):
+				// through the core, until dk's code leaves it
 			case isStage(pk) && isStage(dk):
 				bad = append(bad, p+" (a stage) imports another stage, "+d)
 			case pk == "core" && isStage(dk) && !slices.Contains(stagesInCore, dk):
@@ -92,7 +96,7 @@ func TestLayerRules(t *testing.T) {
 		{"cdp imports api", map[string][]string{modRelay + "/internal/cdp": {modRelay + "/internal/api"}}, 1},
 		{"a stage imports cdp", map[string][]string{modRelay + "/internal/tiers": {modRelay + "/internal/cdp", "github.com/cdprelay/cdprelay/internal/wire"}}, 0},
 	} {
-		if got := layerViolations(tc.deps); len(got) != tc.bad {
+		if got := layerViolations(tc.deps, tc.deps); len(got) != tc.bad {
 			t.Errorf("%s: %d violations, want %d: %q", tc.name, len(got), tc.bad, got)
 		}
 	}
@@ -105,19 +109,23 @@ func TestLayers(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the go tool is needed to list the packages: %v", err)
 	}
-	out, err := exec.Command(goTool, "list", "-f", "{{.ImportPath}}{{range .Deps}} {{.}}{{end}}", modRelay+"/...").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
+	list := func(field string) map[string][]string {
+		out, err := exec.Command(goTool, "list", "-f", "{{.ImportPath}}{{range ."+field+"}} {{.}}{{end}}", modRelay+"/...").Output()
+		if err != nil {
+			t.Fatalf("go list: %v", err)
+		}
+		m := map[string][]string{}
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			f := strings.Fields(line)
+			m[f[0]] = f[1:]
+		}
+		return m
 	}
-	deps := map[string][]string{}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		f := strings.Fields(line)
-		deps[f[0]] = f[1:]
-	}
+	deps, direct := list("Deps"), list("Imports")
 	if _, ok := deps[modRelay]; !ok {
-		t.Fatalf("go list did not list %s: %s", modRelay, out)
+		t.Fatalf("go list did not list %s", modRelay)
 	}
-	for _, v := range layerViolations(deps) {
+	for _, v := range layerViolations(deps, direct) {
 		t.Error(v)
 	}
 	for _, k := range stagesInCore {

@@ -212,7 +212,7 @@ func TestHeaderFix(t *testing.T) {
 		set("Network.setExtraHTTPHeaders", map[string]any{"headers": map[string]string{"x-planted": "1"}}),
 		set("Emulation.setUserAgentOverride", map[string]any{"userAgent": "planted", "acceptLanguage": "fr"}),
 	}
-	st := &core.State{BrowserState: core.BrowserState{Info: core.BrowserInfo{UserAgent: "Real/1.0"}}}
+	st := &core.State{Info: core.BrowserInfo{UserAgent: "Real/1.0"}}
 	for _, tc := range []struct {
 		name    string
 		kept    []core.Replayed

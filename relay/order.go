@@ -3,6 +3,7 @@ package relay
 import (
 	"strings"
 
+	"github.com/cdprelay/cdprelay/relay/internal/browser"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/creds"
 )
@@ -21,7 +22,12 @@ import (
 // A row with Wants is called only for the methods or events it wants,
 // decided once per method, so the per-message path calls nothing for a
 // stage that does not care.
-func init() { core.SetOrder(commands(), events(), replies()) }
+func init() {
+	core.AddEmulations(browser.WindowEmulations())
+	core.AddEmulations(browser.DownloadEmulations())
+	core.AddOutcomeHooks(browser.DownloadOutcomes())
+	core.SetOrder(commands(), events(), replies())
+}
 
 // commands is the commands table: the judging rows (Judges) first, which
 // decide and change nothing of the tab, then the rows that act on a
@@ -99,7 +105,7 @@ func events() []core.EventStage {
 		{Name: "person.ResumeWaiting", Run: (*core.Instance).ResumeWaiting, Wants: core.IsEvent("Target.attachedToTarget")},
 		{Name: "tiers.Withhold", Run: (*core.Instance).Withhold},
 		{Name: "person.OwnDebugger", Run: (*core.Instance).OwnDebugger, Wants: func(n string) bool { return strings.HasPrefix(n, "Debugger.") }},
-		{Name: "browser.Downloads", Run: (*core.Instance).Downloads, Wants: core.IsEvent("Page.downloadWillBegin", "Page.downloadProgress")},
+		{Name: "browser.Downloads", Run: browser.Downloads, Wants: core.IsEvent("Page.downloadWillBegin", "Page.downloadProgress")},
 		{Name: "core.Count", Run: (*core.Instance).CountEvent},
 		{Name: "creds.Redact", Run: (*core.Instance).Redact, Wants: func(n string) bool { return creds.IsEvent([]byte(n)) }},
 		{Name: "core.Deliver", Run: (*core.Instance).DeliverEvent},

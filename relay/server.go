@@ -15,7 +15,6 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/cdprelay/cdprelay/internal/routes"
-	"github.com/cdprelay/cdprelay/relay/internal/browser"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/link"
 	"github.com/cdprelay/cdprelay/relay/internal/rules"
@@ -71,7 +70,7 @@ func New(cfg core.Config) (*Server, error) {
 		guid = cdp.NewGUID()
 	}
 	s.def = core.NewInstance(s.Relay, guid, true, cfg.DefaultProfile)
-	if bi, err := browser.LoadRemembered(cfg.BrowserFile); err != nil {
+	if bi, err := core.LoadRemembered(cfg.BrowserFile); err != nil {
 		cfg.Logger.Warn("the remembered browser is ignored", "err", err)
 	} else {
 		s.def.St.Remembered = bi

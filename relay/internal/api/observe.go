@@ -57,6 +57,8 @@ const (
 	KindAsk        = "ask"
 	KindApproval   = "approval"
 	KindRemove     = "remove"
+	// KindDownload: a download's file copied for the client, or not.
+	KindDownload = "download"
 )
 
 // Outcomes.

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
 
 // The path checks of downloads: a client's folder, a site's file name.
@@ -109,7 +111,7 @@ func folderWorld(t testing.TB) (root, out string) {
 func TestCheckDownloadFolder(t *testing.T) {
 	t.Parallel()
 	root, out := folderWorld(t)
-	roots, err := DownloadsConfig{Dirs: []string{root}}.Resolve()
+	roots, err := core.DownloadsConfig{Dirs: []string{root}}.Resolve()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +139,7 @@ func FuzzCheckDownloadFolder(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, path string) {
 		root, out := folderWorld(t)
-		roots, err := DownloadsConfig{Dirs: []string{root}}.Resolve()
+		roots, err := core.DownloadsConfig{Dirs: []string{root}}.Resolve()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -55,7 +55,7 @@ const (
 // computeAccess decides t's access from the document it shows, its holder
 // and the policy.
 func (st *State) computeAccess(t *Tab) TabAccess {
-	in := st.in
+	in := st.Inst
 	u := t.DocURL
 	if u == "" {
 		u = t.Url
@@ -126,7 +126,7 @@ func (st *State) navAccess(to string) TabAccess {
 
 // tierAccess is the access the policy's tiers give the page at u.
 func (st *State) tierAccess(u string) TabAccess {
-	in := st.in
+	in := st.Inst
 	tr, ok := in.Srv.PolicyBox.load().(TierRuler)
 	if !ok {
 		return TabAccess{}
@@ -204,20 +204,20 @@ func (st *State) UpdateAccess(t *Tab) (was TabAccess, changed bool) {
 // reduce to its origin, whatever the document shows (a page never shared
 // that the tab is on its way to, say).
 func (st *State) hidesURL(raw string) bool {
-	return st.urlAccess(raw).Level == AccessBlind
+	return st.UrlAccess(raw).Level == AccessBlind
 }
 
 // urlAccess is the access a tab would have on raw (with nobody holding
 // it): what a navigation there would make of the tab. The automation may
 // not navigate into a page it could not see.
-func (st *State) urlAccess(raw string) TabAccess {
+func (st *State) UrlAccess(raw string) TabAccess {
 	return st.computeAccess(&Tab{DocURL: raw})
 }
 
 // accessChanged tells the client and the audit log that t's access
 // changed from was.
 func (st *State) accessChanged(t *Tab, was TabAccess) {
-	st.observe(Event{Actor: ActorRelay, Kind: KindAccess, Target: t.TargetID, Rule: t.Acc.Rule, Outcome: OutcomeOK,
+	st.Observe(Event{Actor: ActorRelay, Kind: KindAccess, Target: t.TargetID, Rule: t.Acc.Rule, Outcome: OutcomeOK,
 		Detail: was.Level.String() + " -> " + t.Acc.Level.String() + " on " + api.Origin(t.DocURL)})
 	c := st.Client
 	if c == nil || t.Session == nil {
@@ -225,11 +225,11 @@ func (st *State) accessChanged(t *Tab, was TabAccess) {
 	}
 	enteringBlind := t.Acc.Level == AccessBlind && was.Level != AccessBlind
 	leavingBlind := was.Level == AccessBlind && t.Acc.Level != AccessBlind
-	ctxID := st.in.fakeContext.Add(1)
+	ctxID := st.Inst.fakeContext.Add(1)
 	for _, s := range st.topSessions(t) {
 		if leavingBlind && s.enabled["Runtime"] {
 			// The contexts it was shown while blind are gone.
-			c.eventRaw("Runtime.executionContextsCleared", s, nil)
+			c.EventRaw("Runtime.executionContextsCleared", s, nil)
 		}
 		if t.Acc.Rule != ruleTakeOverRead && was.Rule != ruleTakeOverRead {
 			text := "cdprelay: automation has " + t.Acc.Level.String() + " access to this tab again"
@@ -263,7 +263,7 @@ func (st *State) accessChanged(t *Tab, was TabAccess) {
 				c.event("Page.frameStoppedLoading", s, map[string]any{"frameId": t.TargetID})
 			}
 			if s.enabled["Runtime"] {
-				c.eventRaw("Runtime.executionContextsCleared", s, nil)
+				c.EventRaw("Runtime.executionContextsCleared", s, nil)
 				c.event("Runtime.executionContextCreated", s, map[string]any{"context": map[string]any{
 					"id": ctxID, "origin": t.shownOrigin(), "name": "", "uniqueId": "cdprelay-blind-" + randHex(8),
 					"auxData": map[string]any{"isDefault": true, "type": "default", "frameId": t.TargetID},
@@ -272,7 +272,7 @@ func (st *State) accessChanged(t *Tab, was TabAccess) {
 				// client waits for its utility world before it reads).
 				for _, name := range t.worldNames {
 					c.event("Runtime.executionContextCreated", s, map[string]any{"context": map[string]any{
-						"id": st.in.fakeContext.Add(1), "origin": t.shownOrigin(), "name": name, "uniqueId": "cdprelay-blind-" + randHex(8),
+						"id": st.Inst.fakeContext.Add(1), "origin": t.shownOrigin(), "name": name, "uniqueId": "cdprelay-blind-" + randHex(8),
 						"auxData": map[string]any{"isDefault": false, "type": "isolated", "frameId": t.TargetID},
 					}})
 				}

@@ -59,7 +59,7 @@ func (c *ClientConn) Asks(k *Cmd) bool {
 		probe = person.LooksFirst(k.M.Name)
 	case d.Verdict == Ask:
 		return true
-	case person.SubmitLike(k.M.Name, k.Env.Params) && k.r.tab != nil && k.pol.asksSubmit(c.Inst.ProfileName):
+	case person.SubmitLike(k.M.Name, k.Env.Params) && k.Route.Tab != nil && k.pol.asksSubmit(c.Inst.ProfileName):
 		d, probe = Decision{Verdict: Ask, Rule: person.RuleAskSubmit}, true
 	default:
 		return true
@@ -69,13 +69,13 @@ func (c *ClientConn) Asks(k *Cmd) bool {
 	h := st.heldInLine(c, k)
 	h.d = d
 	var desc person.Description
-	if k.r.tab != nil {
-		desc.Origin = api.Origin(k.r.tab.DocURL)
+	if k.Route.Tab != nil {
+		desc.Origin = api.Origin(k.Route.Tab.DocURL)
 	}
-	desc.Method, desc.URL, desc.Files, desc.Params = k.M.Name, k.a.Url, k.a.files, h.k.Env.Params
+	desc.Method, desc.URL, desc.Files, desc.Params = k.M.Name, k.Args.Url, k.Args.files, h.k.Env.Params
 	if probe {
 		h.stage = holdProbing
-		via := k.r.via
+		via := k.Route.via
 		in.Unlock()
 		c.Wg.Add(1)
 		in.Tasks.Spawn("look before asking", func() {
@@ -92,7 +92,7 @@ func (c *ClientConn) Asks(k *Cmd) bool {
 
 // askPerson shows h to the person: it gets an approval id and a deadline.
 func (st *State) askPerson(h *heldCmd, what string) {
-	in := st.in
+	in := st.Inst
 	st.nextApproval++
 	h.id = st.nextApproval
 	h.stage = holdAsked
@@ -173,7 +173,7 @@ func (in *Instance) answerApproval(id int64, approve bool, answer, by string) er
 func (st *State) approvalsStatus() []ApprovalStatus {
 	var out []ApprovalStatus
 	for _, h := range st.approvals {
-		a := ApprovalStatus{ID: h.id, What: st.in.ScrubString(h.what), Method: h.method, Rule: h.d.Rule, AskedAt: h.asked, ExpiresAt: h.expires}
+		a := ApprovalStatus{ID: h.id, What: st.Inst.ScrubString(h.what), Method: h.method, Rule: h.d.Rule, AskedAt: h.asked, ExpiresAt: h.expires}
 		if t := h.key.t; t != nil {
 			a.TabID, a.TargetID = t.Id, t.TargetID
 		}

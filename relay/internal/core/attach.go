@@ -151,7 +151,7 @@ func (in *Instance) attachCalls(ctx context.Context, x *ExtConn, t *Tab) (_ Targ
 	ctx, cancel := context.WithTimeout(ctx, in.Srv.Cfg.CallTimeout)
 	defer cancel()
 	tabID := t.Id
-	if _, err := x.call(ctx, "chrome.debugger.attach", debuggee(tabID, ""), "1.3"); err != nil {
+	if _, err := x.Call(ctx, "chrome.debugger.attach", debuggee(tabID, ""), "1.3"); err != nil {
 		return TargetInfo{}, "", false, fmt.Errorf("attach tab %d: %w", tabID, in.noteAttachRefusal(t, err))
 	}
 	defer func() {
@@ -308,7 +308,7 @@ func (in *Instance) detachTab(x *ExtConn, t *Tab) {
 // finishDetach detaches t, which its caller has moved to tabDetaching.
 func (in *Instance) finishDetach(x *ExtConn, t *Tab) {
 	ctx, cancel := context.WithTimeout(context.Background(), in.Srv.Cfg.CallTimeout)
-	_, err := x.call(ctx, "chrome.debugger.detach", debuggee(t.Id, ""))
+	_, err := x.Call(ctx, "chrome.debugger.detach", debuggee(t.Id, ""))
 	cancel()
 	if err != nil {
 		in.Log.Debug("detach", "tab", t.Id, "err", err)

@@ -64,7 +64,7 @@ const (
 // already, and the extension offers a tab again once it can be attached
 // (ours: detach-cause).
 func (st *State) mayWait(t *Tab) bool {
-	return st.in.Srv.Cfg.SuspendTimeout > 0 && st.Client != nil && t.Session != nil && t.resuming == nil &&
+	return st.Inst.Srv.Cfg.SuspendTimeout > 0 && st.Client != nil && t.Session != nil && t.resuming == nil &&
 		st.Features[featureDetachCause]
 }
 
@@ -72,14 +72,14 @@ func (st *State) mayWait(t *Tab) bool {
 // tab again, for at most SuspendTimeout. Call it only when mayWait.
 func (st *State) suspendAway(t *Tab, why, short string, moved bool) {
 	info := st.targetInfo(t)
-	st.suspend(t, why+"; the automation's page waits for it to come back (at most "+st.in.Srv.Cfg.SuspendTimeout.String()+"), and so do its commands to it")
+	st.suspend(t, why+"; the automation's page waits for it to come back (at most "+st.Inst.Srv.Cfg.SuspendTimeout.String()+"), and so do its commands to it")
 	st.newAway(t, why, short, moved).info = info
-	st.observe(Event{Actor: ActorRelay, Kind: KindDetach, Target: t.TargetID, Outcome: OutcomeOK, Detail: "the automation's sessions wait for the tab: " + short})
+	st.Observe(Event{Actor: ActorRelay, Kind: KindDetach, Target: t.TargetID, Outcome: OutcomeOK, Detail: "the automation's sessions wait for the tab: " + short})
 }
 
 // newAway starts t's wait, bounded by SuspendTimeout.
 func (st *State) newAway(t *Tab, why, short string, moved bool) *awayTab {
-	in := st.in
+	in := st.Inst
 	a := &awayTab{why: why, short: short, moved: moved, acc: t.Acc, info: st.targetInfo(t)}
 	t.away = a
 	a.timer = time.AfterFunc(in.Srv.Cfg.SuspendTimeout, func() { in.awayOver(t, a) })
@@ -268,7 +268,7 @@ func (x *ExtConn) failDetached(ids map[int64]bool) {
 	if len(ids) == 0 {
 		return
 	}
-	x.failWhere(func(pc PendingCall) bool { return ids[pc.TabID] }, codeServerError, MsgDetachedWhile)
+	x.failWhere(func(pc PendingCall) bool { return ids[pc.TabID] }, CodeServerError, MsgDetachedWhile)
 }
 
 // tabWaiting is what the live view says of t while its sessions wait ("":

@@ -100,7 +100,7 @@ func (st *State) noteFrames(t *Tab, f frameNode) {
 func (st *State) tellFrame(t *Tab, f frameNode, parent string) {
 	c := st.Client
 	id := string(wire.StringField(f.Frame, "id"))
-	if parent != "" && (st.in.hasTiers() && st.childAccess(string(wire.StringField(f.Frame, "url"))).Level == AccessBlind || id == "") {
+	if parent != "" && (st.Inst.hasTiers() && st.childAccess(string(wire.StringField(f.Frame, "url"))).Level == AccessBlind || id == "") {
 		return
 	}
 	nav, _ := json.Marshal(struct {
@@ -116,9 +116,9 @@ func (st *State) tellFrame(t *Tab, f frameNode, parent string) {
 			continue // the first session gets every event of the tab; a further one, those it enabled
 		}
 		if attached != nil {
-			c.eventRaw("Page.frameAttached", s, attached)
+			c.EventRaw("Page.frameAttached", s, attached)
 		}
-		c.eventRaw("Page.frameNavigated", s, nav)
+		c.EventRaw("Page.frameNavigated", s, nav)
 	}
 	for _, child := range f.ChildFrames {
 		st.tellFrame(t, child, id)

@@ -66,7 +66,7 @@ func CloseCodeOf(err error) int {
 // expectBack reports whether the extension whose connection ended with
 // close code comes back by itself.
 func (st *State) expectBack(code int) bool {
-	return st.Features[featureWake] && code == websocket.CloseGoingAway && st.in.Srv.Cfg.SuspendTimeout > 0
+	return st.Features[featureWake] && code == websocket.CloseGoingAway && st.Inst.Srv.Cfg.SuspendTimeout > 0
 }
 
 // keepForExtension keeps client c while the extension x, whose connection
@@ -108,13 +108,13 @@ func (st *State) awaitExtension() (hs []*TabHandle, waiting map[int64]bool) {
 			// without a word (stillAway).
 			t.away.resumer = nil
 			t.setState(tabDetached, nil)
-			st.warnSessions(t, whyAwayExt)
+			st.WarnSessions(t, whyAwayExt)
 		case t.resuming != nil && t.Session != nil:
 			// A resume after another extension's frame, under way through
 			// the extension that went: the tab waits (stillAway).
 			st.newAway(t, whyAwayExt, "the extension went", false)
 			t.setState(tabDetached, nil)
-			st.warnSessions(t, whyAwayExt)
+			st.WarnSessions(t, whyAwayExt)
 		case st.mayWait(t):
 			st.suspendAway(t, whyAwayExt, "the extension went", false)
 		default:
@@ -166,7 +166,7 @@ func (in *Instance) notOfferedBack(x *ExtConn) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), in.Srv.Cfg.CallTimeout)
-	res, err := x.call(ctx, methodClosedTabs, ids)
+	res, err := x.Call(ctx, methodClosedTabs, ids)
 	cancel()
 	var closed []int64
 	if err != nil || json.Unmarshal(res, &closed) != nil {

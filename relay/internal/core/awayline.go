@@ -95,7 +95,7 @@ func (st *State) failHeldFor(t *Tab, msg string) {
 			continue // its task answers it
 		}
 		c.Inflight.Add(-1)
-		c.replyErrorRaw(h.k.Env.ID, h.k.Env.SessionID, codeServerError, msg)
+		c.replyErrorRaw(h.k.Env.ID, h.k.Env.SessionID, CodeServerError, msg)
 	}
 	delete(st.lines, key)
 	c.lines.Add(-1)

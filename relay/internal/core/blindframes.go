@@ -39,7 +39,7 @@ const MaxPendingFrames = 4096
 // noteFrameNav records that sub-frame id of t is on its way to url, with
 // request req ("" when the event has none).
 func (st *State) noteFrameNav(t *Tab, id, url, req string) {
-	if id == "" || url == "" || !st.in.hasTiers() {
+	if id == "" || url == "" || !st.Inst.hasTiers() {
 		return
 	}
 	// A frame of an extension's page is blind as a frame that shows one.
@@ -62,14 +62,14 @@ func (st *State) noteFrameNav(t *Tab, id, url, req string) {
 		return
 	}
 	if len(t.BlindFrames) >= MaxPendingFrames {
-		st.in.Srv.Cfg.Metrics.Limited[LimitFrames].Inc()
+		st.Inst.Srv.Cfg.Metrics.Limited[LimitFrames].Inc()
 		return // blind until its next document already; no more kept (bounds.go)
 	}
 	if t.BlindFrames == nil {
 		t.BlindFrames = make(map[string]blindNav)
 	}
 	t.BlindFrames[id] = blindNav{url: url, req: req, acc: a}
-	st.observe(Event{Actor: ActorRelay, Kind: KindAccess, Target: t.TargetID, Rule: a.Rule, Outcome: OutcomeOK,
+	st.Observe(Event{Actor: ActorRelay, Kind: KindAccess, Target: t.TargetID, Rule: a.Rule, Outcome: OutcomeOK,
 		Detail: "a frame is on its way to " + api.Origin(url) + ": " + a.Level.String()})
 	if len(t.BlindFrames) >= MaxPendingFrames {
 		if was, changed := st.UpdateAccess(t); changed {
@@ -172,7 +172,7 @@ func (st *State) frameRemoved(t *Tab, id string, params []byte) {
 // Fetch.requestPaused of t when it goes to a blind site.
 func (st *State) noteBlindRequest(t *Tab, method, params []byte) {
 	u := wire.StringField(wire.Field(params, "request"), "url")
-	if len(u) == 0 || st.urlAccess(string(u)).Level != AccessBlind {
+	if len(u) == 0 || st.UrlAccess(string(u)).Level != AccessBlind {
 		return
 	}
 	id := wire.StringField(params, "requestId")
@@ -187,7 +187,7 @@ func (st *State) noteBlindRequest(t *Tab, method, params []byte) {
 	}
 	if !t.blindReqs[string(id)] {
 		if len(t.blindReqs) >= MaxPendingFrames {
-			st.in.Srv.Cfg.Metrics.Limited[LimitFrames].Inc()
+			st.Inst.Srv.Cfg.Metrics.Limited[LimitFrames].Inc()
 			return // blind until its next document already; no more kept
 		}
 		t.blindReqs[string(id)] = true
@@ -230,14 +230,14 @@ func (st *State) noteBlindSource(t *Tab, sid string, method, params []byte) bool
 	default:
 		return false
 	}
-	if len(u) == 0 || st.urlAccess(string(u)).Level != AccessBlind {
+	if len(u) == 0 || st.UrlAccess(string(u)).Level != AccessBlind {
 		return false
 	}
 	if t.blindReqs == nil {
 		t.blindReqs = make(map[string]bool)
 	}
 	if len(t.blindReqs) >= MaxPendingFrames && !t.blindReqs[string(key)] {
-		st.in.Srv.Cfg.Metrics.Limited[LimitFrames].Inc()
+		st.Inst.Srv.Cfg.Metrics.Limited[LimitFrames].Inc()
 		return true // blind until its next document already; no more kept
 	}
 	t.blindReqs[string(key)] = true

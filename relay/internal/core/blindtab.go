@@ -21,7 +21,7 @@ func (t *Tab) shownOrigin() string {
 // (tier.BlindHistory).
 func (in *Instance) blindHistory(result []byte) []byte {
 	st := &in.St // computeAccess of a page reads only the policy
-	return tier.BlindHistory(result, func(u string) bool { return st.urlAccess(u).Level == AccessBlind })
+	return tier.BlindHistory(result, func(u string) bool { return st.UrlAccess(u).Level == AccessBlind })
 }
 
 // blindStandIn answers, on a blind tab, the commands a client sends to set
@@ -36,9 +36,9 @@ func (c *ClientConn) blindStandIn(k *Cmd) bool {
 		return false // what needs a person's approval is not acknowledged unasked
 	}
 	in := c.Inst
-	frame := k.r.tab.TargetID
-	if k.r.via.Child {
-		frame = k.r.via.targetID
+	frame := k.Route.Tab.TargetID
+	if k.Route.via.Child {
+		frame = k.Route.via.targetID
 	}
 	switch name := k.M.Name; {
 	case name == "Runtime.enable":
@@ -48,19 +48,19 @@ func (c *ClientConn) blindStandIn(k *Cmd) bool {
 		if k.own {
 			return false
 		}
-		c.event("Runtime.executionContextCreated", k.r.replyTo, map[string]any{"context": map[string]any{
-			"id": in.fakeContext.Add(1), "origin": k.r.tab.shownOrigin(), "name": "", "uniqueId": "cdprelay-blind-" + randHex(8),
+		c.event("Runtime.executionContextCreated", k.Route.replyTo, map[string]any{"context": map[string]any{
+			"id": in.fakeContext.Add(1), "origin": k.Route.Tab.shownOrigin(), "name": "", "uniqueId": "cdprelay-blind-" + randHex(8),
 			"auxData": map[string]any{"isDefault": true, "type": "default", "frameId": frame},
 		}})
 		return false
 	case name == "Page.createIsolatedWorld":
 		world, _, _ := exactString(k.Params, "worldName")
 		in.Lock()
-		k.r.tab.noteWorld(k.Params)
+		k.Route.Tab.noteWorld(k.Params)
 		in.Unlock()
 		id := in.fakeContext.Add(1)
-		c.event("Runtime.executionContextCreated", k.r.replyTo, map[string]any{"context": map[string]any{
-			"id": id, "origin": k.r.tab.shownOrigin(), "name": world, "uniqueId": "cdprelay-blind-" + randHex(8),
+		c.event("Runtime.executionContextCreated", k.Route.replyTo, map[string]any{"context": map[string]any{
+			"id": id, "origin": k.Route.Tab.shownOrigin(), "name": world, "uniqueId": "cdprelay-blind-" + randHex(8),
 			"auxData": map[string]any{"isDefault": false, "type": "isolated", "frameId": frame},
 		}})
 		c.answer(k, map[string]int64{"executionContextId": id})
@@ -73,10 +73,10 @@ func (c *ClientConn) blindStandIn(k *Cmd) bool {
 		// Kept, out of Chrome, and put in once the tab is on a full site.
 		id := "cdprelay-blind-" + randHex(6)
 		in.Lock()
-		if t := k.r.tab; len(t.Scripts) < MaxInitScripts {
+		if t := k.Route.Tab; len(t.Scripts) < MaxInitScripts {
 			sc := &initScript{Client: id, params: append([]byte(nil), k.Params...)}
-			if k.r.via.Child {
-				sc.sid, sc.child = k.r.via.Id, k.r.via
+			if k.Route.via.Child {
+				sc.sid, sc.child = k.Route.via.Id, k.Route.via
 			}
 			t.Scripts = append(t.Scripts, sc)
 		}
@@ -89,10 +89,10 @@ func (c *ClientConn) blindStandIn(k *Cmd) bool {
 		st := in.Lock()
 		var ti TargetInfo
 		switch {
-		case k.r.via.Child && (id == "" || id == k.r.via.targetID):
-			ti = TargetInfo{TargetID: k.r.via.targetID, Type: "iframe", URL: api.Origin(k.r.via.url), Attached: true, BrowserContextID: st.browserCtx}
-		case !k.r.via.Child && (id == "" || id == k.r.tab.TargetID):
-			ti = st.targetInfo(k.r.tab)
+		case k.Route.via.Child && (id == "" || id == k.Route.via.targetID):
+			ti = TargetInfo{TargetID: k.Route.via.targetID, Type: "iframe", URL: api.Origin(k.Route.via.url), Attached: true, BrowserContextID: st.browserCtx}
+		case !k.Route.via.Child && (id == "" || id == k.Route.Tab.TargetID):
+			ti = st.targetInfo(k.Route.Tab)
 		default:
 			in.Unlock()
 			return false // another target's: as Chrome answers it on this session
@@ -103,15 +103,15 @@ func (c *ClientConn) blindStandIn(k *Cmd) bool {
 		// Out of Chrome while the tab is blind: forgotten, so that it is
 		// not put back.
 		st := in.Lock()
-		st.removeScript(k.r.tab, k.r.via, k.Params)
+		st.removeScript(k.Route.Tab, k.Route.via, k.Params)
 		in.Unlock()
 		c.answerEmpty(k)
 	case name == "Runtime.addBinding", name == "Runtime.removeBinding",
 		strings.HasPrefix(name[strings.IndexByte(name, '.')+1:], "set") && !tier.BlindAllowed(name):
-		if !k.r.via.Child {
+		if !k.Route.via.Child {
 			// Applied once the tab is on a full site again.
 			in.Lock()
-			k.r.tab.deferSet(name, k.Params)
+			k.Route.Tab.deferSet(name, k.Params)
 			in.Unlock()
 		}
 		c.answerEmpty(k)

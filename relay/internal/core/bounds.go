@@ -56,7 +56,7 @@ const (
 // bound it counts the refusal, and logs and audits the first one until
 // there is room again. what names the tab for the record.
 func (st *State) tabRoom(what string) bool {
-	in := st.in
+	in := st.Inst
 	max := in.Srv.Cfg.MaxTabs
 	if len(st.Tabs) < max {
 		st.tabsFull = false
@@ -93,7 +93,7 @@ func (st *State) childRoom() bool {
 		st.childrenFull = false
 		return true
 	}
-	in := st.in
+	in := st.Inst
 	in.Srv.Cfg.Metrics.Limited[LimitChildSessions].Inc()
 	if !st.childrenFull {
 		st.childrenFull = true

@@ -273,7 +273,7 @@ var (
 // domainSwitch), its setSkipAllPauses becomes setBreakpointsActive; a
 // Runtime.evaluate gets its timeout; the bound watches script.
 func (c *ClientConn) brakeCommand(k *Cmd) bool {
-	via := k.r.via
+	via := k.Route.via
 	sid := ""
 	if via.Child {
 		sid = via.Id
@@ -295,13 +295,13 @@ func (c *ClientConn) brakeCommand(k *Cmd) bool {
 			c.Inst.St.switchDomain(via, "Debugger", true)
 			c.Inst.Unlock()
 		}
-		c.ext().Fire(via.Tab.Id, sid, "Debugger.disable", nil)
+		c.Ext().Fire(via.Tab.Id, sid, "Debugger.disable", nil)
 	case "Debugger.disable":
 		if via.Child {
 			c.Inst.Lock()
 			delete(via.enabled, "Debugger")
 			c.Inst.Unlock()
-			c.ext().brakeReset(via.Tab.Id, sid)
+			c.Ext().brakeReset(via.Tab.Id, sid)
 			k.Out.Kind = outEmulated
 			c.replyEmptyRaw(k.Env.ID, k.Env.SessionID)
 			return true
@@ -328,14 +328,14 @@ func (c *ClientConn) debuggerSwitched(s *Session, on bool) {
 		return
 	}
 	if on {
-		c.ext().Fire(s.Tab.Id, "", "Debugger.disable", nil)
+		c.Ext().Fire(s.Tab.Id, "", "Debugger.disable", nil)
 		return
 	}
 	c.Inst.Lock()
 	other := c.Inst.St.domainWanted(s.Tab, s, "Debugger")
 	c.Inst.Unlock()
 	if !other {
-		c.ext().brakeReset(s.Tab.Id, "")
+		c.Ext().brakeReset(s.Tab.Id, "")
 	}
 }
 
@@ -454,7 +454,7 @@ func (in *Instance) checkScripts() {
 						sid = pc.Via.Id
 					}
 					return pc.Kind == CallClient && pc.TabID == k.tab && sid == k.sid && pc.M != nil && boundMethods[pc.M.Name] && time.Since(pc.start) >= bound
-				}, codeServerError, MsgScriptEnded(bound))
+				}, CodeServerError, MsgScriptEnded(bound))
 			}
 			if !in.endScript(ctx, x, k.tab, k.sid, fail) {
 				return

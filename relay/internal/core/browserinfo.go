@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/cdprelay/cdprelay/relay/internal/browser"
 )
 
 // What the stock extension does not say.
@@ -164,7 +162,7 @@ func (in *Instance) learnInfoFrom(ctx context.Context, x *ExtConn, t *Tab) error
 	if err := json.Unmarshal(res, &r); err != nil {
 		return fmt.Errorf("ask tab %d: %w", t.Id, err)
 	}
-	info, ok := browser.InfoFromUA(r.Result.Value.UserAgent, r.Result.Value.Full)
+	info, ok := InfoFromUA(r.Result.Value.UserAgent, r.Result.Value.Full)
 	if !ok {
 		return fmt.Errorf("tab %d: no Chrome version in its user agent", t.Id)
 	}
@@ -195,7 +193,7 @@ func (in *Instance) rememberBrowser() {
 	}
 	st.Remembered = info
 	in.Unlock()
-	if err := browser.Remember(path, info); err != nil {
+	if err := Remember(path, info); err != nil {
 		in.Log.Warn("could not remember the browser", "err", err)
 	}
 }

@@ -21,7 +21,7 @@ import (
 // ClientConn is one CDP client's WebSocket. The fields declared here are
 // the core's own; what a concern keeps of a client is its slot, embedded
 // at the end: personClient (personslots.go), tierClient (tierslots.go),
-// credsClient (credsslots.go), browserClient (browserslots.go).
+// credsClient (credsslots.go).
 type ClientConn struct {
 	Inst   *Instance          // static
 	P      *link.Peer         // static
@@ -51,10 +51,10 @@ type ClientConn struct {
 	Cmd      Cmd          // owned by the read loop: the command in the pipeline
 
 	// The concerns' slots.
-	personClient  // approved presses, held lines (personslots.go)
-	tierClient    // refused input (tierslots.go)
-	credsClient   // console warnings (credsslots.go)
-	browserClient // where downloads go (browserslots.go)
+	personClient       // approved presses, held lines (personslots.go)
+	tierClient         // refused input (tierslots.go)
+	credsClient        // console warnings (credsslots.go)
+	slots        []any // the stages' own (slots.go); static after NewClientConn
 }
 
 func NewClientConn(inst *Instance, conn *websocket.Conn, log *slog.Logger) *ClientConn {
@@ -66,12 +66,13 @@ func NewClientConn(inst *Instance, conn *websocket.Conn, log *slog.Logger) *Clie
 		Log:    log,
 		Ctx:    ctx,
 		Cancel: cancel,
+		slots:  clientSlots.make(),
 	}
 }
 
 // ext is the extension connection the client's commands go to; nil until
 // the extension is first ready.
-func (c *ClientConn) ext() *ExtConn { return c.Extp.Load() }
+func (c *ClientConn) Ext() *ExtConn { return c.Extp.Load() }
 
 // Close ends the client's connection with a reason it can read.
 func (c *ClientConn) Close(code int, reason string) {
@@ -145,7 +146,7 @@ func (c *ClientConn) serve() error {
 			}
 			return err
 		}
-		if x := c.ext(); x == nil || x.ended() {
+		if x := c.Ext(); x == nil || x.ended() {
 			// Traffic is held until the extension's handshake ends, so that
 			// nothing reaches a half-initialised extension; and while a
 			// restarted extension comes back.
@@ -182,12 +183,12 @@ func (c *ClientConn) BadCommand(env *wire.Envelope, err error) {
 
 // call is a command handed to an emulation handler. Unlike cmd it owns its
 // bytes: handlers may outlive the read buffer and run beside the read loop.
-type call struct {
+type Call struct {
 	id     int64
-	method string
-	sess   *Session // the session the command named; its reply names it too
-	params []byte
-	a      Args      // the decoded params, as the stages judged them
+	Method string
+	Sess   *Session // the session the command named; its reply names it too
+	Params []byte
+	Args   Args      // the decoded params, as the stages judged them
 	acc    TabAccess // the access of the tab the command's session is on
 	// via and replyTo are the command's route (pipeline.go): for a task
 	// that forwards the command itself.
@@ -201,7 +202,7 @@ type call struct {
 
 // stoppedSince reports whether a person stopped the automation since k
 // arrived.
-func (c *ClientConn) stoppedSince(k call) bool {
+func (c *ClientConn) stoppedSince(k Call) bool {
 	return k.stop != 0 && k.stop != c.Inst.stopMark()
 }
 
@@ -211,26 +212,26 @@ func (in *Instance) stopMark() uint32 { return in.stopEpoch.Load() + 1 }
 
 // reply sends a result for k. v is marshalled with encoding/json; the
 // emulated paths are not hot.
-func (c *ClientConn) reply(k call, v any) {
+func (c *ClientConn) Reply(k Call, v any) {
 	if c.stoppedSince(k) {
-		c.replyError(k.id, k.sess, codeServerError, MsgStopped)
+		c.replyError(k.id, k.Sess, CodeServerError, MsgStopped)
 		return
 	}
 	res, err := json.Marshal(v)
 	if err != nil {
-		c.fail(k, codeServerError, err.Error())
+		c.Fail(k, CodeServerError, err.Error())
 		return
 	}
 	buf := link.GetBuf()
-	*buf = wire.AppendResult(*buf, k.id, sessionToken(k.sess), res)
+	*buf = wire.AppendResult(*buf, k.id, sessionToken(k.Sess), res)
 	c.deliver(buf)
 }
 
-func (c *ClientConn) fail(k call, code int64, msg string) {
+func (c *ClientConn) Fail(k Call, code int64, msg string) {
 	if c.stoppedSince(k) {
-		msg, code = MsgStopped, codeServerError
+		msg, code = MsgStopped, CodeServerError
 	}
-	c.replyError(k.id, k.sess, code, msg)
+	c.replyError(k.id, k.Sess, code, msg)
 }
 
 func sessionToken(s *Session) []byte {
@@ -312,7 +313,7 @@ func (c *ClientConn) event(method string, s *Session, params any) {
 		c.Log.Error("marshal event", "method", method, "err", err)
 		return
 	}
-	c.eventRaw(method, s, p)
+	c.EventRaw(method, s, p)
 }
 
 func capitalize(s string) string {

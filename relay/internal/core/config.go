@@ -228,7 +228,7 @@ type Config struct {
 	Downloads DownloadsConfig
 
 	Public       PublicBase // PublicURL, parsed by withDefaults
-	downloadDirs []string   // Downloads.Dirs, resolved by withDefaults
+	DownloadDirs []string   // Downloads.Dirs, resolved by withDefaults
 }
 
 // PublicBase is PublicURL as the bases of the URLs handed out: "" for
@@ -354,7 +354,7 @@ func (c Config) WithDefaults() (Config, error) {
 	if dirs, err := c.Downloads.Resolve(); err != nil {
 		errs = append(errs, err)
 	} else {
-		c.downloadDirs = dirs
+		c.DownloadDirs = dirs
 	}
 	if c.PublicURL != "" {
 		u, err := ParsePublicURL(c.PublicURL)

@@ -43,7 +43,7 @@ func (in *Instance) redactEvent(st *State, t *Tab, sid string, method, params []
 			if web, _ := api.PageScheme(string(value)); !web {
 				return "", false // relative: on the site that answered
 			}
-			if st.urlAccess(string(value)).Level != AccessBlind {
+			if st.UrlAccess(string(value)).Level != AccessBlind {
 				return "", false
 			}
 			return api.Origin(string(value)) + "/", true
@@ -85,16 +85,16 @@ func (t *Tab) keepPaused(key string, h *creds.KeptRequest) {
 // own (creds.Restore). It returns the params to forward.
 func (c *ClientConn) restoreCredentials(k *Cmd) ([]byte, Decision, bool) {
 	var p map[string]jsontext.Value
-	if err := decodeStruct(k.Params, &p); err != nil {
+	if err := DecodeStruct(k.Params, &p); err != nil {
 		return nil, deny(ruleCredentials, "cdprelay: "+cdp.InvalidParams(err).Error()), false
 	}
 	id, _, _ := exactString(k.Params, "requestId")
 	sid := ""
-	if k.r.via != nil && k.r.via.Child {
-		sid = k.r.via.Id
+	if k.Route.via != nil && k.Route.via.Child {
+		sid = k.Route.via.Id
 	}
 	var req *creds.KeptRequest
-	if t := k.r.tab; t != nil {
+	if t := k.Route.Tab; t != nil {
 		c.Inst.Lock()
 		req = t.paused[sid+"\x00"+id]
 		delete(t.paused, sid+"\x00"+id) // the request is settled either way

@@ -230,7 +230,7 @@ func (st *State) judgeContexts(t *Tab, sid string, spec *ctxSpec, vals [][]byte,
 			case x != nil && x.relay:
 				return ctxVerdict{refused: true, relay: true, msg: notFound(key.kind)}
 			case x == nil && strict:
-				return ctxVerdict{refused: true, code: codeServerError, msg: notFound(key.kind)}
+				return ctxVerdict{refused: true, code: CodeServerError, msg: notFound(key.kind)}
 			}
 			if key.target && (x == nil || x.kind != ctxIsolated) {
 				isolated = false
@@ -405,8 +405,8 @@ func valuesAt(dst [][]byte, v []byte, key ctxKey) ([][]byte, error) {
 // a client's isolated world. A command on a tab where nothing is guarded
 // (and of a method that names no world) costs a few loads, no lock.
 func (c *ClientConn) contexts(k *Cmd) bool {
-	spec, t := k.M.Ctx, k.r.tab
-	strict := c.Inst.guardsContexts(k.r.acc, k.pol.tiers)
+	spec, t := k.M.Ctx, k.Route.Tab
+	strict := c.Inst.guardsContexts(k.Route.acc, k.pol.tiers)
 	if !strict && !spec.worlds && t.relayCtxs.Load() == 0 {
 		return true
 	}
@@ -421,8 +421,8 @@ func (c *ClientConn) contexts(k *Cmd) bool {
 		return true // its script runs in the page's own world
 	}
 	sid := ""
-	if k.r.via.Child {
-		sid = k.r.via.Id
+	if k.Route.via.Child {
+		sid = k.Route.via.Id
 	}
 	st := c.Inst.Lock()
 	v := st.judgeContexts(t, sid, spec, vals[:], counts[:], strict)

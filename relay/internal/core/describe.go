@@ -20,7 +20,7 @@ import (
 // form and does not.
 func (c *ClientConn) probeThenAsk(h *heldCmd, via *Session, desc person.Description) {
 	in := c.Inst
-	ctx, cancel := c.callCtx()
+	ctx, cancel := c.CallCtx()
 	defer cancel()
 	var seen seenTarget
 	err := errors.New("no page")

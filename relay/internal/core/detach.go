@@ -131,7 +131,7 @@ type logEntry struct {
 
 // warnSessions tells each of t's top-level sessions that enabled Log why
 // they are about to end, as a warning the client's console shows.
-func (st *State) warnSessions(t *Tab, why string) {
+func (st *State) WarnSessions(t *Tab, why string) {
 	c := st.Client
 	if c == nil || why == "" {
 		return

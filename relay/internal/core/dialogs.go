@@ -36,7 +36,7 @@ type DialogStatus = person.DialogStatus
 
 // dialogOpened records the dialog t now shows.
 func (st *State) dialogOpened(t *Tab, params []byte) {
-	in := st.in
+	in := st.Inst
 	if t.Dialog != nil {
 		t.Dialog.Timer.Stop()
 	}
@@ -74,8 +74,8 @@ func (st *State) dialogClosed(t *Tab, params []byte) {
 		who = d.AnsweredBy
 	}
 	st.notify()
-	st.in.Srv.Cfg.Metrics.dialogs[by].Inc()
-	st.in.Observe(Event{Actor: ActorRelay, Kind: KindDialog, Target: t.TargetID, Outcome: OutcomeOK, Detail: d.Type + " " + answer + " by " + who, By: who})
+	st.Inst.Srv.Cfg.Metrics.dialogs[by].Inc()
+	st.Inst.Observe(Event{Actor: ActorRelay, Kind: KindDialog, Target: t.TargetID, Outcome: OutcomeOK, Detail: d.Type + " " + answer + " by " + who, By: who})
 }
 
 // dialogStatus is what Status says of t's dialog: nothing of a blind tab.

@@ -4,11 +4,32 @@ package core
 // cannot serve, answered by the relay as Chrome's browser target would.
 // The target methods are in emulate_targets.go.
 
-// emulation answers one method at the relay. blocking handlers call the
-// extension and run beside the client's read loop.
-type emulation struct {
-	fn       func(c *ClientConn, k call)
-	blocking bool
+// Emulation answers one method at the relay, in place of the tab.
+// Blocking handlers call the extension and run beside the client's read
+// loop.
+type Emulation struct {
+	Fn       func(c *ClientConn, k Call)
+	Blocking bool
+	// TabLevel: only on a tab's session; at the browser level the method
+	// is the core's to answer or refuse.
+	TabLevel bool
+}
+
+// stageEmulations are the methods a stage answers (AddEmulations), by
+// name; set before any instance exists and read only after.
+var stageEmulations = map[string]*Emulation{}
+
+// AddEmulations lets a stage answer methods at the relay. It is called
+// from the facade's init, before any instance exists; a method answered
+// twice is a mistake of the assembly.
+func AddEmulations(m map[string]Emulation) {
+	for name, e := range m {
+		if _, dup := stageEmulations[name]; dup {
+			panic("core: two emulations of " + name)
+		}
+		e := e
+		stageEmulations[name] = &e
+	}
 }
 
 // Emulated returns the handler for m, or nil when the command goes to the
@@ -18,13 +39,14 @@ type emulation struct {
 // forwarded. A browser session (Target.attachToBrowserTarget) is the root
 // under another name; a tab's top-level sessions also have their domain
 // switches watched, since several of them share one debuggee.
-func Emulated(m *MethodInfo, s *Session) *emulation {
+func Emulated(m *MethodInfo, s *Session) *Emulation {
 	browserLevel := s == nil || s.Tab == nil
+	if e := stageEmulations[m.Name]; e != nil && (!e.TabLevel || !browserLevel) {
+		return e
+	}
 	switch m.Name {
 	case "Browser.getVersion":
 		return &emBrowserGetVersion
-	case "Browser.setDownloadBehavior":
-		return &emSetDownloadBehavior
 	case "Target.setAutoAttach":
 		switch {
 		case !browserLevel:
@@ -64,18 +86,6 @@ func Emulated(m *MethodInfo, s *Session) *emulation {
 		return &emGetBrowserContexts
 	case "Target.createBrowserContext":
 		return &emCreateBrowserContext
-	case "Browser.getWindowForTarget":
-		return &emGetWindowForTarget
-	case "Browser.getWindowBounds":
-		return &emGetWindowBounds
-	case "Browser.setWindowBounds":
-		return &emSetWindowBounds
-	case "Target.getDevToolsTarget":
-		return &emGetDevToolsTarget
-	case "Page.setDownloadBehavior":
-		if !browserLevel {
-			return &emPageDownloadBehavior // downloads.go
-		}
 	case "Page.navigateToHistoryEntry":
 		// On a child session too: an entry of the tab's history is judged
 		// by its URL wherever the command comes from.
@@ -100,41 +110,34 @@ func bytesHasPrefix(b []byte, p string) bool {
 }
 
 var (
-	emBrowserGetVersion    = emulation{fn: (*ClientConn).browserGetVersion}
-	emSetDownloadBehavior  = emulation{fn: (*ClientConn).setDownloadBehavior}
-	emPageDownloadBehavior = emulation{fn: (*ClientConn).pageDownloadBehavior}
-	emGetTargetInfo        = emulation{fn: (*ClientConn).getTargetInfo}
-	emGetTargets           = emulation{fn: (*ClientConn).getTargets}
-	emSetDiscoverTargets   = emulation{fn: (*ClientConn).setDiscoverTargets}
-	emGetBrowserContexts   = emulation{fn: func(c *ClientConn, k call) { c.reply(k, map[string][]string{"browserContextIds": {}}) }}
-	emCreateBrowserContext = emulation{fn: func(c *ClientConn, k call) {
-		c.fail(k, codeServerError, "cdprelay: an extension shares tabs of the person's own profile, so new browser contexts cannot be created; use the default context (browser.contexts()[0])")
+	emBrowserGetVersion    = Emulation{Fn: (*ClientConn).browserGetVersion}
+	emGetTargetInfo        = Emulation{Fn: (*ClientConn).getTargetInfo}
+	emGetTargets           = Emulation{Fn: (*ClientConn).getTargets}
+	emSetDiscoverTargets   = Emulation{Fn: (*ClientConn).setDiscoverTargets}
+	emGetBrowserContexts   = Emulation{Fn: func(c *ClientConn, k Call) { c.Reply(k, map[string][]string{"browserContextIds": {}}) }}
+	emCreateBrowserContext = Emulation{Fn: func(c *ClientConn, k Call) {
+		c.Fail(k, CodeServerError, "cdprelay: an extension shares tabs of the person's own profile, so new browser contexts cannot be created; use the default context (browser.contexts()[0])")
 	}}
-	emUnsupported = emulation{fn: func(c *ClientConn, k call) {
-		c.fail(k, CodeMethodNotFound, "cdprelay: '"+k.method+"' is not available through the extension")
+	emUnsupported = Emulation{Fn: func(c *ClientConn, k Call) {
+		c.Fail(k, CodeMethodNotFound, "cdprelay: '"+k.Method+"' is not available through the extension")
 	}}
-	emSetAutoAttach    = emulation{fn: (*ClientConn).setAutoAttach, blocking: true}
-	emCreateTarget     = emulation{fn: (*ClientConn).createTarget, blocking: true}
-	emCloseTarget      = emulation{fn: (*ClientConn).closeTarget, blocking: true}
-	emAttachToTarget   = emulation{fn: (*ClientConn).attachToTarget, blocking: true}
-	emDetachFromTarget = emulation{fn: (*ClientConn).detachFromTarget, blocking: true}
-	emActivateTarget   = emulation{fn: (*ClientConn).activateTarget, blocking: true}
-	emHistoryEntry     = emulation{fn: (*ClientConn).navigateToHistoryEntry, blocking: true}
+	emSetAutoAttach    = Emulation{Fn: (*ClientConn).setAutoAttach, Blocking: true}
+	emCreateTarget     = Emulation{Fn: (*ClientConn).createTarget, Blocking: true}
+	emCloseTarget      = Emulation{Fn: (*ClientConn).closeTarget, Blocking: true}
+	emAttachToTarget   = Emulation{Fn: (*ClientConn).attachToTarget, Blocking: true}
+	emDetachFromTarget = Emulation{Fn: (*ClientConn).detachFromTarget, Blocking: true}
+	emActivateTarget   = Emulation{Fn: (*ClientConn).activateTarget, Blocking: true}
+	emHistoryEntry     = Emulation{Fn: (*ClientConn).navigateToHistoryEntry, Blocking: true}
 
-	emGetWindowForTarget = emulation{fn: (*ClientConn).getWindowForTarget, blocking: true}
-	emGetWindowBounds    = emulation{fn: (*ClientConn).getWindowBounds, blocking: true}
-	emSetWindowBounds    = emulation{fn: (*ClientConn).setWindowBounds, blocking: true}
-	emGetDevToolsTarget  = emulation{fn: (*ClientConn).getDevToolsTarget}
-
-	emAttachToBrowserTarget    = emulation{fn: (*ClientConn).attachToBrowserTarget}
-	emDetachOnSession          = emulation{fn: (*ClientConn).detachOnSession}
-	emDomainSwitch             = emulation{fn: (*ClientConn).domainSwitch}
-	emBrowserSessionAutoAttach = emulation{fn: func(c *ClientConn, k call) {
-		c.fail(k, codeServerError, "cdprelay: Target.setAutoAttach on a browser session is not supported; send it without a sessionId")
+	emAttachToBrowserTarget    = Emulation{Fn: (*ClientConn).attachToBrowserTarget}
+	emDetachOnSession          = Emulation{Fn: (*ClientConn).detachOnSession}
+	emDomainSwitch             = Emulation{Fn: (*ClientConn).domainSwitch}
+	emBrowserSessionAutoAttach = Emulation{Fn: func(c *ClientConn, k Call) {
+		c.Fail(k, CodeServerError, "cdprelay: Target.setAutoAttach on a browser session is not supported; send it without a sessionId")
 	}}
 )
 
-func (c *ClientConn) browserGetVersion(k call) {
+func (c *ClientConn) browserGetVersion(k Call) {
 	info := c.Inst.Info()
 	if info.UserAgent == "" {
 		// An extension that does not say (the stock one) and a browser
@@ -142,9 +145,9 @@ func (c *ClientConn) browserGetVersion(k call) {
 		c.Wg.Add(1)
 		c.Inst.Tasks.Spawn("browser version", func() {
 			defer c.Wg.Done()
-			info, err := c.Inst.EnsureInfo(c.Ctx, c.ext())
+			info, err := c.Inst.EnsureInfo(c.Ctx, c.Ext())
 			if err != nil {
-				c.fail(k, codeServerError, "cdprelay: the browser's version is not known: "+err.Error())
+				c.Fail(k, CodeServerError, "cdprelay: the browser's version is not known: "+err.Error())
 				return
 			}
 			c.replyVersion(k, info)
@@ -154,12 +157,12 @@ func (c *ClientConn) browserGetVersion(k call) {
 	c.replyVersion(k, info)
 }
 
-func (c *ClientConn) replyVersion(k call, info BrowserInfo) {
+func (c *ClientConn) replyVersion(k Call, info BrowserInfo) {
 	product := info.Product
 	if product == "" {
 		product = "Chrome/" + info.Version
 	}
-	c.reply(k, map[string]string{
+	c.Reply(k, map[string]string{
 		"protocolVersion": "1.3",
 		"product":         product,
 		"revision":        "",
@@ -171,20 +174,20 @@ func (c *ClientConn) replyVersion(k call, info BrowserInfo) {
 // domainSwitch watches X.enable and X.disable on a tab's top-level
 // sessions (see sessions.go): enabling is recorded and forwarded; disabling
 // is forwarded only when no other session of the tab still has the domain.
-func (c *ClientConn) domainSwitch(k call) {
-	on := k.method[len(k.method)-len(".enable"):] == ".enable"
-	domain := domainOf([]byte(k.method))
+func (c *ClientConn) domainSwitch(k Call) {
+	on := k.Method[len(k.Method)-len(".enable"):] == ".enable"
+	domain := domainOf([]byte(k.Method))
 	st := c.Inst.Lock()
-	forward := st.switchDomain(k.sess, domain, on)
-	if st.live(k.sess) {
-		st.RecordSwitch(k.sess.Tab, domain, on, k.params)
+	forward := st.switchDomain(k.Sess, domain, on)
+	if st.Live(k.Sess) {
+		st.RecordSwitch(k.Sess.Tab, domain, on, k.Params)
 	}
 	c.Inst.Unlock()
 	if domain == "Debugger" {
-		c.debuggerSwitched(k.sess, on)
+		c.debuggerSwitched(k.Sess, on)
 	}
 	if !forward {
-		c.reply(k, struct{}{})
+		c.Reply(k, struct{}{})
 		return
 	}
 	c.forwardCall(k)
@@ -192,17 +195,17 @@ func (c *ClientConn) domainSwitch(k call) {
 
 // forwardCall sends an emulation handler's command on to its tab, as the
 // pipeline would have.
-func (c *ClientConn) forwardCall(k call) {
+func (c *ClientConn) forwardCall(k Call) {
 	var replyTo *Session
-	if k.sess.idJSON != nil {
-		replyTo = k.sess
+	if k.Sess.idJSON != nil {
+		replyTo = k.Sess
 	}
-	m := LookupMethod([]byte(k.method))
-	if err := c.ext().forward(c, k.id, m, []byte(m.Name), k.params, k.sess, replyTo); err != nil {
+	m := LookupMethod([]byte(k.Method))
+	if err := c.Ext().forward(c, k.id, m, []byte(m.Name), k.Params, k.Sess, replyTo); err != nil {
 		msg := "Extension disconnected"
 		if err == errSendStopped {
 			msg = MsgStopped
 		}
-		c.replyError(k.id, k.sess, codeServerError, msg)
+		c.replyError(k.id, k.Sess, CodeServerError, msg)
 	}
 }

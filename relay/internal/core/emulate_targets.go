@@ -12,22 +12,22 @@ import (
 // from the tabs the extension shares. Every handler acts on the params as
 // the route step decoded them (k.a).
 
-func (c *ClientConn) getTargetInfo(k call) {
+func (c *ClientConn) getTargetInfo(k Call) {
 	st := c.Inst.Lock()
 	defer c.Inst.Unlock()
-	if k.a.TargetID == "" || k.a.TargetID == c.Inst.browserTID {
-		c.reply(k, map[string]TargetInfo{"targetInfo": st.browserTargetInfo()})
+	if k.Args.TargetID == "" || k.Args.TargetID == c.Inst.BrowserTID {
+		c.Reply(k, map[string]TargetInfo{"targetInfo": st.browserTargetInfo()})
 		return
 	}
-	t := st.tabByTarget(k.a.TargetID)
+	t := st.TabByTarget(k.Args.TargetID)
 	if t == nil {
-		c.fail(k, CodeInvalidParams, "No target with given id found")
+		c.Fail(k, CodeInvalidParams, "No target with given id found")
 		return
 	}
-	c.reply(k, map[string]TargetInfo{"targetInfo": st.targetInfo(t)})
+	c.Reply(k, map[string]TargetInfo{"targetInfo": st.targetInfo(t)})
 }
 
-func (c *ClientConn) getTargets(k call) {
+func (c *ClientConn) getTargets(k Call) {
 	st := c.Inst.Lock()
 	defer c.Inst.Unlock()
 	infos := []TargetInfo{}
@@ -36,52 +36,52 @@ func (c *ClientConn) getTargets(k call) {
 			infos = append(infos, st.targetInfo(t))
 		}
 	}
-	c.reply(k, map[string][]TargetInfo{"targetInfos": infos})
+	c.Reply(k, map[string][]TargetInfo{"targetInfos": infos})
 }
 
-func (c *ClientConn) setDiscoverTargets(k call) {
+func (c *ClientConn) setDiscoverTargets(k Call) {
 	st := c.Inst.Lock()
 	defer c.Inst.Unlock()
 	// Each session that asks gets the target events: chromedp asks on its
 	// page session, Playwright's browser session on its own.
 	flag := &c.discover
-	if s := k.sess; s != nil {
-		if !st.live(s) {
-			c.fail(k, CodeNoSession, "Session with given id not found.")
+	if s := k.Sess; s != nil {
+		if !st.Live(s) {
+			c.Fail(k, CodeNoSession, "Session with given id not found.")
 			return
 		}
 		flag = &s.discover
 	}
 	was := *flag
-	*flag = k.a.discover
-	if k.a.discover && !was {
+	*flag = k.Args.discover
+	if k.Args.discover && !was {
 		// As Chrome does: every existing target is reported before the
 		// reply.
 		for _, t := range st.sortedTabs() {
 			if t.TargetID != "" {
-				c.event("Target.targetCreated", k.sess, map[string]TargetInfo{"targetInfo": st.targetInfo(t)})
+				c.event("Target.targetCreated", k.Sess, map[string]TargetInfo{"targetInfo": st.targetInfo(t)})
 			}
 		}
 	}
-	c.reply(k, struct{}{})
+	c.Reply(k, struct{}{})
 }
 
 // setAutoAttach at the root attaches every shared tab and announces each
 // with Target.attachedToTarget before replying, which is what Playwright's
 // connectOverCDP waits for.
-func (c *ClientConn) setAutoAttach(k call) {
-	if k.a.autoAttach && (k.a.Flatten == nil || !*k.a.Flatten) {
-		c.fail(k, codeServerError, "cdprelay: only flat sessions are supported (flatten: true)")
+func (c *ClientConn) setAutoAttach(k Call) {
+	if k.Args.autoAttach && (k.Args.Flatten == nil || !*k.Args.Flatten) {
+		c.Fail(k, CodeServerError, "cdprelay: only flat sessions are supported (flatten: true)")
 		return
 	}
 	in := c.Inst
 	st := in.Lock()
-	c.autoAttach = k.a.autoAttach
+	c.autoAttach = k.Args.autoAttach
 	tabs := st.sortedTabs()
 	in.Unlock()
-	if k.a.autoAttach {
+	if k.Args.autoAttach {
 		for _, t := range tabs {
-			if err := in.attachTab(c.Ctx, c.ext(), t); err != nil {
+			if err := in.attachTab(c.Ctx, c.Ext(), t); err != nil {
 				in.Log.Info("auto-attach failed", "tab", t.Id, "err", err)
 				continue
 			}
@@ -92,12 +92,12 @@ func (c *ClientConn) setAutoAttach(k call) {
 			in.Unlock()
 		}
 	}
-	c.reply(k, struct{}{})
+	c.Reply(k, struct{}{})
 }
 
 // callCtx bounds an emulated command's calls: by the call timeout, the
 // client's connection and the next Stop.
-func (c *ClientConn) callCtx() (context.Context, context.CancelFunc) {
+func (c *ClientConn) CallCtx() (context.Context, context.CancelFunc) {
 	c.Inst.Lock()
 	run := c.Inst.St.runCtx
 	c.Inst.Unlock()
@@ -106,21 +106,21 @@ func (c *ClientConn) callCtx() (context.Context, context.CancelFunc) {
 	return ctx, func() { stop(); cancel() }
 }
 
-func (c *ClientConn) createTarget(k call) {
+func (c *ClientConn) createTarget(k Call) {
 	in := c.Inst
 	st := in.Lock()
-	known := k.a.browserContextID == "" || st.knownContext(k.a.browserContextID)
+	known := k.Args.browserContextID == "" || st.knownContext(k.Args.browserContextID)
 	room := st.tabRoom("a tab the client asked for")
 	in.Unlock()
 	if !known {
-		c.fail(k, CodeInvalidParams, "cdprelay: unknown browserContextId; only the default context exists")
+		c.Fail(k, CodeInvalidParams, "cdprelay: unknown browserContextId; only the default context exists")
 		return
 	}
 	if !room {
-		c.fail(k, codeServerError, "cdprelay: too many tabs: the instance keeps "+strconv.Itoa(in.Srv.Cfg.MaxTabs)+" already (--max-tabs); close some")
+		c.Fail(k, CodeServerError, "cdprelay: too many tabs: the instance keeps "+strconv.Itoa(in.Srv.Cfg.MaxTabs)+" already (--max-tabs); close some")
 		return
 	}
-	url := k.a.Url // the one the fence judged
+	url := k.Args.Url // the one the fence judged
 	if url == "" {
 		url = "about:blank"
 	}
@@ -132,24 +132,24 @@ func (c *ClientConn) createTarget(k call) {
 	if navigate {
 		first = "about:blank"
 	}
-	ctx, cancel := c.callCtx()
+	ctx, cancel := c.CallCtx()
 	defer cancel()
-	res, err := c.ext().call(ctx, "chrome.tabs.create", map[string]any{"url": first, "active": !k.a.background})
+	res, err := c.Ext().Call(ctx, "chrome.tabs.create", map[string]any{"url": first, "active": !k.Args.background})
 	if err != nil {
-		c.fail(k, codeServerError, "cdprelay: create tab: "+err.Error())
+		c.Fail(k, CodeServerError, "cdprelay: create tab: "+err.Error())
 		return
 	}
 	var et extTab
 	if err := json.Unmarshal(res, &et); err != nil || et.ID == 0 {
-		c.fail(k, codeServerError, "cdprelay: create tab: the extension returned no tab")
+		c.Fail(k, CodeServerError, "cdprelay: create tab: the extension returned no tab")
 		return
 	}
 	st = in.Lock()
 	t, _ := st.upsertTab(et)
 	t.openedByClient = true
 	in.Unlock()
-	if err := in.attachTab(ctx, c.ext(), t); err != nil {
-		c.fail(k, codeServerError, "cdprelay: "+err.Error())
+	if err := in.attachTab(ctx, c.Ext(), t); err != nil {
+		c.Fail(k, CodeServerError, "cdprelay: "+err.Error())
 		return
 	}
 	st = in.Lock()
@@ -166,22 +166,22 @@ func (c *ClientConn) createTarget(k call) {
 	}
 	targetID := t.TargetID
 	in.Unlock()
-	c.reply(k, map[string]string{"targetId": targetID})
+	c.Reply(k, map[string]string{"targetId": targetID})
 }
 
 // targetOf returns the tab k's targetId names, answering the client when
 // there is none.
-func (c *ClientConn) targetOf(k call) *Tab {
+func (c *ClientConn) targetOf(k Call) *Tab {
 	st := c.Inst.Lock()
-	t := st.tabByTarget(k.a.TargetID)
+	t := st.TabByTarget(k.Args.TargetID)
 	c.Inst.Unlock()
 	if t == nil {
-		c.fail(k, CodeInvalidParams, "No target with given id found")
+		c.Fail(k, CodeInvalidParams, "No target with given id found")
 	}
 	return t
 }
 
-func (c *ClientConn) closeTarget(k call) {
+func (c *ClientConn) closeTarget(k Call) {
 	t := c.targetOf(k)
 	if t == nil {
 		return
@@ -200,25 +200,25 @@ func (c *ClientConn) closeTarget(k call) {
 		// to close.
 		d := accessRefusal(acc)
 		in.Srv.Cfg.Metrics.countRefusal(d)
-		in.Observe(Event{Actor: ActorClient, Kind: KindDenied, Method: k.method, Rule: d.Rule, Outcome: OutcomeDenied, Detail: d.Message})
-		c.fail(k, codeServerError, d.Message)
+		in.Observe(Event{Actor: ActorClient, Kind: KindDenied, Method: k.Method, Rule: d.Rule, Outcome: OutcomeDenied, Detail: d.Message})
+		c.Fail(k, CodeServerError, d.Message)
 		return
 	}
-	ctx, cancel := c.callCtx()
+	ctx, cancel := c.CallCtx()
 	defer cancel()
 	// As with Chrome, the reply comes before the Target.detachedFromTarget
 	// that the removal causes: answering from the extension's read loop
 	// queues it ahead of the onDetach and onRemoved that follow the reply.
-	answer := func([]byte) { c.reply(k, map[string]bool{"success": true}) }
-	if _, err := c.ext().callThen(ctx, answer, "chrome.tabs.remove", t.Id); err != nil {
+	answer := func([]byte) { c.Reply(k, map[string]bool{"success": true}) }
+	if _, err := c.Ext().callThen(ctx, answer, "chrome.tabs.remove", t.Id); err != nil {
 		in.Lock()
 		t.closingByClient = false
 		in.Unlock()
-		c.fail(k, codeServerError, "cdprelay: close tab: "+err.Error())
+		c.Fail(k, CodeServerError, "cdprelay: close tab: "+err.Error())
 	}
 }
 
-func (c *ClientConn) activateTarget(k call) {
+func (c *ClientConn) activateTarget(k Call) {
 	t := c.targetOf(k)
 	if t == nil {
 		return
@@ -227,34 +227,34 @@ func (c *ClientConn) activateTarget(k call) {
 	acc := t.Acc
 	c.Inst.Unlock()
 	if acc.Level == AccessBlind {
-		c.fail(k, codeServerError, accessRefusal(acc).Message)
+		c.Fail(k, CodeServerError, accessRefusal(acc).Message)
 		return
 	}
-	ctx, cancel := c.callCtx()
+	ctx, cancel := c.CallCtx()
 	defer cancel()
-	_, err := c.ext().call(ctx, "chrome.tabs.update", t.Id, map[string]bool{"active": true})
+	_, err := c.Ext().Call(ctx, "chrome.tabs.update", t.Id, map[string]bool{"active": true})
 	if err != nil {
 		// The stock extension has no chrome.tabs.update, but a tab can
 		// bring itself to the front. One not attached yet is attached for
 		// that, and released when the client leaves, like any other.
-		if err = c.Inst.attachTab(ctx, c.ext(), t); err == nil {
-			_, err = c.ext().sendCommand(ctx, t.Id, "", "Page.bringToFront", nil)
+		if err = c.Inst.attachTab(ctx, c.Ext(), t); err == nil {
+			_, err = c.Ext().sendCommand(ctx, t.Id, "", "Page.bringToFront", nil)
 		}
 	}
 	if err != nil {
-		c.fail(k, codeServerError, "cdprelay: activate tab: "+err.Error())
+		c.Fail(k, CodeServerError, "cdprelay: activate tab: "+err.Error())
 		return
 	}
-	c.reply(k, struct{}{})
+	c.Reply(k, struct{}{})
 }
 
 // attachToTarget gives the asking session a new session on the tab, even
 // when the tab has one already: that is how Playwright's newCDPSession and
 // Puppeteer's createCDPSession work. The attach is announced to the asking
 // session, which is also the one the reply goes to.
-func (c *ClientConn) attachToTarget(k call) {
-	if k.a.Flatten == nil || !*k.a.Flatten {
-		c.fail(k, codeServerError, "cdprelay: only flat sessions are supported (flatten: true)")
+func (c *ClientConn) attachToTarget(k Call) {
+	if k.Args.Flatten == nil || !*k.Args.Flatten {
+		c.Fail(k, CodeServerError, "cdprelay: only flat sessions are supported (flatten: true)")
 		return
 	}
 	in := c.Inst
@@ -262,8 +262,8 @@ func (c *ClientConn) attachToTarget(k call) {
 	if t == nil {
 		return
 	}
-	if err := in.attachTab(c.Ctx, c.ext(), t); err != nil {
-		c.fail(k, codeServerError, "cdprelay: "+err.Error())
+	if err := in.attachTab(c.Ctx, c.Ext(), t); err != nil {
+		c.Fail(k, CodeServerError, "cdprelay: "+err.Error())
 		return
 	}
 	st := in.Lock()
@@ -271,81 +271,81 @@ func (c *ClientConn) attachToTarget(k call) {
 	switch {
 	case !st.shared(t):
 		in.Unlock()
-		c.fail(k, codeServerError, "cdprelay: the tab went away while attaching")
+		c.Fail(k, CodeServerError, "cdprelay: the tab went away while attaching")
 		return
-	case k.sess != nil && !st.live(k.sess):
+	case k.Sess != nil && !st.Live(k.Sess):
 		in.Unlock()
-		c.fail(k, CodeNoSession, "Session with given id not found.")
+		c.Fail(k, CodeNoSession, "Session with given id not found.")
 		return
 	case len(st.Sessions) >= MaxSessions:
 		in.Unlock()
-		c.fail(k, codeServerError, errTooManySessions)
+		c.Fail(k, CodeServerError, errTooManySessions)
 		return
 	}
-	s = st.mintSession(c, t, k.sess)
+	s = st.mintSession(c, t, k.Sess)
 	in.Unlock()
 	if s == nil {
 		return // the client is gone
 	}
-	c.reply(k, map[string]string{"sessionId": s.Id})
+	c.Reply(k, map[string]string{"sessionId": s.Id})
 }
 
 // attachToBrowserTarget gives the client a session whose commands behave
 // like the root's (Playwright's browser.newBrowserCDPSession(), and the
 // session its context.newCDPSession(page) attaches from).
-func (c *ClientConn) attachToBrowserTarget(k call) {
+func (c *ClientConn) attachToBrowserTarget(k Call) {
 	st := c.Inst.Lock()
 	if len(st.Sessions) >= MaxSessions {
 		c.Inst.Unlock()
-		c.fail(k, codeServerError, errTooManySessions)
+		c.Fail(k, CodeServerError, errTooManySessions)
 		return
 	}
 	s := st.mintBrowserSession(c)
 	c.Inst.Unlock()
-	c.reply(k, map[string]string{"sessionId": s.Id})
+	c.Reply(k, map[string]string{"sessionId": s.Id})
 }
 
-func (c *ClientConn) detachFromTarget(k call) {
+func (c *ClientConn) detachFromTarget(k Call) {
 	in := c.Inst
 	st := in.Lock()
 	var s *Session
-	if k.a.SessionID != "" {
-		s = st.Sessions[k.a.SessionID]
-	} else if t := st.tabByTarget(k.a.TargetID); t != nil {
+	if k.Args.SessionID != "" {
+		s = st.Sessions[k.Args.SessionID]
+	} else if t := st.TabByTarget(k.Args.TargetID); t != nil {
 		s = t.Session
 	}
 	if s == nil || s.Child {
 		in.Unlock()
-		c.fail(k, CodeInvalidParams, "No session with given id")
+		c.Fail(k, CodeInvalidParams, "No session with given id")
 		return
 	}
 	if s.Tab == nil {
 		st.detachBrowserSession(s)
 		in.Unlock()
-		c.reply(k, struct{}{})
+		c.Reply(k, struct{}{})
 		return
 	}
 	if !st.detachSession(s) {
 		// The tab's other sessions carry on.
 		in.Unlock()
-		c.reply(k, struct{}{})
+		c.Reply(k, struct{}{})
 		return
 	}
 	t := s.Tab
 	st.dropSessions(t, "")
 	in.Unlock()
-	c.ext().failTab(t.Id)
-	in.detachTab(c.ext(), t)
-	c.reply(k, struct{}{})
+	c.Ext().failTab(t.Id)
+	in.detachTab(c.Ext(), t)
+	c.Reply(k, struct{}{})
 }
 
 // detachOnSession handles Target.detachFromTarget sent on a tab's session:
 // a child of that session is Chrome's to detach, one of the relay's own
 // sessions is the relay's. It decides on the read loop, so that a forwarded
 // detach keeps its place among the client's commands.
-func (c *ClientConn) detachOnSession(k call) {
+func (c *ClientConn) detachOnSession(k Call) {
 	st := c.Inst.Lock()
-	s := st.Sessions[k.a.SessionID]
+	s := st.Sessions[k.Args.SessionID]
 	ours := s != nil && !s.Child
 	c.Inst.Unlock()
 	if !ours {
@@ -363,19 +363,19 @@ func (c *ClientConn) detachOnSession(k call) {
 // names an entry, not a URL, so the relay looks the entry up first. (A
 // page that comes back from the back/forward cache makes no request the
 // backstop could stop; the tab then goes blind, access.go.)
-func (c *ClientConn) navigateToHistoryEntry(k call) {
+func (c *ClientConn) navigateToHistoryEntry(k Call) {
 	var p struct {
 		EntryID int64 `json:"entryId"`
 	}
-	if err := decodeStruct(k.params, &p); err != nil {
-		c.fail(k, CodeInvalidParams, cdp.InvalidParams(err).Error())
+	if err := DecodeStruct(k.Params, &p); err != nil {
+		c.Fail(k, CodeInvalidParams, cdp.InvalidParams(err).Error())
 		return
 	}
-	ctx, cancel := c.callCtx()
+	ctx, cancel := c.CallCtx()
 	defer cancel()
-	res, err := c.ext().sendCommand(ctx, k.sess.Tab.Id, "", "Page.getNavigationHistory", nil)
+	res, err := c.Ext().sendCommand(ctx, k.Sess.Tab.Id, "", "Page.getNavigationHistory", nil)
 	if err != nil {
-		c.fail(k, codeServerError, "cdprelay: the tab's history: "+err.Error())
+		c.Fail(k, CodeServerError, "cdprelay: the tab's history: "+err.Error())
 		return
 	}
 	var h struct {
@@ -385,7 +385,7 @@ func (c *ClientConn) navigateToHistoryEntry(k call) {
 		} `json:"entries"`
 	}
 	if err := json.Unmarshal(res, &h); err != nil {
-		c.fail(k, codeServerError, "cdprelay: the tab's history: "+err.Error())
+		c.Fail(k, CodeServerError, "cdprelay: the tab's history: "+err.Error())
 		return
 	}
 	url := ""
@@ -402,15 +402,15 @@ func (c *ClientConn) navigateToHistoryEntry(k call) {
 	d := in.Srv.PolicyBox.load().URL(in.ProfileName, url)
 	if d.Verdict == Allow {
 		st := in.Lock()
-		if to := st.urlAccess(url); to.Level == AccessBlind {
+		if to := st.UrlAccess(url); to.Level == AccessBlind {
 			d = Decision{Verdict: Deny, Rule: to.Rule, Message: "cdprelay: blind: " + to.Why}
 		}
 		in.Unlock()
 	}
 	if d.Verdict != Allow {
 		in.Srv.Cfg.Metrics.countRefusal(d)
-		in.Observe(Event{Actor: ActorClient, Kind: KindDenied, Method: k.method, Rule: d.Rule, Outcome: OutcomeDenied, Detail: d.Message})
-		c.fail(k, codeServerError, d.Message)
+		in.Observe(Event{Actor: ActorClient, Kind: KindDenied, Method: k.Method, Rule: d.Rule, Outcome: OutcomeDenied, Detail: d.Message})
+		c.Fail(k, CodeServerError, d.Message)
 		return
 	}
 	c.forwardCall(k)

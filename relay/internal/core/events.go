@@ -33,13 +33,13 @@ type eventEffects struct {
 // the events table (order.go), with the instance lock held. The extension
 // connection's read loop owns it (extConn.ev) and reuses it for every
 // event, so that routing one allocates nothing.
-type event struct {
-	st     *State
-	t      *Tab
-	sid    []byte // the child session it came on; nil: the tab's own
-	method []byte
+type EventMsg struct {
+	State  *State
+	Tab    *Tab
+	Sid    []byte // the child session it came on; nil: the tab's own
+	Method []byte
 	info   *eventInfo
-	params []byte // what goes out: Chrome's, or creds.Redact's
+	Params []byte // what goes out: Chrome's, or creds.Redact's
 	// child is the child session sid names, when the relay knows it.
 	child *Session
 	// blind: nothing the client knows of may see it (tiers.Blind).
@@ -74,14 +74,14 @@ func (in *Instance) routeEvent(x *ExtConn, args []byte) {
 	// A tab whose client sessions wait for it while the relay lets go of
 	// it: nothing of the page it is on reaches anyone (away.go).
 	if t := st.Tabs[src.TabID]; st.Ext == x && t != nil && (t.away == nil || t.away.resumer != nil) {
-		*e = event{st: st, t: t, sid: src.SessionID, method: method, info: info, params: params}
+		*e = EventMsg{State: st, Tab: t, Sid: src.SessionID, Method: method, info: info, Params: params}
 		in.runEvent(e)
 		if e.red != nil {
 			link.PutBuf(e.red)
 		}
 		in.Unlock()
 		in.afterEvent(x, t, src.SessionID, params, &e.fx)
-		e.st, e.t, e.c, e.s, e.child, e.newChild, e.fx = nil, nil, nil, nil, nil, nil, eventEffects{}
+		e.State, e.Tab, e.c, e.s, e.child, e.newChild, e.fx = nil, nil, nil, nil, nil, nil, eventEffects{}
 		return
 	}
 	in.Unlock()
@@ -97,36 +97,36 @@ func (in *Instance) routeEvent(x *ExtConn, args []byte) {
 
 // FrameGuard (tiers.FrameGuard): not even the live view sees a blind
 // tab, or a blind frame's pixels.
-func (in *Instance) FrameGuard(e *event) bool {
-	return e.sid != nil || (e.t.Acc.Level != AccessBlind && !e.st.hasBlindChild(e.t))
+func (in *Instance) FrameGuard(e *EventMsg) bool {
+	return e.Sid != nil || (e.Tab.Acc.Level != AccessBlind && !e.State.hasBlindChild(e.Tab))
 }
 
 // Screencast (core.Screencast): frames of the tab's own session belong
 // to whoever started the screencast: the live view's tap, or the client
 // (and then the tap gets a copy and leaves the acks to the client).
-func (in *Instance) Screencast(e *event) bool {
-	if e.sid != nil {
+func (in *Instance) Screencast(e *EventMsg) bool {
+	if e.Sid != nil {
 		return true
 	}
-	e.fx.frameTo, e.fx.frameClient = e.t.handles, e.t.clientScreencast
-	return e.t.clientScreencast && !e.st.withholdFrame(e.t, e.params)
+	e.fx.frameTo, e.fx.frameClient = e.Tab.handles, e.Tab.clientScreencast
+	return e.Tab.clientScreencast && !e.State.withholdFrame(e.Tab, e.Params)
 }
 
 // PageTrack (core.PageTrack): where the tab is, from its own session's
 // Page events (targets.go); a tab bound for a page never shared is let
 // go.
-func (in *Instance) PageTrack(e *event) bool {
-	if e.sid != nil {
+func (in *Instance) PageTrack(e *EventMsg) bool {
+	if e.Sid != nil {
 		return true
 	}
-	e.fx.refresh, e.fx.letGo = e.st.trackPage(e.t, e.method, e.params)
+	e.fx.refresh, e.fx.letGo = e.State.trackPage(e.Tab, e.Method, e.Params)
 	return !e.fx.letGo
 }
 
 // ChildOf (core.Child): the child session the event came on.
-func (in *Instance) ChildOf(e *event) bool {
-	if e.sid != nil {
-		if cs := e.st.Sessions[string(e.sid)]; cs != nil && cs.Child && cs.Tab == e.t {
+func (in *Instance) ChildOf(e *EventMsg) bool {
+	if e.Sid != nil {
+		if cs := e.State.Sessions[string(e.Sid)]; cs != nil && cs.Child && cs.Tab == e.Tab {
 			e.child = cs
 		}
 	}
@@ -134,12 +134,12 @@ func (in *Instance) ChildOf(e *event) bool {
 }
 
 // ChildFrames (tiers.ChildFrames): where a child session's frames are.
-func (in *Instance) ChildFrames(e *event) bool {
-	cs, st, t, params := e.child, e.st, e.t, e.params
+func (in *Instance) ChildFrames(e *EventMsg) bool {
+	cs, st, t, params := e.child, e.State, e.Tab, e.Params
 	if cs == nil {
 		return true
 	}
-	switch string(e.method) {
+	switch string(e.Method) {
 	case "Page.frameNavigated":
 		// The child's own frame carries its parent's id: it is known
 		// by being the child's target.
@@ -177,42 +177,42 @@ func (in *Instance) ChildFrames(e *event) bool {
 
 // Requests (tiers.Requests): the requests on their way, and which of them
 // go to a blind site.
-func (in *Instance) Requests(e *event) bool {
-	e.st.noteRequest(e.t, e.child, e.method, e.params)
+func (in *Instance) Requests(e *EventMsg) bool {
+	e.State.noteRequest(e.Tab, e.child, e.Method, e.Params)
 	if in.hasTiers() {
-		e.st.noteBlindRequest(e.t, e.method, e.params)
+		e.State.noteBlindRequest(e.Tab, e.Method, e.Params)
 	}
 	return true
 }
 
 // BlindSources (tiers.BlindSources): a blind site's script or style
 // sheet, in a page that loaded it.
-func (in *Instance) BlindSources(e *event) bool {
-	return !in.hasTiers() || !e.st.noteBlindSource(e.t, string(e.sid), e.method, e.params)
+func (in *Instance) BlindSources(e *EventMsg) bool {
+	return !in.hasTiers() || !e.State.noteBlindSource(e.Tab, string(e.Sid), e.Method, e.Params)
 }
 
 // BlindEvent (tiers.Blind): whether anything the client knows of may see
 // the event; the rows after read it.
-func (in *Instance) BlindEvent(e *event) bool {
-	t, st, method, params := e.t, e.st, e.method, e.params
+func (in *Instance) BlindEvent(e *EventMsg) bool {
+	t, st, method, params := e.Tab, e.State, e.Method, e.Params
 	e.blind = t.Acc.Level == AccessBlind || (e.child != nil && e.child.Acc.Level == AccessBlind) ||
-		((len(t.BlindFrames) > 0 || len(t.blindReqs) > 0 || bytesHasPrefix(method, "Target.")) && st.in.hasTiers() &&
+		((len(t.BlindFrames) > 0 || len(t.blindReqs) > 0 || bytesHasPrefix(method, "Target.")) && st.Inst.hasTiers() &&
 			(st.aboutBlindFrame(t, method, params) ||
 				((bytesHasPrefix(method, "Network.") || bytesHasPrefix(method, "Fetch.")) && t.blindRequest(method, params)) ||
-				(string(method) == "Debugger.paused" && t.pausedInBlind(string(e.sid), params))))
+				(string(method) == "Debugger.paused" && t.pausedInBlind(string(e.Sid), params))))
 	return true
 }
 
 // RelayWorld (core.RelayWorld): the relay's own world's events are the
 // relay's (relayworld.go, relayevents.go).
-func (in *Instance) RelayWorld(e *event) bool {
-	if bytesHasPrefix(e.method, "Runtime.executionContext") {
-		relay, isolated := e.st.ContextEvent(e.t, string(e.sid), e.method, e.params)
+func (in *Instance) RelayWorld(e *EventMsg) bool {
+	if bytesHasPrefix(e.Method, "Runtime.executionContext") {
+		relay, isolated := e.State.ContextEvent(e.Tab, string(e.Sid), e.Method, e.Params)
 		e.isolated = isolated
 		return !relay
 	}
-	if e.t.relayCtxs.Load() > 0 {
-		if withhold, unpause := e.st.relayEvent(e.t, string(e.sid), e.method, e.params); withhold {
+	if e.Tab.relayCtxs.Load() > 0 {
+		if withhold, unpause := e.State.relayEvent(e.Tab, string(e.Sid), e.Method, e.Params); withhold {
 			e.fx.unpause = e.fx.unpause || unpause
 			return false
 		}
@@ -222,18 +222,18 @@ func (in *Instance) RelayWorld(e *event) bool {
 
 // GuardWorld (tiers.Guard): the read-only guard goes into a client's new
 // isolated world before the client hears of the world.
-func (in *Instance) GuardWorld(e *event) bool {
-	if e.isolated != 0 && e.t.guard != nil {
-		_, src := tier.GuardFrom(*e.t.guard)
-		e.st.Fire(e.t.Id, string(e.sid), "Runtime.evaluate", map[string]any{"expression": src, "contextId": e.isolated, "silent": true})
+func (in *Instance) GuardWorld(e *EventMsg) bool {
+	if e.isolated != 0 && e.Tab.guard != nil {
+		_, src := tier.GuardFrom(*e.Tab.guard)
+		e.State.Fire(e.Tab.Id, string(e.Sid), "Runtime.evaluate", map[string]any{"expression": src, "contextId": e.isolated, "silent": true})
 	}
 	return true
 }
 
 // BrakePause (person.BrakePause): a pause of the relay's own debugger
 // (brake.go).
-func (in *Instance) BrakePause(e *event) bool {
-	if unpause, ours := in.pausedLocked(e.t.Id, string(e.sid)); ours {
+func (in *Instance) BrakePause(e *EventMsg) bool {
+	if unpause, ours := in.pausedLocked(e.Tab.Id, string(e.Sid)); ours {
 		e.fx.unpause = unpause
 		return false
 	}
@@ -243,9 +243,9 @@ func (in *Instance) BrakePause(e *event) bool {
 // BackstopPause (rules.Backstop): the navigation backstop sees a paused
 // request first; the client gets it only when its own patterns asked for
 // it.
-func (in *Instance) BackstopPause(e *event) bool {
-	if e.t.Fetch != nil {
-		e.fx.paused = e.st.judgePaused(e.t, string(e.sid), e.params)
+func (in *Instance) BackstopPause(e *EventMsg) bool {
+	if e.Tab.Fetch != nil {
+		e.fx.paused = e.State.judgePaused(e.Tab, string(e.Sid), e.Params)
 	}
 	return true
 }
@@ -253,17 +253,17 @@ func (in *Instance) BackstopPause(e *event) bool {
 // LetGoOn (person.LetGoOn): what nobody the client knows of may answer
 // (a blind tab's, and everything while the automation is stopped) goes on
 // as the page made it.
-func (in *Instance) LetGoOn(e *event) bool {
+func (in *Instance) LetGoOn(e *EventMsg) bool {
 	off := e.blind || in.stopped.Load()
-	switch string(e.method) {
+	switch string(e.Method) {
 	case "Fetch.requestPaused":
 		if !e.fx.paused.handled() && off {
-			e.fx.paused = pausedAction{kind: pausedContinue, requestID: string(wire.StringField(e.params, "requestId"))}
+			e.fx.paused = pausedAction{kind: pausedContinue, requestID: string(wire.StringField(e.Params, "requestId"))}
 		}
 		return !e.fx.paused.handled()
 	case "Fetch.authRequired":
 		if off {
-			e.fx.paused = pausedAction{kind: pausedAuthDefault, requestID: string(wire.StringField(e.params, "requestId"))}
+			e.fx.paused = pausedAction{kind: pausedAuthDefault, requestID: string(wire.StringField(e.Params, "requestId"))}
 			return false
 		}
 	case "Debugger.paused":
@@ -280,14 +280,14 @@ func (in *Instance) LetGoOn(e *event) bool {
 
 // SessionOf (core.Session): the client and its session the event goes
 // to; none: only the relay's own handles may want it.
-func (in *Instance) SessionOf(e *event) bool {
-	e.c = e.st.Client
+func (in *Instance) SessionOf(e *EventMsg) bool {
+	e.c = e.State.Client
 	if e.c == nil {
 		return false
 	}
-	if e.sid == nil {
-		e.s = e.t.Session
-	} else if cs := e.st.Sessions[string(e.sid)]; cs != nil && cs.Tab == e.t {
+	if e.Sid == nil {
+		e.s = e.Tab.Session
+	} else if cs := e.State.Sessions[string(e.Sid)]; cs != nil && cs.Tab == e.Tab {
 		e.s = cs
 	}
 	return e.s != nil // no client session yet (or any more): nobody asked for these
@@ -295,11 +295,11 @@ func (in *Instance) SessionOf(e *event) bool {
 
 // Children (core.Children): a child target (frame, worker) attached under
 // the event's session, or detached.
-func (in *Instance) Children(e *event) bool {
-	st, params := e.st, e.params
-	if string(e.method) == "Target.detachedFromTarget" {
+func (in *Instance) Children(e *EventMsg) bool {
+	st, params := e.State, e.Params
+	if string(e.Method) == "Target.detachedFromTarget" {
 		if id := wire.StringField(params, "sessionId"); len(id) > 0 {
-			if cs := st.Sessions[string(id)]; cs != nil && cs.Child && cs.Tab == e.t {
+			if cs := st.Sessions[string(id)]; cs != nil && cs.Child && cs.Tab == e.Tab {
 				e.fx.dropped = st.dropChild(cs)
 			}
 		}
@@ -314,19 +314,19 @@ func (in *Instance) Children(e *event) bool {
 		e.waiting = string(wire.Field(params, "waitingForDebugger")) == "true"
 		// The relay follows the child's execution contexts, whatever
 		// the client switches (runtimehold.go).
-		st.holdRuntime(e.t, e.newChild.Id)
+		st.holdRuntime(e.Tab, e.newChild.Id)
 	}
 	return true
 }
 
 // childType is the type of the target a Target.attachedToTarget attached.
-func childType(e *event) []byte {
-	return wire.StringField(wire.Field(e.params, "targetInfo"), "type")
+func childType(e *EventMsg) []byte {
+	return wire.StringField(wire.Field(e.Params, "targetInfo"), "type")
 }
 
 // BrakeChild (person.BrakeChild): a new frame or worker gets the relay's
 // Debugger (brake.go).
-func (in *Instance) BrakeChild(e *event) bool {
+func (in *Instance) BrakeChild(e *EventMsg) bool {
 	if e.newChild != nil && brakesChild(childType(e)) {
 		e.fx.brakeChild = e.newChild.Id
 	}
@@ -335,7 +335,7 @@ func (in *Instance) BrakeChild(e *event) bool {
 
 // FenceChild (rules.FenceChild): an out-of-process frame navigates
 // through its own session: fence it too, before the client resumes it.
-func (in *Instance) FenceChild(e *event) bool {
+func (in *Instance) FenceChild(e *EventMsg) bool {
 	if e.newChild != nil && string(childType(e)) == "iframe" {
 		e.fx.fenceChild = e.newChild.Id
 	}
@@ -344,16 +344,16 @@ func (in *Instance) FenceChild(e *event) bool {
 
 // ChildPage (tiers.ChildPage): with tiers, follow where an out-of-process
 // frame goes.
-func (in *Instance) ChildPage(e *event) bool {
+func (in *Instance) ChildPage(e *EventMsg) bool {
 	if e.newChild != nil && string(childType(e)) == "iframe" && in.hasTiers() {
-		e.st.Fire(e.t.Id, e.newChild.Id, "Page.enable", nil)
+		e.State.Fire(e.Tab.Id, e.newChild.Id, "Page.enable", nil)
 	}
 	return true
 }
 
 // BlindChild (tiers.BlindChild): the client does not hear of a frame it
 // may not see, and nobody else resumes it.
-func (in *Instance) BlindChild(e *event) bool {
+func (in *Instance) BlindChild(e *EventMsg) bool {
 	if e.newChild != nil && e.newChild.Acc.Level == AccessBlind {
 		if e.waiting {
 			e.fx.resume = e.newChild.Id
@@ -366,7 +366,7 @@ func (in *Instance) BlindChild(e *event) bool {
 // ResumeWaiting (person.ResumeWaiting): nobody the client knows of will
 // resume a child that waits for a debugger: the page must not hang for
 // being blind, or for the automation being stopped.
-func (in *Instance) ResumeWaiting(e *event) bool {
+func (in *Instance) ResumeWaiting(e *EventMsg) bool {
 	if e.newChild != nil && e.waiting && (e.blind || in.stopped.Load()) {
 		e.fx.resume = e.newChild.Id
 	}
@@ -374,58 +374,51 @@ func (in *Instance) ResumeWaiting(e *event) bool {
 }
 
 // Withhold (tiers.Withhold): a blind event goes no further.
-func (in *Instance) Withhold(e *event) bool { return !e.blind }
+func (in *Instance) Withhold(e *EventMsg) bool { return !e.blind }
 
 // OwnDebugger (person.OwnDebugger): the relay's own Debugger (brake.go).
 // A pause of a session that did not enable it (a client's DOMDebugger
 // breakpoint or Debugger.pause on the relay's Debugger) has nobody to
 // resume it.
-func (in *Instance) OwnDebugger(e *event) bool {
+func (in *Instance) OwnDebugger(e *EventMsg) bool {
 	if !e.s.enabled["Debugger"] {
-		e.fx.unpause = string(e.method) == "Debugger.paused"
+		e.fx.unpause = string(e.Method) == "Debugger.paused"
 		return false
 	}
 	return true
 }
 
-// Downloads (browser.Downloads): the tab's downloads, as the browser's
-// events (downloads.go).
-func (in *Instance) Downloads(e *event) bool {
-	// A blind site's, or held until its file is in place (downloads.go).
-	return e.sid != nil || !e.st.downloadEvent(e.t, e.method, e.params)
-}
-
 // CountEvent (core.Count): what reaches the client is counted.
-func (in *Instance) CountEvent(e *event) bool {
-	in.Srv.Cfg.Metrics.count(DirEvent, e.method, len(e.params))
+func (in *Instance) CountEvent(e *EventMsg) bool {
+	in.Srv.Cfg.Metrics.count(DirEvent, e.Method, len(e.Params))
 	return true
 }
 
 // Redact (creds.Redact): credential events go out redacted (the real
 // values of a paused request are kept, credentials.go).
-func (in *Instance) Redact(e *event) bool {
-	e.red = in.redactEvent(e.st, e.t, string(e.sid), e.method, e.params)
-	e.params = *e.red
+func (in *Instance) Redact(e *EventMsg) bool {
+	e.red = in.redactEvent(e.State, e.Tab, string(e.Sid), e.Method, e.Params)
+	e.Params = *e.red
 	return true
 }
 
 // DeliverEvent (core.Deliver): to the client's session, and a copy to the
 // tab's further sessions that enabled the domain.
-func (in *Instance) DeliverEvent(e *event) bool {
-	st, t, method, params, c := e.st, e.t, e.method, e.params, e.c
+func (in *Instance) DeliverEvent(e *EventMsg) bool {
+	st, t, method, params, c := e.State, e.Tab, e.Method, e.Params, e.c
 	// Runtime is on in Chrome for the relay's sake: its events go to the
 	// sessions where the client switched it on (runtimehold.go).
-	if !bytesHasPrefix(method, "Runtime.") || st.runtimeWanted(t, string(e.sid), e.s, method) {
+	if !bytesHasPrefix(method, "Runtime.") || st.runtimeWanted(t, string(e.Sid), e.s, method) {
 		buf := link.GetBuf()
 		*buf = wire.AppendEvent(*buf, method, e.s.idJSON, params)
 		c.deliver(buf)
 	}
-	if e.sid == nil {
+	if e.Sid == nil {
 		// Further sessions on the tab get a copy of the events of the
 		// domains they enabled.
 		for _, x := range t.extra {
-			if st.live(x) && wantsEvent(x, method) {
-				c.eventRaw(string(method), x, params)
+			if st.Live(x) && WantsEvent(x, method) {
+				c.EventRaw(string(method), x, params)
 			}
 		}
 	}
@@ -462,7 +455,7 @@ func (in *Instance) afterEvent(x *ExtConn, t *Tab, sid, params []byte, fx *event
 
 // eventRaw sends an event whose params are already JSON; s nil means the
 // root session.
-func (c *ClientConn) eventRaw(method string, s *Session, params []byte) {
+func (c *ClientConn) EventRaw(method string, s *Session, params []byte) {
 	var sid []byte
 	if s != nil {
 		sid = s.idJSON

@@ -25,7 +25,7 @@ const (
 
 // errExtGone is the error of calls that were pending when the extension
 // connection ended.
-var errExtGone = errors.New("extension disconnected")
+var ErrExtGone = errors.New("extension disconnected")
 
 // ExtConn is the relay side of one extension WebSocket (protocol v2,
 // docs/EXTENSION-PROTOCOL.md).
@@ -48,7 +48,7 @@ type ExtConn struct {
 	rd link.ExtReader
 	// ev is the event the read loop routes (events.go), rep the reply
 	// (replies.go). Owned by the read loop.
-	ev  event
+	ev  EventMsg
 	rep reply
 }
 

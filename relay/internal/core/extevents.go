@@ -356,7 +356,7 @@ func (in *Instance) OnDetach(x *ExtConn, params []byte) {
 			// The commands under way hear the policy before the client
 			// hears of the sessions' end: a navigation there fails with
 			// the reason, not as a closed page's.
-			x.failWhere(func(pc PendingCall) bool { return pc.TabID == src.TabID }, codeServerError, why)
+			x.failWhere(func(pc PendingCall) bool { return pc.TabID == src.TabID }, CodeServerError, why)
 		}
 		st.browserDetached(t, status, why)
 		probe = !st.Features[featureDetachCause]

@@ -51,7 +51,7 @@ const msgNoSession = "Session with given id not found."
 // the root names no session, and gets rootMsg.
 func goneError(pc PendingCall, rootMsg string) (int64, string) {
 	if pc.ReplyTo == nil {
-		return codeServerError, rootMsg
+		return CodeServerError, rootMsg
 	}
 	return CodeNoSession, msgNoSession
 }
@@ -111,7 +111,7 @@ func (x *ExtConn) end() {
 				pc.then(nil)
 			}
 		case callRelay:
-			pc.done <- callResult{err: errExtGone}
+			pc.done <- callResult{err: ErrExtGone}
 		case CallClient:
 			// The tabs' sessions have ended before: the client has been
 			// told, and only the root's commands get a word of their own.

@@ -107,7 +107,7 @@ func (x *ExtConn) takePending(id int64) (PendingCall, bool) {
 // script) has been waiting for tab id since no longer than busyWindow: a
 // command that never ends (a promise that never settles) does not claim
 // every tab the person opens from the tab for ever.
-func (x *ExtConn) busyOn(tabID int64, now time.Time) bool {
+func (x *ExtConn) BusyOn(tabID int64, now time.Time) bool {
 	x.Mu.Lock()
 	defer x.Mu.Unlock()
 	for _, pc := range x.Pending {

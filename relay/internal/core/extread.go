@@ -127,7 +127,7 @@ func parseExtError(msg []byte) *ExtError {
 			return &ExtError{Code: code, Message: string(text)}
 		}
 	}
-	return &ExtError{Code: codeServerError, Message: string(msg)}
+	return &ExtError{Code: CodeServerError, Message: string(msg)}
 }
 
 // CDP error codes, as Chrome uses them (cdp/codes.go).
@@ -136,6 +136,6 @@ const (
 	codeInvalidRequest = cdp.CodeInvalidRequest
 	CodeMethodNotFound = cdp.CodeMethodNotFound
 	CodeInvalidParams  = cdp.CodeInvalidParams
-	codeServerError    = cdp.CodeServerError
+	CodeServerError    = cdp.CodeServerError
 	CodeNoSession      = cdp.CodeNoSession
 )

@@ -33,7 +33,7 @@ func (x *ExtConn) pushNow(id int64, buf *[]byte) bool {
 }
 
 // call sends a command of the relay's own and waits for its result.
-func (x *ExtConn) call(ctx context.Context, method string, args ...any) ([]byte, error) {
+func (x *ExtConn) Call(ctx context.Context, method string, args ...any) ([]byte, error) {
 	return x.callThen(ctx, nil, method, args...)
 }
 
@@ -47,12 +47,12 @@ func (x *ExtConn) callThen(ctx context.Context, then func([]byte), method string
 	done := make(chan callResult, 1)
 	id, ok := x.register(PendingCall{Kind: callRelay, done: done, then: then})
 	if !ok {
-		return nil, errExtGone
+		return nil, ErrExtGone
 	}
 	buf := link.GetBuf()
 	*buf = wire.AppendCall(*buf, id, method, params)
 	if !x.push(id, buf) {
-		return nil, errExtGone
+		return nil, ErrExtGone
 	}
 	select {
 	case r := <-done:
@@ -70,7 +70,7 @@ func (x *ExtConn) callThen(ctx context.Context, then func([]byte), method string
 			r := <-done
 			return r.result, r.err
 		}
-		return nil, errExtGone
+		return nil, ErrExtGone
 	}
 }
 
@@ -78,9 +78,9 @@ func (x *ExtConn) callThen(ctx context.Context, then func([]byte), method string
 // session sid, "" for the tab's own) and waits for its result.
 func (x *ExtConn) sendCommand(ctx context.Context, tabID int64, sid, method string, params any) ([]byte, error) {
 	if params == nil {
-		return x.call(ctx, "chrome.debugger.sendCommand", debuggee(tabID, sid), method)
+		return x.Call(ctx, "chrome.debugger.sendCommand", debuggee(tabID, sid), method)
 	}
-	return x.call(ctx, "chrome.debugger.sendCommand", debuggee(tabID, sid), method, params)
+	return x.Call(ctx, "chrome.debugger.sendCommand", debuggee(tabID, sid), method, params)
 }
 
 // Fire sends a CDP command of the relay's own without waiting for its
@@ -175,7 +175,7 @@ func (x *ExtConn) forwardTap(c *ClientConn, id int64, m *MethodInfo, method, par
 	t := via.Tab
 	now := time.Now()
 	if m.opens {
-		t.lastCommand.Store(now.UnixNano())
+		t.LastCommand.Store(now.UnixNano())
 	}
 	pc := PendingCall{Kind: CallClient, Client: c, ClientID: id, ReplyTo: replyTo, Via: via, TabID: t.Id, Tab: t, epoch: t.blindEpoch.Load(), M: m, start: now, then: tap}
 	if m.Name == "Page.addScriptToEvaluateOnNewDocument" && !initRunsNothing(params) {

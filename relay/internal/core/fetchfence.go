@@ -150,7 +150,7 @@ func (st *State) judgePaused(t *Tab, sid string, params []byte) pausedAction {
 	}
 	responseStage := p.ResponseStatusCode != nil || p.ResponseErrorReason != ""
 	wants := cf != nil && t.Acc.Level != AccessBlind && cf.Matches(p.Request.URL, p.ResourceType, responseStage)
-	in := st.in
+	in := st.Inst
 	if in.Srv.ownURL(p.Request.URL) {
 		return pausedAction{kind: pausedFail, requestID: p.RequestID, url: p.Request.URL, d: ownRefusal(p.Request.URL)}
 	}

@@ -37,7 +37,7 @@ func (c *ClientConn) Secret(k *Cmd) bool {
 		return c.refuse(k, d)
 	}
 	k.Out.Kind = outEmulated
-	cl := call{id: k.Env.ID, method: k.M.Name, sess: k.r.sess, a: k.a, acc: k.r.acc, via: k.r.via, replyTo: k.r.replyTo}
+	cl := Call{id: k.Env.ID, Method: k.M.Name, Sess: k.Route.sess, Args: k.Args, acc: k.Route.acc, via: k.Route.via, replyTo: k.Route.replyTo}
 	cl.stop = c.Inst.stopMark()
 	// The client's later commands for the tab wait until it is typed.
 	h := c.occupyLine(k)
@@ -58,7 +58,7 @@ func WantsFence(m *MethodInfo) bool { return m.Name == "Fetch.enable" || m.Name 
 // pattern, whichever session sent them (before the emulation, which would
 // watch them as a domain switch).
 func (c *ClientConn) Fence(k *Cmd) bool {
-	if !k.r.fenced {
+	if !k.Route.fenced {
 		return true
 	}
 	enable := k.M.Name == "Fetch.enable"
@@ -67,13 +67,13 @@ func (c *ClientConn) Fence(k *Cmd) bool {
 	}
 	in := c.Inst
 	sid := ""
-	if k.r.via.Child {
-		sid = k.r.via.Id
+	if k.Route.via.Child {
+		sid = k.Route.via.Id
 	}
 	st := in.Lock()
-	k.Params = st.fetchRewrite(k.r.tab, sid, &k.a, enable, k.r.replyTo)
-	if k.r.top && !k.own {
-		st.RecordSwitch(k.r.tab, "Fetch", enable, k.Env.Params)
+	k.Params = st.fetchRewrite(k.Route.Tab, sid, &k.Args, enable, k.Route.replyTo)
+	if k.Route.top && !k.own {
+		st.RecordSwitch(k.Route.Tab, "Fetch", enable, k.Env.Params)
 	}
 	in.Unlock()
 	if k.own {
@@ -94,25 +94,25 @@ func WantsEmulate(m *MethodInfo) bool {
 
 // 11. emulate (core.Emulate): what the relay answers itself.
 func (c *ClientConn) Emulate(k *Cmd) bool {
-	h := Emulated(k.M, k.r.sess)
+	h := Emulated(k.M, k.Route.sess)
 	if h == nil {
 		return true
 	}
 	k.Out.Kind = outEmulated
-	cl := call{id: k.Env.ID, method: k.M.Name, sess: k.r.sess, a: k.a, acc: k.r.acc, stop: c.Inst.stopMark(), approved: k.held != nil && k.held.approved}
+	cl := Call{id: k.Env.ID, Method: k.M.Name, Sess: k.Route.sess, Args: k.Args, acc: k.Route.acc, stop: c.Inst.stopMark(), approved: k.held != nil && k.held.approved}
 	if k.Env.Params != nil {
-		cl.params = append([]byte(nil), k.Env.Params...)
+		cl.Params = append([]byte(nil), k.Env.Params...)
 	}
-	if !h.blocking {
-		h.fn(c, cl)
+	if !h.Blocking {
+		h.Fn(c, cl)
 		return false
 	}
 	// Handlers that wait for the extension run beside the read loop, so a
 	// slow attach does not hold up the client's other traffic.
 	c.Wg.Add(1)
-	c.Inst.Tasks.Spawn("emulate "+cl.method, func() {
+	c.Inst.Tasks.Spawn("emulate "+cl.Method, func() {
 		defer c.Wg.Done()
-		h.fn(c, cl)
+		h.Fn(c, cl)
 	})
 	return false
 }
@@ -121,8 +121,8 @@ func (c *ClientConn) Emulate(k *Cmd) bool {
 
 // NeedsPage (core.NeedsPage): a command for a tab needs one.
 func (c *ClientConn) NeedsPage(k *Cmd) bool {
-	if k.r.via == nil {
-		return c.failed(k, codeServerError, "cdprelay: "+k.M.Name+" needs a page, and no tab is attached")
+	if k.Route.via == nil {
+		return c.failed(k, CodeServerError, "cdprelay: "+k.M.Name+" needs a page, and no tab is attached")
 	}
 	return true
 }
@@ -135,7 +135,7 @@ func WantsScreencastNote(m *MethodInfo) bool {
 // ScreencastNote (core.ScreencastNote): the client runs a screencast of
 // its own on a tab.
 func (c *ClientConn) ScreencastNote(k *Cmd) bool {
-	if s := k.r.sess; s != nil && s.Tab != nil && !s.Child {
+	if s := k.Route.sess; s != nil && s.Tab != nil && !s.Child {
 		c.noteClientScreencast(s.Tab, k.M.Name == "Page.startScreencast")
 	}
 	return true
@@ -157,11 +157,11 @@ func WantsDialog(m *MethodInfo) bool { return m.Name == "Page.handleJavaScriptDi
 // DialogClaim (person.DialogClaim): the first answer wins: the person's
 // in the live view, the automation's, or the relay's when nobody answers.
 func (c *ClientConn) DialogClaim(k *Cmd) bool {
-	if k.r.via.Tab == nil || k.r.via.Child {
+	if k.Route.via.Tab == nil || k.Route.via.Child {
 		return true
 	}
 	st := c.Inst.Lock()
-	d, ok := st.claimDialog(k.r.via.Tab)
+	d, ok := st.claimDialog(k.Route.via.Tab)
 	c.Inst.Unlock()
 	if !ok {
 		return c.refuse(k, d)
@@ -177,7 +177,7 @@ func WantsWorlds(m *MethodInfo) bool {
 // Worlds (tiers.Worlds): the tab's worlds and scripts for new documents
 // (initscripts.go).
 func (c *ClientConn) Worlds(k *Cmd) bool {
-	t := k.r.via.Tab
+	t := k.Route.via.Tab
 	if t == nil {
 		return true
 	}
@@ -188,7 +188,7 @@ func (c *ClientConn) Worlds(k *Cmd) bool {
 	if full {
 		// The relay could not take one more out of Chrome when the tab
 		// leaves for a site where it may not run.
-		return c.failed(k, codeServerError, "cdprelay: too many scripts for new documents on this tab ("+strconv.Itoa(MaxInitScripts)+")")
+		return c.failed(k, CodeServerError, "cdprelay: too many scripts for new documents on this tab ("+strconv.Itoa(MaxInitScripts)+")")
 	}
 	return true
 }
@@ -201,12 +201,12 @@ func WantsRemoveScript(m *MethodInfo) bool {
 // RemoveScriptStage (tiers.RemoveScript): a script the relay took out of
 // Chrome is answered; another's identifier is Chrome's.
 func (c *ClientConn) RemoveScriptStage(k *Cmd) bool {
-	t := k.r.via.Tab
+	t := k.Route.via.Tab
 	if t == nil {
 		return true
 	}
 	st := c.Inst.Lock()
-	params, known := st.removeScript(t, k.r.via, k.Params)
+	params, known := st.removeScript(t, k.Route.via, k.Params)
 	c.Inst.Unlock()
 	if known && params == nil {
 		// Out of Chrome already (its frame is not on a full site).
@@ -233,7 +233,7 @@ func (c *ClientConn) StreamsStage(k *Cmd) bool {
 	} else if _, seek := wire.Member(k.Env.Params, "offset"); seek > 0 || err != nil || len(handle) > creds.MaxStreamHandle {
 		// A handle the relay could not read as Chrome does (given twice)
 		// would join the pieces of one stream with another's.
-		return c.failed(k, codeServerError, "cdprelay: a stream is read from its start while a typed secret is hidden (no offset)")
+		return c.failed(k, CodeServerError, "cdprelay: a stream is read from its start while a typed secret is hidden (no offset)")
 	} else {
 		c.Inst.Streams.NoteRead(k.Env.ID, handle)
 	}
@@ -250,7 +250,7 @@ func (c *ClientConn) BrakeStage(k *Cmd) bool { return !c.brakeCommand(k) }
 // resume sets again is kept for that (resume.go).
 func (c *ClientConn) SendStage(k *Cmd) bool {
 	if k.M.Replay != ReplayNone {
-		if k.r.top {
+		if k.Route.top {
 			c.sendKept(k)
 			return true
 		}

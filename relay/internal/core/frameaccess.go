@@ -19,7 +19,7 @@ func (st *State) childAccess(u string) TabAccess {
 	web, special := api.PageScheme(u)
 	switch {
 	case web:
-		if a, own := st.in.Srv.ownAccess(u, "the frame"); own {
+		if a, own := st.Inst.Srv.ownAccess(u, "the frame"); own {
 			return a
 		}
 		return st.tierAccess(u)
@@ -48,7 +48,7 @@ func (st *State) setChildURL(cs *Session, u string) {
 	cs.url = u
 	was := cs.Acc
 	cs.Acc = api.Stricter(st.childAccess(u), st.navAccess(cs.navTo))
-	gen := st.in.Srv.accessGen.Load()
+	gen := st.Inst.Srv.accessGen.Load()
 	for id, f := range cs.frames {
 		if f.gen != gen {
 			f.acc, f.gen = st.childAccess(f.Url), gen
@@ -71,7 +71,7 @@ func (st *State) setChildURL(cs *Session, u string) {
 	if cs.Acc != was {
 		st.syncScripts(cs.Tab)
 		st.syncChildLifts(cs)
-		st.observe(Event{Actor: ActorRelay, Kind: KindAccess, Target: cs.targetID, Rule: cs.Acc.Rule, Outcome: OutcomeOK,
+		st.Observe(Event{Actor: ActorRelay, Kind: KindAccess, Target: cs.targetID, Rule: cs.Acc.Rule, Outcome: OutcomeOK,
 			Detail: "frame " + was.Level.String() + " -> " + cs.Acc.Level.String() + " on " + api.Origin(u)})
 	}
 }
@@ -79,7 +79,7 @@ func (st *State) setChildURL(cs *Session, u string) {
 // setChildFrame records that frame id in child session cs's process is
 // now at url ("" when it is gone), and decides the child's access again.
 func (st *State) setChildFrame(cs *Session, id, url string) {
-	if id == "" || !st.in.hasTiers() {
+	if id == "" || !st.Inst.hasTiers() {
 		return
 	}
 	if url == "" {
@@ -93,10 +93,10 @@ func (st *State) setChildFrame(cs *Session, id, url string) {
 		}
 		if _, known := cs.frames[id]; !known && len(cs.frames) >= MaxPendingFrames {
 			// Not a web page: blind, until the next document; no more kept.
-			st.in.Srv.Cfg.Metrics.Limited[LimitFrames].Inc()
+			st.Inst.Srv.Cfg.Metrics.Limited[LimitFrames].Inc()
 			id, url = tooManyFrames, tooManyFrames
 		}
-		cs.frames[id] = frameAt{Url: url, acc: st.childAccess(url), gen: st.in.Srv.accessGen.Load()}
+		cs.frames[id] = frameAt{Url: url, acc: st.childAccess(url), gen: st.Inst.Srv.accessGen.Load()}
 	}
 	st.setChildURL(cs, cs.url)
 }
@@ -104,7 +104,7 @@ func (st *State) setChildFrame(cs *Session, id, url string) {
 // hasBlindChild reports whether an out-of-process frame of t is blind (or
 // on its way to a blind site): the tab's pixels then show it.
 func (st *State) hasBlindChild(t *Tab) bool {
-	if !st.in.hasTiers() {
+	if !st.Inst.hasTiers() {
 		return false
 	}
 	if t.pendingBlind() {
@@ -144,7 +144,7 @@ func (st *State) storageAccess(params []byte) (TabAccess, string) {
 			if i := strings.IndexByte(u, '^'); i >= 0 {
 				u = u[:i]
 			}
-			to := st.urlAccess(u)
+			to := st.UrlAccess(u)
 			if err != nil {
 				to = TabAccess{Level: AccessBlind, Rule: ruleNeverShared, Why: err.Error()}
 			}

@@ -90,7 +90,7 @@ func (in *Instance) keepScript(pc *PendingCall, result []byte) {
 	}
 	sc := &initScript{Client: id, Real: id, params: *pc.keep}
 	if pc.Via.Child {
-		if !st.live(pc.Via) {
+		if !st.Live(pc.Via) {
 			return
 		}
 		sc.sid, sc.child = pc.Via.Id, pc.Via
@@ -107,7 +107,7 @@ func (st *State) syncScripts(t *Tab) {
 	}
 	kept := t.Scripts[:0]
 	for _, sc := range t.Scripts {
-		if sc.child != nil && !st.live(sc.child) {
+		if sc.child != nil && !st.Live(sc.child) {
 			continue // the frame's session is gone, and its scripts with it
 		}
 		kept = append(kept, sc)
@@ -121,7 +121,7 @@ func (st *State) syncScripts(t *Tab) {
 			sc.adding = true
 			ls := scriptLift(t, sc)
 			ls.pending++ // answered when it is back (putScriptBack)
-			st.in.putScriptBack(st.Ext, t, sc, ls)
+			st.Inst.putScriptBack(st.Ext, t, sc, ls)
 		}
 	}
 	clear(t.Scripts[len(kept):])
@@ -236,7 +236,7 @@ func (t *Tab) deferSet(method string, params []byte) {
 // replaySets applies the settings t acknowledged while it was blind, in
 // the order they were made.
 func (st *State) replaySets(t *Tab) {
-	if st.in.stopped.Load() {
+	if st.Inst.stopped.Load() {
 		return // nothing of the automation's is set while a person stopped it
 	}
 	for _, d := range t.deferred {

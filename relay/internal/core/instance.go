@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
-
-	"github.com/cdprelay/cdprelay/relay/internal/browser"
 )
 
 // Close reasons sent to a CDP client. They are part of the interface: a
@@ -31,7 +29,7 @@ const (
 // rest is static after construction. The fields declared here are the
 // core's own; what a concern keeps of an instance is its slot, embedded at
 // the end: personInstance (personslots.go), credsInstance (credsslots.go),
-// tierInstance (tierslots.go), browserInstance (browserslots.go).
+// tierInstance (tierslots.go).
 type Instance struct {
 	Srv         *Relay       // static
 	Id          string       // static: public handle
@@ -40,7 +38,7 @@ type Instance struct {
 	ProfileName string       // static: the policy profile ("" for the global policy)
 	Log         *slog.Logger // static
 	CreatedAt   time.Time    // static
-	browserTID  string       // static: the browser target's id
+	BrowserTID  string       // static: the browser target's id
 
 	// Owner is the tenant ("": the operator's); set once more at most,
 	// when a tenant's extension pairs an instance minted for nobody.
@@ -70,14 +68,13 @@ type Instance struct {
 	ResumeWaits atomic.Int32
 
 	// The concerns' slots.
-	personInstance  // the Stop and the brakes (personslots.go)
-	credsInstance   // the lock, streams, URL passwords (credsslots.go)
-	tierInstance    // blind stand-ins' contexts (tierslots.go)
-	browserInstance // learning the browser (browserslots.go)
+	personInstance // the Stop and the brakes (personslots.go)
+	credsInstance  // the lock, streams, URL passwords (credsslots.go)
+	tierInstance   // blind stand-ins' contexts (tierslots.go)
+	// learning serialises finding out the browser's identity, so that
+	// concurrent Browser.getVersion calls ask a tab once (browserinfo.go).
+	learning sync.Mutex
 }
-
-// BrowserInfo is what the extension reports about its browser.
-type BrowserInfo = browser.Info
 
 func NewInstance(s *Relay, guid string, isDefault bool, profile string) *Instance {
 	if CommandStages == nil {
@@ -92,7 +89,7 @@ func NewInstance(s *Relay, guid string, isDefault bool, profile string) *Instanc
 		ProfileName: profile,
 		Log:         s.Cfg.Logger.With("instance", id),
 		CreatedAt:   time.Now(),
-		browserTID:  randHex(16),
+		BrowserTID:  randHex(16),
 	}
 	in.St = newState(in)
 	in.out.in = in
@@ -274,7 +271,7 @@ func (st *State) endTabs(c *ClientConn, keep bool, reason string) []*TabHandle {
 // extension has connected again by then.
 func (st *State) startGrace(c *ClientConn, reason string) {
 	st.stopGrace()
-	in := st.in
+	in := st.Inst
 	st.grace = time.AfterFunc(in.Srv.Cfg.ExtensionGrace, func() { in.graceOver(c, reason) })
 }
 

@@ -71,7 +71,7 @@ func (st *State) syncLifts(t *Tab) {
 
 // syncChildLifts does it for child session cs.
 func (st *State) syncChildLifts(cs *Session) {
-	if cs.Tab == nil || !st.live(cs) {
+	if cs.Tab == nil || !st.Live(cs) {
 		return
 	}
 	st.syncLiftsOf(cs.Tab, cs, &cs.lift, cs.kept, cs.Acc.Level)
@@ -85,7 +85,7 @@ func (st *State) syncLiftsOf(t *Tab, cs *Session, ls *liftState, kept []Replayed
 		ls.level = want
 		return
 	}
-	if st.in.stopped.Load() && want < was {
+	if st.Inst.stopped.Load() && want < was {
 		// Nothing of the automation's is set again while a person stopped
 		// it: put back on Resume (resumeLifts).
 		return
@@ -135,7 +135,7 @@ func (st *State) fireLift(t *Tab, ls *liftState, critical bool, sid, method stri
 	if critical {
 		ls.critical++
 	}
-	in := st.in
+	in := st.Inst
 	st.fires = append(st.fires, fireCmd{tabID: t.Id, sid: sid, method: method, params: params, then: func() {
 		in.Lock()
 		in.St.liftOver(ls, critical)
@@ -166,11 +166,11 @@ func (st *State) liftOver(ls *liftState, critical bool) {
 // out-of-process frame's own), to be lifted when the frame goes somewhere
 // stricter.
 func (c *ClientConn) keepFrameSetting(k *Cmd) {
-	if !k.r.via.Child || !k.pol.tiers {
+	if !k.Route.via.Child || !k.pol.tiers {
 		return
 	}
 	c.Inst.Lock()
-	c.Inst.St.keepChild(k.r.via, k.M, k.Params)
+	c.Inst.St.keepChild(k.Route.via, k.M, k.Params)
 	c.Inst.Unlock()
 }
 
@@ -231,7 +231,7 @@ func headersOf(kept []Replayed) clientHeaders {
 			var p struct {
 				Headers map[string]string `json:"headers"`
 			}
-			if decodeStruct(r.Params, &p) == nil {
+			if DecodeStruct(r.Params, &p) == nil {
 				ch.extra = p.Headers
 			}
 		case "Network.setUserAgentOverride", "Emulation.setUserAgentOverride":

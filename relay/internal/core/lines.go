@@ -110,12 +110,12 @@ func (c *ClientConn) InLine(k *Cmd) bool {
 	}
 	in := c.Inst
 	st := in.Lock()
-	l := st.lines[lineKey{c, k.r.tab}]
+	l := st.lines[lineKey{c, k.Route.Tab}]
 	if l == nil || len(l.q) == 0 {
 		in.Unlock()
 		return true
 	}
-	h := &heldCmd{key: lineKey{c, k.r.tab}, k: copyCmd(k), method: k.M.Name, stage: holdWaiting}
+	h := &heldCmd{key: lineKey{c, k.Route.Tab}, k: copyCmd(k), method: k.M.Name, stage: holdWaiting}
 	l.q = append(l.q, h)
 	c.Inflight.Add(1)
 	in.Unlock()
@@ -171,9 +171,9 @@ func (c *ClientConn) drain(key lineKey) {
 		heldAgain := false
 		switch {
 		case in.stopped.Load():
-			c.replyErrorRaw(k.Env.ID, k.Env.SessionID, codeServerError, MsgStopped)
+			c.replyErrorRaw(k.Env.ID, k.Env.SessionID, CodeServerError, MsgStopped)
 		case stage == holdDenied:
-			c.replyErrorRaw(k.Env.ID, k.Env.SessionID, codeServerError, denial)
+			c.replyErrorRaw(k.Env.ID, k.Env.SessionID, CodeServerError, denial)
 		default:
 			k.held = h
 			c.judge(k)
@@ -255,7 +255,7 @@ func (c *ClientConn) occupyLine(k *Cmd) *heldCmd {
 	defer in.Unlock()
 	h := k.held
 	if h == nil {
-		h = &heldCmd{key: lineKey{c, k.r.tab}, method: k.M.Name}
+		h = &heldCmd{key: lineKey{c, k.Route.Tab}, method: k.M.Name}
 		l := st.lines[h.key]
 		if l == nil {
 			l = &line{}
@@ -340,7 +340,7 @@ func (h *heldCmd) answer(why int, by string) {
 		// exception, so that the client reports the person's stop.
 		c.replyThrownRaw(h.k.Env.ID, h.k.Env.SessionID, MsgStopped)
 	case why == heldStopped:
-		c.replyErrorRaw(h.k.Env.ID, h.k.Env.SessionID, codeServerError, MsgStopped)
+		c.replyErrorRaw(h.k.Env.ID, h.k.Env.SessionID, CodeServerError, MsgStopped)
 	}
 	if asked {
 		answer := person.AnswerStopped
@@ -360,7 +360,7 @@ func (st *State) heldInLine(c *ClientConn, k *Cmd) *heldCmd {
 	if k.held != nil {
 		return k.held
 	}
-	h := &heldCmd{key: lineKey{c, k.r.tab}, k: copyCmd(k), method: k.M.Name}
+	h := &heldCmd{key: lineKey{c, k.Route.Tab}, k: copyCmd(k), method: k.M.Name}
 	l := st.lines[h.key]
 	if l == nil {
 		l = &line{}

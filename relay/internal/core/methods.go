@@ -50,6 +50,9 @@ type MethodInfo struct {
 	Plan uint64
 	// replyPlan: the same for the replies table.
 	ReplyPlan uint64
+	// outcome: the stages that watch the method's outcome
+	// (AddOutcomeHooks), set with the plans.
+	outcome []OutcomeHook
 }
 
 // opensTabs are the commands besides Input.* whose effect can open a tab:

@@ -35,7 +35,7 @@ func (in *Instance) asksNavigation() bool {
 // asksNavigationTo decides whether the main-frame document request p of
 // tab t is asked, and with what.
 func (st *State) asksNavigationTo(t *Tab, p *pausedRequest) (Decision, bool) {
-	in := st.in
+	in := st.Inst
 	if st.Client == nil || t.Control != "" || in.stopped.Load() {
 		return Decision{}, false
 	}
@@ -90,8 +90,8 @@ func (st *State) takeNavAsks(answer string) {
 		}
 		hc.nav.ask = nil
 		st.failRequest(hc.nav, Decision{Verdict: Deny, Rule: hc.d.Rule, Message: "nobody may approve it now: " + answer})
-		st.in.Srv.Cfg.Metrics.approvals[answer].Inc()
-		st.observe(Event{Actor: ActorRelay, Kind: KindApproval, Method: hc.method, Target: targetOf(hc.key.t), Rule: hc.d.Rule, Outcome: OutcomeDenied, Detail: answer + ": " + hc.what})
+		st.Inst.Srv.Cfg.Metrics.approvals[answer].Inc()
+		st.Observe(Event{Actor: ActorRelay, Kind: KindApproval, Method: hc.method, Target: targetOf(hc.key.t), Rule: hc.d.Rule, Outcome: OutcomeDenied, Detail: answer + ": " + hc.what})
 		st.notify()
 	}
 }
@@ -107,11 +107,11 @@ func (st *State) approvedNavigation(t *Tab, raw string) {
 // approvedCommand notes, of a command a person approved, the navigation
 // it starts.
 func (c *ClientConn) approvedCommand(k *Cmd) {
-	if k.M.Name != "Page.navigate" || k.r.tab == nil || k.r.via.Child {
+	if k.M.Name != "Page.navigate" || k.Route.Tab == nil || k.Route.via.Child {
 		return
 	}
 	c.Inst.Lock()
-	c.Inst.St.approvedNavigation(k.r.tab, k.a.Url)
+	c.Inst.St.approvedNavigation(k.Route.Tab, k.Args.Url)
 	c.Inst.Unlock()
 }
 

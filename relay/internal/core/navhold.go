@@ -70,7 +70,7 @@ func (h *heldRequest) sid() string {
 // headers: its destination's, and for a frame inside the session's, the
 // session's if that is stricter (its settings are the session's).
 func (st *State) requestLevel(h *heldRequest) Access {
-	lv := st.urlAccess(h.url).Level
+	lv := st.UrlAccess(h.url).Level
 	if h.cs != nil && h.mainFrame {
 		lv = st.childAccess(h.url).Level
 	}
@@ -87,7 +87,7 @@ func (st *State) requestLevel(h *heldRequest) Access {
 // the client's own Fetch patterns ask for the pause. It reports false when
 // the request is the fence's ordinary business.
 func (st *State) holdDocument(t *Tab, sid string, p *pausedRequest, wants bool) (pausedAction, bool) {
-	in := st.in
+	in := st.Inst
 	if !in.hasTiers() && !in.asksNavigation() {
 		return pausedAction{}, false
 	}
@@ -139,12 +139,12 @@ func (st *State) sendAgain(h *heldRequest, ls *liftState) {
 	st.Fire(h.t.Id, h.sid(), "Fetch.failRequest", map[string]string{"requestId": h.requestID, "errorReason": "Aborted"})
 	if h.body {
 		d := Decision{Verdict: Deny, Rule: ruleTierSetting, Message: "a form's post to a page where the automation's settings are lifted is not sent again"}
-		st.observe(Event{Actor: ActorRelay, Kind: KindNavigate, Target: h.t.TargetID, Rule: d.Rule, Outcome: OutcomeDenied, Detail: st.in.ScrubString(h.url) + ": " + d.Message})
-		st.in.Srv.Cfg.Metrics.countRefusal(d)
+		st.Observe(Event{Actor: ActorRelay, Kind: KindNavigate, Target: h.t.TargetID, Rule: d.Rule, Outcome: OutcomeDenied, Detail: st.Inst.ScrubString(h.url) + ": " + d.Message})
+		st.Inst.Srv.Cfg.Metrics.countRefusal(d)
 		return
 	}
 	ls.held = append(ls.held, h)
-	in := st.in
+	in := st.Inst
 	h.timer = time.AfterFunc(liftHoldTimeout, func() {
 		in.Lock()
 		defer in.Unlock()
@@ -209,6 +209,6 @@ func (st *State) failRequest(h *heldRequest, d Decision) {
 		h.timer.Stop()
 	}
 	st.Fire(h.t.Id, h.sid(), "Fetch.failRequest", map[string]string{"requestId": h.requestID, "errorReason": "Aborted"})
-	st.observe(Event{Actor: ActorRelay, Kind: KindNavigate, Target: h.t.TargetID, Rule: d.Rule, Outcome: OutcomeDenied, Detail: st.in.ScrubString(h.url) + ": " + d.Message})
-	st.in.Srv.Cfg.Metrics.countRefusal(d)
+	st.Observe(Event{Actor: ActorRelay, Kind: KindNavigate, Target: h.t.TargetID, Rule: d.Rule, Outcome: OutcomeDenied, Detail: st.Inst.ScrubString(h.url) + ": " + d.Message})
+	st.Inst.Srv.Cfg.Metrics.countRefusal(d)
 }

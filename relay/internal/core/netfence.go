@@ -41,7 +41,7 @@ func (in *Instance) setNetFenceWait(ctx context.Context, x *ExtConn) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, netFenceWait)
 	defer cancel()
-	if _, err := x.call(ctx, "extension.setNavigationFence", rules); err != nil {
+	if _, err := x.Call(ctx, "extension.setNavigationFence", rules); err != nil {
 		// The Fetch backstop still fences the shared tabs' navigations.
 		in.Log.Warn("the extension did not confirm the first-request fence", "err", err)
 	}

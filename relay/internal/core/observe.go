@@ -41,6 +41,7 @@ const (
 	KindAsk        = api.KindAsk
 	KindApproval   = api.KindApproval
 	KindRemove     = api.KindRemove
+	KindDownload   = api.KindDownload
 )
 
 // Outcomes.

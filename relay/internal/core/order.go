@@ -38,7 +38,7 @@ type CmdStage struct {
 // lock held and reports whether the event goes on to the next row.
 type EventStage struct {
 	Name  string
-	Run   func(in *Instance, e *event) bool
+	Run   func(in *Instance, e *EventMsg) bool
 	Wants func(name string) bool // nil: every event
 }
 
@@ -63,6 +63,26 @@ var (
 	arrivalStages uint64 // the rows a command taken off its line skips
 	judgingStages uint64 // the rows the relay's own commands run
 )
+
+// OutcomeHook sees a client's command once its fate is known — forwarded,
+// answered, denied, dropped or stopped (k.Out) — after every row it ran
+// through; it may take the lock, and must not call the extension.
+type OutcomeHook func(c *ClientConn, k *Cmd)
+
+// outcomeHooks are the stages' outcome hooks by method, set before the
+// order (AddOutcomeHooks) and copied onto each method with its plans.
+var outcomeHooks = map[string][]OutcomeHook{}
+
+// AddOutcomeHooks lets a stage watch the outcome of the methods named. It
+// is called from the facade's init, before SetOrder.
+func AddOutcomeHooks(m map[string]OutcomeHook) {
+	if CommandStages != nil {
+		panic("core: outcome hooks added after the order")
+	}
+	for name, h := range m {
+		outcomeHooks[name] = append(outcomeHooks[name], h)
+	}
+}
 
 // SetOrder installs the three tables. It is called once, from the facade's
 // init, before any instance exists; newInstance refuses to make one
@@ -141,6 +161,7 @@ func setPlan(m *MethodInfo) {
 		}
 	}
 	m.ReplyPlan = p
+	m.outcome = outcomeHooks[m.Name]
 }
 
 // runCommand runs k through the rows of plan, in order, until one answers,
@@ -156,7 +177,7 @@ func (c *ClientConn) runCommand(k *Cmd, plan uint64) bool {
 
 // runEvent runs e through the rows of its plan, in order, until one stops
 // it.
-func (in *Instance) runEvent(e *event) {
+func (in *Instance) runEvent(e *EventMsg) {
 	for p := e.info.Plan; p != 0; p &= p - 1 {
 		if !EventStages[bits.TrailingZeros64(p)].Run(in, e) {
 			return

@@ -44,7 +44,7 @@ func (c *ClientConn) openPage(targetID string) error {
 	}
 	c.Extp.Store(x)
 	st := in.Lock()
-	t := st.tabByTarget(targetID)
+	t := st.TabByTarget(targetID)
 	in.Unlock()
 	if t == nil {
 		c.Close(websocket.CloseNormalClosure, "No target with given id found")
@@ -70,5 +70,5 @@ var errNoPage = errors.New("no such page")
 func (in *Instance) HasTarget(targetID string) bool {
 	st := in.Lock()
 	defer in.Unlock()
-	return st.tabByTarget(targetID) != nil
+	return st.TabByTarget(targetID) != nil
 }

@@ -34,9 +34,9 @@ type Args struct {
 	newWindow              bool
 	browserContextID       string
 	discover               bool
-	eventsEnabled          bool
-	downloadBehavior       string // Browser/Page.setDownloadBehavior's behavior
-	downloadPath           string // and downloadPath (downloads.go)
+	EventsEnabled          bool
+	DownloadBehavior       string // Browser/Page.setDownloadBehavior's behavior
+	DownloadPath           string // and downloadPath (downloads.go)
 	patterns               []rules.FetchPattern
 	handleAuth             bool
 	files                  []string // files a command makes the page read
@@ -64,7 +64,7 @@ var DecodedMethods = map[string]func(params []byte, a *Args) error{
 			NewWindow        bool   `json:"newWindow"`
 			BrowserContextID string `json:"browserContextId"`
 		}
-		err := decodeStruct(p, &v)
+		err := DecodeStruct(p, &v)
 		a.background, a.newWindow, a.browserContextID = v.Background, v.NewWindow, v.BrowserContextID
 		return err
 	},
@@ -78,7 +78,7 @@ var DecodedMethods = map[string]func(params []byte, a *Args) error{
 			TargetID string `json:"targetId"`
 			Flatten  *bool  `json:"flatten"`
 		}
-		err := decodeStruct(p, &v)
+		err := DecodeStruct(p, &v)
 		a.TargetID, a.Flatten = v.TargetID, v.Flatten
 		return err
 	},
@@ -87,7 +87,7 @@ var DecodedMethods = map[string]func(params []byte, a *Args) error{
 			SessionID string `json:"sessionId"`
 			TargetID  string `json:"targetId"`
 		}
-		err := decodeStruct(p, &v)
+		err := DecodeStruct(p, &v)
 		a.SessionID, a.TargetID = v.SessionID, v.TargetID
 		return err
 	},
@@ -97,7 +97,7 @@ var DecodedMethods = map[string]func(params []byte, a *Args) error{
 			WaitForDebuggerOnStart bool  `json:"waitForDebuggerOnStart"`
 			Flatten                *bool `json:"flatten"`
 		}
-		err := decodeStruct(p, &v)
+		err := DecodeStruct(p, &v)
 		a.autoAttach, a.waitForDebuggerOnStart, a.Flatten = v.AutoAttach, v.WaitForDebuggerOnStart, v.Flatten
 		return err
 	},
@@ -105,7 +105,7 @@ var DecodedMethods = map[string]func(params []byte, a *Args) error{
 		var v struct {
 			Discover bool `json:"discover"`
 		}
-		err := decodeStruct(p, &v)
+		err := DecodeStruct(p, &v)
 		a.discover = v.Discover
 		return err
 	},
@@ -115,7 +115,7 @@ var DecodedMethods = map[string]func(params []byte, a *Args) error{
 		var v struct {
 			Files []string `json:"files"`
 		}
-		err := decodeStruct(p, &v)
+		err := DecodeStruct(p, &v)
 		a.files = v.Files
 		return err
 	},
@@ -125,7 +125,7 @@ var DecodedMethods = map[string]func(params []byte, a *Args) error{
 				Files []string `json:"files"`
 			} `json:"data"`
 		}
-		err := decodeStruct(p, &v)
+		err := DecodeStruct(p, &v)
 		a.files = v.Data.Files
 		return err
 	},
@@ -134,7 +134,7 @@ var DecodedMethods = map[string]func(params []byte, a *Args) error{
 			Patterns           []rules.FetchPattern `json:"patterns"`
 			HandleAuthRequests bool                 `json:"handleAuthRequests"`
 		}
-		err := decodeStruct(p, &v)
+		err := DecodeStruct(p, &v)
 		a.patterns, a.handleAuth = v.Patterns, v.HandleAuthRequests
 		return err
 	},
@@ -142,13 +142,13 @@ var DecodedMethods = map[string]func(params []byte, a *Args) error{
 
 // decodeNothingMore reads no field beyond the URL, but checks what every
 // decoded method's params must be: an object that gives no key twice.
-func decodeNothingMore(p []byte, _ *Args) error { return decodeStruct(p, &struct{}{}) }
+func decodeNothingMore(p []byte, _ *Args) error { return DecodeStruct(p, &struct{}{}) }
 
 func decodeTargetID(p []byte, a *Args) error {
 	var v struct {
 		TargetID string `json:"targetId"`
 	}
-	err := decodeStruct(p, &v)
+	err := DecodeStruct(p, &v)
 	a.TargetID = v.TargetID
 	return err
 }
@@ -158,7 +158,7 @@ func decodeTargetID(p []byte, a *Args) error {
 // they inline and the compiler still sees what escapes on the per-message
 // path.
 
-func decodeStruct(params []byte, v any) error { return cdp.DecodeStruct(params, v) }
+func DecodeStruct(params []byte, v any) error { return cdp.DecodeStruct(params, v) }
 
 func exactString(params []byte, key string) (val string, found bool, err error) {
 	return cdp.ExactString(params, key)
@@ -186,4 +186,17 @@ func ArgsOf(m *MethodInfo, params []byte, a *Args) error {
 		return cdp.InvalidParams(err)
 	}
 	return nil
+}
+
+// decodeDownloadBehavior reads Browser.setDownloadBehavior's and
+// Page.setDownloadBehavior's params.
+func decodeDownloadBehavior(p []byte, a *Args) error {
+	var v struct {
+		Behavior      string `json:"behavior"`
+		DownloadPath  string `json:"downloadPath"`
+		EventsEnabled bool   `json:"eventsEnabled"`
+	}
+	err := DecodeStruct(p, &v)
+	a.DownloadBehavior, a.DownloadPath, a.EventsEnabled = v.Behavior, v.DownloadPath, v.EventsEnabled
+	return err
 }

@@ -68,8 +68,8 @@ import (
 type Cmd struct {
 	Env    wire.Envelope // aliases the read buffer
 	M      *MethodInfo
-	r      route
-	a      Args
+	Route  route
+	Args   Args
 	Params []byte // what is forwarded: the client's params or a stage's rewrite
 	Out    outcome
 	// ask is the policy's Ask decision, for the ask stage; held is the
@@ -100,7 +100,7 @@ const (
 	OutForwarded outcomeKind = iota
 	outEmulated
 	outDenied  // refused by a rule, with a CDP error
-	outDropped // acknowledged and dropped by a rule
+	OutDropped // acknowledged and dropped by a rule
 	outFailed  // answered with an error no rule decided (no such session, bad params)
 	outLimited // refused by a limit before it was counted
 	outStopped // refused because a person stopped the automation
@@ -110,7 +110,7 @@ const (
 // Handle runs one well-formed command through the commands table
 // (order.go).
 func (c *ClientConn) Handle(k *Cmd) {
-	k.M, k.r, k.a, k.Params, k.Out, k.ask, k.held, k.isolated = LookupMethod(k.Env.Method), route{}, Args{}, k.Env.Params, outcome{}, Decision{}, nil, false
+	k.M, k.Route, k.Args, k.Params, k.Out, k.ask, k.held, k.isolated = LookupMethod(k.Env.Method), route{}, Args{}, k.Env.Params, outcome{}, Decision{}, nil, false
 	k.pol = c.Inst.policyNow()
 	c.runCommand(k, k.M.Plan)
 	c.observe(k)
@@ -119,7 +119,7 @@ func (c *ClientConn) Handle(k *Cmd) {
 // judge runs a command taken off a line (lines.go) through the stages
 // after it, judged again as if it had just arrived.
 func (c *ClientConn) judge(k *Cmd) {
-	k.M, k.r, k.a, k.Params, k.Out, k.ask, k.isolated = LookupMethod(k.Env.Method), route{}, Args{}, k.Env.Params, outcome{}, Decision{}, false
+	k.M, k.Route, k.Args, k.Params, k.Out, k.ask, k.isolated = LookupMethod(k.Env.Method), route{}, Args{}, k.Env.Params, outcome{}, Decision{}, false
 	k.pol = c.Inst.policyNow()
 	c.runCommand(k, k.M.Plan&^arrivalStages)
 	c.observe(k)
@@ -136,7 +136,7 @@ func (c *ClientConn) decide(k *Cmd) bool {
 // error for a denial, an empty result for ack-and-drop.
 func (c *ClientConn) refuse(k *Cmd, d Decision) bool {
 	if d.Verdict == AckAndDrop {
-		k.Out = outcome{Kind: outDropped, d: d}
+		k.Out = outcome{Kind: OutDropped, d: d}
 		if !k.own {
 			c.replyEmptyRaw(k.Env.ID, k.Env.SessionID)
 		}
@@ -144,7 +144,7 @@ func (c *ClientConn) refuse(k *Cmd, d Decision) bool {
 	}
 	k.Out = outcome{Kind: outDenied, d: d}
 	if !k.own {
-		c.replyErrorRaw(k.Env.ID, k.Env.SessionID, codeServerError, d.Message)
+		c.replyErrorRaw(k.Env.ID, k.Env.SessionID, CodeServerError, d.Message)
 	}
 	return false
 }
@@ -173,7 +173,7 @@ func (c *ClientConn) failed(k *Cmd, code int64, msg string) bool {
 // answer, which the relay's own commands do not get.
 func (c *ClientConn) answer(k *Cmd, v any) {
 	if !k.own {
-		c.reply(call{id: k.Env.ID, sess: k.r.replyTo}, v)
+		c.Reply(Call{id: k.Env.ID, Sess: k.Route.replyTo}, v)
 	}
 }
 
@@ -190,12 +190,12 @@ func (c *ClientConn) Limits(k *Cmd) bool {
 	case !c.bucket.Take(time.Now()):
 		cfg.Metrics.Limited[LimitRate].Inc()
 		k.Out.Kind = outLimited
-		c.replyErrorRaw(k.Env.ID, k.Env.SessionID, codeServerError, msgRateLimit(cfg.CommandsPerSecond))
+		c.replyErrorRaw(k.Env.ID, k.Env.SessionID, CodeServerError, msgRateLimit(cfg.CommandsPerSecond))
 		return false
 	case c.Inflight.Load() >= int64(cfg.MaxInFlight):
 		cfg.Metrics.Limited[limitInFlight].Inc()
 		k.Out.Kind = outLimited
-		c.replyErrorRaw(k.Env.ID, k.Env.SessionID, codeServerError, msgInFlight(cfg.MaxInFlight))
+		c.replyErrorRaw(k.Env.ID, k.Env.SessionID, CodeServerError, msgInFlight(cfg.MaxInFlight))
 		return false
 	}
 	cfg.Metrics.Messages[DirCommand][k.M.domain].Inc()
@@ -216,7 +216,7 @@ type route struct {
 	// first session of the lowest attached tab (state.rootTab). Nil when
 	// no tab is attached.
 	via *Session
-	tab *Tab // via's tab
+	Tab *Tab // via's tab
 	// acc is what automation may do with tab (access.go).
 	acc TabAccess
 	// fenced: the navigation backstop is on for via.
@@ -276,18 +276,18 @@ func (c *ClientConn) Route(k *Cmd) bool {
 		}
 	}
 	if r.via != nil {
-		r.tab = r.via.Tab
-		r.acc = r.tab.Acc
+		r.Tab = r.via.Tab
+		r.acc = r.Tab.Acc
 		sid := ""
 		if r.via.Child {
 			sid = r.via.Id
 			r.acc = api.Stricter(r.acc, r.via.Acc)
 		}
-		r.fenced = r.tab.fenced(sid)
+		r.fenced = r.Tab.fenced(sid)
 	}
 	in.Unlock()
-	k.r = r
-	if err := ArgsOf(k.M, k.Env.Params, &k.a); err != nil {
+	k.Route = r
+	if err := ArgsOf(k.M, k.Env.Params, &k.Args); err != nil {
 		return c.failed(k, CodeInvalidParams, err.Error())
 	}
 	return true
@@ -306,7 +306,7 @@ func (c *ClientConn) Operator(k *Cmd) bool {
 		return c.refuse(k, d)
 	}
 	if k.M.UrlKey != "" {
-		switch d := pol.MethodURL(profile, k.M.Name, k.a.Url, k.a.HasURL); d.Verdict {
+		switch d := pol.MethodURL(profile, k.M.Name, k.Args.Url, k.Args.HasURL); d.Verdict {
 		case Ask:
 			if k.ask.Verdict != Ask {
 				k.ask = d
@@ -329,11 +329,11 @@ func WantsNavigateTo(m *MethodInfo) bool {
 // NavigateTo (tiers.Navigate): not to a page the automation could not
 // see, whatever the fence.
 func (c *ClientConn) NavigateTo(k *Cmd) bool {
-	if k.M.Name == "Target.createTarget" && k.a.Url == "" {
+	if k.M.Name == "Target.createTarget" && k.Args.Url == "" {
 		return true // about:blank
 	}
 	st := c.Inst.Lock()
-	to := st.urlAccess(k.a.Url)
+	to := st.UrlAccess(k.Args.Url)
 	c.Inst.Unlock()
 	if to.Level == AccessBlind {
 		return c.refuse(k, Decision{Verdict: Deny, Rule: to.Rule, Message: "cdprelay: blind: " + to.Why})
@@ -345,11 +345,11 @@ func (c *ClientConn) NavigateTo(k *Cmd) bool {
 // not the command of the tab that would carry it, whose access is not its
 // own. The access rows after tiers.Navigate pass it.
 func (k *Cmd) browserLevel() bool {
-	return (k.r.sess == nil || k.r.sess.Tab == nil) && Emulated(k.M, k.r.sess) != nil
+	return (k.Route.sess == nil || k.Route.sess.Tab == nil) && Emulated(k.M, k.Route.sess) != nil
 }
 
 // onTab reports whether k reaches a tab whose access rows judge it.
-func (k *Cmd) onTab() bool { return k.r.tab != nil && !k.browserLevel() }
+func (k *Cmd) onTab() bool { return k.Route.Tab != nil && !k.browserLevel() }
 
 // TierStage (tiers.Checks): the access rules that hold only while the
 // policy has tiers (tierrules.go).
@@ -362,7 +362,7 @@ func (c *ClientConn) TierStage(k *Cmd) bool {
 
 // StandIn (tiers.StandIn): a blind tab's stand-ins (blindtab.go).
 func (c *ClientConn) StandIn(k *Cmd) bool {
-	return !k.onTab() || k.r.acc.Level != AccessBlind || !c.blindStandIn(k)
+	return !k.onTab() || k.Route.acc.Level != AccessBlind || !c.blindStandIn(k)
 }
 
 // wantsFrameTree: a blind tab's frame tree is the relay's.
@@ -371,11 +371,11 @@ func WantsFrameTree(m *MethodInfo) bool { return m.Name == "Page.getFrameTree" }
 // FrameTree (tiers.FrameTree): what a blind tab may show of itself,
 // its origin.
 func (c *ClientConn) FrameTree(k *Cmd) bool {
-	if !k.onTab() || k.r.acc.Level != AccessBlind || k.r.via.Child {
+	if !k.onTab() || k.Route.acc.Level != AccessBlind || k.Route.via.Child {
 		return true
 	}
 	c.Inst.Lock()
-	tree := tier.BlindFrameTree(k.r.tab.shownOrigin(), k.r.tab.TargetID)
+	tree := tier.BlindFrameTree(k.Route.Tab.shownOrigin(), k.Route.Tab.TargetID)
 	c.Inst.Unlock()
 	k.Out.Kind = outEmulated
 	c.answer(k, tree)
@@ -388,7 +388,7 @@ func WantsContexts(m *MethodInfo) bool { return m.Ctx != nil }
 // ContextsStage (tiers.Contexts): the contexts k names, judged
 // (ctxguard.go); a blind tab's are the stand-ins'.
 func (c *ClientConn) ContextsStage(k *Cmd) bool {
-	return !k.onTab() || k.r.acc.Level == AccessBlind || c.contexts(k)
+	return !k.onTab() || k.Route.acc.Level == AccessBlind || c.contexts(k)
 }
 
 // wantsRetried: the function calls a client makes after a retried input.
@@ -410,8 +410,8 @@ func (c *ClientConn) GateStage(k *Cmd) bool {
 	if !k.onTab() {
 		return true
 	}
-	if d, ok := c.gate(k, k.r.acc); !ok {
-		if k.r.acc.Level == AccessBlind && isScript(k.M.Name) {
+	if d, ok := c.gate(k, k.Route.acc); !ok {
+		if k.Route.acc.Level == AccessBlind && isScript(k.M.Name) {
 			return c.refuseAsThrow(k, d)
 		}
 		c.acts.refused(k, d)
@@ -429,7 +429,7 @@ func (c *ClientConn) Pixels(k *Cmd) bool {
 		return true
 	}
 	st := c.Inst.Lock()
-	blindFrame := st.hasBlindChild(k.r.tab)
+	blindFrame := st.hasBlindChild(k.Route.Tab)
 	c.Inst.Unlock()
 	if blindFrame {
 		return c.refuse(k, Decision{Verdict: Deny, Rule: ruleBlindFrame, Message: "cdprelay: blind: a frame of this page is on a site hidden from automation, and " + k.M.Name + " would show its pixels"})
@@ -444,12 +444,12 @@ func (c *ClientConn) Pixels(k *Cmd) bool {
 // reaches it. A navigation refused, denied or never answered leaves the
 // tab as it was.
 func (c *ClientConn) Prepare(k *Cmd) bool {
-	if k.r.via == nil || k.r.via.Child || k.r.tab == nil || !k.pol.tiers {
+	if k.Route.via == nil || k.Route.via.Child || k.Route.Tab == nil || !k.pol.tiers {
 		return true
 	}
 	st := c.Inst.Lock()
-	if st.urlAccess(k.a.Url).Level == AccessReadOnly {
-		st.setNavTo(k.r.tab, k.a.Url)
+	if st.UrlAccess(k.Args.Url).Level == AccessReadOnly {
+		st.setNavTo(k.Route.Tab, k.Args.Url)
 	}
 	c.Inst.Unlock()
 	return true
@@ -459,33 +459,31 @@ func (c *ClientConn) Prepare(k *Cmd) bool {
 func WantsNavTo(m *MethodInfo) bool { return m.Name == "Page.navigate" }
 
 // observe counts k's outcome and records what the audit log keeps: every
-// refusal, and the navigations the client asked for.
+// refusal, and the navigations the client asked for. The stages that watch
+// the outcome of the method (AddOutcomeHooks) see it first.
 func (c *ClientConn) observe(k *Cmd) {
 	in := c.Inst
+	for _, h := range k.M.outcome {
+		h(c, k)
+	}
 	switch k.Out.Kind {
 	case outStopped:
 		in.Srv.Cfg.Metrics.countRefusal(k.Out.d)
 	case outDenied:
 		in.Srv.Cfg.Metrics.countRefusal(k.Out.d)
 		in.Observe(Event{Actor: ActorClient, Kind: KindDenied, Method: k.M.Name, Rule: k.Out.d.Rule, Outcome: OutcomeDenied, Detail: k.Out.d.Message})
-	case outDropped:
+	case OutDropped:
 		in.Srv.Cfg.Metrics.countRefusal(k.Out.d)
 		in.Observe(Event{Actor: ActorClient, Kind: KindDropped, Method: k.M.Name, Rule: k.Out.d.Rule, Outcome: OutcomeDropped})
-		if k.M.Name == "Browser.setDownloadBehavior" {
-			// Acknowledged, not applied; but whether the client wants
-			// download events is kept.
-			c.noteDownloadBehavior(k.a.eventsEnabled)
-		}
 	case OutForwarded:
 		if k.M.Name == "Page.navigate" {
 			target := ""
-			if k.r.tab != nil {
-				st := in.Lock()
-				target = k.r.tab.TargetID
-				st.noteNavigation(k.r.tab) // a download it starts is the client's
+			if k.Route.Tab != nil {
+				in.Lock()
+				target = k.Route.Tab.TargetID
 				in.Unlock()
 			}
-			in.Observe(Event{Actor: ActorClient, Kind: KindNavigate, Method: k.M.Name, Target: target, Outcome: OutcomeOK, Detail: k.a.Url})
+			in.Observe(Event{Actor: ActorClient, Kind: KindNavigate, Method: k.M.Name, Target: target, Outcome: OutcomeOK, Detail: k.Args.Url})
 		}
 	}
 }

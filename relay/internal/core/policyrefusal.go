@@ -78,7 +78,7 @@ func (st *State) noteRefused(id int64, cause, url string, command bool) {
 		delete(st.refusals, oldest)
 	}
 	if !seen || prev.cause != cause {
-		st.observe(Event{Actor: ActorExtension, Kind: KindAttach, Outcome: OutcomeDenied, Rule: rules.RuleBrowserPolicy,
+		st.Observe(Event{Actor: ActorExtension, Kind: KindAttach, Outcome: OutcomeDenied, Rule: rules.RuleBrowserPolicy,
 			Detail: "Chrome refuses to debug a tab because of a policy of the browser: " + rules.PolicyName(cause) + " (chrome://policy)"})
 	}
 }

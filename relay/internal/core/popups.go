@@ -38,10 +38,10 @@ func (in *Instance) openedByAutomation(x *ExtConn, opener *Tab, now time.Time) b
 	if opener == nil {
 		return false
 	}
-	if last := opener.lastCommand.Load(); last != 0 && now.Sub(time.Unix(0, last)) < popupWindow {
+	if last := opener.LastCommand.Load(); last != 0 && now.Sub(time.Unix(0, last)) < popupWindow {
 		return true
 	}
-	return x.busyOn(opener.Id, now)
+	return x.BusyOn(opener.Id, now)
 }
 
 // judgeOpened decides a tab offered because a shared tab opened it. It
@@ -113,7 +113,7 @@ func (st *State) letGoPopup(c *ClientConn, ti TargetInfo, why string) {
 	ti.Attached = true
 	c.event("Target.attachedToTarget", nil, attachedParams{id, ti, false})
 	c.event("Target.detachedFromTarget", nil, detachedParams{SessionID: id, TargetID: ti.TargetID, Reason: why})
-	st.observe(Event{Actor: ActorRelay, Kind: KindDetach, Target: ti.TargetID, Outcome: OutcomeOK, Detail: "a popup to " + ti.URL + " was announced and let go: " + why})
+	st.Observe(Event{Actor: ActorRelay, Kind: KindDetach, Target: ti.TargetID, Outcome: OutcomeOK, Detail: "a popup to " + ti.URL + " was announced and let go: " + why})
 }
 
 // unattachablePopup is the same for a popup shared like any tab that

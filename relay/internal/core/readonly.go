@@ -30,7 +30,7 @@ func (c *ClientConn) gate(k *Cmd, acc TabAccess) (refusal Decision, ok bool) {
 		case tier.ROAllow:
 		case tier.RONoEffects:
 			c.Inst.Lock()
-			isolated := k.isolated && k.r.tab.guard != nil
+			isolated := k.isolated && k.Route.Tab.guard != nil
 			c.Inst.Unlock()
 			if isolated {
 				break // the guard is in that world (tiers/worlds.go)

@@ -63,7 +63,7 @@ func (c *ClientConn) look(ctx context.Context, via *Session, method string, para
 // identify returns Chrome's id of the element a command would act on: the
 // node at a mouse event's point, or the focused element.
 func (c *ClientConn) identify(ctx context.Context, via *Session, method string, params []byte) (int64, error) {
-	x := c.ext()
+	x := c.Ext()
 	sid := ""
 	if via.Child {
 		sid = via.Id
@@ -125,19 +125,19 @@ func (c *ClientConn) CheckApproved(k *Cmd) bool {
 				return "cdprelay: the page changed after the person approved " + h.what + ": now it would " + c.nowWould(k, now) + "; not done"
 			}
 			if h.method == "Input.dispatchMouseEvent" {
-				c.notePress(k.r.tab, h, now)
+				c.notePress(k.Route.Tab, h, now)
 			}
 			return ""
 		})
 	}
-	if k.M.Name == "Input.dispatchMouseEvent" && k.r.tab != nil && k.r.via != nil {
+	if k.M.Name == "Input.dispatchMouseEvent" && k.Route.Tab != nil && k.Route.via != nil {
 		if typ := string(wire.StringField(k.Env.Params, "type")); typ == "mousePressed" || typ == "mouseReleased" {
 			c.Inst.Lock()
-			p, ok := c.pressed[k.r.tab]
-			delete(c.pressed, k.r.tab) // one release per approved press
+			p, ok := c.pressed[k.Route.Tab]
+			delete(c.pressed, k.Route.Tab) // one release per approved press
 			c.Inst.Unlock()
 			if ok && typ == "mouseReleased" {
-				via := k.r.via
+				via := k.Route.via
 				params := append([]byte(nil), k.Env.Params...)
 				return c.holdToCheck(k, func(ctx context.Context) string {
 					now, err := c.look(ctx, via, "Input.dispatchMouseEvent", params)
@@ -154,10 +154,10 @@ func (c *ClientConn) CheckApproved(k *Cmd) bool {
 
 // nowWould says in a person's words what k would do on what is there now.
 func (c *ClientConn) nowWould(k *Cmd, now seenTarget) string {
-	d := person.Description{Method: k.M.Name, URL: k.a.Url, Files: k.a.files, Params: k.Env.Params, Looked: now.ok, Target: now.target}
-	if k.r.tab != nil {
+	d := person.Description{Method: k.M.Name, URL: k.Args.Url, Files: k.Args.files, Params: k.Env.Params, Looked: now.ok, Target: now.target}
+	if k.Route.Tab != nil {
 		c.Inst.Lock()
-		d.Origin = api.Origin(k.r.tab.DocURL)
+		d.Origin = api.Origin(k.Route.Tab.DocURL)
 		c.Inst.Unlock()
 	}
 	return c.Inst.ScrubString(d.Text())
@@ -189,7 +189,7 @@ func (c *ClientConn) holdToCheck(k *Cmd, check func(ctx context.Context) string)
 	c.Wg.Add(1)
 	in.Tasks.Spawn("look again before acting", func() {
 		defer c.Wg.Done()
-		ctx, cancel := c.callCtx()
+		ctx, cancel := c.CallCtx()
 		defer cancel()
 		why := check(ctx)
 		st := in.Lock()

@@ -57,7 +57,7 @@ const maxInputs = 16
 
 // refused notes k's refusal d, when k is input refused on a read-only tab.
 func (r *actRefusals) refused(k *Cmd, d Decision) {
-	if k.M.domain != domainInput || k.r.acc.Level != AccessReadOnly || k.r.via == nil {
+	if k.M.domain != domainInput || k.Route.acc.Level != AccessReadOnly || k.Route.via == nil {
 		return
 	}
 	now := time.Now()
@@ -72,7 +72,7 @@ func (r *actRefusals) refused(k *Cmd, d Decision) {
 		}
 	}
 	input := k.M.Name + string(k.Env.Params)
-	a := r.m[k.r.via]
+	a := r.m[k.Route.via]
 	if a.inputs == nil {
 		a.inputs = make(map[string]time.Time)
 	}
@@ -89,22 +89,22 @@ func (r *actRefusals) refused(k *Cmd, d Decision) {
 		a.inputs[input] = now
 	}
 	a.at, a.d = now, d
-	r.m[k.r.via] = a
+	r.m[k.Route.via] = a
 }
 
 // retried reports the refusal to give k, a function call on a session
 // whose input was refused again just now, as the function's exception.
 func (r *actRefusals) retried(k *Cmd) (Decision, bool) {
-	if k.M.Name != "Runtime.callFunctionOn" || k.r.acc.Level != AccessReadOnly || k.r.via == nil {
+	if k.M.Name != "Runtime.callFunctionOn" || k.Route.acc.Level != AccessReadOnly || k.Route.via == nil {
 		return Decision{}, false
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	a, ok := r.m[k.r.via]
+	a, ok := r.m[k.Route.via]
 	if !ok || a.calls == 0 || time.Since(a.again) > failFor {
 		return Decision{}, false
 	}
 	a.calls--
-	r.m[k.r.via] = a
+	r.m[k.Route.via] = a
 	return a.d, true
 }

@@ -65,7 +65,7 @@ func (c *ClientConn) viaFrame(via *Session) (sid, frame string) {
 
 // relayCmd sends a command of the relay's own to t's session sid.
 func (c *ClientConn) relayCmd(ctx context.Context, t *Tab, sid, method string, params any) (json.RawMessage, error) {
-	x := c.ext()
+	x := c.Ext()
 	if x == nil {
 		return nil, errors.New("the extension is gone")
 	}
@@ -104,7 +104,7 @@ func (c *ClientConn) newLook(ctx context.Context, via *Session) (*relayLook, err
 
 // close lets go of what the look holds in the page.
 func (l *relayLook) close() {
-	if x := l.c.ext(); x != nil {
+	if x := l.c.Ext(); x != nil {
 		x.Fire(l.t.Id, l.sid, "Runtime.releaseObjectGroup", map[string]any{"objectGroup": l.group})
 	}
 }

@@ -69,7 +69,7 @@ func withheld(r *reply) bool {
 // is withheld, whatever it is.
 func (x *ExtConn) WentBlind(r *reply) bool {
 	if withheld(r) {
-		*r.buf = wire.AppendError(*r.buf, r.pc.ClientID, r.session, codeServerError, MsgWentBlind)
+		*r.buf = wire.AppendError(*r.buf, r.pc.ClientID, r.session, CodeServerError, MsgWentBlind)
 		return false
 	}
 	return true
@@ -93,14 +93,14 @@ func (x *ExtConn) ReplyError(r *reply) bool {
 			*r.buf = wire.AppendResult(*r.buf, r.pc.ClientID, r.session, thrown(MsgStopped))
 			return false
 		}
-		e = &ExtError{Code: codeServerError, Message: MsgStopped}
+		e = &ExtError{Code: CodeServerError, Message: MsgStopped}
 	}
 	if e.Message == MsgDetachedWhile && strings.HasPrefix(r.pc.M.Name, "Runtime.") {
 		// Chrome detached the tab while the command ran: the objects of
 		// its context died with the debugger session. The client's word
 		// for that is a context's end, which it retries in the same page
 		// if the tab's sessions are resumed (resume.go).
-		e = &ExtError{Code: codeServerError, Message: msgContextGone}
+		e = &ExtError{Code: CodeServerError, Message: msgContextGone}
 	}
 	*r.buf = wire.AppendError(*r.buf, r.pc.ClientID, r.session, e.Code, e.Message)
 	return false

@@ -263,7 +263,7 @@ func (in *Instance) tapScript(t *Tab, key string) func([]byte) {
 // sessions that enabled Log.
 func (st *State) suspend(t *Tab, why string) {
 	c := st.Client
-	st.warnSessions(t, why)
+	st.WarnSessions(t, why)
 	// Children are gone, each told on its parent as Chrome would: Chrome
 	// announces them again once the tab's auto-attach is set again.
 	var children []*Session
@@ -273,7 +273,7 @@ func (st *State) suspend(t *Tab, why string) {
 		}
 	}
 	for _, cs := range children {
-		if c != nil && cs.parent != nil && st.live(cs.parent) {
+		if c != nil && cs.parent != nil && st.Live(cs.parent) {
 			c.event("Target.detachedFromTarget", cs.parent, detachedParams{SessionID: cs.Id, TargetID: cs.targetID})
 		}
 	}
@@ -282,7 +282,7 @@ func (st *State) suspend(t *Tab, why string) {
 	}
 	for _, s := range st.topSessions(t) {
 		if s.enabled["Runtime"] && s.idJSON != nil {
-			c.eventRaw("Runtime.executionContextsCleared", s, []byte("{}"))
+			c.EventRaw("Runtime.executionContextsCleared", s, []byte("{}"))
 		}
 	}
 	t.setState(tabDetached, nil)
@@ -464,9 +464,9 @@ func (c *ClientConn) JudgeReplayed(t *Tab, s *Session, r Replayed) (*Cmd, bool) 
 	k := &Cmd{Env: wire.Envelope{Method: []byte(r.Method), Params: r.Params}, own: true}
 	k.M, k.Params, k.pol = LookupMethod(k.Env.Method), r.Params, c.Inst.policyNow()
 	c.Inst.Lock()
-	k.r = route{sess: s, replyTo: s, via: s, tab: t, acc: t.Acc, fenced: t.fenced(""), top: true}
+	k.Route = route{sess: s, replyTo: s, via: s, Tab: t, acc: t.Acc, fenced: t.fenced(""), top: true}
 	c.Inst.Unlock()
-	if err := ArgsOf(k.M, k.Params, &k.a); err != nil {
+	if err := ArgsOf(k.M, k.Params, &k.Args); err != nil {
 		c.failed(k, CodeInvalidParams, err.Error())
 		k.Out.d.Message = "cdprelay: " + err.Error()
 	} else if c.decide(k) {
@@ -478,7 +478,7 @@ func (c *ClientConn) JudgeReplayed(t *Tab, s *Session, r Replayed) (*Cmd, bool) 
 		return k, false // kept by the access stage, for when the tab may have it (a blind tab's settings)
 	}
 	st := c.Inst.Lock()
-	st.warnSessions(t, r.Method+" was not set again on the tab after it was attached again: "+strings.TrimPrefix(k.Out.d.Message, "cdprelay: "))
+	st.WarnSessions(t, r.Method+" was not set again on the tab after it was attached again: "+strings.TrimPrefix(k.Out.d.Message, "cdprelay: "))
 	c.Inst.Unlock()
 	c.observe(k)
 	return k, false

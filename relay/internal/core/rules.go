@@ -25,8 +25,8 @@ func RelayRules() []string {
 // the rows of their own after it: credentials, uploads, what a Stop could
 // not undo, target methods on a tab.
 func (c *ClientConn) RelayRules(k *Cmd) bool {
-	if k.a.HasURL && c.Inst.Srv.ownURL(k.a.Url) {
-		return c.refuse(k, ownRefusal(k.a.Url))
+	if k.Args.HasURL && c.Inst.Srv.ownURL(k.Args.Url) {
+		return c.refuse(k, ownRefusal(k.Args.Url))
 	}
 	if k.M.domain == domainHeapProfiler && c.Inst.Srv.secrets.load() != nil {
 		return c.refuse(k, deny(RuleSecret, msgHeap))
@@ -35,7 +35,7 @@ func (c *ClientConn) RelayRules(k *Cmd) bool {
 	case "Target.sendMessageToTarget":
 		return c.refuse(k, deny(rules.RuleNested, rules.MsgNested))
 	case "Target.setAutoAttach":
-		if k.a.autoAttach && (k.a.Flatten == nil || !*k.a.Flatten) {
+		if k.Args.autoAttach && (k.Args.Flatten == nil || !*k.Args.Flatten) {
 			return c.refuse(k, deny(rules.RuleNonFlat, rules.MsgNonFlat))
 		}
 	}
@@ -74,10 +74,10 @@ func WantsUploads(m *MethodInfo) bool {
 // UploadsStage (rules.Uploads): only files inside the upload folders, as
 // their resolved paths.
 func (c *ClientConn) UploadsStage(k *Cmd) bool {
-	if len(k.a.files) == 0 {
+	if len(k.Args.files) == 0 {
 		return true
 	}
-	files, err := rules.Uploads(k.pol.p.UploadDirs(c.Inst.ProfileName), k.a.files)
+	files, err := rules.Uploads(k.pol.p.UploadDirs(c.Inst.ProfileName), k.Args.files)
 	if err != nil {
 		return c.refuse(k, deny(rules.RuleUploads, "cdprelay: "+err.Error()))
 	}
@@ -96,7 +96,7 @@ func WantsTargetOnTab(m *MethodInfo) bool { return m.domain == domainTarget }
 // tab's session sends Chrome only the Target methods rules.TargetOnTab
 // allows.
 func (c *ClientConn) TargetOnTab(k *Cmd) bool {
-	if k.r.sess != nil && k.r.sess.Tab != nil && Emulated(k.M, k.r.sess) == nil && !rules.TargetOnTab(k.M.Name) {
+	if k.Route.sess != nil && k.Route.sess.Tab != nil && Emulated(k.M, k.Route.sess) == nil && !rules.TargetOnTab(k.M.Name) {
 		return c.refuse(k, deny(rules.RuleTargetTab, rules.MsgTargetTab(k.M.Name)))
 	}
 	return true
@@ -108,15 +108,15 @@ func (c *ClientConn) TargetOnTab(k *Cmd) bool {
 // request nobody answers hangs the page.
 func (c *ClientConn) failPaused(k *Cmd) {
 	id, ok, _ := exactString(k.Params, "requestId")
-	if !ok || id == "" || k.r.via == nil {
+	if !ok || id == "" || k.Route.via == nil {
 		return
 	}
 	sid := ""
-	if k.r.via.Child {
-		sid = k.r.via.Id
+	if k.Route.via.Child {
+		sid = k.Route.via.Id
 	}
 	st := c.Inst.Lock()
-	st.Fire(k.r.tab.Id, sid, "Fetch.failRequest", map[string]any{"requestId": id, "errorReason": "BlockedByClient"})
+	st.Fire(k.Route.Tab.Id, sid, "Fetch.failRequest", map[string]any{"requestId": id, "errorReason": "BlockedByClient"})
 	c.Inst.Unlock()
 }
 

@@ -60,17 +60,17 @@ func (st *State) runtimeWanted(t *Tab, sid string, s *Session, method []byte) bo
 	return s.runtimeOn()
 }
 
-var emRuntimeSwitch = emulation{fn: (*ClientConn).runtimeSwitch}
+var emRuntimeSwitch = Emulation{Fn: (*ClientConn).runtimeSwitch}
 
 // runtimeSwitch answers a client's Runtime.enable or Runtime.disable on a
 // tab session.
-func (c *ClientConn) runtimeSwitch(k call) {
-	on := k.method == "Runtime.enable"
-	s := k.sess
+func (c *ClientConn) runtimeSwitch(k Call) {
+	on := k.Method == "Runtime.enable"
+	s := k.Sess
 	st := c.Inst.Lock()
-	if !st.live(s) {
+	if !st.Live(s) {
 		c.Inst.Unlock()
-		c.fail(k, CodeNoSession, "Session with given id not found.")
+		c.Fail(k, CodeNoSession, "Session with given id not found.")
 		return
 	}
 	t, sid := s.Tab, ""
@@ -96,7 +96,7 @@ func (c *ClientConn) runtimeSwitch(k call) {
 		st.replayContexts(t, sid, s)
 	}
 	c.Inst.Unlock()
-	c.reply(k, struct{}{})
+	c.Reply(k, struct{}{})
 }
 
 // replayContexts tells client session s of the contexts of t's session
@@ -131,6 +131,6 @@ func (st *State) replayContexts(t *Tab, sid string, s *Session) {
 		params = append(params, `{"context":`...)
 		params = append(params, x.raw...)
 		params = append(params, '}')
-		c.eventRaw("Runtime.executionContextCreated", s, params)
+		c.EventRaw("Runtime.executionContextCreated", s, params)
 	}
 }

@@ -131,7 +131,7 @@ func (t *Tab) holdsSecret() bool { return t != nil && t.secretField.holds.Load()
 // holds a secret (see above). It reports false when it answered or held
 // the command.
 func (c *ClientConn) secretFieldGate(k *Cmd) bool {
-	if !k.r.tab.holdsSecret() || k.held != nil && k.held.pixelsSeen {
+	if !k.Route.Tab.holdsSecret() || k.held != nil && k.held.pixelsSeen {
 		return true // the pipeline's every command: one atomic load
 	}
 
@@ -159,7 +159,7 @@ func (c *ClientConn) holdForPixels(k *Cmd) {
 	st := in.Lock()
 	h := st.heldInLine(c, k)
 	h.stage = holdProbing
-	t := k.r.tab
+	t := k.Route.Tab
 	fields := make([]typedField, 0, len(t.secretField.fields))
 	for _, f := range t.secretField.fields {
 		if f.via == nil {
@@ -175,7 +175,7 @@ func (c *ClientConn) holdForPixels(k *Cmd) {
 	c.Wg.Add(1)
 	in.Tasks.Spawn("look at a secret's field", func() {
 		defer c.Wg.Done()
-		ctx, cancel := c.callCtx()
+		ctx, cancel := c.CallCtx()
 		defer cancel()
 		why := ""
 		for _, f := range fields {
@@ -213,7 +213,7 @@ func (c *ClientConn) fieldShowsText(ctx context.Context, f typedField) string {
 		return "the page could not be looked at (" + err.Error() + "), and a password field of it holds a typed secret"
 	}
 	defer look.close()
-	x := c.ext()
+	x := c.Ext()
 	if x == nil {
 		return "the page could not be looked at, and a password field of it holds a typed secret"
 	}

@@ -118,7 +118,7 @@ func SecretRef(k *Cmd) (name string, refused Decision, is bool) {
 
 // typeSecret types secret name where the focus is in k's tab (or child
 // frame), after checking the origin. It runs as a task.
-func (c *ClientConn) typeSecret(k call, name string) {
+func (c *ClientConn) typeSecret(k Call, name string) {
 	in := c.Inst
 	src := in.Srv.secrets.load()
 	if src == nil {
@@ -134,7 +134,7 @@ func (c *ClientConn) typeSecret(k call, name string) {
 		c.failSecret(k, "cdprelay: secret "+name+" can be typed into a tab only")
 		return
 	}
-	ctx, cancel := c.callCtx()
+	ctx, cancel := c.CallCtx()
 	defer cancel()
 	look, err := c.newLook(ctx, via)
 	if err != nil {
@@ -159,7 +159,7 @@ func (c *ClientConn) typeSecret(k call, name string) {
 	}
 	if !src.Allowed(name, f.origin) {
 		os, _ := src.Origins(name)
-		in.Observe(Event{Actor: ActorClient, Kind: KindSecret, Method: k.method, Rule: RuleSecret, Outcome: OutcomeDenied, Detail: "secret " + name + " refused on " + f.origin})
+		in.Observe(Event{Actor: ActorClient, Kind: KindSecret, Method: k.Method, Rule: RuleSecret, Outcome: OutcomeDenied, Detail: "secret " + name + " refused on " + f.origin})
 		c.failSecret(k, "cdprelay: secret "+name+" may be typed on "+strings.Join(os, ", ")+" only, and the focused field is on "+f.origin)
 		return
 	}
@@ -195,7 +195,7 @@ func (c *ClientConn) typeSecret(k call, name string) {
 		// (secretfield.go).
 		in.secretTyped(via, f.el.BackendNodeID)
 	}
-	in.Observe(Event{Actor: ActorClient, Kind: KindSecret, Method: k.method, Target: targetOf(via.Tab), Outcome: OutcomeOK, Detail: "secret " + name + " typed on " + f.origin})
+	in.Observe(Event{Actor: ActorClient, Kind: KindSecret, Method: k.Method, Target: targetOf(via.Tab), Outcome: OutcomeOK, Detail: "secret " + name + " typed on " + f.origin})
 	c.replyEmptyTo(k)
 }
 
@@ -221,9 +221,9 @@ func fieldRefusal(f focused, anyField bool) string {
 
 // replyEmptyTo answers k with an empty result on the session its reply
 // names.
-func (c *ClientConn) replyEmptyTo(k call) {
+func (c *ClientConn) replyEmptyTo(k Call) {
 	if c.stoppedSince(k) {
-		c.replyError(k.id, k.replyTo, codeServerError, MsgStopped)
+		c.replyError(k.id, k.replyTo, CodeServerError, MsgStopped)
 		return
 	}
 	buf := link.GetBuf()
@@ -231,12 +231,12 @@ func (c *ClientConn) replyEmptyTo(k call) {
 	c.deliver(buf)
 }
 
-func (c *ClientConn) failSecret(k call, msg string) {
+func (c *ClientConn) failSecret(k Call, msg string) {
 	c.Inst.Srv.Cfg.Metrics.countRefusal(deny(RuleSecret, msg))
 	if c.stoppedSince(k) {
 		msg = MsgStopped
 	}
-	c.replyError(k.id, k.replyTo, codeServerError, msg)
+	c.replyError(k.id, k.replyTo, CodeServerError, msg)
 	c.warnOnce(k.via, msg)
 }
 

@@ -103,7 +103,7 @@ const MaxSessions = 1024
 const errTooManySessions = "cdprelay: too many sessions (1024); detach the ones no longer used"
 
 // live reports whether s is still in the table.
-func (st *State) live(s *Session) bool { return s != nil && st.Sessions[s.Id] == s }
+func (st *State) Live(s *Session) bool { return s != nil && st.Sessions[s.Id] == s }
 
 // lookupSession returns the session a command names: the one its
 // sessionId gives, or, without one, a page endpoint's own session.
@@ -111,7 +111,7 @@ func (st *State) lookupSession(c *ClientConn, id []byte) *Session {
 	if id != nil {
 		return st.Sessions[string(id)]
 	}
-	if p := c.page; p != nil && st.live(p) {
+	if p := c.page; p != nil && st.Live(p) {
 		return p
 	}
 	return nil
@@ -139,7 +139,7 @@ func (st *State) mintSession(c *ClientConn, t *Tab, owner *Session) *Session {
 	s.owner = owner
 	st.addTopSession(t, s)
 	c.event("Target.attachedToTarget", owner, attachedParams{s.Id, st.targetInfo(t), false})
-	st.observe(Event{Actor: ActorClient, Kind: KindAttach, Target: t.TargetID, Outcome: OutcomeOK, Detail: s.Id})
+	st.Observe(Event{Actor: ActorClient, Kind: KindAttach, Target: t.TargetID, Outcome: OutcomeOK, Detail: s.Id})
 	return s
 }
 
@@ -150,7 +150,7 @@ func (st *State) mintPageSession(t *Tab) *Session {
 	s := NewSession("pw-page-"+strconv.Itoa(st.NextSession), t, false)
 	s.idJSON = nil
 	st.addTopSession(t, s)
-	st.observe(Event{Actor: ActorClient, Kind: KindAttach, Target: t.TargetID, Outcome: OutcomeOK, Detail: s.Id})
+	st.Observe(Event{Actor: ActorClient, Kind: KindAttach, Target: t.TargetID, Outcome: OutcomeOK, Detail: s.Id})
 	return s
 }
 
@@ -159,7 +159,7 @@ func (st *State) addTopSession(t *Tab, s *Session) {
 	if t.Session == nil {
 		t.Session = s
 	} else {
-		t.extra = append(st.liveExtra(t), s)
+		t.extra = append(st.LiveExtra(t), s)
 	}
 }
 
@@ -190,7 +190,7 @@ func (st *State) addChild(parent *Session, id, targetID, url []byte) *Session {
 	child.navTo = navTo
 	child.Acc = api.Stricter(api.Stricter(st.childAccess(child.url), st.navAccess(child.navTo)), navAcc)
 	st.Sessions[child.Id] = child
-	st.in.childSessions.Add(1)
+	st.Inst.childSessions.Add(1)
 	return child
 }
 
@@ -216,10 +216,10 @@ func (st *State) dropChild(cs *Session) (dropped []*Session) {
 }
 
 // liveExtra returns t's further sessions that still exist, in a new slice.
-func (st *State) liveExtra(t *Tab) []*Session {
+func (st *State) LiveExtra(t *Tab) []*Session {
 	var live []*Session
 	for _, s := range t.extra {
-		if st.live(s) {
+		if st.Live(s) {
 			live = append(live, s)
 		}
 	}
@@ -231,7 +231,7 @@ func (st *State) topSessions(t *Tab) []*Session {
 	if t.Session == nil {
 		return nil
 	}
-	return append([]*Session{t.Session}, st.liveExtra(t)...)
+	return append([]*Session{t.Session}, st.LiveExtra(t)...)
 }
 
 // tellDetached sends Target.detachedFromTarget for top-level session s to
@@ -243,7 +243,7 @@ func (st *State) tellDetached(s *Session, why string) {
 	if c == nil || s.idJSON == nil {
 		return
 	}
-	if o := s.owner; o != nil && !st.live(o) {
+	if o := s.owner; o != nil && !st.Live(o) {
 		return
 	}
 	c.event("Target.detachedFromTarget", s.owner, detachedParams{s.Id, s.Tab.TargetID, why})
@@ -256,7 +256,7 @@ func (st *State) tellDetached(s *Session, why string) {
 // page this was is closed, as Chrome closes a page's socket when its target
 // goes.
 func (st *State) dropSessions(t *Tab, why string) {
-	st.warnSessions(t, why)
+	st.WarnSessions(t, why)
 	tops := st.topSessions(t)
 	for id, cs := range st.Sessions {
 		if cs.Tab == t {
@@ -266,7 +266,7 @@ func (st *State) dropSessions(t *Tab, why string) {
 	t.Session, t.extra = nil, nil
 	t.forgetReplay()
 	for _, s := range tops {
-		st.observe(Event{Actor: ActorClient, Kind: KindDetach, Target: t.TargetID, Outcome: OutcomeOK, Detail: s.Id})
+		st.Observe(Event{Actor: ActorClient, Kind: KindDetach, Target: t.TargetID, Outcome: OutcomeOK, Detail: s.Id})
 		// Owners are checked after the deletions: a session attached from
 		// another session of this tab goes without a word, with its owner.
 		st.tellDetached(s, why)
@@ -283,7 +283,7 @@ func (st *State) dropSessions(t *Tab, why string) {
 // from now on receives all of the tab's events.
 func (st *State) detachSession(s *Session) (last bool) {
 	t := s.Tab
-	extra := st.liveExtra(t)
+	extra := st.LiveExtra(t)
 	if t.Session == s && len(extra) == 0 {
 		return true
 	}
@@ -309,7 +309,7 @@ func (st *State) detachSession(s *Session) (last bool) {
 func (st *State) detachBrowserSession(s *Session) {
 	delete(st.Sessions, s.Id)
 	if c := st.Client; c != nil {
-		c.event("Target.detachedFromTarget", nil, detachedParams{SessionID: s.Id, TargetID: st.in.browserTID})
+		c.event("Target.detachedFromTarget", nil, detachedParams{SessionID: s.Id, TargetID: st.Inst.BrowserTID})
 	}
 	st.dropOwned(s)
 }
@@ -342,7 +342,7 @@ func domainOf(method []byte) string {
 
 // wantsEvent reports whether further session s receives an event of the
 // tab's own session.
-func wantsEvent(s *Session, method []byte) bool {
+func WantsEvent(s *Session, method []byte) bool {
 	d := domainOf(method)
 	return d == "Inspector" || s.enabled[d]
 }
@@ -362,7 +362,7 @@ func (st *State) domainWanted(t *Tab, s *Session, domain string) bool {
 // reports whether the command must still go to Chrome: a disable is kept
 // from Chrome while another session of the tab has the domain.
 func (st *State) switchDomain(s *Session, domain string, on bool) (forward bool) {
-	if !st.live(s) {
+	if !st.Live(s) {
 		return true
 	}
 	if on {
@@ -370,7 +370,7 @@ func (st *State) switchDomain(s *Session, domain string, on bool) (forward bool)
 			s.enabled = make(map[string]bool)
 		}
 		if len(s.enabled) >= maxSessionDomains && !s.enabled[domain] {
-			st.in.Srv.Cfg.Metrics.Limited[limitDomains].Inc()
+			st.Inst.Srv.Cfg.Metrics.Limited[limitDomains].Inc()
 			return true // forwarded, not followed (bounds.go)
 		}
 		s.enabled[domain] = true

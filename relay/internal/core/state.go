@@ -9,8 +9,9 @@ import (
 // browser it speaks for, the tabs the extension shares (the tab table,
 // tabs.go) and the client's sessions (the session table, sessions.go):
 // the core's own. The concerns that keep state of their own in it have
-// their slots, embedded at the end: personState (personslots.go),
-// browserState (browserslots.go).
+// their slots: embedded at the end, personState (personslots.go), for a
+// concern whose code is still in the core; in slots, a stage package's
+// (slots.go).
 //
 // It has one owner, the instance's mutex, and one way in, Instance.lock: a
 // function that has a *state holds the lock. Its methods decide and
@@ -18,7 +19,7 @@ import (
 // extevents.go, the emulation) takes the lock to read or record and never
 // holds it across a call to the extension.
 type State struct {
-	in *Instance // static: for records and configuration
+	Inst *Instance // static: for records and configuration
 
 	Ext         *ExtConn    // nil until an extension connects
 	Client      *ClientConn // the one CDP client, or nil
@@ -57,8 +58,12 @@ type State struct {
 	refusals refusals
 
 	// The concerns' slots.
-	personState  // the person in charge (personslots.go)
-	BrowserState // the browser's identity and downloads (browserslots.go)
+	personState // the person in charge (personslots.go)
+	// The browser's identity (browserinfo.go).
+	Info       BrowserInfo // what the extension reported, or the relay learnt
+	Remembered BrowserInfo // the browser last reported, from Config.BrowserFile
+
+	slots []any // the stages' own (slots.go), guarded like the rest
 }
 
 // fireCmd is one command of the relay's own for a tab, sent without
@@ -79,11 +84,12 @@ func (st *State) Fire(tabID int64, sid, method string, params any) {
 
 func newState(in *Instance) State {
 	st := State{
-		in:         in,
+		Inst:       in,
 		changed:    make(chan struct{}),
 		Tabs:       make(map[int64]*Tab),
 		Sessions:   make(map[string]*Session),
 		browserCtx: randHex(16),
+		slots:      stateSlots.make(),
 	}
 	st.lines = make(map[lineKey]*line)
 	st.approvals = make(map[int64]*heldCmd)
@@ -101,11 +107,11 @@ func (st *State) newRunContext() {
 func (st *State) notify() {
 	close(st.changed)
 	st.changed = make(chan struct{})
-	st.in.Srv.Changes.Notify()
+	st.Inst.Srv.Changes.Notify()
 }
 
 // observe records ev for the instance.
-func (st *State) observe(ev Event) { st.in.Observe(ev) }
+func (st *State) Observe(ev Event) { st.Inst.Observe(ev) }
 
 // resetTabs forgets every tab and session: they belonged to an extension
 // connection that is gone. It returns the handles to tell, outside the
@@ -114,7 +120,7 @@ func (st *State) resetTabs() []*TabHandle {
 	var hs []*TabHandle
 	for _, t := range st.Tabs {
 		st.endAway(t)
-		t.setState(tabDetached, errExtGone)
+		t.setState(tabDetached, ErrExtGone)
 		hs = append(hs, t.handles...)
 		t.handles = nil
 	}

@@ -77,7 +77,7 @@ func (in *Instance) Stop(by string) error {
 	// debugger is not on; nobody waits for it.)
 	resumed := map[[2]string]bool{}
 	for _, s := range st.Sessions {
-		if s.Tab == nil || !st.live(s) {
+		if s.Tab == nil || !st.Live(s) {
 			continue
 		}
 		sid := ""
@@ -161,7 +161,7 @@ func (in *Instance) tellStopped(st *State, stopped bool, by string) {
 		if s.Tab != nil && s.Tab.Acc.Level == AccessBlind {
 			continue // nothing of a blind tab reaches the client
 		}
-		if st.live(s) {
+		if st.Live(s) {
 			tell(s)
 		}
 	}
@@ -188,7 +188,7 @@ func (c *ClientConn) refuseStopped(k *Cmd) bool {
 		c.replyThrownRaw(k.Env.ID, k.Env.SessionID, MsgStopped)
 		return false
 	}
-	c.replyErrorRaw(k.Env.ID, k.Env.SessionID, codeServerError, MsgStopped)
+	c.replyErrorRaw(k.Env.ID, k.Env.SessionID, CodeServerError, MsgStopped)
 	return false
 }
 
@@ -196,5 +196,5 @@ func (c *ClientConn) refuseStopped(k *Cmd) bool {
 // reports how many it failed. The script they run is ended with the rest
 // of what the automation started (stopundo.go).
 func (x *ExtConn) failStopped(c *ClientConn) int {
-	return x.failWhere(func(pc PendingCall) bool { return pc.Client == c }, codeServerError, MsgStopped)
+	return x.failWhere(func(pc PendingCall) bool { return pc.Client == c }, CodeServerError, MsgStopped)
 }

@@ -74,11 +74,11 @@ func (in *Instance) noteLifecycle(t *Tab) {
 // And the relay's own Debugger is not the client's: a session that has not
 // enabled the Debugger itself gets Chrome's answer for a disabled one.
 func (c *ClientConn) StopRules(k *Cmd) (Decision, bool) {
-	if k.M.domain == domainDebugger && !k.M.enable && !k.M.disable && k.r.via != nil {
+	if k.M.domain == domainDebugger && !k.M.enable && !k.M.disable && k.Route.via != nil {
 		c.Inst.Lock()
-		on := k.r.via.enabled["Debugger"]
-		if k.r.sess != nil && !k.r.sess.Child {
-			on = k.r.sess.enabled["Debugger"]
+		on := k.Route.via.enabled["Debugger"]
+		if k.Route.sess != nil && !k.Route.sess.Child {
+			on = k.Route.sess.enabled["Debugger"]
 		}
 		c.Inst.Unlock()
 		if !on {
@@ -179,7 +179,7 @@ func (in *Instance) liftTab(ctx context.Context, x *ExtConn, t *Tab) person.Lift
 	st = in.Lock()
 	sids := []string{""}
 	for _, cs := range st.Sessions {
-		if cs.Tab == t && cs.Child && st.live(cs) {
+		if cs.Tab == t && cs.Child && st.Live(cs) {
 			sids = append(sids, cs.Id)
 		}
 	}
@@ -226,7 +226,7 @@ func (in *Instance) liftTab(ctx context.Context, x *ExtConn, t *Tab) person.Lift
 	}
 	l.mu.Unlock()
 
-	if _, err := x.call(ctx, "chrome.debugger.detach", debuggee(t.Id, "")); err != nil {
+	if _, err := x.Call(ctx, "chrome.debugger.detach", debuggee(t.Id, "")); err != nil {
 		in.Log.Debug("stop: detach", "tab", t.Id, "err", err)
 	}
 	in.forgetBrakes(t.Id)

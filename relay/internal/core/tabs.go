@@ -102,7 +102,7 @@ type Tab struct {
 	// nanoseconds), for telling a popup or a download the automation
 	// started from one the person did (popups.go, downloads.go). Written on
 	// the hot path, unlocked.
-	lastCommand atomic.Int64
+	LastCommand atomic.Int64
 
 	// The concerns' slots (above).
 	tierTab
@@ -171,7 +171,7 @@ func (st *State) targetInfo(t *Tab) TargetInfo {
 }
 
 func (st *State) browserTargetInfo() TargetInfo {
-	return TargetInfo{TargetID: st.in.browserTID, Type: "browser", Attached: true}
+	return TargetInfo{TargetID: st.Inst.BrowserTID, Type: "browser", Attached: true}
 }
 
 func (st *State) sortedTabs() []*Tab {
@@ -183,7 +183,7 @@ func (st *State) sortedTabs() []*Tab {
 	return ts
 }
 
-func (st *State) tabByTarget(targetID string) *Tab {
+func (st *State) TabByTarget(targetID string) *Tab {
 	if targetID == "" {
 		return nil
 	}

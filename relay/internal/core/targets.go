@@ -59,7 +59,7 @@ func (st *State) setTargetInfo(t *Tab, url, title string) {
 // address bar, which follows it. It reports whether the tab is now on a
 // page that is never shared, which the caller must let go of.
 func (st *State) setDocument(t *Tab, url string) (letGo bool) {
-	if err := st.in.Srv.neverSharedAt(url); err != "" {
+	if err := st.Inst.Srv.neverSharedAt(url); err != "" {
 		return true
 	}
 	title := t.title
@@ -78,7 +78,7 @@ func (st *State) setDocument(t *Tab, url string) (letGo bool) {
 // it is gone), when the policy has tiers, and decides the tab's access
 // again.
 func (st *State) setFrame(t *Tab, id, url string) {
-	if id == "" || (url != "" && !st.in.hasTiers()) {
+	if id == "" || (url != "" && !st.Inst.hasTiers()) {
 		return
 	}
 	if url == "" {
@@ -90,10 +90,10 @@ func (st *State) setFrame(t *Tab, id, url string) {
 		if _, known := t.Frames[id]; !known && len(t.Frames) >= MaxPendingFrames {
 			// Not a web page: blind, until the next document; no more
 			// kept (bounds.go).
-			st.in.Srv.Cfg.Metrics.Limited[LimitFrames].Inc()
+			st.Inst.Srv.Cfg.Metrics.Limited[LimitFrames].Inc()
 			id, url = tooManyFrames, tooManyFrames
 		}
-		t.Frames[id] = frameAt{Url: url, acc: st.childAccess(url), gen: st.in.Srv.accessGen.Load()}
+		t.Frames[id] = frameAt{Url: url, acc: st.childAccess(url), gen: st.Inst.Srv.accessGen.Load()}
 	}
 	if was, changed := st.UpdateAccess(t); changed {
 		st.accessChanged(t, was)
@@ -103,7 +103,7 @@ func (st *State) setFrame(t *Tab, id, url string) {
 // setNavTo records where t's main frame is on its way to, and decides its
 // access again.
 func (st *State) setNavTo(t *Tab, url string) {
-	if url == "" || url == t.navTo || !st.in.hasTiers() {
+	if url == "" || url == t.navTo || !st.Inst.hasTiers() {
 		return
 	}
 	if t.navTo != "" && st.navAccess(t.navTo).Level > st.navAccess(url).Level {
@@ -125,7 +125,7 @@ func (st *State) setNavTo(t *Tab, url string) {
 // the session runs, or its redirect, says where it is going before any
 // page event does.
 func (st *State) noteRequest(t *Tab, cs *Session, method, params []byte) {
-	if !st.in.hasTiers() {
+	if !st.Inst.hasTiers() {
 		return
 	}
 	var kind, frame, url []byte
@@ -174,7 +174,7 @@ func (st *State) letGo(t *Tab, url string) {
 	if !wait {
 		st.browserDetached(t, "navigated to a page that is never shared", "")
 	}
-	st.observe(Event{Actor: ActorRelay, Kind: KindDetach, Target: t.TargetID, Rule: ruleNeverShared, Outcome: OutcomeOK, Detail: "navigated to " + api.Origin(url)})
+	st.Observe(Event{Actor: ActorRelay, Kind: KindDetach, Target: t.TargetID, Rule: ruleNeverShared, Outcome: OutcomeOK, Detail: "navigated to " + api.Origin(url)})
 }
 
 // trackPage looks at an event of t's own session for where the tab is:
@@ -193,7 +193,7 @@ func (st *State) trackPage(t *Tab, method, params []byte) (refresh, letGo bool) 
 			st.noteFrameNav(t, id, string(wire.StringField(params, "url")), "")
 			return false, false
 		}
-		if u := wire.StringField(params, "url"); len(u) > 0 && st.in.Srv.neverSharedAt(string(u)) != "" && !(t.fenced("") && st.in.Srv.ownURL(string(u))) {
+		if u := wire.StringField(params, "url"); len(u) > 0 && st.Inst.Srv.neverSharedAt(string(u)) != "" && !(t.fenced("") && st.Inst.Srv.ownURL(string(u))) {
 			// (The backstop fails a request to the relay's own page, which
 			// then never commits: the tab stays, on Chrome's error page.)
 			st.letGo(t, string(u))

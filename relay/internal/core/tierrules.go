@@ -32,7 +32,7 @@ func (c *ClientConn) tierChecks(k *Cmd) bool {
 				Message: "cdprelay: a breakpoint's condition runs script in every page the tab goes to later, read-only and blind ones too: with tiers, breakpoints take no condition"})
 		}
 	}
-	if k.r.tab == nil {
+	if k.Route.Tab == nil {
 		return true
 	}
 	if tier.ReadsBody(k.M.Name) || k.M.Name == "Page.getResourceContent" || k.M.Name == "Page.searchInResource" || k.M.Name == "Network.loadNetworkResource" {
@@ -41,10 +41,10 @@ func (c *ClientConn) tierChecks(k *Cmd) bool {
 		blind := false
 		if tier.ReadsBody(k.M.Name) {
 			id, _, err := exactString(k.Params, "requestId")
-			blind = err != nil || k.r.tab.blindReqs[id]
+			blind = err != nil || k.Route.Tab.blindReqs[id]
 		} else {
 			u, _, err := exactString(k.Params, "url")
-			blind = err != nil || st.urlAccess(u).Level == AccessBlind
+			blind = err != nil || st.UrlAccess(u).Level == AccessBlind
 		}
 		c.Inst.Unlock()
 		if blind {
@@ -53,21 +53,21 @@ func (c *ClientConn) tierChecks(k *Cmd) bool {
 	}
 	if strings.HasPrefix(k.M.Name, "Debugger.") || strings.HasPrefix(k.M.Name, "CSS.") {
 		sid := ""
-		if k.r.via.Child {
-			sid = k.r.via.Id
+		if k.Route.via.Child {
+			sid = k.Route.via.Id
 		}
 		c.Inst.Lock()
-		blind := k.r.tab.blindSource(sid, k.M.Name, k.Params)
+		blind := k.Route.Tab.blindSource(sid, k.M.Name, k.Params)
 		c.Inst.Unlock()
 		if blind {
 			return c.refuse(k, Decision{Verdict: Deny, Rule: ruleBlindFrame, Message: "cdprelay: blind: " + k.M.Name + " names a script or style sheet the page loaded from a site hidden from automation"})
 		}
 	}
-	if strings.HasPrefix(k.M.Name, "Input.") && !k.r.via.Child {
+	if strings.HasPrefix(k.M.Name, "Input.") && !k.Route.via.Child {
 		// Input lands where the pointer or the focus is, a frame of
 		// another site included: not while one is read-only or blind.
 		st := c.Inst.Lock()
-		strict := st.strictFrame(k.r.tab)
+		strict := st.strictFrame(k.Route.Tab)
 		c.Inst.Unlock()
 		if strict.Level != AccessFull {
 			return c.refuse(k, Decision{Verdict: Deny, Rule: strict.Rule, Message: "cdprelay: " + strict.Level.String() + ": a frame of this page is on a site automation may not act on, and " + k.M.Name + " could reach it"})

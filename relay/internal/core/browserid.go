@@ -1,4 +1,4 @@
-package browser
+package core
 
 import (
 	"encoding/json"
@@ -11,8 +11,8 @@ import (
 	"regexp"
 )
 
-// Info is what the extension reports about its browser.
-type Info struct {
+// BrowserInfo is what the extension reports about its browser.
+type BrowserInfo struct {
 	Product   string `json:"product"`
 	UserAgent string `json:"userAgent"`
 	Version   string `json:"version"`
@@ -22,17 +22,17 @@ var chromeVersion = regexp.MustCompile(`(HeadlessChrome|Chrome|Chromium)/(\d+(?:
 
 // InfoFromUA derives what Browser.getVersion reports from a user agent
 // and, when known, the full version; false when ua names no Chrome.
-func InfoFromUA(ua, full string) (Info, bool) {
+func InfoFromUA(ua, full string) (BrowserInfo, bool) {
 	m := chromeVersion.FindStringSubmatch(ua)
 	if m == nil {
-		return Info{}, false
+		return BrowserInfo{}, false
 	}
 	version := m[2]
 	if full != "" {
 		version = full
 	}
 	// Chrome's own product, headless or not: the user agent says which.
-	return Info{Product: "Chrome/" + version, UserAgent: ua, Version: version}, true
+	return BrowserInfo{Product: "Chrome/" + version, UserAgent: ua, Version: version}, true
 }
 
 // The browser remembered across restarts (the relay's Config.BrowserFile):
@@ -45,8 +45,8 @@ const maxBrowserFile = 16 << 10
 
 // LoadRemembered reads the remembered browser at path; a missing file (or
 // no path) is no browser, and so is an unreadable one, with the error.
-func LoadRemembered(path string) (Info, error) {
-	var bi Info
+func LoadRemembered(path string) (BrowserInfo, error) {
+	var bi BrowserInfo
 	if path == "" {
 		return bi, nil
 	}
@@ -63,17 +63,17 @@ func LoadRemembered(path string) (Info, error) {
 		return bi, fmt.Errorf("remembered browser: %w", err)
 	}
 	if err := json.Unmarshal(b, &bi); err != nil {
-		return Info{}, fmt.Errorf("remembered browser %s: %w", path, err)
+		return BrowserInfo{}, fmt.Errorf("remembered browser %s: %w", path, err)
 	}
 	if !chromeVersion.MatchString(bi.Product) || bi.UserAgent == "" {
-		return Info{}, fmt.Errorf("remembered browser %s: not a Chrome's", path)
+		return BrowserInfo{}, fmt.Errorf("remembered browser %s: not a Chrome's", path)
 	}
 	return bi, nil
 }
 
 // Remember writes info to path, where LoadRemembered reads it, replacing
 // the file whole and readable by its owner only.
-func Remember(path string, info Info) error {
+func Remember(path string, info BrowserInfo) error {
 	b, err := json.MarshalIndent(info, "", "  ")
 	if err == nil {
 		err = writeFileAtomic(path, append(b, '\n'))

@@ -1,14 +1,14 @@
-package core
+package browser
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
-	"github.com/cdprelay/cdprelay/relay/internal/browser"
 )
 
 // Downloads land where the client asks.
@@ -48,17 +48,9 @@ import (
 // and nothing of that folder but the one file's content reaches the
 // client (not its path, not its other files).
 
-// DownloadsConfig says where the relay may write the files of a client's
-// downloads (Browser.setDownloadBehavior's downloadPath).
-type DownloadsConfig = browser.DownloadsConfig
-
 // featureDownloads is extension.info's feature of an extension that tells
 // where Chrome saved a download (extension.downloadFile).
 const FeatureDownloads = "downloads"
-
-// KindDownload is the audit records' kind of a download's file copied for
-// the client, or not.
-const KindDownload = "download"
 
 // downloadWindow is how long after the automation's input, script or
 // navigation on a tab a download the tab starts counts as the
@@ -69,6 +61,52 @@ const downloadWindow = 10 * time.Second
 
 // maxDownloads bounds the downloads an instance follows at once.
 const maxDownloads = 64
+
+// DownloadEmulations are the download methods the relay answers.
+func DownloadEmulations() map[string]core.Emulation {
+	return map[string]core.Emulation{
+		"Browser.setDownloadBehavior": {Fn: func(c *core.ClientConn, k core.Call) { setDownloadBehavior(c, k) }},
+		"Page.setDownloadBehavior":    {Fn: func(c *core.ClientConn, k core.Call) { pageDownloadBehavior(c, k) }, TabLevel: true},
+	}
+}
+
+// DownloadOutcomes watch the outcome of two methods: a
+// Browser.setDownloadBehavior that the policy acknowledged without
+// applying still says whether the client wants download events; a
+// navigation the client asked for makes a download it starts the
+// client's.
+func DownloadOutcomes() map[string]core.OutcomeHook {
+	return map[string]core.OutcomeHook{
+		"Browser.setDownloadBehavior": func(c *core.ClientConn, k *core.Cmd) {
+			if k.Out.Kind == core.OutDropped {
+				noteDownloadBehavior(c, k.Args.EventsEnabled)
+			}
+		},
+		"Page.navigate": func(c *core.ClientConn, k *core.Cmd) {
+			if k.Out.Kind == core.OutForwarded && k.Route.Tab != nil {
+				st := c.Inst.Lock()
+				noteNavigation(st, k.Route.Tab)
+				c.Inst.Unlock()
+			}
+		},
+	}
+}
+
+// What downloads keep: of a client (clientSlot) and in an instance's state
+// (stateSlot), both guarded by the instance's mutex.
+var (
+	clientSlot = core.NewClientSlot[downloadsClient]()
+	stateSlot  = core.NewStateSlot[downloads]()
+)
+
+// downloadsClient is what downloads keep of a client.
+type downloadsClient struct {
+	downloadEvents bool // Browser.setDownloadBehavior{eventsEnabled}
+	// downloadTo is where the client wants its downloads, and
+	// tabDownloadTo where for one tab (Page.setDownloadBehavior).
+	downloadTo    DownloadTo
+	tabDownloadTo map[int64]DownloadTo
+}
 
 // downloads is what an instance knows of downloads under way. Guarded by
 // the instance's lock.
@@ -81,12 +119,12 @@ type downloads struct {
 // download is one download a tab started while a client was connected.
 type download struct {
 	guid      string
-	tab       *Tab
-	client    *ClientConn
+	tab       *core.Tab
+	client    *core.ClientConn
 	url       string
 	suggested string // the site's name for the file
 	began     time.Time
-	to        browser.DownloadTo
+	to        DownloadTo
 	// byAutomation: the automation started it (see downloadWindow); final
 	// once judged is closed.
 	byAutomation bool
@@ -100,97 +138,84 @@ type download struct {
 	ext bool
 }
 
-// decodeDownloadBehavior reads Browser.setDownloadBehavior's and
-// Page.setDownloadBehavior's params.
-func decodeDownloadBehavior(p []byte, a *Args) error {
-	var v struct {
-		Behavior      string `json:"behavior"`
-		DownloadPath  string `json:"downloadPath"`
-		EventsEnabled bool   `json:"eventsEnabled"`
-	}
-	err := decodeStruct(p, &v)
-	a.downloadBehavior, a.downloadPath, a.eventsEnabled = v.Behavior, v.DownloadPath, v.EventsEnabled
-	return err
-}
-
 // checkDownloadTo decides a setDownloadBehavior's behavior and folder.
-func (s *Relay) checkDownloadTo(behavior, path string) (browser.DownloadTo, int64, error) {
+func checkDownloadTo(s *core.Relay, behavior, path string) (DownloadTo, int64, error) {
 	switch behavior {
 	case "default", "deny":
-		return browser.DownloadTo{}, 0, nil
+		return DownloadTo{}, 0, nil
 	case "allow", "allowAndName":
 	default:
-		return browser.DownloadTo{}, CodeInvalidParams, fmt.Errorf("unknown download behavior %q", behavior)
+		return DownloadTo{}, core.CodeInvalidParams, fmt.Errorf("unknown download behavior %q", behavior)
 	}
-	f, err := browser.CheckFolder(s.Cfg.downloadDirs, path)
+	f, err := CheckFolder(s.Cfg.DownloadDirs, path)
 	if err != nil {
-		return browser.DownloadTo{}, codeServerError, err
+		return DownloadTo{}, core.CodeServerError, err
 	}
-	return browser.DownloadTo{Behavior: behavior, Folder: f}, 0, nil
+	return DownloadTo{Behavior: behavior, Folder: f}, 0, nil
 }
 
 // setDownloadBehavior is answered, never forwarded (a tab's debugger has
 // no Browser domain): where downloads go is checked and kept, and whether
 // the client wants download events, for which the relay turns the tab's
 // Page.download* into Browser.download*.
-func (c *ClientConn) setDownloadBehavior(k call) {
-	to, code, err := c.Inst.Srv.checkDownloadTo(k.a.downloadBehavior, k.a.downloadPath)
+func setDownloadBehavior(c *core.ClientConn, k core.Call) {
+	to, code, err := checkDownloadTo(c.Inst.Srv, k.Args.DownloadBehavior, k.Args.DownloadPath)
 	if err != nil {
-		c.fail(k, code, "cdprelay: Browser.setDownloadBehavior: "+err.Error())
+		c.Fail(k, code, "cdprelay: Browser.setDownloadBehavior: "+err.Error())
 		return
 	}
 	c.Inst.Lock()
-	c.downloadEvents = k.a.eventsEnabled
-	c.downloadTo = to
+	clientSlot.Of(c).downloadEvents = k.Args.EventsEnabled
+	clientSlot.Of(c).downloadTo = to
 	c.Inst.Unlock()
-	c.reply(k, struct{}{})
+	c.Reply(k, struct{}{})
 }
 
 // pageDownloadBehavior is Page.setDownloadBehavior: the same, for the
 // downloads of the session's tab.
-func (c *ClientConn) pageDownloadBehavior(k call) {
-	to, code, err := c.Inst.Srv.checkDownloadTo(k.a.downloadBehavior, k.a.downloadPath)
+func pageDownloadBehavior(c *core.ClientConn, k core.Call) {
+	to, code, err := checkDownloadTo(c.Inst.Srv, k.Args.DownloadBehavior, k.Args.DownloadPath)
 	if err != nil {
-		c.fail(k, code, "cdprelay: Page.setDownloadBehavior: "+err.Error())
+		c.Fail(k, code, "cdprelay: Page.setDownloadBehavior: "+err.Error())
 		return
 	}
 	st := c.Inst.Lock()
-	if k.sess != nil && k.sess.Tab != nil && st.live(k.sess) {
-		if c.tabDownloadTo == nil {
-			c.tabDownloadTo = make(map[int64]browser.DownloadTo)
+	if k.Sess != nil && k.Sess.Tab != nil && st.Live(k.Sess) {
+		if clientSlot.Of(c).tabDownloadTo == nil {
+			clientSlot.Of(c).tabDownloadTo = make(map[int64]DownloadTo)
 		}
-		c.tabDownloadTo[k.sess.Tab.Id] = to
+		clientSlot.Of(c).tabDownloadTo[k.Sess.Tab.Id] = to
 	}
 	c.Inst.Unlock()
-	c.reply(k, struct{}{})
+	c.Reply(k, struct{}{})
 }
 
 // noteDownloadBehavior records whether the client asked for download
 // events with a Browser.setDownloadBehavior that a rule acknowledged
 // without applying it.
-func (c *ClientConn) noteDownloadBehavior(on bool) {
+func noteDownloadBehavior(c *core.ClientConn, on bool) {
 	c.Inst.Lock()
-	c.downloadEvents = on
+	clientSlot.Of(c).downloadEvents = on
 	c.Inst.Unlock()
 }
 
 // noteNavigation records that the client navigated t now: a download the
 // tab starts soon after is the automation's.
-func (st *State) noteNavigation(t *Tab) {
+func noteNavigation(st *core.State, t *core.Tab) {
 	if t == nil {
 		return
 	}
-	if st.dl.navigated == nil {
-		st.dl.navigated = make(map[int64]time.Time)
+	if stateSlot.Of(st).navigated == nil {
+		stateSlot.Of(st).navigated = make(map[int64]time.Time)
 	}
-	st.dl.navigated[t.Id] = time.Now()
+	stateSlot.Of(st).navigated[t.Id] = time.Now()
 }
 
 // downloadEvent follows a tab's Page.downloadWillBegin and
 // Page.downloadProgress, and sends the client the Browser.* events it asked
 // for. It reports whether the event is withheld: a blind site's, or a
 // completion whose file is being copied (landDownload sends it on).
-func (st *State) downloadEvent(t *Tab, method, params []byte) bool {
+func downloadEvent(st *core.State, t *core.Tab, method, params []byte) bool {
 	c := st.Client
 	if c == nil {
 		return false
@@ -198,54 +223,54 @@ func (st *State) downloadEvent(t *Tab, method, params []byte) bool {
 	guid := string(wire.StringField(params, "guid"))
 	switch string(method) {
 	case "Page.downloadWillBegin":
-		d := st.beginDownload(c, t, guid, params)
+		d := beginDownload(st, c, t, guid, params)
 		if d != nil && d.hidden {
 			return true
 		}
-		if c.downloadEvents {
-			c.eventRaw("Browser.downloadWillBegin", nil, params)
+		if clientSlot.Of(c).downloadEvents {
+			c.EventRaw("Browser.downloadWillBegin", nil, params)
 		}
 	case "Page.downloadProgress":
-		d := st.dl.active[guid]
+		d := stateSlot.Of(st).active[guid]
 		if d != nil && d.hidden {
 			if state := string(wire.StringField(params, "state")); state != "inProgress" {
-				delete(st.dl.active, guid)
+				delete(stateSlot.Of(st).active, guid)
 			}
 			return true
 		}
 		if d != nil && string(wire.StringField(params, "state")) == "completed" && d.to.Behavior != "" && d.client == c {
 			size, _ := wire.Int(wire.Field(params, "receivedBytes"))
-			x, in := st.Ext, st.in
+			x, in := st.Ext, st.Inst
 			completed := append([]byte(nil), params...) // the read buffer is reused
-			in.Tasks.Spawn("download", func() { in.landDownload(x, d, size, completed) })
+			in.Tasks.Spawn("download", func() { landDownload(in, x, d, size, completed) })
 			return true
 		}
 		if d != nil && string(wire.StringField(params, "state")) != "inProgress" {
-			delete(st.dl.active, guid)
+			delete(stateSlot.Of(st).active, guid)
 		}
-		if c.downloadEvents {
-			c.eventRaw("Browser.downloadProgress", nil, params)
+		if clientSlot.Of(c).downloadEvents {
+			c.EventRaw("Browser.downloadProgress", nil, params)
 		}
 	}
 	return false
 }
 
 // beginDownload notes a download t began; nil when it is not followed.
-func (st *State) beginDownload(c *ClientConn, t *Tab, guid string, params []byte) *download {
+func beginDownload(st *core.State, c *core.ClientConn, t *core.Tab, guid string, params []byte) *download {
 	url := string(wire.StringField(params, "url"))
-	if st.urlAccess(url).Level == AccessBlind {
+	if st.UrlAccess(url).Level == core.AccessBlind {
 		// The site is blind to automation: so is what it sends.
 		d := &download{guid: guid, tab: t, hidden: true}
 		// Withheld all the same; past 2*maxDownloads at once its progress
 		// events (a guid and a byte count) would go on.
-		st.trackDownload(d)
-		st.observe(Event{Actor: ActorRelay, Kind: KindDownload, Target: t.TargetID, Outcome: OutcomeDenied,
+		trackDownload(st, d)
+		st.Observe(core.Event{Actor: core.ActorRelay, Kind: core.KindDownload, Target: t.TargetID, Outcome: core.OutcomeDenied,
 			Detail: "a download from a site of the blind tier is withheld from the client"})
 		return d
 	}
-	to, ok := c.tabDownloadTo[t.Id]
+	to, ok := clientSlot.Of(c).tabDownloadTo[t.Id]
 	if !ok {
-		to = c.downloadTo
+		to = clientSlot.Of(c).downloadTo
 	}
 	if to.Behavior == "" {
 		return nil
@@ -257,24 +282,24 @@ func (st *State) beginDownload(c *ClientConn, t *Tab, guid string, params []byte
 		ext:       st.Features[FeatureDownloads],
 	}
 	switch {
-	case to.Behavior == "allowAndName" && !browser.ValidGUID(guid):
+	case to.Behavior == "allowAndName" && !ValidGUID(guid):
 		d.refused = "Chrome's name for the download is not one the relay writes"
-	case len(st.dl.active) >= maxDownloads:
+	case len(stateSlot.Of(st).active) >= maxDownloads:
 		d.refused = fmt.Sprintf("more than %d downloads are under way", maxDownloads)
 	}
-	if !st.trackDownload(d) {
+	if !trackDownload(st, d) {
 		return nil
 	}
-	last := t.lastCommand.Load()
+	last := t.LastCommand.Load()
 	d.byAutomation = (last != 0 && now.Sub(time.Unix(0, last)) < downloadWindow) ||
-		(!st.dl.navigated[t.Id].IsZero() && now.Sub(st.dl.navigated[t.Id]) < downloadWindow)
+		(!stateSlot.Of(st).navigated[t.Id].IsZero() && now.Sub(stateSlot.Of(st).navigated[t.Id]) < downloadWindow)
 	if x := st.Ext; !d.byAutomation && x != nil {
 		// A script of the automation's that is still running (and
 		// started the download at the end of a long wait) counts too:
 		// looked at beside the lock.
-		in := st.in
+		in := st.Inst
 		in.Tasks.Spawn("download by whom", func() {
-			busy := x.busyOn(t.Id, now)
+			busy := x.BusyOn(t.Id, now)
 			in.Lock()
 			d.byAutomation = busy
 			in.Unlock()
@@ -289,14 +314,14 @@ func (st *State) beginDownload(c *ClientConn, t *Tab, guid string, params []byte
 // trackDownload follows d until it ends, and reports whether it does:
 // past maxDownloads a download is followed only to say it is refused, and
 // past twice that not at all.
-func (st *State) trackDownload(d *download) bool {
-	if st.dl.active == nil {
-		st.dl.active = make(map[string]*download)
+func trackDownload(st *core.State, d *download) bool {
+	if stateSlot.Of(st).active == nil {
+		stateSlot.Of(st).active = make(map[string]*download)
 	}
-	if len(st.dl.active) >= 2*maxDownloads {
+	if len(stateSlot.Of(st).active) >= 2*maxDownloads {
 		return false
 	}
-	st.dl.active[d.guid] = d
+	stateSlot.Of(st).active[d.guid] = d
 	return true
 }
 
@@ -310,7 +335,7 @@ const (
 // landDownload copies the file of d, whose completion (params, size bytes)
 // Chrome reported, where the client asked, and then sends the completion
 // on; or, when it cannot, the download canceled and why.
-func (in *Instance) landDownload(x *ExtConn, d *download, size int64, params []byte) {
+func landDownload(in *core.Instance, x *core.ExtConn, d *download, size int64, params []byte) {
 	params = append([]byte(nil), params...)
 	<-d.judged
 	in.Lock()
@@ -326,12 +351,12 @@ func (in *Instance) landDownload(x *ExtConn, d *download, size int64, params []b
 	case !d.ext:
 		err = errors.New(whyStockDownloads)
 	default:
-		path, err = in.copyDownload(x, d, size)
+		path, err = copyDownload(in, x, d, size)
 	}
 	st := in.Lock()
 	defer in.Unlock()
-	if st.dl.active[d.guid] == d {
-		delete(st.dl.active, d.guid)
+	if stateSlot.Of(st).active[d.guid] == d {
+		delete(stateSlot.Of(st).active, d.guid)
 	}
 	c := st.Client
 	if c == nil || c != d.client {
@@ -339,63 +364,70 @@ func (in *Instance) landDownload(x *ExtConn, d *download, size int64, params []b
 	}
 	t := d.tab
 	if err != nil {
-		params = browser.CanceledDownload(d.guid, size)
-		st.warnSessions(t, fmt.Sprintf("the download %q was not copied to %s: %v", d.suggested, d.to.Folder.Asked(), err))
-		in.Observe(Event{Actor: ActorRelay, Kind: KindDownload, Target: t.TargetID, Outcome: OutcomeDenied,
+		params = CanceledDownload(d.guid, size)
+		st.WarnSessions(t, fmt.Sprintf("the download %q was not copied to %s: %v", d.suggested, d.to.Folder.Asked(), err))
+		in.Observe(core.Event{Actor: core.ActorRelay, Kind: core.KindDownload, Target: t.TargetID, Outcome: core.OutcomeDenied,
 			Detail: fmt.Sprintf("a download's file not copied to %s: %v", d.to.Folder.Asked(), err)})
 	} else {
-		in.Observe(Event{Actor: ActorRelay, Kind: KindDownload, Target: t.TargetID, Outcome: OutcomeOK,
+		in.Observe(core.Event{Actor: core.ActorRelay, Kind: core.KindDownload, Target: t.TargetID, Outcome: core.OutcomeOK,
 			Detail: fmt.Sprintf("a download's file copied to %s (%d bytes)", path, size)})
 	}
-	if c.downloadEvents {
-		c.eventRaw("Browser.downloadProgress", nil, params)
+	if clientSlot.Of(c).downloadEvents {
+		c.EventRaw("Browser.downloadProgress", nil, params)
 	}
-	if st.live(t.Session) {
-		c.eventRaw("Page.downloadProgress", t.Session, params)
+	if st.Live(t.Session) {
+		c.EventRaw("Page.downloadProgress", t.Session, params)
 	}
-	for _, e := range st.liveExtra(t) {
-		if wantsEvent(e, []byte("Page.downloadProgress")) {
-			c.eventRaw("Page.downloadProgress", e, params)
+	for _, e := range st.LiveExtra(t) {
+		if core.WantsEvent(e, []byte("Page.downloadProgress")) {
+			c.EventRaw("Page.downloadProgress", e, params)
 		}
 	}
 }
 
 // copyDownload asks the extension which file Chrome saved for d and copies
 // it into the client's folder. It returns the path written.
-func (in *Instance) copyDownload(x *ExtConn, d *download, size int64) (string, error) {
+func copyDownload(in *core.Instance, x *core.ExtConn, d *download, size int64) (string, error) {
 	max := in.Srv.Cfg.Downloads.MaxBytes
 	if max == 0 {
-		max = browser.DefaultMaxBytes
+		max = core.DefaultMaxBytes
 	}
 	if size > max {
 		return "", fmt.Errorf("the file is %d bytes, more than this relay copies (%d, downloads.max_bytes)", size, max)
 	}
 	if x == nil {
-		return "", errExtGone
+		return "", core.ErrExtGone
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), in.Srv.Cfg.CallTimeout)
 	defer cancel()
-	res, err := x.call(ctx, "extension.downloadFile", map[string]any{
+	res, err := x.Call(ctx, "extension.downloadFile", map[string]any{
 		"url": d.url, "bytes": size, "ageMs": time.Since(d.began).Milliseconds(),
 	})
 	if err != nil {
 		return "", fmt.Errorf("the browser's extension could not say where Chrome saved it: %w", err)
 	}
-	var src browser.SavedFile
+	var src SavedFile
 	if err := json.Unmarshal(res, &src); err != nil {
 		return "", errors.New("the browser's extension gave no file")
 	}
 	if d.to.Folder.HoldsPersonFolder(src.Path) {
 		return "", fmt.Errorf("downloadPath %q is the browser's own download folder, or inside it: the relay writes nothing there", d.to.Folder.Asked())
 	}
-	f, err := browser.OpenSaved(src, size, d.began, max)
+	f, err := OpenSaved(src, size, d.began, max)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
 	name := d.guid
 	if d.to.Behavior == "allow" {
-		name = browser.SafeFileName(d.suggested)
+		name = SafeFileName(d.suggested)
 	}
-	return browser.WriteDownload(d.to.Folder, name, d.to.Behavior == "allow", f, size)
+	return WriteDownload(d.to.Folder, name, d.to.Behavior == "allow", f, size)
+}
+
+// Downloads (Downloads): the tab's downloads, as the browser's
+// events (downloads.go).
+func Downloads(in *core.Instance, e *core.EventMsg) bool {
+	// A blind site's, or held until its file is in place (downloads.go).
+	return e.Sid != nil || !downloadEvent(e.State, e.Tab, e.Method, e.Params)
 }

@@ -1,4 +1,4 @@
-package browser
+package core
 
 import (
 	"os"
@@ -9,19 +9,19 @@ import (
 func TestInfoFromUA(t *testing.T) {
 	tests := []struct {
 		ua, full string
-		want     Info
+		want     BrowserInfo
 		ok       bool
 	}{
 		{
 			ua:   "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36",
 			full: "156.0.8078.108",
-			want: Info{Product: "Chrome/156.0.8078.108", Version: "156.0.8078.108"},
+			want: BrowserInfo{Product: "Chrome/156.0.8078.108", Version: "156.0.8078.108"},
 			ok:   true,
 		},
 		{
 			// Not a secure context: the reduced version is all there is.
 			ua:   "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36",
-			want: Info{Product: "Chrome/156.0.0.0", Version: "156.0.0.0"},
+			want: BrowserInfo{Product: "Chrome/156.0.0.0", Version: "156.0.0.0"},
 			ok:   true,
 		},
 		{ua: "Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0"},
@@ -54,7 +54,7 @@ func TestRememberedBrowserIgnoresJunk(t *testing.T) {
 	for _, junk := range []string{"", "{", `{"product":"Firefox/1","userAgent":"x"}`, `{"product":"Chrome/156.0.1.2"}`, string(make([]byte, maxBrowserFile+10))} {
 		file := filepath.Join(t.TempDir(), "browser.json")
 		os.WriteFile(file, []byte(junk), 0o600)
-		if bi, err := LoadRemembered(file); err == nil && bi != (Info{}) {
+		if bi, err := LoadRemembered(file); err == nil && bi != (BrowserInfo{}) {
 			t.Errorf("%.40q: %+v", junk, bi)
 		}
 	}
@@ -88,7 +88,7 @@ func TestRemember(t *testing.T) {
 	if got, err := LoadRemembered(file); err != nil || got != info {
 		t.Errorf("read back: %+v %v, want %+v", got, err, info)
 	}
-	if got, err := LoadRemembered(filepath.Join(t.TempDir(), "none.json")); err != nil || got != (Info{}) {
+	if got, err := LoadRemembered(filepath.Join(t.TempDir(), "none.json")); err != nil || got != (BrowserInfo{}) {
 		t.Errorf("no file: %+v %v", got, err)
 	}
 }
