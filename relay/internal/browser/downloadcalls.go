@@ -425,9 +425,9 @@ func copyDownload(in *core.Instance, x *core.ExtConn, d *download, size int64) (
 	return WriteDownload(d.to.Folder, name, d.to.Behavior == "allow", f, size)
 }
 
-// Downloads (Downloads): the tab's downloads, as the browser's
-// events (downloads.go).
+// Downloads (browser.Downloads), a row of the events table: the tab's
+// download events, as the browser's (downloadEvent).
 func Downloads(in *core.Instance, e *core.EventMsg) bool {
-	// A blind site's, or held until its file is in place (downloads.go).
+	// A blind site's, or held until its file is in place.
 	return e.Sid != nil || !downloadEvent(e.State, e.Tab, e.Method, e.Params)
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
-// The files of downloads (the relay's downloads.go tells the whole way):
+// The files of downloads (downloadcalls.go tells the whole way):
 // which folders a client may have downloads written to, the names they
 // get there, and the copy of the file the person's Chrome saved. Everything here works on the relay's own file
 // system and trusts nothing it is given: the client names the folder,

@@ -224,7 +224,7 @@ type Config struct {
 	Fallback http.Handler
 
 	// Downloads says where the relay may write the files of a client's
-	// downloads (downloads.go). Default: the OS temp dir, 1 GiB at most.
+	// downloads (package browser). Default: the OS temp dir, 1 GiB at most.
 	Downloads DownloadsConfig
 
 	Public       PublicBase // PublicURL, parsed by withDefaults

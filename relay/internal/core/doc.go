@@ -5,13 +5,20 @@
 // emulation, and the runners of the three tables of the order, which the
 // facade (package relay) writes and hands over with SetOrder.
 //
-// The stages' code — what the operator's rules, the tiers, the person, the
-// credentials and the browser concern do with an instance, a tab or a
-// client — is still here, beside the core's own, in files named by their
-// concern (access.go, stop.go, secrets.go, rules.go, downloads.go, ...),
-// with their state in per-concern slots; each moves to its concern's
-// package under relay/internal, which holds already what of it needs no
-// instance. The facade's layers test lists the concerns still here.
+// A stage reaches the core only through what the facade hands over at
+// assembly, before any instance exists: its rows in the three tables
+// (SetOrder), the methods it answers at the relay (AddEmulations), the
+// outcomes it watches (AddOutcomeHooks), and its own state in the core's
+// structures (NewClientSlot, NewStateSlot, slots.go). Package browser
+// (windows and downloads) is a stage so plugged in: the example to follow.
+//
+// The other stages' code — what the operator's rules, the tiers, the
+// person and the credentials do with an instance, a tab or a client — is
+// still here, beside the core's own, in files named by their concern
+// (access.go, stop.go, secrets.go, rules.go, ...), with their state in
+// per-concern slots embedded in the core's structures; each moves to its
+// concern's package under relay/internal as browser did. The facade's
+// layers test lists the concerns still here.
 //
 // # Where things are decided
 //
@@ -21,16 +28,17 @@
 //     them). Each row is named "concern.Step"; pipeline.go says what each
 //     command row does, events.go each event row, replies.go each reply
 //     row.
-//   - What each concern keeps per tab, session, client and instance: its
-//     slot, a struct declared in the concern's slots file (tierslots.go,
-//     personslots.go, credsslots.go, rulesslots.go, browserslots.go,
-//     resumeslots.go) and embedded in Tab, Session, State, ClientConn or
-//     Instance; what stays in those structs directly is the core's own.
-//     A slot whose fields need nothing of this package lives in the
-//     concern's package (person.Tab, rules.Tab, creds.Instance).
+//   - What each concern keeps per tab, session, client and instance: for a
+//     stage package, its slots (slots.go), declared in the package
+//     (browser: downloadcalls.go); for a concern still here, a struct in
+//     its slots file (tierslots.go, personslots.go, credsslots.go,
+//     rulesslots.go, resumeslots.go), embedded in Tab, Session, State,
+//     ClientConn or Instance. What stays in those structs directly is the
+//     core's own. A slot whose fields need nothing of this package lives
+//     in the concern's package (person.Tab, rules.Tab, creds.Instance).
 //   - What of each concern needs no instance, tab or client — its tables,
 //     texts, parsers and byte work — is in its package under
-//     relay/internal (rules, tiers, person, creds, browser), beside the
+//     relay/internal (rules, tiers, person, creds), beside the
 //     vocabulary every part shares (api), the protocol's names, codes and
 //     params (cdp) and the sockets (link). Imports run one way:
 //     layers_test.go keeps them so.
@@ -39,15 +47,19 @@
 //     blocks or calls the extension: state.fire queues a command in the
 //     outbox (outbox.go), which is sent after the lock is released, in
 //     order, before anything else is sent.
-//   - How a stage is added: write a func(c *ClientConn, k *Cmd) bool
-//     (false: the stage answered, refused or held the command) and, when it
-//     cares about a few methods only, a Wants func(*MethodInfo) bool; put a
-//     row at its place in the facade's commands table (Judges: true when it
-//     only decides and changes nothing of the tab); add its name to
+//   - How a stage is added: in its package under relay/internal, write a
+//     func(c *core.ClientConn, k *core.Cmd) bool (false: the stage
+//     answered, refused or held the command) and, when it cares about a
+//     few methods only, a Wants func(*core.MethodInfo) bool; put a row at
+//     its place in the facade's commands table (Judges: true when it only
+//     decides and changes nothing of the tab); add its name to
 //     TestCommandOrder and a behavioural pin of each adjacency that matters
-//     to order_command_test.go. The method's plan is computed once, when
-//     the method is interned, so a message the stage does not want pays
-//     nothing.
+//     to order_command_test.go. An event row is a func(*core.Instance,
+//     *core.EventMsg) bool run under the lock, a reply row a
+//     func(*core.ExtConn, *core.Reply) bool. What it keeps goes in slots
+//     made in its package's variables. The method's plan is computed once,
+//     when the method is interned, so a message the stage does not want
+//     pays nothing. Package browser is the worked example.
 //
 // # The relay's own commands
 //
@@ -89,7 +101,7 @@
 //     and is not asked of them again.
 //   - Learning and emulation: the browser's identity from a tab
 //     (browserinfo.go), a tab's target info (targets.go), the answers to
-//     Target.* and Browser.* (emulate_targets.go, windows.go, downloads.go)
+//     Target.* and Browser.* (emulate_targets.go; windows and downloads: package browser)
 //     — chrome.tabs.*, chrome.windows.*, extension.downloadFile — and the
 //     person's undo after a Stop (stopundo.go).
 package core

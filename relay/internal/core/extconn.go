@@ -49,7 +49,7 @@ type ExtConn struct {
 	// ev is the event the read loop routes (events.go), rep the reply
 	// (replies.go). Owned by the read loop.
 	ev  EventMsg
-	rep reply
+	rep Reply
 }
 
 const (

@@ -102,10 +102,10 @@ func (x *ExtConn) HandleReply(m *wire.ExtMessage) {
 		session = pc.ReplyTo.idJSON
 	}
 	r := &x.rep
-	*r = reply{pc: pc, m: m, session: session, buf: link.GetBuf()}
+	*r = Reply{pc: pc, m: m, session: session, buf: link.GetBuf()}
 	x.runReply(r)
 	c.deliver(r.buf)
-	*r = reply{}
+	*r = Reply{}
 }
 
 // emptyResult reports whether a command's result is {}.

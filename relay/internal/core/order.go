@@ -47,7 +47,7 @@ type EventStage struct {
 // next row: false when the row wrote what the client gets.
 type ReplyStage struct {
 	Name  string
-	Run   func(x *ExtConn, r *reply) bool
+	Run   func(x *ExtConn, r *Reply) bool
 	Wants func(m *MethodInfo) bool // nil: every method
 }
 
@@ -187,7 +187,7 @@ func (in *Instance) runEvent(e *EventMsg) {
 
 // runReply runs r through the rows of its method's plan, in order, until
 // one writes what the client gets.
-func (x *ExtConn) runReply(r *reply) {
+func (x *ExtConn) runReply(r *Reply) {
 	for p := r.pc.M.ReplyPlan; p != 0; p &= p - 1 {
 		if !ReplyStages[bits.TrailingZeros64(p)].Run(x, r) {
 			return

@@ -36,7 +36,7 @@ type Args struct {
 	discover               bool
 	EventsEnabled          bool
 	DownloadBehavior       string // Browser/Page.setDownloadBehavior's behavior
-	DownloadPath           string // and downloadPath (downloads.go)
+	DownloadPath           string // and downloadPath (package browser)
 	patterns               []rules.FetchPattern
 	handleAuth             bool
 	files                  []string // files a command makes the page read

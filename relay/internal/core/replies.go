@@ -14,7 +14,7 @@ import (
 // replies table (order.go), on the extension's read loop, without the
 // lock. The read loop owns it (extConn.rep) and reuses it for every
 // reply, so that routing one allocates nothing.
-type reply struct {
+type Reply struct {
 	pc      PendingCall
 	m       *wire.ExtMessage // Result and Error alias the read buffer
 	session []byte           // the client's session the reply names (JSON); nil: the root
@@ -31,7 +31,7 @@ type reply struct {
 
 // KeepScriptReply (tiers.KeepScript): a client's init script under tiers
 // is kept with the identifier Chrome gave it (initscripts.go).
-func (x *ExtConn) KeepScriptReply(r *reply) bool {
+func (x *ExtConn) KeepScriptReply(r *Reply) bool {
 	if r.pc.keep != nil && !r.m.HasError {
 		x.Inst.keepScript(&r.pc, r.m.Result)
 	}
@@ -41,7 +41,7 @@ func (x *ExtConn) KeepScriptReply(r *reply) bool {
 // TapScript (core.TapScript): the resume's tap reads Chrome's identifier
 // of a client's init script, to be set again by a resume and taken out by
 // the client's removal (resume.go), whatever the client is then told.
-func (x *ExtConn) TapScript(r *reply) bool {
+func (x *ExtConn) TapScript(r *Reply) bool {
 	if r.pc.then != nil && !r.m.HasError {
 		r.pc.then(r.m.Result)
 	}
@@ -51,7 +51,7 @@ func (x *ExtConn) TapScript(r *reply) bool {
 // StreamForget (creds.StreamForget): a stream read whose reply does not
 // reach the client as a piece (an error, or withheld) is forgotten
 // (creds.Streams), or its entry would stay for good.
-func (x *ExtConn) StreamForget(r *reply) bool {
+func (x *ExtConn) StreamForget(r *Reply) bool {
 	if r.m.HasError || withheld(r) {
 		x.Inst.Streams.Forget(r.pc.ClientID, "")
 	}
@@ -61,13 +61,13 @@ func (x *ExtConn) StreamForget(r *reply) bool {
 // withheld: the tab went blind while the command ran: it may have run in
 // the page the automation may not see. An empty result (an input event's,
 // a setting's) says nothing of any page.
-func withheld(r *reply) bool {
+func withheld(r *Reply) bool {
 	return r.pc.Tab.blindEpoch.Load() != r.pc.epoch && (r.m.HasError || !emptyResult(r.m.Result))
 }
 
 // WentBlind (tiers.WentBlind): a reply from a page the tab went blind on
 // is withheld, whatever it is.
-func (x *ExtConn) WentBlind(r *reply) bool {
+func (x *ExtConn) WentBlind(r *Reply) bool {
 	if withheld(r) {
 		*r.buf = wire.AppendError(*r.buf, r.pc.ClientID, r.session, CodeServerError, MsgWentBlind)
 		return false
@@ -76,7 +76,7 @@ func (x *ExtConn) WentBlind(r *reply) bool {
 }
 
 // ReplyError (core.Error): Chrome's error, as the client's.
-func (x *ExtConn) ReplyError(r *reply) bool {
+func (x *ExtConn) ReplyError(r *Reply) bool {
 	if !r.m.HasError {
 		return true
 	}
@@ -108,7 +108,7 @@ func (x *ExtConn) ReplyError(r *reply) bool {
 
 // Scopes (tiers.Scopes): on a read-only tab a function's [[Scopes]] do
 // not reach the client (they lead to the guard's closures).
-func (x *ExtConn) Scopes(r *reply) bool {
+func (x *ExtConn) Scopes(r *Reply) bool {
 	if !r.pc.Tab.readOnly.Load() {
 		return true
 	}
@@ -118,7 +118,7 @@ func (x *ExtConn) Scopes(r *reply) bool {
 
 // History (tiers.History): a tab's history says nothing of the pages
 // automation may not see.
-func (x *ExtConn) History(r *reply) bool {
+func (x *ExtConn) History(r *Reply) bool {
 	if !x.Inst.hasTiers() {
 		return true
 	}
@@ -128,7 +128,7 @@ func (x *ExtConn) History(r *reply) bool {
 
 // SideEffect (tiers.SideEffect): a read-only tab's refused side effect,
 // explained.
-func (x *ExtConn) SideEffect(r *reply) bool {
+func (x *ExtConn) SideEffect(r *Reply) bool {
 	if !r.pc.Tab.readOnly.Load() || !bytes.Contains(r.m.Result, tier.SideEffectText) {
 		return true
 	}
@@ -138,7 +138,7 @@ func (x *ExtConn) SideEffect(r *reply) bool {
 
 // CredentialResult (creds.Results): credentials in a result go out
 // redacted (credentials.go).
-func (x *ExtConn) CredentialResult(r *reply) bool {
+func (x *ExtConn) CredentialResult(r *Reply) bool {
 	red := wire.Redactor{Sensitive: x.Inst.Srv.creds().Has}
 	b := link.GetBuf()
 	*b = red.Redact(*b, r.m.Result)
@@ -149,7 +149,7 @@ func (x *ExtConn) CredentialResult(r *reply) bool {
 
 // StreamPiece (creds.StreamPiece): while a secret is hidden, a piece of a
 // stream: its end waits for the next (creds.Streams).
-func (x *ExtConn) StreamPiece(r *reply) bool {
+func (x *ExtConn) StreamPiece(r *Reply) bool {
 	locked := x.Inst.Locked.Load()
 	if locked == nil {
 		return true
@@ -164,7 +164,7 @@ func (x *ExtConn) StreamPiece(r *reply) bool {
 
 // ReplyResult (core.Result): the client gets the result as Chrome gave
 // it.
-func (x *ExtConn) ReplyResult(r *reply) bool {
+func (x *ExtConn) ReplyResult(r *Reply) bool {
 	*r.buf = wire.AppendResult(*r.buf, r.pc.ClientID, r.session, r.m.Result)
 	return false
 }

@@ -3,7 +3,8 @@ package core
 // Slots: where a stage keeps state of its own in the core's structures,
 // without the core knowing its type. A stage makes its slot once, when its
 // package is initialised (before any instance exists), with the type of
-// what it keeps; the core makes one zero value of that type for each
+// what it keeps (no slot is made once the order is set, so none after an
+// instance exists); the core makes one zero value of that type for each
 // client (ClientSlot) or each instance's state (StateSlot) when it makes
 // the structure, and the stage finds it again with Of. What guards it is
 // the stage's to say: a StateSlot's value is the state's, under the
@@ -12,20 +13,18 @@ package core
 // slotKind is the list of one kind of slot: what each stage keeps, made
 // anew for each structure of that kind.
 type slotKind struct {
-	news   []func() any
-	sealed bool // the first structure was made: no more slots
+	news []func() any // static once the order is set (SetOrder)
 }
 
 func (k *slotKind) add(news func() any) int {
-	if k.sealed {
-		panic("core: a slot made after the first structure that holds it")
+	if CommandStages != nil {
+		panic("core: a slot made after the order was set: make it in a package variable")
 	}
 	k.news = append(k.news, news)
 	return len(k.news) - 1
 }
 
 func (k *slotKind) make() []any {
-	k.sealed = true
 	if len(k.news) == 0 {
 		return nil
 	}

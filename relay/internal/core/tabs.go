@@ -100,7 +100,7 @@ type Tab struct {
 	// lastCommand is when a client command that can open a tab (input,
 	// script: methodInfo.opens) was last forwarded to the tab (unix
 	// nanoseconds), for telling a popup or a download the automation
-	// started from one the person did (popups.go, downloads.go). Written on
+	// started from one the person did (popups.go, package browser). Written on
 	// the hot path, unlocked.
 	LastCommand atomic.Int64
 
