@@ -45,7 +45,19 @@ await assert.rejects(bs.send('Target.createTarget', { url: `${blocked}/?opened` 
 await bs.detach();
 
 // The page follows a link there: Chrome lets go of the tab, and the
-// client's console says why.
+// client's console says why. The refused navigation above may still be
+// settling (Chrome put the tab back where it was): the page is on the main
+// site, loaded, before the link is put in it.
+for (const until = Date.now() + 20000; ; ) {
+  try {
+    await page.goto(`${main}/?back`);
+    await page.evaluate(() => document.readyState);
+    break;
+  } catch (e) {
+    if (Date.now() > until) throw e;
+    await sleep(250);
+  }
+}
 const warnings = [];
 page.on('console', (m) => {
   if (m.type() === 'warning') warnings.push(m.text());
