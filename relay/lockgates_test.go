@@ -2,10 +2,12 @@ package relay
 
 import (
 	"encoding/json"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/creds"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 )
@@ -166,7 +168,7 @@ func TestLockUnscannable(t *testing.T) {
 			t.Errorf("%s with no secret locked: %s", k.method, m.Raw)
 		}
 	}
-	h.srv.Default().LockSecret("site", []byte("correct horse battery staple"))
+	creds.LockSecret(h.srv.Default(), "site", []byte("correct horse battery staple"))
 	for _, k := range cmds {
 		before := len(e.Commands())
 		m := h.callMsg(c, sess, k.method, k.params)

@@ -26,6 +26,8 @@ func init() {
 	core.AddEmulations(browser.WindowEmulations())
 	core.AddEmulations(browser.DownloadEmulations())
 	core.AddOutcomeHooks(browser.DownloadOutcomes())
+	core.AddLifecycle(creds.Lifecycle())
+	core.SetScrubber(creds.Scrubber())
 	core.SetOrder(commands(), events(), replies())
 }
 
@@ -43,7 +45,7 @@ func commands() []core.CmdStage {
 		// decide: the judging stages.
 		{Name: "rules.Operator", Run: (*core.ClientConn).Operator, Judges: true},
 		{Name: "rules.Relay", Run: (*core.ClientConn).RelayRules, Judges: true},
-		{Name: "creds.Restore", Run: (*core.ClientConn).Restore, Wants: core.WantsRestore, Judges: true},
+		{Name: "creds.Restore", Run: creds.RestoreParams, Wants: creds.WantsRestore, Judges: true},
 		{Name: "rules.Uploads", Run: (*core.ClientConn).UploadsStage, Wants: core.WantsUploads, Judges: true},
 		{Name: "person.StopRules", Run: (*core.ClientConn).StopRulesStage, Wants: core.WantsStopRules, Judges: true},
 		{Name: "rules.TargetOnTab", Run: (*core.ClientConn).TargetOnTab, Wants: core.WantsTargetOnTab, Judges: true},
@@ -59,8 +61,8 @@ func commands() []core.CmdStage {
 		{Name: "person.Ask", Run: (*core.ClientConn).Asks, Judges: true},
 		// act: the stages that act, on a command the judges let through.
 		{Name: "tiers.NavTo", Run: (*core.ClientConn).Prepare, Wants: core.WantsNavTo},
-		{Name: "creds.Secret", Run: (*core.ClientConn).Secret, Wants: core.WantsSecret},
-		{Name: "creds.LockGates", Run: (*core.ClientConn).SecretGates, Wants: core.WantsLockGates},
+		{Name: "creds.Secret", Run: creds.Secret, Wants: creds.WantsSecret},
+		{Name: "creds.LockGates", Run: creds.SecretGates, Wants: creds.WantsLockGates},
 		{Name: "rules.Fence", Run: (*core.ClientConn).Fence, Wants: core.WantsFence},
 		{Name: "core.Emulate", Run: (*core.ClientConn).Emulate, Wants: core.WantsEmulate},
 		{Name: "core.NeedsPage", Run: (*core.ClientConn).NeedsPage},
@@ -68,7 +70,7 @@ func commands() []core.CmdStage {
 		{Name: "person.DialogClaim", Run: (*core.ClientConn).DialogClaim, Wants: core.WantsDialog},
 		{Name: "tiers.Worlds", Run: (*core.ClientConn).Worlds, Wants: core.WantsWorlds},
 		{Name: "tiers.RemoveScript", Run: (*core.ClientConn).RemoveScriptStage, Wants: core.WantsRemoveScript},
-		{Name: "creds.Streams", Run: (*core.ClientConn).StreamsStage, Wants: core.WantsStreams},
+		{Name: "creds.Streams", Run: creds.StreamsStage, Wants: creds.WantsStreams},
 		{Name: "person.Brake", Run: (*core.ClientConn).BrakeStage, Wants: core.WantsBrake},
 		{Name: "core.Send", Run: (*core.ClientConn).SendStage},
 	}
@@ -81,6 +83,7 @@ func events() []core.EventStage {
 	return []core.EventStage{
 		{Name: "tiers.FrameGuard", Run: (*core.Instance).FrameGuard, Wants: core.IsEvent("Page.screencastFrame")},
 		{Name: "core.Screencast", Run: (*core.Instance).Screencast, Wants: core.IsEvent("Page.screencastFrame")},
+		{Name: "creds.Frames", Run: creds.WithholdFrame, Wants: core.IsEvent("Page.screencastFrame")},
 		{Name: "core.PageTrack", Run: (*core.Instance).PageTrack, Wants: func(n string) bool {
 			return strings.HasPrefix(n, "Page.") && n != "Page.screencastFrame"
 		}},
@@ -107,7 +110,7 @@ func events() []core.EventStage {
 		{Name: "person.OwnDebugger", Run: (*core.Instance).OwnDebugger, Wants: func(n string) bool { return strings.HasPrefix(n, "Debugger.") }},
 		{Name: "browser.Downloads", Run: browser.Downloads, Wants: core.IsEvent("Page.downloadWillBegin", "Page.downloadProgress")},
 		{Name: "core.Count", Run: (*core.Instance).CountEvent},
-		{Name: "creds.Redact", Run: (*core.Instance).Redact, Wants: func(n string) bool { return creds.IsEvent([]byte(n)) }},
+		{Name: "creds.Redact", Run: creds.RedactEvent, Wants: func(n string) bool { return creds.IsEvent([]byte(n)) }},
 		{Name: "core.Deliver", Run: (*core.Instance).DeliverEvent},
 	}
 }
@@ -118,14 +121,14 @@ func replies() []core.ReplyStage {
 	return []core.ReplyStage{
 		{Name: "tiers.KeepScript", Run: (*core.ExtConn).KeepScriptReply, Wants: core.IsMethod("Page.addScriptToEvaluateOnNewDocument")},
 		{Name: "core.TapScript", Run: (*core.ExtConn).TapScript, Wants: func(m *core.MethodInfo) bool { return m.Replay == core.ReplayScript }},
-		{Name: "creds.StreamForget", Run: (*core.ExtConn).StreamForget, Wants: core.IsMethod("IO.read")},
+		{Name: "creds.StreamForget", Run: creds.StreamForget, Wants: core.IsMethod("IO.read")},
 		{Name: "tiers.WentBlind", Run: (*core.ExtConn).WentBlind},
 		{Name: "core.Error", Run: (*core.ExtConn).ReplyError},
 		{Name: "tiers.Scopes", Run: (*core.ExtConn).Scopes, Wants: core.IsMethod("Runtime.getProperties")},
 		{Name: "tiers.History", Run: (*core.ExtConn).History, Wants: core.IsMethod("Page.getNavigationHistory")},
 		{Name: "tiers.SideEffect", Run: (*core.ExtConn).SideEffect, Wants: core.IsMethod("Runtime.evaluate", "Runtime.callFunctionOn")},
-		{Name: "creds.Results", Run: (*core.ExtConn).CredentialResult, Wants: func(m *core.MethodInfo) bool { return creds.IsResult(m.Name) }},
-		{Name: "creds.StreamPiece", Run: (*core.ExtConn).StreamPiece, Wants: core.IsMethod("IO.read")},
+		{Name: "creds.Results", Run: creds.CredentialResult, Wants: func(m *core.MethodInfo) bool { return creds.IsResult(m.Name) }},
+		{Name: "creds.StreamPiece", Run: creds.StreamPiece, Wants: core.IsMethod("IO.read")},
 		{Name: "core.Result", Run: (*core.ExtConn).ReplyResult},
 	}
 }

@@ -2,7 +2,6 @@ package relay
 
 import (
 	"encoding/json"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +10,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/creds"
 
 	"github.com/cdprelay/cdprelay/internal/cdptest"
 	"github.com/cdprelay/cdprelay/internal/fakeext"
@@ -380,7 +382,7 @@ func TestCommandOrderPins(t *testing.T) {
 			if got := page.typedValues(); len(got) != 0 {
 				t.Errorf("typed: %q", got)
 			}
-			if in.Locked.Load() != nil {
+			if creds.InstanceOf(in).Locked.Load() != nil {
 				t.Error("the secret was read and locked for a command the person denied")
 			}
 		})

@@ -2,10 +2,12 @@ package relay
 
 import (
 	"encoding/json"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/creds"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 )
@@ -101,7 +103,7 @@ func TestReplyOrderPins(t *testing.T) {
 		c := h.client()
 		sess := h.autoAttach(c)[0]
 		h.call(c, sess, "Input.insertText", map[string]any{"text": "{{secret:github}}"})
-		if h.srv.Default().Locked.Load() == nil {
+		if creds.InstanceOf(h.srv.Default()).Locked.Load() == nil {
 			t.Fatal("no secret is locked")
 		}
 		if m := h.callMsg(c, sess, "IO.read", map[string]any{"handle": "H1"}); m.Error == nil || m.Error.Message != "Invalid stream handle" {
@@ -132,7 +134,7 @@ func TestReplyOrderPins(t *testing.T) {
 		sess := h.autoAttach(c)[0]
 		in := h.srv.Default()
 		h.call(c, sess, "Input.insertText", map[string]any{"text": "{{secret:github}}"})
-		if in.Locked.Load() == nil {
+		if creds.InstanceOf(in).Locked.Load() == nil {
 			t.Fatal("no secret is locked")
 		}
 		read := h.send(c, sess, "IO.read", map[string]any{"handle": "held"})
@@ -143,7 +145,7 @@ func TestReplyOrderPins(t *testing.T) {
 		if m, _ := h.reply(c, read); m.Error == nil || m.Error.Message != core.MsgWentBlind {
 			t.Fatalf("the read's reply: %s", m.Raw)
 		}
-		if n := in.Streams.Pending(); n != 0 {
+		if n := creds.InstanceOf(in).Streams.Pending(); n != 0 {
 			t.Errorf("%d stream reads still noted after their replies", n)
 		}
 	})

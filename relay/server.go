@@ -4,13 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"net"
 	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/creds"
 
 	"github.com/gorilla/websocket"
 
@@ -46,7 +48,7 @@ func New(cfg core.Config) (*Server, error) {
 		return nil, fmt.Errorf("relay config: %w", err)
 	}
 	s := &Server{
-		Relay:  &core.Relay{Cfg: cfg},
+		Relay:  core.NewRelay(cfg),
 		byGUID: make(map[string]*core.Instance),
 		upgrader: websocket.Upgrader{
 			HandshakeTimeout: 10 * time.Second,
@@ -413,3 +415,8 @@ func (s *Server) hostOK(host string) bool {
 	}
 	return hostAllowed(host)
 }
+
+// SetRedactHeaders sets the header names redacted besides the defaults
+// (Config.RedactHeaders): a config reload's, in force for every message
+// from then on.
+func (s *Server) SetRedactHeaders(extra []string) { creds.SetRedactHeaders(s.Relay, extra) }

@@ -3,10 +3,12 @@ package relay
 import (
 	"encoding/base64"
 	"encoding/json"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/creds"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 )
@@ -41,7 +43,7 @@ func TestStreamPiecesJoinedForTheLock(t *testing.T) {
 	h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: handler})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
-	h.srv.Default().LockSecret("site", []byte(secret))
+	creds.LockSecret(h.srv.Default(), "site", []byte(secret))
 	var got strings.Builder
 	for i := 0; i < 1000; i++ {
 		res := h.call(c, sess, "IO.read", map[string]any{"handle": "7", "size": 3})

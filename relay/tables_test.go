@@ -2,10 +2,11 @@ package relay
 
 import (
 	"encoding/json"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 	"github.com/cdprelay/cdprelay/internal/wire"
@@ -162,7 +163,7 @@ func TestPlansAgree(t *testing.T) {
 		}
 		for _, p := range []string{`{"text":"{{secret:x}}"}`, `{"name":"x"}`} {
 			k := &core.Cmd{M: m, Params: []byte(p)}
-			if _, _, is := core.SecretRef(k); is && !core.WantsSecret(m) {
+			if _, _, is := creds.SecretRef(k); is && !creds.WantsSecret(m) {
 				t.Errorf("%s may type a secret but creds.Secret does not want it", m.Name)
 			}
 		}
@@ -179,12 +180,22 @@ func TestPlansAgree(t *testing.T) {
 
 func wireParams(p string) wire.Envelope { return wire.Envelope{Params: []byte(p)} }
 
+// TestAssembly: what the facade hands the core besides the order — the
+// credentials' scrubber above all, without which a typed secret or a URL's
+// password would reach the client and the audit log.
+func TestAssembly(t *testing.T) {
+	if !core.HasScrubber() {
+		t.Fatal("the core has no scrubber: the facade's init must set the credentials'")
+	}
+}
+
 // TestEventOrder: the events table, top to bottom (order_event_test.go
 // pins the adjacencies that matter).
 func TestEventOrder(t *testing.T) {
 	want := []string{
 		"tiers.FrameGuard",
 		"core.Screencast",
+		"creds.Frames",
 		"core.PageTrack",
 		"core.Child",
 		"tiers.ChildFrames",

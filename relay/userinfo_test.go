@@ -2,9 +2,11 @@ package relay
 
 import (
 	"fmt"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"testing"
+
+	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/creds"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 )
@@ -12,14 +14,14 @@ import (
 func TestURLPasswordLocked(t *testing.T) {
 	h := newHarness(t, core.Config{})
 	in := h.srv.Default()
-	in.LearnURLPasswords([]byte(`{"url":"http://me:hunter%402@a.example/"}`))
+	creds.LearnURLPasswords(in, []byte(`{"url":"http://me:hunter%402@a.example/"}`))
 	for _, s := range []string{"http://me:hunter%402@a.example/", `{"v":"hunter@2"}`, "aHVudGVyQDI="} {
 		if got := in.ScrubString(s); strings.Contains(got, "hunter") || strings.Contains(got, "aHVudGVyQDI") {
 			t.Errorf("%s scrubbed to %s", s, got)
 		}
 	}
 	// Too short to hide alone: hidden with its user name.
-	in.LearnURLPasswords([]byte(`{"url":"http://me:abc@a.example/"}`))
+	creds.LearnURLPasswords(in, []byte(`{"url":"http://me:abc@a.example/"}`))
 	if got := in.ScrubString("abc"); got != "abc" {
 		t.Errorf("a short password locked alone: %s", got)
 	}
@@ -35,11 +37,11 @@ func TestURLPasswordsBounded(t *testing.T) {
 	h := newHarness(t, core.Config{})
 	in := h.srv.Default()
 	var b strings.Builder
-	for i := 0; i < 10*core.MaxURLPasswords; i++ {
+	for i := 0; i < 10*creds.MaxURLPasswords; i++ {
 		fmt.Fprintf(&b, `"http://u:pass-%05d@a.example/" `, i)
 	}
-	in.LearnURLPasswords([]byte(b.String()))
-	if n := in.URLPasswords.Load(); n != core.MaxURLPasswords+1 { // the bound, and the warning's mark
+	creds.LearnURLPasswords(in, []byte(b.String()))
+	if n := creds.InstanceOf(in).URLPasswords.Load(); n != creds.MaxURLPasswords+1 { // the bound, and the warning's mark
 		t.Fatalf("URL passwords taken: %d", n)
 	}
 	if got := in.ScrubString("pass-00000"); strings.Contains(got, "pass-00000") {
@@ -67,7 +69,7 @@ func TestStatusScrubbed(t *testing.T) {
 	if u := in.Status().Tabs[0].URL; strings.Contains(u, "UrlPassw0rd") || !strings.Contains(u, "{{secret:url-password}}") {
 		t.Fatalf("the tab's URL in the live view: %s", u)
 	}
-	in.LockSecret("site", []byte("hunter2-typed-secret"))
+	creds.LockSecret(in, "site", []byte("hunter2-typed-secret"))
 	e.Navigate(1, "https://a.example/welcome?pw=hunter2-typed-secret", "Welcome hunter2-typed-secret")
 	h.waitFor("the new title", func() bool { return strings.HasPrefix(in.Status().Tabs[0].Title, "Welcome") })
 	e.Event(1, "", "Page.javascriptDialogOpening", map[string]any{"url": "https://a.example/", "message": "Your password is hunter2-typed-secret", "type": "alert", "hasBrowserHandler": false, "defaultPrompt": ""})

@@ -48,7 +48,7 @@ import (
 // and nothing of that folder but the one file's content reaches the
 // client (not its path, not its other files).
 
-// featureDownloads is extension.info's feature of an extension that tells
+// FeatureDownloads is extension.info's feature of an extension that tells
 // where Chrome saved a download (extension.downloadFile).
 const FeatureDownloads = "downloads"
 

@@ -141,7 +141,7 @@ func (st *State) tierAccess(u string) TabAccess {
 }
 
 // hasTiers reports whether the instance's policy gives any site a tier.
-func (in *Instance) hasTiers() bool {
+func (in *Instance) HasTiers() bool {
 	tr, ok := in.Srv.PolicyBox.load().(TierRuler)
 	return ok && tr.HasTiers(in.ProfileName)
 }
@@ -236,11 +236,11 @@ func (st *State) accessChanged(t *Tab, was TabAccess) {
 			if t.Acc.Level != AccessFull {
 				text = "cdprelay: this tab is now " + t.Acc.Level.String() + " to automation: " + t.Acc.Why
 			}
-			c.event("Log.entryAdded", s, map[string]any{"entry": map[string]any{
+			c.Event("Log.entryAdded", s, map[string]any{"entry": map[string]any{
 				"source": "other", "level": "warning", "text": text, "timestamp": float64(timeNowMilli()),
 			}})
 		}
-		c.event("CDPRelay.accessChanged", s, map[string]any{"access": t.Acc.Level.String(), "origin": t.shownOrigin(), "reason": t.Acc.Why})
+		c.Event("CDPRelay.accessChanged", s, map[string]any{"access": t.Acc.Level.String(), "origin": t.shownOrigin(), "reason": t.Acc.Why})
 		if enteringBlind {
 			// The client's page follows the tab to its origin, and nothing
 			// more: a main frame at the origin, loaded (so that a client
@@ -249,29 +249,29 @@ func (st *State) accessChanged(t *Tab, was TabAccess) {
 			if s.enabled["Page"] {
 				o := t.shownOrigin()
 				loader := "CDPRELAY" + randHex(12)
-				c.event("Page.frameNavigated", s, map[string]any{"frame": map[string]any{
+				c.Event("Page.frameNavigated", s, map[string]any{"frame": map[string]any{
 					"id": t.TargetID, "loaderId": loader, "url": o + "/", "domainAndRegistry": "",
 					"securityOrigin": o, "mimeType": "text/html", "secureContextType": "Secure",
 					"crossOriginIsolatedContextType": "NotIsolated", "gatedAPIFeatures": []string{},
 				}, "type": "Navigation"})
 				ts := float64(timeNowMilli()) / 1000
 				for _, name := range []string{"DOMContentLoaded", "load"} {
-					c.event("Page.lifecycleEvent", s, map[string]any{"frameId": t.TargetID, "loaderId": loader, "name": name, "timestamp": ts})
+					c.Event("Page.lifecycleEvent", s, map[string]any{"frameId": t.TargetID, "loaderId": loader, "name": name, "timestamp": ts})
 				}
-				c.event("Page.domContentEventFired", s, map[string]any{"timestamp": ts})
-				c.event("Page.loadEventFired", s, map[string]any{"timestamp": ts})
-				c.event("Page.frameStoppedLoading", s, map[string]any{"frameId": t.TargetID})
+				c.Event("Page.domContentEventFired", s, map[string]any{"timestamp": ts})
+				c.Event("Page.loadEventFired", s, map[string]any{"timestamp": ts})
+				c.Event("Page.frameStoppedLoading", s, map[string]any{"frameId": t.TargetID})
 			}
 			if s.enabled["Runtime"] {
 				c.EventRaw("Runtime.executionContextsCleared", s, nil)
-				c.event("Runtime.executionContextCreated", s, map[string]any{"context": map[string]any{
+				c.Event("Runtime.executionContextCreated", s, map[string]any{"context": map[string]any{
 					"id": ctxID, "origin": t.shownOrigin(), "name": "", "uniqueId": "cdprelay-blind-" + randHex(8),
 					"auxData": map[string]any{"isDefault": true, "type": "default", "frameId": t.TargetID},
 				}})
 				// And the client's own worlds, which refuse it as well (a
 				// client waits for its utility world before it reads).
 				for _, name := range t.worldNames {
-					c.event("Runtime.executionContextCreated", s, map[string]any{"context": map[string]any{
+					c.Event("Runtime.executionContextCreated", s, map[string]any{"context": map[string]any{
 						"id": st.Inst.fakeContext.Add(1), "origin": t.shownOrigin(), "name": name, "uniqueId": "cdprelay-blind-" + randHex(8),
 						"auxData": map[string]any{"isDefault": false, "type": "isolated", "frameId": t.TargetID},
 					}})

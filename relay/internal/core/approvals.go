@@ -40,7 +40,7 @@ func (c *ClientConn) Asks(k *Cmd) bool {
 	if !c.CheckApproved(k) {
 		return false // looked at again first (recheck.go)
 	}
-	if k.held != nil && k.held.approved {
+	if k.Held != nil && k.Held.approved {
 		c.approvedCommand(k)
 		return true
 	}
@@ -48,7 +48,7 @@ func (c *ClientConn) Asks(k *Cmd) bool {
 		// The relay's own command is not held for anyone: what a person is
 		// asked about now is not done unasked.
 		if k.ask.Verdict == Ask {
-			return c.refuse(k, deny(k.ask.Rule, "cdprelay: "+k.M.Name+" needs a person's approval now"))
+			return c.Refuse(k, Denial(k.ask.Rule, "cdprelay: "+k.M.Name+" needs a person's approval now"))
 		}
 		return true
 	}
@@ -66,7 +66,7 @@ func (c *ClientConn) Asks(k *Cmd) bool {
 	}
 	in := c.Inst
 	st := in.Lock()
-	h := st.heldInLine(c, k)
+	h := st.HeldInLine(c, k)
 	h.d = d
 	var desc person.Description
 	if k.Route.Tab != nil {
@@ -74,8 +74,8 @@ func (c *ClientConn) Asks(k *Cmd) bool {
 	}
 	desc.Method, desc.URL, desc.Files, desc.Params = k.M.Name, k.Args.Url, k.Args.files, h.k.Env.Params
 	if probe {
-		h.stage = holdProbing
-		via := k.Route.via
+		h.Stage = HoldProbing
+		via := k.Route.Via
 		in.Unlock()
 		c.Wg.Add(1)
 		in.Tasks.Spawn("look before asking", func() {
@@ -86,7 +86,7 @@ func (c *ClientConn) Asks(k *Cmd) bool {
 		st.askPerson(h, desc.Text())
 		in.Unlock()
 	}
-	k.Out.Kind = outHeld
+	k.Out.Kind = OutHeld
 	return false
 }
 
@@ -95,7 +95,7 @@ func (st *State) askPerson(h *heldCmd, what string) {
 	in := st.Inst
 	st.nextApproval++
 	h.id = st.nextApproval
-	h.stage = holdAsked
+	h.Stage = holdAsked
 	h.what = what
 	h.asked = time.Now()
 	timeout := in.Srv.Cfg.ApprovalTimeout
@@ -106,10 +106,10 @@ func (st *State) askPerson(h *heldCmd, what string) {
 	})
 	st.approvals[id] = h
 	st.notify()
-	in.Observe(Event{Actor: ActorRelay, Kind: KindAsk, Method: h.method, Target: targetOf(h.key.t), Rule: h.d.Rule, Outcome: OutcomeOK, Detail: "asked: " + what})
+	in.Observe(Event{Actor: ActorRelay, Kind: KindAsk, Method: h.Method, Target: TargetOf(h.Key.t), Rule: h.d.Rule, Outcome: OutcomeOK, Detail: "asked: " + what})
 }
 
-func targetOf(t *Tab) string {
+func TargetOf(t *Tab) string {
 	if t == nil {
 		return ""
 	}
@@ -135,7 +135,7 @@ func (in *Instance) answerApproval(id int64, approve bool, answer, by string) er
 	}
 	st := in.Lock()
 	h := st.approvals[id]
-	if h == nil || h.stage != holdAsked {
+	if h == nil || h.Stage != holdAsked {
 		in.Unlock()
 		return ErrNoApproval
 	}
@@ -143,14 +143,14 @@ func (in *Instance) answerApproval(id int64, approve bool, answer, by string) er
 	h.timer.Stop()
 	outcome, detail := OutcomeOK, "approved by "+by+": "+h.what
 	if approve {
-		h.stage, h.approved, h.byPerson = holdApproved, true, true
+		h.Stage, h.approved, h.byPerson = holdApproved, true, true
 	} else {
-		h.stage = holdDenied
+		h.Stage = HoldDenied
 		outcome = OutcomeDenied
-		h.denial = "cdprelay: a person denied " + h.what
+		h.Denial = "cdprelay: a person denied " + h.what
 		detail = "denied by " + by + ": " + h.what
 		if answer == person.AnswerTimeout {
-			h.denial += ": nobody answered within " + in.Srv.Cfg.ApprovalTimeout.String()
+			h.Denial += ": nobody answered within " + in.Srv.Cfg.ApprovalTimeout.String()
 			detail = "denied: nobody answered within " + in.Srv.Cfg.ApprovalTimeout.String() + ": " + h.what
 		}
 	}
@@ -158,14 +158,14 @@ func (in *Instance) answerApproval(id int64, approve bool, answer, by string) er
 	if h.nav != nil {
 		st.navAnswered(h)
 	}
-	in.startDrain(st, h.key)
-	target := targetOf(h.key.t)
+	in.StartDrain(st, h.Key)
+	target := TargetOf(h.Key.t)
 	in.Unlock()
 	in.Srv.Cfg.Metrics.approvals[answer].Inc()
 	if answer == person.AnswerTimeout {
 		by = "" // nobody
 	}
-	in.Observe(Event{Actor: ActorViewer, Kind: KindApproval, Method: h.method, Target: target, Rule: h.d.Rule, Outcome: outcome, Detail: detail, By: by})
+	in.Observe(Event{Actor: ActorViewer, Kind: KindApproval, Method: h.Method, Target: target, Rule: h.d.Rule, Outcome: outcome, Detail: detail, By: by})
 	return nil
 }
 
@@ -173,8 +173,8 @@ func (in *Instance) answerApproval(id int64, approve bool, answer, by string) er
 func (st *State) approvalsStatus() []ApprovalStatus {
 	var out []ApprovalStatus
 	for _, h := range st.approvals {
-		a := ApprovalStatus{ID: h.id, What: st.Inst.ScrubString(h.what), Method: h.method, Rule: h.d.Rule, AskedAt: h.asked, ExpiresAt: h.expires}
-		if t := h.key.t; t != nil {
+		a := ApprovalStatus{ID: h.id, What: st.Inst.ScrubString(h.what), Method: h.Method, Rule: h.d.Rule, AskedAt: h.asked, ExpiresAt: h.expires}
+		if t := h.Key.t; t != nil {
 			a.TabID, a.TargetID = t.Id, t.TargetID
 		}
 		out = append(out, a)

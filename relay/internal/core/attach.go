@@ -160,7 +160,7 @@ func (in *Instance) attachCalls(ctx context.Context, x *ExtConn, t *Tab) (_ Targ
 			x.fireCall("chrome.debugger.detach", debuggee(tabID, ""))
 		}
 	}()
-	res, err := x.sendCommand(ctx, tabID, "", "Target.getTargetInfo", nil)
+	res, err := x.SendCommand(ctx, tabID, "", "Target.getTargetInfo", nil)
 	if err != nil {
 		return TargetInfo{}, "", false, fmt.Errorf("target info of tab %d: %w", tabID, err)
 	}
@@ -179,14 +179,14 @@ func (in *Instance) attachCalls(ctx context.Context, x *ExtConn, t *Tab) (_ Targ
 		fs := t.fetchOf("")
 		fs.Fence, fs.Patterns = true, pats
 		in.Unlock()
-		if _, err := x.sendCommand(ctx, tabID, "", "Fetch.enable", rules.FetchParams(pats, nil)); err != nil {
+		if _, err := x.SendCommand(ctx, tabID, "", "Fetch.enable", rules.FetchParams(pats, nil)); err != nil {
 			return TargetInfo{}, "", false, fmt.Errorf("navigation fence on tab %d: %w", tabID, err)
 		}
 		fenced = true
 	}
 	// The relay follows where the tab goes from its Page events, whether or
 	// not a client enables Page (events.go).
-	if _, err := x.sendCommand(ctx, tabID, "", "Page.enable", nil); err != nil {
+	if _, err := x.SendCommand(ctx, tabID, "", "Page.enable", nil); err != nil {
 		return TargetInfo{}, "", false, fmt.Errorf("page events of tab %d: %w", tabID, err)
 	}
 	// The brake needs the Debugger on before any script starts (brake.go).
@@ -196,7 +196,7 @@ func (in *Instance) attachCalls(ctx context.Context, x *ExtConn, t *Tab) (_ Targ
 	in.Lock()
 	t.contextsOf("").held = true
 	in.Unlock()
-	if _, err := x.sendCommand(ctx, tabID, "", "Runtime.enable", nil); err != nil {
+	if _, err := x.SendCommand(ctx, tabID, "", "Runtime.enable", nil); err != nil {
 		return TargetInfo{}, "", false, fmt.Errorf("execution contexts of tab %d: %w", tabID, err)
 	}
 	var loader string
@@ -216,7 +216,7 @@ func (in *Instance) attachCalls(ctx context.Context, x *ExtConn, t *Tab) (_ Targ
 // and Chrome keeps the debugger attached there; a tab whose history cannot
 // take it there has no way to get there but the person.
 func (in *Instance) sanitizeHistory(ctx context.Context, x *ExtConn, t *Tab) error {
-	res, err := x.sendCommand(ctx, t.Id, "", "Page.getNavigationHistory", nil)
+	res, err := x.SendCommand(ctx, t.Id, "", "Page.getNavigationHistory", nil)
 	if err != nil {
 		return nil // not every debuggee has a history
 	}
@@ -230,7 +230,7 @@ func (in *Instance) sanitizeHistory(ctx context.Context, x *ExtConn, t *Tab) err
 	}
 	for _, e := range h.Entries {
 		if in.Srv.neverSharedAt(e.URL) != "" {
-			if _, err := x.sendCommand(ctx, t.Id, "", "Page.resetNavigationHistory", nil); err != nil {
+			if _, err := x.SendCommand(ctx, t.Id, "", "Page.resetNavigationHistory", nil); err != nil {
 				return fmt.Errorf("tab %d: its history holds a page that is never shared, and it could not be cleared: %w", t.Id, err)
 			}
 			in.Observe(Event{Actor: ActorRelay, Kind: KindAttach, Target: t.TargetID, Rule: ruleNeverShared, Outcome: OutcomeOK, Detail: "cleared the tab's history: it held a page that is never shared"})
@@ -254,7 +254,7 @@ const firstCommitWait = 2 * time.Second
 func (in *Instance) awaitFirstCommit(ctx context.Context, x *ExtConn, tabID int64) (docURL, loaderID string) {
 	deadline := time.Now().Add(firstCommitWait)
 	for delay := 5 * time.Millisecond; ; delay = min(delay*2, 100*time.Millisecond) {
-		res, err := x.sendCommand(ctx, tabID, "", "Page.getFrameTree", nil)
+		res, err := x.SendCommand(ctx, tabID, "", "Page.getFrameTree", nil)
 		if err != nil {
 			return "", ""
 		}

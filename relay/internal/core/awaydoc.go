@@ -43,7 +43,7 @@ func (in *Instance) showDocument(ctx context.Context, x *ExtConn, t *Tab) (fresh
 	var ft struct {
 		FrameTree frameNode `json:"frameTree"`
 	}
-	res, err := x.sendCommand(ctx, t.Id, "", "Page.getFrameTree", nil)
+	res, err := x.SendCommand(ctx, t.Id, "", "Page.getFrameTree", nil)
 	if err == nil {
 		err = json.Unmarshal(res, &ft)
 	}
@@ -60,7 +60,7 @@ func (in *Instance) showDocument(ctx context.Context, x *ExtConn, t *Tab) (fresh
 	if fresh {
 		// A new document: its frames and requests are its own.
 		t.Frames, t.BlindFrames, t.blindReqs = nil, nil, nil
-		if in.hasTiers() {
+		if in.HasTiers() {
 			for _, f := range ft.FrameTree.ChildFrames {
 				st.noteFrames(t, f)
 			}
@@ -100,7 +100,7 @@ func (st *State) noteFrames(t *Tab, f frameNode) {
 func (st *State) tellFrame(t *Tab, f frameNode, parent string) {
 	c := st.Client
 	id := string(wire.StringField(f.Frame, "id"))
-	if parent != "" && (st.Inst.hasTiers() && st.childAccess(string(wire.StringField(f.Frame, "url"))).Level == AccessBlind || id == "") {
+	if parent != "" && (st.Inst.HasTiers() && st.childAccess(string(wire.StringField(f.Frame, "url"))).Level == AccessBlind || id == "") {
 		return
 	}
 	nav, _ := json.Marshal(struct {

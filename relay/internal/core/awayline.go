@@ -14,19 +14,19 @@ package core
 // a command already taken off a line, or the relay's own, is not.
 // Called with the lock held.
 func (c *ClientConn) holdForTab(st *State, k *Cmd, t *Tab) bool {
-	if k.held != nil || k.own || t.resuming == nil {
+	if k.Held != nil || k.own || t.resuming == nil {
 		return false
 	}
 	in := c.Inst
 	key := lineKey{c, t}
-	l := st.lines[key]
+	l := st.Lines[key]
 	if l == nil {
 		l = &line{}
-		st.lines[key] = l
+		st.Lines[key] = l
 		c.lines.Add(1)
 		// The head stands for the resume: never answered, never judged
 		// (running), not a command in flight.
-		head := &heldCmd{key: key, stage: holdProbing, running: true}
+		head := &heldCmd{Key: key, Stage: HoldProbing, running: true}
 		l.q = append(l.q, head)
 		done := t.resuming
 		in.ResumeWaits.Add(1)
@@ -37,10 +37,10 @@ func (c *ClientConn) holdForTab(st *State, k *Cmd, t *Tab) bool {
 			c.tabBack(head, done)
 		})
 	}
-	h := &heldCmd{key: key, k: copyCmd(k), method: k.M.Name, stage: holdWaiting}
+	h := &heldCmd{Key: key, k: copyCmd(k), Method: k.M.Name, Stage: HoldWaiting}
 	l.q = append(l.q, h)
 	c.Inflight.Add(1)
-	k.Out.Kind = outHeld
+	k.Out.Kind = OutHeld
 	return true
 }
 
@@ -56,13 +56,13 @@ func (c *ClientConn) tabBack(head *heldCmd, done <-chan struct{}) {
 	in := c.Inst
 	st := in.Lock()
 	defer in.Unlock()
-	l := st.lines[head.key]
+	l := st.Lines[head.Key]
 	if l == nil || len(l.q) == 0 || l.q[0] != head {
 		return
 	}
 	l.q = l.q[1:]
 	if len(l.q) == 0 {
-		delete(st.lines, head.key)
+		delete(st.Lines, head.Key)
 		c.lines.Add(-1)
 		return
 	}
@@ -72,7 +72,7 @@ func (c *ClientConn) tabBack(head *heldCmd, done <-chan struct{}) {
 		// message).
 		c.Extp.Store(x)
 	}
-	in.startDrain(st, head.key)
+	in.StartDrain(st, head.Key)
 }
 
 // failHeldFor answers the client's commands waiting for t with msg: t's
@@ -83,7 +83,7 @@ func (st *State) failHeldFor(t *Tab, msg string) {
 		return
 	}
 	key := lineKey{c, t}
-	l := st.lines[key]
+	l := st.Lines[key]
 	if l == nil || len(l.q) == 0 || l.q[0].k.Env.HasID || !l.q[0].running {
 		// No line, or one whose head is a command of its own (held for a
 		// person): its commands are judged again in turn, and find the
@@ -97,6 +97,6 @@ func (st *State) failHeldFor(t *Tab, msg string) {
 		c.Inflight.Add(-1)
 		c.replyErrorRaw(h.k.Env.ID, h.k.Env.SessionID, CodeServerError, msg)
 	}
-	delete(st.lines, key)
+	delete(st.Lines, key)
 	c.lines.Add(-1)
 }

@@ -39,7 +39,7 @@ const MaxPendingFrames = 4096
 // noteFrameNav records that sub-frame id of t is on its way to url, with
 // request req ("" when the event has none).
 func (st *State) noteFrameNav(t *Tab, id, url, req string) {
-	if id == "" || url == "" || !st.Inst.hasTiers() {
+	if id == "" || url == "" || !st.Inst.HasTiers() {
 		return
 	}
 	// A frame of an extension's page is blind as a frame that shows one.
@@ -283,10 +283,10 @@ func (t *Tab) blindSource(sid, method string, params []byte) bool {
 	}
 	switch {
 	case strings.HasPrefix(method, "Debugger."):
-		id, _, err := exactString(params, "scriptId")
+		id, _, err := ExactString(params, "scriptId")
 		return err != nil || t.blindReqs["script\x00"+sid+"\x00"+id]
 	case strings.HasPrefix(method, "CSS."):
-		id, _, err := exactString(params, "styleSheetId")
+		id, _, err := ExactString(params, "styleSheetId")
 		return err != nil || t.blindReqs["sheet\x00"+sid+"\x00"+id]
 	}
 	return false

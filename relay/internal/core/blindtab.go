@@ -37,8 +37,8 @@ func (c *ClientConn) blindStandIn(k *Cmd) bool {
 	}
 	in := c.Inst
 	frame := k.Route.Tab.TargetID
-	if k.Route.via.Child {
-		frame = k.Route.via.targetID
+	if k.Route.Via.Child {
+		frame = k.Route.Via.targetID
 	}
 	switch name := k.M.Name; {
 	case name == "Runtime.enable":
@@ -48,18 +48,18 @@ func (c *ClientConn) blindStandIn(k *Cmd) bool {
 		if k.own {
 			return false
 		}
-		c.event("Runtime.executionContextCreated", k.Route.replyTo, map[string]any{"context": map[string]any{
+		c.Event("Runtime.executionContextCreated", k.Route.ReplyTo, map[string]any{"context": map[string]any{
 			"id": in.fakeContext.Add(1), "origin": k.Route.Tab.shownOrigin(), "name": "", "uniqueId": "cdprelay-blind-" + randHex(8),
 			"auxData": map[string]any{"isDefault": true, "type": "default", "frameId": frame},
 		}})
 		return false
 	case name == "Page.createIsolatedWorld":
-		world, _, _ := exactString(k.Params, "worldName")
+		world, _, _ := ExactString(k.Params, "worldName")
 		in.Lock()
 		k.Route.Tab.noteWorld(k.Params)
 		in.Unlock()
 		id := in.fakeContext.Add(1)
-		c.event("Runtime.executionContextCreated", k.Route.replyTo, map[string]any{"context": map[string]any{
+		c.Event("Runtime.executionContextCreated", k.Route.ReplyTo, map[string]any{"context": map[string]any{
 			"id": id, "origin": k.Route.Tab.shownOrigin(), "name": world, "uniqueId": "cdprelay-blind-" + randHex(8),
 			"auxData": map[string]any{"isDefault": false, "type": "isolated", "frameId": frame},
 		}})
@@ -75,8 +75,8 @@ func (c *ClientConn) blindStandIn(k *Cmd) bool {
 		in.Lock()
 		if t := k.Route.Tab; len(t.Scripts) < MaxInitScripts {
 			sc := &initScript{Client: id, params: append([]byte(nil), k.Params...)}
-			if k.Route.via.Child {
-				sc.sid, sc.child = k.Route.via.Id, k.Route.via
+			if k.Route.Via.Child {
+				sc.sid, sc.child = k.Route.Via.Id, k.Route.Via
 			}
 			t.Scripts = append(t.Scripts, sc)
 		}
@@ -85,13 +85,13 @@ func (c *ClientConn) blindStandIn(k *Cmd) bool {
 	case name == "Target.getTargetInfo":
 		// Chrome's answer names the page (its URL, its title): the relay's
 		// own view of the tab says its origin only, as discovery does.
-		id, _, _ := exactString(k.Params, "targetId")
+		id, _, _ := ExactString(k.Params, "targetId")
 		st := in.Lock()
 		var ti TargetInfo
 		switch {
-		case k.Route.via.Child && (id == "" || id == k.Route.via.targetID):
-			ti = TargetInfo{TargetID: k.Route.via.targetID, Type: "iframe", URL: api.Origin(k.Route.via.url), Attached: true, BrowserContextID: st.browserCtx}
-		case !k.Route.via.Child && (id == "" || id == k.Route.Tab.TargetID):
+		case k.Route.Via.Child && (id == "" || id == k.Route.Via.targetID):
+			ti = TargetInfo{TargetID: k.Route.Via.targetID, Type: "iframe", URL: api.Origin(k.Route.Via.url), Attached: true, BrowserContextID: st.browserCtx}
+		case !k.Route.Via.Child && (id == "" || id == k.Route.Tab.TargetID):
 			ti = st.targetInfo(k.Route.Tab)
 		default:
 			in.Unlock()
@@ -103,12 +103,12 @@ func (c *ClientConn) blindStandIn(k *Cmd) bool {
 		// Out of Chrome while the tab is blind: forgotten, so that it is
 		// not put back.
 		st := in.Lock()
-		st.removeScript(k.Route.Tab, k.Route.via, k.Params)
+		st.removeScript(k.Route.Tab, k.Route.Via, k.Params)
 		in.Unlock()
 		c.answerEmpty(k)
 	case name == "Runtime.addBinding", name == "Runtime.removeBinding",
 		strings.HasPrefix(name[strings.IndexByte(name, '.')+1:], "set") && !tier.BlindAllowed(name):
-		if !k.Route.via.Child {
+		if !k.Route.Via.Child {
 			// Applied once the tab is on a full site again.
 			in.Lock()
 			k.Route.Tab.deferSet(name, k.Params)
@@ -118,6 +118,6 @@ func (c *ClientConn) blindStandIn(k *Cmd) bool {
 	default:
 		return false
 	}
-	k.Out.Kind = outEmulated
+	k.Out.Kind = OutEmulated
 	return true
 }

@@ -192,7 +192,7 @@ func (in *Instance) endScript(ctx context.Context, x *ExtConn, id int64, sid str
 	b.mu.Lock()
 	br.asked = true
 	b.mu.Unlock()
-	if _, err := x.sendCommand(ctx, id, sid, "Debugger.pause", nil); err != nil {
+	if _, err := x.SendCommand(ctx, id, sid, "Debugger.pause", nil); err != nil {
 		pauseAsked = false
 		in.Log.Debug("brake: pause refused", "tab", id, "session", sid, "err", err)
 		return false
@@ -212,7 +212,7 @@ func (in *Instance) endScript(ctx context.Context, x *ExtConn, id int64, sid str
 			}
 			p = map[string]bool{"terminateOnResume": true}
 		}
-		if _, err := x.sendCommand(ctx, id, sid, "Debugger.resume", p); err != nil {
+		if _, err := x.SendCommand(ctx, id, sid, "Debugger.resume", p); err != nil {
 			in.Log.Debug("brake: resume", "tab", id, "session", sid, "err", err)
 			return false
 		}
@@ -273,7 +273,7 @@ var (
 // domainSwitch), its setSkipAllPauses becomes setBreakpointsActive; a
 // Runtime.evaluate gets its timeout; the bound watches script.
 func (c *ClientConn) brakeCommand(k *Cmd) bool {
-	via := k.Route.via
+	via := k.Route.Via
 	sid := ""
 	if via.Child {
 		sid = via.Id
@@ -302,7 +302,7 @@ func (c *ClientConn) brakeCommand(k *Cmd) bool {
 			delete(via.enabled, "Debugger")
 			c.Inst.Unlock()
 			c.Ext().brakeReset(via.Tab.Id, sid)
-			k.Out.Kind = outEmulated
+			k.Out.Kind = OutEmulated
 			c.replyEmptyRaw(k.Env.ID, k.Env.SessionID)
 			return true
 		}

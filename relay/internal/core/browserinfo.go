@@ -146,7 +146,7 @@ const uaProbe = `(async () => {
 // learnInfoFrom asks attached tab t for the browser's identity and records
 // it.
 func (in *Instance) learnInfoFrom(ctx context.Context, x *ExtConn, t *Tab) error {
-	res, err := x.sendCommand(ctx, t.Id, "", "Runtime.evaluate",
+	res, err := x.SendCommand(ctx, t.Id, "", "Runtime.evaluate",
 		map[string]any{"expression": uaProbe, "awaitPromise": true, "returnByValue": true, "silent": true})
 	if err != nil {
 		return fmt.Errorf("ask tab %d: %w", t.Id, err)

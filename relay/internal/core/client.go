@@ -14,14 +14,13 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/internal/wslimit"
-	"github.com/cdprelay/cdprelay/relay/internal/creds"
 	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
 
 // ClientConn is one CDP client's WebSocket. The fields declared here are
 // the core's own; what a concern keeps of a client is its slot, embedded
-// at the end: personClient (personslots.go), tierClient (tierslots.go),
-// credsClient (credsslots.go).
+// at the end: personClient (personslots.go), tierClient (tierslots.go);
+// a stage package's is in slots (slots.go).
 type ClientConn struct {
 	Inst   *Instance          // static
 	P      *link.Peer         // static
@@ -53,7 +52,6 @@ type ClientConn struct {
 	// The concerns' slots.
 	personClient       // approved presses, held lines (personslots.go)
 	tierClient         // refused input (tierslots.go)
-	credsClient        // console warnings (credsslots.go)
 	slots        []any // the stages' own (slots.go); static after NewClientConn
 }
 
@@ -83,19 +81,9 @@ func (c *ClientConn) Close(code int, reason string) {
 // deliver queues one frame for the client. A client that does not read
 // until its queue is full is closed: a CDP client is never silently
 // dropped from, because a lost reply or event is a hang on its side.
-func (c *ClientConn) deliver(b *[]byte) {
-	if c.Inst.LearnURLPasswords(*b) {
-		nb := link.GetBuf()
-		*nb = creds.ScrubURLPasswords(*nb, *b)
-		link.PutBuf(b)
-		b = nb
-	}
-	if l := c.Inst.Locked.Load(); l != nil && l.Contains(*b) {
-		// A secret typed in the instance: the client sees its reference.
-		nb := link.GetBuf()
-		*nb = l.Replace(*nb, *b)
-		link.PutBuf(b)
-		b = nb
+func (c *ClientConn) Deliver(b *[]byte) {
+	if scrubber.Frame != nil {
+		b = scrubber.Frame(c.Inst, b)
 	}
 	if !c.P.TrySend(b) && !c.P.Closed() {
 		c.Log.Warn("client is not reading; closing it", "queued", c.P.Queued())
@@ -184,37 +172,37 @@ func (c *ClientConn) BadCommand(env *wire.Envelope, err error) {
 // call is a command handed to an emulation handler. Unlike cmd it owns its
 // bytes: handlers may outlive the read buffer and run beside the read loop.
 type Call struct {
-	id     int64
+	Id     int64
 	Method string
 	Sess   *Session // the session the command named; its reply names it too
 	Params []byte
 	Args   Args      // the decoded params, as the stages judged them
-	acc    TabAccess // the access of the tab the command's session is on
+	Acc    TabAccess // the access of the tab the command's session is on
 	// via and replyTo are the command's route (pipeline.go): for a task
 	// that forwards the command itself.
-	via, replyTo *Session
+	Via, ReplyTo *Session
 	// stop is the instance's stop epoch when the command arrived: a
 	// command a Stop caught is answered msgStopped, whatever it came to.
-	stop uint32
+	Stop uint32
 	// approved: a person approved the command (approvals.go).
 	approved bool
 }
 
 // stoppedSince reports whether a person stopped the automation since k
 // arrived.
-func (c *ClientConn) stoppedSince(k Call) bool {
-	return k.stop != 0 && k.stop != c.Inst.stopMark()
+func (c *ClientConn) StoppedSince(k Call) bool {
+	return k.Stop != 0 && k.Stop != c.Inst.StopMark()
 }
 
 // stopMark is what call.stop records: never 0, which stands for a call
 // made without one.
-func (in *Instance) stopMark() uint32 { return in.stopEpoch.Load() + 1 }
+func (in *Instance) StopMark() uint32 { return in.stopEpoch.Load() + 1 }
 
 // reply sends a result for k. v is marshalled with encoding/json; the
 // emulated paths are not hot.
 func (c *ClientConn) Reply(k Call, v any) {
-	if c.stoppedSince(k) {
-		c.replyError(k.id, k.Sess, CodeServerError, MsgStopped)
+	if c.StoppedSince(k) {
+		c.ReplyError(k.Id, k.Sess, CodeServerError, MsgStopped)
 		return
 	}
 	res, err := json.Marshal(v)
@@ -223,28 +211,28 @@ func (c *ClientConn) Reply(k Call, v any) {
 		return
 	}
 	buf := link.GetBuf()
-	*buf = wire.AppendResult(*buf, k.id, sessionToken(k.Sess), res)
-	c.deliver(buf)
+	*buf = wire.AppendResult(*buf, k.Id, SessionToken(k.Sess), res)
+	c.Deliver(buf)
 }
 
 func (c *ClientConn) Fail(k Call, code int64, msg string) {
-	if c.stoppedSince(k) {
+	if c.StoppedSince(k) {
 		msg, code = MsgStopped, CodeServerError
 	}
-	c.replyError(k.id, k.Sess, code, msg)
+	c.ReplyError(k.Id, k.Sess, code, msg)
 }
 
-func sessionToken(s *Session) []byte {
+func SessionToken(s *Session) []byte {
 	if s == nil {
 		return nil
 	}
 	return s.idJSON
 }
 
-func (c *ClientConn) replyError(id int64, s *Session, code int64, msg string) {
+func (c *ClientConn) ReplyError(id int64, s *Session, code int64, msg string) {
 	buf := link.GetBuf()
-	*buf = wire.AppendError(*buf, id, sessionToken(s), code, msg)
-	c.deliver(buf)
+	*buf = wire.AppendError(*buf, id, SessionToken(s), code, msg)
+	c.Deliver(buf)
 }
 
 // replyErrorRaw answers with the sessionId exactly as the client sent it
@@ -256,7 +244,7 @@ func (c *ClientConn) replyErrorRaw(id int64, sessionID []byte, code int64, msg s
 		sid = wire.Quote(make([]byte, 0, len(sessionID)+2), sessionID)
 	}
 	*buf = wire.AppendError(*buf, id, sid, code, msg)
-	c.deliver(buf)
+	c.Deliver(buf)
 }
 
 // thrown is the result of an evaluation that threw an Error with msg: how
@@ -285,7 +273,7 @@ func (c *ClientConn) replyThrownRaw(id int64, sessionID []byte, msg string) {
 		sid = wire.Quote(make([]byte, 0, len(sessionID)+2), sessionID)
 	}
 	*buf = wire.AppendResult(*buf, id, sid, thrown(msg))
-	c.deliver(buf)
+	c.Deliver(buf)
 }
 
 // replyEmptyRaw answers {} with the sessionId as the client sent it.
@@ -296,18 +284,18 @@ func (c *ClientConn) replyEmptyRaw(id int64, sessionID []byte) {
 		sid = wire.Quote(make([]byte, 0, len(sessionID)+2), sessionID)
 	}
 	*buf = wire.AppendResult(*buf, id, sid, nil)
-	c.deliver(buf)
+	c.Deliver(buf)
 }
 
 // replyNoID answers a message that has no usable id, as Chrome does.
 func (c *ClientConn) replyNoID(code int64, msg string) {
 	buf := link.GetBuf()
 	*buf = wire.AppendErrorNoID(*buf, code, msg)
-	c.deliver(buf)
+	c.Deliver(buf)
 }
 
 // event sends a CDP event; s nil means the root session.
-func (c *ClientConn) event(method string, s *Session, params any) {
+func (c *ClientConn) Event(method string, s *Session, params any) {
 	p, err := json.Marshal(params)
 	if err != nil {
 		c.Log.Error("marshal event", "method", method, "err", err)

@@ -86,10 +86,10 @@ func (in *Instance) setControl(tabID int64, holder string) error {
 			text = person.MsgControlled
 		}
 		ts := float64(time.Now().UnixMilli())
-		c.event("Log.entryAdded", t.Session, map[string]any{"entry": map[string]any{
+		c.Event("Log.entryAdded", t.Session, map[string]any{"entry": map[string]any{
 			"source": "other", "level": "warning", "text": text, "timestamp": ts,
 		}})
-		c.event("CDPRelay.controlChanged", t.Session, map[string]any{"controlled": !release, "by": holder})
+		c.Event("CDPRelay.controlChanged", t.Session, map[string]any{"controlled": !release, "by": holder})
 	}
 	return nil
 }

@@ -182,7 +182,7 @@ type ctxVerdict struct {
 // secrets or a read-only tab are in force (and, wherever the relay has a
 // world, the relay's own are refused: contexts).
 func (in *Instance) guardsContexts(acc TabAccess, tiers bool) bool {
-	return acc.Level != AccessFull || tiers || in.Srv.secrets.load() != nil
+	return acc.Level != AccessFull || tiers || in.Srv.Secrets.Load() != nil
 }
 
 // judgeContexts places every context that params name on t's session
@@ -406,7 +406,7 @@ func valuesAt(dst [][]byte, v []byte, key ctxKey) ([][]byte, error) {
 // (and of a method that names no world) costs a few loads, no lock.
 func (c *ClientConn) contexts(k *Cmd) bool {
 	spec, t := k.M.Ctx, k.Route.Tab
-	strict := c.Inst.guardsContexts(k.Route.acc, k.pol.tiers)
+	strict := c.Inst.guardsContexts(k.Route.Acc, k.pol.tiers)
 	if !strict && !spec.worlds && t.relayCtxs.Load() == 0 {
 		return true
 	}
@@ -421,17 +421,17 @@ func (c *ClientConn) contexts(k *Cmd) bool {
 		return true // its script runs in the page's own world
 	}
 	sid := ""
-	if k.Route.via.Child {
-		sid = k.Route.via.Id
+	if k.Route.Via.Child {
+		sid = k.Route.Via.Id
 	}
 	st := c.Inst.Lock()
 	v := st.judgeContexts(t, sid, spec, vals[:], counts[:], strict)
 	c.Inst.Unlock()
 	switch {
 	case v.refused && v.relay:
-		return c.refuse(k, Decision{Verdict: Deny, Rule: ruleContext, Message: v.msg})
+		return c.Refuse(k, Decision{Verdict: Deny, Rule: ruleContext, Message: v.msg})
 	case v.refused:
-		return c.failed(k, v.code, v.msg)
+		return c.Failed(k, v.code, v.msg)
 	}
 	k.isolated = v.isolated
 	return true

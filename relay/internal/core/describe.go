@@ -25,20 +25,20 @@ func (c *ClientConn) probeThenAsk(h *heldCmd, via *Session, desc person.Descript
 	var seen seenTarget
 	err := errors.New("no page")
 	if via != nil {
-		seen, err = c.look(ctx, via, h.method, h.k.Env.Params)
+		seen, err = c.look(ctx, via, h.Method, h.k.Env.Params)
 	}
 	t := seen.target
 	desc.Looked, desc.Target = err == nil, t
 	st := in.Lock()
 	defer in.Unlock()
-	if h.stage != holdProbing || st.lines[h.key] == nil {
+	if h.Stage != HoldProbing || st.Lines[h.Key] == nil {
 		return // stopped, or the client went
 	}
 	h.seen = seen // looked at again when a person approves (recheck.go)
 	if h.d.Rule == person.RuleAskSubmit && err == nil && !t.Submit && !t.Form && t.Kind != "frame" {
 		// Nothing a form would submit: on it goes.
-		h.stage, h.approved = holdWaiting, true
-		in.startDrain(st, h.key)
+		h.Stage, h.approved = HoldWaiting, true
+		in.StartDrain(st, h.Key)
 		return
 	}
 	st.askPerson(h, desc.Text())
@@ -60,21 +60,21 @@ func (c *ClientConn) lookAt(ctx context.Context, via *Session, method string, pa
 		}
 		v = t
 	} else {
-		look, err := c.newLook(ctx, via)
+		look, err := c.NewLook(ctx, via)
 		if err != nil {
 			return person.PointTarget{}, err
 		}
-		defer look.close()
-		f, err := look.focus(ctx)
+		defer look.Close()
+		f, err := look.Focus(ctx)
 		switch {
-		case errors.Is(err, errNoFocus):
+		case errors.Is(err, ErrNoFocus):
 			c.Inst.Lock()
-			v = person.PointTarget{Origin: via.Tab.frameOrigin(look.sid, look.frame), Kind: "nothing"}
+			v = person.PointTarget{Origin: via.Tab.frameOrigin(look.Sid, look.frame), Kind: "nothing"}
 			c.Inst.Unlock()
 		case err != nil:
 			return person.PointTarget{}, err
 		default:
-			if v, err = c.personsView(ctx, look.t, look.sid, f.origin, f.el); err != nil {
+			if v, err = c.personsView(ctx, look.T, look.Sid, f.Origin, f.El); err != nil {
 				return person.PointTarget{}, err
 			}
 		}

@@ -141,7 +141,7 @@ func (st *State) WarnSessions(t *Tab, why string) {
 	e.Entry.Timestamp = float64(time.Now().UnixMicro()) / 1000
 	for _, s := range st.topSessions(t) {
 		if s.enabled["Log"] && s.idJSON != nil {
-			c.event("Log.entryAdded", s, e)
+			c.Event("Log.entryAdded", s, e)
 		}
 	}
 }

@@ -131,7 +131,7 @@ func (in *Instance) answerDialog(tabID, id int64, accept bool, promptText, kind,
 		if accept && d.Type == "prompt" {
 			params["promptText"] = promptText
 		}
-		_, err = x.sendCommand(ctx, t.Id, "", "Page.handleJavaScriptDialog", params)
+		_, err = x.SendCommand(ctx, t.Id, "", "Page.handleJavaScriptDialog", params)
 		cancel()
 	}
 	if err != nil {

@@ -8,14 +8,15 @@
 // A stage reaches the core only through what the facade hands over at
 // assembly, before any instance exists: its rows in the three tables
 // (SetOrder), the methods it answers at the relay (AddEmulations), the
-// outcomes it watches (AddOutcomeHooks), and its own state in the core's
-// structures (NewClientSlot, NewStateSlot, slots.go). Package browser
-// (windows and downloads) is a stage so plugged in: the example to follow.
+// outcomes it watches (AddOutcomeHooks), what it hears of a tab's life
+// (AddLifecycle), the last look at what leaves the relay (SetScrubber),
+// and its own state in the core's structures (the slots of slots.go).
+// Packages browser (windows and downloads) and creds (credentials and
+// secrets) are stages so plugged in: the examples to follow.
 //
-// The other stages' code — what the operator's rules, the tiers, the
-// person and the credentials do with an instance, a tab or a client — is
-// still here, beside the core's own, in files named by their concern
-// (access.go, stop.go, secrets.go, rules.go, ...), with their state in
+// The other stages' code — what the operator's rules, the tiers and the
+// person do with an instance, a tab or a client — is still here, beside the core's own, in files named by their concern
+// (access.go, stop.go, rules.go, ...), with their state in
 // per-concern slots embedded in the core's structures; each moves to its
 // concern's package under relay/internal as browser did. The facade's
 // layers test lists the concerns still here.
@@ -30,12 +31,13 @@
 //     row.
 //   - What each concern keeps per tab, session, client and instance: for a
 //     stage package, its slots (slots.go), declared in the package
-//     (browser: downloadcalls.go); for a concern still here, a struct in
-//     its slots file (tierslots.go, personslots.go, credsslots.go,
-//     rulesslots.go, resumeslots.go), embedded in Tab, Session, State,
-//     ClientConn or Instance. What stays in those structs directly is the
-//     core's own. A slot whose fields need nothing of this package lives
-//     in the concern's package (person.Tab, rules.Tab, creds.Instance).
+//     (browser: downloadcalls.go; creds: stageslots.go); for a concern
+//     still here, a struct in its slots file (tierslots.go,
+//     personslots.go, rulesslots.go, resumeslots.go), embedded in Tab,
+//     Session, State, ClientConn or Instance. What stays in those
+//     structs directly is the core's own. A slot whose fields need
+//     nothing of this package lives in the concern's package (person.Tab,
+//     rules.Tab).
 //   - What of each concern needs no instance, tab or client — its tables,
 //     texts, parsers and byte work — is in its package under
 //     relay/internal (rules, tiers, person, creds), beside the
@@ -91,7 +93,7 @@
 //   - The relay's own world (relayworld.go): a fresh isolated world with a
 //     random name for each look — the focus and point probes of an
 //     approval (recheck.go), the secret field's checks and the typing of a
-//     secret (secretfield.go, secrets.go). Its contexts, objects and scripts
+//     secret (package creds: fieldwatch.go, typing.go). Its contexts, objects and scripts
 //     are never announced to the client and refused if the client names
 //     them (ctxguard.go).
 //   - Tab handles (tabhandle.go): the live view's screencast, input and

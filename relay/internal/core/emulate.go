@@ -93,7 +93,7 @@ func Emulated(m *MethodInfo, s *Session) *Emulation {
 			return &emHistoryEntry
 		}
 	}
-	if m.domain == domainBrowser || (browserLevel && m.domain == domainTarget) {
+	if m.Domain == domainBrowser || (browserLevel && m.Domain == domainTarget) {
 		return &emUnsupported
 	}
 	if s != nil && s.Tab != nil && (m.Name == "Runtime.enable" || m.Name == "Runtime.disable") {
@@ -201,11 +201,11 @@ func (c *ClientConn) forwardCall(k Call) {
 		replyTo = k.Sess
 	}
 	m := LookupMethod([]byte(k.Method))
-	if err := c.Ext().forward(c, k.id, m, []byte(m.Name), k.Params, k.Sess, replyTo); err != nil {
+	if err := c.Ext().forward(c, k.Id, m, []byte(m.Name), k.Params, k.Sess, replyTo); err != nil {
 		msg := "Extension disconnected"
 		if err == errSendStopped {
 			msg = MsgStopped
 		}
-		c.replyError(k.id, k.Sess, CodeServerError, msg)
+		c.ReplyError(k.Id, k.Sess, CodeServerError, msg)
 	}
 }

@@ -59,7 +59,7 @@ func (c *ClientConn) setDiscoverTargets(k Call) {
 		// reply.
 		for _, t := range st.sortedTabs() {
 			if t.TargetID != "" {
-				c.event("Target.targetCreated", k.Sess, map[string]TargetInfo{"targetInfo": st.targetInfo(t)})
+				c.Event("Target.targetCreated", k.Sess, map[string]TargetInfo{"targetInfo": st.targetInfo(t)})
 			}
 		}
 	}
@@ -199,7 +199,7 @@ func (c *ClientConn) closeTarget(k Call) {
 		// The person's tab on a page automation may not act on is theirs
 		// to close.
 		d := accessRefusal(acc)
-		in.Srv.Cfg.Metrics.countRefusal(d)
+		in.Srv.Cfg.Metrics.CountRefusal(d)
 		in.Observe(Event{Actor: ActorClient, Kind: KindDenied, Method: k.Method, Rule: d.Rule, Outcome: OutcomeDenied, Detail: d.Message})
 		c.Fail(k, CodeServerError, d.Message)
 		return
@@ -238,7 +238,7 @@ func (c *ClientConn) activateTarget(k Call) {
 		// bring itself to the front. One not attached yet is attached for
 		// that, and released when the client leaves, like any other.
 		if err = c.Inst.attachTab(ctx, c.Ext(), t); err == nil {
-			_, err = c.Ext().sendCommand(ctx, t.Id, "", "Page.bringToFront", nil)
+			_, err = c.Ext().SendCommand(ctx, t.Id, "", "Page.bringToFront", nil)
 		}
 	}
 	if err != nil {
@@ -373,7 +373,7 @@ func (c *ClientConn) navigateToHistoryEntry(k Call) {
 	}
 	ctx, cancel := c.CallCtx()
 	defer cancel()
-	res, err := c.Ext().sendCommand(ctx, k.Sess.Tab.Id, "", "Page.getNavigationHistory", nil)
+	res, err := c.Ext().SendCommand(ctx, k.Sess.Tab.Id, "", "Page.getNavigationHistory", nil)
 	if err != nil {
 		c.Fail(k, CodeServerError, "cdprelay: the tab's history: "+err.Error())
 		return
@@ -408,7 +408,7 @@ func (c *ClientConn) navigateToHistoryEntry(k Call) {
 		in.Unlock()
 	}
 	if d.Verdict != Allow {
-		in.Srv.Cfg.Metrics.countRefusal(d)
+		in.Srv.Cfg.Metrics.CountRefusal(d)
 		in.Observe(Event{Actor: ActorClient, Kind: KindDenied, Method: k.Method, Rule: d.Rule, Outcome: OutcomeDenied, Detail: d.Message})
 		c.Fail(k, CodeServerError, d.Message)
 		return

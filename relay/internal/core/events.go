@@ -54,7 +54,7 @@ type EventMsg struct {
 	// (core.Children); waiting: it waits for a debugger.
 	newChild *Session
 	waiting  bool
-	red      *[]byte // the buffer of the redacted params, returned after
+	Red      *[]byte // the buffer of the redacted params, returned after
 	fx       eventEffects
 }
 
@@ -76,8 +76,8 @@ func (in *Instance) routeEvent(x *ExtConn, args []byte) {
 	if t := st.Tabs[src.TabID]; st.Ext == x && t != nil && (t.away == nil || t.away.resumer != nil) {
 		*e = EventMsg{State: st, Tab: t, Sid: src.SessionID, Method: method, info: info, Params: params}
 		in.runEvent(e)
-		if e.red != nil {
-			link.PutBuf(e.red)
+		if e.Red != nil {
+			link.PutBuf(e.Red)
 		}
 		in.Unlock()
 		in.afterEvent(x, t, src.SessionID, params, &e.fx)
@@ -109,7 +109,7 @@ func (in *Instance) Screencast(e *EventMsg) bool {
 		return true
 	}
 	e.fx.frameTo, e.fx.frameClient = e.Tab.handles, e.Tab.clientScreencast
-	return e.Tab.clientScreencast && !e.State.withholdFrame(e.Tab, e.Params)
+	return e.Tab.clientScreencast
 }
 
 // PageTrack (core.PageTrack): where the tab is, from its own session's
@@ -179,7 +179,7 @@ func (in *Instance) ChildFrames(e *EventMsg) bool {
 // go to a blind site.
 func (in *Instance) Requests(e *EventMsg) bool {
 	e.State.noteRequest(e.Tab, e.child, e.Method, e.Params)
-	if in.hasTiers() {
+	if in.HasTiers() {
 		e.State.noteBlindRequest(e.Tab, e.Method, e.Params)
 	}
 	return true
@@ -188,7 +188,7 @@ func (in *Instance) Requests(e *EventMsg) bool {
 // BlindSources (tiers.BlindSources): a blind site's script or style
 // sheet, in a page that loaded it.
 func (in *Instance) BlindSources(e *EventMsg) bool {
-	return !in.hasTiers() || !e.State.noteBlindSource(e.Tab, string(e.Sid), e.Method, e.Params)
+	return !in.HasTiers() || !e.State.noteBlindSource(e.Tab, string(e.Sid), e.Method, e.Params)
 }
 
 // BlindEvent (tiers.Blind): whether anything the client knows of may see
@@ -196,7 +196,7 @@ func (in *Instance) BlindSources(e *EventMsg) bool {
 func (in *Instance) BlindEvent(e *EventMsg) bool {
 	t, st, method, params := e.Tab, e.State, e.Method, e.Params
 	e.blind = t.Acc.Level == AccessBlind || (e.child != nil && e.child.Acc.Level == AccessBlind) ||
-		((len(t.BlindFrames) > 0 || len(t.blindReqs) > 0 || bytesHasPrefix(method, "Target.")) && st.Inst.hasTiers() &&
+		((len(t.BlindFrames) > 0 || len(t.blindReqs) > 0 || bytesHasPrefix(method, "Target.")) && st.Inst.HasTiers() &&
 			(st.aboutBlindFrame(t, method, params) ||
 				((bytesHasPrefix(method, "Network.") || bytesHasPrefix(method, "Fetch.")) && t.blindRequest(method, params)) ||
 				(string(method) == "Debugger.paused" && t.pausedInBlind(string(e.Sid), params))))
@@ -345,7 +345,7 @@ func (in *Instance) FenceChild(e *EventMsg) bool {
 // ChildPage (tiers.ChildPage): with tiers, follow where an out-of-process
 // frame goes.
 func (in *Instance) ChildPage(e *EventMsg) bool {
-	if e.newChild != nil && string(childType(e)) == "iframe" && in.hasTiers() {
+	if e.newChild != nil && string(childType(e)) == "iframe" && in.HasTiers() {
 		e.State.Fire(e.Tab.Id, e.newChild.Id, "Page.enable", nil)
 	}
 	return true
@@ -394,14 +394,6 @@ func (in *Instance) CountEvent(e *EventMsg) bool {
 	return true
 }
 
-// Redact (creds.Redact): credential events go out redacted (the real
-// values of a paused request are kept, credentials.go).
-func (in *Instance) Redact(e *EventMsg) bool {
-	e.red = in.redactEvent(e.State, e.Tab, string(e.Sid), e.Method, e.Params)
-	e.Params = *e.red
-	return true
-}
-
 // DeliverEvent (core.Deliver): to the client's session, and a copy to the
 // tab's further sessions that enabled the domain.
 func (in *Instance) DeliverEvent(e *EventMsg) bool {
@@ -411,7 +403,7 @@ func (in *Instance) DeliverEvent(e *EventMsg) bool {
 	if !bytesHasPrefix(method, "Runtime.") || st.runtimeWanted(t, string(e.Sid), e.s, method) {
 		buf := link.GetBuf()
 		*buf = wire.AppendEvent(*buf, method, e.s.idJSON, params)
-		c.deliver(buf)
+		c.Deliver(buf)
 	}
 	if e.Sid == nil {
 		// Further sessions on the tab get a copy of the events of the
@@ -462,5 +454,5 @@ func (c *ClientConn) EventRaw(method string, s *Session, params []byte) {
 	}
 	buf := link.GetBuf()
 	*buf = wire.AppendEvent(*buf, method, sid, params)
-	c.deliver(buf)
+	c.Deliver(buf)
 }

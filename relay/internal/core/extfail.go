@@ -87,11 +87,11 @@ func (x *ExtConn) failWhere(match func(PendingCall) bool, code int64, why string
 			// Said as the script's own exception, so that the client
 			// reports the person's stop, not a context that ended.
 			buf := link.GetBuf()
-			*buf = wire.AppendResult(*buf, pc.ClientID, sessionToken(pc.ReplyTo), thrown(why))
-			pc.Client.deliver(buf)
+			*buf = wire.AppendResult(*buf, pc.ClientID, SessionToken(pc.ReplyTo), thrown(why))
+			pc.Client.Deliver(buf)
 			continue
 		}
-		pc.Client.replyError(pc.ClientID, pc.ReplyTo, code, why)
+		pc.Client.ReplyError(pc.ClientID, pc.ReplyTo, code, why)
 	}
 	return len(failed)
 }
@@ -117,7 +117,7 @@ func (x *ExtConn) end() {
 			// told, and only the root's commands get a word of their own.
 			pc.Client.Inflight.Add(-1)
 			code, why := goneError(pc, "Extension disconnected")
-			pc.Client.replyError(pc.ClientID, pc.ReplyTo, code, why)
+			pc.Client.ReplyError(pc.ClientID, pc.ReplyTo, code, why)
 		}
 	}
 }

@@ -93,7 +93,7 @@ func (x *ExtConn) HandleReply(m *wire.ExtMessage) {
 	}
 	met := x.Inst.Srv.Cfg.Metrics
 	met.observeLatency(pc.start)
-	met.Messages[DirReply][pc.M.domain].Inc()
+	met.Messages[DirReply][pc.M.Domain].Inc()
 	met.Bytes[DirReply].Add(float64(len(m.Result) + len(m.Error)))
 	c := pc.Client
 	c.Inflight.Add(-1)
@@ -102,9 +102,9 @@ func (x *ExtConn) HandleReply(m *wire.ExtMessage) {
 		session = pc.ReplyTo.idJSON
 	}
 	r := &x.rep
-	*r = Reply{pc: pc, m: m, session: session, buf: link.GetBuf()}
+	*r = Reply{Pc: pc, M: m, Session: session, Buf: link.GetBuf()}
 	x.runReply(r)
-	c.deliver(r.buf)
+	c.Deliver(r.Buf)
 	*r = Reply{}
 }
 

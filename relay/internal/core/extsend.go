@@ -76,7 +76,7 @@ func (x *ExtConn) callThen(ctx context.Context, then func([]byte), method string
 
 // sendCommand sends a CDP command of the relay's own to tab tabID (child
 // session sid, "" for the tab's own) and waits for its result.
-func (x *ExtConn) sendCommand(ctx context.Context, tabID int64, sid, method string, params any) ([]byte, error) {
+func (x *ExtConn) SendCommand(ctx context.Context, tabID int64, sid, method string, params any) ([]byte, error) {
 	if params == nil {
 		return x.Call(ctx, "chrome.debugger.sendCommand", debuggee(tabID, sid), method)
 	}

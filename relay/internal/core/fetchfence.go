@@ -34,7 +34,7 @@ import (
 // the client set up is lifted before a stricter page commits), and when a
 // person is asked about hosts (where a navigation ends is asked).
 func (in *Instance) fencing() bool {
-	return in.Srv.PolicyBox.load().FencesNavigation(in.ProfileName) || in.hasTiers() || in.asksNavigation()
+	return in.Srv.PolicyBox.load().FencesNavigation(in.ProfileName) || in.HasTiers() || in.asksNavigation()
 }
 
 // backstop returns the relay's Fetch patterns for this instance's
@@ -174,7 +174,7 @@ func (a pausedAction) run(in *Instance, x *ExtConn, t *Tab, sid string) {
 	case pausedFail:
 		x.Fire(t.Id, sid, "Fetch.failRequest", map[string]string{"requestId": a.requestID, "errorReason": "BlockedByClient"})
 		in.Observe(Event{Actor: ActorRelay, Kind: KindNavigate, Target: t.TargetID, Rule: a.d.Rule, Outcome: OutcomeDenied, Detail: a.url})
-		in.Srv.Cfg.Metrics.countRefusal(a.d)
+		in.Srv.Cfg.Metrics.CountRefusal(a.d)
 	case pausedContinue:
 		if a.headers != nil {
 			x.Fire(t.Id, sid, "Fetch.continueRequest", map[string]any{"requestId": a.requestID, "headers": a.headers})

@@ -2,53 +2,12 @@ package core
 
 import (
 	"strconv"
-
-	"github.com/cdprelay/cdprelay/internal/wire"
-	"github.com/cdprelay/cdprelay/relay/internal/creds"
 )
 
 // The acting rows of the commands table (order.go): what the relay does
 // itself with a command the judges let through (types a secret, answers
 // it, sends it as the fence has it), and what a command that goes to the
 // tab does on its way.
-
-// wantsSecret: the commands that may type a secret by reference.
-func WantsSecret(m *MethodInfo) bool {
-	switch m.Name {
-	case "Input.insertText", "Input.imeSetComposition", "Input.dispatchKeyEvent", "CDPRelay.fillSecret":
-		return true
-	}
-	return false
-}
-
-// wantsLockGates: creds.LockGates is the secret stage's for every other
-// method (lockgates.go).
-func WantsLockGates(m *MethodInfo) bool { return !WantsSecret(m) }
-
-// 9. secret (creds.Secret): a command that types a secret by reference
-// is the relay's to carry out: it checks where the focus is, then types
-// the value.
-func (c *ClientConn) Secret(k *Cmd) bool {
-	name, d, is := SecretRef(k)
-	if !is {
-		return c.SecretGates(k) // creds.LockGates's, for these methods too
-	}
-	if d.Verdict != Allow {
-		return c.refuse(k, d)
-	}
-	k.Out.Kind = outEmulated
-	cl := Call{id: k.Env.ID, Method: k.M.Name, Sess: k.Route.sess, Args: k.Args, acc: k.Route.acc, via: k.Route.via, replyTo: k.Route.replyTo}
-	cl.stop = c.Inst.stopMark()
-	// The client's later commands for the tab wait until it is typed.
-	h := c.occupyLine(k)
-	c.Wg.Add(1)
-	c.Inst.Tasks.Spawn("type a secret", func() {
-		defer c.Wg.Done()
-		defer c.releaseLine(h)
-		c.typeSecret(cl, name)
-	})
-	return false
-}
 
 // wantsFence: the client's share of the Fetch domain.
 func WantsFence(m *MethodInfo) bool { return m.Name == "Fetch.enable" || m.Name == "Fetch.disable" }
@@ -67,11 +26,11 @@ func (c *ClientConn) Fence(k *Cmd) bool {
 	}
 	in := c.Inst
 	sid := ""
-	if k.Route.via.Child {
-		sid = k.Route.via.Id
+	if k.Route.Via.Child {
+		sid = k.Route.Via.Id
 	}
 	st := in.Lock()
-	k.Params = st.fetchRewrite(k.Route.Tab, sid, &k.Args, enable, k.Route.replyTo)
+	k.Params = st.fetchRewrite(k.Route.Tab, sid, &k.Args, enable, k.Route.ReplyTo)
 	if k.Route.top && !k.own {
 		st.RecordSwitch(k.Route.Tab, "Fetch", enable, k.Env.Params)
 	}
@@ -88,18 +47,18 @@ func (c *ClientConn) Fence(k *Cmd) bool {
 // browser's and the targets' (at any level), a history entry, and the
 // domain switches of a tab's sessions.
 func WantsEmulate(m *MethodInfo) bool {
-	return m.domain == domainBrowser || m.domain == domainTarget || m.enable || m.disable ||
+	return m.Domain == domainBrowser || m.Domain == domainTarget || m.enable || m.disable ||
 		m.Name == "Page.navigateToHistoryEntry" || m.Name == "Page.setDownloadBehavior"
 }
 
 // 11. emulate (core.Emulate): what the relay answers itself.
 func (c *ClientConn) Emulate(k *Cmd) bool {
-	h := Emulated(k.M, k.Route.sess)
+	h := Emulated(k.M, k.Route.Sess)
 	if h == nil {
 		return true
 	}
-	k.Out.Kind = outEmulated
-	cl := Call{id: k.Env.ID, Method: k.M.Name, Sess: k.Route.sess, Args: k.Args, acc: k.Route.acc, stop: c.Inst.stopMark(), approved: k.held != nil && k.held.approved}
+	k.Out.Kind = OutEmulated
+	cl := Call{Id: k.Env.ID, Method: k.M.Name, Sess: k.Route.Sess, Args: k.Args, Acc: k.Route.Acc, Stop: c.Inst.StopMark(), approved: k.Held != nil && k.Held.approved}
 	if k.Env.Params != nil {
 		cl.Params = append([]byte(nil), k.Env.Params...)
 	}
@@ -121,8 +80,8 @@ func (c *ClientConn) Emulate(k *Cmd) bool {
 
 // NeedsPage (core.NeedsPage): a command for a tab needs one.
 func (c *ClientConn) NeedsPage(k *Cmd) bool {
-	if k.Route.via == nil {
-		return c.failed(k, CodeServerError, "cdprelay: "+k.M.Name+" needs a page, and no tab is attached")
+	if k.Route.Via == nil {
+		return c.Failed(k, CodeServerError, "cdprelay: "+k.M.Name+" needs a page, and no tab is attached")
 	}
 	return true
 }
@@ -135,7 +94,7 @@ func WantsScreencastNote(m *MethodInfo) bool {
 // ScreencastNote (core.ScreencastNote): the client runs a screencast of
 // its own on a tab.
 func (c *ClientConn) ScreencastNote(k *Cmd) bool {
-	if s := k.Route.sess; s != nil && s.Tab != nil && !s.Child {
+	if s := k.Route.Sess; s != nil && s.Tab != nil && !s.Child {
 		c.noteClientScreencast(s.Tab, k.M.Name == "Page.startScreencast")
 	}
 	return true
@@ -157,14 +116,14 @@ func WantsDialog(m *MethodInfo) bool { return m.Name == "Page.handleJavaScriptDi
 // DialogClaim (person.DialogClaim): the first answer wins: the person's
 // in the live view, the automation's, or the relay's when nobody answers.
 func (c *ClientConn) DialogClaim(k *Cmd) bool {
-	if k.Route.via.Tab == nil || k.Route.via.Child {
+	if k.Route.Via.Tab == nil || k.Route.Via.Child {
 		return true
 	}
 	st := c.Inst.Lock()
-	d, ok := st.claimDialog(k.Route.via.Tab)
+	d, ok := st.claimDialog(k.Route.Via.Tab)
 	c.Inst.Unlock()
 	if !ok {
-		return c.refuse(k, d)
+		return c.Refuse(k, d)
 	}
 	return true
 }
@@ -177,7 +136,7 @@ func WantsWorlds(m *MethodInfo) bool {
 // Worlds (tiers.Worlds): the tab's worlds and scripts for new documents
 // (initscripts.go).
 func (c *ClientConn) Worlds(k *Cmd) bool {
-	t := k.Route.via.Tab
+	t := k.Route.Via.Tab
 	if t == nil {
 		return true
 	}
@@ -188,7 +147,7 @@ func (c *ClientConn) Worlds(k *Cmd) bool {
 	if full {
 		// The relay could not take one more out of Chrome when the tab
 		// leaves for a site where it may not run.
-		return c.failed(k, CodeServerError, "cdprelay: too many scripts for new documents on this tab ("+strconv.Itoa(MaxInitScripts)+")")
+		return c.Failed(k, CodeServerError, "cdprelay: too many scripts for new documents on this tab ("+strconv.Itoa(MaxInitScripts)+")")
 	}
 	return true
 }
@@ -201,42 +160,20 @@ func WantsRemoveScript(m *MethodInfo) bool {
 // RemoveScriptStage (tiers.RemoveScript): a script the relay took out of
 // Chrome is answered; another's identifier is Chrome's.
 func (c *ClientConn) RemoveScriptStage(k *Cmd) bool {
-	t := k.Route.via.Tab
+	t := k.Route.Via.Tab
 	if t == nil {
 		return true
 	}
 	st := c.Inst.Lock()
-	params, known := st.removeScript(t, k.Route.via, k.Params)
+	params, known := st.removeScript(t, k.Route.Via, k.Params)
 	c.Inst.Unlock()
 	if known && params == nil {
 		// Out of Chrome already (its frame is not on a full site).
-		k.Out.Kind = outEmulated
+		k.Out.Kind = OutEmulated
 		c.replyEmptyRaw(k.Env.ID, k.Env.SessionID)
 		return false
 	}
 	k.Params = params
-	return true
-}
-
-// wantsStreams: reading a stream.
-func WantsStreams(m *MethodInfo) bool { return m.Name == "IO.read" || m.Name == "IO.close" }
-
-// StreamsStage (creds.Streams): while a secret is locked, a stream's
-// pieces are joined where they meet (creds.Streams).
-func (c *ClientConn) StreamsStage(k *Cmd) bool {
-	if c.Inst.Locked.Load() == nil {
-		return true
-	}
-	handle, _, err := exactString(k.Env.Params, "handle")
-	if k.M.Name == "IO.close" {
-		c.Inst.Streams.Forget(0, handle)
-	} else if _, seek := wire.Member(k.Env.Params, "offset"); seek > 0 || err != nil || len(handle) > creds.MaxStreamHandle {
-		// A handle the relay could not read as Chrome does (given twice)
-		// would join the pieces of one stream with another's.
-		return c.failed(k, CodeServerError, "cdprelay: a stream is read from its start while a typed secret is hidden (no offset)")
-	} else {
-		c.Inst.Streams.NoteRead(k.Env.ID, handle)
-	}
 	return true
 }
 

@@ -79,7 +79,7 @@ func (st *State) setChildURL(cs *Session, u string) {
 // setChildFrame records that frame id in child session cs's process is
 // now at url ("" when it is gone), and decides the child's access again.
 func (st *State) setChildFrame(cs *Session, id, url string) {
-	if id == "" || !st.Inst.hasTiers() {
+	if id == "" || !st.Inst.HasTiers() {
 		return
 	}
 	if url == "" {
@@ -104,7 +104,7 @@ func (st *State) setChildFrame(cs *Session, id, url string) {
 // hasBlindChild reports whether an out-of-process frame of t is blind (or
 // on its way to a blind site): the tab's pixels then show it.
 func (st *State) hasBlindChild(t *Tab) bool {
-	if !st.Inst.hasTiers() {
+	if !st.Inst.HasTiers() {
 		return false
 	}
 	if t.pendingBlind() {
@@ -136,7 +136,7 @@ func (st *State) storageAccess(params []byte) (TabAccess, string) {
 	where := ""
 	look := func(obj []byte) {
 		for _, key := range storageKeys {
-			v, found, err := exactString(obj, key)
+			v, found, err := ExactString(obj, key)
 			if !found && err == nil {
 				continue
 			}

@@ -1,9 +1,9 @@
 package core
 
 import (
+	"context"
 	"sync/atomic"
 
-	"github.com/cdprelay/cdprelay/relay/internal/creds"
 	"github.com/cdprelay/cdprelay/relay/internal/rules"
 )
 
@@ -13,11 +13,10 @@ import (
 type Relay struct {
 	Cfg Config // static
 
-	PolicyBox   policyBox                     // swapped by SetPolicy
-	credHeaders atomic.Pointer[creds.Headers] // header names redacted on the way out; replaced by SetRedactHeaders
-	secrets     secretBox                     // swapped by SetSecrets
-	Changes     changes                       // any instance's change, for watchers
-	Own         *rules.Origins                // static; learns the local addresses it is served on
+	PolicyBox policyBox      // swapped by SetPolicy
+	Secrets   secretBox      // swapped by SetSecrets
+	Changes   changes        // any instance's change, for watchers
+	Own       *rules.Origins // static; learns the local addresses it is served on
 	// accessGen moves on when what decides a site's access changes (the
 	// policy, the relay's own origins), so that what was decided of a
 	// frame's site before is decided again (frameAt).
@@ -25,4 +24,44 @@ type Relay struct {
 
 	// Instances lists the live instances (Server.Instances); static.
 	Instances func() []*Instance
+
+	slots []any // the stages' own (slots.go); static after NewRelay
+}
+
+// NewRelay makes what the instances of a server share, with cfg already
+// checked (Config.withDefaults).
+func NewRelay(cfg Config) *Relay { return &Relay{Cfg: cfg, slots: relaySlots.make()} }
+
+// SecretSource is where the relay finds the secrets it may type: a
+// *secrets.Store. Nil: no secrets.
+type SecretSource interface {
+	// Allowed reports whether secret name may be typed on origin.
+	Allowed(name, origin string) bool
+	// Origins returns where secret name may be typed, and whether there is
+	// such a secret.
+	Origins(name string) ([]string, bool)
+	// Value reads the secret. Its error never carries the value.
+	Value(ctx context.Context, name string) ([]byte, error)
+	// AnyField reports whether secret name may be typed into any field
+	// that takes text; otherwise into a password field only.
+	AnyField(name string) bool
+}
+
+type secretBox struct{ p atomic.Pointer[SecretSource] }
+
+func (b *secretBox) Load() SecretSource {
+	if p := b.p.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// SetSecrets replaces the secrets the relay may type; nil: none. Values
+// already typed stay locked.
+func (s *Relay) SetSecrets(src SecretSource) {
+	if src == nil {
+		s.Secrets.p.Store(nil)
+		return
+	}
+	s.Secrets.p.Store(&src)
 }

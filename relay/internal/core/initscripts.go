@@ -43,7 +43,7 @@ const (
 
 // noteWorld records the isolated world a command of the client's names.
 func (t *Tab) noteWorld(params []byte) {
-	name, _, _ := exactString(params, "worldName")
+	name, _, _ := ExactString(params, "worldName")
 	if name == "" || len(t.worldNames) >= maxWorldNames {
 		return
 	}
@@ -143,7 +143,7 @@ func (in *Instance) putScriptBack(x *ExtConn, t *Tab, sc *initScript, ls *liftSt
 	in.Tasks.Spawn("init script", func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		res, err := x.sendCommand(ctx, t.Id, sc.sid, "Page.addScriptToEvaluateOnNewDocument", json.RawMessage(sc.params))
+		res, err := x.SendCommand(ctx, t.Id, sc.sid, "Page.addScriptToEvaluateOnNewDocument", json.RawMessage(sc.params))
 		st := in.Lock()
 		defer in.Unlock()
 		defer st.liftOver(ls, false)
@@ -191,7 +191,7 @@ func (st *State) removeScript(t *Tab, via *Session, params []byte) (forward []by
 // initRunsNothing reports whether a Page.addScriptToEvaluateOnNewDocument's
 // source runs nothing.
 func initRunsNothing(params []byte) bool {
-	src, _, err := exactString(params, "source")
+	src, _, err := ExactString(params, "source")
 	return err == nil && tier.RunsNothing(src)
 }
 
@@ -218,7 +218,7 @@ func (t *Tab) deferSet(method string, params []byte) {
 	key := method
 	switch method {
 	case "Runtime.addBinding", "Runtime.removeBinding":
-		name, _, _ := exactString(params, "name")
+		name, _, _ := ExactString(params, "name")
 		key = "Runtime.binding:" + name
 	}
 	for i, d := range t.deferred {

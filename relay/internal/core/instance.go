@@ -28,7 +28,7 @@ const (
 // What changes lives in st (state.go), reached only through lock; the
 // rest is static after construction. The fields declared here are the
 // core's own; what a concern keeps of an instance is its slot, embedded at
-// the end: personInstance (personslots.go), credsInstance (credsslots.go),
+// the end: personInstance (personslots.go),
 // tierInstance (tierslots.go).
 type Instance struct {
 	Srv         *Relay       // static
@@ -68,9 +68,9 @@ type Instance struct {
 	ResumeWaits atomic.Int32
 
 	// The concerns' slots.
-	personInstance // the Stop and the brakes (personslots.go)
-	credsInstance  // the lock, streams, URL passwords (credsslots.go)
-	tierInstance   // blind stand-ins' contexts (tierslots.go)
+	personInstance       // the Stop and the brakes (personslots.go)
+	slots          []any // the stages' own (slots.go); static after NewInstance
+	tierInstance         // blind stand-ins' contexts (tierslots.go)
 	// learning serialises finding out the browser's identity, so that
 	// concurrent Browser.getVersion calls ask a tab once (browserinfo.go).
 	learning sync.Mutex
@@ -90,6 +90,7 @@ func NewInstance(s *Relay, guid string, isDefault bool, profile string) *Instanc
 		Log:         s.Cfg.Logger.With("instance", id),
 		CreatedAt:   time.Now(),
 		BrowserTID:  randHex(16),
+		slots:       instanceSlots.make(),
 	}
 	in.St = newState(in)
 	in.out.in = in

@@ -166,11 +166,11 @@ func (st *State) liftOver(ls *liftState, critical bool) {
 // out-of-process frame's own), to be lifted when the frame goes somewhere
 // stricter.
 func (c *ClientConn) keepFrameSetting(k *Cmd) {
-	if !k.Route.via.Child || !k.pol.tiers {
+	if !k.Route.Via.Child || !k.pol.tiers {
 		return
 	}
 	c.Inst.Lock()
-	c.Inst.St.keepChild(k.Route.via, k.M, k.Params)
+	c.Inst.St.keepChild(k.Route.Via, k.M, k.Params)
 	c.Inst.Unlock()
 }
 
@@ -235,8 +235,8 @@ func headersOf(kept []Replayed) clientHeaders {
 				ch.extra = p.Headers
 			}
 		case "Network.setUserAgentOverride", "Emulation.setUserAgentOverride":
-			ch.ua, _, _ = exactString(r.Params, "userAgent")
-			ch.lang, _, _ = exactString(r.Params, "acceptLanguage")
+			ch.ua, _, _ = ExactString(r.Params, "userAgent")
+			ch.lang, _, _ = ExactString(r.Params, "acceptLanguage")
 			ch.hints = ch.ua != ""
 		}
 	}

@@ -34,27 +34,27 @@ type line struct {
 type holdStage uint8
 
 const (
-	holdWaiting  holdStage = iota // behind another: judged when its turn comes
-	holdProbing                   // the relay looks at the page, to describe or judge it
+	HoldWaiting  holdStage = iota // behind another: judged when its turn comes
+	HoldProbing                   // the relay looks at the page, to describe or judge it
 	holdAsked                     // shown to a person, waiting for their answer
 	holdApproved                  // approved: judged again, the question not asked again
-	holdDenied                    // denied: its error is due
+	HoldDenied                    // denied: its error is due
 )
 
 // heldCmd is a command in a line. Its fields are guarded by the
 // instance's mutex; k belongs to whoever takes it off the line.
 type heldCmd struct {
-	key    lineKey
+	Key    lineKey
 	k      Cmd
-	method string // k's, for records while k is being judged
-	stage  holdStage
+	Method string // k's, for records while k is being judged
+	Stage  holdStage
 	// running: a line's task is judging k now, and answers it.
 	running bool
 	// approved: a person approved the command once; nothing more is asked.
 	approved bool
 	// pixelsSeen: the relay looked at the page's fields holding a secret
-	// before this screenshot (secretfield.go); not again.
-	pixelsSeen bool
+	// before this screenshot (package creds); not again.
+	PixelsSeen bool
 
 	// While asked.
 	id      int64
@@ -64,7 +64,7 @@ type heldCmd struct {
 	expires time.Time
 	timer   *time.Timer
 	// Once denied: the error for the client.
-	denial string
+	Denial string
 	// target is the tab's target id, noted under the lock when h is taken
 	// off its line (takeHeld), for the audit record answer makes.
 	target string
@@ -105,28 +105,28 @@ func copyCmd(k *Cmd) Cmd {
 // InLine is the stage after route: a command for a tab that has a line
 // waits at its end.
 func (c *ClientConn) InLine(k *Cmd) bool {
-	if k.held != nil || c.lines.Load() == 0 {
+	if k.Held != nil || c.lines.Load() == 0 {
 		return true // taken off the line, or no line at all
 	}
 	in := c.Inst
 	st := in.Lock()
-	l := st.lines[lineKey{c, k.Route.Tab}]
+	l := st.Lines[lineKey{c, k.Route.Tab}]
 	if l == nil || len(l.q) == 0 {
 		in.Unlock()
 		return true
 	}
-	h := &heldCmd{key: lineKey{c, k.Route.Tab}, k: copyCmd(k), method: k.M.Name, stage: holdWaiting}
+	h := &heldCmd{Key: lineKey{c, k.Route.Tab}, k: copyCmd(k), Method: k.M.Name, Stage: HoldWaiting}
 	l.q = append(l.q, h)
 	c.Inflight.Add(1)
 	in.Unlock()
-	k.Out.Kind = outHeld
+	k.Out.Kind = OutHeld
 	return false
 }
 
 // startDrain starts taking commands off key's line, unless a task does
 // already.
-func (in *Instance) startDrain(st *State, key lineKey) {
-	l := st.lines[key]
+func (in *Instance) StartDrain(st *State, key lineKey) {
+	l := st.Lines[key]
 	if l == nil || l.draining {
 		return
 	}
@@ -145,24 +145,24 @@ func (c *ClientConn) drain(key lineKey) {
 	in := c.Inst
 	for {
 		st := in.Lock()
-		l := st.lines[key]
+		l := st.Lines[key]
 		if l == nil {
 			in.Unlock()
 			return
 		}
 		if len(l.q) == 0 {
-			delete(st.lines, key)
+			delete(st.Lines, key)
 			c.lines.Add(-1)
 			in.Unlock()
 			return
 		}
 		h := l.q[0]
-		if h.stage == holdAsked || h.stage == holdProbing {
+		if h.Stage == holdAsked || h.Stage == HoldProbing {
 			l.draining = false
 			in.Unlock()
 			return
 		}
-		stage, denial := h.stage, h.denial
+		stage, denial := h.Stage, h.Denial
 		h.running = true
 		in.Unlock()
 		k := &h.k
@@ -172,16 +172,16 @@ func (c *ClientConn) drain(key lineKey) {
 		switch {
 		case in.stopped.Load():
 			c.replyErrorRaw(k.Env.ID, k.Env.SessionID, CodeServerError, MsgStopped)
-		case stage == holdDenied:
+		case stage == HoldDenied:
 			c.replyErrorRaw(k.Env.ID, k.Env.SessionID, CodeServerError, denial)
 		default:
-			k.held = h
+			k.Held = h
 			c.judge(k)
-			heldAgain = k.Out.Kind == outHeld
+			heldAgain = k.Out.Kind == OutHeld
 		}
 		st = in.Lock()
 		h.running = false
-		if st.lines[key] != l {
+		if st.Lines[key] != l {
 			// The line was dropped meanwhile (Stop, the client left), and
 			// takeHeld left h to this task.
 			c.dropRunning(st, h, heldAgain)
@@ -193,7 +193,7 @@ func (c *ClientConn) drain(key lineKey) {
 			// secret typed): on with the commands behind it.
 			in.Unlock()
 			continue
-		case h.stage == holdAsked || h.stage == holdProbing:
+		case h.Stage == holdAsked || h.Stage == HoldProbing:
 			// Held again, and still waiting: whoever answers it starts the
 			// line again (startDrain), once this task is off it.
 			l.draining = false
@@ -232,12 +232,12 @@ func (c *ClientConn) dropRunning(st *State, h *heldCmd, heldAgain bool) {
 	if h.timer != nil {
 		h.timer.Stop()
 	}
-	if h.stage == holdAsked {
+	if h.Stage == holdAsked {
 		delete(st.approvals, h.id)
 		st.notify()
 	}
-	h.stage = holdDenied // its task, if any, finds it gone
-	h.target = targetOf(h.key.t)
+	h.Stage = HoldDenied // its task, if any, finds it gone
+	h.target = TargetOf(h.Key.t)
 	why := heldGone
 	if in.stopped.Load() {
 		why = heldStopped
@@ -249,33 +249,33 @@ func (c *ClientConn) dropRunning(st *State, h *heldCmd, heldAgain bool) {
 // occupyLine puts k at the head of its tab's line while the relay carries
 // it out itself (a secret being typed): the client's later commands for
 // the tab wait behind it. releaseLine ends that.
-func (c *ClientConn) occupyLine(k *Cmd) *heldCmd {
+func (c *ClientConn) OccupyLine(k *Cmd) *heldCmd {
 	in := c.Inst
 	st := in.Lock()
 	defer in.Unlock()
-	h := k.held
+	h := k.Held
 	if h == nil {
-		h = &heldCmd{key: lineKey{c, k.Route.Tab}, method: k.M.Name}
-		l := st.lines[h.key]
+		h = &heldCmd{Key: lineKey{c, k.Route.Tab}, Method: k.M.Name}
+		l := st.Lines[h.Key]
 		if l == nil {
 			l = &line{}
-			st.lines[h.key] = l
+			st.Lines[h.Key] = l
 			c.lines.Add(1)
 		}
 		l.q = append(l.q, h)
 		c.Inflight.Add(1)
 	}
-	h.stage = holdProbing
+	h.Stage = HoldProbing
 	return h
 }
 
 // releaseLine takes h, which the relay has carried out, off the head of
 // its line, and lets the commands behind it go on.
-func (c *ClientConn) releaseLine(h *heldCmd) {
+func (c *ClientConn) ReleaseLine(h *heldCmd) {
 	in := c.Inst
 	st := in.Lock()
 	defer in.Unlock()
-	l := st.lines[h.key]
+	l := st.Lines[h.Key]
 	if l == nil || len(l.q) == 0 || l.q[0] != h {
 		return // the line was dropped meanwhile
 	}
@@ -283,11 +283,11 @@ func (c *ClientConn) releaseLine(h *heldCmd) {
 	h.off = true
 	c.Inflight.Add(-1)
 	if len(l.q) == 0 {
-		delete(st.lines, h.key)
+		delete(st.Lines, h.Key)
 		c.lines.Add(-1)
 		return
 	}
-	in.startDrain(st, h.key)
+	in.StartDrain(st, h.Key)
 }
 
 // takeHeld takes every line of client c (nil: of every client) off the
@@ -295,7 +295,7 @@ func (c *ClientConn) releaseLine(h *heldCmd) {
 func (st *State) takeHeld(c *ClientConn) []*heldCmd {
 	st.takeNavAsksOf(c)
 	var out []*heldCmd
-	for key, l := range st.lines {
+	for key, l := range st.Lines {
 		if c != nil && key.c != c {
 			continue
 		}
@@ -306,14 +306,14 @@ func (st *State) takeHeld(c *ClientConn) []*heldCmd {
 			if h.timer != nil {
 				h.timer.Stop()
 			}
-			if h.stage == holdAsked {
+			if h.Stage == holdAsked {
 				delete(st.approvals, h.id)
 			}
-			h.target = targetOf(h.key.t) // for answer, without the lock
+			h.target = TargetOf(h.Key.t) // for answer, without the lock
 			h.off = true
 			out = append(out, h)
 		}
-		delete(st.lines, key)
+		delete(st.Lines, key)
 		key.c.lines.Add(-1)
 	}
 	if len(out) > 0 {
@@ -331,11 +331,11 @@ const (
 
 // answer answers h taken off its line by takeHeld.
 func (h *heldCmd) answer(why int, by string) {
-	c := h.key.c
+	c := h.Key.c
 	c.Inflight.Add(-1)
-	asked := h.stage == holdAsked
+	asked := h.Stage == holdAsked
 	switch {
-	case why == heldStopped && isScript(h.method):
+	case why == heldStopped && isScript(h.Method):
 		// As the running stage refuses script: the script's own
 		// exception, so that the client reports the person's stop.
 		c.replyThrownRaw(h.k.Env.ID, h.k.Env.SessionID, MsgStopped)
@@ -349,22 +349,22 @@ func (h *heldCmd) answer(why int, by string) {
 		}
 		in := c.Inst
 		in.Srv.Cfg.Metrics.approvals[answer].Inc()
-		in.Observe(Event{Actor: ActorRelay, Kind: KindApproval, Method: h.method, Target: h.target, Rule: h.d.Rule, Outcome: OutcomeDenied, Detail: answer + ": " + h.what})
+		in.Observe(Event{Actor: ActorRelay, Kind: KindApproval, Method: h.Method, Target: h.target, Rule: h.d.Rule, Outcome: OutcomeDenied, Detail: answer + ": " + h.what})
 	}
 }
 
 // heldInLine returns k's place in its tab's line: the one it holds
 // already (judged again off its line), or a new one at the line's end.
 // Called with the lock held.
-func (st *State) heldInLine(c *ClientConn, k *Cmd) *heldCmd {
-	if k.held != nil {
-		return k.held
+func (st *State) HeldInLine(c *ClientConn, k *Cmd) *heldCmd {
+	if k.Held != nil {
+		return k.Held
 	}
-	h := &heldCmd{key: lineKey{c, k.Route.Tab}, k: copyCmd(k), method: k.M.Name}
-	l := st.lines[h.key]
+	h := &heldCmd{Key: lineKey{c, k.Route.Tab}, k: copyCmd(k), Method: k.M.Name}
+	l := st.Lines[h.Key]
 	if l == nil {
 		l = &line{}
-		st.lines[h.key] = l
+		st.Lines[h.Key] = l
 		c.lines.Add(1)
 	}
 	l.q = append(l.q, h)

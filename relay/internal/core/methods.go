@@ -4,6 +4,8 @@ import (
 	"strings"
 	"sync"
 
+	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
+
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
@@ -17,7 +19,7 @@ import (
 // MethodInfo is one method. Static after init.
 type MethodInfo struct {
 	Name   string
-	domain int // index in cdp.Domains
+	Domain int // index in cdp.Domains
 	// UrlKey names the params field whose URL the fence judges; "" when
 	// the method carries none.
 	UrlKey string
@@ -42,6 +44,11 @@ type MethodInfo struct {
 	Unknown bool
 	// brake: the forward stage hands the command to the brake (brake.go).
 	Brake bool
+	// Reads: the method only reads the page, or switches its events on or
+	// off (the tiers' read-only table); Pixels: it gives the page's pixels
+	// (tiers.Pixels). Facts of the protocol more than of a stage, which
+	// the stages read here rather than of each other.
+	Reads, Pixels bool
 	// Ctx is what the params name of execution contexts (ctxguard.go);
 	// nil for the methods that name none.
 	Ctx *ctxSpec
@@ -86,7 +93,7 @@ var (
 const maxInterned = 4096
 
 func newMethodInfo(name string) *MethodInfo {
-	m := &MethodInfo{Name: name, domain: cdp.DomainOf([]byte(name))}
+	m := &MethodInfo{Name: name, Domain: cdp.DomainOf([]byte(name))}
 	m.enable = strings.HasSuffix(name, ".enable")
 	m.disable = strings.HasSuffix(name, ".disable")
 	m.UrlKey = UrlMethods[name]
@@ -98,6 +105,8 @@ func newMethodInfo(name string) *MethodInfo {
 	m.opens = strings.HasPrefix(name, "Input.") || opensTabs[name]
 	m.Brake = brakeMethods[name]
 	m.Ctx = ctxSpecs[name]
+	m.Reads = tier.ReadOnlyListed(name) == tier.ROAllow
+	m.Pixels = tier.Pixels(name)
 	return m
 }
 

@@ -155,7 +155,7 @@ func (m *Metrics) count(dir int, method []byte, n int) {
 	m.Bytes[dir].Add(float64(n))
 }
 
-func (m *Metrics) countRefusal(d Decision) {
+func (m *Metrics) CountRefusal(d Decision) {
 	v := "deny"
 	if d.Verdict == AckAndDrop {
 		v = "ack-and-drop"

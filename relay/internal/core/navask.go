@@ -57,7 +57,7 @@ func (st *State) asksNavigationTo(t *Tab, p *pausedRequest) (Decision, bool) {
 // askNavigation shows the person where h takes its tab, and holds h until
 // they answer.
 func (st *State) askNavigation(h *heldRequest, d Decision) {
-	hc := &heldCmd{key: lineKey{t: h.t}, method: "navigation", nav: h, d: d}
+	hc := &heldCmd{Key: lineKey{t: h.t}, Method: "navigation", nav: h, d: d}
 	h.ask = hc
 	st.askPerson(hc, "go to "+h.url+" (where the tab's navigation leads: a redirect, a link or the page itself took it there)")
 }
@@ -68,12 +68,12 @@ func (st *State) askNavigation(h *heldRequest, d Decision) {
 func (st *State) navAnswered(hc *heldCmd) {
 	h := hc.nav
 	h.ask = nil
-	if hc.stage == holdApproved {
+	if hc.Stage == holdApproved {
 		h.t.NavApproved = person.NavHost(h.url)
 		st.releaseRequest(h)
 		return
 	}
-	st.failRequest(h, Decision{Verdict: Deny, Rule: hc.d.Rule, Message: hc.denial})
+	st.failRequest(h, Decision{Verdict: Deny, Rule: hc.d.Rule, Message: hc.Denial})
 }
 
 // takeNavAsks fails every navigation waiting for a person: the automation
@@ -91,7 +91,7 @@ func (st *State) takeNavAsks(answer string) {
 		hc.nav.ask = nil
 		st.failRequest(hc.nav, Decision{Verdict: Deny, Rule: hc.d.Rule, Message: "nobody may approve it now: " + answer})
 		st.Inst.Srv.Cfg.Metrics.approvals[answer].Inc()
-		st.Observe(Event{Actor: ActorRelay, Kind: KindApproval, Method: hc.method, Target: targetOf(hc.key.t), Rule: hc.d.Rule, Outcome: OutcomeDenied, Detail: answer + ": " + hc.what})
+		st.Observe(Event{Actor: ActorRelay, Kind: KindApproval, Method: hc.Method, Target: TargetOf(hc.Key.t), Rule: hc.d.Rule, Outcome: OutcomeDenied, Detail: answer + ": " + hc.what})
 		st.notify()
 	}
 }
@@ -107,7 +107,7 @@ func (st *State) approvedNavigation(t *Tab, raw string) {
 // approvedCommand notes, of a command a person approved, the navigation
 // it starts.
 func (c *ClientConn) approvedCommand(k *Cmd) {
-	if k.M.Name != "Page.navigate" || k.Route.Tab == nil || k.Route.via.Child {
+	if k.M.Name != "Page.navigate" || k.Route.Tab == nil || k.Route.Via.Child {
 		return
 	}
 	c.Inst.Lock()

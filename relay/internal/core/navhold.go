@@ -88,7 +88,7 @@ func (st *State) requestLevel(h *heldRequest) Access {
 // the request is the fence's ordinary business.
 func (st *State) holdDocument(t *Tab, sid string, p *pausedRequest, wants bool) (pausedAction, bool) {
 	in := st.Inst
-	if !in.hasTiers() && !in.asksNavigation() {
+	if !in.HasTiers() && !in.asksNavigation() {
 		return pausedAction{}, false
 	}
 	h := &heldRequest{t: t, requestID: p.RequestID, url: p.Request.URL, headers: p.Request.Headers, fragment: p.Request.Fragment, frameID: p.FrameID,
@@ -140,7 +140,7 @@ func (st *State) sendAgain(h *heldRequest, ls *liftState) {
 	if h.body {
 		d := Decision{Verdict: Deny, Rule: ruleTierSetting, Message: "a form's post to a page where the automation's settings are lifted is not sent again"}
 		st.Observe(Event{Actor: ActorRelay, Kind: KindNavigate, Target: h.t.TargetID, Rule: d.Rule, Outcome: OutcomeDenied, Detail: st.Inst.ScrubString(h.url) + ": " + d.Message})
-		st.Inst.Srv.Cfg.Metrics.countRefusal(d)
+		st.Inst.Srv.Cfg.Metrics.CountRefusal(d)
 		return
 	}
 	ls.held = append(ls.held, h)
@@ -210,5 +210,5 @@ func (st *State) failRequest(h *heldRequest, d Decision) {
 	}
 	st.Fire(h.t.Id, h.sid(), "Fetch.failRequest", map[string]string{"requestId": h.requestID, "errorReason": "Aborted"})
 	st.Observe(Event{Actor: ActorRelay, Kind: KindNavigate, Target: h.t.TargetID, Rule: d.Rule, Outcome: OutcomeDenied, Detail: st.Inst.ScrubString(h.url) + ": " + d.Message})
-	st.Inst.Srv.Cfg.Metrics.countRefusal(d)
+	st.Inst.Srv.Cfg.Metrics.CountRefusal(d)
 }

@@ -188,7 +188,7 @@ func (in *Instance) runEvent(e *EventMsg) {
 // runReply runs r through the rows of its method's plan, in order, until
 // one writes what the client gets.
 func (x *ExtConn) runReply(r *Reply) {
-	for p := r.pc.M.ReplyPlan; p != 0; p &= p - 1 {
+	for p := r.Pc.M.ReplyPlan; p != 0; p &= p - 1 {
 		if !ReplyStages[bits.TrailingZeros64(p)].Run(x, r) {
 			return
 		}

@@ -29,7 +29,7 @@ func (s *Relay) ownURL(u string) bool { return s.Own.Match(u) }
 // ownRefusal is the refusal of a command that would take a tab to u, one
 // of the relay's own origins.
 func ownRefusal(u string) Decision {
-	return deny(rules.RuleOwnOrigin, "cdprelay: "+api.Origin(u)+" is the relay's own page, which is never shared with automation")
+	return Denial(rules.RuleOwnOrigin, "cdprelay: "+api.Origin(u)+" is the relay's own page, which is never shared with automation")
 }
 
 // neverSharedAt says why a top-level URL is never shared, or "": a page
@@ -62,6 +62,6 @@ func navigateURL(params any) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	u, found, err := exactString(b, "url")
+	u, found, err := ExactString(b, "url")
 	return u, found && err == nil
 }

@@ -160,7 +160,7 @@ func decodeTargetID(p []byte, a *Args) error {
 
 func DecodeStruct(params []byte, v any) error { return cdp.DecodeStruct(params, v) }
 
-func exactString(params []byte, key string) (val string, found bool, err error) {
+func ExactString(params []byte, key string) (val string, found bool, err error) {
 	return cdp.ExactString(params, key)
 }
 
@@ -173,7 +173,7 @@ func ArgsOf(m *MethodInfo, params []byte, a *Args) error {
 		return &cdp.ParamsError{Msg: "Invalid parameters: params carry a key twice"}
 	}
 	if m.UrlKey != "" {
-		u, found, err := exactString(params, m.UrlKey)
+		u, found, err := ExactString(params, m.UrlKey)
 		if err != nil {
 			return err
 		}

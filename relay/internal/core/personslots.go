@@ -22,7 +22,7 @@ type personState struct {
 	// up. Resume makes a new one.
 	runCtx       context.Context
 	runCancel    context.CancelFunc
-	lines        map[lineKey]*line  // commands held in order, by client and tab
+	Lines        map[lineKey]*line  // commands held in order, by client and tab
 	approvals    map[int64]*heldCmd // commands waiting for a person, by approval id
 	nextApproval int64
 	nextDialog   int64

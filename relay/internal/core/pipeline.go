@@ -41,8 +41,8 @@ import (
 //  8. prepare  what a verdict does to the tab: a navigation to a stricter
 //     site takes out of Chrome what may not run there (initscripts.go);
 //  9. secret   a secret typed by reference, on its own origins only
-//     (secrets.go); while one is hidden, what the relay could not hide it
-//     in, and a page whose password field holds one (lockgates.go);
+//     (package creds); while one is hidden, what the relay could not hide it
+//     in, and a page whose password field holds one (package creds);
 //  10. fence   the navigation backstop's share of the tab's Fetch domain
 //     (fetchfence.go);
 //  11. emulate browser-level methods the relay answers itself
@@ -75,7 +75,7 @@ type Cmd struct {
 	// ask is the policy's Ask decision, for the ask stage; held is the
 	// line entry of a command taken off a line (lines.go).
 	ask  Decision
-	held *heldCmd
+	Held *heldCmd
 	// own: the relay's own command (a setting sent again after a resume),
 	// judged as a client's but answered to nobody.
 	own bool
@@ -98,19 +98,19 @@ type outcomeKind uint8
 
 const (
 	OutForwarded outcomeKind = iota
-	outEmulated
+	OutEmulated
 	outDenied  // refused by a rule, with a CDP error
 	OutDropped // acknowledged and dropped by a rule
 	outFailed  // answered with an error no rule decided (no such session, bad params)
 	outLimited // refused by a limit before it was counted
 	outStopped // refused because a person stopped the automation
-	outHeld    // held in line or for a person's approval: answered later
+	OutHeld    // held in line or for a person's approval: answered later
 )
 
 // Handle runs one well-formed command through the commands table
 // (order.go).
 func (c *ClientConn) Handle(k *Cmd) {
-	k.M, k.Route, k.Args, k.Params, k.Out, k.ask, k.held, k.isolated = LookupMethod(k.Env.Method), route{}, Args{}, k.Env.Params, outcome{}, Decision{}, nil, false
+	k.M, k.Route, k.Args, k.Params, k.Out, k.ask, k.Held, k.isolated = LookupMethod(k.Env.Method), route{}, Args{}, k.Env.Params, outcome{}, Decision{}, nil, false
 	k.pol = c.Inst.policyNow()
 	c.runCommand(k, k.M.Plan)
 	c.observe(k)
@@ -134,7 +134,7 @@ func (c *ClientConn) decide(k *Cmd) bool {
 
 // refuse answers k with decision d of the stage that refused it: a CDP
 // error for a denial, an empty result for ack-and-drop.
-func (c *ClientConn) refuse(k *Cmd, d Decision) bool {
+func (c *ClientConn) Refuse(k *Cmd, d Decision) bool {
 	if d.Verdict == AckAndDrop {
 		k.Out = outcome{Kind: OutDropped, d: d}
 		if !k.own {
@@ -161,7 +161,7 @@ func (c *ClientConn) refuseAsThrow(k *Cmd, d Decision) bool {
 }
 
 // failed answers k with an error that is no rule's verdict.
-func (c *ClientConn) failed(k *Cmd, code int64, msg string) bool {
+func (c *ClientConn) Failed(k *Cmd, code int64, msg string) bool {
 	k.Out.Kind = outFailed
 	if !k.own {
 		c.replyErrorRaw(k.Env.ID, k.Env.SessionID, code, msg)
@@ -173,7 +173,7 @@ func (c *ClientConn) failed(k *Cmd, code int64, msg string) bool {
 // answer, which the relay's own commands do not get.
 func (c *ClientConn) answer(k *Cmd, v any) {
 	if !k.own {
-		c.Reply(Call{id: k.Env.ID, Sess: k.Route.replyTo}, v)
+		c.Reply(Call{Id: k.Env.ID, Sess: k.Route.ReplyTo}, v)
 	}
 }
 
@@ -198,7 +198,7 @@ func (c *ClientConn) Limits(k *Cmd) bool {
 		c.replyErrorRaw(k.Env.ID, k.Env.SessionID, CodeServerError, msgInFlight(cfg.MaxInFlight))
 		return false
 	}
-	cfg.Metrics.Messages[DirCommand][k.M.domain].Inc()
+	cfg.Metrics.Messages[DirCommand][k.M.Domain].Inc()
 	cfg.Metrics.Bytes[DirCommand].Add(float64(len(k.Env.Params)))
 	return true
 }
@@ -207,18 +207,18 @@ func (c *ClientConn) Limits(k *Cmd) bool {
 type route struct {
 	// sess is the session the command names (or a page endpoint's own);
 	// nil for the root.
-	sess *Session
+	Sess *Session
 	// replyTo is the session the reply names: sess when the command named
 	// one; nil for the root and a page endpoint's own session.
-	replyTo *Session
+	ReplyTo *Session
 	// via is the session that carries the command to a tab: sess when it is
 	// a tab's (its own or a child); for the root and browser sessions, the
 	// first session of the lowest attached tab (state.rootTab). Nil when
 	// no tab is attached.
-	via *Session
+	Via *Session
 	Tab *Tab // via's tab
 	// acc is what automation may do with tab (access.go).
-	acc TabAccess
+	Acc TabAccess
 	// fenced: the navigation backstop is on for via.
 	fenced bool
 	// top: sess is one of a tab's top-level sessions, whose state a resume
@@ -256,18 +256,18 @@ func (c *ClientConn) Route(k *Cmd) bool {
 		}
 		if s == nil {
 			in.Unlock()
-			return c.failed(k, CodeNoSession, "Session with given id not found.")
+			return c.Failed(k, CodeNoSession, "Session with given id not found.")
 		}
-		r.sess = s
+		r.Sess = s
 		if k.Env.SessionID != nil {
-			r.replyTo = s
+			r.ReplyTo = s
 		}
 	}
-	if r.sess != nil && r.sess.Tab != nil {
-		r.via = r.sess
-		r.top = !r.sess.Child
+	if r.Sess != nil && r.Sess.Tab != nil {
+		r.Via = r.Sess
+		r.top = !r.Sess.Child
 	} else if t := st.rootTab(); t != nil {
-		r.via = t.Session
+		r.Via = t.Session
 		if t.resuming != nil && Emulated(k.M, nil) == nil && c.holdForTab(st, k, t) {
 			// Every tab is away: a command the relay does not answer itself
 			// waits for the one it would go to.
@@ -275,20 +275,20 @@ func (c *ClientConn) Route(k *Cmd) bool {
 			return false
 		}
 	}
-	if r.via != nil {
-		r.Tab = r.via.Tab
-		r.acc = r.Tab.Acc
+	if r.Via != nil {
+		r.Tab = r.Via.Tab
+		r.Acc = r.Tab.Acc
 		sid := ""
-		if r.via.Child {
-			sid = r.via.Id
-			r.acc = api.Stricter(r.acc, r.via.Acc)
+		if r.Via.Child {
+			sid = r.Via.Id
+			r.Acc = api.Stricter(r.Acc, r.Via.Acc)
 		}
 		r.fenced = r.Tab.fenced(sid)
 	}
 	in.Unlock()
 	k.Route = r
 	if err := ArgsOf(k.M, k.Env.Params, &k.Args); err != nil {
-		return c.failed(k, CodeInvalidParams, err.Error())
+		return c.Failed(k, CodeInvalidParams, err.Error())
 	}
 	return true
 }
@@ -303,7 +303,7 @@ func (c *ClientConn) Operator(k *Cmd) bool {
 		k.ask = d
 	case Allow:
 	default:
-		return c.refuse(k, d)
+		return c.Refuse(k, d)
 	}
 	if k.M.UrlKey != "" {
 		switch d := pol.MethodURL(profile, k.M.Name, k.Args.Url, k.Args.HasURL); d.Verdict {
@@ -313,7 +313,7 @@ func (c *ClientConn) Operator(k *Cmd) bool {
 			}
 		case Allow:
 		default:
-			return c.refuse(k, d)
+			return c.Refuse(k, d)
 		}
 	}
 	return true
@@ -336,7 +336,7 @@ func (c *ClientConn) NavigateTo(k *Cmd) bool {
 	to := st.UrlAccess(k.Args.Url)
 	c.Inst.Unlock()
 	if to.Level == AccessBlind {
-		return c.refuse(k, Decision{Verdict: Deny, Rule: to.Rule, Message: "cdprelay: blind: " + to.Why})
+		return c.Refuse(k, Decision{Verdict: Deny, Rule: to.Rule, Message: "cdprelay: blind: " + to.Why})
 	}
 	return true
 }
@@ -345,7 +345,7 @@ func (c *ClientConn) NavigateTo(k *Cmd) bool {
 // not the command of the tab that would carry it, whose access is not its
 // own. The access rows after tiers.Navigate pass it.
 func (k *Cmd) browserLevel() bool {
-	return (k.Route.sess == nil || k.Route.sess.Tab == nil) && Emulated(k.M, k.Route.sess) != nil
+	return (k.Route.Sess == nil || k.Route.Sess.Tab == nil) && Emulated(k.M, k.Route.Sess) != nil
 }
 
 // onTab reports whether k reaches a tab whose access rows judge it.
@@ -362,7 +362,7 @@ func (c *ClientConn) TierStage(k *Cmd) bool {
 
 // StandIn (tiers.StandIn): a blind tab's stand-ins (blindtab.go).
 func (c *ClientConn) StandIn(k *Cmd) bool {
-	return !k.onTab() || k.Route.acc.Level != AccessBlind || !c.blindStandIn(k)
+	return !k.onTab() || k.Route.Acc.Level != AccessBlind || !c.blindStandIn(k)
 }
 
 // wantsFrameTree: a blind tab's frame tree is the relay's.
@@ -371,13 +371,13 @@ func WantsFrameTree(m *MethodInfo) bool { return m.Name == "Page.getFrameTree" }
 // FrameTree (tiers.FrameTree): what a blind tab may show of itself,
 // its origin.
 func (c *ClientConn) FrameTree(k *Cmd) bool {
-	if !k.onTab() || k.Route.acc.Level != AccessBlind || k.Route.via.Child {
+	if !k.onTab() || k.Route.Acc.Level != AccessBlind || k.Route.Via.Child {
 		return true
 	}
 	c.Inst.Lock()
 	tree := tier.BlindFrameTree(k.Route.Tab.shownOrigin(), k.Route.Tab.TargetID)
 	c.Inst.Unlock()
-	k.Out.Kind = outEmulated
+	k.Out.Kind = OutEmulated
 	c.answer(k, tree)
 	return false
 }
@@ -388,7 +388,7 @@ func WantsContexts(m *MethodInfo) bool { return m.Ctx != nil }
 // ContextsStage (tiers.Contexts): the contexts k names, judged
 // (ctxguard.go); a blind tab's are the stand-ins'.
 func (c *ClientConn) ContextsStage(k *Cmd) bool {
-	return !k.onTab() || k.Route.acc.Level == AccessBlind || c.contexts(k)
+	return !k.onTab() || k.Route.Acc.Level == AccessBlind || c.contexts(k)
 }
 
 // wantsRetried: the function calls a client makes after a retried input.
@@ -410,18 +410,18 @@ func (c *ClientConn) GateStage(k *Cmd) bool {
 	if !k.onTab() {
 		return true
 	}
-	if d, ok := c.gate(k, k.Route.acc); !ok {
-		if k.Route.acc.Level == AccessBlind && isScript(k.M.Name) {
+	if d, ok := c.gate(k, k.Route.Acc); !ok {
+		if k.Route.Acc.Level == AccessBlind && isScript(k.M.Name) {
 			return c.refuseAsThrow(k, d)
 		}
 		c.acts.refused(k, d)
-		return c.refuse(k, d)
+		return c.Refuse(k, d)
 	}
 	return true
 }
 
 // wantsPixels: the methods that show the page's pixels.
-func WantsPixels(m *MethodInfo) bool { return tier.Pixels(m.Name) }
+func WantsPixels(m *MethodInfo) bool { return m.Pixels }
 
 // Pixels (tiers.Pixels): not while a frame of the tab is blind.
 func (c *ClientConn) Pixels(k *Cmd) bool {
@@ -432,7 +432,7 @@ func (c *ClientConn) Pixels(k *Cmd) bool {
 	blindFrame := st.hasBlindChild(k.Route.Tab)
 	c.Inst.Unlock()
 	if blindFrame {
-		return c.refuse(k, Decision{Verdict: Deny, Rule: ruleBlindFrame, Message: "cdprelay: blind: a frame of this page is on a site hidden from automation, and " + k.M.Name + " would show its pixels"})
+		return c.Refuse(k, Decision{Verdict: Deny, Rule: ruleBlindFrame, Message: "cdprelay: blind: a frame of this page is on a site hidden from automation, and " + k.M.Name + " would show its pixels"})
 	}
 	return true
 }
@@ -444,7 +444,7 @@ func (c *ClientConn) Pixels(k *Cmd) bool {
 // reaches it. A navigation refused, denied or never answered leaves the
 // tab as it was.
 func (c *ClientConn) Prepare(k *Cmd) bool {
-	if k.Route.via == nil || k.Route.via.Child || k.Route.Tab == nil || !k.pol.tiers {
+	if k.Route.Via == nil || k.Route.Via.Child || k.Route.Tab == nil || !k.pol.tiers {
 		return true
 	}
 	st := c.Inst.Lock()
@@ -468,12 +468,12 @@ func (c *ClientConn) observe(k *Cmd) {
 	}
 	switch k.Out.Kind {
 	case outStopped:
-		in.Srv.Cfg.Metrics.countRefusal(k.Out.d)
+		in.Srv.Cfg.Metrics.CountRefusal(k.Out.d)
 	case outDenied:
-		in.Srv.Cfg.Metrics.countRefusal(k.Out.d)
+		in.Srv.Cfg.Metrics.CountRefusal(k.Out.d)
 		in.Observe(Event{Actor: ActorClient, Kind: KindDenied, Method: k.M.Name, Rule: k.Out.d.Rule, Outcome: OutcomeDenied, Detail: k.Out.d.Message})
 	case OutDropped:
-		in.Srv.Cfg.Metrics.countRefusal(k.Out.d)
+		in.Srv.Cfg.Metrics.CountRefusal(k.Out.d)
 		in.Observe(Event{Actor: ActorClient, Kind: KindDropped, Method: k.M.Name, Rule: k.Out.d.Rule, Outcome: OutcomeDropped})
 	case OutForwarded:
 		if k.M.Name == "Page.navigate" {

@@ -111,8 +111,8 @@ func (st *State) letGoPopup(c *ClientConn, ti TargetInfo, why string) {
 	st.NextSession++
 	id := "pw-tab-" + strconv.Itoa(st.NextSession)
 	ti.Attached = true
-	c.event("Target.attachedToTarget", nil, attachedParams{id, ti, false})
-	c.event("Target.detachedFromTarget", nil, detachedParams{SessionID: id, TargetID: ti.TargetID, Reason: why})
+	c.Event("Target.attachedToTarget", nil, attachedParams{id, ti, false})
+	c.Event("Target.detachedFromTarget", nil, detachedParams{SessionID: id, TargetID: ti.TargetID, Reason: why})
 	st.Observe(Event{Actor: ActorRelay, Kind: KindDetach, Target: ti.TargetID, Outcome: OutcomeOK, Detail: "a popup to " + ti.URL + " was announced and let go: " + why})
 }
 

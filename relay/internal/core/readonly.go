@@ -1,16 +1,18 @@
 package core
 
-import "github.com/cdprelay/cdprelay/relay/internal/cdp"
+import (
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 
-import tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
+	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
+)
 
 // The read-only command table is the tiers' (tier.ReadOnlyRuleOf).
 
 // readOnly returns how a read-only tab treats m.
 func readOnly(m *MethodInfo) tier.ReadOnlyRule {
 	domain := ""
-	if m.domain != domainOther {
-		domain = cdp.Domains[m.domain]
+	if m.Domain != domainOther {
+		domain = cdp.Domains[m.Domain]
 	}
 	return tier.ReadOnlyRuleOf(m.Name, m.enable || m.disable, domain)
 }
@@ -42,7 +44,7 @@ func (c *ClientConn) gate(k *Cmd, acc TabAccess) (refusal Decision, ok bool) {
 			}
 			k.Params = p
 		case tier.ROEmptyInit:
-			if src, _, err := exactString(k.Params, "source"); err != nil || !tier.RunsNothing(src) {
+			if src, _, err := ExactString(k.Params, "source"); err != nil || !tier.RunsNothing(src) {
 				return accessRefusal(acc), false
 			}
 		case tier.ROPlainCont:

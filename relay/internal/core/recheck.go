@@ -74,7 +74,7 @@ func (c *ClientConn) identify(ctx context.Context, via *Session, method string, 
 		if errx != nil || erry != nil || math.IsNaN(px) || math.IsNaN(py) {
 			return 0, errors.New("no point")
 		}
-		res, err := x.sendCommand(ctx, via.Tab.Id, sid, "DOM.getNodeForLocation", map[string]any{
+		res, err := x.SendCommand(ctx, via.Tab.Id, sid, "DOM.getNodeForLocation", map[string]any{
 			"x": int64(math.Floor(px)), "y": int64(math.Floor(py)), "includeUserAgentShadowDOM": true, "ignorePointerEventsNone": false,
 		})
 		if err != nil {
@@ -86,19 +86,19 @@ func (c *ClientConn) identify(ctx context.Context, via *Session, method string, 
 	// The focused element, through shadow roots and frames of the same
 	// origin, found in a world of the relay's own made for this look
 	// (relayworld.go), as describe.go found it.
-	look, err := c.newLook(ctx, via)
+	look, err := c.NewLook(ctx, via)
 	if err != nil {
 		return 0, err
 	}
-	defer look.close()
-	f, err := look.focus(ctx)
+	defer look.Close()
+	f, err := look.Focus(ctx)
 	switch {
-	case errors.Is(err, errNoFocus):
+	case errors.Is(err, ErrNoFocus):
 		return 0, nil // nothing focused
 	case err != nil:
 		return 0, err
 	}
-	return f.el.BackendNodeID, nil
+	return f.El.BackendNodeID, nil
 }
 
 // same reports whether now is what was seen.
@@ -111,33 +111,33 @@ func (s seenTarget) same(now seenTarget) bool {
 // at again before it goes on; a mouse release is looked at against the
 // approved press before it.
 func (c *ClientConn) CheckApproved(k *Cmd) bool {
-	h := k.held
+	h := k.Held
 	if h != nil && h.checked {
 		return true
 	}
 	if h != nil && h.approved && h.byPerson && h.seen.ok {
 		return c.holdToCheck(k, func(ctx context.Context) string {
-			now, err := c.look(ctx, h.seen.via, h.method, h.k.Env.Params)
+			now, err := c.look(ctx, h.seen.via, h.Method, h.k.Env.Params)
 			if err != nil {
 				return "cdprelay: the page could not be looked at again after the person approved " + h.what + ", so it is not done"
 			}
 			if !h.seen.same(now) {
 				return "cdprelay: the page changed after the person approved " + h.what + ": now it would " + c.nowWould(k, now) + "; not done"
 			}
-			if h.method == "Input.dispatchMouseEvent" {
+			if h.Method == "Input.dispatchMouseEvent" {
 				c.notePress(k.Route.Tab, h, now)
 			}
 			return ""
 		})
 	}
-	if k.M.Name == "Input.dispatchMouseEvent" && k.Route.Tab != nil && k.Route.via != nil {
+	if k.M.Name == "Input.dispatchMouseEvent" && k.Route.Tab != nil && k.Route.Via != nil {
 		if typ := string(wire.StringField(k.Env.Params, "type")); typ == "mousePressed" || typ == "mouseReleased" {
 			c.Inst.Lock()
 			p, ok := c.pressed[k.Route.Tab]
 			delete(c.pressed, k.Route.Tab) // one release per approved press
 			c.Inst.Unlock()
 			if ok && typ == "mouseReleased" {
-				via := k.Route.via
+				via := k.Route.Via
 				params := append([]byte(nil), k.Env.Params...)
 				return c.holdToCheck(k, func(ctx context.Context) string {
 					now, err := c.look(ctx, via, "Input.dispatchMouseEvent", params)
@@ -182,10 +182,10 @@ func (c *ClientConn) notePress(t *Tab, h *heldCmd, now seenTarget) {
 func (c *ClientConn) holdToCheck(k *Cmd, check func(ctx context.Context) string) bool {
 	in := c.Inst
 	st := in.Lock()
-	h := st.heldInLine(c, k)
-	h.stage = holdProbing
+	h := st.HeldInLine(c, k)
+	h.Stage = HoldProbing
 	in.Unlock()
-	k.Out.Kind = outHeld
+	k.Out.Kind = OutHeld
 	c.Wg.Add(1)
 	in.Tasks.Spawn("look again before acting", func() {
 		defer c.Wg.Done()
@@ -194,17 +194,17 @@ func (c *ClientConn) holdToCheck(k *Cmd, check func(ctx context.Context) string)
 		why := check(ctx)
 		st := in.Lock()
 		defer in.Unlock()
-		if h.stage != holdProbing || st.lines[h.key] == nil {
+		if h.Stage != HoldProbing || st.Lines[h.Key] == nil {
 			return // stopped, or the client went
 		}
 		h.checked = true
 		if why == "" {
-			h.stage, h.approved = holdWaiting, true
+			h.Stage, h.approved = HoldWaiting, true
 		} else {
-			h.stage, h.denial = holdDenied, why
-			in.Observe(Event{Actor: ActorRelay, Kind: KindApproval, Method: h.method, Target: targetOf(h.key.t), Rule: person.RuleChanged, Outcome: OutcomeDenied, Detail: why})
+			h.Stage, h.Denial = HoldDenied, why
+			in.Observe(Event{Actor: ActorRelay, Kind: KindApproval, Method: h.Method, Target: TargetOf(h.Key.t), Rule: person.RuleChanged, Outcome: OutcomeDenied, Detail: why})
 		}
-		in.startDrain(st, h.key)
+		in.StartDrain(st, h.Key)
 	})
 	return false
 }

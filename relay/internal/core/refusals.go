@@ -57,7 +57,7 @@ const maxInputs = 16
 
 // refused notes k's refusal d, when k is input refused on a read-only tab.
 func (r *actRefusals) refused(k *Cmd, d Decision) {
-	if k.M.domain != domainInput || k.Route.acc.Level != AccessReadOnly || k.Route.via == nil {
+	if k.M.Domain != domainInput || k.Route.Acc.Level != AccessReadOnly || k.Route.Via == nil {
 		return
 	}
 	now := time.Now()
@@ -72,7 +72,7 @@ func (r *actRefusals) refused(k *Cmd, d Decision) {
 		}
 	}
 	input := k.M.Name + string(k.Env.Params)
-	a := r.m[k.Route.via]
+	a := r.m[k.Route.Via]
 	if a.inputs == nil {
 		a.inputs = make(map[string]time.Time)
 	}
@@ -89,22 +89,22 @@ func (r *actRefusals) refused(k *Cmd, d Decision) {
 		a.inputs[input] = now
 	}
 	a.at, a.d = now, d
-	r.m[k.Route.via] = a
+	r.m[k.Route.Via] = a
 }
 
 // retried reports the refusal to give k, a function call on a session
 // whose input was refused again just now, as the function's exception.
 func (r *actRefusals) retried(k *Cmd) (Decision, bool) {
-	if k.M.Name != "Runtime.callFunctionOn" || k.Route.acc.Level != AccessReadOnly || k.Route.via == nil {
+	if k.M.Name != "Runtime.callFunctionOn" || k.Route.Acc.Level != AccessReadOnly || k.Route.Via == nil {
 		return Decision{}, false
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	a, ok := r.m[k.Route.via]
+	a, ok := r.m[k.Route.Via]
 	if !ok || a.calls == 0 || time.Since(a.again) > failFor {
 		return Decision{}, false
 	}
 	a.calls--
-	r.m[k.Route.via] = a
+	r.m[k.Route.Via] = a
 	return a.d, true
 }

@@ -46,11 +46,11 @@ const maxRelayWorlds = 32
 // world made for it in via's frame.
 type relayLook struct {
 	c     *ClientConn
-	t     *Tab
-	sid   string // via's, "" for a tab's own session
+	T     *Tab
+	Sid   string // via's, "" for a tab's own session
 	frame string // via's frame
-	ctx   int64  // the world's execution context in frame
-	group string // the object group of what the look holds
+	Ctx   int64  // the world's execution context in frame
+	Group string // the object group of what the look holds
 }
 
 // viaFrame returns the session id and the frame of via.
@@ -69,11 +69,11 @@ func (c *ClientConn) relayCmd(ctx context.Context, t *Tab, sid, method string, p
 	if x == nil {
 		return nil, errors.New("the extension is gone")
 	}
-	return x.sendCommand(ctx, t.Id, sid, method, params)
+	return x.SendCommand(ctx, t.Id, sid, method, params)
 }
 
 // newLook makes a world of the relay's own in via's frame.
-func (c *ClientConn) newLook(ctx context.Context, via *Session) (*relayLook, error) {
+func (c *ClientConn) NewLook(ctx context.Context, via *Session) (*relayLook, error) {
 	t := via.Tab
 	sid, frame := c.viaFrame(via)
 	c.Inst.Lock()
@@ -99,36 +99,36 @@ func (c *ClientConn) newLook(ctx context.Context, via *Session) (*relayLook, err
 	if json.Unmarshal(res, &w) != nil || w.ID == 0 {
 		return nil, errors.New("no isolated world")
 	}
-	return &relayLook{c: c, t: t, sid: sid, frame: frame, ctx: w.ID, group: RelayWorldPrefix + "-" + randHex(16)}, nil
+	return &relayLook{c: c, T: t, Sid: sid, frame: frame, Ctx: w.ID, Group: RelayWorldPrefix + "-" + randHex(16)}, nil
 }
 
 // close lets go of what the look holds in the page.
-func (l *relayLook) close() {
+func (l *relayLook) Close() {
 	if x := l.c.Ext(); x != nil {
-		x.Fire(l.t.Id, l.sid, "Runtime.releaseObjectGroup", map[string]any{"objectGroup": l.group})
+		x.Fire(l.T.Id, l.Sid, "Runtime.releaseObjectGroup", map[string]any{"objectGroup": l.Group})
 	}
 }
 
 // call runs function fn in the look's world, on object this ("" for
 // none), with args (CDP CallArgument values), and returns its result: by
 // value, or as a remote object.
-func (l *relayLook) call(ctx context.Context, fn, this string, args []map[string]any, byValue bool) (json.RawMessage, error) {
+func (l *relayLook) Call(ctx context.Context, fn, this string, args []map[string]any, byValue bool) (json.RawMessage, error) {
 	p := map[string]any{
 		// The nonce makes every script new: no breakpoint waits for it.
 		"functionDeclaration": "/*" + randHex(16) + "*/ " + fn,
 		"returnByValue":       byValue,
 		"silent":              true,
-		"objectGroup":         l.group,
+		"objectGroup":         l.Group,
 	}
 	if this != "" {
 		p["objectId"] = this
 	} else {
-		p["executionContextId"] = l.ctx
+		p["executionContextId"] = l.Ctx
 	}
 	if args != nil {
 		p["arguments"] = args
 	}
-	res, err := l.c.relayCmd(ctx, l.t, l.sid, "Runtime.callFunctionOn", p)
+	res, err := l.c.relayCmd(ctx, l.T, l.Sid, "Runtime.callFunctionOn", p)
 	if err != nil {
 		return nil, err
 	}
@@ -168,11 +168,11 @@ const focusChain = `function () {
 }`
 
 // focused is where the focus is, from the browser's answers.
-type focused struct {
-	el     node   // the focused element (a frame element: the focus is in a frame the relay cannot look into)
+type Focused struct {
+	El     node   // the focused element (a frame element: the focus is in a frame the relay cannot look into)
 	frame  string // the frame el is in
-	origin string // that frame's origin, as Chrome gave it
-	chain  string // the chain's remote object, in the look's world
+	Origin string // that frame's origin, as Chrome gave it
+	Chain  string // the chain's remote object, in the look's world
 }
 
 // node is what DOM.describeNode says of an element.
@@ -185,7 +185,7 @@ type node struct {
 }
 
 // attr returns the attribute name of n ("" when it has none).
-func (n node) attr(name string) string {
+func (n node) Attr(name string) string {
 	for i := 0; i+1 < len(n.Attributes); i += 2 {
 		if strings.EqualFold(n.Attributes[i], name) {
 			return n.Attributes[i+1]
@@ -195,24 +195,24 @@ func (n node) attr(name string) string {
 }
 
 // isFrame reports whether n is a frame element.
-func (n node) isFrame() bool { return n.NodeName == "IFRAME" || n.NodeName == "FRAME" }
+func (n node) IsFrame() bool { return n.NodeName == "IFRAME" || n.NodeName == "FRAME" }
 
 // focus finds the focused element of the look's page and what the
 // browser says of it and of the frames on the way.
-func (l *relayLook) focus(ctx context.Context) (focused, error) {
-	res, err := l.call(ctx, focusChain, "", nil, false)
+func (l *relayLook) Focus(ctx context.Context) (Focused, error) {
+	res, err := l.Call(ctx, focusChain, "", nil, false)
 	if err != nil {
-		return focused{}, err
+		return Focused{}, err
 	}
 	var chain struct {
 		ObjectID string `json:"objectId"`
 	}
 	if json.Unmarshal(res, &chain) != nil || chain.ObjectID == "" {
-		return focused{}, errors.New("the page could not be asked where its focus is")
+		return Focused{}, errors.New("the page could not be asked where its focus is")
 	}
-	props, err := l.c.relayCmd(ctx, l.t, l.sid, "Runtime.getProperties", map[string]any{"objectId": chain.ObjectID, "ownProperties": true})
+	props, err := l.c.relayCmd(ctx, l.T, l.Sid, "Runtime.getProperties", map[string]any{"objectId": chain.ObjectID, "ownProperties": true})
 	if err != nil {
-		return focused{}, err
+		return Focused{}, err
 	}
 	var p struct {
 		Result []struct {
@@ -223,7 +223,7 @@ func (l *relayLook) focus(ctx context.Context) (focused, error) {
 		} `json:"result"`
 	}
 	if json.Unmarshal(props, &p) != nil {
-		return focused{}, errors.New("the page could not be asked where its focus is")
+		return Focused{}, errors.New("the page could not be asked where its focus is")
 	}
 	ids := map[int]string{}
 	for _, r := range p.Result {
@@ -231,39 +231,39 @@ func (l *relayLook) focus(ctx context.Context) (focused, error) {
 			ids[i] = r.Value.ObjectID
 		}
 	}
-	f := focused{frame: l.frame, chain: chain.ObjectID}
+	f := Focused{frame: l.frame, Chain: chain.ObjectID}
 	if len(ids) == 0 {
-		return f, errNoFocus
+		return f, ErrNoFocus
 	}
 	for i := 0; i < len(ids); i++ {
 		id, ok := ids[i]
 		if !ok {
-			return focused{}, errors.New("the page could not be asked where its focus is")
+			return Focused{}, errors.New("the page could not be asked where its focus is")
 		}
-		n, err := l.c.describe(ctx, l.t, l.sid, map[string]any{"objectId": id})
+		n, err := l.c.describe(ctx, l.T, l.Sid, map[string]any{"objectId": id})
 		if err != nil {
-			return focused{}, err
+			return Focused{}, err
 		}
 		if i < len(ids)-1 {
 			// A frame its script entered: the focus is in there.
-			if !n.isFrame() || n.FrameID == "" {
-				return focused{}, errors.New("the page could not be asked where its focus is")
+			if !n.IsFrame() || n.FrameID == "" {
+				return Focused{}, errors.New("the page could not be asked where its focus is")
 			}
 			f.frame = n.FrameID
 			continue
 		}
-		f.el = n
+		f.El = n
 	}
 	l.c.Inst.Lock()
-	f.origin = l.t.frameOrigin(l.sid, f.frame)
+	f.Origin = l.T.frameOrigin(l.Sid, f.frame)
 	l.c.Inst.Unlock()
-	if f.origin == "" {
-		return focused{}, errors.New("the relay does not know the origin of the focused frame")
+	if f.Origin == "" {
+		return Focused{}, errors.New("the relay does not know the origin of the focused frame")
 	}
 	return f, nil
 }
 
-var errNoFocus = errors.New("no element has the focus")
+var ErrNoFocus = errors.New("no element has the focus")
 
 // describe asks the browser what a node (by objectId or backendNodeId) is.
 func (c *ClientConn) describe(ctx context.Context, t *Tab, sid string, which map[string]any) (node, error) {
@@ -349,8 +349,8 @@ func originOf(src, base string) string {
 // whether a press there submits a form. A frame element is a frame the
 // relay cannot look into.
 func (c *ClientConn) personsView(ctx context.Context, t *Tab, sid, origin string, n node) (person.PointTarget, error) {
-	if n.isFrame() {
-		return person.PointTarget{Origin: origin, Kind: "frame", Frame: originOf(n.attr("src"), origin)}, nil
+	if n.IsFrame() {
+		return person.PointTarget{Origin: origin, Kind: "frame", Frame: originOf(n.Attr("src"), origin)}, nil
 	}
 	lineage, err := c.axLineage(ctx, t, sid, n.BackendNodeID)
 	if err != nil {
@@ -373,7 +373,7 @@ func (c *ClientConn) personsView(ctx context.Context, t *Tab, sid, origin string
 		for _, up := range lineage[i+1:] {
 			inForm = inForm || up.Role.Value == "form"
 		}
-		typ := strings.ToLower(target.attr("type"))
+		typ := strings.ToLower(target.Attr("type"))
 		switch target.NodeName {
 		case "BUTTON":
 			pt.Submit = inForm && (typ == "" || typ == "submit")

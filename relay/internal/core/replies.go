@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
-	"github.com/cdprelay/cdprelay/relay/internal/link"
 	"github.com/cdprelay/cdprelay/relay/internal/rules"
 	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 )
@@ -15,12 +14,12 @@ import (
 // lock. The read loop owns it (extConn.rep) and reuses it for every
 // reply, so that routing one allocates nothing.
 type Reply struct {
-	pc      PendingCall
-	m       *wire.ExtMessage // Result and Error alias the read buffer
-	session []byte           // the client's session the reply names (JSON); nil: the root
+	Pc      PendingCall
+	M       *wire.ExtMessage // Result and Error alias the read buffer
+	Session []byte           // the client's session the reply names (JSON); nil: the root
 	// buf is what the client gets, written by the row that finishes the
 	// reply (the first that reports false).
-	buf *[]byte
+	Buf *[]byte
 }
 
 // The rows of the replies table (order.go). Each reports whether the reply
@@ -32,8 +31,8 @@ type Reply struct {
 // KeepScriptReply (tiers.KeepScript): a client's init script under tiers
 // is kept with the identifier Chrome gave it (initscripts.go).
 func (x *ExtConn) KeepScriptReply(r *Reply) bool {
-	if r.pc.keep != nil && !r.m.HasError {
-		x.Inst.keepScript(&r.pc, r.m.Result)
+	if r.Pc.keep != nil && !r.M.HasError {
+		x.Inst.keepScript(&r.Pc, r.M.Result)
 	}
 	return true
 }
@@ -42,18 +41,8 @@ func (x *ExtConn) KeepScriptReply(r *Reply) bool {
 // of a client's init script, to be set again by a resume and taken out by
 // the client's removal (resume.go), whatever the client is then told.
 func (x *ExtConn) TapScript(r *Reply) bool {
-	if r.pc.then != nil && !r.m.HasError {
-		r.pc.then(r.m.Result)
-	}
-	return true
-}
-
-// StreamForget (creds.StreamForget): a stream read whose reply does not
-// reach the client as a piece (an error, or withheld) is forgotten
-// (creds.Streams), or its entry would stay for good.
-func (x *ExtConn) StreamForget(r *Reply) bool {
-	if r.m.HasError || withheld(r) {
-		x.Inst.Streams.Forget(r.pc.ClientID, "")
+	if r.Pc.then != nil && !r.M.HasError {
+		r.Pc.then(r.M.Result)
 	}
 	return true
 }
@@ -61,15 +50,15 @@ func (x *ExtConn) StreamForget(r *Reply) bool {
 // withheld: the tab went blind while the command ran: it may have run in
 // the page the automation may not see. An empty result (an input event's,
 // a setting's) says nothing of any page.
-func withheld(r *Reply) bool {
-	return r.pc.Tab.blindEpoch.Load() != r.pc.epoch && (r.m.HasError || !emptyResult(r.m.Result))
+func Withheld(r *Reply) bool {
+	return r.Pc.Tab.blindEpoch.Load() != r.Pc.epoch && (r.M.HasError || !emptyResult(r.M.Result))
 }
 
 // WentBlind (tiers.WentBlind): a reply from a page the tab went blind on
 // is withheld, whatever it is.
 func (x *ExtConn) WentBlind(r *Reply) bool {
-	if withheld(r) {
-		*r.buf = wire.AppendError(*r.buf, r.pc.ClientID, r.session, CodeServerError, MsgWentBlind)
+	if Withheld(r) {
+		*r.Buf = wire.AppendError(*r.Buf, r.Pc.ClientID, r.Session, CodeServerError, MsgWentBlind)
 		return false
 	}
 	return true
@@ -77,94 +66,68 @@ func (x *ExtConn) WentBlind(r *Reply) bool {
 
 // ReplyError (core.Error): Chrome's error, as the client's.
 func (x *ExtConn) ReplyError(r *Reply) bool {
-	if !r.m.HasError {
+	if !r.M.HasError {
 		return true
 	}
-	e := parseExtError(r.m.Error)
-	if cause := rules.PolicyCauseOf(r.pc.M.Name, e.Message); cause != "" {
-		e.Message = rules.ExplainPolicy(r.pc.M.Name, e.Message)
-		x.Inst.notePolicyError(r.pc.Tab, cause)
+	e := parseExtError(r.M.Error)
+	if cause := rules.PolicyCauseOf(r.Pc.M.Name, e.Message); cause != "" {
+		e.Message = rules.ExplainPolicy(r.Pc.M.Name, e.Message)
+		x.Inst.notePolicyError(r.Pc.Tab, cause)
 	}
 	if e.Message == MsgDetachedWhile && x.Inst.stopped.Load() {
 		// Sent as the person stopped the automation, and ended by the
 		// Stop's detach (stopundo.go): the person's stop is why, said as
 		// every other command under way is told it.
-		if isScript(r.pc.M.Name) {
-			*r.buf = wire.AppendResult(*r.buf, r.pc.ClientID, r.session, thrown(MsgStopped))
+		if isScript(r.Pc.M.Name) {
+			*r.Buf = wire.AppendResult(*r.Buf, r.Pc.ClientID, r.Session, thrown(MsgStopped))
 			return false
 		}
 		e = &ExtError{Code: CodeServerError, Message: MsgStopped}
 	}
-	if e.Message == MsgDetachedWhile && strings.HasPrefix(r.pc.M.Name, "Runtime.") {
+	if e.Message == MsgDetachedWhile && strings.HasPrefix(r.Pc.M.Name, "Runtime.") {
 		// Chrome detached the tab while the command ran: the objects of
 		// its context died with the debugger session. The client's word
 		// for that is a context's end, which it retries in the same page
 		// if the tab's sessions are resumed (resume.go).
 		e = &ExtError{Code: CodeServerError, Message: msgContextGone}
 	}
-	*r.buf = wire.AppendError(*r.buf, r.pc.ClientID, r.session, e.Code, e.Message)
+	*r.Buf = wire.AppendError(*r.Buf, r.Pc.ClientID, r.Session, e.Code, e.Message)
 	return false
 }
 
 // Scopes (tiers.Scopes): on a read-only tab a function's [[Scopes]] do
 // not reach the client (they lead to the guard's closures).
 func (x *ExtConn) Scopes(r *Reply) bool {
-	if !r.pc.Tab.readOnly.Load() {
+	if !r.Pc.Tab.readOnly.Load() {
 		return true
 	}
-	*r.buf = wire.AppendResult(*r.buf, r.pc.ClientID, r.session, tier.WithoutScopes(r.m.Result))
+	*r.Buf = wire.AppendResult(*r.Buf, r.Pc.ClientID, r.Session, tier.WithoutScopes(r.M.Result))
 	return false
 }
 
 // History (tiers.History): a tab's history says nothing of the pages
 // automation may not see.
 func (x *ExtConn) History(r *Reply) bool {
-	if !x.Inst.hasTiers() {
+	if !x.Inst.HasTiers() {
 		return true
 	}
-	*r.buf = wire.AppendResult(*r.buf, r.pc.ClientID, r.session, x.Inst.blindHistory(r.m.Result))
+	*r.Buf = wire.AppendResult(*r.Buf, r.Pc.ClientID, r.Session, x.Inst.blindHistory(r.M.Result))
 	return false
 }
 
 // SideEffect (tiers.SideEffect): a read-only tab's refused side effect,
 // explained.
 func (x *ExtConn) SideEffect(r *Reply) bool {
-	if !r.pc.Tab.readOnly.Load() || !bytes.Contains(r.m.Result, tier.SideEffectText) {
+	if !r.Pc.Tab.readOnly.Load() || !bytes.Contains(r.M.Result, tier.SideEffectText) {
 		return true
 	}
-	*r.buf = wire.AppendResult(*r.buf, r.pc.ClientID, r.session, bytes.ReplaceAll(r.m.Result, tier.SideEffectText, tier.SideEffectExplained))
-	return false
-}
-
-// CredentialResult (creds.Results): credentials in a result go out
-// redacted (credentials.go).
-func (x *ExtConn) CredentialResult(r *Reply) bool {
-	red := wire.Redactor{Sensitive: x.Inst.Srv.creds().Has}
-	b := link.GetBuf()
-	*b = red.Redact(*b, r.m.Result)
-	*r.buf = wire.AppendResult(*r.buf, r.pc.ClientID, r.session, *b)
-	link.PutBuf(b)
-	return false
-}
-
-// StreamPiece (creds.StreamPiece): while a secret is hidden, a piece of a
-// stream: its end waits for the next (creds.Streams).
-func (x *ExtConn) StreamPiece(r *Reply) bool {
-	locked := x.Inst.Locked.Load()
-	if locked == nil {
-		return true
-	}
-	res := r.m.Result
-	if out, ok := x.Inst.Streams.Piece(r.pc.ClientID, r.m.Result, locked); ok {
-		res = out
-	}
-	*r.buf = wire.AppendResult(*r.buf, r.pc.ClientID, r.session, res)
+	*r.Buf = wire.AppendResult(*r.Buf, r.Pc.ClientID, r.Session, bytes.ReplaceAll(r.M.Result, tier.SideEffectText, tier.SideEffectExplained))
 	return false
 }
 
 // ReplyResult (core.Result): the client gets the result as Chrome gave
 // it.
 func (x *ExtConn) ReplyResult(r *Reply) bool {
-	*r.buf = wire.AppendResult(*r.buf, r.pc.ClientID, r.session, r.m.Result)
+	*r.Buf = wire.AppendResult(*r.Buf, r.Pc.ClientID, r.Session, r.M.Result)
 	return false
 }

@@ -274,7 +274,7 @@ func (st *State) suspend(t *Tab, why string) {
 	}
 	for _, cs := range children {
 		if c != nil && cs.parent != nil && st.Live(cs.parent) {
-			c.event("Target.detachedFromTarget", cs.parent, detachedParams{SessionID: cs.Id, TargetID: cs.targetID})
+			c.Event("Target.detachedFromTarget", cs.parent, detachedParams{SessionID: cs.Id, TargetID: cs.targetID})
 		}
 	}
 	for _, cs := range children {
@@ -397,7 +397,7 @@ func (in *Instance) replay(ctx context.Context, x *ExtConn, t *Tab, fresh bool) 
 		if soon && r.Method == "Emulation.setFocusEmulationEnabled" {
 			continue
 		}
-		if r.Method == "Page.addScriptToEvaluateOnNewDocument" && in.hasTiers() && !initRunsNothing(r.Params) {
+		if r.Method == "Page.addScriptToEvaluateOnNewDocument" && in.HasTiers() && !initRunsNothing(r.Params) {
 			continue // the tiers' own to put back, where it may run (initscripts.go)
 		}
 		if fresh && r.Method == "Page.addScriptToEvaluateOnNewDocument" {
@@ -411,7 +411,7 @@ func (in *Instance) replay(ctx context.Context, x *ExtConn, t *Tab, fresh bool) 
 		if len(k.Params) > 0 {
 			p = json.RawMessage(k.Params)
 		}
-		res, err := x.sendCommand(ctx, t.Id, "", k.M.Name, p)
+		res, err := x.SendCommand(ctx, t.Id, "", k.M.Name, p)
 		if err != nil {
 			if ctx.Err() != nil || tabGone(err) {
 				return err
@@ -424,7 +424,7 @@ func (in *Instance) replay(ctx context.Context, x *ExtConn, t *Tab, fresh bool) 
 		}
 	}
 	st = in.Lock()
-	if in.hasTiers() {
+	if in.HasTiers() {
 		// The tab's scripts went with the old attach: put back those that
 		// may run where it is now.
 		for _, sc := range t.Scripts {
@@ -464,17 +464,17 @@ func (c *ClientConn) JudgeReplayed(t *Tab, s *Session, r Replayed) (*Cmd, bool) 
 	k := &Cmd{Env: wire.Envelope{Method: []byte(r.Method), Params: r.Params}, own: true}
 	k.M, k.Params, k.pol = LookupMethod(k.Env.Method), r.Params, c.Inst.policyNow()
 	c.Inst.Lock()
-	k.Route = route{sess: s, replyTo: s, via: s, Tab: t, acc: t.Acc, fenced: t.fenced(""), top: true}
+	k.Route = route{Sess: s, ReplyTo: s, Via: s, Tab: t, Acc: t.Acc, fenced: t.fenced(""), top: true}
 	c.Inst.Unlock()
 	if err := ArgsOf(k.M, k.Params, &k.Args); err != nil {
-		c.failed(k, CodeInvalidParams, err.Error())
+		c.Failed(k, CodeInvalidParams, err.Error())
 		k.Out.d.Message = "cdprelay: " + err.Error()
 	} else if c.decide(k) {
 		// On a fenced tab, Fetch.enable goes with the backstop's pattern.
 		c.Fence(k)
 		return k, true
 	}
-	if k.Out.Kind == outEmulated {
+	if k.Out.Kind == OutEmulated {
 		return k, false // kept by the access stage, for when the tab may have it (a blind tab's settings)
 	}
 	st := c.Inst.Lock()

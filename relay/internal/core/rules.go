@@ -2,6 +2,7 @@ package core
 
 import (
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/person"
 	"github.com/cdprelay/cdprelay/relay/internal/rules"
 )
@@ -16,9 +17,9 @@ const ruleBreakpointCondition = api.RuleBreakpointCondition
 // RelayRules lists the rule ids of the relay's own refusals (its rules and
 // the access stage's), for counters that start at zero.
 func RelayRules() []string {
-	return []string{rules.RuleNested, rules.RuleNonFlat, rules.RuleTargetTab, rules.RuleUploads, ruleCredentials, RuleSecret,
+	return []string{rules.RuleNested, rules.RuleNonFlat, rules.RuleTargetTab, rules.RuleUploads, RuleCredentials, RuleSecret,
 		ruleNeverShared, ruleOutsideFence, ruleTakeOver, ruleReadOnlyWrite, ruleBlindFrame, ruleStopped,
-		person.RuleDialogAnswered, person.RuleUndoable, person.RuleUnstoppable, person.RuleDebuggerOff, ruleContext, rules.RuleOwnOrigin, ruleSecretField, ruleUnscannable}
+		person.RuleDialogAnswered, person.RuleUndoable, person.RuleUnstoppable, person.RuleDebuggerOff, ruleContext, rules.RuleOwnOrigin, RuleSecretField, RuleUnscannable}
 }
 
 // RelayRules (rules.Relay) applies the relay's own rules to k, but for
@@ -26,43 +27,19 @@ func RelayRules() []string {
 // not undo, target methods on a tab.
 func (c *ClientConn) RelayRules(k *Cmd) bool {
 	if k.Args.HasURL && c.Inst.Srv.ownURL(k.Args.Url) {
-		return c.refuse(k, ownRefusal(k.Args.Url))
+		return c.Refuse(k, ownRefusal(k.Args.Url))
 	}
-	if k.M.domain == domainHeapProfiler && c.Inst.Srv.secrets.load() != nil {
-		return c.refuse(k, deny(RuleSecret, msgHeap))
+	if k.M.Domain == domainHeapProfiler && c.Inst.Srv.Secrets.Load() != nil {
+		return c.Refuse(k, Denial(RuleSecret, msgHeap))
 	}
 	switch k.M.Name {
 	case "Target.sendMessageToTarget":
-		return c.refuse(k, deny(rules.RuleNested, rules.MsgNested))
+		return c.Refuse(k, Denial(rules.RuleNested, rules.MsgNested))
 	case "Target.setAutoAttach":
 		if k.Args.autoAttach && (k.Args.Flatten == nil || !*k.Args.Flatten) {
-			return c.refuse(k, deny(rules.RuleNonFlat, rules.MsgNonFlat))
+			return c.Refuse(k, Denial(rules.RuleNonFlat, rules.MsgNonFlat))
 		}
 	}
-	return true
-}
-
-// wantsRestore: a client's answer to a paused request.
-func WantsRestore(m *MethodInfo) bool {
-	switch m.Name {
-	case "Fetch.continueRequest", "Fetch.continueResponse", "Fetch.fulfillRequest":
-		return true
-	}
-	return false
-}
-
-// Restore (creds.Restore): the credentials a paused request showed as
-// markers, put back (credentials.go); a refused answer fails the request.
-func (c *ClientConn) Restore(k *Cmd) bool {
-	p, d, ok := c.restoreCredentials(k)
-	if !ok {
-		if d.Verdict == Allow {
-			d = deny(ruleCredentials, "cdprelay: the request's headers could not be read")
-		}
-		c.failPaused(k)
-		return c.refuse(k, d)
-	}
-	k.Params = p
 	return true
 }
 
@@ -79,25 +56,25 @@ func (c *ClientConn) UploadsStage(k *Cmd) bool {
 	}
 	files, err := rules.Uploads(k.pol.p.UploadDirs(c.Inst.ProfileName), k.Args.files)
 	if err != nil {
-		return c.refuse(k, deny(rules.RuleUploads, "cdprelay: "+err.Error()))
+		return c.Refuse(k, Denial(rules.RuleUploads, "cdprelay: "+err.Error()))
 	}
 	p, err := rules.ReplaceFiles(k.M.Name, k.Params, files)
 	if err != nil {
-		return c.refuse(k, deny(rules.RuleUploads, "cdprelay: "+err.Error()))
+		return c.Refuse(k, Denial(rules.RuleUploads, "cdprelay: "+err.Error()))
 	}
 	k.Params = p
 	return true
 }
 
 // wantsTargetOnTab: the Target domain.
-func WantsTargetOnTab(m *MethodInfo) bool { return m.domain == domainTarget }
+func WantsTargetOnTab(m *MethodInfo) bool { return m.Domain == domainTarget }
 
 // TargetOnTab (rules.TargetOnTab): past the ones the relay emulates, a
 // tab's session sends Chrome only the Target methods rules.TargetOnTab
 // allows.
 func (c *ClientConn) TargetOnTab(k *Cmd) bool {
-	if k.Route.sess != nil && k.Route.sess.Tab != nil && Emulated(k.M, k.Route.sess) == nil && !rules.TargetOnTab(k.M.Name) {
-		return c.refuse(k, deny(rules.RuleTargetTab, rules.MsgTargetTab(k.M.Name)))
+	if k.Route.Sess != nil && k.Route.Sess.Tab != nil && Emulated(k.M, k.Route.Sess) == nil && !rules.TargetOnTab(k.M.Name) {
+		return c.Refuse(k, Denial(rules.RuleTargetTab, rules.MsgTargetTab(k.M.Name)))
 	}
 	return true
 }
@@ -106,18 +83,35 @@ func (c *ClientConn) TargetOnTab(k *Cmd) bool {
 // continueResponse or fulfillRequest: Playwright, among others, does not
 // fail the request itself when the relay refuses its answer, and a paused
 // request nobody answers hangs the page.
-func (c *ClientConn) failPaused(k *Cmd) {
-	id, ok, _ := exactString(k.Params, "requestId")
-	if !ok || id == "" || k.Route.via == nil {
+func (c *ClientConn) FailPaused(k *Cmd) {
+	id, ok, _ := ExactString(k.Params, "requestId")
+	if !ok || id == "" || k.Route.Via == nil {
 		return
 	}
 	sid := ""
-	if k.Route.via.Child {
-		sid = k.Route.via.Id
+	if k.Route.Via.Child {
+		sid = k.Route.Via.Id
 	}
 	st := c.Inst.Lock()
 	st.Fire(k.Route.Tab.Id, sid, "Fetch.failRequest", map[string]any{"requestId": id, "errorReason": "BlockedByClient"})
 	c.Inst.Unlock()
 }
 
-func deny(rule, msg string) Decision { return Decision{Verdict: Deny, Rule: rule, Message: msg} }
+func Denial(rule, msg string) Decision { return Decision{Verdict: Deny, Rule: rule, Message: msg} }
+
+// The credentials' rules, which the relay's own rules list names
+// (RelayRules) and the operator's HeapProfiler check uses.
+const (
+	RuleSecret      = "relay:secret"
+	RuleCredentials = "relay:credentials"
+	RuleSecretField = "relay:secret-field"
+	RuleUnscannable = "relay:secret-unscannable"
+)
+
+// A heap snapshot holds every string of the page, a typed secret among
+// them, and HeapProfiler reaches objects by their place in the heap, past
+// the contexts they belong to: refused while secrets are configured
+// (Chrome refuses the domain to an extension too, today).
+var domainHeapProfiler = cdp.DomainIndex("HeapProfiler")
+
+const msgHeap = "cdprelay: HeapProfiler would read the page's memory, typed secrets included: refused while the relay has secrets"

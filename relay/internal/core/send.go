@@ -21,7 +21,7 @@ func (c *ClientConn) sendKept(k *Cmd) {
 	}
 	c.Inst.Unlock()
 	k.Out.Kind = OutForwarded
-	if err := c.Ext().forwardTap(c, k.Env.ID, k.M, k.Env.Method, k.Params, k.Route.via, k.Route.replyTo, tap); err != nil {
+	if err := c.Ext().forwardTap(c, k.Env.ID, k.M, k.Env.Method, k.Params, k.Route.Via, k.Route.ReplyTo, tap); err != nil {
 		c.notSent(k, err)
 	}
 }
@@ -29,7 +29,7 @@ func (c *ClientConn) sendKept(k *Cmd) {
 // send forwards k on its route with k.params.
 func (c *ClientConn) send(k *Cmd) {
 	k.Out.Kind = OutForwarded
-	if err := c.Ext().forward(c, k.Env.ID, k.M, k.Env.Method, k.Params, k.Route.via, k.Route.replyTo); err != nil {
+	if err := c.Ext().forward(c, k.Env.ID, k.M, k.Env.Method, k.Params, k.Route.Via, k.Route.ReplyTo); err != nil {
 		c.notSent(k, err)
 	}
 }
@@ -37,7 +37,7 @@ func (c *ClientConn) send(k *Cmd) {
 // sendAs forwards k as another method (a stage's rewrite).
 func (c *ClientConn) sendAs(k *Cmd, m *MethodInfo) {
 	k.Out.Kind = OutForwarded
-	if err := c.Ext().forward(c, k.Env.ID, m, []byte(m.Name), k.Params, k.Route.via, k.Route.replyTo); err != nil {
+	if err := c.Ext().forward(c, k.Env.ID, m, []byte(m.Name), k.Params, k.Route.Via, k.Route.ReplyTo); err != nil {
 		c.notSent(k, err)
 	}
 }
@@ -52,5 +52,5 @@ func (c *ClientConn) notSent(k *Cmd, err error) {
 		c.refuseStopped(k)
 		return
 	}
-	c.failed(k, CodeServerError, "Extension disconnected")
+	c.Failed(k, CodeServerError, "Extension disconnected")
 }

@@ -138,7 +138,7 @@ func (st *State) mintSession(c *ClientConn, t *Tab, owner *Session) *Session {
 	s := NewSession("pw-tab-"+strconv.Itoa(st.NextSession), t, false)
 	s.owner = owner
 	st.addTopSession(t, s)
-	c.event("Target.attachedToTarget", owner, attachedParams{s.Id, st.targetInfo(t), false})
+	c.Event("Target.attachedToTarget", owner, attachedParams{s.Id, st.targetInfo(t), false})
 	st.Observe(Event{Actor: ActorClient, Kind: KindAttach, Target: t.TargetID, Outcome: OutcomeOK, Detail: s.Id})
 	return s
 }
@@ -170,7 +170,7 @@ func (st *State) mintBrowserSession(c *ClientConn) *Session {
 	st.NextSession++
 	s := NewSession("pw-browser-"+strconv.Itoa(st.NextSession), nil, false)
 	st.Sessions[s.Id] = s
-	c.event("Target.attachedToTarget", nil, attachedParams{s.Id, st.browserTargetInfo(), false})
+	c.Event("Target.attachedToTarget", nil, attachedParams{s.Id, st.browserTargetInfo(), false})
 	return s
 }
 
@@ -246,7 +246,7 @@ func (st *State) tellDetached(s *Session, why string) {
 	if o := s.owner; o != nil && !st.Live(o) {
 		return
 	}
-	c.event("Target.detachedFromTarget", s.owner, detachedParams{s.Id, s.Tab.TargetID, why})
+	c.Event("Target.detachedFromTarget", s.owner, detachedParams{s.Id, s.Tab.TargetID, why})
 }
 
 // dropSessions removes every client session of t, children included, and
@@ -309,7 +309,7 @@ func (st *State) detachSession(s *Session) (last bool) {
 func (st *State) detachBrowserSession(s *Session) {
 	delete(st.Sessions, s.Id)
 	if c := st.Client; c != nil {
-		c.event("Target.detachedFromTarget", nil, detachedParams{SessionID: s.Id, TargetID: st.Inst.BrowserTID})
+		c.Event("Target.detachedFromTarget", nil, detachedParams{SessionID: s.Id, TargetID: st.Inst.BrowserTID})
 	}
 	st.dropOwned(s)
 }

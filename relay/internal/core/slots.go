@@ -5,10 +5,15 @@ package core
 // package is initialised (before any instance exists), with the type of
 // what it keeps (no slot is made once the order is set, so none after an
 // instance exists); the core makes one zero value of that type for each
-// client (ClientSlot) or each instance's state (StateSlot) when it makes
-// the structure, and the stage finds it again with Of. What guards it is
-// the stage's to say: a StateSlot's value is the state's, under the
-// instance's mutex, like everything else in State.
+// client (ClientSlot), each instance's state (StateSlot), each tab
+// (TabSlot), each instance (InstanceSlot) or the relay (RelaySlot) when it
+// makes the structure,
+// and the stage finds it again with Of. What guards it: a StateSlot's and
+// a TabSlot's value are the state's, under the instance's mutex, like
+// everything else in State and Tab; a ClientSlot's is guarded by the
+// instance's mutex too, unless the stage says otherwise; an InstanceSlot's
+// and a RelaySlot's are read without a lock (their fields guard
+// themselves).
 
 // slotKind is the list of one kind of slot: what each stage keeps, made
 // anew for each structure of that kind.
@@ -35,7 +40,7 @@ func (k *slotKind) make() []any {
 	return out
 }
 
-var clientSlots, stateSlots slotKind
+var clientSlots, stateSlots, tabSlots, instanceSlots, relaySlots slotKind
 
 // ClientSlot is a stage's place in each client connection.
 type ClientSlot[T any] struct{ i int }
@@ -46,8 +51,14 @@ func NewClientSlot[T any]() ClientSlot[T] {
 	return ClientSlot[T]{clientSlots.add(func() any { return new(T) })}
 }
 
-// Of is the stage's value for c.
-func (s ClientSlot[T]) Of(c *ClientConn) *T { return c.slots[s.i].(*T) }
+// Of is the stage's value for c. A client made without NewClientConn (a
+// test's) gets its slots on first use.
+func (s ClientSlot[T]) Of(c *ClientConn) *T {
+	if c.slots == nil {
+		c.slots = clientSlots.make()
+	}
+	return c.slots[s.i].(*T)
+}
 
 // StateSlot is a stage's place in each instance's state, guarded by the
 // instance's mutex.
@@ -59,5 +70,55 @@ func NewStateSlot[T any]() StateSlot[T] {
 	return StateSlot[T]{stateSlots.add(func() any { return new(T) })}
 }
 
-// Of is the stage's value in st (the lock is held: st is had only so).
-func (s StateSlot[T]) Of(st *State) *T { return st.slots[s.i].(*T) }
+// Of is the stage's value in st (the lock is held: st is had only so). A
+// state made without newState (a test's) gets its slots on first use.
+func (s StateSlot[T]) Of(st *State) *T {
+	if st.slots == nil {
+		st.slots = stateSlots.make()
+	}
+	return st.slots[s.i].(*T)
+}
+
+// TabSlot is a stage's place in each tab, guarded by the instance's mutex.
+type TabSlot[T any] struct{ i int }
+
+// NewTabSlot makes a stage's place in each tab: a *T, zero when the tab is
+// offered.
+func NewTabSlot[T any]() TabSlot[T] {
+	return TabSlot[T]{tabSlots.add(func() any { return new(T) })}
+}
+
+// Of is the stage's value for t (the lock is held). A tab gets its slots
+// on first use.
+func (s TabSlot[T]) Of(t *Tab) *T {
+	if t.slots == nil {
+		t.slots = tabSlots.make()
+	}
+	return t.slots[s.i].(*T)
+}
+
+// InstanceSlot is a stage's place in each instance, made with it and read
+// without the lock: what the stage keeps there guards itself.
+type InstanceSlot[T any] struct{ i int }
+
+// NewInstanceSlot makes a stage's place in each instance: a *T, zero when
+// the instance is made.
+func NewInstanceSlot[T any]() InstanceSlot[T] {
+	return InstanceSlot[T]{instanceSlots.add(func() any { return new(T) })}
+}
+
+// Of is the stage's value for in.
+func (s InstanceSlot[T]) Of(in *Instance) *T { return in.slots[s.i].(*T) }
+
+// RelaySlot is a stage's place in the relay, shared by every instance and
+// read without a lock: what the stage keeps there guards itself.
+type RelaySlot[T any] struct{ i int }
+
+// NewRelaySlot makes a stage's place in the relay: a *T, zero when the
+// relay is made (NewRelay).
+func NewRelaySlot[T any]() RelaySlot[T] {
+	return RelaySlot[T]{relaySlots.add(func() any { return new(T) })}
+}
+
+// Of is the stage's value for s.
+func (r RelaySlot[T]) Of(s *Relay) *T { return s.slots[r.i].(*T) }

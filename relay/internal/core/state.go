@@ -91,7 +91,7 @@ func newState(in *Instance) State {
 		browserCtx: randHex(16),
 		slots:      stateSlots.make(),
 	}
-	st.lines = make(map[lineKey]*line)
+	st.Lines = make(map[lineKey]*line)
 	st.approvals = make(map[int64]*heldCmd)
 	st.newRunContext()
 	return st

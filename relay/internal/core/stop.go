@@ -149,10 +149,10 @@ func (in *Instance) tellStopped(st *State, stopped bool, by string) {
 	}
 	ts := float64(time.Now().UnixMilli())
 	tell := func(s *Session) {
-		c.event("Log.entryAdded", s, map[string]any{"entry": map[string]any{
+		c.Event("Log.entryAdded", s, map[string]any{"entry": map[string]any{
 			"source": "other", "level": "warning", "text": text, "timestamp": ts,
 		}})
-		c.event("CDPRelay.stopped", s, map[string]any{"stopped": stopped, "by": by})
+		c.Event("CDPRelay.stopped", s, map[string]any{"stopped": stopped, "by": by})
 	}
 	if c.page == nil {
 		tell(nil)

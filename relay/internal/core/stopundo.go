@@ -74,15 +74,15 @@ func (in *Instance) noteLifecycle(t *Tab) {
 // And the relay's own Debugger is not the client's: a session that has not
 // enabled the Debugger itself gets Chrome's answer for a disabled one.
 func (c *ClientConn) StopRules(k *Cmd) (Decision, bool) {
-	if k.M.domain == domainDebugger && !k.M.enable && !k.M.disable && k.Route.via != nil {
+	if k.M.Domain == domainDebugger && !k.M.enable && !k.M.disable && k.Route.Via != nil {
 		c.Inst.Lock()
-		on := k.Route.via.enabled["Debugger"]
-		if k.Route.sess != nil && !k.Route.sess.Child {
-			on = k.Route.sess.enabled["Debugger"]
+		on := k.Route.Via.enabled["Debugger"]
+		if k.Route.Sess != nil && !k.Route.Sess.Child {
+			on = k.Route.Sess.enabled["Debugger"]
 		}
 		c.Inst.Unlock()
 		if !on {
-			return deny(person.RuleDebuggerOff, "Debugger agent is not enabled"), false
+			return Denial(person.RuleDebuggerOff, "Debugger agent is not enabled"), false
 		}
 	}
 	return person.StopRules(k.M.Name, k.Env.Params)
@@ -92,14 +92,14 @@ func (c *ClientConn) StopRules(k *Cmd) (Decision, bool) {
 // table.
 func (c *ClientConn) StopRulesStage(k *Cmd) bool {
 	if d, ok := c.StopRules(k); !ok {
-		return c.refuse(k, d)
+		return c.Refuse(k, d)
 	}
 	return true
 }
 
 // wantsStopRules: the methods stopRules has a word on.
 func WantsStopRules(m *MethodInfo) bool {
-	return person.HasStopRule(m.Name) || (m.domain == domainDebugger && !m.enable && !m.disable)
+	return person.HasStopRule(m.Name) || (m.Domain == domainDebugger && !m.enable && !m.disable)
 }
 
 // domainDebugger is the Debugger domain's index (metrics.go).
@@ -172,7 +172,7 @@ func (in *Instance) liftTab(ctx context.Context, x *ExtConn, t *Tab) person.Lift
 	if frozen {
 		// First: a frozen page runs nothing, the brake's question and the
 		// attach below included. Chrome keeps this beyond the session.
-		if _, err := x.sendCommand(ctx, t.Id, "", "Page.setWebLifecycleState", map[string]string{"state": "active"}); err != nil {
+		if _, err := x.SendCommand(ctx, t.Id, "", "Page.setWebLifecycleState", map[string]string{"state": "active"}); err != nil {
 			in.Log.Debug("stop: lifecycle", "tab", t.Id, "err", err)
 		}
 	}
@@ -237,7 +237,7 @@ func (in *Instance) liftTab(ctx context.Context, x *ExtConn, t *Tab) person.Lift
 	in.Unlock()
 	r.Err = in.attachTab(ctx, x, t)
 	if r.Err == nil && scaled {
-		if _, err := x.sendCommand(ctx, t.Id, "", "Emulation.resetPageScaleFactor", nil); err != nil {
+		if _, err := x.SendCommand(ctx, t.Id, "", "Emulation.resetPageScaleFactor", nil); err != nil {
 			in.Log.Debug("stop: page scale", "tab", t.Id, "err", err)
 		}
 	}

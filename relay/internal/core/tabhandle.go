@@ -103,7 +103,7 @@ func (h *TabHandle) Call(ctx context.Context, method string, params any) (json.R
 		// The person's own navigation, from the live view: not asked of
 		// them again where it ends (navask.go).
 		if b, err := json.Marshal(params); err == nil {
-			u, _, _ := exactString(b, "url")
+			u, _, _ := ExactString(b, "url")
 			st.approvedNavigation(h.t, u)
 		}
 	}
@@ -118,7 +118,7 @@ func (h *TabHandle) Call(ctx context.Context, method string, params any) (json.R
 	}
 	ctx, cancel := context.WithTimeout(ctx, h.in.Srv.Cfg.CallTimeout)
 	defer cancel()
-	res, err := x.sendCommand(ctx, h.t.Id, "", method, params)
+	res, err := x.SendCommand(ctx, h.t.Id, "", method, params)
 	if err != nil {
 		return nil, fmt.Errorf("%s on tab %d: %w", method, h.t.Id, err)
 	}

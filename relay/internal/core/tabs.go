@@ -40,14 +40,14 @@ const (
 //     of it;
 //   - rulesTab (rules.Tab, relay/internal/rules): the operator's rules':
 //     the Fetch setup of the tab's sessions, for the navigation backstop;
-//   - credsTab (credsslots.go): the credentials': the real headers of the
-//     paused requests, the typed secrets of the tab's fields;
 //   - resumeTab (resumeslots.go): what the tab's sessions need to come
 //     through a detach or a time away: the resume under way, what it sets
 //     again, the wait for the debugger.
 //
-// The browser concern keeps nothing per tab: the downloads are the
-// state's (browserState), and what tells one the automation started is
+// A stage package keeps what it has of a tab in a slot (slots.go): the
+// credentials the real headers of the paused requests and the typed
+// secrets of the tab's fields. The browser stage keeps nothing per tab:
+// the downloads are the state's, and what tells one the automation started is
 // the core's lastCommand.
 type Tab struct {
 	Id         int64
@@ -108,8 +108,8 @@ type Tab struct {
 	tierTab
 	person.Tab
 	rulesTab
-	credsTab
 	resumeTab
+	slots []any // the stages' own (slots.go), guarded by the instance's mutex
 }
 
 // setState moves t to s, waking whoever waits on the previous transition.
@@ -121,7 +121,7 @@ func (t *Tab) setState(s tabState, err error) {
 	t.State, t.attachErr = s, err
 	if s == tabDetached {
 		t.Fetch = nil
-		t.paused = nil
+		detachedLocked(t)
 		t.ctxs = nil
 		t.relayCtxs.Store(0)
 	}
@@ -202,7 +202,7 @@ func (st *State) shared(t *Tab) bool { return st.Tabs[t.Id] == t }
 func (st *State) upsertTab(et extTab) (t *Tab, isNew bool) {
 	t = st.Tabs[et.ID]
 	if t == nil {
-		t = &Tab{Id: et.ID}
+		t = &Tab{Id: et.ID, slots: tabSlots.make()}
 		st.Tabs[et.ID] = t
 		isNew = true
 	}

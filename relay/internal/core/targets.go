@@ -22,11 +22,11 @@ func (st *State) targetEvent(method string, params any) {
 		return
 	}
 	if c.discover {
-		c.event(method, nil, params)
+		c.Event(method, nil, params)
 	}
 	for _, s := range st.Sessions {
 		if s.discover {
-			c.event(method, s, params)
+			c.Event(method, s, params)
 		}
 	}
 }
@@ -78,7 +78,7 @@ func (st *State) setDocument(t *Tab, url string) (letGo bool) {
 // it is gone), when the policy has tiers, and decides the tab's access
 // again.
 func (st *State) setFrame(t *Tab, id, url string) {
-	if id == "" || (url != "" && !st.Inst.hasTiers()) {
+	if id == "" || (url != "" && !st.Inst.HasTiers()) {
 		return
 	}
 	if url == "" {
@@ -103,7 +103,7 @@ func (st *State) setFrame(t *Tab, id, url string) {
 // setNavTo records where t's main frame is on its way to, and decides its
 // access again.
 func (st *State) setNavTo(t *Tab, url string) {
-	if url == "" || url == t.navTo || !st.Inst.hasTiers() {
+	if url == "" || url == t.navTo || !st.Inst.HasTiers() {
 		return
 	}
 	if t.navTo != "" && st.navAccess(t.navTo).Level > st.navAccess(url).Level {
@@ -125,7 +125,7 @@ func (st *State) setNavTo(t *Tab, url string) {
 // the session runs, or its redirect, says where it is going before any
 // page event does.
 func (st *State) noteRequest(t *Tab, cs *Session, method, params []byte) {
-	if !st.Inst.hasTiers() {
+	if !st.Inst.HasTiers() {
 		return
 	}
 	var kind, frame, url []byte
@@ -221,7 +221,7 @@ func (st *State) trackPage(t *Tab, method, params []byte) (refresh, letGo bool) 
 			st.setFrame(t, id, string(wire.StringField(f, "url")))
 			return false, false
 		}
-		st.secretDocument(t, params) // secretfield.go
+		documentLocked(st, t, params)
 		if u := wire.StringField(f, "url"); u != nil {
 			full := string(u) + string(wire.StringField(f, "urlFragment"))
 			t.Frames, t.BlindFrames, t.blindReqs = nil, nil, nil // a new document: its frames and requests are yet to come
@@ -260,7 +260,7 @@ func (st *State) trackPage(t *Tab, method, params []byte) (refresh, letGo bool) 
 func (in *Instance) refreshTargetInfo(x *ExtConn, t *Tab) {
 	ctx, cancel := context.WithTimeout(context.Background(), in.Srv.Cfg.CallTimeout)
 	defer cancel()
-	res, err := x.sendCommand(ctx, t.Id, "", "Target.getTargetInfo", nil)
+	res, err := x.SendCommand(ctx, t.Id, "", "Target.getTargetInfo", nil)
 	if err != nil {
 		return
 	}

@@ -13,7 +13,7 @@ import (
 // with a frame automation may not act on.
 func (c *ClientConn) tierChecks(k *Cmd) bool {
 	if d, ok := tier.SettingRefusal(k.M.Name, k.M.Unknown); !ok {
-		return c.refuse(k, d)
+		return c.Refuse(k, d)
 	}
 	if tier.NamesStorage(k.M.Name) {
 		// Storage names its origin itself, whichever tab carries it.
@@ -21,14 +21,14 @@ func (c *ClientConn) tierChecks(k *Cmd) bool {
 		to, where := st.storageAccess(k.Params)
 		c.Inst.Unlock()
 		if to.Level != AccessFull {
-			return c.refuse(k, Decision{Verdict: Deny, Rule: to.Rule, Message: "cdprelay: " + to.Level.String() + ": " + k.M.Name + " names the storage of " + where + ", which automation may not act on or read: " + to.Why})
+			return c.Refuse(k, Decision{Verdict: Deny, Rule: to.Rule, Message: "cdprelay: " + to.Level.String() + ": " + k.M.Name + " names the storage of " + where + ", which automation may not act on or read: " + to.Why})
 		}
 	}
 	if strings.HasPrefix(k.M.Name, "Debugger.setBreakpoint") {
 		// A condition is script that runs, with side effects, in every
 		// document the tab shows later, wherever it is.
-		if cond, _, err := exactString(k.Params, "condition"); err != nil || cond != "" {
-			return c.refuse(k, Decision{Verdict: Deny, Rule: ruleBreakpointCondition,
+		if cond, _, err := ExactString(k.Params, "condition"); err != nil || cond != "" {
+			return c.Refuse(k, Decision{Verdict: Deny, Rule: ruleBreakpointCondition,
 				Message: "cdprelay: a breakpoint's condition runs script in every page the tab goes to later, read-only and blind ones too: with tiers, breakpoints take no condition"})
 		}
 	}
@@ -40,37 +40,37 @@ func (c *ClientConn) tierChecks(k *Cmd) bool {
 		st := c.Inst.Lock()
 		blind := false
 		if tier.ReadsBody(k.M.Name) {
-			id, _, err := exactString(k.Params, "requestId")
+			id, _, err := ExactString(k.Params, "requestId")
 			blind = err != nil || k.Route.Tab.blindReqs[id]
 		} else {
-			u, _, err := exactString(k.Params, "url")
+			u, _, err := ExactString(k.Params, "url")
 			blind = err != nil || st.UrlAccess(u).Level == AccessBlind
 		}
 		c.Inst.Unlock()
 		if blind {
-			return c.refuse(k, Decision{Verdict: Deny, Rule: ruleBlindFrame, Message: "cdprelay: blind: " + k.M.Name + " would read what the page loaded from a site hidden from automation"})
+			return c.Refuse(k, Decision{Verdict: Deny, Rule: ruleBlindFrame, Message: "cdprelay: blind: " + k.M.Name + " would read what the page loaded from a site hidden from automation"})
 		}
 	}
 	if strings.HasPrefix(k.M.Name, "Debugger.") || strings.HasPrefix(k.M.Name, "CSS.") {
 		sid := ""
-		if k.Route.via.Child {
-			sid = k.Route.via.Id
+		if k.Route.Via.Child {
+			sid = k.Route.Via.Id
 		}
 		c.Inst.Lock()
 		blind := k.Route.Tab.blindSource(sid, k.M.Name, k.Params)
 		c.Inst.Unlock()
 		if blind {
-			return c.refuse(k, Decision{Verdict: Deny, Rule: ruleBlindFrame, Message: "cdprelay: blind: " + k.M.Name + " names a script or style sheet the page loaded from a site hidden from automation"})
+			return c.Refuse(k, Decision{Verdict: Deny, Rule: ruleBlindFrame, Message: "cdprelay: blind: " + k.M.Name + " names a script or style sheet the page loaded from a site hidden from automation"})
 		}
 	}
-	if strings.HasPrefix(k.M.Name, "Input.") && !k.Route.via.Child {
+	if strings.HasPrefix(k.M.Name, "Input.") && !k.Route.Via.Child {
 		// Input lands where the pointer or the focus is, a frame of
 		// another site included: not while one is read-only or blind.
 		st := c.Inst.Lock()
 		strict := st.strictFrame(k.Route.Tab)
 		c.Inst.Unlock()
 		if strict.Level != AccessFull {
-			return c.refuse(k, Decision{Verdict: Deny, Rule: strict.Rule, Message: "cdprelay: " + strict.Level.String() + ": a frame of this page is on a site automation may not act on, and " + k.M.Name + " could reach it"})
+			return c.Refuse(k, Decision{Verdict: Deny, Rule: strict.Rule, Message: "cdprelay: " + strict.Level.String() + ": a frame of this page is on a site automation may not act on, and " + k.M.Name + " could reach it"})
 		}
 	}
 	return true

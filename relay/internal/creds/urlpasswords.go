@@ -1,10 +1,10 @@
-package core
+package creds
 
 import (
 	"bytes"
 	"net/url"
 
-	"github.com/cdprelay/cdprelay/relay/internal/creds"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
 
 // Passwords in URLs (internal/creds): the instance's part, which keeps
@@ -13,20 +13,20 @@ import (
 // LearnURLPasswords locks the passwords of the URLs with a user-info part
 // in b. It costs one byte search on a message without '@'. It reports
 // whether b holds one the lock could not take (past maxURLPasswords):
-// that message is to go through creds.ScrubURLPasswords.
-func (in *Instance) LearnURLPasswords(b []byte) (untaken bool) {
+// that message is to go through ScrubURLPasswords.
+func LearnURLPasswords(in *core.Instance, b []byte) (untaken bool) {
 	for i := bytes.IndexByte(b, '@'); i >= 0; {
-		switch pw := creds.URLPasswordBefore(b, i); {
-		case len(pw) >= creds.MinURLPassword:
-			untaken = !in.lockURLPassword(pw) || untaken
+		switch pw := URLPasswordBefore(b, i); {
+		case len(pw) >= MinURLPassword:
+			untaken = !lockURLPassword(in, pw) || untaken
 		case len(pw) > 0:
 			// Too short to hide alone: hide it with its user name, where
 			// the URL has them.
 			start := i - len(pw) - 1
-			for start > 0 && creds.UserinfoByte(b[start-1]) {
+			for start > 0 && UserinfoByte(b[start-1]) {
 				start--
 			}
-			untaken = !in.lockURLPassword(b[start:i+1]) || untaken
+			untaken = !lockURLPassword(in, b[start:i+1]) || untaken
 		}
 		j := bytes.IndexByte(b[i+1:], '@')
 		if j < 0 {
@@ -37,7 +37,7 @@ func (in *Instance) LearnURLPasswords(b []byte) (untaken bool) {
 	return untaken
 }
 
-// maxURLPasswords bounds the URL passwords an instance hides: each one
+// MaxURLPasswords bounds the URL passwords an instance hides: each one
 // adds some eighty forms to the lock, which is built anew for each, so
 // text that names ever new ones (a page's, or script's results a client
 // asks for) must not grow it without end. A person's browsing names a
@@ -46,26 +46,26 @@ const MaxURLPasswords = 64
 
 // lockURLPassword hides pw (as the URL writes it, and decoded) from now
 // on. It reports false when the lock takes no more: pw is then hidden only
-// where a URL names it (creds.ScrubURLPasswords).
-func (in *Instance) lockURLPassword(pw []byte) bool {
+// where a URL names it (ScrubURLPasswords).
+func lockURLPassword(in *core.Instance, pw []byte) bool {
 	raw := string(pw)
 	for {
-		old := in.Locked.Load()
+		old := instanceSlot.Of(in).Locked.Load()
 		if old != nil && old.Contains(pw) {
 			return true
 		}
-		if in.URLPasswords.Load() >= MaxURLPasswords {
-			if in.URLPasswords.CompareAndSwap(MaxURLPasswords, MaxURLPasswords+1) {
+		if instanceSlot.Of(in).URLPasswords.Load() >= MaxURLPasswords {
+			if instanceSlot.Of(in).URLPasswords.CompareAndSwap(MaxURLPasswords, MaxURLPasswords+1) {
 				in.Log.Warn("too many passwords in URLs to lock; those seen from now on are hidden in their URLs only", "limit", MaxURLPasswords)
 			}
 			return false
 		}
-		l := old.Add(creds.URLPasswordName, []byte(raw))
-		if dec, err := url.PathUnescape(raw); err == nil && dec != raw && len(dec) >= creds.MinURLPassword && dec[len(dec)-1] != '@' {
-			l = l.Add(creds.URLPasswordName, []byte(dec))
+		l := old.Add(URLPasswordName, []byte(raw))
+		if dec, err := url.PathUnescape(raw); err == nil && dec != raw && len(dec) >= MinURLPassword && dec[len(dec)-1] != '@' {
+			l = l.Add(URLPasswordName, []byte(dec))
 		}
-		if in.Locked.CompareAndSwap(old, l) {
-			in.URLPasswords.Add(1)
+		if instanceSlot.Of(in).Locked.CompareAndSwap(old, l) {
+			instanceSlot.Of(in).URLPasswords.Add(1)
 			return true
 		}
 	}

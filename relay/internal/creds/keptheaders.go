@@ -1,15 +1,16 @@
-package core
+package creds
 
 import (
 	"errors"
 	"strings"
+
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
-	"github.com/cdprelay/cdprelay/relay/internal/creds"
 	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
 
@@ -20,21 +21,21 @@ import (
 // SetRedactHeaders sets the header names redacted besides the defaults
 // (Config.RedactHeaders): a config reload's, in force for every message
 // from then on.
-func (s *Relay) SetRedactHeaders(extra []string) {
-	h := creds.NewHeaders(extra)
-	s.credHeaders.Store(&h)
+func SetRedactHeaders(s *core.Relay, extra []string) {
+	h := NewHeaders(extra)
+	relaySlot.Of(s).Store(&h)
 }
 
-// creds is the set of header names redacted now.
-func (s *Relay) creds() creds.Headers { return *s.credHeaders.Load() }
+// credsOf is the set of header names redacted now.
+func credsOf(s *core.Relay) Headers { return *relaySlot.Of(s).Load() }
 
 // redactEvent returns the params of a credential event, rewritten into a
 // pooled buffer the caller returns with link.PutBuf. For a Fetch.requestPaused
 // the real values are kept for t's session sid, to be put back when the
 // client continues the request or, at the response stage, the response.
-func (in *Instance) redactEvent(st *State, t *Tab, sid string, method, params []byte) *[]byte {
-	r := wire.Redactor{Sensitive: in.Srv.creds().Has}
-	if in.hasTiers() {
+func redactEvent(in *core.Instance, st *core.State, t *core.Tab, sid string, method, params []byte) *[]byte {
+	r := wire.Redactor{Sensitive: credsOf(in.Srv).Has}
+	if in.HasTiers() {
 		// A redirect to a blind page names it: only its origin is shown.
 		r.Rewrite = func(name, value []byte) (string, bool) {
 			if !strings.EqualFold(string(name), "location") {
@@ -43,7 +44,7 @@ func (in *Instance) redactEvent(st *State, t *Tab, sid string, method, params []
 			if web, _ := api.PageScheme(string(value)); !web {
 				return "", false // relative: on the site that answered
 			}
-			if st.UrlAccess(string(value)).Level != AccessBlind {
+			if st.UrlAccess(string(value)).Level != core.AccessBlind {
 				return "", false
 			}
 			return api.Origin(string(value)) + "/", true
@@ -51,10 +52,10 @@ func (in *Instance) redactEvent(st *State, t *Tab, sid string, method, params []
 	}
 	buf := link.GetBuf()
 	var id string
-	var kept *creds.KeptRequest
-	*buf, id, kept = creds.Redact(*buf, r, method, params)
+	var kept *KeptRequest
+	*buf, id, kept = Redact(*buf, r, method, params)
 	if kept != nil {
-		t.keepPaused(sid+"\x00"+id, kept)
+		keepPaused(t, sid+"\x00"+id, kept)
 	}
 	return buf
 }
@@ -64,17 +65,17 @@ func (in *Instance) redactEvent(st *State, t *Tab, sid string, method, params []
 const maxPausedKept = 4096
 
 // keepPaused records the real credential headers of a paused request.
-func (t *Tab) keepPaused(key string, h *creds.KeptRequest) {
-	if t.paused == nil {
-		t.paused = map[string]*creds.KeptRequest{}
+func keepPaused(t *core.Tab, key string, h *KeptRequest) {
+	if tabSlot.Of(t).paused == nil {
+		tabSlot.Of(t).paused = map[string]*KeptRequest{}
 	}
-	if len(t.paused) >= maxPausedKept {
-		for k := range t.paused {
-			delete(t.paused, k)
+	if len(tabSlot.Of(t).paused) >= maxPausedKept {
+		for k := range tabSlot.Of(t).paused {
+			delete(tabSlot.Of(t).paused, k)
 			break
 		}
 	}
-	t.paused[key] = h
+	tabSlot.Of(t).paused[key] = h
 }
 
 // restoreCredentials puts back the real values of the markers in the
@@ -82,34 +83,32 @@ func (t *Tab) keepPaused(key string, h *creds.KeptRequest) {
 // fulfillRequest, and refuses a marker that is not this request's (in
 // response headers, this response's), a Cookie the client made up, and
 // Set-Cookie in a response it makes or that is not the paused response's
-// own (creds.Restore). It returns the params to forward.
-func (c *ClientConn) restoreCredentials(k *Cmd) ([]byte, Decision, bool) {
+// own (Restore). It returns the params to forward.
+func restoreCredentials(c *core.ClientConn, k *core.Cmd) ([]byte, core.Decision, bool) {
 	var p map[string]jsontext.Value
-	if err := DecodeStruct(k.Params, &p); err != nil {
-		return nil, deny(ruleCredentials, "cdprelay: "+cdp.InvalidParams(err).Error()), false
+	if err := core.DecodeStruct(k.Params, &p); err != nil {
+		return nil, core.Denial(core.RuleCredentials, "cdprelay: "+cdp.InvalidParams(err).Error()), false
 	}
-	id, _, _ := exactString(k.Params, "requestId")
+	id, _, _ := core.ExactString(k.Params, "requestId")
 	sid := ""
-	if k.Route.via != nil && k.Route.via.Child {
-		sid = k.Route.via.Id
+	if k.Route.Via != nil && k.Route.Via.Child {
+		sid = k.Route.Via.Id
 	}
-	var req *creds.KeptRequest
+	var req *KeptRequest
 	if t := k.Route.Tab; t != nil {
 		c.Inst.Lock()
-		req = t.paused[sid+"\x00"+id]
-		delete(t.paused, sid+"\x00"+id) // the request is settled either way
+		req = tabSlot.Of(t).paused[sid+"\x00"+id]
+		delete(tabSlot.Of(t).paused, sid+"\x00"+id) // the request is settled either way
 		c.Inst.Unlock()
 	}
-	out, refusal, err := creds.Restore(k.M.Name, k.Params, p, req, c.Inst.Srv.creds())
+	out, refusal, err := Restore(k.M.Name, k.Params, p, req, credsOf(c.Inst.Srv))
 	switch {
-	case errors.Is(err, creds.ErrUnwritten):
-		return nil, Decision{}, false
+	case errors.Is(err, ErrUnwritten):
+		return nil, core.Decision{}, false
 	case err != nil:
-		return nil, deny(ruleCredentials, "cdprelay: "+cdp.InvalidParams(err).Error()), false
+		return nil, core.Denial(core.RuleCredentials, "cdprelay: "+cdp.InvalidParams(err).Error()), false
 	case refusal != "":
-		return nil, deny(ruleCredentials, refusal), false
+		return nil, core.Denial(core.RuleCredentials, refusal), false
 	}
-	return out, Decision{}, true
+	return out, core.Decision{}, true
 }
-
-const ruleCredentials = "relay:credentials"

@@ -1,4 +1,4 @@
-package core
+package creds
 
 import (
 	"context"
@@ -7,15 +7,15 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/cdprelay/cdprelay/relay/internal/core"
+
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
-	"github.com/cdprelay/cdprelay/relay/internal/creds"
-	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 )
 
 // A password field holding a typed secret.
 //
-// The relay types a secret into a password field (secrets.go), whose text
+// The relay types a secret into a password field (typing.go), whose text
 // the page shows as dots: in screenshots, the screencast, the live view.
 // Without a line of script, a client could make it show the text: turn
 // the field's type into text (DOM.setAttributeValue, setAttributesAsText,
@@ -59,11 +59,9 @@ type secretField struct {
 // through (nil: the tab's own top-level session), and the element as
 // Chrome knows it (its backendNodeId; 0 when it could not be told).
 type typedField struct {
-	via  *Session
+	via  *core.Session
 	node int64
 }
-
-const ruleSecretField = "relay:secret-field"
 
 // The domains a field's look is made of.
 var (
@@ -75,14 +73,14 @@ var (
 // password field Chrome knows as backendNodeId node (0: not known; a
 // screenshot is then refused while the field holds it, since the relay
 // cannot look at it).
-func (in *Instance) secretTyped(via *Session, node int64) {
+func secretTyped(in *core.Instance, via *core.Session, node int64) {
 	in.Lock()
 	defer in.Unlock()
 	t := via.Tab
 	if t == nil {
 		return
 	}
-	f := &t.secretField
+	f := &tabSlot.Of(t).secretField
 	f.holds.Store(true)
 	f.ever = true
 	s := via
@@ -110,8 +108,8 @@ const maxSecretFields = 16
 // secretDocument follows the tab's main frame committing a document
 // (Page.frameNavigated): the field that held a secret is gone, unless the
 // back/forward cache brings a document of the tab back.
-func (st *State) secretDocument(t *Tab, params []byte) {
-	f := &t.secretField
+func secretDocument(st *core.State, t *core.Tab, params []byte) {
+	f := &tabSlot.Of(t).secretField
 	if !f.ever {
 		return
 	}
@@ -125,27 +123,27 @@ func (st *State) secretDocument(t *Tab, params []byte) {
 
 // holdsSecret reports whether a field of t holds a typed secret; it takes
 // no lock.
-func (t *Tab) holdsSecret() bool { return t != nil && t.secretField.holds.Load() }
+func holdsSecret(t *core.Tab) bool { return t != nil && tabSlot.Of(t).secretField.holds.Load() }
 
 // secretFieldGate is the secret stage's part for a tab a field of which
 // holds a secret (see above). It reports false when it answered or held
 // the command.
-func (c *ClientConn) secretFieldGate(k *Cmd) bool {
-	if !k.Route.Tab.holdsSecret() || k.held != nil && k.held.pixelsSeen {
+func secretFieldGate(c *core.ClientConn, k *core.Cmd) bool {
+	if !holdsSecret(k.Route.Tab) || k.Held != nil && k.Held.PixelsSeen {
 		return true // the pipeline's every command: one atomic load
 	}
 
 	name := k.M.Name
 	switch {
-	case k.M.domain == domainDOM || k.M.domain == domainCSS:
-		if tier.ReadOnlyListed(name) == tier.ROAllow || creds.FieldSafe(name) {
+	case k.M.Domain == domainDOM || k.M.Domain == domainCSS:
+		if k.M.Reads || FieldSafe(name) {
 			return true
 		}
-		return c.refuse(k, deny(ruleSecretField, "cdprelay: "+name+" is refused while a password field of this page holds a typed secret: the page's DOM and styles are read-only to automation until it leaves the page"))
-	case name == "Page.startScreencast" || strings.HasPrefix(name, "LayerTree.") && tier.Pixels(name):
-		return c.refuse(k, deny(ruleSecretField, "cdprelay: "+name+" is refused while a password field of this page holds a typed secret (take screenshots instead)"))
+		return c.Refuse(k, core.Denial(core.RuleSecretField, "cdprelay: "+name+" is refused while a password field of this page holds a typed secret: the page's DOM and styles are read-only to automation until it leaves the page"))
+	case name == "Page.startScreencast" || strings.HasPrefix(name, "LayerTree.") && k.M.Pixels:
+		return c.Refuse(k, core.Denial(core.RuleSecretField, "cdprelay: "+name+" is refused while a password field of this page holds a typed secret (take screenshots instead)"))
 	case name == "Page.captureScreenshot":
-		c.holdForPixels(k)
+		holdForPixels(c, k)
 		return false
 	}
 	return true
@@ -154,14 +152,14 @@ func (c *ClientConn) secretFieldGate(k *Cmd) bool {
 // holdForPixels holds k, a screenshot, while the relay looks at the page:
 // it goes on when every field holding a secret shows dots, and is refused
 // otherwise.
-func (c *ClientConn) holdForPixels(k *Cmd) {
+func holdForPixels(c *core.ClientConn, k *core.Cmd) {
 	in := c.Inst
 	st := in.Lock()
-	h := st.heldInLine(c, k)
-	h.stage = holdProbing
+	h := st.HeldInLine(c, k)
+	h.Stage = core.HoldProbing
 	t := k.Route.Tab
-	fields := make([]typedField, 0, len(t.secretField.fields))
-	for _, f := range t.secretField.fields {
+	fields := make([]typedField, 0, len(tabSlot.Of(t).secretField.fields))
+	for _, f := range tabSlot.Of(t).secretField.fields {
 		if f.via == nil {
 			f.via = t.Session
 		}
@@ -171,7 +169,7 @@ func (c *ClientConn) holdForPixels(k *Cmd) {
 		fields = append(fields, f)
 	}
 	in.Unlock()
-	k.Out.Kind = outHeld
+	k.Out.Kind = core.OutHeld
 	c.Wg.Add(1)
 	in.Tasks.Spawn("look at a secret's field", func() {
 		defer c.Wg.Done()
@@ -179,46 +177,46 @@ func (c *ClientConn) holdForPixels(k *Cmd) {
 		defer cancel()
 		why := ""
 		for _, f := range fields {
-			if why = c.fieldShowsText(ctx, f); why != "" {
+			if why = fieldShowsText(c, ctx, f); why != "" {
 				break
 			}
 		}
 		st := in.Lock()
 		defer in.Unlock()
-		if h.stage != holdProbing || st.lines[h.key] == nil {
+		if h.Stage != core.HoldProbing || st.Lines[h.Key] == nil {
 			return // stopped, or the client went
 		}
 		if why == "" {
-			h.stage, h.pixelsSeen = holdWaiting, true
+			h.Stage, h.PixelsSeen = core.HoldWaiting, true
 		} else {
-			d := deny(ruleSecretField, "cdprelay: "+h.method+" is refused: "+why)
-			h.stage, h.denial = holdDenied, d.Message
-			in.Srv.Cfg.Metrics.countRefusal(d)
-			in.Observe(Event{Actor: ActorClient, Kind: KindDenied, Method: h.method, Target: targetOf(t), Rule: d.Rule, Outcome: OutcomeDenied, Detail: d.Message})
+			d := core.Denial(core.RuleSecretField, "cdprelay: "+h.Method+" is refused: "+why)
+			h.Stage, h.Denial = core.HoldDenied, d.Message
+			in.Srv.Cfg.Metrics.CountRefusal(d)
+			in.Observe(core.Event{Actor: core.ActorClient, Kind: core.KindDenied, Method: h.Method, Target: core.TargetOf(t), Rule: d.Rule, Outcome: core.OutcomeDenied, Detail: d.Message})
 		}
-		in.startDrain(st, h.key)
+		in.StartDrain(st, h.Key)
 	})
 }
 
 // fieldShowsText looks, from the relay's world of f's frame, at field f:
 // "" when it shows dots (or is gone, or empty), else why not.
-func (c *ClientConn) fieldShowsText(ctx context.Context, f typedField) string {
+func fieldShowsText(c *core.ClientConn, ctx context.Context, f typedField) string {
 	if f.via == nil || f.node == 0 {
 		return "a field holding a typed secret cannot be looked at"
 	}
 	// A world of the relay's own, made for this look, where the page's
 	// script cannot redefine what the probe calls (relayworld.go).
-	look, err := c.newLook(ctx, f.via)
+	look, err := c.NewLook(ctx, f.via)
 	if err != nil {
 		return "the page could not be looked at (" + err.Error() + "), and a password field of it holds a typed secret"
 	}
-	defer look.close()
+	defer look.Close()
 	x := c.Ext()
 	if x == nil {
 		return "the page could not be looked at, and a password field of it holds a typed secret"
 	}
-	res, err := x.sendCommand(ctx, look.t.Id, look.sid, "DOM.resolveNode", map[string]any{"backendNodeId": f.node, "executionContextId": look.ctx, "objectGroup": look.group})
-	var ee *ExtError
+	res, err := x.SendCommand(ctx, look.T.Id, look.Sid, "DOM.resolveNode", map[string]any{"backendNodeId": f.node, "executionContextId": look.Ctx, "objectGroup": look.Group})
+	var ee *core.ExtError
 	if err != nil && errors.As(err, &ee) && strings.Contains(ee.Message, "No node") {
 		return "" // gone with its value
 	}
@@ -230,7 +228,7 @@ func (c *ClientConn) fieldShowsText(ctx context.Context, f typedField) string {
 	if err != nil || json.Unmarshal(res, &obj) != nil || obj.Object.ObjectID == "" {
 		return "the field holding a typed secret could not be looked at"
 	}
-	res, err = look.call(ctx, creds.FieldProbe, obj.Object.ObjectID, nil, true)
+	res, err = look.Call(ctx, FieldProbe, obj.Object.ObjectID, nil, true)
 	var r struct {
 		Value *bool `json:"value"`
 	}
@@ -246,8 +244,8 @@ func (c *ClientConn) fieldShowsText(ctx context.Context, f typedField) string {
 // withholdFrame reports whether a frame of the client's screencast of t is
 // withheld (a field of t holds a secret); the relay acknowledges it, so
 // that Chrome goes on streaming.
-func (st *State) withholdFrame(t *Tab, params []byte) bool {
-	if !t.holdsSecret() {
+func withholdFrame(st *core.State, t *core.Tab, params []byte) bool {
+	if !holdsSecret(t) {
 		return false
 	}
 	if id, ok := wire.Int(wire.Field(params, "sessionId")); ok {

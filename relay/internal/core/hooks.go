@@ -1,0 +1,82 @@
+package core
+
+// What a stage may ask the core to call besides its rows (order.go), its
+// emulations (emulate.go), its outcome hooks (order.go) and its slots
+// (slots.go). Each is handed over from the facade's init, before the order
+// is set, and read only after.
+
+// Lifecycle is what a stage wants to hear of a tab's life. Both hooks run
+// with the instance's lock held: they must not block or call the
+// extension (State.Fire queues a command for after the lock).
+type Lifecycle struct {
+	// DocumentLocked: t's main frame committed a new document
+	// (Page.frameNavigated of the tab's own session, before the core notes
+	// the new URL); params are the event's.
+	DocumentLocked func(st *State, t *Tab, params []byte)
+	// DetachedLocked: t lost its debugger; what was kept of its requests
+	// is void.
+	DetachedLocked func(t *Tab)
+}
+
+var lifecycles []Lifecycle
+
+// AddLifecycle adds a stage's lifecycle hooks.
+func AddLifecycle(l Lifecycle) {
+	if CommandStages != nil {
+		panic("core: lifecycle hooks added after the order")
+	}
+	lifecycles = append(lifecycles, l)
+}
+
+// documentLocked tells the stages that t's main frame committed a new
+// document.
+func documentLocked(st *State, t *Tab, params []byte) {
+	for _, l := range lifecycles {
+		if l.DocumentLocked != nil {
+			l.DocumentLocked(st, t, params)
+		}
+	}
+}
+
+// detachedLocked tells the stages that t lost its debugger.
+func detachedLocked(t *Tab) {
+	for _, l := range lifecycles {
+		if l.DetachedLocked != nil {
+			l.DetachedLocked(t)
+		}
+	}
+}
+
+// Scrubber is the credentials' last look at what leaves the relay: every
+// frame to the client, and every text shown to a person or recorded.
+// Nothing of it is optional once secrets can be typed: the facade sets it
+// before the order, and TestAssembly says it does.
+type Scrubber struct {
+	// Frame returns the frame the client gets for b (b itself when there
+	// is nothing to hide); it may take b's buffer and give another.
+	Frame func(in *Instance, b *[]byte) *[]byte
+	// String returns s as the client would see it.
+	String func(in *Instance, s string) string
+}
+
+var scrubber Scrubber
+
+// SetScrubber sets the credentials' scrubber.
+func SetScrubber(s Scrubber) {
+	if CommandStages != nil {
+		panic("core: the scrubber set after the order")
+	}
+	scrubber = s
+}
+
+// HasScrubber reports whether the scrubber is set, for the assembly's test.
+func HasScrubber() bool { return scrubber.Frame != nil && scrubber.String != nil }
+
+// ScrubString returns s as the client would see it: for the audit log, the
+// live view and a person's cards.
+func (in *Instance) ScrubString(s string) string {
+	if scrubber.String == nil {
+		return s
+	}
+	return scrubber.String(in, s)
+}
