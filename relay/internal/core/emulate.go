@@ -23,6 +23,9 @@ var stageEmulations = map[string]*Emulation{}
 // from the facade's init, before any instance exists; a method answered
 // twice is a mistake of the assembly.
 func AddEmulations(m map[string]Emulation) {
+	if CommandStages != nil {
+		panic("core: emulations added after the order")
+	}
 	for name, e := range m {
 		if _, dup := stageEmulations[name]; dup {
 			panic("core: two emulations of " + name)

@@ -83,7 +83,7 @@ func keepPaused(t *core.Tab, key string, h *KeptRequest) {
 // fulfillRequest, and refuses a marker that is not this request's (in
 // response headers, this response's), a Cookie the client made up, and
 // Set-Cookie in a response it makes or that is not the paused response's
-// own (Restore). It returns the params to forward.
+// own (creds.Restore). It returns the params to forward.
 func restoreCredentials(c *core.ClientConn, k *core.Cmd) ([]byte, core.Decision, bool) {
 	var p map[string]jsontext.Value
 	if err := core.DecodeStruct(k.Params, &p); err != nil {

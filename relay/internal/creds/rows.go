@@ -47,7 +47,7 @@ func Secret(c *core.ClientConn, k *core.Cmd) bool {
 // WantsStreams wants reading a stream.
 func WantsStreams(m *core.MethodInfo) bool { return m.Name == "IO.read" || m.Name == "IO.close" }
 
-// StreamsStage (Streams): while a secret is locked, a stream's
+// StreamsStage (creds.Streams): while a secret is locked, a stream's
 // pieces are joined where they meet (Streams).
 func StreamsStage(c *core.ClientConn, k *core.Cmd) bool {
 	if instanceSlot.Of(c.Inst).Locked.Load() == nil {
@@ -74,7 +74,7 @@ func RedactEvent(in *core.Instance, e *core.EventMsg) bool {
 	return true
 }
 
-// StreamForget (StreamForget): a stream read whose reply does not
+// StreamForget (creds.StreamForget): a stream read whose reply does not
 // reach the client as a piece (an error, or withheld) is forgotten
 // (Streams), or its entry would stay for good.
 func StreamForget(x *core.ExtConn, r *core.Reply) bool {
@@ -84,7 +84,7 @@ func StreamForget(x *core.ExtConn, r *core.Reply) bool {
 	return true
 }
 
-// CredentialResult (Results): credentials in a result go out
+// CredentialResult (creds.Results): credentials in a result go out
 // redacted (keptheaders.go).
 func CredentialResult(x *core.ExtConn, r *core.Reply) bool {
 	red := wire.Redactor{Sensitive: credsOf(x.Inst.Srv).Has}
@@ -95,7 +95,7 @@ func CredentialResult(x *core.ExtConn, r *core.Reply) bool {
 	return false
 }
 
-// StreamPiece (StreamPiece): while a secret is hidden, a piece of a
+// StreamPiece (creds.StreamPiece): while a secret is hidden, a piece of a
 // stream: its end waits for the next (Streams).
 func StreamPiece(x *core.ExtConn, r *core.Reply) bool {
 	locked := instanceSlot.Of(x.Inst).Locked.Load()
@@ -134,10 +134,12 @@ func RestoreParams(c *core.ClientConn, k *core.Cmd) bool {
 	return true
 }
 
-// WithholdFrame (Frames): a frame of a tab whose password field holds
+// WithholdFrame (creds.Frames): a frame of a tab whose password field holds
 // a typed secret is the live view's only, acknowledged here (fieldwatch.go).
 func WithholdFrame(in *core.Instance, e *core.EventMsg) bool {
-	return !withholdFrame(e.State, e.Tab, e.Params)
+	// A child session's frames are not the tab's screencast (core.Screencast
+	// lets them through as they are).
+	return e.Sid != nil || !withholdFrame(e.State, e.Tab, e.Params)
 }
 
 // Lifecycle is what the credentials hear of a tab's life: a new
