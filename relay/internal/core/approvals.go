@@ -109,13 +109,6 @@ func (st *State) askPerson(h *heldCmd, what string) {
 	in.Observe(Event{Actor: ActorRelay, Kind: KindAsk, Method: h.Method, Target: TargetOf(h.Key.t), Rule: h.d.Rule, Outcome: OutcomeOK, Detail: "asked: " + what})
 }
 
-func TargetOf(t *Tab) string {
-	if t == nil {
-		return ""
-	}
-	return t.TargetID
-}
-
 // Approve lets the held command id go on, on behalf of by.
 func (in *Instance) Approve(id int64, by string) error {
 	return in.answerApproval(id, true, person.AnswerApproved, by)

@@ -50,7 +50,9 @@ type ClientConn struct {
 	Cmd      Cmd          // owned by the read loop: the command in the pipeline
 
 	// The concerns' slots.
-	personClient       // approved presses, held lines (personslots.go)
+	lines atomic.Int32 // lines of held commands it has (lines.go)
+
+	personClient       // approved presses (personslots.go)
 	tierClient         // refused input (tierslots.go)
 	slots        []any // the stages' own (slots.go); static after NewClientConn
 }

@@ -17,14 +17,6 @@ import (
 // type "warning") and a CDPRelay.controlChanged event
 // {controlled, by} for clients that listen on a raw CDP session.
 
-// ruleTakeOver is the rule id of what a person's take-over refuses, and
-// msgControlledWhy what a refusal on a held tab says (api.RuleTakeOver,
-// api.MsgControlledWhy).
-const (
-	ruleTakeOver     = api.RuleTakeOver
-	msgControlledWhy = api.MsgControlledWhy
-)
-
 // ErrControlled is returned when another person already holds a tab.
 var ErrControlled = api.ErrControlled
 

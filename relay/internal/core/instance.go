@@ -68,7 +68,13 @@ type Instance struct {
 	ResumeWaits atomic.Int32
 
 	// The concerns' slots.
-	personInstance       // the Stop and the brakes (personslots.go)
+	// stopped is set while a person has stopped the automation (stop.go),
+	// read without the lock by the pipeline's first stage; stopEpoch
+	// counts the stops, for emulated commands that began before one.
+	stopped   atomic.Bool
+	stopEpoch atomic.Uint32
+
+	personInstance       // the brakes and what a Stop undoes (personslots.go)
 	slots          []any // the stages' own (slots.go); static after NewInstance
 	tierInstance         // blind stand-ins' contexts (tierslots.go)
 	// learning serialises finding out the browser's identity, so that

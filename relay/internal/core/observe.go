@@ -63,3 +63,14 @@ func (in *Instance) Observe(ev Event) {
 // Observe records an event that is not about one instance (a policy
 // reload, say).
 func (s *Relay) Observe(ev Event) { s.Cfg.Observer.Observe(ev) }
+
+// What a refusal while the automation is stopped says and its rule id, and
+// the rule id of what a person's take-over refuses and what a refusal on a
+// held tab says: the core refuses on the person's behalf wherever a
+// command meets the Stop or a take-over (api.MsgStopped, ...).
+const (
+	MsgStopped       = api.MsgStopped
+	ruleStopped      = api.RuleStopped
+	ruleTakeOver     = api.RuleTakeOver
+	msgControlledWhy = api.MsgControlledWhy
+)

@@ -58,6 +58,21 @@ type State struct {
 	refusals refusals
 
 	// The concerns' slots.
+	// The Stop, which every part of the relay honours: who stopped the
+	// automation ("" while it runs), when, and the commands refused since
+	// (stop.go). runCtx is cancelled by Stop: the emulated commands under
+	// way give up; Resume makes a new one.
+	stoppedBy      string
+	stoppedAt      time.Time
+	refusedStopped int64
+	runCtx         context.Context
+	runCancel      context.CancelFunc
+	// The held commands: the lines of a client's commands for a tab around
+	// a held one (lines.go), by client and tab, and those waiting for a
+	// person (approvals.go), by approval id.
+	Lines     map[lineKey]*line
+	approvals map[int64]*heldCmd
+
 	personState // the person in charge (personslots.go)
 	// The browser's identity (browserinfo.go).
 	Info       BrowserInfo // what the extension reported, or the relay learnt

@@ -21,13 +21,6 @@ import (
 // client's interception would have paused and resumes the frames that
 // wait for a debugger.
 
-// msgStopped and ruleStopped are what a refusal while stopped says and
-// its rule id (api.MsgStopped, api.RuleStopped).
-const (
-	MsgStopped  = api.MsgStopped
-	ruleStopped = api.RuleStopped
-)
-
 // ErrStopped and ErrNotStopped answer a Stop or Resume that changes
 // nothing.
 var (

@@ -295,3 +295,11 @@ func (st *State) browserDetached(t *Tab, reason, why string) {
 	t.clientScreencast = false
 	t.detachReason = reason
 }
+
+// TargetOf is t's target id; "" for no tab.
+func TargetOf(t *Tab) string {
+	if t == nil {
+		return ""
+	}
+	return t.TargetID
+}
