@@ -1,5 +1,7 @@
 package api
 
+import "time"
+
 // Events a TabHandle receives besides the tab's screencast frames.
 const (
 	// EventAttached: the debugger is (again) attached to the tab; whatever
@@ -36,4 +38,28 @@ type TargetInfo struct {
 	OpenerID         string `json:"openerId,omitempty"`
 	CanAccessOpener  bool   `json:"canAccessOpener"`
 	BrowserContextID string `json:"browserContextId,omitempty"`
+}
+
+// ApprovalStatus is a command waiting for a person's approval.
+type ApprovalStatus struct {
+	ID       int64  `json:"id"`
+	TabID    int64  `json:"tabId,omitempty"`
+	TargetID string `json:"targetId,omitempty"`
+	// What says what the command would do, in a person's words.
+	What      string    `json:"what"`
+	Method    string    `json:"method"`
+	Rule      string    `json:"rule"`
+	AskedAt   time.Time `json:"askedAt"`
+	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+// DialogStatus is a dialog a tab shows.
+type DialogStatus struct {
+	ID            int64     `json:"id"`
+	Type          string    `json:"type"` // alert, confirm, prompt, beforeunload
+	Message       string    `json:"message"`
+	DefaultPrompt string    `json:"defaultPrompt,omitempty"`
+	OpenedAt      time.Time `json:"openedAt"`
+	// AnsweredBy is who answered it, while the answer is on its way.
+	AnsweredBy string `json:"answeredBy,omitempty"`
 }

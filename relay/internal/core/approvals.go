@@ -31,9 +31,6 @@ import (
 // waiting for one (any more).
 var ErrNoApproval = api.ErrNoApproval
 
-// ApprovalStatus is a command waiting for a person's approval.
-type ApprovalStatus = person.ApprovalStatus
-
 // Asks is the ask stage, after access: a command the policy asked about,
 // or one that may submit a form when that is asked, is held.
 func (c *ClientConn) Asks(k *Cmd) bool {

@@ -31,9 +31,6 @@ var (
 	ErrDialogAnswered = api.ErrDialogAnswered
 )
 
-// DialogStatus is a dialog a tab shows.
-type DialogStatus = person.DialogStatus
-
 // dialogOpened records the dialog t now shows.
 func (st *State) dialogOpened(t *Tab, params []byte) {
 	in := st.Inst

@@ -1,5 +1,7 @@
 package core
 
+import "github.com/cdprelay/cdprelay/relay/internal/api"
+
 // What an instance shows of itself: the status pages' snapshot and the
 // instances gauge.
 
@@ -106,3 +108,10 @@ func (in *Instance) lifeState() string {
 	}
 	return "waiting"
 }
+
+// ApprovalStatus is a command waiting for a person's approval, and
+// DialogStatus a dialog a tab shows: what Status lists of them.
+type (
+	ApprovalStatus = api.ApprovalStatus
+	DialogStatus   = api.DialogStatus
+)

@@ -1,9 +1,8 @@
 package person
 
 import (
-	"time"
-
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
 // Approvals: what of a command a person is asked about, and how the
@@ -33,18 +32,9 @@ var Answers = []string{AnswerApproved, AnswerDenied, AnswerTimeout, AnswerStoppe
 // a form.
 const RuleAskSubmit = "ask:submit"
 
-// ApprovalStatus is a command waiting for a person's approval.
-type ApprovalStatus struct {
-	ID       int64  `json:"id"`
-	TabID    int64  `json:"tabId,omitempty"`
-	TargetID string `json:"targetId,omitempty"`
-	// What says what the command would do, in a person's words.
-	What      string    `json:"what"`
-	Method    string    `json:"method"`
-	Rule      string    `json:"rule"`
-	AskedAt   time.Time `json:"askedAt"`
-	ExpiresAt time.Time `json:"expiresAt"`
-}
+// ApprovalStatus is a command waiting for a person's approval
+// (api.ApprovalStatus).
+type ApprovalStatus = api.ApprovalStatus
 
 // Acts reports whether the command method with params does something to
 // the page an ask is about: for input events, the one that acts; the rest

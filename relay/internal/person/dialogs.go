@@ -26,16 +26,8 @@ var DialogAnswerers = []string{DialogByAutomation, DialogByPerson, DialogByTimeo
 // dialog someone answered first.
 const RuleDialogAnswered = "relay:dialog-answered"
 
-// DialogStatus is a dialog a tab shows.
-type DialogStatus struct {
-	ID            int64     `json:"id"`
-	Type          string    `json:"type"` // alert, confirm, prompt, beforeunload
-	Message       string    `json:"message"`
-	DefaultPrompt string    `json:"defaultPrompt,omitempty"`
-	OpenedAt      time.Time `json:"openedAt"`
-	// AnsweredBy is who answered it, while the answer is on its way.
-	AnsweredBy string `json:"answeredBy,omitempty"`
-}
+// DialogStatus is a dialog a tab shows (api.DialogStatus).
+type DialogStatus = api.DialogStatus
 
 // Dialog is the dialog a tab shows. Its keeper guards it (the relay: with
 // the instance's mutex).
