@@ -39,7 +39,7 @@ func init() {
 func commands() []core.CmdStage {
 	return []core.CmdStage{
 		{Name: "core.Limits", Run: (*core.ClientConn).Limits, Arrival: true},
-		{Name: "person.Running", Run: (*core.ClientConn).Running},
+		{Name: "core.Running", Run: (*core.ClientConn).Running},
 		{Name: "core.Route", Run: (*core.ClientConn).Route},
 		{Name: "core.Line", Run: (*core.ClientConn).InLine, Arrival: true},
 		// decide: the judging stages.

@@ -61,7 +61,7 @@ func TestReadOnlyPropertiesWithoutScopes(t *testing.T) {
 func TestCommandOrder(t *testing.T) {
 	want := []string{
 		"core.Limits",
-		"person.Running",
+		"core.Running",
 		"core.Route",
 		"core.Line",
 		"rules.Operator",
@@ -123,12 +123,12 @@ func TestCommandPlans(t *testing.T) {
 		method string
 		want   []string
 	}{
-		{"Runtime.evaluate", []string{"core.Limits", "person.Running", "core.Route", "core.Line", "rules.Operator", "rules.Relay",
+		{"Runtime.evaluate", []string{"core.Limits", "core.Running", "core.Route", "core.Line", "rules.Operator", "rules.Relay",
 			"tiers.Checks", "tiers.StandIn", "tiers.Contexts", "tiers.Gate", "person.Recheck", "person.Ask",
 			"creds.LockGates", "core.NeedsPage", "person.Brake", "core.Send"}},
-		{"Fetch.continueRequest", []string{"core.Limits", "person.Running", "core.Route", "core.Line", "rules.Operator", "rules.Relay",
+		{"Fetch.continueRequest", []string{"core.Limits", "core.Running", "core.Route", "core.Line", "rules.Operator", "rules.Relay",
 			"creds.Restore", "tiers.Checks", "tiers.StandIn", "tiers.Gate", "person.Recheck", "person.Ask", "creds.LockGates", "core.NeedsPage", "core.Send"}},
-		{"Page.navigate", []string{"core.Limits", "person.Running", "core.Route", "core.Line", "rules.Operator", "rules.Relay",
+		{"Page.navigate", []string{"core.Limits", "core.Running", "core.Route", "core.Line", "rules.Operator", "rules.Relay",
 			"tiers.Navigate", "tiers.Checks", "tiers.StandIn", "tiers.Gate", "person.Recheck", "person.Ask", "tiers.NavTo",
 			"creds.LockGates", "core.NeedsPage", "core.Send"}},
 	} {

@@ -369,3 +369,11 @@ func neverSharedURL(u string) string {
 	}
 	return api.SchemeOf(u) + " page, which is never shared with automation"
 }
+
+// brakeOn puts the relay's own Debugger in place on session sid of tab id:
+// on, breakpoints deactivated. What Chrome refuses (a target without
+// script) is no error: there is nothing to brake there.
+func (x *ExtConn) brakeOn(tabID int64, sid string) {
+	x.Fire(tabID, sid, "Debugger.enable", nil)
+	x.Fire(tabID, sid, "Debugger.setBreakpointsActive", map[string]bool{"active": false})
+}

@@ -226,14 +226,6 @@ func (in *Instance) endScript(ctx context.Context, x *ExtConn, id int64, sid str
 	}
 }
 
-// brakeOn puts the relay's own Debugger in place on session sid of tab id:
-// on, breakpoints deactivated. What Chrome refuses (a target without
-// script) is no error: there is nothing to brake there.
-func (x *ExtConn) brakeOn(tabID int64, sid string) {
-	x.Fire(tabID, sid, "Debugger.enable", nil)
-	x.Fire(tabID, sid, "Debugger.setBreakpointsActive", map[string]bool{"active": false})
-}
-
 // brakeReset gives the relay back its own Debugger on session sid after a
 // client's Debugger.disable: what the client set (breakpoints, pauses on
 // exceptions, blackboxing) goes, as with a real disable.
@@ -250,13 +242,6 @@ func brakesChild(targetType []byte) bool {
 		return true
 	}
 	return false
-}
-
-// brakeMethods are the commands the forward stage hands to brakeCommand.
-var brakeMethods = map[string]bool{
-	"Runtime.evaluate": true, "Runtime.callFunctionOn": true, "Runtime.runScript": true, "Runtime.awaitPromise": true,
-	"Debugger.enable": true, "Debugger.disable": true, "Debugger.setSkipAllPauses": true,
-	"Page.setWebLifecycleState": true,
 }
 
 // Methods of the Debugger domain the relay carries out its own way, and

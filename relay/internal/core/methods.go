@@ -203,3 +203,11 @@ func LookupEvent(method []byte) *eventInfo {
 	eventNames.mu.Unlock()
 	return e
 }
+
+// brakeMethods are the commands the forward stage hands to the brake
+// (brakeCommand): MethodInfo.Brake.
+var brakeMethods = map[string]bool{
+	"Runtime.evaluate": true, "Runtime.callFunctionOn": true, "Runtime.runScript": true, "Runtime.awaitPromise": true,
+	"Debugger.enable": true, "Debugger.disable": true, "Debugger.setSkipAllPauses": true,
+	"Page.setWebLifecycleState": true,
+}

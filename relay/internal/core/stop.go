@@ -160,31 +160,6 @@ func (in *Instance) tellStopped(st *State, stopped bool, by string) {
 	}
 }
 
-// Running is the stage before all others: a stopped instance refuses
-// every command. Refusals while stopped are counted, and audited once, at
-// Resume.
-func (c *ClientConn) Running(k *Cmd) bool {
-	if !c.Inst.stopped.Load() {
-		return true
-	}
-	return c.refuseStopped(k)
-}
-
-// refuseStopped refuses k because a person stopped the automation. It
-// reports false, as a stage that answered.
-func (c *ClientConn) refuseStopped(k *Cmd) bool {
-	c.Inst.Lock()
-	c.Inst.St.refusedStopped++
-	c.Inst.Unlock()
-	k.Out = outcome{Kind: outStopped, d: Decision{Verdict: Deny, Rule: ruleStopped, Message: MsgStopped}}
-	if isScript(string(k.Env.Method)) {
-		c.replyThrownRaw(k.Env.ID, k.Env.SessionID, MsgStopped)
-		return false
-	}
-	c.replyErrorRaw(k.Env.ID, k.Env.SessionID, CodeServerError, MsgStopped)
-	return false
-}
-
 // failStopped fails every command of c waiting for the browser. It
 // reports how many it failed. The script they run is ended with the rest
 // of what the automation started (stopundo.go).

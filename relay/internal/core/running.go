@@ -1,0 +1,29 @@
+package core
+
+// The Stop, honoured: the person sets and lifts it (stop.go); the core
+// refuses every command while it holds, before anything else looks at one.
+
+// Running is the stage before all others: a stopped instance refuses
+// every command. Refusals while stopped are counted, and audited once, at
+// Resume.
+func (c *ClientConn) Running(k *Cmd) bool {
+	if !c.Inst.stopped.Load() {
+		return true
+	}
+	return c.refuseStopped(k)
+}
+
+// refuseStopped refuses k because a person stopped the automation. It
+// reports false, as a stage that answered.
+func (c *ClientConn) refuseStopped(k *Cmd) bool {
+	c.Inst.Lock()
+	c.Inst.St.refusedStopped++
+	c.Inst.Unlock()
+	k.Out = outcome{Kind: outStopped, d: Decision{Verdict: Deny, Rule: ruleStopped, Message: MsgStopped}}
+	if isScript(string(k.Env.Method)) {
+		c.replyThrownRaw(k.Env.ID, k.Env.SessionID, MsgStopped)
+		return false
+	}
+	c.replyErrorRaw(k.Env.ID, k.Env.SessionID, CodeServerError, MsgStopped)
+	return false
+}
