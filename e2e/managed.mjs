@@ -12,11 +12,14 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const browser = await chromium.connectOverCDP(endpoint, { timeout: 20000 });
 const context = browser.contexts()[0];
-const page = await context.newPage();
+let page = await context.newPage();
 await page.goto(`${main}/`);
 
 // Chrome reads the policy file a few seconds after it is written: until
-// then the navigation goes through.
+// then the navigation goes through. When the policy arrives while the tab
+// sits on the blocked site, Chrome lets go of the tab there and then (the
+// page is closed, not refused): the next navigation, from a new page, is
+// the one refused.
 let refused = null;
 for (const until = Date.now() + 45000; Date.now() < until; ) {
   try {
@@ -24,6 +27,12 @@ for (const until = Date.now() + 45000; Date.now() < until; ) {
     await page.goto(`${main}/`);
     await sleep(500);
   } catch (e) {
+    if (page.isClosed() || /has been closed/.test(e.message)) {
+      step(`the policy came while the tab was on the site: ${e.message.split('\n')[0]}`);
+      page = await context.newPage();
+      await page.goto(`${main}/`);
+      continue;
+    }
     refused = e;
     break;
   }
