@@ -36,8 +36,8 @@ const (
 //     sites, the client's init scripts and worlds, the lifted settings,
 //     the guard and the reply path's mirrors of the access;
 //   - person.Tab (relay/internal/person): the person's: the JavaScript
-//     dialog the tab shows, a navigation they approved, who took control
-//     of it;
+//     dialog the tab shows (who took control of it and the navigation
+//     they approved are the core's, below);
 //   - rulesTab (rules.Tab, relay/internal/rules): the operator's rules':
 //     the Fetch setup of the tab's sessions, for the navigation backstop;
 //   - resumeTab (resumeslots.go): what the tab's sessions need to come
@@ -103,6 +103,13 @@ type Tab struct {
 	// started from one the person did (popups.go, package browser). Written on
 	// the hot path, unlocked.
 	LastCommand atomic.Int64
+
+	// Control names the person who took control of the tab from the live
+	// view; while set, the tab is read-only for automation (control.go,
+	// access.go). NavApproved is the host of a navigation a person
+	// approved, not to be asked again until a document commits (navask.go).
+	Control     string
+	NavApproved string
 
 	// The concerns' slots (above).
 	tierTab
