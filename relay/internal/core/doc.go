@@ -28,7 +28,8 @@
 //     order, handed to the core once (SetOrder, order.go here, which runs
 //     them). Each row is named "concern.Step"; pipeline.go says what each
 //     command row does, events.go each event row, replies.go each reply
-//     row.
+//     row, except a stage's own: in its package (browser, creds), or, for
+//     a concern still here, in its files (the person's: personrows.go).
 //   - What each concern keeps per tab, session, client and instance: for a
 //     stage package, its slots (slots.go), declared in the package
 //     (browser: downloadcalls.go; creds: stageslots.go); for a concern

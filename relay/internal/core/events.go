@@ -230,50 +230,12 @@ func (in *Instance) GuardWorld(e *EventMsg) bool {
 	return true
 }
 
-// BrakePause (person.BrakePause): a pause of the relay's own debugger
-// (brake.go).
-func (in *Instance) BrakePause(e *EventMsg) bool {
-	if unpause, ours := in.pausedLocked(e.Tab.Id, string(e.Sid)); ours {
-		e.fx.unpause = unpause
-		return false
-	}
-	return true
-}
-
 // BackstopPause (rules.Backstop): the navigation backstop sees a paused
 // request first; the client gets it only when its own patterns asked for
 // it.
 func (in *Instance) BackstopPause(e *EventMsg) bool {
 	if e.Tab.Fetch != nil {
 		e.fx.paused = e.State.judgePaused(e.Tab, string(e.Sid), e.Params)
-	}
-	return true
-}
-
-// LetGoOn (person.LetGoOn): what nobody the client knows of may answer
-// (a blind tab's, and everything while the automation is stopped) goes on
-// as the page made it.
-func (in *Instance) LetGoOn(e *EventMsg) bool {
-	off := e.blind || in.stopped.Load()
-	switch string(e.Method) {
-	case "Fetch.requestPaused":
-		if !e.fx.paused.handled() && off {
-			e.fx.paused = pausedAction{kind: pausedContinue, requestID: string(wire.StringField(e.Params, "requestId"))}
-		}
-		return !e.fx.paused.handled()
-	case "Fetch.authRequired":
-		if off {
-			e.fx.paused = pausedAction{kind: pausedAuthDefault, requestID: string(wire.StringField(e.Params, "requestId"))}
-			return false
-		}
-	case "Debugger.paused":
-		// A breakpoint or pause-on-exceptions set while the tab was on a
-		// full site would freeze the person's page: the client may not
-		// see the pause or resume it, so the relay resumes it.
-		if off {
-			e.fx.unpause = true
-			return false
-		}
 	}
 	return true
 }
@@ -324,15 +286,6 @@ func childType(e *EventMsg) []byte {
 	return wire.StringField(wire.Field(e.Params, "targetInfo"), "type")
 }
 
-// BrakeChild (person.BrakeChild): a new frame or worker gets the relay's
-// Debugger (brake.go).
-func (in *Instance) BrakeChild(e *EventMsg) bool {
-	if e.newChild != nil && brakesChild(childType(e)) {
-		e.fx.brakeChild = e.newChild.Id
-	}
-	return true
-}
-
 // FenceChild (rules.FenceChild): an out-of-process frame navigates
 // through its own session: fence it too, before the client resumes it.
 func (in *Instance) FenceChild(e *EventMsg) bool {
@@ -363,30 +316,8 @@ func (in *Instance) BlindChild(e *EventMsg) bool {
 	return true
 }
 
-// ResumeWaiting (person.ResumeWaiting): nobody the client knows of will
-// resume a child that waits for a debugger: the page must not hang for
-// being blind, or for the automation being stopped.
-func (in *Instance) ResumeWaiting(e *EventMsg) bool {
-	if e.newChild != nil && e.waiting && (e.blind || in.stopped.Load()) {
-		e.fx.resume = e.newChild.Id
-	}
-	return true
-}
-
 // Withhold (tiers.Withhold): a blind event goes no further.
 func (in *Instance) Withhold(e *EventMsg) bool { return !e.blind }
-
-// OwnDebugger (person.OwnDebugger): the relay's own Debugger (brake.go).
-// A pause of a session that did not enable it (a client's DOMDebugger
-// breakpoint or Debugger.pause on the relay's Debugger) has nobody to
-// resume it.
-func (in *Instance) OwnDebugger(e *EventMsg) bool {
-	if !e.s.enabled["Debugger"] {
-		e.fx.unpause = string(e.Method) == "Debugger.paused"
-		return false
-	}
-	return true
-}
 
 // CountEvent (core.Count): what reaches the client is counted.
 func (in *Instance) CountEvent(e *EventMsg) bool {

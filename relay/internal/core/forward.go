@@ -110,24 +110,6 @@ func (c *ClientConn) noteClientScreencast(t *Tab, on bool) {
 	notifyHandles(hs, TabEvent{Method: EventClientScreencast, Params: jsonObj("active", on)})
 }
 
-// wantsDialog: the answer to a JavaScript dialog.
-func WantsDialog(m *MethodInfo) bool { return m.Name == "Page.handleJavaScriptDialog" }
-
-// DialogClaim (person.DialogClaim): the first answer wins: the person's
-// in the live view, the automation's, or the relay's when nobody answers.
-func (c *ClientConn) DialogClaim(k *Cmd) bool {
-	if k.Route.Via.Tab == nil || k.Route.Via.Child {
-		return true
-	}
-	st := c.Inst.Lock()
-	d, ok := st.claimDialog(k.Route.Via.Tab)
-	c.Inst.Unlock()
-	if !ok {
-		return c.Refuse(k, d)
-	}
-	return true
-}
-
 // wantsWorlds: what makes a world of the client's.
 func WantsWorlds(m *MethodInfo) bool {
 	return m.Name == "Page.addScriptToEvaluateOnNewDocument" || m.Name == "Page.createIsolatedWorld"
@@ -176,12 +158,6 @@ func (c *ClientConn) RemoveScriptStage(k *Cmd) bool {
 	k.Params = params
 	return true
 }
-
-// wantsBrake: the commands the brake has a word in (brake.go).
-func WantsBrake(m *MethodInfo) bool { return m.Brake }
-
-// BrakeStage (person.Brake): brake.go.
-func (c *ClientConn) BrakeStage(k *Cmd) bool { return !c.brakeCommand(k) }
 
 // SendStage (core.Send): the command goes to its tab; one whose effect a
 // resume sets again is kept for that (resume.go).

@@ -1,0 +1,99 @@
+package core
+
+import "github.com/cdprelay/cdprelay/internal/wire"
+
+// The person's rows of the order (relay/order.go): a dialog's answer
+// claimed, the brake's commands and events, what a Stop lets go on.
+
+// wantsDialog: the answer to a JavaScript dialog.
+func WantsDialog(m *MethodInfo) bool { return m.Name == "Page.handleJavaScriptDialog" }
+
+// DialogClaim (person.DialogClaim): the first answer wins: the person's
+// in the live view, the automation's, or the relay's when nobody answers.
+func (c *ClientConn) DialogClaim(k *Cmd) bool {
+	if k.Route.Via.Tab == nil || k.Route.Via.Child {
+		return true
+	}
+	st := c.Inst.Lock()
+	d, ok := st.claimDialog(k.Route.Via.Tab)
+	c.Inst.Unlock()
+	if !ok {
+		return c.Refuse(k, d)
+	}
+	return true
+}
+
+// wantsBrake: the commands the brake has a word in (brake.go).
+func WantsBrake(m *MethodInfo) bool { return m.Brake }
+
+// BrakeStage (person.Brake): brake.go.
+func (c *ClientConn) BrakeStage(k *Cmd) bool { return !c.brakeCommand(k) }
+
+// BrakePause (person.BrakePause): a pause of the relay's own debugger
+// (brake.go).
+func (in *Instance) BrakePause(e *EventMsg) bool {
+	if unpause, ours := in.pausedLocked(e.Tab.Id, string(e.Sid)); ours {
+		e.fx.unpause = unpause
+		return false
+	}
+	return true
+}
+
+// LetGoOn (person.LetGoOn): what nobody the client knows of may answer
+// (a blind tab's, and everything while the automation is stopped) goes on
+// as the page made it.
+func (in *Instance) LetGoOn(e *EventMsg) bool {
+	off := e.blind || in.stopped.Load()
+	switch string(e.Method) {
+	case "Fetch.requestPaused":
+		if !e.fx.paused.handled() && off {
+			e.fx.paused = pausedAction{kind: pausedContinue, requestID: string(wire.StringField(e.Params, "requestId"))}
+		}
+		return !e.fx.paused.handled()
+	case "Fetch.authRequired":
+		if off {
+			e.fx.paused = pausedAction{kind: pausedAuthDefault, requestID: string(wire.StringField(e.Params, "requestId"))}
+			return false
+		}
+	case "Debugger.paused":
+		// A breakpoint or pause-on-exceptions set while the tab was on a
+		// full site would freeze the person's page: the client may not
+		// see the pause or resume it, so the relay resumes it.
+		if off {
+			e.fx.unpause = true
+			return false
+		}
+	}
+	return true
+}
+
+// BrakeChild (person.BrakeChild): a new frame or worker gets the relay's
+// Debugger (brake.go).
+func (in *Instance) BrakeChild(e *EventMsg) bool {
+	if e.newChild != nil && brakesChild(childType(e)) {
+		e.fx.brakeChild = e.newChild.Id
+	}
+	return true
+}
+
+// ResumeWaiting (person.ResumeWaiting): nobody the client knows of will
+// resume a child that waits for a debugger: the page must not hang for
+// being blind, or for the automation being stopped.
+func (in *Instance) ResumeWaiting(e *EventMsg) bool {
+	if e.newChild != nil && e.waiting && (e.blind || in.stopped.Load()) {
+		e.fx.resume = e.newChild.Id
+	}
+	return true
+}
+
+// OwnDebugger (person.OwnDebugger): the relay's own Debugger (brake.go).
+// A pause of a session that did not enable it (a client's DOMDebugger
+// breakpoint or Debugger.pause on the relay's Debugger) has nobody to
+// resume it.
+func (in *Instance) OwnDebugger(e *EventMsg) bool {
+	if !e.s.enabled["Debugger"] {
+		e.fx.unpause = string(e.Method) == "Debugger.paused"
+		return false
+	}
+	return true
+}
