@@ -35,7 +35,6 @@ func init() {
 // decide and change nothing of the tab, then the rows that act on a
 // command the judges let through. What each row does: pipeline.go and
 // forward.go in the core, and the stage's own file.
-
 func commands() []core.CmdStage {
 	return []core.CmdStage{
 		{Name: "core.Limits", Run: (*core.ClientConn).Limits, Arrival: true},
