@@ -303,6 +303,20 @@ func (p *person) extensionsPage() (eval func(expr string) string, closePage func
 	var page struct{ TargetID string }
 	json.Unmarshal(res, &page)
 	s := p.attach(page.TargetID)
+	// The page's chrome.developerPrivate is there once the page has loaded,
+	// not as soon as the tab is: wait for it as a person waits for the
+	// buttons.
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		res, err := p.call(s, "Runtime.evaluate", map[string]any{"expression": "!!(globalThis.chrome && chrome.developerPrivate)", "returnByValue": true})
+		if err == nil {
+			if v, err := evalValue(res); err == nil && v == "true" {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("chrome://extensions did not load: %v", err)
+		}
+	}
 	closePage = func() {
 		p.t.Helper()
 		if _, err := p.call("", "Target.closeTarget", map[string]any{"targetId": page.TargetID}); err != nil {
