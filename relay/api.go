@@ -5,92 +5,126 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
 
+// The names the rest of the product uses. The words the relay and its
+// users share (policies, audit events, the live view's tab events, the
+// statuses and errors) are defined once in relay/internal/api; what an
+// instance is and how it is configured is the core's.
+
+// An instance and its configuration (relay/internal/core).
 type (
-	DownloadsConfig = core.DownloadsConfig
-	ApprovalStatus  = core.ApprovalStatus
 	Config          = core.Config
+	DownloadsConfig = core.DownloadsConfig
 	Metrics         = core.Metrics
-	Observer        = core.Observer
-	Event           = core.Event
-	Verdict         = core.Verdict
-	Decision        = core.Decision
-	Policy          = core.Policy
-	Asker           = core.Asker
-	NetworkRuler    = core.NetworkRuler
-	TierRuler       = core.TierRuler
+	SecretSource    = core.SecretSource
 	Instance        = core.Instance
+	SavedInstance   = core.SavedInstance
 	Status          = core.Status
 	TabStatus       = core.TabStatus
-	NavigationAsker = core.NavigationAsker
-	SecretSource    = core.SecretSource
-	TabEvent        = core.TabEvent
-	SavedInstance   = core.SavedInstance
+)
+
+// What a policy says of a command, and the policies an operator plugs in.
+type (
+	Verdict         = api.Verdict
+	Decision        = api.Decision
+	Policy          = api.Policy
+	Asker           = api.Asker
+	NavigationAsker = api.NavigationAsker
+	NetworkRuler    = api.NetworkRuler
+	TierRuler       = api.TierRuler
+)
+
+// The verdicts.
+const (
+	Allow      = api.Allow
+	Deny       = api.Deny
+	AckAndDrop = api.AckAndDrop
+	Ask        = api.Ask
+)
+
+// The audit log: its observer, its events, who acted, what happened and
+// how it ended.
+type (
+	Observer = api.Observer
+	Event    = api.Event
 )
 
 const (
-	KindDownload          = core.KindDownload
-	ActorClient           = core.ActorClient
-	ActorExtension        = core.ActorExtension
-	ActorViewer           = core.ActorViewer
-	ActorRelay            = core.ActorRelay
-	ActorOperator         = core.ActorOperator
-	KindConnect           = core.KindConnect
-	KindDisconnect        = core.KindDisconnect
-	KindAttach            = core.KindAttach
-	KindDetach            = core.KindDetach
-	KindNavigate          = core.KindNavigate
-	KindInput             = core.KindInput
-	KindDenied            = core.KindDenied
-	KindDropped           = core.KindDropped
-	KindTakeOver          = core.KindTakeOver
-	KindHandBack          = core.KindHandBack
-	KindAccess            = core.KindAccess
-	KindSecret            = core.KindSecret
-	KindPolicy            = core.KindPolicy
-	KindError             = core.KindError
-	KindStop              = core.KindStop
-	KindResume            = core.KindResume
-	KindDialog            = core.KindDialog
-	KindAsk               = core.KindAsk
-	KindApproval          = core.KindApproval
-	KindRemove            = core.KindRemove
-	OutcomeOK             = core.OutcomeOK
-	OutcomeDenied         = core.OutcomeDenied
-	OutcomeDropped        = core.OutcomeDropped
-	OutcomeError          = core.OutcomeError
-	Allow                 = core.Allow
-	Deny                  = core.Deny
-	AckAndDrop            = core.AckAndDrop
-	Ask                   = core.Ask
-	EventAttached         = core.EventAttached
-	EventDetached         = core.EventDetached
-	EventClientScreencast = core.EventClientScreencast
-	EventHidden           = core.EventHidden
+	ActorClient    = api.ActorClient
+	ActorExtension = api.ActorExtension
+	ActorViewer    = api.ActorViewer
+	ActorRelay     = api.ActorRelay
+	ActorOperator  = api.ActorOperator
+
+	KindConnect    = api.KindConnect
+	KindDisconnect = api.KindDisconnect
+	KindAttach     = api.KindAttach
+	KindDetach     = api.KindDetach
+	KindNavigate   = api.KindNavigate
+	KindInput      = api.KindInput
+	KindDenied     = api.KindDenied
+	KindDropped    = api.KindDropped
+	KindTakeOver   = api.KindTakeOver
+	KindHandBack   = api.KindHandBack
+	KindAccess     = api.KindAccess
+	KindSecret     = api.KindSecret
+	KindPolicy     = api.KindPolicy
+	KindError      = api.KindError
+	KindStop       = api.KindStop
+	KindResume     = api.KindResume
+	KindDialog     = api.KindDialog
+	KindAsk        = api.KindAsk
+	KindApproval   = api.KindApproval
+	KindRemove     = api.KindRemove
+	KindDownload   = api.KindDownload
+
+	OutcomeOK      = api.OutcomeOK
+	OutcomeDenied  = api.OutcomeDenied
+	OutcomeDropped = api.OutcomeDropped
+	OutcomeError   = api.OutcomeError
 )
 
+// What the live view hears of a tab, and what it is shown of a held
+// command.
+type (
+	TabEvent       = api.TabEvent
+	ApprovalStatus = api.ApprovalStatus
+)
+
+const (
+	EventAttached         = api.EventAttached
+	EventDetached         = api.EventDetached
+	EventClientScreencast = api.EventClientScreencast
+	EventHidden           = api.EventHidden
+)
+
+// The errors of an instance's person-facing methods.
 var (
-	ErrNoApproval     = core.ErrNoApproval
-	ErrControlled     = core.ErrControlled
-	ErrHidden         = core.ErrHidden
-	ErrNoDialog       = core.ErrNoDialog
-	ErrDialogAnswered = core.ErrDialogAnswered
-	ErrWedged         = core.ErrWedged
-	ErrNoTab          = core.ErrNoTab
-	ErrStopped        = core.ErrStopped
-	ErrNotStopped     = core.ErrNotStopped
+	ErrNoApproval     = api.ErrNoApproval
+	ErrControlled     = api.ErrControlled
+	ErrHidden         = api.ErrHidden
+	ErrNoDialog       = api.ErrNoDialog
+	ErrDialogAnswered = api.ErrDialogAnswered
+	ErrWedged         = api.ErrWedged
+	ErrNoTab          = api.ErrNoTab
+	ErrStopped        = api.ErrStopped
+	ErrNotStopped     = api.ErrNotStopped
 )
 
-// ParsePublicURL is core.ParsePublicURL.
+// ParsePublicURL validates a public URL (Config.PublicURL): http or
+// https, a host, a path prefix or none, and nothing else.
 func ParsePublicURL(s string) (*url.URL, error) { return core.ParsePublicURL(s) }
 
-// NewGUID is core.NewGUID.
+// NewGUID mints a guid, for callers that persist the default instance's.
 func NewGUID() string { return core.NewGUID() }
 
-// NewMetrics is core.NewMetrics.
+// NewMetrics creates the relay's metrics and registers them on reg (nil:
+// not registered, still counted).
 func NewMetrics(reg prometheus.Registerer) *Metrics { return core.NewMetrics(reg) }
 
-// RelayRules is core.RelayRules.
+// RelayRules lists the rule ids of the relay's own refusals, for counters
+// that start at zero.
 func RelayRules() []string { return core.RelayRules() }
