@@ -68,7 +68,8 @@ try {
   // Playwright reports any protocol error of an evaluation as a destroyed
   // context; the relay's reason is on the console, and in the error of
   // every other command.
-  assert.match(failure.message, /a person stopped the automation/);
+  assert.match(failure.message, /a person stopped the automation/,
+    `the loop failed ${failedAt - clickedAt} ms after the click (negative: before it), after ${done} evaluations: ${failure.message}`);
   step(`stop: the loop failed ${report.stopMs} ms after the click, after ${done} evaluations: ${failure.message.split('\n')[0]}`);
   await vp.waitForSelector('.brake.resume');
   await vp.waitForSelector('#stopped-banner:not([hidden])');

@@ -171,7 +171,7 @@ func (c *ClientConn) drain(key lineKey) {
 		heldAgain := false
 		switch {
 		case in.stopped.Load():
-			c.replyErrorRaw(k.Env.ID, k.Env.SessionID, CodeServerError, MsgStopped)
+			c.replyStopped(k.Env.ID, k.Env.SessionID, h.Method)
 		case stage == HoldDenied:
 			c.replyErrorRaw(k.Env.ID, k.Env.SessionID, CodeServerError, denial)
 		default:
@@ -334,13 +334,8 @@ func (h *heldCmd) answer(why int, by string) {
 	c := h.Key.c
 	c.Inflight.Add(-1)
 	asked := h.Stage == holdAsked
-	switch {
-	case why == heldStopped && isScript(h.Method):
-		// As the running stage refuses script: the script's own
-		// exception, so that the client reports the person's stop.
-		c.replyThrownRaw(h.k.Env.ID, h.k.Env.SessionID, MsgStopped)
-	case why == heldStopped:
-		c.replyErrorRaw(h.k.Env.ID, h.k.Env.SessionID, CodeServerError, MsgStopped)
+	if why == heldStopped {
+		c.replyStopped(h.k.Env.ID, h.k.Env.SessionID, h.Method)
 	}
 	if asked {
 		answer := person.AnswerStopped

@@ -20,10 +20,18 @@ func (c *ClientConn) refuseStopped(k *Cmd) bool {
 	c.Inst.St.refusedStopped++
 	c.Inst.Unlock()
 	k.Out = outcome{Kind: outStopped, d: Decision{Verdict: Deny, Rule: ruleStopped, Message: MsgStopped}}
-	if isScript(string(k.Env.Method)) {
-		c.replyThrownRaw(k.Env.ID, k.Env.SessionID, MsgStopped)
-		return false
-	}
-	c.replyErrorRaw(k.Env.ID, k.Env.SessionID, CodeServerError, MsgStopped)
+	c.replyStopped(k.Env.ID, k.Env.SessionID, string(k.Env.Method))
 	return false
+}
+
+// replyStopped answers command id, of method, with the person's stop: a
+// script as its own exception, so that the client reports the stop and
+// not a context that ended (Playwright words any error of an evaluation
+// so); any other command as an error.
+func (c *ClientConn) replyStopped(id int64, sessionID []byte, method string) {
+	if isScript(method) {
+		c.replyThrownRaw(id, sessionID, MsgStopped)
+		return
+	}
+	c.replyErrorRaw(id, sessionID, CodeServerError, MsgStopped)
 }
