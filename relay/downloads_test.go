@@ -399,6 +399,13 @@ func TestDownloadFolderRefused(t *testing.T) {
 			}
 		}
 	}
+	// Page.setDownloadBehavior is a tab's: at the browser level it is
+	// refused as Chrome refuses it there, and carried to no tab, even for
+	// a folder the operator allows.
+	m := w.h.callMsg(w.c, "", "Page.setDownloadBehavior", map[string]any{"behavior": "allow", "downloadPath": w.allowed})
+	if m.Error == nil || m.Error.Code != -32601 || m.Error.Message != "'Page.setDownloadBehavior' wasn't found" {
+		t.Errorf("Page.setDownloadBehavior at the browser level: %s", m.Raw)
+	}
 	if got := commandsSince(w.e, before); len(got) != 0 {
 		t.Errorf("reached the extension: %v", got)
 	}

@@ -133,6 +133,24 @@ func TestSecretFieldGuard(t *testing.T) {
 		}
 	}
 
+	// A frame of another origin's own session is not the tab's screencast:
+	// its frame reaches the client on that session, and the relay acks
+	// nothing for it on the tab's.
+	frameInfo := `{"targetId":"FRAME1","type":"iframe","title":"","url":"https://ads.example/","attached":true,"canAccessOpener":false,"browserContextId":"FAKECONTEXT0000000000000000000000"}`
+	e.Event(1, "", "Target.attachedToTarget", json.RawMessage(`{"sessionId":"CHILD1","targetInfo":`+frameInfo+`,"waitingForDebugger":false}`))
+	h.waitFor("the frame's session", func() bool { return clientSaw(c, from, "CHILD1") })
+	from, before = len(c.Messages()), len(e.Commands())
+	e.Event(1, "CHILD1", "Page.screencastFrame", map[string]any{"data": "CHILDPIXELS", "sessionId": 6, "metadata": map[string]any{}})
+	h.waitFor("the frame's screencast frame", func() bool { return clientSaw(c, from, "CHILDPIXELS") })
+	for _, m := range c.Messages()[from:] {
+		if m.Method == "Page.screencastFrame" && m.SessionID != "CHILD1" {
+			t.Errorf("the frame's screencast frame reached another session: %s", m.Raw)
+		}
+	}
+	if forwarded(e, before, "Page.screencastFrameAck") {
+		t.Error("the relay acked a frame's screencast frame itself")
+	}
+
 	// The tab leaves the page: its DOM is the client's again.
 	e.Event(1, "", "Page.frameNavigated", map[string]any{"frame": map[string]any{"id": tid(1), "loaderId": "L2", "url": "https://a.example/home", "securityOrigin": "https://a.example", "mimeType": "text/html"}, "type": "Navigation"})
 	h.waitFor("the guard lifted", func() bool {

@@ -10,8 +10,9 @@ package core
 type Emulation struct {
 	Fn       func(c *ClientConn, k Call)
 	Blocking bool
-	// TabLevel: only on a tab's session; at the browser level the method
-	// is the core's to answer or refuse.
+	// TabLevel: a tab's method, answered on a tab's session; at the
+	// browser level it is refused as Chrome refuses a method it does not
+	// have there, and never carried to a tab.
 	TabLevel bool
 }
 
@@ -44,7 +45,13 @@ func AddEmulations(m map[string]Emulation) {
 // switches watched, since several of them share one debuggee.
 func Emulated(m *MethodInfo, s *Session) *Emulation {
 	browserLevel := s == nil || s.Tab == nil
-	if e := stageEmulations[m.Name]; e != nil && (!e.TabLevel || !browserLevel) {
+	if e := stageEmulations[m.Name]; e != nil {
+		if e.TabLevel && browserLevel {
+			// A tab's method at the browser's root is not carried to a
+			// tab around the stage that judges it: Chrome has no such
+			// method there.
+			return &emTabOnly
+		}
 		return e
 	}
 	switch m.Name {
@@ -123,6 +130,9 @@ var (
 	}}
 	emUnsupported = Emulation{Fn: func(c *ClientConn, k Call) {
 		c.Fail(k, CodeMethodNotFound, "cdprelay: '"+k.Method+"' is not available through the extension")
+	}}
+	emTabOnly = Emulation{Fn: func(c *ClientConn, k Call) {
+		c.Fail(k, CodeMethodNotFound, "'"+k.Method+"' wasn't found")
 	}}
 	emSetAutoAttach    = Emulation{Fn: (*ClientConn).setAutoAttach, Blocking: true}
 	emCreateTarget     = Emulation{Fn: (*ClientConn).createTarget, Blocking: true}
