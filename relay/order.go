@@ -28,6 +28,7 @@ func init() {
 	core.AddOutcomeHooks(browser.DownloadOutcomes())
 	core.AddLifecycle(creds.Lifecycle())
 	core.SetScrubber(creds.Scrubber())
+	core.SetDialogs(core.DialogHooks())
 	core.SetOrder(commands(), events(), replies())
 }
 
@@ -86,6 +87,7 @@ func events() []core.EventStage {
 		{Name: "core.PageTrack", Run: (*core.Instance).PageTrack, Wants: func(n string) bool {
 			return strings.HasPrefix(n, "Page.") && n != "Page.screencastFrame"
 		}},
+		{Name: "person.Dialogs", Run: (*core.Instance).Dialogs, Wants: core.IsEvent("Page.javascriptDialogOpening", "Page.javascriptDialogClosed")},
 		{Name: "core.Child", Run: (*core.Instance).ChildOf},
 		{Name: "tiers.ChildFrames", Run: (*core.Instance).ChildFrames, Wants: core.IsEvent("Page.frameNavigated", "Page.frameDetached", "Page.frameStartedNavigating", "Page.frameRequestedNavigation")},
 		{Name: "tiers.Requests", Run: (*core.Instance).Requests, Wants: core.IsEvent("Fetch.requestPaused", "Network.requestWillBeSent")},

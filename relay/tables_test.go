@@ -182,10 +182,15 @@ func wireParams(p string) wire.Envelope { return wire.Envelope{Params: []byte(p)
 
 // TestAssembly: what the facade hands the core besides the order — the
 // credentials' scrubber above all, without which a typed secret or a URL's
-// password would reach the client and the audit log.
+// password would reach the client and the audit log; and the dialogs,
+// without which a tab's dialog would be nobody's to answer but the
+// automation's.
 func TestAssembly(t *testing.T) {
 	if !core.HasScrubber() {
 		t.Fatal("the core has no scrubber: the facade's init must set the credentials'")
+	}
+	if !core.HasDialogs() {
+		t.Fatal("the core has no dialogs: the facade's init must set the person's")
 	}
 }
 
@@ -197,6 +202,7 @@ func TestEventOrder(t *testing.T) {
 		"core.Screencast",
 		"creds.Frames",
 		"core.PageTrack",
+		"person.Dialogs",
 		"core.Child",
 		"tiers.ChildFrames",
 		"tiers.Requests",

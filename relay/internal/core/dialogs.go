@@ -76,7 +76,7 @@ func (st *State) dialogClosed(t *Tab, params []byte) {
 }
 
 // dialogStatus is what Status says of t's dialog: nothing of a blind tab.
-func (t *Tab) dialogStatus(in *Instance) *DialogStatus {
+func dialogStatus(in *Instance, t *Tab) *DialogStatus {
 	if t.Dialog == nil || t.Acc.Level == AccessBlind {
 		return nil
 	}
@@ -86,9 +86,9 @@ func (t *Tab) dialogStatus(in *Instance) *DialogStatus {
 	return &s
 }
 
-// AnswerDialog answers the dialog id (0: whichever) that tab tabID shows,
-// on behalf of the person by.
-func (in *Instance) AnswerDialog(tabID, id int64, accept bool, promptText, by string) error {
+// answerByPerson answers the dialog id (0: whichever) that tab tabID
+// shows, on behalf of the person by (Instance.AnswerDialog).
+func answerByPerson(in *Instance, tabID, id int64, accept bool, promptText, by string) error {
 	if by == "" {
 		by = "a person"
 	}
@@ -170,3 +170,41 @@ func (st *State) claimDialog(t *Tab) (Decision, bool) {
 	}
 	return dec, ok
 }
+
+// DialogHooks is what the core asks of the dialogs (core.SetDialogs).
+func DialogHooks() Dialogs {
+	return Dialogs{StatusLocked: dialogStatus, Answer: answerByPerson}
+}
+
+// Dialogs (person.Dialogs): a dialog the tab's own session says opens or
+// closes.
+func (in *Instance) Dialogs(e *EventMsg) bool {
+	if e.Sid != nil {
+		return true
+	}
+	switch string(e.Method) {
+	case "Page.javascriptDialogOpening":
+		e.State.dialogOpened(e.Tab, e.Params)
+	case "Page.javascriptDialogClosed":
+		e.State.dialogClosed(e.Tab, e.Params)
+	}
+	return true
+}
+// WantsDialog: the answer to a JavaScript dialog.
+func WantsDialog(m *MethodInfo) bool { return m.Name == "Page.handleJavaScriptDialog" }
+
+// DialogClaim (person.DialogClaim): the first answer wins: the person's
+// in the live view, the automation's, or the relay's when nobody answers.
+func (c *ClientConn) DialogClaim(k *Cmd) bool {
+	if k.Route.Via.Tab == nil || k.Route.Via.Child {
+		return true
+	}
+	st := c.Inst.Lock()
+	d, ok := st.claimDialog(k.Route.Via.Tab)
+	c.Inst.Unlock()
+	if !ok {
+		return c.Refuse(k, d)
+	}
+	return true
+}
+

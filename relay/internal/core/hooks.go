@@ -80,3 +80,39 @@ func (in *Instance) ScrubString(s string) string {
 	}
 	return scrubber.String(in, s)
 }
+
+// Dialogs is the stage that keeps the JavaScript dialogs the tabs show: the
+// core asks it what a tab's dialog is, for the instance's status, and
+// hands it a person's answer from the live view. The facade sets it
+// before the order, and TestAssembly says it does.
+type Dialogs struct {
+	// StatusLocked is what the status says of t's dialog (nil: none, or
+	// nothing the status may show). Called with the instance's lock held.
+	StatusLocked func(in *Instance, t *Tab) *DialogStatus
+	// Answer answers the dialog id (0: whichever) that tab tabID shows, on
+	// behalf of the person by.
+	Answer func(in *Instance, tabID, id int64, accept bool, promptText, by string) error
+}
+
+var dialogs Dialogs
+
+// SetDialogs sets the dialogs' stage.
+func SetDialogs(d Dialogs) {
+	if CommandStages != nil {
+		panic("core: the dialogs set after the order")
+	}
+	dialogs = d
+}
+
+// HasDialogs reports whether the dialogs' stage is set, for the assembly's
+// test.
+func HasDialogs() bool { return dialogs.StatusLocked != nil && dialogs.Answer != nil }
+
+// AnswerDialog answers the dialog id (0: whichever) that tab tabID shows,
+// on behalf of the person by.
+func (in *Instance) AnswerDialog(tabID, id int64, accept bool, promptText, by string) error {
+	if dialogs.Answer == nil {
+		return ErrNoDialog
+	}
+	return dialogs.Answer(in, tabID, id, accept, promptText, by)
+}

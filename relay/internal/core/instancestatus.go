@@ -87,7 +87,9 @@ func (in *Instance) Status() Status {
 		if t.Session != nil {
 			ts.Session = t.Session.Id
 		}
-		ts.Dialog = t.dialogStatus(in)
+		if dialogs.StatusLocked != nil {
+			ts.Dialog = dialogs.StatusLocked(in, t)
+		}
 		if ts.Waiting = st.tabWaiting(t); ts.Waiting != "" {
 			ts.Detached = ""
 		}

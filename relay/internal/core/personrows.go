@@ -5,24 +5,6 @@ import "github.com/cdprelay/cdprelay/internal/wire"
 // The person's rows of the order (relay/order.go): a dialog's answer
 // claimed, the brake's commands and events, what a Stop lets go on.
 
-// wantsDialog: the answer to a JavaScript dialog.
-func WantsDialog(m *MethodInfo) bool { return m.Name == "Page.handleJavaScriptDialog" }
-
-// DialogClaim (person.DialogClaim): the first answer wins: the person's
-// in the live view, the automation's, or the relay's when nobody answers.
-func (c *ClientConn) DialogClaim(k *Cmd) bool {
-	if k.Route.Via.Tab == nil || k.Route.Via.Child {
-		return true
-	}
-	st := c.Inst.Lock()
-	d, ok := st.claimDialog(k.Route.Via.Tab)
-	c.Inst.Unlock()
-	if !ok {
-		return c.Refuse(k, d)
-	}
-	return true
-}
-
 // wantsBrake: the commands the brake has a word in (brake.go).
 func WantsBrake(m *MethodInfo) bool { return m.Brake }
 

@@ -245,10 +245,6 @@ func (st *State) trackPage(t *Tab, method, params []byte) (refresh, letGo bool) 
 		if u := wire.StringField(params, "url"); u != nil {
 			st.setDocument(t, string(u))
 		}
-	case "Page.javascriptDialogOpening":
-		st.dialogOpened(t, params)
-	case "Page.javascriptDialogClosed":
-		st.dialogClosed(t, params)
 	case "Page.domContentEventFired", "Page.loadEventFired":
 		return !st.tabUpdates, false
 	}
