@@ -11,13 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/creds"
 
 	"github.com/cdprelay/cdprelay/internal/cdptest"
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 	"github.com/cdprelay/cdprelay/internal/wire"
-	"github.com/cdprelay/cdprelay/relay/internal/person"
 	"github.com/cdprelay/cdprelay/relay/internal/rules"
 )
 
@@ -486,7 +486,7 @@ func TestCommandOrderPins(t *testing.T) {
 			{"access", sess[1], "DOM.setOuterHTML", map[string]any{"nodeId": 1, "outerHTML": "<p>"}, "tier:read-only"},
 			{"access", sess[0], "Page.navigate", map[string]any{"url": "https://blind.example/"}, "tier:blind"},
 			{"secret", sess[0], "CDPRelay.fillSecret", map[string]any{}, core.RuleSecret},
-			{"forward", sess[0], "Page.handleJavaScriptDialog", map[string]any{"accept": false}, person.RuleDialogAnswered},
+			{"forward", sess[0], "Page.handleJavaScriptDialog", map[string]any{"accept": false}, api.RuleDialogAnswered},
 		} {
 			before, from := len(e.Commands()), len(c.Messages())
 			m := h.callMsg(c, tc.session, tc.method, tc.params)

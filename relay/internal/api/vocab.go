@@ -41,3 +41,7 @@ type PausedRequest struct {
 	ResponseStatusCode  *int   `json:"responseStatusCode"`
 	ResponseErrorReason string `json:"responseErrorReason"`
 }
+
+// RuleDialogAnswered is the rule id of the automation's answer to a
+// dialog someone answered first.
+const RuleDialogAnswered = "relay:dialog-answered"

@@ -99,7 +99,7 @@ func (st *State) askPerson(h *heldCmd, what string) {
 	h.expires = h.asked.Add(timeout)
 	id := h.id
 	h.timer = time.AfterFunc(timeout, func() {
-		_ = in.answerApproval(id, false, person.AnswerTimeout, "")
+		_ = in.answerApproval(id, false, answerTimeout, "")
 	})
 	st.approvals[id] = h
 	st.notify()
@@ -108,12 +108,12 @@ func (st *State) askPerson(h *heldCmd, what string) {
 
 // Approve lets the held command id go on, on behalf of by.
 func (in *Instance) Approve(id int64, by string) error {
-	return in.answerApproval(id, true, person.AnswerApproved, by)
+	return in.answerApproval(id, true, answerApproved, by)
 }
 
 // Deny refuses the held command id, on behalf of by.
 func (in *Instance) Deny(id int64, by string) error {
-	return in.answerApproval(id, false, person.AnswerDenied, by)
+	return in.answerApproval(id, false, answerDenied, by)
 }
 
 func (in *Instance) answerApproval(id int64, approve bool, answer, by string) error {
@@ -139,7 +139,7 @@ func (in *Instance) answerApproval(id int64, approve bool, answer, by string) er
 		outcome = OutcomeDenied
 		h.Denial = "cdprelay: a person denied " + h.what
 		detail = "denied by " + by + ": " + h.what
-		if answer == person.AnswerTimeout {
+		if answer == answerTimeout {
 			h.Denial += ": nobody answered within " + in.Srv.Cfg.ApprovalTimeout.String()
 			detail = "denied: nobody answered within " + in.Srv.Cfg.ApprovalTimeout.String() + ": " + h.what
 		}
@@ -152,7 +152,7 @@ func (in *Instance) answerApproval(id int64, approve bool, answer, by string) er
 	target := TargetOf(h.Key.t)
 	in.Unlock()
 	in.Srv.Cfg.Metrics.approvals[answer].Inc()
-	if answer == person.AnswerTimeout {
+	if answer == answerTimeout {
 		by = "" // nobody
 	}
 	in.Observe(Event{Actor: ActorViewer, Kind: KindApproval, Method: h.Method, Target: target, Rule: h.d.Rule, Outcome: outcome, Detail: detail, By: by})
@@ -169,6 +169,28 @@ func (st *State) approvalsStatus() []ApprovalStatus {
 		}
 		out = append(out, a)
 	}
-	person.SortApprovals(out)
+	sortApprovals(out)
 	return out
+}
+
+// approvalAnswers of an approval, as metrics and audit records name them.
+const (
+	answerApproved = "approved"
+	answerDenied   = "denied"
+	answerTimeout  = "timeout"
+	answerStopped  = "stopped"
+	answerGone     = "gone"
+)
+
+// approvalAnswers lists every answer of an approval, for counters that start at
+// zero.
+var approvalAnswers = []string{answerApproved, answerDenied, answerTimeout, answerStopped, answerGone}
+
+// sortApprovals orders a by approval id, oldest first.
+func sortApprovals(a []ApprovalStatus) {
+	for i := 1; i < len(a); i++ {
+		for j := i; j > 0 && a[j].ID < a[j-1].ID; j-- {
+			a[j], a[j-1] = a[j-1], a[j]
+		}
+	}
 }

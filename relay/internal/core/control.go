@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
-	"github.com/cdprelay/cdprelay/relay/internal/person"
 )
 
 // Human take-over. While a person holds control of a tab from the live
@@ -73,9 +72,9 @@ func (in *Instance) setControl(tabID int64, holder string) error {
 		in.Observe(Event{Actor: ActorViewer, Kind: KindTakeOver, Target: t.TargetID, Outcome: OutcomeOK, By: holder})
 	}
 	if c := st.Client; c != nil && t.Session != nil {
-		text := person.MsgHandedBack
+		text := msgHandedBack
 		if !release {
-			text = person.MsgControlled
+			text = msgControlled
 		}
 		ts := float64(time.Now().UnixMilli())
 		c.Event("Log.entryAdded", t.Session, map[string]any{"entry": map[string]any{
@@ -98,3 +97,14 @@ func (in *Instance) Controller(tabID int64) string {
 	}
 	return ""
 }
+
+// Take-over and hand-back: what the client is told on the tab's session
+// when a person takes control of a tab from the live view, and when they
+// hand it back.
+
+// msgControlled is the warning the client gets when a person takes a tab.
+const msgControlled = "cdprelay: a person has taken control of this tab from the live view; input and navigation are refused until they hand it back"
+
+// msgHandedBack is the warning the client gets when the person hands the
+// tab back.
+const msgHandedBack = "cdprelay: control of this tab was handed back to automation"

@@ -190,6 +190,7 @@ func (in *Instance) Dialogs(e *EventMsg) bool {
 	}
 	return true
 }
+
 // WantsDialog: the answer to a JavaScript dialog.
 func WantsDialog(m *MethodInfo) bool { return m.Name == "Page.handleJavaScriptDialog" }
 
@@ -207,4 +208,3 @@ func (c *ClientConn) DialogClaim(k *Cmd) bool {
 	}
 	return true
 }
-

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
-	"github.com/cdprelay/cdprelay/relay/internal/person"
 )
 
 // Lines: the order of a client's commands for a tab around a held one.
@@ -338,9 +337,9 @@ func (h *heldCmd) answer(why int, by string) {
 		c.replyStopped(h.k.Env.ID, h.k.Env.SessionID, h.Method)
 	}
 	if asked {
-		answer := person.AnswerStopped
+		answer := answerStopped
 		if why == heldGone {
-			answer = person.AnswerGone
+			answer = answerGone
 		}
 		in := c.Inst
 		in.Srv.Cfg.Metrics.approvals[answer].Inc()

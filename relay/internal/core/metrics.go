@@ -124,7 +124,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Help: "Commands held for a person's approval, by answer (approved, denied, timeout, stopped, gone).",
 	}, []string{"answer"})
 	m.approvals = map[string]prometheus.Counter{}
-	for _, a := range person.Answers {
+	for _, a := range approvalAnswers {
 		m.approvals[a] = approvals.WithLabelValues(a)
 	}
 	batches := prometheus.NewCounterVec(prometheus.CounterOpts{

@@ -2,7 +2,6 @@ package core
 
 import (
 	"github.com/cdprelay/cdprelay/relay/internal/api"
-	"github.com/cdprelay/cdprelay/relay/internal/person"
 )
 
 // Asking where a navigation ends. ask_domains holds a client's
@@ -47,8 +46,8 @@ func (st *State) asksNavigationTo(t *Tab, p *pausedRequest) (Decision, bool) {
 	if d.Verdict != Ask {
 		return Decision{}, false
 	}
-	to := person.NavHost(p.Request.URL)
-	if to == "" || to == person.NavHost(t.DocURL) || to == t.NavApproved {
+	to := navHost(p.Request.URL)
+	if to == "" || to == navHost(t.DocURL) || to == t.NavApproved {
 		return Decision{}, false
 	}
 	return d, true
@@ -69,7 +68,7 @@ func (st *State) navAnswered(hc *heldCmd) {
 	h := hc.nav
 	h.ask = nil
 	if hc.Stage == holdApproved {
-		h.t.NavApproved = person.NavHost(h.url)
+		h.t.NavApproved = navHost(h.url)
 		st.releaseRequest(h)
 		return
 	}
@@ -100,7 +99,7 @@ func (st *State) takeNavAsks(answer string) {
 // to raw on t: its requests to that host are not asked again.
 func (st *State) approvedNavigation(t *Tab, raw string) {
 	if t != nil {
-		t.NavApproved = person.NavHost(raw)
+		t.NavApproved = navHost(raw)
 	}
 }
 
@@ -120,8 +119,8 @@ func (c *ClientConn) approvedCommand(k *Cmd) {
 func (st *State) takeNavAsksOf(c *ClientConn) {
 	switch {
 	case c == nil:
-		st.takeNavAsks(person.AnswerStopped)
+		st.takeNavAsks(answerStopped)
 	case c == st.Client:
-		st.takeNavAsks(person.AnswerGone)
+		st.takeNavAsks(answerGone)
 	}
 }

@@ -3,7 +3,6 @@ package core
 import (
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
-	"github.com/cdprelay/cdprelay/relay/internal/person"
 	"github.com/cdprelay/cdprelay/relay/internal/rules"
 )
 
@@ -19,7 +18,7 @@ const ruleBreakpointCondition = api.RuleBreakpointCondition
 func RelayRules() []string {
 	return []string{rules.RuleNested, rules.RuleNonFlat, rules.RuleTargetTab, rules.RuleUploads, RuleCredentials, RuleSecret,
 		ruleNeverShared, ruleOutsideFence, ruleTakeOver, ruleReadOnlyWrite, ruleBlindFrame, ruleStopped,
-		person.RuleDialogAnswered, person.RuleUndoable, person.RuleUnstoppable, person.RuleDebuggerOff, ruleContext, rules.RuleOwnOrigin, RuleSecretField, RuleUnscannable}
+		api.RuleDialogAnswered, ruleUndoable, ruleUnstoppable, ruleDebuggerOff, ruleContext, rules.RuleOwnOrigin, RuleSecretField, RuleUnscannable}
 }
 
 // RelayRules (rules.Relay) applies the relay's own rules to k, but for

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
-	"github.com/cdprelay/cdprelay/relay/internal/person"
 )
 
 // What a person's Stop undoes.
@@ -68,7 +67,7 @@ func (in *Instance) noteLifecycle(t *Tab) {
 }
 
 // StopRules refuse what a person's Stop could not undo or end
-// (person.StopRules: virtual time, blackboxing, callFunctionOn under a
+// (stopRulesOf: virtual time, blackboxing, callFunctionOn under a
 // side-effect check; the brake is brake.go's).
 //
 // And the relay's own Debugger is not the client's: a session that has not
@@ -82,13 +81,13 @@ func (c *ClientConn) StopRules(k *Cmd) (Decision, bool) {
 		}
 		c.Inst.Unlock()
 		if !on {
-			return Denial(person.RuleDebuggerOff, "Debugger agent is not enabled"), false
+			return Denial(ruleDebuggerOff, "Debugger agent is not enabled"), false
 		}
 	}
-	return person.StopRules(k.M.Name, k.Env.Params)
+	return stopRulesOf(k.M.Name, k.Env.Params)
 }
 
-// StopRulesStage (person.StopRules) is stopRules, a row of the commands
+// StopRulesStage (stopRulesOf) is stopRules, a row of the commands
 // table.
 func (c *ClientConn) StopRulesStage(k *Cmd) bool {
 	if d, ok := c.StopRules(k); !ok {
@@ -99,7 +98,7 @@ func (c *ClientConn) StopRulesStage(k *Cmd) bool {
 
 // wantsStopRules: the methods stopRules has a word on.
 func WantsStopRules(m *MethodInfo) bool {
-	return person.HasStopRule(m.Name) || (m.Domain == domainDebugger && !m.enable && !m.disable)
+	return hasStopRule(m.Name) || (m.Domain == domainDebugger && !m.enable && !m.disable)
 }
 
 // domainDebugger is the Debugger domain's index (metrics.go).
@@ -136,7 +135,7 @@ func (in *Instance) startLifting(x *ExtConn, by string) {
 // liftAll undoes what the automation set on tabs, one task per tab, and
 // records it.
 func (in *Instance) liftAll(x *ExtConn, tabs []*Tab, by string) {
-	res := make([]person.Lifted, len(tabs))
+	res := make([]liftedTab, len(tabs))
 	var wg sync.WaitGroup
 	for i, t := range tabs {
 		wg.Add(1)
@@ -148,7 +147,7 @@ func (in *Instance) liftAll(x *ExtConn, tabs []*Tab, by string) {
 		}()
 	}
 	wg.Wait()
-	detail := person.LiftedDetail(by, res)
+	detail := liftedDetail(by, res)
 	if detail == "" {
 		return
 	}
@@ -156,13 +155,13 @@ func (in *Instance) liftAll(x *ExtConn, tabs []*Tab, by string) {
 }
 
 // liftTab ends t's running script and drops what the client set there.
-func (in *Instance) liftTab(ctx context.Context, x *ExtConn, t *Tab) person.Lifted {
+func (in *Instance) liftTab(ctx context.Context, x *ExtConn, t *Tab) liftedTab {
 	st := in.Lock()
 	if !st.shared(t) || t.State != TabAttached || t.resuming != nil {
 		in.Unlock()
-		return person.Lifted{}
+		return liftedTab{}
 	}
-	r := person.Lifted{Target: t.TargetID}
+	r := liftedTab{Target: t.TargetID}
 	l := &in.lifting
 	l.mu.Lock()
 	frozen := l.frozen[t.Id]
@@ -203,12 +202,12 @@ func (in *Instance) liftTab(ctx context.Context, x *ExtConn, t *Tab) person.Lift
 	st = in.Lock()
 	if !st.shared(t) || t.State != TabAttached || t.resuming != nil {
 		in.Unlock()
-		return person.Lifted{}
+		return liftedTab{}
 	}
 	r.Set = keptNames(t.Replay)
 	scaled := slices.ContainsFunc(t.Replay, func(k Replayed) bool { return k.Method == "Emulation.setPageScaleFactor" })
 	hasSessions := t.Session != nil
-	st.suspend(t, person.WhyStopLift)
+	st.suspend(t, whyStopLift)
 	t.setState(tabDetaching, nil) // Chrome's session ends below
 	for _, sc := range t.Scripts {
 		if sc.child == nil {

@@ -2,7 +2,6 @@ package person
 
 import (
 	"github.com/cdprelay/cdprelay/internal/wire"
-	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
 // Approvals: what of a command a person is asked about, and how the
@@ -15,26 +14,9 @@ import (
 // into a frame of another origin (whose controls it cannot see), and Enter
 // in a form's field are asked.
 
-// Answers of an approval, as metrics and audit records name them.
-const (
-	AnswerApproved = "approved"
-	AnswerDenied   = "denied"
-	AnswerTimeout  = "timeout"
-	AnswerStopped  = "stopped"
-	AnswerGone     = "gone"
-)
-
-// Answers lists every answer of an approval, for counters that start at
-// zero.
-var Answers = []string{AnswerApproved, AnswerDenied, AnswerTimeout, AnswerStopped, AnswerGone}
-
 // RuleAskSubmit is the rule id of a command asked because it may submit
 // a form.
 const RuleAskSubmit = "ask:submit"
-
-// ApprovalStatus is a command waiting for a person's approval
-// (api.ApprovalStatus).
-type ApprovalStatus = api.ApprovalStatus
 
 // Acts reports whether the command method with params does something to
 // the page an ask is about: for input events, the one that acts; the rest
@@ -80,15 +62,6 @@ func SubmitLike(method string, p []byte) bool {
 // about method, so that the card names what it acts on.
 func LooksFirst(method string) bool {
 	return method == "Input.dispatchMouseEvent" || method == "Input.dispatchKeyEvent" || method == "Input.insertText"
-}
-
-// SortApprovals orders a by approval id, oldest first.
-func SortApprovals(a []ApprovalStatus) {
-	for i := 1; i < len(a); i++ {
-		for j := i; j > 0 && a[j].ID < a[j-1].ID; j-- {
-			a[j], a[j-1] = a[j-1], a[j]
-		}
-	}
 }
 
 // RuleChanged is the rule id of an approved command refused because the

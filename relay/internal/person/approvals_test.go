@@ -54,14 +54,3 @@ func FuzzAsks(f *testing.F) {
 		}
 	})
 }
-
-func TestSortApprovals(t *testing.T) {
-	a := []ApprovalStatus{{ID: 3}, {ID: 1}, {ID: 4}, {ID: 2}}
-	SortApprovals(a)
-	for i, s := range a {
-		if s.ID != int64(i+1) {
-			t.Fatalf("order %v", a)
-		}
-	}
-	SortApprovals(nil)
-}

@@ -22,10 +22,6 @@ const (
 // at zero.
 var DialogAnswerers = []string{DialogByAutomation, DialogByPerson, DialogByTimeout, DialogByPage}
 
-// RuleDialogAnswered is the rule id of the automation's answer to a
-// dialog someone answered first.
-const RuleDialogAnswered = "relay:dialog-answered"
-
 // DialogStatus is a dialog a tab shows (api.DialogStatus).
 type DialogStatus = api.DialogStatus
 
@@ -51,7 +47,7 @@ func (d *Dialog) Answerer() string {
 // refusal, when so.
 func (d *Dialog) Claim() (api.Decision, bool) {
 	if d.By != "" {
-		return api.Decision{Verdict: api.Deny, Rule: RuleDialogAnswered, Message: "cdprelay: the dialog was already answered by " + d.Answerer()}, false
+		return api.Decision{Verdict: api.Deny, Rule: api.RuleDialogAnswered, Message: "cdprelay: the dialog was already answered by " + d.Answerer()}, false
 	}
 	d.By, d.AnsweredBy = DialogByAutomation, "the automation"
 	return api.Decision{}, true

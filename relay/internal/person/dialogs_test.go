@@ -39,12 +39,12 @@ func TestDialogClaim(t *testing.T) {
 			if !ok || dec.Verdict != api.Allow || d.By != DialogByAutomation || d.AnsweredBy != "the automation" {
 				t.Errorf("open dialog: %+v %v, dialog %+v", dec, ok, d)
 			}
-			if dec, ok := d.Claim(); ok || dec.Rule != RuleDialogAnswered {
+			if dec, ok := d.Claim(); ok || dec.Rule != api.RuleDialogAnswered {
 				t.Errorf("claimed twice: %+v %v", dec, ok)
 			}
 			continue
 		}
-		if ok || dec.Rule != RuleDialogAnswered || dec.Message != tc.refusal || d.By != tc.by {
+		if ok || dec.Rule != api.RuleDialogAnswered || dec.Message != tc.refusal || d.By != tc.by {
 			t.Errorf("answered by %s: %+v %v, want %q", tc.by, dec, ok, tc.refusal)
 		}
 	}

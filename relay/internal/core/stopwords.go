@@ -1,4 +1,4 @@
-package person
+package core
 
 import (
 	"strconv"
@@ -11,19 +11,19 @@ import (
 // Stop: what a person's Stop could not undo is refused to the automation
 // from the start, and the words the Stop leaves in what it undoes.
 
-// WhyStopLift is why a tab's sessions are suspended while a Stop undoes
+// whyStopLift is why a tab's sessions are suspended while a Stop undoes
 // what the automation set in it.
-const WhyStopLift = "cdprelay: a person stopped the automation; the relay undoes what it set in the tab"
+const whyStopLift = "cdprelay: a person stopped the automation; the relay undoes what it set in the tab"
 
-// Rule ids of StopRules, and of a Debugger command on a session that has
+// Rule ids of stopRulesOf, and of a Debugger command on a session that has
 // not enabled the Debugger itself.
 const (
-	RuleUndoable    = "relay:outlives-stop"
-	RuleUnstoppable = "relay:unstoppable-script"
-	RuleDebuggerOff = "relay:debugger-not-enabled"
+	ruleUndoable    = "relay:outlives-stop"
+	ruleUnstoppable = "relay:unstoppable-script"
+	ruleDebuggerOff = "relay:debugger-not-enabled"
 )
 
-// StopRules refuse what a person's Stop could not undo or end:
+// stopRulesOf refuse what a person's Stop could not undo or end:
 //
 //   - Emulation.setVirtualTimePolicy: Chrome keeps virtual time when the
 //     debugging session ends, and nothing sets it back;
@@ -35,22 +35,22 @@ const (
 //     timeout of its own (an evaluation has: the brake gives it one).
 //
 // It reports false, with the refusal, for the command method with params.
-func StopRules(method string, params []byte) (api.Decision, bool) {
+func stopRulesOf(method string, params []byte) (api.Decision, bool) {
 	switch method {
 	case "Emulation.setVirtualTimePolicy":
-		return deny(RuleUndoable, "cdprelay: Emulation.setVirtualTimePolicy would stay in the person's tab after the automation stops (Chrome keeps virtual time when the debugging session ends), so it is not available through the relay"), false
+		return denyStop(ruleUndoable, "cdprelay: Emulation.setVirtualTimePolicy would stay in the person's tab after the automation stops (Chrome keeps virtual time when the debugging session ends), so it is not available through the relay"), false
 	case "Debugger.setBlackboxPatterns", "Debugger.setBlackboxedRanges", "Debugger.setBlackboxExecutionContexts":
-		return deny(RuleUnstoppable, "cdprelay: "+method+" would keep a person's Stop from ending the automation's script (the debugger takes no pause in blackboxed script), so it is not available through the relay"), false
+		return denyStop(ruleUnstoppable, "cdprelay: "+method+" would keep a person's Stop from ending the automation's script (the debugger takes no pause in blackboxed script), so it is not available through the relay"), false
 	case "Runtime.callFunctionOn":
 		if v, n := wire.Member(params, "throwOnSideEffect"); n > 1 || (n == 1 && string(v) != "false") {
-			return deny(RuleUnstoppable, "cdprelay: Runtime.callFunctionOn with throwOnSideEffect runs where the debugger takes no pause, so a person's Stop could not end it; use Runtime.evaluate with throwOnSideEffect, which the relay bounds"), false
+			return denyStop(ruleUnstoppable, "cdprelay: Runtime.callFunctionOn with throwOnSideEffect runs where the debugger takes no pause, so a person's Stop could not end it; use Runtime.evaluate with throwOnSideEffect, which the relay bounds"), false
 		}
 	}
 	return api.Decision{}, true
 }
 
-// HasStopRule reports whether StopRules has a word on method.
-func HasStopRule(method string) bool {
+// hasStopRule reports whether stopRulesOf has a word on method.
+func hasStopRule(method string) bool {
 	switch method {
 	case "Emulation.setVirtualTimePolicy", "Debugger.setBlackboxPatterns", "Debugger.setBlackboxedRanges", "Debugger.setBlackboxExecutionContexts", "Runtime.callFunctionOn":
 		return true
@@ -58,21 +58,21 @@ func HasStopRule(method string) bool {
 	return false
 }
 
-func deny(rule, msg string) api.Decision {
+func denyStop(rule, msg string) api.Decision {
 	return api.Decision{Verdict: api.Deny, Rule: rule, Message: msg}
 }
 
-// Lifted is what a Stop undid on one tab.
-type Lifted struct {
+// liftedTab is what a Stop undid on one tab.
+type liftedTab struct {
 	Target string   // the tab's target id; "" when nothing was undone there
 	Ended  int      // sessions whose running script was ended
 	Set    []string // what the client had set, as method names
 	Err    error    // why the tab could not be attached again
 }
 
-// LiftedDetail is the audit record's words for what the Stop by undid on
+// liftedDetail is the audit record's words for what the Stop by undid on
 // the tabs of res; "" when it undid nothing.
-func LiftedDetail(by string, res []Lifted) string {
+func liftedDetail(by string, res []liftedTab) string {
 	var parts []string
 	for _, r := range res {
 		if r.Target == "" {
