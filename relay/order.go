@@ -6,6 +6,7 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/browser"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/creds"
+	"github.com/cdprelay/cdprelay/relay/internal/person"
 )
 
 // The order: what the relay does with each message, top to bottom, in
@@ -28,7 +29,7 @@ func init() {
 	core.AddOutcomeHooks(browser.DownloadOutcomes())
 	core.AddLifecycle(creds.Lifecycle())
 	core.SetScrubber(creds.Scrubber())
-	core.SetDialogs(core.DialogHooks())
+	core.SetDialogs(person.DialogHooks())
 	core.SetOrder(commands(), events(), replies())
 }
 
@@ -47,7 +48,7 @@ func commands() []core.CmdStage {
 		{Name: "rules.Relay", Run: (*core.ClientConn).RelayRules, Judges: true},
 		{Name: "creds.Restore", Run: creds.RestoreParams, Wants: creds.WantsRestore, Judges: true},
 		{Name: "rules.Uploads", Run: (*core.ClientConn).UploadsStage, Wants: core.WantsUploads, Judges: true},
-		{Name: "person.StopRules", Run: (*core.ClientConn).StopRulesStage, Wants: core.WantsStopRules, Judges: true},
+		{Name: "core.StopRules", Run: (*core.ClientConn).StopRulesStage, Wants: core.WantsStopRules, Judges: true},
 		{Name: "rules.TargetOnTab", Run: (*core.ClientConn).TargetOnTab, Wants: core.WantsTargetOnTab, Judges: true},
 		{Name: "tiers.Navigate", Run: (*core.ClientConn).NavigateTo, Wants: core.WantsNavigateTo, Judges: true},
 		{Name: "tiers.Checks", Run: (*core.ClientConn).TierStage, Judges: true},
@@ -57,8 +58,8 @@ func commands() []core.CmdStage {
 		{Name: "tiers.Retried", Run: (*core.ClientConn).Retried, Wants: core.WantsRetried, Judges: true},
 		{Name: "tiers.Gate", Run: (*core.ClientConn).GateStage, Judges: true},
 		{Name: "tiers.Pixels", Run: (*core.ClientConn).Pixels, Wants: core.WantsPixels, Judges: true},
-		{Name: "person.Recheck", Run: (*core.ClientConn).CheckApproved, Judges: true},
-		{Name: "person.Ask", Run: (*core.ClientConn).Asks, Judges: true},
+		{Name: "person.Recheck", Run: person.CheckApproved, Judges: true},
+		{Name: "person.Ask", Run: person.Asks, Judges: true},
 		// act: the stages that act, on a command the judges let through.
 		{Name: "tiers.NavTo", Run: (*core.ClientConn).Prepare, Wants: core.WantsNavTo},
 		{Name: "creds.Secret", Run: creds.Secret, Wants: creds.WantsSecret},
@@ -67,11 +68,11 @@ func commands() []core.CmdStage {
 		{Name: "core.Emulate", Run: (*core.ClientConn).Emulate, Wants: core.WantsEmulate},
 		{Name: "core.NeedsPage", Run: (*core.ClientConn).NeedsPage},
 		{Name: "core.ScreencastNote", Run: (*core.ClientConn).ScreencastNote, Wants: core.WantsScreencastNote},
-		{Name: "person.DialogClaim", Run: (*core.ClientConn).DialogClaim, Wants: core.WantsDialog},
+		{Name: "person.DialogClaim", Run: person.DialogClaim, Wants: person.WantsDialog},
 		{Name: "tiers.Worlds", Run: (*core.ClientConn).Worlds, Wants: core.WantsWorlds},
 		{Name: "tiers.RemoveScript", Run: (*core.ClientConn).RemoveScriptStage, Wants: core.WantsRemoveScript},
 		{Name: "creds.Streams", Run: creds.StreamsStage, Wants: creds.WantsStreams},
-		{Name: "person.Brake", Run: (*core.ClientConn).BrakeStage, Wants: core.WantsBrake},
+		{Name: "core.Brake", Run: (*core.ClientConn).BrakeStage, Wants: core.WantsBrake},
 		{Name: "core.Send", Run: (*core.ClientConn).SendStage},
 	}
 }
@@ -87,7 +88,7 @@ func events() []core.EventStage {
 		{Name: "core.PageTrack", Run: (*core.Instance).PageTrack, Wants: func(n string) bool {
 			return strings.HasPrefix(n, "Page.") && n != "Page.screencastFrame"
 		}},
-		{Name: "person.Dialogs", Run: (*core.Instance).Dialogs, Wants: core.IsEvent("Page.javascriptDialogOpening", "Page.javascriptDialogClosed")},
+		{Name: "person.Dialogs", Run: person.Dialogs, Wants: core.IsEvent("Page.javascriptDialogOpening", "Page.javascriptDialogClosed")},
 		{Name: "core.Child", Run: (*core.Instance).ChildOf},
 		{Name: "tiers.ChildFrames", Run: (*core.Instance).ChildFrames, Wants: core.IsEvent("Page.frameNavigated", "Page.frameDetached", "Page.frameStartedNavigating", "Page.frameRequestedNavigation")},
 		{Name: "tiers.Requests", Run: (*core.Instance).Requests, Wants: core.IsEvent("Fetch.requestPaused", "Network.requestWillBeSent")},
@@ -97,18 +98,18 @@ func events() []core.EventStage {
 			return strings.HasPrefix(n, "Runtime.") || strings.HasPrefix(n, "Debugger.")
 		}},
 		{Name: "tiers.Guard", Run: (*core.Instance).GuardWorld, Wants: func(n string) bool { return strings.HasPrefix(n, "Runtime.executionContext") }},
-		{Name: "person.BrakePause", Run: (*core.Instance).BrakePause, Wants: core.IsEvent("Debugger.paused")},
+		{Name: "core.BrakePause", Run: (*core.Instance).BrakePause, Wants: core.IsEvent("Debugger.paused")},
 		{Name: "rules.Backstop", Run: (*core.Instance).BackstopPause, Wants: core.IsEvent("Fetch.requestPaused")},
-		{Name: "person.LetGoOn", Run: (*core.Instance).LetGoOn, Wants: core.IsEvent("Fetch.requestPaused", "Fetch.authRequired", "Debugger.paused")},
+		{Name: "core.LetGoOn", Run: (*core.Instance).LetGoOn, Wants: core.IsEvent("Fetch.requestPaused", "Fetch.authRequired", "Debugger.paused")},
 		{Name: "core.Session", Run: (*core.Instance).SessionOf},
 		{Name: "core.Children", Run: (*core.Instance).Children, Wants: core.IsEvent("Target.attachedToTarget", "Target.detachedFromTarget")},
-		{Name: "person.BrakeChild", Run: (*core.Instance).BrakeChild, Wants: core.IsEvent("Target.attachedToTarget")},
+		{Name: "core.BrakeChild", Run: (*core.Instance).BrakeChild, Wants: core.IsEvent("Target.attachedToTarget")},
 		{Name: "rules.FenceChild", Run: (*core.Instance).FenceChild, Wants: core.IsEvent("Target.attachedToTarget")},
 		{Name: "tiers.ChildPage", Run: (*core.Instance).ChildPage, Wants: core.IsEvent("Target.attachedToTarget")},
 		{Name: "tiers.BlindChild", Run: (*core.Instance).BlindChild, Wants: core.IsEvent("Target.attachedToTarget")},
-		{Name: "person.ResumeWaiting", Run: (*core.Instance).ResumeWaiting, Wants: core.IsEvent("Target.attachedToTarget")},
+		{Name: "core.ResumeWaiting", Run: (*core.Instance).ResumeWaiting, Wants: core.IsEvent("Target.attachedToTarget")},
 		{Name: "tiers.Withhold", Run: (*core.Instance).Withhold},
-		{Name: "person.OwnDebugger", Run: (*core.Instance).OwnDebugger, Wants: func(n string) bool { return strings.HasPrefix(n, "Debugger.") }},
+		{Name: "core.OwnDebugger", Run: (*core.Instance).OwnDebugger, Wants: func(n string) bool { return strings.HasPrefix(n, "Debugger.") }},
 		{Name: "browser.Downloads", Run: browser.Downloads, Wants: core.IsEvent("Page.downloadWillBegin", "Page.downloadProgress")},
 		{Name: "core.Count", Run: (*core.Instance).CountEvent},
 		{Name: "creds.Redact", Run: creds.RedactEvent, Wants: func(n string) bool { return creds.IsEvent([]byte(n)) }},

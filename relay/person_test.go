@@ -181,11 +181,11 @@ func TestDialogs(t *testing.T) {
 	if m.Error == nil || !strings.Contains(m.Error.Message, "already answered by viewer-1") {
 		t.Fatalf("the automation's answer after the person's: %s", m.Raw)
 	}
-	if err := in.AnswerDialog(1, 0, false, "", "viewer-2"); !errors.Is(err, core.ErrDialogAnswered) {
+	if err := in.AnswerDialog(1, 0, false, "", "viewer-2"); !errors.Is(err, ErrDialogAnswered) {
 		t.Fatalf("a second answer: %v", err)
 	}
 	closed(true)
-	if err := in.AnswerDialog(1, 0, true, "", "viewer-1"); !errors.Is(err, core.ErrNoDialog) {
+	if err := in.AnswerDialog(1, 0, true, "", "viewer-1"); !errors.Is(err, ErrNoDialog) {
 		t.Fatalf("answer with no dialog: %v", err)
 	}
 	if err := in.AnswerDialog(99, 0, true, "", "viewer-1"); !errors.Is(err, core.ErrNoTab) {
@@ -197,7 +197,7 @@ func TestDialogs(t *testing.T) {
 	if m := h.callMsg(c, sess, "Page.handleJavaScriptDialog", map[string]any{"accept": true}); m.Error != nil {
 		t.Fatalf("the automation's answer: %s", m.Raw)
 	}
-	if err := in.AnswerDialog(1, 0, true, "", "viewer-1"); !errors.Is(err, core.ErrDialogAnswered) {
+	if err := in.AnswerDialog(1, 0, true, "", "viewer-1"); !errors.Is(err, ErrDialogAnswered) {
 		t.Fatalf("the person's answer after the automation's: %v", err)
 	}
 	closed(true)

@@ -68,7 +68,7 @@ func TestCommandOrder(t *testing.T) {
 		"rules.Relay",
 		"creds.Restore",
 		"rules.Uploads",
-		"person.StopRules",
+		"core.StopRules",
 		"rules.TargetOnTab",
 		"tiers.Navigate",
 		"tiers.Checks",
@@ -91,7 +91,7 @@ func TestCommandOrder(t *testing.T) {
 		"tiers.Worlds",
 		"tiers.RemoveScript",
 		"creds.Streams",
-		"person.Brake",
+		"core.Brake",
 		"core.Send",
 	}
 	sameList(t, "commands", core.CommandOrder(), want)
@@ -125,7 +125,7 @@ func TestCommandPlans(t *testing.T) {
 	}{
 		{"Runtime.evaluate", []string{"core.Limits", "core.Running", "core.Route", "core.Line", "rules.Operator", "rules.Relay",
 			"tiers.Checks", "tiers.StandIn", "tiers.Contexts", "tiers.Gate", "person.Recheck", "person.Ask",
-			"creds.LockGates", "core.NeedsPage", "person.Brake", "core.Send"}},
+			"creds.LockGates", "core.NeedsPage", "core.Brake", "core.Send"}},
 		{"Fetch.continueRequest", []string{"core.Limits", "core.Running", "core.Route", "core.Line", "rules.Operator", "rules.Relay",
 			"creds.Restore", "tiers.Checks", "tiers.StandIn", "tiers.Gate", "person.Recheck", "person.Ask", "creds.LockGates", "core.NeedsPage", "core.Send"}},
 		{"Page.navigate", []string{"core.Limits", "core.Running", "core.Route", "core.Line", "rules.Operator", "rules.Relay",
@@ -170,7 +170,7 @@ func TestPlansAgree(t *testing.T) {
 		var c core.ClientConn
 		k := &core.Cmd{M: m, Env: wireParams(`{"throwOnSideEffect":true}`)}
 		if _, ok := c.StopRules(k); !ok && !core.WantsStopRules(m) {
-			t.Errorf("%s is refused by the stop rules but person.StopRules does not want it", m.Name)
+			t.Errorf("%s is refused by the stop rules but core.StopRules does not want it", m.Name)
 		}
 		if tier.Pixels(m.Name) != core.WantsPixels(m) || (m.Ctx != nil) != core.WantsContexts(m) || m.Brake != core.WantsBrake(m) {
 			t.Errorf("%s: a row's wants disagrees with its table", m.Name)
@@ -210,18 +210,18 @@ func TestEventOrder(t *testing.T) {
 		"tiers.Blind",
 		"core.RelayWorld",
 		"tiers.Guard",
-		"person.BrakePause",
+		"core.BrakePause",
 		"rules.Backstop",
-		"person.LetGoOn",
+		"core.LetGoOn",
 		"core.Session",
 		"core.Children",
-		"person.BrakeChild",
+		"core.BrakeChild",
 		"rules.FenceChild",
 		"tiers.ChildPage",
 		"tiers.BlindChild",
-		"person.ResumeWaiting",
+		"core.ResumeWaiting",
 		"tiers.Withhold",
-		"person.OwnDebugger",
+		"core.OwnDebugger",
 		"browser.Downloads",
 		"core.Count",
 		"creds.Redact",

@@ -63,3 +63,13 @@ type DialogStatus struct {
 	// AnsweredBy is who answered it, while the answer is on its way.
 	AnsweredBy string `json:"answeredBy,omitempty"`
 }
+
+// PointTarget is what the page has at a point, or in focus.
+type PointTarget struct {
+	Origin string `json:"origin"`
+	Kind   string `json:"kind"` // button, link, field, frame, nothing, or a tag name
+	Text   string `json:"text"`
+	Submit bool   `json:"submit"`
+	Frame  string `json:"frame"` // the src of a frame the relay cannot look into
+	Form   bool   `json:"form"`  // a field of a form (for Enter)
+}

@@ -45,3 +45,15 @@ type PausedRequest struct {
 // RuleDialogAnswered is the rule id of the automation's answer to a
 // dialog someone answered first.
 const RuleDialogAnswered = "relay:dialog-answered"
+
+// Who answered a dialog, as metrics and records name them.
+const (
+	DialogByAutomation = "automation"
+	DialogByPerson     = "person"
+	DialogByTimeout    = "timeout"
+	DialogByPage       = "page" // it closed without an answer through the relay
+)
+
+// DialogAnswerers lists who may answer a dialog, for counters that start
+// at zero.
+var DialogAnswerers = []string{DialogByAutomation, DialogByPerson, DialogByTimeout, DialogByPage}

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
-	"github.com/cdprelay/cdprelay/relay/internal/person"
 )
 
 // Approvals: the Ask verdict.
@@ -31,69 +30,13 @@ import (
 // waiting for one (any more).
 var ErrNoApproval = api.ErrNoApproval
 
-// Asks is the ask stage, after access: a command the policy asked about,
-// or one that may submit a form when that is asked, is held.
-func (c *ClientConn) Asks(k *Cmd) bool {
-	if !c.CheckApproved(k) {
-		return false // looked at again first (recheck.go)
-	}
-	if k.Held != nil && k.Held.approved {
-		c.approvedCommand(k)
-		return true
-	}
-	if k.own {
-		// The relay's own command is not held for anyone: what a person is
-		// asked about now is not done unasked.
-		if k.ask.Verdict == Ask {
-			return c.Refuse(k, Denial(k.ask.Rule, "cdprelay: "+k.M.Name+" needs a person's approval now"))
-		}
-		return true
-	}
-	d := k.ask
-	probe := false
-	switch {
-	case d.Verdict == Ask && person.Acts(k.M.Name, k.Env.Params):
-		probe = person.LooksFirst(k.M.Name)
-	case d.Verdict == Ask:
-		return true
-	case person.SubmitLike(k.M.Name, k.Env.Params) && k.Route.Tab != nil && k.pol.asksSubmit(c.Inst.ProfileName):
-		d, probe = Decision{Verdict: Ask, Rule: person.RuleAskSubmit}, true
-	default:
-		return true
-	}
-	in := c.Inst
-	st := in.Lock()
-	h := st.HeldInLine(c, k)
-	h.d = d
-	var desc person.Description
-	if k.Route.Tab != nil {
-		desc.Origin = api.Origin(k.Route.Tab.DocURL)
-	}
-	desc.Method, desc.URL, desc.Files, desc.Params = k.M.Name, k.Args.Url, k.Args.files, h.k.Env.Params
-	if probe {
-		h.Stage = HoldProbing
-		via := k.Route.Via
-		in.Unlock()
-		c.Wg.Add(1)
-		in.Tasks.Spawn("look before asking", func() {
-			defer c.Wg.Done()
-			c.probeThenAsk(h, via, desc)
-		})
-	} else {
-		st.askPerson(h, desc.Text())
-		in.Unlock()
-	}
-	k.Out.Kind = OutHeld
-	return false
-}
-
 // askPerson shows h to the person: it gets an approval id and a deadline.
-func (st *State) askPerson(h *heldCmd, what string) {
+func (st *State) AskPerson(h *HeldCmd, what string) {
 	in := st.Inst
 	st.nextApproval++
 	h.id = st.nextApproval
 	h.Stage = holdAsked
-	h.what = what
+	h.What = what
 	h.asked = time.Now()
 	timeout := in.Srv.Cfg.ApprovalTimeout
 	h.expires = h.asked.Add(timeout)
@@ -102,8 +45,8 @@ func (st *State) askPerson(h *heldCmd, what string) {
 		_ = in.answerApproval(id, false, answerTimeout, "")
 	})
 	st.approvals[id] = h
-	st.notify()
-	in.Observe(Event{Actor: ActorRelay, Kind: KindAsk, Method: h.Method, Target: TargetOf(h.Key.t), Rule: h.d.Rule, Outcome: OutcomeOK, Detail: "asked: " + what})
+	st.Notify()
+	in.Observe(Event{Actor: ActorRelay, Kind: KindAsk, Method: h.Method, Target: TargetOf(h.Key.Tab), Rule: h.Decision.Rule, Outcome: OutcomeOK, Detail: "asked: " + what})
 }
 
 // Approve lets the held command id go on, on behalf of by.
@@ -131,31 +74,31 @@ func (in *Instance) answerApproval(id int64, approve bool, answer, by string) er
 	}
 	delete(st.approvals, id)
 	h.timer.Stop()
-	outcome, detail := OutcomeOK, "approved by "+by+": "+h.what
+	outcome, detail := OutcomeOK, "approved by "+by+": "+h.What
 	if approve {
-		h.Stage, h.approved, h.byPerson = holdApproved, true, true
+		h.Stage, h.Approved, h.ByPerson = holdApproved, true, true
 	} else {
 		h.Stage = HoldDenied
 		outcome = OutcomeDenied
-		h.Denial = "cdprelay: a person denied " + h.what
-		detail = "denied by " + by + ": " + h.what
+		h.Denial = "cdprelay: a person denied " + h.What
+		detail = "denied by " + by + ": " + h.What
 		if answer == answerTimeout {
 			h.Denial += ": nobody answered within " + in.Srv.Cfg.ApprovalTimeout.String()
-			detail = "denied: nobody answered within " + in.Srv.Cfg.ApprovalTimeout.String() + ": " + h.what
+			detail = "denied: nobody answered within " + in.Srv.Cfg.ApprovalTimeout.String() + ": " + h.What
 		}
 	}
-	st.notify()
+	st.Notify()
 	if h.nav != nil {
 		st.navAnswered(h)
 	}
 	in.StartDrain(st, h.Key)
-	target := TargetOf(h.Key.t)
+	target := TargetOf(h.Key.Tab)
 	in.Unlock()
 	in.Srv.Cfg.Metrics.approvals[answer].Inc()
 	if answer == answerTimeout {
 		by = "" // nobody
 	}
-	in.Observe(Event{Actor: ActorViewer, Kind: KindApproval, Method: h.Method, Target: target, Rule: h.d.Rule, Outcome: outcome, Detail: detail, By: by})
+	in.Observe(Event{Actor: ActorViewer, Kind: KindApproval, Method: h.Method, Target: target, Rule: h.Decision.Rule, Outcome: outcome, Detail: detail, By: by})
 	return nil
 }
 
@@ -163,8 +106,8 @@ func (in *Instance) answerApproval(id int64, approve bool, answer, by string) er
 func (st *State) approvalsStatus() []ApprovalStatus {
 	var out []ApprovalStatus
 	for _, h := range st.approvals {
-		a := ApprovalStatus{ID: h.id, What: st.Inst.ScrubString(h.what), Method: h.Method, Rule: h.d.Rule, AskedAt: h.asked, ExpiresAt: h.expires}
-		if t := h.Key.t; t != nil {
+		a := ApprovalStatus{ID: h.id, What: st.Inst.ScrubString(h.What), Method: h.Method, Rule: h.Decision.Rule, AskedAt: h.asked, ExpiresAt: h.expires}
+		if t := h.Key.Tab; t != nil {
 			a.TabID, a.TargetID = t.Id, t.TargetID
 		}
 		out = append(out, a)

@@ -83,7 +83,7 @@ func (st *State) newAway(t *Tab, why, short string, moved bool) *awayTab {
 	a := &awayTab{why: why, short: short, moved: moved, acc: t.Acc, info: st.targetInfo(t)}
 	t.away = a
 	a.timer = time.AfterFunc(in.Srv.Cfg.SuspendTimeout, func() { in.awayOver(t, a) })
-	st.notify()
+	st.Notify()
 	return a
 }
 
@@ -205,7 +205,7 @@ func (st *State) endAway(t *Tab) {
 		close(t.resuming)
 		t.resuming = nil
 	}
-	st.notify()
+	st.Notify()
 }
 
 // resumeOver clears t's wait once a resume of it has ended (resume.go),
@@ -217,7 +217,7 @@ func (st *State) resumeOver(t *Tab) *awayTab {
 	}
 	a.timer.Stop()
 	t.away = nil
-	st.notify()
+	st.Notify()
 	return a
 }
 

@@ -82,7 +82,7 @@ func (in *Instance) keepForExtension(st *State, x *ExtConn, c *ClientConn, reaso
 	st.extAway = &extAway{reason: reason, until: time.Now().Add(timeout)}
 	st.stopGrace()
 	st.grace = time.AfterFunc(timeout, func() { in.extAwayOver(c, reason) })
-	st.notify()
+	st.Notify()
 	in.Unlock()
 	// The commands under way on the waiting tabs end as a detach ends
 	// them; the others as the connection's end does.
@@ -140,7 +140,7 @@ func (in *Instance) extAwayOver(c *ClientConn, reason string) {
 	st.Client = nil
 	st.grace, st.extAway = nil, nil
 	hs := st.resetTabs()
-	st.notify()
+	st.Notify()
 	in.Unlock()
 	timeout := in.Srv.Cfg.SuspendTimeout
 	notifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", "extension disconnected")})

@@ -14,7 +14,7 @@ package core
 // a command already taken off a line, or the relay's own, is not.
 // Called with the lock held.
 func (c *ClientConn) holdForTab(st *State, k *Cmd, t *Tab) bool {
-	if k.Held != nil || k.own || t.resuming == nil {
+	if k.Held != nil || k.Own || t.resuming == nil {
 		return false
 	}
 	in := c.Inst
@@ -26,7 +26,7 @@ func (c *ClientConn) holdForTab(st *State, k *Cmd, t *Tab) bool {
 		c.lines.Add(1)
 		// The head stands for the resume: never answered, never judged
 		// (running), not a command in flight.
-		head := &heldCmd{Key: key, Stage: HoldProbing, running: true}
+		head := &HeldCmd{Key: key, Stage: HoldProbing, running: true}
 		l.q = append(l.q, head)
 		done := t.resuming
 		in.ResumeWaits.Add(1)
@@ -37,7 +37,7 @@ func (c *ClientConn) holdForTab(st *State, k *Cmd, t *Tab) bool {
 			c.tabBack(head, done)
 		})
 	}
-	h := &heldCmd{Key: key, k: copyCmd(k), Method: k.M.Name, Stage: HoldWaiting}
+	h := &HeldCmd{Key: key, Cmd: copyCmd(k), Method: k.M.Name, Stage: HoldWaiting}
 	l.q = append(l.q, h)
 	c.Inflight.Add(1)
 	k.Out.Kind = OutHeld
@@ -47,7 +47,7 @@ func (c *ClientConn) holdForTab(st *State, k *Cmd, t *Tab) bool {
 // tabBack waits until the resume that head stands for ends, then lets the
 // commands behind it go on. A line dropped meanwhile (Stop, the client
 // gone, the tab not back: failHeldFor) has been answered already.
-func (c *ClientConn) tabBack(head *heldCmd, done <-chan struct{}) {
+func (c *ClientConn) tabBack(head *HeldCmd, done <-chan struct{}) {
 	select {
 	case <-done:
 	case <-c.Ctx.Done():
@@ -84,7 +84,7 @@ func (st *State) failHeldFor(t *Tab, msg string) {
 	}
 	key := lineKey{c, t}
 	l := st.Lines[key]
-	if l == nil || len(l.q) == 0 || l.q[0].k.Env.HasID || !l.q[0].running {
+	if l == nil || len(l.q) == 0 || l.q[0].Cmd.Env.HasID || !l.q[0].running {
 		// No line, or one whose head is a command of its own (held for a
 		// person): its commands are judged again in turn, and find the
 		// sessions gone.
@@ -95,7 +95,7 @@ func (st *State) failHeldFor(t *Tab, msg string) {
 			continue // its task answers it
 		}
 		c.Inflight.Add(-1)
-		c.replyErrorRaw(h.k.Env.ID, h.k.Env.SessionID, CodeServerError, msg)
+		c.replyErrorRaw(h.Cmd.Env.ID, h.Cmd.Env.SessionID, CodeServerError, msg)
 	}
 	delete(st.Lines, key)
 	c.lines.Add(-1)

@@ -32,7 +32,7 @@ func (in *Instance) blindHistory(result []byte) []byte {
 // page it can never use, and not use it again once it leaves. It reports
 // whether it answered k.
 func (c *ClientConn) blindStandIn(k *Cmd) bool {
-	if k.ask.Verdict == Ask {
+	if k.Ask.Verdict == Ask {
 		return false // what needs a person's approval is not acknowledged unasked
 	}
 	in := c.Inst
@@ -45,7 +45,7 @@ func (c *ClientConn) blindStandIn(k *Cmd) bool {
 		// Forwarded (its events are withheld); the client is shown the
 		// page's main world as a stand-in (not again for the relay's own
 		// Runtime.enable after a resume: the client keeps what it was shown).
-		if k.own {
+		if k.Own {
 			return false
 		}
 		c.Event("Runtime.executionContextCreated", k.Route.ReplyTo, map[string]any{"context": map[string]any{

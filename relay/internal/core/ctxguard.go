@@ -406,7 +406,7 @@ func valuesAt(dst [][]byte, v []byte, key ctxKey) ([][]byte, error) {
 // (and of a method that names no world) costs a few loads, no lock.
 func (c *ClientConn) contexts(k *Cmd) bool {
 	spec, t := k.M.Ctx, k.Route.Tab
-	strict := c.Inst.guardsContexts(k.Route.Acc, k.pol.tiers)
+	strict := c.Inst.guardsContexts(k.Route.Acc, k.Policy.tiers)
 	if !strict && !spec.worlds && t.relayCtxs.Load() == 0 {
 		return true
 	}

@@ -10,16 +10,25 @@
 // (SetOrder), the methods it answers at the relay (AddEmulations), the
 // outcomes it watches (AddOutcomeHooks), what it hears of a tab's life
 // (AddLifecycle), the last look at what leaves the relay (SetScrubber),
-// and its own state in the core's structures (the slots of slots.go).
-// Packages browser (windows and downloads) and creds (credentials and
-// secrets) are stages so plugged in: the examples to follow.
+// a tab's dialogs (SetDialogs), and its own state in the core's
+// structures (the slots of slots.go). Packages browser (windows and
+// downloads), creds (credentials and secrets) and person (what a person is
+// asked and what they saw, a tab's dialogs) are stages so plugged in: the
+// examples to follow.
 //
-// The other stages' code — what the operator's rules, the tiers and the
-// person do with an instance, a tab or a client — is still here, beside the core's own, in files named by their concern
-// (access.go, stop.go, rules.go, ...), with their state in
-// per-concern slots embedded in the core's structures; each moves to its
-// concern's package under relay/internal as browser did. The facade's
-// layers test lists the concerns still here.
+// The person's authority is the core's own, because every part of the
+// relay honours it: the Stop and what it undoes (stop.go, stopundo.go,
+// the brake of brake.go and its rows, brakerows.go), the held commands
+// and their lines, a person's approval (lines.go, approvals.go, the
+// navigation ask of navask.go), and who holds a tab (control.go).
+//
+// The other stages' code — what the operator's rules and the tiers do
+// with an instance, a tab or a client — is still here, beside the core's
+// own, in files named by their concern (access.go, rules.go, ...), with
+// their state in per-concern slots embedded in the core's structures;
+// each moves to its concern's package under relay/internal as browser,
+// creds and person did. The facade's layers test lists the concerns still
+// here.
 //
 // # Where things are decided
 //
@@ -28,17 +37,17 @@
 //     order, handed to the core once (SetOrder, order.go here, which runs
 //     them). Each row is named "concern.Step"; pipeline.go says what each
 //     command row does, events.go each event row, replies.go each reply
-//     row, except a stage's own: in its package (browser, creds), or, for
-//     a concern still here, in its files (the person's: personrows.go).
+//     row, except a stage's own: in its package (browser, creds, person),
+//     and the brake's (brakerows.go).
 //   - What each concern keeps per tab, session, client and instance: for a
 //     stage package, its slots (slots.go), declared in the package
-//     (browser: downloadcalls.go; creds: stageslots.go); for a concern
+//     (browser: downloadcalls.go; creds: stageslots.go; person:
+//     slots.go); for a concern
 //     still here, a struct in its slots file (tierslots.go,
 //     personslots.go, rulesslots.go, resumeslots.go), embedded in Tab,
 //     Session, State, ClientConn or Instance. What stays in those
 //     structs directly is the core's own. A slot whose fields need
-//     nothing of this package lives in the concern's package (person.Tab,
-//     rules.Tab).
+//     nothing of this package lives in the concern's package (rules.Tab).
 //   - What of each concern needs no instance, tab or client — its tables,
 //     texts, parsers and byte work — is in its package under
 //     relay/internal (rules, tiers, person, creds), beside the
@@ -93,7 +102,7 @@
 //     chrome.debugger.detach).
 //   - The relay's own world (relayworld.go): a fresh isolated world with a
 //     random name for each look — the focus and point probes of an
-//     approval (recheck.go), the secret field's checks and the typing of a
+//     approval (package person: probe.go, recheck.go), the secret field's checks and the typing of a
 //     secret (package creds: fieldwatch.go, typing.go). Its contexts, objects and scripts
 //     are never announced to the client and refused if the client names
 //     them (ctxguard.go).

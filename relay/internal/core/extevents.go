@@ -56,7 +56,7 @@ func (in *Instance) HandleExtEvent(x *ExtConn, m *wire.ExtMessage) {
 					continue
 				}
 				close(x.Ready)
-				st.notify()
+				st.Notify()
 				in.Unlock()
 				break
 			}

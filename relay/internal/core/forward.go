@@ -31,11 +31,11 @@ func (c *ClientConn) Fence(k *Cmd) bool {
 	}
 	st := in.Lock()
 	k.Params = st.fetchRewrite(k.Route.Tab, sid, &k.Args, enable, k.Route.ReplyTo)
-	if k.Route.top && !k.own {
+	if k.Route.top && !k.Own {
 		st.RecordSwitch(k.Route.Tab, "Fetch", enable, k.Env.Params)
 	}
 	in.Unlock()
-	if k.own {
+	if k.Own {
 		k.M = MethodFetchEnable // sent by the replay, as rewritten
 		return false
 	}
@@ -58,7 +58,7 @@ func (c *ClientConn) Emulate(k *Cmd) bool {
 		return true
 	}
 	k.Out.Kind = OutEmulated
-	cl := Call{Id: k.Env.ID, Method: k.M.Name, Sess: k.Route.Sess, Args: k.Args, Acc: k.Route.Acc, Stop: c.Inst.StopMark(), approved: k.Held != nil && k.Held.approved}
+	cl := Call{Id: k.Env.ID, Method: k.M.Name, Sess: k.Route.Sess, Args: k.Args, Acc: k.Route.Acc, Stop: c.Inst.StopMark(), approved: k.Held != nil && k.Held.Approved}
 	if k.Env.Params != nil {
 		cl.Params = append([]byte(nil), k.Env.Params...)
 	}

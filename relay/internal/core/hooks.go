@@ -1,5 +1,7 @@
 package core
 
+import "github.com/cdprelay/cdprelay/relay/internal/api"
+
 // What a stage may ask the core to call besides its rows (order.go), its
 // emulations (emulate.go), its outcome hooks (order.go) and its slots
 // (slots.go). Each is handed over from the facade's init, before the order
@@ -112,7 +114,7 @@ func HasDialogs() bool { return dialogs.StatusLocked != nil && dialogs.Answer !=
 // on behalf of the person by.
 func (in *Instance) AnswerDialog(tabID, id int64, accept bool, promptText, by string) error {
 	if dialogs.Answer == nil {
-		return ErrNoDialog
+		return api.ErrNoDialog
 	}
 	return dialogs.Answer(in, tabID, id, accept, promptText, by)
 }

@@ -190,7 +190,7 @@ func (in *Instance) AcceptExtension(x *ExtConn) bool {
 		keep = client != nil && in.Srv.Cfg.ExtensionGrace > 0
 		gone = st.endTabs(client, keep, reasonReplaced)
 	}
-	st.notify()
+	st.Notify()
 	in.Unlock()
 	notifyHandles(gone, TabEvent{Method: EventDetached, Params: jsonObj("reason", "extension disconnected")})
 	if old != nil {
@@ -229,7 +229,7 @@ func (in *Instance) ExtensionGone(x *ExtConn, reason string, code int) {
 	if keep {
 		st.startGrace(client, reason)
 	}
-	st.notify()
+	st.Notify()
 	in.Unlock()
 	// Only now: the client has been told its sessions ended, so that a
 	// command that fails with them reads as a closed target.
@@ -300,7 +300,7 @@ func (in *Instance) graceOver(c *ClientConn, reason string) {
 	}
 	st.Client = nil
 	st.grace = nil
-	st.notify()
+	st.Notify()
 	in.Unlock()
 	in.Log.Info("the extension did not come back in time; closing the client", "grace", in.Srv.Cfg.ExtensionGrace)
 	c.Close(websocket.CloseGoingAway, ReasonExtGonePrefix+reason)
@@ -385,7 +385,7 @@ func (in *Instance) ClientGone(c *ClientConn) {
 		return
 	}
 	st.Client = nil
-	st.notify()
+	st.Notify()
 	x := st.Ext
 	detach := st.releaseClientTabs()
 	forgotten := st.leftWhileAway()
@@ -409,7 +409,7 @@ func (in *Instance) Close(code int, reason string) {
 	}
 	st.Closed = true
 	x, c := st.Ext, st.Client
-	st.notify()
+	st.Notify()
 	in.Unlock()
 	if c != nil {
 		c.Close(code, reason)

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
 // Lines: the order of a client's commands for a tab around a held one.
@@ -19,14 +20,14 @@ import (
 // lineKey names a line of commands kept in order: one client's commands
 // for one tab (nil: commands that reach no tab).
 type lineKey struct {
-	c *ClientConn
-	t *Tab
+	c   *ClientConn
+	Tab *Tab
 }
 
 // line is the commands of one lineKey held up behind a held one, the held
 // one first.
 type line struct {
-	q        []*heldCmd
+	q        []*HeldCmd
 	draining bool // a task is taking commands off the line
 }
 
@@ -40,28 +41,37 @@ const (
 	HoldDenied                    // denied: its error is due
 )
 
+// SeenTarget is what the relay saw where a command acts when it asked a
+// person about it: looked at again when the person approves.
+type SeenTarget struct {
+	OK     bool // the page could be looked at
+	Target api.PointTarget
+	Node   int64 // Chrome's backendNodeId of the element; 0 if unknown
+	Via    *Session
+}
+
 // heldCmd is a command in a line. Its fields are guarded by the
 // instance's mutex; k belongs to whoever takes it off the line.
-type heldCmd struct {
+type HeldCmd struct {
 	Key    lineKey
-	k      Cmd
+	Cmd    Cmd
 	Method string // k's, for records while k is being judged
 	Stage  holdStage
 	// running: a line's task is judging k now, and answers it.
 	running bool
 	// approved: a person approved the command once; nothing more is asked.
-	approved bool
+	Approved bool
 	// pixelsSeen: the relay looked at the page's fields holding a secret
 	// before this screenshot (package creds); not again.
 	PixelsSeen bool
 
 	// While asked.
-	id      int64
-	d       Decision // the asking decision
-	what    string
-	asked   time.Time
-	expires time.Time
-	timer   *time.Timer
+	id       int64
+	Decision Decision // the asking decision
+	What     string
+	asked    time.Time
+	expires  time.Time
+	timer    *time.Timer
 	// Once denied: the error for the client.
 	Denial string
 	// target is the tab's target id, noted under the lock when h is taken
@@ -71,12 +81,12 @@ type heldCmd struct {
 	// client's command (navask.go).
 	nav *heldRequest
 
-	// seen is what the relay saw where the command acts when it asked;
+	// Seen is what the relay saw where the command acts when it asked;
 	// byPerson: a person approved it; checked: the page was looked at
-	// again since (recheck.go).
-	seen     seenTarget
-	byPerson bool
-	checked  bool
+	// again since (the person's stage: recheck.go).
+	Seen     SeenTarget
+	ByPerson bool
+	Checked  bool
 	// off: taken off its line, and no longer counted in flight for it.
 	off bool
 }
@@ -114,7 +124,7 @@ func (c *ClientConn) InLine(k *Cmd) bool {
 		in.Unlock()
 		return true
 	}
-	h := &heldCmd{Key: lineKey{c, k.Route.Tab}, k: copyCmd(k), Method: k.M.Name, Stage: HoldWaiting}
+	h := &HeldCmd{Key: lineKey{c, k.Route.Tab}, Cmd: copyCmd(k), Method: k.M.Name, Stage: HoldWaiting}
 	l.q = append(l.q, h)
 	c.Inflight.Add(1)
 	in.Unlock()
@@ -164,7 +174,7 @@ func (c *ClientConn) drain(key lineKey) {
 		stage, denial := h.Stage, h.Denial
 		h.running = true
 		in.Unlock()
-		k := &h.k
+		k := &h.Cmd
 		// heldAgain: judged again, the command was held again (for another
 		// question, or while the page is looked at): it is not done.
 		heldAgain := false
@@ -216,7 +226,7 @@ func (c *ClientConn) drain(key lineKey) {
 // judged, which takeHeld leaves to the task that judges it: h is answered
 // when it was held again (it would wait for good), and counts in flight no
 // more. Called with the lock held; it releases it.
-func (c *ClientConn) dropRunning(st *State, h *heldCmd, heldAgain bool) {
+func (c *ClientConn) dropRunning(st *State, h *HeldCmd, heldAgain bool) {
 	in := c.Inst
 	if h.off {
 		in.Unlock()
@@ -233,10 +243,10 @@ func (c *ClientConn) dropRunning(st *State, h *heldCmd, heldAgain bool) {
 	}
 	if h.Stage == holdAsked {
 		delete(st.approvals, h.id)
-		st.notify()
+		st.Notify()
 	}
 	h.Stage = HoldDenied // its task, if any, finds it gone
-	h.target = TargetOf(h.Key.t)
+	h.target = TargetOf(h.Key.Tab)
 	why := heldGone
 	if in.stopped.Load() {
 		why = heldStopped
@@ -248,13 +258,13 @@ func (c *ClientConn) dropRunning(st *State, h *heldCmd, heldAgain bool) {
 // occupyLine puts k at the head of its tab's line while the relay carries
 // it out itself (a secret being typed): the client's later commands for
 // the tab wait behind it. releaseLine ends that.
-func (c *ClientConn) OccupyLine(k *Cmd) *heldCmd {
+func (c *ClientConn) OccupyLine(k *Cmd) *HeldCmd {
 	in := c.Inst
 	st := in.Lock()
 	defer in.Unlock()
 	h := k.Held
 	if h == nil {
-		h = &heldCmd{Key: lineKey{c, k.Route.Tab}, Method: k.M.Name}
+		h = &HeldCmd{Key: lineKey{c, k.Route.Tab}, Method: k.M.Name}
 		l := st.Lines[h.Key]
 		if l == nil {
 			l = &line{}
@@ -270,7 +280,7 @@ func (c *ClientConn) OccupyLine(k *Cmd) *heldCmd {
 
 // releaseLine takes h, which the relay has carried out, off the head of
 // its line, and lets the commands behind it go on.
-func (c *ClientConn) ReleaseLine(h *heldCmd) {
+func (c *ClientConn) ReleaseLine(h *HeldCmd) {
 	in := c.Inst
 	st := in.Lock()
 	defer in.Unlock()
@@ -291,9 +301,9 @@ func (c *ClientConn) ReleaseLine(h *heldCmd) {
 
 // takeHeld takes every line of client c (nil: of every client) off the
 // instance and returns their commands, for the caller to answer.
-func (st *State) takeHeld(c *ClientConn) []*heldCmd {
+func (st *State) takeHeld(c *ClientConn) []*HeldCmd {
 	st.takeNavAsksOf(c)
-	var out []*heldCmd
+	var out []*HeldCmd
 	for key, l := range st.Lines {
 		if c != nil && key.c != c {
 			continue
@@ -308,7 +318,7 @@ func (st *State) takeHeld(c *ClientConn) []*heldCmd {
 			if h.Stage == holdAsked {
 				delete(st.approvals, h.id)
 			}
-			h.target = TargetOf(h.Key.t) // for answer, without the lock
+			h.target = TargetOf(h.Key.Tab) // for answer, without the lock
 			h.off = true
 			out = append(out, h)
 		}
@@ -316,7 +326,7 @@ func (st *State) takeHeld(c *ClientConn) []*heldCmd {
 		key.c.lines.Add(-1)
 	}
 	if len(out) > 0 {
-		st.notify()
+		st.Notify()
 	}
 	return out
 }
@@ -329,12 +339,12 @@ const (
 )
 
 // answer answers h taken off its line by takeHeld.
-func (h *heldCmd) answer(why int, by string) {
+func (h *HeldCmd) answer(why int, by string) {
 	c := h.Key.c
 	c.Inflight.Add(-1)
 	asked := h.Stage == holdAsked
 	if why == heldStopped {
-		c.replyStopped(h.k.Env.ID, h.k.Env.SessionID, h.Method)
+		c.replyStopped(h.Cmd.Env.ID, h.Cmd.Env.SessionID, h.Method)
 	}
 	if asked {
 		answer := answerStopped
@@ -343,18 +353,18 @@ func (h *heldCmd) answer(why int, by string) {
 		}
 		in := c.Inst
 		in.Srv.Cfg.Metrics.approvals[answer].Inc()
-		in.Observe(Event{Actor: ActorRelay, Kind: KindApproval, Method: h.Method, Target: h.target, Rule: h.d.Rule, Outcome: OutcomeDenied, Detail: answer + ": " + h.what})
+		in.Observe(Event{Actor: ActorRelay, Kind: KindApproval, Method: h.Method, Target: h.target, Rule: h.Decision.Rule, Outcome: OutcomeDenied, Detail: answer + ": " + h.What})
 	}
 }
 
 // heldInLine returns k's place in its tab's line: the one it holds
 // already (judged again off its line), or a new one at the line's end.
 // Called with the lock held.
-func (st *State) HeldInLine(c *ClientConn, k *Cmd) *heldCmd {
+func (st *State) HeldInLine(c *ClientConn, k *Cmd) *HeldCmd {
 	if k.Held != nil {
 		return k.Held
 	}
-	h := &heldCmd{Key: lineKey{c, k.Route.Tab}, k: copyCmd(k), Method: k.M.Name}
+	h := &HeldCmd{Key: lineKey{c, k.Route.Tab}, Cmd: copyCmd(k), Method: k.M.Name}
 	l := st.Lines[h.Key]
 	if l == nil {
 		l = &line{}

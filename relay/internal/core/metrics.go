@@ -5,8 +5,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
-	"github.com/cdprelay/cdprelay/relay/internal/person"
 )
 
 // The domains the emulation tells apart (cdp/domains.go).
@@ -40,7 +40,7 @@ type Metrics struct {
 	Discarded      map[string]prometheus.Counter // by peer
 	Limited        map[string]prometheus.Counter // by limit name
 	stops          prometheus.Counter
-	dialogs        map[string]prometheus.Counter // by who answered
+	DialogAnswers  map[string]prometheus.Counter // by who answered
 	approvals      map[string]prometheus.Counter // by answer
 	batchesIn      prometheus.Counter            // batch frames from an extension
 	BatchesOut     prometheus.Counter            // batch frames to an extension
@@ -115,9 +115,9 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Name: "cdprelay_person_dialogs_total",
 		Help: "JavaScript dialogs of shared tabs, by who answered them (automation, person, timeout, page).",
 	}, []string{"answered_by"})
-	m.dialogs = map[string]prometheus.Counter{}
-	for _, w := range person.DialogAnswerers {
-		m.dialogs[w] = dialogs.WithLabelValues(w)
+	m.DialogAnswers = map[string]prometheus.Counter{}
+	for _, w := range api.DialogAnswerers {
+		m.DialogAnswers[w] = dialogs.WithLabelValues(w)
 	}
 	approvals := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "cdprelay_person_approvals_total",

@@ -56,15 +56,15 @@ func (st *State) asksNavigationTo(t *Tab, p *pausedRequest) (Decision, bool) {
 // askNavigation shows the person where h takes its tab, and holds h until
 // they answer.
 func (st *State) askNavigation(h *heldRequest, d Decision) {
-	hc := &heldCmd{Key: lineKey{t: h.t}, Method: "navigation", nav: h, d: d}
+	hc := &HeldCmd{Key: lineKey{Tab: h.t}, Method: "navigation", nav: h, Decision: d}
 	h.ask = hc
-	st.askPerson(hc, "go to "+h.url+" (where the tab's navigation leads: a redirect, a link or the page itself took it there)")
+	st.AskPerson(hc, "go to "+h.url+" (where the tab's navigation leads: a redirect, a link or the page itself took it there)")
 }
 
 // navAnswered carries out a person's answer to a navigation's approval,
 // with the lock held: h goes on (with what the lifts before it need) or
 // is failed.
-func (st *State) navAnswered(hc *heldCmd) {
+func (st *State) navAnswered(hc *HeldCmd) {
 	h := hc.nav
 	h.ask = nil
 	if hc.Stage == holdApproved {
@@ -72,7 +72,7 @@ func (st *State) navAnswered(hc *heldCmd) {
 		st.releaseRequest(h)
 		return
 	}
-	st.failRequest(h, Decision{Verdict: Deny, Rule: hc.d.Rule, Message: hc.Denial})
+	st.failRequest(h, Decision{Verdict: Deny, Rule: hc.Decision.Rule, Message: hc.Denial})
 }
 
 // takeNavAsks fails every navigation waiting for a person: the automation
@@ -88,10 +88,10 @@ func (st *State) takeNavAsks(answer string) {
 			hc.timer.Stop()
 		}
 		hc.nav.ask = nil
-		st.failRequest(hc.nav, Decision{Verdict: Deny, Rule: hc.d.Rule, Message: "nobody may approve it now: " + answer})
+		st.failRequest(hc.nav, Decision{Verdict: Deny, Rule: hc.Decision.Rule, Message: "nobody may approve it now: " + answer})
 		st.Inst.Srv.Cfg.Metrics.approvals[answer].Inc()
-		st.Observe(Event{Actor: ActorRelay, Kind: KindApproval, Method: hc.Method, Target: TargetOf(hc.Key.t), Rule: hc.d.Rule, Outcome: OutcomeDenied, Detail: answer + ": " + hc.what})
-		st.notify()
+		st.Observe(Event{Actor: ActorRelay, Kind: KindApproval, Method: hc.Method, Target: TargetOf(hc.Key.Tab), Rule: hc.Decision.Rule, Outcome: OutcomeDenied, Detail: answer + ": " + hc.What})
+		st.Notify()
 	}
 }
 
@@ -105,7 +105,7 @@ func (st *State) approvedNavigation(t *Tab, raw string) {
 
 // approvedCommand notes, of a command a person approved, the navigation
 // it starts.
-func (c *ClientConn) approvedCommand(k *Cmd) {
+func (c *ClientConn) ApprovedCommand(k *Cmd) {
 	if k.M.Name != "Page.navigate" || k.Route.Tab == nil || k.Route.Via.Child {
 		return
 	}

@@ -46,7 +46,7 @@ type heldRequest struct {
 	timer     *time.Timer
 	// ask is the person's approval it waits for (navask.go); nil when it
 	// waits for nobody.
-	ask *heldCmd
+	ask *HeldCmd
 	// done: let go or failed; nothing more to do.
 	done bool
 }

@@ -39,7 +39,7 @@ type Args struct {
 	DownloadPath           string // and downloadPath (package browser)
 	patterns               []rules.FetchPattern
 	handleAuth             bool
-	files                  []string // files a command makes the page read
+	Files                  []string // files a command makes the page read
 }
 
 // urlMethods are the commands whose URL the fence judges, with the name of
@@ -116,7 +116,7 @@ var DecodedMethods = map[string]func(params []byte, a *Args) error{
 			Files []string `json:"files"`
 		}
 		err := DecodeStruct(p, &v)
-		a.files = v.Files
+		a.Files = v.Files
 		return err
 	},
 	"Input.dispatchDragEvent": func(p []byte, a *Args) error {
@@ -126,7 +126,7 @@ var DecodedMethods = map[string]func(params []byte, a *Args) error{
 			} `json:"data"`
 		}
 		err := DecodeStruct(p, &v)
-		a.files = v.Data.Files
+		a.Files = v.Data.Files
 		return err
 	},
 	"Fetch.enable": func(p []byte, a *Args) error {

@@ -74,16 +74,16 @@ type Cmd struct {
 	Out    outcome
 	// ask is the policy's Ask decision, for the ask stage; held is the
 	// line entry of a command taken off a line (lines.go).
-	ask  Decision
-	Held *heldCmd
+	Ask  Decision
+	Held *HeldCmd
 	// own: the relay's own command (a setting sent again after a resume),
 	// judged as a client's but answered to nobody.
-	own bool
+	Own bool
 	// isolated: the contexts k names put its script in a client's
 	// isolated world (ctxguard.go).
 	isolated bool
 	// pol is the policy k is judged by, loaded once.
-	pol polSnap
+	Policy polSnap
 }
 
 // outcome is a command's verdict, for the observe step.
@@ -110,8 +110,8 @@ const (
 // Handle runs one well-formed command through the commands table
 // (order.go).
 func (c *ClientConn) Handle(k *Cmd) {
-	k.M, k.Route, k.Args, k.Params, k.Out, k.ask, k.Held, k.isolated = LookupMethod(k.Env.Method), route{}, Args{}, k.Env.Params, outcome{}, Decision{}, nil, false
-	k.pol = c.Inst.policyNow()
+	k.M, k.Route, k.Args, k.Params, k.Out, k.Ask, k.Held, k.isolated = LookupMethod(k.Env.Method), route{}, Args{}, k.Env.Params, outcome{}, Decision{}, nil, false
+	k.Policy = c.Inst.policyNow()
 	c.runCommand(k, k.M.Plan)
 	c.observe(k)
 }
@@ -119,8 +119,8 @@ func (c *ClientConn) Handle(k *Cmd) {
 // judge runs a command taken off a line (lines.go) through the stages
 // after it, judged again as if it had just arrived.
 func (c *ClientConn) judge(k *Cmd) {
-	k.M, k.Route, k.Args, k.Params, k.Out, k.ask, k.isolated = LookupMethod(k.Env.Method), route{}, Args{}, k.Env.Params, outcome{}, Decision{}, false
-	k.pol = c.Inst.policyNow()
+	k.M, k.Route, k.Args, k.Params, k.Out, k.Ask, k.isolated = LookupMethod(k.Env.Method), route{}, Args{}, k.Env.Params, outcome{}, Decision{}, false
+	k.Policy = c.Inst.policyNow()
 	c.runCommand(k, k.M.Plan&^arrivalStages)
 	c.observe(k)
 }
@@ -137,13 +137,13 @@ func (c *ClientConn) decide(k *Cmd) bool {
 func (c *ClientConn) Refuse(k *Cmd, d Decision) bool {
 	if d.Verdict == AckAndDrop {
 		k.Out = outcome{Kind: OutDropped, d: d}
-		if !k.own {
+		if !k.Own {
 			c.replyEmptyRaw(k.Env.ID, k.Env.SessionID)
 		}
 		return false
 	}
 	k.Out = outcome{Kind: outDenied, d: d}
-	if !k.own {
+	if !k.Own {
 		c.replyErrorRaw(k.Env.ID, k.Env.SessionID, CodeServerError, d.Message)
 	}
 	return false
@@ -154,7 +154,7 @@ func (c *ClientConn) Refuse(k *Cmd, d Decision) bool {
 // retry, or say the page navigated), and an exception as what it says.
 func (c *ClientConn) refuseAsThrow(k *Cmd, d Decision) bool {
 	k.Out = outcome{Kind: outDenied, d: d}
-	if !k.own {
+	if !k.Own {
 		c.replyThrownRaw(k.Env.ID, k.Env.SessionID, d.Message)
 	}
 	return false
@@ -163,7 +163,7 @@ func (c *ClientConn) refuseAsThrow(k *Cmd, d Decision) bool {
 // failed answers k with an error that is no rule's verdict.
 func (c *ClientConn) Failed(k *Cmd, code int64, msg string) bool {
 	k.Out.Kind = outFailed
-	if !k.own {
+	if !k.Own {
 		c.replyErrorRaw(k.Env.ID, k.Env.SessionID, code, msg)
 	}
 	return false
@@ -172,13 +172,13 @@ func (c *ClientConn) Failed(k *Cmd, code int64, msg string) bool {
 // answer answers k with result v, and answerEmpty with {}: a stage's own
 // answer, which the relay's own commands do not get.
 func (c *ClientConn) answer(k *Cmd, v any) {
-	if !k.own {
+	if !k.Own {
 		c.Reply(Call{Id: k.Env.ID, Sess: k.Route.ReplyTo}, v)
 	}
 }
 
 func (c *ClientConn) answerEmpty(k *Cmd) {
-	if !k.own {
+	if !k.Own {
 		c.replyEmptyRaw(k.Env.ID, k.Env.SessionID)
 	}
 }
@@ -296,11 +296,11 @@ func (c *ClientConn) Route(k *Cmd) bool {
 // 5. policy: the operator's method rules and URL fence (rules.Operator),
 // then the relay's own rules (rules.go).
 func (c *ClientConn) Operator(k *Cmd) bool {
-	pol, profile := k.pol.p, c.Inst.ProfileName
+	pol, profile := k.Policy.p, c.Inst.ProfileName
 	d := pol.Command(profile, k.M.Name, k.Env.Params)
 	switch d.Verdict {
 	case Ask:
-		k.ask = d
+		k.Ask = d
 	case Allow:
 	default:
 		return c.Refuse(k, d)
@@ -308,8 +308,8 @@ func (c *ClientConn) Operator(k *Cmd) bool {
 	if k.M.UrlKey != "" {
 		switch d := pol.MethodURL(profile, k.M.Name, k.Args.Url, k.Args.HasURL); d.Verdict {
 		case Ask:
-			if k.ask.Verdict != Ask {
-				k.ask = d
+			if k.Ask.Verdict != Ask {
+				k.Ask = d
 			}
 		case Allow:
 		default:
@@ -354,7 +354,7 @@ func (k *Cmd) onTab() bool { return k.Route.Tab != nil && !k.browserLevel() }
 // TierStage (tiers.Checks): the access rules that hold only while the
 // policy has tiers (tierrules.go).
 func (c *ClientConn) TierStage(k *Cmd) bool {
-	if !k.pol.tiers || k.browserLevel() {
+	if !k.Policy.tiers || k.browserLevel() {
 		return true
 	}
 	return c.tierChecks(k)
@@ -444,7 +444,7 @@ func (c *ClientConn) Pixels(k *Cmd) bool {
 // reaches it. A navigation refused, denied or never answered leaves the
 // tab as it was.
 func (c *ClientConn) Prepare(k *Cmd) bool {
-	if k.Route.Via == nil || k.Route.Via.Child || k.Route.Tab == nil || !k.pol.tiers {
+	if k.Route.Via == nil || k.Route.Via.Child || k.Route.Tab == nil || !k.Policy.tiers {
 		return true
 	}
 	st := c.Inst.Lock()

@@ -78,7 +78,7 @@ func (in *Instance) policyNow() polSnap {
 }
 
 // asksSubmit reports whether the policy asks before a submit.
-func (s polSnap) asksSubmit(profile string) bool {
+func (s polSnap) AsksSubmit(profile string) bool {
 	a, ok := s.p.(Asker)
 	return ok && a.AsksSubmit(profile)
 }

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cdprelay/cdprelay/relay/internal/person"
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
 // How the relay looks at a page: from the browser's own answers where it
@@ -48,7 +48,7 @@ type relayLook struct {
 	c     *ClientConn
 	T     *Tab
 	Sid   string // via's, "" for a tab's own session
-	frame string // via's frame
+	Frame string // via's frame
 	Ctx   int64  // the world's execution context in frame
 	Group string // the object group of what the look holds
 }
@@ -99,7 +99,7 @@ func (c *ClientConn) NewLook(ctx context.Context, via *Session) (*relayLook, err
 	if json.Unmarshal(res, &w) != nil || w.ID == 0 {
 		return nil, errors.New("no isolated world")
 	}
-	return &relayLook{c: c, T: t, Sid: sid, frame: frame, Ctx: w.ID, Group: RelayWorldPrefix + "-" + randHex(16)}, nil
+	return &relayLook{c: c, T: t, Sid: sid, Frame: frame, Ctx: w.ID, Group: RelayWorldPrefix + "-" + randHex(16)}, nil
 }
 
 // close lets go of what the look holds in the page.
@@ -231,7 +231,7 @@ func (l *relayLook) Focus(ctx context.Context) (Focused, error) {
 			ids[i] = r.Value.ObjectID
 		}
 	}
-	f := Focused{frame: l.frame, Chain: chain.ObjectID}
+	f := Focused{frame: l.Frame, Chain: chain.ObjectID}
 	if len(ids) == 0 {
 		return f, ErrNoFocus
 	}
@@ -255,7 +255,7 @@ func (l *relayLook) Focus(ctx context.Context) (Focused, error) {
 		f.El = n
 	}
 	l.c.Inst.Lock()
-	f.Origin = l.T.frameOrigin(l.Sid, f.frame)
+	f.Origin = l.T.FrameOrigin(l.Sid, f.frame)
 	l.c.Inst.Unlock()
 	if f.Origin == "" {
 		return Focused{}, errors.New("the relay does not know the origin of the focused frame")
@@ -348,15 +348,15 @@ func originOf(src, base string) string {
 // frame origin: its kind (button, link, field, or its tag), its text, and
 // whether a press there submits a form. A frame element is a frame the
 // relay cannot look into.
-func (c *ClientConn) personsView(ctx context.Context, t *Tab, sid, origin string, n node) (person.PointTarget, error) {
+func (c *ClientConn) PersonsView(ctx context.Context, t *Tab, sid, origin string, n node) (api.PointTarget, error) {
 	if n.IsFrame() {
-		return person.PointTarget{Origin: origin, Kind: "frame", Frame: originOf(n.Attr("src"), origin)}, nil
+		return api.PointTarget{Origin: origin, Kind: "frame", Frame: originOf(n.Attr("src"), origin)}, nil
 	}
 	lineage, err := c.axLineage(ctx, t, sid, n.BackendNodeID)
 	if err != nil {
-		return person.PointTarget{}, err
+		return api.PointTarget{}, err
 	}
-	pt := person.PointTarget{Origin: origin, Kind: strings.ToLower(n.LocalName)}
+	pt := api.PointTarget{Origin: origin, Kind: strings.ToLower(n.LocalName)}
 	target := n
 	for i, a := range lineage {
 		kind, ok := interactiveRoles[a.Role.Value]
@@ -366,7 +366,7 @@ func (c *ClientConn) personsView(ctx context.Context, t *Tab, sid, origin string
 		pt.Kind, pt.Text = kind, a.Name.Value
 		if a.DOMNode != n.BackendNodeID {
 			if target, err = c.describe(ctx, t, sid, map[string]any{"backendNodeId": a.DOMNode}); err != nil {
-				return person.PointTarget{}, err
+				return api.PointTarget{}, err
 			}
 		}
 		inForm := false
@@ -409,39 +409,39 @@ var interactiveRoles = map[string]string{
 
 // pointAt finds what is at (x, y) of via's page: the browser's hit test,
 // which goes into the frames of the page's process.
-func (c *ClientConn) pointAt(ctx context.Context, via *Session, x, y float64) (person.PointTarget, error) {
+func (c *ClientConn) PointAt(ctx context.Context, via *Session, x, y float64) (api.PointTarget, error) {
 	t := via.Tab
 	sid, top := c.viaFrame(via)
 	res, err := c.relayCmd(ctx, t, sid, "DOM.getNodeForLocation", map[string]any{"x": int64(x), "y": int64(y), "includeUserAgentShadowDOM": false, "ignorePointerEventsNone": false})
 	var ee *ExtError
 	if errors.As(err, &ee) && strings.Contains(ee.Message, "No node found") {
 		c.Inst.Lock()
-		o := t.frameOrigin(sid, top)
+		o := t.FrameOrigin(sid, top)
 		c.Inst.Unlock()
-		return person.PointTarget{Origin: o, Kind: "nothing"}, nil
+		return api.PointTarget{Origin: o, Kind: "nothing"}, nil
 	}
 	if err != nil {
-		return person.PointTarget{}, err
+		return api.PointTarget{}, err
 	}
 	var hit struct {
 		BackendNodeID int64  `json:"backendNodeId"`
 		FrameID       string `json:"frameId"`
 	}
 	if json.Unmarshal(res, &hit) != nil || hit.BackendNodeID == 0 {
-		return person.PointTarget{}, errors.New("the browser could not say what is there")
+		return api.PointTarget{}, errors.New("the browser could not say what is there")
 	}
 	if hit.FrameID == "" {
 		hit.FrameID = top
 	}
 	c.Inst.Lock()
-	origin := t.frameOrigin(sid, hit.FrameID)
+	origin := t.FrameOrigin(sid, hit.FrameID)
 	c.Inst.Unlock()
 	if origin == "" {
-		return person.PointTarget{}, fmt.Errorf("the relay does not know the origin of frame %s", hit.FrameID)
+		return api.PointTarget{}, fmt.Errorf("the relay does not know the origin of frame %s", hit.FrameID)
 	}
 	n, err := c.describe(ctx, t, sid, map[string]any{"backendNodeId": hit.BackendNodeID})
 	if err != nil {
-		return person.PointTarget{}, err
+		return api.PointTarget{}, err
 	}
-	return c.personsView(ctx, t, sid, origin, n)
+	return c.PersonsView(ctx, t, sid, origin, n)
 }

@@ -461,8 +461,8 @@ func (in *Instance) replay(ctx context.Context, x *ExtConn, t *Tab, fresh bool) 
 // it: then the refusal is counted and audited as a client command's, and
 // the tab's sessions are told.
 func (c *ClientConn) JudgeReplayed(t *Tab, s *Session, r Replayed) (*Cmd, bool) {
-	k := &Cmd{Env: wire.Envelope{Method: []byte(r.Method), Params: r.Params}, own: true}
-	k.M, k.Params, k.pol = LookupMethod(k.Env.Method), r.Params, c.Inst.policyNow()
+	k := &Cmd{Env: wire.Envelope{Method: []byte(r.Method), Params: r.Params}, Own: true}
+	k.M, k.Params, k.Policy = LookupMethod(k.Env.Method), r.Params, c.Inst.policyNow()
 	c.Inst.Lock()
 	k.Route = route{Sess: s, ReplyTo: s, Via: s, Tab: t, Acc: t.Acc, fenced: t.fenced(""), top: true}
 	c.Inst.Unlock()

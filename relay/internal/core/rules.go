@@ -50,10 +50,10 @@ func WantsUploads(m *MethodInfo) bool {
 // UploadsStage (rules.Uploads): only files inside the upload folders, as
 // their resolved paths.
 func (c *ClientConn) UploadsStage(k *Cmd) bool {
-	if len(k.Args.files) == 0 {
+	if len(k.Args.Files) == 0 {
 		return true
 	}
-	files, err := rules.Uploads(k.pol.p.UploadDirs(c.Inst.ProfileName), k.Args.files)
+	files, err := rules.Uploads(k.Policy.p.UploadDirs(c.Inst.ProfileName), k.Args.Files)
 	if err != nil {
 		return c.Refuse(k, Denial(rules.RuleUploads, "cdprelay: "+err.Error()))
 	}

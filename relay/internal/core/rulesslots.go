@@ -6,6 +6,6 @@ import "github.com/cdprelay/cdprelay/relay/internal/rules"
 // slot, embedded in tab.
 
 // rulesTab is what the rules keep of a tab (rules.Tab: the Fetch setup
-// of its sessions). The alias gives the embedded field its own name beside
-// person.Tab.
+// of its sessions). The alias gives the embedded field a name of the
+// core's.
 type rulesTab = rules.Tab

@@ -71,7 +71,7 @@ type State struct {
 	// a held one (lines.go), by client and tab, and those waiting for a
 	// person (approvals.go), by approval id.
 	Lines     map[lineKey]*line
-	approvals map[int64]*heldCmd
+	approvals map[int64]*HeldCmd
 
 	personState // the person in charge (personslots.go)
 	// The browser's identity (browserinfo.go).
@@ -107,7 +107,7 @@ func newState(in *Instance) State {
 		slots:      stateSlots.make(),
 	}
 	st.Lines = make(map[lineKey]*line)
-	st.approvals = make(map[int64]*heldCmd)
+	st.approvals = make(map[int64]*HeldCmd)
 	st.newRunContext()
 	return st
 }
@@ -119,7 +119,7 @@ func (st *State) newRunContext() {
 }
 
 // notify wakes everyone waiting for a change of ext, client or closed.
-func (st *State) notify() {
+func (st *State) Notify() {
 	close(st.changed)
 	st.changed = make(chan struct{})
 	st.Inst.Srv.Changes.Notify()

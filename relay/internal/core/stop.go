@@ -82,7 +82,7 @@ func (in *Instance) Stop(by string) error {
 			st.Fire(s.Tab.Id, sid, "Debugger.resume", nil)
 		}
 	}
-	st.notify()
+	st.Notify()
 	in.Unlock()
 
 	failed := 0
@@ -122,7 +122,7 @@ func (in *Instance) Resume(by string) error {
 	st.newRunContext()
 	st.resumeLifts()
 	in.tellStopped(st, false, by)
-	st.notify()
+	st.Notify()
 	in.Unlock()
 	in.Observe(Event{Actor: ActorViewer, Kind: KindResume, Outcome: OutcomeOK, By: by,
 		Detail: "resumed by " + by + " after " + time.Since(since).Round(time.Millisecond).String() + "; " + strconv.FormatInt(refused, 10) + " commands refused while stopped"})

@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
-	"github.com/cdprelay/cdprelay/relay/internal/person"
 )
 
 // The tab table: the tabs the extension shares, keyed by Chrome's tab id,
@@ -35,9 +34,6 @@ const (
 //     read-only: the document's frames and requests on their way to blind
 //     sites, the client's init scripts and worlds, the lifted settings,
 //     the guard and the reply path's mirrors of the access;
-//   - person.Tab (relay/internal/person): the person's: the JavaScript
-//     dialog the tab shows (who took control of it and the navigation
-//     they approved are the core's, below);
 //   - rulesTab (rules.Tab, relay/internal/rules): the operator's rules':
 //     the Fetch setup of the tab's sessions, for the navigation backstop;
 //   - resumeTab (resumeslots.go): what the tab's sessions need to come
@@ -113,7 +109,6 @@ type Tab struct {
 
 	// The concerns' slots (above).
 	tierTab
-	person.Tab
 	rulesTab
 	resumeTab
 	slots []any // the stages' own (slots.go), guarded by the instance's mutex

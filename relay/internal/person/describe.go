@@ -6,13 +6,14 @@ import (
 	"strings"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
 // What a held command would do, in a person's words: the card the live
 // view shows says it. For a mouse press or a key, the relay looks at the
 // page first, from the browser's own answers: what the browser's hit test
 // finds under the pointer, or what has the focus, and what the
-// accessibility tree calls it (PointTarget). Nothing the client can change
+// accessibility tree calls it (api.PointTarget). Nothing the client can change
 // in a world of script decides what the card says.
 
 // Description is what the relay knows to say what a command would do.
@@ -24,17 +25,7 @@ type Description struct {
 	Params []byte   // the command's params, as the client sent them
 	// From looking at the page.
 	Looked bool
-	Target PointTarget
-}
-
-// PointTarget is what the page has at a point, or in focus.
-type PointTarget struct {
-	Origin string `json:"origin"`
-	Kind   string `json:"kind"` // button, link, field, frame, nothing, or a tag name
-	Text   string `json:"text"`
-	Submit bool   `json:"submit"`
-	Frame  string `json:"frame"` // the src of a frame the relay cannot look into
-	Form   bool   `json:"form"`  // a field of a form (for Enter)
+	Target api.PointTarget
 }
 
 // Text says in a person's words what the command would do.

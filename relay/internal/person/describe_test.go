@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
 var describeTable = []struct {
@@ -20,21 +21,21 @@ var describeTable = []struct {
 	{"drop nothing", Description{Method: "Input.dispatchDragEvent", Origin: "https://shop.example"}, "drop onto the page on shop.example"},
 	{"type", Description{Method: "Input.insertText", Origin: "https://shop.example", Params: []byte(`{"text":"hello  world"}`)}, `type "hello world" on shop.example`},
 	{"type a secret into a field", Description{Method: "Input.insertText", Origin: "https://shop.example", Params: []byte(`{"text":"{{secret:bank}}"}`),
-		Looked: true, Target: PointTarget{Origin: "https://shop.example", Kind: "field", Text: "Password"}}, `type the secret bank into the field "Password" on shop.example`},
+		Looked: true, Target: api.PointTarget{Origin: "https://shop.example", Kind: "field", Text: "Password"}}, `type the secret bank into the field "Password" on shop.example`},
 	{"click unseen", Description{Method: "Input.dispatchMouseEvent", Origin: "https://shop.example", Params: []byte(`{"type":"mousePressed","x":10.5,"y":2e1}`)}, "click at (10.5, 20) on shop.example"},
 	{"click no point", Description{Method: "Input.dispatchMouseEvent", Params: []byte(`{"type":"mousePressed","x":"ten"}`)}, "click at (?, ?)"},
 	{"click submit", Description{Method: "Input.dispatchMouseEvent", Origin: "https://shop.example", Params: []byte(`{"x":1,"y":2}`),
-		Looked: true, Target: PointTarget{Origin: "https://shop.example", Kind: "button", Text: "Place order", Submit: true}}, `click the submit button "Place order" on shop.example`},
+		Looked: true, Target: api.PointTarget{Origin: "https://shop.example", Kind: "button", Text: "Place order", Submit: true}}, `click the submit button "Place order" on shop.example`},
 	{"click in a frame of another origin", Description{Method: "Input.dispatchMouseEvent", Origin: "https://shop.example", Params: []byte(`{"x":1,"y":2}`),
-		Looked: true, Target: PointTarget{Origin: "https://pay.example", Kind: "link", Text: "Pay"}}, `click the link "Pay" in a frame of pay.example on shop.example`},
+		Looked: true, Target: api.PointTarget{Origin: "https://pay.example", Kind: "link", Text: "Pay"}}, `click the link "Pay" in a frame of pay.example on shop.example`},
 	{"click a frame unseen", Description{Method: "Input.dispatchMouseEvent", Origin: "https://shop.example", Params: []byte(`{"x":1,"y":2}`),
-		Looked: true, Target: PointTarget{Origin: "https://shop.example", Kind: "frame", Frame: "https://ads.example/x"}}, "click inside a frame from ads.example on shop.example (cdprelay cannot see what is there)"},
-	{"click nothing", Description{Method: "Input.dispatchMouseEvent", Params: []byte(`{"x":3,"y":4}`), Looked: true, Target: PointTarget{Kind: "nothing"}}, "click at (3, 4)"},
-	{"click a tag", Description{Method: "Input.dispatchMouseEvent", Params: []byte(`{"x":3,"y":4}`), Looked: true, Target: PointTarget{Kind: "div"}}, "click a div element"},
-	{"click a tag with text", Description{Method: "Input.dispatchMouseEvent", Params: []byte(`{"x":3,"y":4}`), Looked: true, Target: PointTarget{Kind: "div", Text: "Menu"}}, `click "Menu"`},
+		Looked: true, Target: api.PointTarget{Origin: "https://shop.example", Kind: "frame", Frame: "https://ads.example/x"}}, "click inside a frame from ads.example on shop.example (cdprelay cannot see what is there)"},
+	{"click nothing", Description{Method: "Input.dispatchMouseEvent", Params: []byte(`{"x":3,"y":4}`), Looked: true, Target: api.PointTarget{Kind: "nothing"}}, "click at (3, 4)"},
+	{"click a tag", Description{Method: "Input.dispatchMouseEvent", Params: []byte(`{"x":3,"y":4}`), Looked: true, Target: api.PointTarget{Kind: "div"}}, "click a div element"},
+	{"click a tag with text", Description{Method: "Input.dispatchMouseEvent", Params: []byte(`{"x":3,"y":4}`), Looked: true, Target: api.PointTarget{Kind: "div", Text: "Menu"}}, `click "Menu"`},
 	{"enter", Description{Method: "Input.dispatchKeyEvent", Origin: "https://shop.example", Params: []byte(`{"type":"char","text":"\r"}`)}, "press Enter on shop.example"},
 	{"enter in a form", Description{Method: "Input.dispatchKeyEvent", Origin: "https://shop.example", Params: []byte(`{"type":"keyDown","key":"Enter"}`),
-		Looked: true, Target: PointTarget{Origin: "https://shop.example", Kind: "field", Text: "Card", Form: true}}, `press Enter in the field "Card" of a form on shop.example (it submits the form)`},
+		Looked: true, Target: api.PointTarget{Origin: "https://shop.example", Kind: "field", Text: "Card", Form: true}}, `press Enter in the field "Card" of a form on shop.example (it submits the form)`},
 	{"tap", Description{Method: "Input.dispatchTouchEvent", Origin: "http://127.0.0.1:8080/x"}, "tap the page on 127.0.0.1:8080"},
 	{"other", Description{Method: "Storage.clearDataForOrigin", Origin: "https://shop.example"}, "Storage.clearDataForOrigin on shop.example"},
 	{"origin without a scheme", Description{Method: "Input.dispatchTouchEvent", Origin: "data:"}, "tap the page on data:"},
@@ -74,7 +75,7 @@ func FuzzDescriptionText(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, method, origin, url, params string, looked bool, kind, text string) {
 		d := Description{Method: method, Origin: origin, URL: url, Params: []byte(params), Looked: looked,
-			Target: PointTarget{Origin: origin, Kind: kind, Text: ClipText(text, 80)}}
+			Target: api.PointTarget{Origin: origin, Kind: kind, Text: ClipText(text, 80)}}
 		got := d.Text()
 		if !utf8.ValidString(method+origin+url+params+kind+text) || strings.ContainsAny(method+origin+kind, "\r\n") {
 			return

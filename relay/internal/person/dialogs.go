@@ -10,18 +10,6 @@ import (
 // JavaScript dialogs: what the relay keeps of a dialog a tab shows, who
 // may answer it, and the answer it gets when nobody does in time.
 
-// Who answered a dialog, as metrics and records name them.
-const (
-	DialogByAutomation = "automation"
-	DialogByPerson     = "person"
-	DialogByTimeout    = "timeout"
-	DialogByPage       = "page" // it closed without an answer through the relay
-)
-
-// DialogAnswerers lists who may answer a dialog, for counters that start
-// at zero.
-var DialogAnswerers = []string{DialogByAutomation, DialogByPerson, DialogByTimeout, DialogByPage}
-
 // DialogStatus is a dialog a tab shows (api.DialogStatus).
 type DialogStatus = api.DialogStatus
 
@@ -36,7 +24,7 @@ type Dialog struct {
 // Answerer names who answered d, as a later answer's refusal says it: the
 // person by name, or the automation, the timeout or the page.
 func (d *Dialog) Answerer() string {
-	if d.By == DialogByPerson {
+	if d.By == api.DialogByPerson {
 		return d.AnsweredBy
 	}
 	return d.By
@@ -49,7 +37,7 @@ func (d *Dialog) Claim() (api.Decision, bool) {
 	if d.By != "" {
 		return api.Decision{Verdict: api.Deny, Rule: api.RuleDialogAnswered, Message: "cdprelay: the dialog was already answered by " + d.Answerer()}, false
 	}
-	d.By, d.AnsweredBy = DialogByAutomation, "the automation"
+	d.By, d.AnsweredBy = api.DialogByAutomation, "the automation"
 	return api.Decision{}, true
 }
 

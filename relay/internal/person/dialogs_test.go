@@ -29,14 +29,14 @@ func TestDialogClaim(t *testing.T) {
 		refusal        string
 	}{
 		{"", "", ""},
-		{DialogByPerson, "viewer-1", "cdprelay: the dialog was already answered by viewer-1"},
-		{DialogByTimeout, "the relay, after 1m0s", "cdprelay: the dialog was already answered by timeout"},
-		{DialogByAutomation, "the automation", "cdprelay: the dialog was already answered by automation"},
+		{api.DialogByPerson, "viewer-1", "cdprelay: the dialog was already answered by viewer-1"},
+		{api.DialogByTimeout, "the relay, after 1m0s", "cdprelay: the dialog was already answered by timeout"},
+		{api.DialogByAutomation, "the automation", "cdprelay: the dialog was already answered by automation"},
 	} {
 		d := &Dialog{DialogStatus: DialogStatus{ID: 1, Type: "confirm", AnsweredBy: tc.answeredBy}, By: tc.by}
 		dec, ok := d.Claim()
 		if tc.refusal == "" {
-			if !ok || dec.Verdict != api.Allow || d.By != DialogByAutomation || d.AnsweredBy != "the automation" {
+			if !ok || dec.Verdict != api.Allow || d.By != api.DialogByAutomation || d.AnsweredBy != "the automation" {
 				t.Errorf("open dialog: %+v %v, dialog %+v", dec, ok, d)
 			}
 			if dec, ok := d.Claim(); ok || dec.Rule != api.RuleDialogAnswered {

@@ -1,30 +1,38 @@
-// Package person is the relay's concern "the person in charge", as far as
-// it is plain data and bytes in, bytes out:
-//   - how a command is described to the person: the card's words
-//     (Description, PointTarget, ClipText);
-//   - what of a command is asked about (Acts, SubmitLike, LooksFirst), the
-//     answers an approval gets and what the live view lists of it
-//     (ApprovalStatus, the Answer constants), the host a navigation goes
-//     to (NavHost);
-//   - a JavaScript dialog: what a tab shows (Dialog, DialogStatus), who
-//     answered it, the automation's claim on it (first answer wins) and
-//     the answer it gets when nobody answers in time;
-//   - the Stop: what it could not undo and is refused from the start
-//     (StopRules), and the audit's words for what it undid (Lifted);
-//   - what a person's side keeps of a tab (Tab, embedded in the relay's
-//     tab), and the words and rule ids of the person's refusals and
-//     warnings.
+// Package person is the relay's stage "the person in charge": what of a
+// command a person is asked about, what the card shows them, the look
+// again before an approved command acts, and the JavaScript dialogs a
+// tab shows.
 //
-// What needs the relay's instances, tabs, sessions or clients stays in
-// package relay, which calls this one: held commands and their lines, the
-// timers' answers, looking at the page, the Stop and Resume and what the
-// Stop undoes, take-over and hand-back. The relay's order tables decide
-// when each part runs. This package knows no instance, session or client
-// of the relay, and of a tab only its own share (Tab).
+// Its rows in the facade's order (relay/order.go):
+//   - person.Recheck (CheckApproved, recheck.go): a command a person
+//     approved, whose card named what it acts on, is looked at again
+//     before it goes on, and refused if the page changed there; a mouse
+//     release must land where the approved press did;
+//   - person.Ask (Asks, asks.go): a command the policy asks about, or one
+//     that may submit a form when that is asked, is held for a person,
+//     after a look at the page for input (probe.go), so that the card
+//     names what it acts on (Description, describe.go);
+//   - person.DialogClaim (DialogClaim, tabdialogs.go): the automation's
+//     answer to a dialog is refused when someone answered first;
+//   - person.Dialogs (Dialogs, an event row): a tab's dialog opens and
+//     closes.
 //
-// It imports internal/wire, relay/internal/api and the standard library.
-// It must not import package relay (github.com/cdprelay/cdprelay/relay)
-// nor the package of another concern under relay/internal (rules, tiers,
-// creds, browser, targets): imports run from the facade to the concerns
-// to the core, never back.
+// What it hands the core besides its rows: the dialogs' status and a
+// person's answer from the live view (DialogHooks, core.SetDialogs). What
+// it keeps per tab (the dialog), per client (approved presses) and in the
+// state (the dialogs' numbers) is in its slots (slots.go).
+//
+// The person's authority itself is the core's, because every part of the
+// relay honours it: the Stop and what it undoes, the held commands and
+// their lines, the approvals and the navigation ask, who holds a tab. This
+// package asks the core to hold a command (core.State.HeldInLine,
+// core.State.AskPerson) and never decides for another concern.
+//
+// The plain data (the card's words, what is asked, a dialog and its
+// claim) needs no instance: describe.go, approvals.go, dialogs.go, with
+// table tests.
+//
+// It imports the core, the shared vocabulary (api) and internal/wire. It
+// must not import package relay (the facade) nor another stage's package:
+// imports run from the facade to the stages to the core, never back.
 package person

@@ -1,10 +1,35 @@
 package person
 
-// Tab is what the person's side keeps of a tab, embedded in the relay's
-// tab. Guarded by the instance's mutex. Who holds the tab (a person's
-// take-over) and the navigation a person approved are the core's: access
-// and the navigation ask depend on them.
-type Tab struct {
-	// Dialog is the JavaScript dialog the tab shows.
-	Dialog *Dialog
+import "github.com/cdprelay/cdprelay/relay/internal/core"
+
+// What the person's stage (tabdialogs.go, recheck.go) keeps per tab, per
+// client and in the instance's state: its slots in the core's structures. Who holds a tab (a
+// person's take-over), the navigation a person approved, the Stop and the
+// held commands are the core's: every part of the relay honours them.
+var (
+	tabSlot    = core.NewTabSlot[personTab]()
+	stateSlot  = core.NewStateSlot[personState]()
+	clientSlot = core.NewClientSlot[personClient]()
+)
+
+// personTab is what the person's stage keeps of a tab. Guarded by the
+// instance's mutex.
+type personTab struct {
+	// dialog is the JavaScript dialog the tab shows.
+	dialog *Dialog
+}
+
+// personState is what the person's stage keeps in the instance's state.
+// Guarded by the instance's mutex.
+type personState struct {
+	// nextDialog numbers the dialogs.
+	nextDialog int64
+}
+
+// personClient is what the person's stage keeps of a client. Guarded by
+// the instance's mutex.
+type personClient struct {
+	// pressed are the approved mouse presses whose release is still to
+	// come, by tab (recheck.go).
+	pressed map[*core.Tab]pressRecord
 }

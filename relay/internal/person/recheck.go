@@ -1,4 +1,4 @@
-package core
+package person
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
-	"github.com/cdprelay/cdprelay/relay/internal/person"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
 
 // What the person approved is what happens.
@@ -33,36 +33,27 @@ import (
 // What remains is the instant between the last look and the command: a
 // page that changes in those few milliseconds is not caught.
 
-// seenTarget is what the relay saw where a command acts when it asked a
-// person about it.
-type seenTarget struct {
-	ok     bool // the page could be looked at
-	target person.PointTarget
-	node   int64 // Chrome's backendNodeId of the element; 0 if unknown
-	via    *Session
-}
-
 // pressRecord is an approved mouse press on a tab, which the release that
 // follows must match.
 type pressRecord struct {
-	seen seenTarget
+	seen core.SeenTarget
 	what string // the card's words
 }
 
 // look is describe.go's look at the page, with the element's identity.
-func (c *ClientConn) look(ctx context.Context, via *Session, method string, params []byte) (seenTarget, error) {
-	t, err := c.lookAt(ctx, via, method, params)
+func look(ctx context.Context, c *core.ClientConn, via *core.Session, method string, params []byte) (core.SeenTarget, error) {
+	t, err := lookAt(ctx, c, via, method, params)
 	if err != nil {
-		return seenTarget{via: via}, err
+		return core.SeenTarget{Via: via}, err
 	}
-	s := seenTarget{ok: true, target: t, via: via}
-	s.node, _ = c.identify(ctx, via, method, params)
+	s := core.SeenTarget{OK: true, Target: t, Via: via}
+	s.Node, _ = identify(ctx, c, via, method, params)
 	return s, nil
 }
 
 // identify returns Chrome's id of the element a command would act on: the
 // node at a mouse event's point, or the focused element.
-func (c *ClientConn) identify(ctx context.Context, via *Session, method string, params []byte) (int64, error) {
+func identify(ctx context.Context, c *core.ClientConn, via *core.Session, method string, params []byte) (int64, error) {
 	x := c.Ext()
 	sid := ""
 	if via.Child {
@@ -93,7 +84,7 @@ func (c *ClientConn) identify(ctx context.Context, via *Session, method string, 
 	defer look.Close()
 	f, err := look.Focus(ctx)
 	switch {
-	case errors.Is(err, ErrNoFocus):
+	case errors.Is(err, core.ErrNoFocus):
 		return 0, nil // nothing focused
 	case err != nil:
 		return 0, err
@@ -102,30 +93,30 @@ func (c *ClientConn) identify(ctx context.Context, via *Session, method string, 
 }
 
 // same reports whether now is what was seen.
-func (s seenTarget) same(now seenTarget) bool {
-	return now.ok && s.target == now.target && s.node == now.node
+func same(s core.SeenTarget, now core.SeenTarget) bool {
+	return now.OK && s.Target == now.Target && s.Node == now.Node
 }
 
 // CheckApproved is the ask stage's share for a command taken off a line:
 // a command a person approved, whose card named what it acts on, is looked
 // at again before it goes on; a mouse release is looked at against the
 // approved press before it.
-func (c *ClientConn) CheckApproved(k *Cmd) bool {
+func CheckApproved(c *core.ClientConn, k *core.Cmd) bool {
 	h := k.Held
-	if h != nil && h.checked {
+	if h != nil && h.Checked {
 		return true
 	}
-	if h != nil && h.approved && h.byPerson && h.seen.ok {
-		return c.holdToCheck(k, func(ctx context.Context) string {
-			now, err := c.look(ctx, h.seen.via, h.Method, h.k.Env.Params)
+	if h != nil && h.Approved && h.ByPerson && h.Seen.OK {
+		return holdToCheck(c, k, func(ctx context.Context) string {
+			now, err := look(ctx, c, h.Seen.Via, h.Method, h.Cmd.Env.Params)
 			if err != nil {
-				return "cdprelay: the page could not be looked at again after the person approved " + h.what + ", so it is not done"
+				return "cdprelay: the page could not be looked at again after the person approved " + h.What + ", so it is not done"
 			}
-			if !h.seen.same(now) {
-				return "cdprelay: the page changed after the person approved " + h.what + ": now it would " + c.nowWould(k, now) + "; not done"
+			if !same(h.Seen, now) {
+				return "cdprelay: the page changed after the person approved " + h.What + ": now it would " + nowWould(c, k, now) + "; not done"
 			}
 			if h.Method == "Input.dispatchMouseEvent" {
-				c.notePress(k.Route.Tab, h, now)
+				notePress(c, k.Route.Tab, h, now)
 			}
 			return ""
 		})
@@ -133,16 +124,17 @@ func (c *ClientConn) CheckApproved(k *Cmd) bool {
 	if k.M.Name == "Input.dispatchMouseEvent" && k.Route.Tab != nil && k.Route.Via != nil {
 		if typ := string(wire.StringField(k.Env.Params, "type")); typ == "mousePressed" || typ == "mouseReleased" {
 			c.Inst.Lock()
-			p, ok := c.pressed[k.Route.Tab]
-			delete(c.pressed, k.Route.Tab) // one release per approved press
+			pc := clientSlot.Of(c)
+			p, ok := pc.pressed[k.Route.Tab]
+			delete(pc.pressed, k.Route.Tab) // one release per approved press
 			c.Inst.Unlock()
 			if ok && typ == "mouseReleased" {
 				via := k.Route.Via
 				params := append([]byte(nil), k.Env.Params...)
-				return c.holdToCheck(k, func(ctx context.Context) string {
-					now, err := c.look(ctx, via, "Input.dispatchMouseEvent", params)
-					if err != nil || !p.seen.same(now) {
-						return "cdprelay: the release would not land where the approved press did (" + p.what + "): now it would " + c.nowWould(k, now) + "; not done"
+				return holdToCheck(c, k, func(ctx context.Context) string {
+					now, err := look(ctx, c, via, "Input.dispatchMouseEvent", params)
+					if err != nil || !same(p.seen, now) {
+						return "cdprelay: the release would not land where the approved press did (" + p.what + "): now it would " + nowWould(c, k, now) + "; not done"
 					}
 					return ""
 				})
@@ -153,8 +145,8 @@ func (c *ClientConn) CheckApproved(k *Cmd) bool {
 }
 
 // nowWould says in a person's words what k would do on what is there now.
-func (c *ClientConn) nowWould(k *Cmd, now seenTarget) string {
-	d := person.Description{Method: k.M.Name, URL: k.Args.Url, Files: k.Args.files, Params: k.Env.Params, Looked: now.ok, Target: now.target}
+func nowWould(c *core.ClientConn, k *core.Cmd, now core.SeenTarget) string {
+	d := Description{Method: k.M.Name, URL: k.Args.Url, Files: k.Args.Files, Params: k.Env.Params, Looked: now.OK, Target: now.Target}
 	if k.Route.Tab != nil {
 		c.Inst.Lock()
 		d.Origin = api.Origin(k.Route.Tab.DocURL)
@@ -164,28 +156,29 @@ func (c *ClientConn) nowWould(k *Cmd, now seenTarget) string {
 }
 
 // notePress records an approved press on t, for the release after it.
-func (c *ClientConn) notePress(t *Tab, h *heldCmd, now seenTarget) {
-	if t == nil || string(wire.StringField(h.k.Env.Params, "type")) != "mousePressed" {
+func notePress(c *core.ClientConn, t *core.Tab, h *core.HeldCmd, now core.SeenTarget) {
+	if t == nil || string(wire.StringField(h.Cmd.Env.Params, "type")) != "mousePressed" {
 		return
 	}
 	c.Inst.Lock()
-	if c.pressed == nil {
-		c.pressed = map[*Tab]pressRecord{}
+	pc := clientSlot.Of(c)
+	if pc.pressed == nil {
+		pc.pressed = map[*core.Tab]pressRecord{}
 	}
-	c.pressed[t] = pressRecord{seen: now, what: h.what}
+	pc.pressed[t] = pressRecord{seen: now, what: h.What}
 	c.Inst.Unlock()
 }
 
 // holdToCheck holds k in its tab's line while check looks at the page
 // beside the read loop; k then goes on, or is refused with what check
 // says.
-func (c *ClientConn) holdToCheck(k *Cmd, check func(ctx context.Context) string) bool {
+func holdToCheck(c *core.ClientConn, k *core.Cmd, check func(ctx context.Context) string) bool {
 	in := c.Inst
 	st := in.Lock()
 	h := st.HeldInLine(c, k)
-	h.Stage = HoldProbing
+	h.Stage = core.HoldProbing
 	in.Unlock()
-	k.Out.Kind = OutHeld
+	k.Out.Kind = core.OutHeld
 	c.Wg.Add(1)
 	in.Tasks.Spawn("look again before acting", func() {
 		defer c.Wg.Done()
@@ -194,15 +187,15 @@ func (c *ClientConn) holdToCheck(k *Cmd, check func(ctx context.Context) string)
 		why := check(ctx)
 		st := in.Lock()
 		defer in.Unlock()
-		if h.Stage != HoldProbing || st.Lines[h.Key] == nil {
+		if h.Stage != core.HoldProbing || st.Lines[h.Key] == nil {
 			return // stopped, or the client went
 		}
-		h.checked = true
+		h.Checked = true
 		if why == "" {
-			h.Stage, h.approved = HoldWaiting, true
+			h.Stage, h.Approved = core.HoldWaiting, true
 		} else {
-			h.Stage, h.Denial = HoldDenied, why
-			in.Observe(Event{Actor: ActorRelay, Kind: KindApproval, Method: h.Method, Target: TargetOf(h.Key.t), Rule: person.RuleChanged, Outcome: OutcomeDenied, Detail: why})
+			h.Stage, h.Denial = core.HoldDenied, why
+			in.Observe(core.Event{Actor: core.ActorRelay, Kind: core.KindApproval, Method: h.Method, Target: core.TargetOf(h.Key.Tab), Rule: RuleChanged, Outcome: core.OutcomeDenied, Detail: why})
 		}
 		in.StartDrain(st, h.Key)
 	})

@@ -1,4 +1,4 @@
-package core
+package person
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
-	"github.com/cdprelay/cdprelay/relay/internal/person"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
 
 // JavaScript dialogs.
@@ -18,49 +18,43 @@ import (
 // Page enabled on every tab it attaches, so it hears of each dialog
 // (Page.javascriptDialogOpening) whoever else listens, and keeps it with
 // the tab until it closes: the live view shows it and lets the person
-// answer (AnswerDialog); the automation answers it as it always has
+// answer (core.Instance.AnswerDialog); the automation answers it as it always has
 // (Page.handleJavaScriptDialog). The first answer wins: the other gets an
 // error naming who answered. When nothing answers within DialogTimeout the
 // relay answers by type (alert and beforeunload accepted, confirm and
 // prompt dismissed), so that no tab hangs for good. Every dialog, its
 // answer and who gave it go to the audit log.
 
-// Errors of AnswerDialog.
-var (
-	ErrNoDialog       = api.ErrNoDialog
-	ErrDialogAnswered = api.ErrDialogAnswered
-)
-
 // dialogOpened records the dialog t now shows.
-func (st *State) dialogOpened(t *Tab, params []byte) {
+func dialogOpened(st *core.State, t *core.Tab, params []byte) {
 	in := st.Inst
-	if t.Dialog != nil {
-		t.Dialog.Timer.Stop()
+	if tabSlot.Of(t).dialog != nil {
+		tabSlot.Of(t).dialog.Timer.Stop()
 	}
-	st.nextDialog++
-	d := &person.Dialog{DialogStatus: person.OpenedDialog(st.nextDialog, params, time.Now())}
-	t.Dialog = d
+	stateSlot.Of(st).nextDialog++
+	d := &Dialog{DialogStatus: OpenedDialog(stateSlot.Of(st).nextDialog, params, time.Now())}
+	tabSlot.Of(t).dialog = d
 	id := d.ID
-	d.Timer = time.AfterFunc(in.Srv.Cfg.DialogTimeout, func() { in.answerDialogByDefault(t, id) })
-	st.notify()
+	d.Timer = time.AfterFunc(in.Srv.Cfg.DialogTimeout, func() { answerDialogByDefault(in, t, id) })
+	st.Notify()
 	detail := d.Type + " on " + api.Origin(t.DocURL)
-	if t.Acc.Level != AccessBlind {
-		detail += ": " + person.ClipText(in.ScrubString(d.Message), 100)
+	if t.Acc.Level != core.AccessBlind {
+		detail += ": " + ClipText(in.ScrubString(d.Message), 100)
 	}
-	in.Observe(Event{Actor: ActorRelay, Kind: KindDialog, Target: t.TargetID, Outcome: OutcomeOK, Detail: "opened " + detail})
+	in.Observe(core.Event{Actor: core.ActorRelay, Kind: core.KindDialog, Target: t.TargetID, Outcome: core.OutcomeOK, Detail: "opened " + detail})
 }
 
 // dialogClosed records that t's dialog closed, and who answered it.
-func (st *State) dialogClosed(t *Tab, params []byte) {
-	d := t.Dialog
+func dialogClosed(st *core.State, t *core.Tab, params []byte) {
+	d := tabSlot.Of(t).dialog
 	if d == nil {
 		return
 	}
-	t.Dialog = nil
+	tabSlot.Of(t).dialog = nil
 	d.Timer.Stop()
 	by := d.By
 	if by == "" {
-		by = person.DialogByPage
+		by = api.DialogByPage
 	}
 	answer := "dismissed"
 	if string(wire.Field(params, "result")) == "true" {
@@ -70,17 +64,17 @@ func (st *State) dialogClosed(t *Tab, params []byte) {
 	if d.AnsweredBy != "" {
 		who = d.AnsweredBy
 	}
-	st.notify()
-	st.Inst.Srv.Cfg.Metrics.dialogs[by].Inc()
-	st.Inst.Observe(Event{Actor: ActorRelay, Kind: KindDialog, Target: t.TargetID, Outcome: OutcomeOK, Detail: d.Type + " " + answer + " by " + who, By: who})
+	st.Notify()
+	st.Inst.Srv.Cfg.Metrics.DialogAnswers[by].Inc()
+	st.Inst.Observe(core.Event{Actor: core.ActorRelay, Kind: core.KindDialog, Target: t.TargetID, Outcome: core.OutcomeOK, Detail: d.Type + " " + answer + " by " + who, By: who})
 }
 
 // dialogStatus is what Status says of t's dialog: nothing of a blind tab.
-func dialogStatus(in *Instance, t *Tab) *DialogStatus {
-	if t.Dialog == nil || t.Acc.Level == AccessBlind {
+func dialogStatus(in *core.Instance, t *core.Tab) *core.DialogStatus {
+	if tabSlot.Of(t).dialog == nil || t.Acc.Level == core.AccessBlind {
 		return nil
 	}
-	s := t.Dialog.DialogStatus
+	s := tabSlot.Of(t).dialog.DialogStatus
 	s.Message = in.ScrubString(s.Message)
 	s.DefaultPrompt = in.ScrubString(s.DefaultPrompt)
 	return &s
@@ -88,38 +82,38 @@ func dialogStatus(in *Instance, t *Tab) *DialogStatus {
 
 // answerByPerson answers the dialog id (0: whichever) that tab tabID
 // shows, on behalf of the person by (Instance.AnswerDialog).
-func answerByPerson(in *Instance, tabID, id int64, accept bool, promptText, by string) error {
+func answerByPerson(in *core.Instance, tabID, id int64, accept bool, promptText, by string) error {
 	if by == "" {
 		by = "a person"
 	}
-	return in.answerDialog(tabID, id, accept, promptText, person.DialogByPerson, by)
+	return answerDialog(in, tabID, id, accept, promptText, api.DialogByPerson, by)
 }
 
-func (in *Instance) answerDialog(tabID, id int64, accept bool, promptText, kind, by string) error {
+func answerDialog(in *core.Instance, tabID, id int64, accept bool, promptText, kind, by string) error {
 	if in.Wedged.Load() {
-		return ErrWedged
+		return core.ErrWedged
 	}
 	st := in.Lock()
 	t := st.Tabs[tabID]
 	if t == nil {
 		in.Unlock()
-		return ErrNoTab
+		return core.ErrNoTab
 	}
-	d := t.Dialog
+	d := tabSlot.Of(t).dialog
 	switch {
 	case d == nil || (id != 0 && d.ID != id):
 		in.Unlock()
-		return ErrNoDialog
-	case d.By != "" && kind != person.DialogByTimeout:
+		return api.ErrNoDialog
+	case d.By != "" && kind != api.DialogByTimeout:
 		in.Unlock()
-		return fmt.Errorf("%w by %s", ErrDialogAnswered, d.Answerer())
-	case kind == person.DialogByPerson && t.Acc.Level == AccessBlind:
+		return fmt.Errorf("%w by %s", api.ErrDialogAnswered, d.Answerer())
+	case kind == api.DialogByPerson && t.Acc.Level == core.AccessBlind:
 		in.Unlock()
-		return fmt.Errorf("%w: %s", ErrHidden, t.Acc.Why)
+		return fmt.Errorf("%w: %s", core.ErrHidden, t.Acc.Why)
 	}
 	d.By, d.AnsweredBy = kind, by
 	x := st.Ext
-	st.notify()
+	st.Notify()
 	in.Unlock()
 	err := errors.New("extension not connected")
 	if x != nil {
@@ -133,7 +127,7 @@ func (in *Instance) answerDialog(tabID, id int64, accept bool, promptText, kind,
 	}
 	if err != nil {
 		in.Lock()
-		if t.Dialog == d && d.By == kind {
+		if tabSlot.Of(t).dialog == d && d.By == kind {
 			d.By, d.AnsweredBy = "", "" // let another answer
 		}
 		in.Unlock()
@@ -144,64 +138,64 @@ func (in *Instance) answerDialog(tabID, id int64, accept bool, promptText, kind,
 
 // answerDialogByDefault answers dialog id of t, nobody having answered it
 // in time: alert and beforeunload accepted, confirm and prompt dismissed.
-func (in *Instance) answerDialogByDefault(t *Tab, id int64) {
+func answerDialogByDefault(in *core.Instance, t *core.Tab, id int64) {
 	in.Lock()
-	d := t.Dialog
+	d := tabSlot.Of(t).dialog
 	in.Unlock()
 	if d == nil || d.ID != id {
 		return
 	}
-	accept := person.AcceptedByDefault(d.Type)
-	if err := in.answerDialog(t.Id, id, accept, "", person.DialogByTimeout, "the relay, after "+in.Srv.Cfg.DialogTimeout.String()); err != nil {
+	accept := AcceptedByDefault(d.Type)
+	if err := answerDialog(in, t.Id, id, accept, "", api.DialogByTimeout, "the relay, after "+in.Srv.Cfg.DialogTimeout.String()); err != nil {
 		in.Log.Debug("answering a dialog nobody answered", "err", err)
 	}
 }
 
 // claimDialog is the automation's answer to t's dialog: it reports the
 // refusal when someone answered first.
-func (st *State) claimDialog(t *Tab) (Decision, bool) {
-	d := t.Dialog
+func claimDialog(st *core.State, t *core.Tab) (core.Decision, bool) {
+	d := tabSlot.Of(t).dialog
 	if d == nil {
-		return Decision{}, true // Chrome says there is none
+		return core.Decision{}, true // Chrome says there is none
 	}
 	dec, ok := d.Claim()
 	if ok {
-		st.notify()
+		st.Notify()
 	}
 	return dec, ok
 }
 
 // DialogHooks is what the core asks of the dialogs (core.SetDialogs).
-func DialogHooks() Dialogs {
-	return Dialogs{StatusLocked: dialogStatus, Answer: answerByPerson}
+func DialogHooks() core.Dialogs {
+	return core.Dialogs{StatusLocked: dialogStatus, Answer: answerByPerson}
 }
 
 // Dialogs (person.Dialogs): a dialog the tab's own session says opens or
 // closes.
-func (in *Instance) Dialogs(e *EventMsg) bool {
+func Dialogs(in *core.Instance, e *core.EventMsg) bool {
 	if e.Sid != nil {
 		return true
 	}
 	switch string(e.Method) {
 	case "Page.javascriptDialogOpening":
-		e.State.dialogOpened(e.Tab, e.Params)
+		dialogOpened(e.State, e.Tab, e.Params)
 	case "Page.javascriptDialogClosed":
-		e.State.dialogClosed(e.Tab, e.Params)
+		dialogClosed(e.State, e.Tab, e.Params)
 	}
 	return true
 }
 
 // WantsDialog: the answer to a JavaScript dialog.
-func WantsDialog(m *MethodInfo) bool { return m.Name == "Page.handleJavaScriptDialog" }
+func WantsDialog(m *core.MethodInfo) bool { return m.Name == "Page.handleJavaScriptDialog" }
 
 // DialogClaim (person.DialogClaim): the first answer wins: the person's
 // in the live view, the automation's, or the relay's when nobody answers.
-func (c *ClientConn) DialogClaim(k *Cmd) bool {
+func DialogClaim(c *core.ClientConn, k *core.Cmd) bool {
 	if k.Route.Via.Tab == nil || k.Route.Via.Child {
 		return true
 	}
 	st := c.Inst.Lock()
-	d, ok := st.claimDialog(k.Route.Via.Tab)
+	d, ok := claimDialog(st, k.Route.Via.Tab)
 	c.Inst.Unlock()
 	if !ok {
 		return c.Refuse(k, d)

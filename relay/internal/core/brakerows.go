@@ -2,16 +2,16 @@ package core
 
 import "github.com/cdprelay/cdprelay/internal/wire"
 
-// The person's rows of the order (relay/order.go): a dialog's answer
-// claimed, the brake's commands and events, what a Stop lets go on.
+// The brake's rows of the order (relay/order.go): its commands and
+// events, and what a Stop lets go on.
 
 // wantsBrake: the commands the brake has a word in (brake.go).
 func WantsBrake(m *MethodInfo) bool { return m.Brake }
 
-// BrakeStage (person.Brake): brake.go.
+// BrakeStage (core.Brake): brake.go.
 func (c *ClientConn) BrakeStage(k *Cmd) bool { return !c.brakeCommand(k) }
 
-// BrakePause (person.BrakePause): a pause of the relay's own debugger
+// BrakePause (core.BrakePause): a pause of the relay's own debugger
 // (brake.go).
 func (in *Instance) BrakePause(e *EventMsg) bool {
 	if unpause, ours := in.pausedLocked(e.Tab.Id, string(e.Sid)); ours {
@@ -21,7 +21,7 @@ func (in *Instance) BrakePause(e *EventMsg) bool {
 	return true
 }
 
-// LetGoOn (person.LetGoOn): what nobody the client knows of may answer
+// LetGoOn (core.LetGoOn): what nobody the client knows of may answer
 // (a blind tab's, and everything while the automation is stopped) goes on
 // as the page made it.
 func (in *Instance) LetGoOn(e *EventMsg) bool {
@@ -49,7 +49,7 @@ func (in *Instance) LetGoOn(e *EventMsg) bool {
 	return true
 }
 
-// BrakeChild (person.BrakeChild): a new frame or worker gets the relay's
+// BrakeChild (core.BrakeChild): a new frame or worker gets the relay's
 // Debugger (brake.go).
 func (in *Instance) BrakeChild(e *EventMsg) bool {
 	if e.newChild != nil && brakesChild(childType(e)) {
@@ -58,7 +58,7 @@ func (in *Instance) BrakeChild(e *EventMsg) bool {
 	return true
 }
 
-// ResumeWaiting (person.ResumeWaiting): nobody the client knows of will
+// ResumeWaiting (core.ResumeWaiting): nobody the client knows of will
 // resume a child that waits for a debugger: the page must not hang for
 // being blind, or for the automation being stopped.
 func (in *Instance) ResumeWaiting(e *EventMsg) bool {
@@ -68,7 +68,7 @@ func (in *Instance) ResumeWaiting(e *EventMsg) bool {
 	return true
 }
 
-// OwnDebugger (person.OwnDebugger): the relay's own Debugger (brake.go).
+// OwnDebugger (core.OwnDebugger): the relay's own Debugger (brake.go).
 // A pause of a session that did not enable it (a client's DOMDebugger
 // breakpoint or Debugger.pause on the relay's Debugger) has nobody to
 // resume it.

@@ -1,0 +1,88 @@
+package person
+
+import (
+	"context"
+	"errors"
+	"strconv"
+
+	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
+)
+
+// What a held command would do, in a person's words: the card the live
+// view shows says it (Description). For a mouse press or a key, the relay
+// looks at the page first, from the browser's own answers (the core's
+// relayworld.go): what the browser's hit test finds under the pointer, or
+// what has the focus, and what the accessibility tree calls it. Nothing
+// the client can change in a world of script decides what the card says.
+
+// probeThenAsk looks at the page where h would act, then asks the person
+// (with what is there), or lets h go on when it only may have submitted a
+// form and does not.
+func probeThenAsk(c *core.ClientConn, h *core.HeldCmd, via *core.Session, desc Description) {
+	in := c.Inst
+	ctx, cancel := c.CallCtx()
+	defer cancel()
+	var seen core.SeenTarget
+	err := errors.New("no page")
+	if via != nil {
+		seen, err = look(ctx, c, via, h.Method, h.Cmd.Env.Params)
+	}
+	t := seen.Target
+	desc.Looked, desc.Target = err == nil, t
+	st := in.Lock()
+	defer in.Unlock()
+	if h.Stage != core.HoldProbing || st.Lines[h.Key] == nil {
+		return // stopped, or the client went
+	}
+	h.Seen = seen // looked at again when a person approves (recheck.go)
+	if h.Decision.Rule == RuleAskSubmit && err == nil && !t.Submit && !t.Form && t.Kind != "frame" {
+		// Nothing a form would submit: on it goes.
+		h.Stage, h.Approved = core.HoldWaiting, true
+		in.StartDrain(st, h.Key)
+		return
+	}
+	st.AskPerson(h, desc.Text())
+}
+
+// lookAt asks the browser what is where a mouse press would land, or
+// what has the focus for a key.
+func lookAt(ctx context.Context, c *core.ClientConn, via *core.Session, method string, params []byte) (api.PointTarget, error) {
+	var v api.PointTarget
+	if method == "Input.dispatchMouseEvent" {
+		x, err1 := strconv.ParseFloat(Num(params, "x"), 64)
+		y, err2 := strconv.ParseFloat(Num(params, "y"), 64)
+		if err1 != nil || err2 != nil {
+			return api.PointTarget{}, errors.New("no point")
+		}
+		t, err := c.PointAt(ctx, via, x, y)
+		if err != nil {
+			return api.PointTarget{}, err
+		}
+		v = t
+	} else {
+		look, err := c.NewLook(ctx, via)
+		if err != nil {
+			return api.PointTarget{}, err
+		}
+		defer look.Close()
+		f, err := look.Focus(ctx)
+		switch {
+		case errors.Is(err, core.ErrNoFocus):
+			c.Inst.Lock()
+			v = api.PointTarget{Origin: via.Tab.FrameOrigin(look.Sid, look.Frame), Kind: "nothing"}
+			c.Inst.Unlock()
+		case err != nil:
+			return api.PointTarget{}, err
+		default:
+			if v, err = c.PersonsView(ctx, look.T, look.Sid, f.Origin, f.El); err != nil {
+				return api.PointTarget{}, err
+			}
+		}
+	}
+	if v.Origin == "" {
+		return api.PointTarget{}, errors.New("the page could not be looked at")
+	}
+	v.Text = ClipText(v.Text, 80)
+	return v, nil
+}
