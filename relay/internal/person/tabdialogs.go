@@ -185,7 +185,7 @@ func Dialogs(in *core.Instance, e *core.EventMsg) bool {
 	return true
 }
 
-// WantsDialog: the answer to a JavaScript dialog.
+// WantsDialog wants the answer to a JavaScript dialog.
 func WantsDialog(m *core.MethodInfo) bool { return m.Name == "Page.handleJavaScriptDialog" }
 
 // DialogClaim (person.DialogClaim): the first answer wins: the person's
