@@ -4,12 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"net"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
 
 // StockExtensionID is the Chrome Web Store id of the Playwright extension

@@ -1,10 +1,11 @@
 package relay
 
 import (
-	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"runtime/debug"
 	"testing"
 	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 )

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/rules"
 )
 
 // The names the rest of the product uses. The words the relay and its
@@ -127,4 +128,4 @@ func NewMetrics(reg prometheus.Registerer) *Metrics { return core.NewMetrics(reg
 
 // RelayRules lists the rule ids of the relay's own refusals, for counters
 // that start at zero.
-func RelayRules() []string { return core.RelayRules() }
+func RelayRules() []string { return append(core.RelayRules(), rules.RuleIDs()...) }

@@ -2,9 +2,10 @@ package relay
 
 import (
 	"fmt"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"testing"
+
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/gorilla/websocket"
 

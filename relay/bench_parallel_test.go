@@ -3,7 +3,6 @@ package relay
 import (
 	"context"
 	"fmt"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -11,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/gorilla/websocket"
 

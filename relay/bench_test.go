@@ -2,10 +2,11 @@ package relay
 
 import (
 	"context"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/link"

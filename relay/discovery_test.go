@@ -2,10 +2,11 @@ package relay
 
 import (
 	"fmt"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"io"
 	"net/http"
 	"testing"
+
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/gorilla/websocket"
 

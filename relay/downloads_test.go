@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/cdprelay/cdprelay/relay/internal/browser"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +11,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/browser"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/cdptest"
 	"github.com/cdprelay/cdprelay/internal/fakeext"

@@ -3,8 +3,9 @@ package relay
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"testing"
+
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/cdptest"
 	"github.com/cdprelay/cdprelay/internal/fakeext"

@@ -3,11 +3,12 @@ package relay
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/cdptest"
 	"github.com/cdprelay/cdprelay/internal/fakeext"

@@ -1,9 +1,10 @@
 package relay
 
 import (
-	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"testing"
+
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"

@@ -2,10 +2,11 @@ package relay
 
 import (
 	"encoding/json"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/cdptest"
 	"github.com/cdprelay/cdprelay/internal/fakeext"

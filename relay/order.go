@@ -7,6 +7,7 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/creds"
 	"github.com/cdprelay/cdprelay/relay/internal/person"
+	"github.com/cdprelay/cdprelay/relay/internal/rules"
 )
 
 // The order: what the relay does with each message, top to bottom, in
@@ -44,12 +45,12 @@ func commands() []core.CmdStage {
 		{Name: "core.Route", Run: (*core.ClientConn).Route},
 		{Name: "core.Line", Run: (*core.ClientConn).InLine, Arrival: true},
 		// decide: the judging stages.
-		{Name: "rules.Operator", Run: (*core.ClientConn).Operator, Judges: true},
-		{Name: "rules.Relay", Run: (*core.ClientConn).RelayRules, Judges: true},
+		{Name: "rules.Operator", Run: rules.Operator, Judges: true},
+		{Name: "rules.Relay", Run: rules.RelayRules, Judges: true},
 		{Name: "creds.Restore", Run: creds.RestoreParams, Wants: creds.WantsRestore, Judges: true},
-		{Name: "rules.Uploads", Run: (*core.ClientConn).UploadsStage, Wants: core.WantsUploads, Judges: true},
+		{Name: "rules.Uploads", Run: rules.Uploads, Wants: rules.WantsUploads, Judges: true},
 		{Name: "core.StopRules", Run: (*core.ClientConn).StopRulesStage, Wants: core.WantsStopRules, Judges: true},
-		{Name: "rules.TargetOnTab", Run: (*core.ClientConn).TargetOnTab, Wants: core.WantsTargetOnTab, Judges: true},
+		{Name: "rules.TargetOnTab", Run: rules.TargetOnTab, Wants: rules.WantsTargetOnTab, Judges: true},
 		{Name: "tiers.Navigate", Run: (*core.ClientConn).NavigateTo, Wants: core.WantsNavigateTo, Judges: true},
 		{Name: "tiers.Checks", Run: (*core.ClientConn).TierStage, Judges: true},
 		{Name: "tiers.StandIn", Run: (*core.ClientConn).StandIn, Judges: true},
@@ -64,7 +65,7 @@ func commands() []core.CmdStage {
 		{Name: "tiers.NavTo", Run: (*core.ClientConn).Prepare, Wants: core.WantsNavTo},
 		{Name: "creds.Secret", Run: creds.Secret, Wants: creds.WantsSecret},
 		{Name: "creds.LockGates", Run: creds.SecretGates, Wants: creds.WantsLockGates},
-		{Name: "rules.Fence", Run: (*core.ClientConn).Fence, Wants: core.WantsFence},
+		{Name: "core.Fence", Run: (*core.ClientConn).Fence, Wants: core.WantsFence},
 		{Name: "core.Emulate", Run: (*core.ClientConn).Emulate, Wants: core.WantsEmulate},
 		{Name: "core.NeedsPage", Run: (*core.ClientConn).NeedsPage},
 		{Name: "core.ScreencastNote", Run: (*core.ClientConn).ScreencastNote, Wants: core.WantsScreencastNote},
@@ -99,12 +100,12 @@ func events() []core.EventStage {
 		}},
 		{Name: "tiers.Guard", Run: (*core.Instance).GuardWorld, Wants: func(n string) bool { return strings.HasPrefix(n, "Runtime.executionContext") }},
 		{Name: "core.BrakePause", Run: (*core.Instance).BrakePause, Wants: core.IsEvent("Debugger.paused")},
-		{Name: "rules.Backstop", Run: (*core.Instance).BackstopPause, Wants: core.IsEvent("Fetch.requestPaused")},
+		{Name: "core.Backstop", Run: (*core.Instance).BackstopPause, Wants: core.IsEvent("Fetch.requestPaused")},
 		{Name: "core.LetGoOn", Run: (*core.Instance).LetGoOn, Wants: core.IsEvent("Fetch.requestPaused", "Fetch.authRequired", "Debugger.paused")},
 		{Name: "core.Session", Run: (*core.Instance).SessionOf},
 		{Name: "core.Children", Run: (*core.Instance).Children, Wants: core.IsEvent("Target.attachedToTarget", "Target.detachedFromTarget")},
 		{Name: "core.BrakeChild", Run: (*core.Instance).BrakeChild, Wants: core.IsEvent("Target.attachedToTarget")},
-		{Name: "rules.FenceChild", Run: (*core.Instance).FenceChild, Wants: core.IsEvent("Target.attachedToTarget")},
+		{Name: "core.FenceChild", Run: (*core.Instance).FenceChild, Wants: core.IsEvent("Target.attachedToTarget")},
 		{Name: "tiers.ChildPage", Run: (*core.Instance).ChildPage, Wants: core.IsEvent("Target.attachedToTarget")},
 		{Name: "tiers.BlindChild", Run: (*core.Instance).BlindChild, Wants: core.IsEvent("Target.attachedToTarget")},
 		{Name: "core.ResumeWaiting", Run: (*core.Instance).ResumeWaiting, Wants: core.IsEvent("Target.attachedToTarget")},

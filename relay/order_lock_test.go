@@ -1,11 +1,12 @@
 package relay
 
 import (
-	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 )

@@ -2,11 +2,12 @@ package relay
 
 import (
 	"bytes"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/relay/internal/link"
 )

@@ -3,10 +3,11 @@ package relay
 import (
 	"context"
 	"encoding/json"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"net"
 	"strings"
 	"testing"
+
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 )

@@ -3,12 +3,13 @@ package relay
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
-	jsonv2 "github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
 	"maps"
 	"slices"
 	"testing"
+
+	"github.com/cdprelay/cdprelay/relay/internal/core"
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/cdprelay/cdprelay/denylist"
 	"github.com/cdprelay/cdprelay/internal/wire"

@@ -1,9 +1,10 @@
 package relay
 
 import (
-	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"testing"
 	"unsafe"
+
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
 
 // The pending map keeps its values inline only up to 128 bytes; a larger

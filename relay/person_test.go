@@ -3,12 +3,13 @@ package relay
 import (
 	"encoding/json"
 	"errors"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 )

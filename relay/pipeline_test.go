@@ -2,10 +2,11 @@ package relay
 
 import (
 	"errors"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 )

@@ -4,12 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
 	"testing"
 
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
+
 	"github.com/cdprelay/cdprelay/internal/fakeext"
-	"github.com/cdprelay/cdprelay/relay/internal/rules"
 )
 
 // Managed browsers, against the fake extension giving Chrome's exact texts:
@@ -95,7 +96,7 @@ func TestPolicyDetachTold(t *testing.T) {
 	h.call(c, "pw-tab-1", "Log.enable", nil)
 	from := len(c.Messages())
 	e.RefuseAttach(1, policyRefusals[0].chrome)
-	e.DetachByBrowser(1, "target_closed", map[string]any{"cause": rules.CausePolicyBlockedHost})
+	e.DetachByBrowser(1, "target_closed", map[string]any{"cause": cdp.CausePolicyBlockedHost})
 
 	warn, _ := h.event(c, from, "Log.entryAdded")
 	var w struct{ Entry struct{ Level, Text string } }
@@ -132,7 +133,7 @@ func TestPolicyWithdrawnListed(t *testing.T) {
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Features: ourFeatures})
 	c := h.client()
 	h.autoAttach(c)
-	e.Emit("chrome.tabs.onRemoved", 2, map[string]any{"windowId": 1, "isWindowClosing": false, "withdrawn": true, "cause": rules.CausePolicyDevTools})
+	e.Emit("chrome.tabs.onRemoved", 2, map[string]any{"windowId": 1, "isWindowClosing": false, "withdrawn": true, "cause": cdp.CausePolicyDevTools})
 	h.waitFor("the refusal listed", func() bool { return len(h.srv.Default().Status().Refused) == 1 })
 	r := h.srv.Default().Status().Refused[0]
 	if r.TabID != 2 || r.Policy != "DeveloperToolsAvailability" || !strings.Contains(r.Reason, "developer tools") || r.Origin != "https://b.example" {
@@ -197,7 +198,7 @@ func TestPolicyDetachFailsNavigation(t *testing.T) {
 	nav := h.send(c, "pw-tab-1", "Page.navigate", map[string]any{"url": "https://blocked.example/"})
 	<-entered
 	e.RefuseAttach(1, policyRefusals[0].chrome)
-	e.DetachByBrowser(1, "target_closed", map[string]any{"cause": rules.CausePolicyBlockedHost})
+	e.DetachByBrowser(1, "target_closed", map[string]any{"cause": cdp.CausePolicyBlockedHost})
 	r, at := h.reply(c, nav)
 	if r.Error == nil || !strings.Contains(r.Error.Message, "runtime_blocked_hosts") || !strings.Contains(r.Error.Message, "chrome://policy") {
 		t.Fatalf("the navigation's answer: %s", r.Raw)

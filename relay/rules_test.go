@@ -1,11 +1,12 @@
 package relay
 
 import (
-	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 )

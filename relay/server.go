@@ -13,13 +13,13 @@ import (
 
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/creds"
+	"github.com/cdprelay/cdprelay/relay/internal/origins"
 
 	"github.com/gorilla/websocket"
 
 	"github.com/cdprelay/cdprelay/internal/routes"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/link"
-	"github.com/cdprelay/cdprelay/relay/internal/rules"
 )
 
 // Server is the relay's HTTP handler: discovery, the CDP endpoints and the
@@ -57,7 +57,7 @@ func New(cfg core.Config) (*Server, error) {
 			CheckOrigin: func(*http.Request) bool { return true },
 		},
 	}
-	if s.Own, err = rules.NewOrigins(cfg.Listen, cfg.PublicURL); err != nil {
+	if s.Own, err = origins.NewOrigins(cfg.Listen, cfg.PublicURL); err != nil {
 		return nil, fmt.Errorf("relay config: Listen %q: %w", cfg.Listen, err)
 	}
 	s.PolicyBox.Store(cfg.Policy)

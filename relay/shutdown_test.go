@@ -2,13 +2,14 @@ package relay
 
 import (
 	"context"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/gorilla/websocket"
 

@@ -3,11 +3,12 @@ package relay
 import (
 	"errors"
 	"fmt"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"net/http"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )

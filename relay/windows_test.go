@@ -3,11 +3,12 @@ package relay
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 	"github.com/cdprelay/cdprelay/relay/internal/link"

@@ -1,8 +1,10 @@
 // Package cdp holds what the relay knows of the Chrome DevTools Protocol
 // itself, apart from any client, tab or policy: the protocol's command and
 // event names (the list the relay serves at /json/protocol), its domains,
-// its error codes, the ids it mints in Chrome's format, and the reading of
-// a command's params as Chrome reads them (exact keys, no key twice).
+// its error codes, the ids it mints in Chrome's format, the reading of a
+// command's params as Chrome reads them (exact keys, no key twice), and
+// Chrome's texts for a tab its browser's policy keeps the debugger out of
+// (policyrefusal.go).
 //
 // It is a leaf: it imports internal/wire, the JSON decoder that reads
 // params as Chrome does (go-json-experiment/json) and the standard library

@@ -65,7 +65,7 @@ func (st *State) computeAccess(t *Tab) TabAccess {
 	case !web && !special:
 		return TabAccess{Level: AccessBlind, Rule: ruleNeverShared,
 			Why: "the tab shows " + api.SchemeOf(u) + " page, which is never shared with automation; navigate it to a web page or close it"}
-	case web && in.Srv.ownURL(u):
+	case web && in.Srv.OwnURL(u):
 		a, _ := in.Srv.ownAccess(u, "the tab")
 		return a
 	case web && in.fencing():

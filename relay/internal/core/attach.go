@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
-	"github.com/cdprelay/cdprelay/relay/internal/rules"
 )
 
 // Attaching and detaching the debugger: the I/O side of the tab table's
@@ -179,7 +178,7 @@ func (in *Instance) attachCalls(ctx context.Context, x *ExtConn, t *Tab) (_ Targ
 		fs := t.fetchOf("")
 		fs.Fence, fs.Patterns = true, pats
 		in.Unlock()
-		if _, err := x.SendCommand(ctx, tabID, "", "Fetch.enable", rules.FetchParams(pats, nil)); err != nil {
+		if _, err := x.SendCommand(ctx, tabID, "", "Fetch.enable", FetchParams(pats, nil)); err != nil {
 			return TargetInfo{}, "", false, fmt.Errorf("navigation fence on tab %d: %w", tabID, err)
 		}
 		fenced = true

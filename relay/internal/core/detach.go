@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/cdprelay/cdprelay/relay/internal/rules"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
 // Why a tab was detached, and who is told.
@@ -54,7 +54,7 @@ func ParseDetachCause(arg []byte) detachCause {
 	case causeExtensionFrame, causeRestrictedURL, causeDiscarded, causeCanceledByUser, causeTabClosed, causeUnknown:
 		return d
 	}
-	if rules.IsPolicyCause(d.Cause) {
+	if cdp.IsPolicyCause(d.Cause) {
 		return d
 	}
 	return detachCause{}
@@ -83,7 +83,7 @@ func (d detachCause) Text() string {
 	case causeUnknown:
 		return "Chrome stopped debugging the tab (one of its frames went where a debugger cannot follow); it comes back as a new target"
 	}
-	return rules.PolicyText(d.Cause)
+	return cdp.PolicyText(d.Cause)
 }
 
 // short is text's few words, for the audit log.
@@ -105,8 +105,8 @@ func (d detachCause) short() string {
 	case causeUnknown:
 		return "a frame the debugger cannot follow"
 	}
-	if rules.IsPolicyCause(d.Cause) {
-		return "a policy of the browser: " + rules.PolicyName(d.Cause) + " (chrome://policy)"
+	if cdp.IsPolicyCause(d.Cause) {
+		return "a policy of the browser: " + cdp.PolicyName(d.Cause) + " (chrome://policy)"
 	}
 	return ""
 }

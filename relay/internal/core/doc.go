@@ -22,13 +22,20 @@
 // and their lines, a person's approval (lines.go, approvals.go, the
 // navigation ask of navask.go), and who holds a tab (control.go).
 //
-// The other stages' code — what the operator's rules and the tiers do
-// with an instance, a tab or a client — is still here, beside the core's
-// own, in files named by their concern (access.go, rules.go, ...), with
-// their state in per-concern slots embedded in the core's structures;
-// each moves to its concern's package under relay/internal as browser,
-// creds and person did. The facade's layers test lists the concerns still
-// here.
+// So are the fences that apply the policy to what the browser does on its
+// own, because every concern's requests pass through them: the navigation
+// backstop on the Fetch domain and its multiplexing of the client's own
+// Fetch (fetchfence.go, fetchmux.go, navhold.go, the rows core.Fence,
+// core.Backstop and core.FenceChild) and the extension's first-request
+// rules (netfence.go). The operator's and the relay's own rules that judge
+// a command are the rules stage's (package rules).
+//
+// The tiers' code — what blind, read-only and take-over do with an
+// instance, a tab or a client — is still here, beside the core's own, in
+// files named by their concern (access.go, blindtab.go, ...), with its
+// state in slots embedded in the core's structures (tierslots.go); it
+// moves to package tiers as browser, creds, person and rules did. The
+// facade's layers test lists the concerns still here.
 //
 // # Where things are decided
 //
@@ -42,17 +49,17 @@
 //   - What each concern keeps per tab, session, client and instance: for a
 //     stage package, its slots (slots.go), declared in the package
 //     (browser: downloadcalls.go; creds: stageslots.go; person:
-//     slots.go); for a concern
-//     still here, a struct in its slots file (tierslots.go,
-//     personslots.go, rulesslots.go, resumeslots.go), embedded in Tab,
-//     Session, State, ClientConn or Instance. What stays in those
-//     structs directly is the core's own. A slot whose fields need
-//     nothing of this package lives in the concern's package (rules.Tab).
+//     slots.go); for the tiers, still here, and the core's own parts, a
+//     struct in a slots file (tierslots.go, personslots.go,
+//     fenceslots.go, resumeslots.go), embedded in Tab, Session, State,
+//     ClientConn or Instance. What stays in those structs directly is the
+//     core's own.
 //   - What of each concern needs no instance, tab or client — its tables,
 //     texts, parsers and byte work — is in its package under
 //     relay/internal (rules, tiers, person, creds), beside the
 //     vocabulary every part shares (api), the protocol's names, codes and
-//     params (cdp) and the sockets (link). Imports run one way:
+//     params (cdp), the relay's own origins (origins) and the sockets
+//     (link). Imports run one way:
 //     layers_test.go keeps them so.
 //   - What runs under the instance lock: every method of *State, every
 //     function whose name ends in Locked, and every event row. None of them
@@ -86,7 +93,7 @@
 //   - A resume's replay (resume.go): what the client had set on the tab is
 //     sent again when the tab is attached again. Each command runs the
 //     judging rows of the commands table as the relay's own (judgeReplayed:
-//     the policy read now, access, the fence) and then rules.Fence's
+//     the policy read now, access, the fence) and then core.Fence's
 //     rewrite; what they refuse is not sent, and the client is told why.
 //     Scripts for new documents that tiers withheld are put back by tiers
 //     (initscripts.go), where they may run.

@@ -103,7 +103,7 @@ func Emulated(m *MethodInfo, s *Session) *Emulation {
 			return &emHistoryEntry
 		}
 	}
-	if m.Domain == domainBrowser || (browserLevel && m.Domain == domainTarget) {
+	if m.Domain == domainBrowser || (browserLevel && m.Domain == DomainTarget) {
 		return &emUnsupported
 	}
 	if s != nil && s.Tab != nil && (m.Name == "Runtime.enable" || m.Name == "Runtime.disable") {

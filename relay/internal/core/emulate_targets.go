@@ -70,16 +70,16 @@ func (c *ClientConn) setDiscoverTargets(k Call) {
 // with Target.attachedToTarget before replying, which is what Playwright's
 // connectOverCDP waits for.
 func (c *ClientConn) setAutoAttach(k Call) {
-	if k.Args.autoAttach && (k.Args.Flatten == nil || !*k.Args.Flatten) {
+	if k.Args.AutoAttach && (k.Args.Flatten == nil || !*k.Args.Flatten) {
 		c.Fail(k, CodeServerError, "cdprelay: only flat sessions are supported (flatten: true)")
 		return
 	}
 	in := c.Inst
 	st := in.Lock()
-	c.autoAttach = k.Args.autoAttach
+	c.autoAttach = k.Args.AutoAttach
 	tabs := st.sortedTabs()
 	in.Unlock()
-	if k.Args.autoAttach {
+	if k.Args.AutoAttach {
 		for _, t := range tabs {
 			if err := in.attachTab(c.Ctx, c.Ext(), t); err != nil {
 				in.Log.Info("auto-attach failed", "tab", t.Id, "err", err)

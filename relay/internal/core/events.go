@@ -230,7 +230,7 @@ func (in *Instance) GuardWorld(e *EventMsg) bool {
 	return true
 }
 
-// BackstopPause (rules.Backstop): the navigation backstop sees a paused
+// BackstopPause (core.Backstop): the navigation backstop sees a paused
 // request first; the client gets it only when its own patterns asked for
 // it.
 func (in *Instance) BackstopPause(e *EventMsg) bool {
@@ -286,7 +286,7 @@ func childType(e *EventMsg) []byte {
 	return wire.StringField(wire.Field(e.Params, "targetInfo"), "type")
 }
 
-// FenceChild (rules.FenceChild): an out-of-process frame navigates
+// FenceChild (core.FenceChild): an out-of-process frame navigates
 // through its own session: fence it too, before the client resumes it.
 func (in *Instance) FenceChild(e *EventMsg) bool {
 	if e.newChild != nil && string(childType(e)) == "iframe" {

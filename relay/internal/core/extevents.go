@@ -9,7 +9,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
-	"github.com/cdprelay/cdprelay/relay/internal/rules"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
 // Extension events: tabs offered, updated, removed and detached, the
@@ -352,7 +352,7 @@ func (in *Instance) OnDetach(x *ExtConn, params []byte) {
 	default:
 		// A frame or the tab went where the debugger cannot follow; our
 		// extension offers the tab again once it can be attached.
-		if rules.IsPolicyCause(d.Cause) {
+		if cdp.IsPolicyCause(d.Cause) {
 			// The commands under way hear the policy before the client
 			// hears of the sessions' end: a navigation there fails with
 			// the reason, not as a closed page's.

@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
-	"github.com/cdprelay/cdprelay/relay/internal/rules"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
 // The navigation backstop. The command fence sees Page.navigate and
@@ -26,7 +26,7 @@ import (
 // Fetch.requestPaused goes to the client only when the client's own
 // patterns match it. The client sees exactly the requests it asked for.
 // The patterns, the rewrite and the state kept per session are the rules
-// package's (rules.FetchState); the relay keeps them in the tab's rules
+// package's (FetchState); the relay keeps them in the tab's rules
 // slot, under the instance's mutex.
 
 // fencing reports whether navigations of this instance need the backstop:
@@ -40,23 +40,23 @@ func (in *Instance) fencing() bool {
 // backstop returns the relay's Fetch patterns for this instance's
 // sessions: every Document request when the policy fences navigations, and
 // every request to the relay's own origins. Nil: no backstop.
-func (in *Instance) backstop() []rules.FetchPattern {
+func (in *Instance) backstop() []cdp.FetchPattern {
 	pats := in.Srv.Own.FetchPatterns()
 	if in.fencing() {
-		pats = append([]rules.FetchPattern{rules.FencePattern}, pats...)
+		pats = append([]cdp.FetchPattern{FencePattern}, pats...)
 	}
 	return pats
 }
 
 // fetchOf returns the Fetch state of t's session sid ("" for the tab's
 // own), creating it.
-func (t *Tab) fetchOf(sid string) *rules.FetchState {
+func (t *Tab) fetchOf(sid string) *FetchState {
 	if t.Fetch == nil {
-		t.Fetch = make(map[string]*rules.FetchState)
+		t.Fetch = make(map[string]*FetchState)
 	}
 	fs := t.Fetch[sid]
 	if fs == nil {
-		fs = &rules.FetchState{}
+		fs = &FetchState{}
 		t.Fetch[sid] = fs
 	}
 	return fs
@@ -83,7 +83,7 @@ func (in *Instance) enableFence(x *ExtConn, t *Tab, sid string) {
 		return
 	}
 	fs.Fence, fs.Patterns = true, pats
-	params := rules.FetchParams(pats, fs.Client)
+	params := FetchParams(pats, fs.Client)
 	in.Unlock()
 	x.Fire(t.Id, sid, "Fetch.enable", params)
 }
@@ -91,7 +91,7 @@ func (in *Instance) enableFence(x *ExtConn, t *Tab, sid string) {
 // fetchRewrite is what the fence stage sends in place of a client's
 // Fetch.enable or Fetch.disable on a fenced session: one Fetch.enable with
 // the relay's pattern and the client's. The state is recorded as it is
-// decided (rules.FetchState.Rewrite); the rewritten params go to Chrome
+// decided (FetchState.Rewrite); the rewritten params go to Chrome
 // as the client's command.
 func (st *State) fetchRewrite(t *Tab, sid string, a *Args, enable bool, replyTo *Session) []byte {
 	fs := t.fetchOf(sid)
@@ -140,7 +140,7 @@ func (st *State) judgePaused(t *Tab, sid string, params []byte) pausedAction {
 	if fs == nil || !fs.Fence {
 		return pausedAction{}
 	}
-	var cf *rules.ClientFetch
+	var cf *ClientFetch
 	if fs.Client != nil && st.Client != nil {
 		cf = fs.Client
 	}
@@ -151,8 +151,8 @@ func (st *State) judgePaused(t *Tab, sid string, params []byte) pausedAction {
 	responseStage := p.ResponseStatusCode != nil || p.ResponseErrorReason != ""
 	wants := cf != nil && t.Acc.Level != AccessBlind && cf.Matches(p.Request.URL, p.ResourceType, responseStage)
 	in := st.Inst
-	if in.Srv.ownURL(p.Request.URL) {
-		return pausedAction{kind: pausedFail, requestID: p.RequestID, url: p.Request.URL, d: ownRefusal(p.Request.URL)}
+	if in.Srv.OwnURL(p.Request.URL) {
+		return pausedAction{kind: pausedFail, requestID: p.RequestID, url: p.Request.URL, d: OwnRefusal(p.Request.URL)}
 	}
 	if !responseStage && p.ResourceType == "Document" {
 		if d := in.Srv.PolicyBox.load().URL(in.ProfileName, p.Request.URL); d.Verdict != Allow {
@@ -208,14 +208,14 @@ func (s *Relay) refreshFences() {
 			fs = t.fetchOf("")
 			fs.Fence, fs.Patterns = len(want) > 0, want
 			changed = append(changed, t)
-			params = append(params, rules.FetchParams(want, fs.Client))
+			params = append(params, FetchParams(want, fs.Client))
 		}
 		in.Unlock()
 		if x == nil {
 			continue
 		}
 		for i, t := range changed {
-			if len(params[i]["patterns"].([]rules.FetchPattern)) == 0 {
+			if len(params[i]["patterns"].([]cdp.FetchPattern)) == 0 {
 				x.Fire(t.Id, "", "Fetch.disable", nil)
 			} else {
 				x.Fire(t.Id, "", "Fetch.enable", params[i])

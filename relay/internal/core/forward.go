@@ -12,7 +12,7 @@ import (
 // wantsFence: the client's share of the Fetch domain.
 func WantsFence(m *MethodInfo) bool { return m.Name == "Fetch.enable" || m.Name == "Fetch.disable" }
 
-// 10. fence (rules.Fence): on a fenced session the client's Fetch.enable
+// 10. fence (core.Fence): on a fenced session the client's Fetch.enable
 // and Fetch.disable become one Fetch.enable that keeps the backstop's
 // pattern, whichever session sent them (before the emulation, which would
 // watch them as a domain switch).
@@ -47,7 +47,7 @@ func (c *ClientConn) Fence(k *Cmd) bool {
 // browser's and the targets' (at any level), a history entry, and the
 // domain switches of a tab's sessions.
 func WantsEmulate(m *MethodInfo) bool {
-	return m.Domain == domainBrowser || m.Domain == domainTarget || m.enable || m.disable ||
+	return m.Domain == domainBrowser || m.Domain == DomainTarget || m.enable || m.disable ||
 		m.Name == "Page.navigateToHistoryEntry" || m.Name == "Page.setDownloadBehavior"
 }
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync/atomic"
 
-	"github.com/cdprelay/cdprelay/relay/internal/rules"
+	"github.com/cdprelay/cdprelay/relay/internal/origins"
 )
 
 // Relay is what every instance shares: the configuration, the policy, the
@@ -13,10 +13,10 @@ import (
 type Relay struct {
 	Cfg Config // static
 
-	PolicyBox policyBox      // swapped by SetPolicy
-	Secrets   secretBox      // swapped by SetSecrets
-	Changes   changes        // any instance's change, for watchers
-	Own       *rules.Origins // static; learns the local addresses it is served on
+	PolicyBox policyBox        // swapped by SetPolicy
+	Secrets   secretBox        // swapped by SetSecrets
+	Changes   changes          // any instance's change, for watchers
+	Own       *origins.Origins // static; learns the local addresses it is served on
 	// accessGen moves on when what decides a site's access changes (the
 	// policy, the relay's own origins), so that what was decided of a
 	// frame's site before is decided again (frameAt).

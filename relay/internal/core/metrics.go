@@ -12,7 +12,7 @@ import (
 // The domains the emulation tells apart (cdp/domains.go).
 var (
 	domainBrowser = cdp.DomainBrowser
-	domainTarget  = cdp.DomainTarget
+	DomainTarget  = cdp.DomainTarget
 	domainOther   = cdp.DomainOther
 )
 

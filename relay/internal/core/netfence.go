@@ -6,14 +6,14 @@ import (
 	"slices"
 	"time"
 
-	"github.com/cdprelay/cdprelay/relay/internal/rules"
+	"github.com/cdprelay/cdprelay/relay/internal/origins"
 )
 
 // The first-request fence: the policy's URL fence as rules the browser
 // applies to every request of the shared tabs, and of tabs not yet known,
 // before it leaves, and the rules that keep those tabs off the relay's own
-// origins (rules.NetFenceRules builds them). Our extension says it can
-// install them (rules.FeatureNetFence in extension.info); the stock one
+// origins (origins.NetFenceRules builds them). Our extension says it can
+// install them (origins.FeatureNetFence in extension.info); the stock one
 // cannot, and then the Fetch backstop is the only fence. The rules are in
 // force while a client is connected: the person's own browsing is not
 // fenced when no automation runs.
@@ -50,7 +50,7 @@ func (in *Instance) setNetFenceWait(ctx context.Context, x *ExtConn) {
 // netFenceRules are the rules to give x, and whether x takes them.
 func (in *Instance) netFenceRules(x *ExtConn, on bool) (json.RawMessage, bool) {
 	st := in.Lock()
-	ok := st.Features[rules.FeatureNetFence]
+	ok := st.Features[origins.FeatureNetFence]
 	in.Unlock()
 	if x == nil || !ok {
 		return nil, false
@@ -59,7 +59,7 @@ func (in *Instance) netFenceRules(x *ExtConn, on bool) (json.RawMessage, bool) {
 		return json.RawMessage("null"), true
 	}
 	// The policy's rules and those of the relay's own origins.
-	r, err := rules.NetFenceRules(in.Srv.PolicyBox.load(), in.ProfileName, in.Srv.Own)
+	r, err := origins.NetFenceRules(in.Srv.PolicyBox.load(), in.ProfileName, in.Srv.Own)
 	if err != nil {
 		in.Log.Warn("the relay's own origins are left out of the first-request rules", "err", err)
 	}

@@ -6,10 +6,10 @@ import (
 	"net/http"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
-	"github.com/cdprelay/cdprelay/relay/internal/rules"
+	"github.com/cdprelay/cdprelay/relay/internal/origins"
 )
 
-// The relay's own origins (rules.Origins says which they are and why they
+// The relay's own origins (origins.Origins says which they are and why they
 // are never shared): what the server does with them.
 
 // LearnFrom notes the local address r arrived on, when a listener is
@@ -24,12 +24,12 @@ func (s *Relay) LearnFrom(r *http.Request) {
 }
 
 // ownURL reports whether u is on one of the relay's own origins.
-func (s *Relay) ownURL(u string) bool { return s.Own.Match(u) }
+func (s *Relay) OwnURL(u string) bool { return s.Own.Match(u) }
 
 // ownRefusal is the refusal of a command that would take a tab to u, one
 // of the relay's own origins.
-func ownRefusal(u string) Decision {
-	return Denial(rules.RuleOwnOrigin, "cdprelay: "+api.Origin(u)+" is the relay's own page, which is never shared with automation")
+func OwnRefusal(u string) Decision {
+	return Denial(origins.RuleOwnOrigin, "cdprelay: "+api.Origin(u)+" is the relay's own page, which is never shared with automation")
 }
 
 // neverSharedAt says why a top-level URL is never shared, or "": a page
@@ -51,7 +51,7 @@ func (s *Relay) ownAccess(u, what string) (TabAccess, bool) {
 	if !s.Own.Match(u) {
 		return TabAccess{}, false
 	}
-	return TabAccess{Level: AccessBlind, Rule: rules.RuleOwnOrigin,
+	return TabAccess{Level: AccessBlind, Rule: origins.RuleOwnOrigin,
 		Why: what + " shows " + api.Origin(u) + ", the relay's own page, which is never shared with automation"}, true
 }
 

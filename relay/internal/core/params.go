@@ -4,7 +4,6 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
-	"github.com/cdprelay/cdprelay/relay/internal/rules"
 )
 
 // Params read once, as Chrome reads them.
@@ -28,7 +27,7 @@ type Args struct {
 	TargetID               string
 	SessionID              string
 	Flatten                *bool
-	autoAttach             bool
+	AutoAttach             bool
 	waitForDebuggerOnStart bool
 	background             bool
 	newWindow              bool
@@ -37,7 +36,7 @@ type Args struct {
 	EventsEnabled          bool
 	DownloadBehavior       string // Browser/Page.setDownloadBehavior's behavior
 	DownloadPath           string // and downloadPath (package browser)
-	patterns               []rules.FetchPattern
+	patterns               []cdp.FetchPattern
 	handleAuth             bool
 	Files                  []string // files a command makes the page read
 }
@@ -98,7 +97,7 @@ var DecodedMethods = map[string]func(params []byte, a *Args) error{
 			Flatten                *bool `json:"flatten"`
 		}
 		err := DecodeStruct(p, &v)
-		a.autoAttach, a.waitForDebuggerOnStart, a.Flatten = v.AutoAttach, v.WaitForDebuggerOnStart, v.Flatten
+		a.AutoAttach, a.waitForDebuggerOnStart, a.Flatten = v.AutoAttach, v.WaitForDebuggerOnStart, v.Flatten
 		return err
 	},
 	"Target.setDiscoverTargets": func(p []byte, a *Args) error {
@@ -131,8 +130,8 @@ var DecodedMethods = map[string]func(params []byte, a *Args) error{
 	},
 	"Fetch.enable": func(p []byte, a *Args) error {
 		var v struct {
-			Patterns           []rules.FetchPattern `json:"patterns"`
-			HandleAuthRequests bool                 `json:"handleAuthRequests"`
+			Patterns           []cdp.FetchPattern `json:"patterns"`
+			HandleAuthRequests bool               `json:"handleAuthRequests"`
 		}
 		err := DecodeStruct(p, &v)
 		a.patterns, a.handleAuth = v.Patterns, v.HandleAuthRequests

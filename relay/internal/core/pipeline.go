@@ -293,32 +293,6 @@ func (c *ClientConn) Route(k *Cmd) bool {
 	return true
 }
 
-// 5. policy: the operator's method rules and URL fence (rules.Operator),
-// then the relay's own rules (rules.go).
-func (c *ClientConn) Operator(k *Cmd) bool {
-	pol, profile := k.Policy.p, c.Inst.ProfileName
-	d := pol.Command(profile, k.M.Name, k.Env.Params)
-	switch d.Verdict {
-	case Ask:
-		k.Ask = d
-	case Allow:
-	default:
-		return c.Refuse(k, d)
-	}
-	if k.M.UrlKey != "" {
-		switch d := pol.MethodURL(profile, k.M.Name, k.Args.Url, k.Args.HasURL); d.Verdict {
-		case Ask:
-			if k.Ask.Verdict != Ask {
-				k.Ask = d
-			}
-		case Allow:
-		default:
-			return c.Refuse(k, d)
-		}
-	}
-	return true
-}
-
 // 6. access: what the tab lets automation do, row by row.
 
 // wantsNavigateTo: the commands that name a page to go to.

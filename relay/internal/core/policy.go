@@ -64,7 +64,7 @@ func (b *policyBox) Store(p Policy) {
 // polSnap is the policy as one message sees it: loaded once per message,
 // so that a SetPolicy while it is judged does not judge it by two.
 type polSnap struct {
-	p Policy
+	Policy Policy
 	// tiers: the policy gives a site another tier than full for the
 	// instance's profile.
 	tiers bool
@@ -74,12 +74,12 @@ type polSnap struct {
 func (in *Instance) policyNow() polSnap {
 	p := in.Srv.PolicyBox.load()
 	tr, ok := p.(TierRuler)
-	return polSnap{p: p, tiers: ok && tr.HasTiers(in.ProfileName)}
+	return polSnap{Policy: p, tiers: ok && tr.HasTiers(in.ProfileName)}
 }
 
 // asksSubmit reports whether the policy asks before a submit.
 func (s polSnap) AsksSubmit(profile string) bool {
-	a, ok := s.p.(Asker)
+	a, ok := s.Policy.(Asker)
 	return ok && a.AsksSubmit(profile)
 }
 

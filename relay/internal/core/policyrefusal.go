@@ -6,13 +6,13 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
-	"github.com/cdprelay/cdprelay/relay/internal/rules"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
 // What the relay keeps of the browser's policy refusals: the tabs a policy
 // kept the debugger out of, for the live view (Status.Refused) and the
 // audit log. Which refusals are a policy's, and the words that say so,
-// are the rules package's (rules.PolicyCauseOf, rules.PolicyText).
+// are the rules package's (cdp.PolicyCauseOf, cdp.PolicyText).
 
 // refusals are the tabs a policy kept the debugger out of, for the live
 // view: the person reads there why the automation does not get a tab.
@@ -55,7 +55,7 @@ type RefusalStatus struct {
 func (st *State) noteRefusal(id int64, cause, url string) { st.noteRefused(id, cause, url, false) }
 
 func (st *State) noteRefused(id int64, cause, url string, command bool) {
-	if !rules.IsPolicyCause(cause) {
+	if !cdp.IsPolicyCause(cause) {
 		return
 	}
 	if st.refusals == nil {
@@ -78,8 +78,8 @@ func (st *State) noteRefused(id int64, cause, url string, command bool) {
 		delete(st.refusals, oldest)
 	}
 	if !seen || prev.cause != cause {
-		st.Observe(Event{Actor: ActorExtension, Kind: KindAttach, Outcome: OutcomeDenied, Rule: rules.RuleBrowserPolicy,
-			Detail: "Chrome refuses to debug a tab because of a policy of the browser: " + rules.PolicyName(cause) + " (chrome://policy)"})
+		st.Observe(Event{Actor: ActorExtension, Kind: KindAttach, Outcome: OutcomeDenied, Rule: cdp.RuleBrowserPolicy,
+			Detail: "Chrome refuses to debug a tab because of a policy of the browser: " + cdp.PolicyName(cause) + " (chrome://policy)"})
 	}
 }
 
@@ -97,7 +97,7 @@ func (st *State) refusalsStatus() []RefusalStatus {
 			delete(st.refusals, id)
 			continue
 		}
-		out = append(out, RefusalStatus{TabID: id, Origin: r.origin, Policy: rules.PolicyName(r.cause), Reason: rules.PolicyText(r.cause), At: r.at})
+		out = append(out, RefusalStatus{TabID: id, Origin: r.origin, Policy: cdp.PolicyName(r.cause), Reason: cdp.PolicyText(r.cause), At: r.at})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].At.Before(out[j].At) })
 	return out
@@ -121,12 +121,12 @@ func (in *Instance) noteAttachRefusal(t *Tab, err error) error {
 	if !errors.As(err, &e) {
 		return err
 	}
-	cause := rules.PolicyCauseOf("", e.Message)
+	cause := cdp.PolicyCauseOf("", e.Message)
 	if cause == "" {
 		return err
 	}
 	st := in.Lock()
 	st.noteRefusal(t.Id, cause, st.targetInfo(t).URL)
 	in.Unlock()
-	return &ExtError{Code: e.Code, Message: rules.ExplainPolicy("", e.Message)}
+	return &ExtError{Code: e.Code, Message: cdp.ExplainPolicy("", e.Message)}
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
-	"github.com/cdprelay/cdprelay/relay/internal/rules"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 )
 
@@ -70,8 +70,8 @@ func (x *ExtConn) ReplyError(r *Reply) bool {
 		return true
 	}
 	e := parseExtError(r.M.Error)
-	if cause := rules.PolicyCauseOf(r.Pc.M.Name, e.Message); cause != "" {
-		e.Message = rules.ExplainPolicy(r.Pc.M.Name, e.Message)
+	if cause := cdp.PolicyCauseOf(r.Pc.M.Name, e.Message); cause != "" {
+		e.Message = cdp.ExplainPolicy(r.Pc.M.Name, e.Message)
 		x.Inst.notePolicyError(r.Pc.Tab, cause)
 	}
 	if e.Message == MsgDetachedWhile && x.Inst.stopped.Load() {

@@ -93,8 +93,8 @@ func (h *TabHandle) Call(ctx context.Context, method string, params any) (json.R
 		if !ok {
 			return nil, fmt.Errorf("%s on tab %d: its url cannot be read", method, h.t.Id)
 		}
-		if h.in.Srv.ownURL(u) {
-			return nil, fmt.Errorf("%s on tab %d: %s", method, h.t.Id, strings.TrimPrefix(ownRefusal(u).Message, "cdprelay: "))
+		if h.in.Srv.OwnURL(u) {
+			return nil, fmt.Errorf("%s on tab %d: %s", method, h.t.Id, strings.TrimPrefix(OwnRefusal(u).Message, "cdprelay: "))
 		}
 	}
 	st := h.in.Lock()

@@ -34,8 +34,8 @@ const (
 //     read-only: the document's frames and requests on their way to blind
 //     sites, the client's init scripts and worlds, the lifted settings,
 //     the guard and the reply path's mirrors of the access;
-//   - rulesTab (rules.Tab, relay/internal/rules): the operator's rules':
-//     the Fetch setup of the tab's sessions, for the navigation backstop;
+//   - fenceTab (fenceslots.go): the Fetch setup of the tab's sessions,
+//     for the navigation backstop;
 //   - resumeTab (resumeslots.go): what the tab's sessions need to come
 //     through a detach or a time away: the resume under way, what it sets
 //     again, the wait for the debugger.
@@ -109,7 +109,7 @@ type Tab struct {
 
 	// The concerns' slots (above).
 	tierTab
-	rulesTab
+	fenceTab
 	resumeTab
 	slots []any // the stages' own (slots.go), guarded by the instance's mutex
 }

@@ -1,24 +1,28 @@
-// Package rules is the relay's concern of the operator's rules and fences,
-// as far as it is plain data or bytes in and bytes out: the relay's own
-// rules (their ids and texts, the Target methods a tab's session may send,
-// the upload folders' checks: relayrules.go), the navigation backstop's
-// Fetch patterns, the rewrite of a client's Fetch.enable and what the
-// backstop keeps per session (fetchfence.go), the first-request rules the
-// policy gives the extension (netfence.go), the relay's own origins, which
-// are never shared (ownorigins.go), and the browser's own policy
-// refusals, read from Chrome's texts and said in words
-// (policyrefusal.go).
+// Package rules is the relay's stage of the operator's rules and the
+// relay's own rules: the judging rows of the commands table that read
+// them.
 //
-// Its state lives where the relay keeps it: a FetchState per session in
-// the tab's rules slot (Tab, embedded in the relay's tab), the Origins in the server; the relay's stages
-// (the method rules through the policy, rules.Relay, rules.Uploads,
-// rules.TargetOnTab, the fence and its backstop) run on the relay's
-// commands and call into this package. It knows no instance, tab,
-// session, client or command.
+// Its rows in the facade's order (relay/order.go), all judges:
+//   - rules.Operator (Operator, rows.go): the operator's method rules and
+//     URL fence, as the policy says them (api.Policy); an Ask is noted
+//     for the person's stage;
+//   - rules.Relay (RelayRules): the relay's own rules: never to the
+//     relay's own origins, no heap snapshot while secrets are configured,
+//     no nested or non-flat sessions;
+//   - rules.Uploads (Uploads): files only from the upload folders, as
+//     their resolved paths (relayrules.go);
+//   - rules.TargetOnTab (TargetOnTab): past the ones the relay emulates,
+//     a tab's session sends Chrome only a few Target methods.
 //
-// It imports relay/internal/api, internal/wire, denylist and the
-// standard library and encoding packages. It must not import package
-// relay (github.com/cdprelay/cdprelay/relay) nor the package of another
-// concern under relay/internal (tiers, person, creds, browser, targets):
-// imports run from the facade to the concerns to the core, never back.
+// Its words (rule ids and texts) and checks need no instance and have
+// table tests (relayrules.go). What applies the policy's URL fence to
+// what the browser does on its own — the navigation backstop on the
+// Fetch domain, the first-request rules of the extension — is the core's,
+// because every concern's requests pass through it; which origins are the
+// relay's own is package origins.
+//
+// It imports the core, relay/internal/api, internal/wire and the standard
+// library. It must not import package relay (the facade) nor another
+// stage's package: imports run from the facade to the stages to the core,
+// never back.
 package rules

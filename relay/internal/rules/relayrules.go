@@ -27,7 +27,7 @@ import (
 //     page read files of the machine the browser runs on, which a form
 //     then sends anywhere. Only files inside the configured upload folders
 //     (Policy.UploadDirs) are accepted, after symlinks and ".." are
-//     resolved, and they go to Chrome as the resolved paths (Uploads,
+//     resolved, and they go to Chrome as the resolved paths (resolveUploads,
 //     ReplaceFiles). Without folders, uploads are refused.
 //   - The relay's own origins. No URL-bearing command goes there
 //     (Origins, ownorigins.go).
@@ -52,6 +52,10 @@ const (
 	MsgNonFlat = "cdprelay: only flat sessions are supported (flatten: true)"
 )
 
+// RuleIDs lists the rule ids of the relay's own rules, for counters that
+// start at zero.
+func RuleIDs() []string { return []string{RuleNested, RuleNonFlat, RuleTargetTab, RuleUploads} }
+
 // MsgTargetTab is the text that refuses method, a Target method a tab's
 // session may not send (TargetOnTab).
 func MsgTargetTab(method string) string {
@@ -61,14 +65,14 @@ func MsgTargetTab(method string) string {
 // targetOnTab are the Target methods a tab's session may send to Chrome.
 var targetOnTab = map[string]bool{"Target.setAutoAttach": true, "Target.getTargetInfo": true}
 
-// TargetOnTab reports whether a tab's session may send Chrome method, a
+// mayTargetOnTab reports whether a tab's session may send Chrome method, a
 // Target method the relay does not emulate.
-func TargetOnTab(method string) bool { return targetOnTab[method] }
+func mayTargetOnTab(method string) bool { return targetOnTab[method] }
 
-// Uploads resolves files for an upload and checks that each lies inside
+// resolveUploads resolves files for an upload and checks that each lies inside
 // one of dirs, the upload folders. It returns the resolved paths; its
 // error says why a file is refused, in words for the client.
-func Uploads(dirs, files []string) ([]string, error) {
+func resolveUploads(dirs, files []string) ([]string, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("uploads are off: set uploads_dir in the relay's policy to the folders files may be uploaded from")
 	}

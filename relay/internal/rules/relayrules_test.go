@@ -52,7 +52,7 @@ func TestUploads(t *testing.T) {
 		{"one bad among good", []string{uploads}, []string{filepath.Join(uploads, "report.pdf"), "/etc/passwd"}, nil, "outside"},
 		{"a long path clipped", []string{uploads}, []string{"/" + strings.Repeat("x", 300)}, nil, "..."},
 	} {
-		got, err := Uploads(tc.dirs, tc.files)
+		got, err := resolveUploads(tc.dirs, tc.files)
 		switch {
 		case tc.want == nil && err == nil:
 			t.Errorf("%s: taken as %v", tc.name, got)
@@ -176,8 +176,8 @@ func TestTargetOnTab(t *testing.T) {
 		"Target.setAutoAttach": true, "Target.getTargetInfo": true,
 		"Target.exposeDevToolsProtocol": false, "Target.sendMessageToTarget": false, "Target.createTarget": false, "": false,
 	} {
-		if TargetOnTab(m) != want {
-			t.Errorf("TargetOnTab(%q) = %v", m, !want)
+		if mayTargetOnTab(m) != want {
+			t.Errorf("mayTargetOnTab(%q) = %v", m, !want)
 		}
 	}
 	if !strings.Contains(MsgTargetTab("Target.x"), "Target.x") {

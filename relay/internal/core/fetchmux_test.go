@@ -1,40 +1,15 @@
-package rules
+package core
 
 import (
 	"encoding/json"
 	"slices"
 	"testing"
+
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
-func TestWildcardMatch(t *testing.T) {
-	for _, tc := range []struct {
-		pattern, s string
-		want       bool
-	}{
-		{"*", "https://example.com/", true},
-		{"*", "", true},
-		{"", "", true},
-		{"", "x", false},
-		{"https://*.example.com/*", "https://www.example.com/a", true},
-		{"https://*.example.com/*", "https://example.com/a", false},
-		{"*.js", "https://a/b.js", true},
-		{"*.js", "https://a/b.json", false},
-		{"https://a/?", "https://a/b", true},
-		{"https://a/?", "https://a/", false},
-		{"https://a/\\*", "https://a/*", true},
-		{"https://a/\\*", "https://a/b", false},
-		{"*a*b*c*", "xxaxxbxxcxx", true},
-		{"*a*b*c*", "xxaxxcxxbxx", false},
-		{"**", "anything", true},
-	} {
-		if got := WildcardMatch(tc.pattern, tc.s); got != tc.want {
-			t.Errorf("WildcardMatch(%q, %q) = %v, want %v", tc.pattern, tc.s, got, tc.want)
-		}
-	}
-}
-
 func TestClientFetchMatches(t *testing.T) {
-	cf := &ClientFetch{Patterns: []FetchPattern{
+	cf := &ClientFetch{Patterns: []cdp.FetchPattern{
 		{URLPattern: "*/api/*"},
 		{URLPattern: "*", ResourceType: "Image", RequestStage: "Response"},
 	}}
@@ -61,7 +36,7 @@ func FuzzWildcardMatch(f *testing.F) {
 	f.Fuzz(func(t *testing.T, pattern, s string) {
 		// Must not panic, and a pattern without wildcards matches only
 		// itself.
-		got := WildcardMatch(pattern, s)
+		got := cdp.WildcardMatch(pattern, s)
 		plain := true
 		for i := 0; i < len(pattern); i++ {
 			if c := pattern[i]; c == '*' || c == '?' || c == '\\' {
@@ -79,10 +54,10 @@ func FuzzWildcardMatch(f *testing.F) {
 // empty list spelt out as Chrome's default), and its Fetch.disable one
 // with the relay's alone, which stay in force.
 func TestFetchRewrite(t *testing.T) {
-	relay := []FetchPattern{FencePattern, {URLPattern: "*127.*:9222/*", RequestStage: "Request"}}
+	relay := []cdp.FetchPattern{FencePattern, {URLPattern: "*127.*:9222/*", RequestStage: "Request"}}
 	type sent struct {
-		Patterns   []FetchPattern `json:"patterns"`
-		HandleAuth *bool          `json:"handleAuthRequests"`
+		Patterns   []cdp.FetchPattern `json:"patterns"`
+		HandleAuth *bool              `json:"handleAuthRequests"`
 	}
 	read := func(b []byte) sent {
 		t.Helper()
@@ -93,7 +68,7 @@ func TestFetchRewrite(t *testing.T) {
 		return s
 	}
 	fs := &FetchState{Fence: true, Patterns: relay}
-	client := []FetchPattern{{URLPattern: "*/api/*", RequestStage: "Response"}}
+	client := []cdp.FetchPattern{{URLPattern: "*/api/*", RequestStage: "Response"}}
 	got := read(fs.Rewrite(client, true, true))
 	if !slices.Equal(got.Patterns, append(slices.Clone(relay), client...)) || !*got.HandleAuth {
 		t.Errorf("enable: %+v", got)
@@ -102,7 +77,7 @@ func TestFetchRewrite(t *testing.T) {
 		t.Errorf("the client's Fetch is not recorded: %+v", fs.Client)
 	}
 	got = read(fs.Rewrite(nil, false, true))
-	if want := append(slices.Clone(relay), FetchPattern{URLPattern: "*"}); !slices.Equal(got.Patterns, want) || *got.HandleAuth {
+	if want := append(slices.Clone(relay), cdp.FetchPattern{URLPattern: "*"}); !slices.Equal(got.Patterns, want) || *got.HandleAuth {
 		t.Errorf("enable without patterns: %+v, want %+v", got, want)
 	}
 	if !fs.Client.Matches("https://a/", "Document", false) || fs.Client.Matches("https://a/", "Document", true) {
@@ -116,7 +91,7 @@ func TestFetchRewrite(t *testing.T) {
 		t.Errorf("the relay's patterns changed: %+v", fs)
 	}
 	// FetchParams copies: what it returns never shares the relay's list.
-	p := FetchParams(relay, &ClientFetch{Patterns: client})["patterns"].([]FetchPattern)
+	p := FetchParams(relay, &ClientFetch{Patterns: client})["patterns"].([]cdp.FetchPattern)
 	p[0].URLPattern = "changed"
 	if relay[0].URLPattern != "*" {
 		t.Error("FetchParams shares the relay's patterns")

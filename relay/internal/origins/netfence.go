@@ -1,4 +1,4 @@
-package rules
+package origins
 
 import (
 	"encoding/json"

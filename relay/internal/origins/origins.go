@@ -1,4 +1,4 @@
-package rules
+package origins
 
 import (
 	"encoding/json"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/denylist"
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
 // The relay's own origins.
@@ -340,13 +341,13 @@ func (o *Origins) WithOwnRules(policy []byte) (json.RawMessage, error) {
 // FetchPatterns are the backstop's patterns for requests of every type to
 // the relay's own origins. They may match more than those: what they
 // pause is judged exactly (Match, in the relay's judgePaused).
-func (o *Origins) FetchPatterns() []FetchPattern {
-	var out []FetchPattern
+func (o *Origins) FetchPatterns() []cdp.FetchPattern {
+	var out []cdp.FetchPattern
 	seen := map[string]bool{}
 	add := func(p string) {
 		if !seen[p] {
 			seen[p] = true
-			out = append(out, FetchPattern{URLPattern: p, RequestStage: "Request"})
+			out = append(out, cdp.FetchPattern{URLPattern: p, RequestStage: "Request"})
 		}
 	}
 	for _, e := range o.entries() {

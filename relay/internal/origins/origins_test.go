@@ -1,4 +1,4 @@
-package rules
+package origins
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cdprelay/cdprelay/denylist"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
 // ownCases are URLs as a client, a page or Chrome may spell them, and
@@ -239,7 +240,7 @@ func checkRulesAgree(t testing.TB, o *Origins, raw string) {
 		if own {
 			paused := false
 			for _, p := range o.FetchPatterns() {
-				paused = paused || WildcardMatch(p.URLPattern, form)
+				paused = paused || cdp.WildcardMatch(p.URLPattern, form)
 			}
 			if !paused {
 				t.Errorf("%q (as %q): no backstop pattern pauses it", raw, form)
