@@ -299,3 +299,16 @@ func (s *Relay) refreshAccess() {
 		in.Unlock()
 	}
 }
+
+// shownOrigin is the origin a blind tab shows the client: where it is on
+// its way to, when that is what made it blind, or where it is.
+func (t *Tab) shownOrigin() string {
+	if t.navTo != "" {
+		return api.Origin(t.navTo)
+	}
+	return api.Origin(t.DocURL)
+}
+
+func accessRefusal(acc TabAccess) Decision {
+	return Decision{Verdict: Deny, Rule: acc.Rule, Message: "cdprelay: " + acc.Level.String() + ": " + acc.Why}
+}

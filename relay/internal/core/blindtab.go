@@ -7,15 +7,6 @@ import (
 	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 )
 
-// shownOrigin is the origin a blind tab shows the client: where it is on
-// its way to, when that is what made it blind, or where it is.
-func (t *Tab) shownOrigin() string {
-	if t.navTo != "" {
-		return api.Origin(t.navTo)
-	}
-	return api.Origin(t.DocURL)
-}
-
 // blindHistory reduces the entries of a Page.getNavigationHistory result
 // that are on pages automation may not see to their origin, with no title
 // (tier.BlindHistory).

@@ -1,9 +1,5 @@
 package core
 
-import (
-	"strconv"
-)
-
 // The acting rows of the commands table (order.go): what the relay does
 // itself with a command the judges let through (types a secret, answers
 // it, sends it as the fence has it), and what a command that goes to the
@@ -108,55 +104,6 @@ func (c *ClientConn) noteClientScreencast(t *Tab, on bool) {
 	hs := t.handles
 	c.Inst.Unlock()
 	notifyHandles(hs, TabEvent{Method: EventClientScreencast, Params: jsonObj("active", on)})
-}
-
-// wantsWorlds: what makes a world of the client's.
-func WantsWorlds(m *MethodInfo) bool {
-	return m.Name == "Page.addScriptToEvaluateOnNewDocument" || m.Name == "Page.createIsolatedWorld"
-}
-
-// Worlds (tiers.Worlds): the tab's worlds and scripts for new documents
-// (initscripts.go).
-func (c *ClientConn) Worlds(k *Cmd) bool {
-	t := k.Route.Via.Tab
-	if t == nil {
-		return true
-	}
-	c.Inst.Lock()
-	t.noteWorld(k.Params)
-	full := k.M.Name == "Page.addScriptToEvaluateOnNewDocument" && len(t.Scripts) >= MaxInitScripts && !initRunsNothing(k.Params)
-	c.Inst.Unlock()
-	if full {
-		// The relay could not take one more out of Chrome when the tab
-		// leaves for a site where it may not run.
-		return c.Failed(k, CodeServerError, "cdprelay: too many scripts for new documents on this tab ("+strconv.Itoa(MaxInitScripts)+")")
-	}
-	return true
-}
-
-// wantsRemoveScript: a script for new documents taken out.
-func WantsRemoveScript(m *MethodInfo) bool {
-	return m.Name == "Page.removeScriptToEvaluateOnNewDocument"
-}
-
-// RemoveScriptStage (tiers.RemoveScript): a script the relay took out of
-// Chrome is answered; another's identifier is Chrome's.
-func (c *ClientConn) RemoveScriptStage(k *Cmd) bool {
-	t := k.Route.Via.Tab
-	if t == nil {
-		return true
-	}
-	st := c.Inst.Lock()
-	params, known := st.removeScript(t, k.Route.Via, k.Params)
-	c.Inst.Unlock()
-	if known && params == nil {
-		// Out of Chrome already (its frame is not on a full site).
-		k.Out.Kind = OutEmulated
-		c.replyEmptyRaw(k.Env.ID, k.Env.SessionID)
-		return false
-	}
-	k.Params = params
-	return true
 }
 
 // SendStage (core.Send): the command goes to its tab; one whose effect a

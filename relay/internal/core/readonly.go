@@ -57,7 +57,3 @@ func (c *ClientConn) gate(k *Cmd, acc TabAccess) (refusal Decision, ok bool) {
 	}
 	return Decision{}, true
 }
-
-func accessRefusal(acc TabAccess) Decision {
-	return Decision{Verdict: Deny, Rule: acc.Rule, Message: "cdprelay: " + acc.Level.String() + ": " + acc.Why}
-}

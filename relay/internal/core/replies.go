@@ -1,12 +1,10 @@
 package core
 
 import (
-	"bytes"
 	"strings"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
-	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 )
 
 // reply is Chrome's answer to a client's command on its way through the
@@ -28,15 +26,6 @@ type Reply struct {
 // tiers' kept script, the resume's tap, a stream's end) come first, so
 // that a reply another row withholds or rewrites is noted all the same.
 
-// KeepScriptReply (tiers.KeepScript): a client's init script under tiers
-// is kept with the identifier Chrome gave it (initscripts.go).
-func (x *ExtConn) KeepScriptReply(r *Reply) bool {
-	if r.Pc.keep != nil && !r.M.HasError {
-		x.Inst.keepScript(&r.Pc, r.M.Result)
-	}
-	return true
-}
-
 // TapScript (core.TapScript): the resume's tap reads Chrome's identifier
 // of a client's init script, to be set again by a resume and taken out by
 // the client's removal (resume.go), whatever the client is then told.
@@ -52,16 +41,6 @@ func (x *ExtConn) TapScript(r *Reply) bool {
 // a setting's) says nothing of any page.
 func Withheld(r *Reply) bool {
 	return r.Pc.Tab.blindEpoch.Load() != r.Pc.epoch && (r.M.HasError || !emptyResult(r.M.Result))
-}
-
-// WentBlind (tiers.WentBlind): a reply from a page the tab went blind on
-// is withheld, whatever it is.
-func (x *ExtConn) WentBlind(r *Reply) bool {
-	if Withheld(r) {
-		*r.Buf = wire.AppendError(*r.Buf, r.Pc.ClientID, r.Session, CodeServerError, MsgWentBlind)
-		return false
-	}
-	return true
 }
 
 // ReplyError (core.Error): Chrome's error, as the client's.
@@ -92,36 +71,6 @@ func (x *ExtConn) ReplyError(r *Reply) bool {
 		e = &ExtError{Code: CodeServerError, Message: msgContextGone}
 	}
 	*r.Buf = wire.AppendError(*r.Buf, r.Pc.ClientID, r.Session, e.Code, e.Message)
-	return false
-}
-
-// Scopes (tiers.Scopes): on a read-only tab a function's [[Scopes]] do
-// not reach the client (they lead to the guard's closures).
-func (x *ExtConn) Scopes(r *Reply) bool {
-	if !r.Pc.Tab.readOnly.Load() {
-		return true
-	}
-	*r.Buf = wire.AppendResult(*r.Buf, r.Pc.ClientID, r.Session, tier.WithoutScopes(r.M.Result))
-	return false
-}
-
-// History (tiers.History): a tab's history says nothing of the pages
-// automation may not see.
-func (x *ExtConn) History(r *Reply) bool {
-	if !x.Inst.HasTiers() {
-		return true
-	}
-	*r.Buf = wire.AppendResult(*r.Buf, r.Pc.ClientID, r.Session, x.Inst.blindHistory(r.M.Result))
-	return false
-}
-
-// SideEffect (tiers.SideEffect): a read-only tab's refused side effect,
-// explained.
-func (x *ExtConn) SideEffect(r *Reply) bool {
-	if !r.Pc.Tab.readOnly.Load() || !bytes.Contains(r.M.Result, tier.SideEffectText) {
-		return true
-	}
-	*r.Buf = wire.AppendResult(*r.Buf, r.Pc.ClientID, r.Session, bytes.ReplaceAll(r.M.Result, tier.SideEffectText, tier.SideEffectExplained))
 	return false
 }
 
