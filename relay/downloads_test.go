@@ -521,3 +521,43 @@ func TestDownloadFromBlindSite(t *testing.T) {
 		t.Errorf("copied: asked %v, files %v", asked, listDir(t, allowed))
 	}
 }
+
+// TestDownloadFolderOnBlindTab: a blind tab's stand-ins do not take a
+// download folder for a setting of the page kept for later, to be sent to
+// Chrome unchecked once the tab is on a full site: on a blind tab it is
+// refused, as everything that is neither a stand-in nor leaving is, and
+// nothing of it reaches the extension, then or after.
+func TestDownloadFolderOnBlindTab(t *testing.T) {
+	t.Parallel()
+	allowed := t.TempDir()
+	h := newHarness(t, core.Config{Policy: tiers, Downloads: core.DownloadsConfig{Dirs: []string{allowed}}})
+	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://blind.example/", Title: "B"}}, Features: append([]string{browser.FeatureDownloads}, ourFeatures...)})
+	c := h.client()
+	page := h.autoAttach(c)[0]
+	before := len(e.Commands())
+	for _, dir := range []string{"/etc", allowed} {
+		m := h.callMsg(c, page, "Page.setDownloadBehavior", map[string]any{"behavior": "allow", "downloadPath": dir})
+		if m.Error == nil || !strings.Contains(m.Error.Message, "blind") {
+			t.Errorf("the folder %s, on a blind tab: %s", dir, m.Raw)
+		}
+	}
+	e.Navigate(1, "https://a.example/", "A")
+	h.waitFor("the tab on a full site", func() bool {
+		s := h.srv.Default().Status()
+		return len(s.Tabs) == 1 && s.Tabs[0].Access == "full"
+	})
+	h.call(c, page, "DOM.getDocument", nil) // after what the tab's return sets again
+	if forwarded(e, before, "Page.setDownloadBehavior") {
+		t.Error("Page.setDownloadBehavior reached the extension")
+	}
+	// On the full site it is the relay's, with its folder check.
+	if m := h.callMsg(c, page, "Page.setDownloadBehavior", map[string]any{"behavior": "allow", "downloadPath": "/etc"}); m.Error == nil || !strings.Contains(m.Error.Message, "outside the folders") {
+		t.Errorf("a folder outside, on a full site: %s", m.Raw)
+	}
+	if m := h.callMsg(c, page, "Page.setDownloadBehavior", map[string]any{"behavior": "allow", "downloadPath": allowed}); m.Error != nil {
+		t.Errorf("an allowed folder, on a full site: %s", m.Raw)
+	}
+	if forwarded(e, before, "Page.setDownloadBehavior") {
+		t.Error("Page.setDownloadBehavior reached the extension")
+	}
+}

@@ -11,8 +11,8 @@ import (
 // the stages, the stages the core, the core the link to the extension,
 // and all of them the shared vocabulary (api). Nothing under
 // relay/internal imports the facade; no stage imports another; the core
-// imports no stage; link, api and origins import neither the core nor a
-// stage; cdp, what the relay knows of the protocol itself, imports nothing
+// imports no stage; link, api, origins and access import neither the core
+// nor a stage; cdp, what the relay knows of the protocol itself, imports nothing
 // of the relay.
 
 const modRelay = "github.com/cdprelay/cdprelay/relay"
@@ -63,7 +63,7 @@ func layerViolations(deps, direct map[string][]string) []string {
 				bad = append(bad, p+" (a stage) imports another stage, "+d)
 			case pk == "core" && isStage(dk) && !slices.Contains(stagesInCore, dk):
 				bad = append(bad, p+" (the core) imports a stage, "+d)
-			case (pk == "link" || pk == "api" || pk == "origins") && (dk == "core" || isStage(dk)):
+			case (pk == "link" || pk == "api" || pk == "origins" || pk == "access") && (dk == "core" || isStage(dk)):
 				bad = append(bad, p+" imports "+d+", which is above it")
 			case pk == "api" && dk != "api":
 				bad = append(bad, p+" (the shared vocabulary) imports "+d)

@@ -9,8 +9,8 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
+	"github.com/cdprelay/cdprelay/relay/internal/access"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
-	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 )
 
 // plantCalls are settings a client makes on its full tab, one of each
@@ -410,10 +410,10 @@ func TestSettingsClassified(t *testing.T) {
 		"Network.emulateNetworkConditions": "lifted", "Page.setDownloadBehavior": "lifted",
 	}
 	known := func(name string) bool {
-		if _, ok := tier.Lift(name); ok {
+		if _, ok := access.Lift(name); ok {
 			return true
 		}
-		if tier.Refused(name) != "" || tier.Kept(name) != "" {
+		if access.Refused(name) != "" || access.Kept(name) != "" {
 			return true
 		}
 		for prefix := range notSettings {
@@ -425,11 +425,11 @@ func TestSettingsClassified(t *testing.T) {
 	}
 	var missing []string
 	for _, name := range cdp.Commands() {
-		if !tier.SetterName(name) {
+		if !access.SetterName(name) {
 			continue
 		}
-		if strings.HasSuffix(name, ".enable") && !tier.HasEffect(name) {
-			if _, lifted := tier.Lift(name); !lifted {
+		if strings.HasSuffix(name, ".enable") && !access.HasEffect(name) {
+			if _, lifted := access.Lift(name); !lifted {
 				continue // a domain's events
 			}
 		}
@@ -441,7 +441,7 @@ func TestSettingsClassified(t *testing.T) {
 		t.Errorf("settings not classified (tiers/settings.go): %s", strings.Join(missing, " "))
 	}
 	// What is lifted is kept for the tab, as a resume keeps it.
-	for name := range tier.Lifted() {
+	for name := range access.Lifted() {
 		if strings.HasSuffix(name, ".enable") {
 			continue // a domain's switch, kept as one
 		}

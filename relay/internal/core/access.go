@@ -4,8 +4,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/access"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
-	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 )
 
 func timeNowMilli() int64 { return time.Now().UnixMilli() }
@@ -181,7 +181,7 @@ func (st *State) UpdateAccess(t *Tab) (was TabAccess, changed bool) {
 				}
 			}
 		}
-		l, src := tier.NewGuard(randHex(16), now.Why)
+		l, src := access.NewGuard(randHex(16), now.Why)
 		t.guard = &l
 		for sid, ids := range t.isolatedContexts() {
 			for _, id := range ids {

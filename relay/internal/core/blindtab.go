@@ -3,8 +3,10 @@ package core
 import (
 	"strings"
 
-	"github.com/cdprelay/cdprelay/relay/internal/api"
 	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
+
+	"github.com/cdprelay/cdprelay/relay/internal/access"
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
 // blindHistory reduces the entries of a Page.getNavigationHistory result
@@ -97,8 +99,14 @@ func (c *ClientConn) blindStandIn(k *Cmd) bool {
 		st.removeScript(k.Route.Tab, k.Route.Via, k.Params)
 		in.Unlock()
 		c.answerEmpty(k)
+	case Emulated(k.M, k.Route.Sess) != nil && name != "Target.setAutoAttach":
+		// What the relay answers itself (Page.setDownloadBehavior and its
+		// folder check, among others) is no setting of the page to keep
+		// for later and send Chrome unchecked: it is not a stand-in's, and
+		// the gate refuses it on a blind tab.
+		return false
 	case name == "Runtime.addBinding", name == "Runtime.removeBinding",
-		strings.HasPrefix(name[strings.IndexByte(name, '.')+1:], "set") && !tier.BlindAllowed(name):
+		strings.HasPrefix(name[strings.IndexByte(name, '.')+1:], "set") && !access.BlindAllowed(name):
 		if !k.Route.Via.Child {
 			// Applied once the tab is on a full site again.
 			in.Lock()

@@ -122,7 +122,7 @@ func (st *State) hasBlindChild(t *Tab) bool {
 }
 
 // storageKeys are where the params of the domains that name their storage
-// themselves (tier.NamesStorage) name it: at the top, or in the object of
+// themselves (access.NamesStorage) name it: at the top, or in the object of
 // storageObjects.
 var (
 	storageKeys    = []string{"origin", "securityOrigin", "storageKey", "topLevelSite"}

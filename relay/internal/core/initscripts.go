@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
-	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
+	"github.com/cdprelay/cdprelay/relay/internal/access"
 )
 
 // The client's scripts for new documents, under tiers and a person's
@@ -192,7 +192,7 @@ func (st *State) removeScript(t *Tab, via *Session, params []byte) (forward []by
 // source runs nothing.
 func initRunsNothing(params []byte) bool {
 	src, _, err := ExactString(params, "source")
-	return err == nil && tier.RunsNothing(src)
+	return err == nil && access.RunsNothing(src)
 }
 
 // A blind tab acknowledges the client's settings without applying them

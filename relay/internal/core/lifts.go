@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
-	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
+	"github.com/cdprelay/cdprelay/relay/internal/access"
 )
 
 // Lifting the client's settings for a stricter page (tiers/settings.go says
@@ -96,7 +96,7 @@ func (st *State) syncLiftsOf(t *Tab, cs *Session, ls *liftState, kept []Replayed
 		sid = cs.Id
 	}
 	for _, r := range kept {
-		rule, ok := tier.Lift(r.Method)
+		rule, ok := access.Lift(r.Method)
 		if !ok {
 			continue
 		}
@@ -270,7 +270,7 @@ func (st *State) HeaderFix(kept []Replayed, lv Access, hdrs map[string]string) (
 		out[name] = v
 		names[strings.ToLower(name)] = name
 	}
-	if extra, _ := tier.Lift("Network.setExtraHTTPHeaders"); lv >= extra.At {
+	if extra, _ := access.Lift("Network.setExtraHTTPHeaders"); lv >= extra.At {
 		for name := range ch.extra {
 			del(name)
 		}

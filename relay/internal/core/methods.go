@@ -4,7 +4,7 @@ import (
 	"strings"
 	"sync"
 
-	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
+	"github.com/cdprelay/cdprelay/relay/internal/access"
 
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
@@ -105,8 +105,8 @@ func newMethodInfo(name string) *MethodInfo {
 	m.opens = strings.HasPrefix(name, "Input.") || opensTabs[name]
 	m.Brake = brakeMethods[name]
 	m.Ctx = ctxSpecs[name]
-	m.Reads = tier.ReadOnlyListed(name) == tier.ROAllow
-	m.Pixels = tier.Pixels(name)
+	m.Reads = access.ReadOnlyListed(name) == access.ROAllow
+	m.Pixels = access.Pixels(name)
 	return m
 }
 

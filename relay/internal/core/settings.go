@@ -1,6 +1,6 @@
 package core
 
-import tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
+import "github.com/cdprelay/cdprelay/relay/internal/access"
 
 // The client's settings of a tab, under tiers: which are lifted where,
 // refused or kept is the tiers' table (relay/internal/tiers/settings.go);
@@ -8,11 +8,11 @@ import tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 
 // ruleTierSetting is the rule id of a setting refused while the policy
 // has tiers.
-const ruleTierSetting = tier.RuleSetting
+const ruleTierSetting = access.RuleSetting
 
 // switchOnly reports whether m only switches a domain's events on or off.
 func switchOnly(m *MethodInfo) bool {
-	return (m.enable || m.disable) && !tier.HasEffect(m.Name)
+	return (m.enable || m.disable) && !access.HasEffect(m.Name)
 }
 
 // liftKept are the lifted settings, and what takes them back, that the

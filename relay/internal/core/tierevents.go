@@ -2,7 +2,7 @@ package core
 
 import (
 	"github.com/cdprelay/cdprelay/internal/wire"
-	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
+	"github.com/cdprelay/cdprelay/relay/internal/access"
 )
 
 // FrameGuard (tiers.FrameGuard): not even the live view sees a blind
@@ -85,7 +85,7 @@ func (in *Instance) BlindEvent(e *EventMsg) bool {
 // isolated world before the client hears of the world.
 func (in *Instance) GuardWorld(e *EventMsg) bool {
 	if e.isolated != 0 && e.Tab.guard != nil {
-		_, src := tier.GuardFrom(*e.Tab.guard)
+		_, src := access.GuardFrom(*e.Tab.guard)
 		e.State.Fire(e.Tab.Id, string(e.Sid), "Runtime.evaluate", map[string]any{"expression": src, "contextId": e.isolated, "silent": true})
 	}
 	return true

@@ -3,8 +3,10 @@ package core
 import (
 	"bytes"
 
-	"github.com/cdprelay/cdprelay/internal/wire"
 	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
+
+	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/access"
 )
 
 // KeepScriptReply (tiers.KeepScript): a client's init script under tiers
@@ -32,7 +34,7 @@ func (x *ExtConn) Scopes(r *Reply) bool {
 	if !r.Pc.Tab.readOnly.Load() {
 		return true
 	}
-	*r.Buf = wire.AppendResult(*r.Buf, r.Pc.ClientID, r.Session, tier.WithoutScopes(r.M.Result))
+	*r.Buf = wire.AppendResult(*r.Buf, r.Pc.ClientID, r.Session, access.WithoutScopes(r.M.Result))
 	return false
 }
 

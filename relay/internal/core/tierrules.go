@@ -3,7 +3,7 @@ package core
 import (
 	"strings"
 
-	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
+	"github.com/cdprelay/cdprelay/relay/internal/access"
 )
 
 // tierChecks are the access stage's rules that hold only while the policy
@@ -12,10 +12,10 @@ import (
 // in every page to come (a breakpoint's condition), and input on a page
 // with a frame automation may not act on.
 func (c *ClientConn) tierChecks(k *Cmd) bool {
-	if d, ok := tier.SettingRefusal(k.M.Name, k.M.Unknown); !ok {
+	if d, ok := access.SettingRefusal(k.M.Name, k.M.Unknown); !ok {
 		return c.Refuse(k, d)
 	}
-	if tier.NamesStorage(k.M.Name) {
+	if access.NamesStorage(k.M.Name) {
 		// Storage names its origin itself, whichever tab carries it.
 		st := c.Inst.Lock()
 		to, where := st.storageAccess(k.Params)
@@ -35,11 +35,11 @@ func (c *ClientConn) tierChecks(k *Cmd) bool {
 	if k.Route.Tab == nil {
 		return true
 	}
-	if tier.ReadsBody(k.M.Name) || k.M.Name == "Page.getResourceContent" || k.M.Name == "Page.searchInResource" || k.M.Name == "Network.loadNetworkResource" {
+	if access.ReadsBody(k.M.Name) || k.M.Name == "Page.getResourceContent" || k.M.Name == "Page.searchInResource" || k.M.Name == "Network.loadNetworkResource" {
 		// What a page loaded from a blind site is not to be read.
 		st := c.Inst.Lock()
 		blind := false
-		if tier.ReadsBody(k.M.Name) {
+		if access.ReadsBody(k.M.Name) {
 			id, _, err := ExactString(k.Params, "requestId")
 			blind = err != nil || k.Route.Tab.blindReqs[id]
 		} else {

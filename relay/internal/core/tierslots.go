@@ -3,7 +3,7 @@ package core
 import (
 	"sync/atomic"
 
-	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
+	"github.com/cdprelay/cdprelay/relay/internal/access"
 )
 
 // What the tiers (blind, read-only, take-over: access.go) keep per tab,
@@ -49,7 +49,7 @@ type tierTab struct {
 	blindEpoch atomic.Uint32
 	// guard is the read-only guard installed in the tab's isolated worlds,
 	// while it is read-only.
-	guard *tier.Guard
+	guard *access.Guard
 	// readOnly mirrors acc.Level == accessReadOnly for the reply path,
 	// which reads it without the lock.
 	readOnly atomic.Bool

@@ -1,4 +1,4 @@
-package tiers
+package access
 
 import (
 	"iter"
