@@ -24,8 +24,9 @@ var stagePackages = []string{"rules", "tiers", "person", "creds", "browser", "ta
 // instance, a tab, a client) is still in the core, beside the core's own:
 // the core may import their packages, and only theirs, until that code
 // leaves. An entry the core no longer imports is an error, so the list
-// only shrinks.
-var stagesInCore = []string{"tiers"}
+// only shrinks. It is empty: the core imports no stage. A stage whose
+// move out of the core takes more than one step is listed here meanwhile.
+var stagesInCore = []string{}
 
 // layerViolations returns, for a graph of package -> its dependencies (all
 // of them, not only the direct ones), what breaks the rules above. direct

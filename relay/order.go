@@ -8,6 +8,7 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/creds"
 	"github.com/cdprelay/cdprelay/relay/internal/person"
 	"github.com/cdprelay/cdprelay/relay/internal/rules"
+	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 )
 
 // The order: what the relay does with each message, top to bottom, in
@@ -51,18 +52,18 @@ func commands() []core.CmdStage {
 		{Name: "rules.Uploads", Run: rules.Uploads, Wants: rules.WantsUploads, Judges: true},
 		{Name: "core.StopRules", Run: (*core.ClientConn).StopRulesStage, Wants: core.WantsStopRules, Judges: true},
 		{Name: "rules.TargetOnTab", Run: rules.TargetOnTab, Wants: rules.WantsTargetOnTab, Judges: true},
-		{Name: "tiers.Navigate", Run: (*core.ClientConn).NavigateTo, Wants: core.WantsNavigateTo, Judges: true},
-		{Name: "tiers.Checks", Run: (*core.ClientConn).TierStage, Judges: true},
-		{Name: "tiers.StandIn", Run: (*core.ClientConn).StandIn, Judges: true},
-		{Name: "tiers.FrameTree", Run: (*core.ClientConn).FrameTree, Wants: core.WantsFrameTree, Judges: true},
-		{Name: "tiers.Contexts", Run: (*core.ClientConn).ContextsStage, Wants: core.WantsContexts, Judges: true},
-		{Name: "tiers.Retried", Run: (*core.ClientConn).Retried, Wants: core.WantsRetried, Judges: true},
-		{Name: "tiers.Gate", Run: (*core.ClientConn).GateStage, Judges: true},
-		{Name: "tiers.Pixels", Run: (*core.ClientConn).Pixels, Wants: core.WantsPixels, Judges: true},
+		{Name: "tiers.Navigate", Run: tier.NavigateTo, Wants: tier.WantsNavigateTo, Judges: true},
+		{Name: "tiers.Checks", Run: tier.TierStage, Judges: true},
+		{Name: "tiers.StandIn", Run: tier.StandIn, Judges: true},
+		{Name: "tiers.FrameTree", Run: tier.FrameTree, Wants: tier.WantsFrameTree, Judges: true},
+		{Name: "tiers.Contexts", Run: tier.ContextsStage, Wants: tier.WantsContexts, Judges: true},
+		{Name: "tiers.Retried", Run: tier.Retried, Wants: tier.WantsRetried, Judges: true},
+		{Name: "tiers.Gate", Run: tier.GateStage, Judges: true},
+		{Name: "tiers.Pixels", Run: tier.Pixels, Wants: tier.WantsPixels, Judges: true},
 		{Name: "person.Recheck", Run: person.CheckApproved, Judges: true},
 		{Name: "person.Ask", Run: person.Asks, Judges: true},
 		// act: the stages that act, on a command the judges let through.
-		{Name: "tiers.NavTo", Run: (*core.ClientConn).Prepare, Wants: core.WantsNavTo},
+		{Name: "tiers.NavTo", Run: tier.Prepare, Wants: tier.WantsNavTo},
 		{Name: "creds.Secret", Run: creds.Secret, Wants: creds.WantsSecret},
 		{Name: "creds.LockGates", Run: creds.SecretGates, Wants: creds.WantsLockGates},
 		{Name: "core.Fence", Run: (*core.ClientConn).Fence, Wants: core.WantsFence},
@@ -70,8 +71,8 @@ func commands() []core.CmdStage {
 		{Name: "core.NeedsPage", Run: (*core.ClientConn).NeedsPage},
 		{Name: "core.ScreencastNote", Run: (*core.ClientConn).ScreencastNote, Wants: core.WantsScreencastNote},
 		{Name: "person.DialogClaim", Run: person.DialogClaim, Wants: person.WantsDialog},
-		{Name: "tiers.Worlds", Run: (*core.ClientConn).Worlds, Wants: core.WantsWorlds},
-		{Name: "tiers.RemoveScript", Run: (*core.ClientConn).RemoveScriptStage, Wants: core.WantsRemoveScript},
+		{Name: "tiers.Worlds", Run: tier.Worlds, Wants: tier.WantsWorlds},
+		{Name: "tiers.RemoveScript", Run: tier.RemoveScriptStage, Wants: tier.WantsRemoveScript},
 		{Name: "creds.Streams", Run: creds.StreamsStage, Wants: creds.WantsStreams},
 		{Name: "core.Brake", Run: (*core.ClientConn).BrakeStage, Wants: core.WantsBrake},
 		{Name: "core.Send", Run: (*core.ClientConn).SendStage},
@@ -83,7 +84,7 @@ func commands() []core.CmdStage {
 // what each row does).
 func events() []core.EventStage {
 	return []core.EventStage{
-		{Name: "tiers.FrameGuard", Run: (*core.Instance).FrameGuard, Wants: core.IsEvent("Page.screencastFrame")},
+		{Name: "tiers.FrameGuard", Run: tier.FrameGuard, Wants: core.IsEvent("Page.screencastFrame")},
 		{Name: "core.Screencast", Run: (*core.Instance).Screencast, Wants: core.IsEvent("Page.screencastFrame")},
 		{Name: "creds.Frames", Run: creds.WithholdFrame, Wants: core.IsEvent("Page.screencastFrame")},
 		{Name: "core.PageTrack", Run: (*core.Instance).PageTrack, Wants: func(n string) bool {
@@ -91,14 +92,14 @@ func events() []core.EventStage {
 		}},
 		{Name: "person.Dialogs", Run: person.Dialogs, Wants: core.IsEvent("Page.javascriptDialogOpening", "Page.javascriptDialogClosed")},
 		{Name: "core.Child", Run: (*core.Instance).ChildOf},
-		{Name: "tiers.ChildFrames", Run: (*core.Instance).ChildFrames, Wants: core.IsEvent("Page.frameNavigated", "Page.frameDetached", "Page.frameStartedNavigating", "Page.frameRequestedNavigation")},
-		{Name: "tiers.Requests", Run: (*core.Instance).Requests, Wants: core.IsEvent("Fetch.requestPaused", "Network.requestWillBeSent")},
-		{Name: "tiers.BlindSources", Run: (*core.Instance).BlindSources, Wants: core.IsEvent("Debugger.scriptParsed", "Debugger.scriptFailedToParse", "CSS.styleSheetAdded")},
-		{Name: "tiers.Blind", Run: (*core.Instance).BlindEvent},
+		{Name: "tiers.ChildFrames", Run: tier.ChildFrames, Wants: core.IsEvent("Page.frameNavigated", "Page.frameDetached", "Page.frameStartedNavigating", "Page.frameRequestedNavigation")},
+		{Name: "tiers.Requests", Run: tier.Requests, Wants: core.IsEvent("Fetch.requestPaused", "Network.requestWillBeSent")},
+		{Name: "tiers.BlindSources", Run: tier.BlindSources, Wants: core.IsEvent("Debugger.scriptParsed", "Debugger.scriptFailedToParse", "CSS.styleSheetAdded")},
+		{Name: "tiers.Blind", Run: tier.BlindEvent},
 		{Name: "core.RelayWorld", Run: (*core.Instance).RelayWorld, Wants: func(n string) bool {
 			return strings.HasPrefix(n, "Runtime.") || strings.HasPrefix(n, "Debugger.")
 		}},
-		{Name: "tiers.Guard", Run: (*core.Instance).GuardWorld, Wants: func(n string) bool { return strings.HasPrefix(n, "Runtime.executionContext") }},
+		{Name: "tiers.Guard", Run: tier.GuardWorld, Wants: func(n string) bool { return strings.HasPrefix(n, "Runtime.executionContext") }},
 		{Name: "core.BrakePause", Run: (*core.Instance).BrakePause, Wants: core.IsEvent("Debugger.paused")},
 		{Name: "core.Backstop", Run: (*core.Instance).BackstopPause, Wants: core.IsEvent("Fetch.requestPaused")},
 		{Name: "core.LetGoOn", Run: (*core.Instance).LetGoOn, Wants: core.IsEvent("Fetch.requestPaused", "Fetch.authRequired", "Debugger.paused")},
@@ -106,10 +107,10 @@ func events() []core.EventStage {
 		{Name: "core.Children", Run: (*core.Instance).Children, Wants: core.IsEvent("Target.attachedToTarget", "Target.detachedFromTarget")},
 		{Name: "core.BrakeChild", Run: (*core.Instance).BrakeChild, Wants: core.IsEvent("Target.attachedToTarget")},
 		{Name: "core.FenceChild", Run: (*core.Instance).FenceChild, Wants: core.IsEvent("Target.attachedToTarget")},
-		{Name: "tiers.ChildPage", Run: (*core.Instance).ChildPage, Wants: core.IsEvent("Target.attachedToTarget")},
-		{Name: "tiers.BlindChild", Run: (*core.Instance).BlindChild, Wants: core.IsEvent("Target.attachedToTarget")},
+		{Name: "tiers.ChildPage", Run: tier.ChildPage, Wants: core.IsEvent("Target.attachedToTarget")},
+		{Name: "tiers.BlindChild", Run: tier.BlindChild, Wants: core.IsEvent("Target.attachedToTarget")},
 		{Name: "core.ResumeWaiting", Run: (*core.Instance).ResumeWaiting, Wants: core.IsEvent("Target.attachedToTarget")},
-		{Name: "tiers.Withhold", Run: (*core.Instance).Withhold},
+		{Name: "tiers.Withhold", Run: tier.Withhold},
 		{Name: "core.OwnDebugger", Run: (*core.Instance).OwnDebugger, Wants: func(n string) bool { return strings.HasPrefix(n, "Debugger.") }},
 		{Name: "browser.Downloads", Run: browser.Downloads, Wants: core.IsEvent("Page.downloadWillBegin", "Page.downloadProgress")},
 		{Name: "core.Count", Run: (*core.Instance).CountEvent},
@@ -122,14 +123,14 @@ func events() []core.EventStage {
 // without the lock (replies.go in the core says what each row does).
 func replies() []core.ReplyStage {
 	return []core.ReplyStage{
-		{Name: "tiers.KeepScript", Run: (*core.ExtConn).KeepScriptReply, Wants: core.IsMethod("Page.addScriptToEvaluateOnNewDocument")},
+		{Name: "tiers.KeepScript", Run: tier.KeepScriptReply, Wants: core.IsMethod("Page.addScriptToEvaluateOnNewDocument")},
 		{Name: "core.TapScript", Run: (*core.ExtConn).TapScript, Wants: func(m *core.MethodInfo) bool { return m.Replay == core.ReplayScript }},
 		{Name: "creds.StreamForget", Run: creds.StreamForget, Wants: core.IsMethod("IO.read")},
-		{Name: "tiers.WentBlind", Run: (*core.ExtConn).WentBlind},
+		{Name: "tiers.WentBlind", Run: tier.WentBlind},
 		{Name: "core.Error", Run: (*core.ExtConn).ReplyError},
-		{Name: "tiers.Scopes", Run: (*core.ExtConn).Scopes, Wants: core.IsMethod("Runtime.getProperties")},
-		{Name: "tiers.History", Run: (*core.ExtConn).History, Wants: core.IsMethod("Page.getNavigationHistory")},
-		{Name: "tiers.SideEffect", Run: (*core.ExtConn).SideEffect, Wants: core.IsMethod("Runtime.evaluate", "Runtime.callFunctionOn")},
+		{Name: "tiers.Scopes", Run: tier.Scopes, Wants: core.IsMethod("Runtime.getProperties")},
+		{Name: "tiers.History", Run: tier.History, Wants: core.IsMethod("Page.getNavigationHistory")},
+		{Name: "tiers.SideEffect", Run: tier.SideEffect, Wants: core.IsMethod("Runtime.evaluate", "Runtime.callFunctionOn")},
 		{Name: "creds.Results", Run: creds.CredentialResult, Wants: func(m *core.MethodInfo) bool { return creds.IsResult(m.Name) }},
 		{Name: "creds.StreamPiece", Run: creds.StreamPiece, Wants: core.IsMethod("IO.read")},
 		{Name: "core.Result", Run: (*core.ExtConn).ReplyResult},

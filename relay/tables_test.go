@@ -12,6 +12,7 @@ import (
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/access"
 	"github.com/cdprelay/cdprelay/relay/internal/creds"
+	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 )
 
 // Tests of the three tables (order.go) and of what their steps changed.
@@ -172,7 +173,7 @@ func TestPlansAgree(t *testing.T) {
 		if _, ok := c.StopRules(k); !ok && !core.WantsStopRules(m) {
 			t.Errorf("%s is refused by the stop rules but core.StopRules does not want it", m.Name)
 		}
-		if access.Pixels(m.Name) != core.WantsPixels(m) || (m.Ctx != nil) != core.WantsContexts(m) || m.Brake != core.WantsBrake(m) {
+		if access.Pixels(m.Name) != tier.WantsPixels(m) || (m.Ctx != nil) != tier.WantsContexts(m) || m.Brake != core.WantsBrake(m) {
 			t.Errorf("%s: a row's wants disagrees with its table", m.Name)
 		}
 	}

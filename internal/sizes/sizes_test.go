@@ -160,7 +160,7 @@ const maxPackageLines = 6000
 // maxPackageLines, each with the most lines it may have: the core, until
 // the stage code in it moves to the stages' packages. A ceiling only comes
 // down: a package well under its ceiling is an error until it is lowered.
-var packageCeilings = map[string]int{"core": 16100}
+var packageCeilings = map[string]int{"core": 15500}
 
 // ceilingSlack is how far under its ceiling a package may be before the
 // ceiling must come down.

@@ -49,7 +49,7 @@ const (
 	ruleOutsideFence  = "relay:outside-allowed-hosts"
 	ruleTakeOverRead  = ruleTakeOver
 	ruleReadOnlyWrite = "relay:read-only"
-	ruleBlindFrame    = "relay:blind-frame"
+	RuleBlindFrame    = "relay:blind-frame"
 )
 
 // computeAccess decides t's access from the document it shows, its holder
@@ -81,7 +81,7 @@ func (st *State) computeAccess(t *Tab) TabAccess {
 		for id, f := range t.Frames {
 			if f.gen != gen {
 				// What decides a site's access changed since.
-				f.acc, f.gen = st.childAccess(f.Url), gen
+				f.acc, f.gen = st.ChildAccess(f.Url), gen
 				t.Frames[id] = f
 			}
 			if fa := f.acc; fa.Level > a.Level {
@@ -96,8 +96,8 @@ func (st *State) computeAccess(t *Tab) TabAccess {
 	if to := st.navAccess(t.navTo); to.Level > a.Level {
 		a = to
 	}
-	if (len(t.BlindFrames) >= MaxPendingFrames || len(t.blindReqs) >= MaxPendingFrames) && a.Level < AccessBlind {
-		a = TabAccess{Level: AccessBlind, Rule: ruleBlindFrame, Why: "the page has more frames on their way to sites hidden from automation than the relay follows"}
+	if (len(t.BlindFrames) >= MaxPendingFrames || len(t.BlindReqs) >= MaxPendingFrames) && a.Level < AccessBlind {
+		a = TabAccess{Level: AccessBlind, Rule: RuleBlindFrame, Why: "the page has more frames on their way to sites hidden from automation than the relay follows"}
 	}
 	if a.Level != AccessFull {
 		return a
@@ -140,7 +140,7 @@ func (st *State) tierAccess(u string) TabAccess {
 	return TabAccess{}
 }
 
-// hasTiers reports whether the instance's policy gives any site a tier.
+// HasTiers reports whether the instance's policy gives any site a tier.
 func (in *Instance) HasTiers() bool {
 	tr, ok := in.Srv.PolicyBox.load().(TierRuler)
 	return ok && tr.HasTiers(in.ProfileName)
@@ -167,35 +167,35 @@ func (st *State) UpdateAccess(t *Tab) (was TabAccess, changed bool) {
 	if now.Level == AccessFull {
 		st.replaySets(t)
 	}
-	t.readOnly.Store(now.Level == AccessReadOnly)
+	t.ReadOnly.Store(now.Level == AccessReadOnly)
 	switch {
 	case now.Level == AccessReadOnly && (was.Level != AccessReadOnly || now.Why != was.Why):
 		// A fresh layer of the guard in every isolated world it has, with
 		// the reason its refusals give (a person taking over a read-only
 		// site's tab changes it).
-		if t.guard != nil {
-			off := t.guard.OffScript()
+		if t.Guard != nil {
+			off := t.Guard.OffScript()
 			for sid, ids := range t.isolatedContexts() {
 				for _, id := range ids {
 					st.Fire(t.Id, sid, "Runtime.evaluate", map[string]any{"expression": off, "contextId": id, "silent": true})
 				}
 			}
 		}
-		l, src := access.NewGuard(randHex(16), now.Why)
-		t.guard = &l
+		l, src := access.NewGuard(RandHex(16), now.Why)
+		t.Guard = &l
 		for sid, ids := range t.isolatedContexts() {
 			for _, id := range ids {
 				st.Fire(t.Id, sid, "Runtime.evaluate", map[string]any{"expression": src, "contextId": id, "silent": true})
 			}
 		}
-	case was.Level == AccessReadOnly && now.Level != AccessReadOnly && t.guard != nil:
-		off := t.guard.OffScript()
+	case was.Level == AccessReadOnly && now.Level != AccessReadOnly && t.Guard != nil:
+		off := t.Guard.OffScript()
 		for sid, ids := range t.isolatedContexts() {
 			for _, id := range ids {
 				st.Fire(t.Id, sid, "Runtime.evaluate", map[string]any{"expression": off, "contextId": id, "silent": true})
 			}
 		}
-		t.guard = nil
+		t.Guard = nil
 	}
 	return was, true
 }
@@ -207,7 +207,7 @@ func (st *State) hidesURL(raw string) bool {
 	return st.UrlAccess(raw).Level == AccessBlind
 }
 
-// urlAccess is the access a tab would have on raw (with nobody holding
+// UrlAccess is the access a tab would have on raw (with nobody holding
 // it): what a navigation there would make of the tab. The automation may
 // not navigate into a page it could not see.
 func (st *State) UrlAccess(raw string) TabAccess {
@@ -225,7 +225,7 @@ func (st *State) accessChanged(t *Tab, was TabAccess) {
 	}
 	enteringBlind := t.Acc.Level == AccessBlind && was.Level != AccessBlind
 	leavingBlind := was.Level == AccessBlind && t.Acc.Level != AccessBlind
-	ctxID := st.Inst.fakeContext.Add(1)
+	ctxID := st.Inst.FakeContext.Add(1)
 	for _, s := range st.topSessions(t) {
 		if leavingBlind && s.enabled["Runtime"] {
 			// The contexts it was shown while blind are gone.
@@ -240,15 +240,15 @@ func (st *State) accessChanged(t *Tab, was TabAccess) {
 				"source": "other", "level": "warning", "text": text, "timestamp": float64(timeNowMilli()),
 			}})
 		}
-		c.Event("CDPRelay.accessChanged", s, map[string]any{"access": t.Acc.Level.String(), "origin": t.shownOrigin(), "reason": t.Acc.Why})
+		c.Event("CDPRelay.accessChanged", s, map[string]any{"access": t.Acc.Level.String(), "origin": t.ShownOrigin(), "reason": t.Acc.Why})
 		if enteringBlind {
 			// The client's page follows the tab to its origin, and nothing
 			// more: a main frame at the origin, loaded (so that a client
 			// waiting for a load is not kept waiting), and a context that
 			// refuses whatever is run in it.
 			if s.enabled["Page"] {
-				o := t.shownOrigin()
-				loader := "CDPRELAY" + randHex(12)
+				o := t.ShownOrigin()
+				loader := "CDPRELAY" + RandHex(12)
 				c.Event("Page.frameNavigated", s, map[string]any{"frame": map[string]any{
 					"id": t.TargetID, "loaderId": loader, "url": o + "/", "domainAndRegistry": "",
 					"securityOrigin": o, "mimeType": "text/html", "secureContextType": "Secure",
@@ -265,14 +265,14 @@ func (st *State) accessChanged(t *Tab, was TabAccess) {
 			if s.enabled["Runtime"] {
 				c.EventRaw("Runtime.executionContextsCleared", s, nil)
 				c.Event("Runtime.executionContextCreated", s, map[string]any{"context": map[string]any{
-					"id": ctxID, "origin": t.shownOrigin(), "name": "", "uniqueId": "cdprelay-blind-" + randHex(8),
+					"id": ctxID, "origin": t.ShownOrigin(), "name": "", "uniqueId": "cdprelay-blind-" + RandHex(8),
 					"auxData": map[string]any{"isDefault": true, "type": "default", "frameId": t.TargetID},
 				}})
 				// And the client's own worlds, which refuse it as well (a
 				// client waits for its utility world before it reads).
 				for _, name := range t.worldNames {
 					c.Event("Runtime.executionContextCreated", s, map[string]any{"context": map[string]any{
-						"id": st.Inst.fakeContext.Add(1), "origin": t.shownOrigin(), "name": name, "uniqueId": "cdprelay-blind-" + randHex(8),
+						"id": st.Inst.FakeContext.Add(1), "origin": t.ShownOrigin(), "name": name, "uniqueId": "cdprelay-blind-" + RandHex(8),
 						"auxData": map[string]any{"isDefault": false, "type": "isolated", "frameId": t.TargetID},
 					}})
 				}
@@ -293,22 +293,22 @@ func (s *Relay) refreshAccess() {
 		}
 		for _, s := range st.Sessions {
 			if s.Child {
-				st.setChildURL(s, s.url) // a frame in a process of its own
+				st.SetChildURL(s, s.Url) // a frame in a process of its own
 			}
 		}
 		in.Unlock()
 	}
 }
 
-// shownOrigin is the origin a blind tab shows the client: where it is on
+// ShownOrigin is the origin a blind tab shows the client: where it is on
 // its way to, when that is what made it blind, or where it is.
-func (t *Tab) shownOrigin() string {
+func (t *Tab) ShownOrigin() string {
 	if t.navTo != "" {
 		return api.Origin(t.navTo)
 	}
 	return api.Origin(t.DocURL)
 }
 
-func accessRefusal(acc TabAccess) Decision {
+func AccessRefusal(acc TabAccess) Decision {
 	return Decision{Verdict: Deny, Rule: acc.Rule, Message: "cdprelay: " + acc.Level.String() + ": " + acc.Why}
 }

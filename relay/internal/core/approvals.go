@@ -30,7 +30,7 @@ import (
 // waiting for one (any more).
 var ErrNoApproval = api.ErrNoApproval
 
-// askPerson shows h to the person: it gets an approval id and a deadline.
+// AskPerson shows h to the person: it gets an approval id and a deadline.
 func (st *State) AskPerson(h *HeldCmd, what string) {
 	in := st.Inst
 	st.nextApproval++

@@ -142,7 +142,7 @@ func (st *State) attached(t *Tab, ti TargetInfo, docURL string) {
 	if ti.BrowserContextID != "" {
 		// Every tab of a profile is in the same default context: report
 		// Chrome's id for tabs not attached yet too.
-		st.browserCtx = ti.BrowserContextID
+		st.BrowserCtx = ti.BrowserContextID
 	}
 }
 

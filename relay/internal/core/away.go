@@ -71,7 +71,7 @@ func (st *State) mayWait(t *Tab) bool {
 // suspendAway suspends t's client sessions until the extension offers the
 // tab again, for at most SuspendTimeout. Call it only when mayWait.
 func (st *State) suspendAway(t *Tab, why, short string, moved bool) {
-	info := st.targetInfo(t)
+	info := st.TargetInfo(t)
 	st.suspend(t, why+"; the automation's page waits for it to come back (at most "+st.Inst.Srv.Cfg.SuspendTimeout.String()+"), and so do its commands to it")
 	st.newAway(t, why, short, moved).info = info
 	st.Observe(Event{Actor: ActorRelay, Kind: KindDetach, Target: t.TargetID, Outcome: OutcomeOK, Detail: "the automation's sessions wait for the tab: " + short})
@@ -80,7 +80,7 @@ func (st *State) suspendAway(t *Tab, why, short string, moved bool) {
 // newAway starts t's wait, bounded by SuspendTimeout.
 func (st *State) newAway(t *Tab, why, short string, moved bool) *awayTab {
 	in := st.Inst
-	a := &awayTab{why: why, short: short, moved: moved, acc: t.Acc, info: st.targetInfo(t)}
+	a := &awayTab{why: why, short: short, moved: moved, acc: t.Acc, info: st.TargetInfo(t)}
 	t.away = a
 	a.timer = time.AfterFunc(in.Srv.Cfg.SuspendTimeout, func() { in.awayOver(t, a) })
 	st.Notify()

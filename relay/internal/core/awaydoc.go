@@ -59,7 +59,7 @@ func (in *Instance) showDocument(ctx context.Context, x *ExtConn, t *Tab) (fresh
 	}
 	if fresh {
 		// A new document: its frames and requests are its own.
-		t.Frames, t.BlindFrames, t.blindReqs = nil, nil, nil
+		t.Frames, t.BlindFrames, t.BlindReqs = nil, nil, nil
 		if in.HasTiers() {
 			for _, f := range ft.FrameTree.ChildFrames {
 				st.noteFrames(t, f)
@@ -72,7 +72,7 @@ func (in *Instance) showDocument(ctx context.Context, x *ExtConn, t *Tab) (fresh
 		// shows the client its origin and nothing more (access.go).
 		st.accessChanged(t, a.acc)
 	}
-	if info := st.targetInfo(t); info != a.info && t.TargetID != "" {
+	if info := st.TargetInfo(t); info != a.info && t.TargetID != "" {
 		st.targetEvent("Target.targetInfoChanged", struct {
 			TargetInfo TargetInfo `json:"targetInfo"`
 		}{info})
@@ -100,7 +100,7 @@ func (st *State) noteFrames(t *Tab, f frameNode) {
 func (st *State) tellFrame(t *Tab, f frameNode, parent string) {
 	c := st.Client
 	id := string(wire.StringField(f.Frame, "id"))
-	if parent != "" && (st.Inst.HasTiers() && st.childAccess(string(wire.StringField(f.Frame, "url"))).Level == AccessBlind || id == "") {
+	if parent != "" && (st.Inst.HasTiers() && st.ChildAccess(string(wire.StringField(f.Frame, "url"))).Level == AccessBlind || id == "") {
 		return
 	}
 	nav, _ := json.Marshal(struct {

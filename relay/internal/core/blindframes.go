@@ -28,7 +28,7 @@ import (
 type blindNav struct {
 	url string
 	req string // the navigation's request id: its Network events name no frame
-	acc TabAccess
+	Acc TabAccess
 }
 
 // maxPendingFrames bounds the frames followed on their way to a site that
@@ -36,14 +36,14 @@ type blindNav struct {
 // document (computeAccess).
 const MaxPendingFrames = 4096
 
-// noteFrameNav records that sub-frame id of t is on its way to url, with
+// NoteFrameNav records that sub-frame id of t is on its way to url, with
 // request req ("" when the event has none).
-func (st *State) noteFrameNav(t *Tab, id, url, req string) {
+func (st *State) NoteFrameNav(t *Tab, id, url, req string) {
 	if id == "" || url == "" || !st.Inst.HasTiers() {
 		return
 	}
 	// A frame of an extension's page is blind as a frame that shows one.
-	a := st.childAccess(url)
+	a := st.ChildAccess(url)
 	n, ok := t.BlindFrames[id]
 	if ok {
 		// As strict as the strictest place it is on its way to, until it
@@ -51,8 +51,8 @@ func (st *State) noteFrameNav(t *Tab, id, url, req string) {
 		if req != "" && n.req == "" {
 			n.req = req
 		}
-		if a.Level > n.acc.Level {
-			n.acc, n.url = a, url
+		if a.Level > n.Acc.Level {
+			n.Acc, n.url = a, url
 		}
 		t.BlindFrames[id] = n
 		st.syncScripts(t)
@@ -68,7 +68,7 @@ func (st *State) noteFrameNav(t *Tab, id, url, req string) {
 	if t.BlindFrames == nil {
 		t.BlindFrames = make(map[string]blindNav)
 	}
-	t.BlindFrames[id] = blindNav{url: url, req: req, acc: a}
+	t.BlindFrames[id] = blindNav{url: url, req: req, Acc: a}
 	st.Observe(Event{Actor: ActorRelay, Kind: KindAccess, Target: t.TargetID, Rule: a.Rule, Outcome: OutcomeOK,
 		Detail: "a frame is on its way to " + api.Origin(url) + ": " + a.Level.String()})
 	if len(t.BlindFrames) >= MaxPendingFrames {
@@ -79,9 +79,9 @@ func (st *State) noteFrameNav(t *Tab, id, url, req string) {
 	st.syncScripts(t)
 }
 
-// frameCommitted forgets sub-frame id's pending navigation: where it is
+// FrameCommitted forgets sub-frame id's pending navigation: where it is
 // now decides (setFrame, or its own session's access).
-func (st *State) frameCommitted(t *Tab, id string) {
+func (st *State) FrameCommitted(t *Tab, id string) {
 	if _, ok := t.BlindFrames[id]; ok {
 		delete(t.BlindFrames, id)
 		st.syncScripts(t)
@@ -91,7 +91,7 @@ func (st *State) frameCommitted(t *Tab, id string) {
 // pendingBlind reports whether a frame of t is on its way to a blind site.
 func (t *Tab) pendingBlind() bool {
 	for _, n := range t.BlindFrames {
-		if n.acc.Level == AccessBlind {
+		if n.Acc.Level == AccessBlind {
 			return true
 		}
 	}
@@ -103,15 +103,15 @@ func (t *Tab) pendingBlind() bool {
 // reported on the session that started it.
 func (t *Tab) blindNavOf(targetID string) (string, TabAccess) {
 	n := t.BlindFrames[targetID]
-	return n.url, n.acc
+	return n.url, n.Acc
 }
 
-// aboutBlindFrame reports whether an event of t is about a frame the
+// AboutBlindFrame reports whether an event of t is about a frame the
 // client may not see: one on its way to a blind site, or one with a blind
 // session of its own.
-func (st *State) aboutBlindFrame(t *Tab, method, params []byte) bool {
+func (st *State) AboutBlindFrame(t *Tab, method, params []byte) bool {
 	switch {
-	case bytesHasPrefix(method, "Target."):
+	case BytesHasPrefix(method, "Target."):
 		id := wire.StringField(wire.Field(params, "targetInfo"), "targetId")
 		if id == nil {
 			id = wire.StringField(params, "targetId")
@@ -119,46 +119,46 @@ func (st *State) aboutBlindFrame(t *Tab, method, params []byte) bool {
 		if len(id) == 0 {
 			return false
 		}
-		if n, ok := t.BlindFrames[string(id)]; ok && n.acc.Level == AccessBlind {
+		if n, ok := t.BlindFrames[string(id)]; ok && n.Acc.Level == AccessBlind {
 			return true
 		}
 		for _, s := range st.Sessions {
-			if s.Child && s.Tab == t && s.targetID == string(id) && s.Acc.Level == AccessBlind {
+			if s.Child && s.Tab == t && s.TargetID == string(id) && s.Acc.Level == AccessBlind {
 				return true
 			}
 		}
 		return false
 	case len(t.BlindFrames) == 0:
 		return false
-	case bytesHasPrefix(method, "Network."), bytesHasPrefix(method, "Fetch."):
+	case BytesHasPrefix(method, "Network."), BytesHasPrefix(method, "Fetch."):
 		// A Fetch pause names the Network request as networkId.
 		req := wire.StringField(params, "requestId")
-		if bytesHasPrefix(method, "Fetch.") {
+		if BytesHasPrefix(method, "Fetch.") {
 			req = wire.StringField(params, "networkId")
 		}
 		if len(req) > 0 {
 			for _, n := range t.BlindFrames {
-				if n.req == string(req) && n.acc.Level == AccessBlind {
+				if n.req == string(req) && n.Acc.Level == AccessBlind {
 					return true
 				}
 			}
 		}
-	case !bytesHasPrefix(method, "Page."):
+	case !BytesHasPrefix(method, "Page."):
 		return false
 	}
 	if f := wire.StringField(params, "frameId"); len(f) > 0 {
 		n, ok := t.BlindFrames[string(f)]
-		return ok && n.acc.Level == AccessBlind
+		return ok && n.Acc.Level == AccessBlind
 	}
 	return false
 }
 
-// frameRemoved forgets sub-frame id of t when the page removed it (not
+// FrameRemoved forgets sub-frame id of t when the page removed it (not
 // when it moved to a process of its own: its session, which may attach
 // after, is judged by where it was going).
-func (st *State) frameRemoved(t *Tab, id string, params []byte) {
+func (st *State) FrameRemoved(t *Tab, id string, params []byte) {
 	if string(wire.StringField(params, "reason")) == "remove" {
-		st.frameCommitted(t, id)
+		st.FrameCommitted(t, id)
 	}
 }
 
@@ -168,9 +168,9 @@ func (st *State) frameRemoved(t *Tab, id string, params []byte) {
 // content). Their requests are followed like a blind frame's: their
 // events are withheld and their bodies refused.
 
-// noteBlindRequest records the request of a Network.requestWillBeSent or
+// NoteBlindRequest records the request of a Network.requestWillBeSent or
 // Fetch.requestPaused of t when it goes to a blind site.
-func (st *State) noteBlindRequest(t *Tab, method, params []byte) {
+func (st *State) NoteBlindRequest(t *Tab, method, params []byte) {
 	u := wire.StringField(wire.Field(params, "request"), "url")
 	if len(u) == 0 || st.UrlAccess(string(u)).Level != AccessBlind {
 		return
@@ -182,16 +182,16 @@ func (st *State) noteBlindRequest(t *Tab, method, params []byte) {
 	if len(id) == 0 {
 		return
 	}
-	if t.blindReqs == nil {
-		t.blindReqs = make(map[string]bool)
+	if t.BlindReqs == nil {
+		t.BlindReqs = make(map[string]bool)
 	}
-	if !t.blindReqs[string(id)] {
-		if len(t.blindReqs) >= MaxPendingFrames {
+	if !t.BlindReqs[string(id)] {
+		if len(t.BlindReqs) >= MaxPendingFrames {
 			st.Inst.Srv.Cfg.Metrics.Limited[LimitFrames].Inc()
 			return // blind until its next document already; no more kept
 		}
-		t.blindReqs[string(id)] = true
-		if len(t.blindReqs) >= MaxPendingFrames {
+		t.BlindReqs[string(id)] = true
+		if len(t.BlindReqs) >= MaxPendingFrames {
 			if was, changed := st.UpdateAccess(t); changed {
 				st.accessChanged(t, was)
 			}
@@ -199,25 +199,25 @@ func (st *State) noteBlindRequest(t *Tab, method, params []byte) {
 	}
 }
 
-// blindRequest reports whether a Network or Fetch event of t is about a
+// BlindRequest reports whether a Network or Fetch event of t is about a
 // request to a blind site.
-func (t *Tab) blindRequest(method, params []byte) bool {
-	if len(t.blindReqs) == 0 {
+func (t *Tab) BlindRequest(method, params []byte) bool {
+	if len(t.BlindReqs) == 0 {
 		return false
 	}
 	key := "requestId"
-	if bytesHasPrefix(method, "Fetch.") {
+	if BytesHasPrefix(method, "Fetch.") {
 		key = "networkId"
 	}
 	id := wire.StringField(params, key)
-	return len(id) > 0 && t.blindReqs[string(id)]
+	return len(id) > 0 && t.BlindReqs[string(id)]
 }
 
-// noteBlindSource records a script (Debugger.scriptParsed) or a style
+// NoteBlindSource records a script (Debugger.scriptParsed) or a style
 // sheet (CSS.styleSheetAdded) of t's session sid that a blind site
 // served, and reports whether the event is about one: the client hears
 // nothing of it, and may not read it by its id.
-func (st *State) noteBlindSource(t *Tab, sid string, method, params []byte) bool {
+func (st *State) NoteBlindSource(t *Tab, sid string, method, params []byte) bool {
 	var key, u []byte
 	switch string(method) {
 	case "Debugger.scriptParsed", "Debugger.scriptFailedToParse":
@@ -233,15 +233,15 @@ func (st *State) noteBlindSource(t *Tab, sid string, method, params []byte) bool
 	if len(u) == 0 || st.UrlAccess(string(u)).Level != AccessBlind {
 		return false
 	}
-	if t.blindReqs == nil {
-		t.blindReqs = make(map[string]bool)
+	if t.BlindReqs == nil {
+		t.BlindReqs = make(map[string]bool)
 	}
-	if len(t.blindReqs) >= MaxPendingFrames && !t.blindReqs[string(key)] {
+	if len(t.BlindReqs) >= MaxPendingFrames && !t.BlindReqs[string(key)] {
 		st.Inst.Srv.Cfg.Metrics.Limited[LimitFrames].Inc()
 		return true // blind until its next document already; no more kept
 	}
-	t.blindReqs[string(key)] = true
-	if len(t.blindReqs) >= MaxPendingFrames {
+	t.BlindReqs[string(key)] = true
+	if len(t.BlindReqs) >= MaxPendingFrames {
 		if was, changed := st.UpdateAccess(t); changed {
 			st.accessChanged(t, was)
 		}
@@ -249,12 +249,12 @@ func (st *State) noteBlindSource(t *Tab, sid string, method, params []byte) bool
 	return true
 }
 
-// pausedInBlind reports whether a Debugger.paused of t's session sid
+// PausedInBlind reports whether a Debugger.paused of t's session sid
 // stops in a blind site's script: one of its call frames is in one. Such
 // a pause is withheld (its frames show the script's functions and scopes)
 // and resumed by the relay.
-func (t *Tab) pausedInBlind(sid string, params []byte) bool {
-	if len(t.blindReqs) == 0 {
+func (t *Tab) PausedInBlind(sid string, params []byte) bool {
+	if len(t.BlindReqs) == 0 {
 		return false
 	}
 	var p struct {
@@ -268,26 +268,26 @@ func (t *Tab) pausedInBlind(sid string, params []byte) bool {
 		return true // unreadable: as strict as can be
 	}
 	for _, f := range p.CallFrames {
-		if t.blindReqs["script\x00"+sid+"\x00"+f.Location.ScriptID] {
+		if t.BlindReqs["script\x00"+sid+"\x00"+f.Location.ScriptID] {
 			return true
 		}
 	}
 	return false
 }
 
-// blindSource reports whether a Debugger or CSS command of t's session
+// BlindSource reports whether a Debugger or CSS command of t's session
 // sid names a script or style sheet of a blind site.
-func (t *Tab) blindSource(sid, method string, params []byte) bool {
-	if len(t.blindReqs) == 0 {
+func (t *Tab) BlindSource(sid, method string, params []byte) bool {
+	if len(t.BlindReqs) == 0 {
 		return false
 	}
 	switch {
 	case strings.HasPrefix(method, "Debugger."):
 		id, _, err := ExactString(params, "scriptId")
-		return err != nil || t.blindReqs["script\x00"+sid+"\x00"+id]
+		return err != nil || t.BlindReqs["script\x00"+sid+"\x00"+id]
 	case strings.HasPrefix(method, "CSS."):
 		id, _, err := ExactString(params, "styleSheetId")
-		return err != nil || t.blindReqs["sheet\x00"+sid+"\x00"+id]
+		return err != nil || t.BlindReqs["sheet\x00"+sid+"\x00"+id]
 	}
 	return false
 }

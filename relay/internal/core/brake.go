@@ -288,7 +288,7 @@ func (c *ClientConn) brakeCommand(k *Cmd) bool {
 			c.Inst.Unlock()
 			c.Ext().brakeReset(via.Tab.Id, sid)
 			k.Out.Kind = OutEmulated
-			c.replyEmptyRaw(k.Env.ID, k.Env.SessionID)
+			c.ReplyEmptyRaw(k.Env.ID, k.Env.SessionID)
 			return true
 		}
 	case "Page.setWebLifecycleState":

@@ -5,7 +5,7 @@ import "github.com/cdprelay/cdprelay/internal/wire"
 // The brake's rows of the order (relay/order.go): its commands and
 // events, and what a Stop lets go on.
 
-// wantsBrake: the commands the brake has a word in (brake.go).
+// WantsBrake: the commands the brake has a word in (brake.go).
 func WantsBrake(m *MethodInfo) bool { return m.Brake }
 
 // BrakeStage (core.Brake): brake.go.
@@ -15,7 +15,7 @@ func (c *ClientConn) BrakeStage(k *Cmd) bool { return !c.brakeCommand(k) }
 // (brake.go).
 func (in *Instance) BrakePause(e *EventMsg) bool {
 	if unpause, ours := in.pausedLocked(e.Tab.Id, string(e.Sid)); ours {
-		e.fx.unpause = unpause
+		e.Fx.unpause = unpause
 		return false
 	}
 	return true
@@ -25,16 +25,16 @@ func (in *Instance) BrakePause(e *EventMsg) bool {
 // (a blind tab's, and everything while the automation is stopped) goes on
 // as the page made it.
 func (in *Instance) LetGoOn(e *EventMsg) bool {
-	off := e.blind || in.stopped.Load()
+	off := e.Blind || in.stopped.Load()
 	switch string(e.Method) {
 	case "Fetch.requestPaused":
-		if !e.fx.paused.handled() && off {
-			e.fx.paused = pausedAction{kind: pausedContinue, requestID: string(wire.StringField(e.Params, "requestId"))}
+		if !e.Fx.paused.handled() && off {
+			e.Fx.paused = pausedAction{kind: pausedContinue, requestID: string(wire.StringField(e.Params, "requestId"))}
 		}
-		return !e.fx.paused.handled()
+		return !e.Fx.paused.handled()
 	case "Fetch.authRequired":
 		if off {
-			e.fx.paused = pausedAction{kind: pausedAuthDefault, requestID: string(wire.StringField(e.Params, "requestId"))}
+			e.Fx.paused = pausedAction{kind: pausedAuthDefault, requestID: string(wire.StringField(e.Params, "requestId"))}
 			return false
 		}
 	case "Debugger.paused":
@@ -42,7 +42,7 @@ func (in *Instance) LetGoOn(e *EventMsg) bool {
 		// full site would freeze the person's page: the client may not
 		// see the pause or resume it, so the relay resumes it.
 		if off {
-			e.fx.unpause = true
+			e.Fx.unpause = true
 			return false
 		}
 	}
@@ -52,8 +52,8 @@ func (in *Instance) LetGoOn(e *EventMsg) bool {
 // BrakeChild (core.BrakeChild): a new frame or worker gets the relay's
 // Debugger (brake.go).
 func (in *Instance) BrakeChild(e *EventMsg) bool {
-	if e.newChild != nil && brakesChild(childType(e)) {
-		e.fx.brakeChild = e.newChild.Id
+	if e.NewChild != nil && brakesChild(ChildType(e)) {
+		e.Fx.brakeChild = e.NewChild.Id
 	}
 	return true
 }
@@ -62,8 +62,8 @@ func (in *Instance) BrakeChild(e *EventMsg) bool {
 // resume a child that waits for a debugger: the page must not hang for
 // being blind, or for the automation being stopped.
 func (in *Instance) ResumeWaiting(e *EventMsg) bool {
-	if e.newChild != nil && e.waiting && (e.blind || in.stopped.Load()) {
-		e.fx.resume = e.newChild.Id
+	if e.NewChild != nil && e.Waiting && (e.Blind || in.stopped.Load()) {
+		e.Fx.Resume = e.NewChild.Id
 	}
 	return true
 }
@@ -74,7 +74,7 @@ func (in *Instance) ResumeWaiting(e *EventMsg) bool {
 // resume it.
 func (in *Instance) OwnDebugger(e *EventMsg) bool {
 	if !e.s.enabled["Debugger"] {
-		e.fx.unpause = string(e.Method) == "Debugger.paused"
+		e.Fx.unpause = string(e.Method) == "Debugger.paused"
 		return false
 	}
 	return true

@@ -69,7 +69,7 @@ func NewClientConn(inst *Instance, conn *websocket.Conn, log *slog.Logger) *Clie
 	}
 }
 
-// ext is the extension connection the client's commands go to; nil until
+// Ext is the extension connection the client's commands go to; nil until
 // the extension is first ready.
 func (c *ClientConn) Ext() *ExtConn { return c.Extp.Load() }
 
@@ -79,7 +79,7 @@ func (c *ClientConn) Close(code int, reason string) {
 	c.P.Shutdown(code, reason)
 }
 
-// deliver queues one frame for the client. A client that does not read
+// Deliver queues one frame for the client. A client that does not read
 // until its queue is full is closed: a CDP client is never silently
 // dropped from, because a lost reply or event is a hang on its side.
 func (c *ClientConn) Deliver(b *[]byte) {
@@ -170,7 +170,7 @@ func (c *ClientConn) BadCommand(env *wire.Envelope, err error) {
 	}
 }
 
-// call is a command handed to an emulation handler. Unlike cmd it owns its
+// Call is a command handed to an emulation handler. Unlike cmd it owns its
 // bytes: handlers may outlive the read buffer and run beside the read loop.
 type Call struct {
 	Id     int64
@@ -189,17 +189,17 @@ type Call struct {
 	approved bool
 }
 
-// stoppedSince reports whether a person stopped the automation since k
+// StoppedSince reports whether a person stopped the automation since k
 // arrived.
 func (c *ClientConn) StoppedSince(k Call) bool {
 	return k.Stop != 0 && k.Stop != c.Inst.StopMark()
 }
 
-// stopMark is what call.stop records: never 0, which stands for a call
+// StopMark is what call.stop records: never 0, which stands for a call
 // made without one.
 func (in *Instance) StopMark() uint32 { return in.stopEpoch.Load() + 1 }
 
-// reply sends a result for k. v is marshalled with encoding/json; the
+// Reply sends a result for k. v is marshalled with encoding/json; the
 // emulated paths are not hot.
 func (c *ClientConn) Reply(k Call, v any) {
 	if c.StoppedSince(k) {
@@ -259,9 +259,9 @@ func thrown(msg string) []byte {
 	return b
 }
 
-// isScript reports whether a method runs script whose refusal is answered
+// IsScript reports whether a method runs script whose refusal is answered
 // as thrown.
-func isScript(method string) bool {
+func IsScript(method string) bool {
 	return method == "Runtime.evaluate" || method == "Runtime.callFunctionOn"
 }
 
@@ -277,8 +277,8 @@ func (c *ClientConn) replyThrownRaw(id int64, sessionID []byte, msg string) {
 	c.Deliver(buf)
 }
 
-// replyEmptyRaw answers {} with the sessionId as the client sent it.
-func (c *ClientConn) replyEmptyRaw(id int64, sessionID []byte) {
+// ReplyEmptyRaw answers {} with the sessionId as the client sent it.
+func (c *ClientConn) ReplyEmptyRaw(id int64, sessionID []byte) {
 	buf := link.GetBuf()
 	var sid []byte
 	if sessionID != nil {
@@ -295,7 +295,7 @@ func (c *ClientConn) replyNoID(code int64, msg string) {
 	c.Deliver(buf)
 }
 
-// event sends a CDP event; s nil means the root session.
+// Event sends a CDP event; s nil means the root session.
 func (c *ClientConn) Event(method string, s *Session, params any) {
 	p, err := json.Marshal(params)
 	if err != nil {

@@ -84,7 +84,7 @@ func (t *Tab) contextsOf(sid string) *sessionContexts {
 	return sc
 }
 
-// frameOrigin returns the origin of frame on t's session sid, as Chrome
+// FrameOrigin returns the origin of frame on t's session sid, as Chrome
 // gave it for the frame's own world; "" when the relay knows of none.
 func (t *Tab) FrameOrigin(sid, frame string) string {
 	sc := t.ctxs[sid]

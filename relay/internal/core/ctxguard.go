@@ -400,13 +400,13 @@ func valuesAt(dst [][]byte, v []byte, key ctxKey) ([][]byte, error) {
 	return dst, nil
 }
 
-// contexts is part of the access stage: the contexts k names, judged.
+// Contexts is part of the access stage: the contexts k names, judged.
 // It reports whether k may go on, and records whether its script runs in
 // a client's isolated world. A command on a tab where nothing is guarded
 // (and of a method that names no world) costs a few loads, no lock.
-func (c *ClientConn) contexts(k *Cmd) bool {
+func (c *ClientConn) Contexts(k *Cmd) bool {
 	spec, t := k.M.Ctx, k.Route.Tab
-	strict := c.Inst.guardsContexts(k.Route.Acc, k.Policy.tiers)
+	strict := c.Inst.guardsContexts(k.Route.Acc, k.Policy.Tiers)
 	if !strict && !spec.worlds && t.relayCtxs.Load() == 0 {
 		return true
 	}
@@ -433,6 +433,6 @@ func (c *ClientConn) contexts(k *Cmd) bool {
 	case v.refused:
 		return c.Failed(k, v.code, v.msg)
 	}
-	k.isolated = v.isolated
+	k.Isolated = v.isolated
 	return true
 }

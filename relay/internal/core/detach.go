@@ -129,7 +129,7 @@ type logEntry struct {
 	} `json:"entry"`
 }
 
-// warnSessions tells each of t's top-level sessions that enabled Log why
+// WarnSessions tells each of t's top-level sessions that enabled Log why
 // they are about to end, as a warning the client's console shows.
 func (st *State) WarnSessions(t *Tab, why string) {
 	c := st.Client

@@ -11,10 +11,12 @@
 // outcomes it watches (AddOutcomeHooks), what it hears of a tab's life
 // (AddLifecycle), the last look at what leaves the relay (SetScrubber),
 // a tab's dialogs (SetDialogs), and its own state in the core's
-// structures (the slots of slots.go). Packages browser (windows and
-// downloads), creds (credentials and secrets) and person (what a person is
-// asked and what they saw, a tab's dialogs) are stages so plugged in: the
-// examples to follow.
+// structures (the slots of slots.go). Every stage is so plugged in:
+// browser (windows and downloads), creds (credentials and secrets), person
+// (what a person is asked and what they saw, a tab's dialogs), rules (the
+// operator's rules and the relay's own) and tiers (blind, read-only and
+// take-over: refusals, stand-ins, what is withheld). The core imports
+// none of them.
 //
 // The person's authority is the core's own, because every part of the
 // relay honours it: the Stop and what it undoes (stop.go, stopundo.go,
@@ -30,12 +32,15 @@
 // rules (netfence.go). The operator's and the relay's own rules that judge
 // a command are the rules stage's (package rules).
 //
-// The tiers' code — what blind, read-only and take-over do with an
-// instance, a tab or a client — is still here, beside the core's own, in
-// files named by their concern (access.go, blindtab.go, ...), with its
-// state in slots embedded in the core's structures (tierslots.go); it
-// moves to package tiers as browser, creds, person and rules did. The
-// facade's layers test lists the concerns still here.
+// So is a tab's access (full, read-only, blind, and why), which every part
+// of the relay reads: deciding it from the policy and following the tab's
+// frames and requests (access.go, frameaccess.go, blindframes.go), lifting
+// and putting back the client's settings (lifts.go, settings.go), keeping
+// the client's scripts for new documents out of a page where they may not
+// run (initscripts.go), the read-only guard in the client's worlds and
+// the contexts the client names (contexts.go, ctxguard.go), with the
+// tables of package access, and the state in slots embedded in the core's
+// structures (tierslots.go). The tiers stage judges by it.
 //
 // # Where things are decided
 //

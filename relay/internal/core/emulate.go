@@ -109,13 +109,13 @@ func Emulated(m *MethodInfo, s *Session) *Emulation {
 	if s != nil && s.Tab != nil && (m.Name == "Runtime.enable" || m.Name == "Runtime.disable") {
 		return &emRuntimeSwitch // on any of a tab's sessions (runtimehold.go)
 	}
-	if s != nil && !s.Child && s.Tab != nil && (m.enable || m.disable) {
+	if s != nil && !s.Child && s.Tab != nil && (m.Enable || m.Disable) {
 		return &emDomainSwitch
 	}
 	return nil
 }
 
-func bytesHasPrefix(b []byte, p string) bool {
+func BytesHasPrefix(b []byte, p string) bool {
 	return len(b) >= len(p) && string(b[:len(p)]) == p
 }
 

@@ -24,7 +24,7 @@ func (c *ClientConn) getTargetInfo(k Call) {
 		c.Fail(k, CodeInvalidParams, "No target with given id found")
 		return
 	}
-	c.Reply(k, map[string]TargetInfo{"targetInfo": st.targetInfo(t)})
+	c.Reply(k, map[string]TargetInfo{"targetInfo": st.TargetInfo(t)})
 }
 
 func (c *ClientConn) getTargets(k Call) {
@@ -33,7 +33,7 @@ func (c *ClientConn) getTargets(k Call) {
 	infos := []TargetInfo{}
 	for _, t := range st.sortedTabs() {
 		if t.TargetID != "" {
-			infos = append(infos, st.targetInfo(t))
+			infos = append(infos, st.TargetInfo(t))
 		}
 	}
 	c.Reply(k, map[string][]TargetInfo{"targetInfos": infos})
@@ -59,7 +59,7 @@ func (c *ClientConn) setDiscoverTargets(k Call) {
 		// reply.
 		for _, t := range st.sortedTabs() {
 			if t.TargetID != "" {
-				c.Event("Target.targetCreated", k.Sess, map[string]TargetInfo{"targetInfo": st.targetInfo(t)})
+				c.Event("Target.targetCreated", k.Sess, map[string]TargetInfo{"targetInfo": st.TargetInfo(t)})
 			}
 		}
 	}
@@ -95,7 +95,7 @@ func (c *ClientConn) setAutoAttach(k Call) {
 	c.Reply(k, struct{}{})
 }
 
-// callCtx bounds an emulated command's calls: by the call timeout, the
+// CallCtx bounds an emulated command's calls: by the call timeout, the
 // client's connection and the next Stop.
 func (c *ClientConn) CallCtx() (context.Context, context.CancelFunc) {
 	c.Inst.Lock()
@@ -198,7 +198,7 @@ func (c *ClientConn) closeTarget(k Call) {
 		// one the automation opened.
 		// The person's tab on a page automation may not act on is theirs
 		// to close.
-		d := accessRefusal(acc)
+		d := AccessRefusal(acc)
 		in.Srv.Cfg.Metrics.CountRefusal(d)
 		in.Observe(Event{Actor: ActorClient, Kind: KindDenied, Method: k.Method, Rule: d.Rule, Outcome: OutcomeDenied, Detail: d.Message})
 		c.Fail(k, CodeServerError, d.Message)
@@ -227,7 +227,7 @@ func (c *ClientConn) activateTarget(k Call) {
 	acc := t.Acc
 	c.Inst.Unlock()
 	if acc.Level == AccessBlind {
-		c.Fail(k, CodeServerError, accessRefusal(acc).Message)
+		c.Fail(k, CodeServerError, AccessRefusal(acc).Message)
 		return
 	}
 	ctx, cancel := c.CallCtx()

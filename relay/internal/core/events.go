@@ -19,7 +19,7 @@ type eventEffects struct {
 	fenceChild  string       // a new out-of-process frame to fence
 	dropped     []*Session   // child sessions that went: fail their commands
 	refresh     bool         // ask the tab for its title
-	resume      string       // a child of a blind tab waiting for a debugger: resume it
+	Resume      string       // a child of a blind tab waiting for a debugger: resume it
 	letGo       bool         // the tab is bound for a page never shared: detach it
 	// unpause: the tab's script paused in a debugger nobody the client
 	// knows of may resume (a blind tab, or the automation stopped).
@@ -40,21 +40,21 @@ type EventMsg struct {
 	info   *eventInfo
 	Params []byte // what goes out: Chrome's, or creds.Redact's
 	// child is the child session sid names, when the relay knows it.
-	child *Session
+	Child *Session
 	// blind: nothing the client knows of may see it (tiers.Blind).
-	blind bool
+	Blind bool
 	// isolated is the id of a client's isolated world it created.
-	isolated int64
+	Isolated int64
 	// c and s are the client and its session the event goes to
 	// (core.Session).
 	c *ClientConn
 	s *Session
 	// newChild: a child session Target.attachedToTarget made
 	// (core.Children); waiting: it waits for a debugger.
-	newChild *Session
-	waiting  bool
+	NewChild *Session
+	Waiting  bool
 	Red      *[]byte // the buffer of the redacted params, returned after
-	fx       eventEffects
+	Fx       eventEffects
 }
 
 // routeEvent forwards one chrome.debugger.onEvent. This is the tab →
@@ -79,8 +79,8 @@ func (in *Instance) routeEvent(x *ExtConn, args []byte) {
 			link.PutBuf(e.Red)
 		}
 		in.Unlock()
-		in.afterEvent(x, t, src.SessionID, params, &e.fx)
-		e.State, e.Tab, e.c, e.s, e.child, e.newChild, e.fx = nil, nil, nil, nil, nil, nil, eventEffects{}
+		in.afterEvent(x, t, src.SessionID, params, &e.Fx)
+		e.State, e.Tab, e.c, e.s, e.Child, e.NewChild, e.Fx = nil, nil, nil, nil, nil, nil, eventEffects{}
 		return
 	}
 	in.Unlock()
@@ -101,7 +101,7 @@ func (in *Instance) Screencast(e *EventMsg) bool {
 	if e.Sid != nil {
 		return true
 	}
-	e.fx.frameTo, e.fx.frameClient = e.Tab.handles, e.Tab.clientScreencast
+	e.Fx.frameTo, e.Fx.frameClient = e.Tab.handles, e.Tab.clientScreencast
 	return e.Tab.clientScreencast
 }
 
@@ -112,15 +112,15 @@ func (in *Instance) PageTrack(e *EventMsg) bool {
 	if e.Sid != nil {
 		return true
 	}
-	e.fx.refresh, e.fx.letGo = e.State.trackPage(e.Tab, e.Method, e.Params)
-	return !e.fx.letGo
+	e.Fx.refresh, e.Fx.letGo = e.State.trackPage(e.Tab, e.Method, e.Params)
+	return !e.Fx.letGo
 }
 
 // ChildOf (core.Child): the child session the event came on.
 func (in *Instance) ChildOf(e *EventMsg) bool {
 	if e.Sid != nil {
 		if cs := e.State.Sessions[string(e.Sid)]; cs != nil && cs.Child && cs.Tab == e.Tab {
-			e.child = cs
+			e.Child = cs
 		}
 	}
 	return true
@@ -129,14 +129,14 @@ func (in *Instance) ChildOf(e *EventMsg) bool {
 // RelayWorld (core.RelayWorld): the relay's own world's events are the
 // relay's (relayworld.go, relayevents.go).
 func (in *Instance) RelayWorld(e *EventMsg) bool {
-	if bytesHasPrefix(e.Method, "Runtime.executionContext") {
+	if BytesHasPrefix(e.Method, "Runtime.executionContext") {
 		relay, isolated := e.State.ContextEvent(e.Tab, string(e.Sid), e.Method, e.Params)
-		e.isolated = isolated
+		e.Isolated = isolated
 		return !relay
 	}
 	if e.Tab.relayCtxs.Load() > 0 {
 		if withhold, unpause := e.State.relayEvent(e.Tab, string(e.Sid), e.Method, e.Params); withhold {
-			e.fx.unpause = e.fx.unpause || unpause
+			e.Fx.unpause = e.Fx.unpause || unpause
 			return false
 		}
 	}
@@ -148,7 +148,7 @@ func (in *Instance) RelayWorld(e *EventMsg) bool {
 // it.
 func (in *Instance) BackstopPause(e *EventMsg) bool {
 	if e.Tab.Fetch != nil {
-		e.fx.paused = e.State.judgePaused(e.Tab, string(e.Sid), e.Params)
+		e.Fx.paused = e.State.judgePaused(e.Tab, string(e.Sid), e.Params)
 	}
 	return true
 }
@@ -175,7 +175,7 @@ func (in *Instance) Children(e *EventMsg) bool {
 	if string(e.Method) == "Target.detachedFromTarget" {
 		if id := wire.StringField(params, "sessionId"); len(id) > 0 {
 			if cs := st.Sessions[string(id)]; cs != nil && cs.Child && cs.Tab == e.Tab {
-				e.fx.dropped = st.dropChild(cs)
+				e.Fx.dropped = st.dropChild(cs)
 			}
 		}
 		return true
@@ -184,26 +184,26 @@ func (in *Instance) Children(e *EventMsg) bool {
 		return false // past the bound: detached, never announced (bounds.go)
 	}
 	ti := wire.Field(params, "targetInfo")
-	e.newChild = st.addChild(e.s, wire.StringField(params, "sessionId"), wire.StringField(ti, "targetId"), wire.StringField(ti, "url"))
-	if e.newChild != nil {
-		e.waiting = string(wire.Field(params, "waitingForDebugger")) == "true"
+	e.NewChild = st.addChild(e.s, wire.StringField(params, "sessionId"), wire.StringField(ti, "targetId"), wire.StringField(ti, "url"))
+	if e.NewChild != nil {
+		e.Waiting = string(wire.Field(params, "waitingForDebugger")) == "true"
 		// The relay follows the child's execution contexts, whatever
 		// the client switches (runtimehold.go).
-		st.holdRuntime(e.Tab, e.newChild.Id)
+		st.holdRuntime(e.Tab, e.NewChild.Id)
 	}
 	return true
 }
 
-// childType is the type of the target a Target.attachedToTarget attached.
-func childType(e *EventMsg) []byte {
+// ChildType is the type of the target a Target.attachedToTarget attached.
+func ChildType(e *EventMsg) []byte {
 	return wire.StringField(wire.Field(e.Params, "targetInfo"), "type")
 }
 
 // FenceChild (core.FenceChild): an out-of-process frame navigates
 // through its own session: fence it too, before the client resumes it.
 func (in *Instance) FenceChild(e *EventMsg) bool {
-	if e.newChild != nil && string(childType(e)) == "iframe" {
-		e.fx.fenceChild = e.newChild.Id
+	if e.NewChild != nil && string(ChildType(e)) == "iframe" {
+		e.Fx.fenceChild = e.NewChild.Id
 	}
 	return true
 }
@@ -220,7 +220,7 @@ func (in *Instance) DeliverEvent(e *EventMsg) bool {
 	st, t, method, params, c := e.State, e.Tab, e.Method, e.Params, e.c
 	// Runtime is on in Chrome for the relay's sake: its events go to the
 	// sessions where the client switched it on (runtimehold.go).
-	if !bytesHasPrefix(method, "Runtime.") || st.runtimeWanted(t, string(e.Sid), e.s, method) {
+	if !BytesHasPrefix(method, "Runtime.") || st.runtimeWanted(t, string(e.Sid), e.s, method) {
 		buf := link.GetBuf()
 		*buf = wire.AppendEvent(*buf, method, e.s.idJSON, params)
 		c.Deliver(buf)
@@ -247,8 +247,8 @@ func (in *Instance) afterEvent(x *ExtConn, t *Tab, sid, params []byte, fx *event
 		in.enableFence(x, t, fx.fenceChild)
 	}
 	x.failSessions(fx.dropped)
-	if fx.resume != "" {
-		x.Fire(t.Id, fx.resume, "Runtime.runIfWaitingForDebugger", nil)
+	if fx.Resume != "" {
+		x.Fire(t.Id, fx.Resume, "Runtime.runIfWaitingForDebugger", nil)
 	}
 	if fx.unpause {
 		x.Fire(t.Id, string(sid), "Debugger.resume", nil)
@@ -265,7 +265,7 @@ func (in *Instance) afterEvent(x *ExtConn, t *Tab, sid, params []byte, fx *event
 	}
 }
 
-// eventRaw sends an event whose params are already JSON; s nil means the
+// EventRaw sends an event whose params are already JSON; s nil means the
 // root session.
 func (c *ClientConn) EventRaw(method string, s *Session, params []byte) {
 	var sid []byte

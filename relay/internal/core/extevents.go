@@ -256,7 +256,7 @@ func (in *Instance) OnTabRemoved(x *ExtConn, params []byte) {
 	}
 	c := st.Client
 	if info.Withdrawn {
-		st.noteRefusal(t.Id, info.Cause, st.targetInfo(t).URL)
+		st.noteRefusal(t.Id, info.Cause, st.TargetInfo(t).URL)
 	}
 	why, status := "", "tab no longer shared"
 	switch {
@@ -307,7 +307,7 @@ func (in *Instance) OnDetach(x *ExtConn, params []byte) {
 	}
 	c := st.Client
 	in.Log.Info("tab detached by the browser", "tab", t.Id, "reason", string(reason), "cause", d.Cause)
-	st.noteRefusal(t.Id, d.Cause, st.targetInfo(t).URL)
+	st.noteRefusal(t.Id, d.Cause, st.TargetInfo(t).URL)
 	why := d.Text()
 	// The frame guard removed the frame: the tab can be attached at once,
 	// and the client's sessions carry on (resume.go), unless the other

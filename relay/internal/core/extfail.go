@@ -83,7 +83,7 @@ func (x *ExtConn) failWhere(match func(PendingCall) bool, code int64, why string
 			// As Chrome's own answer reads (extread.go): the context's end.
 			why = msgContextGone
 		}
-		if why == MsgStopped && isScript(pc.M.Name) {
+		if why == MsgStopped && IsScript(pc.M.Name) {
 			// Said as the script's own exception, so that the client
 			// reports the person's stop, not a context that ended.
 			buf := link.GetBuf()

@@ -38,7 +38,7 @@ type PendingCall struct {
 	// keep: a client's Page.addScriptToEvaluateOnNewDocument under tiers,
 	// its params (initscripts.go). A pointer: the pending map keeps its
 	// values inline only while they are small.
-	keep *[]byte
+	Keep *[]byte
 }
 
 type callResult struct {
@@ -103,7 +103,7 @@ func (x *ExtConn) takePending(id int64) (PendingCall, bool) {
 	return pc, ok
 }
 
-// busyOn reports whether a client command that can open a tab (input,
+// BusyOn reports whether a client command that can open a tab (input,
 // script) has been waiting for tab id since no longer than busyWindow: a
 // command that never ends (a promise that never settles) does not claim
 // every tab the person opens from the tab for ever.

@@ -32,7 +32,7 @@ func (x *ExtConn) pushNow(id int64, buf *[]byte) bool {
 	return false
 }
 
-// call sends a command of the relay's own and waits for its result.
+// Call sends a command of the relay's own and waits for its result.
 func (x *ExtConn) Call(ctx context.Context, method string, args ...any) ([]byte, error) {
 	return x.callThen(ctx, nil, method, args...)
 }
@@ -74,7 +74,7 @@ func (x *ExtConn) callThen(ctx context.Context, then func([]byte), method string
 	}
 }
 
-// sendCommand sends a CDP command of the relay's own to tab tabID (child
+// SendCommand sends a CDP command of the relay's own to tab tabID (child
 // session sid, "" for the tab's own) and waits for its result.
 func (x *ExtConn) SendCommand(ctx context.Context, tabID int64, sid, method string, params any) ([]byte, error) {
 	if params == nil {
@@ -178,9 +178,9 @@ func (x *ExtConn) forwardTap(c *ClientConn, id int64, m *MethodInfo, method, par
 		t.LastCommand.Store(now.UnixNano())
 	}
 	pc := PendingCall{Kind: CallClient, Client: c, ClientID: id, ReplyTo: replyTo, Via: via, TabID: t.Id, Tab: t, epoch: t.blindEpoch.Load(), M: m, start: now, then: tap}
-	if m.Name == "Page.addScriptToEvaluateOnNewDocument" && !initRunsNothing(params) {
+	if m.Name == "Page.addScriptToEvaluateOnNewDocument" && !InitRunsNothing(params) {
 		kept := append([]byte(nil), params...)
-		pc.keep = &kept
+		pc.Keep = &kept
 	}
 	cid, err := x.registerCall(pc)
 	if err != nil {

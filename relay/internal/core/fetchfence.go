@@ -17,7 +17,7 @@ import (
 // leave the browser, and holds the others while the client's settings are
 // lifted for where they go or a person is asked (navhold.go).
 // Requests of every type to the relay's own origins are paused and failed
-// whatever the policy (ownorigins.go).
+// whatever the policy (package origins).
 //
 // chrome.debugger gives the relay and the client one session per target,
 // and Fetch.enable replaces the patterns of the previous call, so the
@@ -25,9 +25,9 @@ import (
 // rewritten into one Fetch.enable with the relay's pattern added, and each
 // Fetch.requestPaused goes to the client only when the client's own
 // patterns match it. The client sees exactly the requests it asked for.
-// The patterns, the rewrite and the state kept per session are the rules
-// package's (FetchState); the relay keeps them in the tab's rules
-// slot, under the instance's mutex.
+// The patterns, the rewrite and the state kept per session are
+// fetchmux.go's (FetchState), kept in the tab's fenceTab slot
+// (fenceslots.go), under the instance's mutex.
 
 // fencing reports whether navigations of this instance need the backstop:
 // when the fence can refuse a host, when some sites have a tier (whatever

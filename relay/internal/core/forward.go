@@ -5,7 +5,7 @@ package core
 // it, sends it as the fence has it), and what a command that goes to the
 // tab does on its way.
 
-// wantsFence: the client's share of the Fetch domain.
+// WantsFence: the client's share of the Fetch domain.
 func WantsFence(m *MethodInfo) bool { return m.Name == "Fetch.enable" || m.Name == "Fetch.disable" }
 
 // 10. fence (core.Fence): on a fenced session the client's Fetch.enable
@@ -39,11 +39,11 @@ func (c *ClientConn) Fence(k *Cmd) bool {
 	return false
 }
 
-// wantsEmulate: the methods emulated answers for some session: the
+// WantsEmulate: the methods emulated answers for some session: the
 // browser's and the targets' (at any level), a history entry, and the
 // domain switches of a tab's sessions.
 func WantsEmulate(m *MethodInfo) bool {
-	return m.Domain == domainBrowser || m.Domain == DomainTarget || m.enable || m.disable ||
+	return m.Domain == domainBrowser || m.Domain == DomainTarget || m.Enable || m.Disable ||
 		m.Name == "Page.navigateToHistoryEntry" || m.Name == "Page.setDownloadBehavior"
 }
 
@@ -82,7 +82,7 @@ func (c *ClientConn) NeedsPage(k *Cmd) bool {
 	return true
 }
 
-// wantsScreencastNote: the client's own screencast.
+// WantsScreencastNote: the client's own screencast.
 func WantsScreencastNote(m *MethodInfo) bool {
 	return m.Name == "Page.startScreencast" || m.Name == "Page.stopScreencast"
 }

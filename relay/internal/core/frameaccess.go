@@ -7,7 +7,7 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
-// childAccess is what automation may do with a child session's frame at
+// ChildAccess is what automation may do with a child session's frame at
 // u: the tiers of its own site (a frame that shares its parent's process
 // has no session of its own and goes with the tab).
 //
@@ -15,7 +15,7 @@ import (
 // password manager puts into the page, above all) is blind: it has its
 // extension's powers. A frame of about:blank, srcdoc or data: is its
 // embedder's.
-func (st *State) childAccess(u string) TabAccess {
+func (st *State) ChildAccess(u string) TabAccess {
 	web, special := api.PageScheme(u)
 	switch {
 	case web:
@@ -30,28 +30,28 @@ func (st *State) childAccess(u string) TabAccess {
 		Why: "the frame shows " + api.SchemeOf(u) + " page, which is never shared with automation"}
 }
 
-// setChildNav records where child session cs's frame is on its way to.
-func (st *State) setChildNav(cs *Session, u string) {
+// SetChildNav records where child session cs's frame is on its way to.
+func (st *State) SetChildNav(cs *Session, u string) {
 	if u == "" || u == cs.navTo {
 		return
 	}
 	cs.navTo = u
-	st.setChildURL(cs, cs.url)
+	st.SetChildURL(cs, cs.Url)
 }
 
-// setChildURL records where child session cs now is (and where it is on
+// SetChildURL records where child session cs now is (and where it is on
 // its way to). It reports whether the frame went blind.
-func (st *State) setChildURL(cs *Session, u string) {
-	if u != cs.url {
+func (st *State) SetChildURL(cs *Session, u string) {
+	if u != cs.Url {
 		cs.navTo = "" // committed
 	}
-	cs.url = u
+	cs.Url = u
 	was := cs.Acc
-	cs.Acc = api.Stricter(st.childAccess(u), st.navAccess(cs.navTo))
+	cs.Acc = api.Stricter(st.ChildAccess(u), st.navAccess(cs.navTo))
 	gen := st.Inst.Srv.accessGen.Load()
 	for id, f := range cs.frames {
 		if f.gen != gen {
-			f.acc, f.gen = st.childAccess(f.Url), gen
+			f.acc, f.gen = st.ChildAccess(f.Url), gen
 			cs.frames[id] = f
 		}
 		if fa := f.acc; fa.Level > cs.Acc.Level {
@@ -59,8 +59,8 @@ func (st *State) setChildURL(cs *Session, u string) {
 			cs.Acc.Why = "a frame of the frame is on another site: " + fa.Why
 		}
 	}
-	if n, ok := cs.Tab.BlindFrames[cs.targetID]; ok && n.acc.Level > cs.Acc.Level {
-		cs.Acc = n.acc
+	if n, ok := cs.Tab.BlindFrames[cs.TargetID]; ok && n.Acc.Level > cs.Acc.Level {
+		cs.Acc = n.Acc
 	}
 	if cs.Acc.Level == AccessBlind && was.Level != AccessBlind {
 		// Replies of commands still running in the frame are withheld,
@@ -71,14 +71,14 @@ func (st *State) setChildURL(cs *Session, u string) {
 	if cs.Acc != was {
 		st.syncScripts(cs.Tab)
 		st.syncChildLifts(cs)
-		st.Observe(Event{Actor: ActorRelay, Kind: KindAccess, Target: cs.targetID, Rule: cs.Acc.Rule, Outcome: OutcomeOK,
+		st.Observe(Event{Actor: ActorRelay, Kind: KindAccess, Target: cs.TargetID, Rule: cs.Acc.Rule, Outcome: OutcomeOK,
 			Detail: "frame " + was.Level.String() + " -> " + cs.Acc.Level.String() + " on " + api.Origin(u)})
 	}
 }
 
-// setChildFrame records that frame id in child session cs's process is
+// SetChildFrame records that frame id in child session cs's process is
 // now at url ("" when it is gone), and decides the child's access again.
-func (st *State) setChildFrame(cs *Session, id, url string) {
+func (st *State) SetChildFrame(cs *Session, id, url string) {
 	if id == "" || !st.Inst.HasTiers() {
 		return
 	}
@@ -96,14 +96,14 @@ func (st *State) setChildFrame(cs *Session, id, url string) {
 			st.Inst.Srv.Cfg.Metrics.Limited[LimitFrames].Inc()
 			id, url = tooManyFrames, tooManyFrames
 		}
-		cs.frames[id] = frameAt{Url: url, acc: st.childAccess(url), gen: st.Inst.Srv.accessGen.Load()}
+		cs.frames[id] = frameAt{Url: url, acc: st.ChildAccess(url), gen: st.Inst.Srv.accessGen.Load()}
 	}
-	st.setChildURL(cs, cs.url)
+	st.SetChildURL(cs, cs.Url)
 }
 
-// hasBlindChild reports whether an out-of-process frame of t is blind (or
+// HasBlindChild reports whether an out-of-process frame of t is blind (or
 // on its way to a blind site): the tab's pixels then show it.
-func (st *State) hasBlindChild(t *Tab) bool {
+func (st *State) HasBlindChild(t *Tab) bool {
 	if !st.Inst.HasTiers() {
 		return false
 	}
@@ -129,9 +129,9 @@ var (
 	storageObjects = []string{"storageId", "storageBucket", "bucket"}
 )
 
-// storageAccess returns the strictest access of the storages params name
+// StorageAccess returns the strictest access of the storages params name
 // (a storage key reads <origin>/[^…]), and which one.
-func (st *State) storageAccess(params []byte) (TabAccess, string) {
+func (st *State) StorageAccess(params []byte) (TabAccess, string) {
 	var a TabAccess
 	where := ""
 	look := func(obj []byte) {
@@ -162,14 +162,14 @@ func (st *State) storageAccess(params []byte) (TabAccess, string) {
 	return a, where
 }
 
-// strictFrame returns the strictest access of t's frames in processes of
+// StrictFrame returns the strictest access of t's frames in processes of
 // their own (with a session of the client's, or followed on their way):
 // full when there is none that is not.
-func (st *State) strictFrame(t *Tab) TabAccess {
+func (st *State) StrictFrame(t *Tab) TabAccess {
 	var a TabAccess
 	for _, n := range t.BlindFrames {
-		if n.acc.Level > a.Level {
-			a = n.acc
+		if n.Acc.Level > a.Level {
+			a = n.Acc
 		}
 	}
 	for _, s := range st.Sessions {

@@ -41,8 +41,8 @@ const (
 	maxWorldNames  = 8
 )
 
-// noteWorld records the isolated world a command of the client's names.
-func (t *Tab) noteWorld(params []byte) {
+// NoteWorld records the isolated world a command of the client's names.
+func (t *Tab) NoteWorld(params []byte) {
 	name, _, _ := ExactString(params, "worldName")
 	if name == "" || len(t.worldNames) >= maxWorldNames {
 		return
@@ -55,29 +55,29 @@ func (t *Tab) noteWorld(params []byte) {
 	t.worldNames = append(t.worldNames, name)
 }
 
-type initScript struct {
-	sid    string // Chrome's session: "" for the tab's own, a child's id
-	child  *Session
+type InitScript struct {
+	Sid    string // Chrome's session: "" for the tab's own, a child's id
+	Child  *Session
 	Client string // the identifier the client was given
 	Real   string // Chrome's identifier now; "" while taken out
 	adding bool   // being put back
-	params []byte
+	Params []byte
 }
 
 // scriptFull reports whether sc may run where its frame is going.
-func (st *State) scriptFull(t *Tab, sc *initScript) bool {
-	if sc.child != nil {
-		return sc.child.Acc.Level == AccessFull
+func (st *State) scriptFull(t *Tab, sc *InitScript) bool {
+	if sc.Child != nil {
+		return sc.Child.Acc.Level == AccessFull
 	}
 	// The tab's scripts run in the frames of its process too: not while
 	// one is on its way to a site that is not full.
 	return t.Acc.Level == AccessFull && len(t.BlindFrames) == 0
 }
 
-// keepScript records a script Chrome has added for the client (result is
+// KeepScript records a script Chrome has added for the client (result is
 // Chrome's reply), and takes it out at once if its frame is no longer on
 // a full site.
-func (in *Instance) keepScript(pc *PendingCall, result []byte) {
+func (in *Instance) KeepScript(pc *PendingCall, result []byte) {
 	id := string(wire.StringField(result, "identifier"))
 	if id == "" {
 		return
@@ -88,12 +88,12 @@ func (in *Instance) keepScript(pc *PendingCall, result []byte) {
 	if st.Tabs[t.Id] != t || len(t.Scripts) >= MaxInitScripts {
 		return
 	}
-	sc := &initScript{Client: id, Real: id, params: *pc.keep}
+	sc := &InitScript{Client: id, Real: id, Params: *pc.Keep}
 	if pc.Via.Child {
 		if !st.Live(pc.Via) {
 			return
 		}
-		sc.sid, sc.child = pc.Via.Id, pc.Via
+		sc.Sid, sc.Child = pc.Via.Id, pc.Via
 	}
 	t.Scripts = append(t.Scripts, sc)
 	st.syncScripts(t)
@@ -107,13 +107,13 @@ func (st *State) syncScripts(t *Tab) {
 	}
 	kept := t.Scripts[:0]
 	for _, sc := range t.Scripts {
-		if sc.child != nil && !st.Live(sc.child) {
+		if sc.Child != nil && !st.Live(sc.Child) {
 			continue // the frame's session is gone, and its scripts with it
 		}
 		kept = append(kept, sc)
 		switch full := st.scriptFull(t, sc); {
 		case !full && sc.Real != "":
-			st.fireLift(t, scriptLift(t, sc), true, sc.sid, "Page.removeScriptToEvaluateOnNewDocument", map[string]string{"identifier": sc.Real})
+			st.fireLift(t, scriptLift(t, sc), true, sc.Sid, "Page.removeScriptToEvaluateOnNewDocument", map[string]string{"identifier": sc.Real})
 			sc.Real = ""
 		case full && sc.Real == "" && !sc.adding && st.Ext != nil && st.stoppedBy == "":
 			// (While stopped, none of the client's scripts goes back:
@@ -130,20 +130,20 @@ func (st *State) syncScripts(t *Tab) {
 
 // scriptLift is the lift state a script's removal and return count in:
 // its frame session's, or its tab's.
-func scriptLift(t *Tab, sc *initScript) *liftState {
-	if sc.child != nil {
-		return &sc.child.lift
+func scriptLift(t *Tab, sc *InitScript) *liftState {
+	if sc.Child != nil {
+		return &sc.Child.lift
 	}
 	return &t.lift
 }
 
 // putScriptBack adds sc to Chrome again, off the lock, and counts it
 // answered in ls once Chrome has.
-func (in *Instance) putScriptBack(x *ExtConn, t *Tab, sc *initScript, ls *liftState) {
+func (in *Instance) putScriptBack(x *ExtConn, t *Tab, sc *InitScript, ls *liftState) {
 	in.Tasks.Spawn("init script", func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		res, err := x.SendCommand(ctx, t.Id, sc.sid, "Page.addScriptToEvaluateOnNewDocument", json.RawMessage(sc.params))
+		res, err := x.SendCommand(ctx, t.Id, sc.Sid, "Page.addScriptToEvaluateOnNewDocument", json.RawMessage(sc.Params))
 		st := in.Lock()
 		defer in.Unlock()
 		defer st.liftOver(ls, false)
@@ -163,19 +163,19 @@ func (in *Instance) putScriptBack(x *ExtConn, t *Tab, sc *initScript, ls *liftSt
 		if !tracked || !st.scriptFull(t, sc) {
 			// Removed by the client, or gone somewhere not full again
 			// while it was being added.
-			st.fireLift(t, ls, true, sc.sid, "Page.removeScriptToEvaluateOnNewDocument", map[string]string{"identifier": id})
+			st.fireLift(t, ls, true, sc.Sid, "Page.removeScriptToEvaluateOnNewDocument", map[string]string{"identifier": id})
 			sc.Real = ""
 		}
 	})
 }
 
-// removeScript handles the client's Page.removeScriptToEvaluateOnNewDocument
+// RemoveScript handles the client's Page.removeScriptToEvaluateOnNewDocument
 // of a script the relay keeps: it returns the params to forward, or nil
 // when the script is out of Chrome and there is nothing to forward.
-func (st *State) removeScript(t *Tab, via *Session, params []byte) (forward []byte, known bool) {
+func (st *State) RemoveScript(t *Tab, via *Session, params []byte) (forward []byte, known bool) {
 	id := string(wire.StringField(params, "identifier"))
 	for i, sc := range t.Scripts {
-		if sc.Client != id || (sc.child != nil) != via.Child || (sc.child != nil && sc.child != via) {
+		if sc.Client != id || (sc.Child != nil) != via.Child || (sc.Child != nil && sc.Child != via) {
 			continue
 		}
 		t.Scripts = append(t.Scripts[:i:i], t.Scripts[i+1:]...)
@@ -188,9 +188,9 @@ func (st *State) removeScript(t *Tab, via *Session, params []byte) (forward []by
 	return params, false
 }
 
-// initRunsNothing reports whether a Page.addScriptToEvaluateOnNewDocument's
+// InitRunsNothing reports whether a Page.addScriptToEvaluateOnNewDocument's
 // source runs nothing.
-func initRunsNothing(params []byte) bool {
+func InitRunsNothing(params []byte) bool {
 	src, _, err := ExactString(params, "source")
 	return err == nil && access.RunsNothing(src)
 }
@@ -210,8 +210,8 @@ type deferredSet struct {
 	params      []byte
 }
 
-// deferSet keeps a setting of the client's that a blind tab acknowledged.
-func (t *Tab) deferSet(method string, params []byte) {
+// DeferSet keeps a setting of the client's that a blind tab acknowledged.
+func (t *Tab) DeferSet(method string, params []byte) {
 	if strings.HasPrefix(method, "Browser.") || strings.HasPrefix(method, "Target.") {
 		return // the relay's to emulate, not the tab's
 	}

@@ -86,7 +86,7 @@ func NewInstance(s *Relay, guid string, isDefault bool, profile string) *Instanc
 	if CommandStages == nil {
 		panic("core: an instance without the order (SetOrder)")
 	}
-	id := randHex(6)
+	id := RandHex(6)
 	in := &Instance{
 		Srv:         s,
 		Id:          id,
@@ -95,12 +95,12 @@ func NewInstance(s *Relay, guid string, isDefault bool, profile string) *Instanc
 		ProfileName: profile,
 		Log:         s.Cfg.Logger.With("instance", id),
 		CreatedAt:   time.Now(),
-		BrowserTID:  randHex(16),
+		BrowserTID:  RandHex(16),
 		slots:       instanceSlots.make(),
 	}
 	in.St = newState(in)
 	in.out.in = in
-	in.fakeContext.Store(1 << 30)
+	in.FakeContext.Store(1 << 30)
 	in.Tasks.init(in)
 	return in
 }

@@ -82,7 +82,7 @@ func (in *Instance) Status() Status {
 		Refused:       st.refusalsStatus(),
 	}
 	for _, t := range st.sortedTabs() {
-		ti := st.targetInfo(t) // what a blind tab may show
+		ti := st.TargetInfo(t) // what a blind tab may show
 		ts := TabStatus{TabID: t.Id, TargetID: t.TargetID, URL: in.ScrubString(ti.URL), Title: in.ScrubString(ti.Title), Attached: t.State == TabAttached, Detached: t.detachReason, Access: t.Acc.Level.String()}
 		if t.Session != nil {
 			ts.Session = t.Session.Id

@@ -166,7 +166,7 @@ func (st *State) liftOver(ls *liftState, critical bool) {
 // out-of-process frame's own), to be lifted when the frame goes somewhere
 // stricter.
 func (c *ClientConn) keepFrameSetting(k *Cmd) {
-	if !k.Route.Via.Child || !k.Policy.tiers {
+	if !k.Route.Via.Child || !k.Policy.Tiers {
 		return
 	}
 	c.Inst.Lock()

@@ -50,8 +50,8 @@ type SeenTarget struct {
 	Via    *Session
 }
 
-// heldCmd is a command in a line. Its fields are guarded by the
-// instance's mutex; k belongs to whoever takes it off the line.
+// HeldCmd is a command in a line. Its fields are guarded by the
+// instance's mutex; Cmd belongs to whoever takes it off the line.
 type HeldCmd struct {
 	Key    lineKey
 	Cmd    Cmd
@@ -132,7 +132,7 @@ func (c *ClientConn) InLine(k *Cmd) bool {
 	return false
 }
 
-// startDrain starts taking commands off key's line, unless a task does
+// StartDrain starts taking commands off key's line, unless a task does
 // already.
 func (in *Instance) StartDrain(st *State, key lineKey) {
 	l := st.Lines[key]
@@ -255,7 +255,7 @@ func (c *ClientConn) dropRunning(st *State, h *HeldCmd, heldAgain bool) {
 	h.answer(why, "")
 }
 
-// occupyLine puts k at the head of its tab's line while the relay carries
+// OccupyLine puts k at the head of its tab's line while the relay carries
 // it out itself (a secret being typed): the client's later commands for
 // the tab wait behind it. releaseLine ends that.
 func (c *ClientConn) OccupyLine(k *Cmd) *HeldCmd {
@@ -278,7 +278,7 @@ func (c *ClientConn) OccupyLine(k *Cmd) *HeldCmd {
 	return h
 }
 
-// releaseLine takes h, which the relay has carried out, off the head of
+// ReleaseLine takes h, which the relay has carried out, off the head of
 // its line, and lets the commands behind it go on.
 func (c *ClientConn) ReleaseLine(h *HeldCmd) {
 	in := c.Inst
@@ -357,7 +357,7 @@ func (h *HeldCmd) answer(why int, by string) {
 	}
 }
 
-// heldInLine returns k's place in its tab's line: the one it holds
+// HeldInLine returns k's place in its tab's line: the one it holds
 // already (judged again off its line), or a new one at the line's end.
 // Called with the lock held.
 func (st *State) HeldInLine(c *ClientConn, k *Cmd) *HeldCmd {

@@ -28,7 +28,7 @@ type MethodInfo struct {
 	Decode func(params []byte, a *Args) error
 	// enable/disable: X.enable or X.disable, whose switch is watched on a
 	// tab's top-level sessions (sessions.go).
-	enable, disable bool
+	Enable, Disable bool
 	// Replay says how a command of a tab's top-level session is kept for a
 	// resume (resume.go).
 	Replay replayKind
@@ -94,8 +94,8 @@ const maxInterned = 4096
 
 func newMethodInfo(name string) *MethodInfo {
 	m := &MethodInfo{Name: name, Domain: cdp.DomainOf([]byte(name))}
-	m.enable = strings.HasSuffix(name, ".enable")
-	m.disable = strings.HasSuffix(name, ".disable")
+	m.Enable = strings.HasSuffix(name, ".enable")
+	m.Disable = strings.HasSuffix(name, ".disable")
 	m.UrlKey = UrlMethods[name]
 	m.Decode = DecodedMethods[name]
 	m.Replay = ReplayOf(name)

@@ -13,7 +13,7 @@ import (
 var (
 	domainBrowser = cdp.DomainBrowser
 	DomainTarget  = cdp.DomainTarget
-	domainOther   = cdp.DomainOther
+	DomainOther   = cdp.DomainOther
 )
 
 // Message directions.

@@ -103,7 +103,7 @@ func (st *State) approvedNavigation(t *Tab, raw string) {
 	}
 }
 
-// approvedCommand notes, of a command a person approved, the navigation
+// ApprovedCommand notes, of a command a person approved, the navigation
 // it starts.
 func (c *ClientConn) ApprovedCommand(k *Cmd) {
 	if k.M.Name != "Page.navigate" || k.Route.Tab == nil || k.Route.Via.Child {

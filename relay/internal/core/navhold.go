@@ -72,7 +72,7 @@ func (h *heldRequest) sid() string {
 func (st *State) requestLevel(h *heldRequest) Access {
 	lv := st.UrlAccess(h.url).Level
 	if h.cs != nil && h.mainFrame {
-		lv = st.childAccess(h.url).Level
+		lv = st.ChildAccess(h.url).Level
 	}
 	if !h.mainFrame {
 		if _, _, own := h.owner(); own > lv {
@@ -99,7 +99,7 @@ func (st *State) holdDocument(t *Tab, sid string, p *pausedRequest, wants bool) 
 			return pausedAction{}, false
 		}
 		h.cs = cs
-		h.mainFrame = p.FrameID == cs.targetID
+		h.mainFrame = p.FrameID == cs.TargetID
 	} else {
 		h.mainFrame = p.FrameID == t.TargetID
 	}

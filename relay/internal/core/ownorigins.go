@@ -23,10 +23,10 @@ func (s *Relay) LearnFrom(r *http.Request) {
 	}
 }
 
-// ownURL reports whether u is on one of the relay's own origins.
+// OwnURL reports whether u is on one of the relay's own origins.
 func (s *Relay) OwnURL(u string) bool { return s.Own.Match(u) }
 
-// ownRefusal is the refusal of a command that would take a tab to u, one
+// OwnRefusal is the refusal of a command that would take a tab to u, one
 // of the relay's own origins.
 func OwnRefusal(u string) Decision {
 	return Denial(origins.RuleOwnOrigin, "cdprelay: "+api.Origin(u)+" is the relay's own page, which is never shared with automation")

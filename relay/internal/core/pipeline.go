@@ -30,15 +30,16 @@ import (
 //     goes through the stages after this one when its turn comes
 //     (lines.go);
 //  5. policy   the operator's method rules and URL fence, on the decoded
-//     URL (Policy), then the relay's own rules (rules.go);
+//     URL (Policy), then the relay's own rules (package rules);
 //  6. access   what the tab lets automation do, by where it is and who
-//     holds it: blind, read-only or full (access.go); and the execution
-//     contexts the command names, judged by what they are now
-//     (ctxguard.go);
+//     holds it: blind, read-only or full (package tiers, by the access
+//     the core holds: access.go); and the execution contexts the command
+//     names, judged by what they are now (ctxguard.go);
 //  7. ask      a command the policy asks a person about is held for their
-//     approval (approvals.go);
+//     approval (package person; the holding is lines.go, approvals.go);
 //  8. prepare  what a verdict does to the tab: a navigation to a stricter
-//     site takes out of Chrome what may not run there (initscripts.go);
+//     site takes out of Chrome what may not run there (package tiers,
+//     initscripts.go);
 //  9. secret   a secret typed by reference, on its own origins only
 //     (package creds); while one is hidden, what the relay could not hide it
 //     in, and a page whose password field holds one (package creds);
@@ -80,7 +81,7 @@ type Cmd struct {
 	Own bool
 	// isolated: the contexts k names put its script in a client's
 	// isolated world (ctxguard.go).
-	isolated bool
+	Isolated bool
 	// pol is the policy k is judged by, loaded once.
 	Policy polSnap
 }
@@ -109,7 +110,7 @@ const (
 // Handle runs one well-formed command through the commands table
 // (order.go).
 func (c *ClientConn) Handle(k *Cmd) {
-	k.M, k.Route, k.Args, k.Params, k.Out, k.Ask, k.Held, k.isolated = LookupMethod(k.Env.Method), route{}, Args{}, k.Env.Params, outcome{}, Decision{}, nil, false
+	k.M, k.Route, k.Args, k.Params, k.Out, k.Ask, k.Held, k.Isolated = LookupMethod(k.Env.Method), route{}, Args{}, k.Env.Params, outcome{}, Decision{}, nil, false
 	k.Policy = c.Inst.policyNow()
 	c.runCommand(k, k.M.Plan)
 	c.observe(k)
@@ -118,7 +119,7 @@ func (c *ClientConn) Handle(k *Cmd) {
 // judge runs a command taken off a line (lines.go) through the stages
 // after it, judged again as if it had just arrived.
 func (c *ClientConn) judge(k *Cmd) {
-	k.M, k.Route, k.Args, k.Params, k.Out, k.Ask, k.isolated = LookupMethod(k.Env.Method), route{}, Args{}, k.Env.Params, outcome{}, Decision{}, false
+	k.M, k.Route, k.Args, k.Params, k.Out, k.Ask, k.Isolated = LookupMethod(k.Env.Method), route{}, Args{}, k.Env.Params, outcome{}, Decision{}, false
 	k.Policy = c.Inst.policyNow()
 	c.runCommand(k, k.M.Plan&^arrivalStages)
 	c.observe(k)
@@ -131,13 +132,13 @@ func (c *ClientConn) decide(k *Cmd) bool {
 	return c.runCommand(k, k.M.Plan&judgingStages)
 }
 
-// refuse answers k with decision d of the stage that refused it: a CDP
+// Refuse answers k with decision d of the stage that refused it: a CDP
 // error for a denial, an empty result for ack-and-drop.
 func (c *ClientConn) Refuse(k *Cmd, d Decision) bool {
 	if d.Verdict == AckAndDrop {
 		k.Out = outcome{Kind: OutDropped, d: d}
 		if !k.Own {
-			c.replyEmptyRaw(k.Env.ID, k.Env.SessionID)
+			c.ReplyEmptyRaw(k.Env.ID, k.Env.SessionID)
 		}
 		return false
 	}
@@ -148,10 +149,10 @@ func (c *ClientConn) Refuse(k *Cmd, d Decision) bool {
 	return false
 }
 
-// refuseAsThrow refuses script as the script's own exception: clients
+// RefuseAsThrow refuses script as the script's own exception: clients
 // report a protocol error of an evaluation as the context's end (and
 // retry, or say the page navigated), and an exception as what it says.
-func (c *ClientConn) refuseAsThrow(k *Cmd, d Decision) bool {
+func (c *ClientConn) RefuseAsThrow(k *Cmd, d Decision) bool {
 	k.Out = outcome{Kind: outDenied, d: d}
 	if !k.Own {
 		c.replyThrownRaw(k.Env.ID, k.Env.SessionID, d.Message)
@@ -159,7 +160,7 @@ func (c *ClientConn) refuseAsThrow(k *Cmd, d Decision) bool {
 	return false
 }
 
-// failed answers k with an error that is no rule's verdict.
+// Failed answers k with an error that is no rule's verdict.
 func (c *ClientConn) Failed(k *Cmd, code int64, msg string) bool {
 	k.Out.Kind = outFailed
 	if !k.Own {
@@ -168,17 +169,17 @@ func (c *ClientConn) Failed(k *Cmd, code int64, msg string) bool {
 	return false
 }
 
-// answer answers k with result v, and answerEmpty with {}: a stage's own
+// Answer answers k with result v, and answerEmpty with {}: a stage's own
 // answer, which the relay's own commands do not get.
-func (c *ClientConn) answer(k *Cmd, v any) {
+func (c *ClientConn) Answer(k *Cmd, v any) {
 	if !k.Own {
 		c.Reply(Call{Id: k.Env.ID, Sess: k.Route.ReplyTo}, v)
 	}
 }
 
-func (c *ClientConn) answerEmpty(k *Cmd) {
+func (c *ClientConn) AnswerEmpty(k *Cmd) {
 	if !k.Own {
-		c.replyEmptyRaw(k.Env.ID, k.Env.SessionID)
+		c.ReplyEmptyRaw(k.Env.ID, k.Env.SessionID)
 	}
 }
 
@@ -294,15 +295,15 @@ func (c *ClientConn) Route(k *Cmd) bool {
 
 // 6. access: what the tab lets automation do, row by row.
 
-// browserLevel reports whether k is the browser's, answered by the relay:
+// BrowserLevel reports whether k is the browser's, answered by the relay:
 // not the command of the tab that would carry it, whose access is not its
 // own. The access rows after tiers.Navigate pass it.
-func (k *Cmd) browserLevel() bool {
+func (k *Cmd) BrowserLevel() bool {
 	return (k.Route.Sess == nil || k.Route.Sess.Tab == nil) && Emulated(k.M, k.Route.Sess) != nil
 }
 
-// onTab reports whether k reaches a tab whose access rows judge it.
-func (k *Cmd) onTab() bool { return k.Route.Tab != nil && !k.browserLevel() }
+// OnTab reports whether k reaches a tab whose access rows judge it.
+func (k *Cmd) OnTab() bool { return k.Route.Tab != nil && !k.BrowserLevel() }
 
 // observe counts k's outcome and records what the audit log keeps: every
 // refusal, and the navigations the client asked for. The stages that watch

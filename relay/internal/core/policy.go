@@ -67,17 +67,17 @@ type polSnap struct {
 	Policy Policy
 	// tiers: the policy gives a site another tier than full for the
 	// instance's profile.
-	tiers bool
+	Tiers bool
 }
 
 // policyNow loads the policy for one message.
 func (in *Instance) policyNow() polSnap {
 	p := in.Srv.PolicyBox.load()
 	tr, ok := p.(TierRuler)
-	return polSnap{Policy: p, tiers: ok && tr.HasTiers(in.ProfileName)}
+	return polSnap{Policy: p, Tiers: ok && tr.HasTiers(in.ProfileName)}
 }
 
-// asksSubmit reports whether the policy asks before a submit.
+// AsksSubmit reports whether the policy asks before a submit.
 func (s polSnap) AsksSubmit(profile string) bool {
 	a, ok := s.Policy.(Asker)
 	return ok && a.AsksSubmit(profile)

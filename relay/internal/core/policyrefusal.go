@@ -12,7 +12,7 @@ import (
 // What the relay keeps of the browser's policy refusals: the tabs a policy
 // kept the debugger out of, for the live view (Status.Refused) and the
 // audit log. Which refusals are a policy's, and the words that say so,
-// are the rules package's (cdp.PolicyCauseOf, cdp.PolicyText).
+// are Chrome's, read by package cdp (cdp.PolicyCauseOf, cdp.PolicyText).
 
 // refusals are the tabs a policy kept the debugger out of, for the live
 // view: the person reads there why the automation does not get a tab.
@@ -110,7 +110,7 @@ func (in *Instance) notePolicyError(t *Tab, cause string) {
 		return
 	}
 	st := in.Lock()
-	st.noteRefused(t.Id, cause, st.targetInfo(t).URL, true)
+	st.noteRefused(t.Id, cause, st.TargetInfo(t).URL, true)
 	in.Unlock()
 }
 
@@ -126,7 +126,7 @@ func (in *Instance) noteAttachRefusal(t *Tab, err error) error {
 		return err
 	}
 	st := in.Lock()
-	st.noteRefusal(t.Id, cause, st.targetInfo(t).URL)
+	st.noteRefusal(t.Id, cause, st.TargetInfo(t).URL)
 	in.Unlock()
 	return &ExtError{Code: e.Code, Message: cdp.ExplainPolicy("", e.Message)}
 }

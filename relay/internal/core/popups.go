@@ -87,7 +87,7 @@ func (in *Instance) restrictedPopup(x *ExtConn, et extTab) {
 	if st.Client != c {
 		return
 	}
-	ti := TargetInfo{TargetID: et.TargetID, Type: "page", URL: api.Origin(url), OpenerID: opener.TargetID, BrowserContextID: st.browserCtx}
+	ti := TargetInfo{TargetID: et.TargetID, Type: "page", URL: api.Origin(url), OpenerID: opener.TargetID, BrowserContextID: st.BrowserCtx}
 	if opener.browserCtx != "" {
 		ti.BrowserContextID = opener.browserCtx
 	}
@@ -129,7 +129,7 @@ func (in *Instance) unattachablePopup(c *ClientConn, t *Tab, err error) {
 	if st.Client != c || !c.autoAttach || t.Session != nil || t.TargetID == "" || t.openerTabID == 0 || opener == nil || opener.Session == nil {
 		return
 	}
-	ti := st.targetInfo(t)
+	ti := st.TargetInfo(t)
 	ti.URL, ti.Title = api.Origin(t.Url), ""
 	st.letGoPopup(c, ti, detachCause{Cause: causeRestrictedURL}.Text())
 }

@@ -55,8 +55,8 @@ type actRefusal struct {
 // maxInputs bounds the inputs remembered for a session.
 const maxInputs = 16
 
-// refused notes k's refusal d, when k is input refused on a read-only tab.
-func (r *actRefusals) refused(k *Cmd, d Decision) {
+// Refused notes k's refusal d, when k is input refused on a read-only tab.
+func (r *actRefusals) Refused(k *Cmd, d Decision) {
 	if k.M.Domain != domainInput || k.Route.Acc.Level != AccessReadOnly || k.Route.Via == nil {
 		return
 	}
@@ -92,9 +92,9 @@ func (r *actRefusals) refused(k *Cmd, d Decision) {
 	r.m[k.Route.Via] = a
 }
 
-// retried reports the refusal to give k, a function call on a session
+// Retried reports the refusal to give k, a function call on a session
 // whose input was refused again just now, as the function's exception.
-func (r *actRefusals) retried(k *Cmd) (Decision, bool) {
+func (r *actRefusals) Retried(k *Cmd) (Decision, bool) {
 	if k.M.Name != "Runtime.callFunctionOn" || k.Route.Acc.Level != AccessReadOnly || k.Route.Via == nil {
 		return Decision{}, false
 	}

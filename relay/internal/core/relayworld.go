@@ -58,7 +58,7 @@ func (c *ClientConn) viaFrame(via *Session) (sid, frame string) {
 	c.Inst.Lock()
 	defer c.Inst.Unlock()
 	if via.Child {
-		return via.Id, via.targetID
+		return via.Id, via.TargetID
 	}
 	return "", via.Tab.TargetID
 }
@@ -72,7 +72,7 @@ func (c *ClientConn) relayCmd(ctx context.Context, t *Tab, sid, method string, p
 	return x.SendCommand(ctx, t.Id, sid, method, params)
 }
 
-// newLook makes a world of the relay's own in via's frame.
+// NewLook makes a world of the relay's own in via's frame.
 func (c *ClientConn) NewLook(ctx context.Context, via *Session) (*relayLook, error) {
 	t := via.Tab
 	sid, frame := c.viaFrame(via)
@@ -89,7 +89,7 @@ func (c *ClientConn) NewLook(ctx context.Context, via *Session) (*relayLook, err
 	if n >= maxRelayWorlds {
 		return nil, errors.New("the relay has looked at this page too often; load it again")
 	}
-	res, err := c.relayCmd(ctx, t, sid, "Page.createIsolatedWorld", map[string]any{"frameId": frame, "worldName": RelayWorldPrefix + "-" + randHex(16), "grantUniveralAccess": false})
+	res, err := c.relayCmd(ctx, t, sid, "Page.createIsolatedWorld", map[string]any{"frameId": frame, "worldName": RelayWorldPrefix + "-" + RandHex(16), "grantUniveralAccess": false})
 	if err != nil {
 		return nil, err
 	}
@@ -99,23 +99,23 @@ func (c *ClientConn) NewLook(ctx context.Context, via *Session) (*relayLook, err
 	if json.Unmarshal(res, &w) != nil || w.ID == 0 {
 		return nil, errors.New("no isolated world")
 	}
-	return &relayLook{c: c, T: t, Sid: sid, Frame: frame, Ctx: w.ID, Group: RelayWorldPrefix + "-" + randHex(16)}, nil
+	return &relayLook{c: c, T: t, Sid: sid, Frame: frame, Ctx: w.ID, Group: RelayWorldPrefix + "-" + RandHex(16)}, nil
 }
 
-// close lets go of what the look holds in the page.
+// Close lets go of what the look holds in the page.
 func (l *relayLook) Close() {
 	if x := l.c.Ext(); x != nil {
 		x.Fire(l.T.Id, l.Sid, "Runtime.releaseObjectGroup", map[string]any{"objectGroup": l.Group})
 	}
 }
 
-// call runs function fn in the look's world, on object this ("" for
+// Call runs function fn in the look's world, on object this ("" for
 // none), with args (CDP CallArgument values), and returns its result: by
 // value, or as a remote object.
 func (l *relayLook) Call(ctx context.Context, fn, this string, args []map[string]any, byValue bool) (json.RawMessage, error) {
 	p := map[string]any{
 		// The nonce makes every script new: no breakpoint waits for it.
-		"functionDeclaration": "/*" + randHex(16) + "*/ " + fn,
+		"functionDeclaration": "/*" + RandHex(16) + "*/ " + fn,
 		"returnByValue":       byValue,
 		"silent":              true,
 		"objectGroup":         l.Group,
@@ -167,7 +167,7 @@ const focusChain = `function () {
   return chain;
 }`
 
-// focused is where the focus is, from the browser's answers.
+// Focused is where the focus is, from the browser's answers.
 type Focused struct {
 	El     node   // the focused element (a frame element: the focus is in a frame the relay cannot look into)
 	frame  string // the frame el is in
@@ -184,7 +184,7 @@ type node struct {
 	FrameID       string   `json:"frameId"`
 }
 
-// attr returns the attribute name of n ("" when it has none).
+// Attr returns the attribute name of n ("" when it has none).
 func (n node) Attr(name string) string {
 	for i := 0; i+1 < len(n.Attributes); i += 2 {
 		if strings.EqualFold(n.Attributes[i], name) {
@@ -194,10 +194,10 @@ func (n node) Attr(name string) string {
 	return ""
 }
 
-// isFrame reports whether n is a frame element.
+// IsFrame reports whether n is a frame element.
 func (n node) IsFrame() bool { return n.NodeName == "IFRAME" || n.NodeName == "FRAME" }
 
-// focus finds the focused element of the look's page and what the
+// Focus finds the focused element of the look's page and what the
 // browser says of it and of the frames on the way.
 func (l *relayLook) Focus(ctx context.Context) (Focused, error) {
 	res, err := l.Call(ctx, focusChain, "", nil, false)
@@ -344,7 +344,7 @@ func originOf(src, base string) string {
 	return u.Scheme + "://" + u.Host
 }
 
-// personsView says what a person would call node n of t's session sid in
+// PersonsView says what a person would call node n of t's session sid in
 // frame origin: its kind (button, link, field, or its tag), its text, and
 // whether a press there submits a form. A frame element is a frame the
 // relay cannot look into.
@@ -407,7 +407,7 @@ var interactiveRoles = map[string]string{
 	"checkbox": "field", "radio": "field", "slider": "field", "listbox": "field",
 }
 
-// pointAt finds what is at (x, y) of via's page: the browser's hit test,
+// PointAt finds what is at (x, y) of via's page: the browser's hit test,
 // which goes into the frames of the page's process.
 func (c *ClientConn) PointAt(ctx context.Context, via *Session, x, y float64) (api.PointTarget, error) {
 	t := via.Tab

@@ -7,7 +7,7 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
-// reply is Chrome's answer to a client's command on its way through the
+// Reply is Chrome's answer to a client's command on its way through the
 // replies table (order.go), on the extension's read loop, without the
 // lock. The read loop owns it (extConn.rep) and reuses it for every
 // reply, so that routing one allocates nothing.
@@ -36,7 +36,7 @@ func (x *ExtConn) TapScript(r *Reply) bool {
 	return true
 }
 
-// withheld: the tab went blind while the command ran: it may have run in
+// Withheld: the tab went blind while the command ran: it may have run in
 // the page the automation may not see. An empty result (an input event's,
 // a setting's) says nothing of any page.
 func Withheld(r *Reply) bool {
@@ -57,7 +57,7 @@ func (x *ExtConn) ReplyError(r *Reply) bool {
 		// Sent as the person stopped the automation, and ended by the
 		// Stop's detach (stopundo.go): the person's stop is why, said as
 		// every other command under way is told it.
-		if isScript(r.Pc.M.Name) {
+		if IsScript(r.Pc.M.Name) {
 			*r.Buf = wire.AppendResult(*r.Buf, r.Pc.ClientID, r.Session, thrown(MsgStopped))
 			return false
 		}

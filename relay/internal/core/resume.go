@@ -274,7 +274,7 @@ func (st *State) suspend(t *Tab, why string) {
 	}
 	for _, cs := range children {
 		if c != nil && cs.parent != nil && st.Live(cs.parent) {
-			c.Event("Target.detachedFromTarget", cs.parent, detachedParams{SessionID: cs.Id, TargetID: cs.targetID})
+			c.Event("Target.detachedFromTarget", cs.parent, detachedParams{SessionID: cs.Id, TargetID: cs.TargetID})
 		}
 	}
 	for _, cs := range children {
@@ -397,7 +397,7 @@ func (in *Instance) replay(ctx context.Context, x *ExtConn, t *Tab, fresh bool) 
 		if soon && r.Method == "Emulation.setFocusEmulationEnabled" {
 			continue
 		}
-		if r.Method == "Page.addScriptToEvaluateOnNewDocument" && in.HasTiers() && !initRunsNothing(r.Params) {
+		if r.Method == "Page.addScriptToEvaluateOnNewDocument" && in.HasTiers() && !InitRunsNothing(r.Params) {
 			continue // the tiers' own to put back, where it may run (initscripts.go)
 		}
 		if fresh && r.Method == "Page.addScriptToEvaluateOnNewDocument" {
@@ -428,7 +428,7 @@ func (in *Instance) replay(ctx context.Context, x *ExtConn, t *Tab, fresh bool) 
 		// The tab's scripts went with the old attach: put back those that
 		// may run where it is now.
 		for _, sc := range t.Scripts {
-			if sc.child == nil {
+			if sc.Child == nil {
 				sc.Real, sc.adding = "", false
 			}
 		}
@@ -437,7 +437,7 @@ func (in *Instance) replay(ctx context.Context, x *ExtConn, t *Tab, fresh bool) 
 		// Set again in order above: the scripts the relay keeps (for a
 		// person's take-over, initscripts.go) are Chrome's new ones.
 		for _, sc := range t.Scripts {
-			if now, ok := ids[sc.Client]; ok && sc.child == nil {
+			if now, ok := ids[sc.Client]; ok && sc.Child == nil {
 				sc.Real, sc.adding = now, false
 			}
 		}

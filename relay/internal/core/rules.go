@@ -10,19 +10,19 @@ import (
 // a refusal.
 
 // ruleBreakpointCondition is the rule id of a refusal of a breakpoint's
-// condition (tierrules.go): api.RuleBreakpointCondition.
-const ruleBreakpointCondition = api.RuleBreakpointCondition
+// condition (the tiers' checks.go): api.RuleBreakpointCondition.
+const RuleBreakpointCondition = api.RuleBreakpointCondition
 
 // RelayRules lists the rule ids of the core's own refusals and those of
 // the stages still in it, for counters that start at zero (the facade adds
 // the stage packages').
 func RelayRules() []string {
 	return []string{RuleCredentials, RuleSecret,
-		ruleNeverShared, ruleOutsideFence, ruleTakeOver, ruleReadOnlyWrite, ruleBlindFrame, ruleStopped,
+		ruleNeverShared, ruleOutsideFence, ruleTakeOver, ruleReadOnlyWrite, RuleBlindFrame, ruleStopped,
 		api.RuleDialogAnswered, ruleUndoable, ruleUnstoppable, ruleDebuggerOff, ruleContext, origins.RuleOwnOrigin, RuleSecretField, RuleUnscannable}
 }
 
-// failPaused fails the paused request of a refused Fetch.continueRequest,
+// FailPaused fails the paused request of a refused Fetch.continueRequest,
 // continueResponse or fulfillRequest: Playwright, among others, does not
 // fail the request itself when the relay refuses its answer, and a paused
 // request nobody answers hangs the page.

@@ -29,7 +29,7 @@ func (c *ClientConn) refuseStopped(k *Cmd) bool {
 // not a context that ended (Playwright words any error of an evaluation
 // so); any other command as an error.
 func (c *ClientConn) replyStopped(id int64, sessionID []byte, method string) {
-	if isScript(method) {
+	if IsScript(method) {
 		c.replyThrownRaw(id, sessionID, MsgStopped)
 		return
 	}

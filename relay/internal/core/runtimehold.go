@@ -124,7 +124,7 @@ func (st *State) replayContexts(t *Tab, sid string, s *Session) {
 	slices.Sort(ids)
 	for _, id := range ids {
 		x := sc.byID[id]
-		if n, ok := t.BlindFrames[x.frame]; ok && n.acc.Level == AccessBlind {
+		if n, ok := t.BlindFrames[x.frame]; ok && n.Acc.Level == AccessBlind {
 			continue
 		}
 		params := make([]byte, 0, len(x.raw)+12)

@@ -53,7 +53,7 @@ type Session struct {
 	idJSON   []byte
 	Tab      *Tab // nil for a browser session
 	Child    bool
-	targetID string   // a child's own target, for its detach event
+	TargetID string   // a child's own target, for its detach event
 	parent   *Session // the session a child was announced on; nil for a tab's own
 	// owner is the session whose Target.attachToTarget made this one; nil
 	// for the root. Chrome tells the asking session of the attach and of the
@@ -65,7 +65,7 @@ type Session struct {
 	discover bool            // Target.setDiscoverTargets on this session
 	// A child's own page and what automation may do with it: a frame on a
 	// blind site is blind on its own session (access.go).
-	url string
+	Url string
 	Acc TabAccess
 	// runtime: the client has Runtime on on this child session (a
 	// top-level session's is enabled["Runtime"]); the relay keeps it on in
@@ -102,7 +102,7 @@ const MaxSessions = 1024
 
 const errTooManySessions = "cdprelay: too many sessions (1024); detach the ones no longer used"
 
-// live reports whether s is still in the table.
+// Live reports whether s is still in the table.
 func (st *State) Live(s *Session) bool { return s != nil && st.Sessions[s.Id] == s }
 
 // lookupSession returns the session a command names: the one its
@@ -138,7 +138,7 @@ func (st *State) mintSession(c *ClientConn, t *Tab, owner *Session) *Session {
 	s := NewSession("pw-tab-"+strconv.Itoa(st.NextSession), t, false)
 	s.owner = owner
 	st.addTopSession(t, s)
-	c.Event("Target.attachedToTarget", owner, attachedParams{s.Id, st.targetInfo(t), false})
+	c.Event("Target.attachedToTarget", owner, attachedParams{s.Id, st.TargetInfo(t), false})
 	st.Observe(Event{Actor: ActorClient, Kind: KindAttach, Target: t.TargetID, Outcome: OutcomeOK, Detail: s.Id})
 	return s
 }
@@ -183,12 +183,12 @@ func (st *State) addChild(parent *Session, id, targetID, url []byte) *Session {
 	}
 	child := NewSession(string(id), parent.Tab, true)
 	child.parent = parent
-	child.targetID = string(targetID)
-	child.url = string(url)
+	child.TargetID = string(targetID)
+	child.Url = string(url)
 	// A frame on its way to a blind site is blind from its attach.
-	navTo, navAcc := parent.Tab.blindNavOf(child.targetID)
+	navTo, navAcc := parent.Tab.blindNavOf(child.TargetID)
 	child.navTo = navTo
-	child.Acc = api.Stricter(api.Stricter(st.childAccess(child.url), st.navAccess(child.navTo)), navAcc)
+	child.Acc = api.Stricter(api.Stricter(st.ChildAccess(child.Url), st.navAccess(child.navTo)), navAcc)
 	st.Sessions[child.Id] = child
 	st.Inst.childSessions.Add(1)
 	return child
@@ -215,7 +215,7 @@ func (st *State) dropChild(cs *Session) (dropped []*Session) {
 	return dropped
 }
 
-// liveExtra returns t's further sessions that still exist, in a new slice.
+// LiveExtra returns t's further sessions that still exist, in a new slice.
 func (st *State) LiveExtra(t *Tab) []*Session {
 	var live []*Session
 	for _, s := range t.extra {
@@ -340,7 +340,7 @@ func domainOf(method []byte) string {
 	return ""
 }
 
-// wantsEvent reports whether further session s receives an event of the
+// WantsEvent reports whether further session s receives an event of the
 // tab's own session.
 func WantsEvent(s *Session, method []byte) bool {
 	d := domainOf(method)

@@ -10,9 +10,9 @@ import "github.com/cdprelay/cdprelay/relay/internal/access"
 // has tiers.
 const ruleTierSetting = access.RuleSetting
 
-// switchOnly reports whether m only switches a domain's events on or off.
-func switchOnly(m *MethodInfo) bool {
-	return (m.enable || m.disable) && !access.HasEffect(m.Name)
+// SwitchOnly reports whether m only switches a domain's events on or off.
+func SwitchOnly(m *MethodInfo) bool {
+	return (m.Enable || m.Disable) && !access.HasEffect(m.Name)
 }
 
 // liftKept are the lifted settings, and what takes them back, that the

@@ -38,7 +38,7 @@ type State struct {
 
 	tabUpdates bool            // the extension reports chrome.tabs.onUpdated (ours does)
 	Features   map[string]bool // what the extension says it can do (extension.info)
-	browserCtx string          // browserContextId reported for tabs
+	BrowserCtx string          // browserContextId reported for tabs
 
 	Tabs        map[int64]*Tab      // the tab table: tabs the extension shares
 	Sessions    map[string]*Session // the session table: client-visible id → session
@@ -103,7 +103,7 @@ func newState(in *Instance) State {
 		changed:    make(chan struct{}),
 		Tabs:       make(map[int64]*Tab),
 		Sessions:   make(map[string]*Session),
-		browserCtx: randHex(16),
+		BrowserCtx: RandHex(16),
 		slots:      stateSlots.make(),
 	}
 	st.Lines = make(map[lineKey]*line)
@@ -118,14 +118,14 @@ func (st *State) newRunContext() {
 	st.runCtx, st.runCancel = context.WithCancel(context.Background())
 }
 
-// notify wakes everyone waiting for a change of ext, client or closed.
+// Notify wakes everyone waiting for a change of ext, client or closed.
 func (st *State) Notify() {
 	close(st.changed)
 	st.changed = make(chan struct{})
 	st.Inst.Srv.Changes.Notify()
 }
 
-// observe records ev for the instance.
+// Observe records ev for the instance.
 func (st *State) Observe(ev Event) { st.Inst.Observe(ev) }
 
 // resetTabs forgets every tab and session: they belonged to an extension

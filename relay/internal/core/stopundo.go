@@ -73,7 +73,7 @@ func (in *Instance) noteLifecycle(t *Tab) {
 // And the relay's own Debugger is not the client's: a session that has not
 // enabled the Debugger itself gets Chrome's answer for a disabled one.
 func (c *ClientConn) StopRules(k *Cmd) (Decision, bool) {
-	if k.M.Domain == domainDebugger && !k.M.enable && !k.M.disable && k.Route.Via != nil {
+	if k.M.Domain == domainDebugger && !k.M.Enable && !k.M.Disable && k.Route.Via != nil {
 		c.Inst.Lock()
 		on := k.Route.Via.enabled["Debugger"]
 		if k.Route.Sess != nil && !k.Route.Sess.Child {
@@ -87,7 +87,7 @@ func (c *ClientConn) StopRules(k *Cmd) (Decision, bool) {
 	return stopRulesOf(k.M.Name, k.Env.Params)
 }
 
-// StopRulesStage (stopRulesOf) is stopRules, a row of the commands
+// StopRulesStage (core.StopRules) is StopRules as a row of the commands
 // table.
 func (c *ClientConn) StopRulesStage(k *Cmd) bool {
 	if d, ok := c.StopRules(k); !ok {
@@ -96,9 +96,9 @@ func (c *ClientConn) StopRulesStage(k *Cmd) bool {
 	return true
 }
 
-// wantsStopRules: the methods stopRules has a word on.
+// WantsStopRules wants the methods StopRules has a word on.
 func WantsStopRules(m *MethodInfo) bool {
-	return hasStopRule(m.Name) || (m.Domain == domainDebugger && !m.enable && !m.disable)
+	return hasStopRule(m.Name) || (m.Domain == domainDebugger && !m.Enable && !m.Disable)
 }
 
 // domainDebugger is the Debugger domain's index (metrics.go).
@@ -210,7 +210,7 @@ func (in *Instance) liftTab(ctx context.Context, x *ExtConn, t *Tab) liftedTab {
 	st.suspend(t, whyStopLift)
 	t.setState(tabDetaching, nil) // Chrome's session ends below
 	for _, sc := range t.Scripts {
-		if sc.child == nil {
+		if sc.Child == nil {
 			sc.Real, sc.adding = "", false // they go with the session
 		}
 	}

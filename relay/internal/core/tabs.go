@@ -149,16 +149,16 @@ type extTab struct {
 // TargetInfo is CDP's Target.TargetInfo as the relay reports it.
 type TargetInfo = api.TargetInfo
 
-// targetInfo describes t as a CDP target. Of a blind tab it says its
+// TargetInfo describes t as a CDP target. Of a blind tab it says its
 // origin and nothing more.
-func (st *State) targetInfo(t *Tab) TargetInfo {
+func (st *State) TargetInfo(t *Tab) TargetInfo {
 	ti := TargetInfo{
 		TargetID:         t.TargetID,
 		Type:             "page",
 		Title:            t.title,
 		URL:              t.Url,
 		Attached:         t.Session != nil,
-		BrowserContextID: st.browserCtx,
+		BrowserContextID: st.BrowserCtx,
 	}
 	if t.Acc.Level == AccessBlind || st.hidesURL(t.Url) {
 		ti.URL, ti.Title = api.Origin(t.Url), ""
@@ -256,7 +256,7 @@ func (st *State) rootTab() *Tab {
 
 // knownContext reports whether id is a browser context the relay reports.
 func (st *State) knownContext(id string) bool {
-	if id == st.browserCtx {
+	if id == st.BrowserCtx {
 		return true
 	}
 	for _, t := range st.Tabs {

@@ -34,7 +34,7 @@ func (st *State) targetEvent(method string, params any) {
 func (st *State) targetCreated(t *Tab) {
 	st.targetEvent("Target.targetCreated", struct {
 		TargetInfo TargetInfo `json:"targetInfo"`
-	}{st.targetInfo(t)})
+	}{st.TargetInfo(t)})
 }
 
 // setTargetInfo records t's url and title, decides its access again, and
@@ -43,12 +43,12 @@ func (st *State) setTargetInfo(t *Tab, url, title string) {
 	if url == t.Url && title == t.title {
 		return
 	}
-	before := st.targetInfo(t)
+	before := st.TargetInfo(t)
 	t.Url, t.title = url, title
 	if was, changed := st.UpdateAccess(t); changed {
 		st.accessChanged(t, was)
 	}
-	if after := st.targetInfo(t); after != before && st.Client != nil && t.TargetID != "" {
+	if after := st.TargetInfo(t); after != before && st.Client != nil && t.TargetID != "" {
 		st.targetEvent("Target.targetInfoChanged", struct {
 			TargetInfo TargetInfo `json:"targetInfo"`
 		}{after})
@@ -93,16 +93,16 @@ func (st *State) setFrame(t *Tab, id, url string) {
 			st.Inst.Srv.Cfg.Metrics.Limited[LimitFrames].Inc()
 			id, url = tooManyFrames, tooManyFrames
 		}
-		t.Frames[id] = frameAt{Url: url, acc: st.childAccess(url), gen: st.Inst.Srv.accessGen.Load()}
+		t.Frames[id] = frameAt{Url: url, acc: st.ChildAccess(url), gen: st.Inst.Srv.accessGen.Load()}
 	}
 	if was, changed := st.UpdateAccess(t); changed {
 		st.accessChanged(t, was)
 	}
 }
 
-// setNavTo records where t's main frame is on its way to, and decides its
+// SetNavTo records where t's main frame is on its way to, and decides its
 // access again.
-func (st *State) setNavTo(t *Tab, url string) {
+func (st *State) SetNavTo(t *Tab, url string) {
 	if url == "" || url == t.navTo || !st.Inst.HasTiers() {
 		return
 	}
@@ -120,11 +120,11 @@ func (st *State) setNavTo(t *Tab, url string) {
 	}
 }
 
-// noteRequest looks at a request event of t's (on child session cs, nil
+// NoteRequest looks at a request event of t's (on child session cs, nil
 // for the tab's own) for a navigation: a Document request of the frame
 // the session runs, or its redirect, says where it is going before any
 // page event does.
-func (st *State) noteRequest(t *Tab, cs *Session, method, params []byte) {
+func (st *State) NoteRequest(t *Tab, cs *Session, method, params []byte) {
 	if !st.Inst.HasTiers() {
 		return
 	}
@@ -144,11 +144,11 @@ func (st *State) noteRequest(t *Tab, cs *Session, method, params []byte) {
 	}
 	switch {
 	case cs == nil && string(frame) == t.TargetID:
-		st.setNavTo(t, string(url))
-	case cs != nil && string(frame) == cs.targetID:
-		st.setChildNav(cs, string(url))
+		st.SetNavTo(t, string(url))
+	case cs != nil && string(frame) == cs.TargetID:
+		st.SetChildNav(cs, string(url))
 	default:
-		st.noteFrameNav(t, string(frame), string(url), string(wire.StringField(params, "requestId")))
+		st.NoteFrameNav(t, string(frame), string(url), string(wire.StringField(params, "requestId")))
 	}
 }
 
@@ -190,7 +190,7 @@ func (st *State) trackPage(t *Tab, method, params []byte) (refresh, letGo bool) 
 		// bound for a page that is never shared (no request, and so no
 		// backstop, precedes a navigation to an extension page).
 		if id := string(wire.StringField(params, "frameId")); id != t.TargetID {
-			st.noteFrameNav(t, id, string(wire.StringField(params, "url")), "")
+			st.NoteFrameNav(t, id, string(wire.StringField(params, "url")), "")
 			return false, false
 		}
 		if u := wire.StringField(params, "url"); len(u) > 0 && st.Inst.Srv.neverSharedAt(string(u)) != "" && !(t.fenced("") && st.Inst.Srv.OwnURL(string(u))) {
@@ -199,16 +199,16 @@ func (st *State) trackPage(t *Tab, method, params []byte) (refresh, letGo bool) 
 			st.letGo(t, string(u))
 			return false, true
 		}
-		st.setNavTo(t, string(wire.StringField(params, "url")))
+		st.SetNavTo(t, string(wire.StringField(params, "url")))
 	case "Page.frameRequestedNavigation":
 		// A navigation the page asked for, earlier still.
 		if string(wire.StringField(params, "disposition")) != "currentTab" {
 			return false, false
 		}
 		if id := string(wire.StringField(params, "frameId")); id != t.TargetID {
-			st.noteFrameNav(t, id, string(wire.StringField(params, "url")), "")
+			st.NoteFrameNav(t, id, string(wire.StringField(params, "url")), "")
 		} else {
-			st.setNavTo(t, string(wire.StringField(params, "url")))
+			st.SetNavTo(t, string(wire.StringField(params, "url")))
 		}
 	case "Page.frameNavigated":
 		f := wire.Field(params, "frame")
@@ -217,14 +217,14 @@ func (st *State) trackPage(t *Tab, method, params []byte) (refresh, letGo bool) 
 		}
 		if wire.Field(f, "parentId") != nil {
 			id := string(wire.StringField(f, "id"))
-			st.frameCommitted(t, id)
+			st.FrameCommitted(t, id)
 			st.setFrame(t, id, string(wire.StringField(f, "url")))
 			return false, false
 		}
 		documentLocked(st, t, params)
 		if u := wire.StringField(f, "url"); u != nil {
 			full := string(u) + string(wire.StringField(f, "urlFragment"))
-			t.Frames, t.BlindFrames, t.blindReqs = nil, nil, nil // a new document: its frames and requests are yet to come
+			t.Frames, t.BlindFrames, t.BlindReqs = nil, nil, nil // a new document: its frames and requests are yet to come
 			t.loaderID = string(wire.StringField(f, "loaderId"))
 			if st.setDocument(t, full) {
 				st.letGo(t, full)
@@ -232,7 +232,7 @@ func (st *State) trackPage(t *Tab, method, params []byte) (refresh, letGo bool) 
 			}
 		}
 	case "Page.frameDetached":
-		st.frameRemoved(t, string(wire.StringField(params, "frameId")), params)
+		st.FrameRemoved(t, string(wire.StringField(params, "frameId")), params)
 		if id := string(wire.StringField(params, "frameId")); t.Frames[id].Url != "" {
 			// Removed, or swapped into a process of its own (and so a
 			// session of its own, judged by itself).

@@ -22,10 +22,10 @@ type tierTab struct {
 	// they commit (blindframes.go).
 	BlindFrames map[string]blindNav
 	// blindReqs are the page's requests to blind sites (blindframes.go).
-	blindReqs map[string]bool
+	BlindReqs map[string]bool
 	// Scripts are the client's scripts for new documents, kept while the
 	// policy has tiers (initscripts.go).
-	Scripts []*initScript
+	Scripts []*InitScript
 	// worldNames are the isolated worlds the client asked for on the tab
 	// (a few): a tab that goes blind shows it stand-ins of them.
 	worldNames []string
@@ -49,10 +49,10 @@ type tierTab struct {
 	blindEpoch atomic.Uint32
 	// guard is the read-only guard installed in the tab's isolated worlds,
 	// while it is read-only.
-	guard *access.Guard
+	Guard *access.Guard
 	// readOnly mirrors acc.Level == accessReadOnly for the reply path,
 	// which reads it without the lock.
-	readOnly atomic.Bool
+	ReadOnly atomic.Bool
 }
 
 // tierSession is what the tiers keep of a child session (an
@@ -72,14 +72,14 @@ type tierSession struct {
 
 // tierClient is what the tiers keep of a client.
 type tierClient struct {
-	acts actRefusals // refused input a client may retry (refusals.go)
+	Acts actRefusals // refused input a client may retry (refusals.go)
 }
 
 // tierInstance is what the tiers keep of an instance.
 type tierInstance struct {
 	// fakeContext numbers the stand-in execution contexts of blind tabs
 	// (access.go), far from Chrome's own.
-	fakeContext atomic.Int64
+	FakeContext atomic.Int64
 }
 
 // frameAt is a sub-frame of a tab's document: where it is, and the access

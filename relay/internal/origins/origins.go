@@ -28,8 +28,8 @@ import (
 // host and port. Any scheme (http, https, ws, wss) counts, since it is the
 // host and port that reach the listener.
 //
-// Navigation there is refused by every fenced command (the relay's
-// rules.go) and the live view's navigate (its tabhandle.go); our
+// Navigation there is refused by every fenced command (the rules stage's
+// rules.Relay) and the live view's navigate (the core's tabhandle.go); our
 // extension's first-request rules block every request to them from a
 // shared tab, or a tab not known yet, while a client is connected
 // (WithOwnRules, netfence.go); the navigation backstop fails every request

@@ -12,8 +12,8 @@ import (
 
 // The relay's own rules: refusals that hold whatever the operator's policy
 // says, because without them a client could go around every other check.
-// They run in the policy stage, after the operator's method rules (the
-// relay's rules.go runs them on its commands).
+// They run in the policy stage, after the operator's method rules
+// (rows.go runs them on the relay's commands).
 //
 //   - Nested commands. Target.sendMessageToTarget carries a whole CDP
 //     command inside a string, and a non-flat session (auto-attach without
@@ -30,9 +30,9 @@ import (
 //     resolved, and they go to Chrome as the resolved paths (resolveUploads,
 //     ReplaceFiles). Without folders, uploads are refused.
 //   - The relay's own origins. No URL-bearing command goes there
-//     (Origins, ownorigins.go).
+//     (origins.Origins).
 //   - Downloads. Browser.setDownloadBehavior and Page.setDownloadBehavior
-//     are the relay's to answer (the relay's downloads.go): the folder a
+//     are the relay's to answer (package browser: downloadcalls.go): the folder a
 //     client names must be one the operator allows.
 
 // Rule ids of the relay's own rules, the label values of

@@ -1,39 +1,36 @@
-// Package tiers is the relay's concern of per-origin tiers (blind,
-// read-only, and a person's take-over, which makes a tab read-only): what
-// automation may see of a site and do on it, as far as that is data, and
-// bytes in and bytes out. It owns:
-//   - the levels of access under the names of this concern (Level,
-//     Full, ReadOnly, Blind: api's, which the core holds);
-//   - the read-only command table (ReadOnlyRuleOf) and what a blind tab
-//     lets through (BlindAllowed), with the rewrite that forces V8's
-//     side-effect check on script (ForceNoSideEffects) and the check of a
-//     plain Fetch.continueRequest (OnlyKeys);
-//   - the guard installed in a read-only tab's isolated worlds
-//     (readonly_guard.js: NewGuard, GuardFrom, OffScript) and the
-//     [[Scopes]] it keeps from the client (WithoutScopes);
-//   - the stand-ins a blind tab shows the client (BlindFrameTree,
-//     BlindHistory) and V8's side-effect refusal explained
-//     (SideEffectText, SideEffectExplained);
-//   - what a script for new documents runs (RunsNothing);
-//   - the commands that reach past the tab that carries them: a
-//     request's body (ReadsBody), a storage named by origin
-//     (NamesStorage), the tab's pixels, blind frames and all (Pixels);
-//   - the client's settings under tiers: which are lifted on read-only
-//     or blind pages and what takes each back (Lift, LiftRule), which
-//     are refused (SettingRefusal, Refused) and which are kept (Kept).
+// Package tiers is the relay's stage of per-origin tiers (blind,
+// read-only, and a person's take-over, which makes a tab read-only): the
+// rows of the order that refuse, stand in for and withhold what automation
+// may not see or do on a tab, by the access the core holds for it.
 //
-// Its state lives where the relay keeps it (a tab's, a session's, a
-// client's and an instance's tier slots, relay/tierslots.go), and deciding
-// a tab's access, following its frames, lifting and putting back settings
-// and answering the client stay in package relay, which calls this one
-// with values: a method's name, params, a URL. This package knows no
-// instance, tab, session or client. Package relay imports it as tier,
-// since its tests name their tiered policy tiers.
+// Its rows in the facade's order (relay/order.go):
+//   - commands (rows.go), judges: tiers.Navigate (not to a page automation
+//     could not see), tiers.Checks (checks.go: what names a site by
+//     itself, what acts beyond the tab), tiers.StandIn (standin.go: what
+//     a blind tab answers instead of its page), tiers.FrameTree,
+//     tiers.Contexts (a context named by a command, judged by its frame),
+//     tiers.Retried, tiers.Gate (readonly.go: the blind and read-only
+//     tables), tiers.Pixels; and, acting on a command that goes on,
+//     tiers.NavTo (a stricter page's preparations), tiers.Worlds and
+//     tiers.RemoveScript (the client's worlds and scripts for new
+//     documents);
+//   - events (events.go, under the instance's lock): tiers.FrameGuard,
+//     tiers.ChildFrames, tiers.Requests, tiers.BlindSources, tiers.Blind,
+//     tiers.Guard, tiers.ChildPage, tiers.BlindChild, tiers.Withhold;
+//   - replies (replies.go): tiers.KeepScript, tiers.WentBlind,
+//     tiers.Scopes, tiers.History, tiers.SideEffect.
 //
-// It imports internal/wire, relay/internal/api, relay/internal/cdp (the
-// protocol's leaf), encoding packages and the standard library. It must
-// not import package relay
-// (github.com/cdprelay/cdprelay/relay) nor the package of another concern
-// under relay/internal (rules, person, creds, browser, targets): imports
-// run from the facade to the concerns to the core, never back.
+// A tab's access (full, read-only, blind, and why) is the core's, because
+// every part of the relay reads it: the core decides it from the policy
+// and follows the tab's frames and requests, lifts and puts back the
+// client's settings, keeps the client's scripts for new documents out of
+// a page where they may not run and installs the read-only guard. The
+// tables it does that with are package access; the stand-ins' own data
+// (a blind tab's frame tree and history, V8's side-effect refusal in
+// words) is blind.go here.
+//
+// It imports the core, relay/internal/access, relay/internal/api,
+// internal/wire and the standard library. It must not import package relay
+// (the facade) nor another stage's package: imports run from the facade
+// to the stages to the core, never back.
 package tiers

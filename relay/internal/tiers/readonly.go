@@ -1,7 +1,8 @@
-package core
+package tiers
 
 import (
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/relay/internal/access"
 )
@@ -9,30 +10,30 @@ import (
 // The read-only command table is the tiers' (access.ReadOnlyRuleOf).
 
 // readOnly returns how a read-only tab treats m.
-func readOnly(m *MethodInfo) access.ReadOnlyRule {
+func readOnly(m *core.MethodInfo) access.ReadOnlyRule {
 	domain := ""
-	if m.Domain != domainOther {
+	if m.Domain != core.DomainOther {
 		domain = cdp.Domains[m.Domain]
 	}
-	return access.ReadOnlyRuleOf(m.Name, m.enable || m.disable, domain)
+	return access.ReadOnlyRuleOf(m.Name, m.Enable || m.Disable, domain)
 }
 
 // gate decides a command on a tab whose access is acc, before the
 // emulation and the tab see it. It returns the params to forward (rewritten
 // for script on a read-only tab) and, when it refuses, the decision.
-func (c *ClientConn) gate(k *Cmd, acc TabAccess) (refusal Decision, ok bool) {
+func gate(c *core.ClientConn, k *core.Cmd, acc core.TabAccess) (refusal core.Decision, ok bool) {
 	m := k.M
 	switch acc.Level {
-	case AccessBlind:
-		if !access.BlindAllowed(m.Name) && !switchOnly(m) && !(m.Name == "Page.addScriptToEvaluateOnNewDocument" && initRunsNothing(k.Params)) {
-			return accessRefusal(acc), false
+	case core.AccessBlind:
+		if !access.BlindAllowed(m.Name) && !core.SwitchOnly(m) && !(m.Name == "Page.addScriptToEvaluateOnNewDocument" && core.InitRunsNothing(k.Params)) {
+			return core.AccessRefusal(acc), false
 		}
-	case AccessReadOnly:
+	case core.AccessReadOnly:
 		switch readOnly(m) {
 		case access.ROAllow:
 		case access.RONoEffects:
 			c.Inst.Lock()
-			isolated := k.isolated && k.Route.Tab.guard != nil
+			isolated := k.Isolated && k.Route.Tab.Guard != nil
 			c.Inst.Unlock()
 			if isolated {
 				break // the guard is in that world (tiers/worlds.go)
@@ -40,20 +41,20 @@ func (c *ClientConn) gate(k *Cmd, acc TabAccess) (refusal Decision, ok bool) {
 			p, err := access.ForceNoSideEffects(k.Params)
 			if err != nil {
 				err = cdp.InvalidParams(err)
-				return Decision{Verdict: Deny, Rule: acc.Rule, Message: "cdprelay: " + err.Error()}, false
+				return core.Decision{Verdict: core.Deny, Rule: acc.Rule, Message: "cdprelay: " + err.Error()}, false
 			}
 			k.Params = p
 		case access.ROEmptyInit:
-			if src, _, err := ExactString(k.Params, "source"); err != nil || !access.RunsNothing(src) {
-				return accessRefusal(acc), false
+			if src, _, err := core.ExactString(k.Params, "source"); err != nil || !access.RunsNothing(src) {
+				return core.AccessRefusal(acc), false
 			}
 		case access.ROPlainCont:
 			if !access.OnlyKeys(k.Params, "requestId") {
-				return accessRefusal(acc), false
+				return core.AccessRefusal(acc), false
 			}
 		default:
-			return accessRefusal(acc), false
+			return core.AccessRefusal(acc), false
 		}
 	}
-	return Decision{}, true
+	return core.Decision{}, true
 }

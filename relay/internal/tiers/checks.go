@@ -1,9 +1,10 @@
-package core
+package tiers
 
 import (
 	"strings"
 
 	"github.com/cdprelay/cdprelay/relay/internal/access"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
 
 // tierChecks are the access stage's rules that hold only while the policy
@@ -11,24 +12,24 @@ import (
 // URL, a body by its request, a script or style sheet by id), what acts
 // in every page to come (a breakpoint's condition), and input on a page
 // with a frame automation may not act on.
-func (c *ClientConn) tierChecks(k *Cmd) bool {
+func tierChecks(c *core.ClientConn, k *core.Cmd) bool {
 	if d, ok := access.SettingRefusal(k.M.Name, k.M.Unknown); !ok {
 		return c.Refuse(k, d)
 	}
 	if access.NamesStorage(k.M.Name) {
 		// Storage names its origin itself, whichever tab carries it.
 		st := c.Inst.Lock()
-		to, where := st.storageAccess(k.Params)
+		to, where := st.StorageAccess(k.Params)
 		c.Inst.Unlock()
-		if to.Level != AccessFull {
-			return c.Refuse(k, Decision{Verdict: Deny, Rule: to.Rule, Message: "cdprelay: " + to.Level.String() + ": " + k.M.Name + " names the storage of " + where + ", which automation may not act on or read: " + to.Why})
+		if to.Level != core.AccessFull {
+			return c.Refuse(k, core.Decision{Verdict: core.Deny, Rule: to.Rule, Message: "cdprelay: " + to.Level.String() + ": " + k.M.Name + " names the storage of " + where + ", which automation may not act on or read: " + to.Why})
 		}
 	}
 	if strings.HasPrefix(k.M.Name, "Debugger.setBreakpoint") {
 		// A condition is script that runs, with side effects, in every
 		// document the tab shows later, wherever it is.
-		if cond, _, err := ExactString(k.Params, "condition"); err != nil || cond != "" {
-			return c.Refuse(k, Decision{Verdict: Deny, Rule: ruleBreakpointCondition,
+		if cond, _, err := core.ExactString(k.Params, "condition"); err != nil || cond != "" {
+			return c.Refuse(k, core.Decision{Verdict: core.Deny, Rule: core.RuleBreakpointCondition,
 				Message: "cdprelay: a breakpoint's condition runs script in every page the tab goes to later, read-only and blind ones too: with tiers, breakpoints take no condition"})
 		}
 	}
@@ -40,15 +41,15 @@ func (c *ClientConn) tierChecks(k *Cmd) bool {
 		st := c.Inst.Lock()
 		blind := false
 		if access.ReadsBody(k.M.Name) {
-			id, _, err := ExactString(k.Params, "requestId")
-			blind = err != nil || k.Route.Tab.blindReqs[id]
+			id, _, err := core.ExactString(k.Params, "requestId")
+			blind = err != nil || k.Route.Tab.BlindReqs[id]
 		} else {
-			u, _, err := ExactString(k.Params, "url")
-			blind = err != nil || st.UrlAccess(u).Level == AccessBlind
+			u, _, err := core.ExactString(k.Params, "url")
+			blind = err != nil || st.UrlAccess(u).Level == core.AccessBlind
 		}
 		c.Inst.Unlock()
 		if blind {
-			return c.Refuse(k, Decision{Verdict: Deny, Rule: ruleBlindFrame, Message: "cdprelay: blind: " + k.M.Name + " would read what the page loaded from a site hidden from automation"})
+			return c.Refuse(k, core.Decision{Verdict: core.Deny, Rule: core.RuleBlindFrame, Message: "cdprelay: blind: " + k.M.Name + " would read what the page loaded from a site hidden from automation"})
 		}
 	}
 	if strings.HasPrefix(k.M.Name, "Debugger.") || strings.HasPrefix(k.M.Name, "CSS.") {
@@ -57,20 +58,20 @@ func (c *ClientConn) tierChecks(k *Cmd) bool {
 			sid = k.Route.Via.Id
 		}
 		c.Inst.Lock()
-		blind := k.Route.Tab.blindSource(sid, k.M.Name, k.Params)
+		blind := k.Route.Tab.BlindSource(sid, k.M.Name, k.Params)
 		c.Inst.Unlock()
 		if blind {
-			return c.Refuse(k, Decision{Verdict: Deny, Rule: ruleBlindFrame, Message: "cdprelay: blind: " + k.M.Name + " names a script or style sheet the page loaded from a site hidden from automation"})
+			return c.Refuse(k, core.Decision{Verdict: core.Deny, Rule: core.RuleBlindFrame, Message: "cdprelay: blind: " + k.M.Name + " names a script or style sheet the page loaded from a site hidden from automation"})
 		}
 	}
 	if strings.HasPrefix(k.M.Name, "Input.") && !k.Route.Via.Child {
 		// Input lands where the pointer or the focus is, a frame of
 		// another site included: not while one is read-only or blind.
 		st := c.Inst.Lock()
-		strict := st.strictFrame(k.Route.Tab)
+		strict := st.StrictFrame(k.Route.Tab)
 		c.Inst.Unlock()
-		if strict.Level != AccessFull {
-			return c.Refuse(k, Decision{Verdict: Deny, Rule: strict.Rule, Message: "cdprelay: " + strict.Level.String() + ": a frame of this page is on a site automation may not act on, and " + k.M.Name + " could reach it"})
+		if strict.Level != core.AccessFull {
+			return c.Refuse(k, core.Decision{Verdict: core.Deny, Rule: strict.Rule, Message: "cdprelay: " + strict.Level.String() + ": a frame of this page is on a site automation may not act on, and " + k.M.Name + " could reach it"})
 		}
 	}
 	return true

@@ -1,20 +1,19 @@
-package core
+package tiers
 
 import (
 	"strings"
 
-	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
-
 	"github.com/cdprelay/cdprelay/relay/internal/access"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
 
 // blindHistory reduces the entries of a Page.getNavigationHistory result
 // that are on pages automation may not see to their origin, with no title
-// (tier.BlindHistory).
-func (in *Instance) blindHistory(result []byte) []byte {
+// (BlindHistory).
+func blindHistory(in *core.Instance, result []byte) []byte {
 	st := &in.St // computeAccess of a page reads only the policy
-	return tier.BlindHistory(result, func(u string) bool { return st.UrlAccess(u).Level == AccessBlind })
+	return BlindHistory(result, func(u string) bool { return st.UrlAccess(u).Level == core.AccessBlind })
 }
 
 // blindStandIn answers, on a blind tab, the commands a client sends to set
@@ -24,14 +23,14 @@ func (in *Instance) blindHistory(result []byte) []byte {
 // this, a client that finds a tab already blind would wait for good for a
 // page it can never use, and not use it again once it leaves. It reports
 // whether it answered k.
-func (c *ClientConn) blindStandIn(k *Cmd) bool {
-	if k.Ask.Verdict == Ask {
+func blindStandIn(c *core.ClientConn, k *core.Cmd) bool {
+	if k.Ask.Verdict == core.Ask {
 		return false // what needs a person's approval is not acknowledged unasked
 	}
 	in := c.Inst
 	frame := k.Route.Tab.TargetID
 	if k.Route.Via.Child {
-		frame = k.Route.Via.targetID
+		frame = k.Route.Via.TargetID
 	}
 	switch name := k.M.Name; {
 	case name == "Runtime.enable":
@@ -42,64 +41,64 @@ func (c *ClientConn) blindStandIn(k *Cmd) bool {
 			return false
 		}
 		c.Event("Runtime.executionContextCreated", k.Route.ReplyTo, map[string]any{"context": map[string]any{
-			"id": in.fakeContext.Add(1), "origin": k.Route.Tab.shownOrigin(), "name": "", "uniqueId": "cdprelay-blind-" + randHex(8),
+			"id": in.FakeContext.Add(1), "origin": k.Route.Tab.ShownOrigin(), "name": "", "uniqueId": "cdprelay-blind-" + core.RandHex(8),
 			"auxData": map[string]any{"isDefault": true, "type": "default", "frameId": frame},
 		}})
 		return false
 	case name == "Page.createIsolatedWorld":
-		world, _, _ := ExactString(k.Params, "worldName")
+		world, _, _ := core.ExactString(k.Params, "worldName")
 		in.Lock()
-		k.Route.Tab.noteWorld(k.Params)
+		k.Route.Tab.NoteWorld(k.Params)
 		in.Unlock()
-		id := in.fakeContext.Add(1)
+		id := in.FakeContext.Add(1)
 		c.Event("Runtime.executionContextCreated", k.Route.ReplyTo, map[string]any{"context": map[string]any{
-			"id": id, "origin": k.Route.Tab.shownOrigin(), "name": world, "uniqueId": "cdprelay-blind-" + randHex(8),
+			"id": id, "origin": k.Route.Tab.ShownOrigin(), "name": world, "uniqueId": "cdprelay-blind-" + core.RandHex(8),
 			"auxData": map[string]any{"isDefault": false, "type": "isolated", "frameId": frame},
 		}})
-		c.answer(k, map[string]int64{"executionContextId": id})
+		c.Answer(k, map[string]int64{"executionContextId": id})
 	case name == "Page.addScriptToEvaluateOnNewDocument":
-		if initRunsNothing(k.Params) {
+		if core.InitRunsNothing(k.Params) {
 			// An isolated world's bootstrap runs nothing: it goes to
 			// Chrome, so that the world is there once the tab leaves.
 			return false
 		}
 		// Kept, out of Chrome, and put in once the tab is on a full site.
-		id := "cdprelay-blind-" + randHex(6)
+		id := "cdprelay-blind-" + core.RandHex(6)
 		in.Lock()
-		if t := k.Route.Tab; len(t.Scripts) < MaxInitScripts {
-			sc := &initScript{Client: id, params: append([]byte(nil), k.Params...)}
+		if t := k.Route.Tab; len(t.Scripts) < core.MaxInitScripts {
+			sc := &core.InitScript{Client: id, Params: append([]byte(nil), k.Params...)}
 			if k.Route.Via.Child {
-				sc.sid, sc.child = k.Route.Via.Id, k.Route.Via
+				sc.Sid, sc.Child = k.Route.Via.Id, k.Route.Via
 			}
 			t.Scripts = append(t.Scripts, sc)
 		}
 		in.Unlock()
-		c.answer(k, map[string]string{"identifier": id})
+		c.Answer(k, map[string]string{"identifier": id})
 	case name == "Target.getTargetInfo":
 		// Chrome's answer names the page (its URL, its title): the relay's
 		// own view of the tab says its origin only, as discovery does.
-		id, _, _ := ExactString(k.Params, "targetId")
+		id, _, _ := core.ExactString(k.Params, "targetId")
 		st := in.Lock()
-		var ti TargetInfo
+		var ti core.TargetInfo
 		switch {
-		case k.Route.Via.Child && (id == "" || id == k.Route.Via.targetID):
-			ti = TargetInfo{TargetID: k.Route.Via.targetID, Type: "iframe", URL: api.Origin(k.Route.Via.url), Attached: true, BrowserContextID: st.browserCtx}
+		case k.Route.Via.Child && (id == "" || id == k.Route.Via.TargetID):
+			ti = core.TargetInfo{TargetID: k.Route.Via.TargetID, Type: "iframe", URL: api.Origin(k.Route.Via.Url), Attached: true, BrowserContextID: st.BrowserCtx}
 		case !k.Route.Via.Child && (id == "" || id == k.Route.Tab.TargetID):
-			ti = st.targetInfo(k.Route.Tab)
+			ti = st.TargetInfo(k.Route.Tab)
 		default:
 			in.Unlock()
 			return false // another target's: as Chrome answers it on this session
 		}
 		in.Unlock()
-		c.answer(k, map[string]any{"targetInfo": ti})
+		c.Answer(k, map[string]any{"targetInfo": ti})
 	case name == "Page.removeScriptToEvaluateOnNewDocument":
 		// Out of Chrome while the tab is blind: forgotten, so that it is
 		// not put back.
 		st := in.Lock()
-		st.removeScript(k.Route.Tab, k.Route.Via, k.Params)
+		st.RemoveScript(k.Route.Tab, k.Route.Via, k.Params)
 		in.Unlock()
-		c.answerEmpty(k)
-	case Emulated(k.M, k.Route.Sess) != nil && name != "Target.setAutoAttach":
+		c.AnswerEmpty(k)
+	case core.Emulated(k.M, k.Route.Sess) != nil && name != "Target.setAutoAttach":
 		// What the relay answers itself (Page.setDownloadBehavior and its
 		// folder check, among others) is no setting of the page to keep
 		// for later and send Chrome unchecked: it is not a stand-in's, and
@@ -110,13 +109,13 @@ func (c *ClientConn) blindStandIn(k *Cmd) bool {
 		if !k.Route.Via.Child {
 			// Applied once the tab is on a full site again.
 			in.Lock()
-			k.Route.Tab.deferSet(name, k.Params)
+			k.Route.Tab.DeferSet(name, k.Params)
 			in.Unlock()
 		}
-		c.answerEmpty(k)
+		c.AnswerEmpty(k)
 	default:
 		return false
 	}
-	k.Out.Kind = OutEmulated
+	k.Out.Kind = core.OutEmulated
 	return true
 }

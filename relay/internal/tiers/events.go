@@ -1,0 +1,117 @@
+package tiers
+
+import (
+	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/access"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
+)
+
+// FrameGuard (tiers.FrameGuard): not even the live view sees a blind
+// tab, or a blind frame's pixels.
+func FrameGuard(in *core.Instance, e *core.EventMsg) bool {
+	return e.Sid != nil || (e.Tab.Acc.Level != core.AccessBlind && !e.State.HasBlindChild(e.Tab))
+}
+
+// ChildFrames (tiers.ChildFrames): where a child session's frames are.
+func ChildFrames(in *core.Instance, e *core.EventMsg) bool {
+	cs, st, t, params := e.Child, e.State, e.Tab, e.Params
+	if cs == nil {
+		return true
+	}
+	switch string(e.Method) {
+	case "Page.frameNavigated":
+		// The child's own frame carries its parent's id: it is known
+		// by being the child's target.
+		if f := wire.Field(params, "frame"); f != nil {
+			if id := string(wire.StringField(f, "id")); id == cs.TargetID {
+				// Committed: where it is now decides. A blind
+				// one's entry stays, for the late events of its
+				// navigation on its parent's session.
+				if n, ok := t.BlindFrames[id]; ok && n.Acc.Level != core.AccessBlind || ok && st.ChildAccess(string(wire.StringField(f, "url"))).Level != core.AccessBlind {
+					st.FrameCommitted(t, id)
+				}
+				st.SetChildURL(cs, string(wire.StringField(f, "url"))+string(wire.StringField(f, "urlFragment")))
+			} else {
+				// A frame in the child's process: the child's
+				// session reaches into it, so the child is as
+				// strict as it.
+				st.FrameCommitted(t, id)
+				st.SetChildFrame(cs, id, string(wire.StringField(f, "url")))
+			}
+		}
+	case "Page.frameDetached":
+		if id := string(wire.StringField(params, "frameId")); id != cs.TargetID {
+			st.FrameRemoved(t, id, params)
+			st.SetChildFrame(cs, id, "")
+		}
+	case "Page.frameStartedNavigating", "Page.frameRequestedNavigation":
+		if id := string(wire.StringField(params, "frameId")); id == cs.TargetID {
+			st.SetChildNav(cs, string(wire.StringField(params, "url")))
+		} else {
+			st.NoteFrameNav(t, id, string(wire.StringField(params, "url")), "")
+		}
+	}
+	return true
+}
+
+// Requests (tiers.Requests): the requests on their way, and which of them
+// go to a blind site.
+func Requests(in *core.Instance, e *core.EventMsg) bool {
+	e.State.NoteRequest(e.Tab, e.Child, e.Method, e.Params)
+	if in.HasTiers() {
+		e.State.NoteBlindRequest(e.Tab, e.Method, e.Params)
+	}
+	return true
+}
+
+// BlindSources (tiers.BlindSources): a blind site's script or style
+// sheet, in a page that loaded it.
+func BlindSources(in *core.Instance, e *core.EventMsg) bool {
+	return !in.HasTiers() || !e.State.NoteBlindSource(e.Tab, string(e.Sid), e.Method, e.Params)
+}
+
+// BlindEvent (tiers.Blind): whether anything the client knows of may see
+// the event; the rows after read it.
+func BlindEvent(in *core.Instance, e *core.EventMsg) bool {
+	t, st, method, params := e.Tab, e.State, e.Method, e.Params
+	e.Blind = t.Acc.Level == core.AccessBlind || (e.Child != nil && e.Child.Acc.Level == core.AccessBlind) ||
+		((len(t.BlindFrames) > 0 || len(t.BlindReqs) > 0 || core.BytesHasPrefix(method, "Target.")) && st.Inst.HasTiers() &&
+			(st.AboutBlindFrame(t, method, params) ||
+				((core.BytesHasPrefix(method, "Network.") || core.BytesHasPrefix(method, "Fetch.")) && t.BlindRequest(method, params)) ||
+				(string(method) == "Debugger.paused" && t.PausedInBlind(string(e.Sid), params))))
+	return true
+}
+
+// GuardWorld (tiers.Guard): the read-only guard goes into a client's new
+// isolated world before the client hears of the world.
+func GuardWorld(in *core.Instance, e *core.EventMsg) bool {
+	if e.Isolated != 0 && e.Tab.Guard != nil {
+		_, src := access.GuardFrom(*e.Tab.Guard)
+		e.State.Fire(e.Tab.Id, string(e.Sid), "Runtime.evaluate", map[string]any{"expression": src, "contextId": e.Isolated, "silent": true})
+	}
+	return true
+}
+
+// ChildPage (tiers.ChildPage): with tiers, follow where an out-of-process
+// frame goes.
+func ChildPage(in *core.Instance, e *core.EventMsg) bool {
+	if e.NewChild != nil && string(core.ChildType(e)) == "iframe" && in.HasTiers() {
+		e.State.Fire(e.Tab.Id, e.NewChild.Id, "Page.enable", nil)
+	}
+	return true
+}
+
+// BlindChild (tiers.BlindChild): the client does not hear of a frame it
+// may not see, and nobody else resumes it.
+func BlindChild(in *core.Instance, e *core.EventMsg) bool {
+	if e.NewChild != nil && e.NewChild.Acc.Level == core.AccessBlind {
+		if e.Waiting {
+			e.Fx.Resume = e.NewChild.Id
+		}
+		return false
+	}
+	return true
+}
+
+// Withhold (tiers.Withhold): a blind event goes no further.
+func Withhold(in *core.Instance, e *core.EventMsg) bool { return !e.Blind }
