@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
@@ -363,5 +364,42 @@ func TestRedactHeadersReload(t *testing.T) {
 	h.srv.SetRedactHeaders([]string{"x-csrf-token"})
 	if m := send("after-the-reload"); strings.Contains(string(m.Raw), "after-the-reload") || !strings.Contains(string(m.Raw), "cdprelay-redacted:16") {
 		t.Fatalf("a header named by the reload: %s", m.Raw)
+	}
+}
+
+// TestStopWhileTyping: a person's Stop that comes while the relay types a
+// secret answers the typing command once, as stopped, and says nothing
+// else to the client: the line the typing occupies holds no command of
+// the client's to answer.
+func TestStopWhileTyping(t *testing.T) {
+	page := newFakePage(1, "https://a.example")
+	h := newHarness(t, core.Config{Secrets: staticSecrets(t)})
+	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: page.handle})
+	page.e.Store(e)
+	c := h.client()
+	sess := h.autoAttach(c)[0]
+	page.setFocus(passwordField(tid(1)))
+	in := h.srv.Default()
+	page.mu.Lock()
+	page.beforeType = func(*fakePage) {
+		go in.Stop("person")
+		for stopped, _ := in.Stopped(); !stopped; stopped, _ = in.Stopped() {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	page.mu.Unlock()
+	from := len(c.Messages())
+	if m := h.callMsg(c, sess, "Input.insertText", map[string]any{"text": "{{secret:github}}"}); refusal(m) != core.MsgStopped {
+		t.Errorf("the typing, stopped: %s", m.Raw)
+	}
+	// One more command, answered after anything the Stop said.
+	if m := h.callMsg(c, sess, "DOM.getDocument", nil); refusal(m) != core.MsgStopped {
+		t.Errorf("a command while stopped: %s", m.Raw)
+	}
+	// Messages holds what answered no command of the client's.
+	for _, m := range c.Messages()[from:] {
+		if m.ID != nil {
+			t.Errorf("a reply to no command of the client's: %s", m.Raw)
+		}
 	}
 }

@@ -343,7 +343,10 @@ func (h *HeldCmd) answer(why int, by string) {
 	c := h.Key.c
 	c.Inflight.Add(-1)
 	asked := h.Stage == holdAsked
-	if why == heldStopped {
+	if why == heldStopped && h.Cmd.M != nil {
+		// (A line the relay occupies for a command it carries out itself,
+		// OccupyLine, holds no copy of it: the task carrying it out
+		// answers it.)
 		c.replyStopped(h.Cmd.Env.ID, h.Cmd.Env.SessionID, h.Method)
 	}
 	if asked {
