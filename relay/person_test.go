@@ -482,3 +482,41 @@ func TestStopWhileWaitingForResume(t *testing.T) {
 		}
 	}
 }
+
+// TestDialogAnsweredAgain: when Chrome does not take the relay's answer to
+// a dialog nobody answered, the relay tries again, a few times, so that
+// the tab does not hang for good; once the dialog closes it stops.
+func TestDialogAnsweredAgain(t *testing.T) {
+	var mu sync.Mutex
+	tries := 0
+	h := newHarness(t, core.Config{DialogTimeout: 50 * time.Millisecond})
+	e := h.ext(fakeext.Options{Tabs: twoTabs, Handler: func(tabID int, sid, method string, p json.RawMessage) (any, error) {
+		if method == "Page.handleJavaScriptDialog" {
+			mu.Lock()
+			tries++
+			n := tries
+			mu.Unlock()
+			if n < 3 {
+				return nil, fakeext.CDPError(-32000, "Internal error")
+			}
+		}
+		return fakeext.DefaultHandler(tabID, sid, method, p)
+	}})
+	c := h.client()
+	h.autoAttach(c)
+	in := h.srv.Default()
+	e.Event(1, "", "Page.javascriptDialogOpening", map[string]any{"url": "https://a.example/", "message": "hi", "type": "alert", "hasBrowserHandler": false, "defaultPrompt": ""})
+	h.waitFor("the third try", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return tries >= 3
+	})
+	e.Event(1, "", "Page.javascriptDialogClosed", map[string]any{"result": true, "userInput": ""})
+	h.waitFor("the dialog closes", func() bool { return in.Status().Tabs[0].Dialog == nil })
+	time.Sleep(200 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	if tries != 3 {
+		t.Errorf("%d answers sent, want 3: the third was taken", tries)
+	}
+}

@@ -138,7 +138,20 @@ func answerDialog(in *core.Instance, tabID, id int64, accept bool, promptText, k
 
 // answerDialogByDefault answers dialog id of t, nobody having answered it
 // in time: alert and beforeunload accepted, confirm and prompt dismissed.
+// An answer Chrome did not take is tried again, up to defaultAnswerTries
+// times in all, so that no tab hangs for good on a dialog.
 func answerDialogByDefault(in *core.Instance, t *core.Tab, id int64) {
+	answerByDefault(in, t, id, 1)
+}
+
+// defaultAnswerTries bounds the relay's tries at answering a dialog nobody
+// answered; defaultAnswerWait is the most it waits between two.
+const (
+	defaultAnswerTries = 5
+	defaultAnswerWait  = 5 * time.Second
+)
+
+func answerByDefault(in *core.Instance, t *core.Tab, id int64, try int) {
 	in.Lock()
 	d := tabSlot.Of(t).dialog
 	in.Unlock()
@@ -146,9 +159,20 @@ func answerDialogByDefault(in *core.Instance, t *core.Tab, id int64) {
 		return
 	}
 	accept := AcceptedByDefault(d.Type)
-	if err := answerDialog(in, t.Id, id, accept, "", api.DialogByTimeout, "the relay, after "+in.Srv.Cfg.DialogTimeout.String()); err != nil {
-		in.Log.Debug("answering a dialog nobody answered", "err", err)
+	err := answerDialog(in, t.Id, id, accept, "", api.DialogByTimeout, "the relay, after "+in.Srv.Cfg.DialogTimeout.String())
+	if err == nil {
+		return
 	}
+	in.Log.Debug("answering a dialog nobody answered", "try", try, "err", err)
+	if try >= defaultAnswerTries || errors.Is(err, api.ErrNoDialog) || errors.Is(err, api.ErrNoTab) ||
+		errors.Is(err, api.ErrDialogAnswered) || errors.Is(err, api.ErrWedged) {
+		return
+	}
+	in.Lock()
+	if tabSlot.Of(t).dialog == d {
+		d.Timer = time.AfterFunc(min(in.Srv.Cfg.DialogTimeout, defaultAnswerWait), func() { answerByDefault(in, t, id, try+1) })
+	}
+	in.Unlock()
 }
 
 // claimDialog is the automation's answer to t's dialog: it reports the
