@@ -30,6 +30,7 @@ func init() {
 	core.AddEmulations(browser.DownloadEmulations())
 	core.AddOutcomeHooks(browser.DownloadOutcomes())
 	core.AddLifecycle(creds.Lifecycle())
+	core.AddLifecycle(person.Lifecycle())
 	core.SetScrubber(creds.Scrubber())
 	core.SetDialogs(person.DialogHooks())
 	core.SetOrder(commands(), events(), replies())

@@ -520,3 +520,39 @@ func TestDialogAnsweredAgain(t *testing.T) {
 		t.Errorf("%d answers sent, want 3: the third was taken", tries)
 	}
 }
+
+// TestDialogAnsweredBeforeLettingGo: a dialog still open when the client
+// leaves is answered, by its type, before the relay detaches from its tab:
+// Chrome knows a dialog only in the debugger session it opened under, and
+// no later one could answer it. The status then shows no dialog.
+func TestDialogAnsweredBeforeLettingGo(t *testing.T) {
+	h := newHarness(t, core.Config{DialogTimeout: time.Hour})
+	e := h.ext(fakeext.Options{Tabs: twoTabs})
+	c := h.client()
+	h.autoAttach(c)
+	in := h.srv.Default()
+	e.Event(1, "", "Page.javascriptDialogOpening", map[string]any{"url": "https://a.example/", "message": "sure?", "type": "confirm", "hasBrowserHandler": false, "defaultPrompt": ""})
+	h.waitFor("the dialog shows", func() bool { return in.Status().Tabs[0].Dialog != nil })
+	from := len(e.Commands())
+	c.Close()
+	answered, detached := -1, -1
+	h.waitFor("the tab let go", func() bool {
+		for i, cmd := range commandsSince(e, from) {
+			p := string(cmd.Params)
+			switch {
+			case answered < 0 && strings.Contains(p, `"Page.handleJavaScriptDialog"`) && strings.Contains(p, `"tabId":1`):
+				answered = i
+			case detached < 0 && cmd.Method == "chrome.debugger.detach" && strings.Contains(p, `"tabId":1`):
+				detached = i
+			}
+		}
+		return detached >= 0
+	})
+	if answered < 0 || answered > detached {
+		t.Fatalf("the dialog was answered at %d, the tab detached at %d", answered, detached)
+	}
+	if p := string(commandsSince(e, from)[answered].Params); !strings.Contains(p, `"accept":false`) {
+		t.Errorf("a confirm let go of: %s", p)
+	}
+	h.waitFor("no dialog in the status", func() bool { return in.Status().Tabs[0].Dialog == nil })
+}

@@ -20,7 +20,7 @@ export default [
   {
     // Scripts the relay installs in pages: one expression each, with the
     // placeholders the relay fills in before it sends them.
-    files: ["relay/internal/tiers/*.js"],
+    files: ["relay/internal/access/*.js"],
     languageOptions: { sourceType: "script", globals: { ...globals.browser, ON: "readonly", WHY: "readonly" } },
   },
   {

@@ -306,6 +306,7 @@ func (in *Instance) detachTab(x *ExtConn, t *Tab) {
 
 // finishDetach detaches t, which its caller has moved to tabDetaching.
 func (in *Instance) finishDetach(x *ExtConn, t *Tab) {
+	in.lettingGo(x, t)
 	ctx, cancel := context.WithTimeout(context.Background(), in.Srv.Cfg.CallTimeout)
 	_, err := x.Call(ctx, "chrome.debugger.detach", debuggee(t.Id, ""))
 	cancel()

@@ -7,10 +7,17 @@ import "github.com/cdprelay/cdprelay/relay/internal/api"
 // (slots.go). Each is handed over from the facade's init, before the order
 // is set, and read only after.
 
-// Lifecycle is what a stage wants to hear of a tab's life. Both hooks run
-// with the instance's lock held: they must not block or call the
-// extension (State.Fire queues a command for after the lock).
+// Lifecycle is what a stage wants to hear of a tab's life. The hooks named
+// Locked run with the instance's lock held: they must not block or call
+// the extension (State.Fire queues a command for after the lock).
 type Lifecycle struct {
+	// LettingGo: the relay is about to detach its debugger from t (the
+	// client left, nobody uses the tab any more, or a Stop undoes what the
+	// automation set), and a later debugger session will not be able to do
+	// what only this one can (answer a dialog that opened under it). Called
+	// without the lock; it may call the extension, bounded by the call
+	// timeout.
+	LettingGo func(in *Instance, x *ExtConn, t *Tab)
 	// DocumentLocked: t's main frame committed a new document
 	// (Page.frameNavigated of the tab's own session, before the core notes
 	// the new URL); params are the event's.
@@ -36,6 +43,16 @@ func documentLocked(st *State, t *Tab, params []byte) {
 	for _, l := range lifecycles {
 		if l.DocumentLocked != nil {
 			l.DocumentLocked(st, t, params)
+		}
+	}
+}
+
+// lettingGo tells the stages that the relay is about to detach its
+// debugger from t.
+func (in *Instance) lettingGo(x *ExtConn, t *Tab) {
+	for _, l := range lifecycles {
+		if l.LettingGo != nil {
+			l.LettingGo(in, x, t)
 		}
 	}
 }

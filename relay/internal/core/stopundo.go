@@ -225,6 +225,7 @@ func (in *Instance) liftTab(ctx context.Context, x *ExtConn, t *Tab) liftedTab {
 	}
 	l.mu.Unlock()
 
+	in.lettingGo(x, t)
 	if _, err := x.Call(ctx, "chrome.debugger.detach", debuggee(t.Id, "")); err != nil {
 		in.Log.Debug("stop: detach", "tab", t.Id, "err", err)
 	}

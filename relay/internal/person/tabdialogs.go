@@ -226,3 +226,38 @@ func DialogClaim(c *core.ClientConn, k *core.Cmd) bool {
 	}
 	return true
 }
+
+// Lifecycle is what the dialogs hear of a tab's life (core.AddLifecycle).
+// Chrome knows a dialog only in the debugger session it opened under: a
+// later session gets "No dialog is showing" for it, and the page stays
+// blocked. So a dialog still open when the relay lets go of its tab (the
+// client left, or a Stop undoes what the automation set) is answered by
+// default first; and once the tab has lost its debugger, the relay keeps
+// no dialog of it that nobody could answer.
+func Lifecycle() core.Lifecycle {
+	return core.Lifecycle{LettingGo: answerBeforeLettingGo, DetachedLocked: forgetDialog}
+}
+
+// answerBeforeLettingGo answers t's open dialog by its type, as nobody
+// answering it would, before the relay detaches from t.
+func answerBeforeLettingGo(in *core.Instance, _ *core.ExtConn, t *core.Tab) {
+	in.Lock()
+	d := tabSlot.Of(t).dialog
+	in.Unlock()
+	if d == nil {
+		return
+	}
+	if err := answerDialog(in, t.Id, d.ID, AcceptedByDefault(d.Type), "", api.DialogByTimeout, "the relay, as it let go of the tab"); err != nil {
+		in.Log.Debug("answering a dialog before letting go of its tab", "err", err)
+	}
+}
+
+// forgetDialog drops what the relay keeps of t's dialog once t has lost
+// its debugger. Called with the instance's lock held.
+func forgetDialog(t *core.Tab) {
+	pt := tabSlot.Of(t)
+	if pt.dialog != nil {
+		pt.dialog.Timer.Stop()
+		pt.dialog = nil
+	}
+}
