@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
@@ -347,5 +348,48 @@ func TestChildCannotTakeOverAnotherSession(t *testing.T) {
 	h.call(c, "pw-tab-2", "Runtime.evaluate", map[string]any{"expression": "1"})
 	if got, want := rec.last(t), (received{2, "", "Runtime.evaluate", `{"expression":"1","timeout":10000}`}); got != want {
 		t.Errorf("the tab got %+v, want %+v", got, want)
+	}
+}
+
+// TestRuntimeEnableAfterEarlierAnswers: the relay answers a tab session's
+// Runtime.enable itself, and Chrome answers a session's commands in
+// order: the contexts it reports and its reply come after the answers to
+// the commands the client sent on the session before it (Playwright sends
+// Page.getFrameTree, then Runtime.enable, and drops a context of a frame
+// it does not know yet).
+func TestRuntimeEnableAfterEarlierAnswers(t *testing.T) {
+	h := newHarness(t, core.Config{})
+	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: func(tabID int, sid, method string, p json.RawMessage) (any, error) {
+		if method == "Page.getFrameTree" {
+			time.Sleep(150 * time.Millisecond) // a browser that is slow to answer
+		}
+		return fakeext.DefaultHandler(tabID, sid, method, p)
+	}})
+	c := h.client()
+	sess := h.autoAttach(c)[0]
+	e.Event(1, "", "Runtime.executionContextCreated", map[string]any{"context": map[string]any{"id": 1, "origin": "https://a.example", "name": "", "uniqueId": "u1", "auxData": map[string]any{"isDefault": true, "type": "default", "frameId": tid(1)}}})
+	h.call(c, sess, "DOM.getDocument", nil) // the relay has seen the context
+	from := len(c.Frames())
+	tree := h.send(c, sess, "Page.getFrameTree", nil)
+	enable := h.send(c, sess, "Runtime.enable", nil)
+	h.reply(c, enable)
+	h.reply(c, tree)
+	at := map[string]int{}
+	for i, f := range c.Frames()[from:] {
+		s := string(f)
+		switch {
+		case strings.Contains(s, fmt.Sprintf(`"id":%d,`, tree)):
+			at["tree"] = i
+		case strings.Contains(s, fmt.Sprintf(`"id":%d,`, enable)):
+			at["enable"] = i
+		case strings.Contains(s, `"Runtime.executionContextCreated"`) && at["context"] == 0:
+			at["context"] = i + 1
+		}
+	}
+	if at["context"] == 0 || at["tree"] >= at["context"]-1 || at["tree"] >= at["enable"] {
+		for _, f := range c.Frames()[from:] {
+			t.Logf("%s", f)
+		}
+		t.Fatalf("the frame tree's answer at %d, the context at %d, Runtime.enable's answer at %d", at["tree"], at["context"]-1, at["enable"])
 	}
 }

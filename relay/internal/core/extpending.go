@@ -117,3 +117,16 @@ func (x *ExtConn) BusyOn(tabID int64, now time.Time) bool {
 	}
 	return false
 }
+
+// waitingOn reports whether a command of client c on session s, sent to
+// Chrome before since, is waiting for Chrome's answer.
+func (x *ExtConn) waitingOn(c *ClientConn, s *Session, since time.Time) bool {
+	x.Mu.Lock()
+	defer x.Mu.Unlock()
+	for _, pc := range x.Pending {
+		if pc.Kind == CallClient && pc.Client == c && pc.Via == s && !pc.start.After(since) {
+			return true
+		}
+	}
+	return false
+}

@@ -2,6 +2,7 @@ package core
 
 import (
 	"slices"
+	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
@@ -60,11 +61,18 @@ func (st *State) runtimeWanted(t *Tab, sid string, s *Session, method []byte) bo
 	return s.runtimeOn()
 }
 
-var emRuntimeSwitch = Emulation{Fn: (*ClientConn).runtimeSwitch}
+// The switch is answered beside the client's read loop (Blocking), once
+// the commands the client sent on the session before it have been
+// answered (settle): Chrome answers a session's commands in order, and a
+// client reads the contexts Runtime.enable reports by the frames it
+// learnt from those answers (Playwright drops a context of a frame it
+// does not know yet, and then waits for that world for good).
+var emRuntimeSwitch = Emulation{Fn: (*ClientConn).runtimeSwitch, Blocking: true}
 
 // runtimeSwitch answers a client's Runtime.enable or Runtime.disable on a
 // tab session.
 func (c *ClientConn) runtimeSwitch(k Call) {
+	c.settle(k.Sess)
 	on := k.Method == "Runtime.enable"
 	s := k.Sess
 	st := c.Inst.Lock()
@@ -134,3 +142,27 @@ func (st *State) replayContexts(t *Tab, sid string, s *Session) {
 		c.EventRaw("Runtime.executionContextCreated", s, params)
 	}
 }
+
+// settle waits until the client's commands on session s that were
+// waiting for Chrome when it was called have been answered, as Chrome
+// answers a session's commands in order; it waits no longer than
+// settleWait (a command that waits for a promise does not hold up the
+// switch for long, as it would not in Chrome).
+func (c *ClientConn) settle(s *Session) {
+	x := c.Ext()
+	if x == nil || s == nil {
+		return
+	}
+	since := time.Now()
+	deadline := since.Add(settleWait)
+	for x.waitingOn(c, s, since) && time.Now().Before(deadline) {
+		select {
+		case <-c.Ctx.Done():
+			return
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
+}
+
+// settleWait bounds how long settle waits.
+const settleWait = time.Second
