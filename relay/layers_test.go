@@ -12,13 +12,18 @@ import (
 // and all of them the shared vocabulary (api). Nothing under
 // relay/internal imports the facade; no stage imports another; the core
 // imports no stage; link, api, origins and access import neither the core
-// nor a stage; cdp, what the relay knows of the protocol itself, imports nothing
+// nor a stage; the services the stages share over the core (look) import
+// the core and no stage, and the core does not import them; cdp, what the relay knows of the protocol itself, imports nothing
 // of the relay.
 
 const modRelay = "github.com/cdprelay/cdprelay/relay"
 
 // stagePackages are the concerns' packages under relay/internal.
 var stagePackages = []string{"rules", "tiers", "person", "creds", "browser", "targets"}
+
+// servicePackages are what several stages use over the core: they import
+// the core and no stage, and the core does not import them.
+var servicePackages = []string{"look"}
 
 // stagesInCore are the concerns whose stage code (what they do with an
 // instance, a tab, a client) is still in the core, beside the core's own:
@@ -64,6 +69,10 @@ func layerViolations(deps, direct map[string][]string) []string {
 				bad = append(bad, p+" (a stage) imports another stage, "+d)
 			case pk == "core" && isStage(dk) && !slices.Contains(stagesInCore, dk):
 				bad = append(bad, p+" (the core) imports a stage, "+d)
+			case slices.Contains(servicePackages, pk) && isStage(dk):
+				bad = append(bad, p+" (a service over the core) imports a stage, "+d)
+			case (pk == "core" || pk == "link" || pk == "api" || pk == "origins" || pk == "access") && slices.Contains(servicePackages, dk):
+				bad = append(bad, p+" imports "+d+", a service over the core")
 			case (pk == "link" || pk == "api" || pk == "origins" || pk == "access") && (dk == "core" || isStage(dk)):
 				bad = append(bad, p+" imports "+d+", which is above it")
 			case pk == "api" && dk != "api":
@@ -97,6 +106,9 @@ func TestLayerRules(t *testing.T) {
 		{"api imports link", map[string][]string{modRelay + "/internal/api": {modRelay + "/internal/link"}}, 1},
 		{"cdp imports api", map[string][]string{modRelay + "/internal/cdp": {modRelay + "/internal/api"}}, 1},
 		{"the own origins import the core", map[string][]string{modRelay + "/internal/origins": {modRelay + "/internal/core"}}, 1},
+		{"a stage uses a service", map[string][]string{modRelay + "/internal/person": {modRelay + "/internal/look", modRelay + "/internal/core"}, modRelay + "/internal/look": {modRelay + "/internal/core"}}, 0},
+		{"the core imports a service", map[string][]string{modRelay + "/internal/core": {modRelay + "/internal/look"}}, 1},
+		{"a service imports a stage", map[string][]string{modRelay + "/internal/look": {modRelay + "/internal/person"}}, 1},
 		{"a stage imports cdp", map[string][]string{modRelay + "/internal/tiers": {modRelay + "/internal/cdp", "github.com/cdprelay/cdprelay/internal/wire"}}, 0},
 	} {
 		if got := layerViolations(tc.deps, tc.deps); len(got) != tc.bad {

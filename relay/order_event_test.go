@@ -154,7 +154,7 @@ func TestEventOrderPins(t *testing.T) {
 	})
 
 	// The relay's own world before the world tracking: the isolated world
-	// the relay makes for itself (relayworld.go) is not tracked as one of
+	// the relay makes for itself (package look) is not tracked as one of
 	// the client's, gets no read-only guard, and the client is not told of
 	// it. Catches the tracking run first: the guard would go into the
 	// relay's world (and break its probes), and a client that names that

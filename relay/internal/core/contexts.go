@@ -21,7 +21,7 @@ import (
 // not know of is one that does not exist, or one the relay cannot place,
 // and a command naming it is refused where it matters (ctxguard.go).
 //
-// The view also knows the relay's own worlds (relayworld.go), which the
+// The view also knows the relay's own worlds (package look), which the
 // client must never reach, and the isolated worlds of a read-only tab,
 // which get the guard (tiers/worlds.go).
 
@@ -37,12 +37,12 @@ const (
 // execContext is one execution context of a session, as Chrome announced
 // it. Guarded by the instance's mutex.
 type execContext struct {
-	frame  string // the frame it runs in ("" for a worker)
+	Frame  string // the frame it runs in ("" for a worker)
 	kind   ctxKind
 	origin string
 	name   string // the world's name; "" for a page's own
 	unique string
-	relay  bool // one of the relay's own worlds
+	Relay  bool // one of the relay's own worlds
 	// raw is Chrome's context object, for the client's Runtime.enable.
 	raw []byte
 }
@@ -50,7 +50,7 @@ type execContext struct {
 // sessionContexts are the execution contexts of one session of a tab.
 // Guarded by the instance's mutex.
 type sessionContexts struct {
-	byID     map[int64]*execContext
+	ByID     map[int64]*execContext
 	byUnique map[string]int64
 	// held: Runtime is on in Chrome for the session, by the relay's own
 	// Runtime.enable or by a client's it let through (runtimehold.go).
@@ -73,13 +73,13 @@ const maxContexts = 8192
 // contextsOf returns the contexts of t's session sid ("" for the tab's
 // own), made on first use.
 func (t *Tab) contextsOf(sid string) *sessionContexts {
-	if t.ctxs == nil {
-		t.ctxs = make(map[string]*sessionContexts)
+	if t.Ctxs == nil {
+		t.Ctxs = make(map[string]*sessionContexts)
 	}
-	sc := t.ctxs[sid]
+	sc := t.Ctxs[sid]
 	if sc == nil {
-		sc = &sessionContexts{byID: map[int64]*execContext{}, byUnique: map[string]int64{}}
-		t.ctxs[sid] = sc
+		sc = &sessionContexts{ByID: map[int64]*execContext{}, byUnique: map[string]int64{}}
+		t.Ctxs[sid] = sc
 	}
 	return sc
 }
@@ -87,13 +87,13 @@ func (t *Tab) contextsOf(sid string) *sessionContexts {
 // FrameOrigin returns the origin of frame on t's session sid, as Chrome
 // gave it for the frame's own world; "" when the relay knows of none.
 func (t *Tab) FrameOrigin(sid, frame string) string {
-	sc := t.ctxs[sid]
+	sc := t.Ctxs[sid]
 	if sc == nil {
 		return ""
 	}
 	best, origin := int64(-1), ""
-	for id, x := range sc.byID {
-		if x.frame == frame && x.kind == ctxDefault && id > best {
+	for id, x := range sc.ByID {
+		if x.Frame == frame && x.kind == ctxDefault && id > best {
 			best, origin = id, x.origin
 		}
 	}
@@ -102,13 +102,13 @@ func (t *Tab) FrameOrigin(sid, frame string) string {
 
 // dropContexts forgets the contexts of t's session sid (a child that went).
 func (t *Tab) dropContexts(sid string) {
-	if sc := t.ctxs[sid]; sc != nil {
-		for _, x := range sc.byID {
-			if x.relay {
+	if sc := t.Ctxs[sid]; sc != nil {
+		for _, x := range sc.ByID {
+			if x.Relay {
 				t.relayCtxs.Add(-1)
 			}
 		}
-		delete(t.ctxs, sid)
+		delete(t.Ctxs, sid)
 	}
 }
 
@@ -126,7 +126,7 @@ func (st *State) ContextEvent(t *Tab, sid string, method, params []byte) (relay 
 		}
 		aux := wire.Field(ctx, "auxData")
 		x := &execContext{
-			frame:  string(wire.StringField(aux, "frameId")),
+			Frame:  string(wire.StringField(aux, "frameId")),
 			origin: string(wire.StringField(ctx, "origin")),
 			name:   string(wire.StringField(ctx, "name")),
 			unique: string(wire.StringField(ctx, "uniqueId")),
@@ -138,22 +138,22 @@ func (st *State) ContextEvent(t *Tab, sid string, method, params []byte) (relay 
 		case "isolated":
 			x.kind = ctxIsolated
 		}
-		x.relay = x.kind == ctxIsolated && isRelayWorldName(x.name)
+		x.Relay = x.kind == ctxIsolated && isRelayWorldName(x.name)
 		sc := t.contextsOf(sid)
-		if old := sc.byID[id]; old != nil {
+		if old := sc.ByID[id]; old != nil {
 			// A new renderer counts from 1 again: the id is this context's now.
 			st.forgetContext(t, sc, id, old)
 		}
-		if len(sc.byID) >= maxContexts {
+		if len(sc.ByID) >= maxContexts {
 			sc.full = true
-			return x.relay, 0
+			return x.Relay, 0
 		}
 		x.raw = slices.Clone(ctx)
-		sc.byID[id] = x
+		sc.ByID[id] = x
 		if x.unique != "" {
 			sc.byUnique[x.unique] = id
 		}
-		if x.relay {
+		if x.Relay {
 			t.relayCtxs.Add(1)
 			return true, 0
 		}
@@ -161,7 +161,7 @@ func (st *State) ContextEvent(t *Tab, sid string, method, params []byte) (relay 
 			return false, id
 		}
 	case "Runtime.executionContextDestroyed":
-		sc := t.ctxs[sid]
+		sc := t.Ctxs[sid]
 		if sc == nil {
 			return false, 0
 		}
@@ -171,13 +171,13 @@ func (st *State) ContextEvent(t *Tab, sid string, method, params []byte) (relay 
 				id, ok = sc.byUnique[string(u)]
 			}
 		}
-		if x := sc.byID[id]; ok && x != nil {
+		if x := sc.ByID[id]; ok && x != nil {
 			st.forgetContext(t, sc, id, x)
-			return x.relay, 0
+			return x.Relay, 0
 		}
 	case "Runtime.executionContextsCleared":
-		if sc := t.ctxs[sid]; sc != nil {
-			for id, x := range sc.byID {
+		if sc := t.Ctxs[sid]; sc != nil {
+			for id, x := range sc.ByID {
 				st.forgetContext(t, sc, id, x)
 			}
 			sc.full = false
@@ -188,11 +188,11 @@ func (st *State) ContextEvent(t *Tab, sid string, method, params []byte) (relay 
 
 // forgetContext takes context id out of sc.
 func (st *State) forgetContext(t *Tab, sc *sessionContexts, id int64, x *execContext) {
-	delete(sc.byID, id)
+	delete(sc.ByID, id)
 	if x.unique != "" && sc.byUnique[x.unique] == id {
 		delete(sc.byUnique, x.unique)
 	}
-	if x.relay {
+	if x.Relay {
 		t.relayCtxs.Add(-1)
 	}
 }
@@ -201,9 +201,9 @@ func (st *State) forgetContext(t *Tab, sc *sessionContexts, id int64, x *execCon
 // where the read-only guard goes.
 func (t *Tab) isolatedContexts() map[string][]int64 {
 	out := map[string][]int64{}
-	for sid, sc := range t.ctxs {
-		for id, x := range sc.byID {
-			if x.kind == ctxIsolated && !x.relay {
+	for sid, sc := range t.Ctxs {
+		for id, x := range sc.ByID {
+			if x.kind == ctxIsolated && !x.Relay {
 				out[sid] = append(out[sid], id)
 			}
 		}

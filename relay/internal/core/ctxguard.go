@@ -189,7 +189,7 @@ func (in *Instance) guardsContexts(acc TabAccess, tiers bool) bool {
 // sid, from the values of spec's top-level keys (vals, counts as
 // wire.MembersOf gives them). strict: refuse one it cannot place.
 func (st *State) judgeContexts(t *Tab, sid string, spec *ctxSpec, vals [][]byte, counts []int, strict bool) ctxVerdict {
-	sc := t.ctxs[sid]
+	sc := t.Ctxs[sid]
 	relay := t.relayCtxs.Load() > 0
 	targets, isolated := 0, true
 	var v ctxVerdict
@@ -227,7 +227,7 @@ func (st *State) judgeContexts(t *Tab, sid string, spec *ctxSpec, vals [][]byte,
 					return ctxVerdict{refused: true, relay: true, msg: msgNoScript + string(unquoted(raw))}
 				}
 				continue
-			case x != nil && x.relay:
+			case x != nil && x.Relay:
 				return ctxVerdict{refused: true, relay: true, msg: notFound(key.kind)}
 			case x == nil && strict:
 				return ctxVerdict{refused: true, code: CodeServerError, msg: notFound(key.kind)}
@@ -252,7 +252,7 @@ func notFound(k refKind) string {
 }
 
 // relayScript marks a script id as one of the relay's own worlds'.
-var relayScript = &execContext{relay: true}
+var relayScript = &execContext{Relay: true}
 
 // placeRef returns the context raw names in sc: nil when there is none.
 // For a world name, it returns a context when the name is the relay's;
@@ -268,7 +268,7 @@ func placeRef(sc *sessionContexts, k refKind, raw []byte) (x *execContext, why s
 		if sc == nil {
 			return nil, ""
 		}
-		return sc.byID[id], ""
+		return sc.ByID[id], ""
 	case refWorld:
 		s, ok := wire.Unquote(raw)
 		if !ok {
@@ -296,7 +296,7 @@ func placeRef(sc *sessionContexts, k refKind, raw []byte) (x *execContext, why s
 			return nil, ""
 		}
 		if id, ok := sc.byUnique[string(s)]; ok {
-			return sc.byID[id], ""
+			return sc.ByID[id], ""
 		}
 		return nil, ""
 	}
@@ -314,7 +314,7 @@ func placeRef(sc *sessionContexts, k refKind, raw []byte) (x *execContext, why s
 	if sc == nil {
 		return nil, ""
 	}
-	return sc.byID[id], ""
+	return sc.ByID[id], ""
 }
 
 // idContext reads the context of an object or call frame id:

@@ -112,7 +112,7 @@
 //     (brake.go), the extension's own calls
 //     (extension.setNavigationFence, extension.sharePopup,
 //     chrome.debugger.detach).
-//   - The relay's own world (relayworld.go): a fresh isolated world with a
+//   - The relay's own world (package look): a fresh isolated world with a
 //     random name for each look — the focus and point probes of an
 //     approval (package person: probe.go, recheck.go), the secret field's checks and the typing of a
 //     secret (package creds: fieldwatch.go, typing.go). Its contexts, objects and scripts

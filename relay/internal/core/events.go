@@ -127,7 +127,7 @@ func (in *Instance) ChildOf(e *EventMsg) bool {
 }
 
 // RelayWorld (core.RelayWorld): the relay's own world's events are the
-// relay's (relayworld.go, relayevents.go).
+// relay's (package look, relayevents.go).
 func (in *Instance) RelayWorld(e *EventMsg) bool {
 	if BytesHasPrefix(e.Method, "Runtime.executionContext") {
 		relay, isolated := e.State.ContextEvent(e.Tab, string(e.Sid), e.Method, e.Params)

@@ -8,7 +8,7 @@ import (
 
 // What the client hears of the relay's own worlds: nothing. Chrome
 // tells every listener of a session about every context and script and
-// pause in it; the relay's worlds (relayworld.go) are withheld from all
+// pause in it; the relay's worlds (package look) are withheld from all
 // of it, on the event path, while the relay has a world on the tab.
 
 // relayEvent reports whether an event of t's session sid comes from one
@@ -17,13 +17,13 @@ import (
 // of it. A pause there is resumed by the relay (unpause). Called only
 // while the relay has a world on t.
 func (st *State) relayEvent(t *Tab, sid string, method, params []byte) (withhold, unpause bool) {
-	sc := t.ctxs[sid]
+	sc := t.Ctxs[sid]
 	if sc == nil {
 		return false, false
 	}
 	inRelay := func(raw []byte) bool {
 		id, ok := wire.Int(raw)
-		return ok && sc.byID[id] != nil && sc.byID[id].relay
+		return ok && sc.ByID[id] != nil && sc.ByID[id].Relay
 	}
 	switch string(method) {
 	case "Runtime.consoleAPICalled", "Runtime.bindingCalled", "Runtime.inspectRequested":
@@ -79,7 +79,7 @@ func pausedInRelay(sc *sessionContexts, params []byte) bool {
 		if sc.scripts[f.Location.ScriptID] {
 			return true
 		}
-		if id, ok := idContext([]byte(f.CallFrameID)); ok && sc.byID[id] != nil && sc.byID[id].relay {
+		if id, ok := idContext([]byte(f.CallFrameID)); ok && sc.ByID[id] != nil && sc.ByID[id].Relay {
 			return true
 		}
 	}

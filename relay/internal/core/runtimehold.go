@@ -55,7 +55,7 @@ func (st *State) runtimeWanted(t *Tab, sid string, s *Session, method []byte) bo
 	if string(method) == "Runtime.bindingCalled" {
 		return true
 	}
-	if sc := t.ctxs[sid]; sc == nil || !sc.held {
+	if sc := t.Ctxs[sid]; sc == nil || !sc.held {
 		return true
 	}
 	return s.runtimeOn()
@@ -112,7 +112,7 @@ func (c *ClientConn) runtimeSwitch(k Call) {
 // relay's own, none of a tab or frame the client may not see.
 func (st *State) replayContexts(t *Tab, sid string, s *Session) {
 	c := st.Client
-	sc := t.ctxs[sid]
+	sc := t.Ctxs[sid]
 	if c == nil || sc == nil {
 		return
 	}
@@ -123,16 +123,16 @@ func (st *State) replayContexts(t *Tab, sid string, s *Session) {
 	if acc.Level == AccessBlind {
 		return
 	}
-	ids := make([]int64, 0, len(sc.byID))
-	for id, x := range sc.byID {
-		if !x.relay && x.raw != nil {
+	ids := make([]int64, 0, len(sc.ByID))
+	for id, x := range sc.ByID {
+		if !x.Relay && x.raw != nil {
 			ids = append(ids, id)
 		}
 	}
 	slices.Sort(ids)
 	for _, id := range ids {
-		x := sc.byID[id]
-		if n, ok := t.BlindFrames[x.frame]; ok && n.Acc.Level == AccessBlind {
+		x := sc.ByID[id]
+		if n, ok := t.BlindFrames[x.Frame]; ok && n.Acc.Level == AccessBlind {
 			continue
 		}
 		params := make([]byte, 0, len(x.raw)+12)

@@ -91,7 +91,7 @@ type Tab struct {
 	// ("" for the tab's own): the relay's view of them (contexts.go).
 	// relayCtxs counts those of the relay's own worlds among them; read
 	// without the lock on the command path.
-	ctxs      map[string]*sessionContexts
+	Ctxs      map[string]*sessionContexts
 	relayCtxs atomic.Int32
 	// lastCommand is when a client command that can open a tab (input,
 	// script: methodInfo.opens) was last forwarded to the tab (unix
@@ -124,7 +124,7 @@ func (t *Tab) setState(s tabState, err error) {
 	if s == tabDetached {
 		t.Fetch = nil
 		detachedLocked(t)
-		t.ctxs = nil
+		t.Ctxs = nil
 		t.relayCtxs.Store(0)
 	}
 	if s == tabAttaching || s == tabDetaching {

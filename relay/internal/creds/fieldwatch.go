@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/look"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
@@ -205,17 +206,17 @@ func fieldShowsText(c *core.ClientConn, ctx context.Context, f typedField) strin
 		return "a field holding a typed secret cannot be looked at"
 	}
 	// A world of the relay's own, made for this look, where the page's
-	// script cannot redefine what the probe calls (relayworld.go).
-	look, err := c.NewLook(ctx, f.via)
+	// script cannot redefine what the probe calls (package look).
+	lk, err := look.New(ctx, c, f.via)
 	if err != nil {
 		return "the page could not be looked at (" + err.Error() + "), and a password field of it holds a typed secret"
 	}
-	defer look.Close()
+	defer lk.Close()
 	x := c.Ext()
 	if x == nil {
 		return "the page could not be looked at, and a password field of it holds a typed secret"
 	}
-	res, err := x.SendCommand(ctx, look.T.Id, look.Sid, "DOM.resolveNode", map[string]any{"backendNodeId": f.node, "executionContextId": look.Ctx, "objectGroup": look.Group})
+	res, err := x.SendCommand(ctx, lk.T.Id, lk.Sid, "DOM.resolveNode", map[string]any{"backendNodeId": f.node, "executionContextId": lk.Ctx, "objectGroup": lk.Group})
 	var ee *core.ExtError
 	if err != nil && errors.As(err, &ee) && strings.Contains(ee.Message, "No node") {
 		return "" // gone with its value
@@ -228,7 +229,7 @@ func fieldShowsText(c *core.ClientConn, ctx context.Context, f typedField) strin
 	if err != nil || json.Unmarshal(res, &obj) != nil || obj.Object.ObjectID == "" {
 		return "the field holding a typed secret could not be looked at"
 	}
-	res, err = look.Call(ctx, FieldProbe, obj.Object.ObjectID, nil, true)
+	res, err = lk.Call(ctx, FieldProbe, obj.Object.ObjectID, nil, true)
 	var r struct {
 		Value *bool `json:"value"`
 	}

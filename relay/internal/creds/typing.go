@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/look"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/link"
@@ -20,7 +21,7 @@ import (
 // keyboard.sendCharacter()) or of a key event's text — or calls the
 // relay's own CDPRelay.fillSecret {name} on a tab's session. The relay
 // finds the focused field and the frame it is in, and judges them by the
-// browser's answers (relayworld.go): the field is a password field by its
+// browser's answers (package look): the field is a password field by its
 // node, the frame is on one of the secret's origins by the origin Chrome
 // gave it. Then it types the value in the same task of the page as it
 // checks that the focus is still there. Otherwise the command is refused
@@ -90,17 +91,17 @@ func typeSecret(c *core.ClientConn, k core.Call, name string) {
 	}
 	ctx, cancel := c.CallCtx()
 	defer cancel()
-	look, err := c.NewLook(ctx, via)
+	lk, err := look.New(ctx, c, via)
 	if err != nil {
 		failSecret(c, k, "cdprelay: secret "+name+" was not typed: the page could not be looked at ("+err.Error()+")")
 		return
 	}
-	defer look.Close()
-	f, err := look.Focus(ctx)
+	defer lk.Close()
+	f, err := lk.Focus(ctx)
 	anyField := src.AnyField(name)
 	why := ""
 	switch {
-	case errors.Is(err, core.ErrNoFocus):
+	case errors.Is(err, look.ErrNoFocus):
 		why = "no field has the focus"
 	case err != nil:
 		why = "the frame could not be asked where its focus is (" + err.Error() + ")"
@@ -127,7 +128,7 @@ func typeSecret(c *core.ClientConn, k core.Call, name string) {
 	LockSecret(in, name, value)
 	// The check that the focus is where it was judged and the typing run
 	// in one task of the page: the focus cannot move in between.
-	res, err := look.Call(ctx, InsertScript, f.Chain, []map[string]any{{"value": string(value)}, {"value": anyField}}, true)
+	res, err := lk.Call(ctx, InsertScript, f.Chain, []map[string]any{{"value": string(value)}, {"value": anyField}}, true)
 	clear(value)
 	if err != nil {
 		failSecret(c, k, "cdprelay: secret "+name+" was not typed: "+err.Error())
@@ -156,7 +157,7 @@ func typeSecret(c *core.ClientConn, k core.Call, name string) {
 // fieldRefusal says why the focused element f may not take a secret,
 // from what the browser says of it; "" when it may. Unless anyField, only
 // a password field: a text field shows the value in every screenshot.
-func fieldRefusal(f core.Focused, anyField bool) string {
+func fieldRefusal(f look.Focused, anyField bool) string {
 	el := f.El
 	if el.IsFrame() {
 		return "the focus is in a frame of another origin inside " + f.Origin + "; fill the field through that frame"

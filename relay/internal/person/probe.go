@@ -7,12 +7,13 @@ import (
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/look"
 )
 
 // What a held command would do, in a person's words: the card the live
 // view shows says it (Description). For a mouse press or a key, the relay
-// looks at the page first, from the browser's own answers (the core's
-// relayworld.go): what the browser's hit test finds under the pointer, or
+// looks at the page first, from the browser's own answers (package
+// look): what the browser's hit test finds under the pointer, or
 // what has the focus, and what the accessibility tree calls it. Nothing
 // the client can change in a world of script decides what the card says.
 
@@ -26,7 +27,7 @@ func probeThenAsk(c *core.ClientConn, h *core.HeldCmd, via *core.Session, desc D
 	var seen core.SeenTarget
 	err := errors.New("no page")
 	if via != nil {
-		seen, err = look(ctx, c, via, h.Method, h.Cmd.Env.Params)
+		seen, err = seenAt(ctx, c, via, h.Method, h.Cmd.Env.Params)
 	}
 	t := seen.Target
 	desc.Looked, desc.Target = err == nil, t
@@ -55,27 +56,27 @@ func lookAt(ctx context.Context, c *core.ClientConn, via *core.Session, method s
 		if err1 != nil || err2 != nil {
 			return api.PointTarget{}, errors.New("no point")
 		}
-		t, err := c.PointAt(ctx, via, x, y)
+		t, err := look.PointAt(ctx, c, via, x, y)
 		if err != nil {
 			return api.PointTarget{}, err
 		}
 		v = t
 	} else {
-		look, err := c.NewLook(ctx, via)
+		lk, err := look.New(ctx, c, via)
 		if err != nil {
 			return api.PointTarget{}, err
 		}
-		defer look.Close()
-		f, err := look.Focus(ctx)
+		defer lk.Close()
+		f, err := lk.Focus(ctx)
 		switch {
-		case errors.Is(err, core.ErrNoFocus):
+		case errors.Is(err, look.ErrNoFocus):
 			c.Inst.Lock()
-			v = api.PointTarget{Origin: via.Tab.FrameOrigin(look.Sid, look.Frame), Kind: "nothing"}
+			v = api.PointTarget{Origin: via.Tab.FrameOrigin(lk.Sid, lk.Frame), Kind: "nothing"}
 			c.Inst.Unlock()
 		case err != nil:
 			return api.PointTarget{}, err
 		default:
-			if v, err = c.PersonsView(ctx, look.T, look.Sid, f.Origin, f.El); err != nil {
+			if v, err = look.PersonsView(ctx, c, lk.T, lk.Sid, f.Origin, f.El); err != nil {
 				return api.PointTarget{}, err
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/look"
 )
 
 // What the person approved is what happens.
@@ -40,8 +41,8 @@ type pressRecord struct {
 	what string // the card's words
 }
 
-// look is describe.go's look at the page, with the element's identity.
-func look(ctx context.Context, c *core.ClientConn, via *core.Session, method string, params []byte) (core.SeenTarget, error) {
+// seenAt is lookAt's look at the page, with the element's identity.
+func seenAt(ctx context.Context, c *core.ClientConn, via *core.Session, method string, params []byte) (core.SeenTarget, error) {
 	t, err := lookAt(ctx, c, via, method, params)
 	if err != nil {
 		return core.SeenTarget{Via: via}, err
@@ -76,15 +77,15 @@ func identify(ctx context.Context, c *core.ClientConn, via *core.Session, method
 	}
 	// The focused element, through shadow roots and frames of the same
 	// origin, found in a world of the relay's own made for this look
-	// (relayworld.go), as describe.go found it.
-	look, err := c.NewLook(ctx, via)
+	// (package look), as describe.go found it.
+	lk, err := look.New(ctx, c, via)
 	if err != nil {
 		return 0, err
 	}
-	defer look.Close()
-	f, err := look.Focus(ctx)
+	defer lk.Close()
+	f, err := lk.Focus(ctx)
 	switch {
-	case errors.Is(err, core.ErrNoFocus):
+	case errors.Is(err, look.ErrNoFocus):
 		return 0, nil // nothing focused
 	case err != nil:
 		return 0, err
@@ -108,7 +109,7 @@ func CheckApproved(c *core.ClientConn, k *core.Cmd) bool {
 	}
 	if h != nil && h.Approved && h.ByPerson && h.Seen.OK {
 		return holdToCheck(c, k, func(ctx context.Context) string {
-			now, err := look(ctx, c, h.Seen.Via, h.Method, h.Cmd.Env.Params)
+			now, err := seenAt(ctx, c, h.Seen.Via, h.Method, h.Cmd.Env.Params)
 			if err != nil {
 				return "cdprelay: the page could not be looked at again after the person approved " + h.What + ", so it is not done"
 			}
@@ -132,7 +133,7 @@ func CheckApproved(c *core.ClientConn, k *core.Cmd) bool {
 				via := k.Route.Via
 				params := append([]byte(nil), k.Env.Params...)
 				return holdToCheck(c, k, func(ctx context.Context) string {
-					now, err := look(ctx, c, via, "Input.dispatchMouseEvent", params)
+					now, err := seenAt(ctx, c, via, "Input.dispatchMouseEvent", params)
 					if err != nil || !same(p.seen, now) {
 						return "cdprelay: the release would not land where the approved press did (" + p.what + "): now it would " + nowWould(c, k, now) + "; not done"
 					}

@@ -1,4 +1,8 @@
-package core
+// Package look is how the relay looks at a page for itself: from the
+// browser's own answers where it can, and from a world of its own where
+// only script can tell. The person's stage uses it to say what a click
+// would press, the secrets' stage to find the field a secret is typed in.
+package look
 
 import (
 	"context"
@@ -10,24 +14,23 @@ import (
 	"strings"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
 
-// How the relay looks at a page: from the browser's own answers where it
-// can, and from a world of its own where only script can tell.
-//
 // What is under a point is the browser's hit test (DOM.getNodeForLocation,
 // which gives the frame too); what a node is, its attributes and the frame
 // a frame element holds are DOM.describeNode's; what a person would call
 // it (a button "Place order", a link, a form around it) is the
 // accessibility tree's; a frame's origin is the one Chrome gave its own
-// world (contexts.go). Only where the focus is, and typing a secret there,
+// world (the core's contexts.go). Only where the focus is, and typing a secret there,
 // take script in the page: it runs in an isolated world the relay makes
 // for that one look, with a random name, and nothing but the relay has
 // ever run in it:
 //
 //   - the client cannot reach it: its id, unique id, name, objects, call
 //     frames and scripts are refused to the client, and nothing of it is
-//     announced (ctxguard.go);
+//     announced (the core's ctxguard.go, and its
+//     event row core.RelayWorld);
 //   - the page cannot reach an isolated world, and what the client can
 //     change in every world at once (Runtime.addBinding, which sets a
 //     global) the relay's scripts do not use: they name no global but
@@ -42,11 +45,11 @@ import (
 // maxRelayWorlds bounds the relay's worlds in one frame of one document.
 const maxRelayWorlds = 32
 
-// relayLook is one look of the relay's at the page of session via: a
+// Look is one look of the relay's at the page of session via: a
 // world made for it in via's frame.
-type relayLook struct {
-	c     *ClientConn
-	T     *Tab
+type Look struct {
+	c     *core.ClientConn
+	T     *core.Tab
 	Sid   string // via's, "" for a tab's own session
 	Frame string // via's frame
 	Ctx   int64  // the world's execution context in frame
@@ -54,7 +57,7 @@ type relayLook struct {
 }
 
 // viaFrame returns the session id and the frame of via.
-func (c *ClientConn) viaFrame(via *Session) (sid, frame string) {
+func viaFrame(c *core.ClientConn, via *core.Session) (sid, frame string) {
 	c.Inst.Lock()
 	defer c.Inst.Unlock()
 	if via.Child {
@@ -64,7 +67,7 @@ func (c *ClientConn) viaFrame(via *Session) (sid, frame string) {
 }
 
 // relayCmd sends a command of the relay's own to t's session sid.
-func (c *ClientConn) relayCmd(ctx context.Context, t *Tab, sid, method string, params any) (json.RawMessage, error) {
+func relayCmd(ctx context.Context, c *core.ClientConn, t *core.Tab, sid, method string, params any) (json.RawMessage, error) {
 	x := c.Ext()
 	if x == nil {
 		return nil, errors.New("the extension is gone")
@@ -72,15 +75,15 @@ func (c *ClientConn) relayCmd(ctx context.Context, t *Tab, sid, method string, p
 	return x.SendCommand(ctx, t.Id, sid, method, params)
 }
 
-// NewLook makes a world of the relay's own in via's frame.
-func (c *ClientConn) NewLook(ctx context.Context, via *Session) (*relayLook, error) {
+// New makes a world of the relay's own in via's frame.
+func New(ctx context.Context, c *core.ClientConn, via *core.Session) (*Look, error) {
 	t := via.Tab
-	sid, frame := c.viaFrame(via)
+	sid, frame := viaFrame(c, via)
 	c.Inst.Lock()
 	n := 0
-	if sc := t.ctxs[sid]; sc != nil {
-		for _, x := range sc.byID {
-			if x.relay && x.frame == frame {
+	if sc := t.Ctxs[sid]; sc != nil {
+		for _, x := range sc.ByID {
+			if x.Relay && x.Frame == frame {
 				n++
 			}
 		}
@@ -89,7 +92,7 @@ func (c *ClientConn) NewLook(ctx context.Context, via *Session) (*relayLook, err
 	if n >= maxRelayWorlds {
 		return nil, errors.New("the relay has looked at this page too often; load it again")
 	}
-	res, err := c.relayCmd(ctx, t, sid, "Page.createIsolatedWorld", map[string]any{"frameId": frame, "worldName": RelayWorldPrefix + "-" + RandHex(16), "grantUniveralAccess": false})
+	res, err := relayCmd(ctx, c, t, sid, "Page.createIsolatedWorld", map[string]any{"frameId": frame, "worldName": core.RelayWorldPrefix + "-" + core.RandHex(16), "grantUniveralAccess": false})
 	if err != nil {
 		return nil, err
 	}
@@ -99,11 +102,11 @@ func (c *ClientConn) NewLook(ctx context.Context, via *Session) (*relayLook, err
 	if json.Unmarshal(res, &w) != nil || w.ID == 0 {
 		return nil, errors.New("no isolated world")
 	}
-	return &relayLook{c: c, T: t, Sid: sid, Frame: frame, Ctx: w.ID, Group: RelayWorldPrefix + "-" + RandHex(16)}, nil
+	return &Look{c: c, T: t, Sid: sid, Frame: frame, Ctx: w.ID, Group: core.RelayWorldPrefix + "-" + core.RandHex(16)}, nil
 }
 
 // Close lets go of what the look holds in the page.
-func (l *relayLook) Close() {
+func (l *Look) Close() {
 	if x := l.c.Ext(); x != nil {
 		x.Fire(l.T.Id, l.Sid, "Runtime.releaseObjectGroup", map[string]any{"objectGroup": l.Group})
 	}
@@ -112,10 +115,10 @@ func (l *relayLook) Close() {
 // Call runs function fn in the look's world, on object this ("" for
 // none), with args (CDP CallArgument values), and returns its result: by
 // value, or as a remote object.
-func (l *relayLook) Call(ctx context.Context, fn, this string, args []map[string]any, byValue bool) (json.RawMessage, error) {
+func (l *Look) Call(ctx context.Context, fn, this string, args []map[string]any, byValue bool) (json.RawMessage, error) {
 	p := map[string]any{
 		// The nonce makes every script new: no breakpoint waits for it.
-		"functionDeclaration": "/*" + RandHex(16) + "*/ " + fn,
+		"functionDeclaration": "/*" + core.RandHex(16) + "*/ " + fn,
 		"returnByValue":       byValue,
 		"silent":              true,
 		"objectGroup":         l.Group,
@@ -128,7 +131,7 @@ func (l *relayLook) Call(ctx context.Context, fn, this string, args []map[string
 	if args != nil {
 		p["arguments"] = args
 	}
-	res, err := l.c.relayCmd(ctx, l.T, l.Sid, "Runtime.callFunctionOn", p)
+	res, err := relayCmd(ctx, l.c, l.T, l.Sid, "Runtime.callFunctionOn", p)
 	if err != nil {
 		return nil, err
 	}
@@ -169,14 +172,14 @@ const focusChain = `function () {
 
 // Focused is where the focus is, from the browser's answers.
 type Focused struct {
-	El     node   // the focused element (a frame element: the focus is in a frame the relay cannot look into)
+	El     Node   // the focused element (a frame element: the focus is in a frame the relay cannot look into)
 	frame  string // the frame el is in
 	Origin string // that frame's origin, as Chrome gave it
 	Chain  string // the chain's remote object, in the look's world
 }
 
-// node is what DOM.describeNode says of an element.
-type node struct {
+// Node is what DOM.describeNode says of an element.
+type Node struct {
 	BackendNodeID int64    `json:"backendNodeId"`
 	NodeName      string   `json:"nodeName"`
 	LocalName     string   `json:"localName"`
@@ -185,7 +188,7 @@ type node struct {
 }
 
 // Attr returns the attribute name of n ("" when it has none).
-func (n node) Attr(name string) string {
+func (n Node) Attr(name string) string {
 	for i := 0; i+1 < len(n.Attributes); i += 2 {
 		if strings.EqualFold(n.Attributes[i], name) {
 			return n.Attributes[i+1]
@@ -195,11 +198,11 @@ func (n node) Attr(name string) string {
 }
 
 // IsFrame reports whether n is a frame element.
-func (n node) IsFrame() bool { return n.NodeName == "IFRAME" || n.NodeName == "FRAME" }
+func (n Node) IsFrame() bool { return n.NodeName == "IFRAME" || n.NodeName == "FRAME" }
 
 // Focus finds the focused element of the look's page and what the
 // browser says of it and of the frames on the way.
-func (l *relayLook) Focus(ctx context.Context) (Focused, error) {
+func (l *Look) Focus(ctx context.Context) (Focused, error) {
 	res, err := l.Call(ctx, focusChain, "", nil, false)
 	if err != nil {
 		return Focused{}, err
@@ -210,7 +213,7 @@ func (l *relayLook) Focus(ctx context.Context) (Focused, error) {
 	if json.Unmarshal(res, &chain) != nil || chain.ObjectID == "" {
 		return Focused{}, errors.New("the page could not be asked where its focus is")
 	}
-	props, err := l.c.relayCmd(ctx, l.T, l.Sid, "Runtime.getProperties", map[string]any{"objectId": chain.ObjectID, "ownProperties": true})
+	props, err := relayCmd(ctx, l.c, l.T, l.Sid, "Runtime.getProperties", map[string]any{"objectId": chain.ObjectID, "ownProperties": true})
 	if err != nil {
 		return Focused{}, err
 	}
@@ -240,7 +243,7 @@ func (l *relayLook) Focus(ctx context.Context) (Focused, error) {
 		if !ok {
 			return Focused{}, errors.New("the page could not be asked where its focus is")
 		}
-		n, err := l.c.describe(ctx, l.T, l.Sid, map[string]any{"objectId": id})
+		n, err := describe(ctx, l.c, l.T, l.Sid, map[string]any{"objectId": id})
 		if err != nil {
 			return Focused{}, err
 		}
@@ -265,22 +268,22 @@ func (l *relayLook) Focus(ctx context.Context) (Focused, error) {
 
 var ErrNoFocus = errors.New("no element has the focus")
 
-// describe asks the browser what a node (by objectId or backendNodeId) is.
-func (c *ClientConn) describe(ctx context.Context, t *Tab, sid string, which map[string]any) (node, error) {
-	res, err := c.relayCmd(ctx, t, sid, "DOM.describeNode", which)
+// describe asks the browser what a Node (by objectId or backendNodeId) is.
+func describe(ctx context.Context, c *core.ClientConn, t *core.Tab, sid string, which map[string]any) (Node, error) {
+	res, err := relayCmd(ctx, c, t, sid, "DOM.describeNode", which)
 	if err != nil {
-		return node{}, err
+		return Node{}, err
 	}
 	var r struct {
-		Node node `json:"node"`
+		Node Node `json:"node"`
 	}
 	if json.Unmarshal(res, &r) != nil {
-		return node{}, errors.New("the browser could not say what the node is")
+		return Node{}, errors.New("the browser could not say what the Node is")
 	}
 	return r.Node, nil
 }
 
-// axNode is a node of the accessibility tree, as the browser computes it.
+// axNode is a Node of the accessibility tree, as the browser computes it.
 type axNode struct {
 	NodeID  string `json:"nodeId"`
 	Ignored bool   `json:"ignored"`
@@ -294,10 +297,10 @@ type axNode struct {
 	DOMNode  int64  `json:"backendDOMNodeId"`
 }
 
-// axLineage returns the node backendNodeId and its ancestors in the
+// axLineage returns the Node backendNodeId and its ancestors in the
 // accessibility tree, nearest first.
-func (c *ClientConn) axLineage(ctx context.Context, t *Tab, sid string, backendNodeID int64) ([]axNode, error) {
-	res, err := c.relayCmd(ctx, t, sid, "Accessibility.getPartialAXTree", map[string]any{"backendNodeId": backendNodeID, "fetchRelatives": true})
+func axLineage(ctx context.Context, c *core.ClientConn, t *core.Tab, sid string, backendNodeID int64) ([]axNode, error) {
+	res, err := relayCmd(ctx, c, t, sid, "Accessibility.getPartialAXTree", map[string]any{"backendNodeId": backendNodeID, "fetchRelatives": true})
 	if err != nil {
 		return nil, err
 	}
@@ -305,7 +308,7 @@ func (c *ClientConn) axLineage(ctx context.Context, t *Tab, sid string, backendN
 		Nodes []axNode `json:"nodes"`
 	}
 	if json.Unmarshal(res, &r) != nil {
-		return nil, errors.New("the browser could not say what the node is")
+		return nil, errors.New("the browser could not say what the Node is")
 	}
 	by := map[string]axNode{}
 	var self *axNode
@@ -316,7 +319,7 @@ func (c *ClientConn) axLineage(ctx context.Context, t *Tab, sid string, backendN
 		}
 	}
 	if self == nil {
-		return nil, errors.New("the browser could not say what the node is")
+		return nil, errors.New("the browser could not say what the Node is")
 	}
 	out := []axNode{*self}
 	for n := *self; len(out) < 256; {
@@ -344,15 +347,15 @@ func originOf(src, base string) string {
 	return u.Scheme + "://" + u.Host
 }
 
-// PersonsView says what a person would call node n of t's session sid in
+// PersonsView says what a person would call Node n of t's session sid in
 // frame origin: its kind (button, link, field, or its tag), its text, and
 // whether a press there submits a form. A frame element is a frame the
 // relay cannot look into.
-func (c *ClientConn) PersonsView(ctx context.Context, t *Tab, sid, origin string, n node) (api.PointTarget, error) {
+func PersonsView(ctx context.Context, c *core.ClientConn, t *core.Tab, sid, origin string, n Node) (api.PointTarget, error) {
 	if n.IsFrame() {
 		return api.PointTarget{Origin: origin, Kind: "frame", Frame: originOf(n.Attr("src"), origin)}, nil
 	}
-	lineage, err := c.axLineage(ctx, t, sid, n.BackendNodeID)
+	lineage, err := axLineage(ctx, c, t, sid, n.BackendNodeID)
 	if err != nil {
 		return api.PointTarget{}, err
 	}
@@ -365,7 +368,7 @@ func (c *ClientConn) PersonsView(ctx context.Context, t *Tab, sid, origin string
 		}
 		pt.Kind, pt.Text = kind, a.Name.Value
 		if a.DOMNode != n.BackendNodeID {
-			if target, err = c.describe(ctx, t, sid, map[string]any{"backendNodeId": a.DOMNode}); err != nil {
+			if target, err = describe(ctx, c, t, sid, map[string]any{"backendNodeId": a.DOMNode}); err != nil {
 				return api.PointTarget{}, err
 			}
 		}
@@ -409,12 +412,12 @@ var interactiveRoles = map[string]string{
 
 // PointAt finds what is at (x, y) of via's page: the browser's hit test,
 // which goes into the frames of the page's process.
-func (c *ClientConn) PointAt(ctx context.Context, via *Session, x, y float64) (api.PointTarget, error) {
+func PointAt(ctx context.Context, c *core.ClientConn, via *core.Session, x, y float64) (api.PointTarget, error) {
 	t := via.Tab
-	sid, top := c.viaFrame(via)
-	res, err := c.relayCmd(ctx, t, sid, "DOM.getNodeForLocation", map[string]any{"x": int64(x), "y": int64(y), "includeUserAgentShadowDOM": false, "ignorePointerEventsNone": false})
-	var ee *ExtError
-	if errors.As(err, &ee) && strings.Contains(ee.Message, "No node found") {
+	sid, top := viaFrame(c, via)
+	res, err := relayCmd(ctx, c, t, sid, "DOM.getNodeForLocation", map[string]any{"x": int64(x), "y": int64(y), "includeUserAgentShadowDOM": false, "ignorePointerEventsNone": false})
+	var ee *core.ExtError
+	if errors.As(err, &ee) && strings.Contains(ee.Message, "No Node found") {
 		c.Inst.Lock()
 		o := t.FrameOrigin(sid, top)
 		c.Inst.Unlock()
@@ -439,9 +442,9 @@ func (c *ClientConn) PointAt(ctx context.Context, via *Session, x, y float64) (a
 	if origin == "" {
 		return api.PointTarget{}, fmt.Errorf("the relay does not know the origin of frame %s", hit.FrameID)
 	}
-	n, err := c.describe(ctx, t, sid, map[string]any{"backendNodeId": hit.BackendNodeID})
+	n, err := describe(ctx, c, t, sid, map[string]any{"backendNodeId": hit.BackendNodeID})
 	if err != nil {
 		return api.PointTarget{}, err
 	}
-	return c.PersonsView(ctx, t, sid, origin, n)
+	return PersonsView(ctx, c, t, sid, origin, n)
 }
