@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/person"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 )
@@ -245,7 +246,7 @@ func TestAppendTimeout(t *testing.T) {
 		{`[1]`, `[1]`},
 		{`"x"`, `"x"`},
 	} {
-		if got := string(core.AppendTimeout(nil, []byte(tc.in), 3*time.Second)); got != tc.want {
+		if got := string(person.AppendTimeout(nil, []byte(tc.in), 3*time.Second)); got != tc.want {
 			t.Errorf("appendTimeout(%s) = %s, want %s", tc.in, got, tc.want)
 		}
 	}
@@ -263,7 +264,7 @@ func FuzzAppendTimeout(f *testing.F) {
 		if json.Unmarshal([]byte(in), &before) != nil || before == nil {
 			return
 		}
-		out := core.AppendTimeout(nil, []byte(in), 3*time.Second)
+		out := person.AppendTimeout(nil, []byte(in), 3*time.Second)
 		var after map[string]any
 		if err := json.Unmarshal(out, &after); err != nil {
 			t.Fatalf("appendTimeout(%s) = %s: %v", in, out, err)
@@ -305,7 +306,7 @@ func TestBoundEndsScriptThatNeverEnds(t *testing.T) {
 	sess := h.autoAttach(c)
 	waiting := h.send(c, sess[1], "Runtime.callFunctionOn", map[string]any{"functionDeclaration": "async function awaitForever(){}", "executionContextId": 1, "awaitPromise": true})
 	m := h.callMsg(c, sess[0], "Runtime.callFunctionOn", map[string]any{"functionDeclaration": "function(){ while(true){} }", "executionContextId": 1})
-	if m.Error == nil || m.Error.Message != core.MsgScriptEnded(bound) {
+	if m.Error == nil || m.Error.Message != person.MsgScriptEnded(bound) {
 		t.Fatalf("the script that never ends: %s", m.Raw)
 	}
 	h.waitFor("the page is free", func() bool { return !page.isBusy("") })
@@ -313,7 +314,7 @@ func TestBoundEndsScriptThatNeverEnds(t *testing.T) {
 		t.Fatalf("the brake: %v", page.received("Debugger."))
 	}
 	h.waitFor("the audit record", func() bool {
-		return rec.find(core.KindScriptEnded, "ended a script that kept the page busy past 200ms; 1 commands")
+		return rec.find(person.KindScriptEnded, "ended a script that kept the page busy past 200ms; 1 commands")
 	})
 	for _, msg := range c.Messages() {
 		if msg.ID != nil && *msg.ID == waiting {

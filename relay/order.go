@@ -31,8 +31,10 @@ func init() {
 	core.AddOutcomeHooks(browser.DownloadOutcomes())
 	core.AddLifecycle(creds.Lifecycle())
 	core.AddLifecycle(person.Lifecycle())
+	core.AddLifecycle(person.BrakeLifecycle())
 	core.SetScrubber(creds.Scrubber())
 	core.SetDialogs(person.DialogHooks())
+	core.SetAuthority(person.AuthorityHooks())
 	core.SetOrder(commands(), events(), replies())
 }
 
@@ -51,7 +53,7 @@ func commands() []core.CmdStage {
 		{Name: "rules.Relay", Run: rules.RelayRules, Judges: true},
 		{Name: "creds.Restore", Run: creds.RestoreParams, Wants: creds.WantsRestore, Judges: true},
 		{Name: "rules.Uploads", Run: rules.Uploads, Wants: rules.WantsUploads, Judges: true},
-		{Name: "core.StopRules", Run: (*core.ClientConn).StopRulesStage, Wants: core.WantsStopRules, Judges: true},
+		{Name: "person.StopRules", Run: person.StopRulesStage, Wants: person.WantsStopRules, Judges: true},
 		{Name: "rules.TargetOnTab", Run: rules.TargetOnTab, Wants: rules.WantsTargetOnTab, Judges: true},
 		{Name: "tiers.Navigate", Run: tier.NavigateTo, Wants: tier.WantsNavigateTo, Judges: true},
 		{Name: "tiers.Checks", Run: tier.TierStage, Judges: true},
@@ -75,7 +77,7 @@ func commands() []core.CmdStage {
 		{Name: "tiers.Worlds", Run: tier.Worlds, Wants: tier.WantsWorlds},
 		{Name: "tiers.RemoveScript", Run: tier.RemoveScriptStage, Wants: tier.WantsRemoveScript},
 		{Name: "creds.Streams", Run: creds.StreamsStage, Wants: creds.WantsStreams},
-		{Name: "core.Brake", Run: (*core.ClientConn).BrakeStage, Wants: core.WantsBrake},
+		{Name: "person.Brake", Run: person.BrakeStage, Wants: person.WantsBrake},
 		{Name: "core.Send", Run: (*core.ClientConn).SendStage},
 	}
 }
@@ -101,18 +103,18 @@ func events() []core.EventStage {
 			return strings.HasPrefix(n, "Runtime.") || strings.HasPrefix(n, "Debugger.")
 		}},
 		{Name: "tiers.Guard", Run: tier.GuardWorld, Wants: func(n string) bool { return strings.HasPrefix(n, "Runtime.executionContext") }},
-		{Name: "core.BrakePause", Run: (*core.Instance).BrakePause, Wants: core.IsEvent("Debugger.paused")},
+		{Name: "person.BrakePause", Run: person.BrakePause, Wants: core.IsEvent("Debugger.paused")},
 		{Name: "core.Backstop", Run: (*core.Instance).BackstopPause, Wants: core.IsEvent("Fetch.requestPaused")},
-		{Name: "core.LetGoOn", Run: (*core.Instance).LetGoOn, Wants: core.IsEvent("Fetch.requestPaused", "Fetch.authRequired", "Debugger.paused")},
+		{Name: "person.LetGoOn", Run: person.LetGoOn, Wants: core.IsEvent("Fetch.requestPaused", "Fetch.authRequired", "Debugger.paused")},
 		{Name: "core.Session", Run: (*core.Instance).SessionOf},
 		{Name: "core.Children", Run: (*core.Instance).Children, Wants: core.IsEvent("Target.attachedToTarget", "Target.detachedFromTarget")},
-		{Name: "core.BrakeChild", Run: (*core.Instance).BrakeChild, Wants: core.IsEvent("Target.attachedToTarget")},
+		{Name: "person.BrakeChild", Run: person.BrakeChild, Wants: core.IsEvent("Target.attachedToTarget")},
 		{Name: "core.FenceChild", Run: (*core.Instance).FenceChild, Wants: core.IsEvent("Target.attachedToTarget")},
 		{Name: "tiers.ChildPage", Run: tier.ChildPage, Wants: core.IsEvent("Target.attachedToTarget")},
 		{Name: "tiers.BlindChild", Run: tier.BlindChild, Wants: core.IsEvent("Target.attachedToTarget")},
-		{Name: "core.ResumeWaiting", Run: (*core.Instance).ResumeWaiting, Wants: core.IsEvent("Target.attachedToTarget")},
+		{Name: "person.ResumeWaiting", Run: person.ResumeWaiting, Wants: core.IsEvent("Target.attachedToTarget")},
 		{Name: "tiers.Withhold", Run: tier.Withhold},
-		{Name: "core.OwnDebugger", Run: (*core.Instance).OwnDebugger, Wants: func(n string) bool { return strings.HasPrefix(n, "Debugger.") }},
+		{Name: "person.OwnDebugger", Run: person.OwnDebugger, Wants: func(n string) bool { return strings.HasPrefix(n, "Debugger.") }},
 		{Name: "browser.Downloads", Run: browser.Downloads, Wants: core.IsEvent("Page.downloadWillBegin", "Page.downloadProgress")},
 		{Name: "core.Count", Run: (*core.Instance).CountEvent},
 		{Name: "creds.Redact", Run: creds.RedactEvent, Wants: func(n string) bool { return creds.IsEvent([]byte(n)) }},

@@ -151,7 +151,7 @@ func TestCommandOrderPins(t *testing.T) {
 		if err := h.srv.Default().Stop("person"); err != nil {
 			t.Fatal(err)
 		}
-		// The Stop's own commands, its undoing's last (stopundo.go).
+		// The Stop's own commands, its undoing's last (person's stopundo.go).
 		h.waitFor("the Stop's undoing", func() bool { return rec.find(core.KindStop, "the Stop by person undid") })
 		before := len(e.Commands())
 		for _, s := range []string{"no-such-session", sess} {
@@ -557,7 +557,7 @@ func TestCommandOrderPins(t *testing.T) {
 		e.Event(1, "", "Runtime.executionContextCreated", map[string]any{"context": map[string]any{"id": 7, "origin": "https://a.example", "name": "",
 			"uniqueId": "u7", "auxData": map[string]any{"isDefault": true, "type": "default", "frameId": tid(1)}}})
 		h.event(c, from, "Runtime.executionContextCreated")
-		// Every evaluation gets the brake's bound (brake.go).
+		// Every evaluation gets the brake's bound (person's brake.go).
 		bound := strconv.FormatInt(h.srv.Cfg.ScriptTimeout.Milliseconds(), 10)
 
 		for _, tc := range []struct {

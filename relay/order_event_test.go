@@ -211,7 +211,7 @@ func TestEventOrderPins(t *testing.T) {
 		if err := h.srv.Default().Stop("person"); err != nil {
 			t.Fatal(err)
 		}
-		// The Stop's undoing (stopundo.go) ends with the tab attached
+		// The Stop's undoing (person's stopundo.go) ends with the tab attached
 		// again, and fenced again.
 		h.waitFor("the Stop's undoing", func() bool { return rec.find(core.KindStop, "the Stop by person undid") })
 		before := len(e.Commands())
@@ -252,14 +252,14 @@ func TestEventOrderPins(t *testing.T) {
 			c := h.client()
 			sess := h.autoAttach(c)[0]
 			// The client listens to what it is not to get: it enabled the
-			// Debugger, whose pauses it would then hear (brake.go), and
+			// Debugger, whose pauses it would then hear (person's brake.go), and
 			// Runtime, whose event is the sign the others were routed.
 			h.call(c, sess, "Debugger.enable", nil)
 			h.call(c, sess, "Runtime.enable", nil)
 			if err := h.srv.Default().Stop("person"); err != nil {
 				t.Fatal(err)
 			}
-			// The Stop's undoing (stopundo.go) ends with the tab attached
+			// The Stop's undoing (person's stopundo.go) ends with the tab attached
 			// again.
 			h.waitFor("the Stop's undoing", func() bool { return rec.find(core.KindStop, "the Stop by person undid") })
 			before, from := len(e.Commands()), len(c.Messages())

@@ -62,7 +62,7 @@ func TestLockOrderPins(t *testing.T) {
 
 	// What a Stop sends (the debugger's pauses resumed under its lock; then
 	// its undoing: the script that keeps the page busy ended, the tab
-	// detached and attached again, stopundo.go) reaches the extension
+	// detached and attached again, person's stopundo.go) reaches the extension
 	// before any command the client sends after the Resume. Catches the
 	// Stop's own commands sent once its lock is released, or its undoing
 	// left to run beside the Resume, where a Resume and the client's next

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
@@ -68,7 +69,7 @@ func TestStopAndResume(t *testing.T) {
 		t.Fatalf("stopped event %s", ev.Raw)
 	}
 	h.event(c, from, "Log.entryAdded")
-	if err := in.Stop("viewer-2"); !errors.Is(err, core.ErrStopped) {
+	if err := in.Stop("viewer-2"); !errors.Is(err, api.ErrStopped) {
 		t.Fatalf("second stop: %v", err)
 	}
 	if st := in.Status(); !st.Stopped || st.StoppedBy != "viewer-1" {
@@ -92,7 +93,7 @@ func TestStopAndResume(t *testing.T) {
 	if err := in.Resume("viewer-1"); err != nil {
 		t.Fatal(err)
 	}
-	if err := in.Resume("viewer-1"); !errors.Is(err, core.ErrNotStopped) {
+	if err := in.Resume("viewer-1"); !errors.Is(err, api.ErrNotStopped) {
 		t.Fatalf("second resume: %v", err)
 	}
 	if m := h.callMsg(c, sess, "Runtime.evaluate", map[string]any{"expression": "1"}); m.Error != nil {

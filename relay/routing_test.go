@@ -252,7 +252,7 @@ func TestChildSessions(t *testing.T) {
 	}
 	cmds := e.Commands()
 	for strings.Contains(string(cmds[len(cmds)-1].Params), `"Debugger.`) {
-		cmds = cmds[:len(cmds)-1] // the relay's own Debugger (brake.go)
+		cmds = cmds[:len(cmds)-1] // the relay's own Debugger (person's brake.go)
 	}
 	mustMatch(t, cmds[len(cmds)-1].Params, `[{"tabId":1,"sessionId":"CHILD1"},"Runtime.runIfWaitingForDebugger"]`)
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/person"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 	"github.com/cdprelay/cdprelay/internal/wire"
@@ -69,7 +70,7 @@ func TestCommandOrder(t *testing.T) {
 		"rules.Relay",
 		"creds.Restore",
 		"rules.Uploads",
-		"core.StopRules",
+		"person.StopRules",
 		"rules.TargetOnTab",
 		"tiers.Navigate",
 		"tiers.Checks",
@@ -92,7 +93,7 @@ func TestCommandOrder(t *testing.T) {
 		"tiers.Worlds",
 		"tiers.RemoveScript",
 		"creds.Streams",
-		"core.Brake",
+		"person.Brake",
 		"core.Send",
 	}
 	sameList(t, "commands", core.CommandOrder(), want)
@@ -126,7 +127,7 @@ func TestCommandPlans(t *testing.T) {
 	}{
 		{"Runtime.evaluate", []string{"core.Limits", "core.Running", "core.Route", "core.Line", "rules.Operator", "rules.Relay",
 			"tiers.Checks", "tiers.StandIn", "tiers.Contexts", "tiers.Gate", "person.Recheck", "person.Ask",
-			"creds.LockGates", "core.NeedsPage", "core.Brake", "core.Send"}},
+			"creds.LockGates", "core.NeedsPage", "person.Brake", "core.Send"}},
 		{"Fetch.continueRequest", []string{"core.Limits", "core.Running", "core.Route", "core.Line", "rules.Operator", "rules.Relay",
 			"creds.Restore", "tiers.Checks", "tiers.StandIn", "tiers.Gate", "person.Recheck", "person.Ask", "creds.LockGates", "core.NeedsPage", "core.Send"}},
 		{"Page.navigate", []string{"core.Limits", "core.Running", "core.Route", "core.Line", "rules.Operator", "rules.Relay",
@@ -170,10 +171,10 @@ func TestPlansAgree(t *testing.T) {
 		}
 		var c core.ClientConn
 		k := &core.Cmd{M: m, Env: wireParams(`{"throwOnSideEffect":true}`)}
-		if _, ok := c.StopRules(k); !ok && !core.WantsStopRules(m) {
-			t.Errorf("%s is refused by the stop rules but core.StopRules does not want it", m.Name)
+		if _, ok := person.StopRules(&c, k); !ok && !person.WantsStopRules(m) {
+			t.Errorf("%s is refused by the stop rules but person.StopRules does not want it", m.Name)
 		}
-		if access.Pixels(m.Name) != tier.WantsPixels(m) || (m.Ctx != nil) != tier.WantsContexts(m) || m.Brake != core.WantsBrake(m) {
+		if access.Pixels(m.Name) != tier.WantsPixels(m) || (m.Ctx != nil) != tier.WantsContexts(m) || m.Brake != person.WantsBrake(m) {
 			t.Errorf("%s: a row's wants disagrees with its table", m.Name)
 		}
 	}
@@ -185,13 +186,17 @@ func wireParams(p string) wire.Envelope { return wire.Envelope{Params: []byte(p)
 // credentials' scrubber above all, without which a typed secret or a URL's
 // password would reach the client and the audit log; and the dialogs,
 // without which a tab's dialog would be nobody's to answer but the
-// automation's.
+// automation's; and the person's authority, without which nobody could
+// stop the automation or take over a tab.
 func TestAssembly(t *testing.T) {
 	if !core.HasScrubber() {
 		t.Fatal("the core has no scrubber: the facade's init must set the credentials'")
 	}
 	if !core.HasDialogs() {
 		t.Fatal("the core has no dialogs: the facade's init must set the person's")
+	}
+	if !core.HasAuthority() {
+		t.Fatal("the core has no authority: the facade's init must set the person's, or nobody can stop the automation")
 	}
 }
 
@@ -211,18 +216,18 @@ func TestEventOrder(t *testing.T) {
 		"tiers.Blind",
 		"core.RelayWorld",
 		"tiers.Guard",
-		"core.BrakePause",
+		"person.BrakePause",
 		"core.Backstop",
-		"core.LetGoOn",
+		"person.LetGoOn",
 		"core.Session",
 		"core.Children",
-		"core.BrakeChild",
+		"person.BrakeChild",
 		"core.FenceChild",
 		"tiers.ChildPage",
 		"tiers.BlindChild",
-		"core.ResumeWaiting",
+		"person.ResumeWaiting",
 		"tiers.Withhold",
-		"core.OwnDebugger",
+		"person.OwnDebugger",
 		"browser.Downloads",
 		"core.Count",
 		"creds.Redact",

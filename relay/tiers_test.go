@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
@@ -366,7 +367,7 @@ func TestTierBlindHiddenFromLiveView(t *testing.T) {
 			t.Fatalf("reached the tab: %s", s)
 		}
 	}
-	if err := in.TakeControl(1, "viewer-1"); !errors.Is(err, core.ErrHidden) {
+	if err := in.TakeControl(1, "viewer-1"); !errors.Is(err, api.ErrHidden) {
 		t.Fatalf("take-over: %v", err)
 	}
 	if _, err := th.Call(context.Background(), "Page.startScreencast", map[string]any{"format": "jpeg"}); err != nil {

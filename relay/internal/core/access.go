@@ -160,7 +160,7 @@ func (st *State) UpdateAccess(t *Tab) (was TabAccess, changed bool) {
 		// Replies of commands still running are withheld, and the live
 		// view forgets the tab's last frame, which shows it.
 		t.blindEpoch.Add(1)
-		notifyHandles(t.handles, TabEvent{Method: EventHidden})
+		NotifyHandles(t.Handles, TabEvent{Method: EventHidden})
 	}
 	st.syncScripts(t)
 	st.syncLifts(t)
@@ -216,7 +216,7 @@ func (st *State) UrlAccess(raw string) TabAccess {
 
 // accessChanged tells the client and the audit log that t's access
 // changed from was.
-func (st *State) accessChanged(t *Tab, was TabAccess) {
+func (st *State) AccessChanged(t *Tab, was TabAccess) {
 	st.Observe(Event{Actor: ActorRelay, Kind: KindAccess, Target: t.TargetID, Rule: t.Acc.Rule, Outcome: OutcomeOK,
 		Detail: was.Level.String() + " -> " + t.Acc.Level.String() + " on " + api.Origin(t.DocURL)})
 	c := st.Client
@@ -227,7 +227,7 @@ func (st *State) accessChanged(t *Tab, was TabAccess) {
 	leavingBlind := was.Level == AccessBlind && t.Acc.Level != AccessBlind
 	ctxID := st.Inst.FakeContext.Add(1)
 	for _, s := range st.topSessions(t) {
-		if leavingBlind && s.enabled["Runtime"] {
+		if leavingBlind && s.Enabled["Runtime"] {
 			// The contexts it was shown while blind are gone.
 			c.EventRaw("Runtime.executionContextsCleared", s, nil)
 		}
@@ -246,7 +246,7 @@ func (st *State) accessChanged(t *Tab, was TabAccess) {
 			// more: a main frame at the origin, loaded (so that a client
 			// waiting for a load is not kept waiting), and a context that
 			// refuses whatever is run in it.
-			if s.enabled["Page"] {
+			if s.Enabled["Page"] {
 				o := t.ShownOrigin()
 				loader := "CDPRELAY" + RandHex(12)
 				c.Event("Page.frameNavigated", s, map[string]any{"frame": map[string]any{
@@ -262,7 +262,7 @@ func (st *State) accessChanged(t *Tab, was TabAccess) {
 				c.Event("Page.loadEventFired", s, map[string]any{"timestamp": ts})
 				c.Event("Page.frameStoppedLoading", s, map[string]any{"frameId": t.TargetID})
 			}
-			if s.enabled["Runtime"] {
+			if s.Enabled["Runtime"] {
 				c.EventRaw("Runtime.executionContextsCleared", s, nil)
 				c.Event("Runtime.executionContextCreated", s, map[string]any{"context": map[string]any{
 					"id": ctxID, "origin": t.ShownOrigin(), "name": "", "uniqueId": "cdprelay-blind-" + RandHex(8),
@@ -288,7 +288,7 @@ func (s *Relay) refreshAccess() {
 		st := in.Lock()
 		for _, t := range st.Tabs {
 			if was, changed := st.UpdateAccess(t); changed {
-				st.accessChanged(t, was)
+				st.AccessChanged(t, was)
 			}
 		}
 		for _, s := range st.Sessions {

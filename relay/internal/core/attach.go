@@ -22,10 +22,10 @@ import (
 
 // attachTab attaches the debugger to t through x and learns its target
 // info.
-func (in *Instance) attachTab(ctx context.Context, x *ExtConn, t *Tab) error {
+func (in *Instance) AttachTab(ctx context.Context, x *ExtConn, t *Tab) error {
 	for {
 		st := in.Lock()
-		if !st.shared(t) {
+		if !st.Shared(t) {
 			in.Unlock()
 			return fmt.Errorf("tab %d is no longer shared", t.Id)
 		}
@@ -33,7 +33,7 @@ func (in *Instance) attachTab(ctx context.Context, x *ExtConn, t *Tab) error {
 		case TabAttached:
 			in.Unlock()
 			return nil
-		case tabAttaching, tabDetaching:
+		case tabAttaching, TabDetaching:
 			w := t.stateWait
 			in.Unlock()
 			select {
@@ -47,7 +47,7 @@ func (in *Instance) attachTab(ctx context.Context, x *ExtConn, t *Tab) error {
 			if s == TabAttached {
 				return nil
 			}
-			if s == tabDetached && err != nil {
+			if s == TabDetached && err != nil {
 				return err
 			}
 			continue // a detach finished: attach anew
@@ -62,7 +62,7 @@ func (in *Instance) attachTab(ctx context.Context, x *ExtConn, t *Tab) error {
 			in.Unlock()
 			return fmt.Errorf("tab %d shows %s", t.Id, why)
 		}
-		t.setState(tabAttaching, nil)
+		t.SetState(tabAttaching, nil)
 		in.Unlock()
 		break
 	}
@@ -74,14 +74,14 @@ func (in *Instance) attachTab(ctx context.Context, x *ExtConn, t *Tab) error {
 	release := t.releaseAfterAttach
 	t.releaseAfterAttach = false
 	if err != nil {
-		t.setState(tabDetached, err)
+		t.SetState(TabDetached, err)
 		var hs []*TabHandle
-		if tabGone(err) && st.shared(t) {
+		if TabGone(err) && st.Shared(t) {
 			// Chrome has no such tab: it closed without a word (tabgone.go).
 			hs = st.removeTab(t, "")
 		}
 		in.Unlock()
-		notifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", "the tab is gone")})
+		NotifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", "the tab is gone")})
 		return err
 	}
 	if t.State != tabAttaching { // detached or reset meanwhile
@@ -91,11 +91,11 @@ func (in *Instance) attachTab(ctx context.Context, x *ExtConn, t *Tab) error {
 	st.attached(t, ti, docURL)
 	if err := in.Srv.neverShared(t); err != nil {
 		// The offer said otherwise: Chrome's word counts. Let go at once.
-		t.setState(tabDetaching, nil)
+		t.SetState(TabDetaching, nil)
 		in.Unlock()
 		in.finishDetach(x, t)
 		in.Lock()
-		if t.State == tabDetached {
+		if t.State == TabDetached {
 			t.attachErr = err
 		}
 		in.Unlock()
@@ -105,13 +105,13 @@ func (in *Instance) attachTab(ctx context.Context, x *ExtConn, t *Tab) error {
 		// Undo what the leaving client may have switched on. A caller that
 		// still wants the tab (the live view; the client's own context is
 		// cancelled) attaches anew.
-		t.setState(tabDetaching, nil)
+		t.SetState(TabDetaching, nil)
 		in.Unlock()
 		in.finishDetach(x, t)
-		return in.attachTab(ctx, x, t)
+		return in.AttachTab(ctx, x, t)
 	}
-	t.setState(TabAttached, nil)
-	t.detachReason = ""
+	t.SetState(TabAttached, nil)
+	t.DetachReason = ""
 	if fenced {
 		fs := t.fetchOf("")
 		fs.Fence = true
@@ -150,13 +150,13 @@ func (in *Instance) attachCalls(ctx context.Context, x *ExtConn, t *Tab) (_ Targ
 	ctx, cancel := context.WithTimeout(ctx, in.Srv.Cfg.CallTimeout)
 	defer cancel()
 	tabID := t.Id
-	if _, err := x.Call(ctx, "chrome.debugger.attach", debuggee(tabID, ""), "1.3"); err != nil {
+	if _, err := x.Call(ctx, "chrome.debugger.attach", Debuggee(tabID, ""), "1.3"); err != nil {
 		return TargetInfo{}, "", false, fmt.Errorf("attach tab %d: %w", tabID, in.noteAttachRefusal(t, err))
 	}
 	defer func() {
 		if err != nil {
 			// Attached, but not for use: nothing is left attached.
-			x.fireCall("chrome.debugger.detach", debuggee(tabID, ""))
+			x.fireCall("chrome.debugger.detach", Debuggee(tabID, ""))
 		}
 	}()
 	res, err := x.SendCommand(ctx, tabID, "", "Target.getTargetInfo", nil)
@@ -188,8 +188,8 @@ func (in *Instance) attachCalls(ctx context.Context, x *ExtConn, t *Tab) (_ Targ
 	if _, err := x.SendCommand(ctx, tabID, "", "Page.enable", nil); err != nil {
 		return TargetInfo{}, "", false, fmt.Errorf("page events of tab %d: %w", tabID, err)
 	}
-	// The brake needs the Debugger on before any script starts (brake.go).
-	x.brakeOn(tabID, "")
+	// The brake needs the Debugger on before any script starts (person's brake.go).
+	x.BrakeOn(tabID, "")
 	// And its execution contexts from their Runtime events, whatever the
 	// client switches (runtimehold.go).
 	in.Lock()
@@ -299,36 +299,36 @@ func (in *Instance) detachTab(x *ExtConn, t *Tab) {
 		in.Unlock()
 		return
 	}
-	t.setState(tabDetaching, nil)
+	t.SetState(TabDetaching, nil)
 	in.Unlock()
 	in.finishDetach(x, t)
 }
 
 // finishDetach detaches t, which its caller has moved to tabDetaching.
 func (in *Instance) finishDetach(x *ExtConn, t *Tab) {
-	in.lettingGo(x, t)
+	in.LettingGo(x, t)
 	ctx, cancel := context.WithTimeout(context.Background(), in.Srv.Cfg.CallTimeout)
-	_, err := x.Call(ctx, "chrome.debugger.detach", debuggee(t.Id, ""))
+	_, err := x.Call(ctx, "chrome.debugger.detach", Debuggee(t.Id, ""))
 	cancel()
 	if err != nil {
 		in.Log.Debug("detach", "tab", t.Id, "err", err)
 	}
 	st := in.Lock()
-	if t.State == tabDetaching {
-		t.setState(tabDetached, nil)
+	if t.State == TabDetaching {
+		t.SetState(TabDetached, nil)
 	}
-	hs := t.handles
-	shared := st.shared(t)
+	hs := t.Handles
+	shared := st.Shared(t)
 	in.Unlock()
 	if len(hs) > 0 && shared {
 		// The detach cleared what the client had switched on; the live view
 		// still watches, so attach again and let it restart its screencast.
-		if err := in.attachTab(context.Background(), x, t); err != nil {
+		if err := in.AttachTab(context.Background(), x, t); err != nil {
 			in.Log.Info("re-attach for the live view failed", "tab", t.Id, "err", err)
-			notifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", err.Error())})
+			NotifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", err.Error())})
 			return
 		}
-		notifyHandles(hs, TabEvent{Method: EventAttached})
+		NotifyHandles(hs, TabEvent{Method: EventAttached})
 	}
 }
 
@@ -338,11 +338,11 @@ func (in *Instance) finishDetach(x *ExtConn, t *Tab) {
 // could race the client's own attach.
 func (in *Instance) releaseIfUnused(x *ExtConn, t *Tab, quiet bool) {
 	st := in.Lock()
-	if (st.Client != nil && !quiet) || t.Session != nil || len(t.handles) > 0 || t.State != TabAttached || !st.shared(t) {
+	if (st.Client != nil && !quiet) || t.Session != nil || len(t.Handles) > 0 || t.State != TabAttached || !st.Shared(t) {
 		in.Unlock()
 		return
 	}
-	t.setState(tabDetaching, nil)
+	t.SetState(TabDetaching, nil)
 	in.Unlock()
 	in.finishDetach(x, t)
 }
@@ -373,7 +373,7 @@ func neverSharedURL(u string) string {
 // brakeOn puts the relay's own Debugger in place on session sid of tab id:
 // on, breakpoints deactivated. What Chrome refuses (a target without
 // script) is no error: there is nothing to brake there.
-func (x *ExtConn) brakeOn(tabID int64, sid string) {
+func (x *ExtConn) BrakeOn(tabID int64, sid string) {
 	x.Fire(tabID, sid, "Debugger.enable", nil)
 	x.Fire(tabID, sid, "Debugger.setBreakpointsActive", map[string]bool{"active": false})
 }

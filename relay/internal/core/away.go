@@ -64,7 +64,7 @@ const (
 // already, and the extension offers a tab again once it can be attached
 // (ours: detach-cause).
 func (st *State) mayWait(t *Tab) bool {
-	return st.Inst.Srv.Cfg.SuspendTimeout > 0 && st.Client != nil && t.Session != nil && t.resuming == nil &&
+	return st.Inst.Srv.Cfg.SuspendTimeout > 0 && st.Client != nil && t.Session != nil && t.Resuming == nil &&
 		st.Features[featureDetachCause]
 }
 
@@ -72,7 +72,7 @@ func (st *State) mayWait(t *Tab) bool {
 // tab again, for at most SuspendTimeout. Call it only when mayWait.
 func (st *State) suspendAway(t *Tab, why, short string, moved bool) {
 	info := st.TargetInfo(t)
-	st.suspend(t, why+"; the automation's page waits for it to come back (at most "+st.Inst.Srv.Cfg.SuspendTimeout.String()+"), and so do its commands to it")
+	st.Suspend(t, why+"; the automation's page waits for it to come back (at most "+st.Inst.Srv.Cfg.SuspendTimeout.String()+"), and so do its commands to it")
 	st.newAway(t, why, short, moved).info = info
 	st.Observe(Event{Actor: ActorRelay, Kind: KindDetach, Target: t.TargetID, Outcome: OutcomeOK, Detail: "the automation's sessions wait for the tab: " + short})
 }
@@ -92,7 +92,7 @@ func (st *State) newAway(t *Tab, why, short string, moved bool) *awayTab {
 // (resumeAway). Called with the lock held.
 func (st *State) offeredBack(t *Tab, x *ExtConn) bool {
 	a := t.away
-	if a == nil || a.resumer != nil || t.resuming == nil || t.Session == nil {
+	if a == nil || a.resumer != nil || t.Resuming == nil || t.Session == nil {
 		return false
 	}
 	a.resumer = x
@@ -123,7 +123,7 @@ func (in *Instance) resumeAway(x *ExtConn, t *Tab) {
 // without a word; the next offer resumes the tab.
 func (st *State) stillAway(t *Tab, x *ExtConn) bool {
 	a := t.away
-	if a == nil || !st.shared(t) || t.Session == nil {
+	if a == nil || !st.Shared(t) || t.Session == nil {
 		return false
 	}
 	if a.resumer == x && st.Ext == x {
@@ -145,7 +145,7 @@ func (st *State) awayAgain(t *Tab, why string) bool {
 	}
 	a.resumer = nil
 	a.moved = true
-	st.suspend(t, why)
+	st.Suspend(t, why)
 	return true
 }
 
@@ -158,7 +158,7 @@ func (st *State) withdrawnWhileAway(t *Tab) bool {
 		return false
 	}
 	a.resumer = nil
-	t.setState(tabDetached, nil)
+	t.SetState(TabDetached, nil)
 	return true
 }
 
@@ -186,9 +186,9 @@ func (in *Instance) awayOver(t *Tab, a *awayTab) {
 // stays shared: offered again, it is a new target.
 func (st *State) endWait(t *Tab, why string) {
 	st.failHeldFor(t, "cdprelay: "+why)
-	st.dropSessions(t, why)
+	st.DropSessions(t, why)
 	t.forgetClientSetup()
-	t.detachReason = why
+	t.DetachReason = why
 	st.endAway(t)
 }
 
@@ -201,9 +201,9 @@ func (st *State) endAway(t *Tab) {
 	}
 	a.timer.Stop()
 	t.away = nil
-	if t.resuming != nil && a.resumer == nil {
-		close(t.resuming)
-		t.resuming = nil
+	if t.Resuming != nil && a.resumer == nil {
+		close(t.Resuming)
+		t.Resuming = nil
 	}
 	st.Notify()
 }
@@ -224,7 +224,7 @@ func (st *State) resumeOver(t *Tab) *awayTab {
 // forgetReplay forgets what a resume would set again: the client's
 // sessions on t have ended, and the next ones set their own.
 func (t *Tab) forgetReplay() {
-	t.Replay, t.replayBytes, t.scriptIDs = nil, 0, nil
+	t.Replay, t.ReplayBytes, t.scriptIDs = nil, 0, nil
 }
 
 // waitOnDetach is the answer to Chrome's detaching t by itself for cause
@@ -258,7 +258,7 @@ func (in *Instance) failLetGo(x *ExtConn, t *Tab) {
 		x.failDetached(map[int64]bool{t.Id: true})
 		return
 	}
-	x.failTab(t.Id)
+	x.FailTab(t.Id)
 }
 
 // failDetached answers the client's commands under way on the tabs in ids
@@ -268,7 +268,7 @@ func (x *ExtConn) failDetached(ids map[int64]bool) {
 	if len(ids) == 0 {
 		return
 	}
-	x.failWhere(func(pc PendingCall) bool { return ids[pc.TabID] }, CodeServerError, MsgDetachedWhile)
+	x.FailWhere(func(pc PendingCall) bool { return ids[pc.TabID] }, CodeServerError, MsgDetachedWhile)
 }
 
 // tabWaiting is what the live view says of t while its sessions wait ("":
@@ -280,7 +280,7 @@ func (st *State) tabWaiting(t *Tab) string {
 		}
 		return a.why
 	}
-	if t.resuming != nil {
+	if t.Resuming != nil {
 		return "coming back: " + strings.TrimSuffix(whyResuming, ".")
 	}
 	return ""

@@ -70,7 +70,7 @@ func (in *Instance) showDocument(ctx context.Context, x *ExtConn, t *Tab) (fresh
 	if t.Acc != a.acc {
 		// Told as any change of access is: a tab that came back blind
 		// shows the client its origin and nothing more (access.go).
-		st.accessChanged(t, a.acc)
+		st.AccessChanged(t, a.acc)
 	}
 	if info := st.TargetInfo(t); info != a.info && t.TargetID != "" {
 		st.targetEvent("Target.targetInfoChanged", struct {
@@ -112,7 +112,7 @@ func (st *State) tellFrame(t *Tab, f frameNode, parent string) {
 		attached, _ = json.Marshal(map[string]string{"frameId": id, "parentFrameId": parent})
 	}
 	for i, s := range st.topSessions(t) {
-		if i > 0 && !s.enabled["Page"] {
+		if i > 0 && !s.Enabled["Page"] {
 			continue // the first session gets every event of the tab; a further one, those it enabled
 		}
 		if attached != nil {

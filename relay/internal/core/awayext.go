@@ -88,7 +88,7 @@ func (in *Instance) keepForExtension(st *State, x *ExtConn, c *ClientConn, reaso
 	// them; the others as the connection's end does.
 	x.failDetached(waiting)
 	x.end()
-	notifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", "extension disconnected")})
+	NotifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", "extension disconnected")})
 	in.Log.Info("the extension went; its client waits for it to come back", "reason", reason, "wait", timeout, "tabs", len(waiting))
 	in.Observe(Event{Actor: ActorRelay, Kind: KindDisconnect, Outcome: OutcomeOK, Detail: "the client waits: " + whyAwayExt})
 	return true
@@ -100,20 +100,20 @@ func (in *Instance) keepForExtension(st *State, x *ExtConn, c *ClientConn, reaso
 // the forgotten ones, outside the lock, and the ids of the waiting ones.
 func (st *State) awaitExtension() (hs []*TabHandle, waiting map[int64]bool) {
 	waiting = map[int64]bool{}
-	for _, t := range st.sortedTabs() {
+	for _, t := range st.SortedTabs() {
 		switch {
 		case t.away != nil:
 			// Waits already (a browser page): for the extension too. A
 			// resume under way through the extension that went ends
 			// without a word (stillAway).
 			t.away.resumer = nil
-			t.setState(tabDetached, nil)
+			t.SetState(TabDetached, nil)
 			st.WarnSessions(t, whyAwayExt)
-		case t.resuming != nil && t.Session != nil:
+		case t.Resuming != nil && t.Session != nil:
 			// A resume after another extension's frame, under way through
 			// the extension that went: the tab waits (stillAway).
 			st.newAway(t, whyAwayExt, "the extension went", false)
-			t.setState(tabDetached, nil)
+			t.SetState(TabDetached, nil)
 			st.WarnSessions(t, whyAwayExt)
 		case st.mayWait(t):
 			st.suspendAway(t, whyAwayExt, "the extension went", false)
@@ -143,7 +143,7 @@ func (in *Instance) extAwayOver(c *ClientConn, reason string) {
 	st.Notify()
 	in.Unlock()
 	timeout := in.Srv.Cfg.SuspendTimeout
-	notifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", "extension disconnected")})
+	NotifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", "extension disconnected")})
 	in.Log.Info("the extension did not come back in time; closing the client", "waited", timeout)
 	c.Close(websocket.CloseGoingAway, ReasonExtGonePrefix+reason+"; it was not back within "+timeout.String())
 }
@@ -155,7 +155,7 @@ func (in *Instance) extAwayOver(c *ClientConn, reason string) {
 func (in *Instance) notOfferedBack(x *ExtConn) {
 	st := in.Lock()
 	var ids []int64
-	for _, t := range st.sortedTabs() {
+	for _, t := range st.SortedTabs() {
 		if t.away != nil && t.away.resumer == nil {
 			ids = append(ids, t.Id)
 		}
@@ -183,7 +183,7 @@ func (in *Instance) notOfferedBack(x *ExtConn) {
 		hs := st.removeTab(t, "")
 		in.Unlock()
 		in.Observe(Event{Actor: ActorExtension, Kind: KindDetach, Target: target, Outcome: OutcomeOK, Detail: "the tab was closed while the extension was away"})
-		notifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", "the tab is gone")})
+		NotifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", "the tab is gone")})
 	}
 }
 

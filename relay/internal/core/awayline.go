@@ -14,7 +14,7 @@ package core
 // a command already taken off a line, or the relay's own, is not.
 // Called with the lock held.
 func (c *ClientConn) holdForTab(st *State, k *Cmd, t *Tab) bool {
-	if k.Held != nil || k.Own || t.resuming == nil {
+	if k.Held != nil || k.Own || t.Resuming == nil {
 		return false
 	}
 	in := c.Inst
@@ -28,7 +28,7 @@ func (c *ClientConn) holdForTab(st *State, k *Cmd, t *Tab) bool {
 		// (running), not a command in flight.
 		head := &HeldCmd{Key: key, Stage: HoldProbing, running: true}
 		l.q = append(l.q, head)
-		done := t.resuming
+		done := t.Resuming
 		in.ResumeWaits.Add(1)
 		c.Wg.Add(1)
 		in.Tasks.Spawn("wait for the tab", func() {

@@ -73,7 +73,7 @@ func (st *State) NoteFrameNav(t *Tab, id, url, req string) {
 		Detail: "a frame is on its way to " + api.Origin(url) + ": " + a.Level.String()})
 	if len(t.BlindFrames) >= MaxPendingFrames {
 		if was, changed := st.UpdateAccess(t); changed {
-			st.accessChanged(t, was)
+			st.AccessChanged(t, was)
 		}
 	}
 	st.syncScripts(t)
@@ -193,7 +193,7 @@ func (st *State) NoteBlindRequest(t *Tab, method, params []byte) {
 		t.BlindReqs[string(id)] = true
 		if len(t.BlindReqs) >= MaxPendingFrames {
 			if was, changed := st.UpdateAccess(t); changed {
-				st.accessChanged(t, was)
+				st.AccessChanged(t, was)
 			}
 		}
 	}
@@ -243,7 +243,7 @@ func (st *State) NoteBlindSource(t *Tab, sid string, method, params []byte) bool
 	t.BlindReqs[string(key)] = true
 	if len(t.BlindReqs) >= MaxPendingFrames {
 		if was, changed := st.UpdateAccess(t); changed {
-			st.accessChanged(t, was)
+			st.AccessChanged(t, was)
 		}
 	}
 	return true

@@ -32,7 +32,7 @@ func (in *Instance) learnBeforeReady(x *ExtConn) {
 	defer cancel()
 	st := in.Lock()
 	var unnamed []*Tab
-	for _, t := range st.sortedTabs() {
+	for _, t := range st.SortedTabs() {
 		if t.TargetID == "" {
 			unnamed = append(unnamed, t)
 		}
@@ -57,7 +57,7 @@ func (in *Instance) learnTarget(x *ExtConn, t *Tab) {
 	in.learnTargetCtx(ctx, x, t, false)
 	st := in.Lock()
 	defer in.Unlock()
-	if st.Client != nil && st.shared(t) && t.TargetID != "" {
+	if st.Client != nil && st.Shared(t) && t.TargetID != "" {
 		st.targetCreated(t)
 	}
 }
@@ -67,7 +67,7 @@ func (in *Instance) learnTarget(x *ExtConn, t *Tab) {
 // nobody else uses the tab. Before the handshake ends no client command
 // runs, so the tab is let go even with a client waiting.
 func (in *Instance) learnTargetCtx(ctx context.Context, x *ExtConn, t *Tab, beforeReady bool) {
-	if err := in.attachTab(ctx, x, t); err != nil {
+	if err := in.AttachTab(ctx, x, t); err != nil {
 		in.Log.Info("could not learn a tab's target", "tab", t.Id, "err", err)
 		return
 	}
@@ -98,7 +98,7 @@ func (in *Instance) EnsureInfo(ctx context.Context, x *ExtConn) (BrowserInfo, er
 	defer cancel()
 	// An attached tab first: asking it costs no attach.
 	st := in.Lock()
-	tabs := st.sortedTabs()
+	tabs := st.SortedTabs()
 	in.Unlock()
 	var errs []error
 	for _, attachedOnly := range []bool{true, false} {
@@ -110,7 +110,7 @@ func (in *Instance) EnsureInfo(ctx context.Context, x *ExtConn) (BrowserInfo, er
 				continue
 			}
 			if !attached {
-				if err := in.attachTab(ctx, x, t); err != nil {
+				if err := in.AttachTab(ctx, x, t); err != nil {
 					errs = append(errs, err)
 					continue
 				}

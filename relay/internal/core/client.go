@@ -32,7 +32,7 @@ type ClientConn struct {
 	// (/devtools/page/<targetId>): its commands without a sessionId are the
 	// page's, and nothing it receives carries one. Set before the read loop
 	// runs; nil for a browser-level client.
-	page *Session
+	Page *Session
 
 	// Extp is the extension connection the client's commands go to: set
 	// by the read loop once the extension is ready, and again when a
@@ -197,7 +197,7 @@ func (c *ClientConn) StoppedSince(k Call) bool {
 
 // StopMark is what call.stop records: never 0, which stands for a call
 // made without one.
-func (in *Instance) StopMark() uint32 { return in.stopEpoch.Load() + 1 }
+func (in *Instance) StopMark() uint32 { return in.StopEpoch.Load() + 1 }
 
 // Reply sends a result for k. v is marshalled with encoding/json; the
 // emulated paths are not hot.

@@ -92,7 +92,7 @@ type Config struct {
 
 	// ScriptTimeout bounds a client's script in the person's tab: the
 	// synchronous run of a Runtime.evaluate, and any script command still
-	// waiting on a page whose main thread does not come free (brake.go).
+	// waiting on a page whose main thread does not come free (person's brake.go).
 	// Default: 10 s.
 	ScriptTimeout time.Duration
 

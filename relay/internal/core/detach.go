@@ -140,7 +140,7 @@ func (st *State) WarnSessions(t *Tab, why string) {
 	e.Entry.Source, e.Entry.Level, e.Entry.Text = "other", "warning", "cdprelay: "+why
 	e.Entry.Timestamp = float64(time.Now().UnixMicro()) / 1000
 	for _, s := range st.topSessions(t) {
-		if s.enabled["Log"] && s.idJSON != nil {
+		if s.Enabled["Log"] && s.idJSON != nil {
 			c.Event("Log.entryAdded", s, e)
 		}
 	}

@@ -10,19 +10,25 @@
 // (SetOrder), the methods it answers at the relay (AddEmulations), the
 // outcomes it watches (AddOutcomeHooks), what it hears of a tab's life
 // (AddLifecycle), the last look at what leaves the relay (SetScrubber),
-// a tab's dialogs (SetDialogs), and its own state in the core's
+// a tab's dialogs (SetDialogs), what a Stop and a take-over do
+// (SetAuthority), and its own state in the core's
 // structures (the slots of slots.go). Every stage is so plugged in:
 // browser (windows and downloads), creds (credentials and secrets), person
-// (what a person is asked and what they saw, a tab's dialogs), rules (the
+// (the Stop, what it undoes and the brake on script that does not end,
+// take-over, what a person is asked and what they saw, a tab's dialogs),
+// rules (the
 // operator's rules and the relay's own) and tiers (blind, read-only and
 // take-over: refusals, stand-ins, what is withheld). The core imports
 // none of them.
 //
-// The person's authority is the core's own, because every part of the
-// relay honours it: the Stop and what it undoes (stop.go, stopundo.go,
-// the brake of brake.go and its rows, brakerows.go), the held commands
-// and their lines, a person's approval (lines.go, approvals.go, the
-// navigation ask of navask.go), and who holds a tab (control.go).
+// What of the person's authority every part of the relay honours is the
+// core's own: whether the automation is stopped and by whom
+// (Instance.IsStopped, State.StoppedBy, refused by core.Running), who
+// holds a tab (Tab.Control), the held commands and their lines, a
+// person's approval (lines.go, approvals.go, the navigation ask of
+// navask.go). What a Stop does, undoes and lets go on, the brake on script
+// that does not end, and taking over a tab are the person's stage's
+// (authority.go hands them over).
 //
 // So are the fences that apply the policy to what the browser does on its
 // own, because every concern's requests pass through them: the navigation
@@ -49,8 +55,8 @@
 //     order, handed to the core once (SetOrder, order.go here, which runs
 //     them). Each row is named "concern.Step"; pipeline.go says what each
 //     command row does, events.go each event row, replies.go each reply
-//     row, except a stage's own: in its package (browser, creds, person),
-//     and the brake's (brakerows.go).
+//     row, except a stage's own: in its package (browser, creds, person,
+//     rules, tiers).
 //   - What each concern keeps per tab, session, client and instance: for a
 //     stage package, its slots (slots.go), declared in the package
 //     (browser: downloadcalls.go; creds: stageslots.go; person:
@@ -108,8 +114,8 @@
 //     read-only guard and its removal (access.go, events.go),
 //     Runtime.runIfWaitingForDebugger and Page.enable on a new child held
 //     at its start (events.go), Debugger.resume of what the brake paused
-//     when the person resumes (stop.go), the brake's own Debugger calls
-//     (brake.go), the extension's own calls
+//     when the person resumes (person.Resume), the brake's own Debugger
+//     calls (person's brake.go), the extension's own calls
 //     (extension.setNavigationFence, extension.sharePopup,
 //     chrome.debugger.detach).
 //   - The relay's own world (package look): a fresh isolated world with a
@@ -127,5 +133,5 @@
 //     (browserinfo.go), a tab's target info (targets.go), the answers to
 //     Target.* and Browser.* (emulate_targets.go; windows and downloads: package browser)
 //     — chrome.tabs.*, chrome.windows.*, extension.downloadFile — and the
-//     person's undo after a Stop (stopundo.go).
+//     person's undo after a Stop (person's stopundo.go).
 package core

@@ -191,14 +191,12 @@ func (c *ClientConn) domainSwitch(k Call) {
 	on := k.Method[len(k.Method)-len(".enable"):] == ".enable"
 	domain := domainOf([]byte(k.Method))
 	st := c.Inst.Lock()
-	forward := st.switchDomain(k.Sess, domain, on)
+	forward := st.SwitchDomain(k.Sess, domain, on)
 	if st.Live(k.Sess) {
 		st.RecordSwitch(k.Sess.Tab, domain, on, k.Params)
 	}
 	c.Inst.Unlock()
-	if domain == "Debugger" {
-		c.debuggerSwitched(k.Sess, on)
-	}
+	c.switched(k.Sess, domain, on)
 	if !forward {
 		c.Reply(k, struct{}{})
 		return

@@ -31,7 +31,7 @@ func (c *ClientConn) getTargets(k Call) {
 	st := c.Inst.Lock()
 	defer c.Inst.Unlock()
 	infos := []TargetInfo{}
-	for _, t := range st.sortedTabs() {
+	for _, t := range st.SortedTabs() {
 		if t.TargetID != "" {
 			infos = append(infos, st.TargetInfo(t))
 		}
@@ -57,7 +57,7 @@ func (c *ClientConn) setDiscoverTargets(k Call) {
 	if k.Args.discover && !was {
 		// As Chrome does: every existing target is reported before the
 		// reply.
-		for _, t := range st.sortedTabs() {
+		for _, t := range st.SortedTabs() {
 			if t.TargetID != "" {
 				c.Event("Target.targetCreated", k.Sess, map[string]TargetInfo{"targetInfo": st.TargetInfo(t)})
 			}
@@ -77,16 +77,16 @@ func (c *ClientConn) setAutoAttach(k Call) {
 	in := c.Inst
 	st := in.Lock()
 	c.autoAttach = k.Args.AutoAttach
-	tabs := st.sortedTabs()
+	tabs := st.SortedTabs()
 	in.Unlock()
 	if k.Args.AutoAttach {
 		for _, t := range tabs {
-			if err := in.attachTab(c.Ctx, c.Ext(), t); err != nil {
+			if err := in.AttachTab(c.Ctx, c.Ext(), t); err != nil {
 				in.Log.Info("auto-attach failed", "tab", t.Id, "err", err)
 				continue
 			}
 			st := in.Lock()
-			if st.shared(t) && c.autoAttach {
+			if st.Shared(t) && c.autoAttach {
 				st.announce(c, t)
 			}
 			in.Unlock()
@@ -148,12 +148,12 @@ func (c *ClientConn) createTarget(k Call) {
 	t, _ := st.upsertTab(et)
 	t.openedByClient = true
 	in.Unlock()
-	if err := in.attachTab(ctx, c.Ext(), t); err != nil {
+	if err := in.AttachTab(ctx, c.Ext(), t); err != nil {
 		c.Fail(k, CodeServerError, "cdprelay: "+err.Error())
 		return
 	}
 	st = in.Lock()
-	if navigate && st.shared(t) {
+	if navigate && st.Shared(t) {
 		if k.approved {
 			st.approvedNavigation(t, url)
 		}
@@ -161,7 +161,7 @@ func (c *ClientConn) createTarget(k Call) {
 	}
 	// Chrome's order: the target exists, then it is attached.
 	st.targetCreated(t)
-	if c.autoAttach && st.shared(t) {
+	if c.autoAttach && st.Shared(t) {
 		st.announce(c, t)
 	}
 	targetID := t.TargetID
@@ -210,7 +210,7 @@ func (c *ClientConn) closeTarget(k Call) {
 	// that the removal causes: answering from the extension's read loop
 	// queues it ahead of the onDetach and onRemoved that follow the reply.
 	answer := func([]byte) { c.Reply(k, map[string]bool{"success": true}) }
-	if _, err := c.Ext().callThen(ctx, answer, "chrome.tabs.remove", t.Id); err != nil {
+	if _, err := c.Ext().CallThen(ctx, answer, "chrome.tabs.remove", t.Id); err != nil {
 		in.Lock()
 		t.closingByClient = false
 		in.Unlock()
@@ -237,7 +237,7 @@ func (c *ClientConn) activateTarget(k Call) {
 		// The stock extension has no chrome.tabs.update, but a tab can
 		// bring itself to the front. One not attached yet is attached for
 		// that, and released when the client leaves, like any other.
-		if err = c.Inst.attachTab(ctx, c.Ext(), t); err == nil {
+		if err = c.Inst.AttachTab(ctx, c.Ext(), t); err == nil {
 			_, err = c.Ext().SendCommand(ctx, t.Id, "", "Page.bringToFront", nil)
 		}
 	}
@@ -262,14 +262,14 @@ func (c *ClientConn) attachToTarget(k Call) {
 	if t == nil {
 		return
 	}
-	if err := in.attachTab(c.Ctx, c.Ext(), t); err != nil {
+	if err := in.AttachTab(c.Ctx, c.Ext(), t); err != nil {
 		c.Fail(k, CodeServerError, "cdprelay: "+err.Error())
 		return
 	}
 	st := in.Lock()
 	var s *Session
 	switch {
-	case !st.shared(t):
+	case !st.Shared(t):
 		in.Unlock()
 		c.Fail(k, CodeServerError, "cdprelay: the tab went away while attaching")
 		return
@@ -332,9 +332,9 @@ func (c *ClientConn) detachFromTarget(k Call) {
 		return
 	}
 	t := s.Tab
-	st.dropSessions(t, "")
+	st.DropSessions(t, "")
 	in.Unlock()
-	c.Ext().failTab(t.Id)
+	c.Ext().FailTab(t.Id)
 	in.detachTab(c.Ext(), t)
 	c.Reply(k, struct{}{})
 }

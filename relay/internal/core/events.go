@@ -15,7 +15,7 @@ import (
 type eventEffects struct {
 	frameTo     []*TabHandle // screencast frame for the live view
 	frameClient bool         // ... of the client's own screencast
-	paused      pausedAction // what the backstop does with a Fetch.requestPaused
+	Paused      PausedAction // what the backstop does with a Fetch.requestPaused
 	fenceChild  string       // a new out-of-process frame to fence
 	dropped     []*Session   // child sessions that went: fail their commands
 	refresh     bool         // ask the tab for its title
@@ -23,9 +23,9 @@ type eventEffects struct {
 	letGo       bool         // the tab is bound for a page never shared: detach it
 	// unpause: the tab's script paused in a debugger nobody the client
 	// knows of may resume (a blind tab, or the automation stopped).
-	unpause bool
+	Unpause bool
 	// brakeChild: a new frame or worker gets the relay's Debugger.
-	brakeChild string
+	BrakeChild string
 }
 
 // event is one chrome.debugger.onEvent of a shared tab on its way through
@@ -47,8 +47,8 @@ type EventMsg struct {
 	Isolated int64
 	// c and s are the client and its session the event goes to
 	// (core.Session).
-	c *ClientConn
-	s *Session
+	c    *ClientConn
+	Sess *Session
 	// newChild: a child session Target.attachedToTarget made
 	// (core.Children); waiting: it waits for a debugger.
 	NewChild *Session
@@ -80,7 +80,7 @@ func (in *Instance) routeEvent(x *ExtConn, args []byte) {
 		}
 		in.Unlock()
 		in.afterEvent(x, t, src.SessionID, params, &e.Fx)
-		e.State, e.Tab, e.c, e.s, e.Child, e.NewChild, e.Fx = nil, nil, nil, nil, nil, nil, eventEffects{}
+		e.State, e.Tab, e.c, e.Sess, e.Child, e.NewChild, e.Fx = nil, nil, nil, nil, nil, nil, eventEffects{}
 		return
 	}
 	in.Unlock()
@@ -101,7 +101,7 @@ func (in *Instance) Screencast(e *EventMsg) bool {
 	if e.Sid != nil {
 		return true
 	}
-	e.Fx.frameTo, e.Fx.frameClient = e.Tab.handles, e.Tab.clientScreencast
+	e.Fx.frameTo, e.Fx.frameClient = e.Tab.Handles, e.Tab.clientScreencast
 	return e.Tab.clientScreencast
 }
 
@@ -136,7 +136,7 @@ func (in *Instance) RelayWorld(e *EventMsg) bool {
 	}
 	if e.Tab.relayCtxs.Load() > 0 {
 		if withhold, unpause := e.State.relayEvent(e.Tab, string(e.Sid), e.Method, e.Params); withhold {
-			e.Fx.unpause = e.Fx.unpause || unpause
+			e.Fx.Unpause = e.Fx.Unpause || unpause
 			return false
 		}
 	}
@@ -148,7 +148,7 @@ func (in *Instance) RelayWorld(e *EventMsg) bool {
 // it.
 func (in *Instance) BackstopPause(e *EventMsg) bool {
 	if e.Tab.Fetch != nil {
-		e.Fx.paused = e.State.judgePaused(e.Tab, string(e.Sid), e.Params)
+		e.Fx.Paused = e.State.judgePaused(e.Tab, string(e.Sid), e.Params)
 	}
 	return true
 }
@@ -161,11 +161,11 @@ func (in *Instance) SessionOf(e *EventMsg) bool {
 		return false
 	}
 	if e.Sid == nil {
-		e.s = e.Tab.Session
+		e.Sess = e.Tab.Session
 	} else if cs := e.State.Sessions[string(e.Sid)]; cs != nil && cs.Tab == e.Tab {
-		e.s = cs
+		e.Sess = cs
 	}
-	return e.s != nil // no client session yet (or any more): nobody asked for these
+	return e.Sess != nil // no client session yet (or any more): nobody asked for these
 }
 
 // Children (core.Children): a child target (frame, worker) attached under
@@ -180,11 +180,11 @@ func (in *Instance) Children(e *EventMsg) bool {
 		}
 		return true
 	}
-	if st.refuseChild(e.s, wire.StringField(params, "sessionId")) {
+	if st.refuseChild(e.Sess, wire.StringField(params, "sessionId")) {
 		return false // past the bound: detached, never announced (bounds.go)
 	}
 	ti := wire.Field(params, "targetInfo")
-	e.NewChild = st.addChild(e.s, wire.StringField(params, "sessionId"), wire.StringField(ti, "targetId"), wire.StringField(ti, "url"))
+	e.NewChild = st.addChild(e.Sess, wire.StringField(params, "sessionId"), wire.StringField(ti, "targetId"), wire.StringField(ti, "url"))
 	if e.NewChild != nil {
 		e.Waiting = string(wire.Field(params, "waitingForDebugger")) == "true"
 		// The relay follows the child's execution contexts, whatever
@@ -220,9 +220,9 @@ func (in *Instance) DeliverEvent(e *EventMsg) bool {
 	st, t, method, params, c := e.State, e.Tab, e.Method, e.Params, e.c
 	// Runtime is on in Chrome for the relay's sake: its events go to the
 	// sessions where the client switched it on (runtimehold.go).
-	if !BytesHasPrefix(method, "Runtime.") || st.runtimeWanted(t, string(e.Sid), e.s, method) {
+	if !BytesHasPrefix(method, "Runtime.") || st.runtimeWanted(t, string(e.Sid), e.Sess, method) {
 		buf := link.GetBuf()
-		*buf = wire.AppendEvent(*buf, method, e.s.idJSON, params)
+		*buf = wire.AppendEvent(*buf, method, e.Sess.idJSON, params)
 		c.Deliver(buf)
 	}
 	if e.Sid == nil {
@@ -240,9 +240,9 @@ func (in *Instance) DeliverEvent(e *EventMsg) bool {
 // afterEvent does what routing an event left to do outside the lock.
 func (in *Instance) afterEvent(x *ExtConn, t *Tab, sid, params []byte, fx *eventEffects) {
 	if fx.frameTo != nil {
-		notifyHandles(fx.frameTo, TabEvent{Method: "Page.screencastFrame", Params: append([]byte(nil), params...), ClientScreencast: fx.frameClient})
+		NotifyHandles(fx.frameTo, TabEvent{Method: "Page.screencastFrame", Params: append([]byte(nil), params...), ClientScreencast: fx.frameClient})
 	}
-	fx.paused.run(in, x, t, string(sid))
+	fx.Paused.run(in, x, t, string(sid))
 	if fx.fenceChild != "" {
 		in.enableFence(x, t, fx.fenceChild)
 	}
@@ -250,18 +250,18 @@ func (in *Instance) afterEvent(x *ExtConn, t *Tab, sid, params []byte, fx *event
 	if fx.Resume != "" {
 		x.Fire(t.Id, fx.Resume, "Runtime.runIfWaitingForDebugger", nil)
 	}
-	if fx.unpause {
+	if fx.Unpause {
 		x.Fire(t.Id, string(sid), "Debugger.resume", nil)
 	}
-	if fx.brakeChild != "" {
-		x.brakeOn(t.Id, fx.brakeChild)
+	if fx.BrakeChild != "" {
+		x.BrakeOn(t.Id, fx.BrakeChild)
 	}
 	if fx.refresh {
 		in.Tasks.Spawn("target info", func() { in.refreshTargetInfo(x, t) })
 	}
 	if fx.letGo {
 		in.failLetGo(x, t)
-		x.fireCall("chrome.debugger.detach", debuggee(t.Id, ""))
+		x.fireCall("chrome.debugger.detach", Debuggee(t.Id, ""))
 	}
 }
 

@@ -145,7 +145,7 @@ func (in *Instance) onTabCreated(x *ExtConn, params []byte) {
 	attach := c != nil && c.autoAttach && t.Session == nil
 	// A tab offered again after a target_closed detach: the live view
 	// watching it needs the debugger back.
-	reattach := !attach && !isNew && len(t.handles) > 0 && t.State == tabDetached
+	reattach := !attach && !isNew && len(t.Handles) > 0 && t.State == TabDetached
 	// A tab offered without its target id (the stock extension) becomes a
 	// target once the relay has learnt the id; until then nobody can name
 	// it. Before the handshake ends, learnBeforeReady does it.
@@ -153,14 +153,14 @@ func (in *Instance) onTabCreated(x *ExtConn, params []byte) {
 	if c != nil && isNew && t.TargetID != "" {
 		st.targetCreated(t)
 	}
-	hs := t.handles
+	hs := t.Handles
 	in.Unlock()
 	switch {
 	case attach:
 		in.Tasks.Spawn("auto-attach", func() {
 			in.attachAndAnnounce(c, x, t, learn)
 			if !isNew && len(hs) > 0 {
-				notifyHandles(hs, TabEvent{Method: EventAttached})
+				NotifyHandles(hs, TabEvent{Method: EventAttached})
 			}
 		})
 	case learn:
@@ -168,8 +168,8 @@ func (in *Instance) onTabCreated(x *ExtConn, params []byte) {
 	}
 	if reattach {
 		in.Tasks.Spawn("re-attach", func() {
-			if err := in.attachTab(context.Background(), x, t); err == nil {
-				notifyHandles(hs, TabEvent{Method: EventAttached})
+			if err := in.AttachTab(context.Background(), x, t); err == nil {
+				NotifyHandles(hs, TabEvent{Method: EventAttached})
 			}
 		})
 	}
@@ -181,16 +181,16 @@ func (in *Instance) onTabCreated(x *ExtConn, params []byte) {
 // target id, so the attach is also when it becomes a target, announced as
 // created before it is attached.
 func (in *Instance) attachAndAnnounce(c *ClientConn, x *ExtConn, t *Tab, unnamed bool) {
-	if err := in.attachTab(c.Ctx, x, t); err != nil {
+	if err := in.AttachTab(c.Ctx, x, t); err != nil {
 		in.Log.Info("auto-attach failed", "tab", t.Id, "err", err)
 		in.unattachablePopup(c, t, err)
 		return
 	}
 	st := in.Lock()
-	if unnamed && st.Client == c && st.shared(t) && t.TargetID != "" {
+	if unnamed && st.Client == c && st.Shared(t) && t.TargetID != "" {
 		st.targetCreated(t)
 	}
-	if st.Client == c && c.autoAttach && st.shared(t) {
+	if st.Client == c && c.autoAttach && st.Shared(t) {
 		st.announce(c, t)
 	}
 	in.Unlock()
@@ -278,8 +278,8 @@ func (in *Instance) OnTabRemoved(x *ExtConn, params []byte) {
 	if why != "" {
 		in.Observe(Event{Actor: ActorExtension, Kind: KindDetach, Target: target, Outcome: OutcomeOK, Detail: "the tab is not offered for now: " + why})
 	}
-	notifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", status)})
-	x.failTab(id)
+	NotifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", status)})
+	x.FailTab(id)
 	if lastGone && c != nil {
 		c.Close(websocket.CloseNormalClosure, reasonAllTabsDetached)
 	}
@@ -312,7 +312,7 @@ func (in *Instance) OnDetach(x *ExtConn, params []byte) {
 	// The frame guard removed the frame: the tab can be attached at once,
 	// and the client's sessions carry on (resume.go), unless the other
 	// extension keeps putting its frame back.
-	resumable := d.Cause == causeExtensionFrame && d.Cleared && t.resuming == nil && t.Session != nil && c != nil
+	resumable := d.Cause == causeExtensionFrame && d.Cleared && t.Resuming == nil && t.Session != nil && c != nil
 	if resumable && !t.mayResume(time.Now()) {
 		resumable, why = false, whyFrameLoop
 	}
@@ -326,13 +326,13 @@ func (in *Instance) OnDetach(x *ExtConn, params []byte) {
 	probe, resume := false, false
 	var hs []*TabHandle
 	switch {
-	case t.resuming != nil && d.Cause != causeCanceledByUser:
+	case t.Resuming != nil && d.Cause != causeCanceledByUser:
 		// Detached again while being resumed: the resume tries again.
-		t.setState(tabDetached, nil)
+		t.SetState(TabDetached, nil)
 		in.Unlock()
 		return
 	case resumable:
-		st.suspend(t, whyResuming)
+		st.Suspend(t, whyResuming)
 		resume = true
 	case d.Cause == causeCanceledByUser:
 		// The person cancelled the debugging bar: the tab is theirs again.
@@ -356,7 +356,7 @@ func (in *Instance) OnDetach(x *ExtConn, params []byte) {
 			// The commands under way hear the policy before the client
 			// hears of the sessions' end: a navigation there fails with
 			// the reason, not as a closed page's.
-			x.failWhere(func(pc PendingCall) bool { return pc.TabID == src.TabID }, CodeServerError, why)
+			x.FailWhere(func(pc PendingCall) bool { return pc.TabID == src.TabID }, CodeServerError, why)
 		}
 		st.browserDetached(t, status, why)
 		probe = !st.Features[featureDetachCause]
@@ -370,8 +370,8 @@ func (in *Instance) OnDetach(x *ExtConn, params []byte) {
 		in.Tasks.Spawn("resume", func() { in.resume(x, t) })
 		return
 	}
-	notifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", "tab no longer shared")})
-	x.failTab(src.TabID)
+	NotifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", "tab no longer shared")})
+	x.FailTab(src.TabID)
 	if lastGone && c != nil {
 		c.Close(websocket.CloseNormalClosure, reasonAllTabsDetached)
 	}

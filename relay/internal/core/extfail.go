@@ -14,8 +14,8 @@ import (
 // failTab fails every client command pending on tab id: the tab is gone or
 // detached, its sessions have ended (the client has been told), and Chrome
 // will never answer them.
-func (x *ExtConn) failTab(tabID int64) {
-	x.failWhere(func(pc PendingCall) bool { return pc.TabID == tabID }, CodeNoSession, msgNoSession)
+func (x *ExtConn) FailTab(tabID int64) {
+	x.FailWhere(func(pc PendingCall) bool { return pc.TabID == tabID }, CodeNoSession, msgNoSession)
 }
 
 // failSessions fails every client command pending on one of ss: child
@@ -24,7 +24,7 @@ func (x *ExtConn) failSessions(ss []*Session) {
 	if len(ss) == 0 {
 		return
 	}
-	x.failWhere(func(pc PendingCall) bool {
+	x.FailWhere(func(pc PendingCall) bool {
 		for _, s := range ss {
 			if pc.ReplyTo == s || pc.Via == s {
 				return true
@@ -58,7 +58,7 @@ func goneError(pc PendingCall, rootMsg string) (int64, string) {
 
 // failWhere fails the client commands pending that match, in the order
 // they were sent, and reports how many.
-func (x *ExtConn) failWhere(match func(PendingCall) bool, code int64, why string) int {
+func (x *ExtConn) FailWhere(match func(PendingCall) bool, code int64, why string) int {
 	var ids []int64
 	x.Mu.Lock()
 	for id, pc := range x.Pending {

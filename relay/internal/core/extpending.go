@@ -25,7 +25,7 @@ type PendingCall struct {
 	Tab      *Tab        // via's tab
 	epoch    uint32      // the tab's blind epoch when it was forwarded
 	M        *MethodInfo // the command's method
-	start    time.Time   // when it was forwarded
+	Start    time.Time   // when it was forwarded
 
 	// callRelay.
 	done chan callResult
@@ -71,7 +71,7 @@ func (x *ExtConn) registerCall(pc PendingCall) (int64, error) {
 	if x.gone {
 		return 0, errSendGone
 	}
-	if pc.Kind == CallClient && x.Inst.stopped.Load() {
+	if pc.Kind == CallClient && x.Inst.IsStopped.Load() {
 		return 0, errSendStopped
 	}
 	x.NextID++
@@ -111,7 +111,7 @@ func (x *ExtConn) BusyOn(tabID int64, now time.Time) bool {
 	x.Mu.Lock()
 	defer x.Mu.Unlock()
 	for _, pc := range x.Pending {
-		if pc.Kind == CallClient && pc.TabID == tabID && pc.M != nil && pc.M.opens && now.Sub(pc.start) < busyWindow {
+		if pc.Kind == CallClient && pc.TabID == tabID && pc.M != nil && pc.M.opens && now.Sub(pc.Start) < busyWindow {
 			return true
 		}
 	}
@@ -124,7 +124,7 @@ func (x *ExtConn) waitingOn(c *ClientConn, s *Session, since time.Time) bool {
 	x.Mu.Lock()
 	defer x.Mu.Unlock()
 	for _, pc := range x.Pending {
-		if pc.Kind == CallClient && pc.Client == c && pc.Via == s && !pc.start.After(since) {
+		if pc.Kind == CallClient && pc.Client == c && pc.Via == s && !pc.Start.After(since) {
 			return true
 		}
 	}

@@ -92,7 +92,7 @@ func (x *ExtConn) HandleReply(m *wire.ExtMessage) {
 		return
 	}
 	met := x.Inst.Srv.Cfg.Metrics
-	met.observeLatency(pc.start)
+	met.observeLatency(pc.Start)
 	met.Messages[DirReply][pc.M.Domain].Inc()
 	met.Bytes[DirReply].Add(float64(len(m.Result) + len(m.Error)))
 	c := pc.Client

@@ -34,12 +34,12 @@ func (x *ExtConn) pushNow(id int64, buf *[]byte) bool {
 
 // Call sends a command of the relay's own and waits for its result.
 func (x *ExtConn) Call(ctx context.Context, method string, args ...any) ([]byte, error) {
-	return x.callThen(ctx, nil, method, args...)
+	return x.CallThen(ctx, nil, method, args...)
 }
 
 // callThen is call with then (when non-nil) run on the read loop with a
 // successful result. then has run exactly when callThen returns a nil error.
-func (x *ExtConn) callThen(ctx context.Context, then func([]byte), method string, args ...any) ([]byte, error) {
+func (x *ExtConn) CallThen(ctx context.Context, then func([]byte), method string, args ...any) ([]byte, error) {
 	params, err := json.Marshal(args)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
@@ -78,9 +78,9 @@ func (x *ExtConn) callThen(ctx context.Context, then func([]byte), method string
 // session sid, "" for the tab's own) and waits for its result.
 func (x *ExtConn) SendCommand(ctx context.Context, tabID int64, sid, method string, params any) ([]byte, error) {
 	if params == nil {
-		return x.Call(ctx, "chrome.debugger.sendCommand", debuggee(tabID, sid), method)
+		return x.Call(ctx, "chrome.debugger.sendCommand", Debuggee(tabID, sid), method)
 	}
-	return x.Call(ctx, "chrome.debugger.sendCommand", debuggee(tabID, sid), method, params)
+	return x.Call(ctx, "chrome.debugger.sendCommand", Debuggee(tabID, sid), method, params)
 }
 
 // Fire sends a CDP command of the relay's own without waiting for its
@@ -153,7 +153,7 @@ func (x *ExtConn) fireCall(method string, args ...any) {
 	x.push(id, buf)
 }
 
-func debuggee(tabID int64, sid string) map[string]any {
+func Debuggee(tabID int64, sid string) map[string]any {
 	d := map[string]any{"tabId": tabID}
 	if sid != "" {
 		d["sessionId"] = sid
@@ -177,7 +177,7 @@ func (x *ExtConn) forwardTap(c *ClientConn, id int64, m *MethodInfo, method, par
 	if m.opens {
 		t.LastCommand.Store(now.UnixNano())
 	}
-	pc := PendingCall{Kind: CallClient, Client: c, ClientID: id, ReplyTo: replyTo, Via: via, TabID: t.Id, Tab: t, epoch: t.blindEpoch.Load(), M: m, start: now, then: tap}
+	pc := PendingCall{Kind: CallClient, Client: c, ClientID: id, ReplyTo: replyTo, Via: via, TabID: t.Id, Tab: t, epoch: t.blindEpoch.Load(), M: m, Start: now, then: tap}
 	if m.Name == "Page.addScriptToEvaluateOnNewDocument" && !InitRunsNothing(params) {
 		kept := append([]byte(nil), params...)
 		pc.Keep = &kept

@@ -99,10 +99,10 @@ func (st *State) fetchRewrite(t *Tab, sid string, a *Args, enable bool, replyTo 
 		// A further session on the tab gets the pauses too, as it would
 		// through the ordinary domain switch.
 		if replyTo != nil && !replyTo.Child && replyTo.Tab != nil {
-			if replyTo.enabled == nil {
-				replyTo.enabled = make(map[string]bool)
+			if replyTo.Enabled == nil {
+				replyTo.Enabled = make(map[string]bool)
 			}
-			replyTo.enabled["Fetch"] = true
+			replyTo.Enabled["Fetch"] = true
 		}
 	}
 	return fs.Rewrite(a.patterns, a.handleAuth, enable)
@@ -113,9 +113,9 @@ func (st *State) fetchRewrite(t *Tab, sid string, a *Args, enable bool, replyTo 
 type pausedRequest = api.PausedRequest
 
 // pausedAction is the backstop's decision on one paused request.
-type pausedAction struct {
-	kind      uint8 // pausedDeliver, pausedFail, pausedContinue
-	requestID string
+type PausedAction struct {
+	Kind      uint8 // pausedDeliver, pausedFail, pausedContinue
+	RequestID string
 	url       string
 	d         Decision
 	// headers, when set, are what a continued request goes on with
@@ -126,19 +126,19 @@ type pausedAction struct {
 const (
 	pausedDeliver     = iota // to the client, whose patterns asked for it
 	pausedFail               // refused by the fence: failed as blocked by client
-	pausedContinue           // the relay's own pause, or a blind tab's: continued
-	pausedAuthDefault        // a blind tab's credentials request: left to the browser
+	PausedContinue           // the relay's own pause, or a blind tab's: continued
+	PausedAuthDefault        // a blind tab's credentials request: left to the browser
 	pausedHeld               // held by the relay, which lets it go later (navhold.go)
 )
 
-func (a pausedAction) handled() bool { return a.kind != pausedDeliver }
+func (a PausedAction) Handled() bool { return a.Kind != pausedDeliver }
 
 // judgePaused decides a Fetch.requestPaused on t's session sid. It only
 // decides; run carries the decision out, outside the lock.
-func (st *State) judgePaused(t *Tab, sid string, params []byte) pausedAction {
+func (st *State) judgePaused(t *Tab, sid string, params []byte) PausedAction {
 	fs := t.Fetch[sid]
 	if fs == nil || !fs.Fence {
-		return pausedAction{}
+		return PausedAction{}
 	}
 	var cf *ClientFetch
 	if fs.Client != nil && st.Client != nil {
@@ -146,43 +146,43 @@ func (st *State) judgePaused(t *Tab, sid string, params []byte) pausedAction {
 	}
 	var p pausedRequest
 	if json.Unmarshal(params, &p) != nil || p.RequestID == "" {
-		return pausedAction{}
+		return PausedAction{}
 	}
 	responseStage := p.ResponseStatusCode != nil || p.ResponseErrorReason != ""
 	wants := cf != nil && t.Acc.Level != AccessBlind && cf.Matches(p.Request.URL, p.ResourceType, responseStage)
 	in := st.Inst
 	if in.Srv.OwnURL(p.Request.URL) {
-		return pausedAction{kind: pausedFail, requestID: p.RequestID, url: p.Request.URL, d: OwnRefusal(p.Request.URL)}
+		return PausedAction{Kind: pausedFail, RequestID: p.RequestID, url: p.Request.URL, d: OwnRefusal(p.Request.URL)}
 	}
 	if !responseStage && p.ResourceType == "Document" {
 		if d := in.Srv.PolicyBox.load().URL(in.ProfileName, p.Request.URL); d.Verdict != Allow {
-			return pausedAction{kind: pausedFail, requestID: p.RequestID, url: p.Request.URL, d: d}
+			return PausedAction{Kind: pausedFail, RequestID: p.RequestID, url: p.Request.URL, d: d}
 		}
 		if a, held := st.holdDocument(t, sid, &p, wants); held {
 			return a
 		}
 	}
 	if wants {
-		return pausedAction{}
+		return PausedAction{}
 	}
-	return pausedAction{kind: pausedContinue, requestID: p.RequestID}
+	return PausedAction{Kind: PausedContinue, RequestID: p.RequestID}
 }
 
 // run carries out the decision.
-func (a pausedAction) run(in *Instance, x *ExtConn, t *Tab, sid string) {
-	switch a.kind {
+func (a PausedAction) run(in *Instance, x *ExtConn, t *Tab, sid string) {
+	switch a.Kind {
 	case pausedFail:
-		x.Fire(t.Id, sid, "Fetch.failRequest", map[string]string{"requestId": a.requestID, "errorReason": "BlockedByClient"})
+		x.Fire(t.Id, sid, "Fetch.failRequest", map[string]string{"requestId": a.RequestID, "errorReason": "BlockedByClient"})
 		in.Observe(Event{Actor: ActorRelay, Kind: KindNavigate, Target: t.TargetID, Rule: a.d.Rule, Outcome: OutcomeDenied, Detail: a.url})
 		in.Srv.Cfg.Metrics.CountRefusal(a.d)
-	case pausedContinue:
+	case PausedContinue:
 		if a.headers != nil {
-			x.Fire(t.Id, sid, "Fetch.continueRequest", map[string]any{"requestId": a.requestID, "headers": a.headers})
+			x.Fire(t.Id, sid, "Fetch.continueRequest", map[string]any{"requestId": a.RequestID, "headers": a.headers})
 			return
 		}
-		x.Fire(t.Id, sid, "Fetch.continueRequest", map[string]string{"requestId": a.requestID})
-	case pausedAuthDefault:
-		x.Fire(t.Id, sid, "Fetch.continueWithAuth", map[string]any{"requestId": a.requestID, "authChallengeResponse": map[string]string{"response": "Default"}})
+		x.Fire(t.Id, sid, "Fetch.continueRequest", map[string]string{"requestId": a.RequestID})
+	case PausedAuthDefault:
+		x.Fire(t.Id, sid, "Fetch.continueWithAuth", map[string]any{"requestId": a.RequestID, "authChallengeResponse": map[string]string{"response": "Default"}})
 	}
 }
 

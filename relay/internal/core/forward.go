@@ -35,7 +35,7 @@ func (c *ClientConn) Fence(k *Cmd) bool {
 		k.M = MethodFetchEnable // sent by the replay, as rewritten
 		return false
 	}
-	c.sendAs(k, MethodFetchEnable)
+	c.SendAs(k, MethodFetchEnable)
 	return false
 }
 
@@ -101,9 +101,9 @@ func (c *ClientConn) ScreencastNote(k *Cmd) bool {
 func (c *ClientConn) noteClientScreencast(t *Tab, on bool) {
 	c.Inst.Lock()
 	t.clientScreencast = on
-	hs := t.handles
+	hs := t.Handles
 	c.Inst.Unlock()
-	notifyHandles(hs, TabEvent{Method: EventClientScreencast, Params: jsonObj("active", on)})
+	NotifyHandles(hs, TabEvent{Method: EventClientScreencast, Params: jsonObj("active", on)})
 }
 
 // SendStage (core.Send): the command goes to its tab; one whose effect a
@@ -116,6 +116,6 @@ func (c *ClientConn) SendStage(k *Cmd) bool {
 		}
 		c.keepFrameSetting(k)
 	}
-	c.send(k)
+	c.Send(k)
 	return true
 }

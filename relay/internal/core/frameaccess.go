@@ -66,7 +66,7 @@ func (st *State) SetChildURL(cs *Session, u string) {
 		// Replies of commands still running in the frame are withheld,
 		// and the live view forgets the tab's last frame, which shows it.
 		cs.Tab.blindEpoch.Add(1)
-		notifyHandles(cs.Tab.handles, TabEvent{Method: EventHidden})
+		NotifyHandles(cs.Tab.Handles, TabEvent{Method: EventHidden})
 	}
 	if cs.Acc != was {
 		st.syncScripts(cs.Tab)

@@ -25,6 +25,10 @@ type Lifecycle struct {
 	// DetachedLocked: t lost its debugger; what was kept of its requests
 	// is void.
 	DetachedLocked func(t *Tab)
+	// Switched: client c switched domain on (X.enable) or off (X.disable)
+	// on s, a tab's own session, before the switch is forwarded or
+	// answered. Called without the lock.
+	Switched func(c *ClientConn, s *Session, domain string, on bool)
 }
 
 var lifecycles []Lifecycle
@@ -49,10 +53,20 @@ func documentLocked(st *State, t *Tab, params []byte) {
 
 // lettingGo tells the stages that the relay is about to detach its
 // debugger from t.
-func (in *Instance) lettingGo(x *ExtConn, t *Tab) {
+func (in *Instance) LettingGo(x *ExtConn, t *Tab) {
 	for _, l := range lifecycles {
 		if l.LettingGo != nil {
 			l.LettingGo(in, x, t)
+		}
+	}
+}
+
+// switched tells the stages that client c switched a domain on a tab's
+// own session.
+func (c *ClientConn) switched(s *Session, domain string, on bool) {
+	for _, l := range lifecycles {
+		if l.Switched != nil {
+			l.Switched(c, s, domain, on)
 		}
 	}
 }

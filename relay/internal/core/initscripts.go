@@ -60,7 +60,7 @@ type InitScript struct {
 	Child  *Session
 	Client string // the identifier the client was given
 	Real   string // Chrome's identifier now; "" while taken out
-	adding bool   // being put back
+	Adding bool   // being put back
 	Params []byte
 }
 
@@ -115,10 +115,10 @@ func (st *State) syncScripts(t *Tab) {
 		case !full && sc.Real != "":
 			st.fireLift(t, scriptLift(t, sc), true, sc.Sid, "Page.removeScriptToEvaluateOnNewDocument", map[string]string{"identifier": sc.Real})
 			sc.Real = ""
-		case full && sc.Real == "" && !sc.adding && st.Ext != nil && st.stoppedBy == "":
+		case full && sc.Real == "" && !sc.Adding && st.Ext != nil && st.StoppedBy == "":
 			// (While stopped, none of the client's scripts goes back:
-			// stopundo.go; Resume puts them back.)
-			sc.adding = true
+			// person's stopundo.go; Resume puts them back.)
+			sc.Adding = true
 			ls := scriptLift(t, sc)
 			ls.pending++ // answered when it is back (putScriptBack)
 			st.Inst.putScriptBack(st.Ext, t, sc, ls)
@@ -147,7 +147,7 @@ func (in *Instance) putScriptBack(x *ExtConn, t *Tab, sc *InitScript, ls *liftSt
 		st := in.Lock()
 		defer in.Unlock()
 		defer st.liftOver(ls, false)
-		sc.adding = false
+		sc.Adding = false
 		if err != nil {
 			return
 		}
@@ -236,7 +236,7 @@ func (t *Tab) DeferSet(method string, params []byte) {
 // replaySets applies the settings t acknowledged while it was blind, in
 // the order they were made.
 func (st *State) replaySets(t *Tab) {
-	if st.Inst.stopped.Load() {
+	if st.Inst.IsStopped.Load() {
 		return // nothing of the automation's is set while a person stopped it
 	}
 	for _, d := range t.deferred {

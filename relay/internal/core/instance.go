@@ -28,8 +28,7 @@ const (
 // What changes lives in st (state.go), reached only through lock; the
 // rest is static after construction. The fields declared here are the
 // core's own; what a concern keeps of an instance is its slot, embedded at
-// the end: personInstance (personslots.go),
-// tierInstance (tierslots.go).
+// the end: tierInstance (tierslots.go).
 type Instance struct {
 	Srv         *Relay       // static
 	Id          string       // static: public handle
@@ -67,16 +66,16 @@ type Instance struct {
 	// (pipeline.go), for tests.
 	ResumeWaits atomic.Int32
 
-	// The concerns' slots.
-	// stopped is set while a person has stopped the automation (stop.go),
-	// read without the lock by the pipeline's first stage; stopEpoch
-	// counts the stops, for emulated commands that began before one.
-	stopped   atomic.Bool
-	stopEpoch atomic.Uint32
+	// IsStopped is set while a person has stopped the automation
+	// (person.Stop), read without the lock by the pipeline's first stage;
+	// StopEpoch counts the stops, for emulated commands that began before
+	// one.
+	IsStopped atomic.Bool
+	StopEpoch atomic.Uint32
 
-	personInstance       // the brakes and what a Stop undoes (personslots.go)
-	slots          []any // the stages' own (slots.go); static after NewInstance
-	tierInstance         // blind stand-ins' contexts (tierslots.go)
+	// The concerns' slots.
+	slots        []any // the stages' own (slots.go); static after NewInstance
+	tierInstance       // blind stand-ins' contexts (tierslots.go)
 	// learning serialises finding out the browser's identity, so that
 	// concurrent Browser.getVersion calls ask a tab once (browserinfo.go).
 	learning sync.Mutex
@@ -192,7 +191,7 @@ func (in *Instance) AcceptExtension(x *ExtConn) bool {
 	}
 	st.Notify()
 	in.Unlock()
-	notifyHandles(gone, TabEvent{Method: EventDetached, Params: jsonObj("reason", "extension disconnected")})
+	NotifyHandles(gone, TabEvent{Method: EventDetached, Params: jsonObj("reason", "extension disconnected")})
 	if old != nil {
 		old.failDetached(waiting)
 		old.P.Shutdown(websocket.CloseNormalClosure, reasonReplaced)
@@ -234,7 +233,7 @@ func (in *Instance) ExtensionGone(x *ExtConn, reason string, code int) {
 	// Only now: the client has been told its sessions ended, so that a
 	// command that fails with them reads as a closed target.
 	x.end()
-	notifyHandles(gone, TabEvent{Method: EventDetached, Params: jsonObj("reason", "extension disconnected")})
+	NotifyHandles(gone, TabEvent{Method: EventDetached, Params: jsonObj("reason", "extension disconnected")})
 	if client != nil && !keep {
 		client.Close(websocket.CloseGoingAway, ReasonExtGonePrefix+reason)
 	}
@@ -252,7 +251,7 @@ func (st *State) endTabs(c *ClientConn, keep bool, reason string) []*TabHandle {
 	}
 	var hs []*TabHandle
 	if c != nil {
-		for _, t := range st.sortedTabs() {
+		for _, t := range st.SortedTabs() {
 			hs = append(hs, st.removeTab(t, why)...)
 		}
 	}
@@ -374,10 +373,10 @@ func (in *Instance) AttachClient(c *ClientConn) bool {
 // Chrome ends a session's state when its client disconnects.
 func (in *Instance) ClientGone(c *ClientConn) {
 	st := in.Lock()
-	held := st.takeHeld(c)
+	held := st.TakeHeld(c)
 	defer func() {
 		for _, h := range held {
-			h.answer(heldGone, "")
+			h.Answer(heldGone, "")
 		}
 	}()
 	if st.Client != c {
@@ -390,7 +389,7 @@ func (in *Instance) ClientGone(c *ClientConn) {
 	detach := st.releaseClientTabs()
 	forgotten := st.leftWhileAway()
 	in.Unlock()
-	notifyHandles(forgotten, TabEvent{Method: EventDetached, Params: jsonObj("reason", "extension disconnected")})
+	NotifyHandles(forgotten, TabEvent{Method: EventDetached, Params: jsonObj("reason", "extension disconnected")})
 	if x == nil {
 		return
 	}

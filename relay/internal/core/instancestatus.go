@@ -75,15 +75,15 @@ func (in *Instance) Status() Status {
 		Client:        st.Client != nil,
 		Browser:       st.Info,
 		ChildSessions: in.childSessions.Load(),
-		Stopped:       st.stoppedBy != "",
-		StoppedBy:     st.stoppedBy,
+		Stopped:       st.StoppedBy != "",
+		StoppedBy:     st.StoppedBy,
 		Approvals:     st.approvalsStatus(),
 		Waiting:       st.extWaiting(),
 		Refused:       st.refusalsStatus(),
 	}
-	for _, t := range st.sortedTabs() {
+	for _, t := range st.SortedTabs() {
 		ti := st.TargetInfo(t) // what a blind tab may show
-		ts := TabStatus{TabID: t.Id, TargetID: t.TargetID, URL: in.ScrubString(ti.URL), Title: in.ScrubString(ti.Title), Attached: t.State == TabAttached, Detached: t.detachReason, Access: t.Acc.Level.String()}
+		ts := TabStatus{TabID: t.Id, TargetID: t.TargetID, URL: in.ScrubString(ti.URL), Title: in.ScrubString(ti.Title), Attached: t.State == TabAttached, Detached: t.DetachReason, Access: t.Acc.Level.String()}
 		if t.Session != nil {
 			ts.Session = t.Session.Id
 		}

@@ -85,7 +85,7 @@ func (st *State) syncLiftsOf(t *Tab, cs *Session, ls *liftState, kept []Replayed
 		ls.level = want
 		return
 	}
-	if st.Inst.stopped.Load() && want < was {
+	if st.Inst.IsStopped.Load() && want < was {
 		// Nothing of the automation's is set again while a person stopped
 		// it: put back on Resume (resumeLifts).
 		return
@@ -117,7 +117,7 @@ func (st *State) syncLiftsOf(t *Tab, cs *Session, ls *liftState, kept []Replayed
 
 // resumeLifts puts back, once a person resumed the automation, what its
 // tabs and frames may have again.
-func (st *State) resumeLifts() {
+func (st *State) ResumeLifts() {
 	for _, t := range st.Tabs {
 		st.syncLifts(t)
 	}

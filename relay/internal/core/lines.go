@@ -179,7 +179,7 @@ func (c *ClientConn) drain(key lineKey) {
 		// question, or while the page is looked at): it is not done.
 		heldAgain := false
 		switch {
-		case in.stopped.Load():
+		case in.IsStopped.Load():
 			c.replyStopped(k.Env.ID, k.Env.SessionID, h.Method)
 		case stage == HoldDenied:
 			c.replyErrorRaw(k.Env.ID, k.Env.SessionID, CodeServerError, denial)
@@ -248,11 +248,11 @@ func (c *ClientConn) dropRunning(st *State, h *HeldCmd, heldAgain bool) {
 	h.Stage = HoldDenied // its task, if any, finds it gone
 	h.target = TargetOf(h.Key.Tab)
 	why := heldGone
-	if in.stopped.Load() {
-		why = heldStopped
+	if in.IsStopped.Load() {
+		why = HeldStopped
 	}
 	in.Unlock()
-	h.answer(why, "")
+	h.Answer(why, "")
 }
 
 // OccupyLine puts k at the head of its tab's line while the relay carries
@@ -301,7 +301,7 @@ func (c *ClientConn) ReleaseLine(h *HeldCmd) {
 
 // takeHeld takes every line of client c (nil: of every client) off the
 // instance and returns their commands, for the caller to answer.
-func (st *State) takeHeld(c *ClientConn) []*HeldCmd {
+func (st *State) TakeHeld(c *ClientConn) []*HeldCmd {
 	st.takeNavAsksOf(c)
 	var out []*HeldCmd
 	for key, l := range st.Lines {
@@ -334,16 +334,16 @@ func (st *State) takeHeld(c *ClientConn) []*HeldCmd {
 // heldStopped and heldGone are why a held command is answered without a
 // person's answer.
 const (
-	heldStopped = iota
+	HeldStopped = iota
 	heldGone
 )
 
 // answer answers h taken off its line by takeHeld.
-func (h *HeldCmd) answer(why int, by string) {
+func (h *HeldCmd) Answer(why int, by string) {
 	c := h.Key.c
 	c.Inflight.Add(-1)
 	asked := h.Stage == holdAsked
-	if why == heldStopped && h.Cmd.M != nil {
+	if why == HeldStopped && h.Cmd.M != nil {
 		// (A line the relay occupies for a command it carries out itself,
 		// OccupyLine, holds no copy of it: the task carrying it out
 		// answers it.)

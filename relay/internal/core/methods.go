@@ -42,7 +42,7 @@ type MethodInfo struct {
 	// unknown: not in the protocol the relay was built with (a newer
 	// Chrome's), so what it does is not known (tiers/settings.go).
 	Unknown bool
-	// brake: the forward stage hands the command to the brake (brake.go).
+	// brake: the forward stage hands the command to the brake (person's brake.go).
 	Brake bool
 	// Reads: the method only reads the page, or switches its events on or
 	// off (the tiers' read-only table); Pixels: it gives the page's pixels

@@ -39,7 +39,7 @@ type Metrics struct {
 	Panics         prometheus.Counter
 	Discarded      map[string]prometheus.Counter // by peer
 	Limited        map[string]prometheus.Counter // by limit name
-	stops          prometheus.Counter
+	Stops          prometheus.Counter
 	DialogAnswers  map[string]prometheus.Counter // by who answered
 	approvals      map[string]prometheus.Counter // by answer
 	batchesIn      prometheus.Counter            // batch frames from an extension
@@ -107,7 +107,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	for _, l := range limitNames {
 		m.Limited[l] = limited.WithLabelValues(l)
 	}
-	m.stops = prometheus.NewCounter(prometheus.CounterOpts{
+	m.Stops = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "cdprelay_person_stops_total",
 		Help: "Times a person stopped an instance's automation.",
 	})
@@ -133,7 +133,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	}, []string{"direction"})
 	m.batchesIn, m.BatchesOut = batches.WithLabelValues("from_extension"), batches.WithLabelValues("to_extension")
 	if reg != nil {
-		reg.MustRegister(msgs, byteVec, m.Connections, m.CommandLatency, m.Refused, m.ExtConnects, m.Panics, discarded, limited, m.stops, dialogs, approvals, batches)
+		reg.MustRegister(msgs, byteVec, m.Connections, m.CommandLatency, m.Refused, m.ExtConnects, m.Panics, discarded, limited, m.Stops, dialogs, approvals, batches)
 	}
 	return m
 }

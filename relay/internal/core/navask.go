@@ -35,7 +35,7 @@ func (in *Instance) asksNavigation() bool {
 // tab t is asked, and with what.
 func (st *State) asksNavigationTo(t *Tab, p *pausedRequest) (Decision, bool) {
 	in := st.Inst
-	if st.Client == nil || t.Control != "" || in.stopped.Load() {
+	if st.Client == nil || t.Control != "" || in.IsStopped.Load() {
 		return Decision{}, false
 	}
 	na, ok := in.Srv.PolicyBox.load().(NavigationAsker)

@@ -86,17 +86,17 @@ func (st *State) requestLevel(h *heldRequest) Access {
 // whether the relay holds it or lets it go on with other headers. wants:
 // the client's own Fetch patterns ask for the pause. It reports false when
 // the request is the fence's ordinary business.
-func (st *State) holdDocument(t *Tab, sid string, p *pausedRequest, wants bool) (pausedAction, bool) {
+func (st *State) holdDocument(t *Tab, sid string, p *pausedRequest, wants bool) (PausedAction, bool) {
 	in := st.Inst
 	if !in.HasTiers() && !in.asksNavigation() {
-		return pausedAction{}, false
+		return PausedAction{}, false
 	}
 	h := &heldRequest{t: t, requestID: p.RequestID, url: p.Request.URL, headers: p.Request.Headers, fragment: p.Request.Fragment, frameID: p.FrameID,
 		body: p.Request.HasPostData || (p.Request.Method != "" && p.Request.Method != "GET")}
 	if sid != "" {
 		cs := st.Sessions[sid]
 		if cs == nil || cs.Tab != t || !cs.Child {
-			return pausedAction{}, false
+			return PausedAction{}, false
 		}
 		h.cs = cs
 		h.mainFrame = p.FrameID == cs.TargetID
@@ -106,19 +106,19 @@ func (st *State) holdDocument(t *Tab, sid string, p *pausedRequest, wants bool) 
 	if h.mainFrame && h.cs == nil {
 		if d, ask := st.asksNavigationTo(t, p); ask {
 			st.askNavigation(h, d)
-			return pausedAction{kind: pausedHeld}, true
+			return PausedAction{Kind: pausedHeld}, true
 		}
 	}
 	ls, kept, _ := h.owner()
 	lv := st.requestLevel(h)
 	if h.mainFrame && lv != AccessFull && st.mustWait(h, ls) {
 		st.sendAgain(h, ls)
-		return pausedAction{kind: pausedHeld}, true
+		return PausedAction{Kind: pausedHeld}, true
 	}
 	if fix, ok := st.HeaderFix(kept, lv, h.headers); ok && (lv != AccessFull || !wants) {
-		return pausedAction{kind: pausedContinue, requestID: h.requestID, headers: fix}, true
+		return PausedAction{Kind: PausedContinue, RequestID: h.requestID, headers: fix}, true
 	}
-	return pausedAction{}, false
+	return PausedAction{}, false
 }
 
 // mustWait reports whether h's page may not commit before ls's lifts are

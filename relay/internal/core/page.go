@@ -50,17 +50,17 @@ func (c *ClientConn) openPage(targetID string) error {
 		c.Close(websocket.CloseNormalClosure, "No target with given id found")
 		return errNoPage
 	}
-	if err := in.attachTab(c.Ctx, x, t); err != nil {
+	if err := in.AttachTab(c.Ctx, x, t); err != nil {
 		c.Close(websocket.CloseInternalServerErr, "cdprelay: "+err.Error())
 		return err
 	}
 	st = in.Lock()
 	defer in.Unlock()
-	if !st.shared(t) || st.Client != c {
+	if !st.Shared(t) || st.Client != c {
 		c.Close(websocket.CloseNormalClosure, "Target closed")
 		return errNoPage
 	}
-	c.page = st.mintPageSession(t)
+	c.Page = st.mintPageSession(t)
 	return nil
 }
 

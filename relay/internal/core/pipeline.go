@@ -21,7 +21,7 @@ import (
 //
 //  1. limits   the client's command rate and its commands in flight;
 //  2. running  a person's Stop: while it is in force every command is
-//     refused (stop.go);
+//     refused (person's stop.go);
 //  3. route    the session the command names, the tab that executes it
 //     and the session its reply names, resolved once under one lock; the
 //     params that later stages judge or act on, decoded once (params.go);
@@ -231,9 +231,9 @@ func (c *ClientConn) Route(k *Cmd) bool {
 	in := c.Inst
 	var r route
 	st := in.Lock()
-	if k.Env.SessionID != nil || c.page != nil {
+	if k.Env.SessionID != nil || c.Page != nil {
 		s := st.lookupSession(c, k.Env.SessionID)
-		if s != nil && s.Tab != nil && s.Tab.resuming != nil {
+		if s != nil && s.Tab != nil && s.Tab.Resuming != nil {
 			// The tab's sessions are suspended (resume.go, away.go): the
 			// command waits in the tab's line, and is routed once they are
 			// back (or gone), while the client's other commands go on.
@@ -243,7 +243,7 @@ func (c *ClientConn) Route(k *Cmd) bool {
 			}
 			// A command taken off a line waits here, in the line's task.
 			// A person's Stop ends the wait too.
-			done, run := s.Tab.resuming, st.runCtx
+			done, run := s.Tab.Resuming, st.runCtx
 			in.Unlock()
 			in.ResumeWaits.Add(1)
 			awaitResume(c.Ctx, run, done)
@@ -268,7 +268,7 @@ func (c *ClientConn) Route(k *Cmd) bool {
 		r.top = !r.Sess.Child
 	} else if t := st.rootTab(); t != nil {
 		r.Via = t.Session
-		if t.resuming != nil && Emulated(k.M, nil) == nil && c.holdForTab(st, k, t) {
+		if t.Resuming != nil && Emulated(k.M, nil) == nil && c.holdForTab(st, k, t) {
 			// Every tab is away: a command the relay does not answer itself
 			// waits for the one it would go to.
 			in.Unlock()

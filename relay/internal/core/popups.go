@@ -120,7 +120,7 @@ func (st *State) letGoPopup(c *ClientConn, ti TargetInfo, why string) {
 // Chrome refused to attach (it went on from about:blank to a page never
 // shared): the client that waits for it hears of it.
 func (in *Instance) unattachablePopup(c *ClientConn, t *Tab, err error) {
-	if tabGone(err) || c.Ctx.Err() != nil {
+	if TabGone(err) || c.Ctx.Err() != nil {
 		return
 	}
 	st := in.Lock()

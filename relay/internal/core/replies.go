@@ -53,9 +53,9 @@ func (x *ExtConn) ReplyError(r *Reply) bool {
 		e.Message = cdp.ExplainPolicy(r.Pc.M.Name, e.Message)
 		x.Inst.notePolicyError(r.Pc.Tab, cause)
 	}
-	if e.Message == MsgDetachedWhile && x.Inst.stopped.Load() {
+	if e.Message == MsgDetachedWhile && x.Inst.IsStopped.Load() {
 		// Sent as the person stopped the automation, and ended by the
-		// Stop's detach (stopundo.go): the person's stop is why, said as
+		// Stop's detach (person's stopundo.go): the person's stop is why, said as
 		// every other command under way is told it.
 		if IsScript(r.Pc.M.Name) {
 			*r.Buf = wire.AppendResult(*r.Buf, r.Pc.ClientID, r.Session, thrown(MsgStopped))

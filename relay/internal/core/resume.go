@@ -46,7 +46,7 @@ import (
 // most maxResumes times in resumeWindow: an extension that puts its frame
 // back as soon as it is removed would make it a loop.
 const (
-	resumeWait   = 5 * time.Second
+	ResumeWait   = 5 * time.Second
 	resumeRetry  = 50 * time.Millisecond
 	maxResumes   = 5
 	resumeWindow = 10 * time.Second
@@ -206,20 +206,20 @@ func (st *State) RecordSwitch(t *Tab, domain string, on bool, params []byte) {
 
 func (st *State) keep(t *Tab, r Replayed, params []byte) {
 	t.unkeep(r.key) // a later call replaces it, in its place below
-	if len(t.Replay) >= MaxReplayed || t.replayBytes+len(params) > maxReplayBytes {
+	if len(t.Replay) >= MaxReplayed || t.ReplayBytes+len(params) > maxReplayBytes {
 		// A client that sets thousands of states, or huge ones, resumes
 		// without the rest.
 		return
 	}
 	r.Params = append([]byte(nil), params...)
 	t.Replay = append(t.Replay, r)
-	t.replayBytes += len(params)
+	t.ReplayBytes += len(params)
 }
 
 func (t *Tab) unkeep(key string) {
 	for i := range t.Replay {
 		if t.Replay[i].key == key {
-			t.replayBytes -= len(t.Replay[i].Params)
+			t.ReplayBytes -= len(t.Replay[i].Params)
 			t.Replay = append(t.Replay[:i:i], t.Replay[i+1:]...)
 			return
 		}
@@ -261,7 +261,7 @@ func (in *Instance) tapScript(t *Tab, key string) func([]byte) {
 // suspend ends what died with the debugger session on t and holds the
 // client's commands for it until resume is done. why is told to the
 // sessions that enabled Log.
-func (st *State) suspend(t *Tab, why string) {
+func (st *State) Suspend(t *Tab, why string) {
 	c := st.Client
 	st.WarnSessions(t, why)
 	// Children are gone, each told on its parent as Chrome would: Chrome
@@ -281,15 +281,15 @@ func (st *State) suspend(t *Tab, why string) {
 		delete(st.Sessions, cs.Id)
 	}
 	for _, s := range st.topSessions(t) {
-		if s.enabled["Runtime"] && s.idJSON != nil {
+		if s.Enabled["Runtime"] && s.idJSON != nil {
 			c.EventRaw("Runtime.executionContextsCleared", s, []byte("{}"))
 		}
 	}
-	t.setState(tabDetached, nil)
+	t.SetState(TabDetached, nil)
 	t.clientScreencast = false
-	t.detachReason = why
-	if t.resuming == nil {
-		t.resuming = make(chan struct{})
+	t.DetachReason = why
+	if t.Resuming == nil {
+		t.Resuming = make(chan struct{})
 	}
 }
 
@@ -298,17 +298,17 @@ func (st *State) suspend(t *Tab, why string) {
 // frame back at once) is tried again until resumeWait has passed.
 func (in *Instance) resume(x *ExtConn, t *Tab) {
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), resumeWait)
+	ctx, cancel := context.WithTimeout(context.Background(), ResumeWait)
 	defer cancel()
 	var err error
 	for {
-		err = in.attachTab(ctx, x, t)
+		err = in.AttachTab(ctx, x, t)
 		fresh := false
 		if err == nil {
 			// Another document than the client knows: it is shown it first
 			// (awaydoc.go).
 			fresh = in.showDocument(ctx, x, t)
-			err = in.replay(ctx, x, t, fresh)
+			err = in.Replay(ctx, x, t, fresh)
 		}
 		st := in.Lock()
 		if st.stillAway(t, x) {
@@ -317,10 +317,10 @@ func (in *Instance) resume(x *ExtConn, t *Tab) {
 			in.Unlock()
 			return
 		}
-		again := st.shared(t) && t.State != TabAttached
-		shared := st.shared(t)
+		again := st.Shared(t) && t.State != TabAttached
+		shared := st.Shared(t)
 		in.Unlock()
-		if (err == nil && !again) || !shared || tabGone(err) {
+		if (err == nil && !again) || !shared || TabGone(err) {
 			break
 		}
 		timer := time.NewTimer(resumeRetry)
@@ -341,22 +341,22 @@ func (in *Instance) resume(x *ExtConn, t *Tab) {
 		in.Unlock()
 		return
 	}
-	done := t.resuming
-	t.resuming = nil
+	done := t.Resuming
+	t.Resuming = nil
 	detail := "after Chrome detached the tab for another extension's frame"
 	if a := st.resumeOver(t); a != nil {
 		detail = "the tab is back (" + a.short + ")"
 	}
-	hs, target := t.handles, t.TargetID
-	if err != nil && st.shared(t) {
+	hs, target := t.Handles, t.TargetID
+	if err != nil && st.Shared(t) {
 		why := "the automation's sessions on the tab could not be resumed: " + err.Error()
 		in.Log.Info("resume failed", "tab", t.Id, "err", err)
 		st.failHeldFor(t, "cdprelay: "+why)
-		st.dropSessions(t, why)
-		t.detachReason = why
+		st.DropSessions(t, why)
+		t.DetachReason = why
 	}
 	if err == nil {
-		t.detachReason = ""
+		t.DetachReason = ""
 	}
 	in.Unlock()
 	if done != nil {
@@ -365,10 +365,10 @@ func (in *Instance) resume(x *ExtConn, t *Tab) {
 	if err == nil {
 		in.Log.Info("resumed the tab's sessions", "tab", t.Id, "took", time.Since(start).Round(time.Millisecond))
 		in.Observe(Event{Actor: ActorRelay, Kind: KindAttach, Target: target, Outcome: OutcomeOK, Detail: "resumed the automation's sessions " + detail})
-		notifyHandles(hs, TabEvent{Method: EventAttached})
+		NotifyHandles(hs, TabEvent{Method: EventAttached})
 	}
-	if err != nil && tabGone(err) {
-		x.failTab(t.Id)
+	if err != nil && TabGone(err) {
+		x.FailTab(t.Id)
 	}
 }
 
@@ -383,7 +383,7 @@ func (in *Instance) resume(x *ExtConn, t *Tab) {
 // fresh: the tab shows another document than the one the scripts for new
 // documents last ran in (awaydoc.go), so they run in it now, as they would
 // have had the debugger been there when it loaded.
-func (in *Instance) replay(ctx context.Context, x *ExtConn, t *Tab, fresh bool) error {
+func (in *Instance) Replay(ctx context.Context, x *ExtConn, t *Tab, fresh bool) error {
 	st := in.Lock()
 	cmds := append([]Replayed(nil), t.Replay...)
 	soon := t.resumedSoon()
@@ -413,7 +413,7 @@ func (in *Instance) replay(ctx context.Context, x *ExtConn, t *Tab, fresh bool) 
 		}
 		res, err := x.SendCommand(ctx, t.Id, "", k.M.Name, p)
 		if err != nil {
-			if ctx.Err() != nil || tabGone(err) {
+			if ctx.Err() != nil || TabGone(err) {
 				return err
 			}
 			// What Chrome refuses now it would have refused before.
@@ -429,7 +429,7 @@ func (in *Instance) replay(ctx context.Context, x *ExtConn, t *Tab, fresh bool) 
 		// may run where it is now.
 		for _, sc := range t.Scripts {
 			if sc.Child == nil {
-				sc.Real, sc.adding = "", false
+				sc.Real, sc.Adding = "", false
 			}
 		}
 		st.syncScripts(t)
@@ -438,7 +438,7 @@ func (in *Instance) replay(ctx context.Context, x *ExtConn, t *Tab, fresh bool) 
 		// person's take-over, initscripts.go) are Chrome's new ones.
 		for _, sc := range t.Scripts {
 			if now, ok := ids[sc.Client]; ok && sc.Child == nil {
-				sc.Real, sc.adding = now, false
+				sc.Real, sc.Adding = now, false
 			}
 		}
 		st.syncScripts(t)

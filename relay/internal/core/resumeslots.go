@@ -18,13 +18,13 @@ type resumeTab struct {
 	// sessions set that a resume sets again, in order; nextScript numbers
 	// its init scripts; scriptIDs maps the client's init script
 	// identifiers to Chrome's after a resume.
-	resuming chan struct{}
+	Resuming chan struct{}
 	// away is set while the sessions wait for Chrome to let the tab be
 	// debugged again: a browser page, the extension away (away.go).
 	away        *awayTab
 	resumes     []time.Time // when the tab was last resumed
 	Replay      []Replayed
-	replayBytes int // of replay's params
+	ReplayBytes int // of replay's params
 	nextScript  int
 	scriptIDs   map[string]string
 }

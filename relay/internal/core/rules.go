@@ -19,7 +19,7 @@ const RuleBreakpointCondition = api.RuleBreakpointCondition
 func RelayRules() []string {
 	return []string{RuleCredentials, RuleSecret,
 		ruleNeverShared, ruleOutsideFence, ruleTakeOver, ruleReadOnlyWrite, RuleBlindFrame, ruleStopped,
-		api.RuleDialogAnswered, ruleUndoable, ruleUnstoppable, ruleDebuggerOff, ruleContext, origins.RuleOwnOrigin, RuleSecretField, RuleUnscannable}
+		api.RuleDialogAnswered, ruleUndoable, ruleUnstoppable, RuleDebuggerOff, ruleContext, origins.RuleOwnOrigin, RuleSecretField, RuleUnscannable}
 }
 
 // FailPaused fails the paused request of a refused Fetch.continueRequest,

@@ -1,13 +1,13 @@
 package core
 
-// The Stop, honoured: the person sets and lifts it (stop.go); the core
+// The Stop, honoured: the person sets and lifts it (person's stop.go); the core
 // refuses every command while it holds, before anything else looks at one.
 
 // Running is the stage before all others: a stopped instance refuses
 // every command. Refusals while stopped are counted, and audited once, at
 // Resume.
 func (c *ClientConn) Running(k *Cmd) bool {
-	if !c.Inst.stopped.Load() {
+	if !c.Inst.IsStopped.Load() {
 		return true
 	}
 	return c.refuseStopped(k)
@@ -17,7 +17,7 @@ func (c *ClientConn) Running(k *Cmd) bool {
 // reports false, as a stage that answered.
 func (c *ClientConn) refuseStopped(k *Cmd) bool {
 	c.Inst.Lock()
-	c.Inst.St.refusedStopped++
+	c.Inst.St.RefusedStopped++
 	c.Inst.Unlock()
 	k.Out = outcome{Kind: outStopped, d: Decision{Verdict: Deny, Rule: ruleStopped, Message: MsgStopped}}
 	c.replyStopped(k.Env.ID, k.Env.SessionID, string(k.Env.Method))

@@ -45,7 +45,7 @@ func (s *Session) runtimeOn() bool {
 	if s.Child {
 		return s.runtime
 	}
-	return s.enabled["Runtime"]
+	return s.Enabled["Runtime"]
 }
 
 // runtimeWanted reports whether client session s gets a Runtime event of
@@ -89,7 +89,7 @@ func (c *ClientConn) runtimeSwitch(k Call) {
 	if s.Child {
 		s.runtime = on
 	} else {
-		st.switchDomain(s, "Runtime", on)
+		st.SwitchDomain(s, "Runtime", on)
 	}
 	sc := t.contextsOf(sid)
 	if !sc.held {

@@ -27,7 +27,7 @@ func (c *ClientConn) sendKept(k *Cmd) {
 }
 
 // send forwards k on its route with k.params.
-func (c *ClientConn) send(k *Cmd) {
+func (c *ClientConn) Send(k *Cmd) {
 	k.Out.Kind = OutForwarded
 	if err := c.Ext().forward(c, k.Env.ID, k.M, k.Env.Method, k.Params, k.Route.Via, k.Route.ReplyTo); err != nil {
 		c.notSent(k, err)
@@ -35,7 +35,7 @@ func (c *ClientConn) send(k *Cmd) {
 }
 
 // sendAs forwards k as another method (a stage's rewrite).
-func (c *ClientConn) sendAs(k *Cmd, m *MethodInfo) {
+func (c *ClientConn) SendAs(k *Cmd, m *MethodInfo) {
 	k.Out.Kind = OutForwarded
 	if err := c.Ext().forward(c, k.Env.ID, m, []byte(m.Name), k.Params, k.Route.Via, k.Route.ReplyTo); err != nil {
 		c.notSent(k, err)

@@ -61,7 +61,7 @@ type Session struct {
 	owner *Session
 
 	// Guarded by the instance's mutex.
-	enabled  map[string]bool // domains this top-level session enabled and has not disabled
+	Enabled  map[string]bool // domains this top-level session enabled and has not disabled
 	discover bool            // Target.setDiscoverTargets on this session
 	// A child's own page and what automation may do with it: a frame on a
 	// blind site is blind on its own session (access.go).
@@ -111,7 +111,7 @@ func (st *State) lookupSession(c *ClientConn, id []byte) *Session {
 	if id != nil {
 		return st.Sessions[string(id)]
 	}
-	if p := c.page; p != nil && st.Live(p) {
+	if p := c.Page; p != nil && st.Live(p) {
 		return p
 	}
 	return nil
@@ -255,7 +255,7 @@ func (st *State) tellDetached(s *Session, why string) {
 // that enabled Log, then a reason in the detach). A page endpoint whose
 // page this was is closed, as Chrome closes a page's socket when its target
 // goes.
-func (st *State) dropSessions(t *Tab, why string) {
+func (st *State) DropSessions(t *Tab, why string) {
 	st.WarnSessions(t, why)
 	tops := st.topSessions(t)
 	for id, cs := range st.Sessions {
@@ -271,7 +271,7 @@ func (st *State) dropSessions(t *Tab, why string) {
 		// another session of this tab goes without a word, with its owner.
 		st.tellDetached(s, why)
 	}
-	if c := st.Client; c != nil && c.page != nil && c.page.Tab == t {
+	if c := st.Client; c != nil && c.Page != nil && c.Page.Tab == t {
 		c.Close(websocket.CloseNormalClosure, "Target closed")
 	}
 }
@@ -321,7 +321,7 @@ func (st *State) dropOwned(owner *Session) {
 	for _, s := range st.Sessions {
 		if s.owner == owner && !s.Child && s.Tab != nil {
 			if st.detachSession(s) {
-				st.dropSessions(s.Tab, "")
+				st.DropSessions(s.Tab, "")
 			}
 		}
 	}
@@ -344,14 +344,14 @@ func domainOf(method []byte) string {
 // tab's own session.
 func WantsEvent(s *Session, method []byte) bool {
 	d := domainOf(method)
-	return d == "Inspector" || s.enabled[d]
+	return d == "Inspector" || s.Enabled[d]
 }
 
 // domainWanted reports whether a top-level session of t other than s has
 // domain enabled.
-func (st *State) domainWanted(t *Tab, s *Session, domain string) bool {
+func (st *State) DomainWanted(t *Tab, s *Session, domain string) bool {
 	for _, o := range st.topSessions(t) {
-		if o != s && o.enabled[domain] {
+		if o != s && o.Enabled[domain] {
 			return true
 		}
 	}
@@ -361,26 +361,26 @@ func (st *State) domainWanted(t *Tab, s *Session, domain string) bool {
 // switchDomain records X.enable or X.disable on top-level session s and
 // reports whether the command must still go to Chrome: a disable is kept
 // from Chrome while another session of the tab has the domain.
-func (st *State) switchDomain(s *Session, domain string, on bool) (forward bool) {
+func (st *State) SwitchDomain(s *Session, domain string, on bool) (forward bool) {
 	if !st.Live(s) {
 		return true
 	}
 	if on {
-		if s.enabled == nil {
-			s.enabled = make(map[string]bool)
+		if s.Enabled == nil {
+			s.Enabled = make(map[string]bool)
 		}
-		if len(s.enabled) >= maxSessionDomains && !s.enabled[domain] {
+		if len(s.Enabled) >= maxSessionDomains && !s.Enabled[domain] {
 			st.Inst.Srv.Cfg.Metrics.Limited[limitDomains].Inc()
 			return true // forwarded, not followed (bounds.go)
 		}
-		s.enabled[domain] = true
+		s.Enabled[domain] = true
 		return true
 	}
-	delete(s.enabled, domain)
+	delete(s.Enabled, domain)
 	if relayDomains[domain] {
 		return false // the relay keeps it on for itself
 	}
-	return !st.domainWanted(s.Tab, s, domain)
+	return !st.DomainWanted(s.Tab, s, domain)
 }
 
 // relayDomains are the domains the relay enables on every tab it attaches

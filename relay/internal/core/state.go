@@ -60,13 +60,13 @@ type State struct {
 	// The concerns' slots.
 	// The Stop, which every part of the relay honours: who stopped the
 	// automation ("" while it runs), when, and the commands refused since
-	// (stop.go). runCtx is cancelled by Stop: the emulated commands under
+	// (person's stop.go). runCtx is cancelled by Stop: the emulated commands under
 	// way give up; Resume makes a new one.
-	stoppedBy      string
-	stoppedAt      time.Time
-	refusedStopped int64
+	StoppedBy      string
+	StoppedAt      time.Time
+	RefusedStopped int64
 	runCtx         context.Context
-	runCancel      context.CancelFunc
+	RunCancel      context.CancelFunc
 	// The held commands: the lines of a client's commands for a tab around
 	// a held one (lines.go), by client and tab, and those waiting for a
 	// person (approvals.go), by approval id.
@@ -108,14 +108,14 @@ func newState(in *Instance) State {
 	}
 	st.Lines = make(map[lineKey]*line)
 	st.approvals = make(map[int64]*HeldCmd)
-	st.newRunContext()
+	st.NewRunContext()
 	return st
 }
 
 // newRunContext starts the context the emulated commands run under until
 // the next Stop.
-func (st *State) newRunContext() {
-	st.runCtx, st.runCancel = context.WithCancel(context.Background())
+func (st *State) NewRunContext() {
+	st.runCtx, st.RunCancel = context.WithCancel(context.Background())
 }
 
 // Notify wakes everyone waiting for a change of ext, client or closed.
@@ -135,9 +135,9 @@ func (st *State) resetTabs() []*TabHandle {
 	var hs []*TabHandle
 	for _, t := range st.Tabs {
 		st.endAway(t)
-		t.setState(tabDetached, ErrExtGone)
-		hs = append(hs, t.handles...)
-		t.handles = nil
+		t.SetState(TabDetached, ErrExtGone)
+		hs = append(hs, t.Handles...)
+		t.Handles = nil
 	}
 	clear(st.Tabs)
 	clear(st.Sessions)
@@ -160,7 +160,7 @@ func (st *State) releaseClientTabs() []*Tab {
 		t.forgetClientSetup()
 		switch t.State {
 		case TabAttached:
-			t.setState(tabDetaching, nil)
+			t.SetState(TabDetaching, nil)
 			detach = append(detach, t)
 		case tabAttaching:
 			t.releaseAfterAttach = true

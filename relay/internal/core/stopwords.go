@@ -13,14 +13,14 @@ import (
 
 // whyStopLift is why a tab's sessions are suspended while a Stop undoes
 // what the automation set in it.
-const whyStopLift = "cdprelay: a person stopped the automation; the relay undoes what it set in the tab"
+const WhyStopLift = "cdprelay: a person stopped the automation; the relay undoes what it set in the tab"
 
 // Rule ids of stopRulesOf, and of a Debugger command on a session that has
 // not enabled the Debugger itself.
 const (
 	ruleUndoable    = "relay:outlives-stop"
 	ruleUnstoppable = "relay:unstoppable-script"
-	ruleDebuggerOff = "relay:debugger-not-enabled"
+	RuleDebuggerOff = "relay:debugger-not-enabled"
 )
 
 // stopRulesOf refuse what a person's Stop could not undo or end:
@@ -35,7 +35,7 @@ const (
 //     timeout of its own (an evaluation has: the brake gives it one).
 //
 // It reports false, with the refusal, for the command method with params.
-func stopRulesOf(method string, params []byte) (api.Decision, bool) {
+func StopRulesOf(method string, params []byte) (api.Decision, bool) {
 	switch method {
 	case "Emulation.setVirtualTimePolicy":
 		return denyStop(ruleUndoable, "cdprelay: Emulation.setVirtualTimePolicy would stay in the person's tab after the automation stops (Chrome keeps virtual time when the debugging session ends), so it is not available through the relay"), false
@@ -50,7 +50,7 @@ func stopRulesOf(method string, params []byte) (api.Decision, bool) {
 }
 
 // hasStopRule reports whether stopRulesOf has a word on method.
-func hasStopRule(method string) bool {
+func HasStopRule(method string) bool {
 	switch method {
 	case "Emulation.setVirtualTimePolicy", "Debugger.setBlackboxPatterns", "Debugger.setBlackboxedRanges", "Debugger.setBlackboxExecutionContexts", "Runtime.callFunctionOn":
 		return true
@@ -63,7 +63,7 @@ func denyStop(rule, msg string) api.Decision {
 }
 
 // liftedTab is what a Stop undid on one tab.
-type liftedTab struct {
+type LiftedTab struct {
 	Target string   // the tab's target id; "" when nothing was undone there
 	Ended  int      // sessions whose running script was ended
 	Set    []string // what the client had set, as method names
@@ -72,7 +72,7 @@ type liftedTab struct {
 
 // liftedDetail is the audit record's words for what the Stop by undid on
 // the tabs of res; "" when it undid nothing.
-func liftedDetail(by string, res []liftedTab) string {
+func LiftedDetail(by string, res []LiftedTab) string {
 	var parts []string
 	for _, r := range res {
 		if r.Target == "" {

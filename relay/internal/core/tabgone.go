@@ -25,7 +25,7 @@ import (
 var probeDelays = []time.Duration{250 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second}
 
 // tabGone reports whether an attach failed because Chrome has no such tab.
-func tabGone(err error) bool {
+func TabGone(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "No tab with given id")
 }
 
@@ -41,19 +41,19 @@ func (in *Instance) probeDetached(x *ExtConn, t *Tab) {
 			return
 		}
 		st := in.Lock()
-		waiting := st.Ext == x && st.shared(t) && t.State == tabDetached
+		waiting := st.Ext == x && st.Shared(t) && t.State == TabDetached
 		in.Unlock()
 		if !waiting {
 			return // offered again, attached by someone, or gone
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), in.Srv.Cfg.CallTimeout)
-		err := in.attachTab(ctx, x, t)
+		err := in.AttachTab(ctx, x, t)
 		cancel()
 		if err == nil {
 			in.tabBack(x, t)
 			return
 		}
-		if tabGone(err) {
+		if TabGone(err) {
 			return // attachTab forgot it
 		}
 	}
@@ -65,13 +65,13 @@ func (in *Instance) probeDetached(x *ExtConn, t *Tab) {
 // its screencast; nobody: it is let go again.
 func (in *Instance) tabBack(x *ExtConn, t *Tab) {
 	st := in.Lock()
-	c, hs := st.Client, t.handles
-	if c != nil && c.autoAttach && st.shared(t) {
+	c, hs := st.Client, t.Handles
+	if c != nil && c.autoAttach && st.Shared(t) {
 		st.announce(c, t)
 	}
 	in.Unlock()
 	if len(hs) > 0 {
-		notifyHandles(hs, TabEvent{Method: EventAttached})
+		NotifyHandles(hs, TabEvent{Method: EventAttached})
 	}
 	in.releaseIfUnused(x, t, false)
 }
@@ -80,7 +80,7 @@ func (in *Instance) tabBack(x *ExtConn, t *Tab) {
 // client why.
 func (in *Instance) forgetTab(x *ExtConn, t *Tab, why string) {
 	st := in.Lock()
-	if st.Ext != x || !st.shared(t) {
+	if st.Ext != x || !st.Shared(t) {
 		in.Unlock()
 		return
 	}
@@ -88,6 +88,6 @@ func (in *Instance) forgetTab(x *ExtConn, t *Tab, why string) {
 	hs := st.removeTab(t, why)
 	in.Unlock()
 	in.Observe(Event{Actor: ActorRelay, Kind: KindDetach, Target: target, Outcome: OutcomeOK, Detail: why})
-	notifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", why)})
-	x.failTab(t.Id)
+	NotifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", why)})
+	x.FailTab(t.Id)
 }

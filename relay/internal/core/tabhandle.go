@@ -70,9 +70,9 @@ func (in *Instance) OpenTab(ctx context.Context, tabID int64, fn func(TabEvent))
 	// Register before attaching, so that a client leaving meanwhile does
 	// not detach the tab from under us.
 	in.Lock()
-	t.handles = append(slices.Clip(t.handles), h)
+	t.Handles = append(slices.Clip(t.Handles), h)
 	in.Unlock()
-	if err := in.attachTab(ctx, x, t); err != nil {
+	if err := in.AttachTab(ctx, x, t); err != nil {
 		h.Close()
 		return nil, err
 	}
@@ -142,13 +142,13 @@ func (h *TabHandle) Close() {
 	h.end()
 	in, t := h.in, h.t
 	st := in.Lock()
-	i := slices.Index(t.handles, h)
+	i := slices.Index(t.Handles, h)
 	if i < 0 {
 		in.Unlock()
 		return
 	}
-	t.handles = slices.Delete(slices.Clone(t.handles), i, i+1)
-	unused := len(t.handles) == 0 && t.Session == nil && st.shared(t)
+	t.Handles = slices.Delete(slices.Clone(t.Handles), i, i+1)
+	unused := len(t.Handles) == 0 && t.Session == nil && st.Shared(t)
 	x := st.Ext
 	in.Unlock()
 	if unused && x != nil {
@@ -157,7 +157,7 @@ func (h *TabHandle) Close() {
 }
 
 // notifyHandles delivers ev to each handle. Called without locks held.
-func notifyHandles(hs []*TabHandle, ev TabEvent) {
+func NotifyHandles(hs []*TabHandle, ev TabEvent) {
 	for _, h := range hs {
 		if h.ctx.Err() == nil {
 			h.fn(ev)

@@ -15,10 +15,10 @@ import (
 type tabState int
 
 const (
-	tabDetached tabState = iota
+	TabDetached tabState = iota
 	tabAttaching
 	TabAttached
-	tabDetaching
+	TabDetaching
 )
 
 // Tab is one tab the extension shares. Every field is guarded by the
@@ -74,13 +74,13 @@ type Tab struct {
 	// handles are the relay's own users of the tab (the live view). The
 	// slice is replaced, never modified in place, so a copy of the header
 	// taken under the lock can be read after unlocking.
-	handles []*TabHandle
+	Handles []*TabHandle
 	// clientScreencast: the CDP client runs a screencast of its own, so
 	// frames go to the client (and a copy to handles).
 	clientScreencast bool
 	// detachReason is why the browser last detached the debugger while
 	// the tab stayed shared; cleared on the next attach.
-	detachReason string
+	DetachReason string
 	// Acc is what automation may do with the tab (access.go), decided
 	// again whenever url, control or the policy changes. The tiers decide
 	// it; every concern reads it.
@@ -101,7 +101,7 @@ type Tab struct {
 	LastCommand atomic.Int64
 
 	// Control names the person who took control of the tab from the live
-	// view; while set, the tab is read-only for automation (control.go,
+	// view; while set, the tab is read-only for automation (person's control.go,
 	// access.go). NavApproved is the host of a navigation a person
 	// approved, not to be asked again until a document commits (navask.go).
 	Control     string
@@ -115,19 +115,19 @@ type Tab struct {
 }
 
 // setState moves t to s, waking whoever waits on the previous transition.
-func (t *Tab) setState(s tabState, err error) {
+func (t *Tab) SetState(s tabState, err error) {
 	if t.stateWait != nil {
 		close(t.stateWait)
 		t.stateWait = nil
 	}
 	t.State, t.attachErr = s, err
-	if s == tabDetached {
+	if s == TabDetached {
 		t.Fetch = nil
 		detachedLocked(t)
 		t.Ctxs = nil
 		t.relayCtxs.Store(0)
 	}
-	if s == tabAttaching || s == tabDetaching {
+	if s == tabAttaching || s == TabDetaching {
 		t.stateWait = make(chan struct{})
 	}
 }
@@ -176,7 +176,7 @@ func (st *State) browserTargetInfo() TargetInfo {
 	return TargetInfo{TargetID: st.Inst.BrowserTID, Type: "browser", Attached: true}
 }
 
-func (st *State) sortedTabs() []*Tab {
+func (st *State) SortedTabs() []*Tab {
 	ts := make([]*Tab, 0, len(st.Tabs))
 	for _, t := range st.Tabs {
 		ts = append(ts, t)
@@ -198,7 +198,7 @@ func (st *State) TabByTarget(targetID string) *Tab {
 }
 
 // shared reports whether t is still the tab the table holds for its id.
-func (st *State) shared(t *Tab) bool { return st.Tabs[t.Id] == t }
+func (st *State) Shared(t *Tab) bool { return st.Tabs[t.Id] == t }
 
 // upsertTab records a tab the extension offers or created.
 func (st *State) upsertTab(et extTab) (t *Tab, isNew bool) {
@@ -245,9 +245,9 @@ func (st *State) rootTab() *Tab {
 		case best == nil,
 			// One whose sessions wait for the debugger (away.go) only when
 			// every one does.
-			best.resuming != nil && t.resuming == nil,
-			(best.resuming == nil) == (t.resuming == nil) && t.Acc.Level < best.Acc.Level,
-			(best.resuming == nil) == (t.resuming == nil) && t.Acc.Level == best.Acc.Level && t.Id < best.Id:
+			best.Resuming != nil && t.Resuming == nil,
+			(best.Resuming == nil) == (t.Resuming == nil) && t.Acc.Level < best.Acc.Level,
+			(best.Resuming == nil) == (t.Resuming == nil) && t.Acc.Level == best.Acc.Level && t.Id < best.Id:
 			best = t
 		}
 	}
@@ -273,11 +273,11 @@ func (st *State) knownContext(id string) bool {
 // lock.
 func (st *State) removeTab(t *Tab, why string) []*TabHandle {
 	st.endAway(t)
-	st.dropSessions(t, why)
+	st.DropSessions(t, why)
 	delete(st.Tabs, t.Id)
-	hs := t.handles
-	t.handles = nil
-	t.setState(tabDetached, fmt.Errorf("tab %d is no longer shared", t.Id))
+	hs := t.Handles
+	t.Handles = nil
+	t.SetState(TabDetached, fmt.Errorf("tab %d is no longer shared", t.Id))
 	if st.Client != nil && t.TargetID != "" {
 		st.targetEvent("Target.targetDestroyed", struct {
 			TargetID string `json:"targetId"`
@@ -291,11 +291,11 @@ func (st *State) removeTab(t *Tab, why string) []*TabHandle {
 // follow): the client's sessions on it end, told why; the extension offers
 // it again. reason is what the live view shows.
 func (st *State) browserDetached(t *Tab, reason, why string) {
-	st.dropSessions(t, why)
+	st.DropSessions(t, why)
 	t.forgetClientSetup() // the client's sessions on it end
-	t.setState(tabDetached, nil)
+	t.SetState(TabDetached, nil)
 	t.clientScreencast = false
-	t.detachReason = reason
+	t.DetachReason = reason
 }
 
 // TargetOf is t's target id; "" for no tab.

@@ -46,7 +46,7 @@ func (st *State) setTargetInfo(t *Tab, url, title string) {
 	before := st.TargetInfo(t)
 	t.Url, t.title = url, title
 	if was, changed := st.UpdateAccess(t); changed {
-		st.accessChanged(t, was)
+		st.AccessChanged(t, was)
 	}
 	if after := st.TargetInfo(t); after != before && st.Client != nil && t.TargetID != "" {
 		st.targetEvent("Target.targetInfoChanged", struct {
@@ -69,7 +69,7 @@ func (st *State) setDocument(t *Tab, url string) (letGo bool) {
 	t.DocURL, t.navTo, t.NavApproved = url, "", ""
 	st.setTargetInfo(t, url, title)
 	if was, changed := st.UpdateAccess(t); changed {
-		st.accessChanged(t, was)
+		st.AccessChanged(t, was)
 	}
 	return false
 }
@@ -96,7 +96,7 @@ func (st *State) setFrame(t *Tab, id, url string) {
 		t.Frames[id] = frameAt{Url: url, acc: st.ChildAccess(url), gen: st.Inst.Srv.accessGen.Load()}
 	}
 	if was, changed := st.UpdateAccess(t); changed {
-		st.accessChanged(t, was)
+		st.AccessChanged(t, was)
 	}
 }
 
@@ -116,7 +116,7 @@ func (st *State) SetNavTo(t *Tab, url string) {
 	}
 	t.navTo = url
 	if was, changed := st.UpdateAccess(t); changed {
-		st.accessChanged(t, was)
+		st.AccessChanged(t, was)
 	}
 }
 
@@ -267,7 +267,7 @@ func (in *Instance) refreshTargetInfo(x *ExtConn, t *Tab) {
 		return
 	}
 	st := in.Lock()
-	if st.shared(t) {
+	if st.Shared(t) {
 		st.setTargetInfo(t, r.TargetInfo.URL, r.TargetInfo.Title)
 	}
 	in.Unlock()

@@ -10,7 +10,18 @@ var (
 	tabSlot    = core.NewTabSlot[personTab]()
 	stateSlot  = core.NewStateSlot[personState]()
 	clientSlot = core.NewClientSlot[personClient]()
+	instSlot   = core.NewInstanceSlot[personInstance]()
 )
+
+// personInstance is what the person's stage keeps of an instance, read
+// without the instance's lock, besides the Stop itself (the core's
+// Instance.IsStopped and State.StoppedBy, which every part honours).
+type personInstance struct {
+	// brakes end script that does not end (brake.go); lifting is what a
+	// Stop undoes (stopundo.go).
+	brakes  brakes
+	lifting lifting
+}
 
 // personTab is what the person's stage keeps of a tab. Guarded by the
 // instance's mutex.

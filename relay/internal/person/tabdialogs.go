@@ -109,7 +109,7 @@ func answerDialog(in *core.Instance, tabID, id int64, accept bool, promptText, k
 		return fmt.Errorf("%w by %s", api.ErrDialogAnswered, d.Answerer())
 	case kind == api.DialogByPerson && t.Acc.Level == core.AccessBlind:
 		in.Unlock()
-		return fmt.Errorf("%w: %s", core.ErrHidden, t.Acc.Why)
+		return fmt.Errorf("%w: %s", api.ErrHidden, t.Acc.Why)
 	}
 	d.By, d.AnsweredBy = kind, by
 	x := st.Ext

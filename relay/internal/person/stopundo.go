@@ -1,4 +1,4 @@
-package core
+package person
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
 
 // What a person's Stop undoes.
@@ -49,15 +50,15 @@ type lifting struct {
 	// none ran.
 	done chan struct{}
 	// tabs had their settings lifted: Resume sets them again.
-	tabs []*Tab
+	tabs []*core.Tab
 	// frozen are the tabs whose lifecycle the client set (by tab id).
 	frozen map[int64]bool
 }
 
 // noteLifecycle records a client's Page.setWebLifecycleState: a frozen
 // page stays frozen when the debugging session ends.
-func (in *Instance) noteLifecycle(t *Tab) {
-	l := &in.lifting
+func noteLifecycle(in *core.Instance, t *core.Tab) {
+	l := &instSlot.Of(in).lifting
 	l.mu.Lock()
 	if l.frozen == nil {
 		l.frozen = map[int64]bool{}
@@ -72,53 +73,53 @@ func (in *Instance) noteLifecycle(t *Tab) {
 //
 // And the relay's own Debugger is not the client's: a session that has not
 // enabled the Debugger itself gets Chrome's answer for a disabled one.
-func (c *ClientConn) StopRules(k *Cmd) (Decision, bool) {
+func StopRules(c *core.ClientConn, k *core.Cmd) (core.Decision, bool) {
 	if k.M.Domain == domainDebugger && !k.M.Enable && !k.M.Disable && k.Route.Via != nil {
 		c.Inst.Lock()
-		on := k.Route.Via.enabled["Debugger"]
+		on := k.Route.Via.Enabled["Debugger"]
 		if k.Route.Sess != nil && !k.Route.Sess.Child {
-			on = k.Route.Sess.enabled["Debugger"]
+			on = k.Route.Sess.Enabled["Debugger"]
 		}
 		c.Inst.Unlock()
 		if !on {
-			return Denial(ruleDebuggerOff, "Debugger agent is not enabled"), false
+			return core.Denial(core.RuleDebuggerOff, "Debugger agent is not enabled"), false
 		}
 	}
-	return stopRulesOf(k.M.Name, k.Env.Params)
+	return core.StopRulesOf(k.M.Name, k.Env.Params)
 }
 
-// StopRulesStage (core.StopRules) is StopRules as a row of the commands
+// StopRulesStage (person.StopRules) is StopRules as a row of the commands
 // table.
-func (c *ClientConn) StopRulesStage(k *Cmd) bool {
-	if d, ok := c.StopRules(k); !ok {
+func StopRulesStage(c *core.ClientConn, k *core.Cmd) bool {
+	if d, ok := StopRules(c, k); !ok {
 		return c.Refuse(k, d)
 	}
 	return true
 }
 
 // WantsStopRules wants the methods StopRules has a word on.
-func WantsStopRules(m *MethodInfo) bool {
-	return hasStopRule(m.Name) || (m.Domain == domainDebugger && !m.Enable && !m.Disable)
+func WantsStopRules(m *core.MethodInfo) bool {
+	return core.HasStopRule(m.Name) || (m.Domain == domainDebugger && !m.Enable && !m.Disable)
 }
 
 // domainDebugger is the Debugger domain's index (metrics.go).
 var domainDebugger = cdp.DomainIndex("Debugger")
 
 // startLifting starts undoing what the automation set, for the Stop by.
-func (in *Instance) startLifting(x *ExtConn, by string) {
+func startLifting(in *core.Instance, x *core.ExtConn, by string) {
 	if x == nil {
 		return
 	}
 	st := in.Lock()
-	var tabs []*Tab
-	for _, t := range st.sortedTabs() {
-		if t.State == TabAttached && t.resuming == nil {
+	var tabs []*core.Tab
+	for _, t := range st.SortedTabs() {
+		if t.State == core.TabAttached && t.Resuming == nil {
 			tabs = append(tabs, t)
 		}
 	}
 	in.Unlock()
 	done := make(chan struct{})
-	l := &in.lifting
+	l := &instSlot.Of(in).lifting
 	l.mu.Lock()
 	prev := l.done
 	l.done = done
@@ -128,14 +129,14 @@ func (in *Instance) startLifting(x *ExtConn, by string) {
 		if prev != nil {
 			<-prev // a Stop, Resume and Stop in quick succession: one at a time
 		}
-		in.liftAll(x, tabs, by)
+		liftAll(in, x, tabs, by)
 	})
 }
 
 // liftAll undoes what the automation set on tabs, one task per tab, and
 // records it.
-func (in *Instance) liftAll(x *ExtConn, tabs []*Tab, by string) {
-	res := make([]liftedTab, len(tabs))
+func liftAll(in *core.Instance, x *core.ExtConn, tabs []*core.Tab, by string) {
+	res := make([]core.LiftedTab, len(tabs))
 	var wg sync.WaitGroup
 	for i, t := range tabs {
 		wg.Add(1)
@@ -143,26 +144,26 @@ func (in *Instance) liftAll(x *ExtConn, tabs []*Tab, by string) {
 			defer wg.Done()
 			ctx, cancel := context.WithTimeout(context.Background(), liftWait)
 			defer cancel()
-			res[i] = in.liftTab(ctx, x, t)
+			res[i] = liftTab(in, ctx, x, t)
 		}()
 	}
 	wg.Wait()
-	detail := liftedDetail(by, res)
+	detail := core.LiftedDetail(by, res)
 	if detail == "" {
 		return
 	}
-	in.Observe(Event{Actor: ActorRelay, Kind: KindStop, Outcome: OutcomeOK, Detail: detail})
+	in.Observe(core.Event{Actor: core.ActorRelay, Kind: core.KindStop, Outcome: core.OutcomeOK, Detail: detail})
 }
 
 // liftTab ends t's running script and drops what the client set there.
-func (in *Instance) liftTab(ctx context.Context, x *ExtConn, t *Tab) liftedTab {
+func liftTab(in *core.Instance, ctx context.Context, x *core.ExtConn, t *core.Tab) core.LiftedTab {
 	st := in.Lock()
-	if !st.shared(t) || t.State != TabAttached || t.resuming != nil {
+	if !st.Shared(t) || t.State != core.TabAttached || t.Resuming != nil {
 		in.Unlock()
-		return liftedTab{}
+		return core.LiftedTab{}
 	}
-	r := liftedTab{Target: t.TargetID}
-	l := &in.lifting
+	r := core.LiftedTab{Target: t.TargetID}
+	l := &instSlot.Of(in).lifting
 	l.mu.Lock()
 	frozen := l.frozen[t.Id]
 	delete(l.frozen, t.Id)
@@ -190,7 +191,7 @@ func (in *Instance) liftTab(ctx context.Context, x *ExtConn, t *Tab) liftedTab {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if in.endScript(ctx, x, t.Id, sid, nil) {
+			if endScript(in, ctx, x, t.Id, sid, nil) {
 				mu.Lock()
 				r.Ended++
 				mu.Unlock()
@@ -200,24 +201,24 @@ func (in *Instance) liftTab(ctx context.Context, x *ExtConn, t *Tab) liftedTab {
 	wg.Wait()
 
 	st = in.Lock()
-	if !st.shared(t) || t.State != TabAttached || t.resuming != nil {
+	if !st.Shared(t) || t.State != core.TabAttached || t.Resuming != nil {
 		in.Unlock()
-		return liftedTab{}
+		return core.LiftedTab{}
 	}
 	r.Set = keptNames(t.Replay)
-	scaled := slices.ContainsFunc(t.Replay, func(k Replayed) bool { return k.Method == "Emulation.setPageScaleFactor" })
+	scaled := slices.ContainsFunc(t.Replay, func(k core.Replayed) bool { return k.Method == "Emulation.setPageScaleFactor" })
 	hasSessions := t.Session != nil
-	st.suspend(t, whyStopLift)
-	t.setState(tabDetaching, nil) // Chrome's session ends below
+	st.Suspend(t, core.WhyStopLift)
+	t.SetState(core.TabDetaching, nil) // Chrome's session ends below
 	for _, sc := range t.Scripts {
 		if sc.Child == nil {
-			sc.Real, sc.adding = "", false // they go with the session
+			sc.Real, sc.Adding = "", false // they go with the session
 		}
 	}
 	if !hasSessions {
-		t.Replay, t.replayBytes = nil, 0 // nobody to set them again for
+		t.Replay, t.ReplayBytes = nil, 0 // nobody to set them again for
 	}
-	hs := t.handles
+	hs := t.Handles
 	in.Unlock()
 	l.mu.Lock()
 	if hasSessions {
@@ -225,17 +226,17 @@ func (in *Instance) liftTab(ctx context.Context, x *ExtConn, t *Tab) liftedTab {
 	}
 	l.mu.Unlock()
 
-	in.lettingGo(x, t)
-	if _, err := x.Call(ctx, "chrome.debugger.detach", debuggee(t.Id, "")); err != nil {
+	in.LettingGo(x, t)
+	if _, err := x.Call(ctx, "chrome.debugger.detach", core.Debuggee(t.Id, "")); err != nil {
 		in.Log.Debug("stop: detach", "tab", t.Id, "err", err)
 	}
-	in.forgetBrakes(t.Id)
+	forgetBrakes(in, t.Id)
 	in.Lock()
-	if t.State == tabDetaching {
-		t.setState(tabDetached, nil)
+	if t.State == core.TabDetaching {
+		t.SetState(core.TabDetached, nil)
 	}
 	in.Unlock()
-	r.Err = in.attachTab(ctx, x, t)
+	r.Err = in.AttachTab(ctx, x, t)
 	if r.Err == nil && scaled {
 		if _, err := x.SendCommand(ctx, t.Id, "", "Emulation.resetPageScaleFactor", nil); err != nil {
 			in.Log.Debug("stop: page scale", "tab", t.Id, "err", err)
@@ -243,28 +244,28 @@ func (in *Instance) liftTab(ctx context.Context, x *ExtConn, t *Tab) liftedTab {
 	}
 
 	st = in.Lock()
-	done := t.resuming
-	t.resuming = nil
-	if r.Err != nil && st.shared(t) {
+	done := t.Resuming
+	t.Resuming = nil
+	if r.Err != nil && st.Shared(t) {
 		why := "the automation's sessions on the tab could not be kept after the Stop: " + r.Err.Error()
-		st.dropSessions(t, why)
-		t.detachReason = why
+		st.DropSessions(t, why)
+		t.DetachReason = why
 	}
 	in.Unlock()
 	if done != nil {
 		close(done)
 	}
 	if r.Err == nil {
-		notifyHandles(hs, TabEvent{Method: EventAttached})
+		core.NotifyHandles(hs, core.TabEvent{Method: core.EventAttached})
 	}
-	if r.Err != nil && tabGone(r.Err) {
-		x.failTab(t.Id)
+	if r.Err != nil && core.TabGone(r.Err) {
+		x.FailTab(t.Id)
 	}
 	return r
 }
 
 // keptNames lists the methods of what a tab's sessions set, once each.
-func keptNames(kept []Replayed) []string {
+func keptNames(kept []core.Replayed) []string {
 	var out []string
 	n := map[string]int{}
 	for _, k := range kept {
@@ -284,24 +285,24 @@ func keptNames(kept []Replayed) []string {
 // afterResume sets again, on each tab the last Stop lifted, what the
 // client's sessions had set, before the client's commands for the tab go
 // on. Called with the lock held, as the Resume lets the client go.
-func (in *Instance) afterResume(st *State, x *ExtConn) {
-	l := &in.lifting
+func afterResume(in *core.Instance, st *core.State, x *core.ExtConn) {
+	l := &instSlot.Of(in).lifting
 	l.mu.Lock()
 	tabs := l.tabs
 	l.tabs = nil
 	l.mu.Unlock()
 	for _, t := range tabs {
-		if !st.shared(t) || t.State != TabAttached || t.resuming != nil || t.Session == nil || x == nil {
+		if !st.Shared(t) || t.State != core.TabAttached || t.Resuming != nil || t.Session == nil || x == nil {
 			continue
 		}
-		t.resuming = make(chan struct{})
+		t.Resuming = make(chan struct{})
 		in.Tasks.Spawn("set again what the automation had set", func() {
-			ctx, cancel := context.WithTimeout(context.Background(), resumeWait)
+			ctx, cancel := context.WithTimeout(context.Background(), core.ResumeWait)
 			defer cancel()
-			err := in.replay(ctx, x, t, false) // the same document: its scripts ran
+			err := in.Replay(ctx, x, t, false) // the same document: its scripts ran
 			in.Lock()
-			done := t.resuming
-			t.resuming = nil
+			done := t.Resuming
+			t.Resuming = nil
 			in.Unlock()
 			if done != nil {
 				close(done)
@@ -315,8 +316,8 @@ func (in *Instance) afterResume(st *State, x *ExtConn) {
 
 // awaitLifting waits, briefly, for the last Stop's undoing to end, so that
 // a Resume sets things again on tabs that are attached again.
-func (in *Instance) awaitLifting() {
-	l := &in.lifting
+func awaitLifting(in *core.Instance) {
+	l := &instSlot.Of(in).lifting
 	l.mu.Lock()
 	done := l.done
 	l.mu.Unlock()

@@ -1,4 +1,4 @@
-package core
+package person
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
 
@@ -98,8 +99,8 @@ type brakes struct {
 // then whether the event path is to let the page go on (a pause that
 // landed after its brake gave up); otherwise the brake resumes it itself.
 // Called with the instance's lock held.
-func (in *Instance) pausedLocked(id int64, sid string) (unpause, ours bool) {
-	b := &in.brakes
+func pausedLocked(in *core.Instance, id int64, sid string) (unpause, ours bool) {
+	b := &instSlot.Of(in).brakes
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	k := brakeKey{id, sid}
@@ -122,8 +123,8 @@ func (in *Instance) pausedLocked(id int64, sid string) (unpause, ours bool) {
 }
 
 // forgetBrakes drops the brakes of tab id: its debugger session ended.
-func (in *Instance) forgetBrakes(id int64) {
-	b := &in.brakes
+func forgetBrakes(in *core.Instance, id int64) {
+	b := &instSlot.Of(in).brakes
 	b.mu.Lock()
 	for k := range b.m {
 		if k.tab == id {
@@ -136,8 +137,8 @@ func (in *Instance) forgetBrakes(id int64) {
 // endScript ends the script that keeps the main thread of session sid of
 // tab id busy, if any: it reports whether it ended one. ending, when not
 // nil, runs just before the paused task is ended.
-func (in *Instance) endScript(ctx context.Context, x *ExtConn, id int64, sid string, ending func()) bool {
-	b := &in.brakes
+func endScript(in *core.Instance, ctx context.Context, x *core.ExtConn, id int64, sid string, ending func()) bool {
+	b := &instSlot.Of(in).brakes
 	k := brakeKey{id, sid}
 	br := &brake{paused: make(chan struct{})}
 	b.mu.Lock()
@@ -172,11 +173,11 @@ func (in *Instance) endScript(ctx context.Context, x *ExtConn, id int64, sid str
 		// Noted on the read loop, as the answer comes: a pause that lands
 		// after it (the page answered late, and ran script as the pause
 		// came) finds the page answered, and its script is not ended.
-		x.callThen(pctx, func([]byte) {
+		x.CallThen(pctx, func([]byte) {
 			b.mu.Lock()
 			br.answered = true
 			b.mu.Unlock()
-		}, "chrome.debugger.sendCommand", debuggee(id, sid), "Runtime.getIsolateId")
+		}, "chrome.debugger.sendCommand", core.Debuggee(id, sid), "Runtime.getIsolateId")
 		close(answered)
 	}()
 	wait := time.NewTimer(busyWait)
@@ -229,9 +230,9 @@ func (in *Instance) endScript(ctx context.Context, x *ExtConn, id int64, sid str
 // brakeReset gives the relay back its own Debugger on session sid after a
 // client's Debugger.disable: what the client set (breakpoints, pauses on
 // exceptions, blackboxing) goes, as with a real disable.
-func (x *ExtConn) brakeReset(tabID int64, sid string) {
+func brakeReset(x *core.ExtConn, tabID int64, sid string) {
 	x.Fire(tabID, sid, "Debugger.disable", nil)
-	x.brakeOn(tabID, sid)
+	x.BrakeOn(tabID, sid)
 }
 
 // brakesChild reports whether a child target of this type runs script the
@@ -247,7 +248,7 @@ func brakesChild(targetType []byte) bool {
 // Methods of the Debugger domain the relay carries out its own way, and
 // the script methods the bound watches.
 var (
-	methodSetBreakpointsActive = LookupMethod([]byte("Debugger.setBreakpointsActive"))
+	methodSetBreakpointsActive = core.LookupMethod([]byte("Debugger.setBreakpointsActive"))
 	boundMethods               = map[string]bool{"Runtime.evaluate": true, "Runtime.callFunctionOn": true, "Runtime.runScript": true, "Runtime.awaitPromise": true}
 )
 
@@ -257,7 +258,7 @@ var (
 // frame or worker gives the relay's back (a tab's own goes through
 // domainSwitch), its setSkipAllPauses becomes setBreakpointsActive; a
 // Runtime.evaluate gets its timeout; the bound watches script.
-func (c *ClientConn) brakeCommand(k *Cmd) bool {
+func brakeCommand(c *core.ClientConn, k *core.Cmd) bool {
 	via := k.Route.Via
 	sid := ""
 	if via.Child {
@@ -265,50 +266,61 @@ func (c *ClientConn) brakeCommand(k *Cmd) bool {
 	}
 	switch k.M.Name {
 	case "Runtime.evaluate":
-		c.Inst.watchScripts()
+		watchScripts(c.Inst)
 		buf := link.GetBuf()
 		*buf = AppendTimeout((*buf)[:0], k.Params, c.Inst.Srv.Cfg.ScriptTimeout)
 		k.Params = *buf
-		c.send(k)
+		c.Send(k)
 		link.PutBuf(buf)
 		return true
 	case "Runtime.callFunctionOn", "Runtime.runScript", "Runtime.awaitPromise":
-		c.Inst.watchScripts()
+		watchScripts(c.Inst)
 	case "Debugger.enable":
 		if via.Child {
 			c.Inst.Lock()
-			c.Inst.St.switchDomain(via, "Debugger", true)
+			c.Inst.St.SwitchDomain(via, "Debugger", true)
 			c.Inst.Unlock()
 		}
 		c.Ext().Fire(via.Tab.Id, sid, "Debugger.disable", nil)
 	case "Debugger.disable":
 		if via.Child {
 			c.Inst.Lock()
-			delete(via.enabled, "Debugger")
+			delete(via.Enabled, "Debugger")
 			c.Inst.Unlock()
-			c.Ext().brakeReset(via.Tab.Id, sid)
-			k.Out.Kind = OutEmulated
+			brakeReset(c.Ext(), via.Tab.Id, sid)
+			k.Out.Kind = core.OutEmulated
 			c.ReplyEmptyRaw(k.Env.ID, k.Env.SessionID)
 			return true
 		}
 	case "Page.setWebLifecycleState":
-		c.Inst.noteLifecycle(via.Tab)
+		noteLifecycle(c.Inst, via.Tab)
 	case "Debugger.setSkipAllPauses":
 		if v, n := wire.Member(k.Params, "skip"); n == 1 && string(v) == "true" {
 			k.Params = []byte(`{"active":false}`)
 		} else {
 			k.Params = []byte(`{"active":true}`)
 		}
-		c.sendAs(k, methodSetBreakpointsActive)
+		c.SendAs(k, methodSetBreakpointsActive)
 		return true
 	}
 	return false
 }
 
+// BrakeLifecycle is what the brake hears of a client's domains
+// (core.AddLifecycle): its Debugger switched on or off on a tab's own
+// session.
+func BrakeLifecycle() core.Lifecycle {
+	return core.Lifecycle{Switched: func(c *core.ClientConn, s *core.Session, domain string, on bool) {
+		if domain == "Debugger" {
+			debuggerSwitched(c, s, on)
+		}
+	}}
+}
+
 // debuggerSwitched is domainSwitch's share for a tab's own session: the
 // client's Debugger.enable starts from a fresh Debugger; its disable,
 // answered by the relay, gives the relay's own back.
-func (c *ClientConn) debuggerSwitched(s *Session, on bool) {
+func debuggerSwitched(c *core.ClientConn, s *core.Session, on bool) {
 	if s == nil || s.Tab == nil {
 		return
 	}
@@ -317,10 +329,10 @@ func (c *ClientConn) debuggerSwitched(s *Session, on bool) {
 		return
 	}
 	c.Inst.Lock()
-	other := c.Inst.St.domainWanted(s.Tab, s, "Debugger")
+	other := c.Inst.St.DomainWanted(s.Tab, s, "Debugger")
 	c.Inst.Unlock()
 	if !other {
-		c.Ext().brakeReset(s.Tab.Id, "")
+		brakeReset(c.Ext(), s.Tab.Id, "")
 	}
 }
 
@@ -370,26 +382,26 @@ func AppendTimeout(dst, params []byte, bound time.Duration) []byte {
 func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
 
 // watchScripts arms the bound's watch, unless it is armed.
-func (in *Instance) watchScripts() {
-	b := &in.brakes
+func watchScripts(in *core.Instance) {
+	b := &instSlot.Of(in).brakes
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.watching {
 		return
 	}
 	b.watching = true
-	time.AfterFunc(in.Srv.Cfg.ScriptTimeout, in.checkScripts)
+	time.AfterFunc(in.Srv.Cfg.ScriptTimeout, func() { checkScripts(in) })
 }
 
 // checkScripts brakes the sessions whose client script commands have been
 // waiting longer than the bound, and watches again while any waits.
-func (in *Instance) checkScripts() {
+func checkScripts(in *core.Instance) {
 	bound := in.Srv.Cfg.ScriptTimeout
 	st := in.Lock()
 	x := st.Ext
 	in.Unlock()
-	b := &in.brakes
-	if x == nil || in.stopped.Load() {
+	b := &instSlot.Of(in).brakes
+	if x == nil || in.IsStopped.Load() {
 		b.mu.Lock()
 		b.watching = false
 		b.mu.Unlock()
@@ -400,10 +412,10 @@ func (in *Instance) checkScripts() {
 	next := time.Duration(0)
 	x.Mu.Lock()
 	for _, pc := range x.Pending {
-		if pc.Kind != CallClient || pc.M == nil || !boundMethods[pc.M.Name] {
+		if pc.Kind != core.CallClient || pc.M == nil || !boundMethods[pc.M.Name] {
 			continue
 		}
-		waited := now.Sub(pc.start)
+		waited := now.Sub(pc.Start)
 		if waited < bound {
 			if d := bound - waited; next == 0 || d < next {
 				next = d
@@ -422,7 +434,7 @@ func (in *Instance) checkScripts() {
 	if next == 0 {
 		b.watching = false
 	} else {
-		time.AfterFunc(max(next, busyWait), in.checkScripts)
+		time.AfterFunc(max(next, busyWait), func() { checkScripts(in) })
 	}
 	b.mu.Unlock()
 	for k := range late {
@@ -433,15 +445,15 @@ func (in *Instance) checkScripts() {
 			fail := func() {
 				// Before the task ends: the client hears why, not Chrome's
 				// "Execution was terminated".
-				n = x.failWhere(func(pc PendingCall) bool {
+				n = x.FailWhere(func(pc core.PendingCall) bool {
 					sid := ""
 					if pc.Via != nil && pc.Via.Child {
 						sid = pc.Via.Id
 					}
-					return pc.Kind == CallClient && pc.TabID == k.tab && sid == k.sid && pc.M != nil && boundMethods[pc.M.Name] && time.Since(pc.start) >= bound
-				}, CodeServerError, MsgScriptEnded(bound))
+					return pc.Kind == core.CallClient && pc.TabID == k.tab && sid == k.sid && pc.M != nil && boundMethods[pc.M.Name] && time.Since(pc.Start) >= bound
+				}, core.CodeServerError, MsgScriptEnded(bound))
 			}
-			if !in.endScript(ctx, x, k.tab, k.sid, fail) {
+			if !endScript(in, ctx, x, k.tab, k.sid, fail) {
 				return
 			}
 			in.Lock()
@@ -450,7 +462,7 @@ func (in *Instance) checkScripts() {
 				target = t.TargetID
 			}
 			in.Unlock()
-			in.Observe(Event{Actor: ActorRelay, Kind: KindScriptEnded, Target: target, Outcome: OutcomeOK,
+			in.Observe(core.Event{Actor: core.ActorRelay, Kind: KindScriptEnded, Target: target, Outcome: core.OutcomeOK,
 				Detail: "ended a script that kept the page busy past " + bound.String() + "; " + strconv.Itoa(n) + " commands waiting for it failed"})
 		})
 	}

@@ -1,4 +1,4 @@
-package core
+package person
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
 
 // Human take-over. While a person holds control of a tab from the live
@@ -16,60 +17,40 @@ import (
 // type "warning") and a CDPRelay.controlChanged event
 // {controlled, by} for clients that listen on a raw CDP session.
 
-// ErrControlled is returned when another person already holds a tab.
-var ErrControlled = api.ErrControlled
-
-// ErrHidden is returned when a tab is blind: on a page hidden from
-// automation and the live view, which the person uses in the browser
-// itself.
-var ErrHidden = api.ErrHidden
-
-// TakeControl gives holder (a viewer's description) control of tab id.
-func (in *Instance) TakeControl(tabID int64, holder string) error {
-	return in.setControl(tabID, holder)
-}
-
-// ReleaseControl hands tab id back to automation. Releasing a tab that is
-// not held, or held by someone else, is an error.
-func (in *Instance) ReleaseControl(tabID int64, holder string) error {
-	return in.setControl(tabID, "\x00"+holder)
-}
-
-func (in *Instance) setControl(tabID int64, holder string) error {
+// Control gives holder (a viewer's description) control of tab tabID, or
+// hands it back to automation (release). Releasing a tab that is not
+// held, or held by someone else, is an error.
+func Control(in *core.Instance, tabID int64, holder string, release bool) error {
 	if in.Wedged.Load() {
-		return ErrWedged
-	}
-	release := len(holder) > 0 && holder[0] == 0
-	if release {
-		holder = holder[1:]
+		return core.ErrWedged
 	}
 	st := in.Lock()
 	defer in.Unlock()
 	t := st.Tabs[tabID]
 	if t == nil {
-		return ErrNoTab
+		return core.ErrNoTab
 	}
 	switch {
 	case release && t.Control != holder:
 		return errors.New("this viewer does not control the tab")
 	case !release && t.Control != "" && t.Control != holder:
-		return ErrControlled
+		return api.ErrControlled
 	case !release && t.Control == holder:
 		return nil
-	case !release && t.Acc.Level == AccessBlind:
-		return fmt.Errorf("%w: %s", ErrHidden, t.Acc.Why)
+	case !release && t.Acc.Level == core.AccessBlind:
+		return fmt.Errorf("%w: %s", api.ErrHidden, t.Acc.Why)
 	}
 	defer func() {
 		if was, changed := st.UpdateAccess(t); changed {
-			st.accessChanged(t, was)
+			st.AccessChanged(t, was)
 		}
 	}()
 	if release {
 		t.Control = ""
-		in.Observe(Event{Actor: ActorViewer, Kind: KindHandBack, Target: t.TargetID, Outcome: OutcomeOK, By: holder})
+		in.Observe(core.Event{Actor: core.ActorViewer, Kind: core.KindHandBack, Target: t.TargetID, Outcome: core.OutcomeOK, By: holder})
 	} else {
 		t.Control = holder
-		in.Observe(Event{Actor: ActorViewer, Kind: KindTakeOver, Target: t.TargetID, Outcome: OutcomeOK, By: holder})
+		in.Observe(core.Event{Actor: core.ActorViewer, Kind: core.KindTakeOver, Target: t.TargetID, Outcome: core.OutcomeOK, By: holder})
 	}
 	if c := st.Client; c != nil && t.Session != nil {
 		text := msgHandedBack
@@ -83,19 +64,6 @@ func (in *Instance) setControl(tabID int64, holder string) error {
 		c.Event("CDPRelay.controlChanged", t.Session, map[string]any{"controlled": !release, "by": holder})
 	}
 	return nil
-}
-
-// Controller reports who controls tab id ("" when automation does).
-func (in *Instance) Controller(tabID int64) string {
-	if in.Wedged.Load() {
-		return ""
-	}
-	st := in.Lock()
-	defer in.Unlock()
-	if t := st.Tabs[tabID]; t != nil {
-		return t.Control
-	}
-	return ""
 }
 
 // Take-over and hand-back: what the client is told on the tab's session

@@ -1,0 +1,84 @@
+package person
+
+import (
+	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
+)
+
+// The brake's rows of the order (relay/order.go): its commands and
+// events, and what a Stop lets go on.
+
+// WantsBrake reports whether the brake has a word in m (brake.go).
+func WantsBrake(m *core.MethodInfo) bool { return m.Brake }
+
+// BrakeStage (person.Brake): brake.go.
+func BrakeStage(c *core.ClientConn, k *core.Cmd) bool { return !brakeCommand(c, k) }
+
+// BrakePause (person.BrakePause): a pause of the relay's own debugger
+// (brake.go).
+func BrakePause(in *core.Instance, e *core.EventMsg) bool {
+	if unpause, ours := pausedLocked(in, e.Tab.Id, string(e.Sid)); ours {
+		e.Fx.Unpause = unpause
+		return false
+	}
+	return true
+}
+
+// LetGoOn (person.LetGoOn): what nobody the client knows of may answer
+// (a blind tab's, and everything while the automation is stopped) goes on
+// as the page made it.
+func LetGoOn(in *core.Instance, e *core.EventMsg) bool {
+	off := e.Blind || in.IsStopped.Load()
+	switch string(e.Method) {
+	case "Fetch.requestPaused":
+		if !e.Fx.Paused.Handled() && off {
+			e.Fx.Paused = core.PausedAction{Kind: core.PausedContinue, RequestID: string(wire.StringField(e.Params, "requestId"))}
+		}
+		return !e.Fx.Paused.Handled()
+	case "Fetch.authRequired":
+		if off {
+			e.Fx.Paused = core.PausedAction{Kind: core.PausedAuthDefault, RequestID: string(wire.StringField(e.Params, "requestId"))}
+			return false
+		}
+	case "Debugger.paused":
+		// A breakpoint or pause-on-exceptions set while the tab was on a
+		// full site would freeze the person's page: the client may not
+		// see the pause or resume it, so the relay resumes it.
+		if off {
+			e.Fx.Unpause = true
+			return false
+		}
+	}
+	return true
+}
+
+// BrakeChild (person.BrakeChild): a new frame or worker gets the relay's
+// Debugger (brake.go).
+func BrakeChild(in *core.Instance, e *core.EventMsg) bool {
+	if e.NewChild != nil && brakesChild(core.ChildType(e)) {
+		e.Fx.BrakeChild = e.NewChild.Id
+	}
+	return true
+}
+
+// ResumeWaiting (person.ResumeWaiting): nobody the client knows of will
+// resume a child that waits for a debugger: the page must not hang for
+// being blind, or for the automation being stopped.
+func ResumeWaiting(in *core.Instance, e *core.EventMsg) bool {
+	if e.NewChild != nil && e.Waiting && (e.Blind || in.IsStopped.Load()) {
+		e.Fx.Resume = e.NewChild.Id
+	}
+	return true
+}
+
+// OwnDebugger (person.OwnDebugger): the relay's own Debugger (brake.go).
+// A pause of a session that did not enable it (a client's DOMDebugger
+// breakpoint or Debugger.pause on the relay's Debugger) has nobody to
+// resume it.
+func OwnDebugger(in *core.Instance, e *core.EventMsg) bool {
+	if !e.Sess.Enabled["Debugger"] {
+		e.Fx.Unpause = string(e.Method) == "Debugger.paused"
+		return false
+	}
+	return true
+}
