@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/cdptest"
@@ -176,7 +177,7 @@ func TestBrowserPageKeepsPage(t *testing.T) {
 				t.Errorf("live view status after: %+v", ts)
 			}
 			// The resume lets the waiting commands go before it records itself.
-			h.waitFor("the audit record of the resume", func() bool { return rec.find(core.KindAttach, "resumed the automation's sessions") })
+			h.waitFor("the audit record of the resume", func() bool { return rec.find(api.KindAttach, "resumed the automation's sessions") })
 		})
 	}
 }

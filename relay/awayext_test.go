@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/gorilla/websocket"
@@ -212,7 +213,7 @@ func TestHandleLivesThroughExtensionRestart(t *testing.T) {
 	c := h.client()
 	h.autoAttach(c)
 	events := make(chan string, 16)
-	hd, err := h.srv.Default().OpenTab(context.Background(), 1, func(ev core.TabEvent) {
+	hd, err := h.srv.Default().OpenTab(context.Background(), 1, func(ev api.TabEvent) {
 		if strings.HasPrefix(ev.Method, "cdprelay.") {
 			events <- ev.Method
 		}
@@ -232,7 +233,7 @@ func TestHandleLivesThroughExtensionRestart(t *testing.T) {
 	for attached := false; !attached; {
 		select {
 		case m := <-events:
-			attached = m == core.EventAttached
+			attached = m == api.EventAttached
 		case <-deadline:
 			t.Fatal("the handle did not hear the tab attached again")
 		}

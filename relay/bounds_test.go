@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -51,7 +52,7 @@ func TestTooManyTabs(t *testing.T) {
 	if n := len(h.srv.Default().Status().Tabs); n != 5 {
 		t.Fatalf("the instance keeps %d tabs, want 5", n)
 	}
-	if !rec.find(core.KindDenied, "not shared: the instance keeps 5 tabs") {
+	if !rec.find(api.KindDenied, "not shared: the instance keeps 5 tabs") {
 		t.Error("no audit record of a tab not shared")
 	}
 	c := h.client()
@@ -124,7 +125,7 @@ func TestTooManyChildSessions(t *testing.T) {
 	if announced > core.MaxSessions+core.MaxChildSessions || announced+detached < total {
 		t.Errorf("%d children announced, %d detached, of %d", announced, detached, total)
 	}
-	if !rec.find(core.KindDenied, "a frame or worker was detached") {
+	if !rec.find(api.KindDenied, "a frame or worker was detached") {
 		t.Error("no audit record of a child detached")
 	}
 }

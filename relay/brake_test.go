@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/person"
 
@@ -472,9 +473,9 @@ func TestStopUndoesWhatTheAutomationSet(t *testing.T) {
 	if err := in.Stop("viewer-1"); err != nil {
 		t.Fatal(err)
 	}
-	h.waitFor("the record of what the Stop undid", func() bool { return rec.find(core.KindStop, "the Stop by viewer-1 undid, on 1 tabs") })
+	h.waitFor("the record of what the Stop undid", func() bool { return rec.find(api.KindStop, "the Stop by viewer-1 undid, on 1 tabs") })
 	for _, want := range []string{"Page.addScriptToEvaluateOnNewDocument", "Runtime.addBinding", "Emulation.setDeviceMetricsOverride", "Emulation.setPageScaleFactor"} {
-		if !rec.find(core.KindStop, want) {
+		if !rec.find(api.KindStop, want) {
 			t.Errorf("the record does not say %s: %+v", want, rec.ev)
 		}
 	}

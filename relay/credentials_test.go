@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/cdptest"
@@ -389,11 +390,11 @@ func TestStopWhileTyping(t *testing.T) {
 	}
 	page.mu.Unlock()
 	from := len(c.Messages())
-	if m := h.callMsg(c, sess, "Input.insertText", map[string]any{"text": "{{secret:github}}"}); refusal(m) != core.MsgStopped {
+	if m := h.callMsg(c, sess, "Input.insertText", map[string]any{"text": "{{secret:github}}"}); refusal(m) != api.MsgStopped {
 		t.Errorf("the typing, stopped: %s", m.Raw)
 	}
 	// One more command, answered after anything the Stop said.
-	if m := h.callMsg(c, sess, "DOM.getDocument", nil); refusal(m) != core.MsgStopped {
+	if m := h.callMsg(c, sess, "DOM.getDocument", nil); refusal(m) != api.MsgStopped {
 		t.Errorf("a command while stopped: %s", m.Raw)
 	}
 	// Messages holds what answered no command of the client's.

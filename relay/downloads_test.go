@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/browser"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
@@ -212,7 +213,7 @@ func TestDownloadLands(t *testing.T) {
 				}
 			}
 			w.personUntouched(t)
-			if !w.rec.find(core.KindDownload, "copied to "+dir) {
+			if !w.rec.find(api.KindDownload, "copied to "+dir) {
 				t.Errorf("no audit record of the copy: %+v", w.rec.ev)
 			}
 			if tt.name == "playwright allowAndName" {
@@ -311,7 +312,7 @@ func TestDownloadNotCopied(t *testing.T) {
 			if warn := w.warnings(from); !strings.Contains(warn, tt.why) || strings.Contains(warn, w.person) || strings.Contains(warn, "person-folder") {
 				t.Errorf("warning: %s", warn)
 			}
-			if !w.rec.find(core.KindDownload, tt.why) {
+			if !w.rec.find(api.KindDownload, tt.why) {
 				t.Errorf("audit: %+v", w.rec.ev)
 			}
 			if ev := w.c.Events("Browser.downloadProgress"); len(ev) == 0 || !strings.Contains(string(ev[len(ev)-1].Params), `"canceled"`) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/cdptest"
@@ -342,12 +343,12 @@ func TestDeniedNavigationLeavesTheTab(t *testing.T) {
 		st := in.Lock()
 		acc := st.Tabs[1].Acc.Level
 		in.Unlock()
-		if acc != core.AccessFull {
+		if acc != api.Full {
 			t.Errorf("%s: the tab is %v", what, acc)
 		}
 	}
-	pending := func() core.ApprovalStatus {
-		var a []core.ApprovalStatus
+	pending := func() api.ApprovalStatus {
+		var a []api.ApprovalStatus
 		h.waitFor("the approval", func() bool { a = in.Status().Approvals; return len(a) == 1 })
 		return a[0]
 	}

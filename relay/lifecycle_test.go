@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/gorilla/websocket"
@@ -389,7 +390,7 @@ func TestLiveViewAttachSurvivesClientLeaving(t *testing.T) {
 	mu.Unlock()
 	opened := make(chan error, 1)
 	go func() {
-		th, err := h.srv.Default().OpenTab(h.ctx, 1, func(core.TabEvent) {})
+		th, err := h.srv.Default().OpenTab(h.ctx, 1, func(api.TabEvent) {})
 		if err == nil {
 			th.Close()
 		}
@@ -422,7 +423,7 @@ func TestOpenedTabWhoseItIs(t *testing.T) {
 	}
 	from := len(c.Messages())
 	person := e.OpenTab(fakeext.Tab{URL: "https://a.example/next", Title: "Next", OpenerTabID: 1})
-	h.waitFor("the relay to decide", func() bool { return rec.find(core.KindAttach, "a tab the person opened") })
+	h.waitFor("the relay to decide", func() bool { return rec.find(api.KindAttach, "a tab the person opened") })
 	for _, m := range c.Messages()[from:] {
 		if strings.Contains(string(m.Raw), person.TargetID) {
 			t.Fatalf("the person's tab reached the client: %s", m.Raw)

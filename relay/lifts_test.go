@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
@@ -181,7 +182,7 @@ func TestTierNavigationSentAgain(t *testing.T) {
 			}
 			b.letGo()
 			if post {
-				h.waitFor("the refusal audited", func() bool { return rec.find(core.KindNavigate, "not sent again") })
+				h.waitFor("the refusal audited", func() bool { return rec.find(api.KindNavigate, "not sent again") })
 				h.call(c, "", "Target.getTargets", nil)
 				if indexOf(cdpSent(e, from), "Page.navigate") >= 0 {
 					t.Fatalf("a form's post was sent again: %q", cdpSent(e, from))
@@ -221,15 +222,15 @@ func TestHeaderFix(t *testing.T) {
 		headers map[string]string
 		want    string // the headers' JSON; "" for none to change
 	}{
-		{"nothing kept", nil, core.AccessBlind, map[string]string{"X-Planted": "1"}, ""},
-		{"to a blind page", kept, core.AccessBlind,
+		{"nothing kept", nil, api.Blind, map[string]string{"X-Planted": "1"}, ""},
+		{"to a blind page", kept, api.Blind,
 			map[string]string{"X-Planted": "1", "User-Agent": "planted", "Accept-Language": "fr", "sec-ch-ua": `"x"`, "Accept": "a"},
 			`[{"name":"Accept","value":"a"},{"name":"User-Agent","value":"Real/1.0"}]`},
-		{"to a read-only page", kept, core.AccessReadOnly, map[string]string{"X-PLANTED": "1", "Accept": "a"}, `[{"name":"Accept","value":"a"},{"name":"User-Agent","value":"Real/1.0"}]`},
-		{"to a blind page, made without", kept[:1], core.AccessBlind, map[string]string{"Accept": "a"}, ""},
-		{"to a full page, made without", kept, core.AccessFull, map[string]string{"Accept": "a", "User-Agent": "Real/1.0"},
+		{"to a read-only page", kept, api.ReadOnly, map[string]string{"X-PLANTED": "1", "Accept": "a"}, `[{"name":"Accept","value":"a"},{"name":"User-Agent","value":"Real/1.0"}]`},
+		{"to a blind page, made without", kept[:1], api.Blind, map[string]string{"Accept": "a"}, ""},
+		{"to a full page, made without", kept, api.Full, map[string]string{"Accept": "a", "User-Agent": "Real/1.0"},
 			`[{"name":"Accept","value":"a"},{"name":"User-Agent","value":"planted"},{"name":"x-planted","value":"1"}]`},
-		{"to a full page, made with", kept, core.AccessFull, map[string]string{"Accept": "a", "User-Agent": "planted", "x-planted": "1"}, ""},
+		{"to a full page, made with", kept, api.Full, map[string]string{"Accept": "a", "User-Agent": "planted", "x-planted": "1"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fix, ok := st.HeaderFix(tc.kept, tc.lv, tc.headers)

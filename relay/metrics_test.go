@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -57,8 +58,8 @@ func TestMetricsValues(t *testing.T) {
 		{"events Log", met.Messages[core.DirEvent][cdp.DomainIndex("Log")], 1},
 		{"refused getAllCookies", met.Refused.WithLabelValues("deny", "method:Network.getAllCookies"), 1},
 		{"rate limited", met.Limited[core.LimitRate], float64(limited)},
-		{"client connections", met.Connections.WithLabelValues(core.ActorClient), 1},
-		{"extension connections", met.Connections.WithLabelValues(core.ActorExtension), 1},
+		{"client connections", met.Connections.WithLabelValues(api.ActorClient), 1},
+		{"extension connections", met.Connections.WithLabelValues(api.ActorExtension), 1},
 	} {
 		if got := testCounter(t, tc.c); got != tc.want {
 			t.Errorf("%s = %v, want %v", tc.name, got, tc.want)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/cdptest"
@@ -48,8 +49,8 @@ func TestNavigationAskedWhereItEnds(t *testing.T) {
 		}
 		return h, e, h.srv.Default(), c, sess
 	}
-	asked := func(h *harness, in *core.Instance) core.ApprovalStatus {
-		var a []core.ApprovalStatus
+	asked := func(h *harness, in *core.Instance) api.ApprovalStatus {
+		var a []api.ApprovalStatus
 		h.waitFor("the person asked", func() bool { a = in.Status().Approvals; return len(a) == 1 })
 		return a[0]
 	}
@@ -71,13 +72,13 @@ func TestNavigationAskedWhereItEnds(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name   string
-		answer func(*harness, *core.Instance, core.ApprovalStatus)
+		answer func(*harness, *core.Instance, api.ApprovalStatus)
 		want   string
 	}{
-		{"approved", func(_ *harness, in *core.Instance, a core.ApprovalStatus) { in.Approve(a.ID, "viewer-1") }, `Fetch.continueRequest {"requestId":"R1"}`},
-		{"denied", func(_ *harness, in *core.Instance, a core.ApprovalStatus) { in.Deny(a.ID, "viewer-1") }, `Fetch.failRequest {"errorReason":"Aborted","requestId":"R1"}`},
-		{"unanswered", func(*harness, *core.Instance, core.ApprovalStatus) {}, `Fetch.failRequest {"errorReason":"Aborted","requestId":"R1"}`},
-		{"stopped", func(_ *harness, in *core.Instance, _ core.ApprovalStatus) { in.Stop("viewer-1") }, `Fetch.failRequest {"errorReason":"Aborted","requestId":"R1"}`},
+		{"approved", func(_ *harness, in *core.Instance, a api.ApprovalStatus) { in.Approve(a.ID, "viewer-1") }, `Fetch.continueRequest {"requestId":"R1"}`},
+		{"denied", func(_ *harness, in *core.Instance, a api.ApprovalStatus) { in.Deny(a.ID, "viewer-1") }, `Fetch.failRequest {"errorReason":"Aborted","requestId":"R1"}`},
+		{"unanswered", func(*harness, *core.Instance, api.ApprovalStatus) {}, `Fetch.failRequest {"errorReason":"Aborted","requestId":"R1"}`},
+		{"stopped", func(_ *harness, in *core.Instance, _ api.ApprovalStatus) { in.Stop("viewer-1") }, `Fetch.failRequest {"errorReason":"Aborted","requestId":"R1"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			timeout := time.Hour

@@ -98,10 +98,10 @@ func (l *judgedLog) has(s string) bool {
 // askedOrAnswered waits until the instance asks a person about one
 // command, and returns that approval. It fails t at once if the command
 // id is answered first: then a stage after ask took it.
-func askedOrAnswered(t *testing.T, h *harness, c *cdptest.Client, id int64) core.ApprovalStatus {
+func askedOrAnswered(t *testing.T, h *harness, c *cdptest.Client, id int64) api.ApprovalStatus {
 	t.Helper()
 	in := h.srv.Default()
-	var a []core.ApprovalStatus
+	var a []api.ApprovalStatus
 	var answered *cdptest.Message
 	h.waitFor("the person is asked", func() bool {
 		for _, m := range c.Messages() {
@@ -152,14 +152,14 @@ func TestCommandOrderPins(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The Stop's own commands, its undoing's last (person's stopundo.go).
-		h.waitFor("the Stop's undoing", func() bool { return rec.find(core.KindStop, "the Stop by person undid") })
+		h.waitFor("the Stop's undoing", func() bool { return rec.find(api.KindStop, "the Stop by person undid") })
 		before := len(e.Commands())
 		for _, s := range []string{"no-such-session", sess} {
-			if m := h.callMsg(c, s, "DOM.getDocument", nil); refusal(m) != core.MsgStopped {
+			if m := h.callMsg(c, s, "DOM.getDocument", nil); refusal(m) != api.MsgStopped {
 				t.Errorf("a command for %s while stopped: %s", s, m.Raw)
 			}
 		}
-		if m := h.callMsg(c, sess, "Page.navigate", rawParams(`{"url":"https://a.example/","url":"https://b.example/"}`)); refusal(m) != core.MsgStopped {
+		if m := h.callMsg(c, sess, "Page.navigate", rawParams(`{"url":"https://a.example/","url":"https://b.example/"}`)); refusal(m) != api.MsgStopped {
 			t.Errorf("unreadable params while stopped: %s", m.Raw)
 		}
 		neverSent(t, e, before, "")
@@ -308,7 +308,7 @@ func TestCommandOrderPins(t *testing.T) {
 				t.Errorf("asked input on a %s tab: %s", want, m.Raw)
 			}
 		}
-		if rec.find(core.KindAsk, "") || len(h.srv.Default().Status().Approvals) != 0 {
+		if rec.find(api.KindAsk, "") || len(h.srv.Default().Status().Approvals) != 0 {
 			t.Errorf("a person was asked: %+v", auditedEvents(rec))
 		}
 		neverSent(t, e, before, "")
@@ -497,7 +497,7 @@ func TestCommandOrderPins(t *testing.T) {
 			// would have sent has been sent by then, and its refusal
 			// recorded (the client's commands are handled one at a time).
 			h.call(c, sess[0], "Runtime.evaluate", map[string]any{"expression": "1"})
-			if tc.rule != "" && !slices.ContainsFunc(auditedEvents(rec), func(ev core.Event) bool { return ev.Kind == core.KindDenied && ev.Rule == tc.rule }) {
+			if tc.rule != "" && !slices.ContainsFunc(auditedEvents(rec), func(ev core.Event) bool { return ev.Kind == api.KindDenied && ev.Rule == tc.rule }) {
 				t.Errorf("%s: the refusal of %s by %s is not audited", tc.stage, tc.method, tc.rule)
 			}
 			if sent := cdpSent(e, before); len(sent) != 1 || !strings.HasPrefix(sent[0], "Runtime.evaluate") {
@@ -683,7 +683,7 @@ func TestCommandOrderPins(t *testing.T) {
 		h.srv.SetPolicy(orderPolicy{ask: map[string]bool{"Emulation.setDeviceMetricsOverride": true}})
 		from, before := len(c.Messages()), len(e.Commands())
 		e.DetachByBrowser(1, "target_closed", map[string]any{"cause": "extension_frame", "cleared": true, "guard": true})
-		h.waitFor("the resume", func() bool { return rec.find(core.KindAttach, "resumed") })
+		h.waitFor("the resume", func() bool { return rec.find(api.KindAttach, "resumed") })
 		neverSent(t, e, before, "Emulation.setDeviceMetricsOverride")
 		if indexOf(cdpSent(e, before), "Emulation.setTimezoneOverride") < 0 {
 			t.Errorf("the rest was not set again: %q", cdpSent(e, before))

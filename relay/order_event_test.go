@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/cdptest"
@@ -24,10 +25,10 @@ import (
 // viewLog records what a live view's tab handle receives.
 type viewLog struct {
 	mu sync.Mutex
-	ev []core.TabEvent
+	ev []api.TabEvent
 }
 
-func (l *viewLog) add(ev core.TabEvent) {
+func (l *viewLog) add(ev api.TabEvent) {
 	l.mu.Lock()
 	l.ev = append(l.ev, ev)
 	l.mu.Unlock()
@@ -213,7 +214,7 @@ func TestEventOrderPins(t *testing.T) {
 		}
 		// The Stop's undoing (person's stopundo.go) ends with the tab attached
 		// again, and fenced again.
-		h.waitFor("the Stop's undoing", func() bool { return rec.find(core.KindStop, "the Stop by person undid") })
+		h.waitFor("the Stop's undoing", func() bool { return rec.find(api.KindStop, "the Stop by person undid") })
 		before := len(e.Commands())
 		e.Event(1, "", "Fetch.requestPaused", paused("R1", "https://evil.test/", "Document"))
 		e.Event(1, "", "Fetch.requestPaused", paused("R2", "https://ok.test/next", "Document"))
@@ -261,7 +262,7 @@ func TestEventOrderPins(t *testing.T) {
 			}
 			// The Stop's undoing (person's stopundo.go) ends with the tab attached
 			// again.
-			h.waitFor("the Stop's undoing", func() bool { return rec.find(core.KindStop, "the Stop by person undid") })
+			h.waitFor("the Stop's undoing", func() bool { return rec.find(api.KindStop, "the Stop by person undid") })
 			before, from := len(e.Commands()), len(c.Messages())
 			e.Event(1, "", "Debugger.paused", map[string]any{"reason": "other", "callFrames": []any{map[string]any{"functionName": "pausedWhileStopped"}}})
 			e.Event(1, "", "Fetch.authRequired", map[string]any{"requestId": "A1", "request": map[string]any{"url": "https://a.example/"}, "authChallenge": map[string]any{"source": "Server", "origin": "https://a.example", "scheme": "basic", "realm": "r"}})
@@ -320,7 +321,7 @@ func TestEventOrderPins(t *testing.T) {
 		before, from := len(e.Commands()), len(c.Messages())
 		e.Event(1, "", "Page.javascriptDialogOpening", map[string]any{"url": "https://blind.example/", "message": "secret question", "type": "confirm", "hasBrowserHandler": false, "defaultPrompt": ""})
 		h.waitFor("the relay answers the dialog", func() bool { return indexOf(cdpSent(e, before), "Page.handleJavaScriptDialog") >= 0 })
-		if !rec.find(core.KindDialog, "opened confirm on https://blind.example") {
+		if !rec.find(api.KindDialog, "opened confirm on https://blind.example") {
 			t.Errorf("the dialog is not audited: %+v", auditedEvents(rec))
 		}
 		if clientSaw(c, from, "secret question") {

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/creds"
 
@@ -187,7 +188,7 @@ func TestReplyOrderPins(t *testing.T) {
 		h.call(c, sess, "Page.removeScriptToEvaluateOnNewDocument", map[string]any{"identifier": "7"})
 		before := len(e.Commands())
 		e.DetachByBrowser(1, "target_closed", map[string]any{"cause": "extension_frame", "cleared": true, "guard": true})
-		h.waitFor("the resume", func() bool { return rec.find(core.KindAttach, "resumed") })
+		h.waitFor("the resume", func() bool { return rec.find(api.KindAttach, "resumed") })
 		neverSent(t, e, before, "sourceURL=held")
 	})
 }

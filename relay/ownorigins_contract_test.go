@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
@@ -164,7 +165,7 @@ func TestOwnOriginsLiveViewNavigate(t *testing.T) {
 	if err := h.srv.Default().WaitReady(h.ctx); err != nil {
 		t.Fatal(err)
 	}
-	th, err := h.srv.Default().OpenTab(h.ctx, 1, func(core.TabEvent) {})
+	th, err := h.srv.Default().OpenTab(h.ctx, 1, func(api.TabEvent) {})
 	if err != nil {
 		t.Fatal(err)
 	}

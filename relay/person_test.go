@@ -57,13 +57,13 @@ func TestStopAndResume(t *testing.T) {
 	}
 	m, _ := h.reply(c, id)
 	// Script is answered as its own exception, saying why.
-	if m.Error != nil || refusal(m) != "Error: "+core.MsgStopped {
+	if m.Error != nil || refusal(m) != "Error: "+api.MsgStopped {
 		t.Fatalf("the command under way: %s", m.Raw)
 	}
 	h.waitFor("the script is ended", func() bool {
 		return len(page.received(`Debugger.resume {"terminateOnResume":true}`)) == 1 && !page.isBusy("")
 	})
-	h.waitFor("what it set is undone", func() bool { return rec.find(core.KindStop, "the Stop by viewer-1 undid") })
+	h.waitFor("what it set is undone", func() bool { return rec.find(api.KindStop, "the Stop by viewer-1 undid") })
 	ev, _ := h.event(c, from, "CDPRelay.stopped")
 	if !strings.Contains(string(ev.Raw), `"stopped":true`) || !strings.Contains(string(ev.Raw), "viewer-1") {
 		t.Fatalf("stopped event %s", ev.Raw)
@@ -78,7 +78,7 @@ func TestStopAndResume(t *testing.T) {
 	sent := len(e.Commands())
 	for _, method := range []string{"Runtime.evaluate", "Target.getTargets", "Input.insertText", "Browser.getVersion"} {
 		m := h.callMsg(c, sess, method, map[string]any{"expression": "1", "text": "x"})
-		if r := refusal(m); r != core.MsgStopped && r != "Error: "+core.MsgStopped {
+		if r := refusal(m); r != api.MsgStopped && r != "Error: "+api.MsgStopped {
 			t.Errorf("%s while stopped: %s", method, m.Raw)
 		}
 	}
@@ -99,7 +99,7 @@ func TestStopAndResume(t *testing.T) {
 	if m := h.callMsg(c, sess, "Runtime.evaluate", map[string]any{"expression": "1"}); m.Error != nil {
 		t.Fatalf("after resume: %s", m.Raw)
 	}
-	if !rec.find(core.KindStop, "stopped by viewer-1; 1 commands under way failed") || !rec.find(core.KindResume, "4 commands refused while stopped") {
+	if !rec.find(api.KindStop, "stopped by viewer-1; 1 commands under way failed") || !rec.find(api.KindResume, "4 commands refused while stopped") {
 		t.Errorf("the audit log of the Stop and the Resume: %+v", rec.ev)
 	}
 }
@@ -145,7 +145,7 @@ func TestStopCatchesEmulatedCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, _ := h.reply(c, id)
-	if m.Error == nil || m.Error.Message != core.MsgStopped {
+	if m.Error == nil || m.Error.Message != api.MsgStopped {
 		t.Fatalf("createTarget under way: %s", m.Raw)
 	}
 }
@@ -157,7 +157,7 @@ func TestDialogs(t *testing.T) {
 	c := h.client()
 	sess := h.autoAttach(c)[0]
 	in := h.srv.Default()
-	dialogOf := func() *core.DialogStatus { return in.Status().Tabs[0].Dialog }
+	dialogOf := func() *api.DialogStatus { return in.Status().Tabs[0].Dialog }
 	open := func(typ, msg string) {
 		e.Event(1, "", "Page.javascriptDialogOpening", map[string]any{"url": "https://a.example/", "message": msg, "type": typ, "hasBrowserHandler": false, "defaultPrompt": ""})
 		h.waitFor("the dialog shows", func() bool { return dialogOf() != nil })
@@ -190,7 +190,7 @@ func TestDialogs(t *testing.T) {
 	if err := in.AnswerDialog(1, 0, true, "", "viewer-1"); !errors.Is(err, ErrNoDialog) {
 		t.Fatalf("answer with no dialog: %v", err)
 	}
-	if err := in.AnswerDialog(99, 0, true, "", "viewer-1"); !errors.Is(err, core.ErrNoTab) {
+	if err := in.AnswerDialog(99, 0, true, "", "viewer-1"); !errors.Is(err, api.ErrNoTab) {
 		t.Fatalf("answer on no tab: %v", err)
 	}
 
@@ -236,8 +236,8 @@ func TestDialogs(t *testing.T) {
 	}
 	// Every dialog, its answer and who gave it are in the audit log.
 	for _, detail := range []string{"opened confirm", "confirm accepted by viewer-1", "alert accepted by", "prompt dismissed by", "beforeunload accepted by", "confirm dismissed by"} {
-		if !rec.find(core.KindDialog, detail) {
-			t.Errorf("no audit record %q of kind %s; have %+v", detail, core.KindDialog, rec.ev)
+		if !rec.find(api.KindDialog, detail) {
+			t.Errorf("no audit record %q of kind %s; have %+v", detail, api.KindDialog, rec.ev)
 		}
 	}
 }
@@ -273,8 +273,8 @@ func TestApprovals(t *testing.T) {
 	c := h.client()
 	sess := h.autoAttach(c)
 	in := h.srv.Default()
-	asked := func(n int) []core.ApprovalStatus {
-		var a []core.ApprovalStatus
+	asked := func(n int) []api.ApprovalStatus {
+		var a []api.ApprovalStatus
 		h.waitFor("the approvals", func() bool { a = in.Status().Approvals; return len(a) == n })
 		return a
 	}
@@ -304,10 +304,10 @@ func TestApprovals(t *testing.T) {
 	if got := sentMethods(e, sent); len(got) != 3 || got[1] != "Page.navigate" || got[2] != "Runtime.evaluate" {
 		t.Fatalf("sent after approval: %v", got)
 	}
-	if err := in.Approve(a.ID, "viewer-1"); !errors.Is(err, core.ErrNoApproval) {
+	if err := in.Approve(a.ID, "viewer-1"); !errors.Is(err, api.ErrNoApproval) {
 		t.Fatalf("a second approval: %v", err)
 	}
-	if err := in.Deny(12345, "viewer-1"); !errors.Is(err, core.ErrNoApproval) {
+	if err := in.Deny(12345, "viewer-1"); !errors.Is(err, api.ErrNoApproval) {
 		t.Fatalf("a denial of nothing: %v", err)
 	}
 
@@ -327,15 +327,15 @@ func TestApprovals(t *testing.T) {
 	if err := in.Stop("viewer-1"); err != nil {
 		t.Fatal(err)
 	}
-	if m, _ := h.reply(c, nav); m.Error == nil || m.Error.Message != core.MsgStopped {
+	if m, _ := h.reply(c, nav); m.Error == nil || m.Error.Message != api.MsgStopped {
 		t.Fatalf("held at stop: %s", m.Raw)
 	}
 	asked(0)
 	// Who approved and who denied what, and the Stop, are audited.
 	for _, want := range []struct{ kind, detail string }{
-		{core.KindApproval, "approved by viewer-1: navigate to https://shop.example/checkout"},
-		{core.KindApproval, "denied by viewer-1: navigate to https://shop.example/pay"},
-		{core.KindStop, "stopped by viewer-1; 1 commands under way failed"},
+		{api.KindApproval, "approved by viewer-1: navigate to https://shop.example/checkout"},
+		{api.KindApproval, "denied by viewer-1: navigate to https://shop.example/pay"},
+		{api.KindStop, "stopped by viewer-1; 1 commands under way failed"},
 	} {
 		if !rec.find(want.kind, want.detail) {
 			t.Errorf("no audit record %q of kind %s; have %+v", want.detail, want.kind, rec.ev)
@@ -373,7 +373,7 @@ func TestAskSubmit(t *testing.T) {
 	sent := len(e.Commands())
 	press := mouse("mousePressed")
 	release := mouse("mouseReleased")
-	var a []core.ApprovalStatus
+	var a []api.ApprovalStatus
 	h.waitFor("the press is asked about", func() bool { a = in.Status().Approvals; return len(a) == 1 })
 	if a[0].What != `click the submit button "Place order" on a.example` || a[0].Rule != "ask:submit" {
 		t.Fatalf("approval %+v", a[0])
@@ -467,14 +467,14 @@ func TestStopWhileWaitingForResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, _ := h.reply(c, waiting) // before the tab is back
-	if r := refusal(m); r != "Error: "+core.MsgStopped {
+	if r := refusal(m); r != "Error: "+api.MsgStopped {
 		t.Fatalf("the waiting command: %s", m.Raw)
 	}
 	sent := len(e.Commands())
 	close(ag.release)
 	h.waitFor("the tab is back", func() bool { return e.Attached(1) })
 	// A command after the tab is back shows the resume has run its course.
-	if r := refusal(h.callMsg(c, "pw-tab-1", "DOM.enable", nil)); r != core.MsgStopped {
+	if r := refusal(h.callMsg(c, "pw-tab-1", "DOM.enable", nil)); r != api.MsgStopped {
 		t.Fatalf("while stopped: %q", r)
 	}
 	for _, cmd := range commandsSince(e, sent) {

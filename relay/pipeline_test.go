@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
@@ -203,7 +204,7 @@ func TestPanicUnderLockWedgesOnlyItsInstance(t *testing.T) {
 		}
 		return true
 	})
-	if err := a.Stop("p"); !errors.Is(err, core.ErrWedged) {
+	if err := a.Stop("p"); !errors.Is(err, api.ErrWedged) {
 		t.Fatalf("Stop on the wedged instance: %v", err)
 	}
 	if st := a.Status(); len(st.Tabs) != 0 {

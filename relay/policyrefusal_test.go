@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
@@ -65,7 +66,7 @@ func TestPolicyRefusesAttach(t *testing.T) {
 					!strings.Contains(st.Refused[0].Reason, "chrome://policy") {
 					t.Errorf("live view's refusals: %+v", st.Refused)
 				}
-				if !rec.find(core.KindAttach, p.policy) {
+				if !rec.find(api.KindAttach, p.policy) {
 					t.Errorf("no audit record naming %s: %+v", p.policy, rec.ev)
 				}
 				if x.stock {
@@ -121,7 +122,7 @@ func TestPolicyDetachTold(t *testing.T) {
 	}
 	// The record is written once the instance's lock is let go, which
 	// may be after the client heard of the detach.
-	h.waitFor("the audit record of the detach naming the policy", func() bool { return rec.find(core.KindDetach, "a policy of the browser") })
+	h.waitFor("the audit record of the detach naming the policy", func() bool { return rec.find(api.KindDetach, "a policy of the browser") })
 }
 
 // TestPolicyWithdrawnListed: our extension takes back the offer of a tab

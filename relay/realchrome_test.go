@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/cdptest"
@@ -101,7 +102,7 @@ func TestDetachCauseToldToClient(t *testing.T) {
 					t.Errorf("live view status: %+v", ts)
 				}
 			}
-			if !rec.find(core.KindDetach, tt.short) {
+			if !rec.find(api.KindDetach, tt.short) {
 				t.Errorf("no audit record of the cause %q: %+v", tt.short, rec.ev)
 			}
 			// The other tab carries on.
@@ -456,7 +457,7 @@ func TestResumeAfterGuardedFrame(t *testing.T) {
 	}
 	// The record is made once the resume is done, after the commands
 	// that waited for it were let go.
-	h.waitFor("the audit record of the resume", func() bool { return rec.find(core.KindAttach, "resumed") })
+	h.waitFor("the audit record of the resume", func() bool { return rec.find(api.KindAttach, "resumed") })
 }
 
 // indexOfSeq returns where want occurs in got as a subsequence, or -1.
@@ -487,7 +488,7 @@ func TestReplayJudgedByTheStages(t *testing.T) {
 	st := in.Lock()
 	tb := st.Tabs[1]
 	in.Unlock()
-	full, ro, blind := core.TabAccess{Level: core.AccessFull}, core.TabAccess{Level: core.AccessReadOnly, Rule: "tier:read-only", Why: "ro"}, core.TabAccess{Level: core.AccessBlind, Rule: "tier:blind", Why: "blind"}
+	full, ro, blind := core.TabAccess{Level: api.Full}, core.TabAccess{Level: api.ReadOnly, Rule: "tier:read-only", Why: "ro"}, core.TabAccess{Level: api.Blind, Rule: "tier:blind", Why: "blind"}
 	tests := []struct {
 		acc    core.TabAccess
 		method string
@@ -553,7 +554,7 @@ func TestResumeReplayAsksThePolicyNow(t *testing.T) {
 	h.srv.SetPolicy(denyPolicy{"Network.setExtraHTTPHeaders": true})
 	from, before := len(c.Messages()), len(e.Commands())
 	e.DetachByBrowser(1, "target_closed", map[string]any{"cause": "extension_frame", "cleared": true, "guard": true})
-	h.waitFor("the resume", func() bool { return rec.find(core.KindAttach, "resumed") })
+	h.waitFor("the resume", func() bool { return rec.find(api.KindAttach, "resumed") })
 
 	var got []string
 	for _, cmd := range commandsSince(e, before) {
@@ -576,7 +577,7 @@ func TestResumeReplayAsksThePolicyNow(t *testing.T) {
 		}
 		return false
 	})
-	if !rec.find(core.KindDenied, "Denied by cdprelay policy: Network.setExtraHTTPHeaders") {
+	if !rec.find(api.KindDenied, "Denied by cdprelay policy: Network.setExtraHTTPHeaders") {
 		t.Errorf("the refusal is not audited: %+v", rec.ev)
 	}
 }

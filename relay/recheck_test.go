@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
@@ -94,7 +95,7 @@ func TestApprovedTargetRechecked(t *testing.T) {
 			in := h.srv.Default()
 			sent := len(e.Commands())
 			first := h.send(c, sess, tc.first.method, tc.first.params)
-			var a []core.ApprovalStatus
+			var a []api.ApprovalStatus
 			h.waitFor("the card", func() bool { a = in.Status().Approvals; return len(a) == 1 })
 			if a[0].What != tc.asked {
 				t.Fatalf("the card says %q, want %q", a[0].What, tc.asked)
@@ -117,7 +118,7 @@ func TestApprovedTargetRechecked(t *testing.T) {
 				if acted != 0 {
 					t.Fatalf("it reached the tab: %v", sentOn(e, sent))
 				}
-				if !rec.find(core.KindApproval, "the page changed after the person approved") {
+				if !rec.find(api.KindApproval, "the page changed after the person approved") {
 					t.Errorf("no audit record: %+v", rec.ev)
 				}
 			} else if m.Error != nil || acted != 1 {

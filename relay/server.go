@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/creds"
 	"github.com/cdprelay/cdprelay/relay/internal/origins"
@@ -225,7 +226,7 @@ func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request, rt routes.Ro
 	case in == nil:
 		return false
 	case in.Wedged.Load():
-		http.Error(w, "cdprelay: "+core.ErrWedged.Error(), http.StatusServiceUnavailable)
+		http.Error(w, "cdprelay: "+api.ErrWedged.Error(), http.StatusServiceUnavailable)
 	case rt.Kind == routes.KindDiscovery:
 		s.serveDiscovery(w, r, in, rt)
 	case rt.Kind == routes.KindCDP:
@@ -288,7 +289,7 @@ func (s *Server) serveCDP(w http.ResponseWriter, r *http.Request, in *core.Insta
 	}
 	log := s.Cfg.Logger.With("instance", in.Id, "peer", "cdp-client", "remote", r.RemoteAddr)
 	c := core.NewClientConn(in, conn, log)
-	c.P.Discarded = s.Cfg.Metrics.Discarded[core.ActorClient]
+	c.P.Discarded = s.Cfg.Metrics.Discarded[api.ActorClient]
 	c.P.Cork = cw.Conn()
 	if rod {
 		// go-rod's reader panics on a close frame: it gets none, not even
@@ -300,16 +301,16 @@ func (s *Server) serveCDP(w http.ResponseWriter, r *http.Request, in *core.Insta
 	if !in.AttachClient(c) {
 		c.Close(websocket.ClosePolicyViolation, core.ReasonSecondClient)
 		log.Info("second CDP client refused")
-		in.Observe(core.Event{Actor: core.ActorClient, Kind: core.KindConnect, Outcome: core.OutcomeDenied, Detail: core.ReasonSecondClient})
+		in.Observe(core.Event{Actor: api.ActorClient, Kind: api.KindConnect, Outcome: api.OutcomeDenied, Detail: core.ReasonSecondClient})
 		drainUntilClosed(conn)
 		<-c.P.WriterDone()
 		return
 	}
 	log.Info("client connected")
-	conns := s.Cfg.Metrics.Connections.WithLabelValues(core.ActorClient)
+	conns := s.Cfg.Metrics.Connections.WithLabelValues(api.ActorClient)
 	conns.Inc()
 	defer conns.Dec()
-	in.Observe(core.Event{Actor: core.ActorClient, Kind: core.KindConnect, Outcome: core.OutcomeOK})
+	in.Observe(core.Event{Actor: api.ActorClient, Kind: api.KindConnect, Outcome: api.OutcomeOK})
 	err = c.Run(pageTarget)
 	reason := link.CloseReasonOf(err)
 	c.Cancel()
@@ -334,7 +335,7 @@ func (s *Server) serveCDP(w http.ResponseWriter, r *http.Request, in *core.Insta
 		reason = c.P.CloseReason()
 	}
 	log.Info("client disconnected", "reason", reason)
-	in.Observe(core.Event{Actor: core.ActorClient, Kind: core.KindDisconnect, Outcome: core.OutcomeOK, Detail: reason})
+	in.Observe(core.Event{Actor: api.ActorClient, Kind: api.KindDisconnect, Outcome: api.OutcomeOK, Detail: reason})
 }
 
 func (s *Server) serveExtension(w http.ResponseWriter, r *http.Request, in *core.Instance) {
@@ -353,7 +354,7 @@ func (s *Server) serveExtension(w http.ResponseWriter, r *http.Request, in *core
 	}
 	log := s.Cfg.Logger.With("instance", in.Id, "peer", "extension", "remote", r.RemoteAddr)
 	x := core.NewExtConn(in, conn, log)
-	x.P.Discarded = s.Cfg.Metrics.Discarded[core.ActorExtension]
+	x.P.Discarded = s.Cfg.Metrics.Discarded[api.ActorExtension]
 	x.P.Batches = s.Cfg.Metrics.BatchesOut
 	x.P.Cork = cw.Conn()
 	go x.P.WriteLoop(core.ExtPingPeriod, in.Panicked)
@@ -366,10 +367,10 @@ func (s *Server) serveExtension(w http.ResponseWriter, r *http.Request, in *core
 	in.Tasks.Spawn("extension keepalive", x.Keepalive)
 	log.Info("extension connected", "origin", r.Header.Get("Origin"))
 	s.Cfg.Metrics.ExtConnects.Inc()
-	econns := s.Cfg.Metrics.Connections.WithLabelValues(core.ActorExtension)
+	econns := s.Cfg.Metrics.Connections.WithLabelValues(api.ActorExtension)
 	econns.Inc()
 	defer econns.Dec()
-	in.Observe(core.Event{Actor: core.ActorExtension, Kind: core.KindConnect, Outcome: core.OutcomeOK})
+	in.Observe(core.Event{Actor: api.ActorExtension, Kind: api.KindConnect, Outcome: api.OutcomeOK})
 	err = x.Run(s.Cfg.MaxMessageBytes)
 	reason := link.CloseReasonOf(err)
 	if !in.Wedged.Load() {
@@ -379,7 +380,7 @@ func (s *Server) serveExtension(w http.ResponseWriter, r *http.Request, in *core
 	<-x.P.WriterDone()
 	conn.Close()
 	log.Info("extension disconnected", "reason", reason)
-	in.Observe(core.Event{Actor: core.ActorExtension, Kind: core.KindDisconnect, Outcome: core.OutcomeOK, Detail: reason})
+	in.Observe(core.Event{Actor: api.ActorExtension, Kind: api.KindDisconnect, Outcome: api.OutcomeOK, Detail: reason})
 }
 
 // track counts a connection about to be upgraded, or answers 503 once

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/cdptest"
@@ -86,7 +87,7 @@ func BenchmarkStop(b *testing.B) {
 				}
 				m, err := c.CallMessage(ctx, p.SessionID, "Runtime.evaluate", map[string]any{"expression": "2"})
 				// A refused evaluation is answered as thrown (isScript).
-				if err == nil && m.Error == nil && bytes.Contains(m.Result, []byte(core.MsgStopped)) {
+				if err == nil && m.Error == nil && bytes.Contains(m.Result, []byte(api.MsgStopped)) {
 					mu.Lock()
 					if firstRefused.IsZero() {
 						firstRefused = time.Now()

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
@@ -68,7 +69,7 @@ func TestPanicBesideAHeldLockDoesNotWedge(t *testing.T) {
 	if in.Wedged.Load() {
 		t.Fatal("the instance is wedged, though the panicking code did not hold its lock")
 	}
-	if err := in.Stop("person"); errors.Is(err, core.ErrWedged) {
+	if err := in.Stop("person"); errors.Is(err, api.ErrWedged) {
 		t.Fatalf("Stop: %v", err)
 	}
 }

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 )
@@ -258,13 +260,13 @@ func downloadEvent(st *core.State, t *core.Tab, method, params []byte) bool {
 // beginDownload notes a download t began; nil when it is not followed.
 func beginDownload(st *core.State, c *core.ClientConn, t *core.Tab, guid string, params []byte) *download {
 	url := string(wire.StringField(params, "url"))
-	if st.UrlAccess(url).Level == core.AccessBlind {
+	if st.UrlAccess(url).Level == api.Blind {
 		// The site is blind to automation: so is what it sends.
 		d := &download{guid: guid, tab: t, hidden: true}
 		// Withheld all the same; past 2*maxDownloads at once its progress
 		// events (a guid and a byte count) would go on.
 		trackDownload(st, d)
-		st.Observe(core.Event{Actor: core.ActorRelay, Kind: core.KindDownload, Target: t.TargetID, Outcome: core.OutcomeDenied,
+		st.Observe(core.Event{Actor: api.ActorRelay, Kind: api.KindDownload, Target: t.TargetID, Outcome: api.OutcomeDenied,
 			Detail: "a download from a site of the blind tier is withheld from the client"})
 		return d
 	}
@@ -366,10 +368,10 @@ func landDownload(in *core.Instance, x *core.ExtConn, d *download, size int64, p
 	if err != nil {
 		params = CanceledDownload(d.guid, size)
 		st.WarnSessions(t, fmt.Sprintf("the download %q was not copied to %s: %v", d.suggested, d.to.Folder.Asked(), err))
-		in.Observe(core.Event{Actor: core.ActorRelay, Kind: core.KindDownload, Target: t.TargetID, Outcome: core.OutcomeDenied,
+		in.Observe(core.Event{Actor: api.ActorRelay, Kind: api.KindDownload, Target: t.TargetID, Outcome: api.OutcomeDenied,
 			Detail: fmt.Sprintf("a download's file not copied to %s: %v", d.to.Folder.Asked(), err)})
 	} else {
-		in.Observe(core.Event{Actor: core.ActorRelay, Kind: core.KindDownload, Target: t.TargetID, Outcome: core.OutcomeOK,
+		in.Observe(core.Event{Actor: api.ActorRelay, Kind: api.KindDownload, Target: t.TargetID, Outcome: api.OutcomeOK,
 			Detail: fmt.Sprintf("a download's file copied to %s (%d bytes)", path, size)})
 	}
 	if clientSlot.Of(c).downloadEvents {

@@ -34,12 +34,6 @@ func timeNowMilli() int64 { return time.Now().UnixMilli() }
 // Access is a tab's level (api.Level), by the names the relay gives them.
 type Access = api.Level
 
-const (
-	AccessFull     = api.Full
-	AccessReadOnly = api.ReadOnly
-	AccessBlind    = api.Blind
-)
-
 // TabAccess is a tab's access with the reason a refusal gives (api.Access).
 type TabAccess = api.Access
 
@@ -47,7 +41,7 @@ type TabAccess = api.Access
 const (
 	ruleNeverShared   = "relay:page-never-shared"
 	ruleOutsideFence  = "relay:outside-allowed-hosts"
-	ruleTakeOverRead  = ruleTakeOver
+	ruleTakeOverRead  = api.RuleTakeOver
 	ruleReadOnlyWrite = "relay:read-only"
 	RuleBlindFrame    = "relay:blind-frame"
 )
@@ -63,14 +57,14 @@ func (st *State) computeAccess(t *Tab) TabAccess {
 	web, special := api.PageScheme(u)
 	switch {
 	case !web && !special:
-		return TabAccess{Level: AccessBlind, Rule: ruleNeverShared,
+		return TabAccess{Level: api.Blind, Rule: ruleNeverShared,
 			Why: "the tab shows " + api.SchemeOf(u) + " page, which is never shared with automation; navigate it to a web page or close it"}
 	case web && in.Srv.OwnURL(u):
 		a, _ := in.Srv.ownAccess(u, "the tab")
 		return a
 	case web && in.fencing():
 		if d := in.Srv.PolicyBox.load().URL(in.ProfileName, u); d.Verdict != Allow {
-			return TabAccess{Level: AccessBlind, Rule: ruleOutsideFence,
+			return TabAccess{Level: api.Blind, Rule: ruleOutsideFence,
 				Why: "the tab is on " + api.Origin(u) + ", outside the hosts automation may use (" + strings.TrimPrefix(d.Message, "Denied by cdprelay policy: ") + "); navigate it back"}
 		}
 	}
@@ -96,14 +90,14 @@ func (st *State) computeAccess(t *Tab) TabAccess {
 	if to := st.navAccess(t.navTo); to.Level > a.Level {
 		a = to
 	}
-	if (len(t.BlindFrames) >= MaxPendingFrames || len(t.BlindReqs) >= MaxPendingFrames) && a.Level < AccessBlind {
-		a = TabAccess{Level: AccessBlind, Rule: RuleBlindFrame, Why: "the page has more frames on their way to sites hidden from automation than the relay follows"}
+	if (len(t.BlindFrames) >= MaxPendingFrames || len(t.BlindReqs) >= MaxPendingFrames) && a.Level < api.Blind {
+		a = TabAccess{Level: api.Blind, Rule: RuleBlindFrame, Why: "the page has more frames on their way to sites hidden from automation than the relay follows"}
 	}
-	if a.Level != AccessFull {
+	if a.Level != api.Full {
 		return a
 	}
 	if t.Control != "" {
-		return TabAccess{Level: AccessReadOnly, Rule: ruleTakeOverRead, Why: msgControlledWhy}
+		return TabAccess{Level: api.ReadOnly, Rule: ruleTakeOverRead, Why: api.MsgControlledWhy}
 	}
 	return TabAccess{}
 }
@@ -118,7 +112,7 @@ func (st *State) navAccess(to string) TabAccess {
 		return TabAccess{}
 	}
 	a := st.tierAccess(to)
-	if a.Level > AccessFull {
+	if a.Level > api.Full {
 		a.Why = "it is on its way to a page where " + a.Why
 	}
 	return a
@@ -127,22 +121,22 @@ func (st *State) navAccess(to string) TabAccess {
 // tierAccess is the access the policy's tiers give the page at u.
 func (st *State) tierAccess(u string) TabAccess {
 	in := st.Inst
-	tr, ok := in.Srv.PolicyBox.load().(TierRuler)
+	tr, ok := in.Srv.PolicyBox.load().(api.TierRuler)
 	if !ok {
 		return TabAccess{}
 	}
 	switch tier, rule, host := tr.Tier(in.ProfileName, u); tier {
 	case "blind":
-		return TabAccess{Level: AccessBlind, Rule: rule, Why: host + " is blind to automation (tier blind): it sees nothing of it and may only navigate away, detach, or close a tab it opened"}
+		return TabAccess{Level: api.Blind, Rule: rule, Why: host + " is blind to automation (tier blind): it sees nothing of it and may only navigate away, detach, or close a tab it opened"}
 	case "read-only":
-		return TabAccess{Level: AccessReadOnly, Rule: rule, Why: host + " is read-only to automation (tier read-only): it may read the page but not act on it"}
+		return TabAccess{Level: api.ReadOnly, Rule: rule, Why: host + " is read-only to automation (tier read-only): it may read the page but not act on it"}
 	}
 	return TabAccess{}
 }
 
 // HasTiers reports whether the instance's policy gives any site a tier.
 func (in *Instance) HasTiers() bool {
-	tr, ok := in.Srv.PolicyBox.load().(TierRuler)
+	tr, ok := in.Srv.PolicyBox.load().(api.TierRuler)
 	return ok && tr.HasTiers(in.ProfileName)
 }
 
@@ -156,20 +150,20 @@ func (st *State) UpdateAccess(t *Tab) (was TabAccess, changed bool) {
 		return was, false
 	}
 	t.Acc = now
-	if now.Level == AccessBlind && was.Level != AccessBlind {
+	if now.Level == api.Blind && was.Level != api.Blind {
 		// Replies of commands still running are withheld, and the live
 		// view forgets the tab's last frame, which shows it.
 		t.blindEpoch.Add(1)
-		NotifyHandles(t.Handles, TabEvent{Method: EventHidden})
+		NotifyHandles(t.Handles, api.TabEvent{Method: api.EventHidden})
 	}
 	st.syncScripts(t)
 	st.syncLifts(t)
-	if now.Level == AccessFull {
+	if now.Level == api.Full {
 		st.replaySets(t)
 	}
-	t.ReadOnly.Store(now.Level == AccessReadOnly)
+	t.ReadOnly.Store(now.Level == api.ReadOnly)
 	switch {
-	case now.Level == AccessReadOnly && (was.Level != AccessReadOnly || now.Why != was.Why):
+	case now.Level == api.ReadOnly && (was.Level != api.ReadOnly || now.Why != was.Why):
 		// A fresh layer of the guard in every isolated world it has, with
 		// the reason its refusals give (a person taking over a read-only
 		// site's tab changes it).
@@ -188,7 +182,7 @@ func (st *State) UpdateAccess(t *Tab) (was TabAccess, changed bool) {
 				st.Fire(t.Id, sid, "Runtime.evaluate", map[string]any{"expression": src, "contextId": id, "silent": true})
 			}
 		}
-	case was.Level == AccessReadOnly && now.Level != AccessReadOnly && t.Guard != nil:
+	case was.Level == api.ReadOnly && now.Level != api.ReadOnly && t.Guard != nil:
 		off := t.Guard.OffScript()
 		for sid, ids := range t.isolatedContexts() {
 			for _, id := range ids {
@@ -204,7 +198,7 @@ func (st *State) UpdateAccess(t *Tab) (was TabAccess, changed bool) {
 // reduce to its origin, whatever the document shows (a page never shared
 // that the tab is on its way to, say).
 func (st *State) hidesURL(raw string) bool {
-	return st.UrlAccess(raw).Level == AccessBlind
+	return st.UrlAccess(raw).Level == api.Blind
 }
 
 // UrlAccess is the access a tab would have on raw (with nobody holding
@@ -217,14 +211,14 @@ func (st *State) UrlAccess(raw string) TabAccess {
 // accessChanged tells the client and the audit log that t's access
 // changed from was.
 func (st *State) AccessChanged(t *Tab, was TabAccess) {
-	st.Observe(Event{Actor: ActorRelay, Kind: KindAccess, Target: t.TargetID, Rule: t.Acc.Rule, Outcome: OutcomeOK,
+	st.Observe(Event{Actor: api.ActorRelay, Kind: api.KindAccess, Target: t.TargetID, Rule: t.Acc.Rule, Outcome: api.OutcomeOK,
 		Detail: was.Level.String() + " -> " + t.Acc.Level.String() + " on " + api.Origin(t.DocURL)})
 	c := st.Client
 	if c == nil || t.Session == nil {
 		return
 	}
-	enteringBlind := t.Acc.Level == AccessBlind && was.Level != AccessBlind
-	leavingBlind := was.Level == AccessBlind && t.Acc.Level != AccessBlind
+	enteringBlind := t.Acc.Level == api.Blind && was.Level != api.Blind
+	leavingBlind := was.Level == api.Blind && t.Acc.Level != api.Blind
 	ctxID := st.Inst.FakeContext.Add(1)
 	for _, s := range st.topSessions(t) {
 		if leavingBlind && s.Enabled["Runtime"] {
@@ -233,7 +227,7 @@ func (st *State) AccessChanged(t *Tab, was TabAccess) {
 		}
 		if t.Acc.Rule != ruleTakeOverRead && was.Rule != ruleTakeOverRead {
 			text := "cdprelay: automation has " + t.Acc.Level.String() + " access to this tab again"
-			if t.Acc.Level != AccessFull {
+			if t.Acc.Level != api.Full {
 				text = "cdprelay: this tab is now " + t.Acc.Level.String() + " to automation: " + t.Acc.Why
 			}
 			c.Event("Log.entryAdded", s, map[string]any{"entry": map[string]any{

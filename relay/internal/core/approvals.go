@@ -21,14 +21,10 @@ import (
 //
 // An input event is asked when it acts (a mouse press, a key down, a touch
 // start, a drop; person.Acts); the moves and releases around it wait in
-// line. With Asker.AsksSubmit, the relay looks at the page before a mouse
+// line. With api.Asker.AsksSubmit, the relay looks at the page before a mouse
 // press and before Enter (person.SubmitLike): a press on a form's submit
 // control, a press into a frame of another origin (whose controls it
 // cannot see), and Enter in a form's field are asked.
-
-// ErrNoApproval answers an approval or denial of a command that is not
-// waiting for one (any more).
-var ErrNoApproval = api.ErrNoApproval
 
 // AskPerson shows h to the person: it gets an approval id and a deadline.
 func (st *State) AskPerson(h *HeldCmd, what string) {
@@ -46,7 +42,7 @@ func (st *State) AskPerson(h *HeldCmd, what string) {
 	})
 	st.approvals[id] = h
 	st.Notify()
-	in.Observe(Event{Actor: ActorRelay, Kind: KindAsk, Method: h.Method, Target: TargetOf(h.Key.Tab), Rule: h.Decision.Rule, Outcome: OutcomeOK, Detail: "asked: " + what})
+	in.Observe(Event{Actor: api.ActorRelay, Kind: api.KindAsk, Method: h.Method, Target: TargetOf(h.Key.Tab), Rule: h.Decision.Rule, Outcome: api.OutcomeOK, Detail: "asked: " + what})
 }
 
 // Approve lets the held command id go on, on behalf of by.
@@ -61,7 +57,7 @@ func (in *Instance) Deny(id int64, by string) error {
 
 func (in *Instance) answerApproval(id int64, approve bool, answer, by string) error {
 	if in.Wedged.Load() {
-		return ErrWedged
+		return api.ErrWedged
 	}
 	if by == "" {
 		by = "a person"
@@ -70,16 +66,16 @@ func (in *Instance) answerApproval(id int64, approve bool, answer, by string) er
 	h := st.approvals[id]
 	if h == nil || h.Stage != holdAsked {
 		in.Unlock()
-		return ErrNoApproval
+		return api.ErrNoApproval
 	}
 	delete(st.approvals, id)
 	h.timer.Stop()
-	outcome, detail := OutcomeOK, "approved by "+by+": "+h.What
+	outcome, detail := api.OutcomeOK, "approved by "+by+": "+h.What
 	if approve {
 		h.Stage, h.Approved, h.ByPerson = holdApproved, true, true
 	} else {
 		h.Stage = HoldDenied
-		outcome = OutcomeDenied
+		outcome = api.OutcomeDenied
 		h.Denial = "cdprelay: a person denied " + h.What
 		detail = "denied by " + by + ": " + h.What
 		if answer == answerTimeout {
@@ -98,15 +94,15 @@ func (in *Instance) answerApproval(id int64, approve bool, answer, by string) er
 	if answer == answerTimeout {
 		by = "" // nobody
 	}
-	in.Observe(Event{Actor: ActorViewer, Kind: KindApproval, Method: h.Method, Target: target, Rule: h.Decision.Rule, Outcome: outcome, Detail: detail, By: by})
+	in.Observe(Event{Actor: api.ActorViewer, Kind: api.KindApproval, Method: h.Method, Target: target, Rule: h.Decision.Rule, Outcome: outcome, Detail: detail, By: by})
 	return nil
 }
 
 // approvalsStatus lists the commands waiting for a person, oldest first.
-func (st *State) approvalsStatus() []ApprovalStatus {
-	var out []ApprovalStatus
+func (st *State) approvalsStatus() []api.ApprovalStatus {
+	var out []api.ApprovalStatus
 	for _, h := range st.approvals {
-		a := ApprovalStatus{ID: h.id, What: st.Inst.ScrubString(h.What), Method: h.Method, Rule: h.Decision.Rule, AskedAt: h.asked, ExpiresAt: h.expires}
+		a := api.ApprovalStatus{ID: h.id, What: st.Inst.ScrubString(h.What), Method: h.Method, Rule: h.Decision.Rule, AskedAt: h.asked, ExpiresAt: h.expires}
 		if t := h.Key.Tab; t != nil {
 			a.TabID, a.TargetID = t.Id, t.TargetID
 		}
@@ -130,7 +126,7 @@ const (
 var approvalAnswers = []string{answerApproved, answerDenied, answerTimeout, answerStopped, answerGone}
 
 // sortApprovals orders a by approval id, oldest first.
-func sortApprovals(a []ApprovalStatus) {
+func sortApprovals(a []api.ApprovalStatus) {
 	for i := 1; i < len(a); i++ {
 		for j := i; j > 0 && a[j].ID < a[j-1].ID; j-- {
 			a[j], a[j-1] = a[j-1], a[j]

@@ -81,7 +81,7 @@ func (in *Instance) AttachTab(ctx context.Context, x *ExtConn, t *Tab) error {
 			hs = st.removeTab(t, "")
 		}
 		in.Unlock()
-		NotifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", "the tab is gone")})
+		NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: jsonObj("reason", "the tab is gone")})
 		return err
 	}
 	if t.State != tabAttaching { // detached or reset meanwhile
@@ -232,7 +232,7 @@ func (in *Instance) sanitizeHistory(ctx context.Context, x *ExtConn, t *Tab) err
 			if _, err := x.SendCommand(ctx, t.Id, "", "Page.resetNavigationHistory", nil); err != nil {
 				return fmt.Errorf("tab %d: its history holds a page that is never shared, and it could not be cleared: %w", t.Id, err)
 			}
-			in.Observe(Event{Actor: ActorRelay, Kind: KindAttach, Target: t.TargetID, Rule: ruleNeverShared, Outcome: OutcomeOK, Detail: "cleared the tab's history: it held a page that is never shared"})
+			in.Observe(Event{Actor: api.ActorRelay, Kind: api.KindAttach, Target: t.TargetID, Rule: ruleNeverShared, Outcome: api.OutcomeOK, Detail: "cleared the tab's history: it held a page that is never shared"})
 			return nil
 		}
 	}
@@ -325,10 +325,10 @@ func (in *Instance) finishDetach(x *ExtConn, t *Tab) {
 		// still watches, so attach again and let it restart its screencast.
 		if err := in.AttachTab(context.Background(), x, t); err != nil {
 			in.Log.Info("re-attach for the live view failed", "tab", t.Id, "err", err)
-			NotifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", err.Error())})
+			NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: jsonObj("reason", err.Error())})
 			return
 		}
-		NotifyHandles(hs, TabEvent{Method: EventAttached})
+		NotifyHandles(hs, api.TabEvent{Method: api.EventAttached})
 	}
 }
 

@@ -1,5 +1,7 @@
 package core
 
+import "github.com/cdprelay/cdprelay/relay/internal/api"
+
 // The person's authority over an instance: the Stop, and who holds a tab.
 // What every part honours is the core's data: Instance.IsStopped and
 // State.StoppedBy, Tab.Control. What a Stop and a take-over do (refuse,
@@ -36,7 +38,7 @@ func HasAuthority() bool {
 // token's name).
 func (in *Instance) Stop(by string) error {
 	if authority.Stop == nil {
-		return ErrWedged
+		return api.ErrWedged
 	}
 	return authority.Stop(in, by)
 }
@@ -44,7 +46,7 @@ func (in *Instance) Stop(by string) error {
 // Resume lets the instance's automation go on.
 func (in *Instance) Resume(by string) error {
 	if authority.Resume == nil {
-		return ErrWedged
+		return api.ErrWedged
 	}
 	return authority.Resume(in, by)
 }
@@ -52,7 +54,7 @@ func (in *Instance) Resume(by string) error {
 // TakeControl gives holder (a viewer's description) control of tab id.
 func (in *Instance) TakeControl(tabID int64, holder string) error {
 	if authority.Control == nil {
-		return ErrWedged
+		return api.ErrWedged
 	}
 	return authority.Control(in, tabID, holder, false)
 }
@@ -60,7 +62,7 @@ func (in *Instance) TakeControl(tabID int64, holder string) error {
 // ReleaseControl hands tab id back to automation.
 func (in *Instance) ReleaseControl(tabID int64, holder string) error {
 	if authority.Control == nil {
-		return ErrWedged
+		return api.ErrWedged
 	}
 	return authority.Control(in, tabID, holder, true)
 }

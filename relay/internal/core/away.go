@@ -3,6 +3,8 @@ package core
 import (
 	"strings"
 	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
 // A client's page lives as long as its tab.
@@ -74,7 +76,7 @@ func (st *State) suspendAway(t *Tab, why, short string, moved bool) {
 	info := st.TargetInfo(t)
 	st.Suspend(t, why+"; the automation's page waits for it to come back (at most "+st.Inst.Srv.Cfg.SuspendTimeout.String()+"), and so do its commands to it")
 	st.newAway(t, why, short, moved).info = info
-	st.Observe(Event{Actor: ActorRelay, Kind: KindDetach, Target: t.TargetID, Outcome: OutcomeOK, Detail: "the automation's sessions wait for the tab: " + short})
+	st.Observe(Event{Actor: api.ActorRelay, Kind: api.KindDetach, Target: t.TargetID, Outcome: api.OutcomeOK, Detail: "the automation's sessions wait for the tab: " + short})
 }
 
 // newAway starts t's wait, bounded by SuspendTimeout.
@@ -178,7 +180,7 @@ func (in *Instance) awayOver(t *Tab, a *awayTab) {
 	st.endWait(t, why)
 	in.Unlock()
 	in.Log.Info("a tab's sessions waited for it in vain", "tab", t.Id, "waited", in.Srv.Cfg.SuspendTimeout)
-	in.Observe(Event{Actor: ActorRelay, Kind: KindDetach, Target: target, Outcome: OutcomeOK, Detail: "the automation's sessions ended: the tab was not back within " + in.Srv.Cfg.SuspendTimeout.String() + " (" + a.short + ")"})
+	in.Observe(Event{Actor: api.ActorRelay, Kind: api.KindDetach, Target: target, Outcome: api.OutcomeOK, Detail: "the automation's sessions ended: the tab was not back within " + in.Srv.Cfg.SuspendTimeout.String() + " (" + a.short + ")"})
 }
 
 // endWait ends the wait of t's sessions without the tab: the commands

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
 // The page a tab comes back to.
@@ -77,7 +78,7 @@ func (in *Instance) showDocument(ctx context.Context, x *ExtConn, t *Tab) (fresh
 			TargetInfo TargetInfo `json:"targetInfo"`
 		}{info})
 	}
-	if !fresh || err != nil || ft.FrameTree.Frame == nil || t.Acc.Level == AccessBlind {
+	if !fresh || err != nil || ft.FrameTree.Frame == nil || t.Acc.Level == api.Blind {
 		return fresh
 	}
 	st.tellFrame(t, ft.FrameTree, "")
@@ -100,7 +101,7 @@ func (st *State) noteFrames(t *Tab, f frameNode) {
 func (st *State) tellFrame(t *Tab, f frameNode, parent string) {
 	c := st.Client
 	id := string(wire.StringField(f.Frame, "id"))
-	if parent != "" && (st.Inst.HasTiers() && st.ChildAccess(string(wire.StringField(f.Frame, "url"))).Level == AccessBlind || id == "") {
+	if parent != "" && (st.Inst.HasTiers() && st.ChildAccess(string(wire.StringField(f.Frame, "url"))).Level == api.Blind || id == "") {
 		return
 	}
 	nav, _ := json.Marshal(struct {

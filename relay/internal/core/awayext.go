@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/gorilla/websocket"
 )
 
@@ -88,9 +89,9 @@ func (in *Instance) keepForExtension(st *State, x *ExtConn, c *ClientConn, reaso
 	// them; the others as the connection's end does.
 	x.failDetached(waiting)
 	x.end()
-	NotifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", "extension disconnected")})
+	NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: jsonObj("reason", "extension disconnected")})
 	in.Log.Info("the extension went; its client waits for it to come back", "reason", reason, "wait", timeout, "tabs", len(waiting))
-	in.Observe(Event{Actor: ActorRelay, Kind: KindDisconnect, Outcome: OutcomeOK, Detail: "the client waits: " + whyAwayExt})
+	in.Observe(Event{Actor: api.ActorRelay, Kind: api.KindDisconnect, Outcome: api.OutcomeOK, Detail: "the client waits: " + whyAwayExt})
 	return true
 }
 
@@ -143,7 +144,7 @@ func (in *Instance) extAwayOver(c *ClientConn, reason string) {
 	st.Notify()
 	in.Unlock()
 	timeout := in.Srv.Cfg.SuspendTimeout
-	NotifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", "extension disconnected")})
+	NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: jsonObj("reason", "extension disconnected")})
 	in.Log.Info("the extension did not come back in time; closing the client", "waited", timeout)
 	c.Close(websocket.CloseGoingAway, ReasonExtGonePrefix+reason+"; it was not back within "+timeout.String())
 }
@@ -182,8 +183,8 @@ func (in *Instance) notOfferedBack(x *ExtConn) {
 		target := t.TargetID
 		hs := st.removeTab(t, "")
 		in.Unlock()
-		in.Observe(Event{Actor: ActorExtension, Kind: KindDetach, Target: target, Outcome: OutcomeOK, Detail: "the tab was closed while the extension was away"})
-		NotifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", "the tab is gone")})
+		in.Observe(Event{Actor: api.ActorExtension, Kind: api.KindDetach, Target: target, Outcome: api.OutcomeOK, Detail: "the tab was closed while the extension was away"})
+		NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: jsonObj("reason", "the tab is gone")})
 	}
 }
 

@@ -58,7 +58,7 @@ func (st *State) NoteFrameNav(t *Tab, id, url, req string) {
 		st.syncScripts(t)
 		return
 	}
-	if a.Level == AccessFull {
+	if a.Level == api.Full {
 		return
 	}
 	if len(t.BlindFrames) >= MaxPendingFrames {
@@ -69,7 +69,7 @@ func (st *State) NoteFrameNav(t *Tab, id, url, req string) {
 		t.BlindFrames = make(map[string]blindNav)
 	}
 	t.BlindFrames[id] = blindNav{url: url, req: req, Acc: a}
-	st.Observe(Event{Actor: ActorRelay, Kind: KindAccess, Target: t.TargetID, Rule: a.Rule, Outcome: OutcomeOK,
+	st.Observe(Event{Actor: api.ActorRelay, Kind: api.KindAccess, Target: t.TargetID, Rule: a.Rule, Outcome: api.OutcomeOK,
 		Detail: "a frame is on its way to " + api.Origin(url) + ": " + a.Level.String()})
 	if len(t.BlindFrames) >= MaxPendingFrames {
 		if was, changed := st.UpdateAccess(t); changed {
@@ -91,7 +91,7 @@ func (st *State) FrameCommitted(t *Tab, id string) {
 // pendingBlind reports whether a frame of t is on its way to a blind site.
 func (t *Tab) pendingBlind() bool {
 	for _, n := range t.BlindFrames {
-		if n.Acc.Level == AccessBlind {
+		if n.Acc.Level == api.Blind {
 			return true
 		}
 	}
@@ -119,11 +119,11 @@ func (st *State) AboutBlindFrame(t *Tab, method, params []byte) bool {
 		if len(id) == 0 {
 			return false
 		}
-		if n, ok := t.BlindFrames[string(id)]; ok && n.Acc.Level == AccessBlind {
+		if n, ok := t.BlindFrames[string(id)]; ok && n.Acc.Level == api.Blind {
 			return true
 		}
 		for _, s := range st.Sessions {
-			if s.Child && s.Tab == t && s.TargetID == string(id) && s.Acc.Level == AccessBlind {
+			if s.Child && s.Tab == t && s.TargetID == string(id) && s.Acc.Level == api.Blind {
 				return true
 			}
 		}
@@ -138,7 +138,7 @@ func (st *State) AboutBlindFrame(t *Tab, method, params []byte) bool {
 		}
 		if len(req) > 0 {
 			for _, n := range t.BlindFrames {
-				if n.req == string(req) && n.Acc.Level == AccessBlind {
+				if n.req == string(req) && n.Acc.Level == api.Blind {
 					return true
 				}
 			}
@@ -148,7 +148,7 @@ func (st *State) AboutBlindFrame(t *Tab, method, params []byte) bool {
 	}
 	if f := wire.StringField(params, "frameId"); len(f) > 0 {
 		n, ok := t.BlindFrames[string(f)]
-		return ok && n.Acc.Level == AccessBlind
+		return ok && n.Acc.Level == api.Blind
 	}
 	return false
 }
@@ -172,7 +172,7 @@ func (st *State) FrameRemoved(t *Tab, id string, params []byte) {
 // Fetch.requestPaused of t when it goes to a blind site.
 func (st *State) NoteBlindRequest(t *Tab, method, params []byte) {
 	u := wire.StringField(wire.Field(params, "request"), "url")
-	if len(u) == 0 || st.UrlAccess(string(u)).Level != AccessBlind {
+	if len(u) == 0 || st.UrlAccess(string(u)).Level != api.Blind {
 		return
 	}
 	id := wire.StringField(params, "requestId")
@@ -230,7 +230,7 @@ func (st *State) NoteBlindSource(t *Tab, sid string, method, params []byte) bool
 	default:
 		return false
 	}
-	if len(u) == 0 || st.UrlAccess(string(u)).Level != AccessBlind {
+	if len(u) == 0 || st.UrlAccess(string(u)).Level != api.Blind {
 		return false
 	}
 	if t.BlindReqs == nil {

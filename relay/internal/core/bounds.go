@@ -2,6 +2,8 @@ package core
 
 import (
 	"strconv"
+
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
 // Bounds on what a peer can make an instance hold.
@@ -67,7 +69,7 @@ func (st *State) tabRoom(what string) bool {
 		st.tabsFull = true
 		why := what + " is not shared: the instance keeps " + strconv.Itoa(max) + " tabs already (--max-tabs)"
 		in.Log.Warn("too many tabs; those offered from now on are not shared", "limit", max)
-		in.Observe(Event{Actor: ActorExtension, Kind: KindDenied, Rule: ruleMaxTabs, Outcome: OutcomeDenied, Detail: why})
+		in.Observe(Event{Actor: api.ActorExtension, Kind: api.KindDenied, Rule: ruleMaxTabs, Outcome: api.OutcomeDenied, Detail: why})
 	}
 	return false
 }
@@ -98,7 +100,7 @@ func (st *State) childRoom() bool {
 	if !st.childrenFull {
 		st.childrenFull = true
 		in.Log.Warn("too many child sessions; frames and workers attached from now on are detached", "limit", MaxChildSessions)
-		in.Observe(Event{Actor: ActorRelay, Kind: KindDenied, Rule: ruleMaxChildSessions, Outcome: OutcomeDenied,
+		in.Observe(Event{Actor: api.ActorRelay, Kind: api.KindDenied, Rule: ruleMaxChildSessions, Outcome: api.OutcomeDenied,
 			Detail: "a frame or worker was detached: the instance keeps " + strconv.Itoa(MaxChildSessions) + " child sessions already"})
 	}
 	return false

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/internal/wslimit"
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
 
@@ -203,7 +204,7 @@ func (in *Instance) StopMark() uint32 { return in.StopEpoch.Load() + 1 }
 // emulated paths are not hot.
 func (c *ClientConn) Reply(k Call, v any) {
 	if c.StoppedSince(k) {
-		c.ReplyError(k.Id, k.Sess, CodeServerError, MsgStopped)
+		c.ReplyError(k.Id, k.Sess, CodeServerError, api.MsgStopped)
 		return
 	}
 	res, err := json.Marshal(v)
@@ -218,7 +219,7 @@ func (c *ClientConn) Reply(k Call, v any) {
 
 func (c *ClientConn) Fail(k Call, code int64, msg string) {
 	if c.StoppedSince(k) {
-		msg, code = MsgStopped, CodeServerError
+		msg, code = api.MsgStopped, CodeServerError
 	}
 	c.ReplyError(k.Id, k.Sess, code, msg)
 }

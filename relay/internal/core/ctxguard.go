@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
@@ -182,7 +183,7 @@ type ctxVerdict struct {
 // secrets or a read-only tab are in force (and, wherever the relay has a
 // world, the relay's own are refused: contexts).
 func (in *Instance) guardsContexts(acc TabAccess, tiers bool) bool {
-	return acc.Level != AccessFull || tiers || in.Srv.Secrets.Load() != nil
+	return acc.Level != api.Full || tiers || in.Srv.Secrets.Load() != nil
 }
 
 // judgeContexts places every context that params name on t's session

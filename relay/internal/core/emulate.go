@@ -1,5 +1,7 @@
 package core
 
+import "github.com/cdprelay/cdprelay/relay/internal/api"
+
 // Browser-level emulation: the methods a tab-level chrome.debugger session
 // cannot serve, answered by the relay as Chrome's browser target would.
 // The target methods are in emulate_targets.go.
@@ -215,7 +217,7 @@ func (c *ClientConn) forwardCall(k Call) {
 	if err := c.Ext().forward(c, k.Id, m, []byte(m.Name), k.Params, k.Sess, replyTo); err != nil {
 		msg := "Extension disconnected"
 		if err == errSendStopped {
-			msg = MsgStopped
+			msg = api.MsgStopped
 		}
 		c.ReplyError(k.Id, k.Sess, CodeServerError, msg)
 	}

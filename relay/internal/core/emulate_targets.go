@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
@@ -189,18 +190,18 @@ func (c *ClientConn) closeTarget(k Call) {
 	in := c.Inst
 	in.Lock()
 	acc, mine, held := t.Acc, t.openedByClient, t.Control != ""
-	if acc.Level == AccessFull || (mine && !held) {
+	if acc.Level == api.Full || (mine && !held) {
 		t.closingByClient = true
 	}
 	in.Unlock()
-	if acc.Level != AccessFull && (!mine || held) {
+	if acc.Level != api.Full && (!mine || held) {
 		// A tab a person holds is theirs until they hand it back, even
 		// one the automation opened.
 		// The person's tab on a page automation may not act on is theirs
 		// to close.
 		d := AccessRefusal(acc)
 		in.Srv.Cfg.Metrics.CountRefusal(d)
-		in.Observe(Event{Actor: ActorClient, Kind: KindDenied, Method: k.Method, Rule: d.Rule, Outcome: OutcomeDenied, Detail: d.Message})
+		in.Observe(Event{Actor: api.ActorClient, Kind: api.KindDenied, Method: k.Method, Rule: d.Rule, Outcome: api.OutcomeDenied, Detail: d.Message})
 		c.Fail(k, CodeServerError, d.Message)
 		return
 	}
@@ -226,7 +227,7 @@ func (c *ClientConn) activateTarget(k Call) {
 	c.Inst.Lock()
 	acc := t.Acc
 	c.Inst.Unlock()
-	if acc.Level == AccessBlind {
+	if acc.Level == api.Blind {
 		c.Fail(k, CodeServerError, AccessRefusal(acc).Message)
 		return
 	}
@@ -402,14 +403,14 @@ func (c *ClientConn) navigateToHistoryEntry(k Call) {
 	d := in.Srv.PolicyBox.load().URL(in.ProfileName, url)
 	if d.Verdict == Allow {
 		st := in.Lock()
-		if to := st.UrlAccess(url); to.Level == AccessBlind {
+		if to := st.UrlAccess(url); to.Level == api.Blind {
 			d = Decision{Verdict: Deny, Rule: to.Rule, Message: "cdprelay: blind: " + to.Why}
 		}
 		in.Unlock()
 	}
 	if d.Verdict != Allow {
 		in.Srv.Cfg.Metrics.CountRefusal(d)
-		in.Observe(Event{Actor: ActorClient, Kind: KindDenied, Method: k.Method, Rule: d.Rule, Outcome: OutcomeDenied, Detail: d.Message})
+		in.Observe(Event{Actor: api.ActorClient, Kind: api.KindDenied, Method: k.Method, Rule: d.Rule, Outcome: api.OutcomeDenied, Detail: d.Message})
 		c.Fail(k, CodeServerError, d.Message)
 		return
 	}

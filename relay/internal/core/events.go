@@ -2,6 +2,7 @@ package core
 
 import (
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
 
@@ -240,7 +241,7 @@ func (in *Instance) DeliverEvent(e *EventMsg) bool {
 // afterEvent does what routing an event left to do outside the lock.
 func (in *Instance) afterEvent(x *ExtConn, t *Tab, sid, params []byte, fx *eventEffects) {
 	if fx.frameTo != nil {
-		NotifyHandles(fx.frameTo, TabEvent{Method: "Page.screencastFrame", Params: append([]byte(nil), params...), ClientScreencast: fx.frameClient})
+		NotifyHandles(fx.frameTo, api.TabEvent{Method: "Page.screencastFrame", Params: append([]byte(nil), params...), ClientScreencast: fx.frameClient})
 	}
 	fx.Paused.run(in, x, t, string(sid))
 	if fx.fenceChild != "" {

@@ -9,6 +9,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
@@ -160,7 +161,7 @@ func (in *Instance) onTabCreated(x *ExtConn, params []byte) {
 		in.Tasks.Spawn("auto-attach", func() {
 			in.attachAndAnnounce(c, x, t, learn)
 			if !isNew && len(hs) > 0 {
-				NotifyHandles(hs, TabEvent{Method: EventAttached})
+				NotifyHandles(hs, api.TabEvent{Method: api.EventAttached})
 			}
 		})
 	case learn:
@@ -169,7 +170,7 @@ func (in *Instance) onTabCreated(x *ExtConn, params []byte) {
 	if reattach {
 		in.Tasks.Spawn("re-attach", func() {
 			if err := in.AttachTab(context.Background(), x, t); err == nil {
-				NotifyHandles(hs, TabEvent{Method: EventAttached})
+				NotifyHandles(hs, api.TabEvent{Method: api.EventAttached})
 			}
 		})
 	}
@@ -276,9 +277,9 @@ func (in *Instance) OnTabRemoved(x *ExtConn, params []byte) {
 	lastGone := len(st.Tabs) == 0 && !t.closingByClient && !info.Withdrawn && info.ReplacedBy == 0
 	in.Unlock()
 	if why != "" {
-		in.Observe(Event{Actor: ActorExtension, Kind: KindDetach, Target: target, Outcome: OutcomeOK, Detail: "the tab is not offered for now: " + why})
+		in.Observe(Event{Actor: api.ActorExtension, Kind: api.KindDetach, Target: target, Outcome: api.OutcomeOK, Detail: "the tab is not offered for now: " + why})
 	}
-	NotifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", status)})
+	NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: jsonObj("reason", status)})
 	x.FailTab(id)
 	if lastGone && c != nil {
 		c.Close(websocket.CloseNormalClosure, reasonAllTabsDetached)
@@ -346,7 +347,7 @@ func (in *Instance) OnDetach(x *ExtConn, params []byte) {
 		// (away.go).
 		target := t.TargetID
 		in.Unlock()
-		in.Observe(Event{Actor: ActorExtension, Kind: KindDetach, Target: target, Outcome: OutcomeOK, Detail: "detached by the browser: " + d.short()})
+		in.Observe(Event{Actor: api.ActorExtension, Kind: api.KindDetach, Target: target, Outcome: api.OutcomeOK, Detail: "detached by the browser: " + d.short()})
 		x.failDetached(map[int64]bool{src.TabID: true})
 		return
 	default:
@@ -364,13 +365,13 @@ func (in *Instance) OnDetach(x *ExtConn, params []byte) {
 	target := t.TargetID
 	in.Unlock()
 	if d.Cause != "" {
-		in.Observe(Event{Actor: ActorExtension, Kind: KindDetach, Target: target, Outcome: OutcomeOK, Detail: "detached by the browser: " + d.short()})
+		in.Observe(Event{Actor: api.ActorExtension, Kind: api.KindDetach, Target: target, Outcome: api.OutcomeOK, Detail: "detached by the browser: " + d.short()})
 	}
 	if resume {
 		in.Tasks.Spawn("resume", func() { in.resume(x, t) })
 		return
 	}
-	NotifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", "tab no longer shared")})
+	NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: jsonObj("reason", "tab no longer shared")})
 	x.FailTab(src.TabID)
 	if lastGone && c != nil {
 		c.Close(websocket.CloseNormalClosure, reasonAllTabsDetached)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
 
@@ -83,7 +84,7 @@ func (x *ExtConn) FailWhere(match func(PendingCall) bool, code int64, why string
 			// As Chrome's own answer reads (extread.go): the context's end.
 			why = msgContextGone
 		}
-		if why == MsgStopped && IsScript(pc.M.Name) {
+		if why == api.MsgStopped && IsScript(pc.M.Name) {
 			// Said as the script's own exception, so that the client
 			// reports the person's stop, not a context that ended.
 			buf := link.GetBuf()

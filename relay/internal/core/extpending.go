@@ -3,6 +3,8 @@ package core
 import (
 	"errors"
 	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
 // The calls pending on the extension connection: each command sent to the
@@ -57,7 +59,7 @@ func (x *ExtConn) register(pc PendingCall) (int64, bool) {
 // Why the extension connection did not take a call.
 var (
 	errSendGone    = errors.New("the extension connection has ended")
-	errSendStopped = errors.New(MsgStopped)
+	errSendStopped = errors.New(api.MsgStopped)
 )
 
 // registerCall is register, saying why not. A client's command is not

@@ -108,10 +108,6 @@ func (st *State) fetchRewrite(t *Tab, sid string, a *Args, enable bool, replyTo 
 	return fs.Rewrite(a.patterns, a.handleAuth, enable)
 }
 
-// pausedRequest is what the backstop reads of Fetch.requestPaused
-// (api.PausedRequest).
-type pausedRequest = api.PausedRequest
-
 // pausedAction is the backstop's decision on one paused request.
 type PausedAction struct {
 	Kind      uint8 // pausedDeliver, pausedFail, pausedContinue
@@ -144,12 +140,12 @@ func (st *State) judgePaused(t *Tab, sid string, params []byte) PausedAction {
 	if fs.Client != nil && st.Client != nil {
 		cf = fs.Client
 	}
-	var p pausedRequest
+	var p api.PausedRequest
 	if json.Unmarshal(params, &p) != nil || p.RequestID == "" {
 		return PausedAction{}
 	}
 	responseStage := p.ResponseStatusCode != nil || p.ResponseErrorReason != ""
-	wants := cf != nil && t.Acc.Level != AccessBlind && cf.Matches(p.Request.URL, p.ResourceType, responseStage)
+	wants := cf != nil && t.Acc.Level != api.Blind && cf.Matches(p.Request.URL, p.ResourceType, responseStage)
 	in := st.Inst
 	if in.Srv.OwnURL(p.Request.URL) {
 		return PausedAction{Kind: pausedFail, RequestID: p.RequestID, url: p.Request.URL, d: OwnRefusal(p.Request.URL)}
@@ -173,7 +169,7 @@ func (a PausedAction) run(in *Instance, x *ExtConn, t *Tab, sid string) {
 	switch a.Kind {
 	case pausedFail:
 		x.Fire(t.Id, sid, "Fetch.failRequest", map[string]string{"requestId": a.RequestID, "errorReason": "BlockedByClient"})
-		in.Observe(Event{Actor: ActorRelay, Kind: KindNavigate, Target: t.TargetID, Rule: a.d.Rule, Outcome: OutcomeDenied, Detail: a.url})
+		in.Observe(Event{Actor: api.ActorRelay, Kind: api.KindNavigate, Target: t.TargetID, Rule: a.d.Rule, Outcome: api.OutcomeDenied, Detail: a.url})
 		in.Srv.Cfg.Metrics.CountRefusal(a.d)
 	case PausedContinue:
 		if a.headers != nil {

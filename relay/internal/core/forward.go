@@ -1,5 +1,7 @@
 package core
 
+import "github.com/cdprelay/cdprelay/relay/internal/api"
+
 // The acting rows of the commands table (order.go): what the relay does
 // itself with a command the judges let through (types a secret, answers
 // it, sends it as the fence has it), and what a command that goes to the
@@ -103,7 +105,7 @@ func (c *ClientConn) noteClientScreencast(t *Tab, on bool) {
 	t.clientScreencast = on
 	hs := t.Handles
 	c.Inst.Unlock()
-	NotifyHandles(hs, TabEvent{Method: EventClientScreencast, Params: jsonObj("active", on)})
+	NotifyHandles(hs, api.TabEvent{Method: api.EventClientScreencast, Params: jsonObj("active", on)})
 }
 
 // SendStage (core.Send): the command goes to its tab; one whose effect a

@@ -26,7 +26,7 @@ func (st *State) ChildAccess(u string) TabAccess {
 	case special || u == "" || strings.HasPrefix(strings.ToLower(u), "data:"):
 		return TabAccess{}
 	}
-	return TabAccess{Level: AccessBlind, Rule: ruleNeverShared,
+	return TabAccess{Level: api.Blind, Rule: ruleNeverShared,
 		Why: "the frame shows " + api.SchemeOf(u) + " page, which is never shared with automation"}
 }
 
@@ -62,16 +62,16 @@ func (st *State) SetChildURL(cs *Session, u string) {
 	if n, ok := cs.Tab.BlindFrames[cs.TargetID]; ok && n.Acc.Level > cs.Acc.Level {
 		cs.Acc = n.Acc
 	}
-	if cs.Acc.Level == AccessBlind && was.Level != AccessBlind {
+	if cs.Acc.Level == api.Blind && was.Level != api.Blind {
 		// Replies of commands still running in the frame are withheld,
 		// and the live view forgets the tab's last frame, which shows it.
 		cs.Tab.blindEpoch.Add(1)
-		NotifyHandles(cs.Tab.Handles, TabEvent{Method: EventHidden})
+		NotifyHandles(cs.Tab.Handles, api.TabEvent{Method: api.EventHidden})
 	}
 	if cs.Acc != was {
 		st.syncScripts(cs.Tab)
 		st.syncChildLifts(cs)
-		st.Observe(Event{Actor: ActorRelay, Kind: KindAccess, Target: cs.TargetID, Rule: cs.Acc.Rule, Outcome: OutcomeOK,
+		st.Observe(Event{Actor: api.ActorRelay, Kind: api.KindAccess, Target: cs.TargetID, Rule: cs.Acc.Rule, Outcome: api.OutcomeOK,
 			Detail: "frame " + was.Level.String() + " -> " + cs.Acc.Level.String() + " on " + api.Origin(u)})
 	}
 }
@@ -114,7 +114,7 @@ func (st *State) HasBlindChild(t *Tab) bool {
 		return true
 	}
 	for _, s := range st.Sessions {
-		if s.Child && s.Tab == t && s.Acc.Level == AccessBlind {
+		if s.Child && s.Tab == t && s.Acc.Level == api.Blind {
 			return true
 		}
 	}
@@ -146,7 +146,7 @@ func (st *State) StorageAccess(params []byte) (TabAccess, string) {
 			}
 			to := st.UrlAccess(u)
 			if err != nil {
-				to = TabAccess{Level: AccessBlind, Rule: ruleNeverShared, Why: err.Error()}
+				to = TabAccess{Level: api.Blind, Rule: ruleNeverShared, Why: err.Error()}
 			}
 			if to.Level > a.Level {
 				a, where = to, api.Origin(u)

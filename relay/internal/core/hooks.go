@@ -121,7 +121,7 @@ func (in *Instance) ScrubString(s string) string {
 type Dialogs struct {
 	// StatusLocked is what the status says of t's dialog (nil: none, or
 	// nothing the status may show). Called with the instance's lock held.
-	StatusLocked func(in *Instance, t *Tab) *DialogStatus
+	StatusLocked func(in *Instance, t *Tab) *api.DialogStatus
 	// Answer answers the dialog id (0: whichever) that tab tabID shows, on
 	// behalf of the person by.
 	Answer func(in *Instance, tabID, id int64, accept bool, promptText, by string) error

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/access"
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
 // The client's scripts for new documents, under tiers and a person's
@@ -67,11 +68,11 @@ type InitScript struct {
 // scriptFull reports whether sc may run where its frame is going.
 func (st *State) scriptFull(t *Tab, sc *InitScript) bool {
 	if sc.Child != nil {
-		return sc.Child.Acc.Level == AccessFull
+		return sc.Child.Acc.Level == api.Full
 	}
 	// The tab's scripts run in the frames of its process too: not while
 	// one is on its way to a site that is not full.
-	return t.Acc.Level == AccessFull && len(t.BlindFrames) == 0
+	return t.Acc.Level == api.Full && len(t.BlindFrames) == 0
 }
 
 // KeepScript records a script Chrome has added for the client (result is

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/gorilla/websocket"
 )
 
@@ -191,7 +192,7 @@ func (in *Instance) AcceptExtension(x *ExtConn) bool {
 	}
 	st.Notify()
 	in.Unlock()
-	NotifyHandles(gone, TabEvent{Method: EventDetached, Params: jsonObj("reason", "extension disconnected")})
+	NotifyHandles(gone, api.TabEvent{Method: api.EventDetached, Params: jsonObj("reason", "extension disconnected")})
 	if old != nil {
 		old.failDetached(waiting)
 		old.P.Shutdown(websocket.CloseNormalClosure, reasonReplaced)
@@ -233,7 +234,7 @@ func (in *Instance) ExtensionGone(x *ExtConn, reason string, code int) {
 	// Only now: the client has been told its sessions ended, so that a
 	// command that fails with them reads as a closed target.
 	x.end()
-	NotifyHandles(gone, TabEvent{Method: EventDetached, Params: jsonObj("reason", "extension disconnected")})
+	NotifyHandles(gone, api.TabEvent{Method: api.EventDetached, Params: jsonObj("reason", "extension disconnected")})
 	if client != nil && !keep {
 		client.Close(websocket.CloseGoingAway, ReasonExtGonePrefix+reason)
 	}
@@ -389,7 +390,7 @@ func (in *Instance) ClientGone(c *ClientConn) {
 	detach := st.releaseClientTabs()
 	forgotten := st.leftWhileAway()
 	in.Unlock()
-	NotifyHandles(forgotten, TabEvent{Method: EventDetached, Params: jsonObj("reason", "extension disconnected")})
+	NotifyHandles(forgotten, api.TabEvent{Method: api.EventDetached, Params: jsonObj("reason", "extension disconnected")})
 	if x == nil {
 		return
 	}
@@ -422,7 +423,7 @@ func (in *Instance) Close(code int, reason string) {
 // handshake, or ctx ends.
 func (in *Instance) WaitReady(ctx context.Context) error {
 	if in.Wedged.Load() {
-		return ErrWedged
+		return api.ErrWedged
 	}
 	for {
 		st := in.Lock()

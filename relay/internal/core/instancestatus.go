@@ -26,7 +26,7 @@ type Status struct {
 	StoppedBy string `json:"stoppedBy,omitempty"`
 	// Approvals are the commands waiting for a person's approval, oldest
 	// first.
-	Approvals []ApprovalStatus `json:"approvals,omitempty"`
+	Approvals []api.ApprovalStatus `json:"approvals,omitempty"`
 	// Waiting says what the client waits for: its extension, expected
 	// back (a worker Chrome stopped, a reload); empty otherwise.
 	Waiting string `json:"waiting,omitempty"`
@@ -55,7 +55,7 @@ type TabStatus struct {
 	Access string `json:"access"`
 	// Dialog is the JavaScript dialog the tab shows, if any (never of a
 	// blind tab).
-	Dialog *DialogStatus `json:"dialog,omitempty"`
+	Dialog *api.DialogStatus `json:"dialog,omitempty"`
 }
 
 // Status returns a snapshot of the instance.
@@ -110,10 +110,3 @@ func (in *Instance) lifeState() string {
 	}
 	return "waiting"
 }
-
-// ApprovalStatus is a command waiting for a person's approval, and
-// DialogStatus a dialog a tab shows: what Status lists of them.
-type (
-	ApprovalStatus = api.ApprovalStatus
-	DialogStatus   = api.DialogStatus
-)

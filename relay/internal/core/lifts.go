@@ -7,6 +7,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/access"
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
 // Lifting the client's settings for a stricter page (tiers/settings.go says
@@ -58,7 +59,7 @@ const maxKeptChild = 128
 // siteLevel is the access a tab's settings are lifted for.
 func siteLevel(a TabAccess) Access {
 	if a.Rule == ruleTakeOverRead {
-		return AccessFull
+		return api.Full
 	}
 	return a.Level
 }
@@ -104,7 +105,7 @@ func (st *State) syncLiftsOf(t *Tab, cs *Session, ls *liftState, kept []Replayed
 		switch {
 		case off && !on:
 			m, p := rule.Undo(r.Params)
-			st.fireLift(t, ls, rule.At == AccessReadOnly, sid, m, p)
+			st.fireLift(t, ls, rule.At == api.ReadOnly, sid, m, p)
 		case on && !off:
 			var p any
 			if len(r.Params) > 0 {

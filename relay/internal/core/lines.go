@@ -356,7 +356,7 @@ func (h *HeldCmd) Answer(why int, by string) {
 		}
 		in := c.Inst
 		in.Srv.Cfg.Metrics.approvals[answer].Inc()
-		in.Observe(Event{Actor: ActorRelay, Kind: KindApproval, Method: h.Method, Target: h.target, Rule: h.Decision.Rule, Outcome: OutcomeDenied, Detail: answer + ": " + h.What})
+		in.Observe(Event{Actor: api.ActorRelay, Kind: api.KindApproval, Method: h.Method, Target: h.target, Rule: h.Decision.Rule, Outcome: api.OutcomeDenied, Detail: answer + ": " + h.What})
 	}
 }
 

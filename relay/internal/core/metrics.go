@@ -70,7 +70,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Name: "cdprelay_relay_connections",
 		Help: "Open WebSocket connections, by peer.",
 	}, []string{"peer"})
-	for _, p := range []string{ActorClient, ActorExtension} {
+	for _, p := range []string{api.ActorClient, api.ActorExtension} {
 		m.Connections.WithLabelValues(p)
 	}
 	m.CommandLatency = prometheus.NewHistogram(prometheus.HistogramOpts{
@@ -96,7 +96,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Help: "Messages still queued for a peer when its connection ended, and so never sent, by peer.",
 	}, []string{"peer"})
 	m.Discarded = map[string]prometheus.Counter{}
-	for _, p := range []string{ActorClient, ActorExtension} {
+	for _, p := range []string{api.ActorClient, api.ActorExtension} {
 		m.Discarded[p] = discarded.WithLabelValues(p)
 	}
 	limited := prometheus.NewCounterVec(prometheus.CounterOpts{

@@ -21,24 +21,20 @@ import (
 // every navigation while a person holds the tab or no client is
 // connected.
 
-// NavigationAsker is a Policy that asks a person before a tab goes to
-// some hosts, whichever way the navigation started.
-type NavigationAsker = api.NavigationAsker
-
 // asksNavigation reports whether the instance's policy asks about hosts.
 func (in *Instance) asksNavigation() bool {
-	na, ok := in.Srv.PolicyBox.load().(NavigationAsker)
+	na, ok := in.Srv.PolicyBox.load().(api.NavigationAsker)
 	return ok && na.AsksNavigation(in.ProfileName)
 }
 
 // asksNavigationTo decides whether the main-frame document request p of
 // tab t is asked, and with what.
-func (st *State) asksNavigationTo(t *Tab, p *pausedRequest) (Decision, bool) {
+func (st *State) asksNavigationTo(t *Tab, p *api.PausedRequest) (Decision, bool) {
 	in := st.Inst
 	if st.Client == nil || t.Control != "" || in.IsStopped.Load() {
 		return Decision{}, false
 	}
-	na, ok := in.Srv.PolicyBox.load().(NavigationAsker)
+	na, ok := in.Srv.PolicyBox.load().(api.NavigationAsker)
 	if !ok {
 		return Decision{}, false
 	}
@@ -90,7 +86,7 @@ func (st *State) takeNavAsks(answer string) {
 		hc.nav.ask = nil
 		st.failRequest(hc.nav, Decision{Verdict: Deny, Rule: hc.Decision.Rule, Message: "nobody may approve it now: " + answer})
 		st.Inst.Srv.Cfg.Metrics.approvals[answer].Inc()
-		st.Observe(Event{Actor: ActorRelay, Kind: KindApproval, Method: hc.Method, Target: TargetOf(hc.Key.Tab), Rule: hc.Decision.Rule, Outcome: OutcomeDenied, Detail: answer + ": " + hc.What})
+		st.Observe(Event{Actor: api.ActorRelay, Kind: api.KindApproval, Method: hc.Method, Target: TargetOf(hc.Key.Tab), Rule: hc.Decision.Rule, Outcome: api.OutcomeDenied, Detail: answer + ": " + hc.What})
 		st.Notify()
 	}
 }

@@ -3,6 +3,8 @@ package core
 import (
 	"strings"
 	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
 // The navigation backstop's hold: a document request is where a
@@ -86,7 +88,7 @@ func (st *State) requestLevel(h *heldRequest) Access {
 // whether the relay holds it or lets it go on with other headers. wants:
 // the client's own Fetch patterns ask for the pause. It reports false when
 // the request is the fence's ordinary business.
-func (st *State) holdDocument(t *Tab, sid string, p *pausedRequest, wants bool) (PausedAction, bool) {
+func (st *State) holdDocument(t *Tab, sid string, p *api.PausedRequest, wants bool) (PausedAction, bool) {
 	in := st.Inst
 	if !in.HasTiers() && !in.asksNavigation() {
 		return PausedAction{}, false
@@ -111,11 +113,11 @@ func (st *State) holdDocument(t *Tab, sid string, p *pausedRequest, wants bool) 
 	}
 	ls, kept, _ := h.owner()
 	lv := st.requestLevel(h)
-	if h.mainFrame && lv != AccessFull && st.mustWait(h, ls) {
+	if h.mainFrame && lv != api.Full && st.mustWait(h, ls) {
 		st.sendAgain(h, ls)
 		return PausedAction{Kind: pausedHeld}, true
 	}
-	if fix, ok := st.HeaderFix(kept, lv, h.headers); ok && (lv != AccessFull || !wants) {
+	if fix, ok := st.HeaderFix(kept, lv, h.headers); ok && (lv != api.Full || !wants) {
 		return PausedAction{Kind: PausedContinue, RequestID: h.requestID, headers: fix}, true
 	}
 	return PausedAction{}, false
@@ -139,7 +141,7 @@ func (st *State) sendAgain(h *heldRequest, ls *liftState) {
 	st.Fire(h.t.Id, h.sid(), "Fetch.failRequest", map[string]string{"requestId": h.requestID, "errorReason": "Aborted"})
 	if h.body {
 		d := Decision{Verdict: Deny, Rule: ruleTierSetting, Message: "a form's post to a page where the automation's settings are lifted is not sent again"}
-		st.Observe(Event{Actor: ActorRelay, Kind: KindNavigate, Target: h.t.TargetID, Rule: d.Rule, Outcome: OutcomeDenied, Detail: st.Inst.ScrubString(h.url) + ": " + d.Message})
+		st.Observe(Event{Actor: api.ActorRelay, Kind: api.KindNavigate, Target: h.t.TargetID, Rule: d.Rule, Outcome: api.OutcomeDenied, Detail: st.Inst.ScrubString(h.url) + ": " + d.Message})
 		st.Inst.Srv.Cfg.Metrics.CountRefusal(d)
 		return
 	}
@@ -183,7 +185,7 @@ func (st *State) releaseRequest(h *heldRequest) {
 	}
 	ls, kept, _ := h.owner()
 	lv := st.requestLevel(h)
-	if h.mainFrame && lv != AccessFull && st.mustWait(h, ls) {
+	if h.mainFrame && lv != api.Full && st.mustWait(h, ls) {
 		st.sendAgain(h, ls)
 		return
 	}
@@ -209,6 +211,6 @@ func (st *State) failRequest(h *heldRequest, d Decision) {
 		h.timer.Stop()
 	}
 	st.Fire(h.t.Id, h.sid(), "Fetch.failRequest", map[string]string{"requestId": h.requestID, "errorReason": "Aborted"})
-	st.Observe(Event{Actor: ActorRelay, Kind: KindNavigate, Target: h.t.TargetID, Rule: d.Rule, Outcome: OutcomeDenied, Detail: st.Inst.ScrubString(h.url) + ": " + d.Message})
+	st.Observe(Event{Actor: api.ActorRelay, Kind: api.KindNavigate, Target: h.t.TargetID, Rule: d.Rule, Outcome: api.OutcomeDenied, Detail: st.Inst.ScrubString(h.url) + ": " + d.Message})
 	st.Inst.Srv.Cfg.Metrics.CountRefusal(d)
 }

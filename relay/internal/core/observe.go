@@ -11,46 +11,10 @@ type Observer = api.Observer
 type Event = api.Event
 
 // Actors.
-const (
-	ActorClient    = api.ActorClient
-	ActorExtension = api.ActorExtension
-	ActorViewer    = api.ActorViewer
-	ActorRelay     = api.ActorRelay
-	ActorOperator  = api.ActorOperator
-)
 
 // Kinds.
-const (
-	KindConnect    = api.KindConnect
-	KindDisconnect = api.KindDisconnect
-	KindAttach     = api.KindAttach
-	KindDetach     = api.KindDetach
-	KindNavigate   = api.KindNavigate
-	KindInput      = api.KindInput
-	KindDenied     = api.KindDenied
-	KindDropped    = api.KindDropped
-	KindTakeOver   = api.KindTakeOver
-	KindHandBack   = api.KindHandBack
-	KindAccess     = api.KindAccess
-	KindSecret     = api.KindSecret
-	KindPolicy     = api.KindPolicy
-	KindError      = api.KindError
-	KindStop       = api.KindStop
-	KindResume     = api.KindResume
-	KindDialog     = api.KindDialog
-	KindAsk        = api.KindAsk
-	KindApproval   = api.KindApproval
-	KindRemove     = api.KindRemove
-	KindDownload   = api.KindDownload
-)
 
 // Outcomes.
-const (
-	OutcomeOK      = api.OutcomeOK
-	OutcomeDenied  = api.OutcomeDenied
-	OutcomeDropped = api.OutcomeDropped
-	OutcomeError   = api.OutcomeError
-)
 
 // Observe stamps ev with the instance and hands it to the observer.
 func (in *Instance) Observe(ev Event) {
@@ -68,9 +32,3 @@ func (s *Relay) Observe(ev Event) { s.Cfg.Observer.Observe(ev) }
 // the rule id of what a person's take-over refuses and what a refusal on a
 // held tab says: the core refuses on the person's behalf wherever a
 // command meets the Stop or a take-over (api.MsgStopped, ...).
-const (
-	MsgStopped       = api.MsgStopped
-	ruleStopped      = api.RuleStopped
-	ruleTakeOver     = api.RuleTakeOver
-	msgControlledWhy = api.MsgControlledWhy
-)

@@ -51,7 +51,7 @@ func (s *Relay) ownAccess(u, what string) (TabAccess, bool) {
 	if !s.Own.Match(u) {
 		return TabAccess{}, false
 	}
-	return TabAccess{Level: AccessBlind, Rule: origins.RuleOwnOrigin,
+	return TabAccess{Level: api.Blind, Rule: origins.RuleOwnOrigin,
 		Why: what + " shows " + api.Origin(u) + ", the relay's own page, which is never shared with automation"}, true
 }
 

@@ -318,10 +318,10 @@ func (c *ClientConn) observe(k *Cmd) {
 		in.Srv.Cfg.Metrics.CountRefusal(k.Out.d)
 	case outDenied:
 		in.Srv.Cfg.Metrics.CountRefusal(k.Out.d)
-		in.Observe(Event{Actor: ActorClient, Kind: KindDenied, Method: k.M.Name, Rule: k.Out.d.Rule, Outcome: OutcomeDenied, Detail: k.Out.d.Message})
+		in.Observe(Event{Actor: api.ActorClient, Kind: api.KindDenied, Method: k.M.Name, Rule: k.Out.d.Rule, Outcome: api.OutcomeDenied, Detail: k.Out.d.Message})
 	case OutDropped:
 		in.Srv.Cfg.Metrics.CountRefusal(k.Out.d)
-		in.Observe(Event{Actor: ActorClient, Kind: KindDropped, Method: k.M.Name, Rule: k.Out.d.Rule, Outcome: OutcomeDropped})
+		in.Observe(Event{Actor: api.ActorClient, Kind: api.KindDropped, Method: k.M.Name, Rule: k.Out.d.Rule, Outcome: api.OutcomeDropped})
 	case OutForwarded:
 		if k.M.Name == "Page.navigate" {
 			target := ""
@@ -330,7 +330,7 @@ func (c *ClientConn) observe(k *Cmd) {
 				target = k.Route.Tab.TargetID
 				in.Unlock()
 			}
-			in.Observe(Event{Actor: ActorClient, Kind: KindNavigate, Method: k.M.Name, Target: target, Outcome: OutcomeOK, Detail: k.Args.Url})
+			in.Observe(Event{Actor: api.ActorClient, Kind: api.KindNavigate, Method: k.M.Name, Target: target, Outcome: api.OutcomeOK, Detail: k.Args.Url})
 		}
 	}
 }

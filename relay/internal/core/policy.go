@@ -30,18 +30,6 @@ type Decision = api.Decision
 // (api.Policy has the contract).
 type Policy = api.Policy
 
-// Asker is a Policy that asks a person before a click on a form's submit
-// control (approvals.go).
-type Asker = api.Asker
-
-// NetworkRuler is a Policy that can also express its URL fence as rules
-// the browser applies itself.
-type NetworkRuler = api.NetworkRuler
-
-// TierRuler is a Policy with tiers: what automation may do on a page by
-// its host.
-type TierRuler = api.TierRuler
-
 // policyBox holds the current policy; SetPolicy swaps it without touching
 // any connection.
 type policyBox struct{ p atomic.Pointer[Policy] }
@@ -73,13 +61,13 @@ type polSnap struct {
 // policyNow loads the policy for one message.
 func (in *Instance) policyNow() polSnap {
 	p := in.Srv.PolicyBox.load()
-	tr, ok := p.(TierRuler)
+	tr, ok := p.(api.TierRuler)
 	return polSnap{Policy: p, Tiers: ok && tr.HasTiers(in.ProfileName)}
 }
 
 // AsksSubmit reports whether the policy asks before a submit.
 func (s polSnap) AsksSubmit(profile string) bool {
-	a, ok := s.Policy.(Asker)
+	a, ok := s.Policy.(api.Asker)
 	return ok && a.AsksSubmit(profile)
 }
 

@@ -78,7 +78,7 @@ func (st *State) noteRefused(id int64, cause, url string, command bool) {
 		delete(st.refusals, oldest)
 	}
 	if !seen || prev.cause != cause {
-		st.Observe(Event{Actor: ActorExtension, Kind: KindAttach, Outcome: OutcomeDenied, Rule: cdp.RuleBrowserPolicy,
+		st.Observe(Event{Actor: api.ActorExtension, Kind: api.KindAttach, Outcome: api.OutcomeDenied, Rule: cdp.RuleBrowserPolicy,
 			Detail: "Chrome refuses to debug a tab because of a policy of the browser: " + cdp.PolicyName(cause) + " (chrome://policy)"})
 	}
 }

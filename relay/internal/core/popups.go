@@ -57,7 +57,7 @@ func (in *Instance) judgeOpened(x *ExtConn, et extTab, marked bool) bool {
 		x.fireCall("extension.sharePopup", et.ID, yes)
 	}
 	if !yes {
-		in.Observe(Event{Actor: ActorRelay, Kind: KindAttach, Outcome: OutcomeDenied, Detail: "a tab the person opened from a shared tab is not shared"})
+		in.Observe(Event{Actor: api.ActorRelay, Kind: api.KindAttach, Outcome: api.OutcomeDenied, Detail: "a tab the person opened from a shared tab is not shared"})
 	}
 	return yes
 }
@@ -113,7 +113,7 @@ func (st *State) letGoPopup(c *ClientConn, ti TargetInfo, why string) {
 	ti.Attached = true
 	c.Event("Target.attachedToTarget", nil, attachedParams{id, ti, false})
 	c.Event("Target.detachedFromTarget", nil, detachedParams{SessionID: id, TargetID: ti.TargetID, Reason: why})
-	st.Observe(Event{Actor: ActorRelay, Kind: KindDetach, Target: ti.TargetID, Outcome: OutcomeOK, Detail: "a popup to " + ti.URL + " was announced and let go: " + why})
+	st.Observe(Event{Actor: api.ActorRelay, Kind: api.KindDetach, Target: ti.TargetID, Outcome: api.OutcomeOK, Detail: "a popup to " + ti.URL + " was announced and let go: " + why})
 }
 
 // unattachablePopup is the same for a popup shared like any tab that

@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
@@ -57,7 +58,7 @@ const maxInputs = 16
 
 // Refused notes k's refusal d, when k is input refused on a read-only tab.
 func (r *actRefusals) Refused(k *Cmd, d Decision) {
-	if k.M.Domain != domainInput || k.Route.Acc.Level != AccessReadOnly || k.Route.Via == nil {
+	if k.M.Domain != domainInput || k.Route.Acc.Level != api.ReadOnly || k.Route.Via == nil {
 		return
 	}
 	now := time.Now()
@@ -95,7 +96,7 @@ func (r *actRefusals) Refused(k *Cmd, d Decision) {
 // Retried reports the refusal to give k, a function call on a session
 // whose input was refused again just now, as the function's exception.
 func (r *actRefusals) Retried(k *Cmd) (Decision, bool) {
-	if k.M.Name != "Runtime.callFunctionOn" || k.Route.Acc.Level != AccessReadOnly || k.Route.Via == nil {
+	if k.M.Name != "Runtime.callFunctionOn" || k.Route.Acc.Level != api.ReadOnly || k.Route.Via == nil {
 		return Decision{}, false
 	}
 	r.mu.Lock()

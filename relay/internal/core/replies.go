@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
@@ -58,10 +59,10 @@ func (x *ExtConn) ReplyError(r *Reply) bool {
 		// Stop's detach (person's stopundo.go): the person's stop is why, said as
 		// every other command under way is told it.
 		if IsScript(r.Pc.M.Name) {
-			*r.Buf = wire.AppendResult(*r.Buf, r.Pc.ClientID, r.Session, thrown(MsgStopped))
+			*r.Buf = wire.AppendResult(*r.Buf, r.Pc.ClientID, r.Session, thrown(api.MsgStopped))
 			return false
 		}
-		e = &ExtError{Code: CodeServerError, Message: MsgStopped}
+		e = &ExtError{Code: CodeServerError, Message: api.MsgStopped}
 	}
 	if e.Message == MsgDetachedWhile && strings.HasPrefix(r.Pc.M.Name, "Runtime.") {
 		// Chrome detached the tab while the command ran: the objects of

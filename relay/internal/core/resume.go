@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
 // Resuming a tab's sessions across a detach.
@@ -364,8 +365,8 @@ func (in *Instance) resume(x *ExtConn, t *Tab) {
 	}
 	if err == nil {
 		in.Log.Info("resumed the tab's sessions", "tab", t.Id, "took", time.Since(start).Round(time.Millisecond))
-		in.Observe(Event{Actor: ActorRelay, Kind: KindAttach, Target: target, Outcome: OutcomeOK, Detail: "resumed the automation's sessions " + detail})
-		NotifyHandles(hs, TabEvent{Method: EventAttached})
+		in.Observe(Event{Actor: api.ActorRelay, Kind: api.KindAttach, Target: target, Outcome: api.OutcomeOK, Detail: "resumed the automation's sessions " + detail})
+		NotifyHandles(hs, api.TabEvent{Method: api.EventAttached})
 	}
 	if err != nil && TabGone(err) {
 		x.FailTab(t.Id)

@@ -9,16 +9,12 @@ import (
 // The rule ids of the relay's own refusals, and what the stages share of
 // a refusal.
 
-// ruleBreakpointCondition is the rule id of a refusal of a breakpoint's
-// condition (the tiers' checks.go): api.RuleBreakpointCondition.
-const RuleBreakpointCondition = api.RuleBreakpointCondition
-
 // RelayRules lists the rule ids of the core's own refusals and those of
 // the stages still in it, for counters that start at zero (the facade adds
 // the stage packages').
 func RelayRules() []string {
 	return []string{RuleCredentials, RuleSecret,
-		ruleNeverShared, ruleOutsideFence, ruleTakeOver, ruleReadOnlyWrite, RuleBlindFrame, ruleStopped,
+		ruleNeverShared, ruleOutsideFence, api.RuleTakeOver, ruleReadOnlyWrite, RuleBlindFrame, api.RuleStopped,
 		api.RuleDialogAnswered, ruleUndoable, ruleUnstoppable, RuleDebuggerOff, ruleContext, origins.RuleOwnOrigin, RuleSecretField, RuleUnscannable}
 }
 

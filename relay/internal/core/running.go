@@ -1,5 +1,7 @@
 package core
 
+import "github.com/cdprelay/cdprelay/relay/internal/api"
+
 // The Stop, honoured: the person sets and lifts it (person's stop.go); the core
 // refuses every command while it holds, before anything else looks at one.
 
@@ -19,7 +21,7 @@ func (c *ClientConn) refuseStopped(k *Cmd) bool {
 	c.Inst.Lock()
 	c.Inst.St.RefusedStopped++
 	c.Inst.Unlock()
-	k.Out = outcome{Kind: outStopped, d: Decision{Verdict: Deny, Rule: ruleStopped, Message: MsgStopped}}
+	k.Out = outcome{Kind: outStopped, d: Decision{Verdict: Deny, Rule: api.RuleStopped, Message: api.MsgStopped}}
 	c.replyStopped(k.Env.ID, k.Env.SessionID, string(k.Env.Method))
 	return false
 }
@@ -30,8 +32,8 @@ func (c *ClientConn) refuseStopped(k *Cmd) bool {
 // so); any other command as an error.
 func (c *ClientConn) replyStopped(id int64, sessionID []byte, method string) {
 	if IsScript(method) {
-		c.replyThrownRaw(id, sessionID, MsgStopped)
+		c.replyThrownRaw(id, sessionID, api.MsgStopped)
 		return
 	}
-	c.replyErrorRaw(id, sessionID, CodeServerError, MsgStopped)
+	c.replyErrorRaw(id, sessionID, CodeServerError, api.MsgStopped)
 }

@@ -120,7 +120,7 @@ func (st *State) replayContexts(t *Tab, sid string, s *Session) {
 	if s.Child {
 		acc = api.Stricter(acc, s.Acc)
 	}
-	if acc.Level == AccessBlind {
+	if acc.Level == api.Blind {
 		return
 	}
 	ids := make([]int64, 0, len(sc.ByID))
@@ -132,7 +132,7 @@ func (st *State) replayContexts(t *Tab, sid string, s *Session) {
 	slices.Sort(ids)
 	for _, id := range ids {
 		x := sc.ByID[id]
-		if n, ok := t.BlindFrames[x.Frame]; ok && n.Acc.Level == AccessBlind {
+		if n, ok := t.BlindFrames[x.Frame]; ok && n.Acc.Level == api.Blind {
 			continue
 		}
 		params := make([]byte, 0, len(x.raw)+12)

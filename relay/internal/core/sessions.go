@@ -139,7 +139,7 @@ func (st *State) mintSession(c *ClientConn, t *Tab, owner *Session) *Session {
 	s.owner = owner
 	st.addTopSession(t, s)
 	c.Event("Target.attachedToTarget", owner, attachedParams{s.Id, st.TargetInfo(t), false})
-	st.Observe(Event{Actor: ActorClient, Kind: KindAttach, Target: t.TargetID, Outcome: OutcomeOK, Detail: s.Id})
+	st.Observe(Event{Actor: api.ActorClient, Kind: api.KindAttach, Target: t.TargetID, Outcome: api.OutcomeOK, Detail: s.Id})
 	return s
 }
 
@@ -150,7 +150,7 @@ func (st *State) mintPageSession(t *Tab) *Session {
 	s := NewSession("pw-page-"+strconv.Itoa(st.NextSession), t, false)
 	s.idJSON = nil
 	st.addTopSession(t, s)
-	st.Observe(Event{Actor: ActorClient, Kind: KindAttach, Target: t.TargetID, Outcome: OutcomeOK, Detail: s.Id})
+	st.Observe(Event{Actor: api.ActorClient, Kind: api.KindAttach, Target: t.TargetID, Outcome: api.OutcomeOK, Detail: s.Id})
 	return s
 }
 
@@ -266,7 +266,7 @@ func (st *State) DropSessions(t *Tab, why string) {
 	t.Session, t.extra = nil, nil
 	t.forgetReplay()
 	for _, s := range tops {
-		st.Observe(Event{Actor: ActorClient, Kind: KindDetach, Target: t.TargetID, Outcome: OutcomeOK, Detail: s.Id})
+		st.Observe(Event{Actor: api.ActorClient, Kind: api.KindDetach, Target: t.TargetID, Outcome: api.OutcomeOK, Detail: s.Id})
 		// Owners are checked after the deletions: a session attached from
 		// another session of this tab goes without a word, with its owner.
 		st.tellDetached(s, why)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
 // Tabs that are gone without a word.
@@ -71,7 +73,7 @@ func (in *Instance) tabBack(x *ExtConn, t *Tab) {
 	}
 	in.Unlock()
 	if len(hs) > 0 {
-		NotifyHandles(hs, TabEvent{Method: EventAttached})
+		NotifyHandles(hs, api.TabEvent{Method: api.EventAttached})
 	}
 	in.releaseIfUnused(x, t, false)
 }
@@ -87,7 +89,7 @@ func (in *Instance) forgetTab(x *ExtConn, t *Tab, why string) {
 	target := t.TargetID
 	hs := st.removeTab(t, why)
 	in.Unlock()
-	in.Observe(Event{Actor: ActorRelay, Kind: KindDetach, Target: target, Outcome: OutcomeOK, Detail: why})
-	NotifyHandles(hs, TabEvent{Method: EventDetached, Params: jsonObj("reason", why)})
+	in.Observe(Event{Actor: api.ActorRelay, Kind: api.KindDetach, Target: target, Outcome: api.OutcomeOK, Detail: why})
+	NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: jsonObj("reason", why)})
 	x.FailTab(t.Id)
 }

@@ -11,35 +11,15 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
-// Events a TabHandle receives besides the tab's screencast frames.
-const (
-	// EventAttached: the debugger is (again) attached to the tab; whatever
-	// the handle had started on it (a screencast) must be started anew.
-	EventAttached = api.EventAttached
-	// EventDetached: the tab is gone or no longer shared; the handle is
-	// dead. Params: {"reason": "..."}.
-	EventDetached = api.EventDetached
-	// EventClientScreencast: the CDP client started or stopped a
-	// screencast of its own on the tab. Params: {"active": bool}.
-	EventClientScreencast = api.EventClientScreencast
-	// EventHidden: the tab, or a frame of it, is now on a site hidden from
-	// automation and the live view: the frames seen before must not be
-	// shown again.
-	EventHidden = api.EventHidden
-)
-
-// TabEvent is an event delivered to a TabHandle.
-type TabEvent = api.TabEvent
-
 // TabHandle is the relay's own use of a shared tab — the live view's
 // screencast and input — beside the CDP client's session. Its commands and
 // their replies never reach the client; the tab's Page.screencastFrame
 // events go to handles and not to the client, unless the client runs a
 // screencast of its own.
 type TabHandle struct {
-	in *Instance      // static
-	t  *Tab           // static
-	fn func(TabEvent) // static; called without locks held, must not block
+	in *Instance          // static
+	t  *Tab               // static
+	fn func(api.TabEvent) // static; called without locks held, must not block
 	// (No extension connection of its own: a tab that waited for the
 	// extension to come back is the new connection's, and each call goes
 	// through the instance's current one.)
@@ -47,14 +27,11 @@ type TabHandle struct {
 	end context.CancelFunc
 }
 
-// ErrNoTab is returned for a tab id the instance does not share.
-var ErrNoTab = api.ErrNoTab
-
 // OpenTab attaches to a shared tab for the relay's own use. fn receives
 // the tab's screencast frames and the Event* notifications.
-func (in *Instance) OpenTab(ctx context.Context, tabID int64, fn func(TabEvent)) (*TabHandle, error) {
+func (in *Instance) OpenTab(ctx context.Context, tabID int64, fn func(api.TabEvent)) (*TabHandle, error) {
 	if in.Wedged.Load() {
-		return nil, ErrWedged
+		return nil, api.ErrWedged
 	}
 	st := in.Lock()
 	x, t := st.Ext, st.Tabs[tabID]
@@ -63,7 +40,7 @@ func (in *Instance) OpenTab(ctx context.Context, tabID int64, fn func(TabEvent))
 		return nil, errors.New("extension not connected")
 	}
 	if t == nil {
-		return nil, ErrNoTab
+		return nil, api.ErrNoTab
 	}
 	hctx, cancel := context.WithCancel(context.Background())
 	h := &TabHandle{in: in, t: t, fn: fn, ctx: hctx, end: cancel}
@@ -111,7 +88,7 @@ func (h *TabHandle) Call(ctx context.Context, method string, params any) (json.R
 	if x == nil {
 		return nil, fmt.Errorf("%s on tab %d: extension not connected", method, h.t.Id)
 	}
-	if acc.Level == AccessBlind && !handleBlindAllowed[method] {
+	if acc.Level == api.Blind && !handleBlindAllowed[method] {
 		// Nobody but the person at the browser sees a blind tab: not the
 		// live view either.
 		return nil, fmt.Errorf("%s on tab %d: the tab is hidden from automation and the live view (%s)", method, h.t.Id, acc.Why)
@@ -157,7 +134,7 @@ func (h *TabHandle) Close() {
 }
 
 // notifyHandles delivers ev to each handle. Called without locks held.
-func NotifyHandles(hs []*TabHandle, ev TabEvent) {
+func NotifyHandles(hs []*TabHandle, ev api.TabEvent) {
 	for _, h := range hs {
 		if h.ctx.Err() == nil {
 			h.fn(ev)

@@ -160,7 +160,7 @@ func (st *State) TargetInfo(t *Tab) TargetInfo {
 		Attached:         t.Session != nil,
 		BrowserContextID: st.BrowserCtx,
 	}
-	if t.Acc.Level == AccessBlind || st.hidesURL(t.Url) {
+	if t.Acc.Level == api.Blind || st.hidesURL(t.Url) {
 		ti.URL, ti.Title = api.Origin(t.Url), ""
 	}
 	if t.browserCtx != "" {

@@ -4,7 +4,6 @@ import (
 	"runtime/debug"
 	"sync"
 
-	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/gorilla/websocket"
 
 	"github.com/cdprelay/cdprelay/relay/internal/link"
@@ -88,9 +87,6 @@ func (in *Instance) Panicked(where string, r any) {
 // HoldsLock reports whether the calling goroutine holds the instance's
 // lock.
 func (in *Instance) HoldsLock() bool { return in.holder.Load() == CurG() }
-
-// ErrWedged answers what asks an instance a panic left unusable.
-var ErrWedged = api.ErrWedged
 
 // closeSockets closes the instance's client and extension sockets with a
 // reason, leaving the instance itself in place: the extension reconnects

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/look"
 
@@ -193,7 +194,7 @@ func holdForPixels(c *core.ClientConn, k *core.Cmd) {
 			d := core.Denial(core.RuleSecretField, "cdprelay: "+h.Method+" is refused: "+why)
 			h.Stage, h.Denial = core.HoldDenied, d.Message
 			in.Srv.Cfg.Metrics.CountRefusal(d)
-			in.Observe(core.Event{Actor: core.ActorClient, Kind: core.KindDenied, Method: h.Method, Target: core.TargetOf(t), Rule: d.Rule, Outcome: core.OutcomeDenied, Detail: d.Message})
+			in.Observe(core.Event{Actor: api.ActorClient, Kind: api.KindDenied, Method: h.Method, Target: core.TargetOf(t), Rule: d.Rule, Outcome: api.OutcomeDenied, Detail: d.Message})
 		}
 		in.StartDrain(st, h.Key)
 	})

@@ -44,7 +44,7 @@ func redactEvent(in *core.Instance, st *core.State, t *core.Tab, sid string, met
 			if web, _ := api.PageScheme(string(value)); !web {
 				return "", false // relative: on the site that answered
 			}
-			if st.UrlAccess(string(value)).Level != core.AccessBlind {
+			if st.UrlAccess(string(value)).Level != api.Blind {
 				return "", false
 			}
 			return api.Origin(string(value)) + "/", true

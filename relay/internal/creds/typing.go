@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/look"
 
@@ -114,7 +115,7 @@ func typeSecret(c *core.ClientConn, k core.Call, name string) {
 	}
 	if !src.Allowed(name, f.Origin) {
 		os, _ := src.Origins(name)
-		in.Observe(core.Event{Actor: core.ActorClient, Kind: core.KindSecret, Method: k.Method, Rule: core.RuleSecret, Outcome: core.OutcomeDenied, Detail: "secret " + name + " refused on " + f.Origin})
+		in.Observe(core.Event{Actor: api.ActorClient, Kind: api.KindSecret, Method: k.Method, Rule: core.RuleSecret, Outcome: api.OutcomeDenied, Detail: "secret " + name + " refused on " + f.Origin})
 		failSecret(c, k, "cdprelay: secret "+name+" may be typed on "+strings.Join(os, ", ")+" only, and the focused field is on "+f.Origin)
 		return
 	}
@@ -150,7 +151,7 @@ func typeSecret(c *core.ClientConn, k core.Call, name string) {
 		// (fieldwatch.go).
 		secretTyped(in, via, f.El.BackendNodeID)
 	}
-	in.Observe(core.Event{Actor: core.ActorClient, Kind: core.KindSecret, Method: k.Method, Target: core.TargetOf(via.Tab), Outcome: core.OutcomeOK, Detail: "secret " + name + " typed on " + f.Origin})
+	in.Observe(core.Event{Actor: api.ActorClient, Kind: api.KindSecret, Method: k.Method, Target: core.TargetOf(via.Tab), Outcome: api.OutcomeOK, Detail: "secret " + name + " typed on " + f.Origin})
 	replyEmptyTo(c, k)
 }
 
@@ -178,7 +179,7 @@ func fieldRefusal(f look.Focused, anyField bool) string {
 // names.
 func replyEmptyTo(c *core.ClientConn, k core.Call) {
 	if c.StoppedSince(k) {
-		c.ReplyError(k.Id, k.ReplyTo, core.CodeServerError, core.MsgStopped)
+		c.ReplyError(k.Id, k.ReplyTo, core.CodeServerError, api.MsgStopped)
 		return
 	}
 	buf := link.GetBuf()
@@ -189,7 +190,7 @@ func replyEmptyTo(c *core.ClientConn, k core.Call) {
 func failSecret(c *core.ClientConn, k core.Call, msg string) {
 	c.Inst.Srv.Cfg.Metrics.CountRefusal(core.Denial(core.RuleSecret, msg))
 	if c.StoppedSince(k) {
-		msg = core.MsgStopped
+		msg = api.MsgStopped
 	}
 	c.ReplyError(k.Id, k.ReplyTo, core.CodeServerError, msg)
 	warnOnce(c, k.Via, msg)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
@@ -462,7 +463,7 @@ func checkScripts(in *core.Instance) {
 				target = t.TargetID
 			}
 			in.Unlock()
-			in.Observe(core.Event{Actor: core.ActorRelay, Kind: KindScriptEnded, Target: target, Outcome: core.OutcomeOK,
+			in.Observe(core.Event{Actor: api.ActorRelay, Kind: KindScriptEnded, Target: target, Outcome: api.OutcomeOK,
 				Detail: "ended a script that kept the page busy past " + bound.String() + "; " + strconv.Itoa(n) + " commands waiting for it failed"})
 		})
 	}

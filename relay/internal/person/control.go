@@ -22,13 +22,13 @@ import (
 // held, or held by someone else, is an error.
 func Control(in *core.Instance, tabID int64, holder string, release bool) error {
 	if in.Wedged.Load() {
-		return core.ErrWedged
+		return api.ErrWedged
 	}
 	st := in.Lock()
 	defer in.Unlock()
 	t := st.Tabs[tabID]
 	if t == nil {
-		return core.ErrNoTab
+		return api.ErrNoTab
 	}
 	switch {
 	case release && t.Control != holder:
@@ -37,7 +37,7 @@ func Control(in *core.Instance, tabID int64, holder string, release bool) error 
 		return api.ErrControlled
 	case !release && t.Control == holder:
 		return nil
-	case !release && t.Acc.Level == core.AccessBlind:
+	case !release && t.Acc.Level == api.Blind:
 		return fmt.Errorf("%w: %s", api.ErrHidden, t.Acc.Why)
 	}
 	defer func() {
@@ -47,10 +47,10 @@ func Control(in *core.Instance, tabID int64, holder string, release bool) error 
 	}()
 	if release {
 		t.Control = ""
-		in.Observe(core.Event{Actor: core.ActorViewer, Kind: core.KindHandBack, Target: t.TargetID, Outcome: core.OutcomeOK, By: holder})
+		in.Observe(core.Event{Actor: api.ActorViewer, Kind: api.KindHandBack, Target: t.TargetID, Outcome: api.OutcomeOK, By: holder})
 	} else {
 		t.Control = holder
-		in.Observe(core.Event{Actor: core.ActorViewer, Kind: core.KindTakeOver, Target: t.TargetID, Outcome: core.OutcomeOK, By: holder})
+		in.Observe(core.Event{Actor: api.ActorViewer, Kind: api.KindTakeOver, Target: t.TargetID, Outcome: api.OutcomeOK, By: holder})
 	}
 	if c := st.Client; c != nil && t.Session != nil {
 		text := msgHandedBack

@@ -196,7 +196,7 @@ func holdToCheck(c *core.ClientConn, k *core.Cmd, check func(ctx context.Context
 			h.Stage, h.Approved = core.HoldWaiting, true
 		} else {
 			h.Stage, h.Denial = core.HoldDenied, why
-			in.Observe(core.Event{Actor: core.ActorRelay, Kind: core.KindApproval, Method: h.Method, Target: core.TargetOf(h.Key.Tab), Rule: RuleChanged, Outcome: core.OutcomeDenied, Detail: why})
+			in.Observe(core.Event{Actor: api.ActorRelay, Kind: api.KindApproval, Method: h.Method, Target: core.TargetOf(h.Key.Tab), Rule: RuleChanged, Outcome: api.OutcomeDenied, Detail: why})
 		}
 		in.StartDrain(st, h.Key)
 	})

@@ -11,7 +11,7 @@ import (
 // Stop and Resume: the person's brake on a whole instance.
 //
 // Stopped, an instance refuses every command of its automation with
-// core.MsgStopped, and every command that was still waiting for the browser
+// api.MsgStopped, and every command that was still waiting for the browser
 // fails at once with the same error: the relay's pending replies are
 // failed, emulated commands are cancelled, held commands are denied. The
 // client stays connected and keeps receiving events. What the automation
@@ -32,7 +32,7 @@ func AuthorityHooks() core.Authority {
 // token's name).
 func Stop(in *core.Instance, by string) error {
 	if in.Wedged.Load() {
-		return core.ErrWedged
+		return api.ErrWedged
 	}
 	if by == "" {
 		by = "a person"
@@ -83,7 +83,7 @@ func Stop(in *core.Instance, by string) error {
 		h.Answer(core.HeldStopped, by)
 	}
 	in.Srv.Cfg.Metrics.Stops.Inc()
-	in.Observe(core.Event{Actor: core.ActorViewer, Kind: core.KindStop, Outcome: core.OutcomeOK, By: by,
+	in.Observe(core.Event{Actor: api.ActorViewer, Kind: api.KindStop, Outcome: api.OutcomeOK, By: by,
 		Detail: "stopped by " + by + "; " + strconv.Itoa(failed+len(held)) + " commands under way failed"})
 	return nil
 }
@@ -91,7 +91,7 @@ func Stop(in *core.Instance, by string) error {
 // Resume lets the instance's automation go on.
 func Resume(in *core.Instance, by string) error {
 	if in.Wedged.Load() {
-		return core.ErrWedged
+		return api.ErrWedged
 	}
 	if by == "" {
 		by = "a person"
@@ -113,7 +113,7 @@ func Resume(in *core.Instance, by string) error {
 	tellStopped(in, st, false, by)
 	st.Notify()
 	in.Unlock()
-	in.Observe(core.Event{Actor: core.ActorViewer, Kind: core.KindResume, Outcome: core.OutcomeOK, By: by,
+	in.Observe(core.Event{Actor: api.ActorViewer, Kind: api.KindResume, Outcome: api.OutcomeOK, By: by,
 		Detail: "resumed by " + by + " after " + time.Since(since).Round(time.Millisecond).String() + "; " + strconv.FormatInt(refused, 10) + " commands refused while stopped"})
 	return nil
 }
@@ -127,7 +127,7 @@ func tellStopped(in *core.Instance, st *core.State, stopped bool, by string) {
 	}
 	text := "cdprelay: " + by + " resumed the automation"
 	if stopped {
-		text = core.MsgStopped + " (" + by + "); every command is refused until they resume it"
+		text = api.MsgStopped + " (" + by + "); every command is refused until they resume it"
 	}
 	ts := float64(time.Now().UnixMilli())
 	tell := func(s *core.Session) {
@@ -140,7 +140,7 @@ func tellStopped(in *core.Instance, st *core.State, stopped bool, by string) {
 		tell(nil)
 	}
 	for _, s := range st.Sessions {
-		if s.Tab != nil && s.Tab.Acc.Level == core.AccessBlind {
+		if s.Tab != nil && s.Tab.Acc.Level == api.Blind {
 			continue // nothing of a blind tab reaches the client
 		}
 		if st.Live(s) {
@@ -153,5 +153,5 @@ func tellStopped(in *core.Instance, st *core.State, stopped bool, by string) {
 // reports how many it failed. The script they run is ended with the rest
 // of what the automation started (stopundo.go).
 func failStopped(x *core.ExtConn, c *core.ClientConn) int {
-	return x.FailWhere(func(pc core.PendingCall) bool { return pc.Client == c }, core.CodeServerError, core.MsgStopped)
+	return x.FailWhere(func(pc core.PendingCall) bool { return pc.Client == c }, core.CodeServerError, api.MsgStopped)
 }

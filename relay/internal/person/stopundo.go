@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
@@ -152,7 +153,7 @@ func liftAll(in *core.Instance, x *core.ExtConn, tabs []*core.Tab, by string) {
 	if detail == "" {
 		return
 	}
-	in.Observe(core.Event{Actor: core.ActorRelay, Kind: core.KindStop, Outcome: core.OutcomeOK, Detail: detail})
+	in.Observe(core.Event{Actor: api.ActorRelay, Kind: api.KindStop, Outcome: api.OutcomeOK, Detail: detail})
 }
 
 // liftTab ends t's running script and drops what the client set there.
@@ -256,7 +257,7 @@ func liftTab(in *core.Instance, ctx context.Context, x *core.ExtConn, t *core.Ta
 		close(done)
 	}
 	if r.Err == nil {
-		core.NotifyHandles(hs, core.TabEvent{Method: core.EventAttached})
+		core.NotifyHandles(hs, api.TabEvent{Method: api.EventAttached})
 	}
 	if r.Err != nil && core.TabGone(r.Err) {
 		x.FailTab(t.Id)

@@ -38,10 +38,10 @@ func dialogOpened(st *core.State, t *core.Tab, params []byte) {
 	d.Timer = time.AfterFunc(in.Srv.Cfg.DialogTimeout, func() { answerDialogByDefault(in, t, id) })
 	st.Notify()
 	detail := d.Type + " on " + api.Origin(t.DocURL)
-	if t.Acc.Level != core.AccessBlind {
+	if t.Acc.Level != api.Blind {
 		detail += ": " + ClipText(in.ScrubString(d.Message), 100)
 	}
-	in.Observe(core.Event{Actor: core.ActorRelay, Kind: core.KindDialog, Target: t.TargetID, Outcome: core.OutcomeOK, Detail: "opened " + detail})
+	in.Observe(core.Event{Actor: api.ActorRelay, Kind: api.KindDialog, Target: t.TargetID, Outcome: api.OutcomeOK, Detail: "opened " + detail})
 }
 
 // dialogClosed records that t's dialog closed, and who answered it.
@@ -66,12 +66,12 @@ func dialogClosed(st *core.State, t *core.Tab, params []byte) {
 	}
 	st.Notify()
 	st.Inst.Srv.Cfg.Metrics.DialogAnswers[by].Inc()
-	st.Inst.Observe(core.Event{Actor: core.ActorRelay, Kind: core.KindDialog, Target: t.TargetID, Outcome: core.OutcomeOK, Detail: d.Type + " " + answer + " by " + who, By: who})
+	st.Inst.Observe(core.Event{Actor: api.ActorRelay, Kind: api.KindDialog, Target: t.TargetID, Outcome: api.OutcomeOK, Detail: d.Type + " " + answer + " by " + who, By: who})
 }
 
 // dialogStatus is what Status says of t's dialog: nothing of a blind tab.
-func dialogStatus(in *core.Instance, t *core.Tab) *core.DialogStatus {
-	if tabSlot.Of(t).dialog == nil || t.Acc.Level == core.AccessBlind {
+func dialogStatus(in *core.Instance, t *core.Tab) *api.DialogStatus {
+	if tabSlot.Of(t).dialog == nil || t.Acc.Level == api.Blind {
 		return nil
 	}
 	s := tabSlot.Of(t).dialog.DialogStatus
@@ -91,13 +91,13 @@ func answerByPerson(in *core.Instance, tabID, id int64, accept bool, promptText,
 
 func answerDialog(in *core.Instance, tabID, id int64, accept bool, promptText, kind, by string) error {
 	if in.Wedged.Load() {
-		return core.ErrWedged
+		return api.ErrWedged
 	}
 	st := in.Lock()
 	t := st.Tabs[tabID]
 	if t == nil {
 		in.Unlock()
-		return core.ErrNoTab
+		return api.ErrNoTab
 	}
 	d := tabSlot.Of(t).dialog
 	switch {
@@ -107,7 +107,7 @@ func answerDialog(in *core.Instance, tabID, id int64, accept bool, promptText, k
 	case d.By != "" && kind != api.DialogByTimeout:
 		in.Unlock()
 		return fmt.Errorf("%w by %s", api.ErrDialogAnswered, d.Answerer())
-	case kind == api.DialogByPerson && t.Acc.Level == core.AccessBlind:
+	case kind == api.DialogByPerson && t.Acc.Level == api.Blind:
 		in.Unlock()
 		return fmt.Errorf("%w: %s", api.ErrHidden, t.Acc.Why)
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/cdprelay/cdprelay/relay/internal/access"
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
 
@@ -21,7 +22,7 @@ func tierChecks(c *core.ClientConn, k *core.Cmd) bool {
 		st := c.Inst.Lock()
 		to, where := st.StorageAccess(k.Params)
 		c.Inst.Unlock()
-		if to.Level != core.AccessFull {
+		if to.Level != api.Full {
 			return c.Refuse(k, core.Decision{Verdict: core.Deny, Rule: to.Rule, Message: "cdprelay: " + to.Level.String() + ": " + k.M.Name + " names the storage of " + where + ", which automation may not act on or read: " + to.Why})
 		}
 	}
@@ -29,7 +30,7 @@ func tierChecks(c *core.ClientConn, k *core.Cmd) bool {
 		// A condition is script that runs, with side effects, in every
 		// document the tab shows later, wherever it is.
 		if cond, _, err := core.ExactString(k.Params, "condition"); err != nil || cond != "" {
-			return c.Refuse(k, core.Decision{Verdict: core.Deny, Rule: core.RuleBreakpointCondition,
+			return c.Refuse(k, core.Decision{Verdict: core.Deny, Rule: api.RuleBreakpointCondition,
 				Message: "cdprelay: a breakpoint's condition runs script in every page the tab goes to later, read-only and blind ones too: with tiers, breakpoints take no condition"})
 		}
 	}
@@ -45,7 +46,7 @@ func tierChecks(c *core.ClientConn, k *core.Cmd) bool {
 			blind = err != nil || k.Route.Tab.BlindReqs[id]
 		} else {
 			u, _, err := core.ExactString(k.Params, "url")
-			blind = err != nil || st.UrlAccess(u).Level == core.AccessBlind
+			blind = err != nil || st.UrlAccess(u).Level == api.Blind
 		}
 		c.Inst.Unlock()
 		if blind {
@@ -70,7 +71,7 @@ func tierChecks(c *core.ClientConn, k *core.Cmd) bool {
 		st := c.Inst.Lock()
 		strict := st.StrictFrame(k.Route.Tab)
 		c.Inst.Unlock()
-		if strict.Level != core.AccessFull {
+		if strict.Level != api.Full {
 			return c.Refuse(k, core.Decision{Verdict: core.Deny, Rule: strict.Rule, Message: "cdprelay: " + strict.Level.String() + ": a frame of this page is on a site automation may not act on, and " + k.M.Name + " could reach it"})
 		}
 	}

@@ -3,13 +3,14 @@ package tiers
 import (
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/access"
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
 
 // FrameGuard (tiers.FrameGuard): not even the live view sees a blind
 // tab, or a blind frame's pixels.
 func FrameGuard(in *core.Instance, e *core.EventMsg) bool {
-	return e.Sid != nil || (e.Tab.Acc.Level != core.AccessBlind && !e.State.HasBlindChild(e.Tab))
+	return e.Sid != nil || (e.Tab.Acc.Level != api.Blind && !e.State.HasBlindChild(e.Tab))
 }
 
 // ChildFrames (tiers.ChildFrames): where a child session's frames are.
@@ -27,7 +28,7 @@ func ChildFrames(in *core.Instance, e *core.EventMsg) bool {
 				// Committed: where it is now decides. A blind
 				// one's entry stays, for the late events of its
 				// navigation on its parent's session.
-				if n, ok := t.BlindFrames[id]; ok && n.Acc.Level != core.AccessBlind || ok && st.ChildAccess(string(wire.StringField(f, "url"))).Level != core.AccessBlind {
+				if n, ok := t.BlindFrames[id]; ok && n.Acc.Level != api.Blind || ok && st.ChildAccess(string(wire.StringField(f, "url"))).Level != api.Blind {
 					st.FrameCommitted(t, id)
 				}
 				st.SetChildURL(cs, string(wire.StringField(f, "url"))+string(wire.StringField(f, "urlFragment")))
@@ -74,7 +75,7 @@ func BlindSources(in *core.Instance, e *core.EventMsg) bool {
 // the event; the rows after read it.
 func BlindEvent(in *core.Instance, e *core.EventMsg) bool {
 	t, st, method, params := e.Tab, e.State, e.Method, e.Params
-	e.Blind = t.Acc.Level == core.AccessBlind || (e.Child != nil && e.Child.Acc.Level == core.AccessBlind) ||
+	e.Blind = t.Acc.Level == api.Blind || (e.Child != nil && e.Child.Acc.Level == api.Blind) ||
 		((len(t.BlindFrames) > 0 || len(t.BlindReqs) > 0 || core.BytesHasPrefix(method, "Target.")) && st.Inst.HasTiers() &&
 			(st.AboutBlindFrame(t, method, params) ||
 				((core.BytesHasPrefix(method, "Network.") || core.BytesHasPrefix(method, "Fetch.")) && t.BlindRequest(method, params)) ||
@@ -104,7 +105,7 @@ func ChildPage(in *core.Instance, e *core.EventMsg) bool {
 // BlindChild (tiers.BlindChild): the client does not hear of a frame it
 // may not see, and nobody else resumes it.
 func BlindChild(in *core.Instance, e *core.EventMsg) bool {
-	if e.NewChild != nil && e.NewChild.Acc.Level == core.AccessBlind {
+	if e.NewChild != nil && e.NewChild.Acc.Level == api.Blind {
 		if e.Waiting {
 			e.Fx.Resume = e.NewChild.Id
 		}

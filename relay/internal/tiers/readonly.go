@@ -1,6 +1,7 @@
 package tiers
 
 import (
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
@@ -24,11 +25,11 @@ func readOnly(m *core.MethodInfo) access.ReadOnlyRule {
 func gate(c *core.ClientConn, k *core.Cmd, acc core.TabAccess) (refusal core.Decision, ok bool) {
 	m := k.M
 	switch acc.Level {
-	case core.AccessBlind:
+	case api.Blind:
 		if !access.BlindAllowed(m.Name) && !core.SwitchOnly(m) && !(m.Name == "Page.addScriptToEvaluateOnNewDocument" && core.InitRunsNothing(k.Params)) {
 			return core.AccessRefusal(acc), false
 		}
-	case core.AccessReadOnly:
+	case api.ReadOnly:
 		switch readOnly(m) {
 		case access.ROAllow:
 		case access.RONoEffects:

@@ -3,6 +3,7 @@ package tiers
 import (
 	"strconv"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
 
@@ -20,7 +21,7 @@ func NavigateTo(c *core.ClientConn, k *core.Cmd) bool {
 	st := c.Inst.Lock()
 	to := st.UrlAccess(k.Args.Url)
 	c.Inst.Unlock()
-	if to.Level == core.AccessBlind {
+	if to.Level == api.Blind {
 		return c.Refuse(k, core.Decision{Verdict: core.Deny, Rule: to.Rule, Message: "cdprelay: blind: " + to.Why})
 	}
 	return true
@@ -37,7 +38,7 @@ func TierStage(c *core.ClientConn, k *core.Cmd) bool {
 
 // StandIn (tiers.StandIn): a blind tab's stand-ins (standin.go).
 func StandIn(c *core.ClientConn, k *core.Cmd) bool {
-	return !k.OnTab() || k.Route.Acc.Level != core.AccessBlind || !blindStandIn(c, k)
+	return !k.OnTab() || k.Route.Acc.Level != api.Blind || !blindStandIn(c, k)
 }
 
 // WantsFrameTree wants Page.getFrameTree: a blind tab's frame tree is the
@@ -47,7 +48,7 @@ func WantsFrameTree(m *core.MethodInfo) bool { return m.Name == "Page.getFrameTr
 // FrameTree (tiers.FrameTree): what a blind tab may show of itself,
 // its origin.
 func FrameTree(c *core.ClientConn, k *core.Cmd) bool {
-	if !k.OnTab() || k.Route.Acc.Level != core.AccessBlind || k.Route.Via.Child {
+	if !k.OnTab() || k.Route.Acc.Level != api.Blind || k.Route.Via.Child {
 		return true
 	}
 	c.Inst.Lock()
@@ -64,7 +65,7 @@ func WantsContexts(m *core.MethodInfo) bool { return m.Ctx != nil }
 // ContextsStage (tiers.Contexts): the contexts k names, judged
 // (ctxguard.go); a blind tab's are the stand-ins'.
 func ContextsStage(c *core.ClientConn, k *core.Cmd) bool {
-	return !k.OnTab() || k.Route.Acc.Level == core.AccessBlind || c.Contexts(k)
+	return !k.OnTab() || k.Route.Acc.Level == api.Blind || c.Contexts(k)
 }
 
 // WantsRetried wants the function calls a client makes after a retried
@@ -88,7 +89,7 @@ func GateStage(c *core.ClientConn, k *core.Cmd) bool {
 		return true
 	}
 	if d, ok := gate(c, k, k.Route.Acc); !ok {
-		if k.Route.Acc.Level == core.AccessBlind && core.IsScript(k.M.Name) {
+		if k.Route.Acc.Level == api.Blind && core.IsScript(k.M.Name) {
 			return c.RefuseAsThrow(k, d)
 		}
 		c.Acts.Refused(k, d)
@@ -128,7 +129,7 @@ func Prepare(c *core.ClientConn, k *core.Cmd) bool {
 		return true
 	}
 	st := c.Inst.Lock()
-	if st.UrlAccess(k.Args.Url).Level == core.AccessReadOnly {
+	if st.UrlAccess(k.Args.Url).Level == api.ReadOnly {
 		st.SetNavTo(k.Route.Tab, k.Args.Url)
 	}
 	c.Inst.Unlock()

@@ -13,7 +13,7 @@ import (
 // (BlindHistory).
 func blindHistory(in *core.Instance, result []byte) []byte {
 	st := &in.St // computeAccess of a page reads only the policy
-	return BlindHistory(result, func(u string) bool { return st.UrlAccess(u).Level == core.AccessBlind })
+	return BlindHistory(result, func(u string) bool { return st.UrlAccess(u).Level == api.Blind })
 }
 
 // blindStandIn answers, on a blind tab, the commands a client sends to set
