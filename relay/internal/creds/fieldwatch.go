@@ -179,7 +179,7 @@ func holdForPixels(c *core.ClientConn, k *core.Cmd) {
 		defer cancel()
 		why := ""
 		for _, f := range fields {
-			if why = fieldShowsText(c, ctx, f); why != "" {
+			if why = fieldShowsText(ctx, c, f); why != "" {
 				break
 			}
 		}
@@ -202,7 +202,7 @@ func holdForPixels(c *core.ClientConn, k *core.Cmd) {
 
 // fieldShowsText looks, from the relay's world of f's frame, at field f:
 // "" when it shows dots (or is gone, or empty), else why not.
-func fieldShowsText(c *core.ClientConn, ctx context.Context, f typedField) string {
+func fieldShowsText(ctx context.Context, c *core.ClientConn, f typedField) string {
 	if f.via == nil || f.node == 0 {
 		return "a field holding a typed secret cannot be looked at"
 	}

@@ -138,7 +138,7 @@ func forgetBrakes(in *core.Instance, id int64) {
 // endScript ends the script that keeps the main thread of session sid of
 // tab id busy, if any: it reports whether it ended one. ending, when not
 // nil, runs just before the paused task is ended.
-func endScript(in *core.Instance, ctx context.Context, x *core.ExtConn, id int64, sid string, ending func()) bool {
+func endScript(ctx context.Context, in *core.Instance, x *core.ExtConn, id int64, sid string, ending func()) bool {
 	b := &instSlot.Of(in).brakes
 	k := brakeKey{id, sid}
 	br := &brake{paused: make(chan struct{})}
@@ -454,7 +454,7 @@ func checkScripts(in *core.Instance) {
 					return pc.Kind == core.CallClient && pc.TabID == k.tab && sid == k.sid && pc.M != nil && boundMethods[pc.M.Name] && time.Since(pc.Start) >= bound
 				}, core.CodeServerError, MsgScriptEnded(bound))
 			}
-			if !endScript(in, ctx, x, k.tab, k.sid, fail) {
+			if !endScript(ctx, in, x, k.tab, k.sid, fail) {
 				return
 			}
 			in.Lock()

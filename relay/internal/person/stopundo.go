@@ -145,7 +145,7 @@ func liftAll(in *core.Instance, x *core.ExtConn, tabs []*core.Tab, by string) {
 			defer wg.Done()
 			ctx, cancel := context.WithTimeout(context.Background(), liftWait)
 			defer cancel()
-			res[i] = liftTab(in, ctx, x, t)
+			res[i] = liftTab(ctx, in, x, t)
 		}()
 	}
 	wg.Wait()
@@ -157,7 +157,7 @@ func liftAll(in *core.Instance, x *core.ExtConn, tabs []*core.Tab, by string) {
 }
 
 // liftTab ends t's running script and drops what the client set there.
-func liftTab(in *core.Instance, ctx context.Context, x *core.ExtConn, t *core.Tab) core.LiftedTab {
+func liftTab(ctx context.Context, in *core.Instance, x *core.ExtConn, t *core.Tab) core.LiftedTab {
 	st := in.Lock()
 	if !st.Shared(t) || t.State != core.TabAttached || t.Resuming != nil {
 		in.Unlock()
@@ -192,7 +192,7 @@ func liftTab(in *core.Instance, ctx context.Context, x *core.ExtConn, t *core.Ta
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if endScript(in, ctx, x, t.Id, sid, nil) {
+			if endScript(ctx, in, x, t.Id, sid, nil) {
 				mu.Lock()
 				r.Ended++
 				mu.Unlock()
