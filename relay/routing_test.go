@@ -393,3 +393,31 @@ func TestRuntimeEnableAfterEarlierAnswers(t *testing.T) {
 		t.Fatalf("the frame tree's answer at %d, the context at %d, Runtime.enable's answer at %d", at["tree"], at["context"]-1, at["enable"])
 	}
 }
+
+// TestRuntimeEnableNotAfterAPromise: what Runtime.enable waits for is what
+// tells the client of the page's frames, not a script that awaits a
+// promise: Chrome answers Runtime.enable while such a script still runs,
+// and so does the relay.
+func TestRuntimeEnableNotAfterAPromise(t *testing.T) {
+	h := newHarness(t, core.Config{})
+	release := make(chan struct{})
+	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: func(tabID int, sid, method string, p json.RawMessage) (any, error) {
+		if method == "Runtime.evaluate" {
+			<-release // a promise that has not settled
+		}
+		return fakeext.DefaultHandler(tabID, sid, method, p)
+	}})
+	defer close(release)
+	c := h.client()
+	sess := h.autoAttach(c)[0]
+	e.Event(1, "", "Runtime.executionContextCreated", map[string]any{"context": map[string]any{"id": 1, "origin": "https://a.example", "name": "", "uniqueId": "u1", "auxData": map[string]any{"isDefault": true, "type": "default", "frameId": tid(1)}}})
+	h.call(c, sess, "DOM.getDocument", nil) // the relay has seen the context
+	eval := h.send(c, sess, "Runtime.evaluate", map[string]any{"expression": "new Promise(() => {})", "awaitPromise": true})
+	start := time.Now()
+	h.reply(c, h.send(c, sess, "Runtime.enable", nil))
+	// The bound the relay would otherwise wait to: the answer comes well
+	// before it.
+	if d := time.Since(start); d >= 900*time.Millisecond {
+		t.Fatalf("Runtime.enable was answered after %v, behind a script awaiting a promise (id %d)", d, eval)
+	}
+}

@@ -120,15 +120,28 @@ func (x *ExtConn) BusyOn(tabID int64, now time.Time) bool {
 	return false
 }
 
-// waitingOn reports whether a command of client c on session s, sent to
-// Chrome before since, is waiting for Chrome's answer.
+// waitingOn reports whether a command of client c on session s that tells
+// the client of the page's frames (framesCommand), sent to Chrome before
+// since, is waiting for Chrome's answer.
 func (x *ExtConn) waitingOn(c *ClientConn, s *Session, since time.Time) bool {
 	x.Mu.Lock()
 	defer x.Mu.Unlock()
 	for _, pc := range x.Pending {
-		if pc.Kind == CallClient && pc.Client == c && pc.Via == s && !pc.Start.After(since) {
+		if pc.Kind == CallClient && pc.Client == c && pc.Via == s && !pc.Start.After(since) && framesCommand(pc.M) {
 			return true
 		}
+	}
+	return false
+}
+
+// framesCommand reports whether m's answer tells a client of the page's
+// frames, by which it reads the execution contexts Runtime.enable reports.
+// What takes long by nature (a navigation, a script awaiting a promise) is
+// not one of them: Chrome answers Runtime.enable before it too.
+func framesCommand(m *MethodInfo) bool {
+	switch m.Name {
+	case "Page.enable", "Page.getFrameTree", "Page.getResourceTree":
+		return true
 	}
 	return false
 }

@@ -62,10 +62,10 @@ func (st *State) runtimeWanted(t *Tab, sid string, s *Session, method []byte) bo
 }
 
 // The switch is answered beside the client's read loop (Blocking), once
-// the commands the client sent on the session before it have been
-// answered (settle): Chrome answers a session's commands in order, and a
-// client reads the contexts Runtime.enable reports by the frames it
-// learnt from those answers (Playwright drops a context of a frame it
+// the commands the client sent on the session before it that tell it of
+// the page's frames have been answered (settle): Chrome answers those
+// before it, and a client reads the contexts Runtime.enable reports by the
+// frames it learnt from them (Playwright drops a context of a frame it
 // does not know yet, and then waits for that world for good).
 var emRuntimeSwitch = Emulation{Fn: (*ClientConn).runtimeSwitch, Blocking: true}
 
@@ -143,11 +143,10 @@ func (st *State) replayContexts(t *Tab, sid string, s *Session) {
 	}
 }
 
-// settle waits until the client's commands on session s that were
-// waiting for Chrome when it was called have been answered, as Chrome
-// answers a session's commands in order; it waits no longer than
-// settleWait (a command that waits for a promise does not hold up the
-// switch for long, as it would not in Chrome).
+// settle waits until the client's commands on session s that tell it of
+// the page's frames (framesCommand) and were waiting for Chrome when it
+// was called have been answered; it waits no longer than settleWait, so
+// that a tab that does not answer does not hold the switch up for good.
 func (c *ClientConn) settle(s *Session) {
 	x := c.Ext()
 	if x == nil || s == nil {
