@@ -551,7 +551,7 @@ func TestCommandOrderPins(t *testing.T) {
 			"request": map[string]any{"url": "https://a.example/api", "method": "GET", "headers": map[string]string{"Cookie": "sid=the-persons-session"}}})
 		h.event(c, from, "Fetch.requestPaused")
 		// The page's own world on tab 1, which the upload's object is of
-		// (the relay places every context a command names: ctxguard.go).
+		// (the relay places every context a command names: the tiers' contexts.go).
 		h.call(c, sess[0], "Runtime.enable", nil)
 		from = len(c.Messages())
 		e.Event(1, "", "Runtime.executionContextCreated", map[string]any{"context": map[string]any{"id": 7, "origin": "https://a.example", "name": "",

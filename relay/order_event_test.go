@@ -11,6 +11,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 
 	"github.com/cdprelay/cdprelay/internal/cdptest"
 	"github.com/cdprelay/cdprelay/internal/fakeext"
@@ -183,10 +184,10 @@ func TestEventOrderPins(t *testing.T) {
 			t.Error("the client was told of the relay's world")
 		}
 		// Naming the relay's world is answered as Chrome answers a context
-		// that does not exist (ctxguard.go); the client's own world takes
+		// that does not exist (the tiers' contexts.go); the client's own world takes
 		// its script.
 		before = len(e.Commands())
-		if m := h.callMsg(c, sess, "Runtime.evaluate", map[string]any{"expression": "window.x = 1", "contextId": 55}); m.Error == nil || m.Error.Message != core.MsgNoContext {
+		if m := h.callMsg(c, sess, "Runtime.evaluate", map[string]any{"expression": "window.x = 1", "contextId": 55}); m.Error == nil || m.Error.Message != tier.MsgNoContext {
 			t.Errorf("script in the relay's world: %s", m.Raw)
 		}
 		if sent := cdpSent(e, before); len(sent) != 0 {

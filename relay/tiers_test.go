@@ -456,7 +456,7 @@ func TestTierAgainstTheClientInABrowser(t *testing.T) {
 			m := h.callMsg(c, ro, method, params)
 			sent := cdpSent(e, before)
 			// Run under the side-effect check, or refused for naming a
-			// context the relay cannot place (ctxguard.go).
+			// context the relay cannot place (the tiers' contexts.go).
 			forced := len(sent) == 1 && strings.Contains(sent[0], `"throwOnSideEffect":true`)
 			refused := len(sent) == 0 && m.Error != nil
 			if !forced && !refused {

@@ -25,7 +25,7 @@ import (
 // Runtime.queryObjects is refused.
 //
 // Which world a command's script runs in is judged by the context it
-// names now (the relay's ctxguard.go): an id of a world that is gone, or
+// names now (the tiers' contexts.go): an id of a world that is gone, or
 // of a page the tab left, is refused, never taken for an isolated world.
 //
 // The guard is not a sandbox: an API it does not know, or a location

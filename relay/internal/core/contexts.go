@@ -19,7 +19,7 @@ import (
 // announces a context before anyone can name it, and events arrive in
 // order, so the view holds every context that exists: a context it does
 // not know of is one that does not exist, or one the relay cannot place,
-// and a command naming it is refused where it matters (ctxguard.go).
+// and a command naming it is refused where it matters (the tiers' contexts.go).
 //
 // The view also knows the relay's own worlds (package look), which the
 // client must never reach, and the isolated worlds of a read-only tab,
@@ -30,15 +30,15 @@ type ctxKind uint8
 
 const (
 	ctxDefault  ctxKind = iota // a frame's own world, where the page's scripts run
-	ctxIsolated                // an isolated world (a client's, or the relay's)
+	CtxIsolated                // an isolated world (a client's, or the relay's)
 	ctxOther                   // a worker's, or one Chrome gives no type
 )
 
 // execContext is one execution context of a session, as Chrome announced
 // it. Guarded by the instance's mutex.
-type execContext struct {
+type ExecContext struct {
 	Frame  string // the frame it runs in ("" for a worker)
-	kind   ctxKind
+	Kind   ctxKind
 	origin string
 	name   string // the world's name; "" for a page's own
 	unique string
@@ -49,9 +49,9 @@ type execContext struct {
 
 // sessionContexts are the execution contexts of one session of a tab.
 // Guarded by the instance's mutex.
-type sessionContexts struct {
-	ByID     map[int64]*execContext
-	byUnique map[string]int64
+type SessionContexts struct {
+	ByID     map[int64]*ExecContext
+	ByUnique map[string]int64
 	// held: Runtime is on in Chrome for the session, by the relay's own
 	// Runtime.enable or by a client's it let through (runtimehold.go).
 	held bool
@@ -59,8 +59,8 @@ type sessionContexts struct {
 	// bound are not known.
 	full bool
 	// scripts are the ids of the scripts that ran in the relay's own
-	// worlds, from Debugger.scriptParsed (ctxguard.go).
-	scripts map[string]bool
+	// worlds, from Debugger.scriptParsed (the tiers' contexts.go).
+	Scripts map[string]bool
 	// unpaused: the relay resumed a pause in its own world, and the
 	// Debugger.resumed that follows is withheld too.
 	unpaused bool
@@ -72,13 +72,13 @@ const maxContexts = 8192
 
 // contextsOf returns the contexts of t's session sid ("" for the tab's
 // own), made on first use.
-func (t *Tab) contextsOf(sid string) *sessionContexts {
+func (t *Tab) contextsOf(sid string) *SessionContexts {
 	if t.Ctxs == nil {
-		t.Ctxs = make(map[string]*sessionContexts)
+		t.Ctxs = make(map[string]*SessionContexts)
 	}
 	sc := t.Ctxs[sid]
 	if sc == nil {
-		sc = &sessionContexts{ByID: map[int64]*execContext{}, byUnique: map[string]int64{}}
+		sc = &SessionContexts{ByID: map[int64]*ExecContext{}, ByUnique: map[string]int64{}}
 		t.Ctxs[sid] = sc
 	}
 	return sc
@@ -93,7 +93,7 @@ func (t *Tab) FrameOrigin(sid, frame string) string {
 	}
 	best, origin := int64(-1), ""
 	for id, x := range sc.ByID {
-		if x.Frame == frame && x.kind == ctxDefault && id > best {
+		if x.Frame == frame && x.Kind == ctxDefault && id > best {
 			best, origin = id, x.origin
 		}
 	}
@@ -105,7 +105,7 @@ func (t *Tab) dropContexts(sid string) {
 	if sc := t.Ctxs[sid]; sc != nil {
 		for _, x := range sc.ByID {
 			if x.Relay {
-				t.relayCtxs.Add(-1)
+				t.RelayCtxs.Add(-1)
 			}
 		}
 		delete(t.Ctxs, sid)
@@ -125,20 +125,20 @@ func (st *State) ContextEvent(t *Tab, sid string, method, params []byte) (relay 
 			return false, 0
 		}
 		aux := wire.Field(ctx, "auxData")
-		x := &execContext{
+		x := &ExecContext{
 			Frame:  string(wire.StringField(aux, "frameId")),
 			origin: string(wire.StringField(ctx, "origin")),
 			name:   string(wire.StringField(ctx, "name")),
 			unique: string(wire.StringField(ctx, "uniqueId")),
-			kind:   ctxOther,
+			Kind:   ctxOther,
 		}
 		switch string(wire.StringField(aux, "type")) {
 		case "default":
-			x.kind = ctxDefault
+			x.Kind = ctxDefault
 		case "isolated":
-			x.kind = ctxIsolated
+			x.Kind = CtxIsolated
 		}
-		x.Relay = x.kind == ctxIsolated && isRelayWorldName(x.name)
+		x.Relay = x.Kind == CtxIsolated && IsRelayWorldName(x.name)
 		sc := t.contextsOf(sid)
 		if old := sc.ByID[id]; old != nil {
 			// A new renderer counts from 1 again: the id is this context's now.
@@ -151,13 +151,13 @@ func (st *State) ContextEvent(t *Tab, sid string, method, params []byte) (relay 
 		x.raw = slices.Clone(ctx)
 		sc.ByID[id] = x
 		if x.unique != "" {
-			sc.byUnique[x.unique] = id
+			sc.ByUnique[x.unique] = id
 		}
 		if x.Relay {
-			t.relayCtxs.Add(1)
+			t.RelayCtxs.Add(1)
 			return true, 0
 		}
-		if x.kind == ctxIsolated {
+		if x.Kind == CtxIsolated {
 			return false, id
 		}
 	case "Runtime.executionContextDestroyed":
@@ -168,7 +168,7 @@ func (st *State) ContextEvent(t *Tab, sid string, method, params []byte) (relay 
 		id, ok := wire.Int(wire.Field(params, "executionContextId"))
 		if !ok {
 			if u := wire.StringField(params, "executionContextUniqueId"); len(u) > 0 {
-				id, ok = sc.byUnique[string(u)]
+				id, ok = sc.ByUnique[string(u)]
 			}
 		}
 		if x := sc.ByID[id]; ok && x != nil {
@@ -187,13 +187,13 @@ func (st *State) ContextEvent(t *Tab, sid string, method, params []byte) (relay 
 }
 
 // forgetContext takes context id out of sc.
-func (st *State) forgetContext(t *Tab, sc *sessionContexts, id int64, x *execContext) {
+func (st *State) forgetContext(t *Tab, sc *SessionContexts, id int64, x *ExecContext) {
 	delete(sc.ByID, id)
-	if x.unique != "" && sc.byUnique[x.unique] == id {
-		delete(sc.byUnique, x.unique)
+	if x.unique != "" && sc.ByUnique[x.unique] == id {
+		delete(sc.ByUnique, x.unique)
 	}
 	if x.Relay {
-		t.relayCtxs.Add(-1)
+		t.RelayCtxs.Add(-1)
 	}
 }
 
@@ -203,7 +203,7 @@ func (t *Tab) isolatedContexts() map[string][]int64 {
 	out := map[string][]int64{}
 	for sid, sc := range t.Ctxs {
 		for id, x := range sc.ByID {
-			if x.kind == ctxIsolated && !x.Relay {
+			if x.Kind == CtxIsolated && !x.Relay {
 				out[sid] = append(out[sid], id)
 			}
 		}
@@ -213,8 +213,8 @@ func (t *Tab) isolatedContexts() map[string][]int64 {
 
 // relayWorldPrefix starts the name of every world the relay makes; the
 // rest of the name is random, made anew for each world. A client may not
-// name a world so (ctxguard.go): Chrome gives a frame's existing world to
+// name a world so (the tiers' contexts.go): Chrome gives a frame's existing world to
 // whoever asks for it by name.
 const RelayWorldPrefix = "cdprelay"
 
-func isRelayWorldName(name string) bool { return strings.HasPrefix(name, RelayWorldPrefix) }
+func IsRelayWorldName(name string) bool { return strings.HasPrefix(name, RelayWorldPrefix) }

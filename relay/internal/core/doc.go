@@ -44,7 +44,7 @@
 // and putting back the client's settings (lifts.go, settings.go), keeping
 // the client's scripts for new documents out of a page where they may not
 // run (initscripts.go), the read-only guard in the client's worlds and
-// the contexts the client names (contexts.go, ctxguard.go), with the
+// the contexts the client names (contexts.go; the tiers' contexts.go judges them), with the
 // tables of package access, and the state in slots embedded in the core's
 // structures (tierslots.go). The tiers stage judges by it.
 //
@@ -123,7 +123,7 @@
 //     approval (package person: probe.go, recheck.go), the secret field's checks and the typing of a
 //     secret (package creds: fieldwatch.go, typing.go). Its contexts, objects and scripts
 //     are never announced to the client and refused if the client names
-//     them (ctxguard.go).
+//     them (the tiers' contexts.go).
 //   - Tab handles (tabhandle.go): the live view's screencast, input and
 //     navigation. Never to the relay's own origins; nothing but the
 //     screencast's start and stop, leaving and undoing its resizing on a

@@ -135,7 +135,7 @@ func (in *Instance) RelayWorld(e *EventMsg) bool {
 		e.Isolated = isolated
 		return !relay
 	}
-	if e.Tab.relayCtxs.Load() > 0 {
+	if e.Tab.RelayCtxs.Load() > 0 {
 		if withhold, unpause := e.State.relayEvent(e.Tab, string(e.Sid), e.Method, e.Params); withhold {
 			e.Fx.Unpause = e.Fx.Unpause || unpause
 			return false

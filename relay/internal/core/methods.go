@@ -49,9 +49,9 @@ type MethodInfo struct {
 	// (tiers.Pixels). Facts of the protocol more than of a stage, which
 	// the stages read here rather than of each other.
 	Reads, Pixels bool
-	// Ctx is what the params name of execution contexts (ctxguard.go);
+	// Ctx is what the params name of execution contexts (the tiers' contexts.go);
 	// nil for the methods that name none.
-	Ctx *ctxSpec
+	Ctx *cdp.CtxSpec
 	// plan: bit i is set when row i of the commands table wants the
 	// method (order.go).
 	Plan uint64
@@ -104,7 +104,7 @@ func newMethodInfo(name string) *MethodInfo {
 	}
 	m.opens = strings.HasPrefix(name, "Input.") || opensTabs[name]
 	m.Brake = brakeMethods[name]
-	m.Ctx = ctxSpecs[name]
+	m.Ctx = cdp.CtxSpecs[name]
 	m.Reads = access.ReadOnlyListed(name) == access.ROAllow
 	m.Pixels = access.Pixels(name)
 	return m

@@ -34,7 +34,7 @@ import (
 //  6. access   what the tab lets automation do, by where it is and who
 //     holds it: blind, read-only or full (package tiers, by the access
 //     the core holds: access.go); and the execution contexts the command
-//     names, judged by what they are now (ctxguard.go);
+//     names, judged by what they are now (the tiers' contexts.go);
 //  7. ask      a command the policy asks a person about is held for their
 //     approval (package person; the holding is lines.go, approvals.go);
 //  8. prepare  what a verdict does to the tab: a navigation to a stricter
@@ -80,7 +80,7 @@ type Cmd struct {
 	// judged as a client's but answered to nobody.
 	Own bool
 	// isolated: the contexts k names put its script in a client's
-	// isolated world (ctxguard.go).
+	// isolated world (the tiers' contexts.go).
 	Isolated bool
 	// pol is the policy k is judged by, loaded once.
 	Policy polSnap

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
 // What the client hears of the relay's own worlds: nothing. Chrome
@@ -34,15 +35,15 @@ func (st *State) relayEvent(t *Tab, sid string, method, params []byte) (withhold
 		if !inRelay(wire.Field(params, "executionContextId")) {
 			return false, false
 		}
-		if id := wire.StringField(params, "scriptId"); len(id) > 0 && len(sc.scripts) < maxRelayScripts {
-			if sc.scripts == nil {
-				sc.scripts = map[string]bool{}
+		if id := wire.StringField(params, "scriptId"); len(id) > 0 && len(sc.Scripts) < maxRelayScripts {
+			if sc.Scripts == nil {
+				sc.Scripts = map[string]bool{}
 			}
-			sc.scripts[string(id)] = true
+			sc.Scripts[string(id)] = true
 		}
 		return true, false
 	case "Debugger.breakpointResolved":
-		return sc.scripts[string(wire.StringField(wire.Field(params, "location"), "scriptId"))], false
+		return sc.Scripts[string(wire.StringField(wire.Field(params, "location"), "scriptId"))], false
 	case "Debugger.paused":
 		if pausedInRelay(sc, params) {
 			sc.unpaused = true
@@ -63,7 +64,7 @@ const maxRelayScripts = 4096
 // pausedInRelay reports whether a Debugger.paused stops with a frame of
 // the relay's own worlds on the stack: its scopes would show what the
 // relay's script holds.
-func pausedInRelay(sc *sessionContexts, params []byte) bool {
+func pausedInRelay(sc *SessionContexts, params []byte) bool {
 	var p struct {
 		CallFrames []struct {
 			CallFrameID string `json:"callFrameId"`
@@ -76,10 +77,10 @@ func pausedInRelay(sc *sessionContexts, params []byte) bool {
 		return true // unreadable: as strict as can be
 	}
 	for _, f := range p.CallFrames {
-		if sc.scripts[f.Location.ScriptID] {
+		if sc.Scripts[f.Location.ScriptID] {
 			return true
 		}
-		if id, ok := idContext([]byte(f.CallFrameID)); ok && sc.ByID[id] != nil && sc.ByID[id].Relay {
+		if id, ok := cdp.IDContext([]byte(f.CallFrameID)); ok && sc.ByID[id] != nil && sc.ByID[id].Relay {
 			return true
 		}
 	}

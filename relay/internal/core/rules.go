@@ -15,7 +15,7 @@ import (
 func RelayRules() []string {
 	return []string{RuleCredentials, RuleSecret,
 		ruleNeverShared, ruleOutsideFence, api.RuleTakeOver, ruleReadOnlyWrite, RuleBlindFrame, api.RuleStopped,
-		api.RuleDialogAnswered, ruleUndoable, ruleUnstoppable, RuleDebuggerOff, ruleContext, origins.RuleOwnOrigin, RuleSecretField, RuleUnscannable}
+		api.RuleDialogAnswered, ruleUndoable, ruleUnstoppable, RuleDebuggerOff, RuleContext, origins.RuleOwnOrigin, RuleSecretField, RuleUnscannable}
 }
 
 // FailPaused fails the paused request of a refused Fetch.continueRequest,
@@ -54,3 +54,7 @@ const (
 var DomainHeapProfiler = cdp.DomainIndex("HeapProfiler")
 
 const MsgHeap = "cdprelay: HeapProfiler would read the page's memory, typed secrets included: refused while the relay has secrets"
+
+// RuleContext is the rule id of a command that names one of the relay's
+// own worlds (the tiers' context guard).
+const RuleContext = "relay:context"

@@ -91,8 +91,8 @@ type Tab struct {
 	// ("" for the tab's own): the relay's view of them (contexts.go).
 	// relayCtxs counts those of the relay's own worlds among them; read
 	// without the lock on the command path.
-	Ctxs      map[string]*sessionContexts
-	relayCtxs atomic.Int32
+	Ctxs      map[string]*SessionContexts
+	RelayCtxs atomic.Int32
 	// lastCommand is when a client command that can open a tab (input,
 	// script: methodInfo.opens) was last forwarded to the tab (unix
 	// nanoseconds), for telling a popup or a download the automation
@@ -125,7 +125,7 @@ func (t *Tab) SetState(s tabState, err error) {
 		t.Fetch = nil
 		detachedLocked(t)
 		t.Ctxs = nil
-		t.relayCtxs.Store(0)
+		t.RelayCtxs.Store(0)
 	}
 	if s == tabAttaching || s == TabDetaching {
 		t.stateWait = make(chan struct{})

@@ -31,7 +31,7 @@ import (
 // The value goes to the page as an argument of the relay's call, never in
 // the text of a script: no script source, no event and no stack trace
 // carries it, and the world it runs in is the relay's own, which the
-// client cannot reach (ctxguard.go).
+// client cannot reach (the tiers' contexts.go).
 //
 // Once a secret has been typed, the instance is locked on it: every
 // message to the client (and what the live view and the audit log show)

@@ -29,7 +29,7 @@ import (
 //
 //   - the client cannot reach it: its id, unique id, name, objects, call
 //     frames and scripts are refused to the client, and nothing of it is
-//     announced (the core's ctxguard.go, and its
+//     announced (the tiers' contexts.go, and its
 //     event row core.RelayWorld);
 //   - the page cannot reach an isolated world, and what the client can
 //     change in every world at once (Runtime.addBinding, which sets a

@@ -8,7 +8,8 @@
 //     could not see), tiers.Checks (checks.go: what names a site by
 //     itself, what acts beyond the tab), tiers.StandIn (standin.go: what
 //     a blind tab answers instead of its page), tiers.FrameTree,
-//     tiers.Contexts (a context named by a command, judged by its frame),
+//     tiers.Contexts (contexts.go: a context named by a command, judged by
+//     what it is now, the relay's own worlds refused everywhere),
 //     tiers.Retried, tiers.Gate (readonly.go: the blind and read-only
 //     tables), tiers.Pixels; and, acting on a command that goes on,
 //     tiers.NavTo (a stricter page's preparations), tiers.Worlds and

@@ -63,9 +63,9 @@ func FrameTree(c *core.ClientConn, k *core.Cmd) bool {
 func WantsContexts(m *core.MethodInfo) bool { return m.Ctx != nil }
 
 // ContextsStage (tiers.Contexts): the contexts k names, judged
-// (ctxguard.go); a blind tab's are the stand-ins'.
+// (contexts.go); a blind tab's are the stand-ins'.
 func ContextsStage(c *core.ClientConn, k *core.Cmd) bool {
-	return !k.OnTab() || k.Route.Acc.Level == api.Blind || c.Contexts(k)
+	return !k.OnTab() || k.Route.Acc.Level == api.Blind || Contexts(c, k)
 }
 
 // WantsRetried wants the function calls a client makes after a retried
