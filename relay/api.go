@@ -2,11 +2,13 @@ package relay
 
 import (
 	"net/url"
+	"slices"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/person"
 	"github.com/cdprelay/cdprelay/relay/internal/rules"
 )
 
@@ -128,4 +130,6 @@ func NewMetrics(reg prometheus.Registerer) *Metrics { return core.NewMetrics(reg
 
 // RelayRules lists the rule ids of the relay's own refusals, for counters
 // that start at zero.
-func RelayRules() []string { return append(core.RelayRules(), rules.RuleIDs()...) }
+func RelayRules() []string {
+	return slices.Concat(core.RelayRules(), rules.RuleIDs(), person.RuleIDs())
+}

@@ -19,9 +19,8 @@ import (
 )
 
 // ClientConn is one CDP client's WebSocket. The fields declared here are
-// the core's own; what a concern still in the core keeps of a client is
-// its slot, embedded at the end (tierClient, tierslots.go); a stage
-// package's is in slots (slots.go).
+// the core's own; what a stage package keeps of a client is in slots
+// (slots.go).
 type ClientConn struct {
 	Inst   *Instance          // static
 	P      *link.Peer         // static
@@ -53,8 +52,7 @@ type ClientConn struct {
 	// The concerns' slots.
 	lines atomic.Int32 // lines of held commands it has (lines.go)
 
-	tierClient       // refused input (tierslots.go)
-	slots      []any // the stages' own (slots.go); static after NewClientConn
+	slots []any // the stages' own (slots.go); static after NewClientConn
 }
 
 func NewClientConn(inst *Instance, conn *websocket.Conn, log *slog.Logger) *ClientConn {

@@ -15,7 +15,7 @@ import (
 func RelayRules() []string {
 	return []string{RuleCredentials, RuleSecret,
 		ruleNeverShared, ruleOutsideFence, api.RuleTakeOver, ruleReadOnlyWrite, RuleBlindFrame, api.RuleStopped,
-		api.RuleDialogAnswered, ruleUndoable, ruleUnstoppable, RuleDebuggerOff, RuleContext, origins.RuleOwnOrigin, RuleSecretField, RuleUnscannable}
+		api.RuleDialogAnswered, RuleContext, origins.RuleOwnOrigin, RuleSecretField, RuleUnscannable}
 }
 
 // FailPaused fails the paused request of a refused Fetch.continueRequest,

@@ -70,11 +70,6 @@ type tierSession struct {
 	lift liftState
 }
 
-// tierClient is what the tiers keep of a client.
-type tierClient struct {
-	Acts actRefusals // refused input a client may retry (refusals.go)
-}
-
 // tierInstance is what the tiers keep of an instance.
 type tierInstance struct {
 	// fakeContext numbers the stand-in execution contexts of blind tabs

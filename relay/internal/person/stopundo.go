@@ -83,10 +83,10 @@ func StopRules(c *core.ClientConn, k *core.Cmd) (core.Decision, bool) {
 		}
 		c.Inst.Unlock()
 		if !on {
-			return core.Denial(core.RuleDebuggerOff, "Debugger agent is not enabled"), false
+			return core.Denial(RuleDebuggerOff, "Debugger agent is not enabled"), false
 		}
 	}
-	return core.StopRulesOf(k.M.Name, k.Env.Params)
+	return stopRulesOf(k.M.Name, k.Env.Params)
 }
 
 // StopRulesStage (person.StopRules) is StopRules as a row of the commands
@@ -100,7 +100,7 @@ func StopRulesStage(c *core.ClientConn, k *core.Cmd) bool {
 
 // WantsStopRules wants the methods StopRules has a word on.
 func WantsStopRules(m *core.MethodInfo) bool {
-	return core.HasStopRule(m.Name) || (m.Domain == domainDebugger && !m.Enable && !m.Disable)
+	return hasStopRule(m.Name) || (m.Domain == domainDebugger && !m.Enable && !m.Disable)
 }
 
 // domainDebugger is the Debugger domain's index (metrics.go).
@@ -137,7 +137,7 @@ func startLifting(in *core.Instance, x *core.ExtConn, by string) {
 // liftAll undoes what the automation set on tabs, one task per tab, and
 // records it.
 func liftAll(in *core.Instance, x *core.ExtConn, tabs []*core.Tab, by string) {
-	res := make([]core.LiftedTab, len(tabs))
+	res := make([]liftedTab, len(tabs))
 	var wg sync.WaitGroup
 	for i, t := range tabs {
 		wg.Add(1)
@@ -149,7 +149,7 @@ func liftAll(in *core.Instance, x *core.ExtConn, tabs []*core.Tab, by string) {
 		}()
 	}
 	wg.Wait()
-	detail := core.LiftedDetail(by, res)
+	detail := liftedDetail(by, res)
 	if detail == "" {
 		return
 	}
@@ -157,13 +157,13 @@ func liftAll(in *core.Instance, x *core.ExtConn, tabs []*core.Tab, by string) {
 }
 
 // liftTab ends t's running script and drops what the client set there.
-func liftTab(ctx context.Context, in *core.Instance, x *core.ExtConn, t *core.Tab) core.LiftedTab {
+func liftTab(ctx context.Context, in *core.Instance, x *core.ExtConn, t *core.Tab) liftedTab {
 	st := in.Lock()
 	if !st.Shared(t) || t.State != core.TabAttached || t.Resuming != nil {
 		in.Unlock()
-		return core.LiftedTab{}
+		return liftedTab{}
 	}
-	r := core.LiftedTab{Target: t.TargetID}
+	r := liftedTab{Target: t.TargetID}
 	l := &instSlot.Of(in).lifting
 	l.mu.Lock()
 	frozen := l.frozen[t.Id]
@@ -204,12 +204,12 @@ func liftTab(ctx context.Context, in *core.Instance, x *core.ExtConn, t *core.Ta
 	st = in.Lock()
 	if !st.Shared(t) || t.State != core.TabAttached || t.Resuming != nil {
 		in.Unlock()
-		return core.LiftedTab{}
+		return liftedTab{}
 	}
 	r.Set = keptNames(t.Replay)
 	scaled := slices.ContainsFunc(t.Replay, func(k core.Replayed) bool { return k.Method == "Emulation.setPageScaleFactor" })
 	hasSessions := t.Session != nil
-	st.Suspend(t, core.WhyStopLift)
+	st.Suspend(t, whyStopLift)
 	t.SetState(core.TabDetaching, nil) // Chrome's session ends below
 	for _, sc := range t.Scripts {
 		if sc.Child == nil {

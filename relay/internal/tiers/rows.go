@@ -72,12 +72,12 @@ func ContextsStage(c *core.ClientConn, k *core.Cmd) bool {
 // input.
 func WantsRetried(m *core.MethodInfo) bool { return m.Name == "Runtime.callFunctionOn" }
 
-// Retried (tiers.Retried): the core's refusals.go.
+// Retried (tiers.Retried): refusals.go.
 func Retried(c *core.ClientConn, k *core.Cmd) bool {
 	if !k.OnTab() {
 		return true
 	}
-	if d, ok := c.Acts.Retried(k); ok {
+	if d, ok := clientSlot.Of(c).acts.Retried(k); ok {
 		return c.RefuseAsThrow(k, d)
 	}
 	return true
@@ -92,7 +92,7 @@ func GateStage(c *core.ClientConn, k *core.Cmd) bool {
 		if k.Route.Acc.Level == api.Blind && core.IsScript(k.M.Name) {
 			return c.RefuseAsThrow(k, d)
 		}
-		c.Acts.Refused(k, d)
+		clientSlot.Of(c).acts.Refused(k, d)
 		return c.Refuse(k, d)
 	}
 	return true

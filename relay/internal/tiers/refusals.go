@@ -1,4 +1,4 @@
-package core
+package tiers
 
 import (
 	"sync"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
 
 // Refusals a client retries.
@@ -41,7 +42,7 @@ var domainInput = cdp.DomainIndex("Input")
 // use it.
 type actRefusals struct {
 	mu sync.Mutex
-	m  map[*Session]actRefusal // guarded by mu
+	m  map[*core.Session]actRefusal // guarded by mu
 }
 
 // actRefusal is a session's refused input of the last retriedWithin.
@@ -50,14 +51,14 @@ type actRefusal struct {
 	inputs map[string]time.Time // each input refused (method and params), and when
 	again  time.Time            // when an input was last refused again
 	calls  int                  // function calls still to refuse after again
-	d      Decision             // the last refusal
+	d      core.Decision        // the last refusal
 }
 
 // maxInputs bounds the inputs remembered for a session.
 const maxInputs = 16
 
 // Refused notes k's refusal d, when k is input refused on a read-only tab.
-func (r *actRefusals) Refused(k *Cmd, d Decision) {
+func (r *actRefusals) Refused(k *core.Cmd, d core.Decision) {
 	if k.M.Domain != domainInput || k.Route.Acc.Level != api.ReadOnly || k.Route.Via == nil {
 		return
 	}
@@ -65,7 +66,7 @@ func (r *actRefusals) Refused(k *Cmd, d Decision) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.m == nil {
-		r.m = make(map[*Session]actRefusal)
+		r.m = make(map[*core.Session]actRefusal)
 	}
 	for s, a := range r.m {
 		if now.Sub(a.at) > retriedWithin && now.Sub(a.again) > failFor {
@@ -95,15 +96,15 @@ func (r *actRefusals) Refused(k *Cmd, d Decision) {
 
 // Retried reports the refusal to give k, a function call on a session
 // whose input was refused again just now, as the function's exception.
-func (r *actRefusals) Retried(k *Cmd) (Decision, bool) {
+func (r *actRefusals) Retried(k *core.Cmd) (core.Decision, bool) {
 	if k.M.Name != "Runtime.callFunctionOn" || k.Route.Acc.Level != api.ReadOnly || k.Route.Via == nil {
-		return Decision{}, false
+		return core.Decision{}, false
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	a, ok := r.m[k.Route.Via]
 	if !ok || a.calls == 0 || time.Since(a.again) > failFor {
-		return Decision{}, false
+		return core.Decision{}, false
 	}
 	a.calls--
 	r.m[k.Route.Via] = a

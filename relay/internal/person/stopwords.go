@@ -1,4 +1,4 @@
-package core
+package person
 
 import (
 	"strconv"
@@ -13,7 +13,7 @@ import (
 
 // whyStopLift is why a tab's sessions are suspended while a Stop undoes
 // what the automation set in it.
-const WhyStopLift = "cdprelay: a person stopped the automation; the relay undoes what it set in the tab"
+const whyStopLift = "cdprelay: a person stopped the automation; the relay undoes what it set in the tab"
 
 // Rule ids of stopRulesOf, and of a Debugger command on a session that has
 // not enabled the Debugger itself.
@@ -35,7 +35,7 @@ const (
 //     timeout of its own (an evaluation has: the brake gives it one).
 //
 // It reports false, with the refusal, for the command method with params.
-func StopRulesOf(method string, params []byte) (api.Decision, bool) {
+func stopRulesOf(method string, params []byte) (api.Decision, bool) {
 	switch method {
 	case "Emulation.setVirtualTimePolicy":
 		return denyStop(ruleUndoable, "cdprelay: Emulation.setVirtualTimePolicy would stay in the person's tab after the automation stops (Chrome keeps virtual time when the debugging session ends), so it is not available through the relay"), false
@@ -50,7 +50,7 @@ func StopRulesOf(method string, params []byte) (api.Decision, bool) {
 }
 
 // hasStopRule reports whether stopRulesOf has a word on method.
-func HasStopRule(method string) bool {
+func hasStopRule(method string) bool {
 	switch method {
 	case "Emulation.setVirtualTimePolicy", "Debugger.setBlackboxPatterns", "Debugger.setBlackboxedRanges", "Debugger.setBlackboxExecutionContexts", "Runtime.callFunctionOn":
 		return true
@@ -63,7 +63,7 @@ func denyStop(rule, msg string) api.Decision {
 }
 
 // liftedTab is what a Stop undid on one tab.
-type LiftedTab struct {
+type liftedTab struct {
 	Target string   // the tab's target id; "" when nothing was undone there
 	Ended  int      // sessions whose running script was ended
 	Set    []string // what the client had set, as method names
@@ -72,7 +72,7 @@ type LiftedTab struct {
 
 // liftedDetail is the audit record's words for what the Stop by undid on
 // the tabs of res; "" when it undid nothing.
-func LiftedDetail(by string, res []LiftedTab) string {
+func liftedDetail(by string, res []liftedTab) string {
 	var parts []string
 	for _, r := range res {
 		if r.Target == "" {
@@ -96,3 +96,7 @@ func LiftedDetail(by string, res []LiftedTab) string {
 	}
 	return "the Stop by " + by + " undid, on " + strconv.Itoa(len(parts)) + " tabs: " + strings.Join(parts, "; ")
 }
+
+// RuleIDs lists the rule ids of the person's stage's refusals, for
+// counters that start at zero.
+func RuleIDs() []string { return []string{ruleUndoable, ruleUnstoppable, RuleDebuggerOff} }
