@@ -111,7 +111,7 @@ func CheckApproved(c *core.ClientConn, k *core.Cmd) bool {
 		return holdToCheck(c, k, func(ctx context.Context) string {
 			now, err := seenAt(ctx, c, h.Seen.Via, h.Method, h.Cmd.Env.Params)
 			if err != nil {
-				return "cdprelay: the page could not be looked at again after the person approved " + h.What + ", so it is not done"
+				return "cdprelay: the page could not be looked at again after the person approved " + h.What + " (" + err.Error() + "), so it is not done"
 			}
 			if !same(h.Seen, now) {
 				return "cdprelay: the page changed after the person approved " + h.What + ": now it would " + nowWould(c, k, now) + "; not done"
