@@ -16,39 +16,35 @@ let page = await context.newPage();
 await page.goto(`${main}/`);
 
 // Chrome reads the policy file a few seconds after it is written: until
-// then the navigation goes through. When the policy arrives while the tab
-// sits on the blocked site, Chrome either lets go of the tab there and
-// then (the page is closed) or keeps it and refuses every command on it
-// (the way back is refused too): either way the next navigation, from a
-// new page, is the one that counts.
+// then the navigation goes through. Once it applies the policy, Chrome
+// either refuses the navigation there, or lets it commit and then refuses
+// every command on the tab while it is on the site (the way back
+// included), or lets go of the tab (the page is closed). Whichever
+// command Chrome refuses, the client is told which policy and where to
+// look; the rest of the script goes on from a fresh page.
 let refused = null;
-for (const until = Date.now() + 45000; Date.now() < until; ) {
-  try {
-    await page.goto(`${blocked}/`);
-  } catch (e) {
-    if (page.isClosed() || /has been closed/.test(e.message)) {
-      step(`the policy came while the tab was on the site: ${e.message.split('\n')[0]}`);
+for (const until = Date.now() + 45000; Date.now() < until && !refused; ) {
+  for (const url of [`${blocked}/`, `${main}/`]) {
+    try {
+      await page.goto(url);
+    } catch (e) {
+      if (page.isClosed() || /has been closed/.test(e.message)) {
+        step(`the policy came while the tab was on the site: ${e.message.split('\n')[0]}`);
+      } else {
+        refused = e;
+      }
+      await page.close().catch(() => {});
       page = await context.newPage();
       await page.goto(`${main}/`);
-      continue;
+      break;
     }
-    refused = e;
-    break;
   }
-  try {
-    await page.goto(`${main}/`);
-    await sleep(500);
-  } catch (e) {
-    step(`the policy came while the tab was on the site: ${e.message.split('\n')[0]}`);
-    await page.close().catch(() => {});
-    page = await context.newPage();
-    await page.goto(`${main}/`);
-  }
+  await sleep(500);
 }
 assert.ok(refused, 'the navigation to the blocked site was never refused: Chrome did not apply the policy');
 assert.match(refused.message, /runtime_blocked_hosts/);
 assert.match(refused.message, /chrome:\/\/policy/);
-step(`page.goto there fails: ${refused.message.split('\n')[0]}`);
+step(`page.goto fails once the policy is in force: ${refused.message.split('\n')[0]}`);
 
 // A tab the automation opens on the site: Chrome will not let it be debugged.
 const bs = await browser.newBrowserCDPSession();

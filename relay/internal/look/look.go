@@ -417,7 +417,7 @@ func PointAt(ctx context.Context, c *core.ClientConn, via *core.Session, x, y fl
 	sid, top := viaFrame(c, via)
 	res, err := relayCmd(ctx, c, t, sid, "DOM.getNodeForLocation", map[string]any{"x": int64(x), "y": int64(y), "includeUserAgentShadowDOM": false, "ignorePointerEventsNone": false})
 	var ee *core.ExtError
-	if errors.As(err, &ee) && strings.Contains(ee.Message, "No Node found") {
+	if errors.As(err, &ee) && strings.Contains(strings.ToLower(ee.Message), "no node found") {
 		c.Inst.Lock()
 		o := t.FrameOrigin(sid, top)
 		c.Inst.Unlock()
