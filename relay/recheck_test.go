@@ -72,6 +72,8 @@ func TestApprovedTargetRechecked(t *testing.T) {
 			refused: `after the person approved click the button "Cancel" on a.example: now it would click the button "Cancel"`, releaseNotChecked: true},
 		{name: "a frame moved in", first: press, asked: `click the button "Cancel" on a.example`, before: cancelButton(5), after: aFrame(7),
 			refused: "now it would click inside a frame from pay.example", releaseNotChecked: true},
+		{name: "the page scrolled away: nothing under the point", first: press, asked: `click the button "Cancel" on a.example`, before: cancelButton(5), after: nil,
+			refused: `the page changed after the person approved click the button "Cancel" on a.example`, releaseNotChecked: true},
 		{name: "the release would land elsewhere", first: press, asked: `click the button "Cancel" on a.example`, before: cancelButton(5), after: cancelButton(5),
 			beforeRelease: func(p *fakePage) { showing(p, orderButton(9)) }, releaseRefused: true},
 		{name: "Enter, the focus unchanged", first: enter, asked: `press Enter in the field "Email" of a form on a.example (it submits the form)`, before: emailField(3), after: emailField(3)},
