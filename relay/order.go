@@ -29,6 +29,7 @@ func init() {
 	core.AddEmulations(browser.WindowEmulations())
 	core.AddEmulations(browser.DownloadEmulations())
 	core.AddOutcomeHooks(browser.DownloadOutcomes())
+	core.AddLifecycle(rules.NetFence())
 	core.AddLifecycle(creds.Lifecycle())
 	core.AddLifecycle(person.Lifecycle())
 	core.AddLifecycle(person.BrakeLifecycle())

@@ -156,7 +156,7 @@ func (in *Instance) attachCalls(ctx context.Context, x *ExtConn, t *Tab) (_ Targ
 	defer func() {
 		if err != nil {
 			// Attached, but not for use: nothing is left attached.
-			x.fireCall("chrome.debugger.detach", Debuggee(tabID, ""))
+			x.FireCall("chrome.debugger.detach", Debuggee(tabID, ""))
 		}
 	}()
 	res, err := x.SendCommand(ctx, tabID, "", "Target.getTargetInfo", nil)

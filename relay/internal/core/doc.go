@@ -8,7 +8,7 @@
 // A stage reaches the core only through what the facade hands over at
 // assembly, before any instance exists: its rows in the three tables
 // (SetOrder), the methods it answers at the relay (AddEmulations), the
-// outcomes it watches (AddOutcomeHooks), what it hears of a tab's life
+// outcomes it watches (AddOutcomeHooks), what it hears of a tab's and a client's life
 // (AddLifecycle), the last look at what leaves the relay (SetScrubber),
 // a tab's dialogs (SetDialogs), what a Stop and a take-over do
 // (SetAuthority), and its own state in the core's
@@ -34,9 +34,9 @@
 // own, because every concern's requests pass through them: the navigation
 // backstop on the Fetch domain and its multiplexing of the client's own
 // Fetch (fetchfence.go, fetchmux.go, navhold.go, the rows core.Fence,
-// core.Backstop and core.FenceChild) and the extension's first-request
-// rules (netfence.go). The operator's and the relay's own rules that judge
-// a command are the rules stage's (package rules).
+// core.Backstop and core.FenceChild). The extension's first-request
+// rules, and the operator's and the relay's own rules that judge a
+// command, are the rules stage's (package rules).
 //
 // So is a tab's access (full, read-only, blind, and why), which every part
 // of the relay reads: deciding it from the policy and following the tab's

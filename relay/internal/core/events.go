@@ -262,7 +262,7 @@ func (in *Instance) afterEvent(x *ExtConn, t *Tab, sid, params []byte, fx *event
 	}
 	if fx.letGo {
 		in.failLetGo(x, t)
-		x.fireCall("chrome.debugger.detach", Debuggee(t.Id, ""))
+		x.FireCall("chrome.debugger.detach", Debuggee(t.Id, ""))
 	}
 }
 

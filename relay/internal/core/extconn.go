@@ -91,7 +91,7 @@ func (x *ExtConn) Keepalive() {
 	for {
 		select {
 		case <-t.C:
-			x.fireCall("extension.keepalive")
+			x.FireCall("extension.keepalive")
 		case <-x.P.Done():
 			return
 		}

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"time"
 
@@ -52,7 +53,7 @@ func (in *Instance) HandleExtEvent(x *ExtConn, m *wire.ExtMessage) {
 				}
 				if st.Client != nil && !fenced {
 					in.Unlock()
-					in.setNetFenceWait(context.Background(), x)
+					in.clientArriving(context.Background(), x)
 					fenced = true
 					continue
 				}
@@ -379,4 +380,13 @@ func (in *Instance) OnDetach(x *ExtConn, params []byte) {
 	if probe {
 		in.Tasks.Spawn("is the tab there", func() { in.probeDetached(x, t) })
 	}
+}
+
+// FeaturesOf reads the features an extension.info lists.
+func FeaturesOf(list []string) map[string]bool {
+	m := map[string]bool{}
+	for _, f := range slices.Compact(slices.Sorted(slices.Values(list))) {
+		m[f] = true
+	}
+	return m
 }

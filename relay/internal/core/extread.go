@@ -54,7 +54,7 @@ func (x *ExtConn) handle(m *wire.ExtMessage) {
 // on the read loop.
 func (x *ExtConn) useBatches() {
 	if x.rd.StartBatches() {
-		x.fireCall(MethodAcceptBatches)
+		x.FireCall(MethodAcceptBatches)
 	}
 }
 

@@ -139,7 +139,7 @@ func (x *ExtConn) sendFire(tabID int64, sid, method string, params any, then fun
 
 // fireCall sends an extension call of the relay's own without waiting for
 // its reply.
-func (x *ExtConn) fireCall(method string, args ...any) {
+func (x *ExtConn) FireCall(method string, args ...any) {
 	params, err := json.Marshal(args)
 	if err != nil {
 		return

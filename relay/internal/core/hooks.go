@@ -1,13 +1,18 @@
 package core
 
-import "github.com/cdprelay/cdprelay/relay/internal/api"
+import (
+	"context"
+
+	"github.com/cdprelay/cdprelay/relay/internal/api"
+)
 
 // What a stage may ask the core to call besides its rows (order.go), its
 // emulations (emulate.go), its outcome hooks (order.go) and its slots
 // (slots.go). Each is handed over from the facade's init, before the order
 // is set, and read only after.
 
-// Lifecycle is what a stage wants to hear of a tab's life. The hooks named
+// Lifecycle is what a stage wants to hear of a tab's and a client's life
+// and of the policy. The hooks named
 // Locked run with the instance's lock held: they must not block or call
 // the extension (State.Fire queues a command for after the lock).
 type Lifecycle struct {
@@ -25,6 +30,18 @@ type Lifecycle struct {
 	// DetachedLocked: t lost its debugger; what was kept of its requests
 	// is void.
 	DetachedLocked func(t *Tab)
+	// ClientArriving: a client is about to be let through to x: its
+	// first command (or its first since the extension came back) is read
+	// once every hook returned. Called without the lock; it may call the
+	// extension, bounded by ctx and a bound of its own.
+	ClientArriving func(ctx context.Context, in *Instance, x *ExtConn)
+	// ClientLeft: the instance's client left; x is the extension
+	// connection it used. Called without the lock, before the relay lets
+	// go of the client's tabs.
+	ClientLeft func(in *Instance, x *ExtConn)
+	// PolicyChanged: the policy in force, or what the relay knows of its
+	// own origins, changed. Called without any instance's lock.
+	PolicyChanged func(s *Relay)
 	// Switched: client c switched domain on (X.enable) or off (X.disable)
 	// on s, a tab's own session, before the switch is forwarded or
 	// answered. Called without the lock.
@@ -57,6 +74,35 @@ func (in *Instance) LettingGo(x *ExtConn, t *Tab) {
 	for _, l := range lifecycles {
 		if l.LettingGo != nil {
 			l.LettingGo(in, x, t)
+		}
+	}
+}
+
+// clientArriving tells the stages that a client is about to be let
+// through to x.
+func (in *Instance) clientArriving(ctx context.Context, x *ExtConn) {
+	for _, l := range lifecycles {
+		if l.ClientArriving != nil {
+			l.ClientArriving(ctx, in, x)
+		}
+	}
+}
+
+// clientLeft tells the stages that the instance's client left.
+func (in *Instance) clientLeft(x *ExtConn) {
+	for _, l := range lifecycles {
+		if l.ClientLeft != nil {
+			l.ClientLeft(in, x)
+		}
+	}
+}
+
+// policyChanged tells the stages that the policy, or the relay's own
+// origins, changed.
+func (s *Relay) policyChanged() {
+	for _, l := range lifecycles {
+		if l.PolicyChanged != nil {
+			l.PolicyChanged(s)
 		}
 	}
 }

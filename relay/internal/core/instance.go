@@ -354,7 +354,7 @@ func (in *Instance) AttachClient(c *ClientConn) bool {
 			ready := x != nil && x.IsReady()
 			in.Unlock()
 			if ready {
-				in.setNetFenceWait(c.Ctx, x)
+				in.clientArriving(c.Ctx, x)
 			}
 			return true
 		}
@@ -394,7 +394,7 @@ func (in *Instance) ClientGone(c *ClientConn) {
 	if x == nil {
 		return
 	}
-	in.setNetFence(x, false)
+	in.clientLeft(x)
 	for _, t := range detach {
 		in.Tasks.Spawn("detach", func() { in.finishDetach(x, t) })
 	}

@@ -18,7 +18,7 @@ func (s *Relay) LearnFrom(r *http.Request) {
 	if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && s.Own.Learn(local) {
 		s.accessGen.Add(1)
 		s.refreshFences()
-		s.refreshNetFences()
+		s.policyChanged()
 		s.refreshAccess()
 	}
 }

@@ -77,7 +77,7 @@ func (s *Relay) SetPolicy(p Policy) {
 	s.PolicyBox.Store(p)
 	s.accessGen.Add(1)
 	s.refreshFences()
-	s.refreshNetFences()
+	s.policyChanged()
 	s.refreshAccess()
 }
 

@@ -54,7 +54,7 @@ func (in *Instance) judgeOpened(x *ExtConn, et extTab, marked bool) bool {
 	in.Unlock()
 	yes := driven && in.openedByAutomation(x, opener, time.Now())
 	if marked {
-		x.fireCall("extension.sharePopup", et.ID, yes)
+		x.FireCall("extension.sharePopup", et.ID, yes)
 	}
 	if !yes {
 		in.Observe(Event{Actor: api.ActorRelay, Kind: api.KindAttach, Outcome: api.OutcomeDenied, Detail: "a tab the person opened from a shared tab is not shared"})

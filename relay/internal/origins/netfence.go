@@ -11,8 +11,9 @@ import (
 // before it leaves (api.NetworkRuler), and the rules that keep those tabs
 // off the relay's own origins (Origins.WithOwnRules). Our extension says
 // it can install them (FeatureNetFence in extension.info); the stock one
-// cannot, and then the Fetch backstop is the only fence. The relay's
-// netfence.go gives them to the extension while a client is connected.
+// cannot, and then the Fetch backstop is the only fence. The rules
+// stage's netfence.go gives them to the extension while a client is
+// connected.
 
 // FeatureNetFence is the feature of extension.info by which an extension
 // says it installs the first-request rules.

@@ -14,12 +14,16 @@
 //   - rules.TargetOnTab (TargetOnTab): past the ones the relay emulates,
 //     a tab's session sends Chrome only a few Target methods.
 //
+// Besides its rows, it keeps the extension's first-request rules in step
+// with a client's life (NetFence, core.AddLifecycle, netfence.go): they
+// go in before the client's first command is read, come off when it
+// leaves, and follow the policy.
+//
 // Its words (rule ids and texts) and checks need no instance and have
 // table tests (relayrules.go). What applies the policy's URL fence to
-// what the browser does on its own — the navigation backstop on the
-// Fetch domain, the first-request rules of the extension — is the core's,
-// because every concern's requests pass through it; which origins are the
-// relay's own is package origins.
+// what the browser does on its own in a tab — the navigation backstop on
+// the Fetch domain — is the core's, because every concern's requests pass
+// through it; which origins are the relay's own is package origins.
 //
 // It imports the core, relay/internal/api, internal/wire and the standard
 // library. It must not import package relay (the facade) nor another

@@ -1,11 +1,11 @@
-package core
+package rules
 
 import (
 	"context"
 	"encoding/json"
-	"slices"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/origins"
 )
 
@@ -18,15 +18,26 @@ import (
 // force while a client is connected: the person's own browsing is not
 // fenced when no automation runs.
 
+// NetFence is the first-request fence's share of an instance's life
+// (core.AddLifecycle): its rules go in before a client's first command is
+// read, come off when the client leaves, and follow the policy.
+func NetFence() core.Lifecycle {
+	return core.Lifecycle{
+		ClientArriving: setNetFenceWait,
+		ClientLeft:     func(in *core.Instance, x *core.ExtConn) { setNetFence(in, x, false) },
+		PolicyChanged:  refreshNetFences,
+	}
+}
+
 // netFenceWait bounds how long a client's first command waits for the
 // extension to have its rules in force.
 const netFenceWait = 2 * time.Second
 
 // setNetFence sends x the rules in force for a client (nil: none). It
 // does not wait.
-func (in *Instance) setNetFence(x *ExtConn, on bool) {
-	if rules, ok := in.netFenceRules(x, on); ok {
-		x.fireCall("extension.setNavigationFence", rules)
+func setNetFence(in *core.Instance, x *core.ExtConn, on bool) {
+	if rules, ok := netFenceRules(in, x, on); ok {
+		x.FireCall("extension.setNavigationFence", rules)
 	}
 }
 
@@ -34,8 +45,8 @@ func (in *Instance) setNetFence(x *ExtConn, on bool) {
 // the extension has them in force (or after netFenceWait, or ctx): the
 // client's commands are read only then, so that nothing it does can open a
 // tab before the fence is up.
-func (in *Instance) setNetFenceWait(ctx context.Context, x *ExtConn) {
-	rules, ok := in.netFenceRules(x, true)
+func setNetFenceWait(ctx context.Context, in *core.Instance, x *core.ExtConn) {
+	rules, ok := netFenceRules(in, x, true)
 	if !ok {
 		return
 	}
@@ -48,7 +59,7 @@ func (in *Instance) setNetFenceWait(ctx context.Context, x *ExtConn) {
 }
 
 // netFenceRules are the rules to give x, and whether x takes them.
-func (in *Instance) netFenceRules(x *ExtConn, on bool) (json.RawMessage, bool) {
+func netFenceRules(in *core.Instance, x *core.ExtConn, on bool) (json.RawMessage, bool) {
 	st := in.Lock()
 	ok := st.Features[origins.FeatureNetFence]
 	in.Unlock()
@@ -59,7 +70,7 @@ func (in *Instance) netFenceRules(x *ExtConn, on bool) (json.RawMessage, bool) {
 		return json.RawMessage("null"), true
 	}
 	// The policy's rules and those of the relay's own origins.
-	r, err := origins.NetFenceRules(in.Srv.PolicyBox.load(), in.ProfileName, in.Srv.Own)
+	r, err := origins.NetFenceRules(in.Srv.Policy(), in.ProfileName, in.Srv.Own)
 	if err != nil {
 		in.Log.Warn("the relay's own origins are left out of the first-request rules", "err", err)
 	}
@@ -68,22 +79,13 @@ func (in *Instance) netFenceRules(x *ExtConn, on bool) (json.RawMessage, bool) {
 
 // refreshNetFences brings every instance with a client in line with the
 // policy after it changed.
-func (s *Relay) refreshNetFences() {
+func refreshNetFences(s *core.Relay) {
 	for _, in := range s.Instances() {
 		st := in.Lock()
 		x, c := st.Ext, st.Client
 		in.Unlock()
 		if c != nil {
-			in.setNetFence(x, true)
+			setNetFence(in, x, true)
 		}
 	}
-}
-
-// FeaturesOf reads the features an extension.info lists.
-func FeaturesOf(list []string) map[string]bool {
-	m := map[string]bool{}
-	for _, f := range slices.Compact(slices.Sorted(slices.Values(list))) {
-		m[f] = true
-	}
-	return m
 }
