@@ -49,7 +49,8 @@
 // claim) needs no instance: describe.go, approvals.go, dialogs.go, with
 // table tests.
 //
-// It imports the core, the shared vocabulary (api) and internal/wire. It
-// must not import package relay (the facade) nor another stage's package:
+// It imports the core, the service over it that looks at a page (look),
+// the shared vocabulary (api), what the relay knows of the protocol (cdp),
+// the sockets' buffers (link) and internal/wire. It must not import package relay (the facade) nor another stage's package:
 // imports run from the facade to the stages to the core, never back.
 package person

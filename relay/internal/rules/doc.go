@@ -25,8 +25,7 @@
 // the Fetch domain — is the core's, because every concern's requests pass
 // through it; which origins are the relay's own is package origins.
 //
-// It imports the core, relay/internal/api, internal/wire and the standard
-// library. It must not import package relay (the facade) nor another
+// It imports the core, relay/internal/origins and the standard library. It must not import package relay (the facade) nor another
 // stage's package: imports run from the facade to the stages to the core,
 // never back.
 package rules

@@ -31,7 +31,7 @@
 // words) is blind.go here.
 //
 // It imports the core, relay/internal/access, relay/internal/api,
-// internal/wire and the standard library. It must not import package relay
+// relay/internal/cdp, internal/wire and the standard library. It must not import package relay
 // (the facade) nor another stage's package: imports run from the facade
 // to the stages to the core, never back.
 package tiers
