@@ -30,7 +30,7 @@ import (
 //     page answers nothing) and a page scale factor. Virtual time outlives
 //     it too, and nothing resets it: it is refused to clients
 //     (refusedForStop);
-//   - the client's sessions stay, as after a resume (resume.go): the
+//   - the client's sessions stay, as after a resume (the core's resume.go): the
 //     sessions of its frames and workers end, its execution contexts are
 //     cleared. What it had set is kept, and set again when the person
 //     resumes the automation.
@@ -103,7 +103,7 @@ func WantsStopRules(m *core.MethodInfo) bool {
 	return hasStopRule(m.Name) || (m.Domain == domainDebugger && !m.Enable && !m.Disable)
 }
 
-// domainDebugger is the Debugger domain's index (metrics.go).
+// domainDebugger is the Debugger domain's index (cdp.Domains).
 var domainDebugger = cdp.DomainIndex("Debugger")
 
 // startLifting starts undoing what the automation set, for the Stop by.

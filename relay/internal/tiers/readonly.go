@@ -37,7 +37,7 @@ func gate(c *core.ClientConn, k *core.Cmd, acc core.TabAccess) (refusal core.Dec
 			isolated := k.Isolated && k.Route.Tab.Guard != nil
 			c.Inst.Unlock()
 			if isolated {
-				break // the guard is in that world (tiers/worlds.go)
+				break // the guard is in that world (tiers.Worlds)
 			}
 			p, err := access.ForceNoSideEffects(k.Params)
 			if err != nil {
