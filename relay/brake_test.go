@@ -21,19 +21,28 @@ import (
 // Chrome's does: a script that never ends answers no more, and neither
 // does any command that runs on the main thread (Runtime.getIsolateId);
 // Debugger.pause still lands (Chrome sends it on its IO thread), and
-// Debugger.resume with terminateOnResume ends the script.
+// Debugger.resume with terminateOnResume ends the script. While paused, the
+// page answers what waited on its main thread, as Chrome's debugger loop
+// does: the answer comes right after the pause.
 type busyPage struct {
 	e  *fakeext.Ext // set once dialled
 	mu sync.Mutex
 	// busy: a script runs on the session (by id, "" for the tab's own)
 	// until its channel closes.
 	busy map[string]chan struct{}
+	// paused: the session is paused; looping: and its debugger's loop
+	// answers what waits (once the pause is told); wake closes as a loop
+	// starts.
+	paused, looping map[string]bool
+	wake            chan struct{}
 	// refusePause: Debugger.pause is refused (the Debugger is off).
 	refusePause bool
 	seen        []string // methods with params, as received
 }
 
-func newBusyPage() *busyPage { return &busyPage{busy: map[string]chan struct{}{}} }
+func newBusyPage() *busyPage {
+	return &busyPage{busy: map[string]chan struct{}{}, paused: map[string]bool{}, looping: map[string]bool{}, wake: make(chan struct{})}
+}
 
 // loop starts a script that never ends on session sid.
 func (b *busyPage) loop(sid string) chan struct{} {
@@ -67,13 +76,36 @@ func (b *busyPage) end(sid string) {
 	}
 }
 
-// wait waits until session sid's main thread is free.
+// wait waits until session sid's main thread is free, or runs the
+// debugger's loop.
 func (b *busyPage) wait(sid string) {
+	for {
+		b.mu.Lock()
+		ch, looping, wake := b.busy[sid], b.looping[sid], b.wake
+		b.mu.Unlock()
+		if ch == nil || looping {
+			return
+		}
+		select {
+		case <-ch:
+		case <-wake:
+		}
+	}
+}
+
+// pause pauses session sid, and says so, before its debugger loop answers
+// what waited.
+func (b *busyPage) pause(tab int, sid string) {
 	b.mu.Lock()
-	ch := b.busy[sid]
+	b.paused[sid] = true
 	b.mu.Unlock()
-	if ch != nil {
-		<-ch
+	b.e.Event(tab, sid, "Debugger.paused", map[string]any{"callFrames": []any{}, "reason": "other"})
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.paused[sid] {
+		b.looping[sid] = true
+		close(b.wake)
+		b.wake = make(chan struct{})
 	}
 }
 
@@ -102,10 +134,14 @@ func (b *busyPage) handler(tab int, sid, method string, params json.RawMessage) 
 			return nil, fakeext.CDPError(-32000, "Debugger agent is not enabled")
 		}
 		if b.isBusy(sid) {
-			go b.e.Event(tab, sid, "Debugger.paused", map[string]any{"callFrames": []any{}, "reason": "other"})
+			go b.pause(tab, sid)
 		}
 		return map[string]any{}, nil
 	case "Debugger.resume":
+		b.mu.Lock()
+		delete(b.paused, sid)
+		delete(b.looping, sid)
+		b.mu.Unlock()
 		if strings.Contains(string(params), `"terminateOnResume":true`) {
 			b.end(sid)
 		}
@@ -324,6 +360,40 @@ func TestBoundEndsScriptThatNeverEnds(t *testing.T) {
 	}
 	if n := len(page.received("Debugger.pause")); n != 1 {
 		t.Fatalf("%d pauses: the free page was paused too", n)
+	}
+}
+
+// TestBrakeNeverLeavesPagePaused: a paused page answers what waited on its
+// main thread at once, so the brake hears the pause and the page's answer
+// together; whichever it reads first, the page is resumed and the script
+// ended. Run on eight pages, as either order may come first.
+func TestBrakeNeverLeavesPagePaused(t *testing.T) {
+	t.Parallel()
+	bound := 100 * time.Millisecond
+	for i := range 8 {
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, core.Config{ScriptTimeout: bound})
+			page := newBusyPage()
+			e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: page.handler})
+			page.e = e
+			c := h.client()
+			sess := h.autoAttach(c)[0]
+			m := h.callMsg(c, sess, "Runtime.evaluate", map[string]any{"expression": "while(true){}"})
+			if m.Error == nil || m.Error.Message != person.MsgScriptEnded(bound) {
+				t.Fatalf("the script that never ends: %s", m.Raw)
+			}
+			h.waitFor("the page is free", func() bool { return !page.isBusy("") })
+			page.mu.Lock()
+			paused := page.paused[""]
+			page.mu.Unlock()
+			if paused {
+				t.Fatal("the page was left paused")
+			}
+			if got := page.received("Debugger.resume"); len(got) != 1 || !strings.Contains(got[0], `"terminateOnResume":true`) {
+				t.Fatalf("the brake: %v", page.received("Debugger."))
+			}
+		})
 	}
 }
 

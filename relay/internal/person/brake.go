@@ -93,6 +93,9 @@ type brakes struct {
 	m  map[brakeKey]*brake // guarded by mu
 	// watching: a watch of the client's script commands is armed.
 	watching bool // guarded by mu
+	// fresh: a script command came since the watch last looked; it may
+	// not have been among the pending calls yet.
+	fresh bool // guarded by mu
 }
 
 // pausedLocked is the event path's share: a Debugger.paused of session
@@ -152,15 +155,10 @@ func endScript(ctx context.Context, in *core.Instance, x *core.ExtConn, id int64
 	}
 	b.m[k] = br
 	b.mu.Unlock()
-	pauseAsked := false
 	defer func() {
 		b.mu.Lock()
-		if b.m[k] == br {
-			if pauseAsked && !br.landed {
-				br.stray = true
-			} else {
-				delete(b.m, k)
-			}
+		if b.m[k] == br && !br.stray {
+			delete(b.m, k)
 		}
 		b.mu.Unlock()
 	}()
@@ -190,42 +188,50 @@ func endScript(ctx context.Context, in *core.Instance, x *core.ExtConn, id int64
 		return false
 	case <-wait.C:
 	}
-	pauseAsked = true
 	b.mu.Lock()
 	br.asked = true
 	b.mu.Unlock()
 	if _, err := x.SendCommand(ctx, id, sid, "Debugger.pause", nil); err != nil {
-		pauseAsked = false
 		in.Log.Debug("brake: pause refused", "tab", id, "session", sid, "err", err)
 		return false
 	}
 	wait.Reset(pauseWait)
 	select {
 	case <-br.paused:
-		b.mu.Lock()
-		ended := br.ended
-		b.mu.Unlock()
-		// Resumed before the caller goes on (a Stop detaches next: a
-		// detach would let the script run on).
-		var p any
-		if ended {
-			if ending != nil {
-				ending()
-			}
-			p = map[string]bool{"terminateOnResume": true}
-		}
-		if _, err := x.SendCommand(ctx, id, sid, "Debugger.resume", p); err != nil {
-			in.Log.Debug("brake: resume", "tab", id, "session", sid, "err", err)
-			return false
-		}
-		return ended
 	case <-answered:
-		return false
 	case <-wait.C:
-		return false
 	case <-ctx.Done():
+	}
+	// Whatever came first, a pause that landed is resumed here. A paused
+	// page answers the isolate's question from its debugger loop, so the
+	// answer may come together with the pause: the brake never leaves a
+	// page paused. One that has not landed is the event path's (stray),
+	// decided under the lock that path takes.
+	b.mu.Lock()
+	landed, ended := br.landed, br.ended
+	if !landed {
+		br.stray = true
+	}
+	b.mu.Unlock()
+	if !landed {
 		return false
 	}
+	// Resumed before the caller goes on (a Stop detaches next: a detach
+	// would let the script run on), even if the caller gave up waiting.
+	var p any
+	if ended {
+		if ending != nil {
+			ending()
+		}
+		p = map[string]bool{"terminateOnResume": true}
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), in.Srv.Cfg.CallTimeout)
+	defer cancel()
+	if _, err := x.SendCommand(rctx, id, sid, "Debugger.resume", p); err != nil {
+		in.Log.Debug("brake: resume", "tab", id, "session", sid, "err", err)
+		return false
+	}
+	return ended
 }
 
 // brakeReset gives the relay back its own Debugger on session sid after a
@@ -387,6 +393,7 @@ func watchScripts(in *core.Instance) {
 	b := &instSlot.Of(in).brakes
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.fresh = true
 	if b.watching {
 		return
 	}
@@ -432,11 +439,16 @@ func checkScripts(in *core.Instance) {
 	}
 	x.Mu.Unlock()
 	b.mu.Lock()
-	if next == 0 {
-		b.watching = false
-	} else {
+	switch {
+	case next != 0:
 		time.AfterFunc(max(next, busyWait), func() { checkScripts(in) })
+	case b.fresh:
+		// A command that came as the watch looked: it is watched too.
+		time.AfterFunc(bound, func() { checkScripts(in) })
+	default:
+		b.watching = false
 	}
+	b.fresh = false
 	b.mu.Unlock()
 	for k := range late {
 		in.Tasks.Spawn("bound a script", func() {
