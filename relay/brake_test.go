@@ -571,12 +571,31 @@ func TestStopUndoesWhatTheAutomationSet(t *testing.T) {
 	if n := len(slices.DeleteFunc(slices.Clone(sent), func(s string) bool { return !strings.HasPrefix(s, "Runtime.enable") })); n != 1 || indexOf(sent, "Runtime.enable") < indexOf(sent, "chrome.debugger.attach") {
 		t.Errorf("the relay's Runtime not on again once with the attach: %v", sent)
 	}
-	// The client's session stays; it was told its contexts went.
-	h.event(c, from, "Runtime.executionContextsCleared")
+	// The client's session stays, and its view of the contexts stays as
+	// it was while stopped: a script it had just sent is refused for the
+	// person's Stop, not taken for a navigation. A context the page makes
+	// meanwhile is withheld.
+	e.Event(1, "", "Runtime.executionContextCreated", map[string]any{"context": map[string]any{"id": 2, "origin": "https://a.example", "name": "",
+		"uniqueId": "u2", "auxData": map[string]any{"isDefault": true, "type": "default", "frameId": tid(1)}}})
+	e.Event(1, "", "Page.lifecycleEvent", map[string]any{"frameId": tid(1), "loaderId": "L", "name": "marker", "timestamp": 1})
+	_, upTo := h.event(c, from, "Page.lifecycleEvent") // the relay has read the context's event
+	for _, m := range c.Messages()[from:upTo] {
+		if strings.HasPrefix(m.Method, "Runtime.executionContext") {
+			t.Fatalf("the client heard of its contexts while stopped: %s", m.Raw)
+		}
+	}
 
 	before = len(e.Commands())
+	from = len(c.Messages())
 	if err := in.Resume("viewer-1"); err != nil {
 		t.Fatal(err)
+	}
+	// Resume brings the client's view up to date: the contexts it knew are
+	// gone, and the page's are announced, before its commands go on.
+	cleared, ci := h.event(c, from, "Runtime.executionContextsCleared")
+	created, cr := h.event(c, from, "Runtime.executionContextCreated")
+	if !strings.Contains(string(created.Raw), `"id":2`) || ci > cr {
+		t.Fatalf("after Resume: %s (at %d), then %s (at %d)", cleared.Raw, ci, created.Raw, cr)
 	}
 	h.call(c, sess, "DOM.describeNode", map[string]any{"backendNodeId": 1})
 	sent = sentOn(e, before)

@@ -282,7 +282,9 @@ func (st *State) Suspend(t *Tab, why string) {
 		delete(st.Sessions, cs.Id)
 	}
 	for _, s := range st.topSessions(t) {
-		if s.Enabled["Runtime"] && s.idJSON != nil {
+		// While the automation is stopped, its view of the contexts stays
+		// as it was until Resume (contextsFrozen).
+		if s.Enabled["Runtime"] && s.idJSON != nil && st.StoppedBy == "" {
 			c.EventRaw("Runtime.executionContextsCleared", s, []byte("{}"))
 		}
 	}

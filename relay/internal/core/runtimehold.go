@@ -58,7 +58,44 @@ func (st *State) runtimeWanted(t *Tab, sid string, s *Session, method []byte) bo
 	if sc := t.Ctxs[sid]; sc == nil || !sc.held {
 		return true
 	}
-	return s.runtimeOn()
+	return s.runtimeOn() && !st.contextsFrozen(method)
+}
+
+// contextsFrozen reports whether an event of method is withheld from the
+// client because the automation is stopped: while it is, the client's
+// view of a tab's execution contexts stays as it was, and Resume brings it
+// up to date (ResyncContexts). A Stop ends the relay's debugger session
+// on the tab (person's stopundo.go), and a client told then that its
+// contexts are gone takes a script it had just sent for a navigation
+// ("Execution context was destroyed") rather than for the person's Stop,
+// which every command meets while stopped.
+func (st *State) contextsFrozen(method []byte) bool {
+	return st.StoppedBy != "" && BytesHasPrefix(method, "Runtime.executionContext")
+}
+
+// ResyncContexts tells every client session with Runtime on of its tab's
+// contexts as they are now, after a Stop froze its view: that the ones it
+// knew are gone (Runtime.executionContextsCleared), and then each context
+// (replayContexts). Called by Resume with the lock held.
+func (st *State) ResyncContexts() {
+	if st.Client == nil {
+		return
+	}
+	for _, s := range st.Sessions {
+		t := s.Tab
+		if t == nil || !st.Live(s) || !s.runtimeOn() {
+			continue
+		}
+		sid := ""
+		if s.Child {
+			sid = s.Id
+		}
+		if sc := t.Ctxs[sid]; sc == nil || !sc.held {
+			continue
+		}
+		st.Client.EventRaw("Runtime.executionContextsCleared", s, []byte("{}"))
+		st.replayContexts(t, sid, s)
+	}
 }
 
 // The switch is answered beside the client's read loop (Blocking), once

@@ -106,6 +106,9 @@ func Resume(in *core.Instance, by string) error {
 	// its tabs go on (stopundo.go).
 	afterResume(in, st, st.Ext)
 	st.StoppedBy = ""
+	// The client's view of the contexts, frozen while stopped, is brought
+	// up to date before its commands go through again.
+	st.ResyncContexts()
 	refused, since := st.RefusedStopped, st.StoppedAt
 	in.IsStopped.Store(false)
 	st.NewRunContext()
