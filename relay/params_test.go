@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -18,10 +19,10 @@ import (
 // The relay reads the URL of exactly the commands whose URL the policy
 // judges, from the field the policy names.
 func TestURLMethodsAgreeWithPolicy(t *testing.T) {
-	if got, want := slices.Sorted(maps.Keys(core.UrlMethods)), denylist.URLMethods(); !slices.Equal(got, want) {
+	if got, want := slices.Sorted(maps.Keys(cdp.UrlMethods)), denylist.URLMethods(); !slices.Equal(got, want) {
 		t.Fatalf("relay reads the URL of %v, the policy judges %v", got, want)
 	}
-	for m, key := range core.UrlMethods {
+	for m, key := range cdp.UrlMethods {
 		if name, _, _, _ := denylist.URLParam(m); name != key {
 			t.Errorf("%s: relay reads %q, the policy names %q", m, key, name)
 		}
@@ -84,7 +85,7 @@ var argsCases = []struct {
 
 func TestArgsReadAsChrome(t *testing.T) {
 	for _, tc := range argsCases {
-		var a core.Args
+		var a cdp.Args
 		err := core.ArgsOf(core.LookupMethod([]byte(tc.method)), []byte(tc.params), &a)
 		if (err != nil) != tc.wantErr {
 			t.Errorf("%s %s: err %v, want error %v", tc.method, tc.params, err, tc.wantErr)
@@ -94,7 +95,7 @@ func TestArgsReadAsChrome(t *testing.T) {
 			t.Errorf("%s %s: url %q (%v), want %q (%v)", tc.method, tc.params, a.Url, a.HasURL, tc.url, tc.hasURL)
 		}
 	}
-	var a core.Args
+	var a cdp.Args
 	if err := core.ArgsOf(core.LookupMethod([]byte("Target.attachToTarget")), []byte(`{"targetId":"T","Flatten":true}`), &a); err != nil || a.Flatten != nil {
 		t.Errorf("Flatten (not flatten) read as %v, %v", a.Flatten, err)
 	}
@@ -107,12 +108,12 @@ func FuzzArgs(f *testing.F) {
 	for _, tc := range argsCases {
 		f.Add(tc.method, []byte(tc.params))
 	}
-	for m := range core.DecodedMethods {
+	for m := range cdp.DecodedMethods {
 		f.Add(m, []byte(`{"url":"https://a.test/","targetId":"T","sessionId":"S","flatten":true,"files":["/x"]}`))
 	}
 	f.Fuzz(func(t *testing.T, method string, params []byte) {
 		m := core.LookupMethod([]byte(method))
-		var a core.Args
+		var a cdp.Args
 		if wire.Valid(params) != nil || len(params) == 0 || params[0] != '{' {
 			return
 		}

@@ -2,7 +2,8 @@
 // itself, apart from any client, tab or policy: the protocol's command and
 // event names (the list the relay serves at /json/protocol), its domains,
 // its error codes, the ids it mints in Chrome's format, the reading of a
-// command's params as Chrome reads them (exact keys, no key twice), which
+// command's params as Chrome reads them (exact keys, no key twice), the
+// params the relay judges, decoded once for every stage (args.go), which
 // params name an execution context and how (contexts.go), and
 // Chrome's texts for a tab its browser's policy keeps the debugger out of
 // (policyrefusal.go).

@@ -15,6 +15,7 @@ import (
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/internal/wslimit"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
 
@@ -176,7 +177,7 @@ type Call struct {
 	Method string
 	Sess   *Session // the session the command named; its reply names it too
 	Params []byte
-	Args   Args      // the decoded params, as the stages judged them
+	Args   cdp.Args  // the decoded params, as the stages judged them
 	Acc    TabAccess // the access of the tab the command's session is on
 	// via and replyTo are the command's route (pipeline.go): for a task
 	// that forwards the command itself.

@@ -54,8 +54,8 @@ func (c *ClientConn) setDiscoverTargets(k Call) {
 		flag = &s.discover
 	}
 	was := *flag
-	*flag = k.Args.discover
-	if k.Args.discover && !was {
+	*flag = k.Args.Discover
+	if k.Args.Discover && !was {
 		// As Chrome does: every existing target is reported before the
 		// reply.
 		for _, t := range st.SortedTabs() {
@@ -110,7 +110,7 @@ func (c *ClientConn) CallCtx() (context.Context, context.CancelFunc) {
 func (c *ClientConn) createTarget(k Call) {
 	in := c.Inst
 	st := in.Lock()
-	known := k.Args.browserContextID == "" || st.knownContext(k.Args.browserContextID)
+	known := k.Args.BrowserContextID == "" || st.knownContext(k.Args.BrowserContextID)
 	room := st.tabRoom("a tab the client asked for")
 	in.Unlock()
 	if !known {
@@ -135,7 +135,7 @@ func (c *ClientConn) createTarget(k Call) {
 	}
 	ctx, cancel := c.CallCtx()
 	defer cancel()
-	res, err := c.Ext().Call(ctx, "chrome.tabs.create", map[string]any{"url": first, "active": !k.Args.background})
+	res, err := c.Ext().Call(ctx, "chrome.tabs.create", map[string]any{"url": first, "active": !k.Args.Background})
 	if err != nil {
 		c.Fail(k, CodeServerError, "cdprelay: create tab: "+err.Error())
 		return

@@ -93,7 +93,7 @@ func (in *Instance) enableFence(x *ExtConn, t *Tab, sid string) {
 // the relay's pattern and the client's. The state is recorded as it is
 // decided (FetchState.Rewrite); the rewritten params go to Chrome
 // as the client's command.
-func (st *State) fetchRewrite(t *Tab, sid string, a *Args, enable bool, replyTo *Session) []byte {
+func (st *State) fetchRewrite(t *Tab, sid string, a *cdp.Args, enable bool, replyTo *Session) []byte {
 	fs := t.fetchOf(sid)
 	if enable {
 		// A further session on the tab gets the pauses too, as it would
@@ -105,7 +105,7 @@ func (st *State) fetchRewrite(t *Tab, sid string, a *Args, enable bool, replyTo 
 			replyTo.Enabled["Fetch"] = true
 		}
 	}
-	return fs.Rewrite(a.patterns, a.handleAuth, enable)
+	return fs.Rewrite(a.Patterns, a.HandleAuth, enable)
 }
 
 // pausedAction is the backstop's decision on one paused request.

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/cdprelay/cdprelay/relay/internal/access"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
@@ -25,7 +26,7 @@ type MethodInfo struct {
 	UrlKey string
 	// Decode reads the params that a stage judges or the emulation acts
 	// on (params.go); nil: none are read.
-	Decode func(params []byte, a *Args) error
+	Decode func(params []byte, a *cdp.Args) error
 	// enable/disable: X.enable or X.disable, whose switch is watched on a
 	// tab's top-level sessions (sessions.go).
 	Enable, Disable bool
@@ -96,8 +97,8 @@ func newMethodInfo(name string) *MethodInfo {
 	m := &MethodInfo{Name: name, Domain: cdp.DomainOf([]byte(name))}
 	m.Enable = strings.HasSuffix(name, ".enable")
 	m.Disable = strings.HasSuffix(name, ".disable")
-	m.UrlKey = UrlMethods[name]
-	m.Decode = DecodedMethods[name]
+	m.UrlKey = cdp.UrlMethods[name]
+	m.Decode = cdp.DecodedMethods[name]
 	m.Replay = ReplayOf(name)
 	for _, d := range uniqueDomains {
 		m.Unique = m.Unique || strings.HasPrefix(name, d)
@@ -116,12 +117,12 @@ func buildMethodTable() map[string]*MethodInfo {
 		t[name] = newMethodInfo(name)
 	}
 	// The relay's own, and any it decodes that cdproto may lack.
-	for name := range DecodedMethods {
+	for name := range cdp.DecodedMethods {
 		if t[name] == nil {
 			t[name] = newMethodInfo(name)
 		}
 	}
-	for name := range UrlMethods {
+	for name := range cdp.UrlMethods {
 		if t[name] == nil {
 			t[name] = newMethodInfo(name)
 		}
@@ -210,4 +211,39 @@ var brakeMethods = map[string]bool{
 	"Runtime.evaluate": true, "Runtime.callFunctionOn": true, "Runtime.runScript": true, "Runtime.awaitPromise": true,
 	"Debugger.enable": true, "Debugger.disable": true, "Debugger.setSkipAllPauses": true,
 	"Page.setWebLifecycleState": true,
+}
+
+// ArgsOf decodes the params of m into a. Nothing is read for a method
+// whose params the relay does not judge.
+func ArgsOf(m *MethodInfo, params []byte, a *cdp.Args) error {
+	if m.Unique && params != nil && !jsontext.Value(params).IsValid(jsontext.AllowInvalidUTF8(true)) {
+		// The frame is valid JSON (the envelope codec checked it): what is
+		// left is a name given twice in one object.
+		return &cdp.ParamsError{Msg: "Invalid parameters: params carry a key twice"}
+	}
+	if m.UrlKey != "" {
+		u, found, err := ExactString(params, m.UrlKey)
+		if err != nil {
+			return err
+		}
+		a.Url, a.HasURL = u, found
+	}
+	if m.Decode == nil {
+		return nil
+	}
+	if err := m.Decode(params, a); err != nil {
+		return cdp.InvalidParams(err)
+	}
+	return nil
+}
+
+// Params are read as Chrome reads them (cdp/params.go), by the short names
+// the relay's many callers use. Functions rather than variables, so that
+// they inline and the compiler still sees what escapes on the per-message
+// path.
+
+func DecodeStruct(params []byte, v any) error { return cdp.DecodeStruct(params, v) }
+
+func ExactString(params []byte, key string) (val string, found bool, err error) {
+	return cdp.ExactString(params, key)
 }

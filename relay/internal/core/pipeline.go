@@ -5,6 +5,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
 // The command pipeline: in what order a client command is judged.
@@ -69,7 +70,7 @@ type Cmd struct {
 	Env    wire.Envelope // aliases the read buffer
 	M      *MethodInfo
 	Route  route
-	Args   Args
+	Args   cdp.Args
 	Params []byte // what is forwarded: the client's params or a stage's rewrite
 	Out    outcome
 	// ask is the policy's Ask decision, for the ask stage; held is the
@@ -110,7 +111,7 @@ const (
 // Handle runs one well-formed command through the commands table
 // (order.go).
 func (c *ClientConn) Handle(k *Cmd) {
-	k.M, k.Route, k.Args, k.Params, k.Out, k.Ask, k.Held, k.Isolated = LookupMethod(k.Env.Method), route{}, Args{}, k.Env.Params, outcome{}, Decision{}, nil, false
+	k.M, k.Route, k.Args, k.Params, k.Out, k.Ask, k.Held, k.Isolated = LookupMethod(k.Env.Method), route{}, cdp.Args{}, k.Env.Params, outcome{}, Decision{}, nil, false
 	k.Policy = c.Inst.policyNow()
 	c.runCommand(k, k.M.Plan)
 	c.observe(k)
@@ -119,7 +120,7 @@ func (c *ClientConn) Handle(k *Cmd) {
 // judge runs a command taken off a line (lines.go) through the stages
 // after it, judged again as if it had just arrived.
 func (c *ClientConn) judge(k *Cmd) {
-	k.M, k.Route, k.Args, k.Params, k.Out, k.Ask, k.Isolated = LookupMethod(k.Env.Method), route{}, Args{}, k.Env.Params, outcome{}, Decision{}, false
+	k.M, k.Route, k.Args, k.Params, k.Out, k.Ask, k.Isolated = LookupMethod(k.Env.Method), route{}, cdp.Args{}, k.Env.Params, outcome{}, Decision{}, false
 	k.Policy = c.Inst.policyNow()
 	c.runCommand(k, k.M.Plan&^arrivalStages)
 	c.observe(k)

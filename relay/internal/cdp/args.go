@@ -1,10 +1,4 @@
-package core
-
-import (
-	"github.com/go-json-experiment/json/jsontext"
-
-	"github.com/cdprelay/cdprelay/relay/internal/cdp"
-)
+package cdp
 
 // Params read once, as Chrome reads them.
 //
@@ -19,29 +13,29 @@ import (
 // params stay the bytes the client sent.
 
 // Args are the decoded params of one command. Which fields are set
-// depends on the method (argsOf).
+// depends on the method (the core's ArgsOf).
 type Args struct {
-	Url    string // the URL the fence judges (urlMethods)
+	Url    string // the URL the fence judges (UrlMethods)
 	HasURL bool   // the command carries one
 
 	TargetID               string
 	SessionID              string
 	Flatten                *bool
 	AutoAttach             bool
-	waitForDebuggerOnStart bool
-	background             bool
-	newWindow              bool
-	browserContextID       string
-	discover               bool
+	WaitForDebuggerOnStart bool
+	Background             bool
+	NewWindow              bool
+	BrowserContextID       string
+	Discover               bool
 	EventsEnabled          bool
 	DownloadBehavior       string // Browser/Page.setDownloadBehavior's behavior
 	DownloadPath           string // and downloadPath (package browser)
-	patterns               []cdp.FetchPattern
-	handleAuth             bool
+	Patterns               []FetchPattern
+	HandleAuth             bool
 	Files                  []string // files a command makes the page read
 }
 
-// urlMethods are the commands whose URL the fence judges, with the name of
+// UrlMethods are the commands whose URL the fence judges, with the name of
 // the field that carries it; the policy's table (denylist.URLParam) names
 // the same.
 var UrlMethods = map[string]string{
@@ -51,7 +45,7 @@ var UrlMethods = map[string]string{
 	"Fetch.continueRequest":       "url",
 }
 
-// decodedMethods are the methods whose params are decoded into args, and
+// DecodedMethods are the methods whose params are decoded into args, and
 // how.
 var DecodedMethods = map[string]func(params []byte, a *Args) error{
 	"Page.navigate":               decodeNothingMore,
@@ -64,7 +58,7 @@ var DecodedMethods = map[string]func(params []byte, a *Args) error{
 			BrowserContextID string `json:"browserContextId"`
 		}
 		err := DecodeStruct(p, &v)
-		a.background, a.newWindow, a.browserContextID = v.Background, v.NewWindow, v.BrowserContextID
+		a.Background, a.NewWindow, a.BrowserContextID = v.Background, v.NewWindow, v.BrowserContextID
 		return err
 	},
 	"Target.closeTarget":         decodeTargetID,
@@ -97,7 +91,7 @@ var DecodedMethods = map[string]func(params []byte, a *Args) error{
 			Flatten                *bool `json:"flatten"`
 		}
 		err := DecodeStruct(p, &v)
-		a.AutoAttach, a.waitForDebuggerOnStart, a.Flatten = v.AutoAttach, v.WaitForDebuggerOnStart, v.Flatten
+		a.AutoAttach, a.WaitForDebuggerOnStart, a.Flatten = v.AutoAttach, v.WaitForDebuggerOnStart, v.Flatten
 		return err
 	},
 	"Target.setDiscoverTargets": func(p []byte, a *Args) error {
@@ -105,7 +99,7 @@ var DecodedMethods = map[string]func(params []byte, a *Args) error{
 			Discover bool `json:"discover"`
 		}
 		err := DecodeStruct(p, &v)
-		a.discover = v.Discover
+		a.Discover = v.Discover
 		return err
 	},
 	"Browser.setDownloadBehavior": decodeDownloadBehavior,
@@ -130,11 +124,11 @@ var DecodedMethods = map[string]func(params []byte, a *Args) error{
 	},
 	"Fetch.enable": func(p []byte, a *Args) error {
 		var v struct {
-			Patterns           []cdp.FetchPattern `json:"patterns"`
-			HandleAuthRequests bool               `json:"handleAuthRequests"`
+			Patterns           []FetchPattern `json:"patterns"`
+			HandleAuthRequests bool           `json:"handleAuthRequests"`
 		}
 		err := DecodeStruct(p, &v)
-		a.patterns, a.handleAuth = v.Patterns, v.HandleAuthRequests
+		a.Patterns, a.HandleAuth = v.Patterns, v.HandleAuthRequests
 		return err
 	},
 }
@@ -150,41 +144,6 @@ func decodeTargetID(p []byte, a *Args) error {
 	err := DecodeStruct(p, &v)
 	a.TargetID = v.TargetID
 	return err
-}
-
-// Params are read as Chrome reads them (cdp/params.go), by the short names
-// the relay's many callers use. Functions rather than variables, so that
-// they inline and the compiler still sees what escapes on the per-message
-// path.
-
-func DecodeStruct(params []byte, v any) error { return cdp.DecodeStruct(params, v) }
-
-func ExactString(params []byte, key string) (val string, found bool, err error) {
-	return cdp.ExactString(params, key)
-}
-
-// ArgsOf decodes the params of m into a. Nothing is read for a method
-// whose params the relay does not judge.
-func ArgsOf(m *MethodInfo, params []byte, a *Args) error {
-	if m.Unique && params != nil && !jsontext.Value(params).IsValid(jsontext.AllowInvalidUTF8(true)) {
-		// The frame is valid JSON (the envelope codec checked it): what is
-		// left is a name given twice in one object.
-		return &cdp.ParamsError{Msg: "Invalid parameters: params carry a key twice"}
-	}
-	if m.UrlKey != "" {
-		u, found, err := ExactString(params, m.UrlKey)
-		if err != nil {
-			return err
-		}
-		a.Url, a.HasURL = u, found
-	}
-	if m.Decode == nil {
-		return nil
-	}
-	if err := m.Decode(params, a); err != nil {
-		return cdp.InvalidParams(err)
-	}
-	return nil
 }
 
 // decodeDownloadBehavior reads Browser.setDownloadBehavior's and
