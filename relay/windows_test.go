@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
@@ -147,7 +148,7 @@ func FuzzDetachEvents(f *testing.F) {
 	f.Add([]byte(`[{"tabId":1},"canceled_by_user"]`), []byte(`[1,null]`))
 	f.Add([]byte(`[{"tabId":1},"target_closed","cause"]`), []byte(`[1,{"withdrawn":"yes"}]`))
 	f.Fuzz(func(t *testing.T, detach, removed []byte) {
-		if core.ParseDetachCause(detach).Text() == "" && core.ParseDetachCause(detach).Cause != "" {
+		if cdp.ParseDetachCause(detach).Text() == "" && cdp.ParseDetachCause(detach).Cause != "" {
 			t.Errorf("a cause without words: %q", detach)
 		}
 		srv, err := New(core.Config{})

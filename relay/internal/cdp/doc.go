@@ -4,7 +4,8 @@
 // its error codes, the ids it mints in Chrome's format, the reading of a
 // command's params as Chrome reads them (exact keys, no key twice), the
 // params the relay judges, decoded once for every stage (args.go), which
-// params name an execution context and how (contexts.go), and
+// params name an execution context and how (contexts.go), why Chrome
+// detached a tab by itself, in our extension's words (detach.go), and
 // Chrome's texts for a tab its browser's policy keeps the debugger out of
 // (policyrefusal.go).
 //

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
 // A client's page lives as long as its tab.
@@ -241,11 +242,11 @@ func (t *Tab) forgetReplay() {
 // with the external protocol's request long enough that setting again what
 // the client had set does not end in time, and the client's page would
 // close anyway, later.
-func (st *State) waitOnDetach(t *Tab, d detachCause) bool {
-	if d.Cause != causeRestrictedURL || !st.mayWait(t) {
+func (st *State) waitOnDetach(t *Tab, d cdp.DetachCause) bool {
+	if d.Cause != cdp.CauseRestrictedURL || !st.mayWait(t) {
 		return false
 	}
-	st.suspendAway(t, whyAwayPage, d.short(), true)
+	st.suspendAway(t, whyAwayPage, d.Short(), true)
 	return true
 }
 

@@ -263,12 +263,12 @@ func (in *Instance) OnTabRemoved(x *ExtConn, params []byte) {
 	why, status := "", "tab no longer shared"
 	switch {
 	case info.ReplacedBy != 0:
-		why = detachCause{Cause: causeDiscarded}.Text()
+		why = cdp.DetachCause{Cause: cdp.CauseDiscarded}.Text()
 		status = why
 	case info.Withdrawn:
-		why = detachCause{Cause: info.Cause}.Text()
+		why = cdp.DetachCause{Cause: info.Cause}.Text()
 		if why == "" {
-			why = detachCause{Cause: causeUnknown}.Text()
+			why = cdp.DetachCause{Cause: cdp.CauseUnknown}.Text()
 		}
 		status = why
 	}
@@ -297,9 +297,9 @@ func (in *Instance) OnDetach(x *ExtConn, params []byte) {
 		return
 	}
 	reason, _ := wire.Unquote(args[1])
-	d := ParseDetachCause(args[2])
+	d := cdp.ParseDetachCause(args[2])
 	if d.Cause == "" && string(reason) == "canceled_by_user" {
-		d.Cause = causeCanceledByUser
+		d.Cause = cdp.CauseCanceledByUser
 	}
 	st := in.Lock()
 	t := st.Tabs[src.TabID]
@@ -314,7 +314,7 @@ func (in *Instance) OnDetach(x *ExtConn, params []byte) {
 	// The frame guard removed the frame: the tab can be attached at once,
 	// and the client's sessions carry on (resume.go), unless the other
 	// extension keeps putting its frame back.
-	resumable := d.Cause == causeExtensionFrame && d.Cleared && t.Resuming == nil && t.Session != nil && c != nil
+	resumable := d.Cause == cdp.CauseExtensionFrame && d.Cleared && t.Resuming == nil && t.Session != nil && c != nil
 	if resumable && !t.mayResume(time.Now()) {
 		resumable, why = false, whyFrameLoop
 	}
@@ -328,7 +328,7 @@ func (in *Instance) OnDetach(x *ExtConn, params []byte) {
 	probe, resume := false, false
 	var hs []*TabHandle
 	switch {
-	case t.Resuming != nil && d.Cause != causeCanceledByUser:
+	case t.Resuming != nil && d.Cause != cdp.CauseCanceledByUser:
 		// Detached again while being resumed: the resume tries again.
 		t.SetState(TabDetached, nil)
 		in.Unlock()
@@ -336,11 +336,11 @@ func (in *Instance) OnDetach(x *ExtConn, params []byte) {
 	case resumable:
 		st.Suspend(t, whyResuming)
 		resume = true
-	case d.Cause == causeCanceledByUser:
+	case d.Cause == cdp.CauseCanceledByUser:
 		// The person cancelled the debugging bar: the tab is theirs again.
 		hs = st.removeTab(t, why)
 		lastGone = len(st.Tabs) == 0
-	case d.Cause == causeTabClosed:
+	case d.Cause == cdp.CauseTabClosed:
 		// onRemoved follows; Chrome says nothing more of a closed tab.
 		st.browserDetached(t, status, "")
 	case st.waitOnDetach(t, d):
@@ -348,7 +348,7 @@ func (in *Instance) OnDetach(x *ExtConn, params []byte) {
 		// (away.go).
 		target := t.TargetID
 		in.Unlock()
-		in.Observe(Event{Actor: api.ActorExtension, Kind: api.KindDetach, Target: target, Outcome: api.OutcomeOK, Detail: "detached by the browser: " + d.short()})
+		in.Observe(Event{Actor: api.ActorExtension, Kind: api.KindDetach, Target: target, Outcome: api.OutcomeOK, Detail: "detached by the browser: " + d.Short()})
 		x.failDetached(map[int64]bool{src.TabID: true})
 		return
 	default:
@@ -366,7 +366,7 @@ func (in *Instance) OnDetach(x *ExtConn, params []byte) {
 	target := t.TargetID
 	in.Unlock()
 	if d.Cause != "" {
-		in.Observe(Event{Actor: api.ActorExtension, Kind: api.KindDetach, Target: target, Outcome: api.OutcomeOK, Detail: "detached by the browser: " + d.short()})
+		in.Observe(Event{Actor: api.ActorExtension, Kind: api.KindDetach, Target: target, Outcome: api.OutcomeOK, Detail: "detached by the browser: " + d.Short()})
 	}
 	if resume {
 		in.Tasks.Spawn("resume", func() { in.resume(x, t) })

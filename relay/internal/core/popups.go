@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
 // Tabs opened from a shared tab. A popup the automation opened (a
@@ -81,7 +82,7 @@ func (in *Instance) restrictedPopup(x *ExtConn, et extTab) {
 	if url == "" {
 		url = et.PendingURL
 	}
-	why := detachCause{Cause: causeRestrictedURL}.Text()
+	why := cdp.DetachCause{Cause: cdp.CauseRestrictedURL}.Text()
 	st = in.Lock()
 	defer in.Unlock()
 	if st.Client != c {
@@ -131,5 +132,5 @@ func (in *Instance) unattachablePopup(c *ClientConn, t *Tab, err error) {
 	}
 	ti := st.TargetInfo(t)
 	ti.URL, ti.Title = api.Origin(t.Url), ""
-	st.letGoPopup(c, ti, detachCause{Cause: causeRestrictedURL}.Text())
+	st.letGoPopup(c, ti, cdp.DetachCause{Cause: cdp.CauseRestrictedURL}.Text())
 }
