@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/metrics"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 )
@@ -70,7 +71,7 @@ func zeroAllocs(t *testing.T, in *core.Instance, dir int, f func()) {
 func TestForwardCommandAllocs(t *testing.T) {
 	in, c, x, stop := benchInstance(t)
 	defer stop()
-	zeroAllocs(t, in, core.DirCommand, func() {
+	zeroAllocs(t, in, metrics.DirCommand, func() {
 		k := &c.Cmd
 		if err := wire.DecodeCommand(benchCommand, &k.Env); err != nil {
 			t.Fatal(err)
@@ -88,7 +89,7 @@ func TestForwardReplyAllocs(t *testing.T) {
 	defer stop()
 	s := in.St.Sessions["pw-tab-1"]
 	var m wire.ExtMessage
-	zeroAllocs(t, in, core.DirReply, func() {
+	zeroAllocs(t, in, metrics.DirReply, func() {
 		x.Mu.Lock()
 		x.Pending[1] = core.PendingCall{Kind: core.CallClient, Client: c, ClientID: 42, ReplyTo: s, Via: s, TabID: 7, Tab: s.Tab, M: benchMethod}
 		c.Inflight.Add(1)
@@ -107,7 +108,7 @@ func TestForwardEventAllocs(t *testing.T) {
 	in, _, x, stop := benchInstance(t)
 	defer stop()
 	var m wire.ExtMessage
-	zeroAllocs(t, in, core.DirEvent, func() {
+	zeroAllocs(t, in, metrics.DirEvent, func() {
 		if err := wire.DecodeExt(benchEvent, &m); err != nil {
 			t.Fatal(err)
 		}
@@ -119,7 +120,7 @@ func TestForwardEventRedactedAllocs(t *testing.T) {
 	in, _, x, stop := benchInstance(t)
 	defer stop()
 	var m wire.ExtMessage
-	zeroAllocs(t, in, core.DirEvent, func() {
+	zeroAllocs(t, in, metrics.DirEvent, func() {
 		if err := wire.DecodeExt(benchExtraInfo, &m); err != nil {
 			t.Fatal(err)
 		}

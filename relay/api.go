@@ -8,6 +8,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/metrics"
 	"github.com/cdprelay/cdprelay/relay/internal/person"
 	"github.com/cdprelay/cdprelay/relay/internal/rules"
 )
@@ -21,7 +22,7 @@ import (
 type (
 	Config          = core.Config
 	DownloadsConfig = core.DownloadsConfig
-	Metrics         = core.Metrics
+	Metrics         = metrics.Metrics
 	SecretSource    = core.SecretSource
 	Instance        = core.Instance
 	SavedInstance   = core.SavedInstance

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/metrics"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -51,11 +52,11 @@ func TestMetricsValues(t *testing.T) {
 		c    prometheus.Collector
 		want float64
 	}{
-		{"commands Runtime", met.Messages[core.DirCommand][cdp.DomainIndex("Runtime")], float64(3 + 10 - limited)},
-		{"commands Network", met.Messages[core.DirCommand][cdp.DomainIndex("Network")], 1},
-		{"commands Target", met.Messages[core.DirCommand][cdp.DomainIndex("Target")], 1},
-		{"replies Runtime", met.Messages[core.DirReply][cdp.DomainIndex("Runtime")], float64(3 + 10 - limited)},
-		{"events Log", met.Messages[core.DirEvent][cdp.DomainIndex("Log")], 1},
+		{"commands Runtime", met.Messages[metrics.DirCommand][cdp.DomainIndex("Runtime")], float64(3 + 10 - limited)},
+		{"commands Network", met.Messages[metrics.DirCommand][cdp.DomainIndex("Network")], 1},
+		{"commands Target", met.Messages[metrics.DirCommand][cdp.DomainIndex("Target")], 1},
+		{"replies Runtime", met.Messages[metrics.DirReply][cdp.DomainIndex("Runtime")], float64(3 + 10 - limited)},
+		{"events Log", met.Messages[metrics.DirEvent][cdp.DomainIndex("Log")], 1},
 		{"refused getAllCookies", met.Refused.WithLabelValues("deny", "method:Network.getAllCookies"), 1},
 		{"rate limited", met.Limited[core.LimitRate], float64(limited)},
 		{"client connections", met.Connections.WithLabelValues(api.ActorClient), 1},

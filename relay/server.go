@@ -67,7 +67,13 @@ func New(cfg core.Config) (*Server, error) {
 	s.SetTenants(TenantRules{})
 	s.public = cfg.Public
 	s.Relay.Instances = s.Instances
-	cfg.Metrics.RegisterInstances(s.Instances)
+	cfg.Metrics.RegisterInstances(func() []string {
+		var states []string
+		for _, in := range s.Instances() {
+			states = append(states, in.LifeState())
+		}
+		return states
+	})
 	guid := cfg.DefaultGUID
 	if guid == "" {
 		guid = cdp.NewGUID()

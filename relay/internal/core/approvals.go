@@ -90,7 +90,7 @@ func (in *Instance) answerApproval(id int64, approve bool, answer, by string) er
 	in.StartDrain(st, h.Key)
 	target := TargetOf(h.Key.Tab)
 	in.Unlock()
-	in.Srv.Cfg.Metrics.approvals[answer].Inc()
+	in.Srv.Cfg.Metrics.Approvals[answer].Inc()
 	if answer == answerTimeout {
 		by = "" // nobody
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
+	"github.com/cdprelay/cdprelay/relay/internal/metrics"
 )
 
 // Config is the relay's configuration. The zero value of every field means
@@ -149,7 +150,7 @@ type Config struct {
 
 	// Metrics counts messages, refusals and latencies. Default: counted
 	// but not registered anywhere.
-	Metrics *Metrics
+	Metrics *metrics.Metrics
 
 	// Policy decides client commands. Default: allow everything. It can be
 	// replaced while running with Server.SetPolicy.

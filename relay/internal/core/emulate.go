@@ -1,6 +1,9 @@
 package core
 
-import "github.com/cdprelay/cdprelay/relay/internal/api"
+import (
+	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
+)
 
 // Browser-level emulation: the methods a tab-level chrome.debugger session
 // cannot serve, answered by the relay as Chrome's browser target would.
@@ -105,7 +108,7 @@ func Emulated(m *MethodInfo, s *Session) *Emulation {
 			return &emHistoryEntry
 		}
 	}
-	if m.Domain == domainBrowser || (browserLevel && m.Domain == DomainTarget) {
+	if m.Domain == cdp.DomainBrowser || (browserLevel && m.Domain == cdp.DomainTarget) {
 		return &emUnsupported
 	}
 	if s != nil && s.Tab != nil && (m.Name == "Runtime.enable" || m.Name == "Runtime.disable") {

@@ -4,6 +4,7 @@ import (
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/link"
+	"github.com/cdprelay/cdprelay/relay/internal/metrics"
 )
 
 // The tab → client path: one chrome.debugger.onEvent goes to the client
@@ -211,7 +212,7 @@ func (in *Instance) FenceChild(e *EventMsg) bool {
 
 // CountEvent (core.Count): what reaches the client is counted.
 func (in *Instance) CountEvent(e *EventMsg) bool {
-	in.Srv.Cfg.Metrics.count(DirEvent, e.Method, len(e.Params))
+	in.Srv.Cfg.Metrics.Count(metrics.DirEvent, e.Method, len(e.Params))
 	return true
 }
 

@@ -6,6 +6,7 @@ import (
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/link"
+	"github.com/cdprelay/cdprelay/relay/internal/metrics"
 )
 
 // The extension connection's read side: its loop (link.ExtReader, which
@@ -34,7 +35,7 @@ func (x *ExtConn) serve(maxMessage int64) error {
 		MaxMessage: maxMessage,
 		Handle:     x.handle,
 		TooBig:     met.Limited[LimitSize],
-		BatchesIn:  met.batchesIn,
+		BatchesIn:  met.BatchesIn,
 	}
 	return x.rd.Run()
 }
@@ -92,9 +93,9 @@ func (x *ExtConn) HandleReply(m *wire.ExtMessage) {
 		return
 	}
 	met := x.Inst.Srv.Cfg.Metrics
-	met.observeLatency(pc.Start)
-	met.Messages[DirReply][pc.M.Domain].Inc()
-	met.Bytes[DirReply].Add(float64(len(m.Result) + len(m.Error)))
+	met.ObserveLatency(pc.Start)
+	met.Messages[metrics.DirReply][pc.M.Domain].Inc()
+	met.Bytes[metrics.DirReply].Add(float64(len(m.Result) + len(m.Error)))
 	c := pc.Client
 	c.Inflight.Add(-1)
 	var session []byte

@@ -1,6 +1,9 @@
 package core
 
-import "github.com/cdprelay/cdprelay/relay/internal/api"
+import (
+	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
+)
 
 // The acting rows of the commands table (order.go): what the relay does
 // itself with a command the judges let through (types a secret, answers
@@ -45,7 +48,7 @@ func (c *ClientConn) Fence(k *Cmd) bool {
 // browser's and the targets' (at any level), a history entry, and the
 // domain switches of a tab's sessions.
 func WantsEmulate(m *MethodInfo) bool {
-	return m.Domain == domainBrowser || m.Domain == DomainTarget || m.Enable || m.Disable ||
+	return m.Domain == cdp.DomainBrowser || m.Domain == cdp.DomainTarget || m.Enable || m.Disable ||
 		m.Name == "Page.navigateToHistoryEntry" || m.Name == "Page.setDownloadBehavior"
 }
 

@@ -98,8 +98,8 @@ func (in *Instance) Status() Status {
 	return s
 }
 
-// lifeState is the instance's state for the instances gauge.
-func (in *Instance) lifeState() string {
+// LifeState is the instance's state for the instances gauge.
+func (in *Instance) LifeState() string {
 	st := in.Lock()
 	defer in.Unlock()
 	switch {

@@ -3,6 +3,9 @@ package core
 import (
 	"strconv"
 	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/metrics"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // bucket is a token bucket owned by one client's read loop (no locking).
@@ -50,6 +53,13 @@ const (
 
 var limitNames = []string{LimitRate, limitInFlight, limitQueue, LimitInstances, limitIdle, LimitSize,
 	LimitTabs, LimitChildSessions, LimitFrames, limitDomains}
+
+// NewMetrics creates the relay's metrics (metrics.New) with every limit and
+// every answer to an approval named, registered on reg (nil: not
+// registered).
+func NewMetrics(reg prometheus.Registerer) *metrics.Metrics {
+	return metrics.New(reg, limitNames, approvalAnswers)
+}
 
 func msgRateLimit(perSecond float64) string {
 	return "cdprelay: rate limit: more than " + strconv.FormatFloat(perSecond, 'f', -1, 64) + " commands per second"

@@ -355,7 +355,7 @@ func (h *HeldCmd) Answer(why int, by string) {
 			answer = answerGone
 		}
 		in := c.Inst
-		in.Srv.Cfg.Metrics.approvals[answer].Inc()
+		in.Srv.Cfg.Metrics.Approvals[answer].Inc()
 		in.Observe(Event{Actor: api.ActorRelay, Kind: api.KindApproval, Method: h.Method, Target: h.target, Rule: h.Decision.Rule, Outcome: api.OutcomeDenied, Detail: answer + ": " + h.What})
 	}
 }

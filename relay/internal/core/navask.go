@@ -85,7 +85,7 @@ func (st *State) takeNavAsks(answer string) {
 		}
 		hc.nav.ask = nil
 		st.failRequest(hc.nav, Decision{Verdict: Deny, Rule: hc.Decision.Rule, Message: "nobody may approve it now: " + answer})
-		st.Inst.Srv.Cfg.Metrics.approvals[answer].Inc()
+		st.Inst.Srv.Cfg.Metrics.Approvals[answer].Inc()
 		st.Observe(Event{Actor: api.ActorRelay, Kind: api.KindApproval, Method: hc.Method, Target: TargetOf(hc.Key.Tab), Rule: hc.Decision.Rule, Outcome: api.OutcomeDenied, Detail: answer + ": " + hc.What})
 		st.Notify()
 	}

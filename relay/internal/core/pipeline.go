@@ -6,6 +6,7 @@ import (
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
+	"github.com/cdprelay/cdprelay/relay/internal/metrics"
 )
 
 // The command pipeline: in what order a client command is judged.
@@ -199,8 +200,8 @@ func (c *ClientConn) Limits(k *Cmd) bool {
 		c.replyErrorRaw(k.Env.ID, k.Env.SessionID, CodeServerError, msgInFlight(cfg.MaxInFlight))
 		return false
 	}
-	cfg.Metrics.Messages[DirCommand][k.M.Domain].Inc()
-	cfg.Metrics.Bytes[DirCommand].Add(float64(len(k.Env.Params)))
+	cfg.Metrics.Messages[metrics.DirCommand][k.M.Domain].Inc()
+	cfg.Metrics.Bytes[metrics.DirCommand].Add(float64(len(k.Env.Params)))
 	return true
 }
 

@@ -1,6 +1,9 @@
 package rules
 
-import "github.com/cdprelay/cdprelay/relay/internal/core"
+import (
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
+)
 
 // The rows of the commands table (relay/order.go) that judge a command by
 // the operator's rules and the relay's own. Each reads the policy as the
@@ -81,7 +84,7 @@ func Uploads(c *core.ClientConn, k *core.Cmd) bool {
 }
 
 // WantsTargetOnTab wants the Target domain.
-func WantsTargetOnTab(m *core.MethodInfo) bool { return m.Domain == core.DomainTarget }
+func WantsTargetOnTab(m *core.MethodInfo) bool { return m.Domain == cdp.DomainTarget }
 
 // TargetOnTab (rules.TargetOnTab): past the ones the relay emulates, a
 // tab's session sends Chrome only the Target methods mayTargetOnTab

@@ -13,7 +13,7 @@ import (
 // readOnly returns how a read-only tab treats m.
 func readOnly(m *core.MethodInfo) access.ReadOnlyRule {
 	domain := ""
-	if m.Domain != core.DomainOther {
+	if m.Domain != cdp.DomainOther {
 		domain = cdp.Domains[m.Domain]
 	}
 	return access.ReadOnlyRuleOf(m.Name, m.Enable || m.Disable, domain)

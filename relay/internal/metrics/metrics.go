@@ -1,4 +1,10 @@
-package core
+// Package metrics holds the relay's Prometheus metrics: counters resolved
+// once, so that counting a message on the per-message path is an atomic
+// add. The core counts; the facade registers and serves them.
+//
+// It is a leaf: it imports the shared vocabulary (api), the protocol's
+// domains (cdp) and Prometheus, never the core or a stage.
+package metrics
 
 import (
 	"time"
@@ -7,13 +13,6 @@ import (
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
-)
-
-// The domains the emulation tells apart (cdp/domains.go).
-var (
-	domainBrowser = cdp.DomainBrowser
-	DomainTarget  = cdp.DomainTarget
-	DomainOther   = cdp.DomainOther
 )
 
 // Message directions.
@@ -41,15 +40,16 @@ type Metrics struct {
 	Limited        map[string]prometheus.Counter // by limit name
 	Stops          prometheus.Counter
 	DialogAnswers  map[string]prometheus.Counter // by who answered
-	approvals      map[string]prometheus.Counter // by answer
-	batchesIn      prometheus.Counter            // batch frames from an extension
+	Approvals      map[string]prometheus.Counter // by answer
+	BatchesIn      prometheus.Counter            // batch frames from an extension
 	BatchesOut     prometheus.Counter            // batch frames to an extension
 	reg            prometheus.Registerer
 }
 
-// NewMetrics creates the relay's metrics and registers them on reg (nil:
-// not registered, still counted).
-func NewMetrics(reg prometheus.Registerer) *Metrics {
+// New creates the relay's metrics and registers them on reg (nil: not
+// registered, still counted). limits and answers name every limit and every
+// answer to an approval, so that their counters start at zero.
+func New(reg prometheus.Registerer, limits, answers []string) *Metrics {
 	m := &Metrics{reg: reg}
 	msgs := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "cdprelay_relay_messages_total",
@@ -103,8 +103,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Name: "cdprelay_relay_limited_total",
 		Help: "Commands refused or connections closed by a limit, by limit.",
 	}, []string{"limit"})
-	m.Limited = make(map[string]prometheus.Counter, len(limitNames))
-	for _, l := range limitNames {
+	m.Limited = make(map[string]prometheus.Counter, len(limits))
+	for _, l := range limits {
 		m.Limited[l] = limited.WithLabelValues(l)
 	}
 	m.Stops = prometheus.NewCounter(prometheus.CounterOpts{
@@ -123,15 +123,15 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Name: "cdprelay_person_approvals_total",
 		Help: "Commands held for a person's approval, by answer (approved, denied, timeout, stopped, gone).",
 	}, []string{"answer"})
-	m.approvals = map[string]prometheus.Counter{}
-	for _, a := range approvalAnswers {
-		m.approvals[a] = approvals.WithLabelValues(a)
+	m.Approvals = map[string]prometheus.Counter{}
+	for _, a := range answers {
+		m.Approvals[a] = approvals.WithLabelValues(a)
 	}
 	batches := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "cdprelay_relay_extension_batches_total",
 		Help: "Batch frames (several protocol messages in one frame) between the relay and extensions that take them, by direction.",
 	}, []string{"direction"})
-	m.batchesIn, m.BatchesOut = batches.WithLabelValues("from_extension"), batches.WithLabelValues("to_extension")
+	m.BatchesIn, m.BatchesOut = batches.WithLabelValues("from_extension"), batches.WithLabelValues("to_extension")
 	if reg != nil {
 		reg.MustRegister(msgs, byteVec, m.Connections, m.CommandLatency, m.Refused, m.ExtConnects, m.Panics, discarded, limited, m.Stops, dialogs, approvals, batches)
 	}
@@ -150,14 +150,16 @@ func (m *Metrics) InitRules(rules []string) {
 	}
 }
 
-func (m *Metrics) count(dir int, method []byte, n int) {
+// Count counts a message of method, n bytes long, going in direction dir.
+func (m *Metrics) Count(dir int, method []byte, n int) {
 	m.Messages[dir][cdp.DomainOf(method)].Inc()
 	m.Bytes[dir].Add(float64(n))
 }
 
-func (m *Metrics) CountRefusal(d Decision) {
+// CountRefusal counts a command refused by d.
+func (m *Metrics) CountRefusal(d api.Decision) {
 	v := "deny"
-	if d.Verdict == AckAndDrop {
+	if d.Verdict == api.AckAndDrop {
 		v = "ack-and-drop"
 	}
 	rule := d.Rule
@@ -167,15 +169,17 @@ func (m *Metrics) CountRefusal(d Decision) {
 	m.Refused.WithLabelValues(v, rule).Inc()
 }
 
-func (m *Metrics) observeLatency(start time.Time) {
+// ObserveLatency records how long a command took since start (zero: not
+// timed).
+func (m *Metrics) ObserveLatency(start time.Time) {
 	if !start.IsZero() {
 		m.CommandLatency.Observe(time.Since(start).Seconds())
 	}
 }
 
-// RegisterInstances adds a gauge of instances by state, read at scrape
-// time.
-func (m *Metrics) RegisterInstances(instances func() []*Instance) {
+// RegisterInstances adds a gauge of instances by state ("waiting",
+// "ready" or "driven"), read at scrape time from states: each instance's.
+func (m *Metrics) RegisterInstances(states func() []string) {
 	if m.reg == nil {
 		return
 	}
@@ -187,8 +191,8 @@ func (m *Metrics) RegisterInstances(instances func() []*Instance) {
 			ConstLabels: prometheus.Labels{"state": state},
 		}, func() float64 {
 			n := 0
-			for _, in := range instances() {
-				if in.lifeState() == state {
+			for _, s := range states() {
+				if s == state {
 					n++
 				}
 			}
