@@ -127,7 +127,7 @@ func NewGUID() string { return core.NewGUID() }
 
 // NewMetrics creates the relay's metrics and registers them on reg (nil:
 // not registered, still counted).
-func NewMetrics(reg prometheus.Registerer) *Metrics { return core.NewMetrics(reg) }
+func NewMetrics(reg prometheus.Registerer) *Metrics { return metrics.New(reg) }
 
 // RelayRules lists the rule ids of the relay's own refusals, for counters
 // that start at zero.

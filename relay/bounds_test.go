@@ -9,6 +9,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/metrics"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
@@ -48,7 +49,7 @@ func TestTooManyTabs(t *testing.T) {
 	for i := 9; i <= 20; i++ {
 		e.OpenTab(fakeext.Tab{ID: i, URL: fmt.Sprintf("https://t%d.example/", i)})
 	}
-	h.waitFor("the offers past the bound counted", func() bool { return limitedCount(h, core.LimitTabs) >= 15 })
+	h.waitFor("the offers past the bound counted", func() bool { return limitedCount(h, metrics.LimitTabs) >= 15 })
 	if n := len(h.srv.Default().Status().Tabs); n != 5 {
 		t.Fatalf("the instance keeps %d tabs, want 5", n)
 	}
@@ -79,7 +80,7 @@ func TestTooManyTabsDefault(t *testing.T) {
 		tabs = append(tabs, fakeext.Tab{ID: i, URL: fmt.Sprintf("https://t%d.example/", i)})
 	}
 	h.ext(fakeext.Options{Tabs: tabs})
-	h.waitFor("the offers past the bound counted", func() bool { return limitedCount(h, core.LimitTabs) >= 500 })
+	h.waitFor("the offers past the bound counted", func() bool { return limitedCount(h, metrics.LimitTabs) >= 500 })
 	if n := len(h.srv.Default().Status().Tabs); n != 1000 {
 		t.Fatalf("the instance keeps %d tabs, want the default 1000", n)
 	}
@@ -104,7 +105,7 @@ func TestTooManyChildSessions(t *testing.T) {
 	}
 	// The client's own session and the children fill the table.
 	waitLong(t, "the children past the bound counted", func() bool {
-		return limitedCount(h, core.LimitChildSessions) >= float64(total+1-core.MaxSessions-core.MaxChildSessions)
+		return limitedCount(h, metrics.LimitChildSessions) >= float64(total+1-core.MaxSessions-core.MaxChildSessions)
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -142,7 +143,7 @@ func TestTooManyFrames(t *testing.T) {
 	for i := 0; i < core.MaxPendingFrames+100; i++ {
 		e.Event(1, "", "Page.frameNavigated", map[string]any{"frame": map[string]any{"id": fmt.Sprintf("sub%d", i), "parentId": tid(1), "loaderId": "L", "url": "https://a.example/f", "securityOrigin": "https://a.example", "mimeType": "text/html"}})
 	}
-	waitLong(t, "the frames past the bound counted", func() bool { return limitedCount(h, core.LimitFrames) >= 100 })
+	waitLong(t, "the frames past the bound counted", func() bool { return limitedCount(h, metrics.LimitFrames) >= 100 })
 	in := h.srv.Default()
 	st := in.Lock()
 	n := len(st.Tabs[1].Frames)

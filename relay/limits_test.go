@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/metrics"
 
 	"github.com/cdprelay/cdprelay/internal/cdptest"
 	"github.com/cdprelay/cdprelay/internal/fakeext"
@@ -48,7 +49,7 @@ func TestRateLimit(t *testing.T) {
 	if m.Error == nil || !strings.Contains(m.Error.Message, "rate limit") || m.SessionID != sess {
 		t.Fatalf("third command within the burst window: %s", m.Raw)
 	}
-	if h.srv.Cfg.Metrics.Limited[core.LimitRate] == nil {
+	if h.srv.Cfg.Metrics.Limited[metrics.LimitRate] == nil {
 		t.Fatal("no rate counter")
 	}
 }

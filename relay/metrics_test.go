@@ -25,7 +25,7 @@ func testCounter(t *testing.T, c prometheus.Collector) float64 {
 // the latency of forwarded commands; and they pass the linter.
 func TestMetricsValues(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	met := core.NewMetrics(reg)
+	met := metrics.New(reg)
 	met.InitRules([]string{"method:Network.getAllCookies"})
 	h := newHarness(t, core.Config{Metrics: met, Policy: pinPolicy{urls: make(chan string, 1)}, CommandsPerSecond: 1, CommandBurst: 10})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
@@ -58,7 +58,7 @@ func TestMetricsValues(t *testing.T) {
 		{"replies Runtime", met.Messages[metrics.DirReply][cdp.DomainIndex("Runtime")], float64(3 + 10 - limited)},
 		{"events Log", met.Messages[metrics.DirEvent][cdp.DomainIndex("Log")], 1},
 		{"refused getAllCookies", met.Refused.WithLabelValues("deny", "method:Network.getAllCookies"), 1},
-		{"rate limited", met.Limited[core.LimitRate], float64(limited)},
+		{"rate limited", met.Limited[metrics.LimitRate], float64(limited)},
 		{"client connections", met.Connections.WithLabelValues(api.ActorClient), 1},
 		{"extension connections", met.Connections.WithLabelValues(api.ActorExtension), 1},
 	} {

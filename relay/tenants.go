@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/metrics"
 
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
@@ -167,7 +168,7 @@ func (s *Server) NewInstanceFor(tenant, profile string) (*core.Instance, error) 
 	}
 	if len(s.byGUID) >= s.Cfg.MaxInstances {
 		s.mu.Unlock()
-		s.Cfg.Metrics.Limited[core.LimitInstances].Inc()
+		s.Cfg.Metrics.Limited[metrics.LimitInstances].Inc()
 		return nil, fmt.Errorf("the relay already keeps %d instances (MaxInstances)", s.Cfg.MaxInstances)
 	}
 	if max := rules.MaxInstances; tenant != "" && max > 0 {
@@ -179,7 +180,7 @@ func (s *Server) NewInstanceFor(tenant, profile string) (*core.Instance, error) 
 		}
 		if n >= max {
 			s.mu.Unlock()
-			s.Cfg.Metrics.Limited[core.LimitInstances].Inc()
+			s.Cfg.Metrics.Limited[metrics.LimitInstances].Inc()
 			return nil, fmt.Errorf("%w: tenant %s already keeps %d instances (tenants.max_instances); remove one first", errTenantFull, tenant, n)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/metrics"
 
 	"github.com/gorilla/websocket"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -53,14 +54,14 @@ func TestMessageTooBigCloses(t *testing.T) {
 		{"cdp client", h.cdpURL(h.srv.Default())},
 		{"extension", h.extURL(func() *core.Instance { in, _ := h.srv.NewInstance(); return in }())},
 	} {
-		before := testutil.ToFloat64(h.srv.Cfg.Metrics.Limited[core.LimitSize])
+		before := testutil.ToFloat64(h.srv.Cfg.Metrics.Limited[metrics.LimitSize])
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		code, text := tooBigClose(t, ctx, c.url, 24<<20)
 		cancel()
 		if code != websocket.CloseMessageTooBig || !strings.Contains(text, "larger than 1048576 bytes") {
 			t.Errorf("%s: closed with %d %q, want 1009 and the reason", c.name, code, text)
 		}
-		if got := testutil.ToFloat64(h.srv.Cfg.Metrics.Limited[core.LimitSize]) - before; got != 1 {
+		if got := testutil.ToFloat64(h.srv.Cfg.Metrics.Limited[metrics.LimitSize]) - before; got != 1 {
 			t.Errorf("%s: %v message-size limits counted", c.name, got)
 		}
 	}

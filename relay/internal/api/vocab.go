@@ -57,3 +57,17 @@ const (
 // DialogAnswerers lists who may answer a dialog, for counters that start
 // at zero.
 var DialogAnswerers = []string{DialogByAutomation, DialogByPerson, DialogByTimeout, DialogByPage}
+
+// The answers to a command held for a person's approval, as metrics and
+// records name them.
+const (
+	AnswerApproved = "approved"
+	AnswerDenied   = "denied"
+	AnswerTimeout  = "timeout"
+	AnswerStopped  = "stopped"
+	AnswerGone     = "gone"
+)
+
+// ApprovalAnswers lists every answer to an approval, for counters that
+// start at zero.
+var ApprovalAnswers = []string{AnswerApproved, AnswerDenied, AnswerTimeout, AnswerStopped, AnswerGone}

@@ -3,8 +3,9 @@ package browser
 import (
 	"encoding/json"
 	"errors"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"strings"
+
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )

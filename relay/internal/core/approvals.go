@@ -38,7 +38,7 @@ func (st *State) AskPerson(h *HeldCmd, what string) {
 	h.expires = h.asked.Add(timeout)
 	id := h.id
 	h.timer = time.AfterFunc(timeout, func() {
-		_ = in.answerApproval(id, false, answerTimeout, "")
+		_ = in.answerApproval(id, false, api.AnswerTimeout, "")
 	})
 	st.approvals[id] = h
 	st.Notify()
@@ -47,12 +47,12 @@ func (st *State) AskPerson(h *HeldCmd, what string) {
 
 // Approve lets the held command id go on, on behalf of by.
 func (in *Instance) Approve(id int64, by string) error {
-	return in.answerApproval(id, true, answerApproved, by)
+	return in.answerApproval(id, true, api.AnswerApproved, by)
 }
 
 // Deny refuses the held command id, on behalf of by.
 func (in *Instance) Deny(id int64, by string) error {
-	return in.answerApproval(id, false, answerDenied, by)
+	return in.answerApproval(id, false, api.AnswerDenied, by)
 }
 
 func (in *Instance) answerApproval(id int64, approve bool, answer, by string) error {
@@ -78,7 +78,7 @@ func (in *Instance) answerApproval(id int64, approve bool, answer, by string) er
 		outcome = api.OutcomeDenied
 		h.Denial = "cdprelay: a person denied " + h.What
 		detail = "denied by " + by + ": " + h.What
-		if answer == answerTimeout {
+		if answer == api.AnswerTimeout {
 			h.Denial += ": nobody answered within " + in.Srv.Cfg.ApprovalTimeout.String()
 			detail = "denied: nobody answered within " + in.Srv.Cfg.ApprovalTimeout.String() + ": " + h.What
 		}
@@ -91,7 +91,7 @@ func (in *Instance) answerApproval(id int64, approve bool, answer, by string) er
 	target := TargetOf(h.Key.Tab)
 	in.Unlock()
 	in.Srv.Cfg.Metrics.Approvals[answer].Inc()
-	if answer == answerTimeout {
+	if answer == api.AnswerTimeout {
 		by = "" // nobody
 	}
 	in.Observe(Event{Actor: api.ActorViewer, Kind: api.KindApproval, Method: h.Method, Target: target, Rule: h.Decision.Rule, Outcome: outcome, Detail: detail, By: by})
@@ -111,19 +111,6 @@ func (st *State) approvalsStatus() []api.ApprovalStatus {
 	sortApprovals(out)
 	return out
 }
-
-// approvalAnswers of an approval, as metrics and audit records name them.
-const (
-	answerApproved = "approved"
-	answerDenied   = "denied"
-	answerTimeout  = "timeout"
-	answerStopped  = "stopped"
-	answerGone     = "gone"
-)
-
-// approvalAnswers lists every answer of an approval, for counters that start at
-// zero.
-var approvalAnswers = []string{answerApproved, answerDenied, answerTimeout, answerStopped, answerGone}
 
 // sortApprovals orders a by approval id, oldest first.
 func sortApprovals(a []api.ApprovalStatus) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/metrics"
 )
 
 // Frames on their way to a blind site.
@@ -62,7 +63,7 @@ func (st *State) NoteFrameNav(t *Tab, id, url, req string) {
 		return
 	}
 	if len(t.BlindFrames) >= MaxPendingFrames {
-		st.Inst.Srv.Cfg.Metrics.Limited[LimitFrames].Inc()
+		st.Inst.Srv.Cfg.Metrics.Limited[metrics.LimitFrames].Inc()
 		return // blind until its next document already; no more kept (bounds.go)
 	}
 	if t.BlindFrames == nil {
@@ -187,7 +188,7 @@ func (st *State) NoteBlindRequest(t *Tab, method, params []byte) {
 	}
 	if !t.BlindReqs[string(id)] {
 		if len(t.BlindReqs) >= MaxPendingFrames {
-			st.Inst.Srv.Cfg.Metrics.Limited[LimitFrames].Inc()
+			st.Inst.Srv.Cfg.Metrics.Limited[metrics.LimitFrames].Inc()
 			return // blind until its next document already; no more kept
 		}
 		t.BlindReqs[string(id)] = true
@@ -237,7 +238,7 @@ func (st *State) NoteBlindSource(t *Tab, sid string, method, params []byte) bool
 		t.BlindReqs = make(map[string]bool)
 	}
 	if len(t.BlindReqs) >= MaxPendingFrames && !t.BlindReqs[string(key)] {
-		st.Inst.Srv.Cfg.Metrics.Limited[LimitFrames].Inc()
+		st.Inst.Srv.Cfg.Metrics.Limited[metrics.LimitFrames].Inc()
 		return true // blind until its next document already; no more kept
 	}
 	t.BlindReqs[string(key)] = true

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/metrics"
 )
 
 // Bounds on what a peer can make an instance hold.
@@ -64,7 +65,7 @@ func (st *State) tabRoom(what string) bool {
 		st.tabsFull = false
 		return true
 	}
-	in.Srv.Cfg.Metrics.Limited[LimitTabs].Inc()
+	in.Srv.Cfg.Metrics.Limited[metrics.LimitTabs].Inc()
 	if !st.tabsFull {
 		st.tabsFull = true
 		why := what + " is not shared: the instance keeps " + strconv.Itoa(max) + " tabs already (--max-tabs)"
@@ -96,7 +97,7 @@ func (st *State) childRoom() bool {
 		return true
 	}
 	in := st.Inst
-	in.Srv.Cfg.Metrics.Limited[LimitChildSessions].Inc()
+	in.Srv.Cfg.Metrics.Limited[metrics.LimitChildSessions].Inc()
 	if !st.childrenFull {
 		st.childrenFull = true
 		in.Log.Warn("too many child sessions; frames and workers attached from now on are detached", "limit", MaxChildSessions)

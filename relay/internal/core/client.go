@@ -17,6 +17,7 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/link"
+	"github.com/cdprelay/cdprelay/relay/internal/metrics"
 )
 
 // ClientConn is one CDP client's WebSocket. The fields declared here are
@@ -88,7 +89,7 @@ func (c *ClientConn) Deliver(b *[]byte) {
 	}
 	if !c.P.TrySend(b) && !c.P.Closed() {
 		c.Log.Warn("client is not reading; closing it", "queued", c.P.Queued())
-		c.Inst.Srv.Cfg.Metrics.Limited[limitQueue].Inc()
+		c.Inst.Srv.Cfg.Metrics.Limited[metrics.LimitQueue].Inc()
 		c.Close(websocket.ClosePolicyViolation, "cdprelay: client is not reading its messages ("+strconv.Itoa(c.P.QueueCap())+" queued)")
 	}
 }
@@ -124,13 +125,13 @@ func (c *ClientConn) serve() error {
 		mt, frame, err := link.ReadFrame(conn, &buf, limit)
 		if err != nil {
 			if wslimit.IsTooBig(err) {
-				c.Inst.Srv.Cfg.Metrics.Limited[LimitSize].Inc()
+				c.Inst.Srv.Cfg.Metrics.Limited[metrics.LimitSize].Inc()
 				c.Cancel()
 				c.P.CloseTooBig(limit)
 				return err
 			}
 			if ne, ok := err.(interface{ Timeout() bool }); ok && ne.Timeout() && idle > 0 {
-				c.Inst.Srv.Cfg.Metrics.Limited[limitIdle].Inc()
+				c.Inst.Srv.Cfg.Metrics.Limited[metrics.LimitIdle].Inc()
 				return ErrIdle
 			}
 			return err

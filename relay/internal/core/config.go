@@ -287,7 +287,7 @@ func (c Config) WithDefaults() (Config, error) {
 		c.Observer = api.DiscardObserver{}
 	}
 	if c.Metrics == nil {
-		c.Metrics = NewMetrics(nil)
+		c.Metrics = metrics.New(nil)
 	}
 	if c.MaxMessageBytes == 0 {
 		c.MaxMessageBytes = defaultMaxMessageBytes

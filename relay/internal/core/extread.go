@@ -34,7 +34,7 @@ func (x *ExtConn) serve(maxMessage int64) error {
 		Timeout:    extReadTimeout,
 		MaxMessage: maxMessage,
 		Handle:     x.handle,
-		TooBig:     met.Limited[LimitSize],
+		TooBig:     met.Limited[metrics.LimitSize],
 		BatchesIn:  met.BatchesIn,
 	}
 	return x.rd.Run()

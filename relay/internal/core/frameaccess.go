@@ -5,6 +5,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/metrics"
 )
 
 // ChildAccess is what automation may do with a child session's frame at
@@ -93,7 +94,7 @@ func (st *State) SetChildFrame(cs *Session, id, url string) {
 		}
 		if _, known := cs.frames[id]; !known && len(cs.frames) >= MaxPendingFrames {
 			// Not a web page: blind, until the next document; no more kept.
-			st.Inst.Srv.Cfg.Metrics.Limited[LimitFrames].Inc()
+			st.Inst.Srv.Cfg.Metrics.Limited[metrics.LimitFrames].Inc()
 			id, url = tooManyFrames, tooManyFrames
 		}
 		cs.frames[id] = frameAt{Url: url, acc: st.ChildAccess(url), gen: st.Inst.Srv.accessGen.Load()}

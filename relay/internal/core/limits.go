@@ -3,9 +3,6 @@ package core
 import (
 	"strconv"
 	"time"
-
-	"github.com/cdprelay/cdprelay/relay/internal/metrics"
-	"github.com/prometheus/client_golang/prometheus"
 )
 
 // bucket is a token bucket owned by one client's read loop (no locking).
@@ -34,31 +31,6 @@ func (b *bucket) Take(now time.Time) bool {
 	}
 	b.tokens--
 	return true
-}
-
-// Limit names, the label values of cdprelay_relay_limited_total.
-const (
-	LimitRate      = "rate"
-	limitInFlight  = "in-flight"
-	limitQueue     = "client-queue"
-	LimitInstances = "instances"
-	limitIdle      = "idle"
-	LimitSize      = "message-size"
-	// What a peer can make an instance hold (bounds.go).
-	LimitTabs          = "tabs"
-	LimitChildSessions = "child-sessions"
-	LimitFrames        = "frames"
-	limitDomains       = "session-domains"
-)
-
-var limitNames = []string{LimitRate, limitInFlight, limitQueue, LimitInstances, limitIdle, LimitSize,
-	LimitTabs, LimitChildSessions, LimitFrames, limitDomains}
-
-// NewMetrics creates the relay's metrics (metrics.New) with every limit and
-// every answer to an approval named, registered on reg (nil: not
-// registered).
-func NewMetrics(reg prometheus.Registerer) *metrics.Metrics {
-	return metrics.New(reg, limitNames, approvalAnswers)
 }
 
 func msgRateLimit(perSecond float64) string {

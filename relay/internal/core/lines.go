@@ -350,9 +350,9 @@ func (h *HeldCmd) Answer(why int, by string) {
 		c.replyStopped(h.Cmd.Env.ID, h.Cmd.Env.SessionID, h.Method)
 	}
 	if asked {
-		answer := answerStopped
+		answer := api.AnswerStopped
 		if why == heldGone {
-			answer = answerGone
+			answer = api.AnswerGone
 		}
 		in := c.Inst
 		in.Srv.Cfg.Metrics.Approvals[answer].Inc()

@@ -115,8 +115,8 @@ func (c *ClientConn) ApprovedCommand(k *Cmd) {
 func (st *State) takeNavAsksOf(c *ClientConn) {
 	switch {
 	case c == nil:
-		st.takeNavAsks(answerStopped)
+		st.takeNavAsks(api.AnswerStopped)
 	case c == st.Client:
-		st.takeNavAsks(answerGone)
+		st.takeNavAsks(api.AnswerGone)
 	}
 }

@@ -190,12 +190,12 @@ func (c *ClientConn) Limits(k *Cmd) bool {
 	cfg := &c.Inst.Srv.Cfg
 	switch {
 	case !c.bucket.Take(time.Now()):
-		cfg.Metrics.Limited[LimitRate].Inc()
+		cfg.Metrics.Limited[metrics.LimitRate].Inc()
 		k.Out.Kind = outLimited
 		c.replyErrorRaw(k.Env.ID, k.Env.SessionID, CodeServerError, msgRateLimit(cfg.CommandsPerSecond))
 		return false
 	case c.Inflight.Load() >= int64(cfg.MaxInFlight):
-		cfg.Metrics.Limited[limitInFlight].Inc()
+		cfg.Metrics.Limited[metrics.LimitInFlight].Inc()
 		k.Out.Kind = outLimited
 		c.replyErrorRaw(k.Env.ID, k.Env.SessionID, CodeServerError, msgInFlight(cfg.MaxInFlight))
 		return false

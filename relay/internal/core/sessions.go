@@ -7,6 +7,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/metrics"
 )
 
 // The session table: every session the client can name, by id.
@@ -370,7 +371,7 @@ func (st *State) SwitchDomain(s *Session, domain string, on bool) (forward bool)
 			s.Enabled = make(map[string]bool)
 		}
 		if len(s.Enabled) >= maxSessionDomains && !s.Enabled[domain] {
-			st.Inst.Srv.Cfg.Metrics.Limited[limitDomains].Inc()
+			st.Inst.Srv.Cfg.Metrics.Limited[metrics.LimitDomains].Inc()
 			return true // forwarded, not followed (bounds.go)
 		}
 		s.Enabled[domain] = true

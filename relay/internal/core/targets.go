@@ -6,6 +6,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/metrics"
 )
 
 // Targets as the client discovers them: Target.targetCreated,
@@ -90,7 +91,7 @@ func (st *State) setFrame(t *Tab, id, url string) {
 		if _, known := t.Frames[id]; !known && len(t.Frames) >= MaxPendingFrames {
 			// Not a web page: blind, until the next document; no more
 			// kept (bounds.go).
-			st.Inst.Srv.Cfg.Metrics.Limited[LimitFrames].Inc()
+			st.Inst.Srv.Cfg.Metrics.Limited[metrics.LimitFrames].Inc()
 			id, url = tooManyFrames, tooManyFrames
 		}
 		t.Frames[id] = frameAt{Url: url, acc: st.ChildAccess(url), gen: st.Inst.Srv.accessGen.Load()}

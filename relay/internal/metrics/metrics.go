@@ -15,6 +15,25 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
+// Limit names, the label values of cdprelay_relay_limited_total.
+const (
+	LimitRate      = "rate"
+	LimitInFlight  = "in-flight"
+	LimitQueue     = "client-queue"
+	LimitInstances = "instances"
+	LimitIdle      = "idle"
+	LimitSize      = "message-size"
+	// What a peer can make an instance hold (bounds.go).
+	LimitTabs          = "tabs"
+	LimitChildSessions = "child-sessions"
+	LimitFrames        = "frames"
+	LimitDomains       = "session-domains"
+)
+
+// LimitNames lists every limit, for counters that start at zero.
+var LimitNames = []string{LimitRate, LimitInFlight, LimitQueue, LimitInstances, LimitIdle, LimitSize,
+	LimitTabs, LimitChildSessions, LimitFrames, LimitDomains}
+
 // Message directions.
 const (
 	DirCommand = iota // client → tab
@@ -47,9 +66,8 @@ type Metrics struct {
 }
 
 // New creates the relay's metrics and registers them on reg (nil: not
-// registered, still counted). limits and answers name every limit and every
-// answer to an approval, so that their counters start at zero.
-func New(reg prometheus.Registerer, limits, answers []string) *Metrics {
+// registered, still counted).
+func New(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{reg: reg}
 	msgs := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "cdprelay_relay_messages_total",
@@ -103,8 +121,8 @@ func New(reg prometheus.Registerer, limits, answers []string) *Metrics {
 		Name: "cdprelay_relay_limited_total",
 		Help: "Commands refused or connections closed by a limit, by limit.",
 	}, []string{"limit"})
-	m.Limited = make(map[string]prometheus.Counter, len(limits))
-	for _, l := range limits {
+	m.Limited = make(map[string]prometheus.Counter, len(LimitNames))
+	for _, l := range LimitNames {
 		m.Limited[l] = limited.WithLabelValues(l)
 	}
 	m.Stops = prometheus.NewCounter(prometheus.CounterOpts{
@@ -124,7 +142,7 @@ func New(reg prometheus.Registerer, limits, answers []string) *Metrics {
 		Help: "Commands held for a person's approval, by answer (approved, denied, timeout, stopped, gone).",
 	}, []string{"answer"})
 	m.Approvals = map[string]prometheus.Counter{}
-	for _, a := range answers {
+	for _, a := range api.ApprovalAnswers {
 		m.Approvals[a] = approvals.WithLabelValues(a)
 	}
 	batches := prometheus.NewCounterVec(prometheus.CounterOpts{
