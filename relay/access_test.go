@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/cdptest"
@@ -17,7 +18,7 @@ import (
 func TestBlindTabOnPageNeverShared(t *testing.T) {
 	for _, url := range []string{"file:///etc/passwd", "chrome-extension://abcdefghijklmnopabcdefghijklmnop/connect.html", "chrome://version/", "devtools://devtools/bundled/x.html", "data:text/html,hi", "view-source:https://a.example/"} {
 		t.Run(url, func(t *testing.T) {
-			h := newHarness(t, core.Config{})
+			h := newHarness(t, config.Config{})
 			e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: url, Title: "secret title"}, {ID: 2, URL: "https://b.example/", Title: "B"}}})
 			c := h.client()
 			if got := h.autoAttach(c); len(got) != 1 {
@@ -88,7 +89,7 @@ func (hostsFence) UploadDirs(string) []string   { return nil }
 // could stop (a page restored from the back/forward cache) is blind: the
 // client keeps its session, sees the origin only, and may navigate back.
 func TestBlindOutsideTheFence(t *testing.T) {
-	h := newHarness(t, core.Config{Policy: hostsFence{}})
+	h := newHarness(t, config.Config{Policy: hostsFence{}})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -144,7 +145,7 @@ func TestBlindOutsideTheFence(t *testing.T) {
 // withheld: it may have run in the new page.
 func TestReplyAfterGoingBlindIsWithheld(t *testing.T) {
 	hold, arrived := make(chan struct{}), make(chan struct{})
-	h := newHarness(t, core.Config{Policy: hostsFence{}})
+	h := newHarness(t, config.Config{Policy: hostsFence{}})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Gate: func(method string, args []json.RawMessage) {
 		if method == "chrome.debugger.sendCommand" && len(args) > 2 && string(args[1]) == `"Runtime.evaluate"` && strings.Contains(string(args[2]), "secret") {
 			close(arrived)
@@ -186,7 +187,7 @@ func TestReplyAfterGoingBlindIsWithheld(t *testing.T) {
 // While a person holds a tab it is read-only for automation: reads pass
 // (script with V8's side-effect check forced on), acts are refused.
 func TestTakeOverIsReadOnly(t *testing.T) {
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -258,7 +259,7 @@ func TestTakeOverIsReadOnly(t *testing.T) {
 // On a blind tab the client's own request interception sees nothing, and
 // the page's requests go on as it made them.
 func TestBlindTabRequestsContinue(t *testing.T) {
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "file:///x"}}})
 	c := h.client()
 	h.autoAttach(c)
@@ -299,7 +300,7 @@ func refusal(m cdptest.Message) string {
 // A tab the automation opened is its own to close, except while a person
 // holds it: then it is theirs until they hand it back.
 func TestTakeOverHeldTabNotClosed(t *testing.T) {
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	h.autoAttach(c)

@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/metrics"
 	"github.com/cdprelay/cdprelay/relay/internal/person"
@@ -20,12 +21,12 @@ import (
 
 // An instance and its configuration (relay/internal/core).
 type (
-	Config          = core.Config
-	DownloadsConfig = core.DownloadsConfig
+	Config          = config.Config
+	DownloadsConfig = config.DownloadsConfig
 	Metrics         = metrics.Metrics
-	SecretSource    = core.SecretSource
+	SecretSource    = config.SecretSource
 	Instance        = core.Instance
-	SavedInstance   = core.SavedInstance
+	SavedInstance   = config.SavedInstance
 	Status          = core.Status
 	TabStatus       = core.TabStatus
 )
@@ -120,7 +121,7 @@ var (
 
 // ParsePublicURL validates a public URL (Config.PublicURL): http or
 // https, a host, a path prefix or none, and nothing else.
-func ParsePublicURL(s string) (*url.URL, error) { return core.ParsePublicURL(s) }
+func ParsePublicURL(s string) (*url.URL, error) { return config.ParsePublicURL(s) }
 
 // NewGUID mints a guid, for callers that persist the default instance's.
 func NewGUID() string { return core.NewGUID() }

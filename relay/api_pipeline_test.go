@@ -7,10 +7,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/cdprelay/cdprelay/relay/internal/core"
-
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 )
 
 // apiDenier is a policy written against the api types alone, as a stage
@@ -57,7 +56,7 @@ func (r *apiRecorder) denied(method string) bool {
 // an error it returns is the api's value.
 func TestAPIVocabularyThroughTheRelay(t *testing.T) {
 	rec := &apiRecorder{}
-	h := newHarness(t, core.Config{Policy: apiDenier{method: "Runtime.evaluate"}, Observer: rec})
+	h := newHarness(t, config.Config{Policy: apiDenier{method: "Runtime.evaluate"}, Observer: rec})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://ok.test/"}}})
 	c := h.client()
 	sess := h.autoAttach(c)[0]

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/cdptest"
@@ -112,7 +113,7 @@ func TestBrowserPageKeepsPage(t *testing.T) {
 			t.Parallel()
 			p := newPageTab(t)
 			rec := &auditRecorder{}
-			h := newHarness(t, core.Config{Observer: rec})
+			h := newHarness(t, config.Config{Observer: rec})
 			e := h.ext(fakeext.Options{Tabs: twoTabs, Handler: p.handle, Features: ourFeatures})
 			c := h.client()
 			h.call(c, "", "Target.setDiscoverTargets", map[string]any{"discover": true})
@@ -189,7 +190,7 @@ func TestBrowserPageKeepsPage(t *testing.T) {
 func TestComeBackToAnotherPage(t *testing.T) {
 	t.Parallel()
 	p := newPageTab(t)
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Handler: p.handle, Features: ourFeatures})
 	c := h.client()
 	h.autoAttach(c)
@@ -232,7 +233,7 @@ func TestComeBackToAnotherPage(t *testing.T) {
 // the session ends, told why; the live view says why.
 func TestAwayTabNotBackInTime(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{SuspendTimeout: 300 * time.Millisecond})
+	h := newHarness(t, config.Config{SuspendTimeout: 300 * time.Millisecond})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Features: ourFeatures})
 	c := h.client()
 	h.autoAttach(c)
@@ -261,7 +262,7 @@ func TestAwayTabNotBackInTime(t *testing.T) {
 // gone session's answer.
 func TestAwayTabClosesAtOnce(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Features: ourFeatures})
 	c := h.client()
 	h.call(c, "", "Target.setDiscoverTargets", map[string]any{"discover": true})
@@ -290,7 +291,7 @@ func TestAwayTabClosesAtOnce(t *testing.T) {
 // detached tab again, so nothing waits for it: the session ends at once.
 func TestStockExtensionDoesNotWait(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Stock: true})
 	c := h.client()
 	h.autoAttach(c)
@@ -312,7 +313,7 @@ func shortCtx(t *testing.T, d time.Duration) context.Context {
 // wait to show.
 func TestAwayWaitOff(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{SuspendTimeout: -1})
+	h := newHarness(t, config.Config{SuspendTimeout: -1})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Features: ourFeatures})
 	c := h.client()
 	h.autoAttach(c)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/gorilla/websocket"
@@ -30,7 +31,7 @@ func TestExtensionAwayKeepsClient(t *testing.T) {
 	t.Parallel()
 	p := newPageTab(t)
 	rec := &auditRecorder{}
-	h := newHarness(t, core.Config{ExtensionGrace: 50 * time.Millisecond, Observer: rec})
+	h := newHarness(t, config.Config{ExtensionGrace: 50 * time.Millisecond, Observer: rec})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Handler: p.handle, Features: wakeFeatures})
 	c := h.client()
 	h.call(c, "", "Target.setDiscoverTargets", map[string]any{"discover": true})
@@ -98,7 +99,7 @@ func TestExtensionAwayKeepsClient(t *testing.T) {
 // the reason.
 func TestExtensionAwayNotBackInTime(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{SuspendTimeout: 300 * time.Millisecond, ExtensionGrace: 50 * time.Millisecond})
+	h := newHarness(t, config.Config{SuspendTimeout: 300 * time.Millisecond, ExtensionGrace: 50 * time.Millisecond})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Features: wakeFeatures})
 	c := h.client()
 	h.autoAttach(c)
@@ -139,7 +140,7 @@ func TestExtensionGoneClosesClient(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, core.Config{ExtensionGrace: 100 * time.Millisecond})
+			h := newHarness(t, config.Config{ExtensionGrace: 100 * time.Millisecond})
 			tt.opts.Tabs = twoTabs
 			e := h.ext(tt.opts)
 			c := h.client()
@@ -163,7 +164,7 @@ func TestExtensionGoneClosesClient(t *testing.T) {
 // is resumed.
 func TestTabClosedWhileExtensionAway(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Features: wakeFeatures})
 	c := h.client()
 	h.call(c, "", "Target.setDiscoverTargets", map[string]any{"discover": true})
@@ -189,7 +190,7 @@ func TestTabClosedWhileExtensionAway(t *testing.T) {
 // sessions are resumed on the new connection.
 func TestExtensionReplacedKeepsSessions(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	h.ext(fakeext.Options{Tabs: twoTabs, Features: wakeFeatures})
 	c := h.client()
 	h.autoAttach(c)
@@ -208,7 +209,7 @@ func TestExtensionReplacedKeepsSessions(t *testing.T) {
 func TestHandleLivesThroughExtensionRestart(t *testing.T) {
 	t.Parallel()
 	p := newPageTab(t)
-	h := newHarness(t, core.Config{ExtensionGrace: 50 * time.Millisecond})
+	h := newHarness(t, config.Config{ExtensionGrace: 50 * time.Millisecond})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Handler: p.handle, Features: wakeFeatures})
 	c := h.client()
 	h.autoAttach(c)

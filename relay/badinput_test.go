@@ -5,17 +5,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cdprelay/cdprelay/relay/internal/core"
-
 	"github.com/gorilla/websocket"
 
 	"github.com/cdprelay/cdprelay/internal/cdptest"
 	"github.com/cdprelay/cdprelay/internal/fakeext"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 )
 
 func TestClientBadFrames(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs})
 	c := h.client()
 	h.autoAttach(c)
@@ -80,7 +79,7 @@ func TestClientBadFrames(t *testing.T) {
 func TestClientMessageTooBig(t *testing.T) {
 	t.Parallel()
 	rec := &recorder{}
-	h := newHarness(t, core.Config{MaxMessageBytes: 1 << 16})
+	h := newHarness(t, config.Config{MaxMessageBytes: 1 << 16})
 	h.ext(fakeext.Options{Tabs: twoTabs, Handler: rec.handle})
 	c := h.client()
 	h.autoAttach(c)
@@ -116,7 +115,7 @@ func TestClientMessageTooBig(t *testing.T) {
 
 func TestExtensionGarbageIsIgnored(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs})
 	c := h.client()
 	h.autoAttach(c)

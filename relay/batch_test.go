@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
@@ -24,7 +25,7 @@ func TestBatchesNegotiated(t *testing.T) {
 	for _, x := range extensions {
 		t.Run(x.name, func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, core.Config{})
+			h := newHarness(t, config.Config{})
 			e := h.ext(x.with(fakeext.Options{Tabs: twoTabs[:1]}))
 			c := h.client()
 			s := h.autoAttach(c)[0]
@@ -66,7 +67,7 @@ func TestBatchFromExtension(t *testing.T) {
 	for _, batches := range []bool{true, false} {
 		t.Run(fmt.Sprintf("batches=%v", batches), func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, core.Config{})
+			h := newHarness(t, config.Config{})
 			release := make(chan struct{})
 			var once sync.Once
 			t.Cleanup(func() { once.Do(func() { close(release) }) })
@@ -154,7 +155,7 @@ func TestBatchFromExtension(t *testing.T) {
 // both ways; every reply reaches its command.
 func TestBatchesUnderLoad(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Batches: true})
 	c := h.client()
 	s := h.autoAttach(c)[0]

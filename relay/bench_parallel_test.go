@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/gorilla/websocket"
@@ -129,7 +130,7 @@ func BenchmarkLoopback(b *testing.B) {
 // returns a client whose tab session pw-tab-1 is attached.
 func loopbackRelay(b *testing.B) (*websocket.Conn, func()) {
 	// The rate limit would answer most of these commands itself.
-	srv, err := New(core.Config{CommandsPerSecond: -1})
+	srv, err := New(config.Config{CommandsPerSecond: -1})
 	if err != nil {
 		b.Fatal(err)
 	}

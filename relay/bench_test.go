@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
@@ -16,10 +17,10 @@ import (
 // sockets are replaced by drained queues: what remains is the relay's own
 // work per message.
 func benchInstance(b testing.TB) (*core.Instance, *core.ClientConn, *core.ExtConn, func()) {
-	return benchInstanceWith(b, core.Config{})
+	return benchInstanceWith(b, config.Config{})
 }
 
-func benchInstanceWith(b testing.TB, cfg core.Config) (*core.Instance, *core.ClientConn, *core.ExtConn, func()) {
+func benchInstanceWith(b testing.TB, cfg config.Config) (*core.Instance, *core.ClientConn, *core.ExtConn, func()) {
 	// The extension here never answers: the relay's own calls give up soon.
 	cfg.CallTimeout = 50 * time.Millisecond
 	srv, err := New(cfg)
@@ -88,7 +89,7 @@ func BenchmarkForwardCommand(b *testing.B) {
 // BenchmarkForwardCommandTiers: the same with a policy that has tiers, on
 // a tab of a full site: what the tiers cost a command there.
 func BenchmarkForwardCommandTiers(b *testing.B) {
-	in, c, x, stop := benchInstanceWith(b, core.Config{Policy: tierPolicy{"ro.example": "read-only", "blind.example": "blind"}})
+	in, c, x, stop := benchInstanceWith(b, config.Config{Policy: tierPolicy{"ro.example": "read-only", "blind.example": "blind"}})
 	defer stop()
 	st := in.Lock()
 	t := st.Tabs[7]

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/metrics"
 
@@ -40,7 +41,7 @@ func limitedCount(h *harness, limit string) float64 {
 // keeps.
 func TestTooManyTabs(t *testing.T) {
 	rec := &auditRecorder{}
-	h := newHarness(t, core.Config{MaxTabs: 5, Observer: rec})
+	h := newHarness(t, config.Config{MaxTabs: 5, Observer: rec})
 	var tabs []fakeext.Tab
 	for i := 1; i <= 8; i++ {
 		tabs = append(tabs, fakeext.Tab{ID: i, URL: fmt.Sprintf("https://t%d.example/", i)})
@@ -74,7 +75,7 @@ func TestTooManyTabs(t *testing.T) {
 // TestTooManyTabsDefault: the default bound, against an extension that
 // offers far more tabs than a person has.
 func TestTooManyTabsDefault(t *testing.T) {
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	var tabs []fakeext.Tab
 	for i := 1; i <= 1500; i++ {
 		tabs = append(tabs, fakeext.Tab{ID: i, URL: fmt.Sprintf("https://t%d.example/", i)})
@@ -91,7 +92,7 @@ func TestTooManyTabsDefault(t *testing.T) {
 // to the client; the relay counts them and audits the first.
 func TestTooManyChildSessions(t *testing.T) {
 	rec := &auditRecorder{}
-	h := newHarness(t, core.Config{Observer: rec})
+	h := newHarness(t, config.Config{Observer: rec})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -136,7 +137,7 @@ func TestTooManyChildSessions(t *testing.T) {
 // (blind) until its next document, and what it keeps of them stays
 // bounded.
 func TestTooManyFrames(t *testing.T) {
-	h := newHarness(t, core.Config{Policy: tiers})
+	h := newHarness(t, config.Config{Policy: tiers})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -163,7 +164,7 @@ func TestTooManyFrames(t *testing.T) {
 // changes: a tab whose sub-frame is on a site the new policy hides goes
 // blind, though no event of the page came since.
 func TestFramesDecidedAgainOnPolicyChange(t *testing.T) {
-	h := newHarness(t, core.Config{Policy: tierPolicy{"ro.example": "read-only"}})
+	h := newHarness(t, config.Config{Policy: tierPolicy{"ro.example": "read-only"}})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	h.autoAttach(c)
@@ -190,7 +191,7 @@ func TestFramesDecidedAgainOnPolicyChange(t *testing.T) {
 
 // A frame in a process of its own (a child session) is decided again too.
 func TestChildDecidedAgainOnPolicyChange(t *testing.T) {
-	h := newHarness(t, core.Config{Policy: tierPolicy{"ro.example": "read-only"}})
+	h := newHarness(t, config.Config{Policy: tierPolicy{"ro.example": "read-only"}})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/person"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
@@ -227,7 +227,7 @@ func effectiveTimeout(t *testing.T, params string) float64 {
 func TestEvaluateBounded(t *testing.T) {
 	t.Parallel()
 	rec := &recorder{}
-	h := newHarness(t, core.Config{ScriptTimeout: 7 * time.Second})
+	h := newHarness(t, config.Config{ScriptTimeout: 7 * time.Second})
 	h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: rec.handle})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -326,7 +326,7 @@ func TestBoundEndsScriptThatNeverEnds(t *testing.T) {
 	t.Parallel()
 	rec := &auditRecorder{}
 	bound := 200 * time.Millisecond
-	h := newHarness(t, core.Config{ScriptTimeout: bound, Observer: rec})
+	h := newHarness(t, config.Config{ScriptTimeout: bound, Observer: rec})
 	page := newBusyPage()
 	release := make(chan struct{})
 	defer close(release)
@@ -373,7 +373,7 @@ func TestBrakeNeverLeavesPagePaused(t *testing.T) {
 	for i := range 8 {
 		t.Run(strconv.Itoa(i), func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, core.Config{ScriptTimeout: bound})
+			h := newHarness(t, config.Config{ScriptTimeout: bound})
 			page := newBusyPage()
 			e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: page.handler})
 			page.e = e
@@ -404,7 +404,7 @@ func TestBrakeNeverLeavesPagePaused(t *testing.T) {
 // the brake's pause from landing) becomes setBreakpointsActive.
 func TestTheRelaysDebugger(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -478,7 +478,7 @@ func TestTheRelaysDebugger(t *testing.T) {
 // (script where the debugger takes no pause) is refused.
 func TestStopRules(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -527,7 +527,7 @@ func TestStopRules(t *testing.T) {
 func TestStopUndoesWhatTheAutomationSet(t *testing.T) {
 	t.Parallel()
 	rec := &auditRecorder{}
-	h := newHarness(t, core.Config{Observer: rec})
+	h := newHarness(t, config.Config{Observer: rec})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -633,7 +633,7 @@ func TestBrakeLeavesOthersPauses(t *testing.T) {
 		}
 		return fakeext.DefaultHandler(tab, sid, method, params)
 	}
-	h := newHarness(t, core.Config{ScriptTimeout: 100 * time.Millisecond})
+	h := newHarness(t, config.Config{ScriptTimeout: 100 * time.Millisecond})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: handler})
 	c := h.client()
 	sess := h.autoAttach(c)[0]

@@ -5,9 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cdprelay/cdprelay/relay/internal/core"
-
 	"github.com/cdprelay/cdprelay/internal/fakeext"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 )
 
 // Audits.issueAdded quotes what Chrome objected to: the raw Set-Cookie
@@ -17,7 +16,7 @@ import (
 // them reach no client; the names and attributes that make the issue
 // worth reading do, and other issues come as Chrome sent them.
 func TestCredentialsAuditsIssues(t *testing.T) {
-	h := newHarness(t, core.Config{RedactHeaders: []string{"X-Api-Key"}})
+	h := newHarness(t, config.Config{RedactHeaders: []string{"X-Api-Key"}})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	h.autoAttach(c)

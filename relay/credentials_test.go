@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 
 	"github.com/cdprelay/cdprelay/internal/cdptest"
 	"github.com/cdprelay/cdprelay/internal/fakeext"
@@ -18,7 +18,7 @@ import (
 // credentials; the markers it is shown go back as the real values for
 // the request they came from, and nowhere else.
 func TestCredentialsRedacted(t *testing.T) {
-	h := newHarness(t, core.Config{RedactHeaders: []string{"X-Api-Key"}})
+	h := newHarness(t, config.Config{RedactHeaders: []string{"X-Api-Key"}})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: func(tabID int, sid, method string, p json.RawMessage) (any, error) {
 		if method == "Network.loadNetworkResource" {
 			return map[string]any{"resource": map[string]any{"success": true, "headers": map[string]string{"Set-Cookie": "sid=fromload", "Content-Type": "text/plain"}}}, nil
@@ -121,7 +121,7 @@ func staticSecrets(t *testing.T) *secrets.Store {
 // carries it.
 func TestSecretsTypedByReference(t *testing.T) {
 	page := newFakePage(1, "https://a.example")
-	h := newHarness(t, core.Config{Secrets: staticSecrets(t)})
+	h := newHarness(t, config.Config{Secrets: staticSecrets(t)})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: page.handle})
 	page.e.Store(e)
 	c := h.client()
@@ -227,7 +227,7 @@ func TestSecretsTypedByReference(t *testing.T) {
 // response, a Set-Cookie the client makes up and the response's own
 // Set-Cookie in a response the client makes are refused.
 func TestCredentialsContinueResponse(t *testing.T) {
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -349,7 +349,7 @@ func TestCredentialsContinueResponse(t *testing.T) {
 
 // A reload's redact_headers are in force for the next message.
 func TestRedactHeadersReload(t *testing.T) {
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	h.autoAttach(c)
@@ -374,7 +374,7 @@ func TestRedactHeadersReload(t *testing.T) {
 // the client's to answer.
 func TestStopWhileTyping(t *testing.T) {
 	page := newFakePage(1, "https://a.example")
-	h := newHarness(t, core.Config{Secrets: staticSecrets(t)})
+	h := newHarness(t, config.Config{Secrets: staticSecrets(t)})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: page.handle})
 	page.e.Store(e)
 	c := h.client()

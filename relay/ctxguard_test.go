@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/cdptest"
@@ -51,7 +52,7 @@ func contextCreated(e *fakeext.Ext, tab int, sid string, id int64, frame, typ, n
 // page's own world stays the client's.
 func TestRelayWorldOutOfReach(t *testing.T) {
 	page := newFakePage(1, "https://a.example")
-	h := newHarness(t, core.Config{Secrets: staticSecrets(t)})
+	h := newHarness(t, config.Config{Secrets: staticSecrets(t)})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: page.handle})
 	page.e.Store(e)
 	c := h.client()
@@ -173,7 +174,7 @@ func TestRelayWorldOutOfReach(t *testing.T) {
 func TestContextsJudgedNow(t *testing.T) {
 	for _, cleared := range []bool{true, false} {
 		t.Run(fmt.Sprintf("cleared=%v", cleared), func(t *testing.T) {
-			h := newHarness(t, core.Config{Policy: tiers})
+			h := newHarness(t, config.Config{Policy: tiers})
 			e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 			c := h.client()
 			sess := h.autoAttach(c)[0]
@@ -278,7 +279,7 @@ func TestContextsJudgedNow(t *testing.T) {
 // is off the client hears no Runtime event but a binding's call. A child
 // session is the same.
 func TestRuntimeHeld(t *testing.T) {
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -338,7 +339,7 @@ func TestRuntimeHeld(t *testing.T) {
 // object of the page's own world) on a tab of a full site under tiers:
 // what placing the context costs.
 func BenchmarkForwardCommandContext(b *testing.B) {
-	in, c, x, stop := benchInstanceWith(b, core.Config{Policy: tierPolicy{"ro.example": "read-only"}})
+	in, c, x, stop := benchInstanceWith(b, config.Config{Policy: tierPolicy{"ro.example": "read-only"}})
 	defer stop()
 	st := in.Lock()
 	t := st.Tabs[7]

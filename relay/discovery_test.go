@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/gorilla/websocket"
@@ -42,7 +43,7 @@ func (h *harness) get(path, host string) (int, string) {
 
 func TestDiscoveryVersion(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	minted, err := h.srv.NewInstance()
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +94,7 @@ func TestDiscoveryList(t *testing.T) {
 	for _, x := range extensions {
 		t.Run(x.name, func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, core.Config{})
+			h := newHarness(t, config.Config{})
 			// The stock extension does not say the target ids: the relay
 			// learns them before the handshake ends.
 			h.ext(x.with(fakeext.Options{Tabs: twoTabs}))
@@ -129,7 +130,7 @@ func TestDiscoveryList(t *testing.T) {
 
 func TestUnknownGUIDIsNotFound(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	unknown := core.NewGUID()
 	for _, path := range []string{
 		"/cdp/" + unknown,
@@ -155,7 +156,7 @@ func TestUnknownGUIDIsNotFound(t *testing.T) {
 
 func TestForeignHostAndOriginAreRefused(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	def := h.srv.Default().GUID()
 	for _, path := range []string{"/json/version", "/json/list", "/devtools/browser/" + def, "/extension/" + def, "/"} {
 		for _, host := range []string{"evil.example:9222", "evil.example", "127.0.0.1.evil.example:9222"} {

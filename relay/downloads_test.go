@@ -14,7 +14,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/browser"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 
 	"github.com/cdprelay/cdprelay/internal/cdptest"
 	"github.com/cdprelay/cdprelay/internal/fakeext"
@@ -65,7 +65,7 @@ func newDLWorld(t *testing.T, o dlOptions) *dlWorld {
 	if o.personAllowed {
 		dirs = []string{filepath.Dir(w.person)}
 	}
-	w.h = newHarness(t, core.Config{Observer: w.rec, Downloads: core.DownloadsConfig{Dirs: dirs, MaxBytes: o.maxBytes}})
+	w.h = newHarness(t, config.Config{Observer: w.rec, Downloads: config.DownloadsConfig{Dirs: dirs, MaxBytes: o.maxBytes}})
 	if err := os.WriteFile(filepath.Join(w.person, "report.csv"), []byte(dlBody), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -427,7 +427,7 @@ func TestDownloadFolderRefused(t *testing.T) {
 // naming the setting.
 func TestDownloadsOff(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{Downloads: core.DownloadsConfig{Dirs: []string{}}})
+	h := newHarness(t, config.Config{Downloads: config.DownloadsConfig{Dirs: []string{}}})
 	h.ext(fakeext.Options{Tabs: twoTabs})
 	c := h.client()
 	m := h.callMsg(c, "", "Browser.setDownloadBehavior", map[string]any{"behavior": "allowAndName", "downloadPath": os.TempDir(), "eventsEnabled": true})
@@ -497,7 +497,7 @@ func TestDownloadHostileName(t *testing.T) {
 func TestDownloadFromBlindSite(t *testing.T) {
 	t.Parallel()
 	allowed := t.TempDir()
-	h := newHarness(t, core.Config{Policy: tierPolicy{"secret.example": "blind"}, Downloads: core.DownloadsConfig{Dirs: []string{allowed}}})
+	h := newHarness(t, config.Config{Policy: tierPolicy{"secret.example": "blind"}, Downloads: config.DownloadsConfig{Dirs: []string{allowed}}})
 	asked := false
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Features: []string{browser.FeatureDownloads}, DownloadFile: func(string, int64) (string, int64, error) {
 		asked = true
@@ -531,7 +531,7 @@ func TestDownloadFromBlindSite(t *testing.T) {
 func TestDownloadFolderOnBlindTab(t *testing.T) {
 	t.Parallel()
 	allowed := t.TempDir()
-	h := newHarness(t, core.Config{Policy: tiers, Downloads: core.DownloadsConfig{Dirs: []string{allowed}}})
+	h := newHarness(t, config.Config{Policy: tiers, Downloads: config.DownloadsConfig{Dirs: []string{allowed}}})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://blind.example/", Title: "B"}}, Features: append([]string{browser.FeatureDownloads}, ourFeatures...)})
 	c := h.client()
 	page := h.autoAttach(c)[0]

@@ -5,10 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cdprelay/cdprelay/relay/internal/core"
-
 	"github.com/cdprelay/cdprelay/internal/cdptest"
 	"github.com/cdprelay/cdprelay/internal/fakeext"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 )
 
 // twoTabs is the usual starting point: two ordinary shared tabs.
@@ -39,7 +38,7 @@ func TestBrowserGetVersion(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, core.Config{})
+			h := newHarness(t, config.Config{})
 			tt.opts.Tabs = twoTabs[:1]
 			e := h.ext(tt.opts)
 			c := h.client()
@@ -65,7 +64,7 @@ func TestSetDownloadBehaviorIsAckedNotForwarded(t *testing.T) {
 	for _, session := range []bool{false, true} {
 		t.Run(fmt.Sprintf("session=%t", session), func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, core.Config{})
+			h := newHarness(t, config.Config{})
 			e := h.ext(fakeext.Options{Tabs: twoTabs})
 			c := h.client()
 			sessions := h.autoAttach(c)
@@ -90,7 +89,7 @@ func TestSetDownloadBehaviorIsAckedNotForwarded(t *testing.T) {
 
 func TestRootSetAutoAttach(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{
 		{ID: 1, URL: "https://a.example/", Title: "A"},
 		{ID: 2, URL: "chrome://settings/", Title: "Settings"},
@@ -124,7 +123,7 @@ func TestRootSetAutoAttach(t *testing.T) {
 
 func TestRootSetAutoAttachRefusesNonFlat(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs})
 	c := h.client()
 	id := h.send(c, "", "Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": false})
@@ -151,7 +150,7 @@ func TestCreateTarget(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, core.Config{})
+			h := newHarness(t, config.Config{})
 			e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 			c := h.client()
 			if tt.autoAttach {
@@ -193,7 +192,7 @@ func TestCreateTarget(t *testing.T) {
 
 func TestCloseTarget(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs})
 	c := h.client()
 	h.autoAttach(c)
@@ -218,7 +217,7 @@ func TestCloseTarget(t *testing.T) {
 
 func TestGetTargetInfo(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs})
 	c := h.client()
 	h.autoAttach(c)
@@ -257,7 +256,7 @@ func TestGetTargetInfo(t *testing.T) {
 
 func TestGetTargets(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	h.ext(fakeext.Options{Tabs: twoTabs})
 	c := h.client()
 	// Before any attach the relay knows the tabs from the extension's
@@ -273,7 +272,7 @@ func TestGetTargets(t *testing.T) {
 
 func TestSetDiscoverTargets(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs})
 	c := h.client()
 	created := func(id int, url, title string) string {
@@ -330,7 +329,7 @@ func TestAttachToTarget(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, core.Config{})
+			h := newHarness(t, config.Config{})
 			e := h.ext(fakeext.Options{Tabs: twoTabs})
 			c := h.client()
 			id := h.send(c, "", "Target.attachToTarget", tt.params)
@@ -362,7 +361,7 @@ func TestDetachFromTarget(t *testing.T) {
 	for _, by := range []string{"sessionId", "targetId"} {
 		t.Run(by, func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, core.Config{})
+			h := newHarness(t, config.Config{})
 			e := h.ext(fakeext.Options{Tabs: twoTabs})
 			c := h.client()
 			h.call(c, "", "Target.attachToTarget", map[string]any{"targetId": tid(1), "flatten": true})
@@ -397,7 +396,7 @@ func TestDetachFromTarget(t *testing.T) {
 
 func TestActivateTarget(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs})
 	c := h.client()
 	before := len(e.Commands())
@@ -415,7 +414,7 @@ func TestActivateTarget(t *testing.T) {
 
 func TestBrowserContexts(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs})
 	c := h.client()
 	m := h.callMsg(c, "", "Target.createBrowserContext", map[string]any{"disposeOnDetach": true})
@@ -432,7 +431,7 @@ func TestBrowserContexts(t *testing.T) {
 
 func TestUnsupportedBrowserLevelMethods(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs})
 	c := h.client()
 	h.autoAttach(c)

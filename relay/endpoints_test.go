@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/gorilla/websocket"
@@ -29,7 +30,7 @@ func TestPageEndpoint(t *testing.T) {
 	for _, x := range extensions {
 		t.Run(x.name, func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, core.Config{})
+			h := newHarness(t, config.Config{})
 			e := h.ext(x.with(fakeext.Options{Tabs: twoTabs}))
 			h.ready()
 			_, body := h.get("/json/list", "")
@@ -79,7 +80,7 @@ func TestPageEndpoint(t *testing.T) {
 
 func TestPageEndpointPaths(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	h.ext(fakeext.Options{Tabs: twoTabs})
 	h.ready()
 	in, err := h.srv.NewInstance()
@@ -131,7 +132,7 @@ func rawHandshake(t *testing.T, h *harness, path, key string) (*http.Response, n
 // else.
 func TestRodWebSocketKey(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	h.ext(fakeext.Options{Tabs: twoTabs})
 	h.ready()
 	def := h.srv.Default()
@@ -221,7 +222,7 @@ func TestAcceptKey(t *testing.T) {
 // /json/protocol before it connects.
 func TestJSONProtocol(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	for _, path := range []string{"/json/protocol", "/cdp/" + h.srv.Default().GUID() + "/json/protocol"} {
 		code, body := h.get(path, "")
 		if code != http.StatusOK {
@@ -259,7 +260,7 @@ func TestJSONProtocol(t *testing.T) {
 // TestAdminNewInstance is what `cdprelay connect-url` asks.
 func TestAdminNewInstance(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	resp, err := http.Post(h.hs.URL+"/v1/instances", "", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -305,7 +306,7 @@ func TestAdminNewInstance(t *testing.T) {
 
 func TestStockConnectURLLocalhost(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	u, _ := url.Parse(h.hs.URL)
 	_, port, _ := net.SplitHostPort(u.Host)
 	req := httptest.NewRequest(http.MethodPost, "http://localhost:"+port+"/v1/instances", nil)
@@ -334,7 +335,7 @@ func TestRodLongMessages(t *testing.T) {
 		}
 		return fakeext.DefaultHandler(tabID, sid, method, params)
 	}
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	h.ext(fakeext.Options{Tabs: twoTabs, Handler: handler})
 	h.ready()
 	_, conn, br := rawHandshake(t, h, "/devtools/page/"+tid(1), "nil")

@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/cdprelay/cdprelay/relay/internal/core"
-
 	"github.com/cdprelay/cdprelay/internal/cdptest"
 	"github.com/cdprelay/cdprelay/internal/fakeext"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 )
 
 // The key contract, against our extension and the stock one: a client sees
@@ -19,7 +18,7 @@ func TestBothExtensionsGetVersion(t *testing.T) {
 	for _, x := range extensions {
 		t.Run(x.name, func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, core.Config{})
+			h := newHarness(t, config.Config{})
 			h.ext(x.with(fakeext.Options{Tabs: twoTabs}))
 			c := h.client()
 			// Playwright's first command, before anything is attached: the
@@ -45,7 +44,7 @@ func TestBothExtensionsTargets(t *testing.T) {
 	for _, x := range extensions {
 		t.Run(x.name, func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, core.Config{})
+			h := newHarness(t, config.Config{})
 			e := h.ext(x.with(fakeext.Options{Tabs: twoTabs}))
 			c := h.client()
 
@@ -112,7 +111,7 @@ func TestBothExtensionsActivateUnattachedTab(t *testing.T) {
 	for _, x := range extensions {
 		t.Run(x.name, func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, core.Config{})
+			h := newHarness(t, config.Config{})
 			e := h.ext(x.with(fakeext.Options{Tabs: twoTabs}))
 			c := h.client()
 			h.ready()

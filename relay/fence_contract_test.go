@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/cdptest"
@@ -75,7 +76,7 @@ func paused(id, url, resourceType string) map[string]any {
 }
 
 func TestNavigationBackstop(t *testing.T) {
-	h := newHarness(t, core.Config{Policy: hostFence{}})
+	h := newHarness(t, config.Config{Policy: hostFence{}})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://ok.test/"}}})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -136,7 +137,7 @@ func TestNavigationBackstop(t *testing.T) {
 }
 
 func TestNoBackstopWithoutHostRules(t *testing.T) {
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1}}})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -156,7 +157,7 @@ func TestNoBackstopWithoutHostRules(t *testing.T) {
 // commands at the root (answered by a tab on the browser's behalf), params
 // the relay cannot read, and a continued request sent somewhere else.
 func TestBackstopHolds(t *testing.T) {
-	h := newHarness(t, core.Config{Policy: hostFence{}})
+	h := newHarness(t, config.Config{Policy: hostFence{}})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://ok.test/"}}})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -197,7 +198,7 @@ func TestBackstopHolds(t *testing.T) {
 // TestTakeOverHoldsAtRoot: while a person holds a tab, input sent without
 // a session (which a tab executes for the browser) is refused too.
 func TestTakeOverHoldsAtRoot(t *testing.T) {
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1}}})
 	c := h.client()
 	h.autoAttach(c)
@@ -215,7 +216,7 @@ func TestTakeOverHoldsAtRoot(t *testing.T) {
 func TestChildDetachFailsPending(t *testing.T) {
 	gate := make(chan struct{})
 	defer close(gate)
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1}}, Handler: func(tabID int, sid, method string, p json.RawMessage) (any, error) {
 		if sid == "CHILD" {
 			<-gate
@@ -250,7 +251,7 @@ func TestChildDetachFailsPending(t *testing.T) {
 // backstop command of the relay's own waits for its reply ends the
 // instance's client cleanly.
 func TestExtensionGoneWithFenceCommandPending(t *testing.T) {
-	h := newHarness(t, core.Config{Policy: hostFence{}})
+	h := newHarness(t, config.Config{Policy: hostFence{}})
 	block := make(chan struct{})
 	defer close(block)
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1}}, Handler: func(tabID int, sid, method string, p json.RawMessage) (any, error) {
@@ -284,7 +285,7 @@ func TestHistoryEntryFenced(t *testing.T) {
 		}
 		return fakeext.DefaultHandler(tabID, sid, method, params)
 	}
-	h := newHarness(t, core.Config{Policy: hostFence{}})
+	h := newHarness(t, config.Config{Policy: hostFence{}})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://ok.test/"}}, Handler: handler})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -318,7 +319,7 @@ func TestNetFenceBeforeFirstCommand(t *testing.T) {
 			once.Do(func() { <-letGo })
 		}
 	}
-	h := newHarness(t, core.Config{Policy: netFencePolicy{}})
+	h := newHarness(t, config.Config{Policy: netFencePolicy{}})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://ok.test/"}}, Features: []string{"navigation-fence"}, Gate: gate})
 	c := h.client()
 	id := h.send(c, "", "Target.getTargets", nil)

@@ -7,16 +7,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cdprelay/cdprelay/relay/internal/core"
-
 	"github.com/gorilla/websocket"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 )
 
 func TestTrafficHeldUntilExtensionInitialized(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, HoldInitialized: true})
 	c := h.client()
 	getVersion := h.send(c, "", "Browser.getVersion", nil)
@@ -45,7 +44,7 @@ func TestTrafficHeldUntilExtensionInitialized(t *testing.T) {
 
 func TestClientBeforeExtensionIsServedWhenItArrives(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	c := h.client()
 	id := h.send(c, "", "Browser.getVersion", nil)
 	h.waitFor("the client to be connected", func() bool { return h.srv.Default().Status().Client })
@@ -59,7 +58,7 @@ func TestClientBeforeExtensionIsServedWhenItArrives(t *testing.T) {
 
 func TestClientClosedWhenNoExtensionInTime(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{ExtensionWait: 300 * time.Millisecond})
+	h := newHarness(t, config.Config{ExtensionWait: 300 * time.Millisecond})
 	c := h.client()
 	start := time.Now()
 	h.send(c, "", "Browser.getVersion", nil)
@@ -76,7 +75,7 @@ func TestClientClosedWhenNoExtensionInTime(t *testing.T) {
 
 func TestUnclaimedInstanceExpires(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{UnclaimedTTL: 200 * time.Millisecond})
+	h := newHarness(t, config.Config{UnclaimedTTL: 200 * time.Millisecond})
 	minted, err := h.srv.NewInstance()
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/cdptest"
@@ -26,7 +27,7 @@ type harness struct {
 	ctx context.Context
 }
 
-func newHarness(t *testing.T, cfg core.Config) *harness {
+func newHarness(t *testing.T, cfg config.Config) *harness {
 	t.Helper()
 	if cfg.Logger == nil && testing.Verbose() {
 		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))

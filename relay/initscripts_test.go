@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/cdptest"
@@ -60,7 +61,7 @@ func TestTierInitScriptsFollowTheTab(t *testing.T) {
 		}
 		return fakeext.DefaultHandler(tabID, sid, method, params)
 	}
-	h := newHarness(t, core.Config{Policy: tiers})
+	h := newHarness(t, config.Config{Policy: tiers})
 	e := h.ext(fakeext.Options{Handler: handler, Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/", Title: "A"}}})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -121,7 +122,7 @@ func TestTierInitScriptsFollowTheTab(t *testing.T) {
 // TestTierBlindSettingsApplyOnLeaving: what a blind tab acknowledged
 // without applying is applied once it is on a full site.
 func TestTierBlindSettingsApplyOnLeaving(t *testing.T) {
-	h := newHarness(t, core.Config{Policy: tiers})
+	h := newHarness(t, config.Config{Policy: tiers})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://blind.example/", Title: "B"}}})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -157,7 +158,7 @@ func scriptHandler() fakeext.Handler {
 // on their way to sites that are not full.
 func TestTierFramesAgainstTheClient(t *testing.T) {
 	setup := func(t *testing.T) (*harness, *fakeext.Ext, *cdptest.Client, string) {
-		h := newHarness(t, core.Config{Policy: tiers})
+		h := newHarness(t, config.Config{Policy: tiers})
 		e := h.ext(fakeext.Options{Handler: scriptHandler(), Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/", Title: "A"}}})
 		c := h.client()
 		return h, e, c, h.autoAttach(c)[0]
@@ -275,7 +276,7 @@ func TestTierFramesAgainstTheClient(t *testing.T) {
 // TestTierClientSetupEndsWithTheClient: what a client set up on a blind
 // tab is not applied for the next one.
 func TestTierClientSetupEndsWithTheClient(t *testing.T) {
-	h := newHarness(t, core.Config{Policy: tiers})
+	h := newHarness(t, config.Config{Policy: tiers})
 	e := h.ext(fakeext.Options{Handler: scriptHandler(), Tabs: []fakeext.Tab{{ID: 1, URL: "https://blind.example/", Title: "B"}}})
 	a := h.client()
 	sess := h.autoAttach(a)[0]
@@ -324,7 +325,7 @@ func TestDeniedNavigationLeavesTheTab(t *testing.T) {
 		}
 		return fakeext.DefaultHandler(tabID, sid, method, params)
 	}
-	h := newHarness(t, core.Config{Policy: askTiers{tiers}, ApprovalTimeout: time.Hour})
+	h := newHarness(t, config.Config{Policy: askTiers{tiers}, ApprovalTimeout: time.Hour})
 	e := h.ext(fakeext.Options{Handler: handler, Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/", Title: "A"}}})
 	c := h.client()
 	sess := h.autoAttach(c)[0]

@@ -23,7 +23,7 @@ var stagePackages = []string{"rules", "tiers", "person", "creds", "browser", "ta
 
 // leafPackages are what the core itself builds on: they import no
 // package above them (the core, a stage, a service).
-var leafPackages = []string{"link", "api", "origins", "access", "metrics"}
+var leafPackages = []string{"link", "api", "origins", "access", "metrics", "config"}
 
 // servicePackages are what several stages use over the core: they import
 // the core and no stage, and the core does not import them.

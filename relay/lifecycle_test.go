@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 
 	"github.com/gorilla/websocket"
 
@@ -47,7 +47,7 @@ func TestPopupIsAnnouncedWithOpener(t *testing.T) {
 	for _, autoAttach := range []bool{true, false} {
 		t.Run(fmt.Sprintf("autoAttach=%t", autoAttach), func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, core.Config{})
+			h := newHarness(t, config.Config{})
 			e := h.ext(fakeext.Options{Tabs: twoTabs})
 			c := h.client()
 			h.call(c, "", "Target.setDiscoverTargets", map[string]any{"discover": true})
@@ -86,7 +86,7 @@ func TestPopupIsAnnouncedWithOpener(t *testing.T) {
 func TestPersonClosesTabs(t *testing.T) {
 	t.Parallel()
 	b := newBlocker(t, 1)
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Handler: b.handle})
 	c := h.client()
 	h.autoAttach(c)
@@ -122,7 +122,7 @@ func TestPersonClosesTabs(t *testing.T) {
 
 func TestClientClosingLastTabKeepsConnection(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	h.autoAttach(c)
@@ -142,7 +142,7 @@ func TestClientClosingLastTabKeepsConnection(t *testing.T) {
 
 func TestCanceledByUser(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs})
 	c := h.client()
 	h.call(c, "", "Target.setDiscoverTargets", map[string]any{"discover": true})
@@ -172,7 +172,7 @@ func TestCanceledByUser(t *testing.T) {
 
 func TestTargetClosedThenReofferedGetsNewSession(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	h.autoAttach(c)
@@ -211,7 +211,7 @@ func TestTargetClosedThenReofferedGetsNewSession(t *testing.T) {
 func TestExtensionDisconnectClosesClient(t *testing.T) {
 	t.Parallel()
 	b := newBlocker(t, 1)
-	h := newHarness(t, core.Config{ExtensionGrace: 50 * time.Millisecond})
+	h := newHarness(t, config.Config{ExtensionGrace: 50 * time.Millisecond})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Handler: b.handle})
 	c := h.client()
 	h.autoAttach(c)
@@ -238,7 +238,7 @@ func TestExtensionDisconnectClosesClient(t *testing.T) {
 
 func TestSecondClientIsRefused(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	h.ext(fakeext.Options{Tabs: twoTabs})
 	c1 := h.client()
 	h.autoAttach(c1)
@@ -256,7 +256,7 @@ func TestSecondClientIsRefused(t *testing.T) {
 
 func TestClientDisconnectDetachesAndTabsStayShared(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs})
 	c1 := h.client()
 	if got := h.autoAttach(c1); strings.Join(got, ",") != "pw-tab-1,pw-tab-2" {
@@ -301,7 +301,7 @@ func TestClientDisconnectWhileAttaching(t *testing.T) {
 			<-release
 		}
 	}
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Gate: gate})
 	c1 := h.client()
 	h.send(c1, "", "Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true})
@@ -335,7 +335,7 @@ func TestClientDisconnectWhileAttaching(t *testing.T) {
 
 func TestExtensionReconnectReplacesTheOld(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{ExtensionGrace: -1})
+	h := newHarness(t, config.Config{ExtensionGrace: -1})
 	e1 := h.ext(fakeext.Options{Tabs: twoTabs})
 	c1 := h.client()
 	h.autoAttach(c1)
@@ -380,7 +380,7 @@ func TestLiveViewAttachSurvivesClientLeaving(t *testing.T) {
 			<-release
 		}
 	}
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	h.ext(fakeext.Options{Tabs: twoTabs[:1], Gate: gate})
 	c := h.client()
 	h.call(c, "", "Browser.getVersion", nil)
@@ -414,7 +414,7 @@ func TestLiveViewAttachSurvivesClientLeaving(t *testing.T) {
 // that only read the tab, it is the person's and is not taken.
 func TestOpenedTabWhoseItIs(t *testing.T) {
 	rec := &auditRecorder{}
-	h := newHarness(t, core.Config{Observer: rec})
+	h := newHarness(t, config.Config{Observer: rec})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Stock: true})
 	c := h.client()
 	sess := h.autoAttach(c)[0]

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
@@ -37,7 +38,7 @@ var plantCalls = []struct {
 // site or tells it anything for read-only and blind, how a page is shown
 // for blind only — and put back, in the order it was made, on a full one.
 func TestTierSettingsFollowTheTab(t *testing.T) {
-	h := newHarness(t, core.Config{Policy: tiers})
+	h := newHarness(t, config.Config{Policy: tiers})
 	e := h.ext(fakeext.Options{Handler: scriptHandler(), Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/", Title: "A"}}})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -160,7 +161,7 @@ func TestTierNavigationSentAgain(t *testing.T) {
 			}}
 			defer b.letGo()
 			rec := &auditRecorder{}
-			h := newHarness(t, core.Config{Policy: tiers, Observer: rec})
+			h := newHarness(t, config.Config{Policy: tiers, Observer: rec})
 			e := h.ext(fakeext.Options{Handler: b.handle, Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/", Title: "A"}}})
 			c := h.client()
 			sess := h.autoAttach(c)[0]
@@ -267,7 +268,7 @@ func TestTierSettingsRefused(t *testing.T) {
 		if !withTiers {
 			p = tierPolicy{}
 		}
-		h := newHarness(t, core.Config{Policy: p})
+		h := newHarness(t, config.Config{Policy: p})
 		e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/", Title: "A"}, {ID: 2, URL: "https://blind.example/", Title: "B"}}})
 		c := h.client()
 		sessions := h.autoAttach(c)
@@ -301,7 +302,7 @@ func TestTierSettingsRefused(t *testing.T) {
 // settings are lifted when the frame goes to a stricter site, on its
 // own session.
 func TestTierChildSettingsFollowTheFrame(t *testing.T) {
-	h := newHarness(t, core.Config{Policy: tiers})
+	h := newHarness(t, config.Config{Policy: tiers})
 	e := h.ext(fakeext.Options{Handler: scriptHandler(), Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -359,7 +360,7 @@ func fenceCallsSince(e *fakeext.Ext, from int) []cdpCall {
 // it on: with the client's only tab blind, it may still open a tab on a
 // full site and list its targets.
 func TestRootCommandNotTheCarryingTabs(t *testing.T) {
-	h := newHarness(t, core.Config{Policy: tiers})
+	h := newHarness(t, config.Config{Policy: tiers})
 	h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://blind.example/", Title: "B"}}})
 	c := h.client()
 	h.autoAttach(c)

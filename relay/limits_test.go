@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/metrics"
 
@@ -40,7 +41,7 @@ func TestBucket(t *testing.T) {
 }
 
 func TestRateLimit(t *testing.T) {
-	h := newHarness(t, core.Config{CommandsPerSecond: 1, CommandBurst: 2})
+	h := newHarness(t, config.Config{CommandsPerSecond: 1, CommandBurst: 2})
 	h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1}}})
 	c := h.client()
 	sess := h.autoAttach(c)[0] // the first token
@@ -56,7 +57,7 @@ func TestRateLimit(t *testing.T) {
 
 func TestInFlightLimit(t *testing.T) {
 	gate := make(chan struct{})
-	h := newHarness(t, core.Config{MaxInFlight: 2})
+	h := newHarness(t, config.Config{MaxInFlight: 2})
 	h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1}}, Handler: func(tabID int, sid, method string, p json.RawMessage) (any, error) {
 		if method == "Runtime.evaluate" {
 			<-gate
@@ -86,7 +87,7 @@ func TestInFlightLimit(t *testing.T) {
 }
 
 func TestIdleClientClosed(t *testing.T) {
-	h := newHarness(t, core.Config{IdleClientTimeout: 150 * time.Millisecond})
+	h := newHarness(t, config.Config{IdleClientTimeout: 150 * time.Millisecond})
 	h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1}}})
 	c := h.client()
 	h.call(c, "", "Browser.getVersion", nil)
@@ -97,7 +98,7 @@ func TestIdleClientClosed(t *testing.T) {
 }
 
 func TestMaxInstances(t *testing.T) {
-	h := newHarness(t, core.Config{MaxInstances: 2})
+	h := newHarness(t, config.Config{MaxInstances: 2})
 	if _, err := h.srv.NewInstance(); err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +111,7 @@ func TestMaxInstances(t *testing.T) {
 // and never reads is either served or closed; what the relay holds for it
 // stays within its queue bound.
 func TestFloodStaysBounded(t *testing.T) {
-	h := newHarness(t, core.Config{ClientQueue: 64, CommandsPerSecond: -1})
+	h := newHarness(t, config.Config{ClientQueue: 64, CommandsPerSecond: -1})
 	h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1}}})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -171,7 +172,7 @@ func FuzzClientFrame(f *testing.F) {
 // TestClientByteBudget: a client that does not read is closed once what
 // waits for it passes its byte budget, long before its message count.
 func TestClientByteBudget(t *testing.T) {
-	h := newHarness(t, core.Config{ClientQueueBytes: 1 << 20})
+	h := newHarness(t, config.Config{ClientQueueBytes: 1 << 20})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1}}})
 	c := h.client()
 	h.call(c, h.autoAttach(c)[0], "Runtime.enable", nil)
@@ -196,7 +197,7 @@ func TestClientByteBudget(t *testing.T) {
 }
 
 func TestSessionCap(t *testing.T) {
-	h := newHarness(t, core.Config{CommandsPerSecond: -1})
+	h := newHarness(t, config.Config{CommandsPerSecond: -1})
 	h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1}}})
 	c := h.client()
 	h.autoAttach(c)

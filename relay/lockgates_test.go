@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/creds"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
@@ -51,7 +51,7 @@ func forwarded(e *fakeext.Ext, n int, method string) bool {
 // the back/forward cache brings back holds it again.
 func TestSecretFieldGuard(t *testing.T) {
 	var shown atomic.Bool
-	h := newHarness(t, core.Config{Secrets: staticSecrets(t)})
+	h := newHarness(t, config.Config{Secrets: staticSecrets(t)})
 	page, handler := passwordFieldPage(&shown)
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: handler})
 	page.e.Store(e)
@@ -167,7 +167,7 @@ func TestSecretFieldGuard(t *testing.T) {
 // TestLockUnscannable: while a secret is locked, the commands whose output
 // the lock cannot read are refused, saying why; before, they go on.
 func TestLockUnscannable(t *testing.T) {
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/metrics"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -27,7 +27,7 @@ func TestMetricsValues(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	met := metrics.New(reg)
 	met.InitRules([]string{"method:Network.getAllCookies"})
-	h := newHarness(t, core.Config{Metrics: met, Policy: pinPolicy{urls: make(chan string, 1)}, CommandsPerSecond: 1, CommandBurst: 10})
+	h := newHarness(t, config.Config{Metrics: met, Policy: pinPolicy{urls: make(chan string, 1)}, CommandsPerSecond: 1, CommandBurst: 10})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0] // 1 command (Target.setAutoAttach)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/cdptest"
@@ -40,7 +41,7 @@ func redirected(id, url string) map[string]any {
 // within the host, or one a person approved already, is not asked again.
 func TestNavigationAskedWhereItEnds(t *testing.T) {
 	setup := func(t *testing.T, timeout time.Duration) (*harness, *fakeext.Ext, *core.Instance, *cdptest.Client, string) {
-		h := newHarness(t, core.Config{Policy: navAskPolicy{}, ApprovalTimeout: timeout})
+		h := newHarness(t, config.Config{Policy: navAskPolicy{}, ApprovalTimeout: timeout})
 		e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/", Title: "A"}}})
 		c := h.client()
 		sess := h.autoAttach(c)[0]

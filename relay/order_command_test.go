@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/creds"
 
@@ -144,7 +145,7 @@ func TestCommandOrderPins(t *testing.T) {
 	// being refused.
 	t.Run("the brake before route", func(t *testing.T) {
 		rec := &auditRecorder{}
-		h := newHarness(t, core.Config{Observer: rec})
+		h := newHarness(t, config.Config{Observer: rec})
 		e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 		c := h.client()
 		sess := h.autoAttach(c)[0]
@@ -172,7 +173,7 @@ func TestCommandOrderPins(t *testing.T) {
 	// navigation to a denied one would go on.
 	t.Run("route before the policy", func(t *testing.T) {
 		judged := &judgedLog{}
-		h := newHarness(t, core.Config{Policy: orderPolicy{denyURL: "denied.example", judged: judged}})
+		h := newHarness(t, config.Config{Policy: orderPolicy{denyURL: "denied.example", judged: judged}})
 		e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 		c := h.client()
 		sess := h.autoAttach(c)[0]
@@ -200,7 +201,7 @@ func TestCommandOrderPins(t *testing.T) {
 	// for a tab whose first is not answered) before the first is decided.
 	t.Run("the line before the policy and ask", func(t *testing.T) {
 		judged := &judgedLog{}
-		h := newHarness(t, core.Config{Policy: orderPolicy{askURL: "shop.example", ask: map[string]bool{"Input.insertText": true}, judged: judged}, ApprovalTimeout: time.Hour})
+		h := newHarness(t, config.Config{Policy: orderPolicy{askURL: "shop.example", ask: map[string]bool{"Input.insertText": true}, judged: judged}, ApprovalTimeout: time.Hour})
 		e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 		c := h.client()
 		sess := h.autoAttach(c)[0]
@@ -241,7 +242,7 @@ func TestCommandOrderPins(t *testing.T) {
 	// command would use up the request's credentials, and the allowed one
 	// be refused and the request failed.
 	t.Run("the operator's rules before the relay's", func(t *testing.T) {
-		h := newHarness(t, core.Config{})
+		h := newHarness(t, config.Config{})
 		e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 		c := h.client()
 		sess := h.autoAttach(c)[0]
@@ -275,7 +276,7 @@ func TestCommandOrderPins(t *testing.T) {
 	// tab is on a full site. (A denial winning over the take-over's is
 	// TestPipelineOrder's.)
 	t.Run("the operator's rules before access", func(t *testing.T) {
-		h := newHarness(t, core.Config{Policy: orderPolicy{tierPolicy: tiers, denyIn: "planted"}})
+		h := newHarness(t, config.Config{Policy: orderPolicy{tierPolicy: tiers, denyIn: "planted"}})
 		e := h.ext(fakeext.Options{Handler: scriptHandler(), Tabs: []fakeext.Tab{{ID: 1, URL: "https://blind.example/", Title: "B"}}})
 		c := h.client()
 		sess := h.autoAttach(c)[0]
@@ -297,7 +298,7 @@ func TestCommandOrderPins(t *testing.T) {
 	// all (and the question describes the blind page).
 	t.Run("access before ask", func(t *testing.T) {
 		rec := &auditRecorder{}
-		h := newHarness(t, core.Config{Policy: orderPolicy{tierPolicy: tiers, ask: map[string]bool{"Input.insertText": true}},
+		h := newHarness(t, config.Config{Policy: orderPolicy{tierPolicy: tiers, ask: map[string]bool{"Input.insertText": true}},
 			ApprovalTimeout: 200 * time.Millisecond, Observer: rec})
 		e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://blind.example/"}, {ID: 2, URL: "https://ro.example/"}}})
 		c := h.client()
@@ -323,7 +324,7 @@ func TestCommandOrderPins(t *testing.T) {
 		// prepare: a navigation to a read-only site leaves the tab's
 		// scripts in Chrome and its access as it was.
 		t.Run("prepare", func(t *testing.T) {
-			h := newHarness(t, core.Config{Policy: orderPolicy{tierPolicy: tiers, askURL: "ro.example"}, ApprovalTimeout: time.Hour})
+			h := newHarness(t, config.Config{Policy: orderPolicy{tierPolicy: tiers, askURL: "ro.example"}, ApprovalTimeout: time.Hour})
 			e := h.ext(fakeext.Options{Handler: scriptHandler(), Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/", Title: "A"}}})
 			c := h.client()
 			sess := h.autoAttach(c)[0]
@@ -351,7 +352,7 @@ func TestCommandOrderPins(t *testing.T) {
 		t.Run("secret", func(t *testing.T) {
 			page := newFakePage(1, "https://a.example")
 			page.setFocus(passwordField(tid(1)))
-			h := newHarness(t, core.Config{Policy: orderPolicy{ask: map[string]bool{"Input.insertText": true}}, Secrets: staticSecrets(t), ApprovalTimeout: time.Hour})
+			h := newHarness(t, config.Config{Policy: orderPolicy{ask: map[string]bool{"Input.insertText": true}}, Secrets: staticSecrets(t), ApprovalTimeout: time.Hour})
 			e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: page.handle})
 			page.e.Store(e)
 			c := h.client()
@@ -388,7 +389,7 @@ func TestCommandOrderPins(t *testing.T) {
 		})
 		// fence: a Fetch.disable on a fenced tab sends nothing.
 		t.Run("fence", func(t *testing.T) {
-			h := newHarness(t, core.Config{Policy: orderPolicy{fence: true, denyURL: "evil", ask: map[string]bool{"Fetch.disable": true}}, ApprovalTimeout: time.Hour})
+			h := newHarness(t, config.Config{Policy: orderPolicy{fence: true, denyURL: "evil", ask: map[string]bool{"Fetch.disable": true}}, ApprovalTimeout: time.Hour})
 			e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 			c := h.client()
 			sess := h.autoAttach(c)[0]
@@ -405,7 +406,7 @@ func TestCommandOrderPins(t *testing.T) {
 		})
 		// emulate: Target.createTarget opens no tab.
 		t.Run("emulate", func(t *testing.T) {
-			h := newHarness(t, core.Config{Policy: orderPolicy{ask: map[string]bool{"Target.createTarget": true}}, ApprovalTimeout: time.Hour})
+			h := newHarness(t, config.Config{Policy: orderPolicy{ask: map[string]bool{"Target.createTarget": true}}, ApprovalTimeout: time.Hour})
 			e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 			c := h.client()
 			h.autoAttach(c)
@@ -428,7 +429,7 @@ func TestCommandOrderPins(t *testing.T) {
 		// person while it waits (the dialog is claimed by whoever answers
 		// first, in forward).
 		t.Run("forward", func(t *testing.T) {
-			h := newHarness(t, core.Config{Policy: orderPolicy{ask: map[string]bool{"Page.handleJavaScriptDialog": true}}, ApprovalTimeout: time.Hour})
+			h := newHarness(t, config.Config{Policy: orderPolicy{ask: map[string]bool{"Page.handleJavaScriptDialog": true}}, ApprovalTimeout: time.Hour})
 			e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 			c := h.client()
 			sess := h.autoAttach(c)[0]
@@ -461,7 +462,7 @@ func TestCommandOrderPins(t *testing.T) {
 	t.Run("a refusal ends the command", func(t *testing.T) {
 		rec := &auditRecorder{}
 		pol := orderPolicy{tierPolicy: tiers, deny: map[string]bool{"Network.getAllCookies": true}, denyURL: "file:", ask: map[string]bool{"Input.insertText": true}}
-		h := newHarness(t, core.Config{Policy: pol, Observer: rec, ApprovalTimeout: time.Hour})
+		h := newHarness(t, config.Config{Policy: pol, Observer: rec, ApprovalTimeout: time.Hour})
 		e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/"}, {ID: 2, URL: "https://ro.example/"}}})
 		c := h.client()
 		sess := h.autoAttach(c)
@@ -541,7 +542,7 @@ func TestCommandOrderPins(t *testing.T) {
 			t.Fatal(err)
 		}
 		judged := &judgedLog{}
-		h := newHarness(t, core.Config{Policy: orderPolicy{tierPolicy: tiers, fence: true, uploads: []string{dir}, judged: judged}})
+		h := newHarness(t, config.Config{Policy: orderPolicy{tierPolicy: tiers, fence: true, uploads: []string{dir}, judged: judged}})
 		e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/"}, {ID: 2, URL: "https://ro.example/"}}})
 		c := h.client()
 		sess := h.autoAttach(c)
@@ -627,7 +628,7 @@ func TestCommandOrderPins(t *testing.T) {
 	// the tab's access now. Catches a line that hands its commands straight
 	// to the acting stages with the verdicts they had on arrival.
 	t.Run("a held command is judged again when it leaves its line", func(t *testing.T) {
-		h := newHarness(t, core.Config{Policy: orderPolicy{tierPolicy: tiers, askURL: "shop.example", ask: map[string]bool{"Input.insertText": true}}, ApprovalTimeout: time.Hour})
+		h := newHarness(t, config.Config{Policy: orderPolicy{tierPolicy: tiers, askURL: "shop.example", ask: map[string]bool{"Input.insertText": true}}, ApprovalTimeout: time.Hour})
 		e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/", Title: "A"}}})
 		c := h.client()
 		sess := h.autoAttach(c)[0]
@@ -673,7 +674,7 @@ func TestCommandOrderPins(t *testing.T) {
 	// and TestReplayJudgedByTheStages'.)
 	t.Run("a replayed command is judged", func(t *testing.T) {
 		rec := &auditRecorder{}
-		h := newHarness(t, core.Config{Observer: rec, ApprovalTimeout: time.Hour})
+		h := newHarness(t, config.Config{Observer: rec, ApprovalTimeout: time.Hour})
 		e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Features: ourFeatures})
 		c := h.client()
 		sess := h.autoAttach(c)[0]
@@ -707,7 +708,7 @@ func TestCommandOrderPins(t *testing.T) {
 	// a tab's top-level session as a domain switch, and the backstop's
 	// pattern would go with it.
 	t.Run("the fence before the emulation", func(t *testing.T) {
-		h := newHarness(t, core.Config{Policy: orderPolicy{fence: true, denyURL: "evil"}})
+		h := newHarness(t, config.Config{Policy: orderPolicy{fence: true, denyURL: "evil"}})
 		e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 		c := h.client()
 		sess := h.autoAttach(c)[0]

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 
@@ -82,7 +83,7 @@ func TestEventOrderPins(t *testing.T) {
 	// automation, and from the live view with it. (The client's copy is
 	// withheld by the later blind check as well.)
 	t.Run("the blind check before the screencast", func(t *testing.T) {
-		h := newHarness(t, core.Config{Policy: orderPolicy{tierPolicy: tiers}})
+		h := newHarness(t, config.Config{Policy: orderPolicy{tierPolicy: tiers}})
 		e := h.ext(fakeext.Options{Tabs: twoTabs})
 		c := h.client()
 		sess := h.autoAttach(c)
@@ -130,7 +131,7 @@ func TestEventOrderPins(t *testing.T) {
 	// client itself. Catches delivery before the page tracking: the client
 	// would hear where the tab went.
 	t.Run("page tracking before delivery", func(t *testing.T) {
-		h := newHarness(t, core.Config{})
+		h := newHarness(t, config.Config{})
 		e := h.ext(fakeext.Options{Tabs: twoTabs})
 		c := h.client()
 		sess := h.autoAttach(c)
@@ -163,7 +164,7 @@ func TestEventOrderPins(t *testing.T) {
 	// world's context id would run script there as in a guarded world of
 	// its own, without V8's side-effect check.
 	t.Run("the relay's own world before the world tracking", func(t *testing.T) {
-		h := newHarness(t, core.Config{Policy: orderPolicy{tierPolicy: tiers}})
+		h := newHarness(t, config.Config{Policy: orderPolicy{tierPolicy: tiers}})
 		e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://ro.example/", Title: "RO"}}})
 		c := h.client()
 		sess := h.autoAttach(c)[0]
@@ -206,7 +207,7 @@ func TestEventOrderPins(t *testing.T) {
 	// continued for as long as a person holds the automation stopped.
 	t.Run("the backstop before letting the page go on", func(t *testing.T) {
 		rec := &auditRecorder{}
-		h := newHarness(t, core.Config{Policy: orderPolicy{fence: true, denyURL: "evil"}, Observer: rec})
+		h := newHarness(t, config.Config{Policy: orderPolicy{fence: true, denyURL: "evil"}, Observer: rec})
 		e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://ok.test/"}}})
 		c := h.client()
 		h.autoAttach(c)
@@ -237,7 +238,7 @@ func TestEventOrderPins(t *testing.T) {
 	// answer.
 	t.Run("letting the page go on before the session and delivery", func(t *testing.T) {
 		t.Run("no client", func(t *testing.T) {
-			h := newHarness(t, core.Config{Policy: orderPolicy{tierPolicy: tiers}})
+			h := newHarness(t, config.Config{Policy: orderPolicy{tierPolicy: tiers}})
 			e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://blind.example/", Title: "B"}}})
 			h.waitFor("the tab", func() bool { return len(h.srv.Default().Status().Tabs) == 1 })
 			before := len(e.Commands())
@@ -249,7 +250,7 @@ func TestEventOrderPins(t *testing.T) {
 		})
 		t.Run("stopped", func(t *testing.T) {
 			rec := &auditRecorder{}
-			h := newHarness(t, core.Config{Observer: rec})
+			h := newHarness(t, config.Config{Observer: rec})
 			e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 			c := h.client()
 			sess := h.autoAttach(c)[0]
@@ -286,7 +287,7 @@ func TestEventOrderPins(t *testing.T) {
 	// withholding run before the child sessions are handled: the child
 	// would never be resumed, and the person's page would wait for it.
 	t.Run("the child sessions before withholding", func(t *testing.T) {
-		h := newHarness(t, core.Config{Policy: orderPolicy{tierPolicy: tiers}})
+		h := newHarness(t, config.Config{Policy: orderPolicy{tierPolicy: tiers}})
 		e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://blind.example/", Title: "B"}, {ID: 2, URL: "https://a.example/", Title: "A"}}})
 		c := h.client()
 		sess := h.autoAttach(c)
@@ -315,7 +316,7 @@ func TestEventOrderPins(t *testing.T) {
 	// would answer it, and the person's page would wait.
 	t.Run("page tracking before withholding", func(t *testing.T) {
 		rec := &auditRecorder{}
-		h := newHarness(t, core.Config{Policy: orderPolicy{tierPolicy: tiers}, DialogTimeout: 50 * time.Millisecond, Observer: rec})
+		h := newHarness(t, config.Config{Policy: orderPolicy{tierPolicy: tiers}, DialogTimeout: 50 * time.Millisecond, Observer: rec})
 		e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://blind.example/", Title: "B"}}})
 		c := h.client()
 		h.autoAttach(c)
@@ -336,7 +337,7 @@ func TestEventOrderPins(t *testing.T) {
 	// made from the tab's Page event) sent before the withholding: the
 	// client would learn what the blind page downloads.
 	t.Run("withholding before the download events", func(t *testing.T) {
-		h := newHarness(t, core.Config{Policy: orderPolicy{tierPolicy: tiers}})
+		h := newHarness(t, config.Config{Policy: orderPolicy{tierPolicy: tiers}})
 		e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://blind.example/", Title: "B"}, {ID: 2, URL: "https://a.example/", Title: "A"}}})
 		c := h.client()
 		h.autoAttach(c)
@@ -355,7 +356,7 @@ func TestEventOrderPins(t *testing.T) {
 	// first does. Catches the copies to further sessions made before the
 	// redaction, from the params as Chrome sent them.
 	t.Run("redaction before the copies to further sessions", func(t *testing.T) {
-		h := newHarness(t, core.Config{})
+		h := newHarness(t, config.Config{})
 		e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 		c := h.client()
 		sess := h.autoAttach(c)[0]
@@ -389,7 +390,7 @@ func TestEventOrderPins(t *testing.T) {
 		page := newFakePage(1, "https://a.example")
 		page.setFocus(passwordField(tid(1)))
 		focus := page.handle
-		h := newHarness(t, core.Config{Secrets: staticSecrets(t)})
+		h := newHarness(t, config.Config{Secrets: staticSecrets(t)})
 		e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: func(tabID int, sid, method string, p json.RawMessage) (any, error) {
 			switch {
 			case method == "Runtime.evaluate" && strings.Contains(string(p), "read it back"):

@@ -6,9 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cdprelay/cdprelay/relay/internal/core"
-
 	"github.com/cdprelay/cdprelay/internal/fakeext"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 )
 
 // What the relay sends of its own under the instance lock reaches the
@@ -32,7 +31,7 @@ func TestLockOrderPins(t *testing.T) {
 	// navigation): the client's script would run on the read-only site's
 	// first document.
 	t.Run("script removals before the navigation", func(t *testing.T) {
-		h := newHarness(t, core.Config{Policy: orderPolicy{tierPolicy: tiers, askURL: "ro.example/asked"}, ApprovalTimeout: time.Hour})
+		h := newHarness(t, config.Config{Policy: orderPolicy{tierPolicy: tiers, askURL: "ro.example/asked"}, ApprovalTimeout: time.Hour})
 		e := h.ext(fakeext.Options{Handler: scriptHandler(), Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/", Title: "A"}}})
 		c := h.client()
 		sess := h.autoAttach(c)[0]
@@ -70,7 +69,7 @@ func TestLockOrderPins(t *testing.T) {
 	// tab detached, after the automation was let go on.
 	t.Run("a Stop's own commands before the commands after the Resume", func(t *testing.T) {
 		page := newBusyPage()
-		h := newHarness(t, core.Config{})
+		h := newHarness(t, config.Config{})
 		e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: page.handler})
 		page.e = e
 		c := h.client()
@@ -108,7 +107,7 @@ func TestLockOrderPins(t *testing.T) {
 	// domains (or, on a read-only tab, before the settings' judgement).
 	t.Run("a resume's replay before the commands that waited", func(t *testing.T) {
 		ag := holdAttach(2) // the tab, then its resume
-		h := newHarness(t, core.Config{})
+		h := newHarness(t, config.Config{})
 		e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Features: ourFeatures, Gate: ag.gate})
 		c := h.client()
 		sess := h.autoAttach(c)[0]
@@ -145,7 +144,7 @@ func TestLockOrderPins(t *testing.T) {
 	// released: the client's command could run in the world before the
 	// guard.
 	t.Run("the guard before the client's first command in a world", func(t *testing.T) {
-		h := newHarness(t, core.Config{Policy: orderPolicy{tierPolicy: tiers}})
+		h := newHarness(t, config.Config{Policy: orderPolicy{tierPolicy: tiers}})
 		e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://ro.example/", Title: "RO"}}})
 		c := h.client()
 		sess := h.autoAttach(c)[0]

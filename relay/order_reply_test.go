@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/creds"
 
@@ -57,7 +58,7 @@ func TestReplyOrderPins(t *testing.T) {
 	// names and domains (redaction hides values, not the cookies).
 	t.Run("went blind before the error and the results", func(t *testing.T) {
 		g := holdAnswers("held")
-		h := newHarness(t, core.Config{Policy: orderPolicy{tierPolicy: tiers}})
+		h := newHarness(t, config.Config{Policy: orderPolicy{tierPolicy: tiers}})
 		e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/", Title: "A"}}, Gate: g.gate,
 			Handler: func(tabID int, sid, method string, p json.RawMessage) (any, error) {
 				switch method {
@@ -93,7 +94,7 @@ func TestReplyOrderPins(t *testing.T) {
 		page := newFakePage(1, "https://a.example")
 		page.setFocus(passwordField(tid(1)))
 		focus := page.handle
-		h := newHarness(t, core.Config{Secrets: staticSecrets(t)})
+		h := newHarness(t, config.Config{Secrets: staticSecrets(t)})
 		e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: func(tabID int, sid, method string, p json.RawMessage) (any, error) {
 			if method == "IO.read" {
 				return nil, fakeext.CDPError(-32000, "Invalid stream handle")
@@ -122,7 +123,7 @@ func TestReplyOrderPins(t *testing.T) {
 		page := newFakePage(1, "https://a.example")
 		page.setFocus(passwordField(tid(1)))
 		focus := page.handle
-		h := newHarness(t, core.Config{Policy: orderPolicy{tierPolicy: tiers}, Secrets: staticSecrets(t)})
+		h := newHarness(t, config.Config{Policy: orderPolicy{tierPolicy: tiers}, Secrets: staticSecrets(t)})
 		e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/", Title: "A"}}, Gate: g.gate,
 			Handler: func(tabID int, sid, method string, p json.RawMessage) (any, error) {
 				if method == "IO.read" {
@@ -161,7 +162,7 @@ func TestReplyOrderPins(t *testing.T) {
 	t.Run("the resume's tap before the went-blind case", func(t *testing.T) {
 		rec := &auditRecorder{}
 		g := holdAnswers("held")
-		h := newHarness(t, core.Config{Policy: orderPolicy{tierPolicy: tiers}, Observer: rec})
+		h := newHarness(t, config.Config{Policy: orderPolicy{tierPolicy: tiers}, Observer: rec})
 		e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/", Title: "A"}}, Features: ourFeatures, Gate: g.gate,
 			Handler: func(tabID int, sid, method string, p json.RawMessage) (any, error) {
 				if method == "Page.addScriptToEvaluateOnNewDocument" {

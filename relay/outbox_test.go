@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/relay/internal/link"
@@ -17,7 +18,7 @@ import (
 // takes one frame off the queue, as the writer would.
 func stuckExt(t *testing.T) (*core.Instance, *core.ExtConn) {
 	t.Helper()
-	srv, err := New(core.Config{})
+	srv, err := New(config.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,14 +8,14 @@ import (
 	"testing"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 )
 
 // ownHarness is a relay that knows where it listens, as cdprelay serve
 // tells it, with a public URL too; and the port it is served on.
-func ownHarness(t *testing.T, cfg core.Config) (*harness, string) {
+func ownHarness(t *testing.T, cfg config.Config) (*harness, string) {
 	t.Helper()
 	cfg.Listen = "127.0.0.1:0" // the port is learnt from the first connection
 	cfg.PublicURL = "https://relay.example.com/relay-1"
@@ -40,7 +40,7 @@ func ownURLs(port string) []string {
 // TestOwnOriginsCommandsRefused: no command takes a tab to the relay's
 // own pages, however the URL is spelt, and nothing of it reaches the tab.
 func TestOwnOriginsCommandsRefused(t *testing.T) {
-	h, port := ownHarness(t, core.Config{})
+	h, port := ownHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://ok.test/"}}, Features: []string{"navigation-fence"}})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -77,7 +77,7 @@ func TestOwnOriginsCommandsRefused(t *testing.T) {
 // no way there either.
 func TestOwnOriginsHistoryEntry(t *testing.T) {
 	var own string
-	h, port := ownHarness(t, core.Config{})
+	h, port := ownHarness(t, config.Config{})
 	own = "http://localhost:" + port + "/"
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://ok.test/"}}, Handler: func(tab int, sid, method string, params json.RawMessage) (any, error) {
 		if method == "Page.getNavigationHistory" {
@@ -102,7 +102,7 @@ func TestOwnOriginsHistoryEntry(t *testing.T) {
 // and one that commits there all the same is let go; and our extension
 // gets rules that block them.
 func TestOwnOriginsLetGo(t *testing.T) {
-	h, port := ownHarness(t, core.Config{})
+	h, port := ownHarness(t, config.Config{})
 	own := "http://127.0.0.1:" + port + "/"
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: own, Title: "cdprelay"}, {ID: 2, URL: "https://ok.test/", Title: "B"}}, Features: []string{"navigation-fence"}})
 	c := h.client()
@@ -160,7 +160,7 @@ func TestOwnOriginsLetGo(t *testing.T) {
 // TestOwnOriginsLiveViewNavigate: the live view's navigate does not go
 // there either.
 func TestOwnOriginsLiveViewNavigate(t *testing.T) {
-	h, port := ownHarness(t, core.Config{})
+	h, port := ownHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://ok.test/"}}})
 	if err := h.srv.Default().WaitReady(h.ctx); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
@@ -41,7 +42,7 @@ func hasMethod(ms []string, m string) bool {
 // client connected and informed; Resume lets it go on.
 func TestStopAndResume(t *testing.T) {
 	rec := &auditRecorder{}
-	h := newHarness(t, core.Config{Observer: rec})
+	h := newHarness(t, config.Config{Observer: rec})
 	page := newBusyPage()
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: page.handler})
 	page.e = e
@@ -107,7 +108,7 @@ func TestStopAndResume(t *testing.T) {
 // While stopped, the page does not wait for an automation that may not
 // answer: its paused requests go on.
 func TestStoppedRequestsContinue(t *testing.T) {
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -129,7 +130,7 @@ func TestStoppedRequestsContinue(t *testing.T) {
 func TestStopCatchesEmulatedCommands(t *testing.T) {
 	hold, arrived := make(chan struct{}), make(chan struct{})
 	var once sync.Once
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	h.ext(fakeext.Options{Tabs: twoTabs[:1], Gate: func(method string, args []json.RawMessage) {
 		if method == "chrome.tabs.create" {
 			once.Do(func() { close(arrived) })
@@ -152,7 +153,7 @@ func TestStopCatchesEmulatedCommands(t *testing.T) {
 
 func TestDialogs(t *testing.T) {
 	rec := &auditRecorder{}
-	h := newHarness(t, core.Config{DialogTimeout: 200 * time.Millisecond, Observer: rec})
+	h := newHarness(t, config.Config{DialogTimeout: 200 * time.Millisecond, Observer: rec})
 	e := h.ext(fakeext.Options{Tabs: twoTabs})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -268,7 +269,7 @@ func (p askPolicy) AsksSubmit(string) bool         { return p.submit }
 
 func TestApprovals(t *testing.T) {
 	rec := &auditRecorder{}
-	h := newHarness(t, core.Config{Policy: askPolicy{}, ApprovalTimeout: time.Hour, Observer: rec})
+	h := newHarness(t, config.Config{Policy: askPolicy{}, ApprovalTimeout: time.Hour, Observer: rec})
 	e := h.ext(fakeext.Options{Tabs: twoTabs})
 	c := h.client()
 	sess := h.autoAttach(c)
@@ -344,7 +345,7 @@ func TestApprovals(t *testing.T) {
 }
 
 func TestApprovalTimeout(t *testing.T) {
-	h := newHarness(t, core.Config{Policy: askPolicy{}, ApprovalTimeout: 100 * time.Millisecond})
+	h := newHarness(t, config.Config{Policy: askPolicy{}, ApprovalTimeout: 100 * time.Millisecond})
 	h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -360,7 +361,7 @@ func TestApprovalTimeout(t *testing.T) {
 func TestAskSubmit(t *testing.T) {
 	page := newFakePage(1, "https://a.example")
 	page.setAt(&fakeNode{id: 20, name: "BUTTON", in: tid(1), role: "button", label: "Place  order", form: true})
-	h := newHarness(t, core.Config{Policy: askPolicy{submit: true}, ApprovalTimeout: time.Hour})
+	h := newHarness(t, config.Config{Policy: askPolicy{submit: true}, ApprovalTimeout: time.Hour})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: page.handle})
 	page.e.Store(e)
 	c := h.client()
@@ -421,7 +422,7 @@ func TestAskSubmit(t *testing.T) {
 
 // Held commands count toward the client's commands in flight.
 func TestHeldCountsInFlight(t *testing.T) {
-	h := newHarness(t, core.Config{Policy: askPolicy{}, ApprovalTimeout: time.Hour, MaxInFlight: 2})
+	h := newHarness(t, config.Config{Policy: askPolicy{}, ApprovalTimeout: time.Hour, MaxInFlight: 2})
 	h.ext(fakeext.Options{Tabs: twoTabs})
 	c := h.client()
 	sess := h.autoAttach(c)
@@ -452,7 +453,7 @@ func TestHeldCountsInFlight(t *testing.T) {
 // meanwhile, at once, and never reaches the tab once the tab is back.
 func TestStopWhileWaitingForResume(t *testing.T) {
 	ag := holdAttach(2) // the tab, then its resume
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Features: ourFeatures, Gate: ag.gate})
 	c := h.client()
 	h.autoAttach(c)
@@ -490,7 +491,7 @@ func TestStopWhileWaitingForResume(t *testing.T) {
 func TestDialogAnsweredAgain(t *testing.T) {
 	var mu sync.Mutex
 	tries := 0
-	h := newHarness(t, core.Config{DialogTimeout: 50 * time.Millisecond})
+	h := newHarness(t, config.Config{DialogTimeout: 50 * time.Millisecond})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Handler: func(tabID int, sid, method string, p json.RawMessage) (any, error) {
 		if method == "Page.handleJavaScriptDialog" {
 			mu.Lock()
@@ -527,7 +528,7 @@ func TestDialogAnsweredAgain(t *testing.T) {
 // Chrome knows a dialog only in the debugger session it opened under, and
 // no later one could answer it. The status then shows no dialog.
 func TestDialogAnsweredBeforeLettingGo(t *testing.T) {
-	h := newHarness(t, core.Config{DialogTimeout: time.Hour})
+	h := newHarness(t, config.Config{DialogTimeout: time.Hour})
 	e := h.ext(fakeext.Options{Tabs: twoTabs})
 	c := h.client()
 	h.autoAttach(c)

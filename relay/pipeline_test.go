@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
@@ -49,7 +50,7 @@ func (pinPolicy) UploadDirs(string) []string   { return nil }
 // is the one the emulation acts on.
 func TestPipelineOrder(t *testing.T) {
 	pol := pinPolicy{urls: make(chan string, 16)}
-	h := newHarness(t, core.Config{Policy: pol})
+	h := newHarness(t, config.Config{Policy: pol})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -143,7 +144,7 @@ func (r rawParams) MarshalJSON() ([]byte, error) { return []byte(r), nil }
 // A panic in one instance's background work ends that instance's sockets
 // and nobody else's.
 func TestPanicStaysInItsInstance(t *testing.T) {
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	a := h.srv.Default()
 	b, err := h.srv.NewInstance()
 	if err != nil {
@@ -175,7 +176,7 @@ func TestPanicStaysInItsInstance(t *testing.T) {
 // refused at once, and the other instances, the live view's list and
 // shutdown carry on.
 func TestPanicUnderLockWedgesOnlyItsInstance(t *testing.T) {
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	a := h.srv.Default()
 	b, err := h.srv.NewInstance()
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 )
@@ -48,7 +48,7 @@ func TestPolicyRefusesAttach(t *testing.T) {
 			t.Run(x.name+"/"+p.name, func(t *testing.T) {
 				t.Parallel()
 				rec := &auditRecorder{}
-				h := newHarness(t, core.Config{Observer: rec})
+				h := newHarness(t, config.Config{Observer: rec})
 				e := h.ext(x.with(fakeext.Options{Tabs: twoTabs}))
 				e.RefuseAttach(1, p.chrome)
 				c := h.client()
@@ -90,7 +90,7 @@ func TestPolicyRefusesAttach(t *testing.T) {
 func TestPolicyDetachTold(t *testing.T) {
 	t.Parallel()
 	rec := &auditRecorder{}
-	h := newHarness(t, core.Config{Observer: rec})
+	h := newHarness(t, config.Config{Observer: rec})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Features: ourFeatures})
 	c := h.client()
 	h.autoAttach(c)
@@ -130,7 +130,7 @@ func TestPolicyDetachTold(t *testing.T) {
 // view lists it as refused, with the policy.
 func TestPolicyWithdrawnListed(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Features: ourFeatures})
 	c := h.client()
 	h.autoAttach(c)
@@ -148,7 +148,7 @@ func TestPolicyWithdrawnListed(t *testing.T) {
 // "Not allowed", explained too. Other errors are left as Chrome gives them.
 func TestPolicyCommandError(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	h.ext(fakeext.Options{Tabs: twoTabs, Handler: func(tabID int, _, method string, _ json.RawMessage) (any, error) {
 		switch {
 		case method == "Runtime.evaluate" && tabID == 1:
@@ -185,7 +185,7 @@ func TestPolicyDetachFailsNavigation(t *testing.T) {
 	t.Parallel()
 	entered, release := make(chan struct{}), make(chan struct{})
 	defer close(release)
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Features: ourFeatures, Handler: func(tab int, sid, method string, params json.RawMessage) (any, error) {
 		if method == "Page.navigate" {
 			close(entered)

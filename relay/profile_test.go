@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
@@ -35,7 +36,7 @@ func (*profilePolicy) UploadDirs(string) []string   { return nil }
 
 func TestInstanceProfiles(t *testing.T) {
 	pol := &profilePolicy{}
-	h := newHarness(t, core.Config{Policy: pol, DefaultProfile: "", ValidProfile: func(n string) bool { return n == "strict" }})
+	h := newHarness(t, config.Config{Policy: pol, DefaultProfile: "", ValidProfile: func(n string) bool { return n == "strict" }})
 	if _, err := h.srv.NewInstanceWithProfile("nope"); err == nil || !strings.Contains(err.Error(), "no policy profile") {
 		t.Fatalf("unknown profile: %v", err)
 	}

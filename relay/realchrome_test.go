@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/cdptest"
@@ -68,7 +69,7 @@ func TestDetachCauseToldToClient(t *testing.T) {
 			t.Parallel()
 			b := newBlocker(t, 1)
 			rec := &auditRecorder{}
-			h := newHarness(t, core.Config{Observer: rec})
+			h := newHarness(t, config.Config{Observer: rec})
 			e := h.ext(fakeext.Options{Tabs: twoTabs, Handler: b.handle, Features: ourFeatures})
 			c := h.client()
 			h.autoAttach(c)
@@ -117,7 +118,7 @@ func TestDetachCauseToldToClient(t *testing.T) {
 // comes back as a new target when the extension offers it again.
 func TestWithdrawnTabComesBack(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Features: ourFeatures})
 	c := h.client()
 	h.call(c, "", "Target.setDiscoverTargets", map[string]any{"discover": true})
@@ -158,7 +159,7 @@ func TestWithdrawnTabComesBack(t *testing.T) {
 // new one is offered and attached.
 func TestDiscardedTabReplaced(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Features: ourFeatures})
 	c := h.client()
 	h.call(c, "", "Target.setDiscoverTargets", map[string]any{"discover": true})
@@ -196,7 +197,7 @@ func targetOfMsg(m cdptest.Message) string {
 func TestExtensionRestartKeepsClient(t *testing.T) {
 	t.Parallel()
 	b := newBlocker(t, 1)
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Handler: b.handle, Features: ourFeatures})
 	c := h.client()
 	h.call(c, "", "Target.setDiscoverTargets", map[string]any{"discover": true})
@@ -262,7 +263,7 @@ func TestExtensionRestartKeepsClient(t *testing.T) {
 // before the old socket has gone replaces it; the client stays as well.
 func TestExtensionReplacedKeepsClient(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	h.ext(fakeext.Options{Tabs: twoTabs, Features: ourFeatures})
 	c := h.client()
 	h.autoAttach(c)
@@ -279,7 +280,7 @@ func TestExtensionReplacedKeepsClient(t *testing.T) {
 // the instance any more.
 func TestStockClosedTabIsForgotten(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Stock: true})
 	c := h.client()
 	h.call(c, "", "Target.setDiscoverTargets", map[string]any{"discover": true})
@@ -306,7 +307,7 @@ func TestStockClosedTabIsForgotten(t *testing.T) {
 // offers it again.
 func TestStockDetachedTabComesBack(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Stock: true})
 	c := h.client()
 	h.autoAttach(c)
@@ -324,7 +325,7 @@ func TestStockDetachedTabComesBack(t *testing.T) {
 // reason, at once.
 func TestRestrictedPopupAnnouncedAndLetGo(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Features: ourFeatures})
 	c := h.client()
 	h.autoAttach(c)
@@ -372,7 +373,7 @@ func TestResumeAfterGuardedFrame(t *testing.T) {
 		return fakeext.DefaultHandler(tabID, sid, method, params)
 	}
 	rec := &auditRecorder{}
-	h := newHarness(t, core.Config{Observer: rec})
+	h := newHarness(t, config.Config{Observer: rec})
 	// The attach that resumes the tab (after the two tabs') waits until
 	// the test lets it go.
 	ag := holdAttach(3)
@@ -479,7 +480,7 @@ func indexOfSeq(got, want []string) int {
 // stage's own rules, not a copy of them.
 func TestReplayJudgedByTheStages(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{Policy: tiers})
+	h := newHarness(t, config.Config{Policy: tiers})
 	h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	h.autoAttach(c)
@@ -543,7 +544,7 @@ func (denyPolicy) UploadDirs(string) []string                           { return
 func TestResumeReplayAsksThePolicyNow(t *testing.T) {
 	t.Parallel()
 	rec := &auditRecorder{}
-	h := newHarness(t, core.Config{Policy: denyPolicy{}, Observer: rec})
+	h := newHarness(t, config.Config{Policy: denyPolicy{}, Observer: rec})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Features: ourFeatures})
 	c := h.client()
 	sess := h.autoAttach(c)[0]

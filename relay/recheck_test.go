@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 )
@@ -89,7 +89,7 @@ func TestApprovedTargetRechecked(t *testing.T) {
 			rec := &auditRecorder{}
 			page := newFakePage(1, "https://a.example")
 			showing(page, tc.before)
-			h := newHarness(t, core.Config{Policy: askPolicy{methods: map[string]bool{"Input.dispatchMouseEvent": true, "Input.dispatchKeyEvent": true, "Input.insertText": true}}, ApprovalTimeout: time.Hour, Observer: rec})
+			h := newHarness(t, config.Config{Policy: askPolicy{methods: map[string]bool{"Input.dispatchMouseEvent": true, "Input.dispatchKeyEvent": true, "Input.insertText": true}}, ApprovalTimeout: time.Hour, Observer: rec})
 			e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: page.handle})
 			page.e.Store(e)
 			c := h.client()

@@ -7,9 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/cdprelay/cdprelay/relay/internal/core"
-
 	"github.com/cdprelay/cdprelay/internal/fakeext"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 )
 
 // TestRefusedInputRetried: input refused on a tab a person holds is
@@ -19,7 +18,7 @@ import (
 // changes nothing.
 func TestRefusedInputRetried(t *testing.T) {
 	page := newFakePage(1, "https://a.example")
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/"}}, Handler: page.handle})
 	page.e.Store(e)
 	c := h.client()
@@ -75,7 +74,7 @@ func TestRefusedInputRetried(t *testing.T) {
 // took over, tiers or none: it is out of Chrome while they hold the tab,
 // and back when they hand it back. A script that runs nothing stays.
 func TestTakeOverTakesInitScriptsOut(t *testing.T) {
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	var n atomic.Int64
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/"}}, Handler: func(tab int, sid, method string, params json.RawMessage) (any, error) {
 		if method == "Page.addScriptToEvaluateOnNewDocument" {
@@ -111,7 +110,7 @@ func TestTakeOverTakesInitScriptsOut(t *testing.T) {
 // Audits.enable), but not a switch that takes the person's passkeys or
 // device pickers.
 func TestReadOnlySwitches(t *testing.T) {
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/"}}})
 	c := h.client()
 	sess := h.autoAttach(c)[0]

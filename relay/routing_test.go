@@ -9,10 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cdprelay/cdprelay/relay/internal/core"
-
 	"github.com/cdprelay/cdprelay/internal/cdptest"
 	"github.com/cdprelay/cdprelay/internal/fakeext"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 )
 
 // received is one command as a fake tab got it.
@@ -64,7 +63,7 @@ func TestParamsForwardedAsOriginalBytes(t *testing.T) {
 		// Compact, so that the fake's re-encoding keeps it byte for byte.
 		return json.RawMessage(`{"z":"\u00e9","a":[1,2]}`), nil
 	}}
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Handler: rec.handle})
 	c := h.client()
 	h.autoAttach(c)
@@ -164,7 +163,7 @@ func TestTabErrorsReachTheClient(t *testing.T) {
 		}
 		return nil, errors.New("Debugger is not attached to the tab with id: 1.")
 	}}
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	h.ext(fakeext.Options{Tabs: twoTabs, Handler: rec.handle})
 	c := h.client()
 	h.autoAttach(c)
@@ -179,7 +178,7 @@ func TestRootCommandsGoToLowestAttachedTab(t *testing.T) {
 	rec := &recorder{answer: func(r received) (any, error) {
 		return map[string]any{"cookies": []any{}}, nil
 	}}
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 5, URL: "https://five.example/"}, {ID: 3, URL: "https://three.example/"}, {ID: 9, URL: "https://nine.example/"}}, Handler: rec.handle})
 	c := h.client()
 
@@ -212,7 +211,7 @@ func TestRootCommandsGoToLowestAttachedTab(t *testing.T) {
 func TestChildSessions(t *testing.T) {
 	t.Parallel()
 	rec := &recorder{}
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Handler: rec.handle})
 	c := h.client()
 	h.autoAttach(c)
@@ -312,7 +311,7 @@ func TestChildSessions(t *testing.T) {
 
 func TestEventsWithoutClientSessionAreDropped(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs})
 	c := h.client()
 	h.call(c, "", "Target.attachToTarget", map[string]any{"targetId": tid(2), "flatten": true})
@@ -337,7 +336,7 @@ func TestEventsWithoutClientSessionAreDropped(t *testing.T) {
 func TestChildCannotTakeOverAnotherSession(t *testing.T) {
 	t.Parallel()
 	rec := &recorder{}
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Handler: rec.handle})
 	c := h.client()
 	h.autoAttach(c)
@@ -358,7 +357,7 @@ func TestChildCannotTakeOverAnotherSession(t *testing.T) {
 // Page.getFrameTree, then Runtime.enable, and drops a context of a frame
 // it does not know yet).
 func TestRuntimeEnableAfterEarlierAnswers(t *testing.T) {
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: func(tabID int, sid, method string, p json.RawMessage) (any, error) {
 		if method == "Page.getFrameTree" {
 			time.Sleep(150 * time.Millisecond) // a browser that is slow to answer
@@ -399,7 +398,7 @@ func TestRuntimeEnableAfterEarlierAnswers(t *testing.T) {
 // promise: Chrome answers Runtime.enable while such a script still runs,
 // and so does the relay.
 func TestRuntimeEnableNotAfterAPromise(t *testing.T) {
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	release := make(chan struct{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: func(tabID int, sid, method string, p json.RawMessage) (any, error) {
 		if method == "Runtime.evaluate" {

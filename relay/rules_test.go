@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
@@ -34,7 +35,7 @@ func TestRelayRules(t *testing.T) {
 	os.Symlink(filepath.Join(dir, "secret"), filepath.Join(uploads, "link"))
 	realUploads, _ := filepath.EvalSymlinks(uploads)
 
-	h := newHarness(t, core.Config{Policy: uploadPolicy{dir: uploads}})
+	h := newHarness(t, config.Config{Policy: uploadPolicy{dir: uploads}})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -86,7 +87,7 @@ func TestRelayRules(t *testing.T) {
 }
 
 func TestUploadsOffWithoutFolders(t *testing.T) {
-	h := newHarness(t, core.Config{Policy: uploadPolicy{}})
+	h := newHarness(t, config.Config{Policy: uploadPolicy{}})
 	h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/creds"
 	"github.com/cdprelay/cdprelay/relay/internal/origins"
@@ -30,7 +31,7 @@ type Server struct {
 
 	upgrader websocket.Upgrader          // static
 	tenants  atomic.Pointer[TenantRules] // swapped by SetTenants; never nil
-	public   core.PublicBase             // static: the capability URLs' base, or none
+	public   config.PublicBase           // static: the capability URLs' base, or none
 
 	saveMu sync.Mutex // serialises Config.Save
 
@@ -43,7 +44,7 @@ type Server struct {
 }
 
 // New validates cfg and returns a server with its default instance.
-func New(cfg core.Config) (*Server, error) {
+func New(cfg config.Config) (*Server, error) {
 	cfg, err := cfg.WithDefaults()
 	if err != nil {
 		return nil, fmt.Errorf("relay config: %w", err)

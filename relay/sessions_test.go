@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
@@ -35,7 +36,7 @@ func TestFurtherSessionOnAttachedTab(t *testing.T) {
 	for _, x := range extensions {
 		t.Run(x.name, func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, core.Config{})
+			h := newHarness(t, config.Config{})
 			e := h.ext(x.with(fakeext.Options{Tabs: twoTabs[:1]}))
 			c := h.client()
 			page := h.autoAttach(c)[0]
@@ -127,7 +128,7 @@ func TestFurtherSessionOnAttachedTab(t *testing.T) {
 // the further one carries on and gets the tab's events.
 func TestFirstSessionDetachPromotesNext(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	first := h.call(c, "", "Target.attachToTarget", map[string]any{"targetId": tid(1), "flatten": true})
@@ -154,7 +155,7 @@ func TestFirstSessionDetachPromotesNext(t *testing.T) {
 // of its context.newCDPSession(page).
 func TestBrowserSession(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs})
 	c := h.client()
 	page := h.autoAttach(c)[0]
@@ -230,7 +231,7 @@ func TestBrowserSession(t *testing.T) {
 // on its page session, the target events on that session.
 func TestSessionLevelDiscoverTargets(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	res := h.call(c, "", "Target.createTarget", map[string]any{"url": "about:blank", "newWindow": true})
@@ -274,7 +275,7 @@ func TestDownloadEvents(t *testing.T) {
 	for _, enabled := range []bool{true, false} {
 		t.Run(fmt.Sprintf("eventsEnabled=%t", enabled), func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, core.Config{})
+			h := newHarness(t, config.Config{})
 			e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 			c := h.client()
 			h.call(c, "", "Browser.setDownloadBehavior", map[string]any{"behavior": "default", "eventsEnabled": enabled})
@@ -310,7 +311,7 @@ func TestSharedSetChanges(t *testing.T) {
 	for _, x := range extensions {
 		t.Run(x.name, func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, core.Config{})
+			h := newHarness(t, config.Config{})
 			e := h.ext(x.with(fakeext.Options{Tabs: twoTabs[:1]}))
 			c := h.client()
 			h.call(c, "", "Target.setDiscoverTargets", map[string]any{"discover": true})

@@ -9,18 +9,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cdprelay/cdprelay/relay/internal/core"
-
 	"github.com/gorilla/websocket"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 )
 
 // Connections that arrive while the server shuts down are either refused
 // or waited for: Close never returns with one still running.
 func TestCloseDuringConnects(t *testing.T) {
 	t.Parallel()
-	srv, err := New(core.Config{})
+	srv, err := New(config.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

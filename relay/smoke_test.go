@@ -4,13 +4,12 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/cdprelay/cdprelay/relay/internal/core"
-
 	"github.com/cdprelay/cdprelay/internal/fakeext"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 )
 
 func TestSmokePlaywrightSequence(t *testing.T) {
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://example.com/", Title: "Example"}}})
 	c := h.client()
 	res, err := c.Call(h.ctx, "", "Browser.getVersion", nil)

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 
 	"github.com/cdprelay/cdprelay/internal/cdptest"
 	"github.com/cdprelay/cdprelay/internal/fakeext"
@@ -24,7 +24,7 @@ import (
 // (stop-refused-p50/p95-ms), and to the last of the commands under way
 // failing (stop-inflight-p50/p95-ms). The goal: p95 under 250 ms.
 func BenchmarkStop(b *testing.B) {
-	srv, err := New(core.Config{CommandsPerSecond: -1})
+	srv, err := New(config.Config{CommandsPerSecond: -1})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/creds"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
@@ -39,7 +39,7 @@ func TestStreamPiecesJoinedForTheLock(t *testing.T) {
 		}
 		return map[string]any{"data": piece, "eof": at == len(body)}, nil
 	}
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: handler})
 	c := h.client()
 	sess := h.autoAttach(c)[0]

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/person"
 
@@ -33,7 +34,7 @@ func TestMethodsByIdentity(t *testing.T) {
 // TestReadOnlyPropertiesWithoutScopes: on a read-only tab a function's
 // [[Scopes]] do not reach the client (they lead to the guard's closures).
 func TestReadOnlyPropertiesWithoutScopes(t *testing.T) {
-	h := newHarness(t, core.Config{Policy: tiers})
+	h := newHarness(t, config.Config{Policy: tiers})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://ro.example/account", Title: "Account"}},
 		Handler: func(tabID int, sid, method string, p json.RawMessage) (any, error) {
 			if method == "Runtime.getProperties" {

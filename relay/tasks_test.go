@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
@@ -42,7 +43,7 @@ func TestCurG(t *testing.T) {
 // once for the panicking code's own (an instance made unusable until a
 // restart, and its state read while its holder changes it).
 func TestPanicBesideAHeldLockDoesNotWedge(t *testing.T) {
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	in := h.srv.Default()
 	h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
@@ -78,7 +79,7 @@ func TestPanicBesideAHeldLockDoesNotWedge(t *testing.T) {
 // closes the sockets and leaves the instance usable; a panic with the lock
 // still held wedges it (TestPanicUnderLockWedgesOnlyItsInstance).
 func TestPanicAfterDeferredUnlockDoesNotWedge(t *testing.T) {
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	in := h.srv.Default()
 	h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/metrics"
 
@@ -220,7 +221,7 @@ func (s *Server) Remove(in *core.Instance, reason string) error {
 // restore adds the saved instances; called by New before anything is
 // served. Entries that do not make sense are skipped with a log line,
 // not fatal: one bad line must not cost everybody else their pairing.
-func (s *Server) restore(saved []core.SavedInstance) {
+func (s *Server) restore(saved []config.SavedInstance) {
 	ids := map[string]bool{s.def.Id: true}
 	for i, sv := range saved {
 		switch {
@@ -265,16 +266,16 @@ func validID(s string) bool {
 
 // Saved is what Config.Save is given: every minted instance, oldest
 // first.
-func (s *Server) Saved() []core.SavedInstance {
+func (s *Server) Saved() []config.SavedInstance {
 	ins := s.Instances()
-	out := make([]core.SavedInstance, 0, len(ins))
+	out := make([]config.SavedInstance, 0, len(ins))
 	for _, in := range ins {
 		if in.IsDefault {
 			continue
 		}
-		out = append(out, core.SavedInstance{ID: in.Id, GUID: in.Guid, Tenant: in.Tenant(), Profile: in.ProfileName, Created: in.CreatedAt, Paired: in.Paired.Load()})
+		out = append(out, config.SavedInstance{ID: in.Id, GUID: in.Guid, Tenant: in.Tenant(), Profile: in.ProfileName, Created: in.CreatedAt, Paired: in.Paired.Load()})
 	}
-	slices.SortFunc(out, func(a, b core.SavedInstance) int {
+	slices.SortFunc(out, func(a, b config.SavedInstance) int {
 		if c := a.Created.Compare(b.Created); c != 0 {
 			return c
 		}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/gorilla/websocket"
@@ -34,7 +35,7 @@ func as(url, tenant string) string {
 	return url + sep + "as=" + tenant
 }
 
-func newTenantHarness(t *testing.T, cfg core.Config) *harness {
+func newTenantHarness(t *testing.T, cfg config.Config) *harness {
 	cfg.Tenant = tenantOf
 	h := newHarness(t, cfg)
 	h.srv.SetTenants(TenantRules{Known: []string{"alice", "bob", "carol"}})
@@ -59,7 +60,7 @@ func answer(t *testing.T, h *harness, method, path string) string {
 // discovery answers for its own instance, or 404 when it has none.
 func TestTenantSeesOnlyItsInstances(t *testing.T) {
 	t.Parallel()
-	h := newTenantHarness(t, core.Config{})
+	h := newTenantHarness(t, config.Config{})
 	alice, err := h.srv.NewInstanceFor("alice", "")
 	if err != nil {
 		t.Fatal(err)
@@ -155,7 +156,7 @@ func dialStatus(h *harness, url string) int {
 // TestTenantPairing: who may pair which instance, and who owns it after.
 func TestTenantPairing(t *testing.T) {
 	t.Parallel()
-	h := newTenantHarness(t, core.Config{})
+	h := newTenantHarness(t, config.Config{})
 	for _, tt := range []struct {
 		name    string
 		mintFor string // the instance's tenant when minted
@@ -204,7 +205,7 @@ func TestTenantPairing(t *testing.T) {
 // TestTenantMint: POST /v1/instances for a tenant and for the operator.
 func TestTenantMint(t *testing.T) {
 	t.Parallel()
-	h := newTenantHarness(t, core.Config{PublicURL: "https://relay.example.com/relay-1/", ValidProfile: func(p string) bool { return p == "strict" || p == "loose" }})
+	h := newTenantHarness(t, config.Config{PublicURL: "https://relay.example.com/relay-1/", ValidProfile: func(p string) bool { return p == "strict" || p == "loose" }})
 	h.srv.SetTenants(TenantRules{Known: []string{"alice", "bob"}, MaxInstances: 2, Profiles: map[string]string{"alice": "strict"}})
 	post := func(query string) (int, NewInstanceInfo, string) {
 		resp, err := http.Post(h.hs.URL+"/v1/instances"+query, "", nil)
@@ -266,19 +267,19 @@ func TestTenantMint(t *testing.T) {
 func TestSaveRestore(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
-	var saved []core.SavedInstance
-	save := func(list []core.SavedInstance) error {
+	var saved []config.SavedInstance
+	save := func(list []config.SavedInstance) error {
 		mu.Lock()
 		defer mu.Unlock()
 		saved = list
 		return nil
 	}
-	last := func() []core.SavedInstance {
+	last := func() []config.SavedInstance {
 		mu.Lock()
 		defer mu.Unlock()
 		return saved
 	}
-	h := newTenantHarness(t, core.Config{Save: save})
+	h := newTenantHarness(t, config.Config{Save: save})
 	paired, _ := h.srv.NewInstanceFor("", "")
 	unpaired, _ := h.srv.NewInstanceFor("alice", "")
 	if n := len(last()); n != 2 {
@@ -290,7 +291,7 @@ func TestSaveRestore(t *testing.T) {
 	}
 	e.Close()
 
-	h2 := newTenantHarness(t, core.Config{Restore: last(), UnclaimedTTL: 300 * time.Millisecond, Save: func([]core.SavedInstance) error { return errors.New("disk full") }})
+	h2 := newTenantHarness(t, config.Config{Restore: last(), UnclaimedTTL: 300 * time.Millisecond, Save: func([]config.SavedInstance) error { return errors.New("disk full") }})
 	r := h2.srv.LookupID("", paired.ID())
 	if r == nil || r.GUID() != paired.GUID() || r.Tenant() != "bob" || !r.Created().Equal(paired.Created()) {
 		t.Fatalf("restored %+v", r)
@@ -306,7 +307,7 @@ func TestSaveRestore(t *testing.T) {
 	}
 
 	// What makes no sense is skipped, not fatal.
-	h3 := newTenantHarness(t, core.Config{Restore: []core.SavedInstance{
+	h3 := newTenantHarness(t, config.Config{Restore: []config.SavedInstance{
 		{ID: "zz", GUID: core.NewGUID()},
 		{ID: "0123456789ab", GUID: "not-a-guid"},
 		{ID: "0123456789ab", GUID: paired.GUID(), Paired: true},
@@ -322,7 +323,7 @@ func FuzzParsePublicURL(f *testing.F) {
 		f.Add(tt.in)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		u, err := core.ParsePublicURL(s)
+		u, err := config.ParsePublicURL(s)
 		if err != nil {
 			return
 		}
@@ -330,7 +331,7 @@ func FuzzParsePublicURL(f *testing.F) {
 			t.Fatalf("%q accepted as %#v", s, u)
 		}
 		// What is accepted is a base the relay can append paths to.
-		again, err := core.ParsePublicURL(u.String())
+		again, err := config.ParsePublicURL(u.String())
 		if err != nil || again.String() != u.String() {
 			t.Fatalf("%q: %q does not parse back (%v)", s, u, err)
 		}
@@ -360,7 +361,7 @@ var publicURLTests = []struct {
 
 func TestParsePublicURL(t *testing.T) {
 	for _, tt := range publicURLTests {
-		u, err := core.ParsePublicURL(tt.in)
+		u, err := config.ParsePublicURL(tt.in)
 		switch {
 		case tt.want == "" && err == nil:
 			t.Errorf("ParsePublicURL(%q) = %s, want an error", tt.in, u)
@@ -381,7 +382,7 @@ func FuzzTenantRoute(f *testing.F) {
 		f.Add(p, "alice")
 		f.Add(p, "carol")
 	}
-	srv, err := New(core.Config{Tenant: tenantOf})
+	srv, err := New(config.Config{Tenant: tenantOf})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
@@ -66,7 +67,7 @@ var (
 )
 
 func TestTierReadOnlySite(t *testing.T) {
-	h := newHarness(t, core.Config{Policy: tiers})
+	h := newHarness(t, config.Config{Policy: tiers})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://ro.example/account", Title: "Account"}}})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -123,7 +124,7 @@ func TestTierReadOnlySite(t *testing.T) {
 }
 
 func TestTierBlindSite(t *testing.T) {
-	h := newHarness(t, core.Config{Policy: tiers})
+	h := newHarness(t, config.Config{Policy: tiers})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://blind.example/inbox?q=secret", Title: "Inbox (3) secret"}, {ID: 2, URL: "https://a.example/", Title: "A"}}})
 	c := h.client()
 	h.autoAttach(c)
@@ -175,7 +176,7 @@ func TestTierBlindSite(t *testing.T) {
 
 // A tab the automation opened, gone blind, is the automation's to close.
 func TestTierBlindTabOpenedByClientMayClose(t *testing.T) {
-	h := newHarness(t, core.Config{Policy: tiers})
+	h := newHarness(t, config.Config{Policy: tiers})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	h.autoAttach(c)
@@ -207,7 +208,7 @@ func TestTierBlindTabOpenedByClientMayClose(t *testing.T) {
 // even announced, a read-only one may be read, and one that goes blind
 // falls silent.
 func TestTierChildFrames(t *testing.T) {
-	h := newHarness(t, core.Config{Policy: tiers})
+	h := newHarness(t, config.Config{Policy: tiers})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -275,7 +276,7 @@ func TestTierChildFrames(t *testing.T) {
 // tab's session reaches into it, so the tab is as strict as its strictest
 // such frame, while the frame is there.
 func TestTierInProcessFrame(t *testing.T) {
-	h := newHarness(t, core.Config{Policy: tiers})
+	h := newHarness(t, config.Config{Policy: tiers})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -307,7 +308,7 @@ func TestTierInProcessFrame(t *testing.T) {
 
 // Changing the tiers (a reload) decides every tab's access again.
 func TestTierPolicyChange(t *testing.T) {
-	h := newHarness(t, core.Config{Policy: tierPolicy{}})
+	h := newHarness(t, config.Config{Policy: tierPolicy{}})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -345,7 +346,7 @@ func jsonString(t *testing.T, raw []byte, key string) string {
 // The live view sees no more of a blind tab than automation does: no
 // frames, no input, no take-over.
 func TestTierBlindHiddenFromLiveView(t *testing.T) {
-	h := newHarness(t, core.Config{Policy: tiers})
+	h := newHarness(t, config.Config{Policy: tiers})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://blind.example/", Title: "B"}}})
 	in := h.srv.Default()
 	h.waitFor("the tab", func() bool { s := in.Status(); return s.Ready && len(s.Tabs) == 1 })
@@ -381,7 +382,7 @@ func TestTierBlindHiddenFromLiveView(t *testing.T) {
 // for it is not announced even though its target still shows no URL, and
 // the page's pixels are refused.
 func TestTierFrameOnItsWayToBlind(t *testing.T) {
-	h := newHarness(t, core.Config{Policy: tiers})
+	h := newHarness(t, config.Config{Policy: tiers})
 	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	c := h.client()
 	sess := h.autoAttach(c)[0]
@@ -418,7 +419,7 @@ func TestTierFrameOnItsWayToBlind(t *testing.T) {
 // read-only tab, storage named by origin, what a full page loaded from a
 // blind site, and a redirect's Location to one.
 func TestTierAgainstTheClientInABrowser(t *testing.T) {
-	h := newHarness(t, core.Config{Policy: tiers})
+	h := newHarness(t, config.Config{Policy: tiers})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{
 		{ID: 1, URL: "https://a.example/", Title: "A"},
 		{ID: 2, URL: "https://ro.example/", Title: "RO"},
@@ -585,7 +586,7 @@ func TestTierAgainstTheClientInABrowser(t *testing.T) {
 // was on a full site) is withheld from the client, who could not resume
 // it: the relay resumes it, so that the person's page does not freeze.
 func TestTierBlindPauseResumed(t *testing.T) {
-	h := newHarness(t, core.Config{Policy: tiers})
+	h := newHarness(t, config.Config{Policy: tiers})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://blind.example/", Title: "Bank"}, {ID: 2, URL: "https://a.example/", Title: "A"}}})
 	c := h.client()
 	sess := h.autoAttach(c)
@@ -615,7 +616,7 @@ func TestTierBlindPauseResumed(t *testing.T) {
 // told of a second page it did not ask for (Playwright's goto then fails
 // as interrupted). The tab stays blind until the next document decides.
 func TestNavigationDoesNotLiftABlindOneOnItsWay(t *testing.T) {
-	h := newHarness(t, core.Config{Policy: tiers})
+	h := newHarness(t, config.Config{Policy: tiers})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://a.example/", Title: "A"}}})
 	c := h.client()
 	sess := h.autoAttach(c)[0]

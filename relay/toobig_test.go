@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/metrics"
 
@@ -48,7 +49,7 @@ func tooBigClose(t *testing.T, ctx context.Context, url string, size int) (int, 
 // (1006); the limit is counted.
 func TestMessageTooBigCloses(t *testing.T) {
 	const limit = 1 << 20
-	h := newHarness(t, core.Config{MaxMessageBytes: limit})
+	h := newHarness(t, config.Config{MaxMessageBytes: limit})
 	h.ext(fakeext.Options{Tabs: twoTabs[:1]})
 	for _, c := range []struct{ name, url string }{
 		{"cdp client", h.cdpURL(h.srv.Default())},

@@ -5,14 +5,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/creds"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 )
 
 func TestURLPasswordLocked(t *testing.T) {
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	in := h.srv.Default()
 	creds.LearnURLPasswords(in, []byte(`{"url":"http://me:hunter%402@a.example/"}`))
 	for _, s := range []string{"http://me:hunter%402@a.example/", `{"v":"hunter@2"}`, "aHVudGVyQDI="} {
@@ -34,7 +34,7 @@ func TestURLPasswordLocked(t *testing.T) {
 // asks for) grows the lock to a bound, not without end: the first ones
 // are hidden, the rest are not taken.
 func TestURLPasswordsBounded(t *testing.T) {
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	in := h.srv.Default()
 	var b strings.Builder
 	for i := 0; i < 10*creds.MaxURLPasswords; i++ {
@@ -61,7 +61,7 @@ func TestURLPasswordsBounded(t *testing.T) {
 // scrubbed as the client's messages are: a typed secret shows as its
 // reference, a URL's password too.
 func TestStatusScrubbed(t *testing.T) {
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://person:UrlPassw0rd@a.example/inbox", Title: "Inbox"}}})
 	c := h.client()
 	h.autoAttach(c)

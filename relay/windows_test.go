@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
@@ -21,7 +22,7 @@ import (
 // port).
 func TestWindowEmulation(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	e := h.ext(fakeext.Options{Tabs: twoTabs, Features: ourFeatures})
 	c := h.client()
 	h.autoAttach(c)
@@ -58,7 +59,7 @@ func TestWindowEmulation(t *testing.T) {
 // TestWindowsNotThroughStock: the stock extension has no chrome.windows.
 func TestWindowsNotThroughStock(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	h.ext(fakeext.Options{Tabs: twoTabs, Stock: true})
 	c := h.client()
 	h.autoAttach(c)
@@ -70,7 +71,7 @@ func TestWindowsNotThroughStock(t *testing.T) {
 // window, an unknown one and none.
 func TestGetDevToolsTarget(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, core.Config{})
+	h := newHarness(t, config.Config{})
 	h.ext(fakeext.Options{Tabs: twoTabs})
 	c := h.client()
 	h.autoAttach(c)
@@ -97,7 +98,7 @@ func TestGetDevToolsTarget(t *testing.T) {
 func TestRememberedBrowser(t *testing.T) {
 	t.Parallel()
 	file := filepath.Join(t.TempDir(), "state", "browser.json")
-	h := newHarness(t, core.Config{BrowserFile: file})
+	h := newHarness(t, config.Config{BrowserFile: file})
 	_, body := h.get("/json/version", "")
 	var v map[string]string
 	mustDecode(t, body, &v)
@@ -114,7 +115,7 @@ func TestRememberedBrowser(t *testing.T) {
 		t.Errorf("the file: %v %v", fi, err)
 	}
 
-	again := newHarness(t, core.Config{BrowserFile: file})
+	again := newHarness(t, config.Config{BrowserFile: file})
 	_, body = again.get("/json/version", "")
 	mustDecode(t, body, &v)
 	if v["Browser"] != fakeProduct || v["User-Agent"] != fakeUA {
@@ -130,7 +131,7 @@ func TestKeepaliveToBothExtensions(t *testing.T) {
 	for _, x := range extensions {
 		t.Run(x.name, func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, core.Config{ExtensionKeepalive: 20 * time.Millisecond})
+			h := newHarness(t, config.Config{ExtensionKeepalive: 20 * time.Millisecond})
 			e := h.ext(x.with(fakeext.Options{Tabs: twoTabs}))
 			h.waitFor("keepalives", func() bool { return e.Keepalives() >= 3 })
 			c := h.client()
@@ -151,7 +152,7 @@ func FuzzDetachEvents(f *testing.F) {
 		if cdp.ParseDetachCause(detach).Text() == "" && cdp.ParseDetachCause(detach).Cause != "" {
 			t.Errorf("a cause without words: %q", detach)
 		}
-		srv, err := New(core.Config{})
+		srv, err := New(config.Config{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
@@ -392,7 +393,7 @@ func landDownload(in *core.Instance, x *core.ExtConn, d *download, size int64, p
 func copyDownload(in *core.Instance, x *core.ExtConn, d *download, size int64) (string, error) {
 	max := in.Srv.Cfg.Downloads.MaxBytes
 	if max == 0 {
-		max = core.DefaultMaxBytes
+		max = config.DefaultMaxBytes
 	}
 	if size > max {
 		return "", fmt.Errorf("the file is %d bytes, more than this relay copies (%d, downloads.max_bytes)", size, max)

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 )
 
 // The path checks of downloads: a client's folder, a site's file name.
@@ -111,7 +111,7 @@ func folderWorld(t testing.TB) (root, out string) {
 func TestCheckDownloadFolder(t *testing.T) {
 	t.Parallel()
 	root, out := folderWorld(t)
-	roots, err := core.DownloadsConfig{Dirs: []string{root}}.Resolve()
+	roots, err := config.DownloadsConfig{Dirs: []string{root}}.Resolve()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func FuzzCheckDownloadFolder(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, path string) {
 		root, out := folderWorld(t)
-		roots, err := core.DownloadsConfig{Dirs: []string{root}}.Resolve()
+		roots, err := config.DownloadsConfig{Dirs: []string{root}}.Resolve()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,9 +1,9 @@
 package core
 
 import (
-	"context"
 	"sync/atomic"
 
+	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/origins"
 )
 
@@ -11,7 +11,7 @@ import (
 // secrets, the relay's own origins. The Server that routes requests to the
 // instances holds it; an instance reaches it from its srv.
 type Relay struct {
-	Cfg Config // static
+	Cfg config.Config // static
 
 	PolicyBox policyBox        // swapped by SetPolicy
 	Secrets   secretBox        // swapped by SetSecrets
@@ -30,26 +30,13 @@ type Relay struct {
 
 // NewRelay makes what the instances of a server share, with cfg already
 // checked (Config.withDefaults).
-func NewRelay(cfg Config) *Relay { return &Relay{Cfg: cfg, slots: relaySlots.make()} }
+func NewRelay(cfg config.Config) *Relay { return &Relay{Cfg: cfg, slots: relaySlots.make()} }
 
-// SecretSource is where the relay finds the secrets it may type: a
-// *secrets.Store. Nil: no secrets.
-type SecretSource interface {
-	// Allowed reports whether secret name may be typed on origin.
-	Allowed(name, origin string) bool
-	// Origins returns where secret name may be typed, and whether there is
-	// such a secret.
-	Origins(name string) ([]string, bool)
-	// Value reads the secret. Its error never carries the value.
-	Value(ctx context.Context, name string) ([]byte, error)
-	// AnyField reports whether secret name may be typed into any field
-	// that takes text; otherwise into a password field only.
-	AnyField(name string) bool
+type secretBox struct {
+	p atomic.Pointer[config.SecretSource]
 }
 
-type secretBox struct{ p atomic.Pointer[SecretSource] }
-
-func (b *secretBox) Load() SecretSource {
+func (b *secretBox) Load() config.SecretSource {
 	if p := b.p.Load(); p != nil {
 		return *p
 	}
@@ -58,7 +45,7 @@ func (b *secretBox) Load() SecretSource {
 
 // SetSecrets replaces the secrets the relay may type; nil: none. Values
 // already typed stay locked.
-func (s *Relay) SetSecrets(src SecretSource) {
+func (s *Relay) SetSecrets(src config.SecretSource) {
 	if src == nil {
 		s.Secrets.p.Store(nil)
 		return

@@ -29,17 +29,3 @@ func (in *Instance) Tenant() string { return in.Owner.load() }
 // Created is when the instance was minted (before a restart, for one the
 // state dir restored).
 func (in *Instance) Created() time.Time { return in.CreatedAt }
-
-// SavedInstance is what the relay keeps of a minted instance across a
-// restart (Config.Restore, Config.Save): enough that its extension
-// reconnects to the same guid and finds it as it was.
-type SavedInstance struct {
-	ID      string    `json:"id"`
-	GUID    string    `json:"guid"`
-	Tenant  string    `json:"tenant,omitempty"`
-	Profile string    `json:"profile,omitempty"`
-	Created time.Time `json:"created"`
-	// Paired: an extension has connected to it once, so it no longer
-	// expires unpaired.
-	Paired bool `json:"paired,omitempty"`
-}

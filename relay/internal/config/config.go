@@ -1,6 +1,14 @@
-package core
+// Package config is the relay's configuration: what the operator sets
+// (Config), checked and completed with its defaults (Config.WithDefaults),
+// and the shapes its fields take: where downloads may go, where secrets
+// come from, the instances kept across a restart.
+//
+// It is a leaf: it imports the shared vocabulary (api), the protocol's
+// ids (cdp) and the metrics, never the core or a stage.
+package config
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -146,7 +154,7 @@ type Config struct {
 
 	// Observer receives the relay's observations for the audit log and
 	// metrics. Default: discard.
-	Observer Observer
+	Observer api.Observer
 
 	// Metrics counts messages, refusals and latencies. Default: counted
 	// but not registered anywhere.
@@ -154,7 +162,7 @@ type Config struct {
 
 	// Policy decides client commands. Default: allow everything. It can be
 	// replaced while running with Server.SetPolicy.
-	Policy Policy
+	Policy api.Policy
 
 	// CheckHost decides which Host headers are served. Default: what
 	// Chrome's own port accepts, an IP literal or localhost. A front layer
@@ -370,4 +378,33 @@ func (c Config) WithDefaults() (Config, error) {
 		}
 	}
 	return c, errors.Join(errs...)
+}
+
+// SecretSource is where the relay finds the secrets it may type: a
+// *secrets.Store. Nil: no secrets.
+type SecretSource interface {
+	// Allowed reports whether secret name may be typed on origin.
+	Allowed(name, origin string) bool
+	// Origins returns where secret name may be typed, and whether there is
+	// such a secret.
+	Origins(name string) ([]string, bool)
+	// Value reads the secret. Its error never carries the value.
+	Value(ctx context.Context, name string) ([]byte, error)
+	// AnyField reports whether secret name may be typed into any field
+	// that takes text; otherwise into a password field only.
+	AnyField(name string) bool
+}
+
+// SavedInstance is what the relay keeps of a minted instance across a
+// restart (Config.Restore, Config.Save): enough that its extension
+// reconnects to the same guid and finds it as it was.
+type SavedInstance struct {
+	ID      string    `json:"id"`
+	GUID    string    `json:"guid"`
+	Tenant  string    `json:"tenant,omitempty"`
+	Profile string    `json:"profile,omitempty"`
+	Created time.Time `json:"created"`
+	// Paired: an extension has connected to it once, so it no longer
+	// expires unpaired.
+	Paired bool `json:"paired,omitempty"`
 }
