@@ -69,8 +69,9 @@
 //     texts, parsers and byte work — is in its package under
 //     relay/internal (rules, tiers, person, creds), beside the
 //     vocabulary every part shares (api), the protocol's names, codes and
-//     params (cdp), the relay's own origins (origins) and the sockets
-//     (link). Imports run one way:
+//     params (cdp), the relay's own origins (origins), the sockets
+//     (link), the configuration (config) and the metrics (metrics).
+//     Imports run one way:
 //     layers_test.go keeps them so.
 //   - What runs under the instance lock: every method of *State, every
 //     function whose name ends in Locked, and every event row. None of them
