@@ -283,8 +283,12 @@ func (st *State) Suspend(t *Tab, why string) {
 	}
 	for _, s := range st.topSessions(t) {
 		// While the automation is stopped, its view of the contexts stays
-		// as it was until Resume (contextsFrozen).
-		if s.Enabled["Runtime"] && s.idJSON != nil && st.StoppedBy == "" {
+		// as it was until Resume (contextsFrozen), which tells it.
+		if s.Enabled["Runtime"] && s.idJSON != nil {
+			if st.StoppedBy != "" {
+				s.clearedOwed = true
+				continue
+			}
 			c.EventRaw("Runtime.executionContextsCleared", s, []byte("{}"))
 		}
 	}

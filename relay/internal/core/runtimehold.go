@@ -76,12 +76,16 @@ func (st *State) contextsFrozen(method []byte) bool {
 // ResyncContexts tells every client session with Runtime on of its tab's
 // contexts as they are now, after a Stop froze its view: that the ones it
 // knew are gone (Runtime.executionContextsCleared), and then each context
-// (replayContexts). Called by Resume with the lock held.
+// (replayContexts). A session whose tab is not attached again yet is told
+// that its contexts went, if they did; the new ones are announced as
+// Chrome reports them. Called by Resume with the lock held.
 func (st *State) ResyncContexts() {
 	if st.Client == nil {
 		return
 	}
 	for _, s := range st.Sessions {
+		owed := s.clearedOwed
+		s.clearedOwed = false
 		t := s.Tab
 		if t == nil || !st.Live(s) || !s.runtimeOn() {
 			continue
@@ -91,6 +95,9 @@ func (st *State) ResyncContexts() {
 			sid = s.Id
 		}
 		if sc := t.Ctxs[sid]; sc == nil || !sc.held {
+			if owed {
+				st.Client.EventRaw("Runtime.executionContextsCleared", s, []byte("{}"))
+			}
 			continue
 		}
 		st.Client.EventRaw("Runtime.executionContextsCleared", s, []byte("{}"))

@@ -72,6 +72,9 @@ type Session struct {
 	// top-level session's is enabled["Runtime"]); the relay keeps it on in
 	// Chrome either way (runtimehold.go).
 	runtime bool
+	// clearedOwed: the session's contexts went while the automation was
+	// stopped, and the client is told so at Resume (ResyncContexts).
+	clearedOwed bool
 
 	tierSession // the tiers' slot (tierslots.go)
 }
