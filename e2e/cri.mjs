@@ -41,6 +41,11 @@ step('type, click');
 
 const n = await Runtime.evaluate({ expression: '6 * 7' });
 assert.equal(n.result.value, 42);
+// The first page need not be the tab its window shows (earlier tests open
+// and close others), and Chrome paints no frame of a hidden tab for a
+// screenshot to take: brought to front first, as a script that
+// screenshots someone's tab would.
+await Page.bringToFront();
 const { data } = await Page.captureScreenshot({ format: 'png' });
 const png = Buffer.from(data, 'base64');
 assert.ok(png.length > 1000 && png[0] === 0x89, 'a PNG');
