@@ -25,7 +25,7 @@ type MethodInfo struct {
 	// the method carries none.
 	UrlKey string
 	// Decode reads the params that a stage judges or the emulation acts
-	// on (params.go); nil: none are read.
+	// on (cdp/args.go); nil: none are read.
 	Decode func(params []byte, a *cdp.Args) error
 	// enable/disable: X.enable or X.disable, whose switch is watched on a
 	// tab's top-level sessions (sessions.go).

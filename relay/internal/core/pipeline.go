@@ -26,7 +26,7 @@ import (
 //     refused (person's stop.go);
 //  3. route    the session the command names, the tab that executes it
 //     and the session its reply names, resolved once under one lock; the
-//     params that later stages judge or act on, decoded once (params.go);
+//     params that later stages judge or act on, decoded once (cdp/args.go);
 //  4. in line  a command for a tab whose earlier command is held (for a
 //     person's approval, or while a secret is typed) waits behind it, and
 //     goes through the stages after this one when its turn comes
