@@ -231,7 +231,7 @@ func (in *Instance) DeliverEvent(e *EventMsg) bool {
 		// Further sessions on the tab get a copy of the events of the
 		// domains they enabled.
 		for _, x := range t.extra {
-			if st.Live(x) && WantsEvent(x, method) && !(BytesHasPrefix(method, "Runtime.") && st.contextsFrozen(method)) {
+			if st.Live(x) && WantsEvent(x, method) && !st.contextsFrozen(method) {
 				c.EventRaw(string(method), x, params)
 			}
 		}

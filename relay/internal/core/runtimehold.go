@@ -94,14 +94,14 @@ func (st *State) ResyncContexts() {
 		if s.Child {
 			sid = s.Id
 		}
-		if sc := t.Ctxs[sid]; sc == nil || !sc.held {
-			if owed {
-				st.Client.EventRaw("Runtime.executionContextsCleared", s, []byte("{}"))
-			}
-			continue
+		sc := t.Ctxs[sid]
+		held := sc != nil && sc.held
+		if held || owed {
+			st.Client.EventRaw("Runtime.executionContextsCleared", s, []byte("{}"))
 		}
-		st.Client.EventRaw("Runtime.executionContextsCleared", s, []byte("{}"))
-		st.replayContexts(t, sid, s)
+		if held {
+			st.replayContexts(t, sid, s)
+		}
 	}
 }
 
