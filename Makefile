@@ -220,6 +220,15 @@ bench: chromium
 	set -o pipefail; $(GOBENCH) | tee bin/gobench.txt
 	$(GO) run ./tools/bench -gobench bin/gobench.txt -gobench-cmd "$(GOBENCH)" -out docs/BENCHMARKS.md $(BENCH_ARGS)
 
+# The relay's per-message benchmarks (forward, reply, event) of BASE, a
+# commit, against the working tree, side by side: time over ROUNDS
+# alternate runs, and instructions per message when valgrind is installed
+# (tools/benchcmp.sh says how).
+BASE   ?= HEAD
+ROUNDS ?= 8
+bench-compare:
+	bash tools/benchcmp.sh $(BASE) $(ROUNDS)
+
 # What the first-request fence adds to a popup's first navigation, fence on
 # and off in alternating blocks against one headless Chromium (under a
 # minute; prints the figures).
@@ -245,7 +254,7 @@ scale:
 	./bin/scale -scenario idle -n 10000
 	./bin/scale -scenario active -n 100
 
-.PHONY: soak scale bench-popup
+.PHONY: soak scale bench-popup bench-compare
 
 clean:
 	rm -rf bin $(DIST) .tools e2e/node_modules $(JS)/node_modules $(MANIFESTS)/node_modules

@@ -212,7 +212,7 @@ func (in *Instance) FenceChild(e *EventMsg) bool {
 
 // CountEvent (core.Count): what reaches the client is counted.
 func (in *Instance) CountEvent(e *EventMsg) bool {
-	in.Srv.Cfg.Metrics.Count(metrics.DirEvent, e.Method, len(e.Params))
+	in.Srv.Cfg.Metrics.Count(metrics.DirEvent, e.info.domain, len(e.Params))
 	return true
 }
 

@@ -96,13 +96,22 @@ func (x *ExtConn) Forget(id int64) bool {
 
 // takePending removes and returns the call waiting for id.
 func (x *ExtConn) takePending(id int64) (PendingCall, bool) {
+	var pc PendingCall
+	ok := x.takePendingInto(id, &pc)
+	return pc, ok
+}
+
+// takePendingInto is takePending into *pc, which it leaves alone when no
+// call waits for id.
+func (x *ExtConn) takePendingInto(id int64, pc *PendingCall) bool {
 	x.Mu.Lock()
-	pc, ok := x.Pending[id]
+	v, ok := x.Pending[id]
 	if ok {
+		*pc = v
 		delete(x.Pending, id)
 	}
 	x.Mu.Unlock()
-	return pc, ok
+	return ok
 }
 
 // BusyOn reports whether a client command that can open a tab (input,

@@ -66,12 +66,37 @@ const (
 )
 
 func (x *ExtConn) HandleReply(m *wire.ExtMessage) {
-	pc, ok := x.takePending(m.ID)
-	if !ok {
+	// The call is taken straight into the read loop's reused Reply: a
+	// client's reply copies it once.
+	r := &x.rep
+	if !x.takePendingInto(m.ID, &r.Pc) {
 		return // a reply to a call that timed out or was failed already
 	}
+	pc := &r.Pc
 	switch pc.Kind {
-	case callFire:
+	case callFire, callRelay:
+		call := *pc
+		r.Pc = PendingCall{}
+		x.handleOwnReply(call, m)
+		return
+	}
+	met := x.Inst.Srv.Cfg.Metrics
+	met.ObserveLatency(pc.Start)
+	met.Count(metrics.DirReply, pc.M.Domain, len(m.Result)+len(m.Error))
+	c := pc.Client
+	c.Inflight.Add(-1)
+	if pc.ReplyTo != nil {
+		r.Session = pc.ReplyTo.idJSON
+	}
+	r.M, r.Buf = m, link.GetBuf()
+	x.runReply(r)
+	c.Deliver(r.Buf)
+	*r = Reply{}
+}
+
+// handleOwnReply ends the relay's own call pc with Chrome's answer m.
+func (x *ExtConn) handleOwnReply(pc PendingCall, m *wire.ExtMessage) {
+	if pc.Kind == callFire {
 		if m.HasError {
 			x.Log.Debug("relay command failed", "err", string(m.Error))
 		}
@@ -79,34 +104,17 @@ func (x *ExtConn) HandleReply(m *wire.ExtMessage) {
 			pc.then(nil)
 		}
 		return
-	case callRelay:
-		if m.HasError {
-			pc.done <- callResult{err: parseExtError(m.Error)}
-			return
-		}
-		// The frame buffer is reused by the next read: copy.
-		res := append([]byte(nil), m.Result...)
-		if pc.then != nil {
-			pc.then(res)
-		}
-		pc.done <- callResult{result: res}
+	}
+	if m.HasError {
+		pc.done <- callResult{err: parseExtError(m.Error)}
 		return
 	}
-	met := x.Inst.Srv.Cfg.Metrics
-	met.ObserveLatency(pc.Start)
-	met.Messages[metrics.DirReply][pc.M.Domain].Inc()
-	met.Bytes[metrics.DirReply].Add(float64(len(m.Result) + len(m.Error)))
-	c := pc.Client
-	c.Inflight.Add(-1)
-	var session []byte
-	if pc.ReplyTo != nil {
-		session = pc.ReplyTo.idJSON
+	// The frame buffer is reused by the next read: copy.
+	res := append([]byte(nil), m.Result...)
+	if pc.then != nil {
+		pc.then(res)
 	}
-	r := &x.rep
-	*r = Reply{Pc: pc, M: m, Session: session, Buf: link.GetBuf()}
-	x.runReply(r)
-	c.Deliver(r.Buf)
-	*r = Reply{}
+	pc.done <- callResult{result: res}
 }
 
 // emptyResult reports whether a command's result is {}.

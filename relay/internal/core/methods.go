@@ -163,8 +163,13 @@ var (
 // which rows of the events table want it (order.go). Static after it is
 // made.
 type eventInfo struct {
-	name string
-	Plan uint64
+	name   string
+	domain int // index in cdp.Domains, for the metrics
+	Plan   uint64
+}
+
+func newEventInfo(name string) *eventInfo {
+	return &eventInfo{name: name, domain: cdp.DomainOf([]byte(name))}
 }
 
 var (
@@ -178,7 +183,7 @@ var (
 func buildEventTable() map[string]*eventInfo {
 	t := map[string]*eventInfo{}
 	for _, name := range cdp.Events() {
-		t[name] = &eventInfo{name: name}
+		t[name] = newEventInfo(name)
 	}
 	return t
 }
@@ -195,7 +200,7 @@ func LookupEvent(method []byte) *eventInfo {
 	if e != nil {
 		return e
 	}
-	e = &eventInfo{name: string(method)}
+	e = newEventInfo(string(method))
 	setEventPlan(e)
 	eventNames.mu.Lock()
 	if len(eventNames.m) < maxInterned {

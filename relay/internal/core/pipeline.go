@@ -200,8 +200,7 @@ func (c *ClientConn) Limits(k *Cmd) bool {
 		c.replyErrorRaw(k.Env.ID, k.Env.SessionID, CodeServerError, msgInFlight(cfg.MaxInFlight))
 		return false
 	}
-	cfg.Metrics.Messages[metrics.DirCommand][k.M.Domain].Inc()
-	cfg.Metrics.Bytes[metrics.DirCommand].Add(float64(len(k.Env.Params)))
+	cfg.Metrics.Count(metrics.DirCommand, k.M.Domain, len(k.Env.Params))
 	return true
 }
 
