@@ -6,8 +6,9 @@ import (
 	"errors"
 	"time"
 
-	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/gorilla/websocket"
+
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
 // The connection lives on while the extension is expected back.

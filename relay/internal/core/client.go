@@ -312,3 +312,14 @@ func capitalize(s string) string {
 	}
 	return string(s[0]-'a'+'A') + s[1:]
 }
+
+// CallCtx bounds an emulated command's calls: by the call timeout, the
+// client's connection and the next Stop.
+func (c *ClientConn) CallCtx() (context.Context, context.CancelFunc) {
+	c.Inst.Lock()
+	run := c.Inst.St.runCtx
+	c.Inst.Unlock()
+	ctx, cancel := context.WithTimeout(c.Ctx, c.Inst.Srv.Cfg.CallTimeout)
+	stop := context.AfterFunc(run, cancel)
+	return ctx, func() { stop(); cancel() }
+}

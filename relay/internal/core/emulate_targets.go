@@ -1,7 +1,6 @@
 package core
 
 import (
-	"context"
 	"encoding/json"
 	"strconv"
 
@@ -11,7 +10,90 @@ import (
 
 // Target.* at the browser level: what Chrome's browser target answers,
 // from the tabs the extension shares. Every handler acts on the params as
-// the route step decoded them (k.a).
+// the route step decoded them (k.Args).
+
+func init() { AddLevels(TargetEmulations()) }
+
+// TargetEmulations are the Target.* methods answered at the relay, and
+// Browser.getVersion, level by level (core.Levels).
+func TargetEmulations() map[string]Levels {
+	every := func(fn func(c *ClientConn, k Call), blocking bool) Levels {
+		return AtEvery(Emulation{Fn: fn, Blocking: blocking})
+	}
+	browser := func(fn func(c *ClientConn, k Call), blocking bool) Levels {
+		e := &Emulation{Fn: fn, Blocking: blocking}
+		return Levels{Root: e, Browser: e}
+	}
+	return map[string]Levels{
+		"Browser.getVersion": every((*ClientConn).browserGetVersion, false),
+		// The tab's own Target.setAutoAttach (frames and workers) and
+		// Target.getTargetInfo (Chrome answers with the tab's current
+		// url and title) go to the tab.
+		"Target.setAutoAttach": {
+			Root: &Emulation{Fn: (*ClientConn).setAutoAttach, Blocking: true},
+			Browser: &Emulation{Fn: func(c *ClientConn, k Call) {
+				c.Fail(k, CodeServerError, "cdprelay: Target.setAutoAttach on a browser session is not supported; send it without a sessionId")
+			}},
+		},
+		"Target.getTargetInfo":         browser((*ClientConn).getTargetInfo, false),
+		"Target.createTarget":          every((*ClientConn).createTarget, true),
+		"Target.closeTarget":           every((*ClientConn).closeTarget, true),
+		"Target.attachToTarget":        every((*ClientConn).attachToTarget, true),
+		"Target.attachToBrowserTarget": every((*ClientConn).attachToBrowserTarget, false),
+		"Target.getTargets":            every((*ClientConn).getTargets, false),
+		"Target.setDiscoverTargets":    every((*ClientConn).setDiscoverTargets, false),
+		"Target.activateTarget":        every((*ClientConn).activateTarget, true),
+		"Target.getBrowserContexts":    every(func(c *ClientConn, k Call) { c.Reply(k, map[string][]string{"browserContextIds": {}}) }, false),
+		"Target.createBrowserContext": every(func(c *ClientConn, k Call) {
+			c.Fail(k, CodeServerError, "cdprelay: an extension shares tabs of the person's own profile, so new browser contexts cannot be created; use the default context (browser.contexts()[0])")
+		}, false),
+		// On a tab session it usually names a child of that session
+		// (Playwright and Puppeteer let go of one on its parent), which
+		// is Chrome's to detach; sometimes one of the relay's sessions.
+		"Target.detachFromTarget": {
+			Root:    &Emulation{Fn: (*ClientConn).detachFromTarget, Blocking: true},
+			Browser: &Emulation{Fn: (*ClientConn).detachFromTarget, Blocking: true},
+			Tab:     &Emulation{Fn: (*ClientConn).detachOnSession},
+		},
+		// On a child session too: an entry of the tab's history is judged
+		// by its URL wherever the command comes from.
+		"Page.navigateToHistoryEntry": {Tab: &Emulation{Fn: (*ClientConn).navigateToHistoryEntry, Blocking: true}},
+	}
+}
+
+func (c *ClientConn) browserGetVersion(k Call) {
+	info := c.Inst.Info()
+	if info.UserAgent == "" {
+		// An extension that does not say (the stock one) and a browser
+		// not asked yet: ask a tab, beside the read loop.
+		c.Wg.Add(1)
+		c.Inst.Tasks.Spawn("browser version", func() {
+			defer c.Wg.Done()
+			info, err := c.Inst.EnsureInfo(c.Ctx, c.Ext())
+			if err != nil {
+				c.Fail(k, CodeServerError, "cdprelay: the browser's version is not known: "+err.Error())
+				return
+			}
+			c.replyVersion(k, info)
+		})
+		return
+	}
+	c.replyVersion(k, info)
+}
+
+func (c *ClientConn) replyVersion(k Call, info BrowserInfo) {
+	product := info.Product
+	if product == "" {
+		product = "Chrome/" + info.Version
+	}
+	c.Reply(k, map[string]string{
+		"protocolVersion": "1.3",
+		"product":         product,
+		"revision":        "",
+		"userAgent":       info.UserAgent,
+		"jsVersion":       "",
+	})
+}
 
 func (c *ClientConn) getTargetInfo(k Call) {
 	st := c.Inst.Lock()
@@ -94,17 +176,6 @@ func (c *ClientConn) setAutoAttach(k Call) {
 		}
 	}
 	c.Reply(k, struct{}{})
-}
-
-// CallCtx bounds an emulated command's calls: by the call timeout, the
-// client's connection and the next Stop.
-func (c *ClientConn) CallCtx() (context.Context, context.CancelFunc) {
-	c.Inst.Lock()
-	run := c.Inst.St.runCtx
-	c.Inst.Unlock()
-	ctx, cancel := context.WithTimeout(c.Ctx, c.Inst.Srv.Cfg.CallTimeout)
-	stop := context.AfterFunc(run, cancel)
-	return ctx, func() { stop(); cancel() }
 }
 
 func (c *ClientConn) createTarget(k Call) {

@@ -7,8 +7,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cdprelay/cdprelay/relay/internal/link"
 	"github.com/gorilla/websocket"
+
+	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
 
 const (

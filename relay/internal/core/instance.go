@@ -8,8 +8,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/gorilla/websocket"
+
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
 // Close reasons sent to a CDP client. They are part of the interface: a

@@ -4,8 +4,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/cdprelay/cdprelay/relay/internal/access"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/cdprelay/cdprelay/relay/internal/access"
 
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
