@@ -8,6 +8,7 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/creds"
 	"github.com/cdprelay/cdprelay/relay/internal/person"
 	"github.com/cdprelay/cdprelay/relay/internal/rules"
+	"github.com/cdprelay/cdprelay/relay/internal/targets"
 	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 )
 
@@ -26,6 +27,8 @@ import (
 // decided once per method, so the per-message path calls nothing for a
 // stage that does not care.
 func init() {
+	core.AddLevels(targets.Emulations())
+	core.AddEmulations(browser.VersionEmulations())
 	core.AddEmulations(browser.WindowEmulations())
 	core.AddEmulations(browser.DownloadEmulations())
 	core.AddOutcomeHooks(browser.DownloadOutcomes())

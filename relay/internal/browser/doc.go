@@ -1,14 +1,15 @@
 // Package browser is the relay's stage "the browser as a whole": the
-// Browser.* methods of windows and downloads, which the relay answers
+// Browser.* methods of the version, windows and downloads, which the relay answers
 // itself, since a tab's chrome.debugger session has no Browser domain.
 // It is the first stage that left the core: what it does with instances,
 // clients and tabs is here, on the core's types, and the core reaches it
 // only through what the facade hands over at assembly (relay/order.go).
 //
 // How it is plugged in:
-//   - Emulations (WindowEmulations, DownloadEmulations, given to
-//     core.AddEmulations): the methods it answers at the relay —
-//     Browser.getWindowForTarget, getWindowBounds, setWindowBounds,
+//   - Emulations (VersionEmulations, WindowEmulations,
+//     DownloadEmulations, given to core.AddEmulations): the methods it
+//     answers at the relay — Browser.getVersion, from what the extension
+//     or a tab said of the browser (version.go); Browser.getWindowForTarget, getWindowBounds, setWindowBounds,
 //     Target.getDevToolsTarget through chrome.windows (windowcalls.go);
 //     Browser.setDownloadBehavior and, on a tab's session,
 //     Page.setDownloadBehavior (downloadcalls.go).

@@ -63,7 +63,7 @@ func (st *State) computeAccess(t *Tab) TabAccess {
 		a, _ := in.Srv.ownAccess(u, "the tab")
 		return a
 	case web && in.fencing():
-		if d := in.Srv.PolicyBox.load().URL(in.ProfileName, u); d.Verdict != Allow {
+		if d := in.Srv.PolicyBox.Load().URL(in.ProfileName, u); d.Verdict != Allow {
 			return TabAccess{Level: api.Blind, Rule: ruleOutsideFence,
 				Why: "the tab is on " + api.Origin(u) + ", outside the hosts automation may use (" + strings.TrimPrefix(d.Message, "Denied by cdprelay policy: ") + "); navigate it back"}
 		}
@@ -121,7 +121,7 @@ func (st *State) navAccess(to string) TabAccess {
 // tierAccess is the access the policy's tiers give the page at u.
 func (st *State) tierAccess(u string) TabAccess {
 	in := st.Inst
-	tr, ok := in.Srv.PolicyBox.load().(api.TierRuler)
+	tr, ok := in.Srv.PolicyBox.Load().(api.TierRuler)
 	if !ok {
 		return TabAccess{}
 	}
@@ -136,7 +136,7 @@ func (st *State) tierAccess(u string) TabAccess {
 
 // HasTiers reports whether the instance's policy gives any site a tier.
 func (in *Instance) HasTiers() bool {
-	tr, ok := in.Srv.PolicyBox.load().(api.TierRuler)
+	tr, ok := in.Srv.PolicyBox.Load().(api.TierRuler)
 	return ok && tr.HasTiers(in.ProfileName)
 }
 

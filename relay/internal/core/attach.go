@@ -14,7 +14,7 @@ import (
 //
 //	detached ──attachTab──▶ attaching ──Chrome attached──▶ attached
 //	    ▲                        │                             │
-//	    └──────── failed ────────┘        detachTab ◀──────────┘
+//	    └──────── failed ────────┘        DetachTab ◀──────────┘
 //	    └───────────────────── detaching ◀─────────────────────┘
 //
 // Concurrent callers share one attempt: who finds a transition under way
@@ -284,8 +284,8 @@ func (in *Instance) awaitFirstCommit(ctx context.Context, x *ExtConn, tabID int6
 	}
 }
 
-// detachTab releases the debugger from t, if attached and unused.
-func (in *Instance) detachTab(x *ExtConn, t *Tab) {
+// DetachTab releases the debugger from t, if attached and unused.
+func (in *Instance) DetachTab(x *ExtConn, t *Tab) {
 	in.Lock()
 	if t.State == tabAttaching {
 		w := t.stateWait

@@ -55,10 +55,10 @@ const (
 	ruleMaxChildSessions = "relay:max-child-sessions"
 )
 
-// tabRoom reports whether the instance may keep one more tab. Past the
+// TabRoom reports whether the instance may keep one more tab. Past the
 // bound it counts the refusal, and logs and audits the first one until
 // there is room again. what names the tab for the record.
-func (st *State) tabRoom(what string) bool {
+func (st *State) TabRoom(what string) bool {
 	in := st.Inst
 	max := in.Srv.Cfg.MaxTabs
 	if len(st.Tabs) < max {

@@ -58,7 +58,7 @@ func (in *Instance) learnTarget(x *ExtConn, t *Tab) {
 	st := in.Lock()
 	defer in.Unlock()
 	if st.Client != nil && st.Shared(t) && t.TargetID != "" {
-		st.targetCreated(t)
+		st.TargetCreated(t)
 	}
 }
 

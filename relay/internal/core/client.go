@@ -42,8 +42,8 @@ type ClientConn struct {
 	Extp atomic.Pointer[ExtConn]
 
 	// Guarded by the instance's mutex.
-	autoAttach bool // Target.setAutoAttach at the root
-	discover   bool // Target.setDiscoverTargets at the root
+	AutoAttach bool // Target.setAutoAttach at the root
+	Discover   bool // Target.setDiscoverTargets at the root
 
 	Wg sync.WaitGroup // emulated commands still running
 
@@ -186,8 +186,8 @@ type Call struct {
 	// stop is the instance's stop epoch when the command arrived: a
 	// command a Stop caught is answered msgStopped, whatever it came to.
 	Stop uint32
-	// approved: a person approved the command (approvals.go).
-	approved bool
+	// Approved: a person approved the command (approvals.go).
+	Approved bool
 }
 
 // StoppedSince reports whether a person stopped the automation since k

@@ -1,19 +1,21 @@
 // Package core is the relay's inside: instances (one extension connection,
 // at most one CDP client, the tabs the person shares), the one lock and the
 // state under it, the tab and session tables, attaching and resuming, the
-// read loops of the client and the extension, the Target.* and Browser.*
-// emulation, and the runners of the three tables of the order, which the
+// read loops of the client and the extension, the dispatch of what is
+// answered at the relay (emulate.go), and the runners of the three tables of the order, which the
 // facade (package relay) writes and hands over with SetOrder.
 //
 // A stage reaches the core only through what the facade hands over at
 // assembly, before any instance exists: its rows in the three tables
-// (SetOrder), the methods it answers at the relay (AddEmulations), the
+// (SetOrder), the methods it answers at the relay (AddEmulations,
+// AddLevels), the
 // outcomes it watches (AddOutcomeHooks), what it hears of a tab's and a client's life
 // (AddLifecycle), the last look at what leaves the relay (SetScrubber),
 // a tab's dialogs (SetDialogs), what a Stop and a take-over do
 // (SetAuthority), and its own state in the core's
 // structures (the slots of slots.go). Every stage is so plugged in:
-// browser (windows and downloads), creds (credentials and secrets), person
+// browser (the version, windows and downloads), targets (Target.*),
+// creds (credentials and secrets), person
 // (the Stop, what it undoes and the brake on script that does not end,
 // take-over, what a person is asked and what they saw, a tab's dialogs),
 // rules (the
@@ -132,7 +134,8 @@
 //     and is not asked of them again.
 //   - Learning and emulation: the browser's identity from a tab
 //     (browserinfo.go), a tab's target info (targets.go), the answers to
-//     Target.* and Browser.* (emulate_targets.go; windows and downloads: package browser)
+//     Target.* (package targets) and Browser.* (package browser: the
+//     version, windows and downloads)
 //     — chrome.tabs.*, chrome.windows.*, extension.downloadFile — and the
 //     person's undo after a Stop (person's stopundo.go).
 package core

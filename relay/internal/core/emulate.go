@@ -5,9 +5,11 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
-// Browser-level emulation: the methods a tab-level chrome.debugger session
-// cannot serve, answered by the relay as Chrome's browser target would.
-// The target methods are in emulate_targets.go.
+// Emulation: the methods a tab-level chrome.debugger session cannot
+// serve, answered by the relay as Chrome's browser target would. The
+// core dispatches them (Emulated) and answers a tab's domain switches;
+// the answers themselves are the stages' (Target.*: package targets;
+// Browser.*: package browser), registered at assembly.
 
 // Emulation answers one method at the relay, in place of the tab.
 // Blocking handlers call the extension and run beside the client's read
@@ -137,12 +139,12 @@ func (c *ClientConn) domainSwitch(k Call) {
 		c.Reply(k, struct{}{})
 		return
 	}
-	c.forwardCall(k)
+	c.ForwardCall(k)
 }
 
-// forwardCall sends an emulation handler's command on to its tab, as the
+// ForwardCall sends an emulation handler's command on to its tab, as the
 // pipeline would have.
-func (c *ClientConn) forwardCall(k Call) {
+func (c *ClientConn) ForwardCall(k Call) {
 	var replyTo *Session
 	if k.Sess.idJSON != nil {
 		replyTo = k.Sess

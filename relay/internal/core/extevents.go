@@ -104,7 +104,7 @@ func (in *Instance) onInfo(x *ExtConn, params []byte) {
 
 func (in *Instance) onTabCreated(x *ExtConn, params []byte) {
 	var args [1][]byte
-	var et extTab
+	var et ExtTab
 	if wire.Args(params, args[:]) < 1 || json.Unmarshal(args[0], &et) != nil || et.ID == 0 {
 		in.Log.Warn("malformed chrome.tabs.onCreated")
 		return
@@ -132,11 +132,11 @@ func (in *Instance) onTabCreated(x *ExtConn, params []byte) {
 		in.Unlock()
 		return
 	}
-	if _, known := st.Tabs[et.ID]; !known && !st.tabRoom("tab "+strconv.FormatInt(et.ID, 10)) {
+	if _, known := st.Tabs[et.ID]; !known && !st.TabRoom("tab "+strconv.FormatInt(et.ID, 10)) {
 		in.Unlock()
 		return
 	}
-	t, isNew := st.upsertTab(et)
+	t, isNew := st.UpsertTab(et)
 	if st.offeredBack(t, x) {
 		// Its client's sessions wait for it (away.go).
 		in.Unlock()
@@ -144,7 +144,7 @@ func (in *Instance) onTabCreated(x *ExtConn, params []byte) {
 		return
 	}
 	c := st.Client
-	attach := c != nil && c.autoAttach && t.Session == nil
+	attach := c != nil && c.AutoAttach && t.Session == nil
 	// A tab offered again after a target_closed detach: the live view
 	// watching it needs the debugger back.
 	reattach := !attach && !isNew && len(t.Handles) > 0 && t.State == TabDetached
@@ -153,7 +153,7 @@ func (in *Instance) onTabCreated(x *ExtConn, params []byte) {
 	// it. Before the handshake ends, learnBeforeReady does it.
 	learn := t.TargetID == "" && x.IsReady()
 	if c != nil && isNew && t.TargetID != "" {
-		st.targetCreated(t)
+		st.TargetCreated(t)
 	}
 	hs := t.Handles
 	in.Unlock()
@@ -190,10 +190,10 @@ func (in *Instance) attachAndAnnounce(c *ClientConn, x *ExtConn, t *Tab, unnamed
 	}
 	st := in.Lock()
 	if unnamed && st.Client == c && st.Shared(t) && t.TargetID != "" {
-		st.targetCreated(t)
+		st.TargetCreated(t)
 	}
-	if st.Client == c && c.autoAttach && st.Shared(t) {
-		st.announce(c, t)
+	if st.Client == c && c.AutoAttach && st.Shared(t) {
+		st.Announce(c, t)
 	}
 	in.Unlock()
 }
@@ -203,7 +203,7 @@ func (in *Instance) onTabUpdated(x *ExtConn, params []byte) {
 	if wire.Args(params, args[:]) < 3 {
 		return
 	}
-	var et extTab
+	var et ExtTab
 	if json.Unmarshal(args[2], &et) != nil {
 		return
 	}
@@ -275,7 +275,7 @@ func (in *Instance) OnTabRemoved(x *ExtConn, params []byte) {
 	target := t.TargetID
 	hs := st.removeTab(t, why)
 	// A tab withdrawn or replaced comes back: the client is not left alone.
-	lastGone := len(st.Tabs) == 0 && !t.closingByClient && !info.Withdrawn && info.ReplacedBy == 0
+	lastGone := len(st.Tabs) == 0 && !t.ClosingByClient && !info.Withdrawn && info.ReplacedBy == 0
 	in.Unlock()
 	if why != "" {
 		in.Observe(Event{Actor: api.ActorExtension, Kind: api.KindDetach, Target: target, Outcome: api.OutcomeOK, Detail: "the tab is not offered for now: " + why})

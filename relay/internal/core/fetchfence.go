@@ -34,7 +34,7 @@ import (
 // the client set up is lifted before a stricter page commits), and when a
 // person is asked about hosts (where a navigation ends is asked).
 func (in *Instance) fencing() bool {
-	return in.Srv.PolicyBox.load().FencesNavigation(in.ProfileName) || in.HasTiers() || in.asksNavigation()
+	return in.Srv.PolicyBox.Load().FencesNavigation(in.ProfileName) || in.HasTiers() || in.AsksNavigation()
 }
 
 // backstop returns the relay's Fetch patterns for this instance's
@@ -151,7 +151,7 @@ func (st *State) judgePaused(t *Tab, sid string, params []byte) PausedAction {
 		return PausedAction{Kind: pausedFail, RequestID: p.RequestID, url: p.Request.URL, d: OwnRefusal(p.Request.URL)}
 	}
 	if !responseStage && p.ResourceType == "Document" {
-		if d := in.Srv.PolicyBox.load().URL(in.ProfileName, p.Request.URL); d.Verdict != Allow {
+		if d := in.Srv.PolicyBox.Load().URL(in.ProfileName, p.Request.URL); d.Verdict != Allow {
 			return PausedAction{Kind: pausedFail, RequestID: p.RequestID, url: p.Request.URL, d: d}
 		}
 		if a, held := st.holdDocument(t, sid, &p, wants); held {

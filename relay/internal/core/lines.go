@@ -59,7 +59,7 @@ type HeldCmd struct {
 	Stage  holdStage
 	// running: a line's task is judging k now, and answers it.
 	running bool
-	// approved: a person approved the command once; nothing more is asked.
+	// Approved: a person approved the command once; nothing more is asked.
 	Approved bool
 	// pixelsSeen: the relay looked at the page's fields holding a secret
 	// before this screenshot (package creds); not again.

@@ -21,9 +21,9 @@ import (
 // every navigation while a person holds the tab or no client is
 // connected.
 
-// asksNavigation reports whether the instance's policy asks about hosts.
-func (in *Instance) asksNavigation() bool {
-	na, ok := in.Srv.PolicyBox.load().(api.NavigationAsker)
+// AsksNavigation reports whether the instance's policy asks about hosts.
+func (in *Instance) AsksNavigation() bool {
+	na, ok := in.Srv.PolicyBox.Load().(api.NavigationAsker)
 	return ok && na.AsksNavigation(in.ProfileName)
 }
 
@@ -34,7 +34,7 @@ func (st *State) asksNavigationTo(t *Tab, p *api.PausedRequest) (Decision, bool)
 	if st.Client == nil || t.Control != "" || in.IsStopped.Load() {
 		return Decision{}, false
 	}
-	na, ok := in.Srv.PolicyBox.load().(api.NavigationAsker)
+	na, ok := in.Srv.PolicyBox.Load().(api.NavigationAsker)
 	if !ok {
 		return Decision{}, false
 	}
@@ -91,9 +91,9 @@ func (st *State) takeNavAsks(answer string) {
 	}
 }
 
-// approvedNavigation notes that a person approved a navigation command
+// ApprovedNavigation notes that a person approved a navigation command
 // to raw on t: its requests to that host are not asked again.
-func (st *State) approvedNavigation(t *Tab, raw string) {
+func (st *State) ApprovedNavigation(t *Tab, raw string) {
 	if t != nil {
 		t.NavApproved = navHost(raw)
 	}
@@ -106,7 +106,7 @@ func (c *ClientConn) ApprovedCommand(k *Cmd) {
 		return
 	}
 	c.Inst.Lock()
-	c.Inst.St.approvedNavigation(k.Route.Tab, k.Args.Url)
+	c.Inst.St.ApprovedNavigation(k.Route.Tab, k.Args.Url)
 	c.Inst.Unlock()
 }
 

@@ -90,7 +90,7 @@ func (st *State) requestLevel(h *heldRequest) Access {
 // the request is the fence's ordinary business.
 func (st *State) holdDocument(t *Tab, sid string, p *api.PausedRequest, wants bool) (PausedAction, bool) {
 	in := st.Inst
-	if !in.HasTiers() && !in.asksNavigation() {
+	if !in.HasTiers() && !in.AsksNavigation() {
 		return PausedAction{}, false
 	}
 	h := &heldRequest{t: t, requestID: p.RequestID, url: p.Request.URL, headers: p.Request.Headers, fragment: p.Request.Fragment, frameID: p.FrameID,

@@ -34,7 +34,7 @@ type Policy = api.Policy
 // any connection.
 type policyBox struct{ p atomic.Pointer[Policy] }
 
-func (b *policyBox) load() Policy {
+func (b *policyBox) Load() Policy {
 	if p := b.p.Load(); p != nil {
 		return *p
 	}
@@ -60,7 +60,7 @@ type polSnap struct {
 
 // policyNow loads the policy for one message.
 func (in *Instance) policyNow() polSnap {
-	p := in.Srv.PolicyBox.load()
+	p := in.Srv.PolicyBox.Load()
 	tr, ok := p.(api.TierRuler)
 	return polSnap{Policy: p, Tiers: ok && tr.HasTiers(in.ProfileName)}
 }
@@ -82,4 +82,4 @@ func (s *Relay) SetPolicy(p Policy) {
 }
 
 // Policy returns the policy in force.
-func (s *Relay) Policy() Policy { return s.PolicyBox.load() }
+func (s *Relay) Policy() Policy { return s.PolicyBox.Load() }

@@ -48,7 +48,7 @@ func (in *Instance) openedByAutomation(x *ExtConn, opener *Tab, now time.Time) b
 // judgeOpened decides a tab offered because a shared tab opened it. It
 // runs outside the lock (it looks at pending commands) and reports
 // whether the relay takes the tab; our extension is told either way.
-func (in *Instance) judgeOpened(x *ExtConn, et extTab, marked bool) bool {
+func (in *Instance) judgeOpened(x *ExtConn, et ExtTab, marked bool) bool {
 	st := in.Lock()
 	opener := st.Tabs[et.OpenerTabID]
 	driven := st.Client != nil
@@ -70,7 +70,7 @@ func (in *Instance) judgeOpened(x *ExtConn, et extTab, marked bool) bool {
 // relay cannot attach it, so it announces it and lets it go at once, with
 // the reason: a client waiting for its popup gets it, closed, instead of
 // waiting for ever. The tab is not kept: it is the person's.
-func (in *Instance) restrictedPopup(x *ExtConn, et extTab) {
+func (in *Instance) restrictedPopup(x *ExtConn, et ExtTab) {
 	st := in.Lock()
 	opener, c := st.Tabs[et.OpenerTabID], st.Client
 	ok := st.Ext == x && c != nil && opener != nil && opener.Session != nil && et.TargetID != "" && st.Tabs[et.ID] == nil
@@ -106,7 +106,7 @@ func (in *Instance) restrictedPopup(x *ExtConn, et extTab) {
 // never in the table, so that the client's commands on it are answered as
 // a gone session's.
 func (st *State) letGoPopup(c *ClientConn, ti TargetInfo, why string) {
-	if !c.autoAttach {
+	if !c.AutoAttach {
 		return
 	}
 	st.NextSession++
@@ -127,7 +127,7 @@ func (in *Instance) unattachablePopup(c *ClientConn, t *Tab, err error) {
 	st := in.Lock()
 	defer in.Unlock()
 	opener := st.Tabs[t.openerTabID]
-	if st.Client != c || !c.autoAttach || t.Session != nil || t.TargetID == "" || t.openerTabID == 0 || opener == nil || opener.Session == nil {
+	if st.Client != c || !c.AutoAttach || t.Session != nil || t.TargetID == "" || t.openerTabID == 0 || opener == nil || opener.Session == nil {
 		return
 	}
 	ti := st.TargetInfo(t)

@@ -141,7 +141,7 @@ func (c *ClientConn) runtimeSwitch(k Call) {
 		// itself): an enable makes it the relay's too.
 		sc.held = on
 		c.Inst.Unlock()
-		c.forwardCall(k)
+		c.ForwardCall(k)
 		return
 	}
 	if on && !was {

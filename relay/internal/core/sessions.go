@@ -63,7 +63,7 @@ type Session struct {
 
 	// Guarded by the instance's mutex.
 	Enabled  map[string]bool // domains this top-level session enabled and has not disabled
-	discover bool            // Target.setDiscoverTargets on this session
+	Discover bool            // Target.setDiscoverTargets on this session
 	// A child's own page and what automation may do with it: a frame on a
 	// blind site is blind on its own session (access.go).
 	Url string
@@ -104,7 +104,7 @@ type detachedParams struct {
 // its sessions, so they must stay few. Real clients use a handful.
 const MaxSessions = 1024
 
-const errTooManySessions = "cdprelay: too many sessions (1024); detach the ones no longer used"
+const ErrTooManySessions = "cdprelay: too many sessions (1024); detach the ones no longer used"
 
 // Live reports whether s is still in the table.
 func (st *State) Live(s *Session) bool { return s != nil && st.Sessions[s.Id] == s }
@@ -121,20 +121,20 @@ func (st *State) lookupSession(c *ClientConn, id []byte) *Session {
 	return nil
 }
 
-// announce gives t a client session at the root and tells the client with
+// Announce gives t a client session at the root and tells the client with
 // Target.attachedToTarget. A tab that has a session keeps it.
-func (st *State) announce(c *ClientConn, t *Tab) *Session {
+func (st *State) Announce(c *ClientConn, t *Tab) *Session {
 	if t.Session != nil {
 		return t.Session
 	}
-	return st.mintSession(c, t, nil)
+	return st.MintSession(c, t, nil)
 }
 
-// mintSession makes a new top-level session of c on t and tells owner
+// MintSession makes a new top-level session of c on t and tells owner
 // (nil: the root) with Target.attachedToTarget. It returns nil when c is
 // no longer the client: a session minted for a client that left would be
 // nobody's, and would hide the tab from the next client.
-func (st *State) mintSession(c *ClientConn, t *Tab, owner *Session) *Session {
+func (st *State) MintSession(c *ClientConn, t *Tab, owner *Session) *Session {
 	if st.Client != c {
 		return nil
 	}
@@ -167,14 +167,14 @@ func (st *State) addTopSession(t *Tab, s *Session) {
 	}
 }
 
-// mintBrowserSession makes a browser-level session for
+// MintBrowserSession makes a browser-level session for
 // Target.attachToBrowserTarget (Playwright's newBrowserCDPSession, and the
 // session its newCDPSession attaches from).
-func (st *State) mintBrowserSession(c *ClientConn) *Session {
+func (st *State) MintBrowserSession(c *ClientConn) *Session {
 	st.NextSession++
 	s := NewSession("pw-browser-"+strconv.Itoa(st.NextSession), nil, false)
 	st.Sessions[s.Id] = s
-	c.Event("Target.attachedToTarget", nil, attachedParams{s.Id, st.browserTargetInfo(), false})
+	c.Event("Target.attachedToTarget", nil, attachedParams{s.Id, st.BrowserTargetInfo(), false})
 	return s
 }
 
@@ -280,12 +280,12 @@ func (st *State) DropSessions(t *Tab, why string) {
 	}
 }
 
-// detachSession ends one top-level session that the client let go of. It
+// DetachSession ends one top-level session that the client let go of. It
 // reports whether s was the tab's last one, in which case nothing has been
 // done: the caller detaches the whole tab. Otherwise the others carry on
 // untouched; when s was the first session, the next one becomes first and
 // from now on receives all of the tab's events.
-func (st *State) detachSession(s *Session) (last bool) {
+func (st *State) DetachSession(s *Session) (last bool) {
 	t := s.Tab
 	extra := st.LiveExtra(t)
 	if t.Session == s && len(extra) == 0 {
@@ -308,9 +308,9 @@ func (st *State) detachSession(s *Session) (last bool) {
 	return false
 }
 
-// detachBrowserSession ends a browser session and the sessions it
+// DetachBrowserSession ends a browser session and the sessions it
 // attached.
-func (st *State) detachBrowserSession(s *Session) {
+func (st *State) DetachBrowserSession(s *Session) {
 	delete(st.Sessions, s.Id)
 	if c := st.Client; c != nil {
 		c.Event("Target.detachedFromTarget", nil, detachedParams{SessionID: s.Id, TargetID: st.Inst.BrowserTID})
@@ -324,7 +324,7 @@ func (st *State) detachBrowserSession(s *Session) {
 func (st *State) dropOwned(owner *Session) {
 	for _, s := range st.Sessions {
 		if s.owner == owner && !s.Child && s.Tab != nil {
-			if st.detachSession(s) {
+			if st.DetachSession(s) {
 				st.DropSessions(s.Tab, "")
 			}
 		}

@@ -68,8 +68,8 @@ func (in *Instance) probeDetached(x *ExtConn, t *Tab) {
 func (in *Instance) tabBack(x *ExtConn, t *Tab) {
 	st := in.Lock()
 	c, hs := st.Client, t.Handles
-	if c != nil && c.autoAttach && st.Shared(t) {
-		st.announce(c, t)
+	if c != nil && c.AutoAttach && st.Shared(t) {
+		st.Announce(c, t)
 	}
 	in.Unlock()
 	if len(hs) > 0 {

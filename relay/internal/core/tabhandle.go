@@ -81,7 +81,7 @@ func (h *TabHandle) Call(ctx context.Context, method string, params any) (json.R
 		// them again where it ends (navask.go).
 		if b, err := json.Marshal(params); err == nil {
 			u, _, _ := ExactString(b, "url")
-			st.approvedNavigation(h.t, u)
+			st.ApprovedNavigation(h.t, u)
 		}
 	}
 	h.in.Unlock()
@@ -129,7 +129,7 @@ func (h *TabHandle) Close() {
 	x := st.Ext
 	in.Unlock()
 	if unused && x != nil {
-		in.Tasks.Spawn("release tab", func() { in.detachTab(x, t) })
+		in.Tasks.Spawn("release tab", func() { in.DetachTab(x, t) })
 	}
 }
 

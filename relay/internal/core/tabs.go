@@ -66,7 +66,7 @@ type Tab struct {
 	// (Target.attachToTarget to a tab that already has one), oldest first.
 	// The slice is replaced, never changed in place.
 	extra           []*Session
-	closingByClient bool // Target.closeTarget is removing it
+	ClosingByClient bool // Target.closeTarget is removing it
 	// releaseAfterAttach: the client that started the attach left
 	// meanwhile, so the attach, once Chrome has done it, is undone.
 	releaseAfterAttach bool
@@ -85,8 +85,8 @@ type Tab struct {
 	// again whenever url, control or the policy changes. The tiers decide
 	// it; every concern reads it.
 	Acc TabAccess
-	// openedByClient: the client's Target.createTarget opened the tab.
-	openedByClient bool
+	// OpenedByClient: the client's Target.createTarget opened the tab.
+	OpenedByClient bool
 	// ctxs are the execution contexts of the tab's sessions, by session
 	// ("" for the tab's own): the relay's view of them (contexts.go).
 	// relayCtxs counts those of the relay's own worlds among them; read
@@ -132,9 +132,9 @@ func (t *Tab) SetState(s tabState, err error) {
 	}
 }
 
-// extTab is the subset of chrome.tabs.Tab the relay reads, plus the
+// ExtTab is the subset of chrome.tabs.Tab the relay reads, plus the
 // targetId our extension adds.
-type extTab struct {
+type ExtTab struct {
 	ID          int64  `json:"id"`
 	URL         string `json:"url"`
 	PendingURL  string `json:"pendingUrl"`
@@ -172,7 +172,7 @@ func (st *State) TargetInfo(t *Tab) TargetInfo {
 	return ti
 }
 
-func (st *State) browserTargetInfo() TargetInfo {
+func (st *State) BrowserTargetInfo() TargetInfo {
 	return TargetInfo{TargetID: st.Inst.BrowserTID, Type: "browser", Attached: true}
 }
 
@@ -200,8 +200,8 @@ func (st *State) TabByTarget(targetID string) *Tab {
 // shared reports whether t is still the tab the table holds for its id.
 func (st *State) Shared(t *Tab) bool { return st.Tabs[t.Id] == t }
 
-// upsertTab records a tab the extension offers or created.
-func (st *State) upsertTab(et extTab) (t *Tab, isNew bool) {
+// UpsertTab records a tab the extension offers or created.
+func (st *State) UpsertTab(et ExtTab) (t *Tab, isNew bool) {
 	t = st.Tabs[et.ID]
 	if t == nil {
 		t = &Tab{Id: et.ID, slots: tabSlots.make()}
@@ -254,8 +254,8 @@ func (st *State) rootTab() *Tab {
 	return best
 }
 
-// knownContext reports whether id is a browser context the relay reports.
-func (st *State) knownContext(id string) bool {
+// KnownContext reports whether id is a browser context the relay reports.
+func (st *State) KnownContext(id string) bool {
 	if id == st.BrowserCtx {
 		return true
 	}

@@ -22,17 +22,17 @@ func (st *State) targetEvent(method string, params any) {
 	if c == nil {
 		return
 	}
-	if c.discover {
+	if c.Discover {
 		c.Event(method, nil, params)
 	}
 	for _, s := range st.Sessions {
-		if s.discover {
+		if s.Discover {
 			c.Event(method, s, params)
 		}
 	}
 }
 
-func (st *State) targetCreated(t *Tab) {
+func (st *State) TargetCreated(t *Tab) {
 	st.targetEvent("Target.targetCreated", struct {
 		TargetInfo TargetInfo `json:"targetInfo"`
 	}{st.TargetInfo(t)})

@@ -1,4 +1,4 @@
-package core
+package targets
 
 import (
 	"encoding/json"
@@ -6,134 +6,99 @@ import (
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
 
 // Target.* at the browser level: what Chrome's browser target answers,
 // from the tabs the extension shares. Every handler acts on the params as
 // the route step decoded them (k.Args).
 
-func init() { AddLevels(TargetEmulations()) }
-
-// TargetEmulations are the Target.* methods answered at the relay, and
-// Browser.getVersion, level by level (core.Levels).
-func TargetEmulations() map[string]Levels {
-	every := func(fn func(c *ClientConn, k Call), blocking bool) Levels {
-		return AtEvery(Emulation{Fn: fn, Blocking: blocking})
+// Emulations are the Target.* methods answered at the relay, level by
+// level (core.Levels), and Page.navigateToHistoryEntry, which names a
+// target of the tab's history.
+func Emulations() map[string]core.Levels {
+	every := func(fn func(c *core.ClientConn, k core.Call), blocking bool) core.Levels {
+		return core.AtEvery(core.Emulation{Fn: fn, Blocking: blocking})
 	}
-	browser := func(fn func(c *ClientConn, k Call), blocking bool) Levels {
-		e := &Emulation{Fn: fn, Blocking: blocking}
-		return Levels{Root: e, Browser: e}
+	browser := func(fn func(c *core.ClientConn, k core.Call), blocking bool) core.Levels {
+		e := &core.Emulation{Fn: fn, Blocking: blocking}
+		return core.Levels{Root: e, Browser: e}
 	}
-	return map[string]Levels{
-		"Browser.getVersion": every((*ClientConn).browserGetVersion, false),
+	return map[string]core.Levels{
 		// The tab's own Target.setAutoAttach (frames and workers) and
 		// Target.getTargetInfo (Chrome answers with the tab's current
 		// url and title) go to the tab.
 		"Target.setAutoAttach": {
-			Root: &Emulation{Fn: (*ClientConn).setAutoAttach, Blocking: true},
-			Browser: &Emulation{Fn: func(c *ClientConn, k Call) {
-				c.Fail(k, CodeServerError, "cdprelay: Target.setAutoAttach on a browser session is not supported; send it without a sessionId")
+			Root: &core.Emulation{Fn: setAutoAttach, Blocking: true},
+			Browser: &core.Emulation{Fn: func(c *core.ClientConn, k core.Call) {
+				c.Fail(k, core.CodeServerError, "cdprelay: Target.setAutoAttach on a browser session is not supported; send it without a sessionId")
 			}},
 		},
-		"Target.getTargetInfo":         browser((*ClientConn).getTargetInfo, false),
-		"Target.createTarget":          every((*ClientConn).createTarget, true),
-		"Target.closeTarget":           every((*ClientConn).closeTarget, true),
-		"Target.attachToTarget":        every((*ClientConn).attachToTarget, true),
-		"Target.attachToBrowserTarget": every((*ClientConn).attachToBrowserTarget, false),
-		"Target.getTargets":            every((*ClientConn).getTargets, false),
-		"Target.setDiscoverTargets":    every((*ClientConn).setDiscoverTargets, false),
-		"Target.activateTarget":        every((*ClientConn).activateTarget, true),
-		"Target.getBrowserContexts":    every(func(c *ClientConn, k Call) { c.Reply(k, map[string][]string{"browserContextIds": {}}) }, false),
-		"Target.createBrowserContext": every(func(c *ClientConn, k Call) {
-			c.Fail(k, CodeServerError, "cdprelay: an extension shares tabs of the person's own profile, so new browser contexts cannot be created; use the default context (browser.contexts()[0])")
+		"Target.getTargetInfo":         browser(getTargetInfo, false),
+		"Target.createTarget":          every(createTarget, true),
+		"Target.closeTarget":           every(closeTarget, true),
+		"Target.attachToTarget":        every(attachToTarget, true),
+		"Target.attachToBrowserTarget": every(attachToBrowserTarget, false),
+		"Target.getTargets":            every(getTargets, false),
+		"Target.setDiscoverTargets":    every(setDiscoverTargets, false),
+		"Target.activateTarget":        every(activateTarget, true),
+		"Target.getBrowserContexts":    every(func(c *core.ClientConn, k core.Call) { c.Reply(k, map[string][]string{"browserContextIds": {}}) }, false),
+		"Target.createBrowserContext": every(func(c *core.ClientConn, k core.Call) {
+			c.Fail(k, core.CodeServerError, "cdprelay: an extension shares tabs of the person's own profile, so new browser contexts cannot be created; use the default context (browser.contexts()[0])")
 		}, false),
 		// On a tab session it usually names a child of that session
 		// (Playwright and Puppeteer let go of one on its parent), which
 		// is Chrome's to detach; sometimes one of the relay's sessions.
 		"Target.detachFromTarget": {
-			Root:    &Emulation{Fn: (*ClientConn).detachFromTarget, Blocking: true},
-			Browser: &Emulation{Fn: (*ClientConn).detachFromTarget, Blocking: true},
-			Tab:     &Emulation{Fn: (*ClientConn).detachOnSession},
+			Root:    &core.Emulation{Fn: detachFromTarget, Blocking: true},
+			Browser: &core.Emulation{Fn: detachFromTarget, Blocking: true},
+			Tab:     &core.Emulation{Fn: detachOnSession},
 		},
 		// On a child session too: an entry of the tab's history is judged
 		// by its URL wherever the command comes from.
-		"Page.navigateToHistoryEntry": {Tab: &Emulation{Fn: (*ClientConn).navigateToHistoryEntry, Blocking: true}},
+		"Page.navigateToHistoryEntry": {Tab: &core.Emulation{Fn: navigateToHistoryEntry, Blocking: true}},
 	}
 }
 
-func (c *ClientConn) browserGetVersion(k Call) {
-	info := c.Inst.Info()
-	if info.UserAgent == "" {
-		// An extension that does not say (the stock one) and a browser
-		// not asked yet: ask a tab, beside the read loop.
-		c.Wg.Add(1)
-		c.Inst.Tasks.Spawn("browser version", func() {
-			defer c.Wg.Done()
-			info, err := c.Inst.EnsureInfo(c.Ctx, c.Ext())
-			if err != nil {
-				c.Fail(k, CodeServerError, "cdprelay: the browser's version is not known: "+err.Error())
-				return
-			}
-			c.replyVersion(k, info)
-		})
-		return
-	}
-	c.replyVersion(k, info)
-}
-
-func (c *ClientConn) replyVersion(k Call, info BrowserInfo) {
-	product := info.Product
-	if product == "" {
-		product = "Chrome/" + info.Version
-	}
-	c.Reply(k, map[string]string{
-		"protocolVersion": "1.3",
-		"product":         product,
-		"revision":        "",
-		"userAgent":       info.UserAgent,
-		"jsVersion":       "",
-	})
-}
-
-func (c *ClientConn) getTargetInfo(k Call) {
+func getTargetInfo(c *core.ClientConn, k core.Call) {
 	st := c.Inst.Lock()
 	defer c.Inst.Unlock()
 	if k.Args.TargetID == "" || k.Args.TargetID == c.Inst.BrowserTID {
-		c.Reply(k, map[string]TargetInfo{"targetInfo": st.browserTargetInfo()})
+		c.Reply(k, map[string]core.TargetInfo{"targetInfo": st.BrowserTargetInfo()})
 		return
 	}
 	t := st.TabByTarget(k.Args.TargetID)
 	if t == nil {
-		c.Fail(k, CodeInvalidParams, "No target with given id found")
+		c.Fail(k, core.CodeInvalidParams, "No target with given id found")
 		return
 	}
-	c.Reply(k, map[string]TargetInfo{"targetInfo": st.TargetInfo(t)})
+	c.Reply(k, map[string]core.TargetInfo{"targetInfo": st.TargetInfo(t)})
 }
 
-func (c *ClientConn) getTargets(k Call) {
+func getTargets(c *core.ClientConn, k core.Call) {
 	st := c.Inst.Lock()
 	defer c.Inst.Unlock()
-	infos := []TargetInfo{}
+	infos := []core.TargetInfo{}
 	for _, t := range st.SortedTabs() {
 		if t.TargetID != "" {
 			infos = append(infos, st.TargetInfo(t))
 		}
 	}
-	c.Reply(k, map[string][]TargetInfo{"targetInfos": infos})
+	c.Reply(k, map[string][]core.TargetInfo{"targetInfos": infos})
 }
 
-func (c *ClientConn) setDiscoverTargets(k Call) {
+func setDiscoverTargets(c *core.ClientConn, k core.Call) {
 	st := c.Inst.Lock()
 	defer c.Inst.Unlock()
 	// Each session that asks gets the target events: chromedp asks on its
 	// page session, Playwright's browser session on its own.
-	flag := &c.discover
+	flag := &c.Discover
 	if s := k.Sess; s != nil {
 		if !st.Live(s) {
-			c.Fail(k, CodeNoSession, "Session with given id not found.")
+			c.Fail(k, core.CodeNoSession, "Session with given id not found.")
 			return
 		}
-		flag = &s.discover
+		flag = &s.Discover
 	}
 	was := *flag
 	*flag = k.Args.Discover
@@ -142,7 +107,7 @@ func (c *ClientConn) setDiscoverTargets(k Call) {
 		// reply.
 		for _, t := range st.SortedTabs() {
 			if t.TargetID != "" {
-				c.Event("Target.targetCreated", k.Sess, map[string]TargetInfo{"targetInfo": st.TargetInfo(t)})
+				c.Event("Target.targetCreated", k.Sess, map[string]core.TargetInfo{"targetInfo": st.TargetInfo(t)})
 			}
 		}
 	}
@@ -152,14 +117,14 @@ func (c *ClientConn) setDiscoverTargets(k Call) {
 // setAutoAttach at the root attaches every shared tab and announces each
 // with Target.attachedToTarget before replying, which is what Playwright's
 // connectOverCDP waits for.
-func (c *ClientConn) setAutoAttach(k Call) {
+func setAutoAttach(c *core.ClientConn, k core.Call) {
 	if k.Args.AutoAttach && (k.Args.Flatten == nil || !*k.Args.Flatten) {
-		c.Fail(k, CodeServerError, "cdprelay: only flat sessions are supported (flatten: true)")
+		c.Fail(k, core.CodeServerError, "cdprelay: only flat sessions are supported (flatten: true)")
 		return
 	}
 	in := c.Inst
 	st := in.Lock()
-	c.autoAttach = k.Args.AutoAttach
+	c.AutoAttach = k.Args.AutoAttach
 	tabs := st.SortedTabs()
 	in.Unlock()
 	if k.Args.AutoAttach {
@@ -169,8 +134,8 @@ func (c *ClientConn) setAutoAttach(k Call) {
 				continue
 			}
 			st := in.Lock()
-			if st.Shared(t) && c.autoAttach {
-				st.announce(c, t)
+			if st.Shared(t) && c.AutoAttach {
+				st.Announce(c, t)
 			}
 			in.Unlock()
 		}
@@ -178,18 +143,18 @@ func (c *ClientConn) setAutoAttach(k Call) {
 	c.Reply(k, struct{}{})
 }
 
-func (c *ClientConn) createTarget(k Call) {
+func createTarget(c *core.ClientConn, k core.Call) {
 	in := c.Inst
 	st := in.Lock()
-	known := k.Args.BrowserContextID == "" || st.knownContext(k.Args.BrowserContextID)
-	room := st.tabRoom("a tab the client asked for")
+	known := k.Args.BrowserContextID == "" || st.KnownContext(k.Args.BrowserContextID)
+	room := st.TabRoom("a tab the client asked for")
 	in.Unlock()
 	if !known {
-		c.Fail(k, CodeInvalidParams, "cdprelay: unknown browserContextId; only the default context exists")
+		c.Fail(k, core.CodeInvalidParams, "cdprelay: unknown browserContextId; only the default context exists")
 		return
 	}
 	if !room {
-		c.Fail(k, CodeServerError, "cdprelay: too many tabs: the instance keeps "+strconv.Itoa(in.Srv.Cfg.MaxTabs)+" already (--max-tabs); close some")
+		c.Fail(k, core.CodeServerError, "cdprelay: too many tabs: the instance keeps "+strconv.Itoa(in.Srv.Cfg.MaxTabs)+" already (--max-tabs); close some")
 		return
 	}
 	url := k.Args.Url // the one the fence judged
@@ -199,7 +164,7 @@ func (c *ClientConn) createTarget(k Call) {
 	// Where the navigation ends is asked about too (navask.go): the
 	// backstop sees the tab's requests once the tab is attached, so it
 	// opens on about:blank and goes to url from there.
-	navigate := url != "about:blank" && in.asksNavigation()
+	navigate := url != "about:blank" && in.AsksNavigation()
 	first := url
 	if navigate {
 		first = "about:blank"
@@ -208,33 +173,33 @@ func (c *ClientConn) createTarget(k Call) {
 	defer cancel()
 	res, err := c.Ext().Call(ctx, "chrome.tabs.create", map[string]any{"url": first, "active": !k.Args.Background})
 	if err != nil {
-		c.Fail(k, CodeServerError, "cdprelay: create tab: "+err.Error())
+		c.Fail(k, core.CodeServerError, "cdprelay: create tab: "+err.Error())
 		return
 	}
-	var et extTab
+	var et core.ExtTab
 	if err := json.Unmarshal(res, &et); err != nil || et.ID == 0 {
-		c.Fail(k, CodeServerError, "cdprelay: create tab: the extension returned no tab")
+		c.Fail(k, core.CodeServerError, "cdprelay: create tab: the extension returned no tab")
 		return
 	}
 	st = in.Lock()
-	t, _ := st.upsertTab(et)
-	t.openedByClient = true
+	t, _ := st.UpsertTab(et)
+	t.OpenedByClient = true
 	in.Unlock()
 	if err := in.AttachTab(ctx, c.Ext(), t); err != nil {
-		c.Fail(k, CodeServerError, "cdprelay: "+err.Error())
+		c.Fail(k, core.CodeServerError, "cdprelay: "+err.Error())
 		return
 	}
 	st = in.Lock()
 	if navigate && st.Shared(t) {
-		if k.approved {
-			st.approvedNavigation(t, url)
+		if k.Approved {
+			st.ApprovedNavigation(t, url)
 		}
 		st.Fire(t.Id, "", "Page.navigate", map[string]string{"url": url})
 	}
 	// Chrome's order: the target exists, then it is attached.
-	st.targetCreated(t)
-	if c.autoAttach && st.Shared(t) {
-		st.announce(c, t)
+	st.TargetCreated(t)
+	if c.AutoAttach && st.Shared(t) {
+		st.Announce(c, t)
 	}
 	targetID := t.TargetID
 	in.Unlock()
@@ -243,26 +208,26 @@ func (c *ClientConn) createTarget(k Call) {
 
 // targetOf returns the tab k's targetId names, answering the client when
 // there is none.
-func (c *ClientConn) targetOf(k Call) *Tab {
+func targetOf(c *core.ClientConn, k core.Call) *core.Tab {
 	st := c.Inst.Lock()
 	t := st.TabByTarget(k.Args.TargetID)
 	c.Inst.Unlock()
 	if t == nil {
-		c.Fail(k, CodeInvalidParams, "No target with given id found")
+		c.Fail(k, core.CodeInvalidParams, "No target with given id found")
 	}
 	return t
 }
 
-func (c *ClientConn) closeTarget(k Call) {
-	t := c.targetOf(k)
+func closeTarget(c *core.ClientConn, k core.Call) {
+	t := targetOf(c, k)
 	if t == nil {
 		return
 	}
 	in := c.Inst
 	in.Lock()
-	acc, mine, held := t.Acc, t.openedByClient, t.Control != ""
+	acc, mine, held := t.Acc, t.OpenedByClient, t.Control != ""
 	if acc.Level == api.Full || (mine && !held) {
-		t.closingByClient = true
+		t.ClosingByClient = true
 	}
 	in.Unlock()
 	if acc.Level != api.Full && (!mine || held) {
@@ -270,10 +235,10 @@ func (c *ClientConn) closeTarget(k Call) {
 		// one the automation opened.
 		// The person's tab on a page automation may not act on is theirs
 		// to close.
-		d := AccessRefusal(acc)
+		d := core.AccessRefusal(acc)
 		in.Srv.Cfg.Metrics.CountRefusal(d)
-		in.Observe(Event{Actor: api.ActorClient, Kind: api.KindDenied, Method: k.Method, Rule: d.Rule, Outcome: api.OutcomeDenied, Detail: d.Message})
-		c.Fail(k, CodeServerError, d.Message)
+		in.Observe(core.Event{Actor: api.ActorClient, Kind: api.KindDenied, Method: k.Method, Rule: d.Rule, Outcome: api.OutcomeDenied, Detail: d.Message})
+		c.Fail(k, core.CodeServerError, d.Message)
 		return
 	}
 	ctx, cancel := c.CallCtx()
@@ -284,14 +249,14 @@ func (c *ClientConn) closeTarget(k Call) {
 	answer := func([]byte) { c.Reply(k, map[string]bool{"success": true}) }
 	if _, err := c.Ext().CallThen(ctx, answer, "chrome.tabs.remove", t.Id); err != nil {
 		in.Lock()
-		t.closingByClient = false
+		t.ClosingByClient = false
 		in.Unlock()
-		c.Fail(k, CodeServerError, "cdprelay: close tab: "+err.Error())
+		c.Fail(k, core.CodeServerError, "cdprelay: close tab: "+err.Error())
 	}
 }
 
-func (c *ClientConn) activateTarget(k Call) {
-	t := c.targetOf(k)
+func activateTarget(c *core.ClientConn, k core.Call) {
+	t := targetOf(c, k)
 	if t == nil {
 		return
 	}
@@ -299,7 +264,7 @@ func (c *ClientConn) activateTarget(k Call) {
 	acc := t.Acc
 	c.Inst.Unlock()
 	if acc.Level == api.Blind {
-		c.Fail(k, CodeServerError, AccessRefusal(acc).Message)
+		c.Fail(k, core.CodeServerError, core.AccessRefusal(acc).Message)
 		return
 	}
 	ctx, cancel := c.CallCtx()
@@ -314,7 +279,7 @@ func (c *ClientConn) activateTarget(k Call) {
 		}
 	}
 	if err != nil {
-		c.Fail(k, CodeServerError, "cdprelay: activate tab: "+err.Error())
+		c.Fail(k, core.CodeServerError, "cdprelay: activate tab: "+err.Error())
 		return
 	}
 	c.Reply(k, struct{}{})
@@ -324,37 +289,37 @@ func (c *ClientConn) activateTarget(k Call) {
 // when the tab has one already: that is how Playwright's newCDPSession and
 // Puppeteer's createCDPSession work. The attach is announced to the asking
 // session, which is also the one the reply goes to.
-func (c *ClientConn) attachToTarget(k Call) {
+func attachToTarget(c *core.ClientConn, k core.Call) {
 	if k.Args.Flatten == nil || !*k.Args.Flatten {
-		c.Fail(k, CodeServerError, "cdprelay: only flat sessions are supported (flatten: true)")
+		c.Fail(k, core.CodeServerError, "cdprelay: only flat sessions are supported (flatten: true)")
 		return
 	}
 	in := c.Inst
-	t := c.targetOf(k)
+	t := targetOf(c, k)
 	if t == nil {
 		return
 	}
 	if err := in.AttachTab(c.Ctx, c.Ext(), t); err != nil {
-		c.Fail(k, CodeServerError, "cdprelay: "+err.Error())
+		c.Fail(k, core.CodeServerError, "cdprelay: "+err.Error())
 		return
 	}
 	st := in.Lock()
-	var s *Session
+	var s *core.Session
 	switch {
 	case !st.Shared(t):
 		in.Unlock()
-		c.Fail(k, CodeServerError, "cdprelay: the tab went away while attaching")
+		c.Fail(k, core.CodeServerError, "cdprelay: the tab went away while attaching")
 		return
 	case k.Sess != nil && !st.Live(k.Sess):
 		in.Unlock()
-		c.Fail(k, CodeNoSession, "Session with given id not found.")
+		c.Fail(k, core.CodeNoSession, "Session with given id not found.")
 		return
-	case len(st.Sessions) >= MaxSessions:
+	case len(st.Sessions) >= core.MaxSessions:
 		in.Unlock()
-		c.Fail(k, CodeServerError, errTooManySessions)
+		c.Fail(k, core.CodeServerError, core.ErrTooManySessions)
 		return
 	}
-	s = st.mintSession(c, t, k.Sess)
+	s = st.MintSession(c, t, k.Sess)
 	in.Unlock()
 	if s == nil {
 		return // the client is gone
@@ -365,22 +330,22 @@ func (c *ClientConn) attachToTarget(k Call) {
 // attachToBrowserTarget gives the client a session whose commands behave
 // like the root's (Playwright's browser.newBrowserCDPSession(), and the
 // session its context.newCDPSession(page) attaches from).
-func (c *ClientConn) attachToBrowserTarget(k Call) {
+func attachToBrowserTarget(c *core.ClientConn, k core.Call) {
 	st := c.Inst.Lock()
-	if len(st.Sessions) >= MaxSessions {
+	if len(st.Sessions) >= core.MaxSessions {
 		c.Inst.Unlock()
-		c.Fail(k, CodeServerError, errTooManySessions)
+		c.Fail(k, core.CodeServerError, core.ErrTooManySessions)
 		return
 	}
-	s := st.mintBrowserSession(c)
+	s := st.MintBrowserSession(c)
 	c.Inst.Unlock()
 	c.Reply(k, map[string]string{"sessionId": s.Id})
 }
 
-func (c *ClientConn) detachFromTarget(k Call) {
+func detachFromTarget(c *core.ClientConn, k core.Call) {
 	in := c.Inst
 	st := in.Lock()
-	var s *Session
+	var s *core.Session
 	if k.Args.SessionID != "" {
 		s = st.Sessions[k.Args.SessionID]
 	} else if t := st.TabByTarget(k.Args.TargetID); t != nil {
@@ -388,16 +353,16 @@ func (c *ClientConn) detachFromTarget(k Call) {
 	}
 	if s == nil || s.Child {
 		in.Unlock()
-		c.Fail(k, CodeInvalidParams, "No session with given id")
+		c.Fail(k, core.CodeInvalidParams, "No session with given id")
 		return
 	}
 	if s.Tab == nil {
-		st.detachBrowserSession(s)
+		st.DetachBrowserSession(s)
 		in.Unlock()
 		c.Reply(k, struct{}{})
 		return
 	}
-	if !st.detachSession(s) {
+	if !st.DetachSession(s) {
 		// The tab's other sessions carry on.
 		in.Unlock()
 		c.Reply(k, struct{}{})
@@ -407,7 +372,7 @@ func (c *ClientConn) detachFromTarget(k Call) {
 	st.DropSessions(t, "")
 	in.Unlock()
 	c.Ext().FailTab(t.Id)
-	in.detachTab(c.Ext(), t)
+	in.DetachTab(c.Ext(), t)
 	c.Reply(k, struct{}{})
 }
 
@@ -415,19 +380,19 @@ func (c *ClientConn) detachFromTarget(k Call) {
 // a child of that session is Chrome's to detach, one of the relay's own
 // sessions is the relay's. It decides on the read loop, so that a forwarded
 // detach keeps its place among the client's commands.
-func (c *ClientConn) detachOnSession(k Call) {
+func detachOnSession(c *core.ClientConn, k core.Call) {
 	st := c.Inst.Lock()
 	s := st.Sessions[k.Args.SessionID]
 	ours := s != nil && !s.Child
 	c.Inst.Unlock()
 	if !ours {
-		c.forwardCall(k)
+		c.ForwardCall(k)
 		return
 	}
 	c.Wg.Add(1)
 	c.Inst.Tasks.Spawn("detach session", func() {
 		defer c.Wg.Done()
-		c.detachFromTarget(k)
+		detachFromTarget(c, k)
 	})
 }
 
@@ -435,19 +400,19 @@ func (c *ClientConn) detachOnSession(k Call) {
 // names an entry, not a URL, so the relay looks the entry up first. (A
 // page that comes back from the back/forward cache makes no request the
 // backstop could stop; the tab then goes blind, access.go.)
-func (c *ClientConn) navigateToHistoryEntry(k Call) {
+func navigateToHistoryEntry(c *core.ClientConn, k core.Call) {
 	var p struct {
 		EntryID int64 `json:"entryId"`
 	}
-	if err := DecodeStruct(k.Params, &p); err != nil {
-		c.Fail(k, CodeInvalidParams, cdp.InvalidParams(err).Error())
+	if err := core.DecodeStruct(k.Params, &p); err != nil {
+		c.Fail(k, core.CodeInvalidParams, cdp.InvalidParams(err).Error())
 		return
 	}
 	ctx, cancel := c.CallCtx()
 	defer cancel()
 	res, err := c.Ext().SendCommand(ctx, k.Sess.Tab.Id, "", "Page.getNavigationHistory", nil)
 	if err != nil {
-		c.Fail(k, CodeServerError, "cdprelay: the tab's history: "+err.Error())
+		c.Fail(k, core.CodeServerError, "cdprelay: the tab's history: "+err.Error())
 		return
 	}
 	var h struct {
@@ -457,7 +422,7 @@ func (c *ClientConn) navigateToHistoryEntry(k Call) {
 		} `json:"entries"`
 	}
 	if err := json.Unmarshal(res, &h); err != nil {
-		c.Fail(k, CodeServerError, "cdprelay: the tab's history: "+err.Error())
+		c.Fail(k, core.CodeServerError, "cdprelay: the tab's history: "+err.Error())
 		return
 	}
 	url := ""
@@ -467,23 +432,23 @@ func (c *ClientConn) navigateToHistoryEntry(k Call) {
 		}
 	}
 	if url == "" {
-		c.forwardCall(k) // Chrome answers an unknown entry itself
+		c.ForwardCall(k) // Chrome answers an unknown entry itself
 		return
 	}
 	in := c.Inst
-	d := in.Srv.PolicyBox.load().URL(in.ProfileName, url)
-	if d.Verdict == Allow {
+	d := in.Srv.PolicyBox.Load().URL(in.ProfileName, url)
+	if d.Verdict == core.Allow {
 		st := in.Lock()
 		if to := st.UrlAccess(url); to.Level == api.Blind {
-			d = Decision{Verdict: Deny, Rule: to.Rule, Message: "cdprelay: blind: " + to.Why}
+			d = core.Decision{Verdict: core.Deny, Rule: to.Rule, Message: "cdprelay: blind: " + to.Why}
 		}
 		in.Unlock()
 	}
-	if d.Verdict != Allow {
+	if d.Verdict != core.Allow {
 		in.Srv.Cfg.Metrics.CountRefusal(d)
-		in.Observe(Event{Actor: api.ActorClient, Kind: api.KindDenied, Method: k.Method, Rule: d.Rule, Outcome: api.OutcomeDenied, Detail: d.Message})
-		c.Fail(k, CodeServerError, d.Message)
+		in.Observe(core.Event{Actor: api.ActorClient, Kind: api.KindDenied, Method: k.Method, Rule: d.Rule, Outcome: api.OutcomeDenied, Detail: d.Message})
+		c.Fail(k, core.CodeServerError, d.Message)
 		return
 	}
-	c.forwardCall(k)
+	c.ForwardCall(k)
 }
