@@ -294,7 +294,10 @@ func TestHistoryEntryFenced(t *testing.T) {
 	h.waitFor("the child session", func() bool {
 		return h.callMsg(c, "CHILD1", "Runtime.evaluate", map[string]any{"expression": "1"}).Error == nil
 	})
-	for _, on := range []string{sess, "CHILD1"} {
+	// The tab's session, a child's, the root and a browser session, which
+	// send a page's commands to the tab: the entry is judged on each.
+	browser := jsonString(t, h.call(c, "", "Target.attachToBrowserTarget", nil), "sessionId")
+	for _, on := range []string{sess, "CHILD1", "", browser} {
 		before := len(fenceCalls(t, e, "Page.navigateToHistoryEntry"))
 		if m := h.callMsg(c, on, "Page.navigateToHistoryEntry", map[string]any{"entryId": 2}); m.Error == nil || !strings.Contains(m.Error.Message, "evil") {
 			t.Errorf("an entry outside the fence, on %s: %s", on, m.Raw)

@@ -56,6 +56,7 @@ awk '
 		for (k in names) {
 			bm = median(k, "base"); bf = fastest
 			hm = median(k, "head"); hf = fastest
+			if (bm == 0 || hm == 0) { printf "  %-30s not run by one of the two\n", k; continue }
 			printf "  %-30s %10.1f %10.1f %8.3f %10.1f %10.1f %8.3f %3d/%-3d\n", k, bm, hm, hm / bm, bf, hf, hf / bf, alloc[k, "base"], alloc[k, "head"]
 		}
 	}' "$work/times" | sort

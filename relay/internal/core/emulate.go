@@ -26,8 +26,12 @@ type Emulation struct {
 // Levels says what answers a method at each level of session: the root
 // (no sessionId), a browser session (Target.attachToBrowserTarget) and a
 // tab's session, top-level or child. At a level left nil the method goes
-// on as if nothing answered it there: to the tab, or, at the browser
-// level, refused as Chrome refuses what its browser target does not have.
+// on as if nothing answered it there: Browser.*, and Target.* at the
+// browser level, are refused as Chrome's browser target refuses what it
+// does not have; anything else goes to the tab the route found (at the
+// root, the tab the relay sends a browser-level client's page commands
+// to). A stage that judges a method answers it at every level where it
+// can reach a tab.
 type Levels struct {
 	Root, Browser, Tab *Emulation
 }
@@ -52,7 +56,9 @@ func AddEmulations(m map[string]Emulation) {
 			// A tab's method at the browser's root is not carried to a
 			// tab around the stage that judges it: Chrome has no such
 			// method there.
-			lv[name] = Levels{Root: &emTabOnly, Browser: &emTabOnly, Tab: &e}
+			tab := e
+			tab.TabLevel = false
+			lv[name] = Levels{Root: &emTabOnly, Browser: &emTabOnly, Tab: &tab}
 			continue
 		}
 		lv[name] = AtEvery(e)
@@ -68,6 +74,11 @@ func AddLevels(m map[string]Levels) {
 		panic("core: emulations added after the order")
 	}
 	for name, lv := range m {
+		for _, e := range []*Emulation{lv.Root, lv.Browser, lv.Tab} {
+			if e != nil && e.TabLevel {
+				panic("core: a TabLevel emulation of " + name + " given to AddLevels: say its levels instead")
+			}
+		}
 		if _, dup := stageEmulations[name]; dup {
 			panic("core: two emulations of " + name)
 		}
@@ -143,14 +154,18 @@ func (c *ClientConn) domainSwitch(k Call) {
 }
 
 // ForwardCall sends an emulation handler's command on to its tab, as the
-// pipeline would have.
+// pipeline would have: on its route (k.Via, k.ReplyTo), or, for a Call
+// made without one, on the session it names.
 func (c *ClientConn) ForwardCall(k Call) {
-	var replyTo *Session
-	if k.Sess.idJSON != nil {
-		replyTo = k.Sess
+	via, replyTo := k.Via, k.ReplyTo
+	if via == nil {
+		via = k.Sess
+		if k.Sess.idJSON != nil {
+			replyTo = k.Sess
+		}
 	}
 	m := LookupMethod([]byte(k.Method))
-	if err := c.Ext().forward(c, k.Id, m, []byte(m.Name), k.Params, k.Sess, replyTo); err != nil {
+	if err := c.Ext().forward(c, k.Id, m, []byte(m.Name), k.Params, via, replyTo); err != nil {
 		msg := "Extension disconnected"
 		if err == errSendStopped {
 			msg = api.MsgStopped

@@ -85,6 +85,7 @@ func (x *ExtConn) HandleReply(m *wire.ExtMessage) {
 	met.Count(metrics.DirReply, pc.M.Domain, len(m.Result)+len(m.Error))
 	c := pc.Client
 	c.Inflight.Add(-1)
+	r.Session = nil
 	if pc.ReplyTo != nil {
 		r.Session = pc.ReplyTo.idJSON
 	}

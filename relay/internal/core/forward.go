@@ -59,7 +59,7 @@ func (c *ClientConn) Emulate(k *Cmd) bool {
 		return true
 	}
 	k.Out.Kind = OutEmulated
-	cl := Call{Id: k.Env.ID, Method: k.M.Name, Sess: k.Route.Sess, Args: k.Args, Acc: k.Route.Acc, Stop: c.Inst.StopMark(), Approved: k.Held != nil && k.Held.Approved}
+	cl := Call{Id: k.Env.ID, Method: k.M.Name, Sess: k.Route.Sess, Args: k.Args, Acc: k.Route.Acc, Via: k.Route.Via, ReplyTo: k.Route.ReplyTo, Stop: c.Inst.StopMark(), Approved: k.Held != nil && k.Held.Approved}
 	if k.Env.Params != nil {
 		cl.Params = append([]byte(nil), k.Env.Params...)
 	}

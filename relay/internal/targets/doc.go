@@ -9,9 +9,11 @@
 // How it is plugged in: one table of emulations, level by level
 // (Emulations, given to core.AddLevels by the facade): what is answered
 // at the root, on a browser session and on a tab's session. At a level it
-// leaves out the method goes to the tab (the tab's own auto-attach of
-// frames and workers, its own target info) or, at the browser level, is
-// refused as Chrome refuses it.
+// leaves out, a Target.* method goes to the tab (the tab's own
+// auto-attach of frames and workers, its own target info) or, at the
+// browser level, is refused as Chrome refuses it. What it judges
+// (Page.navigateToHistoryEntry) it answers at every level, on the tab the
+// command's route found (core.Call.Via).
 //
 // What it keeps is the core's: the tabs and their target info, the
 // client's sessions and what each asked for (auto-attach, discovery),

@@ -14,8 +14,8 @@ import (
 // the route step decoded them (k.Args).
 
 // Emulations are the Target.* methods answered at the relay, level by
-// level (core.Levels), and Page.navigateToHistoryEntry, which names a
-// target of the tab's history.
+// level (core.Levels), and Page.navigateToHistoryEntry, whose entry of
+// the tab's history is judged by its URL before the tab goes there.
 func Emulations() map[string]core.Levels {
 	every := func(fn func(c *core.ClientConn, k core.Call), blocking bool) core.Levels {
 		return core.AtEvery(core.Emulation{Fn: fn, Blocking: blocking})
@@ -54,9 +54,11 @@ func Emulations() map[string]core.Levels {
 			Browser: &core.Emulation{Fn: detachFromTarget, Blocking: true},
 			Tab:     &core.Emulation{Fn: detachOnSession},
 		},
-		// On a child session too: an entry of the tab's history is judged
-		// by its URL wherever the command comes from.
-		"Page.navigateToHistoryEntry": {Tab: &core.Emulation{Fn: navigateToHistoryEntry, Blocking: true}},
+		// An entry of the tab's history is judged by its URL wherever the
+		// command comes from: a tab's session, a child session, or the
+		// root, which sends a browser-level client's page commands to a
+		// tab.
+		"Page.navigateToHistoryEntry": every(navigateToHistoryEntry, true),
 	}
 }
 
@@ -408,9 +410,14 @@ func navigateToHistoryEntry(c *core.ClientConn, k core.Call) {
 		c.Fail(k, core.CodeInvalidParams, cdp.InvalidParams(err).Error())
 		return
 	}
+	if k.Via == nil || k.Via.Tab == nil {
+		// No tab to go to: Chrome's browser target has no Page domain.
+		c.Fail(k, core.CodeMethodNotFound, "'"+k.Method+"' wasn't found")
+		return
+	}
 	ctx, cancel := c.CallCtx()
 	defer cancel()
-	res, err := c.Ext().SendCommand(ctx, k.Sess.Tab.Id, "", "Page.getNavigationHistory", nil)
+	res, err := c.Ext().SendCommand(ctx, k.Via.Tab.Id, "", "Page.getNavigationHistory", nil)
 	if err != nil {
 		c.Fail(k, core.CodeServerError, "cdprelay: the tab's history: "+err.Error())
 		return
