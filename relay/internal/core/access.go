@@ -39,7 +39,7 @@ type TabAccess = api.Access
 
 // Rule ids of the access stage.
 const (
-	ruleNeverShared   = "relay:page-never-shared"
+	RuleNeverShared   = "relay:page-never-shared"
 	ruleOutsideFence  = "relay:outside-allowed-hosts"
 	ruleTakeOverRead  = api.RuleTakeOver
 	ruleReadOnlyWrite = "relay:read-only"
@@ -57,7 +57,7 @@ func (st *State) computeAccess(t *Tab) TabAccess {
 	web, special := api.PageScheme(u)
 	switch {
 	case !web && !special:
-		return TabAccess{Level: api.Blind, Rule: ruleNeverShared,
+		return TabAccess{Level: api.Blind, Rule: RuleNeverShared,
 			Why: "the tab shows " + api.SchemeOf(u) + " page, which is never shared with automation; navigate it to a web page or close it"}
 	case web && in.Srv.OwnURL(u):
 		a, _ := in.Srv.ownAccess(u, "the tab")
@@ -71,14 +71,14 @@ func (st *State) computeAccess(t *Tab) TabAccess {
 	var a TabAccess
 	if web {
 		a = st.tierAccess(u)
-		gen := in.Srv.accessGen.Load()
+		gen := in.Srv.AccessGen.Load()
 		for id, f := range t.Frames {
-			if f.gen != gen {
+			if f.Gen != gen {
 				// What decides a site's access changed since.
-				f.acc, f.gen = st.ChildAccess(f.Url), gen
+				f.Acc, f.Gen = st.ChildAccess(f.Url), gen
 				t.Frames[id] = f
 			}
-			if fa := f.acc; fa.Level > a.Level {
+			if fa := f.Acc; fa.Level > a.Level {
 				a = fa
 				a.Why = "a frame of the page is on another site: " + a.Why
 			}
@@ -156,7 +156,7 @@ func (st *State) UpdateAccess(t *Tab) (was TabAccess, changed bool) {
 		t.blindEpoch.Add(1)
 		NotifyHandles(t.Handles, api.TabEvent{Method: api.EventHidden})
 	}
-	st.syncScripts(t)
+	st.SyncScripts(t)
 	st.syncLifts(t)
 	if now.Level == api.Full {
 		st.replaySets(t)
@@ -264,7 +264,7 @@ func (st *State) AccessChanged(t *Tab, was TabAccess) {
 				}})
 				// And the client's own worlds, which refuse it as well (a
 				// client waits for its utility world before it reads).
-				for _, name := range t.worldNames {
+				for _, name := range t.WorldNames {
 					c.Event("Runtime.executionContextCreated", s, map[string]any{"context": map[string]any{
 						"id": st.Inst.FakeContext.Add(1), "origin": t.ShownOrigin(), "name": name, "uniqueId": "cdprelay-blind-" + RandHex(8),
 						"auxData": map[string]any{"isDefault": false, "type": "isolated", "frameId": t.TargetID},

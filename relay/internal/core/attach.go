@@ -232,7 +232,7 @@ func (in *Instance) sanitizeHistory(ctx context.Context, x *ExtConn, t *Tab) err
 			if _, err := x.SendCommand(ctx, t.Id, "", "Page.resetNavigationHistory", nil); err != nil {
 				return fmt.Errorf("tab %d: its history holds a page that is never shared, and it could not be cleared: %w", t.Id, err)
 			}
-			in.Observe(Event{Actor: api.ActorRelay, Kind: api.KindAttach, Target: t.TargetID, Rule: ruleNeverShared, Outcome: api.OutcomeOK, Detail: "cleared the tab's history: it held a page that is never shared"})
+			in.Observe(Event{Actor: api.ActorRelay, Kind: api.KindAttach, Target: t.TargetID, Rule: RuleNeverShared, Outcome: api.OutcomeOK, Detail: "cleared the tab's history: it held a page that is never shared"})
 			return nil
 		}
 	}

@@ -38,9 +38,9 @@ import (
 // dialog (one), approvals (in flight), warnings (256). Each is counted as
 // cdprelay_relay_limited_total{limit}.
 
-// tooManyFrames stands for the frames of a document past maxPendingFrames:
+// TooManyFrames stands for the frames of a document past maxPendingFrames:
 // a frame id and a URL that is no web page's (blind).
-const tooManyFrames = "cdprelay:too-many-frames"
+const TooManyFrames = "cdprelay:too-many-frames"
 
 // maxChildSessions bounds the child sessions an instance keeps.
 const MaxChildSessions = 4096

@@ -42,7 +42,8 @@
 //
 // So is a tab's access (full, read-only, blind, and why), which every part
 // of the relay reads: deciding it from the policy and following the tab's
-// frames and requests (access.go, frameaccess.go, blindframes.go), lifting
+// frames (access.go, frameaccess.go, blindframes.go; what only the tiers
+// read of them, in package tiers), lifting
 // and putting back the client's settings (lifts.go, settings.go), keeping
 // the client's scripts for new documents out of a page where they may not
 // run (initscripts.go), the read-only guard in the client's worlds and

@@ -3,9 +3,7 @@ package core
 import (
 	"strings"
 
-	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
-	"github.com/cdprelay/cdprelay/relay/internal/metrics"
 )
 
 // ChildAccess is what automation may do with a child session's frame at
@@ -27,7 +25,7 @@ func (st *State) ChildAccess(u string) TabAccess {
 	case special || u == "" || strings.HasPrefix(strings.ToLower(u), "data:"):
 		return TabAccess{}
 	}
-	return TabAccess{Level: api.Blind, Rule: ruleNeverShared,
+	return TabAccess{Level: api.Blind, Rule: RuleNeverShared,
 		Why: "the frame shows " + api.SchemeOf(u) + " page, which is never shared with automation"}
 }
 
@@ -49,13 +47,13 @@ func (st *State) SetChildURL(cs *Session, u string) {
 	cs.Url = u
 	was := cs.Acc
 	cs.Acc = api.Stricter(st.ChildAccess(u), st.navAccess(cs.navTo))
-	gen := st.Inst.Srv.accessGen.Load()
-	for id, f := range cs.frames {
-		if f.gen != gen {
-			f.acc, f.gen = st.ChildAccess(f.Url), gen
-			cs.frames[id] = f
+	gen := st.Inst.Srv.AccessGen.Load()
+	for id, f := range cs.Frames {
+		if f.Gen != gen {
+			f.Acc, f.Gen = st.ChildAccess(f.Url), gen
+			cs.Frames[id] = f
 		}
-		if fa := f.acc; fa.Level > cs.Acc.Level {
+		if fa := f.Acc; fa.Level > cs.Acc.Level {
 			cs.Acc = fa
 			cs.Acc.Why = "a frame of the frame is on another site: " + fa.Why
 		}
@@ -70,113 +68,17 @@ func (st *State) SetChildURL(cs *Session, u string) {
 		NotifyHandles(cs.Tab.Handles, api.TabEvent{Method: api.EventHidden})
 	}
 	if cs.Acc != was {
-		st.syncScripts(cs.Tab)
+		st.SyncScripts(cs.Tab)
 		st.syncChildLifts(cs)
 		st.Observe(Event{Actor: api.ActorRelay, Kind: api.KindAccess, Target: cs.TargetID, Rule: cs.Acc.Rule, Outcome: api.OutcomeOK,
 			Detail: "frame " + was.Level.String() + " -> " + cs.Acc.Level.String() + " on " + api.Origin(u)})
 	}
 }
 
-// SetChildFrame records that frame id in child session cs's process is
-// now at url ("" when it is gone), and decides the child's access again.
-func (st *State) SetChildFrame(cs *Session, id, url string) {
-	if id == "" || !st.Inst.HasTiers() {
-		return
-	}
-	if url == "" {
-		if _, ok := cs.frames[id]; !ok {
-			return
-		}
-		delete(cs.frames, id)
-	} else {
-		if cs.frames == nil {
-			cs.frames = make(map[string]frameAt)
-		}
-		if _, known := cs.frames[id]; !known && len(cs.frames) >= MaxPendingFrames {
-			// Not a web page: blind, until the next document; no more kept.
-			st.Inst.Srv.Cfg.Metrics.Limited[metrics.LimitFrames].Inc()
-			id, url = tooManyFrames, tooManyFrames
-		}
-		cs.frames[id] = frameAt{Url: url, acc: st.ChildAccess(url), gen: st.Inst.Srv.accessGen.Load()}
-	}
-	st.SetChildURL(cs, cs.Url)
-}
-
-// HasBlindChild reports whether an out-of-process frame of t is blind (or
-// on its way to a blind site): the tab's pixels then show it.
-func (st *State) HasBlindChild(t *Tab) bool {
-	if !st.Inst.HasTiers() {
-		return false
-	}
-	if t.pendingBlind() {
-		// A frame on its way to a blind site that did not commit in the
-		// tab's process: it is in a process of its own now, whether or
-		// not the client has a session on it.
-		return true
-	}
-	for _, s := range st.Sessions {
-		if s.Child && s.Tab == t && s.Acc.Level == api.Blind {
-			return true
-		}
-	}
-	return false
-}
-
-// storageKeys are where the params of the domains that name their storage
+// StorageKeys are where the params of the domains that name their storage
 // themselves (access.NamesStorage) name it: at the top, or in the object of
-// storageObjects.
+// StorageObjects.
 var (
-	storageKeys    = []string{"origin", "securityOrigin", "storageKey", "topLevelSite"}
-	storageObjects = []string{"storageId", "storageBucket", "bucket"}
+	StorageKeys    = []string{"origin", "securityOrigin", "storageKey", "topLevelSite"}
+	StorageObjects = []string{"storageId", "storageBucket", "bucket"}
 )
-
-// StorageAccess returns the strictest access of the storages params name
-// (a storage key reads <origin>/[^…]), and which one.
-func (st *State) StorageAccess(params []byte) (TabAccess, string) {
-	var a TabAccess
-	where := ""
-	look := func(obj []byte) {
-		for _, key := range storageKeys {
-			v, found, err := ExactString(obj, key)
-			if !found && err == nil {
-				continue
-			}
-			u := v
-			if i := strings.IndexByte(u, '^'); i >= 0 {
-				u = u[:i]
-			}
-			to := st.UrlAccess(u)
-			if err != nil {
-				to = TabAccess{Level: api.Blind, Rule: ruleNeverShared, Why: err.Error()}
-			}
-			if to.Level > a.Level {
-				a, where = to, api.Origin(u)
-			}
-		}
-	}
-	look(params)
-	for _, key := range storageObjects {
-		if obj := wire.Field(params, key); obj != nil {
-			look(obj)
-		}
-	}
-	return a, where
-}
-
-// StrictFrame returns the strictest access of t's frames in processes of
-// their own (with a session of the client's, or followed on their way):
-// full when there is none that is not.
-func (st *State) StrictFrame(t *Tab) TabAccess {
-	var a TabAccess
-	for _, n := range t.BlindFrames {
-		if n.Acc.Level > a.Level {
-			a = n.Acc
-		}
-	}
-	for _, s := range st.Sessions {
-		if s.Child && s.Tab == t && s.Acc.Level > a.Level {
-			a = s.Acc
-		}
-	}
-	return a
-}

@@ -17,10 +17,10 @@ type Relay struct {
 	Secrets   secretBox        // swapped by SetSecrets
 	Changes   changes          // any instance's change, for watchers
 	Own       *origins.Origins // static; learns the local addresses it is served on
-	// accessGen moves on when what decides a site's access changes (the
+	// AccessGen moves on when what decides a site's access changes (the
 	// policy, the relay's own origins), so that what was decided of a
 	// frame's site before is decided again (frameAt).
-	accessGen atomic.Uint64
+	AccessGen atomic.Uint64
 
 	// Instances lists the live instances (Server.Instances); static.
 	Instances func() []*Instance

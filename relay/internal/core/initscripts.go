@@ -3,7 +3,6 @@ package core
 import (
 	"context"
 	"encoding/json"
-	"strings"
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
@@ -35,26 +34,12 @@ import (
 // document that commits sooner gets it. A script that is put back misses
 // the documents that committed meanwhile.
 
-// maxInitScripts bounds the scripts kept for a tab, maxWorldNames the
+// MaxInitScripts bounds the scripts kept for a tab, MaxWorldNames the
 // world names.
 const (
 	MaxInitScripts = 1024
-	maxWorldNames  = 8
+	MaxWorldNames  = 8
 )
-
-// NoteWorld records the isolated world a command of the client's names.
-func (t *Tab) NoteWorld(params []byte) {
-	name, _, _ := ExactString(params, "worldName")
-	if name == "" || len(t.worldNames) >= maxWorldNames {
-		return
-	}
-	for _, n := range t.worldNames {
-		if n == name {
-			return
-		}
-	}
-	t.worldNames = append(t.worldNames, name)
-}
 
 type InitScript struct {
 	Sid    string // Chrome's session: "" for the tab's own, a child's id
@@ -75,34 +60,9 @@ func (st *State) scriptFull(t *Tab, sc *InitScript) bool {
 	return t.Acc.Level == api.Full && len(t.BlindFrames) == 0
 }
 
-// KeepScript records a script Chrome has added for the client (result is
-// Chrome's reply), and takes it out at once if its frame is no longer on
-// a full site.
-func (in *Instance) KeepScript(pc *PendingCall, result []byte) {
-	id := string(wire.StringField(result, "identifier"))
-	if id == "" {
-		return
-	}
-	st := in.Lock()
-	defer in.Unlock()
-	t := pc.Tab
-	if st.Tabs[t.Id] != t || len(t.Scripts) >= MaxInitScripts {
-		return
-	}
-	sc := &InitScript{Client: id, Real: id, Params: *pc.Keep}
-	if pc.Via.Child {
-		if !st.Live(pc.Via) {
-			return
-		}
-		sc.Sid, sc.Child = pc.Via.Id, pc.Via
-	}
-	t.Scripts = append(t.Scripts, sc)
-	st.syncScripts(t)
-}
-
-// syncScripts takes out of Chrome the scripts of t whose frame is on its
+// SyncScripts takes out of Chrome the scripts of t whose frame is on its
 // way to a site that is not full, and puts back the others.
-func (st *State) syncScripts(t *Tab) {
+func (st *State) SyncScripts(t *Tab) {
 	if len(t.Scripts) == 0 {
 		return
 	}
@@ -170,25 +130,6 @@ func (in *Instance) putScriptBack(x *ExtConn, t *Tab, sc *InitScript, ls *liftSt
 	})
 }
 
-// RemoveScript handles the client's Page.removeScriptToEvaluateOnNewDocument
-// of a script the relay keeps: it returns the params to forward, or nil
-// when the script is out of Chrome and there is nothing to forward.
-func (st *State) RemoveScript(t *Tab, via *Session, params []byte) (forward []byte, known bool) {
-	id := string(wire.StringField(params, "identifier"))
-	for i, sc := range t.Scripts {
-		if sc.Client != id || (sc.Child != nil) != via.Child || (sc.Child != nil && sc.Child != via) {
-			continue
-		}
-		t.Scripts = append(t.Scripts[:i:i], t.Scripts[i+1:]...)
-		if sc.Real == "" {
-			return nil, true
-		}
-		b, _ := json.Marshal(map[string]string{"identifier": sc.Real})
-		return b, true
-	}
-	return params, false
-}
-
 // InitRunsNothing reports whether a Page.addScriptToEvaluateOnNewDocument's
 // source runs nothing.
 func InitRunsNothing(params []byte) bool {
@@ -203,35 +144,14 @@ func InitRunsNothing(params []byte) bool {
 // background tab paints nothing and its clicks wait for good) finds it
 // set up when it leaves.
 
-// maxDeferredSets bounds the settings kept for a tab.
-const maxDeferredSets = 64
+// MaxDeferredSets bounds the settings kept for a tab.
+const MaxDeferredSets = 64
 
-type deferredSet struct {
-	key, method string
-	params      []byte
-}
-
-// DeferSet keeps a setting of the client's that a blind tab acknowledged.
-func (t *Tab) DeferSet(method string, params []byte) {
-	if strings.HasPrefix(method, "Browser.") || strings.HasPrefix(method, "Target.") {
-		return // the relay's to emulate, not the tab's
-	}
-	key := method
-	switch method {
-	case "Runtime.addBinding", "Runtime.removeBinding":
-		name, _, _ := ExactString(params, "name")
-		key = "Runtime.binding:" + name
-	}
-	for i, d := range t.deferred {
-		if d.key == key {
-			t.deferred = append(t.deferred[:i:i], t.deferred[i+1:]...)
-			break
-		}
-	}
-	if len(t.deferred) >= maxDeferredSets {
-		return
-	}
-	t.deferred = append(t.deferred, deferredSet{key: key, method: method, params: append([]byte(nil), params...)})
+// DeferredSet is a setting a blind tab acknowledged without applying it
+// (the tiers' deferSet), applied once the tab is on a full site.
+type DeferredSet struct {
+	Key, Method string
+	Params      []byte
 }
 
 // replaySets applies the settings t acknowledged while it was blind, in
@@ -240,21 +160,21 @@ func (st *State) replaySets(t *Tab) {
 	if st.Inst.IsStopped.Load() {
 		return // nothing of the automation's is set while a person stopped it
 	}
-	for _, d := range t.deferred {
+	for _, d := range t.Deferred {
 		var p any
-		if len(d.params) > 0 {
-			p = json.RawMessage(d.params)
+		if len(d.Params) > 0 {
+			p = json.RawMessage(d.Params)
 		}
 		// Kept as if the client had made it now: a resume sets it again,
 		// and the tiers lift it again (lifts.go).
-		st.Record(t, LookupMethod([]byte(d.method)), d.params)
-		st.fireLift(t, &t.lift, false, "", d.method, p)
+		st.Record(t, LookupMethod([]byte(d.Method)), d.Params)
+		st.fireLift(t, &t.lift, false, "", d.Method, p)
 	}
-	t.deferred = nil
+	t.Deferred = nil
 }
 
 // forgetClientSetup forgets what a client set up on t that the relay would
 // put in or apply later: its client is gone, or its debugger is.
 func (t *Tab) forgetClientSetup() {
-	t.Scripts, t.deferred, t.worldNames = nil, nil, nil
+	t.Scripts, t.Deferred, t.WorldNames = nil, nil, nil
 }

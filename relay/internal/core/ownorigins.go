@@ -16,7 +16,7 @@ import (
 // configured. When it is new, the fences in force learn it too.
 func (s *Relay) LearnFrom(r *http.Request) {
 	if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && s.Own.Learn(local) {
-		s.accessGen.Add(1)
+		s.AccessGen.Add(1)
 		s.refreshFences()
 		s.policyChanged()
 		s.refreshAccess()

@@ -75,7 +75,7 @@ func (s polSnap) AsksSubmit(profile string) bool {
 // decided are not revisited. A nil policy allows everything.
 func (s *Relay) SetPolicy(p Policy) {
 	s.PolicyBox.Store(p)
-	s.accessGen.Add(1)
+	s.AccessGen.Add(1)
 	s.refreshFences()
 	s.policyChanged()
 	s.refreshAccess()

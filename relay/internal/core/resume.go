@@ -398,7 +398,7 @@ func (in *Instance) Replay(ctx context.Context, x *ExtConn, t *Tab, fresh bool) 
 				sc.Real, sc.Adding = "", false
 			}
 		}
-		st.syncScripts(t)
+		st.SyncScripts(t)
 	} else {
 		// Set again in order above: the scripts the relay keeps (for a
 		// person's take-over, initscripts.go) are Chrome's new ones.
@@ -407,7 +407,7 @@ func (in *Instance) Replay(ctx context.Context, x *ExtConn, t *Tab, fresh bool) 
 				sc.Real, sc.Adding = now, false
 			}
 		}
-		st.syncScripts(t)
+		st.SyncScripts(t)
 	}
 	if len(ids) > 0 {
 		if t.scriptIDs == nil {

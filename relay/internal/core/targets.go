@@ -86,15 +86,15 @@ func (st *State) setFrame(t *Tab, id, url string) {
 		delete(t.Frames, id)
 	} else {
 		if t.Frames == nil {
-			t.Frames = make(map[string]frameAt)
+			t.Frames = make(map[string]FrameAt)
 		}
 		if _, known := t.Frames[id]; !known && len(t.Frames) >= MaxPendingFrames {
 			// Not a web page: blind, until the next document; no more
 			// kept (bounds.go).
 			st.Inst.Srv.Cfg.Metrics.Limited[metrics.LimitFrames].Inc()
-			id, url = tooManyFrames, tooManyFrames
+			id, url = TooManyFrames, TooManyFrames
 		}
-		t.Frames[id] = frameAt{Url: url, acc: st.ChildAccess(url), gen: st.Inst.Srv.accessGen.Load()}
+		t.Frames[id] = FrameAt{Url: url, Acc: st.ChildAccess(url), Gen: st.Inst.Srv.AccessGen.Load()}
 	}
 	if was, changed := st.UpdateAccess(t); changed {
 		st.AccessChanged(t, was)
@@ -121,38 +121,6 @@ func (st *State) SetNavTo(t *Tab, url string) {
 	}
 }
 
-// NoteRequest looks at a request event of t's (on child session cs, nil
-// for the tab's own) for a navigation: a Document request of the frame
-// the session runs, or its redirect, says where it is going before any
-// page event does.
-func (st *State) NoteRequest(t *Tab, cs *Session, method, params []byte) {
-	if !st.Inst.HasTiers() {
-		return
-	}
-	var kind, frame, url []byte
-	switch string(method) {
-	case "Network.requestWillBeSent":
-		kind, frame = wire.StringField(params, "type"), wire.StringField(params, "frameId")
-		url = wire.StringField(wire.Field(params, "request"), "url")
-	case "Fetch.requestPaused":
-		kind, frame = wire.StringField(params, "resourceType"), wire.StringField(params, "frameId")
-		url = wire.StringField(wire.Field(params, "request"), "url")
-	default:
-		return
-	}
-	if string(kind) != "Document" || len(url) == 0 {
-		return
-	}
-	switch {
-	case cs == nil && string(frame) == t.TargetID:
-		st.SetNavTo(t, string(url))
-	case cs != nil && string(frame) == cs.TargetID:
-		st.SetChildNav(cs, string(url))
-	default:
-		st.NoteFrameNav(t, string(frame), string(url), string(wire.StringField(params, "requestId")))
-	}
-}
-
 // letGo ends the automation's hold on t because it is on its way to, or
 // on, a page that is never shared (its own extension's page, where a
 // script has the extension's powers, above all): the client's sessions
@@ -175,7 +143,7 @@ func (st *State) letGo(t *Tab, url string) {
 	if !wait {
 		st.browserDetached(t, "navigated to a page that is never shared", "")
 	}
-	st.Observe(Event{Actor: api.ActorRelay, Kind: api.KindDetach, Target: t.TargetID, Rule: ruleNeverShared, Outcome: api.OutcomeOK, Detail: "navigated to " + api.Origin(url)})
+	st.Observe(Event{Actor: api.ActorRelay, Kind: api.KindDetach, Target: t.TargetID, Rule: RuleNeverShared, Outcome: api.OutcomeOK, Detail: "navigated to " + api.Origin(url)})
 }
 
 // trackPage looks at an event of t's own session for where the tab is:

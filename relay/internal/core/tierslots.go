@@ -17,7 +17,7 @@ type tierTab struct {
 	// process (frame id to URL), followed while the policy has tiers: what
 	// automation may do with the tab is the strictest of theirs and the
 	// document's, since the tab's own session reaches into them.
-	Frames map[string]frameAt
+	Frames map[string]FrameAt
 	// BlindFrames are its sub-frames on their way to a blind site, until
 	// they commit (blindframes.go).
 	BlindFrames map[string]blindNav
@@ -26,12 +26,12 @@ type tierTab struct {
 	// Scripts are the client's scripts for new documents, kept while the
 	// policy has tiers (initscripts.go).
 	Scripts []*InitScript
-	// worldNames are the isolated worlds the client asked for on the tab
+	// WorldNames are the isolated worlds the client asked for on the tab
 	// (a few): a tab that goes blind shows it stand-ins of them.
-	worldNames []string
-	// deferred are settings a blind tab acknowledged, to apply once it is
+	WorldNames []string
+	// Deferred are settings a blind tab acknowledged, to apply once it is
 	// on a full site (initscripts.go).
-	deferred []deferredSet
+	Deferred []DeferredSet
 	// lift is where the client's settings of the tab stand in Chrome
 	// (lifts.go).
 	lift liftState
@@ -61,9 +61,9 @@ type tierTab struct {
 type tierSession struct {
 	// navTo is where a child's frame is on its way to, as a tab's (tierTab).
 	navTo string
-	// frames are the frames in a child's process below its own (frame id
+	// Frames are the frames in a child's process below its own (frame id
 	// to URL), followed while the policy has tiers, as a tab's.
-	frames map[string]frameAt
+	Frames map[string]FrameAt
 	// kept are a child's settings, and lift where they stand in Chrome,
 	// while the policy has tiers (lifts.go).
 	kept []Replayed
@@ -77,13 +77,13 @@ type tierInstance struct {
 	FakeContext atomic.Int64
 }
 
-// frameAt is a sub-frame of a tab's document: where it is, and the access
+// FrameAt is a sub-frame of a tab's document: where it is, and the access
 // its site gives, decided when it got there (gen: the server's access
 // generation then). Deciding the tab's access reads it rather than decide
 // every frame's again: a page with thousands of frames made each of its
 // events cost a decision per frame, under the instance's lock.
-type frameAt struct {
+type FrameAt struct {
 	Url string
-	acc TabAccess
-	gen uint64
+	Acc TabAccess
+	Gen uint64
 }

@@ -20,7 +20,7 @@ func tierChecks(c *core.ClientConn, k *core.Cmd) bool {
 	if access.NamesStorage(k.M.Name) {
 		// Storage names its origin itself, whichever tab carries it.
 		st := c.Inst.Lock()
-		to, where := st.StorageAccess(k.Params)
+		to, where := storageAccess(st, k.Params)
 		c.Inst.Unlock()
 		if to.Level != api.Full {
 			return c.Refuse(k, core.Decision{Verdict: core.Deny, Rule: to.Rule, Message: "cdprelay: " + to.Level.String() + ": " + k.M.Name + " names the storage of " + where + ", which automation may not act on or read: " + to.Why})
@@ -59,7 +59,7 @@ func tierChecks(c *core.ClientConn, k *core.Cmd) bool {
 			sid = k.Route.Via.Id
 		}
 		c.Inst.Lock()
-		blind := k.Route.Tab.BlindSource(sid, k.M.Name, k.Params)
+		blind := blindSource(k.Route.Tab, sid, k.M.Name, k.Params)
 		c.Inst.Unlock()
 		if blind {
 			return c.Refuse(k, core.Decision{Verdict: core.Deny, Rule: core.RuleBlindFrame, Message: "cdprelay: blind: " + k.M.Name + " names a script or style sheet the page loaded from a site hidden from automation"})
@@ -69,7 +69,7 @@ func tierChecks(c *core.ClientConn, k *core.Cmd) bool {
 		// Input lands where the pointer or the focus is, a frame of
 		// another site included: not while one is read-only or blind.
 		st := c.Inst.Lock()
-		strict := st.StrictFrame(k.Route.Tab)
+		strict := strictFrame(st, k.Route.Tab)
 		c.Inst.Unlock()
 		if strict.Level != api.Full {
 			return c.Refuse(k, core.Decision{Verdict: core.Deny, Rule: strict.Rule, Message: "cdprelay: " + strict.Level.String() + ": a frame of this page is on a site automation may not act on, and " + k.M.Name + " could reach it"})

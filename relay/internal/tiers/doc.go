@@ -30,6 +30,14 @@
 // (a blind tab's frame tree and history, V8's side-effect refusal in
 // words) is blind.go here.
 //
+// What only this stage reads of that state is here too, as functions
+// over the core's tab and its tier slots: whether an event or a command
+// is about a frame, a request or a source of a blind site, and the notes
+// that say so (blindframes.go); a child's frames, the strictest frame and
+// the storage a command names (frames.go); the client's scripts and
+// worlds a tab keeps, and the settings a blind tab deferred
+// (worldscripts.go).
+//
 // It imports the core, relay/internal/access, relay/internal/api,
 // relay/internal/cdp, internal/wire and the standard library. It must not import package relay
 // (the facade) nor another stage's package: imports run from the facade

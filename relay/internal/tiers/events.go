@@ -10,7 +10,7 @@ import (
 // FrameGuard (tiers.FrameGuard): not even the live view sees a blind
 // tab, or a blind frame's pixels.
 func FrameGuard(in *core.Instance, e *core.EventMsg) bool {
-	return e.Sid != nil || (e.Tab.Acc.Level != api.Blind && !e.State.HasBlindChild(e.Tab))
+	return e.Sid != nil || (e.Tab.Acc.Level != api.Blind && !hasBlindChild(e.State, e.Tab))
 }
 
 // ChildFrames (tiers.ChildFrames): where a child session's frames are.
@@ -37,13 +37,13 @@ func ChildFrames(in *core.Instance, e *core.EventMsg) bool {
 				// session reaches into it, so the child is as
 				// strict as it.
 				st.FrameCommitted(t, id)
-				st.SetChildFrame(cs, id, string(wire.StringField(f, "url")))
+				setChildFrame(st, cs, id, string(wire.StringField(f, "url")))
 			}
 		}
 	case "Page.frameDetached":
 		if id := string(wire.StringField(params, "frameId")); id != cs.TargetID {
 			st.FrameRemoved(t, id, params)
-			st.SetChildFrame(cs, id, "")
+			setChildFrame(st, cs, id, "")
 		}
 	case "Page.frameStartedNavigating", "Page.frameRequestedNavigation":
 		if id := string(wire.StringField(params, "frameId")); id == cs.TargetID {
@@ -58,9 +58,9 @@ func ChildFrames(in *core.Instance, e *core.EventMsg) bool {
 // Requests (tiers.Requests): the requests on their way, and which of them
 // go to a blind site.
 func Requests(in *core.Instance, e *core.EventMsg) bool {
-	e.State.NoteRequest(e.Tab, e.Child, e.Method, e.Params)
+	noteRequest(e.State, e.Tab, e.Child, e.Method, e.Params)
 	if in.HasTiers() {
-		e.State.NoteBlindRequest(e.Tab, e.Method, e.Params)
+		noteBlindRequest(e.State, e.Tab, e.Method, e.Params)
 	}
 	return true
 }
@@ -68,7 +68,7 @@ func Requests(in *core.Instance, e *core.EventMsg) bool {
 // BlindSources (tiers.BlindSources): a blind site's script or style
 // sheet, in a page that loaded it.
 func BlindSources(in *core.Instance, e *core.EventMsg) bool {
-	return !in.HasTiers() || !e.State.NoteBlindSource(e.Tab, string(e.Sid), e.Method, e.Params)
+	return !in.HasTiers() || !noteBlindSource(e.State, e.Tab, string(e.Sid), e.Method, e.Params)
 }
 
 // BlindEvent (tiers.Blind): whether anything the client knows of may see
@@ -77,9 +77,9 @@ func BlindEvent(in *core.Instance, e *core.EventMsg) bool {
 	t, st, method, params := e.Tab, e.State, e.Method, e.Params
 	e.Blind = t.Acc.Level == api.Blind || (e.Child != nil && e.Child.Acc.Level == api.Blind) ||
 		((len(t.BlindFrames) > 0 || len(t.BlindReqs) > 0 || core.BytesHasPrefix(method, "Target.")) && st.Inst.HasTiers() &&
-			(st.AboutBlindFrame(t, method, params) ||
-				((core.BytesHasPrefix(method, "Network.") || core.BytesHasPrefix(method, "Fetch.")) && t.BlindRequest(method, params)) ||
-				(string(method) == "Debugger.paused" && t.PausedInBlind(string(e.Sid), params))))
+			(aboutBlindFrame(st, t, method, params) ||
+				((core.BytesHasPrefix(method, "Network.") || core.BytesHasPrefix(method, "Fetch.")) && blindRequest(t, method, params)) ||
+				(string(method) == "Debugger.paused" && pausedInBlind(t, string(e.Sid), params))))
 	return true
 }
 

@@ -12,7 +12,7 @@ import (
 // is kept with the identifier Chrome gave it (the core's initscripts.go).
 func KeepScriptReply(x *core.ExtConn, r *core.Reply) bool {
 	if r.Pc.Keep != nil && !r.M.HasError {
-		x.Inst.KeepScript(&r.Pc, r.M.Result)
+		keepScript(x.Inst, &r.Pc, r.M.Result)
 	}
 	return true
 }

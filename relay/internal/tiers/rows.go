@@ -107,7 +107,7 @@ func Pixels(c *core.ClientConn, k *core.Cmd) bool {
 		return true
 	}
 	st := c.Inst.Lock()
-	blindFrame := st.HasBlindChild(k.Route.Tab)
+	blindFrame := hasBlindChild(st, k.Route.Tab)
 	c.Inst.Unlock()
 	if blindFrame {
 		return c.Refuse(k, core.Decision{Verdict: core.Deny, Rule: core.RuleBlindFrame, Message: "cdprelay: blind: a frame of this page is on a site hidden from automation, and " + k.M.Name + " would show its pixels"})
@@ -149,7 +149,7 @@ func Worlds(c *core.ClientConn, k *core.Cmd) bool {
 		return true
 	}
 	c.Inst.Lock()
-	t.NoteWorld(k.Params)
+	noteWorld(t, k.Params)
 	full := k.M.Name == "Page.addScriptToEvaluateOnNewDocument" && len(t.Scripts) >= core.MaxInitScripts && !core.InitRunsNothing(k.Params)
 	c.Inst.Unlock()
 	if full {
@@ -173,7 +173,7 @@ func RemoveScriptStage(c *core.ClientConn, k *core.Cmd) bool {
 		return true
 	}
 	st := c.Inst.Lock()
-	params, known := st.RemoveScript(t, k.Route.Via, k.Params)
+	params, known := removeScript(st, t, k.Route.Via, k.Params)
 	c.Inst.Unlock()
 	if known && params == nil {
 		// Out of Chrome already (its frame is not on a full site).

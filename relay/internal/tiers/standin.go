@@ -48,7 +48,7 @@ func blindStandIn(c *core.ClientConn, k *core.Cmd) bool {
 	case name == "Page.createIsolatedWorld":
 		world, _, _ := core.ExactString(k.Params, "worldName")
 		in.Lock()
-		k.Route.Tab.NoteWorld(k.Params)
+		noteWorld(k.Route.Tab, k.Params)
 		in.Unlock()
 		id := in.FakeContext.Add(1)
 		c.Event("Runtime.executionContextCreated", k.Route.ReplyTo, map[string]any{"context": map[string]any{
@@ -95,7 +95,7 @@ func blindStandIn(c *core.ClientConn, k *core.Cmd) bool {
 		// Out of Chrome while the tab is blind: forgotten, so that it is
 		// not put back.
 		st := in.Lock()
-		st.RemoveScript(k.Route.Tab, k.Route.Via, k.Params)
+		removeScript(st, k.Route.Tab, k.Route.Via, k.Params)
 		in.Unlock()
 		c.AnswerEmpty(k)
 	case core.Emulated(k.M, k.Route.Sess) != nil && name != "Target.setAutoAttach":
@@ -109,7 +109,7 @@ func blindStandIn(c *core.ClientConn, k *core.Cmd) bool {
 		if !k.Route.Via.Child {
 			// Applied once the tab is on a full site again.
 			in.Lock()
-			k.Route.Tab.DeferSet(name, k.Params)
+			deferSet(k.Route.Tab, name, k.Params)
 			in.Unlock()
 		}
 		c.AnswerEmpty(k)

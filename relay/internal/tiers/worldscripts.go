@@ -1,0 +1,94 @@
+package tiers
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
+)
+
+// The client's scripts for new documents, its isolated worlds and the
+// settings a blind tab acknowledged, kept in the tab's tier slots (the
+// core's initscripts.go puts them back where they may run).
+
+// keepScript records a script Chrome has added for the client (result is
+// Chrome's reply), and takes it out at once if its frame is no longer on
+// a full site.
+func keepScript(in *core.Instance, pc *core.PendingCall, result []byte) {
+	id := string(wire.StringField(result, "identifier"))
+	if id == "" {
+		return
+	}
+	st := in.Lock()
+	defer in.Unlock()
+	t := pc.Tab
+	if st.Tabs[t.Id] != t || len(t.Scripts) >= core.MaxInitScripts {
+		return
+	}
+	sc := &core.InitScript{Client: id, Real: id, Params: *pc.Keep}
+	if pc.Via.Child {
+		if !st.Live(pc.Via) {
+			return
+		}
+		sc.Sid, sc.Child = pc.Via.Id, pc.Via
+	}
+	t.Scripts = append(t.Scripts, sc)
+	st.SyncScripts(t)
+}
+
+// removeScript handles the client's Page.removeScriptToEvaluateOnNewDocument
+// of a script the relay keeps: it returns the params to forward, or nil
+// when the script is out of Chrome and there is nothing to forward.
+func removeScript(st *core.State, t *core.Tab, via *core.Session, params []byte) (forward []byte, known bool) {
+	id := string(wire.StringField(params, "identifier"))
+	for i, sc := range t.Scripts {
+		if sc.Client != id || (sc.Child != nil) != via.Child || (sc.Child != nil && sc.Child != via) {
+			continue
+		}
+		t.Scripts = append(t.Scripts[:i:i], t.Scripts[i+1:]...)
+		if sc.Real == "" {
+			return nil, true
+		}
+		b, _ := json.Marshal(map[string]string{"identifier": sc.Real})
+		return b, true
+	}
+	return params, false
+}
+
+// deferSet keeps a setting of the client's that a blind tab acknowledged.
+func deferSet(t *core.Tab, method string, params []byte) {
+	if strings.HasPrefix(method, "Browser.") || strings.HasPrefix(method, "Target.") {
+		return // the relay's to emulate, not the tab's
+	}
+	key := method
+	switch method {
+	case "Runtime.addBinding", "Runtime.removeBinding":
+		name, _, _ := core.ExactString(params, "name")
+		key = "Runtime.binding:" + name
+	}
+	for i, d := range t.Deferred {
+		if d.Key == key {
+			t.Deferred = append(t.Deferred[:i:i], t.Deferred[i+1:]...)
+			break
+		}
+	}
+	if len(t.Deferred) >= core.MaxDeferredSets {
+		return
+	}
+	t.Deferred = append(t.Deferred, core.DeferredSet{Key: key, Method: method, Params: append([]byte(nil), params...)})
+}
+
+// noteWorld records the isolated world a command of the client's names.
+func noteWorld(t *core.Tab, params []byte) {
+	name, _, _ := core.ExactString(params, "worldName")
+	if name == "" || len(t.WorldNames) >= core.MaxWorldNames {
+		return
+	}
+	for _, n := range t.WorldNames {
+		if n == name {
+			return
+		}
+	}
+	t.WorldNames = append(t.WorldNames, name)
+}
