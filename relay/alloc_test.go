@@ -80,7 +80,7 @@ func TestForwardCommandAllocs(t *testing.T) {
 		if k.Out.Kind != core.OutForwarded {
 			t.Fatalf("the command was not forwarded: outcome %v", k.Out.Kind)
 		}
-		x.Forget(x.NextID)
+		x.Forget(x.LastID())
 	})
 }
 
@@ -90,13 +90,14 @@ func TestForwardReplyAllocs(t *testing.T) {
 	s := in.St.Sessions["pw-tab-1"]
 	var m wire.ExtMessage
 	zeroAllocs(t, in, metrics.DirReply, func() {
-		x.Mu.Lock()
-		x.Pending[1] = core.PendingCall{Kind: core.CallClient, Client: c, ClientID: 42, ReplyTo: s, Via: s, TabID: 7, Tab: s.Tab, M: benchMethod}
-		c.Inflight.Add(1)
-		x.Mu.Unlock()
+		id, err := x.Register(core.PendingCall{Kind: core.CallClient, Client: c, ClientID: 42, ReplyTo: s, Via: s, TabID: 7, Tab: s.Tab, M: benchMethod})
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := wire.DecodeExt(benchReply, &m); err != nil {
 			t.Fatal(err)
 		}
+		m.ID = id
 		x.HandleReply(&m)
 	})
 	if c.Inflight.Load() != 0 {
@@ -112,7 +113,7 @@ func TestForwardEventAllocs(t *testing.T) {
 		if err := wire.DecodeExt(benchEvent, &m); err != nil {
 			t.Fatal(err)
 		}
-		in.HandleExtEvent(x, &m)
+		x.Handle(&m)
 	})
 }
 
@@ -124,6 +125,6 @@ func TestForwardEventRedactedAllocs(t *testing.T) {
 		if err := wire.DecodeExt(benchExtraInfo, &m); err != nil {
 			t.Fatal(err)
 		}
-		in.HandleExtEvent(x, &m)
+		x.Handle(&m)
 	})
 }

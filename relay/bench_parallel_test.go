@@ -13,6 +13,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/ext"
 
 	"github.com/gorilla/websocket"
 
@@ -43,7 +44,7 @@ func reportPerCore(b *testing.B, msgs int, cpu time.Duration) {
 func BenchmarkForwardParallel(b *testing.B) {
 	type rig struct {
 		c    *core.ClientConn
-		x    *core.ExtConn
+		x    *ext.Conn
 		stop func()
 	}
 	rigs := make([]rig, runtime.GOMAXPROCS(0))
@@ -69,9 +70,7 @@ func BenchmarkForwardParallel(b *testing.B) {
 				panic(err)
 			}
 			r.c.Handle(k)
-			r.x.Mu.Lock()
-			id := r.x.NextID
-			r.x.Mu.Unlock()
+			id := r.x.LastID()
 			if err := wire.DecodeExt(benchReply, &m); err != nil {
 				panic(err)
 			}

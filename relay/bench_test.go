@@ -8,6 +8,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/ext"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/link"
@@ -16,11 +17,11 @@ import (
 // benchInstance is an instance with an extension and a client whose
 // sockets are replaced by drained queues: what remains is the relay's own
 // work per message.
-func benchInstance(b testing.TB) (*core.Instance, *core.ClientConn, *core.ExtConn, func()) {
+func benchInstance(b testing.TB) (*core.Instance, *core.ClientConn, *ext.Conn, func()) {
 	return benchInstanceWith(b, config.Config{})
 }
 
-func benchInstanceWith(b testing.TB, cfg config.Config) (*core.Instance, *core.ClientConn, *core.ExtConn, func()) {
+func benchInstanceWith(b testing.TB, cfg config.Config) (*core.Instance, *core.ClientConn, *ext.Conn, func()) {
 	// The extension here never answers: the relay's own calls give up soon.
 	cfg.CallTimeout = 50 * time.Millisecond
 	srv, err := New(cfg)
@@ -28,11 +29,11 @@ func benchInstanceWith(b testing.TB, cfg config.Config) (*core.Instance, *core.C
 		b.Fatal(err)
 	}
 	in := srv.Default()
-	x := &core.ExtConn{Inst: in, P: link.NewPeer(nil, core.ExtQueue, 0), Log: in.Log, Pending: map[int64]core.PendingCall{}, Ready: make(chan struct{})}
-	close(x.Ready)
+	x := ext.New(in, nil, in.Log)
+	x.SetReady()
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &core.ClientConn{Inst: in, P: link.NewPeer(nil, 1<<16, 0), Log: in.Log, Ctx: ctx, Cancel: cancel}
-	c.Extp.Store(x)
+	c.SetExt(x)
 	st := in.Lock()
 	st.Ext, st.Client = x, c
 	t := &core.Tab{Id: 7, TargetID: "T7", State: core.TabAttached}
@@ -82,7 +83,7 @@ func BenchmarkForwardCommand(b *testing.B) {
 		}
 		c.Handle(k)
 		// The reply never comes: keep the pending map from growing.
-		x.Forget(x.NextID)
+		x.Forget(x.LastID())
 	}
 }
 
@@ -104,7 +105,7 @@ func BenchmarkForwardCommandTiers(b *testing.B) {
 			b.Fatal(err)
 		}
 		c.Handle(k)
-		x.Forget(x.NextID)
+		x.Forget(x.LastID())
 	}
 }
 
@@ -118,13 +119,14 @@ func BenchmarkForwardReply(b *testing.B) {
 	b.SetBytes(int64(len(benchReply)))
 	b.ReportAllocs()
 	for b.Loop() {
-		x.Mu.Lock()
-		x.Pending[1] = core.PendingCall{Kind: core.CallClient, Client: c, ClientID: 42, ReplyTo: s, Via: s, TabID: 7, Tab: s.Tab, M: benchMethod}
-		c.Inflight.Add(1)
-		x.Mu.Unlock()
+		id, err := x.Register(core.PendingCall{Kind: core.CallClient, Client: c, ClientID: 42, ReplyTo: s, Via: s, TabID: 7, Tab: s.Tab, M: benchMethod})
+		if err != nil {
+			b.Fatal(err)
+		}
 		if err := wire.DecodeExt(benchReply, &m); err != nil {
 			b.Fatal(err)
 		}
+		m.ID = id
 		x.HandleReply(&m)
 	}
 }
@@ -132,7 +134,7 @@ func BenchmarkForwardReply(b *testing.B) {
 // BenchmarkForwardEvent: one chrome.debugger.onEvent routed to the
 // client's session.
 func BenchmarkForwardEvent(b *testing.B) {
-	in, _, x, stop := benchInstance(b)
+	_, _, x, stop := benchInstance(b)
 	defer stop()
 	var m wire.ExtMessage
 	b.SetBytes(int64(len(benchEvent)))
@@ -141,7 +143,7 @@ func BenchmarkForwardEvent(b *testing.B) {
 		if err := wire.DecodeExt(benchEvent, &m); err != nil {
 			b.Fatal(err)
 		}
-		in.HandleExtEvent(x, &m)
+		x.Handle(&m)
 	}
 }
 
@@ -150,7 +152,7 @@ var benchExtraInfo = []byte(`{"method":"chrome.debugger.onEvent","params":[{"tab
 // BenchmarkForwardEventRedacted: a Network.requestWillBeSentExtraInfo
 // with a session cookie, its values replaced on the way to the client.
 func BenchmarkForwardEventRedacted(b *testing.B) {
-	in, _, x, stop := benchInstance(b)
+	_, _, x, stop := benchInstance(b)
 	defer stop()
 	var m wire.ExtMessage
 	b.SetBytes(int64(len(benchExtraInfo)))
@@ -159,6 +161,6 @@ func BenchmarkForwardEventRedacted(b *testing.B) {
 		if err := wire.DecodeExt(benchExtraInfo, &m); err != nil {
 			b.Fatal(err)
 		}
-		in.HandleExtEvent(x, &m)
+		x.Handle(&m)
 	}
 }

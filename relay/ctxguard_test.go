@@ -356,6 +356,6 @@ func BenchmarkForwardCommandContext(b *testing.B) {
 			b.Fatal(err)
 		}
 		c.Handle(k)
-		x.Forget(x.NextID)
+		x.Forget(x.LastID())
 	}
 }

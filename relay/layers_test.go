@@ -8,8 +8,10 @@ import (
 )
 
 // The relay's packages import one way: the facade (package relay) imports
-// the stages, the stages the core, the core the link to the extension,
-// and all of them the shared vocabulary (api). Nothing under
+// the stages and the upstream, the stages and the upstream the core, the
+// core the link's sockets, and all of them the shared vocabulary (api).
+// The upstream (ext, the extension's connection) implements core.Upstream:
+// only the facade imports it, and it imports no stage and no service. Nothing under
 // relay/internal imports the facade; no stage imports another; the core
 // imports no stage; link, api, origins and access import neither the core
 // nor a stage; the services the stages share over the core (look) import
@@ -24,6 +26,11 @@ var stagePackages = []string{"rules", "tiers", "person", "creds", "browser", "ta
 // leafPackages are what the core itself builds on: they import no
 // package above them (the core, a stage, a service).
 var leafPackages = []string{"link", "api", "origins", "access", "metrics", "config"}
+
+// upstreamPackages are the connections to the browser (core.Upstream):
+// the facade makes one per connection; the core and the stages reach it
+// only through the interface.
+var upstreamPackages = []string{"ext"}
 
 // servicePackages are what several stages use over the core: they import
 // the core and no stage, and the core does not import them.
@@ -73,6 +80,10 @@ func layerViolations(deps, direct map[string][]string) []string {
 				bad = append(bad, p+" (a stage) imports another stage, "+d)
 			case pk == "core" && isStage(dk) && !slices.Contains(stagesInCore, dk):
 				bad = append(bad, p+" (the core) imports a stage, "+d)
+			case slices.Contains(upstreamPackages, dk):
+				bad = append(bad, p+" imports "+d+", an upstream: only the facade may")
+			case slices.Contains(upstreamPackages, pk) && (isStage(dk) || slices.Contains(servicePackages, dk)):
+				bad = append(bad, p+" (an upstream) imports "+d)
 			case slices.Contains(servicePackages, pk) && isStage(dk):
 				bad = append(bad, p+" (a service over the core) imports a stage, "+d)
 			case (pk == "core" || slices.Contains(leafPackages, pk)) && slices.Contains(servicePackages, dk):
@@ -115,6 +126,10 @@ func TestLayerRules(t *testing.T) {
 		{"a stage uses a service", map[string][]string{modRelay + "/internal/person": {modRelay + "/internal/look", modRelay + "/internal/core"}, modRelay + "/internal/look": {modRelay + "/internal/core"}}, 0},
 		{"the core imports a service", map[string][]string{modRelay + "/internal/core": {modRelay + "/internal/look"}}, 1},
 		{"a service imports a stage", map[string][]string{modRelay + "/internal/look": {modRelay + "/internal/person"}}, 1},
+		{"the upstream over the core", map[string][]string{modRelay + "/internal/ext": {modRelay + "/internal/core", modRelay + "/internal/link"}, modRelay: {modRelay + "/internal/ext"}}, 0},
+		{"the core imports the upstream", map[string][]string{modRelay + "/internal/core": {modRelay + "/internal/ext"}}, 1},
+		{"a stage imports the upstream", map[string][]string{modRelay + "/internal/person": {modRelay + "/internal/ext"}}, 1},
+		{"the upstream imports a stage", map[string][]string{modRelay + "/internal/ext": {modRelay + "/internal/tiers"}}, 1},
 		{"a stage imports cdp", map[string][]string{modRelay + "/internal/tiers": {modRelay + "/internal/cdp", "github.com/cdprelay/cdprelay/internal/wire"}}, 0},
 	} {
 		if got := layerViolations(tc.deps, tc.deps); len(got) != tc.bad {

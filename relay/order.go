@@ -131,15 +131,15 @@ func events() []core.EventStage {
 func replies() []core.ReplyStage {
 	return []core.ReplyStage{
 		{Name: "tiers.KeepScript", Run: tier.KeepScriptReply, Wants: core.IsMethod("Page.addScriptToEvaluateOnNewDocument")},
-		{Name: "core.TapScript", Run: (*core.ExtConn).TapScript, Wants: func(m *core.MethodInfo) bool { return m.Replay == core.ReplayScript }},
+		{Name: "core.TapScript", Run: (*core.Instance).TapScript, Wants: func(m *core.MethodInfo) bool { return m.Replay == core.ReplayScript }},
 		{Name: "creds.StreamForget", Run: creds.StreamForget, Wants: core.IsMethod("IO.read")},
 		{Name: "tiers.WentBlind", Run: tier.WentBlind},
-		{Name: "core.Error", Run: (*core.ExtConn).ReplyError},
+		{Name: "core.Error", Run: (*core.Instance).ReplyError},
 		{Name: "tiers.Scopes", Run: tier.Scopes, Wants: core.IsMethod("Runtime.getProperties")},
 		{Name: "tiers.History", Run: tier.History, Wants: core.IsMethod("Page.getNavigationHistory")},
 		{Name: "tiers.SideEffect", Run: tier.SideEffect, Wants: core.IsMethod("Runtime.evaluate", "Runtime.callFunctionOn")},
 		{Name: "creds.Results", Run: creds.CredentialResult, Wants: func(m *core.MethodInfo) bool { return creds.IsResult(m.Name) }},
 		{Name: "creds.StreamPiece", Run: creds.StreamPiece, Wants: core.IsMethod("IO.read")},
-		{Name: "core.Result", Run: (*core.ExtConn).ReplyResult},
+		{Name: "core.Result", Run: (*core.Instance).ReplyResult},
 	}
 }

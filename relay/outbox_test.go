@@ -9,6 +9,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/ext"
 
 	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
@@ -16,19 +17,19 @@ import (
 // stuckExt is an instance whose extension's socket takes nothing: its
 // queue is full, as when the extension's service worker stalls. read
 // takes one frame off the queue, as the writer would.
-func stuckExt(t *testing.T) (*core.Instance, *core.ExtConn) {
+func stuckExt(t *testing.T) (*core.Instance, *ext.Conn) {
 	t.Helper()
 	srv, err := New(config.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	in := srv.Default()
-	x := &core.ExtConn{Inst: in, P: link.NewPeer(nil, core.ExtQueue, 0), Log: in.Log, Pending: map[int64]core.PendingCall{}, Ready: make(chan struct{})}
-	close(x.Ready)
+	x := ext.New(in, nil, in.Log)
+	x.SetReady()
 	st := in.Lock()
 	st.Ext = x
 	in.Unlock()
-	for range core.ExtQueue {
+	for range ext.Queue {
 		x.Fire(7, "", "Runtime.evaluate", map[string]any{"expression": "'filler'"})
 	}
 	return in, x
@@ -110,7 +111,7 @@ func indexContaining(frames []string, s string) int {
 // before that section's. Run with -race.
 func TestQueuedCommandsKeepTheirOrder(t *testing.T) {
 	in, x := stuckExt(t)
-	for range core.ExtQueue { // room again
+	for range ext.Queue { // room again
 		link.PutBuf(<-x.P.Outgoing())
 	}
 	const sections, perSection = 50, 3

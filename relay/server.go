@@ -15,6 +15,7 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/creds"
+	"github.com/cdprelay/cdprelay/relay/internal/ext"
 	"github.com/cdprelay/cdprelay/relay/internal/origins"
 
 	"github.com/gorilla/websocket"
@@ -360,11 +361,11 @@ func (s *Server) serveExtension(w http.ResponseWriter, r *http.Request, in *core
 		return
 	}
 	log := s.Cfg.Logger.With("instance", in.Id, "peer", "extension", "remote", r.RemoteAddr)
-	x := core.NewExtConn(in, conn, log)
+	x := ext.New(in, conn, log)
 	x.P.Discarded = s.Cfg.Metrics.Discarded[api.ActorExtension]
 	x.P.Batches = s.Cfg.Metrics.BatchesOut
 	x.P.Cork = cw.Conn()
-	go x.P.WriteLoop(core.ExtPingPeriod, in.Panicked)
+	go x.P.WriteLoop(ext.PingPeriod, in.Panicked)
 	if !in.AcceptExtension(x) {
 		x.P.Shutdown(websocket.CloseGoingAway, core.ReasonShutdown)
 		<-x.P.WriterDone()

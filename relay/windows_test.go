@@ -11,9 +11,9 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/ext"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
-	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
 
 // TestWindowEmulation: Browser.getWindowForTarget, getWindowBounds and
@@ -157,7 +157,7 @@ func FuzzDetachEvents(f *testing.F) {
 			t.Fatal(err)
 		}
 		in := srv.Default()
-		x := &core.ExtConn{Inst: in, P: link.NewPeer(nil, core.ExtQueue, 0), Log: in.Log, Pending: map[int64]core.PendingCall{}, Ready: make(chan struct{})}
+		x := ext.New(in, nil, in.Log)
 		st := in.Lock()
 		st.Ext = x
 		st.Features = core.FeaturesOf(ourFeatures)

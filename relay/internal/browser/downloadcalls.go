@@ -302,7 +302,7 @@ func beginDownload(st *core.State, c *core.ClientConn, t *core.Tab, guid string,
 		// looked at beside the lock.
 		in := st.Inst
 		in.Tasks.Spawn("download by whom", func() {
-			busy := x.BusyOn(t.Id, now)
+			busy := core.BusyOn(x, t.Id, now)
 			in.Lock()
 			d.byAutomation = busy
 			in.Unlock()
@@ -338,7 +338,7 @@ const (
 // landDownload copies the file of d, whose completion (params, size bytes)
 // Chrome reported, where the client asked, and then sends the completion
 // on; or, when it cannot, the download canceled and why.
-func landDownload(in *core.Instance, x *core.ExtConn, d *download, size int64, params []byte) {
+func landDownload(in *core.Instance, x core.Upstream, d *download, size int64, params []byte) {
 	params = append([]byte(nil), params...)
 	<-d.judged
 	in.Lock()
@@ -390,7 +390,7 @@ func landDownload(in *core.Instance, x *core.ExtConn, d *download, size int64, p
 
 // copyDownload asks the extension which file Chrome saved for d and copies
 // it into the client's folder. It returns the path written.
-func copyDownload(in *core.Instance, x *core.ExtConn, d *download, size int64) (string, error) {
+func copyDownload(in *core.Instance, x core.Upstream, d *download, size int64) (string, error) {
 	max := in.Srv.Cfg.Downloads.MaxBytes
 	if max == 0 {
 		max = config.DefaultMaxBytes

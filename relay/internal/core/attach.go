@@ -22,7 +22,7 @@ import (
 
 // attachTab attaches the debugger to t through x and learns its target
 // info.
-func (in *Instance) AttachTab(ctx context.Context, x *ExtConn, t *Tab) error {
+func (in *Instance) AttachTab(ctx context.Context, x Upstream, t *Tab) error {
 	for {
 		st := in.Lock()
 		if !st.Shared(t) {
@@ -146,7 +146,7 @@ func (st *State) attached(t *Tab, ti TargetInfo, docURL string) {
 	}
 }
 
-func (in *Instance) attachCalls(ctx context.Context, x *ExtConn, t *Tab) (_ TargetInfo, docURL string, fenced bool, err error) {
+func (in *Instance) attachCalls(ctx context.Context, x Upstream, t *Tab) (_ TargetInfo, docURL string, fenced bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, in.Srv.Cfg.CallTimeout)
 	defer cancel()
 	tabID := t.Id
@@ -189,7 +189,7 @@ func (in *Instance) attachCalls(ctx context.Context, x *ExtConn, t *Tab) (_ Targ
 		return TargetInfo{}, "", false, fmt.Errorf("page events of tab %d: %w", tabID, err)
 	}
 	// The brake needs the Debugger on before any script starts (person's brake.go).
-	x.BrakeOn(tabID, "")
+	BrakeOn(x, tabID, "")
 	// And its execution contexts from their Runtime events, whatever the
 	// client switches (runtimehold.go).
 	in.Lock()
@@ -214,7 +214,7 @@ func (in *Instance) attachCalls(ctx context.Context, x *ExtConn, t *Tab) (_ Targ
 // extension's own, above all) makes no request the backstop could stop,
 // and Chrome keeps the debugger attached there; a tab whose history cannot
 // take it there has no way to get there but the person.
-func (in *Instance) sanitizeHistory(ctx context.Context, x *ExtConn, t *Tab) error {
+func (in *Instance) sanitizeHistory(ctx context.Context, x Upstream, t *Tab) error {
 	res, err := x.SendCommand(ctx, t.Id, "", "Page.getNavigationHistory", nil)
 	if err != nil {
 		return nil // not every debuggee has a history
@@ -250,7 +250,7 @@ const firstCommitWait = 2 * time.Second
 // "load" could be lost if it were announced in that state.
 // It returns the URL of the document the main frame shows then, and
 // Chrome's id of that document.
-func (in *Instance) awaitFirstCommit(ctx context.Context, x *ExtConn, tabID int64) (docURL, loaderID string) {
+func (in *Instance) awaitFirstCommit(ctx context.Context, x Upstream, tabID int64) (docURL, loaderID string) {
 	deadline := time.Now().Add(firstCommitWait)
 	for delay := 5 * time.Millisecond; ; delay = min(delay*2, 100*time.Millisecond) {
 		res, err := x.SendCommand(ctx, tabID, "", "Page.getFrameTree", nil)
@@ -285,7 +285,7 @@ func (in *Instance) awaitFirstCommit(ctx context.Context, x *ExtConn, tabID int6
 }
 
 // DetachTab releases the debugger from t, if attached and unused.
-func (in *Instance) DetachTab(x *ExtConn, t *Tab) {
+func (in *Instance) DetachTab(x Upstream, t *Tab) {
 	in.Lock()
 	if t.State == tabAttaching {
 		w := t.stateWait
@@ -305,7 +305,7 @@ func (in *Instance) DetachTab(x *ExtConn, t *Tab) {
 }
 
 // finishDetach detaches t, which its caller has moved to tabDetaching.
-func (in *Instance) finishDetach(x *ExtConn, t *Tab) {
+func (in *Instance) finishDetach(x Upstream, t *Tab) {
 	in.LettingGo(x, t)
 	ctx, cancel := context.WithTimeout(context.Background(), in.Srv.Cfg.CallTimeout)
 	_, err := x.Call(ctx, "chrome.debugger.detach", Debuggee(t.Id, ""))
@@ -336,7 +336,7 @@ func (in *Instance) finishDetach(x *ExtConn, t *Tab) {
 // With a client connected (and its commands running, unless quiet) the
 // debugger stays: it is released when the client leaves, and detaching now
 // could race the client's own attach.
-func (in *Instance) releaseIfUnused(x *ExtConn, t *Tab, quiet bool) {
+func (in *Instance) releaseIfUnused(x Upstream, t *Tab, quiet bool) {
 	st := in.Lock()
 	if (st.Client != nil && !quiet) || t.Session != nil || len(t.Handles) > 0 || t.State != TabAttached || !st.Shared(t) {
 		in.Unlock()
@@ -373,7 +373,7 @@ func neverSharedURL(u string) string {
 // brakeOn puts the relay's own Debugger in place on session sid of tab id:
 // on, breakpoints deactivated. What Chrome refuses (a target without
 // script) is no error: there is nothing to brake there.
-func (x *ExtConn) BrakeOn(tabID int64, sid string) {
+func BrakeOn(x Upstream, tabID int64, sid string) {
 	x.Fire(tabID, sid, "Debugger.enable", nil)
 	x.Fire(tabID, sid, "Debugger.setBreakpointsActive", map[string]bool{"active": false})
 }

@@ -45,7 +45,7 @@ type awayTab struct {
 	// resumes it now; nil while the tab waits for an offer. A resume that
 	// finds it another (the tab let go of again meanwhile, an offer
 	// withdrawn, the extension gone) leaves the wait as it is (stillAway).
-	resumer *ExtConn
+	resumer Upstream
 	// moved: the tab left its document for a page never shared, so the
 	// one it comes back to is another.
 	moved bool
@@ -93,7 +93,7 @@ func (st *State) newAway(t *Tab, why, short string, moved bool) *awayTab {
 // offeredBack reports whether t, offered again by the extension, is a tab
 // whose client sessions wait for it: the caller then resumes them
 // (resumeAway). Called with the lock held.
-func (st *State) offeredBack(t *Tab, x *ExtConn) bool {
+func (st *State) offeredBack(t *Tab, x Upstream) bool {
 	a := t.away
 	if a == nil || a.resumer != nil || t.Resuming == nil || t.Session == nil {
 		return false
@@ -105,10 +105,10 @@ func (st *State) offeredBack(t *Tab, x *ExtConn) bool {
 // resumeAway resumes the sessions of t, which the extension x offered
 // again, once x's handshake has ended (the network fence of a client goes
 // in before anything of the client's does).
-func (in *Instance) resumeAway(x *ExtConn, t *Tab) {
+func (in *Instance) resumeAway(x Upstream, t *Tab) {
 	select {
-	case <-x.Ready:
-	case <-x.P.Done():
+	case <-x.Ready():
+	case <-x.Done():
 		// Gone before it was ready: the tab waits for the next offer.
 		in.Lock()
 		if a := t.away; a != nil && a.resumer == x {
@@ -124,7 +124,7 @@ func (in *Instance) resumeAway(x *ExtConn, t *Tab) {
 // under way: the tab was let go of again meanwhile (a browser page once
 // more), its offer withdrawn, or the extension went. The resume then ends
 // without a word; the next offer resumes the tab.
-func (st *State) stillAway(t *Tab, x *ExtConn) bool {
+func (st *State) stillAway(t *Tab, x Upstream) bool {
 	a := t.away
 	if a == nil || !st.Shared(t) || t.Session == nil {
 		return false
@@ -253,25 +253,25 @@ func (st *State) waitOnDetach(t *Tab, d cdp.DetachCause) bool {
 // failLetGo answers the client's commands under way on t, which the relay
 // lets go of (letGo): as a detach would, when its sessions wait for it;
 // as a gone session's otherwise.
-func (in *Instance) failLetGo(x *ExtConn, t *Tab) {
+func (in *Instance) failLetGo(x Upstream, t *Tab) {
 	in.Lock()
 	waits := t.away != nil
 	in.Unlock()
 	if waits {
-		x.failDetached(map[int64]bool{t.Id: true})
+		failDetached(x, map[int64]bool{t.Id: true})
 		return
 	}
-	x.FailTab(t.Id)
+	FailTab(x, t.Id)
 }
 
 // failDetached answers the client's commands under way on the tabs in ids
 // as Chrome answers those of a debugger session that ends: the tabs'
 // client sessions go on, waiting for them.
-func (x *ExtConn) failDetached(ids map[int64]bool) {
+func failDetached(x Upstream, ids map[int64]bool) {
 	if len(ids) == 0 {
 		return
 	}
-	x.FailWhere(func(pc PendingCall) bool { return ids[pc.TabID] }, CodeServerError, MsgDetachedWhile)
+	FailWhere(x, func(pc PendingCall) bool { return ids[pc.TabID] }, CodeServerError, MsgDetachedWhile)
 }
 
 // tabWaiting is what the live view says of t while its sessions wait ("":

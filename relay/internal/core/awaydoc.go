@@ -34,7 +34,7 @@ type frameNode struct {
 // one its client knows, shows the client the new one, and reports whether
 // it is another. Only a tab that waited (away.go) can have moved on: a
 // resume after another extension's frame finds the same document.
-func (in *Instance) showDocument(ctx context.Context, x *ExtConn, t *Tab) (fresh bool) {
+func (in *Instance) showDocument(ctx context.Context, x Upstream, t *Tab) (fresh bool) {
 	in.Lock()
 	a := t.away
 	in.Unlock()

@@ -75,7 +75,7 @@ func (st *State) expectBack(code int) bool {
 // ended with code, is expected back, and reports whether it does. Called
 // by extensionGone with the lock held; when it reports true it has
 // released it and done with x.
-func (in *Instance) keepForExtension(st *State, x *ExtConn, c *ClientConn, reason string, code int) bool {
+func (in *Instance) keepForExtension(st *State, x Upstream, c *ClientConn, reason string, code int) bool {
 	if c == nil || st.Closed || !st.expectBack(code) {
 		return false
 	}
@@ -88,8 +88,8 @@ func (in *Instance) keepForExtension(st *State, x *ExtConn, c *ClientConn, reaso
 	in.Unlock()
 	// The commands under way on the waiting tabs end as a detach ends
 	// them; the others as the connection's end does.
-	x.failDetached(waiting)
-	x.end()
+	failDetached(x, waiting)
+	EndUpstream(x)
 	NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: jsonObj("reason", "extension disconnected")})
 	in.Log.Info("the extension went; its client waits for it to come back", "reason", reason, "wait", timeout, "tabs", len(waiting))
 	in.Observe(Event{Actor: api.ActorRelay, Kind: api.KindDisconnect, Outcome: api.OutcomeOK, Detail: "the client waits: " + whyAwayExt})
@@ -154,7 +154,7 @@ func (in *Instance) extAwayOver(c *ClientConn, reason string) {
 // the tabs whose sessions wait for it and that it did not offer again are
 // closed: those are gone for the client at once. The others are on a page
 // never shared, and wait for their offer.
-func (in *Instance) notOfferedBack(x *ExtConn) {
+func (in *Instance) notOfferedBack(x Upstream) {
 	st := in.Lock()
 	var ids []int64
 	for _, t := range st.SortedTabs() {

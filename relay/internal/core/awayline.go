@@ -70,7 +70,7 @@ func (c *ClientConn) tabBack(head *HeldCmd, done <-chan struct{}) {
 		// The tab came back through a restarted extension: the client's
 		// commands go to it (its read loop learns it with its next
 		// message).
-		c.Extp.Store(x)
+		c.SetExt(x)
 	}
 	in.StartDrain(st, head.Key)
 }

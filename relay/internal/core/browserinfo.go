@@ -27,7 +27,7 @@ const learnWait = 10 * time.Second
 
 // learnBeforeReady learns the target ids of the tabs offered during the
 // handshake and the browser's identity, when the extension did not say.
-func (in *Instance) learnBeforeReady(x *ExtConn) {
+func (in *Instance) learnBeforeReady(x Upstream) {
 	ctx, cancel := context.WithTimeout(context.Background(), learnWait)
 	defer cancel()
 	st := in.Lock()
@@ -51,7 +51,7 @@ func (in *Instance) learnBeforeReady(x *ExtConn) {
 
 // learnTarget learns the target id of a tab shared after the handshake and
 // announces the new target to discovering sessions.
-func (in *Instance) learnTarget(x *ExtConn, t *Tab) {
+func (in *Instance) learnTarget(x Upstream, t *Tab) {
 	ctx, cancel := context.WithTimeout(context.Background(), in.Srv.Cfg.CallTimeout)
 	defer cancel()
 	in.learnTargetCtx(ctx, x, t, false)
@@ -66,7 +66,7 @@ func (in *Instance) learnTarget(x *ExtConn, t *Tab) {
 // the browser's identity if that is still unknown, and detaches again when
 // nobody else uses the tab. Before the handshake ends no client command
 // runs, so the tab is let go even with a client waiting.
-func (in *Instance) learnTargetCtx(ctx context.Context, x *ExtConn, t *Tab, beforeReady bool) {
+func (in *Instance) learnTargetCtx(ctx context.Context, x Upstream, t *Tab, beforeReady bool) {
 	if err := in.AttachTab(ctx, x, t); err != nil {
 		in.Log.Info("could not learn a tab's target", "tab", t.Id, "err", err)
 		return
@@ -85,7 +85,7 @@ func (in *Instance) learnTargetCtx(ctx context.Context, x *ExtConn, t *Tab, befo
 
 // EnsureInfo returns the browser's identity, asking a shared tab when the
 // extension did not report it.
-func (in *Instance) EnsureInfo(ctx context.Context, x *ExtConn) (BrowserInfo, error) {
+func (in *Instance) EnsureInfo(ctx context.Context, x Upstream) (BrowserInfo, error) {
 	in.learning.Lock()
 	defer in.learning.Unlock()
 	if info := in.Info(); info.UserAgent != "" {
@@ -145,7 +145,7 @@ const uaProbe = `(async () => {
 
 // learnInfoFrom asks attached tab t for the browser's identity and records
 // it.
-func (in *Instance) learnInfoFrom(ctx context.Context, x *ExtConn, t *Tab) error {
+func (in *Instance) learnInfoFrom(ctx context.Context, x Upstream, t *Tab) error {
 	res, err := x.SendCommand(ctx, t.Id, "", "Runtime.evaluate",
 		map[string]any{"expression": uaProbe, "awaitPromise": true, "returnByValue": true, "silent": true})
 	if err != nil {

@@ -36,10 +36,10 @@ type ClientConn struct {
 	// runs; nil for a browser-level client.
 	Page *Session
 
-	// Extp is the extension connection the client's commands go to: set
-	// by the read loop once the extension is ready, and again when a
-	// restarted extension is back (instance.go). Read anywhere, with ext.
-	Extp atomic.Pointer[ExtConn]
+	// up is the upstream the client's commands go to: set by the read
+	// loop once the extension is ready, and again when a restarted
+	// extension is back (instance.go). Read anywhere, with Ext.
+	up atomic.Pointer[upstreamRef]
 
 	// Guarded by the instance's mutex.
 	AutoAttach bool // Target.setAutoAttach at the root
@@ -72,7 +72,18 @@ func NewClientConn(inst *Instance, conn *websocket.Conn, log *slog.Logger) *Clie
 
 // Ext is the extension connection the client's commands go to; nil until
 // the extension is first ready.
-func (c *ClientConn) Ext() *ExtConn { return c.Extp.Load() }
+func (c *ClientConn) Ext() Upstream {
+	if r := c.up.Load(); r != nil {
+		return r.Upstream
+	}
+	return nil
+}
+
+// SetExt sets the upstream the client's commands go to.
+func (c *ClientConn) SetExt(x Upstream) { c.up.Store(&upstreamRef{x}) }
+
+// upstreamRef holds an Upstream where an atomic pointer is needed.
+type upstreamRef struct{ Upstream }
 
 // Close ends the client's connection with a reason it can read.
 func (c *ClientConn) Close(code int, reason string) {
@@ -101,7 +112,7 @@ func (c *ClientConn) Run(pageTarget string) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			c.Inst.Panicked("client read loop", r)
-			err = errPanicked
+			err = ErrPanicked
 		}
 	}()
 	if err := c.openPage(pageTarget); err != nil {
@@ -110,7 +121,7 @@ func (c *ClientConn) Run(pageTarget string) (err error) {
 	return c.serve()
 }
 
-var errPanicked = errors.New(msgInternal)
+var ErrPanicked = errors.New(msgInternal)
 
 // serve runs the client's read loop until the connection ends.
 func (c *ClientConn) serve() error {
@@ -136,7 +147,7 @@ func (c *ClientConn) serve() error {
 			}
 			return err
 		}
-		if x := c.Ext(); x == nil || x.ended() {
+		if x := c.Ext(); x == nil || x.Ended() {
 			// Traffic is held until the extension's handshake ends, so that
 			// nothing reaches a half-initialised extension; and while a
 			// restarted extension comes back.
@@ -144,7 +155,7 @@ func (c *ClientConn) serve() error {
 			if err != nil {
 				return ErrExtNotConnected
 			}
-			c.Extp.Store(x)
+			c.SetExt(x)
 		}
 		if mt != websocket.TextMessage {
 			c.replyNoID(codeParseError, "Message must be a JSON text frame")

@@ -1,9 +1,17 @@
-// Package core is the relay's inside: instances (one extension connection,
-// at most one CDP client, the tabs the person shares), the one lock and the
-// state under it, the tab and session tables, attaching and resuming, the
-// read loops of the client and the extension, the dispatch of what is
-// answered at the relay (emulate.go), and the runners of the three tables of the order, which the
-// facade (package relay) writes and hands over with SetOrder.
+// Package core is the relay's inside: instances (one upstream, at most one
+// CDP client, the tabs the person shares), the one lock and the state
+// under it, the tab and session tables, attaching and resuming, the
+// client's read loop, what the extension's events and replies mean, the
+// dispatch of what is answered at the relay (emulate.go), and the runners
+// of the three tables of the order, which the facade (package relay)
+// writes and hands over with SetOrder.
+//
+// The core reaches the browser through an Upstream (upstream.go): the
+// connection that carries its commands and keeps the calls pending on it,
+// and hands each reply (Instance.DeliverReply) and event
+// (Instance.HandleExtEvent) back. Package ext is the extension's: its
+// socket, its read loop, the ids of its calls. The core decides what goes
+// up and what comes back means; the upstream only carries it.
 //
 // A stage reaches the core only through what the facade hands over at
 // assembly, before any instance exists: its rows in the three tables
@@ -90,7 +98,7 @@
 //     TestCommandOrder and a behavioural pin of each adjacency that matters
 //     to order_command_test.go. An event row is a func(*core.Instance,
 //     *core.EventMsg) bool run under the lock, a reply row a
-//     func(*core.ExtConn, *core.Reply) bool. What it keeps goes in slots
+//     func(*core.Instance, *core.Reply) bool. What it keeps goes in slots
 //     made in its package's variables. The method's plan is computed once,
 //     when the method is interned, so a message the stage does not want
 //     pays nothing. Package browser is the worked example.
@@ -112,7 +120,7 @@
 //     rewrite; what they refuse is not sent, and the client is told why.
 //     Scripts for new documents that tiers withheld are put back by tiers
 //     (initscripts.go), where they may run.
-//   - Fire-and-forget commands (state.fire, extConn.fire, fireCall): the
+//   - Fire-and-forget commands (State.Fire, Upstream.Fire, FireCall): the
 //     consequences of a decision already taken, never judged again — the
 //     Fetch backstop's answers (fetchfence.go, rules.go, navhold.go), the
 //     read-only guard and its removal (access.go, events.go),

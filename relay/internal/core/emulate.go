@@ -165,9 +165,9 @@ func (c *ClientConn) ForwardCall(k Call) {
 		}
 	}
 	m := LookupMethod([]byte(k.Method))
-	if err := c.Ext().forward(c, k.Id, m, []byte(m.Name), k.Params, via, replyTo); err != nil {
+	if err := c.Ext().Forward(c, k.Id, m, []byte(m.Name), k.Params, via, replyTo, nil); err != nil {
 		msg := "Extension disconnected"
-		if err == errSendStopped {
+		if err == ErrSendStopped {
 			msg = api.MsgStopped
 		}
 		c.ReplyError(k.Id, k.Sess, CodeServerError, msg)

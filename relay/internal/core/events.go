@@ -32,7 +32,7 @@ type eventEffects struct {
 
 // event is one chrome.debugger.onEvent of a shared tab on its way through
 // the events table (order.go), with the instance lock held. The extension
-// connection's read loop owns it (extConn.ev) and reuses it for every
+// connection's read loop owns it (ext.Conn.ev) and reuses it for every
 // event, so that routing one allocates nothing.
 type EventMsg struct {
 	State  *State
@@ -61,14 +61,13 @@ type EventMsg struct {
 
 // routeEvent forwards one chrome.debugger.onEvent. This is the tab →
 // client hot path.
-func (in *Instance) routeEvent(x *ExtConn, args []byte) {
+func (in *Instance) routeEvent(x Upstream, args []byte, e *EventMsg) {
 	src, method, params, err := wire.DebuggerEvent(args)
 	if err != nil {
 		in.Log.Warn("malformed chrome.debugger.onEvent", "err", err)
 		return
 	}
 	info := LookupEvent(method)
-	e := &x.ev
 	st := in.Lock()
 	// A replaced connection's read loop runs on for a moment: its events
 	// belong to tabs that are gone.
@@ -240,7 +239,7 @@ func (in *Instance) DeliverEvent(e *EventMsg) bool {
 }
 
 // afterEvent does what routing an event left to do outside the lock.
-func (in *Instance) afterEvent(x *ExtConn, t *Tab, sid, params []byte, fx *eventEffects) {
+func (in *Instance) afterEvent(x Upstream, t *Tab, sid, params []byte, fx *eventEffects) {
 	if fx.frameTo != nil {
 		NotifyHandles(fx.frameTo, api.TabEvent{Method: "Page.screencastFrame", Params: append([]byte(nil), params...), ClientScreencast: fx.frameClient})
 	}
@@ -248,7 +247,7 @@ func (in *Instance) afterEvent(x *ExtConn, t *Tab, sid, params []byte, fx *event
 	if fx.fenceChild != "" {
 		in.enableFence(x, t, fx.fenceChild)
 	}
-	x.failSessions(fx.dropped)
+	failSessions(x, fx.dropped)
 	if fx.Resume != "" {
 		x.Fire(t.Id, fx.Resume, "Runtime.runIfWaitingForDebugger", nil)
 	}
@@ -256,7 +255,7 @@ func (in *Instance) afterEvent(x *ExtConn, t *Tab, sid, params []byte, fx *event
 		x.Fire(t.Id, string(sid), "Debugger.resume", nil)
 	}
 	if fx.BrakeChild != "" {
-		x.BrakeOn(t.Id, fx.BrakeChild)
+		BrakeOn(x, t.Id, fx.BrakeChild)
 	}
 	if fx.refresh {
 		in.Tasks.Spawn("target info", func() { in.refreshTargetInfo(x, t) })

@@ -20,10 +20,10 @@ import (
 // whatever needs a call runs as a task.
 
 // HandleExtEvent dispatches one event from the extension.
-func (in *Instance) HandleExtEvent(x *ExtConn, m *wire.ExtMessage) {
+func (in *Instance) HandleExtEvent(x Upstream, m *wire.ExtMessage, e *EventMsg) {
 	switch string(m.Method) {
 	case "chrome.debugger.onEvent":
-		in.routeEvent(x, m.Params)
+		in.routeEvent(x, m.Params, e)
 	case "chrome.debugger.onDetach":
 		in.OnDetach(x, m.Params)
 	case "chrome.tabs.onCreated":
@@ -57,7 +57,7 @@ func (in *Instance) HandleExtEvent(x *ExtConn, m *wire.ExtMessage) {
 					fenced = true
 					continue
 				}
-				close(x.Ready)
+				x.SetReady()
 				st.Notify()
 				in.Unlock()
 				break
@@ -74,7 +74,7 @@ func (in *Instance) HandleExtEvent(x *ExtConn, m *wire.ExtMessage) {
 	}
 }
 
-func (in *Instance) onInfo(x *ExtConn, params []byte) {
+func (in *Instance) onInfo(x Upstream, params []byte) {
 	var args [1][]byte
 	if wire.Args(params, args[:]) < 1 {
 		return
@@ -98,11 +98,11 @@ func (in *Instance) onInfo(x *ExtConn, params []byte) {
 	batches := st.Ext == x && st.Features[featureBatches]
 	in.Unlock()
 	if batches {
-		x.useBatches()
+		x.UseBatches()
 	}
 }
 
-func (in *Instance) onTabCreated(x *ExtConn, params []byte) {
+func (in *Instance) onTabCreated(x Upstream, params []byte) {
 	var args [1][]byte
 	var et ExtTab
 	if wire.Args(params, args[:]) < 1 || json.Unmarshal(args[0], &et) != nil || et.ID == 0 {
@@ -182,7 +182,7 @@ func (in *Instance) onTabCreated(x *ExtConn, params []byte) {
 // Web Store) is simply not a target. unnamed: the tab came without a
 // target id, so the attach is also when it becomes a target, announced as
 // created before it is attached.
-func (in *Instance) attachAndAnnounce(c *ClientConn, x *ExtConn, t *Tab, unnamed bool) {
+func (in *Instance) attachAndAnnounce(c *ClientConn, x Upstream, t *Tab, unnamed bool) {
 	if err := in.AttachTab(c.Ctx, x, t); err != nil {
 		in.Log.Info("auto-attach failed", "tab", t.Id, "err", err)
 		in.unattachablePopup(c, t, err)
@@ -198,7 +198,7 @@ func (in *Instance) attachAndAnnounce(c *ClientConn, x *ExtConn, t *Tab, unnamed
 	in.Unlock()
 }
 
-func (in *Instance) onTabUpdated(x *ExtConn, params []byte) {
+func (in *Instance) onTabUpdated(x Upstream, params []byte) {
 	var args [3][]byte
 	if wire.Args(params, args[:]) < 3 {
 		return
@@ -231,7 +231,7 @@ type removedInfo struct {
 	ReplacedBy int64  `json:"replacedBy"`
 }
 
-func (in *Instance) OnTabRemoved(x *ExtConn, params []byte) {
+func (in *Instance) OnTabRemoved(x Upstream, params []byte) {
 	var args [2][]byte
 	if wire.Args(params, args[:]) < 1 {
 		return
@@ -281,13 +281,13 @@ func (in *Instance) OnTabRemoved(x *ExtConn, params []byte) {
 		in.Observe(Event{Actor: api.ActorExtension, Kind: api.KindDetach, Target: target, Outcome: api.OutcomeOK, Detail: "the tab is not offered for now: " + why})
 	}
 	NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: jsonObj("reason", status)})
-	x.FailTab(id)
+	FailTab(x, id)
 	if lastGone && c != nil {
 		c.Close(websocket.CloseNormalClosure, reasonAllTabsDetached)
 	}
 }
 
-func (in *Instance) OnDetach(x *ExtConn, params []byte) {
+func (in *Instance) OnDetach(x Upstream, params []byte) {
 	var args [3][]byte
 	if wire.Args(params, args[:]) < 2 {
 		return
@@ -349,7 +349,7 @@ func (in *Instance) OnDetach(x *ExtConn, params []byte) {
 		target := t.TargetID
 		in.Unlock()
 		in.Observe(Event{Actor: api.ActorExtension, Kind: api.KindDetach, Target: target, Outcome: api.OutcomeOK, Detail: "detached by the browser: " + d.Short()})
-		x.failDetached(map[int64]bool{src.TabID: true})
+		failDetached(x, map[int64]bool{src.TabID: true})
 		return
 	default:
 		// A frame or the tab went where the debugger cannot follow; our
@@ -358,7 +358,7 @@ func (in *Instance) OnDetach(x *ExtConn, params []byte) {
 			// The commands under way hear the policy before the client
 			// hears of the sessions' end: a navigation there fails with
 			// the reason, not as a closed page's.
-			x.FailWhere(func(pc PendingCall) bool { return pc.TabID == src.TabID }, CodeServerError, why)
+			FailWhere(x, func(pc PendingCall) bool { return pc.TabID == src.TabID }, CodeServerError, why)
 		}
 		st.browserDetached(t, status, why)
 		probe = !st.Features[featureDetachCause]
@@ -373,7 +373,7 @@ func (in *Instance) OnDetach(x *ExtConn, params []byte) {
 		return
 	}
 	NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: jsonObj("reason", "tab no longer shared")})
-	x.FailTab(src.TabID)
+	FailTab(x, src.TabID)
 	if lastGone && c != nil {
 		c.Close(websocket.CloseNormalClosure, reasonAllTabsDetached)
 	}
@@ -390,3 +390,11 @@ func FeaturesOf(list []string) map[string]bool {
 	}
 	return m
 }
+
+// featureBatches is extension.info's feature for batch frames, and
+// MethodAcceptBatches the call that tells the extension it may batch too
+// (Upstream.UseBatches).
+const (
+	featureBatches      = "batches"
+	MethodAcceptBatches = "extension.acceptBatches"
+)

@@ -71,7 +71,7 @@ func (t *Tab) fenced(sid string) bool {
 // enableFence turns the backstop on for t's session sid if it has one. It
 // does not wait for Chrome's answer: it may run on the extension's read
 // loop.
-func (in *Instance) enableFence(x *ExtConn, t *Tab, sid string) {
+func (in *Instance) enableFence(x Upstream, t *Tab, sid string) {
 	pats := in.backstop()
 	if len(pats) == 0 {
 		return
@@ -165,7 +165,7 @@ func (st *State) judgePaused(t *Tab, sid string, params []byte) PausedAction {
 }
 
 // run carries out the decision.
-func (a PausedAction) run(in *Instance, x *ExtConn, t *Tab, sid string) {
+func (a PausedAction) run(in *Instance, x Upstream, t *Tab, sid string) {
 	switch a.Kind {
 	case pausedFail:
 		x.Fire(t.Id, sid, "Fetch.failRequest", map[string]string{"requestId": a.RequestID, "errorReason": "BlockedByClient"})

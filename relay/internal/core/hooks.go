@@ -22,7 +22,7 @@ type Lifecycle struct {
 	// what only this one can (answer a dialog that opened under it). Called
 	// without the lock; it may call the extension, bounded by the call
 	// timeout.
-	LettingGo func(in *Instance, x *ExtConn, t *Tab)
+	LettingGo func(in *Instance, x Upstream, t *Tab)
 	// DocumentLocked: t's main frame committed a new document
 	// (Page.frameNavigated of the tab's own session, before the core notes
 	// the new URL); params are the event's.
@@ -34,11 +34,11 @@ type Lifecycle struct {
 	// first command (or its first since the extension came back) is read
 	// once every hook returned. Called without the lock; it may call the
 	// extension, bounded by ctx and a bound of its own.
-	ClientArriving func(ctx context.Context, in *Instance, x *ExtConn)
+	ClientArriving func(ctx context.Context, in *Instance, x Upstream)
 	// ClientLeft: the instance's client left; x is the extension
 	// connection it used. Called without the lock, before the relay lets
 	// go of the client's tabs.
-	ClientLeft func(in *Instance, x *ExtConn)
+	ClientLeft func(in *Instance, x Upstream)
 	// PolicyChanged: the policy in force, or what the relay knows of its
 	// own origins, changed. Called without any instance's lock.
 	PolicyChanged func(s *Relay)
@@ -70,7 +70,7 @@ func documentLocked(st *State, t *Tab, params []byte) {
 
 // lettingGo tells the stages that the relay is about to detach its
 // debugger from t.
-func (in *Instance) LettingGo(x *ExtConn, t *Tab) {
+func (in *Instance) LettingGo(x Upstream, t *Tab) {
 	for _, l := range lifecycles {
 		if l.LettingGo != nil {
 			l.LettingGo(in, x, t)
@@ -80,7 +80,7 @@ func (in *Instance) LettingGo(x *ExtConn, t *Tab) {
 
 // clientArriving tells the stages that a client is about to be let
 // through to x.
-func (in *Instance) clientArriving(ctx context.Context, x *ExtConn) {
+func (in *Instance) clientArriving(ctx context.Context, x Upstream) {
 	for _, l := range lifecycles {
 		if l.ClientArriving != nil {
 			l.ClientArriving(ctx, in, x)
@@ -89,7 +89,7 @@ func (in *Instance) clientArriving(ctx context.Context, x *ExtConn) {
 }
 
 // clientLeft tells the stages that the instance's client left.
-func (in *Instance) clientLeft(x *ExtConn) {
+func (in *Instance) clientLeft(x Upstream) {
 	for _, l := range lifecycles {
 		if l.ClientLeft != nil {
 			l.ClientLeft(in, x)

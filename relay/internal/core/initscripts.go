@@ -100,7 +100,7 @@ func scriptLift(t *Tab, sc *InitScript) *liftState {
 
 // putScriptBack adds sc to Chrome again, off the lock, and counts it
 // answered in ls once Chrome has.
-func (in *Instance) putScriptBack(x *ExtConn, t *Tab, sc *InitScript, ls *liftState) {
+func (in *Instance) putScriptBack(x Upstream, t *Tab, sc *InitScript, ls *liftState) {
 	in.Tasks.Spawn("init script", func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

@@ -168,7 +168,7 @@ var (
 // one is replaced: a restarted service worker reconnects before the old
 // socket has timed out. A client keeps its connection, as when the
 // extension comes back after it went (extensionGone).
-func (in *Instance) AcceptExtension(x *ExtConn) bool {
+func (in *Instance) AcceptExtension(x Upstream) bool {
 	st := in.Lock()
 	if st.Closed {
 		in.Unlock()
@@ -195,9 +195,9 @@ func (in *Instance) AcceptExtension(x *ExtConn) bool {
 	in.Unlock()
 	NotifyHandles(gone, api.TabEvent{Method: api.EventDetached, Params: jsonObj("reason", "extension disconnected")})
 	if old != nil {
-		old.failDetached(waiting)
-		old.P.Shutdown(websocket.CloseNormalClosure, reasonReplaced)
-		old.end()
+		failDetached(old, waiting)
+		old.Shutdown(websocket.CloseNormalClosure, reasonReplaced)
+		EndUpstream(old)
 		if client != nil && !keep {
 			client.Close(websocket.CloseGoingAway, ReasonExtGonePrefix+reasonReplaced)
 		}
@@ -213,11 +213,11 @@ func (in *Instance) AcceptExtension(x *ExtConn) bool {
 // Our extension, when its worker stopped or it restarted (code), is
 // expected back: the client stays for longer, its tab sessions waiting
 // (awayext.go).
-func (in *Instance) ExtensionGone(x *ExtConn, reason string, code int) {
+func (in *Instance) ExtensionGone(x Upstream, reason string, code int) {
 	st := in.Lock()
 	if st.Ext != x {
 		in.Unlock()
-		x.end()
+		EndUpstream(x)
 		return
 	}
 	st.Ext = nil
@@ -234,7 +234,7 @@ func (in *Instance) ExtensionGone(x *ExtConn, reason string, code int) {
 	in.Unlock()
 	// Only now: the client has been told its sessions ended, so that a
 	// command that fails with them reads as a closed target.
-	x.end()
+	EndUpstream(x)
 	NotifyHandles(gone, api.TabEvent{Method: api.EventDetached, Params: jsonObj("reason", "extension disconnected")})
 	if client != nil && !keep {
 		client.Close(websocket.CloseGoingAway, ReasonExtGonePrefix+reason)
@@ -310,7 +310,7 @@ func (in *Instance) graceOver(c *ClientConn, reason string) {
 // waitReady waits until the extension has finished its handshake and
 // returns its connection. It gives up after the configured ExtensionWait,
 // when ctx ends, or when the instance closes.
-func (in *Instance) waitReady(ctx context.Context) (*ExtConn, error) {
+func (in *Instance) waitReady(ctx context.Context) (Upstream, error) {
 	ctx, cancel := context.WithTimeout(ctx, in.readyWait())
 	defer cancel()
 	for {
@@ -416,7 +416,7 @@ func (in *Instance) Close(code int, reason string) {
 		c.Close(code, reason)
 	}
 	if x != nil {
-		x.P.Shutdown(code, reason)
+		x.Shutdown(code, reason)
 	}
 }
 
@@ -438,7 +438,7 @@ func (in *Instance) WaitReady(ctx context.Context) error {
 			if x.IsReady() {
 				return nil
 			}
-			ready = x.Ready
+			ready = x.Ready()
 		}
 		select {
 		case <-ready:

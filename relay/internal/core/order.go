@@ -47,7 +47,7 @@ type EventStage struct {
 // next row: false when the row wrote what the client gets.
 type ReplyStage struct {
 	Name  string
-	Run   func(x *ExtConn, r *Reply) bool
+	Run   func(in *Instance, r *Reply) bool
 	Wants func(m *MethodInfo) bool // nil: every method
 }
 
@@ -187,9 +187,9 @@ func (in *Instance) runEvent(e *EventMsg) {
 
 // runReply runs r through the rows of its method's plan, in order, until
 // one writes what the client gets.
-func (x *ExtConn) runReply(r *Reply) {
+func (in *Instance) runReply(r *Reply) {
 	for p := r.Pc.M.ReplyPlan; p != 0; p &= p - 1 {
-		if !ReplyStages[bits.TrailingZeros64(p)].Run(x, r) {
+		if !ReplyStages[bits.TrailingZeros64(p)].Run(in, r) {
 			return
 		}
 	}

@@ -17,7 +17,7 @@ import (
 //     under the lock, so the queue holds them in the order of the sections,
 //     and one flusher at a time (sending) pushes them in queue order;
 //   - before anything sent after the release: unlock raises pending under
-//     the lock, and every other push to an extension (extConn.push: the
+//     the lock, and every other push to an extension (ext.Conn.push: the
 //     client's commands, the relay's calls, fires outside the lock) flushes
 //     the outbox first when pending is not zero. Whoever takes the lock
 //     after a release, or hears of it, sees the raised count; it falls only
@@ -28,8 +28,9 @@ import (
 // (or waited for the flusher that took them) when unlock returns, as when
 // they were sent before the release.
 //
-// Lock order: Instance.mu → sending → outbox.mu, extConn.mu. Nothing
-// takes Instance.mu while it holds sending or outbox.mu: what a command
+// Lock order: Instance.mu → sending → outbox.mu, the upstream's own
+// mutex (ext.Conn.mu). Nothing takes Instance.mu while it holds sending
+// or outbox.mu: what a command
 // runs once it is over is spawned, never run on the flusher's stack.
 type outbox struct {
 	in *Instance // static
@@ -51,13 +52,13 @@ type outbox struct {
 // outFire is a queued fire and the extension connection that was the
 // instance's when it was decided (nil: none; then is run at once).
 type outFire struct {
-	x *ExtConn
+	x Upstream
 	fireCmd
 }
 
 // putLocked queues fires for x. The caller holds Instance.mu: the order of
 // the queue is the order of the critical sections.
-func (o *outbox) putLocked(x *ExtConn, fires []fireCmd) {
+func (o *outbox) putLocked(x Upstream, fires []fireCmd) {
 	o.pending.Add(int64(len(fires)))
 	o.mu.Lock()
 	for _, f := range fires {
@@ -95,7 +96,7 @@ func (o *outbox) pushBatch(batch []outFire) {
 		f := &batch[i]
 		switch {
 		case f.x != nil:
-			f.x.sendFire(f.tabID, f.sid, f.method, f.params, f.then, true)
+			f.x.FireQueued(f.tabID, f.sid, f.method, f.params, f.then)
 		case f.then != nil:
 			// Nothing to send it to: over at once, off the flusher.
 			o.in.Tasks.Spawn("relay command over", f.then)

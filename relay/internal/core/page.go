@@ -42,7 +42,7 @@ func (c *ClientConn) openPage(targetID string) error {
 		c.Close(websocket.CloseTryAgainLater, ReasonExtNotConnected)
 		return ErrExtNotConnected
 	}
-	c.Extp.Store(x)
+	c.SetExt(x)
 	st := in.Lock()
 	t := st.TabByTarget(targetID)
 	in.Unlock()

@@ -52,7 +52,7 @@ import (
 //  12. forward everything else, to the tab, params as the client's
 //     original bytes (or as a stage rewrote them). A Stop that comes
 //     after the running stage still catches the command here: the
-//     extension connection does not take it (extpending.go).
+//     extension connection does not take it (Upstream.Forward).
 //
 // Then observe: one step, for every verdict, that counts the command and
 // its outcome and records what the audit log keeps.

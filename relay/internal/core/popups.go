@@ -35,20 +35,20 @@ const busyWindow = 30 * time.Second
 
 // openedByAutomation reports whether a tab opened from opener now is the
 // automation's.
-func (in *Instance) openedByAutomation(x *ExtConn, opener *Tab, now time.Time) bool {
+func (in *Instance) openedByAutomation(x Upstream, opener *Tab, now time.Time) bool {
 	if opener == nil {
 		return false
 	}
 	if last := opener.LastCommand.Load(); last != 0 && now.Sub(time.Unix(0, last)) < popupWindow {
 		return true
 	}
-	return x.BusyOn(opener.Id, now)
+	return BusyOn(x, opener.Id, now)
 }
 
 // judgeOpened decides a tab offered because a shared tab opened it. It
 // runs outside the lock (it looks at pending commands) and reports
 // whether the relay takes the tab; our extension is told either way.
-func (in *Instance) judgeOpened(x *ExtConn, et ExtTab, marked bool) bool {
+func (in *Instance) judgeOpened(x Upstream, et ExtTab, marked bool) bool {
 	st := in.Lock()
 	opener := st.Tabs[et.OpenerTabID]
 	driven := st.Client != nil
@@ -70,7 +70,7 @@ func (in *Instance) judgeOpened(x *ExtConn, et ExtTab, marked bool) bool {
 // relay cannot attach it, so it announces it and lets it go at once, with
 // the reason: a client waiting for its popup gets it, closed, instead of
 // waiting for ever. The tab is not kept: it is the person's.
-func (in *Instance) restrictedPopup(x *ExtConn, et ExtTab) {
+func (in *Instance) restrictedPopup(x Upstream, et ExtTab) {
 	st := in.Lock()
 	opener, c := st.Tabs[et.OpenerTabID], st.Client
 	ok := st.Ext == x && c != nil && opener != nil && opener.Session != nil && et.TargetID != "" && st.Tabs[et.ID] == nil

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
@@ -10,7 +11,7 @@ import (
 
 // Reply is Chrome's answer to a client's command on its way through the
 // replies table (order.go), on the extension's read loop, without the
-// lock. The read loop owns it (extConn.rep) and reuses it for every
+// lock. The read loop owns it (ext.Conn.rep) and reuses it for every
 // reply, so that routing one allocates nothing.
 type Reply struct {
 	Pc      PendingCall
@@ -30,9 +31,9 @@ type Reply struct {
 // TapScript (core.TapScript): the resume's tap reads Chrome's identifier
 // of a client's init script, to be set again by a resume and taken out by
 // the client's removal (resume.go), whatever the client is then told.
-func (x *ExtConn) TapScript(r *Reply) bool {
-	if r.Pc.then != nil && !r.M.HasError {
-		r.Pc.then(r.M.Result)
+func (in *Instance) TapScript(r *Reply) bool {
+	if r.Pc.Then != nil && !r.M.HasError {
+		r.Pc.Then(r.M.Result)
 	}
 	return true
 }
@@ -41,20 +42,20 @@ func (x *ExtConn) TapScript(r *Reply) bool {
 // the page the automation may not see. An empty result (an input event's,
 // a setting's) says nothing of any page.
 func Withheld(r *Reply) bool {
-	return r.Pc.Tab.blindEpoch.Load() != r.Pc.epoch && (r.M.HasError || !emptyResult(r.M.Result))
+	return r.Pc.Tab.blindEpoch.Load() != r.Pc.Epoch && (r.M.HasError || !emptyResult(r.M.Result))
 }
 
 // ReplyError (core.Error): Chrome's error, as the client's.
-func (x *ExtConn) ReplyError(r *Reply) bool {
+func (in *Instance) ReplyError(r *Reply) bool {
 	if !r.M.HasError {
 		return true
 	}
-	e := parseExtError(r.M.Error)
+	e := ParseExtError(r.M.Error)
 	if cause := cdp.PolicyCauseOf(r.Pc.M.Name, e.Message); cause != "" {
 		e.Message = cdp.ExplainPolicy(r.Pc.M.Name, e.Message)
-		x.Inst.notePolicyError(r.Pc.Tab, cause)
+		in.notePolicyError(r.Pc.Tab, cause)
 	}
-	if e.Message == MsgDetachedWhile && x.Inst.IsStopped.Load() {
+	if e.Message == MsgDetachedWhile && in.IsStopped.Load() {
 		// Sent as the person stopped the automation, and ended by the
 		// Stop's detach (person's stopundo.go): the person's stop is why, said as
 		// every other command under way is told it.
@@ -77,7 +78,25 @@ func (x *ExtConn) ReplyError(r *Reply) bool {
 
 // ReplyResult (core.Result): the client gets the result as Chrome gave
 // it.
-func (x *ExtConn) ReplyResult(r *Reply) bool {
+func (in *Instance) ReplyResult(r *Reply) bool {
 	*r.Buf = wire.AppendResult(*r.Buf, r.Pc.ClientID, r.Session, r.M.Result)
 	return false
 }
+
+// emptyResult reports whether a command's result is {}.
+func emptyResult(r []byte) bool {
+	r = bytes.TrimSpace(r)
+	return len(r) == 2 && r[0] == '{' && r[1] == '}'
+}
+
+const MsgWentBlind = "cdprelay: blind: the tab went to a page automation may not see while this command ran; its result is withheld"
+
+// CDP error codes, as Chrome uses them (cdp/codes.go).
+const (
+	codeParseError     = cdp.CodeParseError
+	codeInvalidRequest = cdp.CodeInvalidRequest
+	CodeMethodNotFound = cdp.CodeMethodNotFound
+	CodeInvalidParams  = cdp.CodeInvalidParams
+	CodeServerError    = cdp.CodeServerError
+	CodeNoSession      = cdp.CodeNoSession
+)

@@ -262,7 +262,7 @@ func (in *Instance) tapScript(t *Tab, key string) func([]byte) {
 // resume attaches t again and sets again what its sessions had set. A
 // tab that Chrome detaches again meanwhile (the other extension put its
 // frame back at once) is tried again until resumeWait has passed.
-func (in *Instance) resume(x *ExtConn, t *Tab) {
+func (in *Instance) resume(x Upstream, t *Tab) {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), ResumeWait)
 	defer cancel()
@@ -334,7 +334,7 @@ func (in *Instance) resume(x *ExtConn, t *Tab) {
 		NotifyHandles(hs, api.TabEvent{Method: api.EventAttached})
 	}
 	if err != nil && TabGone(err) {
-		x.FailTab(t.Id)
+		FailTab(x, t.Id)
 	}
 }
 
@@ -349,7 +349,7 @@ func (in *Instance) resume(x *ExtConn, t *Tab) {
 // fresh: the tab shows another document than the one the scripts for new
 // documents last ran in (awaydoc.go), so they run in it now, as they would
 // have had the debugger been there when it loaded.
-func (in *Instance) Replay(ctx context.Context, x *ExtConn, t *Tab, fresh bool) error {
+func (in *Instance) Replay(ctx context.Context, x Upstream, t *Tab, fresh bool) error {
 	st := in.Lock()
 	cmds := append([]Replayed(nil), t.Replay...)
 	soon := t.resumedSoon()

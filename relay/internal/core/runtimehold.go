@@ -198,7 +198,7 @@ func (c *ClientConn) settle(s *Session) {
 	}
 	since := time.Now()
 	deadline := since.Add(settleWait)
-	for x.waitingOn(c, s, since) && time.Now().Before(deadline) {
+	for waitingOn(x, c, s, since) && time.Now().Before(deadline) {
 		select {
 		case <-c.Ctx.Done():
 			return

@@ -21,7 +21,7 @@ func (c *ClientConn) sendKept(k *Cmd) {
 	}
 	c.Inst.Unlock()
 	k.Out.Kind = OutForwarded
-	if err := c.Ext().forwardTap(c, k.Env.ID, k.M, k.Env.Method, k.Params, k.Route.Via, k.Route.ReplyTo, tap); err != nil {
+	if err := c.Ext().Forward(c, k.Env.ID, k.M, k.Env.Method, k.Params, k.Route.Via, k.Route.ReplyTo, tap); err != nil {
 		c.notSent(k, err)
 	}
 }
@@ -29,7 +29,7 @@ func (c *ClientConn) sendKept(k *Cmd) {
 // send forwards k on its route with k.params.
 func (c *ClientConn) Send(k *Cmd) {
 	k.Out.Kind = OutForwarded
-	if err := c.Ext().forward(c, k.Env.ID, k.M, k.Env.Method, k.Params, k.Route.Via, k.Route.ReplyTo); err != nil {
+	if err := c.Ext().Forward(c, k.Env.ID, k.M, k.Env.Method, k.Params, k.Route.Via, k.Route.ReplyTo, nil); err != nil {
 		c.notSent(k, err)
 	}
 }
@@ -37,7 +37,7 @@ func (c *ClientConn) Send(k *Cmd) {
 // sendAs forwards k as another method (a stage's rewrite).
 func (c *ClientConn) SendAs(k *Cmd, m *MethodInfo) {
 	k.Out.Kind = OutForwarded
-	if err := c.Ext().forward(c, k.Env.ID, m, []byte(m.Name), k.Params, k.Route.Via, k.Route.ReplyTo); err != nil {
+	if err := c.Ext().Forward(c, k.Env.ID, m, []byte(m.Name), k.Params, k.Route.Via, k.Route.ReplyTo, nil); err != nil {
 		c.notSent(k, err)
 	}
 }
@@ -46,7 +46,7 @@ func (c *ClientConn) SendAs(k *Cmd, m *MethodInfo) {
 // came between the pipeline's first stage and the send, or the
 // extension has gone.
 func (c *ClientConn) notSent(k *Cmd, err error) {
-	if err == errSendStopped {
+	if err == ErrSendStopped {
 		// Refused as the running stage refuses, even if a Resume has come
 		// since: the command was not sent.
 		c.refuseStopped(k)

@@ -21,7 +21,7 @@ import (
 type State struct {
 	Inst *Instance // static: for records and configuration
 
-	Ext         *ExtConn    // nil until an extension connects
+	Ext         Upstream    // nil until an extension connects
 	Client      *ClientConn // the one CDP client, or nil
 	EverClaimed bool        // an extension connected once
 	Closed      bool
@@ -88,7 +88,7 @@ type fireCmd struct {
 	sid    string
 	method string
 	params any
-	then   func() // run once it is over (extConn.fireThen); nil: nobody waits
+	then   func() // run once it is over (Upstream.FireQueued); nil: nobody waits
 }
 
 // Fire queues a command of the relay's own; it goes out as the lock is

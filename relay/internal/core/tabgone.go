@@ -33,12 +33,12 @@ func TabGone(err error) bool {
 
 // probeDetached finds out whether t, which the stock extension let detach,
 // is still there.
-func (in *Instance) probeDetached(x *ExtConn, t *Tab) {
+func (in *Instance) probeDetached(x Upstream, t *Tab) {
 	for _, d := range probeDelays {
 		timer := time.NewTimer(d)
 		select {
 		case <-timer.C:
-		case <-x.P.Done():
+		case <-x.Done():
 			timer.Stop()
 			return
 		}
@@ -65,7 +65,7 @@ func (in *Instance) probeDetached(x *ExtConn, t *Tab) {
 // tabBack hands a tab that is attached again to whoever wants it: an
 // auto-attaching client gets it as a new session, the live view restarts
 // its screencast; nobody: it is let go again.
-func (in *Instance) tabBack(x *ExtConn, t *Tab) {
+func (in *Instance) tabBack(x Upstream, t *Tab) {
 	st := in.Lock()
 	c, hs := st.Client, t.Handles
 	if c != nil && c.AutoAttach && st.Shared(t) {
@@ -80,7 +80,7 @@ func (in *Instance) tabBack(x *ExtConn, t *Tab) {
 
 // forgetTab removes t, which is gone or can no longer be used, telling the
 // client why.
-func (in *Instance) forgetTab(x *ExtConn, t *Tab, why string) {
+func (in *Instance) forgetTab(x Upstream, t *Tab, why string) {
 	st := in.Lock()
 	if st.Ext != x || !st.Shared(t) {
 		in.Unlock()
@@ -91,5 +91,5 @@ func (in *Instance) forgetTab(x *ExtConn, t *Tab, why string) {
 	in.Unlock()
 	in.Observe(Event{Actor: api.ActorRelay, Kind: api.KindDetach, Target: target, Outcome: api.OutcomeOK, Detail: why})
 	NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: jsonObj("reason", why)})
-	x.FailTab(t.Id)
+	FailTab(x, t.Id)
 }

@@ -222,7 +222,7 @@ func (st *State) trackPage(t *Tab, method, params []byte) (refresh, letGo bool) 
 
 // refreshTargetInfo asks the tab for its url and title, for an extension
 // that does not report tab updates. Chrome has no event for a title.
-func (in *Instance) refreshTargetInfo(x *ExtConn, t *Tab) {
+func (in *Instance) refreshTargetInfo(x Upstream, t *Tab) {
 	ctx, cancel := context.WithTimeout(context.Background(), in.Srv.Cfg.CallTimeout)
 	defer cancel()
 	res, err := x.SendCommand(ctx, t.Id, "", "Target.getTargetInfo", nil)

@@ -80,7 +80,7 @@ func (in *Instance) Panicked(where string, r any) {
 		c.Close(websocket.CloseInternalServerErr, msgInternal)
 	}
 	if x != nil {
-		x.P.Shutdown(websocket.CloseInternalServerErr, msgInternal)
+		x.Shutdown(websocket.CloseInternalServerErr, msgInternal)
 	}
 }
 
@@ -99,6 +99,6 @@ func (in *Instance) closeSockets(code int, reason string) {
 		c.Close(code, reason)
 	}
 	if x != nil {
-		x.P.Shutdown(code, reason)
+		x.Shutdown(code, reason)
 	}
 }

@@ -77,17 +77,17 @@ func RedactEvent(in *core.Instance, e *core.EventMsg) bool {
 // StreamForget (creds.StreamForget): a stream read whose reply does not
 // reach the client as a piece (an error, or withheld) is forgotten
 // (Streams), or its entry would stay for good.
-func StreamForget(x *core.ExtConn, r *core.Reply) bool {
+func StreamForget(in *core.Instance, r *core.Reply) bool {
 	if r.M.HasError || core.Withheld(r) {
-		instanceSlot.Of(x.Inst).Streams.Forget(r.Pc.ClientID, "")
+		instanceSlot.Of(in).Streams.Forget(r.Pc.ClientID, "")
 	}
 	return true
 }
 
 // CredentialResult (creds.Results): credentials in a result go out
 // redacted (keptheaders.go).
-func CredentialResult(x *core.ExtConn, r *core.Reply) bool {
-	red := wire.Redactor{Sensitive: credsOf(x.Inst.Srv).Has}
+func CredentialResult(in *core.Instance, r *core.Reply) bool {
+	red := wire.Redactor{Sensitive: credsOf(in.Srv).Has}
 	b := link.GetBuf()
 	*b = red.Redact(*b, r.M.Result)
 	*r.Buf = wire.AppendResult(*r.Buf, r.Pc.ClientID, r.Session, *b)
@@ -97,13 +97,13 @@ func CredentialResult(x *core.ExtConn, r *core.Reply) bool {
 
 // StreamPiece (creds.StreamPiece): while a secret is hidden, a piece of a
 // stream: its end waits for the next (Streams).
-func StreamPiece(x *core.ExtConn, r *core.Reply) bool {
-	locked := instanceSlot.Of(x.Inst).Locked.Load()
+func StreamPiece(in *core.Instance, r *core.Reply) bool {
+	locked := instanceSlot.Of(in).Locked.Load()
 	if locked == nil {
 		return true
 	}
 	res := r.M.Result
-	if out, ok := instanceSlot.Of(x.Inst).Streams.Piece(r.Pc.ClientID, r.M.Result, locked); ok {
+	if out, ok := instanceSlot.Of(in).Streams.Piece(r.Pc.ClientID, r.M.Result, locked); ok {
 		res = out
 	}
 	*r.Buf = wire.AppendResult(*r.Buf, r.Pc.ClientID, r.Session, res)

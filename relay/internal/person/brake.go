@@ -141,7 +141,7 @@ func forgetBrakes(in *core.Instance, id int64) {
 // endScript ends the script that keeps the main thread of session sid of
 // tab id busy, if any: it reports whether it ended one. ending, when not
 // nil, runs just before the paused task is ended.
-func endScript(ctx context.Context, in *core.Instance, x *core.ExtConn, id int64, sid string, ending func()) bool {
+func endScript(ctx context.Context, in *core.Instance, x core.Upstream, id int64, sid string, ending func()) bool {
 	b := &instSlot.Of(in).brakes
 	k := brakeKey{id, sid}
 	br := &brake{paused: make(chan struct{})}
@@ -237,9 +237,9 @@ func endScript(ctx context.Context, in *core.Instance, x *core.ExtConn, id int64
 // brakeReset gives the relay back its own Debugger on session sid after a
 // client's Debugger.disable: what the client set (breakpoints, pauses on
 // exceptions, blackboxing) goes, as with a real disable.
-func brakeReset(x *core.ExtConn, tabID int64, sid string) {
+func brakeReset(x core.Upstream, tabID int64, sid string) {
 	x.Fire(tabID, sid, "Debugger.disable", nil)
-	x.BrakeOn(tabID, sid)
+	core.BrakeOn(x, tabID, sid)
 }
 
 // brakesChild reports whether a child target of this type runs script the
@@ -418,17 +418,16 @@ func checkScripts(in *core.Instance) {
 	now := time.Now()
 	late := map[brakeKey]bool{}
 	next := time.Duration(0)
-	x.Mu.Lock()
-	for _, pc := range x.Pending {
-		if pc.Kind != core.CallClient || pc.M == nil || !boundMethods[pc.M.Name] {
-			continue
+	x.Pending(func(pc *core.PendingCall) bool {
+		if pc.M == nil || !boundMethods[pc.M.Name] {
+			return true
 		}
 		waited := now.Sub(pc.Start)
 		if waited < bound {
 			if d := bound - waited; next == 0 || d < next {
 				next = d
 			}
-			continue
+			return true
 		}
 		sid := ""
 		if pc.Via != nil && pc.Via.Child {
@@ -436,8 +435,8 @@ func checkScripts(in *core.Instance) {
 		}
 		late[brakeKey{pc.TabID, sid}] = true
 		next = bound
-	}
-	x.Mu.Unlock()
+		return true
+	})
 	b.mu.Lock()
 	switch {
 	case next != 0:
@@ -458,7 +457,7 @@ func checkScripts(in *core.Instance) {
 			fail := func() {
 				// Before the task ends: the client hears why, not Chrome's
 				// "Execution was terminated".
-				n = x.FailWhere(func(pc core.PendingCall) bool {
+				n = core.FailWhere(x, func(pc core.PendingCall) bool {
 					sid := ""
 					if pc.Via != nil && pc.Via.Child {
 						sid = pc.Via.Id

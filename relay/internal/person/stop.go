@@ -155,6 +155,6 @@ func tellStopped(in *core.Instance, st *core.State, stopped bool, by string) {
 // failStopped fails every command of c waiting for the browser. It
 // reports how many it failed. The script they run is ended with the rest
 // of what the automation started (stopundo.go).
-func failStopped(x *core.ExtConn, c *core.ClientConn) int {
-	return x.FailWhere(func(pc core.PendingCall) bool { return pc.Client == c }, core.CodeServerError, api.MsgStopped)
+func failStopped(x core.Upstream, c *core.ClientConn) int {
+	return core.FailWhere(x, func(pc core.PendingCall) bool { return pc.Client == c }, core.CodeServerError, api.MsgStopped)
 }

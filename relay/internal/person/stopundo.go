@@ -107,7 +107,7 @@ func WantsStopRules(m *core.MethodInfo) bool {
 var domainDebugger = cdp.DomainIndex("Debugger")
 
 // startLifting starts undoing what the automation set, for the Stop by.
-func startLifting(in *core.Instance, x *core.ExtConn, by string) {
+func startLifting(in *core.Instance, x core.Upstream, by string) {
 	if x == nil {
 		return
 	}
@@ -136,7 +136,7 @@ func startLifting(in *core.Instance, x *core.ExtConn, by string) {
 
 // liftAll undoes what the automation set on tabs, one task per tab, and
 // records it.
-func liftAll(in *core.Instance, x *core.ExtConn, tabs []*core.Tab, by string) {
+func liftAll(in *core.Instance, x core.Upstream, tabs []*core.Tab, by string) {
 	res := make([]liftedTab, len(tabs))
 	var wg sync.WaitGroup
 	for i, t := range tabs {
@@ -157,7 +157,7 @@ func liftAll(in *core.Instance, x *core.ExtConn, tabs []*core.Tab, by string) {
 }
 
 // liftTab ends t's running script and drops what the client set there.
-func liftTab(ctx context.Context, in *core.Instance, x *core.ExtConn, t *core.Tab) liftedTab {
+func liftTab(ctx context.Context, in *core.Instance, x core.Upstream, t *core.Tab) liftedTab {
 	st := in.Lock()
 	if !st.Shared(t) || t.State != core.TabAttached || t.Resuming != nil {
 		in.Unlock()
@@ -260,7 +260,7 @@ func liftTab(ctx context.Context, in *core.Instance, x *core.ExtConn, t *core.Ta
 		core.NotifyHandles(hs, api.TabEvent{Method: api.EventAttached})
 	}
 	if r.Err != nil && core.TabGone(r.Err) {
-		x.FailTab(t.Id)
+		core.FailTab(x, t.Id)
 	}
 	return r
 }
@@ -286,7 +286,7 @@ func keptNames(kept []core.Replayed) []string {
 // afterResume sets again, on each tab the last Stop lifted, what the
 // client's sessions had set, before the client's commands for the tab go
 // on. Called with the lock held, as the Resume lets the client go.
-func afterResume(in *core.Instance, st *core.State, x *core.ExtConn) {
+func afterResume(in *core.Instance, st *core.State, x core.Upstream) {
 	l := &instSlot.Of(in).lifting
 	l.mu.Lock()
 	tabs := l.tabs

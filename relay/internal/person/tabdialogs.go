@@ -240,7 +240,7 @@ func Lifecycle() core.Lifecycle {
 
 // answerBeforeLettingGo answers t's open dialog by its type, as nobody
 // answering it would, before the relay detaches from t.
-func answerBeforeLettingGo(in *core.Instance, _ *core.ExtConn, t *core.Tab) {
+func answerBeforeLettingGo(in *core.Instance, _ core.Upstream, t *core.Tab) {
 	in.Lock()
 	d := tabSlot.Of(t).dialog
 	in.Unlock()

@@ -24,7 +24,7 @@ import (
 func NetFence() core.Lifecycle {
 	return core.Lifecycle{
 		ClientArriving: setNetFenceWait,
-		ClientLeft:     func(in *core.Instance, x *core.ExtConn) { setNetFence(in, x, false) },
+		ClientLeft:     func(in *core.Instance, x core.Upstream) { setNetFence(in, x, false) },
 		PolicyChanged:  refreshNetFences,
 	}
 }
@@ -35,7 +35,7 @@ const netFenceWait = 2 * time.Second
 
 // setNetFence sends x the rules in force for a client (nil: none). It
 // does not wait.
-func setNetFence(in *core.Instance, x *core.ExtConn, on bool) {
+func setNetFence(in *core.Instance, x core.Upstream, on bool) {
 	if rules, ok := netFenceRules(in, x, on); ok {
 		x.FireCall("extension.setNavigationFence", rules)
 	}
@@ -45,7 +45,7 @@ func setNetFence(in *core.Instance, x *core.ExtConn, on bool) {
 // the extension has them in force (or after netFenceWait, or ctx): the
 // client's commands are read only then, so that nothing it does can open a
 // tab before the fence is up.
-func setNetFenceWait(ctx context.Context, in *core.Instance, x *core.ExtConn) {
+func setNetFenceWait(ctx context.Context, in *core.Instance, x core.Upstream) {
 	rules, ok := netFenceRules(in, x, true)
 	if !ok {
 		return
@@ -59,7 +59,7 @@ func setNetFenceWait(ctx context.Context, in *core.Instance, x *core.ExtConn) {
 }
 
 // netFenceRules are the rules to give x, and whether x takes them.
-func netFenceRules(in *core.Instance, x *core.ExtConn, on bool) (json.RawMessage, bool) {
+func netFenceRules(in *core.Instance, x core.Upstream, on bool) (json.RawMessage, bool) {
 	st := in.Lock()
 	ok := st.Features[origins.FeatureNetFence]
 	in.Unlock()

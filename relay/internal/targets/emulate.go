@@ -373,7 +373,7 @@ func detachFromTarget(c *core.ClientConn, k core.Call) {
 	t := s.Tab
 	st.DropSessions(t, "")
 	in.Unlock()
-	c.Ext().FailTab(t.Id)
+	core.FailTab(c.Ext(), t.Id)
 	in.DetachTab(c.Ext(), t)
 	c.Reply(k, struct{}{})
 }

@@ -10,16 +10,16 @@ import (
 
 // KeepScriptReply (tiers.KeepScript): a client's init script under tiers
 // is kept with the identifier Chrome gave it (the core's initscripts.go).
-func KeepScriptReply(x *core.ExtConn, r *core.Reply) bool {
+func KeepScriptReply(in *core.Instance, r *core.Reply) bool {
 	if r.Pc.Keep != nil && !r.M.HasError {
-		keepScript(x.Inst, &r.Pc, r.M.Result)
+		keepScript(in, &r.Pc, r.M.Result)
 	}
 	return true
 }
 
 // WentBlind (tiers.WentBlind): a reply from a page the tab went blind on
 // is withheld, whatever it is.
-func WentBlind(x *core.ExtConn, r *core.Reply) bool {
+func WentBlind(in *core.Instance, r *core.Reply) bool {
 	if core.Withheld(r) {
 		*r.Buf = wire.AppendError(*r.Buf, r.Pc.ClientID, r.Session, core.CodeServerError, core.MsgWentBlind)
 		return false
@@ -29,7 +29,7 @@ func WentBlind(x *core.ExtConn, r *core.Reply) bool {
 
 // Scopes (tiers.Scopes): on a read-only tab a function's [[Scopes]] do
 // not reach the client (they lead to the guard's closures).
-func Scopes(x *core.ExtConn, r *core.Reply) bool {
+func Scopes(in *core.Instance, r *core.Reply) bool {
 	if !r.Pc.Tab.ReadOnly.Load() {
 		return true
 	}
@@ -39,17 +39,17 @@ func Scopes(x *core.ExtConn, r *core.Reply) bool {
 
 // History (tiers.History): a tab's history says nothing of the pages
 // automation may not see.
-func History(x *core.ExtConn, r *core.Reply) bool {
-	if !x.Inst.HasTiers() {
+func History(in *core.Instance, r *core.Reply) bool {
+	if !in.HasTiers() {
 		return true
 	}
-	*r.Buf = wire.AppendResult(*r.Buf, r.Pc.ClientID, r.Session, blindHistory(x.Inst, r.M.Result))
+	*r.Buf = wire.AppendResult(*r.Buf, r.Pc.ClientID, r.Session, blindHistory(in, r.M.Result))
 	return false
 }
 
 // SideEffect (tiers.SideEffect): a read-only tab's refused side effect,
 // explained.
-func SideEffect(x *core.ExtConn, r *core.Reply) bool {
+func SideEffect(in *core.Instance, r *core.Reply) bool {
 	if !r.Pc.Tab.ReadOnly.Load() || !bytes.Contains(r.M.Result, SideEffectText) {
 		return true
 	}
