@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/cdprelay/cdprelay/relay/internal/config"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/ext"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 )
@@ -39,7 +39,7 @@ func TestBatchesNegotiated(t *testing.T) {
 			}
 			accepted := 0
 			for _, cmd := range e.Commands() {
-				if cmd.Method == core.MethodAcceptBatches {
+				if cmd.Method == ext.MethodAcceptBatches {
 					accepted++
 				}
 			}

@@ -160,13 +160,13 @@ func FuzzDetachEvents(f *testing.F) {
 		x := ext.New(in, nil, in.Log)
 		st := in.Lock()
 		st.Ext = x
-		st.Features = core.FeaturesOf(ourFeatures)
+		st.Features = ext.FeaturesOf(ourFeatures)
 		for _, id := range []int64{1, 2} {
 			st.Tabs[id] = &core.Tab{Id: id, TargetID: fmt.Sprint("T", id)}
 		}
 		in.Unlock()
-		in.OnDetach(x, detach)
-		in.OnTabRemoved(x, removed)
+		x.OnDetach(detach)
+		x.OnTabRemoved(removed)
 		if n := len(in.Status().Tabs); n > 2 {
 			t.Errorf("%d tabs", n)
 		}

@@ -158,11 +158,11 @@ const maxPackageLines = 6000
 
 // packageCeilings are the packages under relay/internal still over
 // maxPackageLines, each with the most lines it may have: the core, whose
-// stages have left it but whose own parts (the extension connection,
-// attach and resume, a tab's access, the person's authority) are not yet
+// stages and upstream have left it but whose own parts (attach and
+// resume, a tab's access, the person's authority, the fences) are not yet
 // packages of their own. A ceiling only comes down: a package well under
 // its ceiling is an error until it is lowered.
-var packageCeilings = map[string]int{"core": 11650}
+var packageCeilings = map[string]int{"core": 10600}
 
 // ceilingSlack is how far under its ceiling a package may be before the
 // ceiling must come down.

@@ -78,10 +78,10 @@ func (in *Instance) AttachTab(ctx context.Context, x Upstream, t *Tab) error {
 		var hs []*TabHandle
 		if TabGone(err) && st.Shared(t) {
 			// Chrome has no such tab: it closed without a word (tabgone.go).
-			hs = st.removeTab(t, "")
+			hs = st.RemoveTab(t, "")
 		}
 		in.Unlock()
-		NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: jsonObj("reason", "the tab is gone")})
+		NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: JSONObj("reason", "the tab is gone")})
 		return err
 	}
 	if t.State != tabAttaching { // detached or reset meanwhile
@@ -138,7 +138,7 @@ func (st *State) attached(t *Tab, ti TargetInfo, docURL string) {
 	}
 	t.title = ti.Title
 	st.UpdateAccess(t)
-	t.browserCtx = ti.BrowserContextID
+	t.BrowserCtx = ti.BrowserContextID
 	if ti.BrowserContextID != "" {
 		// Every tab of a profile is in the same default context: report
 		// Chrome's id for tabs not attached yet too.
@@ -325,18 +325,18 @@ func (in *Instance) finishDetach(x Upstream, t *Tab) {
 		// still watches, so attach again and let it restart its screencast.
 		if err := in.AttachTab(context.Background(), x, t); err != nil {
 			in.Log.Info("re-attach for the live view failed", "tab", t.Id, "err", err)
-			NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: jsonObj("reason", err.Error())})
+			NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: JSONObj("reason", err.Error())})
 			return
 		}
 		NotifyHandles(hs, api.TabEvent{Method: api.EventAttached})
 	}
 }
 
-// releaseIfUnused detaches t unless a client session or a handle uses it.
+// ReleaseIfUnused detaches t unless a client session or a handle uses it.
 // With a client connected (and its commands running, unless quiet) the
 // debugger stays: it is released when the client leaves, and detaching now
 // could race the client's own attach.
-func (in *Instance) releaseIfUnused(x Upstream, t *Tab, quiet bool) {
+func (in *Instance) ReleaseIfUnused(x Upstream, t *Tab, quiet bool) {
 	st := in.Lock()
 	if (st.Client != nil && !quiet) || t.Session != nil || len(t.Handles) > 0 || t.State != TabAttached || !st.Shared(t) {
 		in.Unlock()

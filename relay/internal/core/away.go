@@ -68,7 +68,7 @@ const (
 // (ours: detach-cause).
 func (st *State) mayWait(t *Tab) bool {
 	return st.Inst.Srv.Cfg.SuspendTimeout > 0 && st.Client != nil && t.Session != nil && t.Resuming == nil &&
-		st.Features[featureDetachCause]
+		st.Features[FeatureDetachCause]
 }
 
 // suspendAway suspends t's client sessions until the extension offers the
@@ -90,10 +90,10 @@ func (st *State) newAway(t *Tab, why, short string, moved bool) *awayTab {
 	return a
 }
 
-// offeredBack reports whether t, offered again by the extension, is a tab
+// OfferedBack reports whether t, offered again by the extension, is a tab
 // whose client sessions wait for it: the caller then resumes them
 // (resumeAway). Called with the lock held.
-func (st *State) offeredBack(t *Tab, x Upstream) bool {
+func (st *State) OfferedBack(t *Tab, x Upstream) bool {
 	a := t.away
 	if a == nil || a.resumer != nil || t.Resuming == nil || t.Session == nil {
 		return false
@@ -102,10 +102,10 @@ func (st *State) offeredBack(t *Tab, x Upstream) bool {
 	return true
 }
 
-// resumeAway resumes the sessions of t, which the extension x offered
+// ResumeAway resumes the sessions of t, which the extension x offered
 // again, once x's handshake has ended (the network fence of a client goes
 // in before anything of the client's does).
-func (in *Instance) resumeAway(x Upstream, t *Tab) {
+func (in *Instance) ResumeAway(x Upstream, t *Tab) {
 	select {
 	case <-x.Ready():
 	case <-x.Done():
@@ -117,7 +117,7 @@ func (in *Instance) resumeAway(x Upstream, t *Tab) {
 		in.Unlock()
 		return
 	}
-	in.resume(x, t)
+	in.ResumeTab(x, t)
 }
 
 // stillAway reports whether t's wait goes on without the resume through x
@@ -152,10 +152,10 @@ func (st *State) awayAgain(t *Tab, why string) bool {
 	return true
 }
 
-// withdrawnWhileAway reports whether t, whose offer the extension took
+// WithdrawnWhileAway reports whether t, whose offer the extension took
 // back (Chrome refused to attach it), is a tab whose sessions wait: they
 // go on waiting for the next offer.
-func (st *State) withdrawnWhileAway(t *Tab) bool {
+func (st *State) WithdrawnWhileAway(t *Tab) bool {
 	a := t.away
 	if a == nil || t.Session == nil {
 		return false
@@ -230,7 +230,7 @@ func (t *Tab) forgetReplay() {
 	t.Replay, t.ReplayBytes, t.scriptIDs = nil, 0, nil
 }
 
-// waitOnDetach is the answer to Chrome's detaching t by itself for cause
+// WaitOnDetach is the answer to Chrome's detaching t by itself for cause
 // (onDetach), while the tab stays open: the client's sessions wait for it
 // when the tab went to a browser page, which our extension offers again
 // once it is back on the web. It reports whether they wait. Called with
@@ -242,7 +242,7 @@ func (t *Tab) forgetReplay() {
 // with the external protocol's request long enough that setting again what
 // the client had set does not end in time, and the client's page would
 // close anyway, later.
-func (st *State) waitOnDetach(t *Tab, d cdp.DetachCause) bool {
+func (st *State) WaitOnDetach(t *Tab, d cdp.DetachCause) bool {
 	if d.Cause != cdp.CauseRestrictedURL || !st.mayWait(t) {
 		return false
 	}
@@ -258,16 +258,16 @@ func (in *Instance) failLetGo(x Upstream, t *Tab) {
 	waits := t.away != nil
 	in.Unlock()
 	if waits {
-		failDetached(x, map[int64]bool{t.Id: true})
+		FailDetached(x, map[int64]bool{t.Id: true})
 		return
 	}
 	FailTab(x, t.Id)
 }
 
-// failDetached answers the client's commands under way on the tabs in ids
+// FailDetached answers the client's commands under way on the tabs in ids
 // as Chrome answers those of a debugger session that ends: the tabs'
 // client sessions go on, waiting for them.
-func failDetached(x Upstream, ids map[int64]bool) {
+func FailDetached(x Upstream, ids map[int64]bool) {
 	if len(ids) == 0 {
 		return
 	}
@@ -284,7 +284,7 @@ func (st *State) tabWaiting(t *Tab) string {
 		return a.why
 	}
 	if t.Resuming != nil {
-		return "coming back: " + strings.TrimSuffix(whyResuming, ".")
+		return "coming back: " + strings.TrimSuffix(WhyResuming, ".")
 	}
 	return ""
 }

@@ -74,7 +74,7 @@ func (in *Instance) showDocument(ctx context.Context, x Upstream, t *Tab) (fresh
 		st.AccessChanged(t, a.acc)
 	}
 	if info := st.TargetInfo(t); info != a.info && t.TargetID != "" {
-		st.targetEvent("Target.targetInfoChanged", struct {
+		st.TargetEvent("Target.targetInfoChanged", struct {
 			TargetInfo TargetInfo `json:"targetInfo"`
 		}{info})
 	}

@@ -88,9 +88,9 @@ func (in *Instance) keepForExtension(st *State, x Upstream, c *ClientConn, reaso
 	in.Unlock()
 	// The commands under way on the waiting tabs end as a detach ends
 	// them; the others as the connection's end does.
-	failDetached(x, waiting)
+	FailDetached(x, waiting)
 	EndUpstream(x)
-	NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: jsonObj("reason", "extension disconnected")})
+	NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: JSONObj("reason", "extension disconnected")})
 	in.Log.Info("the extension went; its client waits for it to come back", "reason", reason, "wait", timeout, "tabs", len(waiting))
 	in.Observe(Event{Actor: api.ActorRelay, Kind: api.KindDisconnect, Outcome: api.OutcomeOK, Detail: "the client waits: " + whyAwayExt})
 	return true
@@ -120,7 +120,7 @@ func (st *State) awaitExtension() (hs []*TabHandle, waiting map[int64]bool) {
 		case st.mayWait(t):
 			st.suspendAway(t, whyAwayExt, "the extension went", false)
 		default:
-			hs = append(hs, st.removeTab(t, "")...)
+			hs = append(hs, st.RemoveTab(t, "")...)
 			continue
 		}
 		waiting[t.Id] = true
@@ -145,16 +145,16 @@ func (in *Instance) extAwayOver(c *ClientConn, reason string) {
 	st.Notify()
 	in.Unlock()
 	timeout := in.Srv.Cfg.SuspendTimeout
-	NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: jsonObj("reason", "extension disconnected")})
+	NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: JSONObj("reason", "extension disconnected")})
 	in.Log.Info("the extension did not come back in time; closing the client", "waited", timeout)
 	c.Close(websocket.CloseGoingAway, ReasonExtGonePrefix+reason+"; it was not back within "+timeout.String())
 }
 
-// notOfferedBack asks the extension x, whose handshake has ended, which of
+// NotOfferedBack asks the extension x, whose handshake has ended, which of
 // the tabs whose sessions wait for it and that it did not offer again are
 // closed: those are gone for the client at once. The others are on a page
 // never shared, and wait for their offer.
-func (in *Instance) notOfferedBack(x Upstream) {
+func (in *Instance) NotOfferedBack(x Upstream) {
 	st := in.Lock()
 	var ids []int64
 	for _, t := range st.SortedTabs() {
@@ -182,10 +182,10 @@ func (in *Instance) notOfferedBack(x Upstream) {
 			continue
 		}
 		target := t.TargetID
-		hs := st.removeTab(t, "")
+		hs := st.RemoveTab(t, "")
 		in.Unlock()
 		in.Observe(Event{Actor: api.ActorExtension, Kind: api.KindDetach, Target: target, Outcome: api.OutcomeOK, Detail: "the tab was closed while the extension was away"})
-		NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: jsonObj("reason", "the tab is gone")})
+		NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: JSONObj("reason", "the tab is gone")})
 	}
 }
 

@@ -7,11 +7,15 @@
 // writes and hands over with SetOrder.
 //
 // The core reaches the browser through an Upstream (upstream.go): the
-// connection that carries its commands and keeps the calls pending on it,
-// and hands each reply (Instance.DeliverReply) and event
-// (Instance.HandleExtEvent) back. Package ext is the extension's: its
-// socket, its read loop, the ids of its calls. The core decides what goes
-// up and what comes back means; the upstream only carries it.
+// connection that carries its commands, keeps the calls pending on it,
+// and tells the core what the browser does. Package ext is the
+// extension's: its socket and read loop, the ids of its calls, and what
+// the extension protocol's events mean for the core's tabs (a tab offered,
+// updated, removed or detached, the handshake, the popups it marks), which
+// it carries out with the core's operations (UpsertTab, RemoveTab,
+// BrowserDetached, WaitOnDetach, ResumeAway, ...). A client's reply comes
+// back by Instance.DeliverReply and a tab's CDP event by
+// Instance.RouteEvent, each through the order's table.
 //
 // A stage reaches the core only through what the facade hands over at
 // assembly, before any instance exists: its rows in the three tables
@@ -142,7 +146,7 @@
 //     blind tab; the person's navigation passes the URL fence (internal/app)
 //     and is not asked of them again.
 //   - Learning and emulation: the browser's identity from a tab
-//     (browserinfo.go), a tab's target info (targets.go), the answers to
+//     (ext/learn.go), a tab's target info (targets.go), the answers to
 //     Target.* (package targets) and Browser.* (package browser: the
 //     version, windows and downloads)
 //     — chrome.tabs.*, chrome.windows.*, extension.downloadFile — and the

@@ -59,9 +59,9 @@ type EventMsg struct {
 	Fx       eventEffects
 }
 
-// routeEvent forwards one chrome.debugger.onEvent. This is the tab →
+// RouteEvent forwards one chrome.debugger.onEvent. This is the tab →
 // client hot path.
-func (in *Instance) routeEvent(x Upstream, args []byte, e *EventMsg) {
+func (in *Instance) RouteEvent(x Upstream, args []byte, e *EventMsg) {
 	src, method, params, err := wire.DebuggerEvent(args)
 	if err != nil {
 		in.Log.Warn("malformed chrome.debugger.onEvent", "err", err)

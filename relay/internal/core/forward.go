@@ -108,7 +108,7 @@ func (c *ClientConn) noteClientScreencast(t *Tab, on bool) {
 	t.clientScreencast = on
 	hs := t.Handles
 	c.Inst.Unlock()
-	NotifyHandles(hs, api.TabEvent{Method: api.EventClientScreencast, Params: jsonObj("active", on)})
+	NotifyHandles(hs, api.TabEvent{Method: api.EventClientScreencast, Params: JSONObj("active", on)})
 }
 
 // SendStage (core.Send): the command goes to its tab; one whose effect a

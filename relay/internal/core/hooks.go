@@ -78,9 +78,9 @@ func (in *Instance) LettingGo(x Upstream, t *Tab) {
 	}
 }
 
-// clientArriving tells the stages that a client is about to be let
+// ClientArriving tells the stages that a client is about to be let
 // through to x.
-func (in *Instance) clientArriving(ctx context.Context, x Upstream) {
+func (in *Instance) ClientArriving(ctx context.Context, x Upstream) {
 	for _, l := range lifecycles {
 		if l.ClientArriving != nil {
 			l.ClientArriving(ctx, in, x)

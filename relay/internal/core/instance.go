@@ -18,7 +18,7 @@ import (
 const (
 	ReasonExtNotConnected = "Extension not connected"
 	ReasonExtGonePrefix   = "Extension disconnected: "
-	reasonAllTabsDetached = "All controlled tabs detached"
+	ReasonAllTabsDetached = "All controlled tabs detached"
 	ReasonSecondClient    = "Another CDP client is already connected to this instance"
 	ReasonShutdown        = "cdprelay is shutting down"
 	reasonReplaced        = "replaced by a new extension connection"
@@ -78,9 +78,6 @@ type Instance struct {
 	// The concerns' slots.
 	slots        []any // the stages' own (slots.go); static after NewInstance
 	tierInstance       // blind stand-ins' contexts (tierslots.go)
-	// learning serialises finding out the browser's identity, so that
-	// concurrent Browser.getVersion calls ask a tab once (browserinfo.go).
-	learning sync.Mutex
 }
 
 func NewInstance(s *Relay, guid string, isDefault bool, profile string) *Instance {
@@ -193,9 +190,9 @@ func (in *Instance) AcceptExtension(x Upstream) bool {
 	}
 	st.Notify()
 	in.Unlock()
-	NotifyHandles(gone, api.TabEvent{Method: api.EventDetached, Params: jsonObj("reason", "extension disconnected")})
+	NotifyHandles(gone, api.TabEvent{Method: api.EventDetached, Params: JSONObj("reason", "extension disconnected")})
 	if old != nil {
-		failDetached(old, waiting)
+		FailDetached(old, waiting)
 		old.Shutdown(websocket.CloseNormalClosure, reasonReplaced)
 		EndUpstream(old)
 		if client != nil && !keep {
@@ -235,7 +232,7 @@ func (in *Instance) ExtensionGone(x Upstream, reason string, code int) {
 	// Only now: the client has been told its sessions ended, so that a
 	// command that fails with them reads as a closed target.
 	EndUpstream(x)
-	NotifyHandles(gone, api.TabEvent{Method: api.EventDetached, Params: jsonObj("reason", "extension disconnected")})
+	NotifyHandles(gone, api.TabEvent{Method: api.EventDetached, Params: JSONObj("reason", "extension disconnected")})
 	if client != nil && !keep {
 		client.Close(websocket.CloseGoingAway, ReasonExtGonePrefix+reason)
 	}
@@ -254,7 +251,7 @@ func (st *State) endTabs(c *ClientConn, keep bool, reason string) []*TabHandle {
 	var hs []*TabHandle
 	if c != nil {
 		for _, t := range st.SortedTabs() {
-			hs = append(hs, st.removeTab(t, why)...)
+			hs = append(hs, st.RemoveTab(t, why)...)
 		}
 	}
 	if !keep {
@@ -355,7 +352,7 @@ func (in *Instance) AttachClient(c *ClientConn) bool {
 			ready := x != nil && x.IsReady()
 			in.Unlock()
 			if ready {
-				in.clientArriving(c.Ctx, x)
+				in.ClientArriving(c.Ctx, x)
 			}
 			return true
 		}
@@ -391,7 +388,7 @@ func (in *Instance) ClientGone(c *ClientConn) {
 	detach := st.releaseClientTabs()
 	forgotten := st.leftWhileAway()
 	in.Unlock()
-	NotifyHandles(forgotten, api.TabEvent{Method: api.EventDetached, Params: jsonObj("reason", "extension disconnected")})
+	NotifyHandles(forgotten, api.TabEvent{Method: api.EventDetached, Params: JSONObj("reason", "extension disconnected")})
 	if x == nil {
 		return
 	}

@@ -35,7 +35,7 @@ type MethodInfo struct {
 	// resume (resume.go).
 	Replay replayKind
 	// opens: the command can make the page open a tab (input, script):
-	// a tab opened from its tab soon after is the automation's (popups.go).
+	// a tab opened from its tab soon after is the automation's (ext/popups.go).
 	opens bool
 	// unique: stages read fields of these params where they lie (an input
 	// event's type, a storage key in a nested object), so params that give

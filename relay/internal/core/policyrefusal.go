@@ -50,9 +50,9 @@ type RefusalStatus struct {
 	At     time.Time `json:"at"`
 }
 
-// noteRefusal records that a policy (cause) kept the debugger out of tab
+// NoteRefusal records that a policy (cause) kept the debugger out of tab
 // id, and audits it once per tab and cause.
-func (st *State) noteRefusal(id int64, cause, url string) { st.noteRefused(id, cause, url, false) }
+func (st *State) NoteRefusal(id int64, cause, url string) { st.noteRefused(id, cause, url, false) }
 
 func (st *State) noteRefused(id int64, cause, url string, command bool) {
 	if !cdp.IsPolicyCause(cause) {
@@ -126,7 +126,7 @@ func (in *Instance) noteAttachRefusal(t *Tab, err error) error {
 		return err
 	}
 	st := in.Lock()
-	st.noteRefusal(t.Id, cause, st.TargetInfo(t).URL)
+	st.NoteRefusal(t.Id, cause, st.TargetInfo(t).URL)
 	in.Unlock()
 	return &ExtError{Code: e.Code, Message: cdp.ExplainPolicy("", e.Message)}
 }

@@ -58,9 +58,9 @@ const (
 	resumeSoon = time.Second
 )
 
-// mayResume reports whether t may be resumed once more now, and records
+// MayResume reports whether t may be resumed once more now, and records
 // the resume.
-func (t *Tab) mayResume(now time.Time) bool {
+func (t *Tab) MayResume(now time.Time) bool {
 	recent := t.resumes[:0]
 	for _, at := range t.resumes {
 		if now.Sub(at) < resumeWindow {
@@ -259,10 +259,10 @@ func (in *Instance) tapScript(t *Tab, key string) func([]byte) {
 	}
 }
 
-// resume attaches t again and sets again what its sessions had set. A
+// resumeTab attaches t again and sets again what its sessions had set. A
 // tab that Chrome detaches again meanwhile (the other extension put its
 // frame back at once) is tried again until resumeWait has passed.
-func (in *Instance) resume(x Upstream, t *Tab) {
+func (in *Instance) ResumeTab(x Upstream, t *Tab) {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), ResumeWait)
 	defer cancel()

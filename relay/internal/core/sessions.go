@@ -83,14 +83,14 @@ func NewSession(id string, t *Tab, child bool) *Session {
 	return &Session{Id: id, idJSON: wire.AppendString(nil, id), Tab: t, Child: child}
 }
 
-// attachedParams are Target.attachedToTarget's.
-type attachedParams struct {
+// AttachedParams are Target.attachedToTarget's.
+type AttachedParams struct {
 	SessionID          string     `json:"sessionId"`
 	TargetInfo         TargetInfo `json:"targetInfo"`
 	WaitingForDebugger bool       `json:"waitingForDebugger"`
 }
 
-type detachedParams struct {
+type DetachedParams struct {
 	SessionID string `json:"sessionId"`
 	TargetID  string `json:"targetId"`
 	// Reason is the relay's: why a session ended that the client did not
@@ -142,7 +142,7 @@ func (st *State) MintSession(c *ClientConn, t *Tab, owner *Session) *Session {
 	s := NewSession("pw-tab-"+strconv.Itoa(st.NextSession), t, false)
 	s.owner = owner
 	st.addTopSession(t, s)
-	c.Event("Target.attachedToTarget", owner, attachedParams{s.Id, st.TargetInfo(t), false})
+	c.Event("Target.attachedToTarget", owner, AttachedParams{s.Id, st.TargetInfo(t), false})
 	st.Observe(Event{Actor: api.ActorClient, Kind: api.KindAttach, Target: t.TargetID, Outcome: api.OutcomeOK, Detail: s.Id})
 	return s
 }
@@ -174,7 +174,7 @@ func (st *State) MintBrowserSession(c *ClientConn) *Session {
 	st.NextSession++
 	s := NewSession("pw-browser-"+strconv.Itoa(st.NextSession), nil, false)
 	st.Sessions[s.Id] = s
-	c.Event("Target.attachedToTarget", nil, attachedParams{s.Id, st.BrowserTargetInfo(), false})
+	c.Event("Target.attachedToTarget", nil, AttachedParams{s.Id, st.BrowserTargetInfo(), false})
 	return s
 }
 
@@ -250,7 +250,7 @@ func (st *State) tellDetached(s *Session, why string) {
 	if o := s.owner; o != nil && !st.Live(o) {
 		return
 	}
-	c.Event("Target.detachedFromTarget", s.owner, detachedParams{s.Id, s.Tab.TargetID, why})
+	c.Event("Target.detachedFromTarget", s.owner, DetachedParams{s.Id, s.Tab.TargetID, why})
 }
 
 // dropSessions removes every client session of t, children included, and
@@ -313,7 +313,7 @@ func (st *State) DetachSession(s *Session) (last bool) {
 func (st *State) DetachBrowserSession(s *Session) {
 	delete(st.Sessions, s.Id)
 	if c := st.Client; c != nil {
-		c.Event("Target.detachedFromTarget", nil, detachedParams{SessionID: s.Id, TargetID: st.Inst.BrowserTID})
+		c.Event("Target.detachedFromTarget", nil, DetachedParams{SessionID: s.Id, TargetID: st.Inst.BrowserTID})
 	}
 	st.dropOwned(s)
 }

@@ -16,7 +16,7 @@ import (
 // It has one owner, the instance's mutex, and one way in, Instance.lock: a
 // function that has a *state holds the lock. Its methods decide and
 // record; none calls the extension or blocks. The I/O side (attach.go,
-// extevents.go, the emulation) takes the lock to read or record and never
+// package ext, the emulation) takes the lock to read or record and never
 // holds it across a call to the extension.
 type State struct {
 	Inst *Instance // static: for records and configuration
@@ -36,7 +36,7 @@ type State struct {
 	// back (awayext.go).
 	extAway *extAway
 
-	tabUpdates bool            // the extension reports chrome.tabs.onUpdated (ours does)
+	TabUpdates bool            // the extension reports chrome.tabs.onUpdated (ours does)
 	Features   map[string]bool // what the extension says it can do (extension.info)
 	BrowserCtx string          // browserContextId reported for tabs
 

@@ -16,7 +16,7 @@ func (st *State) Suspend(t *Tab, why string) {
 	}
 	for _, cs := range children {
 		if c != nil && cs.parent != nil && st.Live(cs.parent) {
-			c.Event("Target.detachedFromTarget", cs.parent, detachedParams{SessionID: cs.Id, TargetID: cs.TargetID})
+			c.Event("Target.detachedFromTarget", cs.parent, DetachedParams{SessionID: cs.Id, TargetID: cs.TargetID})
 		}
 	}
 	for _, cs := range children {

@@ -31,9 +31,9 @@ func TabGone(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "No tab with given id")
 }
 
-// probeDetached finds out whether t, which the stock extension let detach,
+// ProbeDetached finds out whether t, which the stock extension let detach,
 // is still there.
-func (in *Instance) probeDetached(x Upstream, t *Tab) {
+func (in *Instance) ProbeDetached(x Upstream, t *Tab) {
 	for _, d := range probeDelays {
 		timer := time.NewTimer(d)
 		select {
@@ -75,7 +75,7 @@ func (in *Instance) tabBack(x Upstream, t *Tab) {
 	if len(hs) > 0 {
 		NotifyHandles(hs, api.TabEvent{Method: api.EventAttached})
 	}
-	in.releaseIfUnused(x, t, false)
+	in.ReleaseIfUnused(x, t, false)
 }
 
 // forgetTab removes t, which is gone or can no longer be used, telling the
@@ -87,9 +87,9 @@ func (in *Instance) forgetTab(x Upstream, t *Tab, why string) {
 		return
 	}
 	target := t.TargetID
-	hs := st.removeTab(t, why)
+	hs := st.RemoveTab(t, why)
 	in.Unlock()
 	in.Observe(Event{Actor: api.ActorRelay, Kind: api.KindDetach, Target: target, Outcome: api.OutcomeOK, Detail: why})
-	NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: jsonObj("reason", why)})
+	NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: JSONObj("reason", why)})
 	FailTab(x, t.Id)
 }

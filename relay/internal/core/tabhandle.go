@@ -142,7 +142,7 @@ func NotifyHandles(hs []*TabHandle, ev api.TabEvent) {
 	}
 }
 
-func jsonObj(k string, v any) []byte {
+func JSONObj(k string, v any) []byte {
 	b, _ := json.Marshal(map[string]any{k: v})
 	return b
 }

@@ -54,8 +54,8 @@ type Tab struct {
 	// extension's tab updates report the address bar's instead, which on
 	// an error page is the URL that failed.
 	DocURL      string
-	openerTabID int64  // the tab that opened it (popups.go); 0: none known
-	browserCtx  string // from Chrome's TargetInfo, when it gives one
+	OpenerTabID int64  // the tab that opened it (ext/popups.go); 0: none known
+	BrowserCtx  string // from Chrome's TargetInfo, when it gives one
 
 	State     tabState
 	stateWait chan struct{} // closed when an attaching or detaching state ends
@@ -96,7 +96,7 @@ type Tab struct {
 	// lastCommand is when a client command that can open a tab (input,
 	// script: methodInfo.opens) was last forwarded to the tab (unix
 	// nanoseconds), for telling a popup or a download the automation
-	// started from one the person did (popups.go, package browser). Written on
+	// started from one the person did (ext/popups.go, package browser). Written on
 	// the hot path, unlocked.
 	LastCommand atomic.Int64
 
@@ -163,10 +163,10 @@ func (st *State) TargetInfo(t *Tab) TargetInfo {
 	if t.Acc.Level == api.Blind || st.hidesURL(t.Url) {
 		ti.URL, ti.Title = api.Origin(t.Url), ""
 	}
-	if t.browserCtx != "" {
-		ti.BrowserContextID = t.browserCtx
+	if t.BrowserCtx != "" {
+		ti.BrowserContextID = t.BrowserCtx
 	}
-	if o := st.Tabs[t.openerTabID]; o != nil && t.openerTabID != 0 {
+	if o := st.Tabs[t.OpenerTabID]; o != nil && t.OpenerTabID != 0 {
 		ti.OpenerID = o.TargetID
 	}
 	return ti
@@ -221,7 +221,7 @@ func (st *State) UpsertTab(et ExtTab) (t *Tab, isNew bool) {
 	}
 	t.title = et.Title
 	if et.OpenerTabID != 0 {
-		t.openerTabID = et.OpenerTabID
+		t.OpenerTabID = et.OpenerTabID
 	}
 	if et.TargetID != "" {
 		t.TargetID = et.TargetID
@@ -260,18 +260,18 @@ func (st *State) KnownContext(id string) bool {
 		return true
 	}
 	for _, t := range st.Tabs {
-		if t.browserCtx == id {
+		if t.BrowserCtx == id {
 			return true
 		}
 	}
 	return false
 }
 
-// removeTab forgets t: it closed or is no longer shared. why says why its
+// RemoveTab forgets t: it closed or is no longer shared. why says why its
 // sessions end, when the client did not end them ("" for a closed tab, as
 // Chrome says nothing more). It returns the handles to tell, outside the
 // lock.
-func (st *State) removeTab(t *Tab, why string) []*TabHandle {
+func (st *State) RemoveTab(t *Tab, why string) []*TabHandle {
 	st.endAway(t)
 	st.DropSessions(t, why)
 	delete(st.Tabs, t.Id)
@@ -279,18 +279,18 @@ func (st *State) removeTab(t *Tab, why string) []*TabHandle {
 	t.Handles = nil
 	t.SetState(TabDetached, fmt.Errorf("tab %d is no longer shared", t.Id))
 	if st.Client != nil && t.TargetID != "" {
-		st.targetEvent("Target.targetDestroyed", struct {
+		st.TargetEvent("Target.targetDestroyed", struct {
 			TargetID string `json:"targetId"`
 		}{t.TargetID})
 	}
 	return hs
 }
 
-// browserDetached records that the browser detached the debugger from t
+// BrowserDetached records that the browser detached the debugger from t
 // while the tab stays shared (a frame navigated where the debugger cannot
 // follow): the client's sessions on it end, told why; the extension offers
 // it again. reason is what the live view shows.
-func (st *State) browserDetached(t *Tab, reason, why string) {
+func (st *State) BrowserDetached(t *Tab, reason, why string) {
 	st.DropSessions(t, why)
 	t.forgetClientSetup() // the client's sessions on it end
 	t.SetState(TabDetached, nil)

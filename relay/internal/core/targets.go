@@ -13,11 +13,11 @@ import (
 // targetInfoChanged and targetDestroyed to the sessions that asked, and the
 // url and title of each tab kept current from what the tab itself says.
 
-// targetEvent sends a Target.targetCreated, targetInfoChanged or
+// TargetEvent sends a Target.targetCreated, targetInfoChanged or
 // targetDestroyed to every session of the client that asked for discovery
 // with Target.setDiscoverTargets: the root, a browser session, or a page's
 // own session (chromedp sends it on its page session).
-func (st *State) targetEvent(method string, params any) {
+func (st *State) TargetEvent(method string, params any) {
 	c := st.Client
 	if c == nil {
 		return
@@ -33,14 +33,14 @@ func (st *State) targetEvent(method string, params any) {
 }
 
 func (st *State) TargetCreated(t *Tab) {
-	st.targetEvent("Target.targetCreated", struct {
+	st.TargetEvent("Target.targetCreated", struct {
 		TargetInfo TargetInfo `json:"targetInfo"`
 	}{st.TargetInfo(t)})
 }
 
-// setTargetInfo records t's url and title, decides its access again, and
+// SetTargetInfo records t's url and title, decides its access again, and
 // tells discovering sessions when what they may see of it changed.
-func (st *State) setTargetInfo(t *Tab, url, title string) {
+func (st *State) SetTargetInfo(t *Tab, url, title string) {
 	if url == t.Url && title == t.title {
 		return
 	}
@@ -50,7 +50,7 @@ func (st *State) setTargetInfo(t *Tab, url, title string) {
 		st.AccessChanged(t, was)
 	}
 	if after := st.TargetInfo(t); after != before && st.Client != nil && t.TargetID != "" {
-		st.targetEvent("Target.targetInfoChanged", struct {
+		st.TargetEvent("Target.targetInfoChanged", struct {
 			TargetInfo TargetInfo `json:"targetInfo"`
 		}{after})
 	}
@@ -68,7 +68,7 @@ func (st *State) setDocument(t *Tab, url string) (letGo bool) {
 		title = "" // a new document: its title is yet to come
 	}
 	t.DocURL, t.navTo, t.NavApproved = url, "", ""
-	st.setTargetInfo(t, url, title)
+	st.SetTargetInfo(t, url, title)
 	if was, changed := st.UpdateAccess(t); changed {
 		st.AccessChanged(t, was)
 	}
@@ -141,7 +141,7 @@ func (st *State) letGo(t *Tab, url string) {
 	t.Url, t.title = api.Origin(url), ""
 	t.blindEpoch.Add(1)
 	if !wait {
-		st.browserDetached(t, "navigated to a page that is never shared", "")
+		st.BrowserDetached(t, "navigated to a page that is never shared", "")
 	}
 	st.Observe(Event{Actor: api.ActorRelay, Kind: api.KindDetach, Target: t.TargetID, Rule: RuleNeverShared, Outcome: api.OutcomeOK, Detail: "navigated to " + api.Origin(url)})
 }
@@ -215,7 +215,7 @@ func (st *State) trackPage(t *Tab, method, params []byte) (refresh, letGo bool) 
 			st.setDocument(t, string(u))
 		}
 	case "Page.domContentEventFired", "Page.loadEventFired":
-		return !st.tabUpdates, false
+		return !st.TabUpdates, false
 	}
 	return false, false
 }
@@ -237,7 +237,7 @@ func (in *Instance) refreshTargetInfo(x Upstream, t *Tab) {
 	}
 	st := in.Lock()
 	if st.Shared(t) {
-		st.setTargetInfo(t, r.TargetInfo.URL, r.TargetInfo.Title)
+		st.SetTargetInfo(t, r.TargetInfo.URL, r.TargetInfo.Title)
 	}
 	in.Unlock()
 }

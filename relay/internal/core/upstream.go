@@ -17,7 +17,7 @@ import (
 // the extension's (package ext). The core decides what goes up and what a
 // reply means; the upstream carries it, keeps the calls pending on it
 // under ids of its own, and hands each reply and event back to the core
-// (Instance.DeliverReply, Instance.HandleExtEvent).
+// (Instance.DeliverReply, Instance.RouteEvent and the core's operations on tabs).
 //
 // An instance has at most one at a time (State.Ext); a restarted
 // extension's new connection replaces the old one (AcceptExtension).
@@ -65,6 +65,10 @@ type Upstream interface {
 	// own calls pending fail with ErrExtGone, and the client commands
 	// pending are removed and returned (EndUpstream answers them).
 	End() []PendingCall
+
+	// BrowserInfo learns what the browser is, for when the connection's
+	// handshake did not say (the stock extension does not).
+	BrowserInfo(ctx context.Context) (BrowserInfo, error)
 
 	// Ready is closed once the handshake has ended (SetReady).
 	Ready() <-chan struct{}
@@ -294,6 +298,11 @@ func SortByID(ids []int64, calls map[int64]PendingCall) []PendingCall {
 	}
 	return out
 }
+
+// busyWindow is how long a command still running on a tab (a script that
+// awaits something) counts as the automation's doing for the tabs opened
+// from it.
+const busyWindow = 30 * time.Second
 
 // BusyOn reports whether a client command that can open a tab (input,
 // script) has been waiting for tab id since no longer than busyWindow: a

@@ -41,6 +41,10 @@ type Conn struct {
 
 	ready chan struct{} // closed on extension.initialized, once learnt what the relay needs
 
+	// learning is held while the browser's identity is asked of a tab
+	// (learn.go): one tab asked at a time.
+	learning sync.Mutex
+
 	// rd is the read loop (read.go); it knows whether batches are on. Set
 	// by serve, then owned by the read loop.
 	rd link.ExtReader
@@ -107,3 +111,8 @@ func (x *Conn) Done() <-chan struct{} { return x.P.Done() }
 
 // Shutdown closes the socket with code and reason.
 func (x *Conn) Shutdown(code int, reason string) { x.P.Shutdown(code, reason) }
+
+// isCurrent reports whether x is the instance's upstream now: a replaced
+// connection's read loop runs on for a moment, and what it hears then is
+// of tabs that are gone. st is the instance's state, its lock held.
+func (x *Conn) isCurrent(st *core.State) bool { return st.Ext == core.Upstream(x) }

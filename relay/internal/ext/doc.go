@@ -5,12 +5,17 @@
 // keepalive, and the framing of what goes up (chrome.debugger.sendCommand
 // and the extension's own calls, docs/EXTENSION-PROTOCOL.md).
 //
-// What the extension's events and replies mean is the core's: the read
-// loop hands every event to core.Instance.HandleExtEvent and every reply
-// to a client's command to core.Instance.DeliverReply, with the message
-// and a reused envelope it owns, so that routing one allocates nothing.
-// The relay's own calls end here: their reply goes to whoever waits for
-// it (Call, SendCommand) or to nobody (Fire, FireCall).
+// What the extension says of its tabs is read here too (events.go): a tab
+// offered, updated, removed or detached, the handshake, the popups it
+// marks. What that does to the tabs and the client's sessions is carried
+// out with the core's operations under the instance's lock. What the
+// stock extension does not say (a tab's target id, the browser's
+// version) is learnt from a shared tab (learn.go). Every tab's CDP event
+// goes to core.Instance.RouteEvent and every reply to a client's command
+// to core.Instance.DeliverReply, with an envelope the read loop owns and
+// reuses, so that routing one allocates nothing. The relay's own calls end
+// here: their reply goes to whoever waits for it (Call, SendCommand) or
+// to nobody (Fire, FireCall).
 //
 // A second kind of upstream (a Chrome reached by its own debugging port)
 // would be a sibling package implementing core.Upstream.

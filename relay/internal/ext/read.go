@@ -45,7 +45,7 @@ func (x *Conn) Handle(m *wire.ExtMessage) {
 		x.HandleReply(m)
 		return
 	}
-	x.Inst.HandleExtEvent(x, m, &x.ev)
+	x.handleEvent(m)
 }
 
 // UseBatches starts batch frames both ways, once the extension has said
@@ -54,7 +54,7 @@ func (x *Conn) Handle(m *wire.ExtMessage) {
 // on the read loop.
 func (x *Conn) UseBatches() {
 	if x.rd.StartBatches() {
-		x.FireCall(core.MethodAcceptBatches)
+		x.FireCall(MethodAcceptBatches)
 	}
 }
 

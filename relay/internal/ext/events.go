@@ -1,4 +1,4 @@
-package core
+package ext
 
 import (
 	"context"
@@ -12,34 +12,36 @@ import (
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
 
 // Extension events: tabs offered, updated, removed and detached, the
-// handshake, and chrome.debugger.onEvent (events.go). They are handled on
-// the extension's read loop, which must never wait for the extension:
-// whatever needs a call runs as a task.
+// handshake, and chrome.debugger.onEvent (the core's events table). They
+// are handled on the extension's read loop, which must never wait for the
+// extension: whatever needs a call runs as a task.
 
-// HandleExtEvent dispatches one event from the extension.
-func (in *Instance) HandleExtEvent(x Upstream, m *wire.ExtMessage, e *EventMsg) {
+// handleEvent dispatches one event from the extension.
+func (x *Conn) handleEvent(m *wire.ExtMessage) {
+	in := x.Inst
 	switch string(m.Method) {
 	case "chrome.debugger.onEvent":
-		in.routeEvent(x, m.Params, e)
+		in.RouteEvent(x, m.Params, &x.ev)
 	case "chrome.debugger.onDetach":
-		in.OnDetach(x, m.Params)
+		x.OnDetach(m.Params)
 	case "chrome.tabs.onCreated":
-		in.onTabCreated(x, m.Params)
+		x.onTabCreated(m.Params)
 	case "chrome.tabs.onUpdated":
-		in.onTabUpdated(x, m.Params)
+		x.onTabUpdated(m.Params)
 	case "chrome.tabs.onRemoved":
-		in.OnTabRemoved(x, m.Params)
+		x.OnTabRemoved(m.Params)
 	case "extension.info":
-		in.onInfo(x, m.Params)
+		x.onInfo(m.Params)
 	case "extension.initialized":
 		// The stock extension names neither the browser nor its tabs'
 		// targets: learn them first, so that the first client already sees
 		// what a Chrome would show it.
 		in.Tasks.Spawn("handshake", func() {
-			in.learnBeforeReady(x)
+			x.learnBeforeReady()
 			// A client that came first, or stayed while the extension
 			// restarted: its fence goes in before its commands go through.
 			// Whether there is one is decided under the lock that makes the
@@ -47,13 +49,13 @@ func (in *Instance) HandleExtEvent(x Upstream, m *wire.ExtMessage, e *EventMsg) 
 			fenced := false
 			for {
 				st := in.Lock()
-				if st.Ext != x || x.IsReady() {
+				if !x.isCurrent(st) || x.IsReady() {
 					in.Unlock()
 					break
 				}
 				if st.Client != nil && !fenced {
 					in.Unlock()
-					in.clientArriving(context.Background(), x)
+					in.ClientArriving(context.Background(), x)
 					fenced = true
 					continue
 				}
@@ -62,11 +64,11 @@ func (in *Instance) HandleExtEvent(x Upstream, m *wire.ExtMessage, e *EventMsg) 
 				in.Unlock()
 				break
 			}
-			in.rememberBrowser()
+			rememberBrowser(in)
 			in.Log.Info("extension ready")
 			// Tabs whose sessions waited for the extension and that it did
 			// not offer again: closed meanwhile, or on a page never shared.
-			in.notOfferedBack(x)
+			in.NotOfferedBack(x)
 		})
 	case "extension.keepalive":
 	default:
@@ -74,12 +76,13 @@ func (in *Instance) HandleExtEvent(x Upstream, m *wire.ExtMessage, e *EventMsg) 
 	}
 }
 
-func (in *Instance) onInfo(x Upstream, params []byte) {
+func (x *Conn) onInfo(params []byte) {
+	in := x.Inst
 	var args [1][]byte
 	if wire.Args(params, args[:]) < 1 {
 		return
 	}
-	var bi BrowserInfo
+	var bi core.BrowserInfo
 	if json.Unmarshal(args[0], &bi) != nil {
 		return
 	}
@@ -88,33 +91,34 @@ func (in *Instance) onInfo(x Upstream, params []byte) {
 	}
 	json.Unmarshal(args[0], &f)
 	st := in.Lock()
-	if st.Ext == x {
+	if x.isCurrent(st) {
 		st.Info = bi
 		st.Features = FeaturesOf(f.Features)
 		// Only our extension says who it is, and it also reports tab
 		// updates (chrome.tabs.onUpdated).
-		st.tabUpdates = true
+		st.TabUpdates = true
 	}
-	batches := st.Ext == x && st.Features[featureBatches]
+	batches := x.isCurrent(st) && st.Features[featureBatches]
 	in.Unlock()
 	if batches {
 		x.UseBatches()
 	}
 }
 
-func (in *Instance) onTabCreated(x Upstream, params []byte) {
+func (x *Conn) onTabCreated(params []byte) {
+	in := x.Inst
 	var args [1][]byte
-	var et ExtTab
+	var et core.ExtTab
 	if wire.Args(params, args[:]) < 1 || json.Unmarshal(args[0], &et) != nil || et.ID == 0 {
 		in.Log.Warn("malformed chrome.tabs.onCreated")
 		return
 	}
 	if et.Offer == "restricted" {
-		in.restrictedPopup(x, et)
+		x.restrictedPopup(et)
 		return
 	}
 	st := in.Lock()
-	if st.Ext != x {
+	if !x.isCurrent(st) {
 		in.Unlock()
 		return
 	}
@@ -122,13 +126,13 @@ func (in *Instance) onTabCreated(x Upstream, params []byte) {
 	// person's (popups.go)?
 	_, known := st.Tabs[et.ID]
 	_, fromShared := st.Tabs[et.OpenerTabID]
-	judge := !known && et.OpenerTabID != 0 && fromShared && (et.Offer == "popup" || !st.tabUpdates)
+	judge := !known && et.OpenerTabID != 0 && fromShared && (et.Offer == "popup" || !st.TabUpdates)
 	in.Unlock()
-	if judge && !in.judgeOpened(x, et, et.Offer == "popup") {
+	if judge && !x.judgeOpened(et, et.Offer == "popup") {
 		return
 	}
 	st = in.Lock()
-	if st.Ext != x {
+	if !x.isCurrent(st) {
 		in.Unlock()
 		return
 	}
@@ -137,17 +141,17 @@ func (in *Instance) onTabCreated(x Upstream, params []byte) {
 		return
 	}
 	t, isNew := st.UpsertTab(et)
-	if st.offeredBack(t, x) {
+	if st.OfferedBack(t, x) {
 		// Its client's sessions wait for it (away.go).
 		in.Unlock()
-		in.Tasks.Spawn("resume", func() { in.resumeAway(x, t) })
+		in.Tasks.Spawn("resume", func() { in.ResumeAway(x, t) })
 		return
 	}
 	c := st.Client
 	attach := c != nil && c.AutoAttach && t.Session == nil
 	// A tab offered again after a target_closed detach: the live view
 	// watching it needs the debugger back.
-	reattach := !attach && !isNew && len(t.Handles) > 0 && t.State == TabDetached
+	reattach := !attach && !isNew && len(t.Handles) > 0 && t.State == core.TabDetached
 	// A tab offered without its target id (the stock extension) becomes a
 	// target once the relay has learnt the id; until then nobody can name
 	// it. Before the handshake ends, learnBeforeReady does it.
@@ -160,18 +164,18 @@ func (in *Instance) onTabCreated(x Upstream, params []byte) {
 	switch {
 	case attach:
 		in.Tasks.Spawn("auto-attach", func() {
-			in.attachAndAnnounce(c, x, t, learn)
+			x.attachAndAnnounce(c, t, learn)
 			if !isNew && len(hs) > 0 {
-				NotifyHandles(hs, api.TabEvent{Method: api.EventAttached})
+				core.NotifyHandles(hs, api.TabEvent{Method: api.EventAttached})
 			}
 		})
 	case learn:
-		in.Tasks.Spawn("learn target", func() { in.learnTarget(x, t) })
+		in.Tasks.Spawn("learn target", func() { x.learnTarget(t) })
 	}
 	if reattach {
 		in.Tasks.Spawn("re-attach", func() {
 			if err := in.AttachTab(context.Background(), x, t); err == nil {
-				NotifyHandles(hs, api.TabEvent{Method: api.EventAttached})
+				core.NotifyHandles(hs, api.TabEvent{Method: api.EventAttached})
 			}
 		})
 	}
@@ -182,10 +186,11 @@ func (in *Instance) onTabCreated(x Upstream, params []byte) {
 // Web Store) is simply not a target. unnamed: the tab came without a
 // target id, so the attach is also when it becomes a target, announced as
 // created before it is attached.
-func (in *Instance) attachAndAnnounce(c *ClientConn, x Upstream, t *Tab, unnamed bool) {
+func (x *Conn) attachAndAnnounce(c *core.ClientConn, t *core.Tab, unnamed bool) {
+	in := x.Inst
 	if err := in.AttachTab(c.Ctx, x, t); err != nil {
 		in.Log.Info("auto-attach failed", "tab", t.Id, "err", err)
-		in.unattachablePopup(c, t, err)
+		unattachablePopup(in, c, t, err)
 		return
 	}
 	st := in.Lock()
@@ -198,26 +203,27 @@ func (in *Instance) attachAndAnnounce(c *ClientConn, x Upstream, t *Tab, unnamed
 	in.Unlock()
 }
 
-func (in *Instance) onTabUpdated(x Upstream, params []byte) {
+func (x *Conn) onTabUpdated(params []byte) {
+	in := x.Inst
 	var args [3][]byte
 	if wire.Args(params, args[:]) < 3 {
 		return
 	}
-	var et ExtTab
+	var et core.ExtTab
 	if json.Unmarshal(args[2], &et) != nil {
 		return
 	}
 	st := in.Lock()
 	defer in.Unlock()
 	t := st.Tabs[et.ID]
-	if t == nil || st.Ext != x {
+	if t == nil || !x.isCurrent(st) {
 		return
 	}
 	url := et.URL
 	if url == "" {
 		url = t.Url
 	}
-	st.setTargetInfo(t, url, et.Title)
+	st.SetTargetInfo(t, url, et.Title)
 }
 
 // removedInfo is chrome.tabs.onRemoved's second argument, with what our
@@ -231,7 +237,8 @@ type removedInfo struct {
 	ReplacedBy int64  `json:"replacedBy"`
 }
 
-func (in *Instance) OnTabRemoved(x Upstream, params []byte) {
+func (x *Conn) OnTabRemoved(params []byte) {
+	in := x.Inst
 	var args [2][]byte
 	if wire.Args(params, args[:]) < 1 {
 		return
@@ -246,11 +253,11 @@ func (in *Instance) OnTabRemoved(x Upstream, params []byte) {
 	}
 	st := in.Lock()
 	t := st.Tabs[id]
-	if t == nil || st.Ext != x {
+	if t == nil || !x.isCurrent(st) {
 		in.Unlock()
 		return
 	}
-	if info.Withdrawn && st.withdrawnWhileAway(t) {
+	if info.Withdrawn && st.WithdrawnWhileAway(t) {
 		// Its sessions wait for the tab: they go on waiting for its next
 		// offer (away.go).
 		in.Unlock()
@@ -258,7 +265,7 @@ func (in *Instance) OnTabRemoved(x Upstream, params []byte) {
 	}
 	c := st.Client
 	if info.Withdrawn {
-		st.noteRefusal(t.Id, info.Cause, st.TargetInfo(t).URL)
+		st.NoteRefusal(t.Id, info.Cause, st.TargetInfo(t).URL)
 	}
 	why, status := "", "tab no longer shared"
 	switch {
@@ -273,21 +280,22 @@ func (in *Instance) OnTabRemoved(x Upstream, params []byte) {
 		status = why
 	}
 	target := t.TargetID
-	hs := st.removeTab(t, why)
+	hs := st.RemoveTab(t, why)
 	// A tab withdrawn or replaced comes back: the client is not left alone.
 	lastGone := len(st.Tabs) == 0 && !t.ClosingByClient && !info.Withdrawn && info.ReplacedBy == 0
 	in.Unlock()
 	if why != "" {
-		in.Observe(Event{Actor: api.ActorExtension, Kind: api.KindDetach, Target: target, Outcome: api.OutcomeOK, Detail: "the tab is not offered for now: " + why})
+		in.Observe(core.Event{Actor: api.ActorExtension, Kind: api.KindDetach, Target: target, Outcome: api.OutcomeOK, Detail: "the tab is not offered for now: " + why})
 	}
-	NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: jsonObj("reason", status)})
-	FailTab(x, id)
+	core.NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: core.JSONObj("reason", status)})
+	core.FailTab(x, id)
 	if lastGone && c != nil {
-		c.Close(websocket.CloseNormalClosure, reasonAllTabsDetached)
+		c.Close(websocket.CloseNormalClosure, core.ReasonAllTabsDetached)
 	}
 }
 
-func (in *Instance) OnDetach(x Upstream, params []byte) {
+func (x *Conn) OnDetach(params []byte) {
+	in := x.Inst
 	var args [3][]byte
 	if wire.Args(params, args[:]) < 2 {
 		return
@@ -303,20 +311,20 @@ func (in *Instance) OnDetach(x Upstream, params []byte) {
 	}
 	st := in.Lock()
 	t := st.Tabs[src.TabID]
-	if t == nil || st.Ext != x {
+	if t == nil || !x.isCurrent(st) {
 		in.Unlock()
 		return
 	}
 	c := st.Client
 	in.Log.Info("tab detached by the browser", "tab", t.Id, "reason", string(reason), "cause", d.Cause)
-	st.noteRefusal(t.Id, d.Cause, st.TargetInfo(t).URL)
+	st.NoteRefusal(t.Id, d.Cause, st.TargetInfo(t).URL)
 	why := d.Text()
 	// The frame guard removed the frame: the tab can be attached at once,
 	// and the client's sessions carry on (resume.go), unless the other
 	// extension keeps putting its frame back.
 	resumable := d.Cause == cdp.CauseExtensionFrame && d.Cleared && t.Resuming == nil && t.Session != nil && c != nil
-	if resumable && !t.mayResume(time.Now()) {
-		resumable, why = false, whyFrameLoop
+	if resumable && !t.MayResume(time.Now()) {
+		resumable, why = false, core.WhyFrameLoop
 	}
 	status := why
 	if status == "" {
@@ -326,30 +334,30 @@ func (in *Instance) OnDetach(x Upstream, params []byte) {
 	// The stock extension says neither why nor whether the tab is still
 	// there (it sends no chrome.tabs.onRemoved): the relay finds out.
 	probe, resume := false, false
-	var hs []*TabHandle
+	var hs []*core.TabHandle
 	switch {
 	case t.Resuming != nil && d.Cause != cdp.CauseCanceledByUser:
 		// Detached again while being resumed: the resume tries again.
-		t.SetState(TabDetached, nil)
+		t.SetState(core.TabDetached, nil)
 		in.Unlock()
 		return
 	case resumable:
-		st.Suspend(t, whyResuming)
+		st.Suspend(t, core.WhyResuming)
 		resume = true
 	case d.Cause == cdp.CauseCanceledByUser:
 		// The person cancelled the debugging bar: the tab is theirs again.
-		hs = st.removeTab(t, why)
+		hs = st.RemoveTab(t, why)
 		lastGone = len(st.Tabs) == 0
 	case d.Cause == cdp.CauseTabClosed:
 		// onRemoved follows; Chrome says nothing more of a closed tab.
-		st.browserDetached(t, status, "")
-	case st.waitOnDetach(t, d):
+		st.BrowserDetached(t, status, "")
+	case st.WaitOnDetach(t, d):
 		// The tab comes back by itself: the client's sessions wait for it
 		// (away.go).
 		target := t.TargetID
 		in.Unlock()
-		in.Observe(Event{Actor: api.ActorExtension, Kind: api.KindDetach, Target: target, Outcome: api.OutcomeOK, Detail: "detached by the browser: " + d.Short()})
-		failDetached(x, map[int64]bool{src.TabID: true})
+		in.Observe(core.Event{Actor: api.ActorExtension, Kind: api.KindDetach, Target: target, Outcome: api.OutcomeOK, Detail: "detached by the browser: " + d.Short()})
+		core.FailDetached(x, map[int64]bool{src.TabID: true})
 		return
 	default:
 		// A frame or the tab went where the debugger cannot follow; our
@@ -358,27 +366,27 @@ func (in *Instance) OnDetach(x Upstream, params []byte) {
 			// The commands under way hear the policy before the client
 			// hears of the sessions' end: a navigation there fails with
 			// the reason, not as a closed page's.
-			FailWhere(x, func(pc PendingCall) bool { return pc.TabID == src.TabID }, CodeServerError, why)
+			core.FailWhere(x, func(pc core.PendingCall) bool { return pc.TabID == src.TabID }, core.CodeServerError, why)
 		}
-		st.browserDetached(t, status, why)
-		probe = !st.Features[featureDetachCause]
+		st.BrowserDetached(t, status, why)
+		probe = !st.Features[core.FeatureDetachCause]
 	}
 	target := t.TargetID
 	in.Unlock()
 	if d.Cause != "" {
-		in.Observe(Event{Actor: api.ActorExtension, Kind: api.KindDetach, Target: target, Outcome: api.OutcomeOK, Detail: "detached by the browser: " + d.Short()})
+		in.Observe(core.Event{Actor: api.ActorExtension, Kind: api.KindDetach, Target: target, Outcome: api.OutcomeOK, Detail: "detached by the browser: " + d.Short()})
 	}
 	if resume {
-		in.Tasks.Spawn("resume", func() { in.resume(x, t) })
+		in.Tasks.Spawn("resume", func() { in.ResumeTab(x, t) })
 		return
 	}
-	NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: jsonObj("reason", "tab no longer shared")})
-	FailTab(x, src.TabID)
+	core.NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: core.JSONObj("reason", "tab no longer shared")})
+	core.FailTab(x, src.TabID)
 	if lastGone && c != nil {
-		c.Close(websocket.CloseNormalClosure, reasonAllTabsDetached)
+		c.Close(websocket.CloseNormalClosure, core.ReasonAllTabsDetached)
 	}
 	if probe {
-		in.Tasks.Spawn("is the tab there", func() { in.probeDetached(x, t) })
+		in.Tasks.Spawn("is the tab there", func() { in.ProbeDetached(x, t) })
 	}
 }
 

@@ -1,4 +1,4 @@
-package core
+package ext
 
 import (
 	"strconv"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
 
 // Tabs opened from a shared tab. A popup the automation opened (a
@@ -28,37 +29,33 @@ import (
 // hundred milliseconds of the click, even on a loaded machine.
 const popupWindow = 2 * time.Second
 
-// busyWindow is how long a command still running on a tab (a script that
-// awaits something) counts as the automation's doing for the tabs opened
-// from it.
-const busyWindow = 30 * time.Second
-
 // openedByAutomation reports whether a tab opened from opener now is the
 // automation's.
-func (in *Instance) openedByAutomation(x Upstream, opener *Tab, now time.Time) bool {
+func (x *Conn) openedByAutomation(opener *core.Tab, now time.Time) bool {
 	if opener == nil {
 		return false
 	}
 	if last := opener.LastCommand.Load(); last != 0 && now.Sub(time.Unix(0, last)) < popupWindow {
 		return true
 	}
-	return BusyOn(x, opener.Id, now)
+	return core.BusyOn(x, opener.Id, now)
 }
 
 // judgeOpened decides a tab offered because a shared tab opened it. It
 // runs outside the lock (it looks at pending commands) and reports
 // whether the relay takes the tab; our extension is told either way.
-func (in *Instance) judgeOpened(x Upstream, et ExtTab, marked bool) bool {
+func (x *Conn) judgeOpened(et core.ExtTab, marked bool) bool {
+	in := x.Inst
 	st := in.Lock()
 	opener := st.Tabs[et.OpenerTabID]
 	driven := st.Client != nil
 	in.Unlock()
-	yes := driven && in.openedByAutomation(x, opener, time.Now())
+	yes := driven && x.openedByAutomation(opener, time.Now())
 	if marked {
 		x.FireCall("extension.sharePopup", et.ID, yes)
 	}
 	if !yes {
-		in.Observe(Event{Actor: api.ActorRelay, Kind: api.KindAttach, Outcome: api.OutcomeDenied, Detail: "a tab the person opened from a shared tab is not shared"})
+		in.Observe(core.Event{Actor: api.ActorRelay, Kind: api.KindAttach, Outcome: api.OutcomeDenied, Detail: "a tab the person opened from a shared tab is not shared"})
 	}
 	return yes
 }
@@ -70,12 +67,13 @@ func (in *Instance) judgeOpened(x Upstream, et ExtTab, marked bool) bool {
 // relay cannot attach it, so it announces it and lets it go at once, with
 // the reason: a client waiting for its popup gets it, closed, instead of
 // waiting for ever. The tab is not kept: it is the person's.
-func (in *Instance) restrictedPopup(x Upstream, et ExtTab) {
+func (x *Conn) restrictedPopup(et core.ExtTab) {
+	in := x.Inst
 	st := in.Lock()
 	opener, c := st.Tabs[et.OpenerTabID], st.Client
-	ok := st.Ext == x && c != nil && opener != nil && opener.Session != nil && et.TargetID != "" && st.Tabs[et.ID] == nil
+	ok := x.isCurrent(st) && c != nil && opener != nil && opener.Session != nil && et.TargetID != "" && st.Tabs[et.ID] == nil
 	in.Unlock()
-	if !ok || !in.openedByAutomation(x, opener, time.Now()) {
+	if !ok || !x.openedByAutomation(opener, time.Now()) {
 		return
 	}
 	url := et.URL
@@ -88,15 +86,15 @@ func (in *Instance) restrictedPopup(x Upstream, et ExtTab) {
 	if st.Client != c {
 		return
 	}
-	ti := TargetInfo{TargetID: et.TargetID, Type: "page", URL: api.Origin(url), OpenerID: opener.TargetID, BrowserContextID: st.BrowserCtx}
-	if opener.browserCtx != "" {
-		ti.BrowserContextID = opener.browserCtx
+	ti := core.TargetInfo{TargetID: et.TargetID, Type: "page", URL: api.Origin(url), OpenerID: opener.TargetID, BrowserContextID: st.BrowserCtx}
+	if opener.BrowserCtx != "" {
+		ti.BrowserContextID = opener.BrowserCtx
 	}
-	st.targetEvent("Target.targetCreated", struct {
-		TargetInfo TargetInfo `json:"targetInfo"`
+	st.TargetEvent("Target.targetCreated", struct {
+		TargetInfo core.TargetInfo `json:"targetInfo"`
 	}{ti})
-	st.letGoPopup(c, ti, why)
-	st.targetEvent("Target.targetDestroyed", struct {
+	letGoPopup(st, c, ti, why)
+	st.TargetEvent("Target.targetDestroyed", struct {
 		TargetID string `json:"targetId"`
 	}{ti.TargetID})
 }
@@ -105,32 +103,32 @@ func (in *Instance) restrictedPopup(x Upstream, et ExtTab) {
 // and ends it at once, with why: a session of the relay's own that is
 // never in the table, so that the client's commands on it are answered as
 // a gone session's.
-func (st *State) letGoPopup(c *ClientConn, ti TargetInfo, why string) {
+func letGoPopup(st *core.State, c *core.ClientConn, ti core.TargetInfo, why string) {
 	if !c.AutoAttach {
 		return
 	}
 	st.NextSession++
 	id := "pw-tab-" + strconv.Itoa(st.NextSession)
 	ti.Attached = true
-	c.Event("Target.attachedToTarget", nil, attachedParams{id, ti, false})
-	c.Event("Target.detachedFromTarget", nil, detachedParams{SessionID: id, TargetID: ti.TargetID, Reason: why})
-	st.Observe(Event{Actor: api.ActorRelay, Kind: api.KindDetach, Target: ti.TargetID, Outcome: api.OutcomeOK, Detail: "a popup to " + ti.URL + " was announced and let go: " + why})
+	c.Event("Target.attachedToTarget", nil, core.AttachedParams{SessionID: id, TargetInfo: ti})
+	c.Event("Target.detachedFromTarget", nil, core.DetachedParams{SessionID: id, TargetID: ti.TargetID, Reason: why})
+	st.Observe(core.Event{Actor: api.ActorRelay, Kind: api.KindDetach, Target: ti.TargetID, Outcome: api.OutcomeOK, Detail: "a popup to " + ti.URL + " was announced and let go: " + why})
 }
 
 // unattachablePopup is the same for a popup shared like any tab that
 // Chrome refused to attach (it went on from about:blank to a page never
 // shared): the client that waits for it hears of it.
-func (in *Instance) unattachablePopup(c *ClientConn, t *Tab, err error) {
-	if TabGone(err) || c.Ctx.Err() != nil {
+func unattachablePopup(in *core.Instance, c *core.ClientConn, t *core.Tab, err error) {
+	if core.TabGone(err) || c.Ctx.Err() != nil {
 		return
 	}
 	st := in.Lock()
 	defer in.Unlock()
-	opener := st.Tabs[t.openerTabID]
-	if st.Client != c || !c.AutoAttach || t.Session != nil || t.TargetID == "" || t.openerTabID == 0 || opener == nil || opener.Session == nil {
+	opener := st.Tabs[t.OpenerTabID]
+	if st.Client != c || !c.AutoAttach || t.Session != nil || t.TargetID == "" || t.OpenerTabID == 0 || opener == nil || opener.Session == nil {
 		return
 	}
 	ti := st.TargetInfo(t)
 	ti.URL, ti.Title = api.Origin(t.Url), ""
-	st.letGoPopup(c, ti, cdp.DetachCause{Cause: cdp.CauseRestrictedURL}.Text())
+	letGoPopup(st, c, ti, cdp.DetachCause{Cause: cdp.CauseRestrictedURL}.Text())
 }
