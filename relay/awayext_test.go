@@ -2,8 +2,10 @@ package relay
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -251,4 +253,47 @@ func TestHandleLivesThroughExtensionRestart(t *testing.T) {
 	if !found {
 		t.Error("the screencast did not reach the extension that came back")
 	}
+}
+
+// TestExtensionAwayCloseTarget: our extension's worker stops while the
+// client's Target.closeTarget is under way, before the tab was removed.
+// The tab stays open, and its sessions wait for the extension: the
+// removal is asked of the extension that comes back, and the client
+// hears the reply and then its target's end. Playwright's page.close, and
+// a newPage whose page failed to set up, ignore an error of closeTarget
+// and wait for Target.detachedFromTarget: an error here, with the tab
+// resumed, left them waiting forever.
+func TestExtensionAwayCloseTarget(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, config.Config{ExtensionGrace: 50 * time.Millisecond})
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	gate := func(method string, _ []json.RawMessage) {
+		if method == "chrome.tabs.remove" {
+			once.Do(func() { close(entered) })
+			<-release // the worker stopped before it removed the tab
+		}
+	}
+	e := h.ext(fakeext.Options{Tabs: twoTabs, Features: wakeFeatures, Gate: gate})
+	c := h.client()
+	h.autoAttach(c)
+	closing := h.send(c, "", "Target.closeTarget", map[string]any{"targetId": tid(2)})
+	<-entered
+	from := len(c.Messages())
+	e.CloseGoingAway()
+	close(release)
+
+	e2 := h.ext(fakeext.Options{Tabs: twoTabs, Features: wakeFeatures})
+	m, at := h.reply(c, closing)
+	mustMatch(t, m.Raw, fmt.Sprintf(`{"id":%d,"result":{"success":true}}`, closing))
+	ev, _ := h.event(c, at, "Target.detachedFromTarget")
+	mustMatch(t, ev.Raw, detachedEvent("pw-tab-2", 2))
+	for _, tab := range e2.Tabs() {
+		if tab.ID == 2 {
+			t.Error("the tab is still open")
+		}
+	}
+	noTargetEnd(t, c.Messages()[from:], "pw-tab-1")
+	h.call(c, "pw-tab-1", "Runtime.evaluate", map[string]any{"expression": "1"})
+	h.waitFor("one tab left", func() bool { return len(h.srv.Default().Status().Tabs) == 1 })
 }

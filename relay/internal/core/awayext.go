@@ -189,6 +189,50 @@ func (in *Instance) NotOfferedBack(x Upstream) {
 	}
 }
 
+// ExtBackFor returns the extension connection that took over from gone,
+// once its handshake has ended, if the relay still keeps tab t for its
+// client: a call for t that the old connection ended before it was
+// answered (our extension's worker stopped under it, and may not have
+// made it) can be made again there. It returns nil when t is gone by then
+// (its client has been told), or when no extension is back within the
+// client's wait for one (readyWait) or before ctx ends.
+func (in *Instance) ExtBackFor(ctx context.Context, gone Upstream, t *Tab) Upstream {
+	deadline := time.Now().Add(in.Srv.Cfg.ExtensionWait)
+	for {
+		st := in.Lock()
+		x, ch, closed := st.Ext, st.changed, st.Closed
+		kept := st.Tabs[t.Id] == t
+		if a := st.extAway; a != nil && a.until.After(deadline) {
+			deadline = a.until
+		}
+		in.Unlock()
+		if closed || (x != gone && !kept) {
+			return nil
+		}
+		var ready <-chan struct{}
+		if x != nil && x != gone {
+			if x.IsReady() {
+				return x
+			}
+			ready = x.Ready()
+		}
+		wait := time.Until(deadline)
+		if wait <= 0 {
+			return nil
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-ready:
+		case <-ch:
+		case <-timer.C:
+		case <-ctx.Done():
+			timer.Stop()
+			return nil
+		}
+		timer.Stop()
+	}
+}
+
 // readyWait is how long a client's commands wait for the extension's
 // handshake: ExtensionWait, or as long as the extension is expected back.
 func (in *Instance) readyWait() time.Duration {

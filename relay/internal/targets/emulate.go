@@ -2,6 +2,7 @@ package targets
 
 import (
 	"encoding/json"
+	"errors"
 	"strconv"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
@@ -249,13 +250,34 @@ func closeTarget(c *core.ClientConn, k core.Call) {
 	// that the removal causes: answering from the extension's read loop
 	// queues it ahead of the onDetach and onRemoved that follow the reply.
 	answer := func([]byte) { c.Reply(k, map[string]bool{"success": true}) }
-	if _, err := c.Ext().CallThen(ctx, answer, "chrome.tabs.remove", t.Id); err != nil {
+	x := c.Ext()
+	_, err := x.CallThen(ctx, answer, "chrome.tabs.remove", t.Id)
+	for tries := 0; errors.Is(err, core.ErrExtGone) && tries < maxCloseRetries; tries++ {
+		// The extension's connection ended under the call (its worker
+		// stopped), which may have taken the removal with it: the tab
+		// would stay open, and a client that waits for its target to go
+		// (Playwright's page.close and a failed newPage ignore the error
+		// and wait for Target.detachedFromTarget) would wait forever. The
+		// relay keeps the tab while the extension comes back: the
+		// removal is asked of the one that comes back.
+		if x = in.ExtBackFor(c.Ctx, x, t); x == nil {
+			break
+		}
+		again, cancel := c.CallCtx()
+		_, err = x.CallThen(again, answer, "chrome.tabs.remove", t.Id)
+		cancel()
+	}
+	if err != nil {
 		in.Lock()
 		t.ClosingByClient = false
 		in.Unlock()
 		c.Fail(k, core.CodeServerError, "cdprelay: close tab: "+err.Error())
 	}
 }
+
+// maxCloseRetries bounds how often Target.closeTarget asks again for a
+// tab's removal that an ending extension connection took with it.
+const maxCloseRetries = 3
 
 func activateTarget(c *core.ClientConn, k core.Call) {
 	t := targetOf(c, k)
