@@ -297,3 +297,50 @@ func TestExtensionAwayCloseTarget(t *testing.T) {
 	h.call(c, "pw-tab-1", "Runtime.evaluate", map[string]any{"expression": "1"})
 	h.waitFor("one tab left", func() bool { return len(h.srv.Default().Status().Tabs) == 1 })
 }
+
+// TestExtensionAwayCloseTargetStopped: as above, but a person stops the
+// automation while the extension is away. The removal is not asked again
+// of the extension that comes back: the client hears the person's stop,
+// and the tab stays open.
+func TestExtensionAwayCloseTargetStopped(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, config.Config{ExtensionGrace: 50 * time.Millisecond})
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	gate := func(method string, _ []json.RawMessage) {
+		if method == "chrome.tabs.remove" {
+			once.Do(func() { close(entered) })
+			<-release // the worker stopped before it removed the tab
+		}
+	}
+	e := h.ext(fakeext.Options{Tabs: twoTabs, Features: wakeFeatures, Gate: gate})
+	c := h.client()
+	h.autoAttach(c)
+	closing := h.send(c, "", "Target.closeTarget", map[string]any{"targetId": tid(2)})
+	<-entered
+	e.CloseGoingAway()
+	close(release)
+	in := h.srv.Default()
+	h.waitFor("the extension gone", func() bool { return !in.Status().Extension })
+	if err := in.Stop("person"); err != nil {
+		t.Fatal(err)
+	}
+
+	e2 := h.ext(fakeext.Options{Tabs: twoTabs, Features: wakeFeatures})
+	m, _ := h.reply(c, closing)
+	if got := refusal(m); got != api.MsgStopped {
+		t.Fatalf("closeTarget after a stop while the extension was away: %q, want the stop", got)
+	}
+	for _, call := range e2.Commands() {
+		if call.Method == "chrome.tabs.remove" {
+			t.Fatal("the removal was asked again after the person stopped the automation")
+		}
+	}
+	found := false
+	for _, tab := range e2.Tabs() {
+		found = found || tab.ID == 2
+	}
+	if !found {
+		t.Error("the tab was closed after the person stopped the automation")
+	}
+}

@@ -67,7 +67,7 @@ func TestUpstreamTakeWhereInOrder(t *testing.T) {
 	if got := c.Inflight.Load(); got != n {
 		t.Fatalf("inflight %d, want %d", got, n)
 	}
-	taken := x.TakeWhere(func(pc *core.PendingCall) bool { return pc.TabID == 1 })
+	taken := x.TakeWhere(func(pc core.PendingCall) bool { return pc.TabID == 1 })
 	var want []int64
 	for i := 1; i < n; i += 3 {
 		want = append(want, int64(100+i))
@@ -86,7 +86,7 @@ func TestUpstreamTakeWhereInOrder(t *testing.T) {
 	// What was taken is no longer pending: its late reply is dropped.
 	reply(x, ids[1], "{}", "")
 	left := 0
-	x.Pending(func(pc *core.PendingCall) bool {
+	x.Pending(func(pc core.PendingCall) bool {
 		if pc.TabID == 1 {
 			t.Errorf("client id %d still pending", pc.ClientID)
 		}

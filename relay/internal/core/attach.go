@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
@@ -376,4 +377,9 @@ func neverSharedURL(u string) string {
 func BrakeOn(x Upstream, tabID int64, sid string) {
 	x.Fire(tabID, sid, "Debugger.enable", nil)
 	x.Fire(tabID, sid, "Debugger.setBreakpointsActive", map[string]bool{"active": false})
+}
+
+// TabGone reports whether an attach failed because Chrome has no such tab.
+func TabGone(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "No tab with given id")
 }

@@ -15,7 +15,7 @@ import (
 // Web Store or another extension's page and comes back; our extension
 // reloads or updates, or Chrome stops its service worker (awayext.go). (A
 // frame going to a scheme the debugger cannot follow still ends the
-// sessions: waitOnDetach.) Through
+// sessions: WaitOnDetach.) Through
 // Chrome's own port a client's page lives on through all of them. So
 // does it here: the client's top-level sessions on the tab are suspended
 // (resume.go's suspend: what died with the debugger session ends, as when
@@ -92,7 +92,7 @@ func (st *State) newAway(t *Tab, why, short string, moved bool) *awayTab {
 
 // OfferedBack reports whether t, offered again by the extension, is a tab
 // whose client sessions wait for it: the caller then resumes them
-// (resumeAway). Called with the lock held.
+// (ResumeAway). Called with the lock held.
 func (st *State) OfferedBack(t *Tab, x Upstream) bool {
 	a := t.away
 	if a == nil || a.resumer != nil || t.Resuming == nil || t.Session == nil {
@@ -231,7 +231,7 @@ func (t *Tab) forgetReplay() {
 }
 
 // WaitOnDetach is the answer to Chrome's detaching t by itself for cause
-// (onDetach), while the tab stays open: the client's sessions wait for it
+// (ext.Conn.OnDetach), while the tab stays open: the client's sessions wait for it
 // when the tab went to a browser page, which our extension offers again
 // once it is back on the web. It reports whether they wait. Called with
 // the lock held.

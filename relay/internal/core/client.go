@@ -80,7 +80,11 @@ func (c *ClientConn) Ext() Upstream {
 }
 
 // SetExt sets the upstream the client's commands go to.
-func (c *ClientConn) SetExt(x Upstream) { c.up.Store(&upstreamRef{x}) }
+func (c *ClientConn) SetExt(x Upstream) {
+	if c.Ext() != x {
+		c.up.Store(&upstreamRef{x})
+	}
+}
 
 // upstreamRef holds an Upstream where an atomic pointer is needed.
 type upstreamRef struct{ Upstream }

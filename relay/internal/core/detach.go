@@ -22,7 +22,6 @@ const FeatureDetachCause = "detach-cause"
 // Why the relay itself ends a tab's sessions.
 const (
 	whyExtensionRestart = "the cdprelay extension restarted (reloaded or updated); the tab comes back as a new target once it has reconnected"
-	whyStockGone        = "the tab is gone or can no longer be debugged (the Playwright extension does not say which)"
 	WhyFrameLoop        = "another extension keeps putting its frame (a password manager's inline menu?) back into the tab as soon as it is removed; the automation cannot stay in this tab"
 	WhyResuming         = "another extension put a frame into the tab (a password manager's inline menu?), and Chrome stopped debugging it for a moment; the frame was removed and the automation carries on in the same page (the objects it held there are gone)"
 )

@@ -165,7 +165,7 @@ func (c *ClientConn) ForwardCall(k Call) {
 		}
 	}
 	m := LookupMethod([]byte(k.Method))
-	if err := c.Ext().Forward(c, k.Id, m, []byte(m.Name), k.Params, via, replyTo, nil); err != nil {
+	if err := c.Ext().Forward(c, k.Id, m, m.NameBytes, k.Params, via, replyTo, nil); err != nil {
 		msg := "Extension disconnected"
 		if err == ErrSendStopped {
 			msg = api.MsgStopped

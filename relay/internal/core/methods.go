@@ -20,8 +20,11 @@ import (
 
 // MethodInfo is one method. Static after init.
 type MethodInfo struct {
-	Name   string
-	Domain int // index in cdp.Domains
+	Name string
+	// NameBytes is Name, for sending a command as this method (a stage's
+	// rewrite, an emulation's forward) without a copy per command.
+	NameBytes []byte
+	Domain    int // index in cdp.Domains
 	// UrlKey names the params field whose URL the fence judges; "" when
 	// the method carries none.
 	UrlKey string
@@ -95,7 +98,7 @@ var (
 const maxInterned = 4096
 
 func newMethodInfo(name string) *MethodInfo {
-	m := &MethodInfo{Name: name, Domain: cdp.DomainOf([]byte(name))}
+	m := &MethodInfo{Name: name, NameBytes: []byte(name), Domain: cdp.DomainOf([]byte(name))}
 	m.Enable = strings.HasSuffix(name, ".enable")
 	m.Disable = strings.HasSuffix(name, ".disable")
 	m.UrlKey = cdp.UrlMethods[name]

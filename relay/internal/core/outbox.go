@@ -28,10 +28,11 @@ import (
 // (or waited for the flusher that took them) when unlock returns, as when
 // they were sent before the release.
 //
-// Lock order: Instance.mu → sending → outbox.mu, the upstream's own
-// mutex (ext.Conn.mu). Nothing takes Instance.mu while it holds sending
-// or outbox.mu: what a command
-// runs once it is over is spawned, never run on the flusher's stack.
+// Lock order: (ext.Conn.learning, held across calls upstream) →
+// Instance.mu → sending → outbox.mu, the upstream's own mutex
+// (ext.Conn.mu). Nothing takes Instance.mu while it holds sending or
+// outbox.mu: what a command runs once it is over is spawned, never run on
+// the flusher's stack.
 type outbox struct {
 	in *Instance // static
 

@@ -259,7 +259,7 @@ func (in *Instance) tapScript(t *Tab, key string) func([]byte) {
 	}
 }
 
-// resumeTab attaches t again and sets again what its sessions had set. A
+// ResumeTab attaches t again and sets again what its sessions had set. A
 // tab that Chrome detaches again meanwhile (the other extension put its
 // frame back at once) is tried again until resumeWait has passed.
 func (in *Instance) ResumeTab(x Upstream, t *Tab) {

@@ -37,7 +37,7 @@ func (c *ClientConn) Send(k *Cmd) {
 // sendAs forwards k as another method (a stage's rewrite).
 func (c *ClientConn) SendAs(k *Cmd, m *MethodInfo) {
 	k.Out.Kind = OutForwarded
-	if err := c.Ext().Forward(c, k.Env.ID, m, []byte(m.Name), k.Params, k.Route.Via, k.Route.ReplyTo, nil); err != nil {
+	if err := c.Ext().Forward(c, k.Env.ID, m, m.NameBytes, k.Params, k.Route.Via, k.Route.ReplyTo, nil); err != nil {
 		c.notSent(k, err)
 	}
 }

@@ -56,11 +56,12 @@ type Upstream interface {
 	FireCall(method string, args ...any)
 
 	// Pending calls each with the client commands pending, under the
-	// connection's lock, until it returns false. each must not block.
-	Pending(each func(*PendingCall) bool)
-	// TakeWhere removes the client commands pending that match, and
-	// returns them in the order they were sent.
-	TakeWhere(match func(*PendingCall) bool) []PendingCall
+	// connection's lock, until it returns false. each only reads: it must
+	// not block, take the instance's lock or call the upstream.
+	Pending(each func(PendingCall) bool)
+	// TakeWhere removes the client commands pending that match (match as
+	// each above), and returns them in the order they were sent.
+	TakeWhere(match func(PendingCall) bool) []PendingCall
 	// End marks the connection gone: no new call is taken, the relay's
 	// own calls pending fail with ErrExtGone, and the client commands
 	// pending are removed and returned (EndUpstream answers them).
@@ -254,7 +255,7 @@ func goneError(pc *PendingCall, rootMsg string) (int64, string) {
 // FailWhere fails the client commands pending on x that match, in the
 // order they were sent, and reports how many.
 func FailWhere(x Upstream, match func(PendingCall) bool, code int64, why string) int {
-	failed := x.TakeWhere(func(pc *PendingCall) bool { return match(*pc) })
+	failed := x.TakeWhere(match)
 	for i := range failed {
 		pc := &failed[i]
 		code, why := code, why
@@ -310,7 +311,7 @@ const busyWindow = 30 * time.Second
 // every tab the person opens from the tab for ever.
 func BusyOn(x Upstream, tabID int64, now time.Time) bool {
 	busy := false
-	x.Pending(func(pc *PendingCall) bool {
+	x.Pending(func(pc PendingCall) bool {
 		busy = pc.TabID == tabID && pc.M != nil && pc.M.opens && now.Sub(pc.Start) < busyWindow
 		return !busy
 	})
@@ -322,7 +323,7 @@ func BusyOn(x Upstream, tabID int64, now time.Time) bool {
 // since, is waiting for Chrome's answer.
 func waitingOn(x Upstream, c *ClientConn, s *Session, since time.Time) bool {
 	waiting := false
-	x.Pending(func(pc *PendingCall) bool {
+	x.Pending(func(pc PendingCall) bool {
 		waiting = pc.Client == c && pc.Via == s && !pc.Start.After(since) && framesCommand(pc.M)
 		return !waiting
 	})

@@ -386,7 +386,7 @@ func (x *Conn) OnDetach(params []byte) {
 		c.Close(websocket.CloseNormalClosure, core.ReasonAllTabsDetached)
 	}
 	if probe {
-		in.Tasks.Spawn("is the tab there", func() { in.ProbeDetached(x, t) })
+		in.Tasks.Spawn("is the tab there", func() { x.probeDetached(t) })
 	}
 }
 

@@ -68,11 +68,11 @@ func (x *Conn) takePendingInto(id int64, pc *core.PendingCall) bool {
 
 // Pending calls each with the client commands pending, under x.mu, until
 // it returns false.
-func (x *Conn) Pending(each func(*core.PendingCall) bool) {
+func (x *Conn) Pending(each func(core.PendingCall) bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	for _, pc := range x.pending {
-		if pc.Kind == core.CallClient && !each(&pc) {
+		if pc.Kind == core.CallClient && !each(pc) {
 			return
 		}
 	}
@@ -80,11 +80,11 @@ func (x *Conn) Pending(each func(*core.PendingCall) bool) {
 
 // TakeWhere removes the client commands pending that match, and returns
 // them in the order they were sent.
-func (x *Conn) TakeWhere(match func(*core.PendingCall) bool) []core.PendingCall {
+func (x *Conn) TakeWhere(match func(core.PendingCall) bool) []core.PendingCall {
 	var ids []int64
 	x.mu.Lock()
 	for id, pc := range x.pending {
-		if pc.Kind == core.CallClient && match(&pc) {
+		if pc.Kind == core.CallClient && match(pc) {
 			ids = append(ids, id)
 		}
 	}

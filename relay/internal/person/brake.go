@@ -418,7 +418,7 @@ func checkScripts(in *core.Instance) {
 	now := time.Now()
 	late := map[brakeKey]bool{}
 	next := time.Duration(0)
-	x.Pending(func(pc *core.PendingCall) bool {
+	x.Pending(func(pc core.PendingCall) bool {
 		if pc.M == nil || !boundMethods[pc.M.Name] {
 			return true
 		}

@@ -228,16 +228,13 @@ func closeTarget(c *core.ClientConn, k core.Call) {
 	}
 	in := c.Inst
 	in.Lock()
-	acc, mine, held := t.Acc, t.OpenedByClient, t.Control != ""
-	if acc.Level == api.Full || (mine && !held) {
+	acc := t.Acc
+	ok := closable(t)
+	if ok {
 		t.ClosingByClient = true
 	}
 	in.Unlock()
-	if acc.Level != api.Full && (!mine || held) {
-		// A tab a person holds is theirs until they hand it back, even
-		// one the automation opened.
-		// The person's tab on a page automation may not act on is theirs
-		// to close.
+	if !ok {
 		d := core.AccessRefusal(acc)
 		in.Srv.Cfg.Metrics.CountRefusal(d)
 		in.Observe(core.Event{Actor: api.ActorClient, Kind: api.KindDenied, Method: k.Method, Rule: d.Rule, Outcome: api.OutcomeDenied, Detail: d.Message})
@@ -263,6 +260,12 @@ func closeTarget(c *core.ClientConn, k core.Call) {
 		if x = in.ExtBackFor(c.Ctx, x, t); x == nil {
 			break
 		}
+		// Judged again: while the extension was away a person may have
+		// stopped the automation or taken the tab, or the tab gone
+		// where automation may not act.
+		if c.StoppedSince(k) || !mayClose(in, t) {
+			break
+		}
 		again, cancel := c.CallCtx()
 		_, err = x.CallThen(again, answer, "chrome.tabs.remove", t.Id)
 		cancel()
@@ -273,6 +276,22 @@ func closeTarget(c *core.ClientConn, k core.Call) {
 		in.Unlock()
 		c.Fail(k, core.CodeServerError, "cdprelay: close tab: "+err.Error())
 	}
+}
+
+// closable reports whether the automation may close t: a tab where it
+// has full access, or one it opened that no person holds. A tab a person
+// holds is theirs until they hand it back, even one the automation
+// opened; the person's tab on a page automation may not act on is theirs
+// to close. Called with the lock held.
+func closable(t *core.Tab) bool {
+	return t.Acc.Level == api.Full || (t.OpenedByClient && t.Control == "")
+}
+
+// mayClose is closable, taking the lock.
+func mayClose(in *core.Instance, t *core.Tab) bool {
+	in.Lock()
+	defer in.Unlock()
+	return closable(t)
 }
 
 // maxCloseRetries bounds how often Target.closeTarget asks again for a

@@ -1,11 +1,11 @@
-package core
+package ext
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
 
 // Tabs that are gone without a word.
@@ -21,19 +21,19 @@ import (
 // gone. And whatever the extension, a tab Chrome says does not exist when
 // the relay attaches it is forgotten at once (attachTab).
 
+// whyStockGone is why the relay ends the sessions of a tab it takes for
+// gone.
+const whyStockGone = "the tab is gone or can no longer be debugged (the Playwright extension does not say which)"
+
 // probeDelays are the waits before each try of a tab the stock extension
 // let detach; after the last one, a tab that still cannot be attached is
 // taken for gone.
 var probeDelays = []time.Duration{250 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second}
 
-// tabGone reports whether an attach failed because Chrome has no such tab.
-func TabGone(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "No tab with given id")
-}
-
-// ProbeDetached finds out whether t, which the stock extension let detach,
+// probeDetached finds out whether t, which the stock extension let detach,
 // is still there.
-func (in *Instance) ProbeDetached(x Upstream, t *Tab) {
+func (x *Conn) probeDetached(t *core.Tab) {
+	in := x.Inst
 	for _, d := range probeDelays {
 		timer := time.NewTimer(d)
 		select {
@@ -43,7 +43,7 @@ func (in *Instance) ProbeDetached(x Upstream, t *Tab) {
 			return
 		}
 		st := in.Lock()
-		waiting := st.Ext == x && st.Shared(t) && t.State == TabDetached
+		waiting := x.isCurrent(st) && st.Shared(t) && t.State == core.TabDetached
 		in.Unlock()
 		if !waiting {
 			return // offered again, attached by someone, or gone
@@ -52,20 +52,21 @@ func (in *Instance) ProbeDetached(x Upstream, t *Tab) {
 		err := in.AttachTab(ctx, x, t)
 		cancel()
 		if err == nil {
-			in.tabBack(x, t)
+			x.tabBack(t)
 			return
 		}
-		if TabGone(err) {
+		if core.TabGone(err) {
 			return // attachTab forgot it
 		}
 	}
-	in.forgetTab(x, t, whyStockGone)
+	x.forgetTab(t, whyStockGone)
 }
 
 // tabBack hands a tab that is attached again to whoever wants it: an
 // auto-attaching client gets it as a new session, the live view restarts
 // its screencast; nobody: it is let go again.
-func (in *Instance) tabBack(x Upstream, t *Tab) {
+func (x *Conn) tabBack(t *core.Tab) {
+	in := x.Inst
 	st := in.Lock()
 	c, hs := st.Client, t.Handles
 	if c != nil && c.AutoAttach && st.Shared(t) {
@@ -73,23 +74,24 @@ func (in *Instance) tabBack(x Upstream, t *Tab) {
 	}
 	in.Unlock()
 	if len(hs) > 0 {
-		NotifyHandles(hs, api.TabEvent{Method: api.EventAttached})
+		core.NotifyHandles(hs, api.TabEvent{Method: api.EventAttached})
 	}
 	in.ReleaseIfUnused(x, t, false)
 }
 
 // forgetTab removes t, which is gone or can no longer be used, telling the
 // client why.
-func (in *Instance) forgetTab(x Upstream, t *Tab, why string) {
+func (x *Conn) forgetTab(t *core.Tab, why string) {
+	in := x.Inst
 	st := in.Lock()
-	if st.Ext != x || !st.Shared(t) {
+	if !x.isCurrent(st) || !st.Shared(t) {
 		in.Unlock()
 		return
 	}
 	target := t.TargetID
 	hs := st.RemoveTab(t, why)
 	in.Unlock()
-	in.Observe(Event{Actor: api.ActorRelay, Kind: api.KindDetach, Target: target, Outcome: api.OutcomeOK, Detail: why})
-	NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: JSONObj("reason", why)})
-	FailTab(x, t.Id)
+	in.Observe(core.Event{Actor: api.ActorRelay, Kind: api.KindDetach, Target: target, Outcome: api.OutcomeOK, Detail: why})
+	core.NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: core.JSONObj("reason", why)})
+	core.FailTab(x, t.Id)
 }
