@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 	"strconv"
@@ -648,4 +649,87 @@ func TestBrakeLeavesOthersPauses(t *testing.T) {
 	e.Event(1, "", "Debugger.paused", map[string]any{"reason": "other", "callFrames": []any{}, "hitBreakpoints": []string{"client-1"}})
 	h.event(c, from, "Debugger.paused")
 	close(answer)
+}
+
+// TestBrakeStrayPauseLetGo: a brake's pause that did not land in time
+// (stray) may land while the next brake on the session waits to see
+// whether the page is busy, before it asks for its own. It is the stray
+// one, and is let go: taken for the page's own, a client with the
+// Debugger on would hear a pause it never caused, and the page would
+// stay paused until it resumed it. The script is ended by the brake after
+// it.
+func TestBrakeStrayPauseLetGo(t *testing.T) {
+	t.Parallel()
+	bound := 100 * time.Millisecond
+	h := newHarness(t, config.Config{ScriptTimeout: bound})
+	page := newBusyPage()
+	var mu sync.Mutex
+	pauses, isolates := 0, 0
+	handler := func(tab int, sid, method string, params json.RawMessage) (any, error) {
+		if tab == 1 && sid == "" {
+			mu.Lock()
+			switch method {
+			case "Debugger.pause":
+				pauses++
+				if pauses == 1 {
+					// The first brake's pause does not land in time.
+					mu.Unlock()
+					page.mu.Lock()
+					page.seen = append(page.seen, method+" "+string(params))
+					page.mu.Unlock()
+					return map[string]any{}, nil
+				}
+			case "Runtime.getIsolateId":
+				isolates++
+				if pauses == 1 && isolates > 1 {
+					// The next brake looks whether the page is busy: the
+					// stray pause lands now.
+					pauses++
+					go func() {
+						time.Sleep(100 * time.Millisecond)
+						page.pause(tab, sid)
+					}()
+				}
+			}
+			mu.Unlock()
+		}
+		return page.handler(tab, sid, method, params)
+	}
+	e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Handler: handler})
+	page.e = e
+	c := h.client()
+	sess := h.autoAttach(c)[0]
+	// A client with the Debugger on hears the page's own pauses: it must
+	// not hear the brake's.
+	h.call(c, sess, "Debugger.enable", nil)
+	from := len(c.Messages())
+	id := h.send(c, sess, "Runtime.evaluate", map[string]any{"expression": "while(true){}"})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	m, _, err := c.WaitReply(ctx, id)
+	if err != nil {
+		page.mu.Lock()
+		paused := page.paused[""]
+		page.mu.Unlock()
+		t.Fatalf("the script that never ends was not ended (page paused: %t): %v; the tab got %v", paused, err, page.received("Debugger."))
+	}
+	if m.Error == nil || m.Error.Message != person.MsgScriptEnded(bound) {
+		t.Fatalf("the script that never ends: %s", m.Raw)
+	}
+	h.waitFor("the page is free", func() bool { return !page.isBusy("") })
+	page.mu.Lock()
+	paused := page.paused[""]
+	page.mu.Unlock()
+	if paused {
+		t.Fatal("the page was left paused")
+	}
+	got := page.received("Debugger.resume")
+	if len(got) != 2 || strings.Contains(got[0], "terminateOnResume") || !strings.Contains(got[1], `"terminateOnResume":true`) {
+		t.Fatalf("want the stray pause let go, then the script ended: %v", got)
+	}
+	for _, m := range c.Messages()[from:] {
+		if m.Method == "Debugger.paused" {
+			t.Fatalf("the client heard the brake's pause: %s", m.Raw)
+		}
+	}
 }

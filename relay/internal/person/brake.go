@@ -85,6 +85,10 @@ type brake struct {
 	// stray: the pause was asked for but did not land in time; it may
 	// land later, on the page's own next script, which is then let go.
 	stray bool
+	// strayBefore: this brake took the place of a stray one whose pause
+	// has not landed. A pause before this brake asks for its own is that
+	// one, and is let go; one after serves both (Chrome pauses once).
+	strayBefore bool
 }
 
 // brakes are an instance's brakes under way, and the bound's watch.
@@ -109,6 +113,12 @@ func pausedLocked(in *core.Instance, id int64, sid string) (unpause, ours bool) 
 	defer b.mu.Unlock()
 	k := brakeKey{id, sid}
 	br := b.m[k]
+	if br != nil && br.strayBefore {
+		br.strayBefore = false
+		if !br.asked {
+			return true, true // the stray pause of the brake before
+		}
+	}
 	if br == nil || !br.asked {
 		// Not the brake's: the page's own, or a client's, as without it.
 		return false, false
@@ -149,16 +159,24 @@ func endScript(ctx context.Context, in *core.Instance, x core.Upstream, id int64
 	if b.m == nil {
 		b.m = map[brakeKey]*brake{}
 	}
-	if old := b.m[k]; old != nil && !old.stray {
+	old := b.m[k]
+	if old != nil && !old.stray {
 		b.mu.Unlock()
 		return false // another is under way
 	}
+	br.strayBefore = old != nil
 	b.m[k] = br
 	b.mu.Unlock()
 	defer func() {
 		b.mu.Lock()
 		if b.m[k] == br && !br.stray {
-			delete(b.m, k)
+			if br.strayBefore {
+				// The stray pause before this brake is still to land: it
+				// stays expected, to be let go.
+				br.asked, br.stray, br.strayBefore = true, true, false
+			} else {
+				delete(b.m, k)
+			}
 		}
 		b.mu.Unlock()
 	}()
