@@ -202,7 +202,9 @@ func (in *Instance) attachCalls(ctx context.Context, x Upstream, t *Tab) (_ Targ
 	var loader string
 	docURL, loader = in.awaitFirstCommit(ctx, x, tabID)
 	in.Lock()
-	t.loaderID = loader
+	if t.away == nil && loader != t.loaderID { // a waiting tab's is what its client knows (awaydoc.go)
+		t.loaderID, t.loaded = loader, docLoad{}
+	}
 	in.Unlock()
 	if err := in.sanitizeHistory(ctx, x, t); err != nil {
 		return TargetInfo{}, "", false, err

@@ -21,8 +21,8 @@ import (
 // frameNavigated, as Chrome reports a new document, taken from the
 // document's own frame tree. The lifecycle events, the execution contexts
 // and the frames' sessions then come from Chrome itself as the client's
-// settings are set again (resume.go's replay), and the scripts for new
-// documents run in it, as they would have as it loaded.
+// settings are set again (resume.go's replay, then awayload.go), and the
+// scripts for new documents run in it, as they would have as it loaded.
 
 // frameNode is one frame of Page.getFrameTree, its frame as Chrome gave it.
 type frameNode struct {
@@ -61,6 +61,7 @@ func (in *Instance) showDocument(ctx context.Context, x Upstream, t *Tab) (fresh
 	if fresh {
 		// A new document: its frames and requests are its own.
 		t.Frames, t.BlindFrames, t.BlindReqs = nil, nil, nil
+		t.loaded = docLoad{seen: true}
 		if in.HasTiers() {
 			for _, f := range ft.FrameTree.ChildFrames {
 				st.noteFrames(t, f)

@@ -302,6 +302,7 @@ func (in *Instance) ResumeTab(x Upstream, t *Tab) {
 			break
 		}
 	}
+	in.tellLoaded(ctx, x, t, err)
 	st := in.Lock()
 	if st.stillAway(t, x) {
 		in.Unlock()

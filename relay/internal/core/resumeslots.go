@@ -13,6 +13,7 @@ type resumeTab struct {
 	// when not known): a resume tells by it whether the tab shows another
 	// one (awaydoc.go).
 	loaderID string
+	loaded   docLoad // what Chrome said of its loading (awayload.go)
 	// resuming is closed when a resume of the tab's sessions ends
 	// (resume.go); nil when none is under way. replay is what the
 	// sessions set that a resume sets again, in order; nextScript numbers

@@ -152,6 +152,7 @@ func (st *State) letGo(t *Tab, url string) {
 // whether the tab's title should be asked for (refreshTargetInfo), which
 // must happen outside the lock.
 func (st *State) trackPage(t *Tab, method, params []byte) (refresh, letGo bool) {
+	t.loaded.note(t, method, params) // awayload.go
 	switch string(method) {
 	case "Page.frameStartedNavigating":
 		// Chrome says where the main frame is going a few milliseconds
@@ -195,6 +196,7 @@ func (st *State) trackPage(t *Tab, method, params []byte) (refresh, letGo bool) 
 			full := string(u) + string(wire.StringField(f, "urlFragment"))
 			t.Frames, t.BlindFrames, t.BlindReqs = nil, nil, nil // a new document: its frames and requests are yet to come
 			t.loaderID = string(wire.StringField(f, "loaderId"))
+			t.loaded = docLoad{seen: true}
 			if st.setDocument(t, full) {
 				st.letGo(t, full)
 				return false, true
