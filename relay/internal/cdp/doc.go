@@ -5,9 +5,10 @@
 // command's params as Chrome reads them (exact keys, no key twice), the
 // params the relay judges, decoded once for every stage (args.go), which
 // params name an execution context and how (contexts.go), why Chrome
-// detached a tab by itself, in our extension's words (detach.go), and
+// detached a tab by itself, in our extension's words (detach.go),
 // Chrome's texts for a tab its browser's policy keeps the debugger out of
-// (policyrefusal.go).
+// (policyrefusal.go), and what Browser.getVersion says of a browser, read
+// from its user agent (browser.go).
 //
 // It is a leaf: it imports internal/wire, the JSON decoder that reads
 // params as Chrome does (go-json-experiment/json) and the standard library

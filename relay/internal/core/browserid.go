@@ -8,32 +8,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
+
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
-// BrowserInfo is what the extension reports about its browser.
-type BrowserInfo struct {
-	Product   string `json:"product"`
-	UserAgent string `json:"userAgent"`
-	Version   string `json:"version"`
-}
-
-var chromeVersion = regexp.MustCompile(`(HeadlessChrome|Chrome|Chromium)/(\d+(?:\.\d+){3})`)
-
-// InfoFromUA derives what Browser.getVersion reports from a user agent
-// and, when known, the full version; false when ua names no Chrome.
-func InfoFromUA(ua, full string) (BrowserInfo, bool) {
-	m := chromeVersion.FindStringSubmatch(ua)
-	if m == nil {
-		return BrowserInfo{}, false
-	}
-	version := m[2]
-	if full != "" {
-		version = full
-	}
-	// Chrome's own product, headless or not: the user agent says which.
-	return BrowserInfo{Product: "Chrome/" + version, UserAgent: ua, Version: version}, true
-}
+// BrowserInfo is what the extension reports about its browser
+// (cdp.BrowserInfo).
+type BrowserInfo = cdp.BrowserInfo
 
 // The browser remembered across restarts (the relay's Config.BrowserFile):
 // a Chrome's /json/version names its browser whether or not a client has
@@ -65,7 +46,7 @@ func LoadRemembered(path string) (BrowserInfo, error) {
 	if err := json.Unmarshal(b, &bi); err != nil {
 		return BrowserInfo{}, fmt.Errorf("remembered browser %s: %w", path, err)
 	}
-	if !chromeVersion.MatchString(bi.Product) || bi.UserAgent == "" {
+	if !cdp.IsChromeProduct(bi.Product) || bi.UserAgent == "" {
 		return BrowserInfo{}, fmt.Errorf("remembered browser %s: not a Chrome's", path)
 	}
 	return bi, nil

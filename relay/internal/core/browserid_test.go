@@ -4,49 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
-
-func TestInfoFromUA(t *testing.T) {
-	tests := []struct {
-		ua, full string
-		want     BrowserInfo
-		ok       bool
-	}{
-		{
-			ua:   "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36",
-			full: "156.0.8078.108",
-			want: BrowserInfo{Product: "Chrome/156.0.8078.108", Version: "156.0.8078.108"},
-			ok:   true,
-		},
-		{
-			// Not a secure context: the reduced version is all there is.
-			ua:   "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36",
-			want: BrowserInfo{Product: "Chrome/156.0.0.0", Version: "156.0.0.0"},
-			ok:   true,
-		},
-		{ua: "Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0"},
-		{ua: ""},
-	}
-	for _, tt := range tests {
-		got, ok := InfoFromUA(tt.ua, tt.full)
-		tt.want.UserAgent = tt.ua
-		if ok != tt.ok || (ok && got != tt.want) {
-			t.Errorf("InfoFromUA(%q, %q) = %+v, %t; want %+v, %t", tt.ua, tt.full, got, ok, tt.want, tt.ok)
-		}
-	}
-}
-
-func FuzzInfoFromUA(f *testing.F) {
-	f.Add("Mozilla/5.0 HeadlessChrome/156.0.0.0 Safari/537.36", "156.0.8078.108")
-	f.Add("Chrome/1.2.3.4", "")
-	f.Add("", "")
-	f.Fuzz(func(t *testing.T, ua, full string) {
-		info, ok := InfoFromUA(ua, full)
-		if ok && (info.UserAgent != ua || info.Version == "" || info.Product == "") {
-			t.Fatalf("InfoFromUA(%q, %q) = %+v", ua, full, info)
-		}
-	})
-}
 
 // TestRememberedBrowserIgnoresJunk: a damaged file is no browser.
 func TestRememberedBrowserIgnoresJunk(t *testing.T) {
@@ -67,7 +27,7 @@ func FuzzLoadBrowser(f *testing.F) {
 		file := filepath.Join(t.TempDir(), "browser.json")
 		os.WriteFile(file, b, 0o600)
 		bi, err := LoadRemembered(file)
-		if err == nil && bi.UserAgent != "" && !chromeVersion.MatchString(bi.Product) {
+		if err == nil && bi.UserAgent != "" && !cdp.IsChromeProduct(bi.Product) {
 			t.Errorf("accepted %q", b)
 		}
 	})
@@ -78,7 +38,7 @@ func FuzzLoadBrowser(f *testing.F) {
 func TestRemember(t *testing.T) {
 	t.Parallel()
 	file := filepath.Join(t.TempDir(), "state", "browser.json")
-	info, _ := InfoFromUA("Mozilla/5.0 HeadlessChrome/156.0.0.0 Safari/537.36", "156.0.8078.108")
+	info, _ := cdp.InfoFromUA("Mozilla/5.0 HeadlessChrome/156.0.0.0 Safari/537.36", "156.0.8078.108")
 	if err := Remember(file, info); err != nil {
 		t.Fatal(err)
 	}

@@ -123,7 +123,11 @@
 //     the policy read now, access, the fence) and then core.Fence's
 //     rewrite; what they refuse is not sent, and the client is told why.
 //     Scripts for new documents that tiers withheld are put back by tiers
-//     (initscripts.go), where they may run.
+//     (initscripts.go), where they may run. After it, a document that
+//     loaded while the tab's sessions waited may be asked its readyState
+//     (awayload.go: Runtime.evaluate, silent, by value; never on a blind
+//     tab or while the automation is stopped), when the client's own
+//     lifecycle events did not say how far it loaded.
 //   - Fire-and-forget commands (State.Fire, Upstream.Fire, FireCall): the
 //     consequences of a decision already taken, never judged again — the
 //     Fetch backstop's answers (fetchfence.go, rules.go, navhold.go), the

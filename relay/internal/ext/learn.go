@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
 
@@ -166,7 +167,7 @@ func (x *Conn) learnInfoFrom(ctx context.Context, t *core.Tab) error {
 	if err := json.Unmarshal(res, &r); err != nil {
 		return fmt.Errorf("ask tab %d: %w", t.Id, err)
 	}
-	info, ok := core.InfoFromUA(r.Result.Value.UserAgent, r.Result.Value.Full)
+	info, ok := cdp.InfoFromUA(r.Result.Value.UserAgent, r.Result.Value.Full)
 	if !ok {
 		return fmt.Errorf("tab %d: no Chrome version in its user agent", t.Id)
 	}
