@@ -382,7 +382,7 @@ func (s *Server) serveExtension(w http.ResponseWriter, r *http.Request, in *core
 	err = x.Run(s.Cfg.MaxMessageBytes)
 	reason := link.CloseReasonOf(err)
 	if !in.Wedged.Load() {
-		in.ExtensionGone(x, reason, core.CloseCodeOf(err))
+		in.ExtensionGone(x, reason, link.CloseCodeOf(err))
 	}
 	x.P.Shutdown(websocket.CloseNormalClosure, "")
 	<-x.P.WriterDone()

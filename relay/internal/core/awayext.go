@@ -3,7 +3,6 @@ package core
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -53,16 +52,6 @@ const (
 type extAway struct {
 	reason string    // why its connection ended
 	until  time.Time // when the client is closed if it is not back
-}
-
-// CloseCodeOf is the WebSocket close code a read loop ended with; 1006
-// (abnormal) when it saw no close frame.
-func CloseCodeOf(err error) int {
-	var ce *websocket.CloseError
-	if errors.As(err, &ce) {
-		return ce.Code
-	}
-	return websocket.CloseAbnormalClosure
 }
 
 // expectBack reports whether the extension whose connection ended with

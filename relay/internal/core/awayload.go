@@ -33,9 +33,13 @@ func (d *docLoad) note(t *Tab, method, params []byte) {
 	case "Page.frameStoppedLoading":
 		d.stopped = d.stopped || main
 	case "Page.lifecycleEvent":
-		if name := string(wire.StringField(params, "name")); main && string(wire.StringField(params, "loaderId")) == t.loaderID && name == "DOMContentLoaded" {
+		if !main || string(wire.StringField(params, "loaderId")) != t.loaderID {
+			return
+		}
+		switch string(wire.StringField(params, "name")) {
+		case "DOMContentLoaded":
 			d.domContentAt = append(json.RawMessage(nil), wire.Field(params, "timestamp")...)
-		} else if main && string(wire.StringField(params, "loaderId")) == t.loaderID && name == "load" {
+		case "load":
 			d.loadAt = append(json.RawMessage(nil), wire.Field(params, "timestamp")...)
 		}
 	}
@@ -45,20 +49,21 @@ func (d *docLoad) note(t *Tab, method, params []byte) {
 // that enabled Page the load events of its document they missed.
 func (in *Instance) tellLoaded(ctx context.Context, x Upstream, t *Tab, failed error) {
 	st := in.Lock()
-	d, loader, stopped := t.loaded, t.loaderID, st.StoppedBy != "" // a stopped page's script may be held
+	d, loader := t.loaded, t.loaderID
+	stopped := st.StoppedBy != "" // a stopped page's script may be held
 	ask := failed == nil && d.seen && loader != "" && t.Acc.Level != api.Blind && !(d.domContent && d.load && d.stopped)
 	in.Unlock()
-	state := "complete"
-	if !ask || d.loadAt == nil && stopped {
+	if !ask {
 		return
-	} else if d.loadAt == nil {
-		var r struct{ Result struct{ Value any } }
-		qctx, cancel := context.WithTimeout(ctx, time.Second)
-		res, err := x.SendCommand(qctx, t.Id, "", "Runtime.evaluate", map[string]any{"expression": "document.readyState", "returnByValue": true, "silent": true})
-		cancel()
-		if state = ""; err == nil && json.Unmarshal(res, &r) == nil {
-			state, _ = r.Result.Value.(string)
+	}
+	state := "complete"
+	if d.loadAt == nil {
+		// No lifecycle event said the document loaded: its readyState
+		// says how far it did (never asked of a stopped page).
+		if stopped {
+			return
 		}
+		state = in.readyState(ctx, x, t)
 	}
 	st = in.Lock()
 	defer in.Unlock()
@@ -71,17 +76,36 @@ func (in *Instance) tellLoaded(ctx context.Context, x Upstream, t *Tab, failed e
 		}
 		return map[string]any{"timestamp": ts}
 	}
+	done := state == "complete"
 	for _, s := range st.topSessions(t) {
-		if s.Enabled["Page"] && !t.loaded.domContent {
+		if !s.Enabled["Page"] {
+			continue
+		}
+		if !t.loaded.domContent {
 			st.Client.Event("Page.domContentEventFired", s, at(t.loaded.domContentAt))
 		}
-		if s.Enabled["Page"] && state == "complete" && !t.loaded.load {
+		if done && !t.loaded.load {
 			st.Client.Event("Page.loadEventFired", s, at(t.loaded.loadAt))
 		}
-		if s.Enabled["Page"] && state == "complete" && !t.loaded.stopped {
+		if done && !t.loaded.stopped {
 			st.Client.Event("Page.frameStoppedLoading", s, map[string]string{"frameId": t.TargetID})
 		}
 	}
-	done := state == "complete"
-	t.loaded.domContent, t.loaded.load, t.loaded.stopped = true, t.loaded.load || done, t.loaded.stopped || done
+	t.loaded.domContent = true
+	t.loaded.load = t.loaded.load || done
+	t.loaded.stopped = t.loaded.stopped || done
+}
+
+// readyState asks t's document how far it loaded ("" when it does not
+// answer within a second).
+func (in *Instance) readyState(ctx context.Context, x Upstream, t *Tab) string {
+	qctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	res, err := x.SendCommand(qctx, t.Id, "", "Runtime.evaluate", map[string]any{"expression": "document.readyState", "returnByValue": true, "silent": true})
+	var r struct{ Result struct{ Value any } }
+	if err != nil || json.Unmarshal(res, &r) != nil {
+		return ""
+	}
+	state, _ := r.Result.Value.(string)
+	return state
 }

@@ -453,6 +453,16 @@ func (p *Peer) CloseTooBig(limit int64) {
 	wslimit.Drain(p.conn, wslimit.DrainTime)
 }
 
+// CloseCodeOf is the WebSocket close code a read loop ended with; 1006
+// (abnormal) when it saw no close frame.
+func CloseCodeOf(err error) int {
+	var ce *websocket.CloseError
+	if errors.As(err, &ce) {
+		return ce.Code
+	}
+	return websocket.CloseAbnormalClosure
+}
+
 // CloseReasonOf describes why a read loop ended with err, for logs.
 func CloseReasonOf(err error) string {
 	var ce *websocket.CloseError
