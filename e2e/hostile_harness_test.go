@@ -468,6 +468,29 @@ func (p *person) eval(targetID, expr string) string {
 	return v
 }
 
+// evalLoaded is eval in an extension page that may still be loading (just
+// opened: its chrome.* comes with its document), tried again until it
+// answers or wait has passed.
+func (p *person) evalLoaded(targetID, expr string, wait time.Duration) string {
+	p.t.Helper()
+	deadline := time.Now().Add(wait)
+	for {
+		s := p.attach(targetID)
+		res, err := p.call(s, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true, "awaitPromise": true})
+		p.call("", "Target.detachFromTarget", map[string]any{"sessionId": s})
+		if err == nil {
+			var v string
+			if v, err = evalValue(res); err == nil {
+				return v
+			}
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("the person's evaluation in %s: %v", targetID, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // openTab opens a tab as the person would, and waits until it has loaded.
 // spareTab opens a tab of the person's that outlives the test, for a test
 // that must not leave the browser, or the relay's client, without a tab

@@ -312,7 +312,8 @@ func tabIDOfPerson(t *testing.T, p *person, targetID string) int64 {
 	if page == "" {
 		t.Fatal("no connect page to ask for tab ids")
 	}
-	v := p.eval(page, `chrome.debugger.getTargets().then((ts) => (ts.find((x) => x.id === `+quote(targetID)+`) || {}).tabId)`)
+	// The page may be one just opened, still loading.
+	v := p.evalLoaded(page, `chrome.debugger.getTargets().then((ts) => (ts.find((x) => x.id === `+quote(targetID)+`) || {}).tabId)`, 10*time.Second)
 	var id int64
 	if err := json.Unmarshal([]byte(v), &id); err != nil || id == 0 {
 		t.Fatalf("no tab id for target %s: %s", targetID, v)
