@@ -15,6 +15,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/cdprelay/cdprelay/internal/cdptest"
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 )
 
@@ -255,6 +256,31 @@ func TestHandleLivesThroughExtensionRestart(t *testing.T) {
 	}
 }
 
+// awayWhileClosing has a client close tab 2 (Target.closeTarget, whose id
+// it returns) and our extension's worker stop before the tab is removed.
+// It returns the index of the client's first message after the stop.
+func awayWhileClosing(t *testing.T) (h *harness, c *cdptest.Client, closing int64, from int) {
+	t.Helper()
+	h = newHarness(t, config.Config{ExtensionGrace: 50 * time.Millisecond})
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	gate := func(method string, _ []json.RawMessage) {
+		if method == "chrome.tabs.remove" {
+			once.Do(func() { close(entered) })
+			<-release // the worker stopped before it removed the tab
+		}
+	}
+	e := h.ext(fakeext.Options{Tabs: twoTabs, Features: wakeFeatures, Gate: gate})
+	c = h.client()
+	h.autoAttach(c)
+	closing = h.send(c, "", "Target.closeTarget", map[string]any{"targetId": tid(2)})
+	<-entered
+	from = len(c.Messages())
+	e.CloseGoingAway()
+	close(release)
+	return h, c, closing, from
+}
+
 // TestExtensionAwayCloseTarget: our extension's worker stops while the
 // client's Target.closeTarget is under way, before the tab was removed.
 // The tab stays open, and its sessions wait for the extension: the
@@ -265,23 +291,7 @@ func TestHandleLivesThroughExtensionRestart(t *testing.T) {
 // resumed, left them waiting forever.
 func TestExtensionAwayCloseTarget(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, config.Config{ExtensionGrace: 50 * time.Millisecond})
-	entered, release := make(chan struct{}), make(chan struct{})
-	var once sync.Once
-	gate := func(method string, _ []json.RawMessage) {
-		if method == "chrome.tabs.remove" {
-			once.Do(func() { close(entered) })
-			<-release // the worker stopped before it removed the tab
-		}
-	}
-	e := h.ext(fakeext.Options{Tabs: twoTabs, Features: wakeFeatures, Gate: gate})
-	c := h.client()
-	h.autoAttach(c)
-	closing := h.send(c, "", "Target.closeTarget", map[string]any{"targetId": tid(2)})
-	<-entered
-	from := len(c.Messages())
-	e.CloseGoingAway()
-	close(release)
+	h, c, closing, from := awayWhileClosing(t)
 
 	e2 := h.ext(fakeext.Options{Tabs: twoTabs, Features: wakeFeatures})
 	m, at := h.reply(c, closing)
@@ -304,22 +314,7 @@ func TestExtensionAwayCloseTarget(t *testing.T) {
 // and the tab stays open.
 func TestExtensionAwayCloseTargetStopped(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, config.Config{ExtensionGrace: 50 * time.Millisecond})
-	entered, release := make(chan struct{}), make(chan struct{})
-	var once sync.Once
-	gate := func(method string, _ []json.RawMessage) {
-		if method == "chrome.tabs.remove" {
-			once.Do(func() { close(entered) })
-			<-release // the worker stopped before it removed the tab
-		}
-	}
-	e := h.ext(fakeext.Options{Tabs: twoTabs, Features: wakeFeatures, Gate: gate})
-	c := h.client()
-	h.autoAttach(c)
-	closing := h.send(c, "", "Target.closeTarget", map[string]any{"targetId": tid(2)})
-	<-entered
-	e.CloseGoingAway()
-	close(release)
+	h, c, closing, _ := awayWhileClosing(t)
 	in := h.srv.Default()
 	h.waitFor("the extension gone", func() bool { return !in.Status().Extension })
 	if err := in.Stop("person"); err != nil {

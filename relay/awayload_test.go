@@ -70,6 +70,20 @@ func (l *loadTab) handle(tabID int, sessionID, method string, params json.RawMes
 	return l.pageTab.handle(tabID, sessionID, method, params)
 }
 
+// loadHarness is a client auto-attached to two tabs of our extension, the
+// first a loadTab.
+func loadHarness(t *testing.T) (*harness, *loadTab, *fakeext.Ext, *cdptest.Client) {
+	t.Helper()
+	l := &loadTab{pageTab: newPageTab(t)}
+	l.next()
+	h := newHarness(t, config.Config{ExtensionGrace: 50 * time.Millisecond})
+	e := h.ext(fakeext.Options{Tabs: twoTabs, Handler: l.handle, Features: wakeFeatures})
+	l.use(e)
+	c := h.client()
+	h.autoAttach(c)
+	return h, l, e, c
+}
+
 // awayWhileLoading stops the extension under a client whose tab 1 then
 // commits and loads another document, brings a new one, and returns the
 // index of the client's first message after the stop.
@@ -94,13 +108,7 @@ func awayWhileLoading(t *testing.T, h *harness, l *loadTab, e *fakeext.Ext, c *c
 // order. A tab that did not move hears nothing of the kind.
 func TestExtensionAwayMissedLoad(t *testing.T) {
 	t.Parallel()
-	l := &loadTab{pageTab: newPageTab(t)}
-	l.next()
-	h := newHarness(t, config.Config{ExtensionGrace: 50 * time.Millisecond})
-	e := h.ext(fakeext.Options{Tabs: twoTabs, Handler: l.handle, Features: wakeFeatures})
-	l.use(e)
-	c := h.client()
-	h.autoAttach(c)
+	h, l, e, c := loadHarness(t)
 	for _, s := range []string{"pw-tab-1", "pw-tab-2"} {
 		h.call(c, s, "Page.enable", nil)
 		h.call(c, s, "Page.setLifecycleEventsEnabled", map[string]any{"enabled": true})
@@ -150,13 +158,7 @@ func TestExtensionAwayMissedLoad(t *testing.T) {
 // the document's readyState, and nothing of the lifecycle.
 func TestExtensionAwayMissedLoadPageOnly(t *testing.T) {
 	t.Parallel()
-	l := &loadTab{pageTab: newPageTab(t)}
-	l.next()
-	h := newHarness(t, config.Config{ExtensionGrace: 50 * time.Millisecond})
-	e := h.ext(fakeext.Options{Tabs: twoTabs, Handler: l.handle, Features: wakeFeatures})
-	l.use(e)
-	c := h.client()
-	h.autoAttach(c)
+	h, l, e, c := loadHarness(t)
 	h.call(c, "pw-tab-1", "Page.enable", nil)
 	from := awayWhileLoading(t, h, l, e, c)
 

@@ -63,6 +63,12 @@ func (b *busyPage) isBusy(sid string) bool {
 	return b.busy[sid] != nil
 }
 
+func (b *busyPage) isPaused(sid string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.paused[sid]
+}
+
 func (b *busyPage) waitBusy(h *harness, sid string) {
 	h.t.Helper()
 	h.waitFor("the page is busy", func() bool { return b.isBusy(sid) })
@@ -385,10 +391,7 @@ func TestBrakeNeverLeavesPagePaused(t *testing.T) {
 				t.Fatalf("the script that never ends: %s", m.Raw)
 			}
 			h.waitFor("the page is free", func() bool { return !page.isBusy("") })
-			page.mu.Lock()
-			paused := page.paused[""]
-			page.mu.Unlock()
-			if paused {
+			if page.isPaused("") {
 				t.Fatal("the page was left paused")
 			}
 			if got := page.received("Debugger.resume"); len(got) != 1 || !strings.Contains(got[0], `"terminateOnResume":true`) {
@@ -708,19 +711,13 @@ func TestBrakeStrayPauseLetGo(t *testing.T) {
 	defer cancel()
 	m, _, err := c.WaitReply(ctx, id)
 	if err != nil {
-		page.mu.Lock()
-		paused := page.paused[""]
-		page.mu.Unlock()
-		t.Fatalf("the script that never ends was not ended (page paused: %t): %v; the tab got %v", paused, err, page.received("Debugger."))
+		t.Fatalf("the script that never ends was not ended (page paused: %t): %v; the tab got %v", page.isPaused(""), err, page.received("Debugger."))
 	}
 	if m.Error == nil || m.Error.Message != person.MsgScriptEnded(bound) {
 		t.Fatalf("the script that never ends: %s", m.Raw)
 	}
 	h.waitFor("the page is free", func() bool { return !page.isBusy("") })
-	page.mu.Lock()
-	paused := page.paused[""]
-	page.mu.Unlock()
-	if paused {
+	if page.isPaused("") {
 		t.Fatal("the page was left paused")
 	}
 	got := page.received("Debugger.resume")
