@@ -32,12 +32,14 @@ func init() {
 	core.AddEmulations(browser.WindowEmulations())
 	core.AddEmulations(browser.DownloadEmulations())
 	core.AddOutcomeHooks(browser.DownloadOutcomes())
+	core.AddLifecycle(rules.Backstop())
 	core.AddLifecycle(rules.NetFence())
 	core.AddLifecycle(creds.Lifecycle())
 	core.AddLifecycle(person.Lifecycle())
 	core.AddLifecycle(person.BrakeLifecycle())
 	core.SetScrubber(creds.Scrubber())
 	core.SetDialogs(person.DialogHooks())
+	core.SetBackstop(rules.Fenced)
 	core.SetAuthority(person.AuthorityHooks())
 	core.SetOrder(commands(), events(), replies())
 }
@@ -73,7 +75,7 @@ func commands() []core.CmdStage {
 		{Name: "tiers.NavTo", Run: tier.Prepare, Wants: tier.WantsNavTo},
 		{Name: "creds.Secret", Run: creds.Secret, Wants: creds.WantsSecret},
 		{Name: "creds.LockGates", Run: creds.SecretGates, Wants: creds.WantsLockGates},
-		{Name: "core.Fence", Run: (*core.ClientConn).Fence, Wants: core.WantsFence},
+		{Name: "rules.Fence", Run: rules.Fence, Wants: rules.WantsFence, Replays: true},
 		{Name: "core.Emulate", Run: (*core.ClientConn).Emulate, Wants: core.WantsEmulate},
 		{Name: "core.NeedsPage", Run: (*core.ClientConn).NeedsPage},
 		{Name: "core.ScreencastNote", Run: (*core.ClientConn).ScreencastNote, Wants: core.WantsScreencastNote},
@@ -108,12 +110,12 @@ func events() []core.EventStage {
 		}},
 		{Name: "tiers.Guard", Run: tier.GuardWorld, Wants: func(n string) bool { return strings.HasPrefix(n, "Runtime.executionContext") }},
 		{Name: "person.BrakePause", Run: person.BrakePause, Wants: core.IsEvent("Debugger.paused")},
-		{Name: "core.Backstop", Run: (*core.Instance).BackstopPause, Wants: core.IsEvent("Fetch.requestPaused")},
+		{Name: "rules.Backstop", Run: rules.Pause, Wants: core.IsEvent("Fetch.requestPaused")},
 		{Name: "person.LetGoOn", Run: person.LetGoOn, Wants: core.IsEvent("Fetch.requestPaused", "Fetch.authRequired", "Debugger.paused")},
 		{Name: "core.Session", Run: (*core.Instance).SessionOf},
 		{Name: "core.Children", Run: (*core.Instance).Children, Wants: core.IsEvent("Target.attachedToTarget", "Target.detachedFromTarget")},
 		{Name: "person.BrakeChild", Run: person.BrakeChild, Wants: core.IsEvent("Target.attachedToTarget")},
-		{Name: "core.FenceChild", Run: (*core.Instance).FenceChild, Wants: core.IsEvent("Target.attachedToTarget")},
+		{Name: "rules.FenceChild", Run: rules.FenceChild, Wants: core.IsEvent("Target.attachedToTarget")},
 		{Name: "tiers.ChildPage", Run: tier.ChildPage, Wants: core.IsEvent("Target.attachedToTarget")},
 		{Name: "tiers.BlindChild", Run: tier.BlindChild, Wants: core.IsEvent("Target.attachedToTarget")},
 		{Name: "person.ResumeWaiting", Run: person.ResumeWaiting, Wants: core.IsEvent("Target.attachedToTarget")},

@@ -721,6 +721,34 @@ func TestCommandOrderPins(t *testing.T) {
 			t.Fatalf("the client's Fetch.disable went as %q", sent)
 		}
 	})
+
+	// The fence acts on a resume's replay too (CmdStage.Replays): the
+	// client's Fetch.enable is set again with the backstop's pattern, after
+	// the attach's own. Catches a replay that runs the judging rows only:
+	// the client's patterns alone would replace the backstop's, and a
+	// navigation to a refused host would no longer be paused.
+	t.Run("the fence on a replay", func(t *testing.T) {
+		rec := &auditRecorder{}
+		h := newHarness(t, config.Config{Observer: rec, Policy: orderPolicy{fence: true, denyURL: "evil"}})
+		e := h.ext(fakeext.Options{Tabs: twoTabs[:1], Features: ourFeatures})
+		c := h.client()
+		sess := h.autoAttach(c)[0]
+		h.call(c, sess, "Fetch.enable", map[string]any{"patterns": []map[string]any{{"urlPattern": "*api*"}}})
+		before := len(e.Commands())
+		e.DetachByBrowser(1, "target_closed", map[string]any{"cause": "extension_frame", "cleared": true, "guard": true})
+		h.waitFor("the resume", func() bool { return rec.find(api.KindAttach, "resumed") })
+		var enables []string
+		for _, s := range cdpSent(e, before) {
+			if p, ok := strings.CutPrefix(s, "Fetch.enable "); ok {
+				enables = append(enables, p)
+			}
+		}
+		if len(enables) != 2 {
+			t.Fatalf("Fetch.enable sent %d times on the resume, want the attach's and the replay's: %q", len(enables), enables)
+		}
+		mustMatch(t, []byte(enables[0]), `{"patterns":[{"urlPattern":"*","resourceType":"Document","requestStage":"Request"}],"handleAuthRequests":false}`)
+		mustMatch(t, []byte(enables[1]), `{"patterns":[{"urlPattern":"*","resourceType":"Document","requestStage":"Request"},{"urlPattern":"*api*"}],"handleAuthRequests":false}`)
+	})
 }
 
 // auditedEvents returns what r was told so far.

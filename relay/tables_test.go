@@ -86,7 +86,7 @@ func TestCommandOrder(t *testing.T) {
 		"tiers.NavTo",
 		"creds.Secret",
 		"creds.LockGates",
-		"core.Fence",
+		"rules.Fence",
 		"core.Emulate",
 		"core.NeedsPage",
 		"core.ScreencastNote",
@@ -196,6 +196,9 @@ func TestAssembly(t *testing.T) {
 	if !core.HasDialogs() {
 		t.Fatal("the core has no dialogs: the facade's init must set the person's")
 	}
+	if !core.HasBackstop() {
+		t.Fatal("the core has no backstop: the facade's init must set the rules', or a navigation to the relay's own page lets the tab go")
+	}
 	if !core.HasAuthority() {
 		t.Fatal("the core has no authority: the facade's init must set the person's, or nobody can stop the automation")
 	}
@@ -218,12 +221,12 @@ func TestEventOrder(t *testing.T) {
 		"core.RelayWorld",
 		"tiers.Guard",
 		"person.BrakePause",
-		"core.Backstop",
+		"rules.Backstop",
 		"person.LetGoOn",
 		"core.Session",
 		"core.Children",
 		"person.BrakeChild",
-		"core.FenceChild",
+		"rules.FenceChild",
 		"tiers.ChildPage",
 		"tiers.BlindChild",
 		"person.ResumeWaiting",

@@ -62,7 +62,7 @@ func (st *State) computeAccess(t *Tab) TabAccess {
 	case web && in.Srv.OwnURL(u):
 		a, _ := in.Srv.ownAccess(u, "the tab")
 		return a
-	case web && in.fencing():
+	case web && in.Fencing():
 		if d := in.Srv.PolicyBox.Load().URL(in.ProfileName, u); d.Verdict != Allow {
 			return TabAccess{Level: api.Blind, Rule: ruleOutsideFence,
 				Why: "the tab is on " + api.Origin(u) + ", outside the hosts automation may use (" + strings.TrimPrefix(d.Message, "Denied by cdprelay policy: ") + "); navigate it back"}
@@ -305,4 +305,13 @@ func (t *Tab) ShownOrigin() string {
 
 func AccessRefusal(acc TabAccess) Decision {
 	return Decision{Verdict: Deny, Rule: acc.Rule, Message: "cdprelay: " + acc.Level.String() + ": " + acc.Why}
+}
+
+// Fencing reports whether navigations of this instance need the
+// navigation backstop (the rules stage's): when the fence can refuse a
+// host, when some sites have a tier (whatever the client set up is lifted
+// before a stricter page commits), and when a person is asked about hosts
+// (where a navigation ends is asked).
+func (in *Instance) Fencing() bool {
+	return in.Srv.PolicyBox.Load().FencesNavigation(in.ProfileName) || in.HasTiers() || in.AsksNavigation()
 }

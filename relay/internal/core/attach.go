@@ -70,7 +70,7 @@ func (in *Instance) AttachTab(ctx context.Context, x Upstream, t *Tab) error {
 
 	// Once asked, Chrome attaches whether or not the caller still waits:
 	// the calls run to their end so that the tab's state stays Chrome's.
-	ti, docURL, fenced, err := in.attachCalls(context.WithoutCancel(ctx), x, t)
+	ti, docURL, err := in.attachCalls(context.WithoutCancel(ctx), x, t)
 	st := in.Lock()
 	release := t.releaseAfterAttach
 	t.releaseAfterAttach = false
@@ -113,13 +113,6 @@ func (in *Instance) AttachTab(ctx context.Context, x Upstream, t *Tab) error {
 	}
 	t.SetState(TabAttached, nil)
 	t.DetachReason = ""
-	if fenced {
-		fs := t.fetchOf("")
-		fs.Fence = true
-		if fs.Patterns == nil {
-			fs.Patterns = in.backstop()
-		}
-	}
 	in.Unlock()
 	return nil
 }
@@ -147,12 +140,12 @@ func (st *State) attached(t *Tab, ti TargetInfo, docURL string) {
 	}
 }
 
-func (in *Instance) attachCalls(ctx context.Context, x Upstream, t *Tab) (_ TargetInfo, docURL string, fenced bool, err error) {
+func (in *Instance) attachCalls(ctx context.Context, x Upstream, t *Tab) (_ TargetInfo, docURL string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, in.Srv.Cfg.CallTimeout)
 	defer cancel()
 	tabID := t.Id
 	if _, err := x.Call(ctx, "chrome.debugger.attach", Debuggee(tabID, ""), "1.3"); err != nil {
-		return TargetInfo{}, "", false, fmt.Errorf("attach tab %d: %w", tabID, in.noteAttachRefusal(t, err))
+		return TargetInfo{}, "", fmt.Errorf("attach tab %d: %w", tabID, in.noteAttachRefusal(t, err))
 	}
 	defer func() {
 		if err != nil {
@@ -162,32 +155,23 @@ func (in *Instance) attachCalls(ctx context.Context, x Upstream, t *Tab) (_ Targ
 	}()
 	res, err := x.SendCommand(ctx, tabID, "", "Target.getTargetInfo", nil)
 	if err != nil {
-		return TargetInfo{}, "", false, fmt.Errorf("target info of tab %d: %w", tabID, err)
+		return TargetInfo{}, "", fmt.Errorf("target info of tab %d: %w", tabID, err)
 	}
 	var r struct {
 		TargetInfo TargetInfo `json:"targetInfo"`
 	}
 	if err := json.Unmarshal(res, &r); err != nil {
-		return TargetInfo{}, "", false, fmt.Errorf("target info of tab %d: %w", tabID, err)
+		return TargetInfo{}, "", fmt.Errorf("target info of tab %d: %w", tabID, err)
 	}
-	if pats := in.backstop(); len(pats) > 0 {
-		// The backstop is in place before anything else, the wait for a
-		// popup's first commit included; and its state is recorded before
-		// the Fetch.enable goes out, so that a request Chrome pauses at once
-		// is judged, not left paused.
-		in.Lock()
-		fs := t.fetchOf("")
-		fs.Fence, fs.Patterns = true, pats
-		in.Unlock()
-		if _, err := x.SendCommand(ctx, tabID, "", "Fetch.enable", FetchParams(pats, nil)); err != nil {
-			return TargetInfo{}, "", false, fmt.Errorf("navigation fence on tab %d: %w", tabID, err)
-		}
-		fenced = true
+	// What must be in place before anything else (the navigation
+	// backstop: before the wait for a popup's first commit too).
+	if err := in.attaching(ctx, x, t); err != nil {
+		return TargetInfo{}, "", err
 	}
 	// The relay follows where the tab goes from its Page events, whether or
 	// not a client enables Page (events.go).
 	if _, err := x.SendCommand(ctx, tabID, "", "Page.enable", nil); err != nil {
-		return TargetInfo{}, "", false, fmt.Errorf("page events of tab %d: %w", tabID, err)
+		return TargetInfo{}, "", fmt.Errorf("page events of tab %d: %w", tabID, err)
 	}
 	// The brake needs the Debugger on before any script starts (person's brake.go).
 	BrakeOn(x, tabID, "")
@@ -197,7 +181,7 @@ func (in *Instance) attachCalls(ctx context.Context, x Upstream, t *Tab) (_ Targ
 	t.contextsOf("").held = true
 	in.Unlock()
 	if _, err := x.SendCommand(ctx, tabID, "", "Runtime.enable", nil); err != nil {
-		return TargetInfo{}, "", false, fmt.Errorf("execution contexts of tab %d: %w", tabID, err)
+		return TargetInfo{}, "", fmt.Errorf("execution contexts of tab %d: %w", tabID, err)
 	}
 	var loader string
 	docURL, loader = in.awaitFirstCommit(ctx, x, tabID)
@@ -207,9 +191,9 @@ func (in *Instance) attachCalls(ctx context.Context, x Upstream, t *Tab) (_ Targ
 	}
 	in.Unlock()
 	if err := in.sanitizeHistory(ctx, x, t); err != nil {
-		return TargetInfo{}, "", false, err
+		return TargetInfo{}, "", err
 	}
-	return r.TargetInfo, docURL, fenced, nil
+	return r.TargetInfo, docURL, nil
 }
 
 // sanitizeHistory clears the back and forward history of a tab that holds

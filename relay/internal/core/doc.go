@@ -44,13 +44,14 @@
 // that does not end, and taking over a tab are the person's stage's
 // (authority.go hands them over).
 //
-// So are the fences that apply the policy to what the browser does on its
-// own, because every concern's requests pass through them: the navigation
-// backstop on the Fetch domain and its multiplexing of the client's own
-// Fetch (fetchfence.go, fetchmux.go, navhold.go, the rows core.Fence,
-// core.Backstop and core.FenceChild). The extension's first-request
-// rules, and the operator's and the relay's own rules that judge a
-// command, are the rules stage's (package rules).
+// The fences that apply the policy to what the browser does on its own are
+// the rules stage's (package rules): the navigation backstop on the Fetch
+// domain and its multiplexing of the client's own Fetch (the rows
+// rules.Fence, rules.Backstop and rules.FenceChild, set up as a tab
+// attaches by the Attaching hook), and the extension's first-request
+// rules. What the backstop lets through may still be held by the core
+// while the client's settings are lifted for where it goes or a person is
+// asked (navhold.go, State.HoldDocument).
 //
 // So is a tab's access (full, read-only, blind, and why), which every part
 // of the relay reads: deciding it from the policy and following the tab's
@@ -75,9 +76,9 @@
 //   - What each concern keeps per tab, session, client and instance: for a
 //     stage package, its slots (slots.go), declared in the package
 //     (browser: downloadcalls.go; creds: stageslots.go; person:
-//     slots.go); for the tiers, still here, and the core's own parts, a
+//     slots.go; rules: backstop.go); for the tiers, still here, and the core's own parts, a
 //     struct in a slots file (tierslots.go, personslots.go,
-//     fenceslots.go, resumeslots.go), embedded in Tab, Session, State,
+//     resumeslots.go), embedded in Tab, Session, State,
 //     ClientConn or Instance. What stays in those structs directly is the
 //     core's own.
 //   - What of each concern needs no instance, tab or client — its tables,
@@ -113,15 +114,17 @@
 // its own, and each goes through what must see it:
 //
 //   - Attach (attach.go): chrome.debugger.attach, Target.getTargetInfo,
-//     the backstop's Fetch.enable on a fenced tab, Page.enable,
+//     what the stages put in place first (Lifecycle.Attaching: the
+//     backstop's Fetch.enable on a fenced tab), Page.enable,
 //     Runtime.enable, the history check of a tab that once held a page that
 //     is never shared. Before any client command: the tab is not the
 //     client's until they are done.
 //   - A resume's replay (resume.go): what the client had set on the tab is
 //     sent again when the tab is attached again. Each command runs the
 //     judging rows of the commands table as the relay's own (judgeReplayed:
-//     the policy read now, access, the fence) and then core.Fence's
-//     rewrite; what they refuse is not sent, and the client is told why.
+//     the policy read now, access, the fence) and then the rows that act
+//     on the relay's own commands (CmdStage.Replays: rules.Fence's
+//     rewrite); what they refuse is not sent, and the client is told why.
 //     Scripts for new documents that tiers withheld are put back by tiers
 //     (initscripts.go), where they may run. After it, a document that
 //     loaded while the tab's sessions waited may be asked its readyState

@@ -17,8 +17,6 @@ import (
 type eventEffects struct {
 	frameTo     []*TabHandle // screencast frame for the live view
 	frameClient bool         // ... of the client's own screencast
-	Paused      PausedAction // what the backstop does with a Fetch.requestPaused
-	fenceChild  string       // a new out-of-process frame to fence
 	dropped     []*Session   // child sessions that went: fail their commands
 	refresh     bool         // ask the tab for its title
 	Resume      string       // a child of a blind tab waiting for a debugger: resume it
@@ -144,16 +142,6 @@ func (in *Instance) RelayWorld(e *EventMsg) bool {
 	return true
 }
 
-// BackstopPause (core.Backstop): the navigation backstop sees a paused
-// request first; the client gets it only when its own patterns asked for
-// it.
-func (in *Instance) BackstopPause(e *EventMsg) bool {
-	if e.Tab.Fetch != nil {
-		e.Fx.Paused = e.State.judgePaused(e.Tab, string(e.Sid), e.Params)
-	}
-	return true
-}
-
 // SessionOf (core.Session): the client and its session the event goes
 // to; none: only the relay's own handles may want it.
 func (in *Instance) SessionOf(e *EventMsg) bool {
@@ -200,15 +188,6 @@ func ChildType(e *EventMsg) []byte {
 	return wire.StringField(wire.Field(e.Params, "targetInfo"), "type")
 }
 
-// FenceChild (core.FenceChild): an out-of-process frame navigates
-// through its own session: fence it too, before the client resumes it.
-func (in *Instance) FenceChild(e *EventMsg) bool {
-	if e.NewChild != nil && string(ChildType(e)) == "iframe" {
-		e.Fx.fenceChild = e.NewChild.Id
-	}
-	return true
-}
-
 // CountEvent (core.Count): what reaches the client is counted.
 func (in *Instance) CountEvent(e *EventMsg) bool {
 	in.Srv.Cfg.Metrics.Count(metrics.DirEvent, e.info.domain, len(e.Params))
@@ -242,10 +221,6 @@ func (in *Instance) DeliverEvent(e *EventMsg) bool {
 func (in *Instance) afterEvent(x Upstream, t *Tab, sid, params []byte, fx *eventEffects) {
 	if fx.frameTo != nil {
 		NotifyHandles(fx.frameTo, api.TabEvent{Method: "Page.screencastFrame", Params: append([]byte(nil), params...), ClientScreencast: fx.frameClient})
-	}
-	fx.Paused.run(in, x, t, string(sid))
-	if fx.fenceChild != "" {
-		in.enableFence(x, t, fx.fenceChild)
 	}
 	failSessions(x, fx.dropped)
 	if fx.Resume != "" {

@@ -10,40 +10,6 @@ import (
 // it, sends it as the fence has it), and what a command that goes to the
 // tab does on its way.
 
-// WantsFence: the client's share of the Fetch domain.
-func WantsFence(m *MethodInfo) bool { return m.Name == "Fetch.enable" || m.Name == "Fetch.disable" }
-
-// 10. fence (core.Fence): on a fenced session the client's Fetch.enable
-// and Fetch.disable become one Fetch.enable that keeps the backstop's
-// pattern, whichever session sent them (before the emulation, which would
-// watch them as a domain switch).
-func (c *ClientConn) Fence(k *Cmd) bool {
-	if !k.Route.fenced {
-		return true
-	}
-	enable := k.M.Name == "Fetch.enable"
-	if !enable && k.M.Name != "Fetch.disable" {
-		return true // a resume's replay calls it for every setting
-	}
-	in := c.Inst
-	sid := ""
-	if k.Route.Via.Child {
-		sid = k.Route.Via.Id
-	}
-	st := in.Lock()
-	k.Params = st.fetchRewrite(k.Route.Tab, sid, &k.Args, enable, k.Route.ReplyTo)
-	if k.Route.top && !k.Own {
-		st.RecordSwitch(k.Route.Tab, "Fetch", enable, k.Env.Params)
-	}
-	in.Unlock()
-	if k.Own {
-		k.M = MethodFetchEnable // sent by the replay, as rewritten
-		return false
-	}
-	c.SendAs(k, MethodFetchEnable)
-	return false
-}
-
 // WantsEmulate: the methods emulated answers for some session: the
 // browser's and the targets' (at any level), a history entry, and the
 // domain switches of a tab's sessions.
@@ -115,7 +81,7 @@ func (c *ClientConn) noteClientScreencast(t *Tab, on bool) {
 // resume sets again is kept for that (resume.go).
 func (c *ClientConn) SendStage(k *Cmd) bool {
 	if k.M.Replay != ReplayNone {
-		if k.Route.top {
+		if k.Route.Top {
 			c.sendKept(k)
 			return true
 		}

@@ -23,6 +23,11 @@ type Lifecycle struct {
 	// without the lock; it may call the extension, bounded by the call
 	// timeout.
 	LettingGo func(in *Instance, x Upstream, t *Tab)
+	// Attaching: the debugger is on t and Chrome said what t is; nothing
+	// else was sent yet, not even Page.enable, and no request of the tab
+	// was seen. Called without the lock; it may call the extension,
+	// bounded by ctx. An error fails the attach (the debugger comes off).
+	Attaching func(ctx context.Context, in *Instance, x Upstream, t *Tab) error
 	// DocumentLocked: t's main frame committed a new document
 	// (Page.frameNavigated of the tab's own session, before the core notes
 	// the new URL); params are the event's.
@@ -30,6 +35,9 @@ type Lifecycle struct {
 	// DetachedLocked: t lost its debugger; what was kept of its requests
 	// is void.
 	DetachedLocked func(t *Tab)
+	// ChildGoneLocked: child session cs of t (an out-of-process frame's or
+	// a worker's) went; what was kept of it is void.
+	ChildGoneLocked func(t *Tab, cs *Session)
 	// ClientArriving: a client is about to be let through to x: its
 	// first command (or its first since the extension came back) is read
 	// once every hook returned. Called without the lock; it may call the
@@ -117,6 +125,27 @@ func (c *ClientConn) switched(s *Session, domain string, on bool) {
 	}
 }
 
+// attaching lets the stages set t up before anything else is sent to it.
+func (in *Instance) attaching(ctx context.Context, x Upstream, t *Tab) error {
+	for _, l := range lifecycles {
+		if l.Attaching != nil {
+			if err := l.Attaching(ctx, in, x, t); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// childGoneLocked tells the stages that child session cs of t went.
+func childGoneLocked(t *Tab, cs *Session) {
+	for _, l := range lifecycles {
+		if l.ChildGoneLocked != nil {
+			l.ChildGoneLocked(t, cs)
+		}
+	}
+}
+
 // detachedLocked tells the stages that t lost its debugger.
 func detachedLocked(t *Tab) {
 	for _, l := range lifecycles {
@@ -195,3 +224,26 @@ func (in *Instance) AnswerDialog(tabID, id int64, accept bool, promptText, by st
 	}
 	return dialogs.Answer(in, tabID, id, accept, promptText, by)
 }
+
+// Backstop is the navigation backstop's answer to the core (the rules
+// stage's): whether the relay pauses the requests of t's own session, so
+// that a navigation to one of the relay's own origins fails before it
+// commits. Called with the instance's lock held. Nil: no backstop.
+type Backstop func(t *Tab) bool
+
+var backstop Backstop
+
+// SetBackstop sets the navigation backstop's answer.
+func SetBackstop(b Backstop) {
+	if CommandStages != nil {
+		panic("core: the backstop set after the order")
+	}
+	backstop = b
+}
+
+// HasBackstop reports whether the backstop's answer is set, for the
+// assembly's test.
+func HasBackstop() bool { return backstop != nil }
+
+// backstopped reports whether the backstop pauses t's own requests.
+func backstopped(t *Tab) bool { return backstop != nil && backstop(t) }

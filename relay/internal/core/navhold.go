@@ -84,21 +84,22 @@ func (st *State) requestLevel(h *heldRequest) Access {
 	return lv
 }
 
-// holdDocument decides, for a document request the fence lets through,
-// whether the relay holds it or lets it go on with other headers. wants:
-// the client's own Fetch patterns ask for the pause. It reports false when
-// the request is the fence's ordinary business.
-func (st *State) holdDocument(t *Tab, sid string, p *api.PausedRequest, wants bool) (PausedAction, bool) {
+// HoldDocument decides, for a document request the navigation backstop
+// (the rules stage's) lets through on t's session sid, whether the relay
+// holds it or lets it go on with other headers, and does so (State.Fire).
+// wants: the client's own Fetch patterns ask for the pause. It reports
+// false when the request is the backstop's ordinary business.
+func (st *State) HoldDocument(t *Tab, sid string, p *api.PausedRequest, wants bool) bool {
 	in := st.Inst
 	if !in.HasTiers() && !in.AsksNavigation() {
-		return PausedAction{}, false
+		return false
 	}
 	h := &heldRequest{t: t, requestID: p.RequestID, url: p.Request.URL, headers: p.Request.Headers, fragment: p.Request.Fragment, frameID: p.FrameID,
 		body: p.Request.HasPostData || (p.Request.Method != "" && p.Request.Method != "GET")}
 	if sid != "" {
 		cs := st.Sessions[sid]
 		if cs == nil || cs.Tab != t || !cs.Child {
-			return PausedAction{}, false
+			return false
 		}
 		h.cs = cs
 		h.mainFrame = p.FrameID == cs.TargetID
@@ -108,19 +109,20 @@ func (st *State) holdDocument(t *Tab, sid string, p *api.PausedRequest, wants bo
 	if h.mainFrame && h.cs == nil {
 		if d, ask := st.asksNavigationTo(t, p); ask {
 			st.askNavigation(h, d)
-			return PausedAction{Kind: pausedHeld}, true
+			return true
 		}
 	}
 	ls, kept, _ := h.owner()
 	lv := st.requestLevel(h)
 	if h.mainFrame && lv != api.Full && st.mustWait(h, ls) {
 		st.sendAgain(h, ls)
-		return PausedAction{Kind: pausedHeld}, true
+		return true
 	}
 	if fix, ok := st.HeaderFix(kept, lv, h.headers); ok && (lv != api.Full || !wants) {
-		return PausedAction{Kind: PausedContinue, RequestID: h.requestID, headers: fix}, true
+		st.Fire(t.Id, sid, "Fetch.continueRequest", map[string]any{"requestId": h.requestID, "headers": fix})
+		return true
 	}
-	return PausedAction{}, false
+	return false
 }
 
 // mustWait reports whether h's page may not commit before ls's lifts are

@@ -32,6 +32,10 @@ type CmdStage struct {
 	// Judges: the row judges (decide): it changes nothing of the tab. The
 	// relay's own commands (a resume's replay) run these rows only.
 	Judges bool
+	// Replays: the row also acts on the relay's own commands, after the
+	// judging rows passed them: it rewrites what a resume sends again as
+	// it rewrites a client's command (the fence's Fetch.enable).
+	Replays bool
 }
 
 // EventStage is one row of the events table. Run runs with the instance
@@ -62,6 +66,7 @@ var (
 var (
 	arrivalStages uint64 // the rows a command taken off its line skips
 	judgingStages uint64 // the rows the relay's own commands run
+	replayStages  uint64 // ... and those that act on them after
 )
 
 // OutcomeHook sees a client's command once its fate is known — forwarded,
@@ -101,6 +106,9 @@ func SetOrder(commands []CmdStage, events []EventStage, replies []ReplyStage) {
 		}
 		if s.Judges {
 			judgingStages |= 1 << i
+		}
+		if s.Replays {
+			replayStages |= 1 << i
 		}
 	}
 	// Every method and event interned so far gets its plan; lookupMethod

@@ -17,7 +17,6 @@ import (
 func (s *Relay) LearnFrom(r *http.Request) {
 	if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && s.Own.Learn(local) {
 		s.AccessGen.Add(1)
-		s.refreshFences()
 		s.policyChanged()
 		s.refreshAccess()
 	}

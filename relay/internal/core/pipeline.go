@@ -220,11 +220,9 @@ type route struct {
 	Tab *Tab // via's tab
 	// acc is what automation may do with tab (access.go).
 	Acc TabAccess
-	// fenced: the navigation backstop is on for via.
-	fenced bool
-	// top: sess is one of a tab's top-level sessions, whose state a resume
+	// Top: sess is one of a tab's top-level sessions, whose state a resume
 	// sets again (resume.go).
-	top bool
+	Top bool
 }
 
 // 3. route.
@@ -266,7 +264,7 @@ func (c *ClientConn) Route(k *Cmd) bool {
 	}
 	if r.Sess != nil && r.Sess.Tab != nil {
 		r.Via = r.Sess
-		r.top = !r.Sess.Child
+		r.Top = !r.Sess.Child
 	} else if t := st.rootTab(); t != nil {
 		r.Via = t.Session
 		if t.Resuming != nil && Emulated(k.M, nil) == nil && c.holdForTab(st, k, t) {
@@ -279,12 +277,9 @@ func (c *ClientConn) Route(k *Cmd) bool {
 	if r.Via != nil {
 		r.Tab = r.Via.Tab
 		r.Acc = r.Tab.Acc
-		sid := ""
 		if r.Via.Child {
-			sid = r.Via.Id
 			r.Acc = api.Stricter(r.Acc, r.Via.Acc)
 		}
-		r.fenced = r.Tab.fenced(sid)
 	}
 	in.Unlock()
 	k.Route = r

@@ -76,7 +76,6 @@ func (s polSnap) AsksSubmit(profile string) bool {
 func (s *Relay) SetPolicy(p Policy) {
 	s.PolicyBox.Store(p)
 	s.AccessGen.Add(1)
-	s.refreshFences()
 	s.policyChanged()
 	s.refreshAccess()
 }

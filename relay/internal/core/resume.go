@@ -423,7 +423,8 @@ func (in *Instance) Replay(ctx context.Context, x Upstream, t *Tab, fresh bool) 
 }
 
 // JudgeReplayed runs kept command r of tab t (whose top-level session s
-// carries it) through the judging stages and the fence's rewrite. It
+// carries it) through the judging stages and then the rows that act on the
+// relay's own commands (CmdStage.Replays: the fence's rewrite). It
 // returns the command as it is to be sent, or false when a stage refused
 // it: then the refusal is counted and audited as a client command's, and
 // the tab's sessions are told.
@@ -431,14 +432,15 @@ func (c *ClientConn) JudgeReplayed(t *Tab, s *Session, r Replayed) (*Cmd, bool) 
 	k := &Cmd{Env: wire.Envelope{Method: []byte(r.Method), Params: r.Params}, Own: true}
 	k.M, k.Params, k.Policy = LookupMethod(k.Env.Method), r.Params, c.Inst.policyNow()
 	c.Inst.Lock()
-	k.Route = route{Sess: s, ReplyTo: s, Via: s, Tab: t, Acc: t.Acc, fenced: t.fenced(""), top: true}
+	k.Route = route{Sess: s, ReplyTo: s, Via: s, Tab: t, Acc: t.Acc, Top: true}
 	c.Inst.Unlock()
 	if err := ArgsOf(k.M, k.Params, &k.Args); err != nil {
 		c.Failed(k, CodeInvalidParams, err.Error())
 		k.Out.d.Message = "cdprelay: " + err.Error()
 	} else if c.decide(k) {
-		// On a fenced tab, Fetch.enable goes with the backstop's pattern.
-		c.Fence(k)
+		// What acts on the relay's own commands (on a fenced tab,
+		// Fetch.enable goes with the backstop's pattern).
+		c.runCommand(k, k.M.Plan&replayStages)
 		return k, true
 	}
 	if k.Out.Kind == OutEmulated {

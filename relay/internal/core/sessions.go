@@ -202,14 +202,14 @@ func (st *State) addChild(parent *Session, id, targetID, url []byte) *Session {
 // a frame's workers and nested frames go with the frame.
 func (st *State) dropChild(cs *Session) (dropped []*Session) {
 	delete(st.Sessions, cs.Id)
-	delete(cs.Tab.Fetch, cs.Id)
+	childGoneLocked(cs.Tab, cs)
 	cs.Tab.dropContexts(cs.Id)
 	dropped = append(dropped, cs)
 	for _, d := range st.Sessions {
 		for p := d.parent; p != nil; p = p.parent {
 			if p == cs {
 				delete(st.Sessions, d.Id)
-				delete(d.Tab.Fetch, d.Id)
+				childGoneLocked(d.Tab, d)
 				d.Tab.dropContexts(d.Id)
 				dropped = append(dropped, d)
 				break

@@ -34,8 +34,6 @@ const (
 //     read-only: the document's frames and requests on their way to blind
 //     sites, the client's init scripts and worlds, the lifted settings,
 //     the guard and the reply path's mirrors of the access;
-//   - fenceTab (fenceslots.go): the Fetch setup of the tab's sessions,
-//     for the navigation backstop;
 //   - resumeTab (resumeslots.go): what the tab's sessions need to come
 //     through a detach or a time away: the resume under way, what it sets
 //     again, the wait for the debugger.
@@ -109,7 +107,6 @@ type Tab struct {
 
 	// The concerns' slots (above).
 	tierTab
-	fenceTab
 	resumeTab
 	slots []any // the stages' own (slots.go), guarded by the instance's mutex
 }
@@ -122,7 +119,6 @@ func (t *Tab) SetState(s tabState, err error) {
 	}
 	t.State, t.attachErr = s, err
 	if s == TabDetached {
-		t.Fetch = nil
 		detachedLocked(t)
 		t.Ctxs = nil
 		t.RelayCtxs.Store(0)

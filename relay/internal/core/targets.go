@@ -163,7 +163,7 @@ func (st *State) trackPage(t *Tab, method, params []byte) (refresh, letGo bool) 
 			st.NoteFrameNav(t, id, string(wire.StringField(params, "url")), "")
 			return false, false
 		}
-		if u := wire.StringField(params, "url"); len(u) > 0 && st.Inst.Srv.neverSharedAt(string(u)) != "" && !(t.fenced("") && st.Inst.Srv.OwnURL(string(u))) {
+		if u := wire.StringField(params, "url"); len(u) > 0 && st.Inst.Srv.neverSharedAt(string(u)) != "" && !(backstopped(t) && st.Inst.Srv.OwnURL(string(u))) {
 			// (The backstop fails a request to the relay's own page, which
 			// then never commits: the tab stays, on Chrome's error page.)
 			st.letGo(t, string(u))

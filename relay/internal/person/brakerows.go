@@ -26,18 +26,22 @@ func BrakePause(in *core.Instance, e *core.EventMsg) bool {
 
 // LetGoOn (person.LetGoOn): what nobody the client knows of may answer
 // (a blind tab's, and everything while the automation is stopped) goes on
-// as the page made it.
+// as the page made it. What it sends goes once the lock is released.
 func LetGoOn(in *core.Instance, e *core.EventMsg) bool {
 	off := e.Blind || in.IsStopped.Load()
 	switch string(e.Method) {
 	case "Fetch.requestPaused":
-		if !e.Fx.Paused.Handled() && off {
-			e.Fx.Paused = core.PausedAction{Kind: core.PausedContinue, RequestID: string(wire.StringField(e.Params, "requestId"))}
+		// (What the navigation backstop answered does not come this far.)
+		if off {
+			e.State.Fire(e.Tab.Id, string(e.Sid), "Fetch.continueRequest", map[string]string{"requestId": string(wire.StringField(e.Params, "requestId"))})
+			return false
 		}
-		return !e.Fx.Paused.Handled()
 	case "Fetch.authRequired":
 		if off {
-			e.Fx.Paused = core.PausedAction{Kind: core.PausedAuthDefault, RequestID: string(wire.StringField(e.Params, "requestId"))}
+			e.State.Fire(e.Tab.Id, string(e.Sid), "Fetch.continueWithAuth", map[string]any{
+				"requestId":             string(wire.StringField(e.Params, "requestId")),
+				"authChallengeResponse": map[string]string{"response": "Default"},
+			})
 			return false
 		}
 	case "Debugger.paused":

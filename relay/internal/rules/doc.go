@@ -19,11 +19,22 @@
 // go in before the client's first command is read, come off when it
 // leaves, and follow the policy.
 //
+// It also applies the policy's URL fence to what the browser does on its
+// own in a tab: the navigation backstop on the Fetch domain (backstop.go,
+// its share of a tab's life in Backstop, core.AddLifecycle), with its
+// rows:
+//   - rules.Fence (Fence, a preparing row that acts on a resume's replay
+//     too): on a fenced session, the client's Fetch.enable and
+//     Fetch.disable become one Fetch.enable with the backstop's patterns
+//     and the client's (fetch.go);
+//   - rules.Backstop (Pause, an event row): a paused request is judged
+//     first; the client gets it only when its own patterns asked for it;
+//   - rules.FenceChild (an event row): an out-of-process frame is fenced
+//     before it is resumed.
+//
 // Its words (rule ids and texts) and checks need no instance and have
-// table tests (relayrules.go). What applies the policy's URL fence to
-// what the browser does on its own in a tab — the navigation backstop on
-// the Fetch domain — is the core's, because every concern's requests pass
-// through it; which origins are the relay's own is package origins.
+// table tests (relayrules.go, fetch.go); which origins are the relay's
+// own is package origins.
 //
 // It imports the core, relay/internal/origins and the standard library. It must not import package relay (the facade) nor another
 // stage's package: imports run from the facade to the stages to the core,
