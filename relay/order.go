@@ -40,6 +40,7 @@ func init() {
 	core.SetScrubber(creds.Scrubber())
 	core.SetDialogs(person.DialogHooks())
 	core.SetBackstop(rules.Fenced)
+	core.SetLifts(tier.Lifts())
 	core.SetAuthority(person.AuthorityHooks())
 	core.SetOrder(commands(), events(), replies())
 }

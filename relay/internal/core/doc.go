@@ -57,9 +57,11 @@
 // of the relay reads: deciding it from the policy and following the tab's
 // frames (access.go, frameaccess.go, blindframes.go; what only the tiers
 // read of them, in package tiers), lifting
-// and putting back the client's settings (lifts.go, settings.go), keeping
+// and putting back the client's settings (lifts.go, settings.go; the tiers
+// send the commands, through Lifts), keeping
 // the client's scripts for new documents out of a page where they may not
-// run (initscripts.go), the read-only guard in the client's worlds and
+// run (initscripts.go; taken out and put back by the tiers, through
+// Lifts), the read-only guard in the client's worlds and
 // the contexts the client names (contexts.go; the tiers' contexts.go judges them), with the
 // tables of package access, and the state in slots embedded in the core's
 // structures (tierslots.go). The tiers stage judges by it.

@@ -247,3 +247,39 @@ func HasBackstop() bool { return backstop != nil }
 
 // backstopped reports whether the backstop pauses t's own requests.
 func backstopped(t *Tab) bool { return backstop != nil && backstop(t) }
+
+// Lifts is the tiers' hold on what the client set in Chrome (package
+// tiers, lifts.go): its settings, lifted on a stricter page and put back,
+// its scripts for new documents, taken out and put back, and the settings
+// a blind tab acknowledged, applied once it is on a full site. The core
+// calls it, with the instance's lock held, when what decides them
+// changed; it must not block, and what it sends goes through State.Fire
+// and State.FireThen.
+type Lifts struct {
+	// ScriptsLocked takes out of Chrome the scripts of t (which has some)
+	// whose frame is on its way to a site that is not full, and puts back
+	// the others.
+	ScriptsLocked func(st *State, t *Tab)
+	// SettingsLocked brings what Chrome has of the settings of t's
+	// top-level sessions (cs nil) or of child session cs in line with
+	// where it is, or is on its way to.
+	SettingsLocked func(st *State, t *Tab, cs *Session)
+	// DeferredLocked applies the settings t (which has some) acknowledged
+	// while it was blind: it is on a full site now.
+	DeferredLocked func(st *State, t *Tab)
+}
+
+var lifts Lifts
+
+// SetLifts sets the tiers' lifts.
+func SetLifts(l Lifts) {
+	if CommandStages != nil {
+		panic("core: the lifts set after the order")
+	}
+	lifts = l
+}
+
+// HasLifts reports whether the lifts are set, for the assembly's test.
+func HasLifts() bool {
+	return lifts.ScriptsLocked != nil && lifts.SettingsLocked != nil && lifts.DeferredLocked != nil
+}

@@ -1,13 +1,7 @@
 package core
 
 import (
-	"context"
-	"encoding/json"
-	"time"
-
-	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/access"
-	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
 // The client's scripts for new documents, under tiers and a person's
@@ -25,6 +19,10 @@ import (
 // it back once the frame is on its way to a full site again. The client
 // keeps the identifier it was given; a script it removes while it is out
 // is simply forgotten.
+//
+// The core keeps the scripts (Tab.Scripts) and says when where they may
+// run changed (SyncScripts); the tiers take them out and put them back
+// (Lifts.ScriptsLocked, the tiers' lifts.go).
 //
 // A script that runs nothing (an isolated world's bootstrap: Playwright's
 // utility world has an empty source, Puppeteer's a comment) stays.
@@ -50,84 +48,13 @@ type InitScript struct {
 	Params []byte
 }
 
-// scriptFull reports whether sc may run where its frame is going.
-func (st *State) scriptFull(t *Tab, sc *InitScript) bool {
-	if sc.Child != nil {
-		return sc.Child.Acc.Level == api.Full
-	}
-	// The tab's scripts run in the frames of its process too: not while
-	// one is on its way to a site that is not full.
-	return t.Acc.Level == api.Full && len(t.BlindFrames) == 0
-}
-
 // SyncScripts takes out of Chrome the scripts of t whose frame is on its
-// way to a site that is not full, and puts back the others.
+// way to a site that is not full, and puts back the others (the tiers'
+// Lifts.ScriptsLocked).
 func (st *State) SyncScripts(t *Tab) {
-	if len(t.Scripts) == 0 {
-		return
+	if len(t.Scripts) > 0 && lifts.ScriptsLocked != nil {
+		lifts.ScriptsLocked(st, t)
 	}
-	kept := t.Scripts[:0]
-	for _, sc := range t.Scripts {
-		if sc.Child != nil && !st.Live(sc.Child) {
-			continue // the frame's session is gone, and its scripts with it
-		}
-		kept = append(kept, sc)
-		switch full := st.scriptFull(t, sc); {
-		case !full && sc.Real != "":
-			st.fireLift(t, scriptLift(t, sc), true, sc.Sid, "Page.removeScriptToEvaluateOnNewDocument", map[string]string{"identifier": sc.Real})
-			sc.Real = ""
-		case full && sc.Real == "" && !sc.Adding && st.Ext != nil && st.StoppedBy == "":
-			// (While stopped, none of the client's scripts goes back:
-			// person's stopundo.go; Resume puts them back.)
-			sc.Adding = true
-			ls := scriptLift(t, sc)
-			ls.pending++ // answered when it is back (putScriptBack)
-			st.Inst.putScriptBack(st.Ext, t, sc, ls)
-		}
-	}
-	clear(t.Scripts[len(kept):])
-	t.Scripts = kept
-}
-
-// scriptLift is the lift state a script's removal and return count in:
-// its frame session's, or its tab's.
-func scriptLift(t *Tab, sc *InitScript) *liftState {
-	if sc.Child != nil {
-		return &sc.Child.lift
-	}
-	return &t.lift
-}
-
-// putScriptBack adds sc to Chrome again, off the lock, and counts it
-// answered in ls once Chrome has.
-func (in *Instance) putScriptBack(x Upstream, t *Tab, sc *InitScript, ls *liftState) {
-	in.Tasks.Spawn("init script", func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		res, err := x.SendCommand(ctx, t.Id, sc.Sid, "Page.addScriptToEvaluateOnNewDocument", json.RawMessage(sc.Params))
-		st := in.Lock()
-		defer in.Unlock()
-		defer st.liftOver(ls, false)
-		sc.Adding = false
-		if err != nil {
-			return
-		}
-		id := string(wire.StringField(res, "identifier"))
-		if id == "" {
-			return
-		}
-		sc.Real = id
-		tracked := false
-		for _, o := range t.Scripts {
-			tracked = tracked || o == sc
-		}
-		if !tracked || !st.scriptFull(t, sc) {
-			// Removed by the client, or gone somewhere not full again
-			// while it was being added.
-			st.fireLift(t, ls, true, sc.Sid, "Page.removeScriptToEvaluateOnNewDocument", map[string]string{"identifier": id})
-			sc.Real = ""
-		}
-	})
 }
 
 // InitRunsNothing reports whether a Page.addScriptToEvaluateOnNewDocument's
@@ -154,23 +81,12 @@ type DeferredSet struct {
 	Params      []byte
 }
 
-// replaySets applies the settings t acknowledged while it was blind, in
-// the order they were made.
+// replaySets applies the settings t acknowledged while it was blind (the
+// tiers' Lifts.DeferredLocked).
 func (st *State) replaySets(t *Tab) {
-	if st.Inst.IsStopped.Load() {
-		return // nothing of the automation's is set while a person stopped it
+	if len(t.Deferred) > 0 && lifts.DeferredLocked != nil {
+		lifts.DeferredLocked(st, t)
 	}
-	for _, d := range t.Deferred {
-		var p any
-		if len(d.Params) > 0 {
-			p = json.RawMessage(d.Params)
-		}
-		// Kept as if the client had made it now: a resume sets it again,
-		// and the tiers lift it again (lifts.go).
-		st.Record(t, LookupMethod([]byte(d.Method)), d.Params)
-		st.fireLift(t, &t.lift, false, "", d.Method, p)
-	}
-	t.Deferred = nil
 }
 
 // forgetClientSetup forgets what a client set up on t that the relay would

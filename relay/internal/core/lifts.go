@@ -1,7 +1,6 @@
 package core
 
 import (
-	"encoding/json"
 	"strings"
 	"time"
 
@@ -10,17 +9,19 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
-// Lifting the client's settings for a stricter page (tiers/settings.go says
-// which are lifted where), and putting them back.
+// Lifting the client's settings for a stricter page (package access's
+// Lift says which are lifted where), and putting them back: what the core
+// keeps of them.
 //
 // The settings of a tab's top-level sessions are the ones the resume keeps
-// (tab.replay); those of a child session (an out-of-process frame, whose
-// own target they go with) are kept with the session (session.kept). When
+// (Tab.Replay); those of a child session (an out-of-process frame, whose
+// own target they go with) are kept with the session (Session.Kept). When
 // where the tab or frame is, or is on its way to, changes its access, the
-// relay sends Chrome the commands that take out what may not act there, or
-// put back what may again, in the order the client made them
-// (syncLifts). Each of those commands is counted until Chrome has answered
-// it; a navigation into a stricter page that the navigation backstop
+// tiers send Chrome the commands that take out what may not act there, or
+// put back what may again, in the order the client made them (syncLifts
+// calls the tiers' Lifts.SettingsLocked). Each of those commands is
+// counted in the owner's LiftState until Chrome has answered it
+// (LiftOver); a navigation into a stricter page that the navigation backstop
 // pauses meanwhile is cancelled and sent again once every one is answered
 // (navhold.go), so that the stricter page's document commits without
 // them, however the tab got there.
@@ -28,20 +29,20 @@ import (
 // A setting is lifted by the site's tier, not by a person's hold: a person
 // who takes a tab over sees it as the automation set it up.
 
-// liftState is where one owner's settings stand in Chrome: a tab's (its
+// LiftState is where one owner's settings stand in Chrome: a tab's (its
 // top-level sessions') or a child session's. Guarded by the instance's
 // mutex.
-type liftState struct {
-	// level: the settings lifted on this access are out of Chrome
+type LiftState struct {
+	// Level: the settings lifted on this access are out of Chrome
 	// (accessFull: none is).
-	level Access
-	// pending counts the commands sent to lift or put back settings (and
+	Level Access
+	// Pending counts the commands sent to lift or put back settings (and
 	// scripts for new documents) that Chrome has not answered yet;
 	// critical, those of them that take out what acts on the site or
 	// tells it anything (the settings lifted on read-only pages) and
 	// scripts for new documents: what even a form's post, which cannot be
 	// sent again, waits for (navhold.go).
-	pending, critical int
+	Pending, Critical int
 	// held are navigations cancelled to be sent again once pending is 0
 	// (navhold.go).
 	held []*heldRequest
@@ -56,8 +57,8 @@ const liftHoldTimeout = 10 * time.Second
 // maxKeptChild bounds the settings kept for a child session.
 const maxKeptChild = 128
 
-// siteLevel is the access a tab's settings are lifted for.
-func siteLevel(a TabAccess) Access {
+// SiteLevel is the access a tab's settings are lifted for.
+func SiteLevel(a TabAccess) Access {
 	if a.Rule == ruleTakeOverRead {
 		return api.Full
 	}
@@ -65,58 +66,22 @@ func siteLevel(a TabAccess) Access {
 }
 
 // syncLifts brings what Chrome has of t's settings in line with where the
-// tab is, or is on its way to.
+// tab is, or is on its way to (the tiers' Lifts.SettingsLocked).
 func (st *State) syncLifts(t *Tab) {
-	st.syncLiftsOf(t, nil, &t.lift, t.Replay, siteLevel(t.Acc))
+	if lifts.SettingsLocked != nil {
+		lifts.SettingsLocked(st, t, nil)
+	}
 }
 
 // syncChildLifts does it for child session cs.
 func (st *State) syncChildLifts(cs *Session) {
-	if cs.Tab == nil || !st.Live(cs) {
+	if cs.Tab == nil || !st.Live(cs) || lifts.SettingsLocked == nil {
 		return
 	}
-	st.syncLiftsOf(cs.Tab, cs, &cs.lift, cs.kept, cs.Acc.Level)
+	lifts.SettingsLocked(st, cs.Tab, cs)
 }
 
-func (st *State) syncLiftsOf(t *Tab, cs *Session, ls *liftState, kept []Replayed, want Access) {
-	was := ls.level
-	if want == was || st.Ext == nil {
-		// Without an extension nothing is in Chrome: what is set again
-		// once it is back is the resume's or a new attach's.
-		ls.level = want
-		return
-	}
-	if st.Inst.IsStopped.Load() && want < was {
-		// Nothing of the automation's is set again while a person stopped
-		// it: put back on Resume (resumeLifts).
-		return
-	}
-	ls.level = want
-	sid := ""
-	if cs != nil {
-		sid = cs.Id
-	}
-	for _, r := range kept {
-		rule, ok := access.Lift(r.Method)
-		if !ok {
-			continue
-		}
-		on, off := was >= rule.At, want >= rule.At
-		switch {
-		case off && !on:
-			m, p := rule.Undo(r.Params)
-			st.fireLift(t, ls, rule.At == api.ReadOnly, sid, m, p)
-		case on && !off:
-			var p any
-			if len(r.Params) > 0 {
-				p = json.RawMessage(r.Params)
-			}
-			st.fireLift(t, ls, false, sid, r.Method, p)
-		}
-	}
-}
-
-// resumeLifts puts back, once a person resumed the automation, what its
+// ResumeLifts puts back, once a person resumed the automation, what its
 // tabs and frames may have again.
 func (st *State) ResumeLifts() {
 	for _, t := range st.Tabs {
@@ -129,31 +94,16 @@ func (st *State) ResumeLifts() {
 	}
 }
 
-// fireLift sends a command that lifts or puts back a setting of t's, and
-// counts it in ls until Chrome has answered.
-func (st *State) fireLift(t *Tab, ls *liftState, critical bool, sid, method string, params any) {
-	ls.pending++
-	if critical {
-		ls.critical++
-	}
-	in := st.Inst
-	st.fires = append(st.fires, fireCmd{tabID: t.Id, sid: sid, method: method, params: params, then: func() {
-		in.Lock()
-		in.St.liftOver(ls, critical)
-		in.Unlock()
-	}})
-}
-
-// liftOver counts one of ls's commands as answered; the navigations held
+// LiftOver counts one of ls's commands as answered; the navigations held
 // for them are sent again once none is left.
-func (st *State) liftOver(ls *liftState, critical bool) {
-	if ls.pending > 0 {
-		ls.pending--
+func (st *State) LiftOver(ls *LiftState, critical bool) {
+	if ls.Pending > 0 {
+		ls.Pending--
 	}
-	if critical && ls.critical > 0 {
-		ls.critical--
+	if critical && ls.Critical > 0 {
+		ls.Critical--
 	}
-	if ls.pending > 0 || len(ls.held) == 0 {
+	if ls.Pending > 0 || len(ls.held) == 0 {
 		return
 	}
 	held := ls.held
@@ -184,19 +134,19 @@ func (st *State) keepChild(cs *Session, m *MethodInfo, params []byte) {
 	case replayKeyed:
 		key = keyOf(m.Name, params)
 	case replayUnkey:
-		cs.kept = unkeepIn(cs.kept, keyOf("Runtime.addBinding", params))
+		cs.Kept = unkeepIn(cs.Kept, keyOf("Runtime.addBinding", params))
 		return
 	case replayClear:
-		cs.kept = unkeepIn(cs.kept, clearedBy(m.Name))
+		cs.Kept = unkeepIn(cs.Kept, clearedBy(m.Name))
 		return
 	default:
 		return // scripts: the tiers' own (initscripts.go)
 	}
-	cs.kept = unkeepIn(cs.kept, key)
-	if len(cs.kept) >= maxKeptChild {
+	cs.Kept = unkeepIn(cs.Kept, key)
+	if len(cs.Kept) >= maxKeptChild {
 		return
 	}
-	cs.kept = append(cs.kept, Replayed{key: key, Method: m.Name, Params: append([]byte(nil), params...)})
+	cs.Kept = append(cs.Kept, Replayed{key: key, Method: m.Name, Params: append([]byte(nil), params...)})
 }
 
 func unkeepIn(kept []Replayed, key string) []Replayed {

@@ -54,11 +54,11 @@ type heldRequest struct {
 }
 
 // owner returns the settings the request goes with: its session's.
-func (h *heldRequest) owner() (ls *liftState, kept []Replayed, level Access) {
+func (h *heldRequest) owner() (ls *LiftState, kept []Replayed, level Access) {
 	if h.cs != nil {
-		return &h.cs.lift, h.cs.kept, h.cs.Acc.Level
+		return &h.cs.Lift, h.cs.Kept, h.cs.Acc.Level
 	}
-	return &h.t.lift, h.t.Replay, siteLevel(h.t.Acc)
+	return &h.t.Lift, h.t.Replay, SiteLevel(h.t.Acc)
 }
 
 func (h *heldRequest) sid() string {
@@ -129,16 +129,16 @@ func (st *State) HoldDocument(t *Tab, sid string, p *api.PausedRequest, wants bo
 // answered: none may, for a navigation that can be sent again; for a
 // form's post, only what acts on the site or tells it anything must be
 // out before (how the page is shown follows a moment after its commit).
-func (st *State) mustWait(h *heldRequest, ls *liftState) bool {
+func (st *State) mustWait(h *heldRequest, ls *LiftState) bool {
 	if h.body {
-		return ls.critical > 0
+		return ls.Critical > 0
 	}
-	return ls.pending > 0
+	return ls.Pending > 0
 }
 
 // sendAgain cancels h's navigation, and starts it again once ls's lifts
 // are answered (or drops it after liftHoldTimeout).
-func (st *State) sendAgain(h *heldRequest, ls *liftState) {
+func (st *State) sendAgain(h *heldRequest, ls *LiftState) {
 	h.done = true // the request itself is over: failed as aborted
 	st.Fire(h.t.Id, h.sid(), "Fetch.failRequest", map[string]string{"requestId": h.requestID, "errorReason": "Aborted"})
 	if h.body {

@@ -97,6 +97,12 @@ func (st *State) Fire(tabID int64, sid, method string, params any) {
 	st.fires = append(st.fires, fireCmd{tabID: tabID, sid: sid, method: method, params: params})
 }
 
+// FireThen is Fire, with then run once Chrome has answered (or the
+// command is over without an answer), without the lock.
+func (st *State) FireThen(tabID int64, sid, method string, params any, then func()) {
+	st.fires = append(st.fires, fireCmd{tabID: tabID, sid: sid, method: method, params: params, then: then})
+}
+
 func newState(in *Instance) State {
 	st := State{
 		Inst:       in,

@@ -32,9 +32,9 @@ type tierTab struct {
 	// Deferred are settings a blind tab acknowledged, to apply once it is
 	// on a full site (initscripts.go).
 	Deferred []DeferredSet
-	// lift is where the client's settings of the tab stand in Chrome
-	// (lifts.go).
-	lift liftState
+	// Lift is where the client's settings of the tab stand in Chrome
+	// (lifts.go, the tiers' lifts.go).
+	Lift LiftState
 	// navTo is where the tab's main frame is on its way to, from the first
 	// event that says so (Page.frameStartedNavigating or
 	// frameRequestedNavigation, a Document request or its redirect) until a
@@ -64,10 +64,10 @@ type tierSession struct {
 	// Frames are the frames in a child's process below its own (frame id
 	// to URL), followed while the policy has tiers, as a tab's.
 	Frames map[string]FrameAt
-	// kept are a child's settings, and lift where they stand in Chrome,
-	// while the policy has tiers (lifts.go).
-	kept []Replayed
-	lift liftState
+	// Kept are a child's settings, and Lift where they stand in Chrome,
+	// while the policy has tiers (lifts.go, the tiers' lifts.go).
+	Kept []Replayed
+	Lift LiftState
 }
 
 // tierInstance is what the tiers keep of an instance.

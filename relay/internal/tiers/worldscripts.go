@@ -10,7 +10,7 @@ import (
 
 // The client's scripts for new documents, its isolated worlds and the
 // settings a blind tab acknowledged, kept in the tab's tier slots (the
-// core's initscripts.go puts them back where they may run).
+// tiers' lifts.go takes them out and puts them back where they may run).
 
 // keepScript records a script Chrome has added for the client (result is
 // Chrome's reply), and takes it out at once if its frame is no longer on
