@@ -32,6 +32,9 @@ func init() {
 	core.AddEmulations(browser.WindowEmulations())
 	core.AddEmulations(browser.DownloadEmulations())
 	core.AddOutcomeHooks(browser.DownloadOutcomes())
+	// The backstop first: its Attaching puts the fence in place before
+	// anything else reaches a tab, and its PolicyChanged brings the fences
+	// in line before the other stages hear of the change.
 	core.AddLifecycle(rules.Backstop())
 	core.AddLifecycle(rules.NetFence())
 	core.AddLifecycle(creds.Lifecycle())

@@ -309,6 +309,40 @@ func TestEventOrderPins(t *testing.T) {
 		}
 	})
 
+	// The child's fence before it runs: an out-of-process frame that
+	// attaches waiting for a debugger gets the backstop's Fetch.enable
+	// before the client's Runtime.runIfWaitingForDebugger lets it load.
+	// Catches the fence sent after the event's lock is released and after
+	// the client could answer it: the frame's first document request would
+	// leave unjudged.
+	t.Run("the child's fence before it runs", func(t *testing.T) {
+		h := newHarness(t, config.Config{Policy: orderPolicy{fence: true, denyURL: "evil"}})
+		e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://ok.test/"}}})
+		c := h.client()
+		sess := h.autoAttach(c)[0]
+		h.call(c, sess, "Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true})
+		before, from := len(e.Commands()), len(c.Messages())
+		e.Event(1, "", "Target.attachedToTarget", map[string]any{"sessionId": "S-F", "waitingForDebugger": true,
+			"targetInfo": map[string]any{"targetId": "F1", "type": "iframe", "url": "https://ok.test/frame", "title": "", "attached": true}})
+		h.event(c, from, "Target.attachedToTarget")
+		h.call(c, "S-F", "Runtime.runIfWaitingForDebugger", nil)
+		var onChild []string
+		for _, cmd := range commandsSince(e, before) {
+			var args []json.RawMessage
+			var call cdpCall
+			if cmd.Method != "chrome.debugger.sendCommand" || json.Unmarshal(cmd.Params, &args) != nil || len(args) < 2 {
+				continue
+			}
+			if json.Unmarshal(args[0], &call.Debuggee) == nil && json.Unmarshal(args[1], &call.Method) == nil && call.Debuggee.SessionID == "S-F" {
+				onChild = append(onChild, call.Method)
+			}
+		}
+		fence, run := indexOf(onChild, "Fetch.enable"), indexOf(onChild, "Runtime.runIfWaitingForDebugger")
+		if fence < 0 || run < 0 || fence > run {
+			t.Fatalf("sent on the frame's session: %q", onChild)
+		}
+	})
+
 	// Following the page before withholding: a blind tab's dialog is
 	// withheld from the client, yet followed: the relay answers it when
 	// nobody does, and the audit log records it. Catches the withholding

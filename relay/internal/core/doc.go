@@ -135,7 +135,8 @@
 //     lifecycle events did not say how far it loaded.
 //   - Fire-and-forget commands (State.Fire, Upstream.Fire, FireCall): the
 //     consequences of a decision already taken, never judged again — the
-//     Fetch backstop's answers (fetchfence.go, rules.go, navhold.go), the
+//     Fetch backstop's answers (the rules stage's backstop.go, rules.go,
+//     navhold.go), the
 //     read-only guard and its removal (access.go, events.go),
 //     Runtime.runIfWaitingForDebugger and Page.enable on a new child held
 //     at its start (events.go), Debugger.resume of what the brake paused

@@ -10,7 +10,8 @@ import (
 // The navigation backstop's hold: a document request is where a
 // navigation ends up, whichever way it got there (a command, a link, a
 // script, a form, a redirect of any kind, a Refresh header or a meta
-// refresh, the person), and the backstop pauses every one (fetchfence.go).
+// refresh, the person), and the backstop pauses every one (the rules stage's
+// backstop.go).
 // While the policy has tiers or asks about hosts, a paused document
 // request of a tab's frame is
 //

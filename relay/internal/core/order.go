@@ -30,11 +30,14 @@ type CmdStage struct {
 	// judged again off its line.
 	Arrival bool
 	// Judges: the row judges (decide): it changes nothing of the tab. The
-	// relay's own commands (a resume's replay) run these rows only.
+	// relay's own commands (a resume's replay) run these rows, and then
+	// only the Replays rows.
 	Judges bool
 	// Replays: the row also acts on the relay's own commands, after the
 	// judging rows passed them: it rewrites what a resume sends again as
-	// it rewrites a client's command (the fence's Fetch.enable).
+	// it rewrites a client's command (the fence's Fetch.enable). It
+	// prepares, never refuses: what it leaves in the command is sent. A
+	// row is not both Judges and Replays.
 	Replays bool
 }
 
@@ -108,6 +111,9 @@ func SetOrder(commands []CmdStage, events []EventStage, replies []ReplyStage) {
 			judgingStages |= 1 << i
 		}
 		if s.Replays {
+			if s.Judges {
+				panic("core: " + s.Name + " both judges and acts on replays: a judge runs on them already")
+			}
 			replayStages |= 1 << i
 		}
 	}

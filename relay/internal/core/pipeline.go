@@ -46,7 +46,7 @@ import (
 //     (package creds); while one is hidden, what the relay could not hide it
 //     in, and a page whose password field holds one (package creds);
 //  10. fence   the navigation backstop's share of the tab's Fetch domain
-//     (fetchfence.go);
+//     (package rules, backstop.go);
 //  11. emulate browser-level methods the relay answers itself
 //     (emulate.go);
 //  12. forward everything else, to the tab, params as the client's

@@ -83,7 +83,7 @@ func (x *Conn) SendCommand(ctx context.Context, tabID int64, sid, method string,
 }
 
 // Fire sends a CDP command of the relay's own without waiting for its
-// reply: the navigation backstop runs on the extension's read loop, where
+// reply: what an event decides runs on the extension's read loop, where
 // waiting for a reply would deadlock. Waiting for room in the queue does
 // not (the writer drains it on its own), and a fence command must never be
 // dropped.

@@ -33,8 +33,8 @@ import (
 // extension's first-request rules block every request to them from a
 // shared tab, or a tab not known yet, while a client is connected
 // (WithOwnRules, netfence.go); the navigation backstop fails every request
-// a shared tab makes there, whatever the policy (FetchPatterns,
-// fetchfence.go), so that a tab bound there (a link, a script, a form, a
+// a shared tab makes there, whatever the policy (FetchPatterns, the rules
+// stage's backstop.go), so that a tab bound there (a link, a script, a form, a
 // redirect) stays, on Chrome's error page; and a tab that is on one all
 // the same is never attached, or let go at once (the relay's
 // neverSharedAt), as a tab bound for one without the backstop is as soon
@@ -340,7 +340,7 @@ func (o *Origins) WithOwnRules(policy []byte) (json.RawMessage, error) {
 
 // FetchPatterns are the backstop's patterns for requests of every type to
 // the relay's own origins. They may match more than those: what they
-// pause is judged exactly (Match, in the relay's judgePaused).
+// pause is judged exactly (Match, in the rules stage's judgePaused).
 func (o *Origins) FetchPatterns() []cdp.FetchPattern {
 	var out []cdp.FetchPattern
 	seen := map[string]bool{}

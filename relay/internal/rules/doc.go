@@ -36,7 +36,9 @@
 // table tests (relayrules.go, fetch.go); which origins are the relay's
 // own is package origins.
 //
-// It imports the core, relay/internal/origins and the standard library. It must not import package relay (the facade) nor another
+// It imports the core, the relay's protocol packages (api, cdp),
+// relay/internal/origins and the standard library. It must not import
+// package relay (the facade) nor another
 // stage's package: imports run from the facade to the stages to the core,
 // never back.
 package rules

@@ -6,7 +6,7 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
-// The navigation backstop's Fetch setup (fetchfence.go runs it). The
+// The navigation backstop's Fetch setup (backstop.go runs it). The
 // command fence sees Page.navigate and Target.createTarget, not a link
 // click, location.href from an evaluation, a 30x redirect or a form post,
 // so the relay enables the Fetch domain on each tab's session for Document
