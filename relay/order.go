@@ -43,7 +43,7 @@ func init() {
 	core.SetScrubber(creds.Scrubber())
 	core.SetDialogs(person.DialogHooks())
 	core.SetBackstop(rules.Fenced)
-	core.SetLifts(tier.Lifts())
+	core.SetTiers(tier.Hooks())
 	core.SetAuthority(person.AuthorityHooks())
 	core.SetOrder(commands(), events(), replies())
 }

@@ -199,8 +199,8 @@ func TestAssembly(t *testing.T) {
 	if !core.HasBackstop() {
 		t.Fatal("the core has no backstop: the facade's init must set the rules', or a navigation to the relay's own page lets the tab go")
 	}
-	if !core.HasLifts() {
-		t.Fatal("the core has no lifts: the facade's init must set the tiers', or the client's settings act on stricter pages")
+	if !core.HasTiersStage() {
+		t.Fatal("the core has no tiers: the facade's init must set them, or every page is full to automation")
 	}
 	if !core.HasAuthority() {
 		t.Fatal("the core has no authority: the facade's init must set the person's, or nobody can stop the automation")

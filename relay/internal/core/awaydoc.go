@@ -113,7 +113,7 @@ func (st *State) tellFrame(t *Tab, f frameNode, parent string) {
 	if parent != "" {
 		attached, _ = json.Marshal(map[string]string{"frameId": id, "parentFrameId": parent})
 	}
-	for i, s := range st.topSessions(t) {
+	for i, s := range st.TopSessions(t) {
 		if i > 0 && !s.Enabled["Page"] {
 			continue // the first session gets every event of the tab; a further one, those it enabled
 		}

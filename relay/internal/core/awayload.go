@@ -77,7 +77,7 @@ func (in *Instance) tellLoaded(ctx context.Context, x Upstream, t *Tab, failed e
 		return map[string]any{"timestamp": ts}
 	}
 	done := state == "complete"
-	for _, s := range st.topSessions(t) {
+	for _, s := range st.TopSessions(t) {
 		if !s.Enabled["Page"] {
 			continue
 		}

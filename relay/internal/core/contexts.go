@@ -199,7 +199,7 @@ func (st *State) forgetContext(t *Tab, sc *SessionContexts, id int64, x *ExecCon
 
 // isolatedContexts returns the client's isolated worlds of t, by session:
 // where the read-only guard goes.
-func (t *Tab) isolatedContexts() map[string][]int64 {
+func (t *Tab) IsolatedContexts() map[string][]int64 {
 	out := map[string][]int64{}
 	for sid, sc := range t.Ctxs {
 		for id, x := range sc.ByID {

@@ -46,7 +46,7 @@ func (st *State) WarnSessions(t *Tab, why string) {
 	var e logEntry
 	e.Entry.Source, e.Entry.Level, e.Entry.Text = "other", "warning", "cdprelay: "+why
 	e.Entry.Timestamp = float64(time.Now().UnixMicro()) / 1000
-	for _, s := range st.topSessions(t) {
+	for _, s := range st.TopSessions(t) {
 		if s.Enabled["Log"] && s.idJSON != nil {
 			c.Event("Log.entryAdded", s, e)
 		}

@@ -54,17 +54,16 @@
 // asked (navhold.go, State.HoldDocument).
 //
 // So is a tab's access (full, read-only, blind, and why), which every part
-// of the relay reads: deciding it from the policy and following the tab's
-// frames (access.go, frameaccess.go, blindframes.go; what only the tiers
-// read of them, in package tiers), lifting
-// and putting back the client's settings (lifts.go, settings.go; the tiers
-// send the commands, through Lifts), keeping
-// the client's scripts for new documents out of a page where they may not
-// run (initscripts.go; taken out and put back by the tiers, through
-// Lifts), the read-only guard in the client's worlds and
-// the contexts the client names (contexts.go; the tiers' contexts.go judges them), with the
-// tables of package access, and the state in slots embedded in the core's
-// structures (tierslots.go). The tiers stage judges by it.
+// of the relay reads: keeping it and following the tab's frames and
+// navigations it is decided from (access.go, frameaccess.go,
+// blindframes.go), what is lifted of the client's settings (lifts.go,
+// settings.go) and the client's scripts for new documents
+// (initscripts.go). Deciding it from the policy, what a change of it does
+// and tells the client, and sending what lifts and puts back are the tiers
+// stage's, through Tiers (hooks.go). The core also keeps the contexts the
+// client names (contexts.go; the tiers' contexts.go judges them), and the
+// tiers' state in slots embedded in its structures (tierslots.go: the
+// frames, the read-only guard, the scripts). The tiers stage judges by it.
 //
 // # Where things are decided
 //

@@ -1,32 +1,18 @@
 package core
 
 import (
-	"strings"
-
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
 // ChildAccess is what automation may do with a child session's frame at
-// u: the tiers of its own site (a frame that shares its parent's process
-// has no session of its own and goes with the tab).
-//
-// A frame of a page that is never shared (an extension's frame that a
-// password manager puts into the page, above all) is blind: it has its
-// extension's powers. A frame of about:blank, srcdoc or data: is its
-// embedder's.
+// u: the tiers of its own site (the tiers' Tiers.FrameLocked; a frame that
+// shares its parent's process has no session of its own and goes with the
+// tab).
 func (st *State) ChildAccess(u string) TabAccess {
-	web, special := api.PageScheme(u)
-	switch {
-	case web:
-		if a, own := st.Inst.Srv.ownAccess(u, "the frame"); own {
-			return a
-		}
-		return st.tierAccess(u)
-	case special || u == "" || strings.HasPrefix(strings.ToLower(u), "data:"):
+	if tiers.FrameLocked == nil {
 		return TabAccess{}
 	}
-	return TabAccess{Level: api.Blind, Rule: RuleNeverShared,
-		Why: "the frame shows " + api.SchemeOf(u) + " page, which is never shared with automation"}
+	return tiers.FrameLocked(st, u)
 }
 
 // SetChildNav records where child session cs's frame is on its way to.

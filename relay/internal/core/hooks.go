@@ -248,14 +248,32 @@ func HasBackstop() bool { return backstop != nil }
 // backstopped reports whether the backstop pauses t's own requests.
 func backstopped(t *Tab) bool { return backstop != nil && backstop(t) }
 
-// Lifts is the tiers' hold on what the client set in Chrome (package
-// tiers, lifts.go): its settings, lifted on a stricter page and put back,
-// its scripts for new documents, taken out and put back, and the settings
-// a blind tab acknowledged, applied once it is on a full site. The core
-// calls it, with the instance's lock held, when what decides them
-// changed; it must not block, and what it sends goes through State.Fire
-// and State.FireThen.
-type Lifts struct {
+// Tiers is the tiers stage's share of a tab's access (package tiers):
+// what the policy gives a page, what a change of access does in the tab
+// and tells the client, and the client's settings and scripts lifted on a
+// stricter page and put back. The core keeps the access (Tab.Acc,
+// Session.Acc) and the frames and navigations it is decided from, and
+// reads no tier of the policy itself. The hooks named Locked are called
+// with the instance's lock held: they must not block, and what they send
+// goes through State.Fire and State.FireThen.
+type Tiers struct {
+	// Has reports whether in's policy gives any site a tier.
+	Has func(in *Instance) bool
+	// TabLocked decides t's access from the document it shows (or is on
+	// its way to), its frames, its holder and the policy.
+	TabLocked func(st *State, t *Tab) TabAccess
+	// FrameLocked is what automation may do with a child session's frame
+	// at u.
+	FrameLocked func(st *State, u string) TabAccess
+	// NavLocked is the access the tiers give the page a frame is on its
+	// way to (to is not "").
+	NavLocked func(st *State, to string) TabAccess
+	// ChangedLocked does in t what a change of its access from was asks
+	// (State.UpdateAccess recorded it in t.Acc).
+	ChangedLocked func(st *State, t *Tab, was TabAccess)
+	// TellLocked tells the client and the audit log that t's access
+	// changed from was.
+	TellLocked func(st *State, t *Tab, was TabAccess)
 	// ScriptsLocked takes out of Chrome the scripts of t (which has some)
 	// whose frame is on its way to a site that is not full, and puts back
 	// the others.
@@ -264,22 +282,21 @@ type Lifts struct {
 	// top-level sessions (cs nil) or of child session cs in line with
 	// where it is, or is on its way to.
 	SettingsLocked func(st *State, t *Tab, cs *Session)
-	// DeferredLocked applies the settings t (which has some) acknowledged
-	// while it was blind: it is on a full site now.
-	DeferredLocked func(st *State, t *Tab)
 }
 
-var lifts Lifts
+var tiers Tiers
 
-// SetLifts sets the tiers' lifts.
-func SetLifts(l Lifts) {
+// SetTiers sets the tiers stage's share.
+func SetTiers(t Tiers) {
 	if CommandStages != nil {
-		panic("core: the lifts set after the order")
+		panic("core: the tiers set after the order")
 	}
-	lifts = l
+	tiers = t
 }
 
-// HasLifts reports whether the lifts are set, for the assembly's test.
-func HasLifts() bool {
-	return lifts.ScriptsLocked != nil && lifts.SettingsLocked != nil && lifts.DeferredLocked != nil
+// HasTiersStage reports whether the tiers' share is set, for the
+// assembly's test.
+func HasTiersStage() bool {
+	return tiers.Has != nil && tiers.TabLocked != nil && tiers.FrameLocked != nil && tiers.NavLocked != nil &&
+		tiers.ChangedLocked != nil && tiers.TellLocked != nil && tiers.ScriptsLocked != nil && tiers.SettingsLocked != nil
 }

@@ -52,8 +52,8 @@ type InitScript struct {
 // way to a site that is not full, and puts back the others (the tiers'
 // Lifts.ScriptsLocked).
 func (st *State) SyncScripts(t *Tab) {
-	if len(t.Scripts) > 0 && lifts.ScriptsLocked != nil {
-		lifts.ScriptsLocked(st, t)
+	if len(t.Scripts) > 0 && tiers.ScriptsLocked != nil {
+		tiers.ScriptsLocked(st, t)
 	}
 }
 
@@ -79,14 +79,6 @@ const MaxDeferredSets = 64
 type DeferredSet struct {
 	Key, Method string
 	Params      []byte
-}
-
-// replaySets applies the settings t acknowledged while it was blind (the
-// tiers' Lifts.DeferredLocked).
-func (st *State) replaySets(t *Tab) {
-	if len(t.Deferred) > 0 && lifts.DeferredLocked != nil {
-		lifts.DeferredLocked(st, t)
-	}
 }
 
 // forgetClientSetup forgets what a client set up on t that the relay would

@@ -68,17 +68,17 @@ func SiteLevel(a TabAccess) Access {
 // syncLifts brings what Chrome has of t's settings in line with where the
 // tab is, or is on its way to (the tiers' Lifts.SettingsLocked).
 func (st *State) syncLifts(t *Tab) {
-	if lifts.SettingsLocked != nil {
-		lifts.SettingsLocked(st, t, nil)
+	if tiers.SettingsLocked != nil {
+		tiers.SettingsLocked(st, t, nil)
 	}
 }
 
 // syncChildLifts does it for child session cs.
 func (st *State) syncChildLifts(cs *Session) {
-	if cs.Tab == nil || !st.Live(cs) || lifts.SettingsLocked == nil {
+	if cs.Tab == nil || !st.Live(cs) || tiers.SettingsLocked == nil {
 		return
 	}
-	lifts.SettingsLocked(st, cs.Tab, cs)
+	tiers.SettingsLocked(st, cs.Tab, cs)
 }
 
 // ResumeLifts puts back, once a person resumed the automation, what its

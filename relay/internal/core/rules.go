@@ -14,7 +14,7 @@ import (
 // the stage packages').
 func RelayRules() []string {
 	return []string{RuleCredentials, RuleSecret,
-		RuleNeverShared, ruleOutsideFence, api.RuleTakeOver, ruleReadOnlyWrite, RuleBlindFrame, api.RuleStopped,
+		RuleNeverShared, RuleOutsideFence, api.RuleTakeOver, ruleReadOnlyWrite, RuleBlindFrame, api.RuleStopped,
 		api.RuleDialogAnswered, RuleContext, origins.RuleOwnOrigin, RuleSecretField, RuleUnscannable}
 }
 

@@ -231,7 +231,7 @@ func (st *State) LiveExtra(t *Tab) []*Session {
 }
 
 // topSessions returns t's top-level sessions, the first one first.
-func (st *State) topSessions(t *Tab) []*Session {
+func (st *State) TopSessions(t *Tab) []*Session {
 	if t.Session == nil {
 		return nil
 	}
@@ -261,7 +261,7 @@ func (st *State) tellDetached(s *Session, why string) {
 // goes.
 func (st *State) DropSessions(t *Tab, why string) {
 	st.WarnSessions(t, why)
-	tops := st.topSessions(t)
+	tops := st.TopSessions(t)
 	for id, cs := range st.Sessions {
 		if cs.Tab == t {
 			delete(st.Sessions, id)
@@ -354,7 +354,7 @@ func WantsEvent(s *Session, method []byte) bool {
 // domainWanted reports whether a top-level session of t other than s has
 // domain enabled.
 func (st *State) DomainWanted(t *Tab, s *Session, domain string) bool {
-	for _, o := range st.topSessions(t) {
+	for _, o := range st.TopSessions(t) {
 		if o != s && o.Enabled[domain] {
 			return true
 		}

@@ -22,7 +22,7 @@ func (st *State) Suspend(t *Tab, why string) {
 	for _, cs := range children {
 		delete(st.Sessions, cs.Id)
 	}
-	for _, s := range st.topSessions(t) {
+	for _, s := range st.TopSessions(t) {
 		// While the automation is stopped, its view of the contexts stays
 		// as it was until Resume (contextsFrozen), which tells it.
 		if s.Enabled["Runtime"] && s.idJSON != nil {

@@ -67,7 +67,7 @@ func (st *State) setDocument(t *Tab, url string) (letGo bool) {
 	if url != t.DocURL {
 		title = "" // a new document: its title is yet to come
 	}
-	t.DocURL, t.navTo, t.NavApproved = url, "", ""
+	t.DocURL, t.NavTo, t.NavApproved = url, "", ""
 	st.SetTargetInfo(t, url, title)
 	if was, changed := st.UpdateAccess(t); changed {
 		st.AccessChanged(t, was)
@@ -104,10 +104,10 @@ func (st *State) setFrame(t *Tab, id, url string) {
 // SetNavTo records where t's main frame is on its way to, and decides its
 // access again.
 func (st *State) SetNavTo(t *Tab, url string) {
-	if url == "" || url == t.navTo || !st.Inst.HasTiers() {
+	if url == "" || url == t.NavTo || !st.Inst.HasTiers() {
 		return
 	}
-	if t.navTo != "" && st.navAccess(t.navTo).Level > st.navAccess(url).Level {
+	if t.NavTo != "" && st.navAccess(t.NavTo).Level > st.navAccess(url).Level {
 		// A navigation started while another is on its way to a site
 		// automation may see less of does not lift that: Chrome may
 		// still commit the earlier one after starting this one, and the
@@ -115,7 +115,7 @@ func (st *State) SetNavTo(t *Tab, url string) {
 		// told of a page it did not ask for). The next document decides.
 		return
 	}
-	t.navTo = url
+	t.NavTo = url
 	if was, changed := st.UpdateAccess(t); changed {
 		st.AccessChanged(t, was)
 	}

@@ -35,14 +35,14 @@ type tierTab struct {
 	// Lift is where the client's settings of the tab stand in Chrome
 	// (lifts.go, the tiers' lifts.go).
 	Lift LiftState
-	// navTo is where the tab's main frame is on its way to, from the first
+	// NavTo is where the tab's main frame is on its way to, from the first
 	// event that says so (Page.frameStartedNavigating or
 	// frameRequestedNavigation, a Document request or its redirect) until a
 	// document commits: the tab is as strict as that destination from then
 	// on, so that nothing of a page on a blind site — not even its URL in a
 	// request event — reaches the client before it commits. A navigation
 	// that never commits leaves the tab that strict until the next one does.
-	navTo string
+	NavTo string
 	// blindEpoch moves on each time the tab goes blind. A command records
 	// it when forwarded; a reply that finds it moved is withheld. Read
 	// without the lock, on the reply path.

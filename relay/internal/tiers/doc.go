@@ -21,12 +21,24 @@
 //   - replies (replies.go): tiers.KeepScript, tiers.WentBlind,
 //     tiers.Scopes, tiers.History, tiers.SideEffect.
 //
-// A tab's access (full, read-only, blind, and why) is the core's, because
-// every part of the relay reads it: the core decides it from the policy
-// and follows the tab's frames and requests, lifts and puts back the
-// client's settings, keeps the client's scripts for new documents out of
-// a page where they may not run and installs the read-only guard. The
-// tables it does that with are package access; the stand-ins' own data
+// A tab's access (full, read-only, blind, and why) is kept by the core,
+// because every part of the relay reads it, and the core follows the
+// tab's frames, requests and navigations it is decided from. Deciding it
+// is this stage's (core.Tiers, set by the facade: Hooks), with the lock
+// held:
+//   - what the policy gives a page, a frame and where a frame is on its
+//     way to, and whether the policy has tiers at all (access.go);
+//   - what a change of access does: the read-only guard in the client's
+//     isolated worlds, and what the client hears of it (a blind tab's
+//     stand-in page and contexts; access.go);
+//   - the client's settings lifted on a stricter page and put back, its
+//     scripts for new documents taken out of a page where they may not run
+//     and put back, and the settings a blind tab deferred applied once it
+//     is full (lifts.go). The core keeps what is lifted and counts it,
+//     because it holds a navigation into a stricter page until Chrome has
+//     answered.
+//
+// The tables it does that with are package access; the stand-ins' own data
 // (a blind tab's frame tree and history, V8's side-effect refusal in
 // words) is blind.go here.
 //

@@ -12,7 +12,7 @@ import (
 )
 
 // Lifting the client's settings for a stricter page, taking its scripts
-// for new documents out of one, and putting both back (core.Lifts: the
+// for new documents out of one, and putting both back (core.Tiers: the
 // core calls these, with the lock held, when what decides them changed).
 // Which settings are lifted where is package access's table (access.Lift);
 // what the relay keeps of them, and counts until Chrome has answered, is
@@ -24,11 +24,6 @@ import (
 // who takes a tab over sees it as the automation set it up. The client's
 // scripts for new documents are taken out on a hold too (core's
 // initscripts.go says why).
-
-// Lifts is the tiers' share of what the client set in Chrome.
-func Lifts() core.Lifts {
-	return core.Lifts{ScriptsLocked: syncScripts, SettingsLocked: syncSettings, DeferredLocked: applyDeferred}
-}
 
 // syncSettings brings what Chrome has of t's settings (cs nil) or child
 // session cs's in line with where it is, or is on its way to.
