@@ -42,7 +42,7 @@ func init() {
 	core.AddLifecycle(person.BrakeLifecycle())
 	core.SetScrubber(creds.Scrubber())
 	core.SetDialogs(person.DialogHooks())
-	core.SetBackstop(rules.Fenced)
+	core.SetBackstop(rules.Answers())
 	core.SetTiers(tier.Hooks())
 	core.SetAuthority(person.AuthorityHooks())
 	core.SetOrder(commands(), events(), replies())

@@ -66,7 +66,9 @@ func (st *State) navAccess(to string) TabAccess {
 }
 
 // HasTiers reports whether the instance's policy gives any site a tier.
-func (in *Instance) HasTiers() bool { return tiers.Has != nil && tiers.Has(in) }
+func (in *Instance) HasTiers() bool {
+	return tiers.Has != nil && tiers.Has(in, in.Srv.PolicyBox.Load())
+}
 
 // UpdateAccess decides t's access again and records a change. Going blind
 // moves the tab's blind epoch on, so that replies to commands sent before
@@ -150,5 +152,5 @@ func AccessRefusal(acc TabAccess) Decision {
 // before a stricter page commits), and when a person is asked about hosts
 // (where a navigation ends is asked).
 func (in *Instance) Fencing() bool {
-	return in.Srv.PolicyBox.Load().FencesNavigation(in.ProfileName) || in.HasTiers() || in.AsksNavigation()
+	return backstop.Fences != nil && backstop.Fences(in) || in.HasTiers() || in.AsksNavigation()
 }

@@ -16,6 +16,12 @@ type Authority struct {
 	// Control gives holder control of tab tabID, or gives it back
 	// (release).
 	Control func(in *Instance, tabID int64, holder string, release bool) error
+	// AsksNavigation reports whether in's policy asks a person about the
+	// hosts navigations go to.
+	AsksNavigation func(in *Instance) bool
+	// NavigationAskLocked decides whether a document request of t's main
+	// frame to url is asked, and with what (the lock is held).
+	NavigationAskLocked func(st *State, t *Tab, url string) (Decision, bool)
 }
 
 var authority Authority
@@ -31,7 +37,8 @@ func SetAuthority(a Authority) {
 // HasAuthority reports whether the authority is set, for the assembly's
 // test.
 func HasAuthority() bool {
-	return authority.Stop != nil && authority.Resume != nil && authority.Control != nil
+	return authority.Stop != nil && authority.Resume != nil && authority.Control != nil &&
+		authority.AsksNavigation != nil && authority.NavigationAskLocked != nil
 }
 
 // Stop stops the instance's automation on behalf of by (a viewer's or a

@@ -23,9 +23,11 @@
 // AddLevels), the
 // outcomes it watches (AddOutcomeHooks), what it hears of a tab's and a client's life
 // (AddLifecycle), the last look at what leaves the relay (SetScrubber),
-// a tab's dialogs (SetDialogs), what a Stop and a take-over do
-// (SetAuthority), and its own state in the core's
-// structures (the slots of slots.go). Every stage is so plugged in:
+// a tab's dialogs (SetDialogs), what a Stop and a take-over do and what
+// a person is asked of a navigation (SetAuthority), the navigation
+// backstop's answers (SetBackstop), what the tiers decide of a tab's
+// access (SetTiers), and its own state in the core's structures (the
+// slots of slots.go). Every stage is so plugged in:
 // browser (the version, windows and downloads), targets (Target.*),
 // creds (credentials and secrets), person
 // (the Stop, what it undoes and the brake on script that does not end,
@@ -34,6 +36,13 @@
 // operator's rules and the relay's own) and tiers (blind, read-only and
 // take-over: refusals, stand-ins, what is withheld). The core imports
 // none of them.
+//
+// The core reads no policy: it holds the one in force (Relay.SetPolicy)
+// and takes one snapshot of it per message (policy.go), which the stages
+// read. What the policy says of a command, a URL, a site's tier, a host a
+// person is asked about or a submit is read by the stage that owns it;
+// the core asks the stages what it needs to know (Instance.HasTiers,
+// Instance.Fencing, Instance.AsksNavigation).
 //
 // What of the person's authority every part of the relay honours is the
 // core's own: whether the automation is stopped and by whom

@@ -226,10 +226,16 @@ func (in *Instance) AnswerDialog(tabID, id int64, accept bool, promptText, by st
 }
 
 // Backstop is the navigation backstop's answer to the core (the rules
-// stage's): whether the relay pauses the requests of t's own session, so
-// that a navigation to one of the relay's own origins fails before it
-// commits. Called with the instance's lock held. Nil: no backstop.
-type Backstop func(t *Tab) bool
+// stage's).
+type Backstop struct {
+	// Fences reports whether in's policy can refuse a host a navigation
+	// goes to (the operator's URL fence).
+	Fences func(in *Instance) bool
+	// OnLocked reports whether the relay pauses the requests of t's own
+	// session, so that a navigation to one of the relay's own origins
+	// fails before it commits. Called with the instance's lock held.
+	OnLocked func(t *Tab) bool
+}
 
 var backstop Backstop
 
@@ -243,10 +249,10 @@ func SetBackstop(b Backstop) {
 
 // HasBackstop reports whether the backstop's answer is set, for the
 // assembly's test.
-func HasBackstop() bool { return backstop != nil }
+func HasBackstop() bool { return backstop.Fences != nil && backstop.OnLocked != nil }
 
 // backstopped reports whether the backstop pauses t's own requests.
-func backstopped(t *Tab) bool { return backstop != nil && backstop(t) }
+func backstopped(t *Tab) bool { return backstop.OnLocked != nil && backstop.OnLocked(t) }
 
 // Tiers is the tiers stage's share of a tab's access (package tiers):
 // what the policy gives a page, what a change of access does in the tab
@@ -257,8 +263,8 @@ func backstopped(t *Tab) bool { return backstop != nil && backstop(t) }
 // with the instance's lock held: they must not block, and what they send
 // goes through State.Fire and State.FireThen.
 type Tiers struct {
-	// Has reports whether in's policy gives any site a tier.
-	Has func(in *Instance) bool
+	// Has reports whether policy p gives any site a tier for in.
+	Has func(in *Instance, p Policy) bool
 	// TabLocked decides t's access from the document it shows (or is on
 	// its way to), its frames, its holder and the policy.
 	TabLocked func(st *State, t *Tab) TabAccess

@@ -21,32 +21,20 @@ import (
 // every navigation while a person holds the tab or no client is
 // connected.
 
-// AsksNavigation reports whether the instance's policy asks about hosts.
+// AsksNavigation reports whether the instance's policy asks about hosts
+// (the person's Authority.AsksNavigation).
 func (in *Instance) AsksNavigation() bool {
-	na, ok := in.Srv.PolicyBox.Load().(api.NavigationAsker)
-	return ok && na.AsksNavigation(in.ProfileName)
+	return authority.AsksNavigation != nil && authority.AsksNavigation(in)
 }
 
 // asksNavigationTo decides whether the main-frame document request p of
-// tab t is asked, and with what.
+// tab t is asked, and with what (the person's
+// Authority.NavigationAskLocked).
 func (st *State) asksNavigationTo(t *Tab, p *api.PausedRequest) (Decision, bool) {
-	in := st.Inst
-	if st.Client == nil || t.Control != "" || in.IsStopped.Load() {
+	if authority.NavigationAskLocked == nil {
 		return Decision{}, false
 	}
-	na, ok := in.Srv.PolicyBox.Load().(api.NavigationAsker)
-	if !ok {
-		return Decision{}, false
-	}
-	d := na.AskNavigation(in.ProfileName, p.Request.URL)
-	if d.Verdict != Ask {
-		return Decision{}, false
-	}
-	to := navHost(p.Request.URL)
-	if to == "" || to == navHost(t.DocURL) || to == t.NavApproved {
-		return Decision{}, false
-	}
-	return d, true
+	return authority.NavigationAskLocked(st, t, p.Request.URL)
 }
 
 // askNavigation shows the person where h takes its tab, and holds h until
@@ -64,7 +52,7 @@ func (st *State) navAnswered(hc *HeldCmd) {
 	h := hc.nav
 	h.ask = nil
 	if hc.Stage == holdApproved {
-		h.t.NavApproved = navHost(h.url)
+		h.t.NavApproved = NavHost(h.url)
 		st.releaseRequest(h)
 		return
 	}
@@ -95,7 +83,7 @@ func (st *State) takeNavAsks(answer string) {
 // to raw on t: its requests to that host are not asked again.
 func (st *State) ApprovedNavigation(t *Tab, raw string) {
 	if t != nil {
-		t.NavApproved = navHost(raw)
+		t.NavApproved = NavHost(raw)
 	}
 }
 

@@ -11,8 +11,8 @@ func TestNavHost(t *testing.T) {
 		"https://a.example\x7f/":           "",
 		"HTTPS://B.EXAMPLE?next=c.example": "b.example",
 	} {
-		if got := navHost(raw); got != want {
-			t.Errorf("navHost(%q) = %q, want %q", raw, got, want)
+		if got := NavHost(raw); got != want {
+			t.Errorf("NavHost(%q) = %q, want %q", raw, got, want)
 		}
 	}
 }

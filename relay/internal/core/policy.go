@@ -61,14 +61,7 @@ type polSnap struct {
 // policyNow loads the policy for one message.
 func (in *Instance) policyNow() polSnap {
 	p := in.Srv.PolicyBox.Load()
-	tr, ok := p.(api.TierRuler)
-	return polSnap{Policy: p, Tiers: ok && tr.HasTiers(in.ProfileName)}
-}
-
-// AsksSubmit reports whether the policy asks before a submit.
-func (s polSnap) AsksSubmit(profile string) bool {
-	a, ok := s.Policy.(api.Asker)
-	return ok && a.AsksSubmit(profile)
+	return polSnap{Policy: p, Tiers: tiers.Has != nil && tiers.Has(in, p)}
 }
 
 // SetPolicy replaces the policy for every instance; commands already

@@ -30,7 +30,7 @@ func Asks(c *core.ClientConn, k *core.Cmd) bool {
 		probe = LooksFirst(k.M.Name)
 	case d.Verdict == core.Ask:
 		return true
-	case SubmitLike(k.M.Name, k.Env.Params) && k.Route.Tab != nil && k.Policy.AsksSubmit(c.Inst.ProfileName):
+	case SubmitLike(k.M.Name, k.Env.Params) && k.Route.Tab != nil && asksSubmit(k.Policy.Policy, c.Inst.ProfileName):
 		d, probe = core.Decision{Verdict: core.Ask, Rule: RuleAskSubmit}, true
 	default:
 		return true

@@ -25,7 +25,8 @@ import (
 // AuthorityHooks is what the person's stage does for the person
 // (core.SetAuthority): the Stop and Resume, and taking over a tab.
 func AuthorityHooks() core.Authority {
-	return core.Authority{Stop: Stop, Resume: Resume, Control: Control}
+	return core.Authority{Stop: Stop, Resume: Resume, Control: Control,
+		AsksNavigation: asksNavigation, NavigationAskLocked: navigationAsk}
 }
 
 // Stop stops the instance's automation on behalf of by (a viewer's or a

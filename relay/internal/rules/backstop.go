@@ -49,9 +49,13 @@ func Backstop() core.Lifecycle {
 	}
 }
 
-// Fenced reports whether the backstop is on for t's own session
-// (core.SetBackstop). The lock is held.
-func Fenced(t *core.Tab) bool { return fenced(t, "") }
+// Answers is the backstop's answer to the core (core.SetBackstop).
+func Answers() core.Backstop {
+	return core.Backstop{
+		Fences:   func(in *core.Instance) bool { return in.Srv.PolicyBox.Load().FencesNavigation(in.ProfileName) },
+		OnLocked: func(t *core.Tab) bool { return fenced(t, "") },
+	}
+}
 
 // fenced reports whether the backstop is on for t's session sid.
 func fenced(t *core.Tab, sid string) bool {

@@ -30,9 +30,9 @@ func Hooks() core.Tiers {
 	}
 }
 
-// hasTiers reports whether in's policy gives any site a tier.
-func hasTiers(in *core.Instance) bool {
-	tr, ok := in.Srv.PolicyBox.Load().(api.TierRuler)
+// hasTiers reports whether policy p gives any site a tier for in.
+func hasTiers(in *core.Instance, p core.Policy) bool {
+	tr, ok := p.(api.TierRuler)
 	return ok && tr.HasTiers(in.ProfileName)
 }
 
