@@ -1,7 +1,11 @@
 package relay
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -170,4 +174,57 @@ func TestLayers(t *testing.T) {
 		}
 	}
 	t.Logf("%d packages under relay/", len(deps))
+}
+
+// TestCoreReadsNoPolicy: the core holds the policy and takes one snapshot
+// of it per message; what the policy says is read by the stages (the core
+// asks them: Instance.HasTiers, Fencing, AsksNavigation). Catches a call
+// of a policy's method, or a look for one of its optional interfaces, in
+// the core's code.
+func TestCoreReadsNoPolicy(t *testing.T) {
+	fset := token.NewFileSet()
+	names, err := filepath.Glob("internal/core/*.go")
+	if err != nil || len(names) == 0 {
+		t.Fatalf("the core's files: %v", err)
+	}
+	var files []*ast.File
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	isPolicy := func(e ast.Expr) bool {
+		// the policy loaded (….PolicyBox.Load()), or a snapshot's (….Policy)
+		if c, ok := e.(*ast.CallExpr); ok {
+			if s, ok := c.Fun.(*ast.SelectorExpr); ok && s.Sel.Name == "Load" {
+				if in, ok := s.X.(*ast.SelectorExpr); ok && in.Sel.Name == "PolicyBox" {
+					return true
+				}
+			}
+		}
+		s, ok := e.(*ast.SelectorExpr)
+		return ok && s.Sel.Name == "Policy"
+	}
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.TypeAssertExpr:
+				if s, ok := n.Type.(*ast.SelectorExpr); ok {
+					if x, ok := s.X.(*ast.Ident); ok && x.Name == "api" {
+						t.Errorf("%s: the core asks whether the policy is an api.%s", fset.Position(n.Pos()), s.Sel.Name)
+					}
+				}
+			case *ast.CallExpr:
+				if s, ok := n.Fun.(*ast.SelectorExpr); ok && isPolicy(s.X) {
+					t.Errorf("%s: the core reads the policy (%s)", fset.Position(n.Pos()), s.Sel.Name)
+				}
+			}
+			return true
+		})
+	}
 }
