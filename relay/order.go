@@ -44,6 +44,7 @@ func init() {
 	core.SetDialogs(person.DialogHooks())
 	core.SetBackstop(rules.Answers())
 	core.SetTiers(tier.Hooks())
+	core.SetRefusals(browser.Refusals())
 	core.SetAuthority(person.AuthorityHooks())
 	core.SetOrder(commands(), events(), replies())
 }

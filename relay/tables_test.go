@@ -202,6 +202,9 @@ func TestAssembly(t *testing.T) {
 	if !core.HasTiersStage() {
 		t.Fatal("the core has no tiers: the facade's init must set them, or every page is full to automation")
 	}
+	if !core.HasRefusals() {
+		t.Fatal("the core has no refusals: the facade's init must set the browser's, or the live view never says why a tab is refused")
+	}
 	if !core.HasAuthority() {
 		t.Fatal("the core has no authority: the facade's init must set the person's, or nobody can stop the automation")
 	}

@@ -73,3 +73,16 @@ type PointTarget struct {
 	Frame  string `json:"frame"` // the src of a frame the relay cannot look into
 	Form   bool   `json:"form"`  // a field of a form (for Enter)
 }
+
+// RefusalStatus is one tab a policy of the browser keeps the debugger out
+// of.
+type RefusalStatus struct {
+	TabID int64 `json:"tabId"`
+	// Origin is the tab's origin when Chrome refused it.
+	Origin string `json:"origin,omitempty"`
+	// Policy names the policy; Reason says it in words, with where to
+	// look.
+	Policy string    `json:"policy"`
+	Reason string    `json:"reason"`
+	At     time.Time `json:"at"`
+}

@@ -33,7 +33,7 @@ import "strings"
 // causes below); for the stock extension and for commands the relay reads
 // Chrome's text itself (PolicyCauseOf). Either way the relay says in words
 // which policy and where to look: in the client's error or console, the
-// audit log, and the live view (the relay's policyrefusal.go keeps the
+// audit log, and the live view (the browser stage's refusals.go keeps the
 // refusals per tab).
 
 // Causes of a policy's refusal, as our extension reports them.

@@ -26,7 +26,8 @@
 // a tab's dialogs (SetDialogs), what a Stop and a take-over do and what
 // a person is asked of a navigation (SetAuthority), the navigation
 // backstop's answers (SetBackstop), what the tiers decide of a tab's
-// access (SetTiers), and its own state in the core's structures (the
+// access (SetTiers), the browser's policy refusals (SetRefusals), and its
+// own state in the core's structures (the
 // slots of slots.go). Every stage is so plugged in:
 // browser (the version, windows and downloads), targets (Target.*),
 // creds (credentials and secrets), person

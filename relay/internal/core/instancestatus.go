@@ -32,7 +32,7 @@ type Status struct {
 	Waiting string `json:"waiting,omitempty"`
 	// Refused are the tabs a policy of the browser keeps the debugger out
 	// of (chrome://policy), oldest first.
-	Refused []RefusalStatus `json:"refused,omitempty"`
+	Refused []api.RefusalStatus `json:"refused,omitempty"`
 }
 
 // TabStatus describes one shared tab.

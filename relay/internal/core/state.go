@@ -53,10 +53,6 @@ type State struct {
 	// tab is in place before any later client command can be routed.
 	fires []fireCmd
 
-	// refusals: tabs a policy of the browser keeps the debugger out of
-	// (policyrefusal.go).
-	refusals refusals
-
 	// The concerns' slots.
 	// The Stop, which every part of the relay honours: who stopped the
 	// automation ("" while it runs), when, and the commands refused since
