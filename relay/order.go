@@ -40,6 +40,7 @@ func init() {
 	core.AddLifecycle(creds.Lifecycle())
 	core.AddLifecycle(person.Lifecycle())
 	core.AddLifecycle(person.BrakeLifecycle())
+	core.AddLifecycle(tier.Lifecycle())
 	core.SetScrubber(creds.Scrubber())
 	core.SetDialogs(person.DialogHooks())
 	core.SetBackstop(rules.Answers())

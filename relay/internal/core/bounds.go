@@ -31,10 +31,11 @@ import (
 // The others are bounded where they live: the client's sessions
 // (maxSessions), commands in flight and held (Config.MaxInFlight), the
 // calls waiting for the extension (the same), init scripts
-// (maxInitScripts), settings kept for a blind tab (maxDeferredSets),
+// (MaxInitScripts), settings kept for a blind tab (the tiers'
+// maxDeferredSets),
 // replayed settings (maxReplayed, maxReplayBytes), paused requests'
 // credentials (maxPausedKept), streams (creds' maxHeldStreams), URL
-// passwords (maxURLPasswords), world names (maxWorldNames), a tab's
+// passwords (maxURLPasswords), world names (the tiers' maxWorldNames), a tab's
 // dialog (one), approvals (in flight), warnings (256). Each is counted as
 // cdprelay_relay_limited_total{limit}.
 

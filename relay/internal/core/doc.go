@@ -72,8 +72,9 @@
 // and tells the client, and sending what lifts and puts back are the tiers
 // stage's, through Tiers (hooks.go). The core also keeps the contexts the
 // client names (contexts.go; the tiers' contexts.go judges them), and the
-// tiers' state in slots embedded in its structures (tierslots.go: the
-// frames, the read-only guard, the scripts). The tiers stage judges by it.
+// state the tiers' access is decided from in slots embedded in its
+// structures (tierslots.go: the frames, the navigations, the scripts, what
+// is lifted). The tiers stage judges by it.
 //
 // # Where things are decided
 //
@@ -146,7 +147,8 @@
 //     consequences of a decision already taken, never judged again — the
 //     Fetch backstop's answers (the rules stage's backstop.go, rules.go,
 //     navhold.go), the
-//     read-only guard and its removal (access.go, events.go),
+//     read-only guard and its removal (the tiers' access.go and
+//     events.go),
 //     Runtime.runIfWaitingForDebugger and Page.enable on a new child held
 //     at its start (events.go), Debugger.resume of what the brake paused
 //     when the person resumes (person.Resume), the brake's own Debugger

@@ -35,6 +35,10 @@ type Lifecycle struct {
 	// DetachedLocked: t lost its debugger; what was kept of its requests
 	// is void.
 	DetachedLocked func(t *Tab)
+	// ClientSetupGoneLocked: the client's sessions on t ended (its client
+	// left, or the tab's sessions were dropped): what it set up that the
+	// relay would put in or apply later is void.
+	ClientSetupGoneLocked func(t *Tab)
 	// ChildGoneLocked: child session cs of t (an out-of-process frame's or
 	// a worker's) went; what was kept of it is void.
 	ChildGoneLocked func(t *Tab, cs *Session)
@@ -135,6 +139,16 @@ func (in *Instance) attaching(ctx context.Context, x Upstream, t *Tab) error {
 		}
 	}
 	return nil
+}
+
+// clientSetupGoneLocked tells the stages that the client's sessions on t
+// ended.
+func clientSetupGoneLocked(t *Tab) {
+	for _, l := range lifecycles {
+		if l.ClientSetupGoneLocked != nil {
+			l.ClientSetupGoneLocked(t)
+		}
+	}
 }
 
 // childGoneLocked tells the stages that child session cs of t went.

@@ -32,12 +32,8 @@ import (
 // document that commits sooner gets it. A script that is put back misses
 // the documents that committed meanwhile.
 
-// MaxInitScripts bounds the scripts kept for a tab, MaxWorldNames the
-// world names.
-const (
-	MaxInitScripts = 1024
-	MaxWorldNames  = 8
-)
+// MaxInitScripts bounds the scripts kept for a tab.
+const MaxInitScripts = 1024
 
 type InitScript struct {
 	Sid    string // Chrome's session: "" for the tab's own, a child's id
@@ -64,25 +60,9 @@ func InitRunsNothing(params []byte) bool {
 	return err == nil && access.RunsNothing(src)
 }
 
-// A blind tab acknowledges the client's settings without applying them
-// (blindStandIn): the last of each (and each binding) is kept and applied
-// once the tab is on a full site again, so that a client that set a page
-// up while it was blind (Playwright's focus emulation, without which a
-// background tab paints nothing and its clicks wait for good) finds it
-// set up when it leaves.
-
-// MaxDeferredSets bounds the settings kept for a tab.
-const MaxDeferredSets = 64
-
-// DeferredSet is a setting a blind tab acknowledged without applying it
-// (the tiers' deferSet), applied once the tab is on a full site.
-type DeferredSet struct {
-	Key, Method string
-	Params      []byte
-}
-
 // forgetClientSetup forgets what a client set up on t that the relay would
 // put in or apply later: its client is gone, or its debugger is.
 func (t *Tab) forgetClientSetup() {
-	t.Scripts, t.Deferred, t.WorldNames = nil, nil, nil
+	t.Scripts = nil
+	clientSetupGoneLocked(t)
 }

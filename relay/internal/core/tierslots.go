@@ -2,16 +2,19 @@ package core
 
 import (
 	"sync/atomic"
-
-	"github.com/cdprelay/cdprelay/relay/internal/access"
 )
 
-// What the tiers (blind, read-only, take-over: access.go) keep per tab,
-// per session, per client and per instance: their slots, embedded in tab,
-// session, clientConn and Instance.
+// What the core keeps for the tiers (blind, read-only, take-over:
+// access.go) per tab, per session and per instance, because it decides a
+// tab's access from it, follows it from the tab's events or holds a
+// navigation for it: embedded in Tab, Session and Instance. What only the
+// tiers stage reads (the read-only guard, the client's world names, the
+// settings a blind tab deferred) is in its own slots (package tiers,
+// slots.go).
 
-// tierTab is what the tiers keep of a tab. Guarded by the instance's mutex,
-// but for the atomics, which say who reads them without it.
+// tierTab is what the core keeps of a tab for the tiers. Guarded by the
+// instance's mutex, but for the atomics, which say who reads them without
+// it.
 type tierTab struct {
 	// Frames are the sub-frames of the tab's document that share its
 	// process (frame id to URL), followed while the policy has tiers: what
@@ -26,12 +29,6 @@ type tierTab struct {
 	// Scripts are the client's scripts for new documents, kept while the
 	// policy has tiers (initscripts.go).
 	Scripts []*InitScript
-	// WorldNames are the isolated worlds the client asked for on the tab
-	// (a few): a tab that goes blind shows it stand-ins of them.
-	WorldNames []string
-	// Deferred are settings a blind tab acknowledged, to apply once it is
-	// on a full site (initscripts.go).
-	Deferred []DeferredSet
 	// Lift is where the client's settings of the tab stand in Chrome
 	// (lifts.go, the tiers' lifts.go).
 	Lift LiftState
@@ -47,12 +44,6 @@ type tierTab struct {
 	// it when forwarded; a reply that finds it moved is withheld. Read
 	// without the lock, on the reply path.
 	blindEpoch atomic.Uint32
-	// guard is the read-only guard installed in the tab's isolated worlds,
-	// while it is read-only.
-	Guard *access.Guard
-	// readOnly mirrors acc.Level == accessReadOnly for the reply path,
-	// which reads it without the lock.
-	ReadOnly atomic.Bool
 }
 
 // tierSession is what the tiers keep of a child session (an

@@ -151,29 +151,29 @@ func tierAccess(in *core.Instance, u string) core.TabAccess {
 // into a full one, the settings a blind tab deferred applied, and the
 // read-only guard in the client's isolated worlds.
 func accessChanged(st *core.State, t *core.Tab, was core.TabAccess) {
-	now := t.Acc
+	now, tt := t.Acc, tabSlot.Of(t)
 	if len(t.Scripts) > 0 {
 		syncScripts(st, t)
 	}
 	syncSettings(st, t, nil)
-	if now.Level == api.Full && len(t.Deferred) > 0 {
+	if now.Level == api.Full && len(tt.deferred) > 0 {
 		applyDeferred(st, t)
 	}
-	t.ReadOnly.Store(now.Level == api.ReadOnly)
+	tt.readOnly.Store(now.Level == api.ReadOnly)
 	switch {
 	case now.Level == api.ReadOnly && (was.Level != api.ReadOnly || now.Why != was.Why):
 		// A fresh layer of the guard in every isolated world it has, with
 		// the reason its refusals give (a person taking over a read-only
 		// site's tab changes it).
-		if t.Guard != nil {
-			inWorlds(st, t, t.Guard.OffScript())
+		if tt.guard != nil {
+			inWorlds(st, t, tt.guard.OffScript())
 		}
 		l, src := access.NewGuard(core.RandHex(16), now.Why)
-		t.Guard = &l
+		tt.guard = &l
 		inWorlds(st, t, src)
-	case was.Level == api.ReadOnly && now.Level != api.ReadOnly && t.Guard != nil:
-		inWorlds(st, t, t.Guard.OffScript())
-		t.Guard = nil
+	case was.Level == api.ReadOnly && now.Level != api.ReadOnly && tt.guard != nil:
+		inWorlds(st, t, tt.guard.OffScript())
+		tt.guard = nil
 	}
 }
 
@@ -248,7 +248,7 @@ func showBlind(st *core.State, c *core.ClientConn, s *core.Session, t *core.Tab,
 		}})
 		// And the client's own worlds, which refuse it as well (a client
 		// waits for its utility world before it reads).
-		for _, name := range t.WorldNames {
+		for _, name := range tabSlot.Of(t).worldNames {
 			c.Event("Runtime.executionContextCreated", s, map[string]any{"context": map[string]any{
 				"id": st.Inst.FakeContext.Add(1), "origin": o, "name": name, "uniqueId": "cdprelay-blind-" + core.RandHex(8),
 				"auxData": map[string]any{"isDefault": false, "type": "isolated", "frameId": t.TargetID},

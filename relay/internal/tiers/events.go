@@ -86,8 +86,8 @@ func BlindEvent(in *core.Instance, e *core.EventMsg) bool {
 // GuardWorld (tiers.Guard): the read-only guard goes into a client's new
 // isolated world before the client hears of the world.
 func GuardWorld(in *core.Instance, e *core.EventMsg) bool {
-	if e.Isolated != 0 && e.Tab.Guard != nil {
-		_, src := access.GuardFrom(*e.Tab.Guard)
+	if g := tabSlot.Of(e.Tab).guard; e.Isolated != 0 && g != nil {
+		_, src := access.GuardFrom(*g)
 		e.State.Fire(e.Tab.Id, string(e.Sid), "Runtime.evaluate", map[string]any{"expression": src, "contextId": e.Isolated, "silent": true})
 	}
 	return true

@@ -17,7 +17,7 @@ import (
 // Which settings are lifted where is package access's table (access.Lift);
 // what the relay keeps of them, and counts until Chrome has answered, is
 // in the core's tier slots (Tab.Lift, Session.Lift, Session.Kept,
-// Tab.Scripts, Tab.Deferred), because the core holds a navigation into a
+// Tab.Scripts) and in this stage's (the deferred settings), because the core holds a navigation into a
 // stricter page until they are answered (core's navhold.go).
 //
 // A setting is lifted by the site's tier, not by a person's hold: a person
@@ -90,17 +90,18 @@ func applyDeferred(st *core.State, t *core.Tab) {
 	if st.Inst.IsStopped.Load() {
 		return // nothing of the automation's is set while a person stopped it
 	}
-	for _, d := range t.Deferred {
+	tt := tabSlot.Of(t)
+	for _, d := range tt.deferred {
 		var p any
-		if len(d.Params) > 0 {
-			p = json.RawMessage(d.Params)
+		if len(d.params) > 0 {
+			p = json.RawMessage(d.params)
 		}
 		// Kept as if the client had made it now: a resume sets it again,
 		// and the tiers lift it again.
-		st.Record(t, core.LookupMethod([]byte(d.Method)), d.Params)
-		fireLift(st, t, &t.Lift, false, "", d.Method, p)
+		st.Record(t, core.LookupMethod([]byte(d.method)), d.params)
+		fireLift(st, t, &t.Lift, false, "", d.method, p)
 	}
-	t.Deferred = nil
+	tt.deferred = nil
 }
 
 // scriptFull reports whether sc may run where its frame is going.

@@ -34,7 +34,7 @@ func gate(c *core.ClientConn, k *core.Cmd, acc core.TabAccess) (refusal core.Dec
 		case access.ROAllow:
 		case access.RONoEffects:
 			c.Inst.Lock()
-			isolated := k.Isolated && k.Route.Tab.Guard != nil
+			isolated := k.Isolated && tabSlot.Of(k.Route.Tab).guard != nil
 			c.Inst.Unlock()
 			if isolated {
 				break // the guard is in that world (tiers.Worlds)

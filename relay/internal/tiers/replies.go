@@ -30,7 +30,7 @@ func WentBlind(in *core.Instance, r *core.Reply) bool {
 // Scopes (tiers.Scopes): on a read-only tab a function's [[Scopes]] do
 // not reach the client (they lead to the guard's closures).
 func Scopes(in *core.Instance, r *core.Reply) bool {
-	if !r.Pc.Tab.ReadOnly.Load() {
+	if !tabSlot.Of(r.Pc.Tab).readOnly.Load() {
 		return true
 	}
 	*r.Buf = wire.AppendResult(*r.Buf, r.Pc.ClientID, r.Session, access.WithoutScopes(r.M.Result))
@@ -50,7 +50,7 @@ func History(in *core.Instance, r *core.Reply) bool {
 // SideEffect (tiers.SideEffect): a read-only tab's refused side effect,
 // explained.
 func SideEffect(in *core.Instance, r *core.Reply) bool {
-	if !r.Pc.Tab.ReadOnly.Load() || !bytes.Contains(r.M.Result, SideEffectText) {
+	if !tabSlot.Of(r.Pc.Tab).readOnly.Load() || !bytes.Contains(r.M.Result, SideEffectText) {
 		return true
 	}
 	*r.Buf = wire.AppendResult(*r.Buf, r.Pc.ClientID, r.Session, bytes.ReplaceAll(r.M.Result, SideEffectText, SideEffectExplained))

@@ -67,28 +67,30 @@ func deferSet(t *core.Tab, method string, params []byte) {
 		name, _, _ := core.ExactString(params, "name")
 		key = "Runtime.binding:" + name
 	}
-	for i, d := range t.Deferred {
-		if d.Key == key {
-			t.Deferred = append(t.Deferred[:i:i], t.Deferred[i+1:]...)
+	tt := tabSlot.Of(t)
+	for i, d := range tt.deferred {
+		if d.key == key {
+			tt.deferred = append(tt.deferred[:i:i], tt.deferred[i+1:]...)
 			break
 		}
 	}
-	if len(t.Deferred) >= core.MaxDeferredSets {
+	if len(tt.deferred) >= maxDeferredSets {
 		return
 	}
-	t.Deferred = append(t.Deferred, core.DeferredSet{Key: key, Method: method, Params: append([]byte(nil), params...)})
+	tt.deferred = append(tt.deferred, deferredSet{key: key, method: method, params: append([]byte(nil), params...)})
 }
 
 // noteWorld records the isolated world a command of the client's names.
 func noteWorld(t *core.Tab, params []byte) {
 	name, _, _ := core.ExactString(params, "worldName")
-	if name == "" || len(t.WorldNames) >= core.MaxWorldNames {
+	tt := tabSlot.Of(t)
+	if name == "" || len(tt.worldNames) >= maxWorldNames {
 		return
 	}
-	for _, n := range t.WorldNames {
+	for _, n := range tt.worldNames {
 		if n == name {
 			return
 		}
 	}
-	t.WorldNames = append(t.WorldNames, name)
+	tt.worldNames = append(tt.worldNames, name)
 }
