@@ -282,9 +282,10 @@ func TestTierClientSetupEndsWithTheClient(t *testing.T) {
 	sess := h.autoAttach(a)[0]
 	h.call(a, sess, "Emulation.setUserAgentOverride", map[string]any{"userAgent": "client A"})
 	h.call(a, sess, "Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": "/*A*/fetch('/a')"})
+	h.call(a, sess, "Page.createIsolatedWorld", map[string]any{"frameId": "T1", "worldName": "worldOfA"})
 	a.Close()
 	b := h.client()
-	h.autoAttach(b)
+	sessB := h.autoAttach(b)[0]
 	from := len(e.Commands())
 	e.Navigate(1, "https://a.example/", "A")
 	e.Navigate(1, "https://a.example/2", "A2")
@@ -297,6 +298,15 @@ func TestTierClientSetupEndsWithTheClient(t *testing.T) {
 		if strings.Contains(s, "client A") || strings.Contains(s, "/*A*/") {
 			t.Errorf("client A's set-up went to client B's tab: %s", s)
 		}
+	}
+	// Nor are client A's worlds among the stand-ins a blind tab shows B.
+	h.call(b, sessB, "Runtime.enable", nil)
+	fromB := len(b.Messages())
+	e.Navigate(1, "https://blind.example/again", "B")
+	h.event(b, fromB, "CDPRelay.accessChanged")
+	h.call(b, "", "Target.getTargets", nil)
+	if clientSaw(b, fromB, "worldOfA") {
+		t.Error("client A's isolated world was shown to client B")
 	}
 }
 

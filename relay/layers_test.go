@@ -2,8 +2,12 @@ package relay
 
 import (
 	"go/ast"
+	"go/importer"
 	"go/parser"
 	"go/token"
+	"go/types"
+	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -180,8 +184,19 @@ func TestLayers(t *testing.T) {
 // of it per message; what the policy says is read by the stages (the core
 // asks them: Instance.HasTiers, Fencing, AsksNavigation). Catches a call
 // of a policy's method, or a look for one of its optional interfaces, in
-// the core's code.
+// the core's code, however the policy was reached (the type checker says
+// what each value is).
 func TestCoreReadsNoPolicy(t *testing.T) {
+	out, err := exec.Command("go", "list", "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}", "./internal/core").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	exports := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if path, file, ok := strings.Cut(line, "\t"); ok {
+			exports[path] = file
+		}
+	}
 	fset := token.NewFileSet()
 	names, err := filepath.Glob("internal/core/*.go")
 	if err != nil || len(names) == 0 {
@@ -198,31 +213,26 @@ func TestCoreReadsNoPolicy(t *testing.T) {
 		}
 		files = append(files, f)
 	}
-	isPolicy := func(e ast.Expr) bool {
-		// the policy loaded (….PolicyBox.Load()), or a snapshot's (….Policy)
-		if c, ok := e.(*ast.CallExpr); ok {
-			if s, ok := c.Fun.(*ast.SelectorExpr); ok && s.Sel.Name == "Load" {
-				if in, ok := s.X.(*ast.SelectorExpr); ok && in.Sel.Name == "PolicyBox" {
-					return true
-				}
-			}
+	conf := types.Config{Importer: importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
+		return os.Open(exports[path])
+	})}
+	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Selections: map[*ast.SelectorExpr]*types.Selection{}}
+	if _, err := conf.Check(modRelay+"/internal/core", fset, files, info); err != nil {
+		t.Fatalf("type-checking the core: %v", err)
+	}
+	isPolicy := func(ty types.Type) bool {
+		n, ok := types.Unalias(ty).(*types.Named)
+		return ok && n.Obj().Name() == "Policy" && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == modRelay+"/internal/api"
+	}
+	for sel, s := range info.Selections {
+		if s.Kind() == types.MethodVal && isPolicy(s.Recv()) {
+			t.Errorf("%s: the core reads the policy (%s)", fset.Position(sel.Pos()), s.Obj().Name())
 		}
-		s, ok := e.(*ast.SelectorExpr)
-		return ok && s.Sel.Name == "Policy"
 	}
 	for _, f := range files {
 		ast.Inspect(f, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.TypeAssertExpr:
-				if s, ok := n.Type.(*ast.SelectorExpr); ok {
-					if x, ok := s.X.(*ast.Ident); ok && x.Name == "api" {
-						t.Errorf("%s: the core asks whether the policy is an api.%s", fset.Position(n.Pos()), s.Sel.Name)
-					}
-				}
-			case *ast.CallExpr:
-				if s, ok := n.Fun.(*ast.SelectorExpr); ok && isPolicy(s.X) {
-					t.Errorf("%s: the core reads the policy (%s)", fset.Position(n.Pos()), s.Sel.Name)
-				}
+			if a, ok := n.(*ast.TypeAssertExpr); ok && isPolicy(info.Types[a.X].Type) {
+				t.Errorf("%s: the core looks into the policy (%s)", fset.Position(a.Pos()), types.ExprString(a.Type))
 			}
 			return true
 		})

@@ -23,7 +23,7 @@ import (
 //
 // The view also knows the relay's own worlds (package look), which the
 // client must never reach, and the isolated worlds of a read-only tab,
-// which get the guard (tiers/worlds.go).
+// which get the guard (the tiers' access.go and events.go).
 
 // ctxKind is the world an execution context belongs to.
 type ctxKind uint8
@@ -197,7 +197,7 @@ func (st *State) forgetContext(t *Tab, sc *SessionContexts, id int64, x *ExecCon
 	}
 }
 
-// isolatedContexts returns the client's isolated worlds of t, by session:
+// IsolatedContexts returns the client's isolated worlds of t, by session:
 // where the read-only guard goes.
 func (t *Tab) IsolatedContexts() map[string][]int64 {
 	out := map[string][]int64{}

@@ -280,7 +280,10 @@ type Tiers struct {
 	// Has reports whether policy p gives any site a tier for in.
 	Has func(in *Instance, p Policy) bool
 	// TabLocked decides t's access from the document it shows (or is on
-	// its way to), its frames, its holder and the policy.
+	// its way to), its frames, its holder and the policy. For a tab the
+	// instance does not hold (State.UrlAccess's: what a navigation to a
+	// URL would make of a tab) it reads only that tab and the policy, and
+	// may be called without the lock.
 	TabLocked func(st *State, t *Tab) TabAccess
 	// FrameLocked is what automation may do with a child session's frame
 	// at u.
@@ -319,4 +322,26 @@ func SetTiers(t Tiers) {
 func HasTiersStage() bool {
 	return tiers.Has != nil && tiers.TabLocked != nil && tiers.FrameLocked != nil && tiers.NavLocked != nil &&
 		tiers.ChangedLocked != nil && tiers.TellLocked != nil && tiers.ScriptsLocked != nil && tiers.SettingsLocked != nil
+}
+
+// missingServices names the stages' services the facade has not set: the
+// core refuses to run without any of them (SetOrder).
+func missingServices() []string {
+	var out []string
+	for _, s := range []struct {
+		name string
+		set  bool
+	}{
+		{"the scrubber (SetScrubber)", HasScrubber()},
+		{"the dialogs (SetDialogs)", HasDialogs()},
+		{"the authority (SetAuthority)", HasAuthority()},
+		{"the backstop (SetBackstop)", HasBackstop()},
+		{"the tiers (SetTiers)", HasTiersStage()},
+		{"the refusals (SetRefusals)", HasRefusals()},
+	} {
+		if !s.set {
+			out = append(out, s.name)
+		}
+	}
+	return out
 }

@@ -22,7 +22,7 @@ import (
 //
 // The core keeps the scripts (Tab.Scripts) and says when where they may
 // run changed (SyncScripts); the tiers take them out and put them back
-// (Lifts.ScriptsLocked, the tiers' lifts.go).
+// (Tiers.ScriptsLocked, the tiers' lifts.go).
 //
 // A script that runs nothing (an isolated world's bootstrap: Playwright's
 // utility world has an empty source, Puppeteer's a comment) stays.
@@ -46,7 +46,7 @@ type InitScript struct {
 
 // SyncScripts takes out of Chrome the scripts of t whose frame is on its
 // way to a site that is not full, and puts back the others (the tiers'
-// Lifts.ScriptsLocked).
+// Tiers.ScriptsLocked).
 func (st *State) SyncScripts(t *Tab) {
 	if len(t.Scripts) > 0 && tiers.ScriptsLocked != nil {
 		tiers.ScriptsLocked(st, t)

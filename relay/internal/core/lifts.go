@@ -19,7 +19,7 @@ import (
 // where the tab or frame is, or is on its way to, changes its access, the
 // tiers send Chrome the commands that take out what may not act there, or
 // put back what may again, in the order the client made them (syncLifts
-// calls the tiers' Lifts.SettingsLocked). Each of those commands is
+// calls the tiers' Tiers.SettingsLocked). Each of those commands is
 // counted in the owner's LiftState until Chrome has answered it
 // (LiftOver); a navigation into a stricter page that the navigation backstop
 // pauses meanwhile is cancelled and sent again once every one is answered
@@ -66,7 +66,7 @@ func SiteLevel(a TabAccess) Access {
 }
 
 // syncLifts brings what Chrome has of t's settings in line with where the
-// tab is, or is on its way to (the tiers' Lifts.SettingsLocked).
+// tab is, or is on its way to (the tiers' Tiers.SettingsLocked).
 func (st *State) syncLifts(t *Tab) {
 	if tiers.SettingsLocked != nil {
 		tiers.SettingsLocked(st, t, nil)

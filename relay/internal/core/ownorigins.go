@@ -44,7 +44,7 @@ func (s *Relay) neverSharedAt(u string) string {
 	return ""
 }
 
-// ownAccess is the access of a page or frame at u when it is one of the
+// OwnAccess is the access of a page or frame at u when it is one of the
 // relay's own: blind, as a page that is never shared.
 func (s *Relay) OwnAccess(u, what string) (TabAccess, bool) {
 	if !s.Own.Match(u) {

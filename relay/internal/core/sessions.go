@@ -230,7 +230,7 @@ func (st *State) LiveExtra(t *Tab) []*Session {
 	return live
 }
 
-// topSessions returns t's top-level sessions, the first one first.
+// TopSessions returns t's top-level sessions, the first one first.
 func (st *State) TopSessions(t *Tab) []*Session {
 	if t.Session == nil {
 		return nil

@@ -88,8 +88,10 @@ func NewTabSlot[T any]() TabSlot[T] {
 	return TabSlot[T]{tabSlots.add(func() any { return new(T) })}
 }
 
-// Of is the stage's value for t (the lock is held). A tab gets its slots
-// on first use.
+// Of is the stage's value for t (the lock is held). A tab the core makes
+// has its slots from the start, so what a stage keeps there that guards
+// itself (an atomic) may be read without the lock; a tab made elsewhere (a
+// test's) gets its slots on first use.
 func (s TabSlot[T]) Of(t *Tab) *T {
 	if t.slots == nil {
 		t.slots = tabSlots.make()

@@ -30,17 +30,21 @@ const (
 // concern keeps of the tab is its slot, embedded below, declared beside
 // that concern's code:
 //
-//   - tierTab (tierslots.go): what the tiers follow to decide blind and
-//     read-only: the document's frames and requests on their way to blind
-//     sites, the client's init scripts and worlds, the lifted settings,
-//     the guard and the reply path's mirrors of the access;
+//   - tierTab (tierslots.go): what a tab's access is decided from and
+//     what the core holds a navigation for: the document's frames and
+//     requests on their way to blind sites, where it is on its way to, the
+//     client's init scripts, the lifted settings, and the reply path's
+//     blind epoch;
 //   - resumeTab (resumeslots.go): what the tab's sessions need to come
 //     through a detach or a time away: the resume under way, what it sets
 //     again, the wait for the debugger.
 //
 // A stage package keeps what it has of a tab in a slot (slots.go): the
 // credentials the real headers of the paused requests and the typed
-// secrets of the tab's fields. The browser stage keeps nothing per tab:
+// secrets of the tab's fields; the tiers the read-only guard, its mirror
+// for the reply path, the client's world names and the settings a blind
+// tab deferred; the rules the Fetch setup of the tab's sessions; the
+// person the tab's dialog. The browser stage keeps nothing per tab:
 // the downloads are the state's, and what tells one the automation started is
 // the core's lastCommand.
 type Tab struct {

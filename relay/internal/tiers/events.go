@@ -86,7 +86,10 @@ func BlindEvent(in *core.Instance, e *core.EventMsg) bool {
 // GuardWorld (tiers.Guard): the read-only guard goes into a client's new
 // isolated world before the client hears of the world.
 func GuardWorld(in *core.Instance, e *core.EventMsg) bool {
-	if g := tabSlot.Of(e.Tab).guard; e.Isolated != 0 && g != nil {
+	if e.Isolated == 0 {
+		return true
+	}
+	if g := tabSlot.Of(e.Tab).guard; g != nil {
 		_, src := access.GuardFrom(*g)
 		e.State.Fire(e.Tab.Id, string(e.Sid), "Runtime.evaluate", map[string]any{"expression": src, "contextId": e.Isolated, "silent": true})
 	}

@@ -12,7 +12,7 @@ import (
 // that are on pages automation may not see to their origin, with no title
 // (BlindHistory).
 func blindHistory(in *core.Instance, result []byte) []byte {
-	st := &in.St // computeAccess of a page reads only the policy
+	st := &in.St // the access of a page the instance does not hold reads only the policy (tabAccess)
 	return BlindHistory(result, func(u string) bool { return st.UrlAccess(u).Level == api.Blind })
 }
 
