@@ -15,7 +15,9 @@
 //     pixels, blind frames and all (Pixels);
 //   - the client's settings under tiers: which are lifted on read-only or
 //     blind pages and what takes each back (Lift, LiftRule), which are
-//     refused (SettingRefusal, Refused) and which are kept (Kept).
+//     refused (SettingRefusal, Refused) and which are kept (Kept);
+//   - the headers a held document request goes on with, once the client's
+//     settings were lifted for where it goes or put back (HeaderFix).
 //
 // A tab's access is the core's to hold, because every part of the relay
 // reads it: the core decides it, follows the tab's frames, lifts and puts

@@ -1,7 +1,6 @@
 package core
 
 import (
-	"strings"
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
@@ -158,126 +157,12 @@ func unkeepIn(kept []Replayed, key string) []Replayed {
 	return kept
 }
 
-// A document request's headers, and what the client's settings made of
-// them.
-
-type headerEntry struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
-}
-
-// clientHeaders are what a tab's (or child's) kept settings put in its
-// requests: extra headers, a user agent and its languages.
-type clientHeaders struct {
-	extra    map[string]string
-	ua, lang string
-	hints    bool // a user agent that client hints are made from
-}
-
-func headersOf(kept []Replayed) clientHeaders {
-	var ch clientHeaders
-	for _, r := range kept {
-		switch r.Method {
-		case "Network.setExtraHTTPHeaders":
-			var p struct {
-				Headers map[string]string `json:"headers"`
-			}
-			if DecodeStruct(r.Params, &p) == nil {
-				ch.extra = p.Headers
-			}
-		case "Network.setUserAgentOverride", "Emulation.setUserAgentOverride":
-			ch.ua, _, _ = ExactString(r.Params, "userAgent")
-			ch.lang, _, _ = ExactString(r.Params, "acceptLanguage")
-			ch.hints = ch.ua != ""
-		}
-	}
-	return ch
-}
-
 // HeaderFix returns the headers a paused document request should go on
-// with to a page of access lv, when the ones it has are not those: a
-// request Chrome made before a lift or a put back landed (every request of
-// a navigation the page starts, and every redirect's), or one to a frame
-// of a stricter site than its tab. ok is false when its own are right.
-func (st *State) HeaderFix(kept []Replayed, lv Access, hdrs map[string]string) (fixed []headerEntry, ok bool) {
-	ch := headersOf(kept)
-	if len(ch.extra) == 0 && ch.ua == "" {
-		return nil, false
-	}
-	out := make(map[string]string, len(hdrs))
-	names := map[string]string{} // lower-case name → the name it has
-	for k, v := range hdrs {
-		out[k] = v
-		names[strings.ToLower(k)] = k
-	}
-	del := func(name string) {
-		if k, ok := names[strings.ToLower(name)]; ok {
-			delete(out, k)
-			delete(names, strings.ToLower(name))
-		}
-	}
-	set := func(name, v string) {
-		del(name)
-		out[name] = v
-		names[strings.ToLower(name)] = name
-	}
-	if extra, _ := access.Lift("Network.setExtraHTTPHeaders"); lv >= extra.At {
-		for name := range ch.extra {
-			del(name)
-		}
-		if ch.ua != "" {
-			// The browser's own, as the network stack would put it.
-			if real := st.Info.UserAgent; real != "" {
-				set("User-Agent", real)
-			} else {
-				del("User-Agent")
-			}
-			if ch.lang != "" {
-				del("Accept-Language")
-			}
-			for n := range names {
-				if strings.HasPrefix(n, "sec-ch-ua") {
-					del(n)
-				}
-			}
-		}
-	} else {
-		for name, v := range ch.extra {
-			set(name, v)
-		}
-		if ch.ua != "" {
-			set("User-Agent", ch.ua)
-		}
-	}
-	if sameHeaders(out, hdrs) {
-		return nil, false
-	}
-	fixed = make([]headerEntry, 0, len(out))
-	for k, v := range out {
-		fixed = append(fixed, headerEntry{Name: k, Value: v})
-	}
-	sortHeaders(fixed)
-	return fixed, true
-}
-
-func sameHeaders(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
-}
-
-func sortHeaders(h []headerEntry) {
-	for i := 1; i < len(h); i++ {
-		for j := i; j > 0 && h[j].Name < h[j-1].Name; j-- {
-			h[j], h[j-1] = h[j-1], h[j]
-		}
-	}
+// with to a page of access lv, when the ones it has are not those
+// (access.HeaderFix says when): kept are the client's settings of its
+// owner, tab or frame. ok is false when its own are right.
+func (st *State) HeaderFix(kept []Replayed, lv Access, hdrs map[string]string) (fixed []access.Header, ok bool) {
+	return access.HeaderFix(kept, func(r Replayed) (string, []byte) { return r.Method, r.Params }, lv, hdrs, st.Info.UserAgent)
 }
 
 // keyOf is a keyed setting's key (resume.go's replayKeyed).
