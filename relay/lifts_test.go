@@ -206,47 +206,6 @@ func TestTierNavigationSentAgain(t *testing.T) {
 	}
 }
 
-func TestHeaderFix(t *testing.T) {
-	set := func(method string, p any) core.Replayed {
-		b, _ := json.Marshal(p)
-		return core.Replayed{Method: method, Params: b}
-	}
-	kept := []core.Replayed{
-		set("Network.setExtraHTTPHeaders", map[string]any{"headers": map[string]string{"x-planted": "1"}}),
-		set("Emulation.setUserAgentOverride", map[string]any{"userAgent": "planted", "acceptLanguage": "fr"}),
-	}
-	st := &core.State{Info: core.BrowserInfo{UserAgent: "Real/1.0"}}
-	for _, tc := range []struct {
-		name    string
-		kept    []core.Replayed
-		lv      core.Access
-		headers map[string]string
-		want    string // the headers' JSON; "" for none to change
-	}{
-		{"nothing kept", nil, api.Blind, map[string]string{"X-Planted": "1"}, ""},
-		{"to a blind page", kept, api.Blind,
-			map[string]string{"X-Planted": "1", "User-Agent": "planted", "Accept-Language": "fr", "sec-ch-ua": `"x"`, "Accept": "a"},
-			`[{"name":"Accept","value":"a"},{"name":"User-Agent","value":"Real/1.0"}]`},
-		{"to a read-only page", kept, api.ReadOnly, map[string]string{"X-PLANTED": "1", "Accept": "a"}, `[{"name":"Accept","value":"a"},{"name":"User-Agent","value":"Real/1.0"}]`},
-		{"to a blind page, made without", kept[:1], api.Blind, map[string]string{"Accept": "a"}, ""},
-		{"to a full page, made without", kept, api.Full, map[string]string{"Accept": "a", "User-Agent": "Real/1.0"},
-			`[{"name":"Accept","value":"a"},{"name":"User-Agent","value":"planted"},{"name":"x-planted","value":"1"}]`},
-		{"to a full page, made with", kept, api.Full, map[string]string{"Accept": "a", "User-Agent": "planted", "x-planted": "1"}, ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			fix, ok := st.HeaderFix(tc.kept, tc.lv, tc.headers)
-			got := ""
-			if ok {
-				b, _ := json.Marshal(fix)
-				got = string(b)
-			}
-			if got != tc.want {
-				t.Fatalf("headers %s, want %s", got, tc.want)
-			}
-		})
-	}
-}
-
 // TestTierSettingsRefused: what no command takes back is refused while
 // some sites have a tier — and so is a setter the relay does not know —
 // on any site; and a domain whose switch has an effect is not switched
