@@ -17,7 +17,7 @@ import (
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 )
 
-// A client's page lives as long as its tab (away.go, awayext.go), against
+// A client's page lives as long as its tab (relay/internal/away), against
 // the fake extension: a tab the person takes to a browser page and back,
 // a frame the debugger cannot follow, our extension restarting or its
 // worker stopped; the waits are bounded, and a tab that closes still

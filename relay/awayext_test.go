@@ -20,7 +20,7 @@ import (
 )
 
 // The connection lives on while our extension is expected back
-// (awayext.go), against the fake extension.
+// (relay/internal/away, ext.go), against the fake extension.
 
 // TestExtensionAwayKeepsClient: our extension's worker stops (its socket
 // closes with 1001, as Chrome closes it) and comes back later than the

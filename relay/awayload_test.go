@@ -15,7 +15,7 @@ import (
 )
 
 // A page load that happens while our extension's worker is stopped
-// (awayload.go, awaydoc.go), against the fake extension.
+// (relay/internal/away: load.go, document.go), against the fake extension.
 
 // loadTab is a pageTab whose document has loaded, and which answers as
 // Chrome does: Page.setLifecycleEventsEnabled sends the document's past

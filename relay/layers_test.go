@@ -23,8 +23,11 @@ import (
 // relay/internal imports the facade; no stage imports another; the core
 // imports no stage; link, api, origins and access import neither the core
 // nor a stage; the services the stages share over the core (look) import
-// the core and no stage, and the core does not import them; cdp, what the relay knows of the protocol itself, imports nothing
-// of the relay.
+// the core and no stage, and the core does not import them; the core's
+// parts kept in packages of their own (away) import the core and nothing
+// above it, and the core reaches them only through the hooks it is
+// given; cdp, what the relay knows of the protocol itself, imports
+// nothing of the relay.
 
 const modRelay = "github.com/cdprelay/cdprelay/relay"
 
@@ -43,6 +46,13 @@ var upstreamPackages = []string{"ext"}
 // servicePackages are what several stages use over the core: they import
 // the core and no stage, and the core does not import them.
 var servicePackages = []string{"look"}
+
+// corePartPackages are subsystems of the core in packages of their own
+// (away: a client's page through the debugger's absence): they import the
+// core and nothing above it (no stage, service or upstream); the stages
+// and the upstream may import them; the core reaches them through the
+// hooks the facade hands it (core.SetAway), never by importing them.
+var corePartPackages = []string{"away"}
 
 // stagesInCore are the concerns whose stage code (what they do with an
 // instance, a tab, a client) is still in the core, beside the core's own:
@@ -88,6 +98,12 @@ func layerViolations(deps, direct map[string][]string) []string {
 				bad = append(bad, p+" (a stage) imports another stage, "+d)
 			case pk == "core" && isStage(dk) && !slices.Contains(stagesInCore, dk):
 				bad = append(bad, p+" (the core) imports a stage, "+d)
+			case pk == "core" && slices.Contains(corePartPackages, dk):
+				bad = append(bad, p+" (the core) imports "+d+", a part of it that is above it")
+			case slices.Contains(corePartPackages, pk) && (isStage(dk) || slices.Contains(servicePackages, dk) || slices.Contains(upstreamPackages, dk)):
+				bad = append(bad, p+" (a part of the core) imports "+d+", which is above it")
+			case slices.Contains(leafPackages, pk) && slices.Contains(corePartPackages, dk):
+				bad = append(bad, p+" imports "+d+", which is above it")
 			case slices.Contains(upstreamPackages, dk):
 				bad = append(bad, p+" imports "+d+", an upstream: only the facade may")
 			case slices.Contains(upstreamPackages, pk) && (isStage(dk) || slices.Contains(servicePackages, dk)):
@@ -138,6 +154,12 @@ func TestLayerRules(t *testing.T) {
 		{"the core imports the upstream", map[string][]string{modRelay + "/internal/core": {modRelay + "/internal/ext"}}, 1},
 		{"a stage imports the upstream", map[string][]string{modRelay + "/internal/person": {modRelay + "/internal/ext"}}, 1},
 		{"the upstream imports a stage", map[string][]string{modRelay + "/internal/ext": {modRelay + "/internal/tiers"}}, 1},
+		{"the upstream and a stage over a part of the core", map[string][]string{modRelay + "/internal/ext": {modRelay + "/internal/away", modRelay + "/internal/core"}, modRelay + "/internal/targets": {modRelay + "/internal/away", modRelay + "/internal/core"}, modRelay + "/internal/away": {modRelay + "/internal/core", modRelay + "/internal/cdp"}}, 0},
+		{"the core imports a part of it", map[string][]string{modRelay + "/internal/core": {modRelay + "/internal/away"}}, 1},
+		{"a part of the core imports a stage", map[string][]string{modRelay + "/internal/away": {modRelay + "/internal/person"}}, 1},
+		{"a part of the core imports the upstream", map[string][]string{modRelay + "/internal/away": {modRelay + "/internal/ext"}}, 1},
+		{"a part of the core imports a service", map[string][]string{modRelay + "/internal/away": {modRelay + "/internal/look"}}, 1},
+		{"link imports a part of the core", map[string][]string{modRelay + "/internal/link": {modRelay + "/internal/away"}}, 1},
 		{"a stage imports cdp", map[string][]string{modRelay + "/internal/tiers": {modRelay + "/internal/cdp", "github.com/cdprelay/cdprelay/internal/wire"}}, 0},
 	} {
 		if got := layerViolations(tc.deps, tc.deps); len(got) != tc.bad {
@@ -187,7 +209,14 @@ func TestLayers(t *testing.T) {
 // the core's code, however the policy was reached (the type checker says
 // what each value is).
 func TestCoreReadsNoPolicy(t *testing.T) {
-	out, err := exec.Command("go", "list", "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}", "./internal/core").Output()
+	// The core's parts in packages of their own (corePartPackages) are the
+	// core's too.
+	pkgs := append([]string{"core"}, corePartPackages...)
+	args := []string{"list", "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}"}
+	for _, p := range pkgs {
+		args = append(args, "./internal/"+p)
+	}
+	out, err := exec.Command("go", args...).Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
@@ -197,10 +226,18 @@ func TestCoreReadsNoPolicy(t *testing.T) {
 			exports[path] = file
 		}
 	}
+	for _, p := range pkgs {
+		t.Run(p, func(t *testing.T) { readsNoPolicy(t, p, exports) })
+	}
+}
+
+// readsNoPolicy type-checks package relay/internal/pkg against the export
+// data of its dependencies and fails on each read of the policy in it.
+func readsNoPolicy(t *testing.T, pkg string, exports map[string]string) {
 	fset := token.NewFileSet()
-	names, err := filepath.Glob("internal/core/*.go")
+	names, err := filepath.Glob("internal/" + pkg + "/*.go")
 	if err != nil || len(names) == 0 {
-		t.Fatalf("the core's files: %v", err)
+		t.Fatalf("the files of %s: %v", pkg, err)
 	}
 	var files []*ast.File
 	for _, name := range names {
@@ -217,8 +254,8 @@ func TestCoreReadsNoPolicy(t *testing.T) {
 		return os.Open(exports[path])
 	})}
 	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Selections: map[*ast.SelectorExpr]*types.Selection{}}
-	if _, err := conf.Check(modRelay+"/internal/core", fset, files, info); err != nil {
-		t.Fatalf("type-checking the core: %v", err)
+	if _, err := conf.Check(modRelay+"/internal/"+pkg, fset, files, info); err != nil {
+		t.Fatalf("type-checking %s: %v", pkg, err)
 	}
 	isPolicy := func(ty types.Type) bool {
 		n, ok := types.Unalias(ty).(*types.Named)

@@ -3,6 +3,7 @@ package relay
 import (
 	"strings"
 
+	"github.com/cdprelay/cdprelay/relay/internal/away"
 	"github.com/cdprelay/cdprelay/relay/internal/browser"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/creds"
@@ -47,6 +48,7 @@ func init() {
 	core.SetTiers(tier.Hooks())
 	core.SetRefusals(browser.Refusals())
 	core.SetAuthority(person.AuthorityHooks())
+	core.SetAway(away.Hooks())
 	core.SetOrder(commands(), events(), replies())
 }
 

@@ -57,7 +57,7 @@ type Config struct {
 	// its service worker. Meanwhile the client's target stays, its
 	// commands for the tab wait, and when the tab can be debugged again
 	// (offered again by the extension) its sessions go on where they were
-	// (away.go). It also bounds how long a client is kept while our
+	// (relay/internal/away). It also bounds how long a client is kept while our
 	// extension is expected back, instead of ExtensionGrace. Past it the
 	// tab's sessions end, its waiting commands fail with the reason, and a
 	// client whose extension has not come back is closed. Default: 60 s,

@@ -1,12 +1,6 @@
 package core
 
-import (
-	"time"
-
-	"github.com/cdprelay/cdprelay/relay/internal/api"
-)
-
-func timeNowMilli() int64 { return time.Now().UnixMilli() }
+import "github.com/cdprelay/cdprelay/relay/internal/api"
 
 // What automation may do with a tab, decided by where the tab is right now
 // and by who holds it.

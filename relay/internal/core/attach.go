@@ -186,8 +186,8 @@ func (in *Instance) attachCalls(ctx context.Context, x Upstream, t *Tab) (_ Targ
 	var loader string
 	docURL, loader = in.awaitFirstCommit(ctx, x, tabID)
 	in.Lock()
-	if t.away == nil && loader != t.loaderID { // a waiting tab's is what its client knows (awaydoc.go)
-		t.loaderID, t.loaded = loader, docLoad{}
+	if t.Away == nil && loader != t.LoaderID { // a waiting tab's is what its client knows (relay/internal/away)
+		t.LoaderID, t.Loaded = loader, DocLoad{}
 	}
 	in.Unlock()
 	if err := in.sanitizeHistory(ctx, x, t); err != nil {

@@ -1,7 +1,7 @@
 package core
 
-// The client's commands for a tab whose sessions are suspended (resume.go,
-// away.go) wait in the tab's line (lines.go) until the tab is back:
+// The client's commands for a tab whose sessions are suspended (away.go,
+// relay/internal/away) wait in the tab's line (lines.go) until the tab is back:
 // the client's other tabs, and what the relay answers itself, go on
 // meanwhile. A task holds the head of the line while the tab is away;
 // when the resume ends it lets the line go on, and each command is judged
@@ -46,7 +46,7 @@ func (c *ClientConn) holdForTab(st *State, k *Cmd, t *Tab) bool {
 
 // tabBack waits until the resume that head stands for ends, then lets the
 // commands behind it go on. A line dropped meanwhile (Stop, the client
-// gone, the tab not back: failHeldFor) has been answered already.
+// gone, the tab not back: FailHeldFor) has been answered already.
 func (c *ClientConn) tabBack(head *HeldCmd, done <-chan struct{}) {
 	select {
 	case <-done:
@@ -75,9 +75,9 @@ func (c *ClientConn) tabBack(head *HeldCmd, done <-chan struct{}) {
 	in.StartDrain(st, head.Key)
 }
 
-// failHeldFor answers the client's commands waiting for t with msg: t's
+// FailHeldFor answers the client's commands waiting for t with msg: t's
 // sessions end without it coming back.
-func (st *State) failHeldFor(t *Tab, msg string) {
+func (st *State) FailHeldFor(t *Tab, msg string) {
 	c := st.Client
 	if c == nil {
 		return

@@ -13,7 +13,8 @@
 // the extension protocol's events mean for the core's tabs (a tab offered,
 // updated, removed or detached, the handshake, the popups it marks), which
 // it carries out with the core's operations (UpsertTab, RemoveTab,
-// BrowserDetached, WaitOnDetach, ResumeAway, ...). A client's reply comes
+// BrowserDetached, ...) and the time away's (package away: WaitOnDetach,
+// ResumeAway, ...). A client's reply comes
 // back by Instance.DeliverReply and a tab's CDP event by
 // Instance.RouteEvent, each through the order's table.
 //
@@ -133,14 +134,14 @@
 //     client's until they are done.
 //   - A resume's replay (resume.go): what the client had set on the tab is
 //     sent again when the tab is attached again. Each command runs the
-//     judging rows of the commands table as the relay's own (judgeReplayed:
+//     judging rows of the commands table as the relay's own (JudgeReplayed:
 //     the policy read now, access, the fence) and then the rows that act
 //     on the relay's own commands (CmdStage.Replays: rules.Fence's
 //     rewrite); what they refuse is not sent, and the client is told why.
 //     Scripts for new documents that tiers withheld are put back by tiers
 //     (initscripts.go), where they may run. After it, a document that
 //     loaded while the tab's sessions waited may be asked its readyState
-//     (awayload.go: Runtime.evaluate, silent, by value; never on a blind
+//     (relay/internal/away, load.go: Runtime.evaluate, silent, by value; never on a blind
 //     tab or while the automation is stopped), when the client's own
 //     lifecycle events did not say how far it loaded.
 //   - Fire-and-forget commands (State.Fire, Upstream.Fire, FireCall): the

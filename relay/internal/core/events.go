@@ -71,7 +71,7 @@ func (in *Instance) RouteEvent(x Upstream, args []byte, e *EventMsg) {
 	// belong to tabs that are gone.
 	// A tab whose client sessions wait for it while the relay lets go of
 	// it: nothing of the page it is on reaches anyone (away.go).
-	if t := st.Tabs[src.TabID]; st.Ext == x && t != nil && (t.away == nil || t.away.resumer != nil) {
+	if t := st.Tabs[src.TabID]; st.Ext == x && t != nil && (t.Away == nil || t.Away.Resumer != nil) {
 		*e = EventMsg{State: st, Tab: t, Sid: src.SessionID, Method: method, info: info, Params: params}
 		in.runEvent(e)
 		if e.Red != nil {

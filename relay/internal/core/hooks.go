@@ -338,6 +338,7 @@ func missingServices() []string {
 		{"the backstop (SetBackstop)", HasBackstop()},
 		{"the tiers (SetTiers)", HasTiersStage()},
 		{"the refusals (SetRefusals)", HasRefusals()},
+		{"the time away (SetAway)", HasAway()},
 	} {
 		if !s.set {
 			out = append(out, s.name)

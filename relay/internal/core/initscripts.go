@@ -60,9 +60,9 @@ func InitRunsNothing(params []byte) bool {
 	return err == nil && access.RunsNothing(src)
 }
 
-// forgetClientSetup forgets what a client set up on t that the relay would
+// ForgetClientSetup forgets what a client set up on t that the relay would
 // put in or apply later: its client is gone, or its debugger is.
-func (t *Tab) forgetClientSetup() {
+func (t *Tab) ForgetClientSetup() {
 	t.Scripts = nil
 	clientSetupGoneLocked(t)
 }

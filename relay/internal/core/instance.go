@@ -174,19 +174,22 @@ func (in *Instance) AcceptExtension(x Upstream) bool {
 	old, client := st.Ext, st.Client
 	st.Ext = x
 	st.EverClaimed = true
-	st.stopGrace()
-	st.extAway = nil // back: the tabs that wait for it are resumed as it offers them (awayext.go)
+	st.StopGrace()
+	st.ExtAway = nil // back: the tabs that wait for it are resumed as it offers them (relay/internal/away)
 	var gone []*TabHandle
 	var waiting map[int64]bool
 	keep := true
-	switch {
-	case old != nil && client != nil && st.expectBack(websocket.CloseGoingAway):
-		// Our extension's worker restarted: its tabs come back with the
-		// new connection.
-		gone, waiting = st.awaitExtension()
-	case old != nil:
-		keep = client != nil && in.Srv.Cfg.ExtensionGrace > 0
-		gone = st.endTabs(client, keep, reasonReplaced)
+	if old != nil {
+		back := false
+		if client != nil {
+			// Our extension's worker restarted: its tabs come back with
+			// the new connection.
+			gone, waiting, back = away.ReplacedLocked(st)
+		}
+		if !back {
+			keep = client != nil && in.Srv.Cfg.ExtensionGrace > 0
+			gone = st.endTabs(client, keep, reasonReplaced)
+		}
 	}
 	st.Notify()
 	in.Unlock()
@@ -209,7 +212,7 @@ func (in *Instance) AcceptExtension(x Upstream) bool {
 //
 // Our extension, when its worker stopped or it restarted (code), is
 // expected back: the client stays for longer, its tab sessions waiting
-// (awayext.go).
+// (relay/internal/away).
 func (in *Instance) ExtensionGone(x Upstream, reason string, code int) {
 	st := in.Lock()
 	if st.Ext != x {
@@ -219,7 +222,7 @@ func (in *Instance) ExtensionGone(x Upstream, reason string, code int) {
 	}
 	st.Ext = nil
 	client := st.Client
-	if in.keepForExtension(st, x, client, reason, code) {
+	if away.ExtensionGoneLocked(in, st, x, client, reason, code) {
 		return
 	}
 	keep := client != nil && in.Srv.Cfg.ExtensionGrace > 0 && !st.Closed
@@ -265,7 +268,7 @@ func (st *State) endTabs(c *ClientConn, keep bool, reason string) []*TabHandle {
 			}
 		}
 	}
-	hs = append(hs, st.resetTabs()...)
+	hs = append(hs, st.ResetTabs()...)
 	for _, s := range browser {
 		st.Sessions[s.Id] = s
 	}
@@ -275,12 +278,11 @@ func (st *State) endTabs(c *ClientConn, keep bool, reason string) []*TabHandle {
 // startGrace closes client once ExtensionGrace has passed, unless an
 // extension has connected again by then.
 func (st *State) startGrace(c *ClientConn, reason string) {
-	st.stopGrace()
 	in := st.Inst
-	st.grace = time.AfterFunc(in.Srv.Cfg.ExtensionGrace, func() { in.graceOver(c, reason) })
+	st.SetGrace(in.Srv.Cfg.ExtensionGrace, func() { in.graceOver(c, reason) })
 }
 
-func (st *State) stopGrace() {
+func (st *State) StopGrace() {
 	if st.grace != nil {
 		st.grace.Stop()
 		st.grace = nil

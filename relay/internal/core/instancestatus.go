@@ -48,7 +48,7 @@ type TabStatus struct {
 	Detached string `json:"detached,omitempty"`
 	Session  string `json:"sessionId,omitempty"`
 	// Waiting says why the client's sessions on the tab wait for it (a
-	// browser page, the extension away: away.go); empty otherwise.
+	// browser page, the extension away: relay/internal/away); empty otherwise.
 	Waiting string `json:"waiting,omitempty"`
 	// Access is what automation may do with the tab: full, read-only or
 	// blind. Of a blind tab the URL is its origin and the title empty.

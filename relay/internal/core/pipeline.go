@@ -233,7 +233,7 @@ func (c *ClientConn) Route(k *Cmd) bool {
 	if k.Env.SessionID != nil || c.Page != nil {
 		s := st.lookupSession(c, k.Env.SessionID)
 		if s != nil && s.Tab != nil && s.Tab.Resuming != nil {
-			// The tab's sessions are suspended (resume.go, away.go): the
+			// The tab's sessions are suspended (away.go, relay/internal/away): the
 			// command waits in the tab's line, and is routed once they are
 			// back (or gone), while the client's other commands go on.
 			if c.holdForTab(st, k, s.Tab) {

@@ -8,47 +8,18 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
-	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
 
-// Resuming a tab's sessions across a detach.
-//
-// When another extension puts a frame into a tab (a password manager's
-// inline menu, on a login page's load or a field's focus), Chrome detaches
-// chrome.debugger from the whole tab as soon as the frame starts loading:
-// no script can prevent it, not even one that removes the frame at once.
-// With the person's consent our extension's frame guard removes such
-// frames from the tabs the automation holds, and then the tab can be
-// attached again a few milliseconds later. The relay does that and resumes
-// the client's sessions on it, so that a page.goto to a login page or a
-// page.fill that focuses a password field carries on instead of finding
-// its page closed:
-//
-//   - the client's top-level sessions stay; its child sessions (frames,
-//     workers) end, as Chrome re-announces them; a session with Runtime on
-//     hears Runtime.executionContextsCleared, since the objects the client
-//     held died with the debugger session (its contexts are reported again,
-//     with the same ids, and Playwright re-injects what it needs);
-//   - the commands under way get their own answers from Chrome, where a
-//     Runtime command's failure reads as the context's end, which clients
-//     retry;
-//   - the client's commands that arrive meanwhile wait;
-//   - the tab is attached again, and what the sessions had switched on
-//     (domains, lifecycle events, init scripts, bindings, emulation,
-//     auto-attach: the replayed methods below) is set again in the order it
-//     was set; Chrome replays the document's lifecycle events.
-//
-// Events of the gap (a few tens of milliseconds) are lost. If the tab
-// cannot be attached again within resumeWait, the sessions end as for any
-// other detach, told why.
+// The replay: what a client's sessions set on a tab that a resume sets
+// again (relay/internal/away, and a person's Resume after a Stop), how it
+// is recorded as the commands go out (Record), and how it is sent again,
+// judged as the client's own commands are (Replay).
 
-// resumeWait bounds a resume; resumeRetry is the pause before another
-// try, when Chrome detached the tab again meanwhile. A tab is resumed at
-// most maxResumes times in resumeWindow: an extension that puts its frame
-// back as soon as it is removed would make it a loop.
+// ResumeWait bounds a resume. A tab is resumed at most maxResumes times
+// in resumeWindow: an extension that puts its frame back as soon as it is
+// removed would make it a loop.
 const (
 	ResumeWait   = 5 * time.Second
-	resumeRetry  = 50 * time.Millisecond
 	maxResumes   = 5
 	resumeWindow = 10 * time.Second
 	// resumeSoon: a resume this soon after the previous one was caused by
@@ -259,87 +230,7 @@ func (in *Instance) tapScript(t *Tab, key string) func([]byte) {
 	}
 }
 
-// ResumeTab attaches t again and sets again what its sessions had set. A
-// tab that Chrome detaches again meanwhile (the other extension put its
-// frame back at once) is tried again until resumeWait has passed.
-func (in *Instance) ResumeTab(x Upstream, t *Tab) {
-	start := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), ResumeWait)
-	defer cancel()
-	var err error
-	for {
-		err = in.AttachTab(ctx, x, t)
-		fresh := false
-		if err == nil {
-			// Another document than the client knows: it is shown it first
-			// (awaydoc.go).
-			fresh = in.showDocument(ctx, x, t)
-			err = in.Replay(ctx, x, t, fresh)
-		}
-		st := in.Lock()
-		if st.stillAway(t, x) {
-			// Let go of again meanwhile: the tab waits for its next offer
-			// (away.go).
-			in.Unlock()
-			return
-		}
-		again := st.Shared(t) && t.State != TabAttached
-		shared := st.Shared(t)
-		in.Unlock()
-		if (err == nil && !again) || !shared || TabGone(err) {
-			break
-		}
-		timer := time.NewTimer(resumeRetry)
-		select {
-		case <-timer.C:
-		case <-ctx.Done():
-			timer.Stop()
-		}
-		if ctx.Err() != nil {
-			if err == nil {
-				err = ctx.Err()
-			}
-			break
-		}
-	}
-	in.tellLoaded(ctx, x, t, err)
-	st := in.Lock()
-	if st.stillAway(t, x) {
-		in.Unlock()
-		return
-	}
-	done := t.Resuming
-	t.Resuming = nil
-	detail := "after Chrome detached the tab for another extension's frame"
-	if a := st.resumeOver(t); a != nil {
-		detail = "the tab is back (" + a.short + ")"
-	}
-	hs, target := t.Handles, t.TargetID
-	if err != nil && st.Shared(t) {
-		why := "the automation's sessions on the tab could not be resumed: " + err.Error()
-		in.Log.Info("resume failed", "tab", t.Id, "err", err)
-		st.failHeldFor(t, "cdprelay: "+why)
-		st.DropSessions(t, why)
-		t.DetachReason = why
-	}
-	if err == nil {
-		t.DetachReason = ""
-	}
-	in.Unlock()
-	if done != nil {
-		close(done)
-	}
-	if err == nil {
-		in.Log.Info("resumed the tab's sessions", "tab", t.Id, "took", time.Since(start).Round(time.Millisecond))
-		in.Observe(Event{Actor: api.ActorRelay, Kind: api.KindAttach, Target: target, Outcome: api.OutcomeOK, Detail: "resumed the automation's sessions " + detail})
-		NotifyHandles(hs, api.TabEvent{Method: api.EventAttached})
-	}
-	if err != nil && TabGone(err) {
-		FailTab(x, t.Id)
-	}
-}
-
-// replay sends again what the sessions of t had set, in order. Each
+// Replay sends again what the sessions of t had set, in order. Each
 // command is judged again as the pipeline judges a client's (decide:
 // policy and access as they are now, an ask refusing it) and its params
 // rewritten by the fence as a client's are: a reload of the policy, or the
@@ -348,7 +239,7 @@ func (in *Instance) ResumeTab(x Upstream, t *Tab) {
 // the client is told why.
 //
 // fresh: the tab shows another document than the one the scripts for new
-// documents last ran in (awaydoc.go), so they run in it now, as they would
+// documents last ran in (relay/internal/away), so they run in it now, as they would
 // have had the debugger been there when it loaded.
 func (in *Instance) Replay(ctx context.Context, x Upstream, t *Tab, fresh bool) error {
 	st := in.Lock()
@@ -461,4 +352,26 @@ func awaitResume(ctx, run context.Context, done <-chan struct{}) {
 	case <-ctx.Done():
 	case <-run.Done():
 	}
+}
+
+// forgetReplay forgets what a resume would set again: the client's
+// sessions on t have ended, and the next ones set their own.
+func (t *Tab) forgetReplay() {
+	t.Replay, t.ReplayBytes, t.scriptIDs = nil, 0, nil
+}
+
+// runNow is the params of a script for new documents, set again, with
+// runImmediately: it runs in the document the tab shows too (and creates
+// the isolated world it names there).
+func runNow(params []byte) []byte {
+	var p map[string]json.RawMessage
+	if json.Unmarshal(params, &p) != nil || p == nil {
+		return params
+	}
+	p["runImmediately"] = json.RawMessage("true")
+	b, err := json.Marshal(p)
+	if err != nil {
+		return params
+	}
+	return b
 }

@@ -30,11 +30,11 @@ type State struct {
 	changed chan struct{}
 	// grace closes the client when the extension that went does not come
 	// back within ExtensionGrace (instance.go), or within SuspendTimeout
-	// when it is expected back (awayext.go); nil when none runs.
+	// when it is expected back (relay/internal/away); nil when none runs.
 	grace *time.Timer
-	// extAway is set while the client waits for an extension expected
-	// back (awayext.go).
-	extAway *extAway
+	// ExtAway is set while the client waits for an extension expected
+	// back (relay/internal/away).
+	ExtAway *ExtWait
 
 	TabUpdates bool            // the extension reports chrome.tabs.onUpdated (ours does)
 	Features   map[string]bool // what the extension says it can do (extension.info)
@@ -130,13 +130,13 @@ func (st *State) Notify() {
 // Observe records ev for the instance.
 func (st *State) Observe(ev Event) { st.Inst.Observe(ev) }
 
-// resetTabs forgets every tab and session: they belonged to an extension
+// ResetTabs forgets every tab and session: they belonged to an extension
 // connection that is gone. It returns the handles to tell, outside the
 // lock.
-func (st *State) resetTabs() []*TabHandle {
+func (st *State) ResetTabs() []*TabHandle {
 	var hs []*TabHandle
 	for _, t := range st.Tabs {
-		st.endAway(t)
+		st.EndAway(t)
 		t.SetState(TabDetached, ErrExtGone)
 		hs = append(hs, t.Handles...)
 		t.Handles = nil
@@ -154,12 +154,12 @@ func (st *State) resetTabs() []*TabHandle {
 func (st *State) releaseClientTabs() []*Tab {
 	var detach []*Tab
 	for _, t := range st.Tabs {
-		st.endAway(t)
+		st.EndAway(t)
 		t.forgetReplay()
 		t.Session = nil
 		t.extra = nil
 		t.clientScreencast = false
-		t.forgetClientSetup()
+		t.ForgetClientSetup()
 		switch t.State {
 		case TabAttached:
 			t.SetState(TabDetaching, nil)

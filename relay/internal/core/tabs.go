@@ -243,7 +243,7 @@ func (st *State) rootTab() *Tab {
 		}
 		switch {
 		case best == nil,
-			// One whose sessions wait for the debugger (away.go) only when
+			// One whose sessions wait for the debugger (away.go, relay/internal/away) only when
 			// every one does.
 			best.Resuming != nil && t.Resuming == nil,
 			(best.Resuming == nil) == (t.Resuming == nil) && t.Acc.Level < best.Acc.Level,
@@ -272,7 +272,7 @@ func (st *State) KnownContext(id string) bool {
 // Chrome says nothing more). It returns the handles to tell, outside the
 // lock.
 func (st *State) RemoveTab(t *Tab, why string) []*TabHandle {
-	st.endAway(t)
+	st.EndAway(t)
 	st.DropSessions(t, why)
 	delete(st.Tabs, t.Id)
 	hs := t.Handles
@@ -292,7 +292,7 @@ func (st *State) RemoveTab(t *Tab, why string) []*TabHandle {
 // it again. reason is what the live view shows.
 func (st *State) BrowserDetached(t *Tab, reason, why string) {
 	st.DropSessions(t, why)
-	t.forgetClientSetup() // the client's sessions on it end
+	t.ForgetClientSetup() // the client's sessions on it end
 	t.SetState(TabDetached, nil)
 	t.clientScreencast = false
 	t.DetachReason = reason

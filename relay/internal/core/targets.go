@@ -78,7 +78,7 @@ func (st *State) setDocument(t *Tab, url string) (letGo bool) {
 // setFrame records that t's in-process sub-frame id is now at url ("" when
 // it is gone), when the policy has tiers, and decides the tab's access
 // again.
-func (st *State) setFrame(t *Tab, id, url string) {
+func (st *State) SetFrame(t *Tab, id, url string) {
 	if id == "" || (url != "" && !st.Inst.HasTiers()) {
 		return
 	}
@@ -129,15 +129,10 @@ func (st *State) SetNavTo(t *Tab, url string) {
 // page.
 //
 // A client's sessions on the tab wait for it instead, where the extension
-// offers it again once it is back on a web page (away.go): they are
+// offers it again once it is back on a web page (relay/internal/away): they are
 // suspended, and nothing of the page reaches them either.
 func (st *State) letGo(t *Tab, url string) {
-	wait := st.mayWait(t)
-	if wait {
-		st.suspendAway(t, whyAwayPage, "a page an extension may not debug", true)
-	} else {
-		wait = st.awayAgain(t, whyAwayPage)
-	}
+	wait := away.LetGoLocked(st, t)
 	t.Url, t.title = api.Origin(url), ""
 	t.blindEpoch.Add(1)
 	if !wait {
@@ -152,7 +147,7 @@ func (st *State) letGo(t *Tab, url string) {
 // whether the tab's title should be asked for (refreshTargetInfo), which
 // must happen outside the lock.
 func (st *State) trackPage(t *Tab, method, params []byte) (refresh, letGo bool) {
-	t.loaded.note(t, method, params) // awayload.go
+	t.Loaded.note(t, method, params) // resumeslots.go
 	switch string(method) {
 	case "Page.frameStartedNavigating":
 		// Chrome says where the main frame is going a few milliseconds
@@ -188,15 +183,15 @@ func (st *State) trackPage(t *Tab, method, params []byte) (refresh, letGo bool) 
 		if wire.Field(f, "parentId") != nil {
 			id := string(wire.StringField(f, "id"))
 			st.FrameCommitted(t, id)
-			st.setFrame(t, id, string(wire.StringField(f, "url")))
+			st.SetFrame(t, id, string(wire.StringField(f, "url")))
 			return false, false
 		}
 		documentLocked(st, t, params)
 		if u := wire.StringField(f, "url"); u != nil {
 			full := string(u) + string(wire.StringField(f, "urlFragment"))
 			t.Frames, t.BlindFrames, t.BlindReqs = nil, nil, nil // a new document: its frames and requests are yet to come
-			t.loaderID = string(wire.StringField(f, "loaderId"))
-			t.loaded = docLoad{seen: true}
+			t.LoaderID = string(wire.StringField(f, "loaderId"))
+			t.Loaded = DocLoad{Seen: true}
 			if st.setDocument(t, full) {
 				st.letGo(t, full)
 				return false, true
@@ -207,7 +202,7 @@ func (st *State) trackPage(t *Tab, method, params []byte) (refresh, letGo bool) 
 		if id := string(wire.StringField(params, "frameId")); t.Frames[id].Url != "" {
 			// Removed, or swapped into a process of its own (and so a
 			// session of its own, judged by itself).
-			st.setFrame(t, id, "")
+			st.SetFrame(t, id, "")
 		}
 	case "Page.navigatedWithinDocument":
 		if string(wire.StringField(params, "frameId")) != t.TargetID {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/away"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
@@ -68,7 +69,7 @@ func (x *Conn) handleEvent(m *wire.ExtMessage) {
 			in.Log.Info("extension ready")
 			// Tabs whose sessions waited for the extension and that it did
 			// not offer again: closed meanwhile, or on a page never shared.
-			in.NotOfferedBack(x)
+			away.NotOfferedBack(in, x)
 		})
 	case "extension.keepalive":
 	default:
@@ -141,10 +142,10 @@ func (x *Conn) onTabCreated(params []byte) {
 		return
 	}
 	t, isNew := st.UpsertTab(et)
-	if st.OfferedBack(t, x) {
-		// Its client's sessions wait for it (away.go).
+	if away.OfferedBack(st, t, x) {
+		// Its client's sessions wait for it (package away).
 		in.Unlock()
-		in.Tasks.Spawn("resume", func() { in.ResumeAway(x, t) })
+		in.Tasks.Spawn("resume", func() { away.ResumeAway(in, x, t) })
 		return
 	}
 	c := st.Client
@@ -257,9 +258,9 @@ func (x *Conn) OnTabRemoved(params []byte) {
 		in.Unlock()
 		return
 	}
-	if info.Withdrawn && st.WithdrawnWhileAway(t) {
+	if info.Withdrawn && away.Withdrawn(t) {
 		// Its sessions wait for the tab: they go on waiting for its next
-		// offer (away.go).
+		// offer (package away).
 		in.Unlock()
 		return
 	}
@@ -351,9 +352,9 @@ func (x *Conn) OnDetach(params []byte) {
 	case d.Cause == cdp.CauseTabClosed:
 		// onRemoved follows; Chrome says nothing more of a closed tab.
 		st.BrowserDetached(t, status, "")
-	case st.WaitOnDetach(t, d):
+	case away.WaitOnDetach(st, t, d):
 		// The tab comes back by itself: the client's sessions wait for it
-		// (away.go).
+		// (package away).
 		target := t.TargetID
 		in.Unlock()
 		in.Observe(core.Event{Actor: api.ActorExtension, Kind: api.KindDetach, Target: target, Outcome: api.OutcomeOK, Detail: "detached by the browser: " + d.Short()})
@@ -377,7 +378,7 @@ func (x *Conn) OnDetach(params []byte) {
 		in.Observe(core.Event{Actor: api.ActorExtension, Kind: api.KindDetach, Target: target, Outcome: api.OutcomeOK, Detail: "detached by the browser: " + d.Short()})
 	}
 	if resume {
-		in.Tasks.Spawn("resume", func() { in.ResumeTab(x, t) })
+		in.Tasks.Spawn("resume", func() { away.ResumeTab(in, x, t) })
 		return
 	}
 	core.NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: core.JSONObj("reason", "tab no longer shared")})

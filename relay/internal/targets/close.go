@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/away"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
 
@@ -46,7 +47,7 @@ func closeTarget(c *core.ClientConn, k core.Call) {
 		// and wait for Target.detachedFromTarget) would wait forever. The
 		// relay keeps the tab while the extension comes back: the
 		// removal is asked of the one that comes back.
-		if x = in.ExtBackFor(c.Ctx, x, t); x == nil {
+		if x = away.ExtBackFor(c.Ctx, in, x, t); x == nil {
 			break
 		}
 		// Judged again: while the extension was away a person may have

@@ -1,4 +1,4 @@
-package core
+package away
 
 import (
 	"context"
@@ -6,11 +6,12 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
 
 // The page a tab comes back to.
 //
-// While a tab's sessions waited (away.go) the tab may have gone on to
+// While a tab's sessions waited (wait.go) the tab may have gone on to
 // another document: the person went to a browser page and came back, or
 // navigated while the extension was away. Through Chrome's own port the
 // client would have seen that navigation; here it saw none of it (nothing
@@ -21,7 +22,7 @@ import (
 // frameNavigated, as Chrome reports a new document, taken from the
 // document's own frame tree. The lifecycle events, the execution contexts
 // and the frames' sessions then come from Chrome itself as the client's
-// settings are set again (resume.go's replay, then awayload.go), and the
+// settings are set again (core.Instance.Replay, then load.go), and the
 // scripts for new documents run in it, as they would have as it loaded.
 
 // frameNode is one frame of Page.getFrameTree, its frame as Chrome gave it.
@@ -32,11 +33,11 @@ type frameNode struct {
 
 // showDocument compares the document t shows now, attached again, with the
 // one its client knows, shows the client the new one, and reports whether
-// it is another. Only a tab that waited (away.go) can have moved on: a
+// it is another. Only a tab that waited (wait.go) can have moved on: a
 // resume after another extension's frame finds the same document.
-func (in *Instance) showDocument(ctx context.Context, x Upstream, t *Tab) (fresh bool) {
+func showDocument(ctx context.Context, in *core.Instance, x core.Upstream, t *core.Tab) (fresh bool) {
 	in.Lock()
-	a := t.away
+	a := t.Away
 	in.Unlock()
 	if a == nil {
 		return false
@@ -50,48 +51,48 @@ func (in *Instance) showDocument(ctx context.Context, x Upstream, t *Tab) (fresh
 	}
 	st := in.Lock()
 	defer in.Unlock()
-	if t.away != a || t.Session == nil || st.Client == nil {
+	if t.Away != a || t.Session == nil || st.Client == nil {
 		return false
 	}
 	now := string(wire.StringField(ft.FrameTree.Frame, "loaderId"))
-	fresh = a.moved || (t.loaderID != "" && now != "" && now != t.loaderID)
+	fresh = a.Moved || (t.LoaderID != "" && now != "" && now != t.LoaderID)
 	if now != "" {
-		t.loaderID = now
+		t.LoaderID = now
 	}
 	if fresh {
 		// A new document: its frames and requests are its own.
 		t.Frames, t.BlindFrames, t.BlindReqs = nil, nil, nil
-		t.loaded = docLoad{seen: true}
+		t.Loaded = core.DocLoad{Seen: true}
 		if in.HasTiers() {
 			for _, f := range ft.FrameTree.ChildFrames {
-				st.noteFrames(t, f)
+				noteFrames(st, t, f)
 			}
 		}
 		st.UpdateAccess(t)
 	}
-	if t.Acc != a.acc {
+	if t.Acc != a.Acc {
 		// Told as any change of access is: a tab that came back blind
-		// shows the client its origin and nothing more (access.go).
-		st.AccessChanged(t, a.acc)
+		// shows the client its origin and nothing more.
+		st.AccessChanged(t, a.Acc)
 	}
-	if info := st.TargetInfo(t); info != a.info && t.TargetID != "" {
+	if info := st.TargetInfo(t); info != a.Info && t.TargetID != "" {
 		st.TargetEvent("Target.targetInfoChanged", struct {
-			TargetInfo TargetInfo `json:"targetInfo"`
+			TargetInfo core.TargetInfo `json:"targetInfo"`
 		}{info})
 	}
 	if !fresh || err != nil || ft.FrameTree.Frame == nil || t.Acc.Level == api.Blind {
 		return fresh
 	}
-	st.tellFrame(t, ft.FrameTree, "")
+	tellFrame(st, t, ft.FrameTree, "")
 	return fresh
 }
 
 // noteFrames records f and the frames below it as t's sub-frames, for the
-// tab's access (tierslots.go, frames).
-func (st *State) noteFrames(t *Tab, f frameNode) {
-	st.setFrame(t, string(wire.StringField(f.Frame, "id")), string(wire.StringField(f.Frame, "url")))
+// tab's access (the core's tierslots.go, frames).
+func noteFrames(st *core.State, t *core.Tab, f frameNode) {
+	st.SetFrame(t, string(wire.StringField(f.Frame, "id")), string(wire.StringField(f.Frame, "url")))
 	for _, c := range f.ChildFrames {
-		st.noteFrames(t, c)
+		noteFrames(st, t, c)
 	}
 }
 
@@ -99,7 +100,7 @@ func (st *State) noteFrames(t *Tab, f frameNode) {
 // of a new document (parent: its parent frame's id, "" for the main frame),
 // and of its frames. A frame on a site automation may not see is left out,
 // with what is below it.
-func (st *State) tellFrame(t *Tab, f frameNode, parent string) {
+func tellFrame(st *core.State, t *core.Tab, f frameNode, parent string) {
 	c := st.Client
 	id := string(wire.StringField(f.Frame, "id"))
 	if parent != "" && (st.Inst.HasTiers() && st.ChildAccess(string(wire.StringField(f.Frame, "url"))).Level == api.Blind || id == "") {
@@ -123,22 +124,6 @@ func (st *State) tellFrame(t *Tab, f frameNode, parent string) {
 		c.EventRaw("Page.frameNavigated", s, nav)
 	}
 	for _, child := range f.ChildFrames {
-		st.tellFrame(t, child, id)
+		tellFrame(st, t, child, id)
 	}
-}
-
-// runNow is the params of a script for new documents, set again, with
-// runImmediately: it runs in the document the tab shows too (and creates
-// the isolated world it names there).
-func runNow(params []byte) []byte {
-	var p map[string]json.RawMessage
-	if json.Unmarshal(params, &p) != nil || p == nil {
-		return params
-	}
-	p["runImmediately"] = json.RawMessage("true")
-	b, err := json.Marshal(p)
-	if err != nil {
-		return params
-	}
-	return b
 }

@@ -1,4 +1,4 @@
-package core
+package away
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
 
 // The connection lives on while the extension is expected back.
@@ -31,7 +32,7 @@ import (
 // So when our extension (feature wake: an alarm brings its worker back,
 // and it offers the shared tabs again as it reconnects) closes with 1001,
 // or is replaced by a new connection of its own, the client stays, and
-// its sessions on the tabs wait (away.go), for at most SuspendTimeout.
+// its sessions on the tabs wait (wait.go), for at most SuspendTimeout.
 // When the extension is back, the tabs it offers are matched to the
 // waiting ones by tab id (Chrome keeps a tab's id across an extension
 // reload within one browser session) and resumed; of those it does not
@@ -48,40 +49,45 @@ const (
 	methodClosedTabs = "extension.closedTabs"
 )
 
-// extAway is a client's wait for the extension expected back.
-type extAway struct {
-	reason string    // why its connection ended
-	until  time.Time // when the client is closed if it is not back
-}
-
 // expectBack reports whether the extension whose connection ended with
 // close code comes back by itself.
-func (st *State) expectBack(code int) bool {
+func expectBack(st *core.State, code int) bool {
 	return st.Features[featureWake] && code == websocket.CloseGoingAway && st.Inst.Srv.Cfg.SuspendTimeout > 0
 }
 
+// replacedLocked is the core's question when the extension's connection
+// is replaced while a client is on (core.Away.ReplacedLocked): our
+// extension's worker restarted, and its tabs come back with the new
+// connection.
+func replacedLocked(st *core.State) (gone []*core.TabHandle, waiting map[int64]bool, ok bool) {
+	if !expectBack(st, websocket.CloseGoingAway) {
+		return nil, nil, false
+	}
+	gone, waiting = awaitExtension(st)
+	return gone, waiting, true
+}
+
 // keepForExtension keeps client c while the extension x, whose connection
-// ended with code, is expected back, and reports whether it does. Called
-// by extensionGone with the lock held; when it reports true it has
-// released it and done with x.
-func (in *Instance) keepForExtension(st *State, x Upstream, c *ClientConn, reason string, code int) bool {
-	if c == nil || st.Closed || !st.expectBack(code) {
+// ended with code, is expected back, and reports whether it does
+// (core.Away.ExtensionGoneLocked). Called with the lock held; when it
+// reports true it has released it and done with x.
+func keepForExtension(in *core.Instance, st *core.State, x core.Upstream, c *core.ClientConn, reason string, code int) bool {
+	if c == nil || st.Closed || !expectBack(st, code) {
 		return false
 	}
-	hs, waiting := st.awaitExtension()
+	hs, waiting := awaitExtension(st)
 	timeout := in.Srv.Cfg.SuspendTimeout
-	st.extAway = &extAway{reason: reason, until: time.Now().Add(timeout)}
-	st.stopGrace()
-	st.grace = time.AfterFunc(timeout, func() { in.extAwayOver(c, reason) })
+	st.ExtAway = &core.ExtWait{Reason: reason, Until: time.Now().Add(timeout)}
+	st.SetGrace(timeout, func() { extAwayOver(in, c, reason) })
 	st.Notify()
 	in.Unlock()
 	// The commands under way on the waiting tabs end as a detach ends
 	// them; the others as the connection's end does.
-	FailDetached(x, waiting)
-	EndUpstream(x)
-	NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: JSONObj("reason", "extension disconnected")})
+	core.FailDetached(x, waiting)
+	core.EndUpstream(x)
+	core.NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: core.JSONObj("reason", "extension disconnected")})
 	in.Log.Info("the extension went; its client waits for it to come back", "reason", reason, "wait", timeout, "tabs", len(waiting))
-	in.Observe(Event{Actor: api.ActorRelay, Kind: api.KindDisconnect, Outcome: api.OutcomeOK, Detail: "the client waits: " + whyAwayExt})
+	in.Observe(core.Event{Actor: api.ActorRelay, Kind: api.KindDisconnect, Outcome: api.OutcomeOK, Detail: "the client waits: " + whyAwayExt})
 	return true
 }
 
@@ -89,25 +95,25 @@ func (in *Instance) keepForExtension(st *State, x Upstream, c *ClientConn, reaso
 // extension that is gone and expected back, and forgets the other tabs
 // (the extension offers them again). It returns the handles to tell of
 // the forgotten ones, outside the lock, and the ids of the waiting ones.
-func (st *State) awaitExtension() (hs []*TabHandle, waiting map[int64]bool) {
+func awaitExtension(st *core.State) (hs []*core.TabHandle, waiting map[int64]bool) {
 	waiting = map[int64]bool{}
 	for _, t := range st.SortedTabs() {
 		switch {
-		case t.away != nil:
+		case t.Away != nil:
 			// Waits already (a browser page): for the extension too. A
 			// resume under way through the extension that went ends
 			// without a word (stillAway).
-			t.away.resumer = nil
-			t.SetState(TabDetached, nil)
+			t.Away.Resumer = nil
+			t.SetState(core.TabDetached, nil)
 			st.WarnSessions(t, whyAwayExt)
 		case t.Resuming != nil && t.Session != nil:
 			// A resume after another extension's frame, under way through
 			// the extension that went: the tab waits (stillAway).
-			st.newAway(t, whyAwayExt, "the extension went", false)
-			t.SetState(TabDetached, nil)
+			newWait(st, t, whyAwayExt, "the extension went", false)
+			t.SetState(core.TabDetached, nil)
 			st.WarnSessions(t, whyAwayExt)
-		case st.mayWait(t):
-			st.suspendAway(t, whyAwayExt, "the extension went", false)
+		case mayWait(st, t):
+			suspend(st, t, whyAwayExt, "the extension went", false)
 		default:
 			hs = append(hs, st.RemoveTab(t, "")...)
 			continue
@@ -119,35 +125,36 @@ func (st *State) awaitExtension() (hs []*TabHandle, waiting map[int64]bool) {
 
 // extAwayOver closes client c when the extension it waited for is not back
 // within SuspendTimeout.
-func (in *Instance) extAwayOver(c *ClientConn, reason string) {
+func extAwayOver(in *core.Instance, c *core.ClientConn, reason string) {
 	if in.Wedged.Load() {
 		return
 	}
 	st := in.Lock()
-	if st.Client != c || st.Ext != nil || st.Closed || st.extAway == nil {
+	if st.Client != c || st.Ext != nil || st.Closed || st.ExtAway == nil {
 		in.Unlock()
 		return
 	}
 	st.Client = nil
-	st.grace, st.extAway = nil, nil
-	hs := st.resetTabs()
+	st.StopGrace() // the one that ran this
+	st.ExtAway = nil
+	hs := st.ResetTabs()
 	st.Notify()
 	in.Unlock()
 	timeout := in.Srv.Cfg.SuspendTimeout
-	NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: JSONObj("reason", "extension disconnected")})
+	core.NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: core.JSONObj("reason", "extension disconnected")})
 	in.Log.Info("the extension did not come back in time; closing the client", "waited", timeout)
-	c.Close(websocket.CloseGoingAway, ReasonExtGonePrefix+reason+"; it was not back within "+timeout.String())
+	c.Close(websocket.CloseGoingAway, core.ReasonExtGonePrefix+reason+"; it was not back within "+timeout.String())
 }
 
 // NotOfferedBack asks the extension x, whose handshake has ended, which of
 // the tabs whose sessions wait for it and that it did not offer again are
 // closed: those are gone for the client at once. The others are on a page
 // never shared, and wait for their offer.
-func (in *Instance) NotOfferedBack(x Upstream) {
+func NotOfferedBack(in *core.Instance, x core.Upstream) {
 	st := in.Lock()
 	var ids []int64
 	for _, t := range st.SortedTabs() {
-		if t.away != nil && t.away.resumer == nil {
+		if t.Away != nil && t.Away.Resumer == nil {
 			ids = append(ids, t.Id)
 		}
 	}
@@ -166,15 +173,15 @@ func (in *Instance) NotOfferedBack(x Upstream) {
 	for _, id := range closed {
 		st := in.Lock()
 		t := st.Tabs[id]
-		if t == nil || t.away == nil || t.away.resumer != nil || st.Ext != x {
+		if t == nil || t.Away == nil || t.Away.Resumer != nil || st.Ext != x {
 			in.Unlock()
 			continue
 		}
 		target := t.TargetID
 		hs := st.RemoveTab(t, "")
 		in.Unlock()
-		in.Observe(Event{Actor: api.ActorExtension, Kind: api.KindDetach, Target: target, Outcome: api.OutcomeOK, Detail: "the tab was closed while the extension was away"})
-		NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: JSONObj("reason", "the tab is gone")})
+		in.Observe(core.Event{Actor: api.ActorExtension, Kind: api.KindDetach, Target: target, Outcome: api.OutcomeOK, Detail: "the tab was closed while the extension was away"})
+		core.NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: core.JSONObj("reason", "the tab is gone")})
 	}
 }
 
@@ -184,15 +191,15 @@ func (in *Instance) NotOfferedBack(x Upstream) {
 // answered (our extension's worker stopped under it, and may not have
 // made it) can be made again there. It returns nil when t is gone by then
 // (its client has been told), or when no extension is back within the
-// client's wait for one (readyWait) or before ctx ends.
-func (in *Instance) ExtBackFor(ctx context.Context, gone Upstream, t *Tab) Upstream {
+// client's wait for one (the core's readyWait) or before ctx ends.
+func ExtBackFor(ctx context.Context, in *core.Instance, gone core.Upstream, t *core.Tab) core.Upstream {
 	deadline := time.Now().Add(in.Srv.Cfg.ExtensionWait)
 	for {
 		st := in.Lock()
-		x, ch, closed := st.Ext, st.changed, st.Closed
+		x, ch, closed := st.Ext, st.Changed(), st.Closed
 		kept := st.Tabs[t.Id] == t
-		if a := st.extAway; a != nil && a.until.After(deadline) {
-			deadline = a.until
+		if a := st.ExtAway; a != nil && a.Until.After(deadline) {
+			deadline = a.Until
 		}
 		in.Unlock()
 		if closed || (x != gone && !kept) {
@@ -220,36 +227,4 @@ func (in *Instance) ExtBackFor(ctx context.Context, gone Upstream, t *Tab) Upstr
 		}
 		timer.Stop()
 	}
-}
-
-// readyWait is how long a client's commands wait for the extension's
-// handshake: ExtensionWait, or as long as the extension is expected back.
-func (in *Instance) readyWait() time.Duration {
-	wait := in.Srv.Cfg.ExtensionWait
-	st := in.Lock()
-	if a := st.extAway; a != nil {
-		wait = max(wait, time.Until(a.until))
-	}
-	in.Unlock()
-	return wait
-}
-
-// leftWhileAway forgets the tabs that waited for the extension when their
-// client leaves before it is back. It returns the handles to tell.
-func (st *State) leftWhileAway() []*TabHandle {
-	if st.Ext != nil || st.extAway == nil {
-		return nil
-	}
-	st.extAway = nil
-	st.stopGrace()
-	return st.resetTabs()
-}
-
-// extWaiting is what the live view says of the instance while its client
-// waits for the extension ("": it does not).
-func (st *State) extWaiting() string {
-	if st.extAway != nil && st.Client != nil && st.Ext == nil {
-		return "waiting for the browser's extension to come back"
-	}
-	return ""
 }
