@@ -9,6 +9,7 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/replay"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 	"github.com/cdprelay/cdprelay/relay/internal/access"
@@ -406,8 +407,8 @@ func TestSettingsClassified(t *testing.T) {
 		if strings.HasSuffix(name, ".enable") {
 			continue // a domain's switch, kept as one
 		}
-		if core.ReplayOf(name) == core.ReplayNone {
-			t.Errorf("%s is lifted but not kept (resume.go)", name)
+		if replay.KindOf(name) == replay.None {
+			t.Errorf("%s is lifted but not kept (relay/internal/replay)", name)
 		}
 	}
 }

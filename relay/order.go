@@ -8,6 +8,7 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/creds"
 	"github.com/cdprelay/cdprelay/relay/internal/person"
+	"github.com/cdprelay/cdprelay/relay/internal/replay"
 	"github.com/cdprelay/cdprelay/relay/internal/rules"
 	"github.com/cdprelay/cdprelay/relay/internal/targets"
 	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
@@ -141,7 +142,7 @@ func events() []core.EventStage {
 func replies() []core.ReplyStage {
 	return []core.ReplyStage{
 		{Name: "tiers.KeepScript", Run: tier.KeepScriptReply, Wants: core.IsMethod("Page.addScriptToEvaluateOnNewDocument")},
-		{Name: "core.TapScript", Run: (*core.Instance).TapScript, Wants: func(m *core.MethodInfo) bool { return m.Replay == core.ReplayScript }},
+		{Name: "core.TapScript", Run: (*core.Instance).TapScript, Wants: func(m *core.MethodInfo) bool { return m.Replay == replay.Script }},
 		{Name: "creds.StreamForget", Run: creds.StreamForget, Wants: core.IsMethod("IO.read")},
 		{Name: "tiers.WentBlind", Run: tier.WentBlind},
 		{Name: "core.Error", Run: (*core.Instance).ReplyError},

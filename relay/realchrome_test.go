@@ -10,6 +10,7 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/replay"
 
 	"github.com/cdprelay/cdprelay/internal/cdptest"
 	"github.com/cdprelay/cdprelay/internal/fakeext"
@@ -518,7 +519,7 @@ func TestReplayJudgedByTheStages(t *testing.T) {
 		if tt.params != "" {
 			params = []byte(tt.params)
 		}
-		if _, got := cc.JudgeReplayed(tb, tb.Session, core.Replayed{Method: tt.method, Params: params}); got != tt.want {
+		if _, got := cc.JudgeReplayed(tb, tb.Session, replay.Cmd{Method: tt.method, Params: params}); got != tt.want {
 			t.Errorf("%v %s %s: %t, want %t", tt.acc.Level, tt.method, tt.params, got, tt.want)
 		}
 	}
@@ -581,32 +582,6 @@ func TestResumeReplayAsksThePolicyNow(t *testing.T) {
 	if !rec.find(api.KindDenied, "Denied by cdprelay policy: Network.setExtraHTTPHeaders") {
 		t.Errorf("the refusal is not audited: %+v", rec.ev)
 	}
-}
-
-// FuzzRecord: whatever a client's state commands say, what is kept for a
-// resume stays bounded and nothing panics.
-func FuzzRecord(f *testing.F) {
-	names := make([]string, 0, len(core.ReplayedMethods))
-	for name := range core.ReplayedMethods {
-		names = append(names, name)
-	}
-	f.Add(uint8(0), []byte(`{"source":"","worldName":"util"}`))
-	f.Add(uint8(1), []byte(`{"name":"binding"}`))
-	f.Add(uint8(2), []byte(`{"identifier":"1"}`))
-	f.Add(uint8(3), []byte(`not json`))
-	f.Fuzz(func(t *testing.T, n uint8, params []byte) {
-		st := &core.State{}
-		tb := &core.Tab{}
-		for i := range 3 {
-			m := core.LookupMethod([]byte(names[(int(n)+i)%len(names)]))
-			st.Record(tb, m, params)
-			st.RecordSwitch(tb, "Runtime", i%2 == 0, params)
-		}
-		st.ScriptRewrite(tb, params)
-		if len(tb.Replay) > core.MaxReplayed {
-			t.Fatalf("%d kept", len(tb.Replay))
-		}
-	})
 }
 
 // attachGate holds the nth chrome.debugger.attach the fake extension gets

@@ -88,7 +88,7 @@ var (
 // liftRules are the settings that are lifted, by the method that makes
 // them (a domain's enable for the domains whose switch has an effect).
 // Each is kept for the tab as the resume keeps its settings
-// (the relay's replayedMethods, and liftKept for the rest).
+// (relay/internal/replay: Methods, and liftKept for the rest).
 var liftRules = map[string]LiftRule{
 	// What the site receives.
 	"Network.setExtraHTTPHeaders":            {ReadOnly, undoWith("Network.setExtraHTTPHeaders", map[string]any{"headers": map[string]string{}})},

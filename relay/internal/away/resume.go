@@ -32,7 +32,7 @@ import (
 //   - the client's commands that arrive meanwhile wait;
 //   - the tab is attached again, and what the sessions had switched on
 //     (domains, lifecycle events, init scripts, bindings, emulation,
-//     auto-attach: the core's core.ReplayedMethods) is set again in the order it
+//     auto-attach: replay.Methods) is set again in the order it
 //     was set; Chrome replays the document's lifecycle events.
 //
 // Events of the gap (a few tens of milliseconds) are lost. If the tab

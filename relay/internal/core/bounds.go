@@ -33,7 +33,7 @@ import (
 // calls waiting for the extension (the same), init scripts
 // (MaxInitScripts), settings kept for a blind tab (the tiers'
 // maxDeferredSets),
-// replayed settings (maxReplayed, maxReplayBytes), paused requests'
+// replayed settings (replay.MaxCmds, replay.MaxBytes), paused requests'
 // credentials (maxPausedKept), streams (creds' maxHeldStreams), URL
 // passwords (maxURLPasswords), world names (the tiers' maxWorldNames), a tab's
 // dialog (one), approvals (in flight), warnings (256). Each is counted as

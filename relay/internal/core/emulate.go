@@ -142,7 +142,7 @@ func (c *ClientConn) domainSwitch(k Call) {
 	st := c.Inst.Lock()
 	forward := st.SwitchDomain(k.Sess, domain, on)
 	if st.Live(k.Sess) {
-		st.RecordSwitch(k.Sess.Tab, domain, on, k.Params)
+		k.Sess.Tab.Replay.Switch(domain, on, k.Params)
 	}
 	c.Inst.Unlock()
 	c.switched(k.Sess, domain, on)

@@ -3,6 +3,7 @@ package core
 import (
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
+	"github.com/cdprelay/cdprelay/relay/internal/replay"
 )
 
 // The acting rows of the commands table (order.go): what the relay does
@@ -80,7 +81,7 @@ func (c *ClientConn) noteClientScreencast(t *Tab, on bool) {
 // SendStage (core.Send): the command goes to its tab; one whose effect a
 // resume sets again is kept for that (resume.go).
 func (c *ClientConn) SendStage(k *Cmd) bool {
-	if k.M.Replay != ReplayNone {
+	if k.M.Replay != replay.None {
 		if k.Route.Top {
 			c.sendKept(k)
 			return true

@@ -3,9 +3,9 @@ package core
 import (
 	"time"
 
-	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/access"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/replay"
 )
 
 // Lifting the client's settings for a stricter page (package access's
@@ -125,47 +125,15 @@ func (c *ClientConn) keepFrameSetting(k *Cmd) {
 }
 
 // keepChild records a setting of child session cs's, as the resume keeps
-// a tab's (resume.go's replay kinds).
+// a tab's (replay.Keep).
 func (st *State) keepChild(cs *Session, m *MethodInfo, params []byte) {
-	key := m.Name
-	switch m.Replay {
-	case replaySet:
-	case replayKeyed:
-		key = keyOf(m.Name, params)
-	case replayUnkey:
-		cs.Kept = unkeepIn(cs.Kept, keyOf("Runtime.addBinding", params))
-		return
-	case replayClear:
-		cs.Kept = unkeepIn(cs.Kept, clearedBy(m.Name))
-		return
-	default:
-		return // scripts: the tiers' own (initscripts.go)
-	}
-	cs.Kept = unkeepIn(cs.Kept, key)
-	if len(cs.Kept) >= maxKeptChild {
-		return
-	}
-	cs.Kept = append(cs.Kept, Replayed{key: key, Method: m.Name, Params: append([]byte(nil), params...)})
-}
-
-func unkeepIn(kept []Replayed, key string) []Replayed {
-	for i := range kept {
-		if kept[i].key == key {
-			return append(kept[:i:i], kept[i+1:]...)
-		}
-	}
-	return kept
+	cs.Kept = replay.Keep(cs.Kept, m.Replay, m.Name, params, maxKeptChild)
 }
 
 // HeaderFix returns the headers a paused document request should go on
 // with to a page of access lv, when the ones it has are not those
 // (access.HeaderFix says when): kept are the client's settings of its
 // owner, tab or frame. ok is false when its own are right.
-func (st *State) HeaderFix(kept []Replayed, lv Access, hdrs map[string]string) (fixed []access.Header, ok bool) {
-	return access.HeaderFix(kept, func(r Replayed) (string, []byte) { return r.Method, r.Params }, lv, hdrs, st.Info.UserAgent)
-}
-
-// keyOf is a keyed setting's key (resume.go's replayKeyed).
-func keyOf(method string, params []byte) string {
-	return method + "\x00" + string(wire.StringField(params, replayKeyField[method]))
+func (st *State) HeaderFix(kept []replay.Cmd, lv Access, hdrs map[string]string) (fixed []access.Header, ok bool) {
+	return access.HeaderFix(kept, func(r replay.Cmd) (string, []byte) { return r.Method, r.Params }, lv, hdrs, st.Info.UserAgent)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/cdprelay/cdprelay/relay/internal/access"
+	"github.com/cdprelay/cdprelay/relay/internal/replay"
 
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
@@ -35,8 +36,8 @@ type MethodInfo struct {
 	// tab's top-level sessions (sessions.go).
 	Enable, Disable bool
 	// Replay says how a command of a tab's top-level session is kept for a
-	// resume (resume.go).
-	Replay replayKind
+	// resume (relay/internal/replay).
+	Replay replay.Kind
 	// opens: the command can make the page open a tab (input, script):
 	// a tab opened from its tab soon after is the automation's (ext/popups.go).
 	opens bool
@@ -103,7 +104,7 @@ func newMethodInfo(name string) *MethodInfo {
 	m.Disable = strings.HasSuffix(name, ".disable")
 	m.UrlKey = cdp.UrlMethods[name]
 	m.Decode = cdp.DecodedMethods[name]
-	m.Replay = ReplayOf(name)
+	m.Replay = replay.KindOf(name)
 	for _, d := range uniqueDomains {
 		m.Unique = m.Unique || strings.HasPrefix(name, d)
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/replay"
 )
 
 // The navigation backstop's hold: a document request is where a
@@ -55,11 +56,11 @@ type heldRequest struct {
 }
 
 // owner returns the settings the request goes with: its session's.
-func (h *heldRequest) owner() (ls *LiftState, kept []Replayed, level Access) {
+func (h *heldRequest) owner() (ls *LiftState, kept []replay.Cmd, level Access) {
 	if h.cs != nil {
 		return &h.cs.Lift, h.cs.Kept, h.cs.Acc.Level
 	}
-	return &h.t.Lift, h.t.Replay, SiteLevel(h.t.Acc)
+	return &h.t.Lift, h.t.Replay.Cmds, SiteLevel(h.t.Acc)
 }
 
 func (h *heldRequest) sid() string {

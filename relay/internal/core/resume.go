@@ -3,17 +3,17 @@ package core
 import (
 	"context"
 	"encoding/json"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/replay"
 )
 
 // The replay: what a client's sessions set on a tab that a resume sets
-// again (relay/internal/away, and a person's Resume after a Stop), how it
-// is recorded as the commands go out (Record), and how it is sent again,
-// judged as the client's own commands are (Replay).
+// again (relay/internal/away, and a person's Resume after a Stop) is
+// recorded as the commands go out (Tab.Replay, a replay.Record: send.go),
+// and sent again, judged as the client's own commands are (Replay).
 
 // ResumeWait bounds a resume. A tab is resumed at most maxResumes times
 // in resumeWindow: an extension that puts its frame back as soon as it is
@@ -53,179 +53,12 @@ func (t *Tab) resumedSoon() bool {
 	return n >= 2 && t.resumes[n-1].Sub(t.resumes[n-2]) < resumeSoon
 }
 
-// replayKind says how a method's command is kept for a resume.
-type replayKind uint8
-
-const (
-	ReplayNone     replayKind = iota
-	replaySet                 // the last call of the method counts
-	replayKeyed               // the last call per name (Runtime.addBinding)
-	replayUnkey               // removes a replayKeyed call
-	replayClear               // removes the replaySet call of replayCleared[method]
-	ReplayScript              // Page.addScriptToEvaluateOnNewDocument: each call counts
-	replayUnscript            // Page.removeScriptToEvaluateOnNewDocument
-)
-
-var ReplayedMethods = map[string]replayKind{
-	"Page.setLifecycleEventsEnabled":              replaySet,
-	"Page.setInterceptFileChooserDialog":          replaySet,
-	"Page.setBypassCSP":                           replaySet,
-	"Page.setAdBlockingEnabled":                   replaySet,
-	"Page.setFontFamilies":                        replaySet,
-	"Page.setFontSizes":                           replaySet,
-	"Network.setExtraHTTPHeaders":                 replaySet,
-	"Network.setUserAgentOverride":                replaySet,
-	"Network.setCacheDisabled":                    replaySet,
-	"Network.setBypassServiceWorker":              replaySet,
-	"Network.emulateNetworkConditions":            replaySet,
-	"Network.setBlockedURLs":                      replaySet,
-	"Network.setAttachDebugStack":                 replaySet,
-	"Emulation.setDeviceMetricsOverride":          replaySet,
-	"Emulation.setUserAgentOverride":              replaySet,
-	"Emulation.setTouchEmulationEnabled":          replaySet,
-	"Emulation.setEmitTouchEventsForMouse":        replaySet,
-	"Emulation.setEmulatedMedia":                  replaySet,
-	"Emulation.setEmulatedVisionDeficiency":       replaySet,
-	"Emulation.setLocaleOverride":                 replaySet,
-	"Emulation.setTimezoneOverride":               replaySet,
-	"Emulation.setGeolocationOverride":            replaySet,
-	"Emulation.setFocusEmulationEnabled":          replaySet,
-	"Emulation.setDefaultBackgroundColorOverride": replaySet,
-	"Emulation.setScriptExecutionDisabled":        replaySet,
-	"Emulation.setCPUThrottlingRate":              replaySet,
-	"Emulation.setScrollbarsHidden":               replaySet,
-	"Emulation.setAutoDarkModeOverride":           replaySet,
-	"Emulation.setIdleOverride":                   replaySet,
-	"Emulation.setHardwareConcurrencyOverride":    replaySet,
-	"Emulation.setPageScaleFactor":                replaySet,
-	"Emulation.setDocumentCookieDisabled":         replaySet,
-	"Emulation.setAutomationOverride":             replaySet,
-	"Security.setIgnoreCertificateErrors":         replaySet,
-	"Runtime.setAsyncCallStackDepth":              replaySet,
-	"Runtime.setCustomObjectFormatterEnabled":     replaySet,
-	"Runtime.setMaxCallStackSizeToCapture":        replaySet,
-	"Target.setAutoAttach":                        replaySet,
-	"Log.startViolationsReport":                   replaySet,
-	"Runtime.addBinding":                          replayKeyed,
-	"Runtime.removeBinding":                       replayUnkey,
-	"Emulation.clearDeviceMetricsOverride":        replayClear,
-	"Emulation.clearGeolocationOverride":          replayClear,
-	"Emulation.clearIdleOverride":                 replayClear,
-	"Log.stopViolationsReport":                    replayClear,
-	"Page.addScriptToEvaluateOnNewDocument":       ReplayScript,
-	"Page.removeScriptToEvaluateOnNewDocument":    replayUnscript,
-}
-
-var replayCleared = map[string]string{
-	"Emulation.clearDeviceMetricsOverride": "Emulation.setDeviceMetricsOverride",
-	"Emulation.clearGeolocationOverride":   "Emulation.setGeolocationOverride",
-	"Emulation.clearIdleOverride":          "Emulation.setIdleOverride",
-	"Log.stopViolationsReport":             "Log.startViolationsReport",
-}
-
-// Replayed is one command kept for a resume.
-type Replayed struct {
-	key    string // what a later call replaces or removes
-	Method string
-	Params []byte // owned
-	// script is a Page.addScriptToEvaluateOnNewDocument's identifier as
-	// the client knows it ("" until its reply has been read).
-	script string
-}
-
-// Record keeps command m with params, sent on one of t's top-level
-// sessions, for a resume. Called with the lock held, before the command
-// goes out. For an init script it returns the key under which the
-// script's identifier is to be noted (tapScript).
-func (st *State) Record(t *Tab, m *MethodInfo, params []byte) (scriptKey string) {
-	switch m.Replay {
-	case ReplayNone:
-		return ""
-	case replaySet:
-		st.keep(t, Replayed{key: m.Name, Method: m.Name}, params)
-	case replayKeyed:
-		st.keep(t, Replayed{key: keyOf(m.Name, params), Method: m.Name}, params)
-	case replayUnkey:
-		t.unkeep(keyOf("Runtime.addBinding", params))
-	case replayClear:
-		t.unkeep(clearedBy(m.Name))
-	case ReplayScript:
-		t.nextScript++
-		r := Replayed{key: "script\x00" + strconv.Itoa(t.nextScript), Method: m.Name}
-		st.keep(t, r, params)
-		return r.key
-	case replayUnscript:
-		id := string(wire.StringField(params, "identifier"))
-		for i := range t.Replay {
-			if t.Replay[i].Method == "Page.addScriptToEvaluateOnNewDocument" && t.Replay[i].script == id && id != "" {
-				t.unkeep(t.Replay[i].key)
-				break
-			}
-		}
-	}
-	return ""
-}
-
-// RecordSwitch keeps a domain's enable (with its params), or forgets it
-// on its disable.
-func (st *State) RecordSwitch(t *Tab, domain string, on bool, params []byte) {
-	if on {
-		st.keep(t, Replayed{key: "enable\x00" + domain, Method: domain + ".enable"}, params)
-		return
-	}
-	t.unkeep("enable\x00" + domain)
-}
-
-func (st *State) keep(t *Tab, r Replayed, params []byte) {
-	t.unkeep(r.key) // a later call replaces it, in its place below
-	if len(t.Replay) >= MaxReplayed || t.ReplayBytes+len(params) > maxReplayBytes {
-		// A client that sets thousands of states, or huge ones, resumes
-		// without the rest.
-		return
-	}
-	r.Params = append([]byte(nil), params...)
-	t.Replay = append(t.Replay, r)
-	t.ReplayBytes += len(params)
-}
-
-func (t *Tab) unkeep(key string) {
-	for i := range t.Replay {
-		if t.Replay[i].key == key {
-			t.ReplayBytes -= len(t.Replay[i].Params)
-			t.Replay = append(t.Replay[:i:i], t.Replay[i+1:]...)
-			return
-		}
-	}
-}
-
-// maxReplayed and maxReplayBytes bound what is kept per tab.
-const (
-	MaxReplayed    = 512
-	maxReplayBytes = 8 << 20
-)
-
-// ScriptRewrite maps a client's script identifier to the one Chrome has
-// now, after a resume; nil when it is unchanged.
-func (st *State) ScriptRewrite(t *Tab, params []byte) []byte {
-	id := string(wire.StringField(params, "identifier"))
-	now, ok := t.scriptIDs[id]
-	if !ok || now == id {
-		return nil
-	}
-	b, _ := json.Marshal(map[string]string{"identifier": now})
-	return b
-}
-
 // tapScript notes the identifier Chrome gave a client's init script.
 func (in *Instance) tapScript(t *Tab, key string) func([]byte) {
 	return func(result []byte) {
 		id := string(wire.StringField(result, "identifier"))
 		in.Lock()
-		for i := range t.Replay {
-			if t.Replay[i].key == key {
-				t.Replay[i].script = id
-			}
-		}
+		t.Replay.Noted(key, id)
 		in.Unlock()
 	}
 }
@@ -243,7 +76,7 @@ func (in *Instance) tapScript(t *Tab, key string) func([]byte) {
 // have had the debugger been there when it loaded.
 func (in *Instance) Replay(ctx context.Context, x Upstream, t *Tab, fresh bool) error {
 	st := in.Lock()
-	cmds := append([]Replayed(nil), t.Replay...)
+	cmds := append([]replay.Cmd(nil), t.Replay.Cmds...)
 	soon := t.resumedSoon()
 	c, s := st.Client, t.Session
 	in.Unlock()
@@ -277,8 +110,8 @@ func (in *Instance) Replay(ctx context.Context, x Upstream, t *Tab, fresh bool) 
 			// What Chrome refuses now it would have refused before.
 			continue
 		}
-		if r.script != "" {
-			ids[r.script] = string(wire.StringField(res, "identifier"))
+		if r.Script() != "" {
+			ids[r.Script()] = string(wire.StringField(res, "identifier"))
 		}
 	}
 	st = in.Lock()
@@ -301,14 +134,7 @@ func (in *Instance) Replay(ctx context.Context, x Upstream, t *Tab, fresh bool) 
 		}
 		st.SyncScripts(t)
 	}
-	if len(ids) > 0 {
-		if t.scriptIDs == nil {
-			t.scriptIDs = map[string]string{}
-		}
-		for client, now := range ids {
-			t.scriptIDs[client] = now
-		}
-	}
+	t.Replay.Renamed(ids)
 	in.Unlock()
 	return nil
 }
@@ -319,7 +145,7 @@ func (in *Instance) Replay(ctx context.Context, x Upstream, t *Tab, fresh bool) 
 // returns the command as it is to be sent, or false when a stage refused
 // it: then the refusal is counted and audited as a client command's, and
 // the tab's sessions are told.
-func (c *ClientConn) JudgeReplayed(t *Tab, s *Session, r Replayed) (*Cmd, bool) {
+func (c *ClientConn) JudgeReplayed(t *Tab, s *Session, r replay.Cmd) (*Cmd, bool) {
 	k := &Cmd{Env: wire.Envelope{Method: []byte(r.Method), Params: r.Params}, Own: true}
 	k.M, k.Params, k.Policy = LookupMethod(k.Env.Method), r.Params, c.Inst.policyNow()
 	c.Inst.Lock()
@@ -356,9 +182,7 @@ func awaitResume(ctx, run context.Context, done <-chan struct{}) {
 
 // forgetReplay forgets what a resume would set again: the client's
 // sessions on t have ended, and the next ones set their own.
-func (t *Tab) forgetReplay() {
-	t.Replay, t.ReplayBytes, t.scriptIDs = nil, 0, nil
-}
+func (t *Tab) forgetReplay() { t.Replay.Forget() }
 
 // runNow is the params of a script for new documents, set again, with
 // runImmediately: it runs in the document the tab shows too (and creates

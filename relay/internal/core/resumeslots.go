@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/replay"
 )
 
 // What a tab's sessions need to come through a detach (resume.go) or a
@@ -24,18 +25,13 @@ type resumeTab struct {
 	Loaded   DocLoad // what Chrome said of its loading
 	// Resuming is closed when a resume of the tab's sessions ends
 	// (resume.go); nil when none is under way. Replay is what the
-	// sessions set that a resume sets again, in order; nextScript numbers
-	// its init scripts; scriptIDs maps the client's init script
-	// identifiers to Chrome's after a resume.
+	// sessions set that a resume sets again, in order.
 	Resuming chan struct{}
 	// Away is set while the sessions wait for Chrome to let the tab be
 	// debugged again: a browser page, the extension away.
-	Away        *Wait
-	resumes     []time.Time // when the tab was last resumed
-	Replay      []Replayed
-	ReplayBytes int // of replay's params
-	nextScript  int
-	scriptIDs   map[string]string
+	Away    *Wait
+	resumes []time.Time // when the tab was last resumed
+	Replay  replay.Record
 }
 
 // Wait is the wait of a tab's client sessions for the debugger

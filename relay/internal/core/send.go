@@ -1,5 +1,7 @@
 package core
 
+import "github.com/cdprelay/cdprelay/relay/internal/replay"
+
 // Sending a command on: the forward stage's last step (pipeline.go), for a
 // command as the client sent it, as a stage rewrote it, or one whose effect
 // a resume sets again (resume.go).
@@ -8,15 +10,15 @@ package core
 // (resume.go), and keeps it for that; an init script's identifier is read
 // from its reply.
 func (c *ClientConn) sendKept(k *Cmd) {
-	st := c.Inst.Lock()
+	c.Inst.Lock()
 	t := k.Route.Tab
-	if k.M.Replay == replayUnscript {
-		if p := st.ScriptRewrite(t, k.Params); p != nil {
+	if k.M.Replay == replay.Unscript {
+		if p := t.Replay.ScriptRewrite(k.Params); p != nil {
 			k.Params = p
 		}
 	}
 	var tap func([]byte)
-	if key := st.Record(t, k.M, k.Env.Params); key != "" {
+	if key := t.Replay.Add(k.M.Replay, k.M.Name, k.Env.Params); key != "" {
 		tap = c.Inst.tapScript(t, key)
 	}
 	c.Inst.Unlock()

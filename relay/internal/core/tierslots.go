@@ -2,6 +2,8 @@ package core
 
 import (
 	"sync/atomic"
+
+	"github.com/cdprelay/cdprelay/relay/internal/replay"
 )
 
 // What the core keeps for the tiers (blind, read-only, take-over:
@@ -57,7 +59,7 @@ type tierSession struct {
 	Frames map[string]FrameAt
 	// Kept are a child's settings, and Lift where they stand in Chrome,
 	// while the policy has tiers (lifts.go, the tiers' lifts.go).
-	Kept []Replayed
+	Kept []replay.Cmd
 	Lift LiftState
 }
 

@@ -321,7 +321,7 @@ func (x *Conn) OnDetach(params []byte) {
 	st.NoteRefusal(t.Id, d.Cause, st.TargetInfo(t).URL)
 	why := d.Text()
 	// The frame guard removed the frame: the tab can be attached at once,
-	// and the client's sessions carry on (resume.go), unless the other
+	// and the client's sessions carry on (package away: resume.go), unless the other
 	// extension keeps putting its frame back.
 	resumable := d.Cause == cdp.CauseExtensionFrame && d.Cleared && t.Resuming == nil && t.Session != nil && c != nil
 	if resumable && !t.MayResume(time.Now()) {

@@ -10,6 +10,7 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/replay"
 )
 
 // What a person's Stop undoes.
@@ -206,8 +207,8 @@ func liftTab(ctx context.Context, in *core.Instance, x core.Upstream, t *core.Ta
 		in.Unlock()
 		return liftedTab{}
 	}
-	r.Set = keptNames(t.Replay)
-	scaled := slices.ContainsFunc(t.Replay, func(k core.Replayed) bool { return k.Method == "Emulation.setPageScaleFactor" })
+	r.Set = keptNames(t.Replay.Cmds)
+	scaled := slices.ContainsFunc(t.Replay.Cmds, func(k replay.Cmd) bool { return k.Method == "Emulation.setPageScaleFactor" })
 	hasSessions := t.Session != nil
 	st.Suspend(t, whyStopLift)
 	t.SetState(core.TabDetaching, nil) // Chrome's session ends below
@@ -217,7 +218,7 @@ func liftTab(ctx context.Context, in *core.Instance, x core.Upstream, t *core.Ta
 		}
 	}
 	if !hasSessions {
-		t.Replay, t.ReplayBytes = nil, 0 // nobody to set them again for
+		t.Replay.Drop() // nobody to set them again for
 	}
 	hs := t.Handles
 	in.Unlock()
@@ -266,7 +267,7 @@ func liftTab(ctx context.Context, in *core.Instance, x core.Upstream, t *core.Ta
 }
 
 // keptNames lists the methods of what a tab's sessions set, once each.
-func keptNames(kept []core.Replayed) []string {
+func keptNames(kept []replay.Cmd) []string {
 	var out []string
 	n := map[string]int{}
 	for _, k := range kept {

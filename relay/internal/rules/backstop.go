@@ -129,7 +129,7 @@ func Fence(c *core.ClientConn, k *core.Cmd) bool {
 	}
 	enable := k.M.Name == "Fetch.enable"
 	in := c.Inst
-	st := in.Lock()
+	in.Lock()
 	t := k.Route.Tab
 	if !fenced(t, sid) {
 		in.Unlock()
@@ -147,7 +147,7 @@ func Fence(c *core.ClientConn, k *core.Cmd) bool {
 	}
 	k.Params = fetchOf(t, sid).Rewrite(k.Args.Patterns, k.Args.HandleAuth, enable)
 	if k.Route.Top && !k.Own {
-		st.RecordSwitch(t, "Fetch", enable, k.Env.Params)
+		t.Replay.Switch("Fetch", enable, k.Env.Params)
 	}
 	in.Unlock()
 	if k.Own {

@@ -9,6 +9,7 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/access"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/replay"
 )
 
 // Lifting the client's settings for a stricter page, taking its scripts
@@ -29,13 +30,13 @@ import (
 // session cs's in line with where it is, or is on its way to.
 func syncSettings(st *core.State, t *core.Tab, cs *core.Session) {
 	if cs == nil {
-		syncLiftsOf(st, t, "", &t.Lift, t.Replay, core.SiteLevel(t.Acc))
+		syncLiftsOf(st, t, "", &t.Lift, t.Replay.Cmds, core.SiteLevel(t.Acc))
 		return
 	}
 	syncLiftsOf(st, t, cs.Id, &cs.Lift, cs.Kept, cs.Acc.Level)
 }
 
-func syncLiftsOf(st *core.State, t *core.Tab, sid string, ls *core.LiftState, kept []core.Replayed, want core.Access) {
+func syncLiftsOf(st *core.State, t *core.Tab, sid string, ls *core.LiftState, kept []replay.Cmd, want core.Access) {
 	was := ls.Level
 	if want == was || st.Ext == nil {
 		// Without an extension nothing is in Chrome: what is set again
@@ -98,7 +99,7 @@ func applyDeferred(st *core.State, t *core.Tab) {
 		}
 		// Kept as if the client had made it now: a resume sets it again,
 		// and the tiers lift it again.
-		st.Record(t, core.LookupMethod([]byte(d.method)), d.params)
+		t.Replay.Add(core.LookupMethod([]byte(d.method)).Replay, d.method, d.params)
 		fireLift(st, t, &t.Lift, false, "", d.method, p)
 	}
 	tt.deferred = nil
