@@ -81,7 +81,7 @@ func New(cfg config.Config) (*Server, error) {
 		guid = cdp.NewGUID()
 	}
 	s.def = core.NewInstance(s.Relay, guid, true, cfg.DefaultProfile)
-	if bi, err := core.LoadRemembered(cfg.BrowserFile); err != nil {
+	if bi, err := cdp.LoadRemembered(cfg.BrowserFile); err != nil {
 		cfg.Logger.Warn("the remembered browser is ignored", "err", err)
 	} else {
 		s.def.St.Remembered = bi

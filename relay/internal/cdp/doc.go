@@ -8,7 +8,8 @@
 // detached a tab by itself, in our extension's words (detach.go),
 // Chrome's texts for a tab its browser's policy keeps the debugger out of
 // (policyrefusal.go), and what Browser.getVersion says of a browser, read
-// from its user agent (browser.go).
+// from its user agent (browser.go), and remembered across the relay's
+// restarts (browserfile.go).
 //
 // It is a leaf: it imports internal/wire, the JSON decoder that reads
 // params as Chrome does (go-json-experiment/json) and the standard library

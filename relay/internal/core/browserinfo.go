@@ -3,7 +3,14 @@ package core
 import (
 	"context"
 	"errors"
+
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
+
+// BrowserInfo is what the extension reports about its browser
+// (cdp.BrowserInfo); the relay remembers it across restarts
+// (cdp.LoadRemembered, cdp.Remember).
+type BrowserInfo = cdp.BrowserInfo
 
 // The browser's identity: what Browser.getVersion and /json/version
 // report. The extension says it (extension.info); where it does not, its

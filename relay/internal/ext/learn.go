@@ -181,7 +181,7 @@ func (x *Conn) learnInfoFrom(ctx context.Context, t *core.Tab) error {
 }
 
 // The browser remembered across restarts (Config.BrowserFile): its file
-// and format are internal/browser's (LoadRemembered, Remember).
+// and format are package cdp's (LoadRemembered, Remember).
 
 // rememberBrowser writes the browser the default instance's extension
 // reported, when it changed.
@@ -198,7 +198,7 @@ func rememberBrowser(in *core.Instance) {
 	}
 	st.Remembered = info
 	in.Unlock()
-	if err := core.Remember(path, info); err != nil {
+	if err := cdp.Remember(path, info); err != nil {
 		in.Log.Warn("could not remember the browser", "err", err)
 	}
 }

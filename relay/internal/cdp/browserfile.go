@@ -1,4 +1,4 @@
-package core
+package cdp
 
 import (
 	"encoding/json"
@@ -8,13 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-
-	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
-
-// BrowserInfo is what the extension reports about its browser
-// (cdp.BrowserInfo).
-type BrowserInfo = cdp.BrowserInfo
 
 // The browser remembered across restarts (the relay's Config.BrowserFile):
 // a Chrome's /json/version names its browser whether or not a client has
@@ -46,7 +40,7 @@ func LoadRemembered(path string) (BrowserInfo, error) {
 	if err := json.Unmarshal(b, &bi); err != nil {
 		return BrowserInfo{}, fmt.Errorf("remembered browser %s: %w", path, err)
 	}
-	if !cdp.IsChromeProduct(bi.Product) || bi.UserAgent == "" {
+	if !IsChromeProduct(bi.Product) || bi.UserAgent == "" {
 		return BrowserInfo{}, fmt.Errorf("remembered browser %s: not a Chrome's", path)
 	}
 	return bi, nil

@@ -1,11 +1,9 @@
-package core
+package cdp
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
 // TestRememberedBrowserIgnoresJunk: a damaged file is no browser.
@@ -27,7 +25,7 @@ func FuzzLoadBrowser(f *testing.F) {
 		file := filepath.Join(t.TempDir(), "browser.json")
 		os.WriteFile(file, b, 0o600)
 		bi, err := LoadRemembered(file)
-		if err == nil && bi.UserAgent != "" && !cdp.IsChromeProduct(bi.Product) {
+		if err == nil && bi.UserAgent != "" && !IsChromeProduct(bi.Product) {
 			t.Errorf("accepted %q", b)
 		}
 	})
@@ -38,7 +36,7 @@ func FuzzLoadBrowser(f *testing.F) {
 func TestRemember(t *testing.T) {
 	t.Parallel()
 	file := filepath.Join(t.TempDir(), "state", "browser.json")
-	info, _ := cdp.InfoFromUA("Mozilla/5.0 HeadlessChrome/156.0.0.0 Safari/537.36", "156.0.8078.108")
+	info, _ := InfoFromUA("Mozilla/5.0 HeadlessChrome/156.0.0.0 Safari/537.36", "156.0.8078.108")
 	if err := Remember(file, info); err != nil {
 		t.Fatal(err)
 	}
