@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/cdprelay/cdprelay/relay/internal/config"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/contexts"
 
 	"github.com/cdprelay/cdprelay/internal/cdptest"
 	"github.com/cdprelay/cdprelay/internal/fakeext"
@@ -71,7 +71,7 @@ func TestRelayWorldOutOfReach(t *testing.T) {
 	from := len(c.Messages())
 	h.call(c, sess, "Runtime.enable", nil)
 	for _, m := range c.Messages()[from:] {
-		if strings.Contains(string(m.Raw), core.RelayWorldPrefix) || strings.Contains(string(m.Raw), fmt.Sprintf(`"id":%d,`, relay)) {
+		if strings.Contains(string(m.Raw), contexts.RelayWorldPrefix) || strings.Contains(string(m.Raw), fmt.Sprintf(`"id":%d,`, relay)) {
 			t.Fatalf("the client heard of the relay's world: %s", m.Raw)
 		}
 	}
@@ -345,7 +345,7 @@ func BenchmarkForwardCommandContext(b *testing.B) {
 	t := st.Tabs[7]
 	t.Url, t.DocURL = "https://a.example/", "https://a.example/"
 	st.UpdateAccess(t)
-	st.ContextEvent(t, "", []byte("Runtime.executionContextCreated"), []byte(`{"context":{"id":7,"origin":"https://a.example","name":"","uniqueId":"u7","auxData":{"isDefault":true,"type":"default","frameId":"T7"}}}`))
+	t.Ctxs.Event("", []byte("Runtime.executionContextCreated"), []byte(`{"context":{"id":7,"origin":"https://a.example","name":"","uniqueId":"u7","auxData":{"isDefault":true,"type":"default","frameId":"T7"}}}`))
 	in.Unlock()
 	cmd := []byte(`{"id":42,"method":"Runtime.callFunctionOn","sessionId":"pw-tab-1","params":{"functionDeclaration":"function(){return this.title}","objectId":"-1.7.1","returnByValue":true}}`)
 	b.SetBytes(int64(len(cmd)))

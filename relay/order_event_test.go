@@ -11,7 +11,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/config"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/contexts"
 	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 
 	"github.com/cdprelay/cdprelay/internal/cdptest"
@@ -174,7 +174,7 @@ func TestEventOrderPins(t *testing.T) {
 			e.Event(1, "", "Runtime.executionContextCreated", map[string]any{"context": map[string]any{"id": id, "origin": "https://ro.example", "name": name,
 				"uniqueId": fmt.Sprint("u", id), "auxData": map[string]any{"isDefault": false, "type": "isolated", "frameId": tid(1)}}})
 		}
-		world(55, core.RelayWorldPrefix+"-0123456789abcdef")
+		world(55, contexts.RelayWorldPrefix+"-0123456789abcdef")
 		world(56, "util")
 		h.waitFor("the guard in the client's world", func() bool { return indexOf(cdpSent(e, before), `Runtime.evaluate {"contextId":56`) >= 0 })
 		if indexOf(cdpSent(e, before), `Runtime.evaluate {"contextId":55`) >= 0 {

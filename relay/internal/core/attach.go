@@ -178,7 +178,7 @@ func (in *Instance) attachCalls(ctx context.Context, x Upstream, t *Tab) (_ Targ
 	// And its execution contexts from their Runtime events, whatever the
 	// client switches (runtimehold.go).
 	in.Lock()
-	t.contextsOf("").held = true
+	t.Ctxs.Of("").Held = true
 	in.Unlock()
 	if _, err := x.SendCommand(ctx, tabID, "", "Runtime.enable", nil); err != nil {
 		return TargetInfo{}, "", fmt.Errorf("execution contexts of tab %d: %w", tabID, err)

@@ -126,15 +126,15 @@ func (in *Instance) ChildOf(e *EventMsg) bool {
 }
 
 // RelayWorld (core.RelayWorld): the relay's own world's events are the
-// relay's (package look, relayevents.go).
+// relay's (package look, relay/internal/contexts).
 func (in *Instance) RelayWorld(e *EventMsg) bool {
 	if BytesHasPrefix(e.Method, "Runtime.executionContext") {
-		relay, isolated := e.State.ContextEvent(e.Tab, string(e.Sid), e.Method, e.Params)
+		relay, isolated := e.Tab.Ctxs.Event(string(e.Sid), e.Method, e.Params)
 		e.Isolated = isolated
 		return !relay
 	}
-	if e.Tab.RelayCtxs.Load() > 0 {
-		if withhold, unpause := e.State.relayEvent(e.Tab, string(e.Sid), e.Method, e.Params); withhold {
+	if e.Tab.Ctxs.RelayWorlds() > 0 {
+		if withhold, unpause := e.Tab.Ctxs.RelayEvent(string(e.Sid), e.Method, e.Params); withhold {
 			e.Fx.Unpause = e.Fx.Unpause || unpause
 			return false
 		}

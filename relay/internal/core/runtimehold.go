@@ -10,7 +10,7 @@ import (
 // The relay's own Runtime.
 //
 // The relay places every context a command names in its view of the
-// tab's contexts (contexts.go), which only Chrome's Runtime events keep
+// tab's contexts (relay/internal/contexts), which only Chrome's Runtime events keep
 // true. So it keeps Runtime enabled on every session of the tabs it
 // attaches — the tab's own from the attach, a child's (a frame, a worker)
 // from the moment Chrome announces it — and a client's Runtime switch on
@@ -32,11 +32,11 @@ import (
 // goes out as the lock is released, before any later command for the
 // session.
 func (st *State) holdRuntime(t *Tab, sid string) {
-	sc := t.contextsOf(sid)
-	if sc.held {
+	sc := t.Ctxs.Of(sid)
+	if sc.Held {
 		return
 	}
-	sc.held = true
+	sc.Held = true
 	st.Fire(t.Id, sid, "Runtime.enable", nil)
 }
 
@@ -55,7 +55,7 @@ func (st *State) runtimeWanted(t *Tab, sid string, s *Session, method []byte) bo
 	if string(method) == "Runtime.bindingCalled" {
 		return true
 	}
-	if sc := t.Ctxs[sid]; sc == nil || !sc.held {
+	if sc := t.Ctxs.Get(sid); sc == nil || !sc.Held {
 		return true
 	}
 	return s.runtimeOn() && !st.contextsFrozen(method)
@@ -94,8 +94,8 @@ func (st *State) ResyncContexts() {
 		if s.Child {
 			sid = s.Id
 		}
-		sc := t.Ctxs[sid]
-		held := sc != nil && sc.held
+		sc := t.Ctxs.Get(sid)
+		held := sc != nil && sc.Held
 		if held || owed {
 			st.Client.EventRaw("Runtime.executionContextsCleared", s, []byte("{}"))
 		}
@@ -135,11 +135,11 @@ func (c *ClientConn) runtimeSwitch(k Call) {
 	} else {
 		st.SwitchDomain(s, "Runtime", on)
 	}
-	sc := t.contextsOf(sid)
-	if !sc.held {
+	sc := t.Ctxs.Of(sid)
+	if !sc.Held {
 		// Chrome's switch is the client's (a tab the relay did not attach
 		// itself): an enable makes it the relay's too.
-		sc.held = on
+		sc.Held = on
 		c.Inst.Unlock()
 		c.ForwardCall(k)
 		return
@@ -156,7 +156,7 @@ func (c *ClientConn) runtimeSwitch(k Call) {
 // relay's own, none of a tab or frame the client may not see.
 func (st *State) replayContexts(t *Tab, sid string, s *Session) {
 	c := st.Client
-	sc := t.Ctxs[sid]
+	sc := t.Ctxs.Get(sid)
 	if c == nil || sc == nil {
 		return
 	}
@@ -169,7 +169,7 @@ func (st *State) replayContexts(t *Tab, sid string, s *Session) {
 	}
 	ids := make([]int64, 0, len(sc.ByID))
 	for id, x := range sc.ByID {
-		if !x.Relay && x.raw != nil {
+		if !x.Relay && x.Raw != nil {
 			ids = append(ids, id)
 		}
 	}
@@ -179,9 +179,9 @@ func (st *State) replayContexts(t *Tab, sid string, s *Session) {
 		if n, ok := t.BlindFrames[x.Frame]; ok && n.Acc.Level == api.Blind {
 			continue
 		}
-		params := make([]byte, 0, len(x.raw)+12)
+		params := make([]byte, 0, len(x.Raw)+12)
 		params = append(params, `{"context":`...)
-		params = append(params, x.raw...)
+		params = append(params, x.Raw...)
 		params = append(params, '}')
 		c.EventRaw("Runtime.executionContextCreated", s, params)
 	}

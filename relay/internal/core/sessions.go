@@ -203,14 +203,14 @@ func (st *State) addChild(parent *Session, id, targetID, url []byte) *Session {
 func (st *State) dropChild(cs *Session) (dropped []*Session) {
 	delete(st.Sessions, cs.Id)
 	childGoneLocked(cs.Tab, cs)
-	cs.Tab.dropContexts(cs.Id)
+	cs.Tab.Ctxs.Drop(cs.Id)
 	dropped = append(dropped, cs)
 	for _, d := range st.Sessions {
 		for p := d.parent; p != nil; p = p.parent {
 			if p == cs {
 				delete(st.Sessions, d.Id)
 				childGoneLocked(d.Tab, d)
-				d.Tab.dropContexts(d.Id)
+				d.Tab.Ctxs.Drop(d.Id)
 				dropped = append(dropped, d)
 				break
 			}

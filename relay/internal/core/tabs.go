@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/contexts"
 )
 
 // The tab table: the tabs the extension shares, keyed by Chrome's tab id,
@@ -89,12 +90,9 @@ type Tab struct {
 	Acc TabAccess
 	// OpenedByClient: the client's Target.createTarget opened the tab.
 	OpenedByClient bool
-	// ctxs are the execution contexts of the tab's sessions, by session
-	// ("" for the tab's own): the relay's view of them (contexts.go).
-	// relayCtxs counts those of the relay's own worlds among them; read
-	// without the lock on the command path.
-	Ctxs      map[string]*SessionContexts
-	RelayCtxs atomic.Int32
+	// Ctxs are the execution contexts of the tab's sessions: the relay's
+	// view of them (relay/internal/contexts), kept from the events.
+	Ctxs contexts.Tab
 	// lastCommand is when a client command that can open a tab (input,
 	// script: methodInfo.opens) was last forwarded to the tab (unix
 	// nanoseconds), for telling a popup or a download the automation
@@ -124,8 +122,7 @@ func (t *Tab) SetState(s tabState, err error) {
 	t.State, t.attachErr = s, err
 	if s == TabDetached {
 		detachedLocked(t)
-		t.Ctxs = nil
-		t.RelayCtxs.Store(0)
+		t.Ctxs.Reset()
 	}
 	if s == tabAttaching || s == TabDetaching {
 		t.stateWait = make(chan struct{})

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/contexts"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
 
@@ -22,7 +23,7 @@ import (
 // a frame element holds are DOM.describeNode's; what a person would call
 // it (a button "Place order", a link, a form around it) is the
 // accessibility tree's; a frame's origin is the one Chrome gave its own
-// world (the core's contexts.go). Only where the focus is, and typing a secret there,
+// world (relay/internal/contexts). Only where the focus is, and typing a secret there,
 // take script in the page: it runs in an isolated world the relay makes
 // for that one look, with a random name, and nothing but the relay has
 // ever run in it:
@@ -81,7 +82,7 @@ func New(ctx context.Context, c *core.ClientConn, via *core.Session) (*Look, err
 	sid, frame := viaFrame(c, via)
 	c.Inst.Lock()
 	n := 0
-	if sc := t.Ctxs[sid]; sc != nil {
+	if sc := t.Ctxs.Get(sid); sc != nil {
 		for _, x := range sc.ByID {
 			if x.Relay && x.Frame == frame {
 				n++
@@ -92,7 +93,7 @@ func New(ctx context.Context, c *core.ClientConn, via *core.Session) (*Look, err
 	if n >= maxRelayWorlds {
 		return nil, errors.New("the relay has looked at this page too often; load it again")
 	}
-	res, err := relayCmd(ctx, c, t, sid, "Page.createIsolatedWorld", map[string]any{"frameId": frame, "worldName": core.RelayWorldPrefix + "-" + core.RandHex(16), "grantUniveralAccess": false})
+	res, err := relayCmd(ctx, c, t, sid, "Page.createIsolatedWorld", map[string]any{"frameId": frame, "worldName": contexts.RelayWorldPrefix + "-" + core.RandHex(16), "grantUniveralAccess": false})
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +103,7 @@ func New(ctx context.Context, c *core.ClientConn, via *core.Session) (*Look, err
 	if json.Unmarshal(res, &w) != nil || w.ID == 0 {
 		return nil, errors.New("no isolated world")
 	}
-	return &Look{c: c, T: t, Sid: sid, Frame: frame, Ctx: w.ID, Group: core.RelayWorldPrefix + "-" + core.RandHex(16)}, nil
+	return &Look{c: c, T: t, Sid: sid, Frame: frame, Ctx: w.ID, Group: contexts.RelayWorldPrefix + "-" + core.RandHex(16)}, nil
 }
 
 // Close lets go of what the look holds in the page.
@@ -258,7 +259,7 @@ func (l *Look) Focus(ctx context.Context) (Focused, error) {
 		f.El = n
 	}
 	l.c.Inst.Lock()
-	f.Origin = l.T.FrameOrigin(l.Sid, f.frame)
+	f.Origin = l.T.Ctxs.FrameOrigin(l.Sid, f.frame)
 	l.c.Inst.Unlock()
 	if f.Origin == "" {
 		return Focused{}, errors.New("the relay does not know the origin of the focused frame")
@@ -419,7 +420,7 @@ func PointAt(ctx context.Context, c *core.ClientConn, via *core.Session, x, y fl
 	var ee *core.ExtError
 	if errors.As(err, &ee) && strings.Contains(strings.ToLower(ee.Message), "no node found") {
 		c.Inst.Lock()
-		o := t.FrameOrigin(sid, top)
+		o := t.Ctxs.FrameOrigin(sid, top)
 		c.Inst.Unlock()
 		return api.PointTarget{Origin: o, Kind: "nothing"}, nil
 	}
@@ -437,7 +438,7 @@ func PointAt(ctx context.Context, c *core.ClientConn, via *core.Session, x, y fl
 		hit.FrameID = top
 	}
 	c.Inst.Lock()
-	origin := t.FrameOrigin(sid, hit.FrameID)
+	origin := t.Ctxs.FrameOrigin(sid, hit.FrameID)
 	c.Inst.Unlock()
 	if origin == "" {
 		return api.PointTarget{}, fmt.Errorf("the relay does not know the origin of frame %s", hit.FrameID)

@@ -71,7 +71,7 @@ func lookAt(ctx context.Context, c *core.ClientConn, via *core.Session, method s
 		switch {
 		case errors.Is(err, look.ErrNoFocus):
 			c.Inst.Lock()
-			v = api.PointTarget{Origin: via.Tab.FrameOrigin(lk.Sid, lk.Frame), Kind: "nothing"}
+			v = api.PointTarget{Origin: via.Tab.Ctxs.FrameOrigin(lk.Sid, lk.Frame), Kind: "nothing"}
 			c.Inst.Unlock()
 		case err != nil:
 			return api.PointTarget{}, err

@@ -179,7 +179,7 @@ func accessChanged(st *core.State, t *core.Tab, was core.TabAccess) {
 
 // inWorlds runs src in every isolated world of t's, silently.
 func inWorlds(st *core.State, t *core.Tab, src string) {
-	for sid, ids := range t.IsolatedContexts() {
+	for sid, ids := range t.Ctxs.IsolatedWorlds() {
 		for _, id := range ids {
 			st.Fire(t.Id, sid, "Runtime.evaluate", map[string]any{"expression": src, "contextId": id, "silent": true})
 		}

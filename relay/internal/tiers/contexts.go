@@ -4,6 +4,7 @@ import (
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
+	"github.com/cdprelay/cdprelay/relay/internal/contexts"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
 
@@ -25,7 +26,7 @@ import (
 //     only in a client's isolated world, where the guard is (tiers.Worlds),
 //     and never in a world an id merely used to name.
 //
-// A world name starting with core.RelayWorldPrefix is the relay's,
+// A world name starting with contexts.RelayWorldPrefix is the relay's,
 // whoever asks: Chrome hands a frame's existing world to anyone who names
 // it.
 //
@@ -67,8 +68,8 @@ func guardsContexts(in *core.Instance, acc core.TabAccess, tiers bool) bool {
 // sid, from the values of spec's top-level keys (vals, counts as
 // wire.MembersOf gives them). strict: refuse one it cannot place.
 func judgeContexts(st *core.State, t *core.Tab, sid string, spec *cdp.CtxSpec, vals [][]byte, counts []int, strict bool) ctxVerdict {
-	sc := t.Ctxs[sid]
-	relay := t.RelayCtxs.Load() > 0
+	sc := t.Ctxs.Get(sid)
+	relay := t.Ctxs.RelayWorlds() > 0
 	targets, isolated := 0, true
 	var v ctxVerdict
 	for _, key := range spec.Keys {
@@ -97,7 +98,7 @@ func judgeContexts(st *core.State, t *core.Tab, sid string, spec *cdp.CtxSpec, v
 				return ctxVerdict{refused: true, code: core.CodeInvalidParams, msg: why}
 			case key.Kind == cdp.RefWorld:
 				if x != nil {
-					return ctxVerdict{refused: true, relay: true, msg: "cdprelay: world names starting with \"" + core.RelayWorldPrefix + "\" are the relay's own"}
+					return ctxVerdict{refused: true, relay: true, msg: "cdprelay: world names starting with \"" + contexts.RelayWorldPrefix + "\" are the relay's own"}
 				}
 				continue
 			case key.Kind == cdp.RefScript:
@@ -110,7 +111,7 @@ func judgeContexts(st *core.State, t *core.Tab, sid string, spec *cdp.CtxSpec, v
 			case x == nil && strict:
 				return ctxVerdict{refused: true, code: core.CodeServerError, msg: notFound(key.Kind)}
 			}
-			if key.Target && (x == nil || x.Kind != core.CtxIsolated) {
+			if key.Target && (x == nil || x.Kind != contexts.Isolated) {
 				isolated = false
 			}
 		}
@@ -130,13 +131,13 @@ func notFound(k cdp.RefKind) string {
 }
 
 // relayScript marks a script id as one of the relay's own worlds'.
-var relayScript = &core.ExecContext{Relay: true}
+var relayScript = &contexts.Context{Relay: true}
 
 // placeRef returns the context raw names in sc: nil when there is none.
 // For a world name, it returns a context when the name is the relay's;
 // for a script id, when the script is the relay's. why is Chrome's answer
 // for a value it could not read either.
-func placeRef(sc *core.SessionContexts, k cdp.RefKind, raw []byte) (x *core.ExecContext, why string) {
+func placeRef(sc *contexts.Session, k cdp.RefKind, raw []byte) (x *contexts.Context, why string) {
 	switch k {
 	case cdp.RefContext:
 		id, ok := wire.Int(raw)
@@ -152,7 +153,7 @@ func placeRef(sc *core.SessionContexts, k cdp.RefKind, raw []byte) (x *core.Exec
 		if !ok {
 			return nil, "Invalid parameters: a world name must be a string"
 		}
-		if core.IsRelayWorldName(string(s)) {
+		if contexts.IsRelayWorldName(string(s)) {
 			return relayScript, ""
 		}
 		return nil, ""
@@ -207,7 +208,7 @@ func unquoted(raw []byte) []byte {
 func Contexts(c *core.ClientConn, k *core.Cmd) bool {
 	spec, t := k.M.Ctx, k.Route.Tab
 	strict := guardsContexts(c.Inst, k.Route.Acc, k.Policy.Tiers)
-	if !strict && !spec.Worlds && t.RelayCtxs.Load() == 0 {
+	if !strict && !spec.Worlds && t.Ctxs.RelayWorlds() == 0 {
 		return true
 	}
 	var vals [cdp.MaxCtxOuter][]byte

@@ -1,4 +1,4 @@
-package core
+package contexts
 
 import (
 	"encoding/json"
@@ -12,13 +12,13 @@ import (
 // pause in it; the relay's worlds (package look) are withheld from all
 // of it, on the event path, while the relay has a world on the tab.
 
-// relayEvent reports whether an event of t's session sid comes from one
+// RelayEvent reports whether an event of session sid comes from one
 // of the relay's own worlds (a console message, an exception, a binding
 // call, a script parsed, a pause in its script): the client hears nothing
 // of it. A pause there is resumed by the relay (unpause). Called only
-// while the relay has a world on t.
-func (st *State) relayEvent(t *Tab, sid string, method, params []byte) (withhold, unpause bool) {
-	sc := t.Ctxs[sid]
+// while the relay has a world on the tab (RelayWorlds).
+func (t *Tab) RelayEvent(sid string, method, params []byte) (withhold, unpause bool) {
+	sc := t.sessions[sid]
 	if sc == nil {
 		return false, false
 	}
@@ -64,7 +64,7 @@ const maxRelayScripts = 4096
 // pausedInRelay reports whether a Debugger.paused stops with a frame of
 // the relay's own worlds on the stack: its scopes would show what the
 // relay's script holds.
-func pausedInRelay(sc *SessionContexts, params []byte) bool {
+func pausedInRelay(sc *Session, params []byte) bool {
 	var p struct {
 		CallFrames []struct {
 			CallFrameID string `json:"callFrameId"`
