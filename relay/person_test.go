@@ -322,6 +322,31 @@ func TestApprovals(t *testing.T) {
 		t.Fatalf("denied: %s", m.Raw)
 	}
 
+	// Two at once, one per tab: listed oldest first, each answered by
+	// itself.
+	nav = h.send(c, sess[0], "Page.navigate", map[string]any{"url": "https://shop.example/a"})
+	asked(1)
+	nav2 := h.send(c, sess[1], "Page.navigate", map[string]any{"url": "https://shop.example/b"})
+	two := asked(2)
+	if two[0].ID >= two[1].ID || two[0].TabID != 1 || two[1].TabID != 2 {
+		t.Fatalf("two approvals, not oldest first: %+v", two)
+	}
+	if err := in.Deny(two[1].ID, "viewer-1"); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := h.reply(c, nav2); m.Error == nil {
+		t.Fatalf("denied: %s", m.Raw)
+	}
+	if left := asked(1); left[0].ID != two[0].ID {
+		t.Fatalf("left %+v, want %d", left, two[0].ID)
+	}
+	if err := in.Deny(two[0].ID, "viewer-1"); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := h.reply(c, nav); m.Error == nil {
+		t.Fatalf("denied: %s", m.Raw)
+	}
+
 	// Stopped while held.
 	nav = h.send(c, sess[0], "Page.navigate", map[string]any{"url": "https://shop.example/pay"})
 	asked(1)

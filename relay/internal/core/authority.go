@@ -19,9 +19,22 @@ type Authority struct {
 	// AsksNavigation reports whether in's policy asks a person about the
 	// hosts navigations go to.
 	AsksNavigation func(in *Instance) bool
-	// NavigationAskLocked decides whether a document request of t's main
-	// frame to url is asked, and with what (the lock is held).
-	NavigationAskLocked func(st *State, t *Tab, url string) (Decision, bool)
+	// AskNavigationLocked decides whether document request h of a tab's
+	// main frame is asked about, and asks: it reports whether h waits for
+	// the person's answer (navhold.go).
+	AskNavigationLocked func(st *State, h *HeldRequest) bool
+	// TakeNavAsksLocked fails every navigation waiting for a person: the
+	// automation was stopped (answer api.AnswerStopped) or its client left
+	// (api.AnswerGone).
+	TakeNavAsksLocked func(st *State, answer string)
+	// Answer answers approval id, approving it or not (answer says how
+	// it was answered: api.AnswerApproved, …), on behalf of by.
+	Answer func(in *Instance, id int64, approve bool, answer, by string) error
+	// UnaskLocked takes h, a command shown to a person, off what they are
+	// shown: it is answered otherwise (a Stop, its client gone).
+	UnaskLocked func(st *State, h *HeldCmd)
+	// ApprovalsLocked lists what waits for a person's answer, oldest first.
+	ApprovalsLocked func(st *State) []api.ApprovalStatus
 }
 
 var authority Authority
@@ -38,7 +51,40 @@ func SetAuthority(a Authority) {
 // test.
 func HasAuthority() bool {
 	return authority.Stop != nil && authority.Resume != nil && authority.Control != nil &&
-		authority.AsksNavigation != nil && authority.NavigationAskLocked != nil
+		authority.AsksNavigation != nil && authority.AskNavigationLocked != nil &&
+		authority.TakeNavAsksLocked != nil && authority.Answer != nil &&
+		authority.UnaskLocked != nil && authority.ApprovalsLocked != nil
+}
+
+// AsksNavigation reports whether the instance's policy asks about hosts
+// (the person's Authority.AsksNavigation).
+func (in *Instance) AsksNavigation() bool {
+	return authority.AsksNavigation != nil && authority.AsksNavigation(in)
+}
+
+// Approve lets the held command id go on, on behalf of by.
+func (in *Instance) Approve(id int64, by string) error {
+	if authority.Answer == nil {
+		return api.ErrWedged
+	}
+	return authority.Answer(in, id, true, api.AnswerApproved, by)
+}
+
+// Deny refuses the held command id, on behalf of by.
+func (in *Instance) Deny(id int64, by string) error {
+	if authority.Answer == nil {
+		return api.ErrWedged
+	}
+	return authority.Answer(in, id, false, api.AnswerDenied, by)
+}
+
+// ApprovedNavigation notes that a person approved a navigation to raw on
+// t: its requests to that host are not asked again until a document
+// commits.
+func (st *State) ApprovedNavigation(t *Tab, raw string) {
+	if t != nil {
+		t.NavApproved = NavHost(raw)
+	}
 }
 
 // Stop stops the instance's automation on behalf of by (a viewer's or a

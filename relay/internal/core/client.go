@@ -201,7 +201,7 @@ type Call struct {
 	// stop is the instance's stop epoch when the command arrived: a
 	// command a Stop caught is answered msgStopped, whatever it came to.
 	Stop uint32
-	// Approved: a person approved the command (approvals.go).
+	// Approved: a person approved the command (the person's asking.go).
 	Approved bool
 }
 

@@ -49,11 +49,11 @@
 // What of the person's authority every part of the relay honours is the
 // core's own: whether the automation is stopped and by whom
 // (Instance.IsStopped, State.StoppedBy, refused by core.Running), who
-// holds a tab (Tab.Control), the held commands and their lines, a
-// person's approval (lines.go, approvals.go, the navigation ask of
-// navask.go). What a Stop does, undoes and lets go on, the brake on script
-// that does not end, and taking over a tab are the person's stage's
-// (authority.go hands them over).
+// holds a tab (Tab.Control), the held commands and their lines
+// (lines.go) and the document requests held (navhold.go). What a Stop
+// does, undoes and lets go on, the brake on script that does not end,
+// taking over a tab, and asking a person and carrying out their answer
+// are the person's stage's (authority.go hands them over).
 //
 // The fences that apply the policy to what the browser does on its own are
 // the rules stage's (package rules): the navigation backstop on the Fetch

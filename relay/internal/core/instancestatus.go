@@ -77,7 +77,7 @@ func (in *Instance) Status() Status {
 		ChildSessions: in.childSessions.Load(),
 		Stopped:       st.StoppedBy != "",
 		StoppedBy:     st.StoppedBy,
-		Approvals:     st.approvalsStatus(),
+		Approvals:     authority.ApprovalsLocked(st),
 		Waiting:       st.extWaiting(),
 		Refused:       st.refusalsStatus(),
 	}

@@ -44,7 +44,7 @@ type LiftState struct {
 	Pending, Critical int
 	// held are navigations cancelled to be sent again once pending is 0
 	// (navhold.go).
-	held []*heldRequest
+	held []*HeldRequest
 }
 
 // liftHoldTimeout bounds how long a paused request waits for the lifts

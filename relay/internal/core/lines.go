@@ -1,8 +1,6 @@
 package core
 
 import (
-	"time"
-
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 )
@@ -15,7 +13,7 @@ import (
 // toward the client's commands in flight. Stop denies them all at once.
 //
 // The asking of the person, which holds a command at the head of its line,
-// is in approvals.go.
+// is the person's stage's (relay/internal/person: asking.go).
 
 // lineKey names a line of commands kept in order: one client's commands
 // for one tab (nil: commands that reach no tab).
@@ -36,8 +34,8 @@ type holdStage uint8
 const (
 	HoldWaiting  holdStage = iota // behind another: judged when its turn comes
 	HoldProbing                   // the relay looks at the page, to describe or judge it
-	holdAsked                     // shown to a person, waiting for their answer
-	holdApproved                  // approved: judged again, the question not asked again
+	HoldAsked                     // shown to a person, waiting for their answer
+	HoldApproved                  // approved: judged again, the question not asked again
 	HoldDenied                    // denied: its error is due
 )
 
@@ -65,21 +63,16 @@ type HeldCmd struct {
 	// before this screenshot (package creds); not again.
 	PixelsSeen bool
 
-	// While asked.
-	id       int64
+	// While asked: the approval's id (the person's stage numbers and
+	// answers them: Authority.Answer), why and what it is asked about.
+	AskID    int64
 	Decision Decision // the asking decision
 	What     string
-	asked    time.Time
-	expires  time.Time
-	timer    *time.Timer
 	// Once denied: the error for the client.
 	Denial string
 	// target is the tab's target id, noted under the lock when h is taken
 	// off its line (takeHeld), for the audit record answer makes.
 	target string
-	// nav is the paused navigation this approval is for, when it is not a
-	// client's command (navask.go).
-	nav *heldRequest
 
 	// Seen is what the relay saw where the command acts when it asked;
 	// byPerson: a person approved it; checked: the page was looked at
@@ -166,7 +159,7 @@ func (c *ClientConn) drain(key lineKey) {
 			return
 		}
 		h := l.q[0]
-		if h.Stage == holdAsked || h.Stage == HoldProbing {
+		if h.Stage == HoldAsked || h.Stage == HoldProbing {
 			l.draining = false
 			in.Unlock()
 			return
@@ -202,7 +195,7 @@ func (c *ClientConn) drain(key lineKey) {
 			// secret typed): on with the commands behind it.
 			in.Unlock()
 			continue
-		case h.Stage == holdAsked || h.Stage == HoldProbing:
+		case h.Stage == HoldAsked || h.Stage == HoldProbing:
 			// Held again, and still waiting: whoever answers it starts the
 			// line again (startDrain), once this task is off it.
 			l.draining = false
@@ -238,11 +231,8 @@ func (c *ClientConn) dropRunning(st *State, h *HeldCmd, heldAgain bool) {
 		c.Inflight.Add(-1)
 		return
 	}
-	if h.timer != nil {
-		h.timer.Stop()
-	}
-	if h.Stage == holdAsked {
-		delete(st.approvals, h.id)
+	if h.Stage == HoldAsked {
+		authority.UnaskLocked(st, h)
 		st.Notify()
 	}
 	h.Stage = HoldDenied // its task, if any, finds it gone
@@ -302,7 +292,14 @@ func (c *ClientConn) ReleaseLine(h *HeldCmd) {
 // takeHeld takes every line of client c (nil: of every client) off the
 // instance and returns their commands, for the caller to answer.
 func (st *State) TakeHeld(c *ClientConn) []*HeldCmd {
-	st.takeNavAsksOf(c)
+	// The navigations waiting for a person are failed: for a Stop (c
+	// nil) or the client leaving.
+	switch {
+	case c == nil:
+		authority.TakeNavAsksLocked(st, api.AnswerStopped)
+	case c == st.Client:
+		authority.TakeNavAsksLocked(st, api.AnswerGone)
+	}
 	var out []*HeldCmd
 	for key, l := range st.Lines {
 		if c != nil && key.c != c {
@@ -312,11 +309,8 @@ func (st *State) TakeHeld(c *ClientConn) []*HeldCmd {
 			if h.running {
 				continue // its task answers it
 			}
-			if h.timer != nil {
-				h.timer.Stop()
-			}
-			if h.Stage == holdAsked {
-				delete(st.approvals, h.id)
+			if h.Stage == HoldAsked {
+				authority.UnaskLocked(st, h)
 			}
 			h.target = TargetOf(h.Key.Tab) // for answer, without the lock
 			h.off = true
@@ -342,7 +336,7 @@ const (
 func (h *HeldCmd) Answer(why int, by string) {
 	c := h.Key.c
 	c.Inflight.Add(-1)
-	asked := h.Stage == holdAsked
+	asked := h.Stage == HoldAsked
 	if why == HeldStopped && h.Cmd.M != nil {
 		// (A line the relay occupies for a command it carries out itself,
 		// OccupyLine, holds no copy of it: the task carrying it out

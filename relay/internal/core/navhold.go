@@ -16,8 +16,8 @@ import (
 // While the policy has tiers or asks about hosts, a paused document
 // request of a tab's frame is
 //
-//   - held while a person is asked whether the tab may go there
-//     (navask.go);
+//   - held while a person is asked whether the tab may go there (the
+//     person's stage: Authority.AskNavigationLocked);
 //   - sent again, when the commands that lift the client's settings for
 //     where it goes are not answered yet (lifts.go): Chrome keeps every
 //     command for the page back while a navigation is under way, so the
@@ -35,9 +35,9 @@ import (
 //     where they are lifted goes on without them (and one to a page where
 //     they are back, with them).
 
-// heldRequest is a paused document request the relay holds. Guarded by
+// HeldRequest is a paused document request the relay holds. Guarded by
 // the instance's mutex.
-type heldRequest struct {
+type HeldRequest struct {
 	t         *Tab
 	cs        *Session // the child session it was paused on; nil for the tab's own
 	requestID string
@@ -48,22 +48,25 @@ type heldRequest struct {
 	body      bool // the request carries a body: it cannot be sent again
 	mainFrame bool // of the frame the session runs, not a frame inside it
 	timer     *time.Timer
-	// ask is the person's approval it waits for (navask.go); nil when it
-	// waits for nobody.
-	ask *HeldCmd
 	// done: let go or failed; nothing more to do.
 	done bool
 }
 
+// Tab is the tab whose navigation h is.
+func (h *HeldRequest) Tab() *Tab { return h.t }
+
+// URL is where h goes.
+func (h *HeldRequest) URL() string { return h.url }
+
 // owner returns the settings the request goes with: its session's.
-func (h *heldRequest) owner() (ls *LiftState, kept []replay.Cmd, level Access) {
+func (h *HeldRequest) owner() (ls *LiftState, kept []replay.Cmd, level Access) {
 	if h.cs != nil {
 		return &h.cs.Lift, h.cs.Kept, h.cs.Acc.Level
 	}
 	return &h.t.Lift, h.t.Replay.Cmds, SiteLevel(h.t.Acc)
 }
 
-func (h *heldRequest) sid() string {
+func (h *HeldRequest) sid() string {
 	if h.cs != nil {
 		return h.cs.Id
 	}
@@ -73,7 +76,7 @@ func (h *heldRequest) sid() string {
 // requestLevel is the access of the page the request goes to, for its
 // headers: its destination's, and for a frame inside the session's, the
 // session's if that is stricter (its settings are the session's).
-func (st *State) requestLevel(h *heldRequest) Access {
+func (st *State) requestLevel(h *HeldRequest) Access {
 	lv := st.UrlAccess(h.url).Level
 	if h.cs != nil && h.mainFrame {
 		lv = st.ChildAccess(h.url).Level
@@ -96,7 +99,7 @@ func (st *State) HoldDocument(t *Tab, sid string, p *api.PausedRequest, wants bo
 	if !in.HasTiers() && !in.AsksNavigation() {
 		return false
 	}
-	h := &heldRequest{t: t, requestID: p.RequestID, url: p.Request.URL, headers: p.Request.Headers, fragment: p.Request.Fragment, frameID: p.FrameID,
+	h := &HeldRequest{t: t, requestID: p.RequestID, url: p.Request.URL, headers: p.Request.Headers, fragment: p.Request.Fragment, frameID: p.FrameID,
 		body: p.Request.HasPostData || (p.Request.Method != "" && p.Request.Method != "GET")}
 	if sid != "" {
 		cs := st.Sessions[sid]
@@ -108,11 +111,8 @@ func (st *State) HoldDocument(t *Tab, sid string, p *api.PausedRequest, wants bo
 	} else {
 		h.mainFrame = p.FrameID == t.TargetID
 	}
-	if h.mainFrame && h.cs == nil {
-		if d, ask := st.asksNavigationTo(t, p); ask {
-			st.askNavigation(h, d)
-			return true
-		}
+	if h.mainFrame && h.cs == nil && authority.AskNavigationLocked(st, h) {
+		return true // held until the person answers
 	}
 	ls, kept, _ := h.owner()
 	lv := st.requestLevel(h)
@@ -131,7 +131,7 @@ func (st *State) HoldDocument(t *Tab, sid string, p *api.PausedRequest, wants bo
 // answered: none may, for a navigation that can be sent again; for a
 // form's post, only what acts on the site or tells it anything must be
 // out before (how the page is shown follows a moment after its commit).
-func (st *State) mustWait(h *heldRequest, ls *LiftState) bool {
+func (st *State) mustWait(h *HeldRequest, ls *LiftState) bool {
 	if h.body {
 		return ls.Critical > 0
 	}
@@ -140,7 +140,7 @@ func (st *State) mustWait(h *heldRequest, ls *LiftState) bool {
 
 // sendAgain cancels h's navigation, and starts it again once ls's lifts
 // are answered (or drops it after liftHoldTimeout).
-func (st *State) sendAgain(h *heldRequest, ls *LiftState) {
+func (st *State) sendAgain(h *HeldRequest, ls *LiftState) {
 	h.done = true // the request itself is over: failed as aborted
 	st.Fire(h.t.Id, h.sid(), "Fetch.failRequest", map[string]string{"requestId": h.requestID, "errorReason": "Aborted"})
 	if h.body {
@@ -165,7 +165,7 @@ func (st *State) sendAgain(h *heldRequest, ls *LiftState) {
 }
 
 // navigateAgain starts h's navigation again, now that its lifts are in.
-func (st *State) navigateAgain(h *heldRequest) {
+func (st *State) navigateAgain(h *HeldRequest) {
 	if h.timer != nil {
 		h.timer.Stop()
 	}
@@ -181,9 +181,10 @@ func (st *State) navigateAgain(h *heldRequest) {
 	st.Fire(h.t.Id, h.sid(), "Page.navigate", p)
 }
 
-// releaseRequest lets h go on after a person approved it: with the
+// ReleaseRequest lets h go on after a person approved it: with the
 // headers it should have, or sent again if lifts are still under way.
-func (st *State) releaseRequest(h *heldRequest) {
+// Called with the lock held.
+func (st *State) ReleaseRequest(h *HeldRequest) {
 	if h.done {
 		return
 	}
@@ -204,9 +205,9 @@ func (st *State) releaseRequest(h *heldRequest) {
 	st.Fire(h.t.Id, h.sid(), "Fetch.continueRequest", p)
 }
 
-// failRequest ends h for d: the navigation does not happen, and the tab
-// stays on the page it was on (no error page).
-func (st *State) failRequest(h *heldRequest, d Decision) {
+// FailRequest ends h for d: the navigation does not happen, and the tab
+// stays on the page it was on (no error page). Called with the lock held.
+func (st *State) FailRequest(h *HeldRequest, d Decision) {
 	if h.done {
 		return
 	}
@@ -217,4 +218,10 @@ func (st *State) failRequest(h *heldRequest, d Decision) {
 	st.Fire(h.t.Id, h.sid(), "Fetch.failRequest", map[string]string{"requestId": h.requestID, "errorReason": "Aborted"})
 	st.Observe(Event{Actor: api.ActorRelay, Kind: api.KindNavigate, Target: h.t.TargetID, Rule: d.Rule, Outcome: api.OutcomeDenied, Detail: st.Inst.ScrubString(h.url) + ": " + d.Message})
 	st.Inst.Srv.Cfg.Metrics.CountRefusal(d)
+}
+
+// NavAsk is what stands for h, a navigation, among the commands a person
+// is asked about (Authority.AskNavigationLocked): it waits in no line.
+func NavAsk(h *HeldRequest, d Decision) *HeldCmd {
+	return &HeldCmd{Key: lineKey{Tab: h.t}, Method: "navigation", Decision: d}
 }

@@ -38,7 +38,7 @@ import (
 //     the core holds: access.go); and the execution contexts the command
 //     names, judged by what they are now (the tiers' contexts.go);
 //  7. ask      a command the policy asks a person about is held for their
-//     approval (package person; the holding is lines.go, approvals.go);
+//     approval (package person; the holding is lines.go);
 //  8. prepare  what a verdict does to the tab: a navigation to a stricter
 //     site takes out of Chrome what may not run there (package tiers,
 //     initscripts.go);

@@ -19,7 +19,7 @@ const (
 	// forwards it.
 	AckAndDrop = api.AckAndDrop
 	// Ask holds the command until a person approves it (then it goes on
-	// through the pipeline) or denies it (approvals.go).
+	// through the pipeline) or denies it (the person's asking.go).
 	Ask = api.Ask
 )
 

@@ -9,9 +9,7 @@ import (
 // browser it speaks for, the tabs the extension shares (the tab table,
 // tabs.go) and the client's sessions (the session table, sessions.go):
 // the core's own. The concerns that keep state of their own in it have
-// their slots: embedded at the end, personState (personslots.go), for a
-// concern whose code is still in the core; in slots, a stage package's
-// (slots.go).
+// their slots (slots.go).
 //
 // It has one owner, the instance's mutex, and one way in, Instance.lock: a
 // function that has a *state holds the lock. Its methods decide and
@@ -64,12 +62,10 @@ type State struct {
 	runCtx         context.Context
 	RunCancel      context.CancelFunc
 	// The held commands: the lines of a client's commands for a tab around
-	// a held one (lines.go), by client and tab, and those waiting for a
-	// person (approvals.go), by approval id.
-	Lines     map[lineKey]*line
-	approvals map[int64]*HeldCmd
+	// a held one (lines.go), by client and tab. Those shown to a person
+	// are the person's stage's to list and answer (Authority.Answer).
+	Lines map[lineKey]*line
 
-	personState // the person in charge (personslots.go)
 	// The browser's identity (browserinfo.go).
 	Info       BrowserInfo // what the extension reported, or the relay learnt
 	Remembered BrowserInfo // the browser last reported, from Config.BrowserFile
@@ -109,7 +105,6 @@ func newState(in *Instance) State {
 		slots:      stateSlots.make(),
 	}
 	st.Lines = make(map[lineKey]*line)
-	st.approvals = make(map[int64]*HeldCmd)
 	st.NewRunContext()
 	return st
 }

@@ -78,7 +78,7 @@ func (h *TabHandle) Call(ctx context.Context, method string, params any) (json.R
 	acc, x := h.t.Acc, st.Ext
 	if method == "Page.navigate" {
 		// The person's own navigation, from the live view: not asked of
-		// them again where it ends (navask.go).
+		// them again where it ends (the person's asking.go).
 		if b, err := json.Marshal(params); err == nil {
 			u, _, _ := ExactString(b, "url")
 			st.ApprovedNavigation(h.t, u)

@@ -103,7 +103,7 @@ type Tab struct {
 	// Control names the person who took control of the tab from the live
 	// view; while set, the tab is read-only for automation (person's control.go,
 	// access.go). NavApproved is the host of a navigation a person
-	// approved, not to be asked again until a document commits (navask.go).
+	// approved, not to be asked again until a document commits (the person's asking.go).
 	Control     string
 	NavApproved string
 

@@ -12,7 +12,7 @@ func Asks(c *core.ClientConn, k *core.Cmd) bool {
 		return false // looked at again first (recheck.go)
 	}
 	if k.Held != nil && k.Held.Approved {
-		c.ApprovedCommand(k)
+		approvedCommand(c, k)
 		return true
 	}
 	if k.Own {
@@ -54,7 +54,7 @@ func Asks(c *core.ClientConn, k *core.Cmd) bool {
 			probeThenAsk(c, h, via, desc)
 		})
 	} else {
-		st.AskPerson(h, desc.Text())
+		askPerson(st, h, desc.Text())
 		in.Unlock()
 	}
 	k.Out.Kind = core.OutHeld

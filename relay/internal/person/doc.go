@@ -42,7 +42,7 @@
 // automation is stopped (core.Instance.IsStopped, core.State.StoppedBy),
 // who holds a tab (core.Tab.Control), the held commands and their lines,
 // the approvals and the navigation ask. This package asks the core to
-// hold a command (core.State.HeldInLine, core.State.AskPerson) and never
+// hold a command (core.State.HeldInLine; asking.go shows it to a person) and never
 // decides for another concern.
 //
 // The plain data (the card's words, what is asked, a dialog and its

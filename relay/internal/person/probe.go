@@ -43,7 +43,7 @@ func probeThenAsk(c *core.ClientConn, h *core.HeldCmd, via *core.Session, desc D
 		in.StartDrain(st, h.Key)
 		return
 	}
-	st.AskPerson(h, desc.Text())
+	askPerson(st, h, desc.Text())
 }
 
 // lookAt asks the browser what is where a mouse press would land, or

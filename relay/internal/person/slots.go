@@ -5,7 +5,8 @@ import "github.com/cdprelay/cdprelay/relay/internal/core"
 // What the person's stage (tabdialogs.go, recheck.go) keeps per tab, per
 // client and in the instance's state: its slots in the core's structures. Who holds a tab (a
 // person's take-over), the navigation a person approved, the Stop and the
-// held commands are the core's: every part of the relay honours them.
+// held commands are the core's: every part of the relay honours them;
+// what is shown to a person and waits for their answer is this stage's.
 var (
 	tabSlot    = core.NewTabSlot[personTab]()
 	stateSlot  = core.NewStateSlot[personState]()
@@ -35,6 +36,10 @@ type personTab struct {
 type personState struct {
 	// nextDialog numbers the dialogs.
 	nextDialog int64
+	// approvals are what waits for a person's answer, by approval id;
+	// nextApproval numbers them (asking.go).
+	approvals    map[int64]*asked
+	nextApproval int64
 }
 
 // personClient is what the person's stage keeps of a client. Guarded by

@@ -23,10 +23,12 @@ import (
 // wait for a debugger.
 
 // AuthorityHooks is what the person's stage does for the person
-// (core.SetAuthority): the Stop and Resume, and taking over a tab.
+// (core.SetAuthority): the Stop and Resume, taking over a tab, and asking
+// the person and carrying out their answer.
 func AuthorityHooks() core.Authority {
 	return core.Authority{Stop: Stop, Resume: Resume, Control: Control,
-		AsksNavigation: asksNavigation, NavigationAskLocked: navigationAsk}
+		AsksNavigation: asksNavigation, AskNavigationLocked: askNavigation, TakeNavAsksLocked: takeNavAsks,
+		Answer: answer, UnaskLocked: unask, ApprovalsLocked: approvalsStatus}
 }
 
 // Stop stops the instance's automation on behalf of by (a viewer's or a
