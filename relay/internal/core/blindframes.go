@@ -78,7 +78,7 @@ func (st *State) NoteFrameNav(t *Tab, id, url, req string) {
 }
 
 // FrameCommitted forgets sub-frame id's pending navigation: where it is
-// now decides (setFrame, or its own session's access).
+// now decides (SetFrame, or its own session's access).
 func (st *State) FrameCommitted(t *Tab, id string) {
 	if _, ok := t.BlindFrames[id]; ok {
 		delete(t.BlindFrames, id)

@@ -72,7 +72,8 @@
 // (initscripts.go). Deciding it from the policy, what a change of it does
 // and tells the client, and sending what lifts and puts back are the tiers
 // stage's, through Tiers (hooks.go). The core also keeps the contexts the
-// client names (contexts.go; the tiers' contexts.go judges them), and the
+// client names (a contexts.Tab per tab, relay/internal/contexts; the
+// tiers' contexts.go judges them), and the
 // state the tiers' access is decided from in slots embedded in its
 // structures (tierslots.go: the frames, the navigations, the scripts, what
 // is lifted). The tiers stage judges by it.
@@ -90,7 +91,7 @@
 //     stage package, its slots (slots.go), declared in the package
 //     (browser: downloadcalls.go; creds: stageslots.go; person:
 //     slots.go; rules: backstop.go); for the tiers, still here, and the core's own parts, a
-//     struct in a slots file (tierslots.go, personslots.go,
+//     struct in a slots file (tierslots.go,
 //     resumeslots.go), embedded in Tab, Session, State,
 //     ClientConn or Instance. What stays in those structs directly is the
 //     core's own.

@@ -282,6 +282,7 @@ func (st *State) startGrace(c *ClientConn, reason string) {
 	st.SetGrace(in.Srv.Cfg.ExtensionGrace, func() { in.graceOver(c, reason) })
 }
 
+// StopGrace stops the grace under way, if any: the client stays.
 func (st *State) StopGrace() {
 	if st.grace != nil {
 		st.grace.Stop()

@@ -8,8 +8,8 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/replay"
 )
 
-// What a tab's sessions need to come through a detach (resume.go) or a
-// time away from the debugger (relay/internal/away): the tab's slot for
+// What a tab's sessions need to come through a detach or a time away
+// from the debugger (relay/internal/away): the tab's slot for
 // it, embedded in tab. The core keeps it because it follows it on the
 // event path (the document and its load) and decides by it what reaches
 // the client (a waiting tab's events do not); what is done with it when a
@@ -24,7 +24,7 @@ type resumeTab struct {
 	LoaderID string
 	Loaded   DocLoad // what Chrome said of its loading
 	// Resuming is closed when a resume of the tab's sessions ends
-	// (resume.go); nil when none is under way. Replay is what the
+	// (relay/internal/away's resume.go, a person's Resume); nil when none is under way. Replay is what the
 	// sessions set that a resume sets again, in order.
 	Resuming chan struct{}
 	// Away is set while the sessions wait for Chrome to let the tab be

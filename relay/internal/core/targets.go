@@ -75,7 +75,7 @@ func (st *State) setDocument(t *Tab, url string) (letGo bool) {
 	return false
 }
 
-// setFrame records that t's in-process sub-frame id is now at url ("" when
+// SetFrame records that t's in-process sub-frame id is now at url ("" when
 // it is gone), when the policy has tiers, and decides the tab's access
 // again.
 func (st *State) SetFrame(t *Tab, id, url string) {

@@ -36,14 +36,16 @@
 // and what it hears of a tab's life (Lifecycle, BrakeLifecycle). What it
 // keeps per instance (the brakes, what a Stop undid), per tab (the
 // dialog), per client (approved presses) and in the state (the dialogs'
-// numbers) is in its slots (slots.go).
+// numbers, and what is shown to a person for their answer: asking.go) is
+// in its slots (slots.go).
 //
 // What every part of the relay honours is the core's data: whether the
 // automation is stopped (core.Instance.IsStopped, core.State.StoppedBy),
 // who holds a tab (core.Tab.Control), the held commands and their lines,
-// the approvals and the navigation ask. This package asks the core to
-// hold a command (core.State.HeldInLine; asking.go shows it to a person) and never
-// decides for another concern.
+// and the document requests held. This package asks the core to hold a
+// command (core.State.HeldInLine), shows it to a person and carries out
+// their answer (asking.go, navask.go), and never decides for another
+// concern.
 //
 // The plain data (the card's words, what is asked, a dialog and its
 // claim) needs no instance: describe.go, approvals.go, dialogs.go, with

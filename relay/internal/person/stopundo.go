@@ -31,7 +31,7 @@ import (
 //     page answers nothing) and a page scale factor. Virtual time outlives
 //     it too, and nothing resets it: it is refused to clients
 //     (refusedForStop);
-//   - the client's sessions stay, as after a resume (the core's resume.go): the
+//   - the client's sessions stay, as after a resume (relay/internal/away): the
 //     sessions of its frames and workers end, its execution contexts are
 //     cleared. What it had set is kept, and set again when the person
 //     resumes the automation.

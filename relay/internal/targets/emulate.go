@@ -163,7 +163,8 @@ func createTarget(c *core.ClientConn, k core.Call) {
 	if url == "" {
 		url = "about:blank"
 	}
-	// Where the navigation ends is asked about too (navask.go): the
+	// Where the navigation ends is asked about too (the person's navask.go,
+	// the core's navhold.go): the
 	// backstop sees the tab's requests once the tab is attached, so it
 	// opens on about:blank and goes to url from there.
 	navigate := url != "about:blank" && in.AsksNavigation()
