@@ -15,15 +15,17 @@ const context = browser.contexts()[0];
 let page = await context.newPage();
 await page.goto(`${main}/`);
 
-// Chrome reads the policy file a few seconds after it is written: until
-// then the navigation goes through. Once it applies the policy, Chrome
+// Chrome reads the policy file once the test has it reload its policies
+// (and by itself, later), and applies an extension's settings from it
+// some seconds after that, at times most of a minute: until then the
+// navigation goes through. Once it applies the policy, Chrome
 // either refuses the navigation there, or lets it commit and then refuses
 // every command on the tab while it is on the site (the way back
 // included), or lets go of the tab (the page is closed). Whichever
 // command Chrome refuses, the client is told which policy and where to
 // look; the rest of the script goes on from a fresh page.
 let refused = null;
-for (const until = Date.now() + 45000; Date.now() < until && !refused; ) {
+for (const until = Date.now() + 60000; Date.now() < until && !refused; ) {
   for (const url of [`${blocked}/`, `${main}/`]) {
     try {
       await page.goto(url);

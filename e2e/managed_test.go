@@ -70,6 +70,10 @@ func TestManagedPolicy(t *testing.T) {
 			os.Remove(d)
 		}
 	})
+	// Once the file is gone (the cleanup below runs first), Chrome reads
+	// its policies again: the tests after this one get a browser without
+	// it.
+	t.Cleanup(func() { reloadPolicies(t) })
 	// The file goes in a cleanup of its own, registered before anything
 	// else can fail, so that a failing step (one that ends the test
 	// with t.Fatal, in a cleanup too) cannot leave it behind.
@@ -81,6 +85,10 @@ func TestManagedPolicy(t *testing.T) {
 	if err := os.WriteFile(file, policy, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Chrome reads a policy file written while it runs when its watch
+	// says so, which takes from seconds to most of a minute; the person's
+	// "Reload policies" (chrome://policy) reads it now.
+	reloadPolicies(t)
 	t.Cleanup(func() { closePersonTabs(t, blocked) })
 
 	vs, err := viewer.New(viewer.Config{Source: viewer.FromRelay(env.Relay), Interactive: asThePerson})
@@ -170,6 +178,61 @@ func closePersonTabs(t *testing.T, origin string) {
 		if ti.Type == "page" && strings.HasPrefix(ti.URL, origin) {
 			person.Call(ctx, "", "Target.closeTarget", map[string]any{"targetId": ti.TargetID})
 		}
+	}
+}
+
+// reloadButton clicks chrome://policy's "Reload policies", in the
+// toolbar's shadow tree, once the page has loaded, and says whether it
+// did.
+const reloadButton = `(() => {
+	const deep = (root) => {
+		for (const e of root.querySelectorAll('*')) {
+			if (e.id === 'reload-policies') return e;
+			const in_ = e.shadowRoot && deep(e.shadowRoot);
+			if (in_) return in_;
+		}
+		return null;
+	};
+	if (document.readyState !== 'complete') return false;
+	const b = deep(document);
+	if (!b) return false;
+	b.click();
+	return true;
+})()`
+
+// reloadPolicies has Chrome read its policies again, as the person's
+// "Reload policies" on chrome://policy does: Chrome's own watch of the
+// policy folder may take most of a minute, or never come. Chrome reads
+// them a few seconds after a click.
+func reloadPolicies(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	person := dialOrFail(ctx, t, env.BrowserWS)
+	defer person.Close()
+	res := callOrFail(ctx, t, person, "", "Target.createTarget", map[string]any{"url": "chrome://policy"})
+	var page struct{ TargetID string }
+	json.Unmarshal(res, &page)
+	defer person.Call(ctx, "", "Target.closeTarget", map[string]any{"targetId": page.TargetID})
+	res = callOrFail(ctx, t, person, "", "Target.attachToTarget", map[string]any{"targetId": page.TargetID, "flatten": true})
+	var att struct{ SessionID string }
+	json.Unmarshal(res, &att)
+	// Clicked a few times, a second apart: a click that comes before the
+	// page has wired its button does nothing, and a reload more is
+	// harmless.
+	clicks := 0
+	for clicks < 5 {
+		res, err := person.Call(ctx, att.SessionID, "Runtime.evaluate", map[string]any{"expression": reloadButton, "returnByValue": true})
+		var r struct{ Result struct{ Value bool } }
+		if err == nil && json.Unmarshal(res, &r) == nil && r.Result.Value {
+			clicks++
+			time.Sleep(time.Second)
+			continue
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("chrome://policy's Reload policies was not found: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 
