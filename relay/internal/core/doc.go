@@ -1,10 +1,18 @@
 // Package core is the relay's inside: instances (one upstream, at most one
 // CDP client, the tabs the person shares), the one lock and the state
-// under it, the tab and session tables, attaching and resuming, the
-// client's read loop, what the extension's events and replies mean, the
-// dispatch of what is answered at the relay (emulate.go), and the runners
-// of the three tables of the order, which the facade (package relay)
-// writes and hands over with SetOrder.
+// under it, the tab and session tables, attaching, the replay of what a
+// client set, the client's read loop, what the extension's events and
+// replies mean, the dispatch of what is answered at the relay
+// (emulate.go), and the runners of the three tables of the order, which
+// the facade (package relay) writes and hands over with SetOrder.
+//
+// Parts of it are packages of their own. Two are leaves it builds on:
+// relay/internal/contexts (the execution contexts of a tab's sessions,
+// kept from Chrome's events) and relay/internal/replay (the record of
+// what a client set that a resume sets again). One is above it and
+// reached through the hooks the facade hands over (SetAway):
+// relay/internal/away, the time a tab's sessions wait while Chrome takes
+// the debugger away, the client's wait for its extension, and the resume.
 //
 // The core reaches the browser through an Upstream (upstream.go): the
 // connection that carries its commands, keeps the calls pending on it,
@@ -24,8 +32,8 @@
 // AddLevels), the
 // outcomes it watches (AddOutcomeHooks), what it hears of a tab's and a client's life
 // (AddLifecycle), the last look at what leaves the relay (SetScrubber),
-// a tab's dialogs (SetDialogs), what a Stop and a take-over do and what
-// a person is asked of a navigation (SetAuthority), the navigation
+// a tab's dialogs (SetDialogs), what a Stop and a take-over do, asking a
+// person and carrying out their answer (SetAuthority), the navigation
 // backstop's answers (SetBackstop), what the tiers decide of a tab's
 // access (SetTiers), the browser's policy refusals (SetRefusals), and its
 // own state in the core's structures (the
