@@ -98,7 +98,7 @@ func TestClientMessageTooBig(t *testing.T) {
 		t.Fatalf("a frame at the limit: %s", m.Error)
 	}
 	// (With the relay's bound on the script's run: person's brake.go.)
-	if got := rec.last(t); len(got.params) != 1<<16-len(`{"id":1,"sessionId":"pw-tab-1","method":"Runtime.evaluate","params":}`)+len(`,"timeout":10000`) {
+	if got := rec.lastOf(t, "Runtime.evaluate"); len(got.params) != 1<<16-len(`{"id":1,"sessionId":"pw-tab-1","method":"Runtime.evaluate","params":}`)+len(`,"timeout":10000`) {
 		t.Errorf("forwarded params of %d bytes", len(got.params))
 	}
 	if err := c.WriteRaw(frame(1<<16 + 1)); err != nil {

@@ -262,7 +262,7 @@ func TestEvaluateBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 		h.reply(c, id)
-		got := rec.last(t)
+		got := rec.lastOf(t, "Runtime.evaluate")
 		if to := effectiveTimeout(t, got.params); to != tc.want {
 			t.Errorf("%s reached the tab as %s: timeout %v, want %v", tc.params, got.params, to, tc.want)
 		}
@@ -272,7 +272,7 @@ func TestEvaluateBounded(t *testing.T) {
 	}
 	// Other script goes as it came.
 	h.call(c, sess, "Runtime.callFunctionOn", map[string]any{"functionDeclaration": "function(){}", "executionContextId": 1})
-	if got := rec.last(t); got.params != `{"executionContextId":1,"functionDeclaration":"function(){}"}` {
+	if got := rec.lastOf(t, "Runtime.callFunctionOn"); got.params != `{"executionContextId":1,"functionDeclaration":"function(){}"}` {
 		t.Errorf("callFunctionOn reached the tab as %s", got.params)
 	}
 }

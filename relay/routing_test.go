@@ -48,13 +48,20 @@ func (r *recorder) all() []received {
 	return append([]received(nil), r.got...)
 }
 
-func (r *recorder) last(t *testing.T) received {
+// lastOf is the last command of method the tabs received. (Not simply
+// the last one: the fake extension answers each command on a goroutine
+// of its own, so a command of the relay's own sent just before, as it
+// attached a tab, may be recorded after the client's.)
+func (r *recorder) lastOf(t *testing.T, method string) received {
 	t.Helper()
 	all := r.all()
-	if len(all) == 0 {
-		t.Fatal("the tab received nothing")
+	for i := len(all) - 1; i >= 0; i-- {
+		if all[i].method == method {
+			return all[i]
+		}
 	}
-	return all[len(all)-1]
+	t.Fatalf("the tabs received no %s: %+v", method, all)
+	return received{}
 }
 
 func TestParamsForwardedAsOriginalBytes(t *testing.T) {
@@ -126,7 +133,7 @@ func TestParamsForwardedAsOriginalBytes(t *testing.T) {
 			if want := fmt.Sprintf(`{"id":%d,"sessionId":"pw-tab-2","result":{"z":"\u00e9","a":[1,2]}}`, tt.id); string(m.Raw) != want {
 				t.Errorf("reply\n got %s\nwant %s", m.Raw, want)
 			}
-			got := rec.last(t)
+			got := rec.lastOf(t, tt.method)
 			if want := (received{2, "", tt.method, tt.params}); got != want {
 				t.Errorf("the tab got %+v, want %+v", got, want)
 			}
@@ -197,7 +204,7 @@ func TestRootCommandsGoToLowestAttachedTab(t *testing.T) {
 	if want := fmt.Sprintf(`{"id":%d,"result":{"cookies":[]}}`, *m.ID); string(m.Raw) != want {
 		t.Errorf("reply\n got %s\nwant %s", m.Raw, want)
 	}
-	if got, want := rec.last(t), (received{5, "", "Storage.getCookies", "{}"}); got != want {
+	if got, want := rec.lastOf(t, "Storage.getCookies"), (received{5, "", "Storage.getCookies", "{}"}); got != want {
 		t.Errorf("the tab got %+v, want %+v", got, want)
 	}
 	// Errors too.
@@ -282,14 +289,14 @@ func TestChildSessions(t *testing.T) {
 	if m.Error != nil {
 		t.Fatalf("detach of a grandchild: %s", m.Raw)
 	}
-	if got, want := rec.last(t), (received{1, "CHILD1", "Target.detachFromTarget", `{"sessionId":"CHILD2"}`}); got != want {
+	if got, want := rec.lastOf(t, "Target.detachFromTarget"), (received{1, "CHILD1", "Target.detachFromTarget", `{"sessionId":"CHILD2"}`}); got != want {
 		t.Errorf("the tab got %+v, want %+v", got, want)
 	}
 	m = h.callMsg(c, "pw-tab-1", "Target.detachFromTarget", map[string]any{"sessionId": "CHILD1"})
 	if m.Error != nil {
 		t.Fatalf("detach of a child on the tab's session: %s", m.Raw)
 	}
-	if got, want := rec.last(t), (received{1, "", "Target.detachFromTarget", `{"sessionId":"CHILD1"}`}); got != want {
+	if got, want := rec.lastOf(t, "Target.detachFromTarget"), (received{1, "", "Target.detachFromTarget", `{"sessionId":"CHILD1"}`}); got != want {
 		t.Errorf("the tab got %+v, want %+v", got, want)
 	}
 
@@ -345,7 +352,7 @@ func TestChildCannotTakeOverAnotherSession(t *testing.T) {
 	e.Event(1, "", "Target.attachedToTarget", map[string]any{"sessionId": "pw-tab-2", "targetInfo": map[string]any{"targetId": "F", "type": "iframe"}, "waitingForDebugger": false})
 	h.event(c, 0, "Target.attachedToTarget")
 	h.call(c, "pw-tab-2", "Runtime.evaluate", map[string]any{"expression": "1"})
-	if got, want := rec.last(t), (received{2, "", "Runtime.evaluate", `{"expression":"1","timeout":10000}`}); got != want {
+	if got, want := rec.lastOf(t, "Runtime.evaluate"), (received{2, "", "Runtime.evaluate", `{"expression":"1","timeout":10000}`}); got != want {
 		t.Errorf("the tab got %+v, want %+v", got, want)
 	}
 }
