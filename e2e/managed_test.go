@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/extension"
+	"github.com/cdprelay/cdprelay/internal/cdptest"
 	"github.com/cdprelay/cdprelay/internal/chromium"
 	"github.com/cdprelay/cdprelay/relay"
 	"github.com/cdprelay/cdprelay/viewer"
@@ -181,6 +182,28 @@ func closePersonTabs(t *testing.T, origin string) {
 	}
 }
 
+// personPage opens url in a tab of the person's own, as they would, and
+// attaches to it; done closes the tab and the connection.
+func personPage(ctx context.Context, t *testing.T, url string) (person *cdptest.Client, sid string, done func()) {
+	t.Helper()
+	person = dialOrFail(ctx, t, env.BrowserWS)
+	res := callOrFail(ctx, t, person, "", "Target.createTarget", map[string]any{"url": url})
+	var page struct{ TargetID string }
+	json.Unmarshal(res, &page)
+	done = func() {
+		person.Call(ctx, "", "Target.closeTarget", map[string]any{"targetId": page.TargetID})
+		person.Close()
+	}
+	res, err := person.Call(ctx, "", "Target.attachToTarget", map[string]any{"targetId": page.TargetID, "flatten": true})
+	if err != nil {
+		done()
+		t.Fatalf("attaching to %s: %v", url, err)
+	}
+	var att struct{ SessionID string }
+	json.Unmarshal(res, &att)
+	return person, att.SessionID, done
+}
+
 // reloadButton clicks chrome://policy's "Reload policies", in the
 // toolbar's shadow tree, once the page has loaded, and says whether it
 // did.
@@ -208,21 +231,14 @@ func reloadPolicies(t *testing.T) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	person := dialOrFail(ctx, t, env.BrowserWS)
-	defer person.Close()
-	res := callOrFail(ctx, t, person, "", "Target.createTarget", map[string]any{"url": "chrome://policy"})
-	var page struct{ TargetID string }
-	json.Unmarshal(res, &page)
-	defer person.Call(ctx, "", "Target.closeTarget", map[string]any{"targetId": page.TargetID})
-	res = callOrFail(ctx, t, person, "", "Target.attachToTarget", map[string]any{"targetId": page.TargetID, "flatten": true})
-	var att struct{ SessionID string }
-	json.Unmarshal(res, &att)
+	person, sid, done := personPage(ctx, t, "chrome://policy")
+	defer done()
 	// Clicked a few times, a second apart: a click that comes before the
 	// page has wired its button does nothing, and a reload more is
 	// harmless.
 	clicks := 0
 	for clicks < 5 {
-		res, err := person.Call(ctx, att.SessionID, "Runtime.evaluate", map[string]any{"expression": reloadButton, "returnByValue": true})
+		res, err := person.Call(ctx, sid, "Runtime.evaluate", map[string]any{"expression": reloadButton, "returnByValue": true})
 		var r struct{ Result struct{ Value bool } }
 		if err == nil && json.Unmarshal(res, &r) == nil && r.Result.Value {
 			clicks++
@@ -242,17 +258,10 @@ func connectPageText(t *testing.T, selector string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	person := dialOrFail(ctx, t, env.BrowserWS)
-	defer person.Close()
-	res := callOrFail(ctx, t, person, "", "Target.createTarget", map[string]any{"url": "chrome-extension://" + extension.ID + "/connect.html"})
-	var page struct{ TargetID string }
-	json.Unmarshal(res, &page)
-	defer person.Call(ctx, "", "Target.closeTarget", map[string]any{"targetId": page.TargetID})
-	res = callOrFail(ctx, t, person, "", "Target.attachToTarget", map[string]any{"targetId": page.TargetID, "flatten": true})
-	var att struct{ SessionID string }
-	json.Unmarshal(res, &att)
+	person, sid, done := personPage(ctx, t, "chrome-extension://"+extension.ID+"/connect.html")
+	defer done()
 	for {
-		res, err := person.Call(ctx, att.SessionID, "Runtime.evaluate", map[string]any{
+		res, err := person.Call(ctx, sid, "Runtime.evaluate", map[string]any{
 			"expression": "(document.querySelector(" + jsString(selector) + ") || {}).textContent || ''", "returnByValue": true,
 		})
 		var r struct{ Result struct{ Value string } }

@@ -2,6 +2,7 @@ package relay
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -102,6 +103,16 @@ func TestNavigationAskedWhereItEnds(t *testing.T) {
 			}
 			if n := len(in.Status().Approvals); n != 0 {
 				t.Fatalf("%d approvals left", n)
+			}
+			// A second viewer's late approval (of one denied, timed out or
+			// stopped) lets nothing through, and nothing is sent again.
+			sent := len(e.Commands())
+			if err := in.Approve(a.ID, "viewer-2"); !errors.Is(err, api.ErrNoApproval) {
+				t.Fatalf("a late approval: %v", err)
+			}
+			time.Sleep(50 * time.Millisecond)
+			if got := cdpSent(e, sent); indexOf(got, "Fetch.") >= 0 {
+				t.Fatalf("sent after a late approval: %q", got)
 			}
 		})
 	}

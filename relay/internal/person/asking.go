@@ -1,6 +1,7 @@
 package person
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -128,14 +129,6 @@ func approvalsStatus(st *core.State) []api.ApprovalStatus {
 		}
 		out = append(out, s)
 	}
-	slices.SortFunc(out, func(a, b api.ApprovalStatus) int {
-		switch {
-		case a.ID < b.ID:
-			return -1
-		case a.ID > b.ID:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b api.ApprovalStatus) int { return cmp.Compare(a.ID, b.ID) })
 	return out
 }

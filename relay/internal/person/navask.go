@@ -84,7 +84,7 @@ func askNavigation(st *core.State, h *core.HeldRequest) bool {
 func navAnswered(st *core.State, a *asked) {
 	h, hc := a.nav, a.h
 	if hc.Stage == core.HoldApproved {
-		h.Tab().NavApproved = core.NavHost(h.URL())
+		st.ApprovedNavigation(h.Tab(), h.URL())
 		st.ReleaseRequest(h)
 		return
 	}
