@@ -7,10 +7,12 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/cdprelay/cdprelay/relay/internal/cdp"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/methods"
 
 	"github.com/cdprelay/cdprelay/denylist"
 	"github.com/cdprelay/cdprelay/internal/wire"
@@ -86,7 +88,7 @@ var argsCases = []struct {
 func TestArgsReadAsChrome(t *testing.T) {
 	for _, tc := range argsCases {
 		var a cdp.Args
-		err := core.ArgsOf(core.LookupMethod([]byte(tc.method)), []byte(tc.params), &a)
+		err := methods.ArgsOf(core.LookupMethod([]byte(tc.method)), []byte(tc.params), &a)
 		if (err != nil) != tc.wantErr {
 			t.Errorf("%s %s: err %v, want error %v", tc.method, tc.params, err, tc.wantErr)
 			continue
@@ -96,7 +98,7 @@ func TestArgsReadAsChrome(t *testing.T) {
 		}
 	}
 	var a cdp.Args
-	if err := core.ArgsOf(core.LookupMethod([]byte("Target.attachToTarget")), []byte(`{"targetId":"T","Flatten":true}`), &a); err != nil || a.Flatten != nil {
+	if err := methods.ArgsOf(core.LookupMethod([]byte("Target.attachToTarget")), []byte(`{"targetId":"T","Flatten":true}`), &a); err != nil || a.Flatten != nil {
 		t.Errorf("Flatten (not flatten) read as %v, %v", a.Flatten, err)
 	}
 }
@@ -117,7 +119,7 @@ func FuzzArgs(f *testing.F) {
 		if wire.Valid(params) != nil || len(params) == 0 || params[0] != '{' {
 			return
 		}
-		err := core.ArgsOf(m, params, &a)
+		err := methods.ArgsOf(m, params, &a)
 		members, ok := exactMembers(params)
 		if !ok {
 			return

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/methods"
 	"github.com/cdprelay/cdprelay/relay/internal/person"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
@@ -24,7 +25,7 @@ import (
 // in. An entry made before the table was filled would never be the one a
 // command carries, and the check on it would never match.
 func TestMethodsByIdentity(t *testing.T) {
-	for _, m := range []*core.MethodInfo{core.MethodFetchEnable, core.MethodGetProperties} {
+	for _, m := range []*core.MethodInfo{methods.FetchEnable, methods.GetProperties} {
 		if got := core.LookupMethod([]byte(m.Name)); got != m || m.Unknown {
 			t.Errorf("%s: the looked-out-for entry is not the table's (unknown %v)", m.Name, m.Unknown)
 		}
@@ -147,7 +148,7 @@ func TestCommandPlans(t *testing.T) {
 // not.
 func everyMethod() []*core.MethodInfo {
 	var out []*core.MethodInfo
-	for _, m := range core.MethodTable {
+	for _, m := range methods.Table {
 		out = append(out, m)
 	}
 	return append(out, core.LookupMethod([]byte("Newer.method")))
@@ -249,7 +250,7 @@ func TestEventOrder(t *testing.T) {
 	sameList(t, "events", core.EventOrder(), want)
 	// The hot path's event calls only the rows every event goes through.
 	var got []string
-	plan := core.LookupEvent([]byte("Runtime.consoleAPICalled")).Plan
+	plan := methods.LookupEvent([]byte("Runtime.consoleAPICalled")).Plan
 	for i, s := range core.EventStages {
 		if plan&(1<<i) != 0 {
 			got = append(got, s.Name)

@@ -4,6 +4,7 @@ import (
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/link"
+	"github.com/cdprelay/cdprelay/relay/internal/methods"
 	"github.com/cdprelay/cdprelay/relay/internal/metrics"
 )
 
@@ -37,7 +38,7 @@ type EventMsg struct {
 	Tab    *Tab
 	Sid    []byte // the child session it came on; nil: the tab's own
 	Method []byte
-	info   *eventInfo
+	info   *methods.Event
 	Params []byte // what goes out: Chrome's, or creds.Redact's
 	// child is the child session sid names, when the relay knows it.
 	Child *Session
@@ -65,7 +66,7 @@ func (in *Instance) RouteEvent(x Upstream, args []byte, e *EventMsg) {
 		in.Log.Warn("malformed chrome.debugger.onEvent", "err", err)
 		return
 	}
-	info := LookupEvent(method)
+	info := methods.LookupEvent(method)
 	st := in.Lock()
 	// A replaced connection's read loop runs on for a moment: its events
 	// belong to tabs that are gone.
@@ -190,7 +191,7 @@ func ChildType(e *EventMsg) []byte {
 
 // CountEvent (core.Count): what reaches the client is counted.
 func (in *Instance) CountEvent(e *EventMsg) bool {
-	in.Srv.Cfg.Metrics.Count(metrics.DirEvent, e.info.domain, len(e.Params))
+	in.Srv.Cfg.Metrics.Count(metrics.DirEvent, e.info.Domain, len(e.Params))
 	return true
 }
 

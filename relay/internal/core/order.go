@@ -4,6 +4,8 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+
+	"github.com/cdprelay/cdprelay/relay/internal/methods"
 )
 
 // The order: what the relay does with each message, top to bottom, in
@@ -79,7 +81,7 @@ var (
 type OutcomeHook func(c *ClientConn, k *Cmd)
 
 // outcomeHooks are the stages' outcome hooks by method, set before the
-// order (AddOutcomeHooks) and copied onto each method with its plans.
+// order (AddOutcomeHooks), and read only after it.
 var outcomeHooks = map[string][]OutcomeHook{}
 
 // AddOutcomeHooks lets a stage watch the outcome of the methods named. It
@@ -123,24 +125,9 @@ func SetOrder(commands []CmdStage, events []EventStage, replies []ReplyStage) {
 			replayStages |= 1 << i
 		}
 	}
-	// Every method and event interned so far gets its plan; lookupMethod
-	// and lookupEvent give the later ones theirs.
-	for _, m := range MethodTable {
-		setPlan(m)
-	}
-	methodNames.mu.Lock()
-	for _, m := range methodNames.m {
-		setPlan(m)
-	}
-	methodNames.mu.Unlock()
-	for _, e := range eventTable {
-		setEventPlan(e)
-	}
-	eventNames.mu.Lock()
-	for _, e := range eventNames.m {
-		setEventPlan(e)
-	}
-	eventNames.mu.Unlock()
+	// Every method and event known so far gets its plan, and the later
+	// ones theirs as they are met.
+	methods.SetPlanners(setPlan, setEventPlan)
 }
 
 // IsEvent wants the events named.
@@ -154,10 +141,10 @@ func IsMethod(names ...string) func(*MethodInfo) bool {
 }
 
 // setEventPlan computes e's plan of the events table.
-func setEventPlan(e *eventInfo) {
+func setEventPlan(e *methods.Event) {
 	var p uint64
 	for i, s := range EventStages {
-		if s.Wants == nil || s.Wants(e.name) {
+		if s.Wants == nil || s.Wants(e.Name) {
 			p |= 1 << i
 		}
 	}
@@ -181,7 +168,7 @@ func setPlan(m *MethodInfo) {
 		}
 	}
 	m.ReplyPlan = p
-	m.outcome = outcomeHooks[m.Name]
+	m.Outcome = len(outcomeHooks[m.Name]) > 0
 }
 
 // runCommand runs k through the rows of plan, in order, until one answers,

@@ -6,6 +6,7 @@ import (
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
+	"github.com/cdprelay/cdprelay/relay/internal/methods"
 	"github.com/cdprelay/cdprelay/relay/internal/metrics"
 )
 
@@ -283,7 +284,7 @@ func (c *ClientConn) Route(k *Cmd) bool {
 	}
 	in.Unlock()
 	k.Route = r
-	if err := ArgsOf(k.M, k.Env.Params, &k.Args); err != nil {
+	if err := methods.ArgsOf(k.M, k.Env.Params, &k.Args); err != nil {
 		return c.Failed(k, CodeInvalidParams, err.Error())
 	}
 	return true
@@ -306,8 +307,10 @@ func (k *Cmd) OnTab() bool { return k.Route.Tab != nil && !k.BrowserLevel() }
 // the outcome of the method (AddOutcomeHooks) see it first.
 func (c *ClientConn) observe(k *Cmd) {
 	in := c.Inst
-	for _, h := range k.M.outcome {
-		h(c, k)
+	if k.M.Outcome {
+		for _, h := range outcomeHooks[k.M.Name] {
+			h(c, k)
+		}
 	}
 	switch k.Out.Kind {
 	case outStopped:

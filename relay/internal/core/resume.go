@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/methods"
 	"github.com/cdprelay/cdprelay/relay/internal/replay"
 )
 
@@ -151,7 +152,7 @@ func (c *ClientConn) JudgeReplayed(t *Tab, s *Session, r replay.Cmd) (*Cmd, bool
 	c.Inst.Lock()
 	k.Route = route{Sess: s, ReplyTo: s, Via: s, Tab: t, Acc: t.Acc, Top: true}
 	c.Inst.Unlock()
-	if err := ArgsOf(k.M, k.Params, &k.Args); err != nil {
+	if err := methods.ArgsOf(k.M, k.Params, &k.Args); err != nil {
 		c.Failed(k, CodeInvalidParams, err.Error())
 		k.Out.d.Message = "cdprelay: " + err.Error()
 	} else if c.decide(k) {

@@ -94,7 +94,7 @@ type Tab struct {
 	// view of them (relay/internal/contexts), kept from the events.
 	Ctxs contexts.Tab
 	// lastCommand is when a client command that can open a tab (input,
-	// script: methodInfo.opens) was last forwarded to the tab (unix
+	// script: methods.Info.Opens) was last forwarded to the tab (unix
 	// nanoseconds), for telling a popup or a download the automation
 	// started from one the person did (ext/popups.go, package browser). Written on
 	// the hot path, unlocked.

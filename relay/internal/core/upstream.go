@@ -133,7 +133,7 @@ type CallResult struct {
 func NewClientCall(c *ClientConn, id int64, m *MethodInfo, params []byte, via, replyTo *Session, tap func([]byte)) PendingCall {
 	t := via.Tab
 	now := time.Now()
-	if m.opens {
+	if m.Opens {
 		t.LastCommand.Store(now.UnixNano())
 	}
 	pc := PendingCall{Kind: CallClient, Client: c, ClientID: id, ReplyTo: replyTo, Via: via, TabID: t.Id, Tab: t, Epoch: t.blindEpoch.Load(), M: m, Start: now, Then: tap}
@@ -312,7 +312,7 @@ const busyWindow = 30 * time.Second
 func BusyOn(x Upstream, tabID int64, now time.Time) bool {
 	busy := false
 	x.Pending(func(pc PendingCall) bool {
-		busy = pc.TabID == tabID && pc.M != nil && pc.M.opens && now.Sub(pc.Start) < busyWindow
+		busy = pc.TabID == tabID && pc.M != nil && pc.M.Opens && now.Sub(pc.Start) < busyWindow
 		return !busy
 	})
 	return busy

@@ -9,6 +9,7 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/methods"
 )
 
 // The navigation backstop. The command fence sees Page.navigate and
@@ -151,10 +152,10 @@ func Fence(c *core.ClientConn, k *core.Cmd) bool {
 	}
 	in.Unlock()
 	if k.Own {
-		k.M = core.MethodFetchEnable // sent by the replay, as rewritten
+		k.M = methods.FetchEnable // sent by the replay, as rewritten
 		return false
 	}
-	c.SendAs(k, core.MethodFetchEnable)
+	c.SendAs(k, methods.FetchEnable)
 	return false
 }
 
