@@ -10,6 +10,7 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/person"
 	"github.com/cdprelay/cdprelay/relay/internal/replay"
 	"github.com/cdprelay/cdprelay/relay/internal/rules"
+	"github.com/cdprelay/cdprelay/relay/internal/switches"
 	"github.com/cdprelay/cdprelay/relay/internal/targets"
 	tier "github.com/cdprelay/cdprelay/relay/internal/tiers"
 )
@@ -50,6 +51,7 @@ func init() {
 	core.SetRefusals(browser.Refusals())
 	core.SetAuthority(person.AuthorityHooks())
 	core.SetAway(away.Hooks())
+	core.SetSwitches(switches.Hooks())
 	core.SetOrder(commands(), events(), replies())
 }
 

@@ -6,13 +6,17 @@
 // (emulate.go), and the runners of the three tables of the order, which
 // the facade (package relay) writes and hands over with SetOrder.
 //
-// Parts of it are packages of their own. Two are leaves it builds on:
-// relay/internal/contexts (the execution contexts of a tab's sessions,
-// kept from Chrome's events) and relay/internal/replay (the record of
-// what a client set that a resume sets again). One is above it and
-// reached through the hooks the facade hands over (SetAway):
-// relay/internal/away, the time a tab's sessions wait while Chrome takes
-// the debugger away, the client's wait for its extension, and the resume.
+// Parts of it are packages of their own. Three are leaves it builds on:
+// relay/internal/methods (the table of CDP methods and events; the core
+// plans each entry), relay/internal/contexts (the execution contexts of a
+// tab's sessions, kept from Chrome's events) and relay/internal/replay
+// (the record of what a client set that a resume sets again). Two are
+// above it and reached through the hooks the facade hands over:
+// relay/internal/away (SetAway), the time a tab's sessions wait while
+// Chrome takes the debugger away, the client's wait for its extension,
+// and the resume; relay/internal/switches (SetSwitches), the answers to a
+// client's switch of a domain's events on a tab's session, Runtime's
+// above all, which the relay keeps on for itself.
 //
 // The core reaches the browser through an Upstream (upstream.go): the
 // connection that carries its commands, keeps the calls pending on it,

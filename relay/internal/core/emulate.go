@@ -111,10 +111,10 @@ func Emulated(m *MethodInfo, s *Session) *Emulation {
 		return &emUnsupported
 	}
 	if s != nil && s.Tab != nil && (m.Name == "Runtime.enable" || m.Name == "Runtime.disable") {
-		return &emRuntimeSwitch // on any of a tab's sessions (runtimehold.go)
+		return &switchEms.Runtime // on any of a tab's sessions
 	}
 	if s != nil && !s.Child && s.Tab != nil && (m.Enable || m.Disable) {
-		return &emDomainSwitch
+		return &switchEms.Domain
 	}
 	return nil
 }
@@ -130,28 +130,7 @@ var (
 	emTabOnly = Emulation{Fn: func(c *ClientConn, k Call) {
 		c.Fail(k, CodeMethodNotFound, "'"+k.Method+"' wasn't found")
 	}}
-	emDomainSwitch = Emulation{Fn: (*ClientConn).domainSwitch}
 )
-
-// domainSwitch watches X.enable and X.disable on a tab's top-level
-// sessions (see sessions.go): enabling is recorded and forwarded; disabling
-// is forwarded only when no other session of the tab still has the domain.
-func (c *ClientConn) domainSwitch(k Call) {
-	on := k.Method[len(k.Method)-len(".enable"):] == ".enable"
-	domain := domainOf([]byte(k.Method))
-	st := c.Inst.Lock()
-	forward := st.SwitchDomain(k.Sess, domain, on)
-	if st.Live(k.Sess) {
-		k.Sess.Tab.Replay.Switch(domain, on, k.Params)
-	}
-	c.Inst.Unlock()
-	c.switched(k.Sess, domain, on)
-	if !forward {
-		c.Reply(k, struct{}{})
-		return
-	}
-	c.ForwardCall(k)
-}
 
 // ForwardCall sends an emulation handler's command on to its tab, as the
 // pipeline would have: on its route (k.Via, k.ReplyTo), or, for a Call
@@ -173,3 +152,27 @@ func (c *ClientConn) ForwardCall(k Call) {
 		c.ReplyError(k.Id, k.Sess, CodeServerError, msg)
 	}
 }
+
+// Switches are the emulations that answer a client's switches of a
+// domain's events on a tab's sessions (package switches): Runtime's on
+// any of them, the other domains' on a top-level one.
+type Switches struct {
+	Runtime, Domain Emulation
+}
+
+// switchEms are the switches' emulations, set once before the order
+// (SetSwitches).
+var switchEms Switches
+
+// SetSwitches installs the switches' emulations. It is called from the
+// facade's init, before SetOrder.
+func SetSwitches(s Switches) {
+	if CommandStages != nil {
+		panic("core: the switches set after the order")
+	}
+	switchEms = s
+}
+
+// HasSwitches reports whether the switches are set, for the assembly's
+// check.
+func HasSwitches() bool { return switchEms.Runtime.Fn != nil && switchEms.Domain.Fn != nil }

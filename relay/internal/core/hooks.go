@@ -119,9 +119,9 @@ func (s *Relay) policyChanged() {
 	}
 }
 
-// switched tells the stages that client c switched a domain on a tab's
+// Switched tells the stages that client c switched a domain on a tab's
 // own session.
-func (c *ClientConn) switched(s *Session, domain string, on bool) {
+func (c *ClientConn) Switched(s *Session, domain string, on bool) {
 	for _, l := range lifecycles {
 		if l.Switched != nil {
 			l.Switched(c, s, domain, on)
@@ -339,6 +339,7 @@ func missingServices() []string {
 		{"the tiers (SetTiers)", HasTiersStage()},
 		{"the refusals (SetRefusals)", HasRefusals()},
 		{"the time away (SetAway)", HasAway()},
+		{"the switches (SetSwitches)", HasSwitches()},
 	} {
 		if !s.set {
 			out = append(out, s.name)

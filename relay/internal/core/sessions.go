@@ -68,13 +68,14 @@ type Session struct {
 	// blind site is blind on its own session (access.go).
 	Url string
 	Acc TabAccess
-	// runtime: the client has Runtime on on this child session (a
-	// top-level session's is enabled["Runtime"]); the relay keeps it on in
+	// ChildRuntime: the client has Runtime on on this child session (a
+	// top-level session's is Enabled["Runtime"]); the relay keeps it on in
 	// Chrome either way (runtimehold.go).
-	runtime bool
-	// clearedOwed: the session's contexts went while the automation was
-	// stopped, and the client is told so at Resume (ResyncContexts).
-	clearedOwed bool
+	ChildRuntime bool
+	// ClearedOwed: the session's contexts went while the automation was
+	// stopped, and the client is told so at Resume (package switches'
+	// ResyncContexts).
+	ClearedOwed bool
 
 	tierSession // the tiers' slot (tierslots.go)
 }
@@ -331,8 +332,8 @@ func (st *State) dropOwned(owner *Session) {
 	}
 }
 
-// domainOf returns the domain of a CDP method or event name.
-func domainOf(method []byte) string {
+// DomainOf returns the domain of a CDP method or event name.
+func DomainOf(method []byte) string {
 	for i, c := range method {
 		if c == '.' {
 			if i == 0 {
@@ -347,7 +348,7 @@ func domainOf(method []byte) string {
 // WantsEvent reports whether further session s receives an event of the
 // tab's own session.
 func WantsEvent(s *Session, method []byte) bool {
-	d := domainOf(method)
+	d := DomainOf(method)
 	return d == "Inspector" || s.Enabled[d]
 }
 

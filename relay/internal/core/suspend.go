@@ -27,7 +27,7 @@ func (st *State) Suspend(t *Tab, why string) {
 		// as it was until Resume (contextsFrozen), which tells it.
 		if s.Enabled["Runtime"] && s.idJSON != nil {
 			if st.StoppedBy != "" {
-				s.clearedOwed = true
+				s.ClearedOwed = true
 				continue
 			}
 			c.EventRaw("Runtime.executionContextsCleared", s, []byte("{}"))

@@ -318,10 +318,10 @@ func BusyOn(x Upstream, tabID int64, now time.Time) bool {
 	return busy
 }
 
-// waitingOn reports whether a command of client c on session s that tells
+// WaitingOn reports whether a command of client c on session s that tells
 // the client of the page's frames (framesCommand), sent to Chrome before
 // since, is waiting for Chrome's answer.
-func waitingOn(x Upstream, c *ClientConn, s *Session, since time.Time) bool {
+func WaitingOn(x Upstream, c *ClientConn, s *Session, since time.Time) bool {
 	waiting := false
 	x.Pending(func(pc PendingCall) bool {
 		waiting = pc.Client == c && pc.Via == s && !pc.Start.After(since) && framesCommand(pc.M)

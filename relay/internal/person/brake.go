@@ -280,8 +280,8 @@ var (
 // brakeCommand is the forward stage's share: it reports whether it sent or
 // answered k itself. A client's Debugger.enable starts from a fresh
 // Debugger (Chrome then reports the scripts it has), its disable on a
-// frame or worker gives the relay's back (a tab's own goes through
-// domainSwitch), its setSkipAllPauses becomes setBreakpointsActive; a
+// frame or worker gives the relay's back (a tab's own goes through the
+// domain switch: package switches), its setSkipAllPauses becomes setBreakpointsActive; a
 // Runtime.evaluate gets its timeout; the bound watches script.
 func brakeCommand(c *core.ClientConn, k *core.Cmd) bool {
 	via := k.Route.Via
@@ -342,7 +342,7 @@ func BrakeLifecycle() core.Lifecycle {
 	}}
 }
 
-// debuggerSwitched is domainSwitch's share for a tab's own session: the
+// debuggerSwitched is the domain switch's share for a tab's own session: the
 // client's Debugger.enable starts from a fresh Debugger; its disable,
 // answered by the relay, gives the relay's own back.
 func debuggerSwitched(c *core.ClientConn, s *core.Session, on bool) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/switches"
 )
 
 // Stop and Resume: the person's brake on a whole instance.
@@ -111,7 +112,7 @@ func Resume(in *core.Instance, by string) error {
 	st.StoppedBy = ""
 	// The client's view of the contexts, frozen while stopped, is brought
 	// up to date before its commands go through again.
-	st.ResyncContexts()
+	switches.ResyncContexts(st)
 	refused, since := st.RefusedStopped, st.StoppedAt
 	in.IsStopped.Store(false)
 	st.NewRunContext()
