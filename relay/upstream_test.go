@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/ext"
@@ -201,7 +202,7 @@ func TestUpstreamCallThenRunsBeforeTheResult(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	reply(x, 2, "", `{"code":-32000,"message":"No tab with given id"}`)
-	var ee *core.ExtError
+	var ee *cdp.ExtError
 	if err := <-errc; !errors.As(err, &ee) || ee.Code != -32000 || ee.Message != "No tab with given id" {
 		t.Fatalf("error %v, want Chrome's", err)
 	}

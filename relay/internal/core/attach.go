@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
 
 // Attaching and detaching the debugger: the I/O side of the tab table's
@@ -144,13 +145,13 @@ func (in *Instance) attachCalls(ctx context.Context, x Upstream, t *Tab) (_ Targ
 	ctx, cancel := context.WithTimeout(ctx, in.Srv.Cfg.CallTimeout)
 	defer cancel()
 	tabID := t.Id
-	if _, err := x.Call(ctx, "chrome.debugger.attach", Debuggee(tabID, ""), "1.3"); err != nil {
+	if _, err := x.Call(ctx, "chrome.debugger.attach", cdp.Debuggee(tabID, ""), "1.3"); err != nil {
 		return TargetInfo{}, "", fmt.Errorf("attach tab %d: %w", tabID, in.noteAttachRefusal(t, err))
 	}
 	defer func() {
 		if err != nil {
 			// Attached, but not for use: nothing is left attached.
-			x.FireCall("chrome.debugger.detach", Debuggee(tabID, ""))
+			x.FireCall("chrome.debugger.detach", cdp.Debuggee(tabID, ""))
 		}
 	}()
 	res, err := x.SendCommand(ctx, tabID, "", "Target.getTargetInfo", nil)
@@ -295,7 +296,7 @@ func (in *Instance) DetachTab(x Upstream, t *Tab) {
 func (in *Instance) finishDetach(x Upstream, t *Tab) {
 	in.LettingGo(x, t)
 	ctx, cancel := context.WithTimeout(context.Background(), in.Srv.Cfg.CallTimeout)
-	_, err := x.Call(ctx, "chrome.debugger.detach", Debuggee(t.Id, ""))
+	_, err := x.Call(ctx, "chrome.debugger.detach", cdp.Debuggee(t.Id, ""))
 	cancel()
 	if err != nil {
 		in.Log.Debug("detach", "tab", t.Id, "err", err)

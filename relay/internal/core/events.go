@@ -3,6 +3,7 @@ package core
 import (
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/link"
 	"github.com/cdprelay/cdprelay/relay/internal/methods"
 	"github.com/cdprelay/cdprelay/relay/internal/metrics"
@@ -238,7 +239,7 @@ func (in *Instance) afterEvent(x Upstream, t *Tab, sid, params []byte, fx *event
 	}
 	if fx.letGo {
 		in.failLetGo(x, t)
-		x.FireCall("chrome.debugger.detach", Debuggee(t.Id, ""))
+		x.FireCall("chrome.debugger.detach", cdp.Debuggee(t.Id, ""))
 	}
 }
 

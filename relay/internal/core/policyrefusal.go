@@ -70,7 +70,7 @@ func (in *Instance) notePolicyError(t *Tab, cause string) {
 // noteAttachRefusal records an attach Chrome refused because of a policy
 // (for either extension), and returns err with the explanation added.
 func (in *Instance) noteAttachRefusal(t *Tab, err error) error {
-	var e *ExtError
+	var e *cdp.ExtError
 	if !errors.As(err, &e) {
 		return err
 	}
@@ -81,5 +81,5 @@ func (in *Instance) noteAttachRefusal(t *Tab, err error) error {
 	st := in.Lock()
 	st.NoteRefusal(t.Id, cause, st.TargetInfo(t).URL)
 	in.Unlock()
-	return &ExtError{Code: e.Code, Message: cdp.ExplainPolicy("", e.Message)}
+	return &cdp.ExtError{Code: e.Code, Message: cdp.ExplainPolicy("", e.Message)}
 }

@@ -50,7 +50,7 @@ func (in *Instance) ReplyError(r *Reply) bool {
 	if !r.M.HasError {
 		return true
 	}
-	e := ParseExtError(r.M.Error)
+	e := cdp.ParseExtError(r.M.Error)
 	if cause := cdp.PolicyCauseOf(r.Pc.M.Name, e.Message); cause != "" {
 		e.Message = cdp.ExplainPolicy(r.Pc.M.Name, e.Message)
 		in.notePolicyError(r.Pc.Tab, cause)
@@ -63,14 +63,14 @@ func (in *Instance) ReplyError(r *Reply) bool {
 			*r.Buf = wire.AppendResult(*r.Buf, r.Pc.ClientID, r.Session, thrown(api.MsgStopped))
 			return false
 		}
-		e = &ExtError{Code: CodeServerError, Message: api.MsgStopped}
+		e = &cdp.ExtError{Code: CodeServerError, Message: api.MsgStopped}
 	}
 	if e.Message == MsgDetachedWhile && strings.HasPrefix(r.Pc.M.Name, "Runtime.") {
 		// Chrome detached the tab while the command ran: the objects of
 		// its context died with the debugger session. The client's word
 		// for that is a context's end, which it retries in the same page
 		// if the tab's sessions are resumed (resume.go).
-		e = &ExtError{Code: CodeServerError, Message: msgContextGone}
+		e = &cdp.ExtError{Code: CodeServerError, Message: msgContextGone}
 	}
 	*r.Buf = wire.AppendError(*r.Buf, r.Pc.ClientID, r.Session, e.Code, e.Message)
 	return false

@@ -218,7 +218,7 @@ func fieldShowsText(ctx context.Context, c *core.ClientConn, f typedField) strin
 		return "the page could not be looked at, and a password field of it holds a typed secret"
 	}
 	res, err := x.SendCommand(ctx, lk.T.Id, lk.Sid, "DOM.resolveNode", map[string]any{"backendNodeId": f.node, "executionContextId": lk.Ctx, "objectGroup": lk.Group})
-	var ee *core.ExtError
+	var ee *cdp.ExtError
 	if err != nil && errors.As(err, &ee) && strings.Contains(ee.Message, "No node") {
 		return "" // gone with its value
 	}

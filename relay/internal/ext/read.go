@@ -2,6 +2,7 @@ package ext
 
 import (
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/link"
 	"github.com/cdprelay/cdprelay/relay/internal/metrics"
@@ -88,7 +89,7 @@ func (x *Conn) handleOwnReply(pc core.PendingCall, m *wire.ExtMessage) {
 		return
 	}
 	if m.HasError {
-		pc.Done <- core.CallResult{Err: core.ParseExtError(m.Error)}
+		pc.Done <- core.CallResult{Err: cdp.ParseExtError(m.Error)}
 		return
 	}
 	// The frame buffer is reused by the next read: copy.

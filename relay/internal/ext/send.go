@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
@@ -77,9 +78,9 @@ func (x *Conn) CallThen(ctx context.Context, then func([]byte), method string, a
 // session sid, "" for the tab's own) and waits for its result.
 func (x *Conn) SendCommand(ctx context.Context, tabID int64, sid, method string, params any) ([]byte, error) {
 	if params == nil {
-		return x.Call(ctx, "chrome.debugger.sendCommand", core.Debuggee(tabID, sid), method)
+		return x.Call(ctx, "chrome.debugger.sendCommand", cdp.Debuggee(tabID, sid), method)
 	}
-	return x.Call(ctx, "chrome.debugger.sendCommand", core.Debuggee(tabID, sid), method, params)
+	return x.Call(ctx, "chrome.debugger.sendCommand", cdp.Debuggee(tabID, sid), method, params)
 }
 
 // Fire sends a CDP command of the relay's own without waiting for its

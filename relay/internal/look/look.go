@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/contexts"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
@@ -417,7 +418,7 @@ func PointAt(ctx context.Context, c *core.ClientConn, via *core.Session, x, y fl
 	t := via.Tab
 	sid, top := viaFrame(c, via)
 	res, err := relayCmd(ctx, c, t, sid, "DOM.getNodeForLocation", map[string]any{"x": int64(x), "y": int64(y), "includeUserAgentShadowDOM": false, "ignorePointerEventsNone": false})
-	var ee *core.ExtError
+	var ee *cdp.ExtError
 	if errors.As(err, &ee) && strings.Contains(strings.ToLower(ee.Message), "no node found") {
 		c.Inst.Lock()
 		o := t.Ctxs.FrameOrigin(sid, top)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
@@ -194,7 +195,7 @@ func endScript(ctx context.Context, in *core.Instance, x core.Upstream, id int64
 			b.mu.Lock()
 			br.answered = true
 			b.mu.Unlock()
-		}, "chrome.debugger.sendCommand", core.Debuggee(id, sid), "Runtime.getIsolateId")
+		}, "chrome.debugger.sendCommand", cdp.Debuggee(id, sid), "Runtime.getIsolateId")
 		close(answered)
 	}()
 	wait := time.NewTimer(busyWait)

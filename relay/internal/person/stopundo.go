@@ -229,7 +229,7 @@ func liftTab(ctx context.Context, in *core.Instance, x core.Upstream, t *core.Ta
 	l.mu.Unlock()
 
 	in.LettingGo(x, t)
-	if _, err := x.Call(ctx, "chrome.debugger.detach", core.Debuggee(t.Id, "")); err != nil {
+	if _, err := x.Call(ctx, "chrome.debugger.detach", cdp.Debuggee(t.Id, "")); err != nil {
 		in.Log.Debug("stop: detach", "tab", t.Id, "err", err)
 	}
 	forgetBrakes(in, t.Id)
