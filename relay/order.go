@@ -7,6 +7,7 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/browser"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/creds"
+	"github.com/cdprelay/cdprelay/relay/internal/lines"
 	"github.com/cdprelay/cdprelay/relay/internal/person"
 	"github.com/cdprelay/cdprelay/relay/internal/replay"
 	"github.com/cdprelay/cdprelay/relay/internal/rules"
@@ -52,6 +53,7 @@ func init() {
 	core.SetAuthority(person.AuthorityHooks())
 	core.SetAway(away.Hooks())
 	core.SetSwitches(switches.Hooks())
+	core.SetLines(lines.Hooks())
 	core.SetOrder(commands(), events(), replies())
 }
 
@@ -64,7 +66,7 @@ func commands() []core.CmdStage {
 		{Name: "core.Limits", Run: (*core.ClientConn).Limits, Arrival: true},
 		{Name: "core.Running", Run: (*core.ClientConn).Running},
 		{Name: "core.Route", Run: (*core.ClientConn).Route},
-		{Name: "core.Line", Run: (*core.ClientConn).InLine, Arrival: true},
+		{Name: "core.Line", Run: lines.InLine, Arrival: true},
 		// decide: the judging stages.
 		{Name: "rules.Operator", Run: rules.Operator, Judges: true},
 		{Name: "rules.Relay", Run: rules.RelayRules, Judges: true},

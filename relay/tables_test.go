@@ -209,6 +209,9 @@ func TestAssembly(t *testing.T) {
 	if !core.HasAuthority() {
 		t.Fatal("the core has no authority: the facade's init must set the person's, or nobody can stop the automation")
 	}
+	if !core.HasLines() {
+		t.Fatal("the core has no lines: the facade's init must set them, or a client's command for a tab that is away is lost")
+	}
 	if !core.HasSwitches() {
 		t.Fatal("the core has no switches: the facade's init must set them, or a client's Runtime.enable on a tab is refused")
 	}

@@ -12,8 +12,8 @@
 //
 //   - the client's top-level sessions on the tab are suspended
 //     (core.State.Suspend: what died with the debugger session ends);
-//   - its commands for the tab wait in the tab's line (the core's
-//     awayline.go), and nothing of the page the tab is on meanwhile
+//   - its commands for the tab wait in the tab's line (package lines:
+//     away.go), and nothing of the page the tab is on meanwhile
 //     reaches the client (it is not attached there: the core's
 //     RouteEvent passes only the resumer's events of a waiting tab);
 //   - when our extension offers the tab again (it does once the tab can

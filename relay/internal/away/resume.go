@@ -6,6 +6,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/lines"
 )
 
 // Resuming a tab's sessions across a detach.
@@ -103,7 +104,7 @@ func ResumeTab(in *core.Instance, x core.Upstream, t *core.Tab) {
 	if err != nil && st.Shared(t) {
 		why := "the automation's sessions on the tab could not be resumed: " + err.Error()
 		in.Log.Info("resume failed", "tab", t.Id, "err", err)
-		st.FailHeldFor(t, "cdprelay: "+why)
+		lines.FailFor(st, t, "cdprelay: "+why)
 		st.DropSessions(t, why)
 		t.DetachReason = why
 	}

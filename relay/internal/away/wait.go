@@ -6,6 +6,7 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/lines"
 )
 
 // Why a tab's sessions wait, as the client's console and the live view say
@@ -153,7 +154,7 @@ func waitOver(in *core.Instance, t *core.Tab, a *core.Wait) {
 // that waited fail with why, then the sessions end, told why. The tab
 // stays shared: offered again, it is a new target.
 func endWait(st *core.State, t *core.Tab, why string) {
-	st.FailHeldFor(t, "cdprelay: "+why)
+	lines.FailFor(st, t, "cdprelay: "+why)
 	st.DropSessions(t, why)
 	t.ForgetClientSetup()
 	t.DetachReason = why

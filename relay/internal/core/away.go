@@ -10,8 +10,8 @@ import (
 // extension restarting or its worker stopped), and a client stays while
 // its extension is expected back. What is done then is the away
 // package's (relay/internal/away); the core keeps the waits (Tab.Away,
-// State.ExtAway), holds the client's commands for a waiting tab in its
-// line (awayline.go), keeps a waiting tab's events from the client
+// State.ExtAway), has the client's commands for a waiting tab held in
+// its line (package lines: Lines.ForTabLocked), keeps a waiting tab's events from the client
 // (RouteEvent), and asks the away package at the three places where a
 // tab or the extension goes (Away).
 

@@ -52,7 +52,7 @@ type ClientConn struct {
 	Cmd      Cmd          // owned by the read loop: the command in the pipeline
 
 	// The concerns' slots.
-	lines atomic.Int32 // lines of held commands it has (lines.go)
+	LineCount atomic.Int32 // lines of held commands it has (package lines)
 
 	slots []any // the stages' own (slots.go); static after NewClientConn
 }
@@ -182,7 +182,7 @@ func (c *ClientConn) BadCommand(env *wire.Envelope, err error) {
 	case !env.HasID:
 		c.replyNoID(codeInvalidRequest, "Message must have integer 'id' property")
 	default:
-		c.replyErrorRaw(env.ID, env.SessionID, codeInvalidRequest, capitalize(err.Error()))
+		c.ReplyErrorRaw(env.ID, env.SessionID, codeInvalidRequest, capitalize(err.Error()))
 	}
 }
 
@@ -252,9 +252,9 @@ func (c *ClientConn) ReplyError(id int64, s *Session, code int64, msg string) {
 	c.Deliver(buf)
 }
 
-// replyErrorRaw answers with the sessionId exactly as the client sent it
+// ReplyErrorRaw answers with the sessionId exactly as the client sent it
 // (unquoted; nil for none).
-func (c *ClientConn) replyErrorRaw(id int64, sessionID []byte, code int64, msg string) {
+func (c *ClientConn) ReplyErrorRaw(id int64, sessionID []byte, code int64, msg string) {
 	buf := link.GetBuf()
 	var sid []byte
 	if sessionID != nil {

@@ -10,13 +10,15 @@
 // relay/internal/methods (the table of CDP methods and events; the core
 // plans each entry), relay/internal/contexts (the execution contexts of a
 // tab's sessions, kept from Chrome's events) and relay/internal/replay
-// (the record of what a client set that a resume sets again). Two are
+// (the record of what a client set that a resume sets again). Three are
 // above it and reached through the hooks the facade hands over:
 // relay/internal/away (SetAway), the time a tab's sessions wait while
 // Chrome takes the debugger away, the client's wait for its extension,
 // and the resume; relay/internal/switches (SetSwitches), the answers to a
 // client's switch of a domain's events on a tab's session, Runtime's
-// above all, which the relay keeps on for itself.
+// above all, which the relay keeps on for itself; relay/internal/lines
+// (SetLines), the order of a client's commands for a tab around one that
+// is held.
 //
 // The core reaches the browser through an Upstream (upstream.go): the
 // connection that carries its commands, keeps the calls pending on it,
@@ -62,7 +64,8 @@
 // core's own: whether the automation is stopped and by whom
 // (Instance.IsStopped, State.StoppedBy, refused by core.Running), who
 // holds a tab (Tab.Control), the held commands and their lines
-// (lines.go) and the document requests held (navhold.go). What a Stop
+// (lines.go; the lines themselves are package lines') and the document
+// requests held (navhold.go). What a Stop
 // does, undoes and lets go on, the brake on script that does not end,
 // taking over a tab, and asking a person and carrying out their answer
 // are the person's stage's (authority.go hands them over).

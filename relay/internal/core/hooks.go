@@ -339,6 +339,7 @@ func missingServices() []string {
 		{"the tiers (SetTiers)", HasTiersStage()},
 		{"the refusals (SetRefusals)", HasRefusals()},
 		{"the time away (SetAway)", HasAway()},
+		{"the lines (SetLines)", HasLines()},
 		{"the switches (SetSwitches)", HasSwitches()},
 	} {
 		if !s.set {

@@ -375,12 +375,10 @@ func (in *Instance) AttachClient(c *ClientConn) bool {
 // Chrome ends a session's state when its client disconnects.
 func (in *Instance) ClientGone(c *ClientConn) {
 	st := in.Lock()
-	held := st.TakeHeld(c)
-	defer func() {
-		for _, h := range held {
-			h.Answer(heldGone, "")
-		}
-	}()
+	if c == st.Client {
+		authority.TakeNavAsksLocked(st, api.AnswerGone) // the navigations waiting for a person fail
+	}
+	defer heldLines.ClientGoneLocked(st, c)()
 	if st.Client != c {
 		in.Unlock()
 		return

@@ -223,5 +223,5 @@ func (st *State) FailRequest(h *HeldRequest, d Decision) {
 // NavAsk is what stands for h, a navigation, among the commands a person
 // is asked about (Authority.AskNavigationLocked): it waits in no line.
 func NavAsk(h *HeldRequest, d Decision) *HeldCmd {
-	return &HeldCmd{Key: lineKey{Tab: h.t}, Method: "navigation", Decision: d}
+	return &HeldCmd{Key: LineKey{Tab: h.t}, Method: "navigation", Decision: d}
 }

@@ -31,7 +31,7 @@ import (
 //  4. in line  a command for a tab whose earlier command is held (for a
 //     person's approval, or while a secret is typed) waits behind it, and
 //     goes through the stages after this one when its turn comes
-//     (lines.go);
+//     (package lines);
 //  5. policy   the operator's method rules and URL fence, on the decoded
 //     URL (Policy), then the relay's own rules (package rules);
 //  6. access   what the tab lets automation do, by where it is and who
@@ -39,7 +39,7 @@ import (
 //     the core holds: access.go); and the execution contexts the command
 //     names, judged by what they are now (the tiers' contexts.go);
 //  7. ask      a command the policy asks a person about is held for their
-//     approval (package person; the holding is lines.go);
+//     approval (package person; the holding is package lines');
 //  8. prepare  what a verdict does to the tab: a navigation to a stricter
 //     site takes out of Chrome what may not run there (package tiers,
 //     initscripts.go);
@@ -59,7 +59,7 @@ import (
 // its outcome and records what the audit log keeps.
 //
 // The relay's own commands go through the same stages. A command taken off
-// a line (lines.go) runs from running on, as if it had just arrived. A
+// a line (package lines) runs from running on, as if it had just arrived. A
 // setting sent again after a resume (resume.go) is judged by policy and
 // access as they are now (decide), an ask refusing it, and its params
 // rewritten by the fence as a client's are; what they refuse is not sent,
@@ -76,7 +76,7 @@ type Cmd struct {
 	Params []byte // what is forwarded: the client's params or a stage's rewrite
 	Out    outcome
 	// ask is the policy's Ask decision, for the ask stage; held is the
-	// line entry of a command taken off a line (lines.go).
+	// line entry of a command taken off a line (package lines).
 	Ask  Decision
 	Held *HeldCmd
 	// own: the relay's own command (a setting sent again after a resume),
@@ -119,9 +119,9 @@ func (c *ClientConn) Handle(k *Cmd) {
 	c.observe(k)
 }
 
-// judge runs a command taken off a line (lines.go) through the stages
-// after it, judged again as if it had just arrived.
-func (c *ClientConn) judge(k *Cmd) {
+// Judge runs a command taken off a line (package lines) through the
+// stages after it, judged again as if it had just arrived.
+func (c *ClientConn) Judge(k *Cmd) {
 	k.M, k.Route, k.Args, k.Params, k.Out, k.Ask, k.Isolated = LookupMethod(k.Env.Method), route{}, cdp.Args{}, k.Env.Params, outcome{}, Decision{}, false
 	k.Policy = c.Inst.policyNow()
 	c.runCommand(k, k.M.Plan&^arrivalStages)
@@ -147,7 +147,7 @@ func (c *ClientConn) Refuse(k *Cmd, d Decision) bool {
 	}
 	k.Out = outcome{Kind: outDenied, d: d}
 	if !k.Own {
-		c.replyErrorRaw(k.Env.ID, k.Env.SessionID, CodeServerError, d.Message)
+		c.ReplyErrorRaw(k.Env.ID, k.Env.SessionID, CodeServerError, d.Message)
 	}
 	return false
 }
@@ -167,7 +167,7 @@ func (c *ClientConn) RefuseAsThrow(k *Cmd, d Decision) bool {
 func (c *ClientConn) Failed(k *Cmd, code int64, msg string) bool {
 	k.Out.Kind = outFailed
 	if !k.Own {
-		c.replyErrorRaw(k.Env.ID, k.Env.SessionID, code, msg)
+		c.ReplyErrorRaw(k.Env.ID, k.Env.SessionID, code, msg)
 	}
 	return false
 }
@@ -193,12 +193,12 @@ func (c *ClientConn) Limits(k *Cmd) bool {
 	case !c.bucket.Take(time.Now()):
 		cfg.Metrics.Limited[metrics.LimitRate].Inc()
 		k.Out.Kind = outLimited
-		c.replyErrorRaw(k.Env.ID, k.Env.SessionID, CodeServerError, msgRateLimit(cfg.CommandsPerSecond))
+		c.ReplyErrorRaw(k.Env.ID, k.Env.SessionID, CodeServerError, msgRateLimit(cfg.CommandsPerSecond))
 		return false
 	case c.Inflight.Load() >= int64(cfg.MaxInFlight):
 		cfg.Metrics.Limited[metrics.LimitInFlight].Inc()
 		k.Out.Kind = outLimited
-		c.replyErrorRaw(k.Env.ID, k.Env.SessionID, CodeServerError, msgInFlight(cfg.MaxInFlight))
+		c.ReplyErrorRaw(k.Env.ID, k.Env.SessionID, CodeServerError, msgInFlight(cfg.MaxInFlight))
 		return false
 	}
 	cfg.Metrics.Count(metrics.DirCommand, k.M.Domain, len(k.Env.Params))
@@ -237,7 +237,7 @@ func (c *ClientConn) Route(k *Cmd) bool {
 			// The tab's sessions are suspended (away.go, relay/internal/away): the
 			// command waits in the tab's line, and is routed once they are
 			// back (or gone), while the client's other commands go on.
-			if c.holdForTab(st, k, s.Tab) {
+			if heldLines.ForTabLocked(c, st, k, s.Tab) {
 				in.Unlock()
 				return false
 			}
@@ -268,7 +268,7 @@ func (c *ClientConn) Route(k *Cmd) bool {
 		r.Top = !r.Sess.Child
 	} else if t := st.rootTab(); t != nil {
 		r.Via = t.Session
-		if t.Resuming != nil && Emulated(k.M, nil) == nil && c.holdForTab(st, k, t) {
+		if t.Resuming != nil && Emulated(k.M, nil) == nil && heldLines.ForTabLocked(c, st, k, t) {
 			// Every tab is away: a command the relay does not answer itself
 			// waits for the one it would go to.
 			in.Unlock()

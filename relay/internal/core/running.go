@@ -22,18 +22,18 @@ func (c *ClientConn) refuseStopped(k *Cmd) bool {
 	c.Inst.St.RefusedStopped++
 	c.Inst.Unlock()
 	k.Out = outcome{Kind: outStopped, d: Decision{Verdict: Deny, Rule: api.RuleStopped, Message: api.MsgStopped}}
-	c.replyStopped(k.Env.ID, k.Env.SessionID, string(k.Env.Method))
+	c.ReplyStopped(k.Env.ID, k.Env.SessionID, string(k.Env.Method))
 	return false
 }
 
-// replyStopped answers command id, of method, with the person's stop: a
+// ReplyStopped answers command id, of method, with the person's stop: a
 // script as its own exception, so that the client reports the stop and
 // not a context that ended (Playwright words any error of an evaluation
 // so); any other command as an error.
-func (c *ClientConn) replyStopped(id int64, sessionID []byte, method string) {
+func (c *ClientConn) ReplyStopped(id int64, sessionID []byte, method string) {
 	if IsScript(method) {
 		c.replyThrownRaw(id, sessionID, api.MsgStopped)
 		return
 	}
-	c.replyErrorRaw(id, sessionID, CodeServerError, api.MsgStopped)
+	c.ReplyErrorRaw(id, sessionID, CodeServerError, api.MsgStopped)
 }

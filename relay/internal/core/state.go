@@ -61,11 +61,6 @@ type State struct {
 	RefusedStopped int64
 	runCtx         context.Context
 	RunCancel      context.CancelFunc
-	// The held commands: the lines of a client's commands for a tab around
-	// a held one (lines.go), by client and tab. Those shown to a person
-	// are the person's stage's to list and answer (Authority.Answer).
-	Lines map[lineKey]*line
-
 	// The browser's identity (browserinfo.go).
 	Info       BrowserInfo // what the extension reported, or the relay learnt
 	Remembered BrowserInfo // the browser last reported, from Config.BrowserFile
@@ -104,7 +99,6 @@ func newState(in *Instance) State {
 		BrowserCtx: RandHex(16),
 		slots:      stateSlots.make(),
 	}
-	st.Lines = make(map[lineKey]*line)
 	st.NewRunContext()
 	return st
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/lines"
 	"github.com/cdprelay/cdprelay/relay/internal/look"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
@@ -157,7 +158,7 @@ func secretFieldGate(c *core.ClientConn, k *core.Cmd) bool {
 func holdForPixels(c *core.ClientConn, k *core.Cmd) {
 	in := c.Inst
 	st := in.Lock()
-	h := st.HeldInLine(c, k)
+	h := lines.Hold(st, c, k)
 	h.Stage = core.HoldProbing
 	t := k.Route.Tab
 	fields := make([]typedField, 0, len(tabSlot.Of(t).secretField.fields))
@@ -185,7 +186,7 @@ func holdForPixels(c *core.ClientConn, k *core.Cmd) {
 		}
 		st := in.Lock()
 		defer in.Unlock()
-		if h.Stage != core.HoldProbing || st.Lines[h.Key] == nil {
+		if h.Stage != core.HoldProbing || !lines.Live(st, h.Key) {
 			return // stopped, or the client went
 		}
 		if why == "" {
@@ -196,7 +197,7 @@ func holdForPixels(c *core.ClientConn, k *core.Cmd) {
 			in.Srv.Cfg.Metrics.CountRefusal(d)
 			in.Observe(core.Event{Actor: api.ActorClient, Kind: api.KindDenied, Method: h.Method, Target: core.TargetOf(t), Rule: d.Rule, Outcome: api.OutcomeDenied, Detail: d.Message})
 		}
-		in.StartDrain(st, h.Key)
+		lines.StartDrain(in, st, h.Key)
 	})
 }
 

@@ -3,6 +3,7 @@ package creds
 import (
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/lines"
 	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
 
@@ -34,11 +35,11 @@ func Secret(c *core.ClientConn, k *core.Cmd) bool {
 	cl := core.Call{Id: k.Env.ID, Method: k.M.Name, Sess: k.Route.Sess, Args: k.Args, Acc: k.Route.Acc, Via: k.Route.Via, ReplyTo: k.Route.ReplyTo}
 	cl.Stop = c.Inst.StopMark()
 	// The client's later commands for the tab wait until it is typed.
-	h := c.OccupyLine(k)
+	h := lines.Occupy(c, k)
 	c.Wg.Add(1)
 	c.Inst.Tasks.Spawn("type a secret", func() {
 		defer c.Wg.Done()
-		defer c.ReleaseLine(h)
+		defer lines.Release(c, h)
 		typeSecret(c, cl, name)
 	})
 	return false

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/lines"
 )
 
 // Asking a person: the Ask verdict.
@@ -20,8 +21,8 @@ import (
 // denied, the client gets "cdprelay: a person denied …".
 //
 // A held command waits at the head of its tab's line, the client's later
-// commands for that tab behind it (the core's lines.go): the core holds
-// it, this stage asks and answers. A navigation is asked about the same
+// commands for that tab behind it (package lines): the lines hold it,
+// this stage asks and answers. A navigation is asked about the same
 // way (navask.go): its document request stays paused meanwhile (the
 // core's navhold.go).
 
@@ -96,7 +97,7 @@ func answer(in *core.Instance, id int64, approve bool, answer, by string) error 
 	if a.nav != nil {
 		navAnswered(st, a)
 	}
-	in.StartDrain(st, h.Key)
+	lines.StartDrain(in, st, h.Key)
 	target := core.TargetOf(h.Key.Tab)
 	in.Unlock()
 	in.Srv.Cfg.Metrics.Approvals[answer].Inc()

@@ -3,6 +3,7 @@ package person
 import (
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/lines"
 )
 
 // Asks is the ask stage, after access: a command the policy asked about,
@@ -37,7 +38,7 @@ func Asks(c *core.ClientConn, k *core.Cmd) bool {
 	}
 	in := c.Inst
 	st := in.Lock()
-	h := st.HeldInLine(c, k)
+	h := lines.Hold(st, c, k)
 	h.Decision = d
 	var desc Description
 	if k.Route.Tab != nil {

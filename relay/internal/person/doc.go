@@ -43,7 +43,7 @@
 // automation is stopped (core.Instance.IsStopped, core.State.StoppedBy),
 // who holds a tab (core.Tab.Control), the held commands and their lines,
 // and the document requests held. This package asks the core to hold a
-// command (core.State.HeldInLine), shows it to a person and carries out
+// command (lines.Hold), shows it to a person and carries out
 // their answer (asking.go, navask.go), and never decides for another
 // concern.
 //

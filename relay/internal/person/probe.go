@@ -7,6 +7,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/lines"
 	"github.com/cdprelay/cdprelay/relay/internal/look"
 )
 
@@ -33,14 +34,14 @@ func probeThenAsk(c *core.ClientConn, h *core.HeldCmd, via *core.Session, desc D
 	desc.Looked, desc.Target = err == nil, t
 	st := in.Lock()
 	defer in.Unlock()
-	if h.Stage != core.HoldProbing || st.Lines[h.Key] == nil {
+	if h.Stage != core.HoldProbing || !lines.Live(st, h.Key) {
 		return // stopped, or the client went
 	}
 	h.Seen = seen // looked at again when a person approves (recheck.go)
 	if h.Decision.Rule == RuleAskSubmit && err == nil && !t.Submit && !t.Form && t.Kind != "frame" {
 		// Nothing a form would submit: on it goes.
 		h.Stage, h.Approved = core.HoldWaiting, true
-		in.StartDrain(st, h.Key)
+		lines.StartDrain(in, st, h.Key)
 		return
 	}
 	askPerson(st, h, desc.Text())

@@ -9,6 +9,7 @@ import (
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/lines"
 	"github.com/cdprelay/cdprelay/relay/internal/look"
 )
 
@@ -176,7 +177,7 @@ func notePress(c *core.ClientConn, t *core.Tab, h *core.HeldCmd, now core.SeenTa
 func holdToCheck(c *core.ClientConn, k *core.Cmd, check func(ctx context.Context) string) bool {
 	in := c.Inst
 	st := in.Lock()
-	h := st.HeldInLine(c, k)
+	h := lines.Hold(st, c, k)
 	h.Stage = core.HoldProbing
 	in.Unlock()
 	k.Out.Kind = core.OutHeld
@@ -188,7 +189,7 @@ func holdToCheck(c *core.ClientConn, k *core.Cmd, check func(ctx context.Context
 		why := check(ctx)
 		st := in.Lock()
 		defer in.Unlock()
-		if h.Stage != core.HoldProbing || st.Lines[h.Key] == nil {
+		if h.Stage != core.HoldProbing || !lines.Live(st, h.Key) {
 			return // stopped, or the client went
 		}
 		h.Checked = true
@@ -198,7 +199,7 @@ func holdToCheck(c *core.ClientConn, k *core.Cmd, check func(ctx context.Context
 			h.Stage, h.Denial = core.HoldDenied, why
 			in.Observe(core.Event{Actor: api.ActorRelay, Kind: api.KindApproval, Method: h.Method, Target: core.TargetOf(h.Key.Tab), Rule: RuleChanged, Outcome: api.OutcomeDenied, Detail: why})
 		}
-		in.StartDrain(st, h.Key)
+		lines.StartDrain(in, st, h.Key)
 	})
 	return false
 }

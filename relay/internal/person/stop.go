@@ -6,6 +6,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/lines"
 	"github.com/cdprelay/cdprelay/relay/internal/switches"
 )
 
@@ -56,7 +57,8 @@ func Stop(in *core.Instance, by string) error {
 	}
 	c := st.Client
 	x := st.Ext
-	held := st.TakeHeld(nil)
+	takeNavAsks(st, api.AnswerStopped) // the navigations waiting for a person fail
+	held := lines.Take(st, nil)
 	tellStopped(in, st, true, by)
 	// A page the automation holds paused in the debugger goes on: nobody
 	// may resume it while stopped. (Chrome answers an error where the
@@ -84,7 +86,7 @@ func Stop(in *core.Instance, by string) error {
 	}
 	startLifting(in, x, by)
 	for _, h := range held {
-		h.Answer(core.HeldStopped, by)
+		lines.Answer(h, lines.Stopped, by)
 	}
 	in.Srv.Cfg.Metrics.Stops.Inc()
 	in.Observe(core.Event{Actor: api.ActorViewer, Kind: api.KindStop, Outcome: api.OutcomeOK, By: by,
