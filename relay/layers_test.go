@@ -52,7 +52,7 @@ var servicePackages = []string{"look"}
 // core and nothing above it (no stage, service or upstream); the stages
 // and the upstream may import them; the core reaches them through the
 // hooks the facade hands it (core.SetAway), never by importing them.
-var corePartPackages = []string{"away", "switches", "lines"}
+var corePartPackages = []string{"away", "switches", "lines", "navhold"}
 
 // stagesInCore are the concerns whose stage code (what they do with an
 // instance, a tab, a client) is still in the core, beside the core's own:

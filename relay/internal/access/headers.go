@@ -11,8 +11,8 @@ import (
 
 // A document request's headers, and what the client's settings made of
 // them: what a request the navigation backstop holds goes on with, once
-// the settings were lifted for where it goes or put back (the core's
-// navhold.go).
+// the settings were lifted for where it goes or put back (package
+// navhold).
 
 // Header is one of a request's headers, as Fetch.continueRequest takes
 // them.

@@ -18,7 +18,9 @@
 // client's switch of a domain's events on a tab's session, Runtime's
 // above all, which the relay keeps on for itself; relay/internal/lines
 // (SetLines), the order of a client's commands for a tab around one that
-// is held.
+// is held. One more is above it and called by the stages alone:
+// relay/internal/navhold, the navigation backstop's hold of a tab's
+// document request.
 //
 // The core reaches the browser through an Upstream (upstream.go): the
 // connection that carries its commands, keeps the calls pending on it,
@@ -65,7 +67,7 @@
 // (Instance.IsStopped, State.StoppedBy, refused by core.Running), who
 // holds a tab (Tab.Control), the held commands and their lines
 // (lines.go; the lines themselves are package lines') and the document
-// requests held (navhold.go). What a Stop
+// requests held (navhold.go; the hold is package navhold's). What a Stop
 // does, undoes and lets go on, the brake on script that does not end,
 // taking over a tab, and asking a person and carrying out their answer
 // are the person's stage's (authority.go hands them over).
@@ -77,14 +79,13 @@
 // attaches by the Attaching hook), and the extension's first-request
 // rules. What the backstop lets through may still be held by the core
 // while the client's settings are lifted for where it goes or a person is
-// asked (navhold.go, State.HoldDocument).
+// asked (navhold.go; package navhold holds them).
 //
 // So is a tab's access (full, read-only, blind, and why), which every part
 // of the relay reads: keeping it and following the tab's frames and
 // navigations it is decided from (access.go, frameaccess.go,
-// blindframes.go), what is lifted of the client's settings (lifts.go,
-// settings.go) and the client's scripts for new documents
-// (initscripts.go). Deciding it from the policy, what a change of it does
+// blindframes.go), what is lifted of the client's settings (lifts.go)
+// and the client's scripts for new documents (initscripts.go). Deciding it from the policy, what a change of it does
 // and tells the client, and sending what lifts and puts back are the tiers
 // stage's, through Tiers (hooks.go). The core also keeps the contexts the
 // client names (a contexts.Tab per tab, relay/internal/contexts; the
@@ -163,8 +164,7 @@
 //   - Fire-and-forget commands (State.Fire, Upstream.Fire, FireCall): the
 //     consequences of a decision already taken, never judged again — the
 //     Fetch backstop's answers (the rules stage's backstop.go, rules.go,
-//     navhold.go), the
-//     read-only guard and its removal (the tiers' access.go and
+//     package navhold), the read-only guard and its removal (the tiers' access.go and
 //     events.go),
 //     Runtime.runIfWaitingForDebugger and Page.enable on a new child held
 //     at its start (events.go), Debugger.resume of what the brake paused

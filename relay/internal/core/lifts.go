@@ -1,9 +1,6 @@
 package core
 
 import (
-	"time"
-
-	"github.com/cdprelay/cdprelay/relay/internal/access"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/replay"
 )
@@ -20,9 +17,9 @@ import (
 // put back what may again, in the order the client made them (syncLifts
 // calls the tiers' Tiers.SettingsLocked). Each of those commands is
 // counted in the owner's LiftState until Chrome has answered it
-// (LiftOver); a navigation into a stricter page that the navigation backstop
-// pauses meanwhile is cancelled and sent again once every one is answered
-// (navhold.go), so that the stricter page's document commits without
+// (package navhold's LiftOver); a navigation into a stricter page that
+// the navigation backstop pauses meanwhile is cancelled and sent again
+// once every one is answered (package navhold), so that the stricter page's document commits without
 // them, however the tab got there.
 //
 // A setting is lifted by the site's tier, not by a person's hold: a person
@@ -42,16 +39,10 @@ type LiftState struct {
 	// scripts for new documents: what even a form's post, which cannot be
 	// sent again, waits for (navhold.go).
 	Pending, Critical int
-	// held are navigations cancelled to be sent again once pending is 0
-	// (navhold.go).
-	held []*HeldRequest
+	// Held are navigations cancelled to be sent again once Pending is 0
+	// (package navhold).
+	Held []*HeldRequest
 }
-
-// liftHoldTimeout bounds how long a paused request waits for the lifts
-// before it: Chrome answers in milliseconds, so past this the extension
-// is gone or stuck, and the request is failed rather than let go with
-// what may not act where it goes.
-const liftHoldTimeout = 10 * time.Second
 
 // maxKeptChild bounds the settings kept for a child session.
 const maxKeptChild = 128
@@ -93,25 +84,6 @@ func (st *State) ResumeLifts() {
 	}
 }
 
-// LiftOver counts one of ls's commands as answered; the navigations held
-// for them are sent again once none is left.
-func (st *State) LiftOver(ls *LiftState, critical bool) {
-	if ls.Pending > 0 {
-		ls.Pending--
-	}
-	if critical && ls.Critical > 0 {
-		ls.Critical--
-	}
-	if ls.Pending > 0 || len(ls.held) == 0 {
-		return
-	}
-	held := ls.held
-	ls.held = nil
-	for _, h := range held {
-		st.navigateAgain(h)
-	}
-}
-
 // keepFrameSetting keeps a setting a client sends on a child session (an
 // out-of-process frame's own), to be lifted when the frame goes somewhere
 // stricter.
@@ -128,12 +100,4 @@ func (c *ClientConn) keepFrameSetting(k *Cmd) {
 // a tab's (replay.Keep).
 func (st *State) keepChild(cs *Session, m *MethodInfo, params []byte) {
 	cs.Kept = replay.Keep(cs.Kept, m.Replay, m.Name, params, maxKeptChild)
-}
-
-// HeaderFix returns the headers a paused document request should go on
-// with to a page of access lv, when the ones it has are not those
-// (access.HeaderFix says when): kept are the client's settings of its
-// owner, tab or frame. ok is false when its own are right.
-func (st *State) HeaderFix(kept []replay.Cmd, lv Access, hdrs map[string]string) (fixed []access.Header, ok bool) {
-	return access.HeaderFix(kept, func(r replay.Cmd) (string, []byte) { return r.Method, r.Params }, lv, hdrs, st.Info.UserAgent)
 }

@@ -23,8 +23,8 @@ import (
 // A held command waits at the head of its tab's line, the client's later
 // commands for that tab behind it (package lines): the lines hold it,
 // this stage asks and answers. A navigation is asked about the same
-// way (navask.go): its document request stays paused meanwhile (the
-// core's navhold.go).
+// way (navask.go): its document request stays paused meanwhile (package
+// navhold).
 
 // asked is what a person is shown: a held command, or a navigation's
 // document request (nav). Guarded by the instance's mutex.

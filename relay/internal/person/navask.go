@@ -3,11 +3,12 @@ package person
 import (
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/navhold"
 )
 
 // What the policy asks a person besides a command (core.Authority): where
-// a navigation ends (ask_domains; the core holds the document request
-// while the person is asked, navhold.go there), and a submit
+// a navigation ends (ask_domains; package navhold holds the document
+// request while the person is asked), and a submit
 // (api.Asker.AsksSubmit: asks.go).
 //
 // Asking where a navigation ends. ask_domains holds a client's
@@ -69,11 +70,11 @@ func asksSubmit(p core.Policy, profile string) bool {
 // when the policy asks about it (core.Authority's AskNavigationLocked),
 // and reports whether h waits for their answer.
 func askNavigation(st *core.State, h *core.HeldRequest) bool {
-	d, ask := navigationAsk(st, h.Tab(), h.URL())
+	d, ask := navigationAsk(st, h.Tab, h.URL)
 	if !ask {
 		return false
 	}
-	a := askPerson(st, core.NavAsk(h, d), "go to "+h.URL()+" (where the tab's navigation leads: a redirect, a link or the page itself took it there)")
+	a := askPerson(st, navhold.Ask(h, d), "go to "+h.URL+" (where the tab's navigation leads: a redirect, a link or the page itself took it there)")
 	a.nav = h
 	return true
 }
@@ -84,11 +85,11 @@ func askNavigation(st *core.State, h *core.HeldRequest) bool {
 func navAnswered(st *core.State, a *asked) {
 	h, hc := a.nav, a.h
 	if hc.Stage == core.HoldApproved {
-		st.ApprovedNavigation(h.Tab(), h.URL())
-		st.ReleaseRequest(h)
+		st.ApprovedNavigation(h.Tab, h.URL)
+		navhold.Release(st, h)
 		return
 	}
-	st.FailRequest(h, core.Decision{Verdict: core.Deny, Rule: hc.Decision.Rule, Message: hc.Denial})
+	navhold.Fail(st, h, core.Decision{Verdict: core.Deny, Rule: hc.Decision.Rule, Message: hc.Denial})
 }
 
 // takeNavAsks fails every navigation waiting for a person
@@ -104,7 +105,7 @@ func takeNavAsks(st *core.State, answer string) {
 		delete(ps.approvals, id)
 		a.timer.Stop()
 		hc := a.h
-		st.FailRequest(a.nav, core.Decision{Verdict: core.Deny, Rule: hc.Decision.Rule, Message: "nobody may approve it now: " + answer})
+		navhold.Fail(st, a.nav, core.Decision{Verdict: core.Deny, Rule: hc.Decision.Rule, Message: "nobody may approve it now: " + answer})
 		st.Inst.Srv.Cfg.Metrics.Approvals[answer].Inc()
 		st.Observe(core.Event{Actor: api.ActorRelay, Kind: api.KindApproval, Method: hc.Method, Target: core.TargetOf(hc.Key.Tab), Rule: hc.Decision.Rule, Outcome: api.OutcomeDenied, Detail: answer + ": " + hc.What})
 		st.Notify()

@@ -10,6 +10,7 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/methods"
+	"github.com/cdprelay/cdprelay/relay/internal/navhold"
 )
 
 // The navigation backstop. The command fence sees Page.navigate and
@@ -20,7 +21,7 @@ import (
 // frame's) for Document requests: it fails the disallowed ones as
 // blocked-by-client before they leave the browser, and leaves the others
 // to the core, which holds them while the client's settings are lifted
-// for where they go or a person is asked (core.State.HoldDocument).
+// for where they go or a person is asked (navhold.Document).
 // Requests of every type to the relay's own origins are paused and failed
 // whatever the policy (package origins).
 //
@@ -199,7 +200,7 @@ func judgePaused(st *core.State, t *core.Tab, sid string, params []byte) bool {
 			failPaused(st, t, sid, &p, d)
 			return true
 		}
-		if st.HoldDocument(t, sid, &p, wants) {
+		if navhold.Document(st, t, sid, &p, wants) {
 			return true
 		}
 	}

@@ -164,7 +164,7 @@ func createTarget(c *core.ClientConn, k core.Call) {
 		url = "about:blank"
 	}
 	// Where the navigation ends is asked about too (the person's navask.go,
-	// the core's navhold.go): the
+	// package navhold): the
 	// backstop sees the tab's requests once the tab is attached, so it
 	// opens on about:blank and goes to url from there.
 	navigate := url != "about:blank" && in.AsksNavigation()

@@ -9,6 +9,7 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/access"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/navhold"
 	"github.com/cdprelay/cdprelay/relay/internal/replay"
 )
 
@@ -19,7 +20,7 @@ import (
 // what the relay keeps of them, and counts until Chrome has answered, is
 // in the core's tier slots (Tab.Lift, Session.Lift, Session.Kept,
 // Tab.Scripts) and in this stage's (the deferred settings), because the core holds a navigation into a
-// stricter page until they are answered (core's navhold.go).
+// stricter page until they are answered (package navhold).
 //
 // A setting is lifted by the site's tier, not by a person's hold: a person
 // who takes a tab over sees it as the automation set it up. The client's
@@ -80,7 +81,7 @@ func fireLift(st *core.State, t *core.Tab, ls *core.LiftState, critical bool, si
 	in := st.Inst
 	st.FireThen(t.Id, sid, method, params, func() {
 		in.Lock()
-		in.St.LiftOver(ls, critical)
+		navhold.LiftOver(&in.St, ls, critical)
 		in.Unlock()
 	})
 }
@@ -159,7 +160,7 @@ func putScriptBack(in *core.Instance, x core.Upstream, t *core.Tab, sc *core.Ini
 		res, err := x.SendCommand(ctx, t.Id, sc.Sid, "Page.addScriptToEvaluateOnNewDocument", json.RawMessage(sc.Params))
 		st := in.Lock()
 		defer in.Unlock()
-		defer st.LiftOver(ls, false)
+		defer navhold.LiftOver(st, ls, false)
 		sc.Adding = false
 		if err != nil {
 			return

@@ -26,7 +26,7 @@ func gate(c *core.ClientConn, k *core.Cmd, acc core.TabAccess) (refusal core.Dec
 	m := k.M
 	switch acc.Level {
 	case api.Blind:
-		if !access.BlindAllowed(m.Name) && !core.SwitchOnly(m) && !(m.Name == "Page.addScriptToEvaluateOnNewDocument" && core.InitRunsNothing(k.Params)) {
+		if !access.BlindAllowed(m.Name) && !switchOnly(m) && !(m.Name == "Page.addScriptToEvaluateOnNewDocument" && core.InitRunsNothing(k.Params)) {
 			return core.AccessRefusal(acc), false
 		}
 	case api.ReadOnly:
@@ -58,4 +58,9 @@ func gate(c *core.ClientConn, k *core.Cmd, acc core.TabAccess) (refusal core.Dec
 		}
 	}
 	return core.Decision{}, true
+}
+
+// switchOnly reports whether m only switches a domain's events on or off.
+func switchOnly(m *core.MethodInfo) bool {
+	return (m.Enable || m.Disable) && !access.HasEffect(m.Name)
 }
