@@ -49,14 +49,7 @@ func benchInstanceWith(b testing.TB, cfg config.Config) (*core.Instance, *core.C
 		wg.Add(1)
 		go func(p *link.Peer) {
 			defer wg.Done()
-			for {
-				select {
-				case buf := <-p.Outgoing():
-					link.PutBuf(buf)
-				case <-stop:
-					return
-				}
-			}
+			p.Discard(stop)
 		}(p)
 	}
 	return in, c, x, func() { cancel(); close(stop); wg.Wait() }

@@ -268,6 +268,22 @@ func (p *Peer) EnableBatches() { p.batch.Store(true) }
 // Nothing may receive from it while WriteLoop runs.
 func (p *Peer) Outgoing() <-chan *[]byte { return p.out }
 
+// Discard drops what is queued, as it is queued, until stop is closed:
+// the writer of a peer that has no socket (a benchmark's). What it takes
+// leaves the byte budget, as what WriteLoop writes does, so that senders
+// never wait for room.
+func (p *Peer) Discard(stop <-chan struct{}) {
+	for {
+		select {
+		case b := <-p.out:
+			p.dequeued(b)
+			PutBuf(b)
+		case <-stop:
+			return
+		}
+	}
+}
+
 // WriteLoop is the only writer of the socket; the owner runs it on a
 // goroutine of its own, once. ping, when non-zero, sends WebSocket pings at
 // that period. It returns once Shutdown was called and the close frame sent
