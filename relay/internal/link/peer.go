@@ -262,28 +262,6 @@ func (p *Peer) QueueCap() int { return cap(p.out) }
 // calls it once the far end has said so.
 func (p *Peer) EnableBatches() { p.batch.Store(true) }
 
-// Outgoing is the queue itself, for a stand-in writer where no WriteLoop
-// runs (tests and benchmarks without a socket). Whoever receives a message
-// owns it and returns it with PutBuf; the queue's counts are not updated.
-// Nothing may receive from it while WriteLoop runs.
-func (p *Peer) Outgoing() <-chan *[]byte { return p.out }
-
-// Discard drops what is queued, as it is queued, until stop is closed:
-// the writer of a peer that has no socket (a benchmark's). What it takes
-// leaves the byte budget, as what WriteLoop writes does, so that senders
-// never wait for room.
-func (p *Peer) Discard(stop <-chan struct{}) {
-	for {
-		select {
-		case b := <-p.out:
-			p.dequeued(b)
-			PutBuf(b)
-		case <-stop:
-			return
-		}
-	}
-}
-
 // WriteLoop is the only writer of the socket; the owner runs it on a
 // goroutine of its own, once. ping, when non-zero, sends WebSocket pings at
 // that period. It returns once Shutdown was called and the close frame sent
