@@ -21,12 +21,12 @@ import (
 // The upstream (ext, the extension's connection) implements core.Upstream:
 // only the facade imports it, and it imports no stage and no service. Nothing under
 // relay/internal imports the facade; no stage imports another; the core
-// imports no stage; link, api, origins and access import neither the core
+// imports no stage; the leaves (leafPackages) import neither the core
 // nor a stage; the services the stages share over the core (look) import
 // the core and no stage, and the core does not import them; the core's
-// parts kept in packages of their own (away) import the core and nothing
-// above it, and the core reaches them only through the hooks it is
-// given; cdp, what the relay knows of the protocol itself, imports
+// parts kept in packages of their own (corePartPackages) import the core
+// and nothing above it, and the core reaches them only through the hooks
+// it is given, or not at all; cdp, what the relay knows of the protocol itself, imports
 // nothing of the relay.
 
 const modRelay = "github.com/cdprelay/cdprelay/relay"
@@ -48,10 +48,14 @@ var upstreamPackages = []string{"ext"}
 var servicePackages = []string{"look"}
 
 // corePartPackages are subsystems of the core in packages of their own
-// (away: a client's page through the debugger's absence): they import the
-// core and nothing above it (no stage, service or upstream); the stages
-// and the upstream may import them; the core reaches them through the
-// hooks the facade hands it (core.SetAway), never by importing them.
+// (away: a client's page through the debugger's absence; switches: a
+// tab's domain switches answered at the relay; lines: a client's commands
+// kept in order around a held one; navhold: the navigation backstop's
+// hold): they import the core and nothing above it (no stage, service or
+// upstream); the stages and the upstream may import them; the core
+// reaches them through the hooks the facade hands it (core.SetAway,
+// SetSwitches, SetLines) or not at all (navhold), never by importing
+// them.
 var corePartPackages = []string{"away", "switches", "lines", "navhold"}
 
 // stagesInCore are the concerns whose stage code (what they do with an

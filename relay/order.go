@@ -66,7 +66,7 @@ func commands() []core.CmdStage {
 		{Name: "core.Limits", Run: (*core.ClientConn).Limits, Arrival: true},
 		{Name: "core.Running", Run: (*core.ClientConn).Running},
 		{Name: "core.Route", Run: (*core.ClientConn).Route},
-		{Name: "core.Line", Run: lines.InLine, Arrival: true},
+		{Name: "core.Line", Run: lines.InLine, Arrival: true}, // the core's lines, a part of it (package lines)
 		// decide: the judging stages.
 		{Name: "rules.Operator", Run: rules.Operator, Judges: true},
 		{Name: "rules.Relay", Run: rules.RelayRules, Judges: true},
@@ -114,7 +114,7 @@ func events() []core.EventStage {
 		}},
 		{Name: "person.Dialogs", Run: person.Dialogs, Wants: core.IsEvent("Page.javascriptDialogOpening", "Page.javascriptDialogClosed")},
 		{Name: "core.Child", Run: (*core.Instance).ChildOf},
-		{Name: "tiers.ChildFrames", Run: tier.ChildFrames, Wants: core.IsEvent("Page.frameNavigated", "Page.frameDetached", "Page.frameStartedNavigating", "Page.frameRequestedNavigation")},
+		{Name: "tiers.Frames", Run: tier.Frames, Wants: core.IsEvent("Page.frameNavigated", "Page.frameDetached", "Page.frameStartedNavigating", "Page.frameRequestedNavigation")},
 		{Name: "tiers.Requests", Run: tier.Requests, Wants: core.IsEvent("Fetch.requestPaused", "Network.requestWillBeSent")},
 		{Name: "tiers.BlindSources", Run: tier.BlindSources, Wants: core.IsEvent("Debugger.scriptParsed", "Debugger.scriptFailedToParse", "CSS.styleSheetAdded")},
 		{Name: "tiers.Blind", Run: tier.BlindEvent},

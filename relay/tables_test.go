@@ -230,7 +230,7 @@ func TestEventOrder(t *testing.T) {
 		"core.PageTrack",
 		"person.Dialogs",
 		"core.Child",
-		"tiers.ChildFrames",
+		"tiers.Frames",
 		"tiers.Requests",
 		"tiers.BlindSources",
 		"tiers.Blind",

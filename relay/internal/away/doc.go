@@ -21,7 +21,7 @@
 //     are resumed (resume.go): the tab is attached again as any offered
 //     tab is (the tiers and the fence judge the page it came back to),
 //     the client is shown the document it is on now when it is another one
-//     (document.go), what it had set is set again (core.Instance.Replay),
+//     (document.go), what it had set is set again (replay.go),
 //     and it is told the load it missed (load.go).
 //
 // A tab that closes meanwhile closes at once; one that is not back within

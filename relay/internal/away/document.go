@@ -22,7 +22,7 @@ import (
 // frameNavigated, as Chrome reports a new document, taken from the
 // document's own frame tree. The lifecycle events, the execution contexts
 // and the frames' sessions then come from Chrome itself as the client's
-// settings are set again (core.Instance.Replay, then load.go), and the
+// settings are set again (replay.go, then load.go), and the
 // scripts for new documents run in it, as they would have as it loaded.
 
 // frameNode is one frame of Page.getFrameTree, its frame as Chrome gave it.

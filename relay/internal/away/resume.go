@@ -60,7 +60,7 @@ func ResumeTab(in *core.Instance, x core.Upstream, t *core.Tab) {
 			// Another document than the client knows: it is shown it first
 			// (document.go).
 			fresh = showDocument(ctx, in, x, t)
-			err = in.Replay(ctx, x, t, fresh)
+			err = Replay(ctx, in, x, t, fresh)
 		}
 		st := in.Lock()
 		if stillAway(st, t, x) {

@@ -13,7 +13,7 @@ package cdp
 // params stay the bytes the client sent.
 
 // Args are the decoded params of one command. Which fields are set
-// depends on the method (the core's ArgsOf).
+// depends on the method (methods.ArgsOf).
 type Args struct {
 	Url    string // the URL the fence judges (UrlMethods)
 	HasURL bool   // the command carries one

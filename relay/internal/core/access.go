@@ -75,10 +75,7 @@ func (st *State) UpdateAccess(t *Tab) (was TabAccess, changed bool) {
 	}
 	t.Acc = now
 	if now.Level == api.Blind && was.Level != api.Blind {
-		// Replies of commands still running are withheld, and the live
-		// view forgets the tab's last frame, which shows it.
-		t.blindEpoch.Add(1)
-		NotifyHandles(t.Handles, api.TabEvent{Method: api.EventHidden})
+		t.WentBlind()
 	}
 	if tiers.ChangedLocked != nil {
 		tiers.ChangedLocked(st, t, was)
@@ -120,7 +117,7 @@ func (s *Relay) refreshAccess() {
 		}
 		for _, s := range st.Sessions {
 			if s.Child {
-				st.SetChildURL(s, s.Url) // a frame in a process of its own
+				st.ChildAgain(s) // a frame in a process of its own
 			}
 		}
 		in.Unlock()

@@ -21,7 +21,7 @@ type Authority struct {
 	AsksNavigation func(in *Instance) bool
 	// AskNavigationLocked decides whether document request h of a tab's
 	// main frame is asked about, and asks: it reports whether h waits for
-	// the person's answer (navhold.go).
+	// the person's answer (package navhold holds it).
 	AskNavigationLocked func(st *State, h *HeldRequest) bool
 	// TakeNavAsksLocked fails every navigation waiting for a person: the
 	// automation was stopped (answer api.AnswerStopped) or its client left

@@ -23,7 +23,7 @@ import (
 //     attaches past it is detached at once, and the client never hears of
 //     it; counted, audited once.
 //   - frames and requests of a tab followed for its tier: maxPendingFrames
-//     each (blindframes.go): past it the tab is blind until its next
+//     each (the tiers' tabframes.go): past it the tab is blind until its next
 //     document, and no more are kept; counted.
 //   - domains a session switched on: maxSessionDomains; past it a switch
 //     is forwarded but not followed; counted.

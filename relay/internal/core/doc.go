@@ -1,7 +1,7 @@
 // Package core is the relay's inside: instances (one upstream, at most one
 // CDP client, the tabs the person shares), the one lock and the state
-// under it, the tab and session tables, attaching, the replay of what a
-// client set, the client's read loop, what the extension's events and
+// under it, the tab and session tables, attaching, the judging of what a
+// client set that a resume sets again, the client's read loop, what the extension's events and
 // replies mean, the dispatch of what is answered at the relay
 // (emulate.go), and the runners of the three tables of the order, which
 // the facade (package relay) writes and hands over with SetOrder.
@@ -82,12 +82,13 @@
 // asked (navhold.go; package navhold holds them).
 //
 // So is a tab's access (full, read-only, blind, and why), which every part
-// of the relay reads: keeping it and following the tab's frames and
-// navigations it is decided from (access.go, frameaccess.go,
-// blindframes.go), what is lifted of the client's settings (lifts.go)
-// and the client's scripts for new documents (initscripts.go). Deciding it from the policy, what a change of it does
-// and tells the client, and sending what lifts and puts back are the tiers
-// stage's, through Tiers (hooks.go). The core also keeps the contexts the
+// of the relay reads: keeping it and the tab's frames and navigations it
+// is decided from (access.go, frameaccess.go, blindframes.go,
+// tierslots.go), what is lifted of the client's settings (lifts.go) and
+// the client's scripts for new documents (initscripts.go). Deciding it
+// from the policy, following the tab's sub-frames, what a change of it
+// does and tells the client, and sending what lifts and puts back are the
+// tiers stage's, through Tiers (hooks.go). The core also keeps the contexts the
 // client names (a contexts.Tab per tab, relay/internal/contexts; the
 // tiers' contexts.go judges them), and the
 // state the tiers' access is decided from in slots embedded in its
@@ -149,8 +150,8 @@
 //     Runtime.enable, the history check of a tab that once held a page that
 //     is never shared. Before any client command: the tab is not the
 //     client's until they are done.
-//   - A resume's replay (resume.go): what the client had set on the tab is
-//     sent again when the tab is attached again. Each command runs the
+//   - A resume's replay (package away's replay.go): what the client had
+//     set on the tab is sent again when the tab is attached again. Each command runs the
 //     judging rows of the commands table as the relay's own (JudgeReplayed:
 //     the policy read now, access, the fence) and then the rows that act
 //     on the relay's own commands (CmdStage.Replays: rules.Fence's

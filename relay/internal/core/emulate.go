@@ -7,9 +7,10 @@ import (
 
 // Emulation: the methods a tab-level chrome.debugger session cannot
 // serve, answered by the relay as Chrome's browser target would. The
-// core dispatches them (Emulated) and answers a tab's domain switches;
-// the answers themselves are the stages' (Target.*: package targets;
-// Browser.*: package browser), registered at assembly.
+// core dispatches them (Emulated); the answers themselves are the
+// stages' (Target.*: package targets; Browser.*: package browser) and,
+// for a tab's domain switches, a part of the core's (package switches),
+// registered at assembly.
 
 // Emulation answers one method at the relay, in place of the tab.
 // Blocking handlers call the extension and run beside the client's read

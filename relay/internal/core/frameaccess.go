@@ -1,8 +1,6 @@
 package core
 
-import (
-	"github.com/cdprelay/cdprelay/relay/internal/api"
-)
+import "github.com/cdprelay/cdprelay/relay/internal/api"
 
 // ChildAccess is what automation may do with a child session's frame at
 // u: the tiers of its own site (the tiers' Tiers.FrameLocked; a frame that
@@ -15,50 +13,22 @@ func (st *State) ChildAccess(u string) TabAccess {
 	return tiers.FrameLocked(st, u)
 }
 
-// SetChildNav records where child session cs's frame is on its way to.
-func (st *State) SetChildNav(cs *Session, u string) {
-	if u == "" || u == cs.navTo {
-		return
+// ChildAgain decides child session cs's access again where it is (the
+// tiers' Tiers.ChildLocked): the policy, or the relay's own origins,
+// changed.
+func (st *State) ChildAgain(cs *Session) {
+	if tiers.ChildLocked != nil {
+		tiers.ChildLocked(st, cs)
 	}
-	cs.navTo = u
-	st.SetChildURL(cs, cs.Url)
 }
 
-// SetChildURL records where child session cs now is (and where it is on
-// its way to). It reports whether the frame went blind.
-func (st *State) SetChildURL(cs *Session, u string) {
-	if u != cs.Url {
-		cs.navTo = "" // committed
-	}
-	cs.Url = u
-	was := cs.Acc
-	cs.Acc = api.Stricter(st.ChildAccess(u), st.navAccess(cs.navTo))
-	gen := st.Inst.Srv.AccessGen.Load()
-	for id, f := range cs.Frames {
-		if f.Gen != gen {
-			f.Acc, f.Gen = st.ChildAccess(f.Url), gen
-			cs.Frames[id] = f
-		}
-		if fa := f.Acc; fa.Level > cs.Acc.Level {
-			cs.Acc = fa
-			cs.Acc.Why = "a frame of the frame is on another site: " + fa.Why
-		}
-	}
-	if n, ok := cs.Tab.BlindFrames[cs.TargetID]; ok && n.Acc.Level > cs.Acc.Level {
-		cs.Acc = n.Acc
-	}
-	if cs.Acc.Level == api.Blind && was.Level != api.Blind {
-		// Replies of commands still running in the frame are withheld,
-		// and the live view forgets the tab's last frame, which shows it.
-		cs.Tab.blindEpoch.Add(1)
-		NotifyHandles(cs.Tab.Handles, api.TabEvent{Method: api.EventHidden})
-	}
-	if cs.Acc != was {
-		st.SyncScripts(cs.Tab)
-		st.syncChildLifts(cs)
-		st.Observe(Event{Actor: api.ActorRelay, Kind: api.KindAccess, Target: cs.TargetID, Rule: cs.Acc.Rule, Outcome: api.OutcomeOK,
-			Detail: "frame " + was.Level.String() + " -> " + cs.Acc.Level.String() + " on " + api.Origin(u)})
-	}
+// WentBlind moves t's blind epoch on, so that the replies of commands
+// still running in it are withheld, and tells the live view, which
+// forgets the tab's last frame (it shows the tab). Called with the lock
+// held, when t or one of its frames went blind.
+func (t *Tab) WentBlind() {
+	t.blindEpoch.Add(1)
+	NotifyHandles(t.Handles, api.TabEvent{Method: api.EventHidden})
 }
 
 // StorageKeys are where the params of the domains that name their storage

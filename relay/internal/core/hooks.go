@@ -305,6 +305,13 @@ type Tiers struct {
 	// top-level sessions (cs nil) or of child session cs in line with
 	// where it is, or is on its way to.
 	SettingsLocked func(st *State, t *Tab, cs *Session)
+	// SetFrameLocked records that t's in-process sub-frame id is now at
+	// url ("" when it is gone) and decides t's access again: for a
+	// document the tab came back to, whose frames no event told
+	// (relay/internal/away).
+	SetFrameLocked func(st *State, t *Tab, id, url string)
+	// ChildLocked decides child session cs's access again where it is.
+	ChildLocked func(st *State, cs *Session)
 }
 
 var tiers Tiers
@@ -321,7 +328,8 @@ func SetTiers(t Tiers) {
 // assembly's test.
 func HasTiersStage() bool {
 	return tiers.Has != nil && tiers.TabLocked != nil && tiers.FrameLocked != nil && tiers.NavLocked != nil &&
-		tiers.ChangedLocked != nil && tiers.TellLocked != nil && tiers.ScriptsLocked != nil && tiers.SettingsLocked != nil
+		tiers.ChangedLocked != nil && tiers.TellLocked != nil && tiers.ScriptsLocked != nil && tiers.SettingsLocked != nil &&
+		tiers.SetFrameLocked != nil && tiers.ChildLocked != nil
 }
 
 // missingServices names the stages' services the facade has not set: the

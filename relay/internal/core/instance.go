@@ -375,7 +375,7 @@ func (in *Instance) AttachClient(c *ClientConn) bool {
 // Chrome ends a session's state when its client disconnects.
 func (in *Instance) ClientGone(c *ClientConn) {
 	st := in.Lock()
-	if c == st.Client {
+	if c != nil && c == st.Client {
 		authority.TakeNavAsksLocked(st, api.AnswerGone) // the navigations waiting for a person fail
 	}
 	defer heldLines.ClientGoneLocked(st, c)()

@@ -37,7 +37,7 @@ type LiftState struct {
 	// critical, those of them that take out what acts on the site or
 	// tells it anything (the settings lifted on read-only pages) and
 	// scripts for new documents: what even a form's post, which cannot be
-	// sent again, waits for (navhold.go).
+	// sent again, waits for (package navhold).
 	Pending, Critical int
 	// Held are navigations cancelled to be sent again once Pending is 0
 	// (package navhold).

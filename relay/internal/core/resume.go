@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"time"
 
@@ -14,45 +13,12 @@ import (
 // The replay: what a client's sessions set on a tab that a resume sets
 // again (relay/internal/away, and a person's Resume after a Stop) is
 // recorded as the commands go out (Tab.Replay, a replay.Record: send.go),
-// and sent again, judged as the client's own commands are (Replay).
+// and sent again (package away's Replay), each command judged as the
+// client's own commands are (JudgeReplayed).
 
-// ResumeWait bounds a resume. A tab is resumed at most maxResumes times
-// in resumeWindow: an extension that puts its frame back as soon as it is
-// removed would make it a loop.
-const (
-	ResumeWait   = 5 * time.Second
-	maxResumes   = 5
-	resumeWindow = 10 * time.Second
-	// resumeSoon: a resume this soon after the previous one was caused by
-	// the previous one's replay. Emulated focus, set again, gives the page
-	// focus, and a focused password field brings its menu back; so then
-	// focus is not emulated again.
-	resumeSoon = time.Second
-)
-
-// MayResume reports whether t may be resumed once more now, and records
-// the resume.
-func (t *Tab) MayResume(now time.Time) bool {
-	recent := t.resumes[:0]
-	for _, at := range t.resumes {
-		if now.Sub(at) < resumeWindow {
-			recent = append(recent, at)
-		}
-	}
-	t.resumes = recent
-	if len(t.resumes) >= maxResumes {
-		return false
-	}
-	t.resumes = append(t.resumes, now)
-	return true
-}
-
-// resumedSoon reports whether the resume under way came right after the
-// one before it.
-func (t *Tab) resumedSoon() bool {
-	n := len(t.resumes)
-	return n >= 2 && t.resumes[n-1].Sub(t.resumes[n-2]) < resumeSoon
-}
+// ResumeWait bounds a resume: the tab attached again and what its
+// sessions had set sent again.
+const ResumeWait = 5 * time.Second
 
 // tapScript notes the identifier Chrome gave a client's init script.
 func (in *Instance) tapScript(t *Tab, key string) func([]byte) {
@@ -62,82 +28,6 @@ func (in *Instance) tapScript(t *Tab, key string) func([]byte) {
 		t.Replay.Noted(key, id)
 		in.Unlock()
 	}
-}
-
-// Replay sends again what the sessions of t had set, in order. Each
-// command is judged again as the pipeline judges a client's (decide:
-// policy and access as they are now, an ask refusing it) and its params
-// rewritten by the fence as a client's are: a reload of the policy, or the
-// tab's being somewhere automation may do less, since the command was
-// first sent is not gone around. What they refuse is not sent again, and
-// the client is told why.
-//
-// fresh: the tab shows another document than the one the scripts for new
-// documents last ran in (relay/internal/away), so they run in it now, as they would
-// have had the debugger been there when it loaded.
-func (in *Instance) Replay(ctx context.Context, x Upstream, t *Tab, fresh bool) error {
-	st := in.Lock()
-	cmds := append([]replay.Cmd(nil), t.Replay.Cmds...)
-	soon := t.resumedSoon()
-	c, s := st.Client, t.Session
-	in.Unlock()
-	if c == nil || s == nil {
-		return nil // nobody's sessions to resume
-	}
-	ids := map[string]string{}
-	for _, r := range cmds {
-		if soon && r.Method == "Emulation.setFocusEmulationEnabled" {
-			continue
-		}
-		if r.Method == "Page.addScriptToEvaluateOnNewDocument" && in.HasTiers() && !InitRunsNothing(r.Params) {
-			continue // the tiers' own to put back, where it may run (initscripts.go)
-		}
-		if fresh && r.Method == "Page.addScriptToEvaluateOnNewDocument" {
-			r.Params = runNow(r.Params)
-		}
-		k, ok := c.JudgeReplayed(t, s, r)
-		if !ok {
-			continue
-		}
-		var p any
-		if len(k.Params) > 0 {
-			p = json.RawMessage(k.Params)
-		}
-		res, err := x.SendCommand(ctx, t.Id, "", k.M.Name, p)
-		if err != nil {
-			if ctx.Err() != nil || TabGone(err) {
-				return err
-			}
-			// What Chrome refuses now it would have refused before.
-			continue
-		}
-		if r.Script() != "" {
-			ids[r.Script()] = string(wire.StringField(res, "identifier"))
-		}
-	}
-	st = in.Lock()
-	if in.HasTiers() {
-		// The tab's scripts went with the old attach: put back those that
-		// may run where it is now.
-		for _, sc := range t.Scripts {
-			if sc.Child == nil {
-				sc.Real, sc.Adding = "", false
-			}
-		}
-		st.SyncScripts(t)
-	} else {
-		// Set again in order above: the scripts the relay keeps (for a
-		// person's take-over, initscripts.go) are Chrome's new ones.
-		for _, sc := range t.Scripts {
-			if now, ok := ids[sc.Client]; ok && sc.Child == nil {
-				sc.Real, sc.Adding = now, false
-			}
-		}
-		st.SyncScripts(t)
-	}
-	t.Replay.Renamed(ids)
-	in.Unlock()
-	return nil
 }
 
 // JudgeReplayed runs kept command r of tab t (whose top-level session s
@@ -184,19 +74,3 @@ func awaitResume(ctx, run context.Context, done <-chan struct{}) {
 // forgetReplay forgets what a resume would set again: the client's
 // sessions on t have ended, and the next ones set their own.
 func (t *Tab) forgetReplay() { t.Replay.Forget() }
-
-// runNow is the params of a script for new documents, set again, with
-// runImmediately: it runs in the document the tab shows too (and creates
-// the isolated world it names there).
-func runNow(params []byte) []byte {
-	var p map[string]json.RawMessage
-	if json.Unmarshal(params, &p) != nil || p == nil {
-		return params
-	}
-	p["runImmediately"] = json.RawMessage("true")
-	b, err := json.Marshal(p)
-	if err != nil {
-		return params
-	}
-	return b
-}

@@ -30,7 +30,7 @@ type resumeTab struct {
 	// Away is set while the sessions wait for Chrome to let the tab be
 	// debugged again: a browser page, the extension away.
 	Away    *Wait
-	resumes []time.Time // when the tab was last resumed
+	Resumes []time.Time // when the tab was last resumed (package away's MayResume)
 	Replay  replay.Record
 }
 

@@ -192,8 +192,8 @@ func (st *State) addChild(parent *Session, id, targetID, url []byte) *Session {
 	child.Url = string(url)
 	// A frame on its way to a blind site is blind from its attach.
 	navTo, navAcc := parent.Tab.blindNavOf(child.TargetID)
-	child.navTo = navTo
-	child.Acc = api.Stricter(api.Stricter(st.ChildAccess(child.Url), st.navAccess(child.navTo)), navAcc)
+	child.NavTo = navTo
+	child.Acc = api.Stricter(api.Stricter(st.ChildAccess(child.Url), st.navAccess(child.NavTo)), navAcc)
 	st.Sessions[child.Id] = child
 	st.Inst.childSessions.Add(1)
 	return child

@@ -6,7 +6,6 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
-	"github.com/cdprelay/cdprelay/relay/internal/metrics"
 )
 
 // Targets as the client discovers them: Target.targetCreated,
@@ -75,32 +74,6 @@ func (st *State) setDocument(t *Tab, url string) (letGo bool) {
 	return false
 }
 
-// SetFrame records that t's in-process sub-frame id is now at url ("" when
-// it is gone), when the policy has tiers, and decides the tab's access
-// again.
-func (st *State) SetFrame(t *Tab, id, url string) {
-	if id == "" || (url != "" && !st.Inst.HasTiers()) {
-		return
-	}
-	if url == "" {
-		delete(t.Frames, id)
-	} else {
-		if t.Frames == nil {
-			t.Frames = make(map[string]FrameAt)
-		}
-		if _, known := t.Frames[id]; !known && len(t.Frames) >= MaxPendingFrames {
-			// Not a web page: blind, until the next document; no more
-			// kept (bounds.go).
-			st.Inst.Srv.Cfg.Metrics.Limited[metrics.LimitFrames].Inc()
-			id, url = TooManyFrames, TooManyFrames
-		}
-		t.Frames[id] = FrameAt{Url: url, Acc: st.ChildAccess(url), Gen: st.Inst.Srv.AccessGen.Load()}
-	}
-	if was, changed := st.UpdateAccess(t); changed {
-		st.AccessChanged(t, was)
-	}
-}
-
 // SetNavTo records where t's main frame is on its way to, and decides its
 // access again.
 func (st *State) SetNavTo(t *Tab, url string) {
@@ -153,9 +126,9 @@ func (st *State) trackPage(t *Tab, method, params []byte) (refresh, letGo bool) 
 		// Chrome says where the main frame is going a few milliseconds
 		// before it gets there: the earliest the relay can let go of a tab
 		// bound for a page that is never shared (no request, and so no
-		// backstop, precedes a navigation to an extension page).
-		if id := string(wire.StringField(params, "frameId")); id != t.TargetID {
-			st.NoteFrameNav(t, id, string(wire.StringField(params, "url")), "")
+		// backstop, precedes a navigation to an extension page). A
+		// sub-frame's is the tiers' (tiers.Frames).
+		if string(wire.StringField(params, "frameId")) != t.TargetID {
 			return false, false
 		}
 		if u := wire.StringField(params, "url"); len(u) > 0 && st.Inst.Srv.neverSharedAt(string(u)) != "" && !(backstopped(t) && st.Inst.Srv.OwnURL(string(u))) {
@@ -170,9 +143,7 @@ func (st *State) trackPage(t *Tab, method, params []byte) (refresh, letGo bool) 
 		if string(wire.StringField(params, "disposition")) != "currentTab" {
 			return false, false
 		}
-		if id := string(wire.StringField(params, "frameId")); id != t.TargetID {
-			st.NoteFrameNav(t, id, string(wire.StringField(params, "url")), "")
-		} else {
+		if string(wire.StringField(params, "frameId")) == t.TargetID {
 			st.SetNavTo(t, string(wire.StringField(params, "url")))
 		}
 	case "Page.frameNavigated":
@@ -181,10 +152,7 @@ func (st *State) trackPage(t *Tab, method, params []byte) (refresh, letGo bool) 
 			return false, false
 		}
 		if wire.Field(f, "parentId") != nil {
-			id := string(wire.StringField(f, "id"))
-			st.FrameCommitted(t, id)
-			st.SetFrame(t, id, string(wire.StringField(f, "url")))
-			return false, false
+			return false, false // a sub-frame: the tiers' (tiers.Frames)
 		}
 		documentLocked(st, t, params)
 		if u := wire.StringField(f, "url"); u != nil {
@@ -196,13 +164,6 @@ func (st *State) trackPage(t *Tab, method, params []byte) (refresh, letGo bool) 
 				st.letGo(t, full)
 				return false, true
 			}
-		}
-	case "Page.frameDetached":
-		st.FrameRemoved(t, string(wire.StringField(params, "frameId")), params)
-		if id := string(wire.StringField(params, "frameId")); t.Frames[id].Url != "" {
-			// Removed, or swapped into a process of its own (and so a
-			// session of its own, judged by itself).
-			st.SetFrame(t, id, "")
 		}
 	case "Page.navigatedWithinDocument":
 		if string(wire.StringField(params, "frameId")) != t.TargetID {

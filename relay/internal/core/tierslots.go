@@ -23,10 +23,11 @@ type tierTab struct {
 	// automation may do with the tab is the strictest of theirs and the
 	// document's, since the tab's own session reaches into them.
 	Frames map[string]FrameAt
-	// BlindFrames are its sub-frames on their way to a blind site, until
-	// they commit (blindframes.go).
-	BlindFrames map[string]blindNav
-	// blindReqs are the page's requests to blind sites (blindframes.go).
+	// BlindFrames are its sub-frames on their way to a site that is not
+	// full, until they commit (the tiers' tabframes.go).
+	BlindFrames map[string]BlindNav
+	// BlindReqs are the page's requests to blind sites (the tiers'
+	// blindframes.go).
 	BlindReqs map[string]bool
 	// Scripts are the client's scripts for new documents, kept while the
 	// policy has tiers (initscripts.go).
@@ -52,8 +53,9 @@ type tierTab struct {
 // out-of-process frame, a worker), as of a tab. Guarded by the instance's
 // mutex.
 type tierSession struct {
-	// navTo is where a child's frame is on its way to, as a tab's (tierTab).
-	navTo string
+	// NavTo is where a child's frame is on its way to, as a tab's
+	// (tierTab).
+	NavTo string
 	// Frames are the frames in a child's process below its own (frame id
 	// to URL), followed while the policy has tiers, as a tab's.
 	Frames map[string]FrameAt

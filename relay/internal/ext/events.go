@@ -324,7 +324,7 @@ func (x *Conn) OnDetach(params []byte) {
 	// and the client's sessions carry on (package away: resume.go), unless the other
 	// extension keeps putting its frame back.
 	resumable := d.Cause == cdp.CauseExtensionFrame && d.Cleared && t.Resuming == nil && t.Session != nil && c != nil
-	if resumable && !t.MayResume(time.Now()) {
+	if resumable && !away.MayResume(t, time.Now()) {
 		resumable, why = false, core.WhyFrameLoop
 	}
 	status := why

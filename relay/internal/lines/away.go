@@ -28,7 +28,7 @@ func forTabLocked(c *core.ClientConn, st *core.State, k *core.Cmd, t *core.Tab) 
 		ls[key] = l
 		c.LineCount.Add(1)
 		// The head stands for the resume: never answered, never judged
-		// (running), not a command in flight.
+		// (Running), not a command in flight.
 		head := &core.HeldCmd{Key: key, Stage: core.HoldProbing, Running: true}
 		l.q = append(l.q, head)
 		done := t.Resuming

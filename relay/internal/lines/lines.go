@@ -131,7 +131,7 @@ func drain(c *core.ClientConn, key core.LineKey) {
 		h.Running = false
 		if linesOf(st)[key] != l {
 			// The line was dropped meanwhile (Stop, the client left), and
-			// takeHeld left h to this task.
+			// Take left h to this task.
 			dropRunning(c, st, h, heldAgain)
 			return
 		}
@@ -143,13 +143,13 @@ func drain(c *core.ClientConn, key core.LineKey) {
 			continue
 		case h.Stage == core.HoldAsked || h.Stage == core.HoldProbing:
 			// Held again, and still waiting: whoever answers it starts the
-			// line again (startDrain), once this task is off it.
+			// line again (StartDrain), once this task is off it.
 			l.draining = false
 			in.Unlock()
 			return
 		case heldAgain:
 			// Held again, and answered already (a look at the page that
-			// ended before this task got here, whose startDrain found the
+			// ended before this task got here, whose StartDrain found the
 			// line drained): it goes on from its new stage.
 			in.Unlock()
 			continue
@@ -162,7 +162,7 @@ func drain(c *core.ClientConn, key core.LineKey) {
 }
 
 // dropRunning is drain's share of a line dropped while h was being
-// judged, which takeHeld leaves to the task that judges it: h is answered
+// judged, which Take leaves to the task that judges it: h is answered
 // when it was held again (it would wait for good), and counts in flight no
 // more. Called with the lock held; it releases it.
 func dropRunning(c *core.ClientConn, st *core.State, h *core.HeldCmd, heldAgain bool) {

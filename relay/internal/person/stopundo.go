@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/away"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/replay"
@@ -301,7 +302,7 @@ func afterResume(in *core.Instance, st *core.State, x core.Upstream) {
 		in.Tasks.Spawn("set again what the automation had set", func() {
 			ctx, cancel := context.WithTimeout(context.Background(), core.ResumeWait)
 			defer cancel()
-			err := in.Replay(ctx, x, t, false) // the same document: its scripts ran
+			err := away.Replay(ctx, in, x, t, false) // the same document: its scripts ran
 			in.Lock()
 			done := t.Resuming
 			t.Resuming = nil

@@ -27,6 +27,8 @@ func Hooks() core.Tiers {
 		TellLocked:     tellAccess,
 		ScriptsLocked:  syncScripts,
 		SettingsLocked: syncSettings,
+		SetFrameLocked: setFrame,
+		ChildLocked:    func(st *core.State, cs *core.Session) { setChildURL(st, cs, cs.Url) },
 	}
 }
 

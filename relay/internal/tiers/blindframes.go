@@ -11,9 +11,9 @@ import (
 )
 
 // Frames and resources on their way to a blind site: whether an event or
-// a command of a tab is about one. The core follows the frames
-// (blindframes.go there); the requests and sources are noted here, in the
-// tab's tier slots.
+// a command of a tab is about one. The frames are followed in
+// tabframes.go; the requests and sources are noted here, in the tab's tier
+// slots.
 
 // aboutBlindFrame reports whether an event of t is about a frame the
 // client may not see: one on its way to a blind site, or one with a blind
@@ -218,8 +218,8 @@ func noteRequest(st *core.State, t *core.Tab, cs *core.Session, method, params [
 	case cs == nil && string(frame) == t.TargetID:
 		st.SetNavTo(t, string(url))
 	case cs != nil && string(frame) == cs.TargetID:
-		st.SetChildNav(cs, string(url))
+		setChildNav(st, cs, string(url))
 	default:
-		st.NoteFrameNav(t, string(frame), string(url), string(wire.StringField(params, "requestId")))
+		noteFrameNav(st, t, string(frame), string(url), string(wire.StringField(params, "requestId")))
 	}
 }

@@ -16,7 +16,7 @@
 //     tiers.RemoveScript (the client's worlds and scripts for new
 //     documents);
 //   - events (events.go, under the instance's lock): tiers.FrameGuard,
-//     tiers.ChildFrames, tiers.Requests, tiers.BlindSources, tiers.Blind,
+//     tiers.Frames, tiers.Requests, tiers.BlindSources, tiers.Blind,
 //     tiers.Guard, tiers.ChildPage, tiers.BlindChild, tiers.Withhold;
 //   - replies (replies.go): tiers.KeepScript, tiers.WentBlind,
 //     tiers.Scopes, tiers.History, tiers.SideEffect.
@@ -45,10 +45,10 @@
 // What only this stage reads of that state is here too, as functions
 // over the core's tab and its tier slots: whether an event or a command
 // is about a frame, a request or a source of a blind site, and the notes
-// that say so (blindframes.go); a child's frames, the strictest frame and
-// the storage a command names (frames.go); the client's scripts and
-// worlds a tab keeps, and the settings a blind tab deferred
-// (worldscripts.go).
+// that say so (blindframes.go); the tab's sub-frames (tabframes.go); a
+// child's frames, the strictest frame and the storage a command names
+// (frames.go); the client's scripts and worlds a tab keeps, and the
+// settings a blind tab deferred (worldscripts.go).
 //
 // It imports the core, relay/internal/access, relay/internal/api,
 // relay/internal/cdp, internal/wire and the standard library. It must not import package relay

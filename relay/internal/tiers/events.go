@@ -13,9 +13,14 @@ func FrameGuard(in *core.Instance, e *core.EventMsg) bool {
 	return e.Sid != nil || (e.Tab.Acc.Level != api.Blind && !hasBlindChild(e.State, e.Tab))
 }
 
-// ChildFrames (tiers.ChildFrames): where a child session's frames are.
-func ChildFrames(in *core.Instance, e *core.EventMsg) bool {
+// Frames (tiers.Frames): where the sub-frames of a tab's document
+// (tabframes.go) and of a child session's are.
+func Frames(in *core.Instance, e *core.EventMsg) bool {
 	cs, st, t, params := e.Child, e.State, e.Tab, e.Params
+	if e.Sid == nil {
+		tabFrames(st, t, e.Method, params)
+		return true
+	}
 	if cs == nil {
 		return true
 	}
@@ -29,27 +34,27 @@ func ChildFrames(in *core.Instance, e *core.EventMsg) bool {
 				// one's entry stays, for the late events of its
 				// navigation on its parent's session.
 				if n, ok := t.BlindFrames[id]; ok && n.Acc.Level != api.Blind || ok && st.ChildAccess(string(wire.StringField(f, "url"))).Level != api.Blind {
-					st.FrameCommitted(t, id)
+					frameCommitted(st, t, id)
 				}
-				st.SetChildURL(cs, string(wire.StringField(f, "url"))+string(wire.StringField(f, "urlFragment")))
+				setChildURL(st, cs, string(wire.StringField(f, "url"))+string(wire.StringField(f, "urlFragment")))
 			} else {
 				// A frame in the child's process: the child's
 				// session reaches into it, so the child is as
 				// strict as it.
-				st.FrameCommitted(t, id)
+				frameCommitted(st, t, id)
 				setChildFrame(st, cs, id, string(wire.StringField(f, "url")))
 			}
 		}
 	case "Page.frameDetached":
 		if id := string(wire.StringField(params, "frameId")); id != cs.TargetID {
-			st.FrameRemoved(t, id, params)
+			frameRemoved(st, t, id, params)
 			setChildFrame(st, cs, id, "")
 		}
 	case "Page.frameStartedNavigating", "Page.frameRequestedNavigation":
 		if id := string(wire.StringField(params, "frameId")); id == cs.TargetID {
-			st.SetChildNav(cs, string(wire.StringField(params, "url")))
+			setChildNav(st, cs, string(wire.StringField(params, "url")))
 		} else {
-			st.NoteFrameNav(t, id, string(wire.StringField(params, "url")), "")
+			noteFrameNav(st, t, id, string(wire.StringField(params, "url")), "")
 		}
 	}
 	return true

@@ -18,7 +18,7 @@ func hasBlindChild(st *core.State, t *core.Tab) bool {
 	if !st.Inst.HasTiers() {
 		return false
 	}
-	if t.PendingBlind() {
+	if pendingBlind(t) {
 		// A frame on its way to a blind site that did not commit in the
 		// tab's process: it is in a process of its own now, whether or
 		// not the client has a session on it.
@@ -54,7 +54,7 @@ func setChildFrame(st *core.State, cs *core.Session, id, url string) {
 		}
 		cs.Frames[id] = core.FrameAt{Url: url, Acc: st.ChildAccess(url), Gen: st.Inst.Srv.AccessGen.Load()}
 	}
-	st.SetChildURL(cs, cs.Url)
+	setChildURL(st, cs, cs.Url)
 }
 
 // storageAccess returns the strictest access of the storages params name
