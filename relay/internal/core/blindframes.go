@@ -15,9 +15,11 @@ type BlindNav struct {
 	Acc TabAccess
 }
 
-// MaxPendingFrames bounds the frames followed on their way to a site that
-// is not full, and those followed in a document; a page with more than
-// that is blind until its next document (bounds.go).
+// MaxPendingFrames bounds what the tiers follow of a tab for its access:
+// its frames on their way to a site that is not full, its requests to
+// blind sites, the frames of its document and of a child session's
+// process; a page with more than that is blind until its next document
+// (bounds.go).
 const MaxPendingFrames = 4096
 
 // blindNavOf is a sub-frame's pending navigation, for the session Chrome

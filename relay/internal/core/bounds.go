@@ -22,9 +22,10 @@ import (
 //     beside the client's own (maxSessions). A frame or worker Chrome
 //     attaches past it is detached at once, and the client never hears of
 //     it; counted, audited once.
-//   - frames and requests of a tab followed for its tier: maxPendingFrames
-//     each (the tiers' tabframes.go): past it the tab is blind until its next
-//     document, and no more are kept; counted.
+//   - frames and requests of a tab followed for its tier, and the frames
+//     of a child session's process: MaxPendingFrames each (the tiers'
+//     tabframes.go, blindframes.go, frames.go): past it the tab is blind
+//     until its next document, and no more are kept; counted.
 //   - domains a session switched on: maxSessionDomains; past it a switch
 //     is forwarded but not followed; counted.
 //
@@ -39,7 +40,7 @@ import (
 // dialog (one), approvals (in flight), warnings (256). Each is counted as
 // cdprelay_relay_limited_total{limit}.
 
-// TooManyFrames stands for the frames of a document past maxPendingFrames:
+// TooManyFrames stands for the frames of a document past MaxPendingFrames:
 // a frame id and a URL that is no web page's (blind).
 const TooManyFrames = "cdprelay:too-many-frames"
 

@@ -369,7 +369,7 @@ func (in *Instance) AttachClient(c *ClientConn) bool {
 	}
 }
 
-// ClientGone is called once when c's read loop ends. Its sessions go, and
+// ClientGone is called once when c's read loop ends (c is never nil). Its sessions go, and
 // the debugger is detached from its tabs so that what the client switched
 // on (Fetch interception, emulation, ...) does not outlive it, exactly as
 // Chrome ends a session's state when its client disconnects.

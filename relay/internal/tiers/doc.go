@@ -50,8 +50,9 @@
 // (frames.go); the client's scripts and worlds a tab keeps, and the
 // settings a blind tab deferred (worldscripts.go).
 //
-// It imports the core, relay/internal/access, relay/internal/api,
-// relay/internal/cdp, internal/wire and the standard library. It must not import package relay
-// (the facade) nor another stage's package: imports run from the facade
-// to the stages to the core, never back.
+// It imports the core and the core's parts it acts through (navhold),
+// the leaves (access, api, cdp, contexts, metrics, replay), internal/wire
+// and the standard library. It must not import package relay (the
+// facade) nor another stage's package: imports run from the facade to
+// the stages to the core, never back.
 package tiers

@@ -8,8 +8,9 @@ import (
 )
 
 // The sub-frames of a tab's document, followed from the tab's own
-// session's Page events (tabFrames, in the tiers.Frames row) while the
-// policy has tiers: those that share its process, whose sites make the
+// session's Page events (tabFrames, in the tiers.Frames row), from its
+// Document requests (blindframes.go) and from a child session's events
+// (events.go) while the policy has tiers: those that share its process, whose sites make the
 // tab as strict as they are (core.Tab.Frames), and those on their way to
 // a site that is not full (core.Tab.BlindFrames).
 //
