@@ -160,6 +160,41 @@ func TestTooManyFrames(t *testing.T) {
 	}
 }
 
+// TestTooManyFramesInChild: the same in an out-of-process frame: a hostile
+// page in a frame of a process of its own makes more frames in it than the
+// relay follows. The frame's session is as strict as a frame it cannot
+// follow (blind), what it keeps stays bounded, and the tab's own session
+// is not made blind by it.
+func TestTooManyFramesInChild(t *testing.T) {
+	h := newHarness(t, config.Config{Policy: tiers})
+	e := h.ext(fakeext.Options{Tabs: twoTabs[:1]})
+	c := h.client()
+	sess := h.autoAttach(c)[0]
+	h.call(c, sess, "Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true})
+	from := len(c.Messages())
+	e.Event(1, "", "Target.attachedToTarget", map[string]any{"sessionId": "S-OOP", "waitingForDebugger": false,
+		"targetInfo": map[string]any{"targetId": "F-OOP", "type": "iframe", "url": "https://a.example/widget", "title": "", "attached": true}})
+	h.event(c, from, "Target.attachedToTarget")
+	before := limitedCount(h, metrics.LimitFrames)
+	for i := 0; i < core.MaxPendingFrames+100; i++ {
+		e.Event(1, "S-OOP", "Page.frameNavigated", map[string]any{"frame": map[string]any{"id": fmt.Sprintf("inner%d", i), "parentId": "F-OOP", "loaderId": "L", "url": "https://a.example/f", "securityOrigin": "https://a.example", "mimeType": "text/html"}})
+	}
+	waitLong(t, "the frames past the bound counted", func() bool { return limitedCount(h, metrics.LimitFrames)-before >= 100 })
+	in := h.srv.Default()
+	st := in.Lock()
+	n := len(st.Sessions["S-OOP"].Frames)
+	in.Unlock()
+	if n > core.MaxPendingFrames+1 {
+		t.Errorf("the frame's session keeps %d frames", n)
+	}
+	if m := h.callMsg(c, "S-OOP", "Runtime.evaluate", map[string]any{"expression": "1"}); refusal(m) == "" {
+		t.Errorf("a frame past the frames bound is not blind: %s", m.Raw)
+	}
+	if m := h.callMsg(c, sess, "DOM.getDocument", nil); m.Error != nil {
+		t.Errorf("the tab's own session, whose document is full, is refused: %s", m.Raw)
+	}
+}
+
 // What was decided of a frame's site is decided again when the policy
 // changes: a tab whose sub-frame is on a site the new policy hides goes
 // blind, though no event of the page came since.

@@ -6,7 +6,6 @@ import (
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
-	"github.com/cdprelay/cdprelay/relay/internal/metrics"
 )
 
 // A tab's frames and what their sites allow: a child session's frames,
@@ -44,15 +43,7 @@ func setChildFrame(st *core.State, cs *core.Session, id, url string) {
 		}
 		delete(cs.Frames, id)
 	} else {
-		if cs.Frames == nil {
-			cs.Frames = make(map[string]core.FrameAt)
-		}
-		if _, known := cs.Frames[id]; !known && len(cs.Frames) >= core.MaxPendingFrames {
-			// Not a web page: blind, until the next document; no more kept.
-			st.Inst.Srv.Cfg.Metrics.Limited[metrics.LimitFrames].Inc()
-			id, url = core.TooManyFrames, core.TooManyFrames
-		}
-		cs.Frames[id] = core.FrameAt{Url: url, Acc: st.ChildAccess(url), Gen: st.Inst.Srv.AccessGen.Load()}
+		cs.Frames = putFrame(st, cs.Frames, id, url)
 	}
 	setChildURL(st, cs, cs.Url)
 }

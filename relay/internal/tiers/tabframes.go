@@ -73,20 +73,28 @@ func setFrame(st *core.State, t *core.Tab, id, url string) {
 	if url == "" {
 		delete(t.Frames, id)
 	} else {
-		if t.Frames == nil {
-			t.Frames = make(map[string]core.FrameAt)
-		}
-		if _, known := t.Frames[id]; !known && len(t.Frames) >= core.MaxPendingFrames {
-			// Not a web page: blind, until the next document; no more
-			// kept (the core's bounds.go).
-			st.Inst.Srv.Cfg.Metrics.Limited[metrics.LimitFrames].Inc()
-			id, url = core.TooManyFrames, core.TooManyFrames
-		}
-		t.Frames[id] = core.FrameAt{Url: url, Acc: st.ChildAccess(url), Gen: st.Inst.Srv.AccessGen.Load()}
+		t.Frames = putFrame(st, t.Frames, id, url)
 	}
 	if was, changed := st.UpdateAccess(t); changed {
 		st.AccessChanged(t, was)
 	}
+}
+
+// putFrame records in frames (a tab's document's, or a child session's
+// process's) that frame id is at url, with the access its site gives,
+// and returns the map. Past MaxPendingFrames a new frame is not kept: it
+// stands as one that is no web page (core.TooManyFrames), which makes its
+// owner blind until its next document (the core's bounds.go).
+func putFrame(st *core.State, frames map[string]core.FrameAt, id, url string) map[string]core.FrameAt {
+	if frames == nil {
+		frames = make(map[string]core.FrameAt)
+	}
+	if _, known := frames[id]; !known && len(frames) >= core.MaxPendingFrames {
+		st.Inst.Srv.Cfg.Metrics.Limited[metrics.LimitFrames].Inc()
+		id, url = core.TooManyFrames, core.TooManyFrames
+	}
+	frames[id] = core.FrameAt{Url: url, Acc: st.ChildAccess(url), Gen: st.Inst.Srv.AccessGen.Load()}
+	return frames
 }
 
 // noteFrameNav records that sub-frame id of t is on its way to url, with
