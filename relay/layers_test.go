@@ -53,8 +53,8 @@ var servicePackages = []string{"look"}
 // kept in order around a held one; navhold: the navigation backstop's
 // hold): they import the core and nothing above it (no stage, service or
 // upstream); the stages and the upstream may import them; the core
-// reaches them through the hooks the facade hands it (core.SetAway,
-// SetSwitches, SetLines) or not at all (navhold), never by importing
+// reaches them through the hooks the facade hands it (core.Services:
+// Away, Switches, Lines) or not at all (navhold), never by importing
 // them.
 var corePartPackages = []string{"away", "switches", "lines", "navhold"}
 

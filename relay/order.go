@@ -45,15 +45,17 @@ func init() {
 	core.AddLifecycle(person.Lifecycle())
 	core.AddLifecycle(person.BrakeLifecycle())
 	core.AddLifecycle(tier.Lifecycle())
-	core.SetScrubber(creds.Scrubber())
-	core.SetDialogs(person.DialogHooks())
-	core.SetBackstop(rules.Answers())
-	core.SetTiers(tier.Hooks())
-	core.SetRefusals(browser.Refusals())
-	core.SetAuthority(person.AuthorityHooks())
-	core.SetAway(away.Hooks())
-	core.SetSwitches(switches.Hooks())
-	core.SetLines(lines.Hooks())
+	core.SetServices(core.Services{
+		Scrubber:  creds.Scrubber(),
+		Dialogs:   person.DialogHooks(),
+		Authority: person.AuthorityHooks(),
+		Backstop:  rules.Answers(),
+		Tiers:     tier.Hooks(),
+		Refusals:  browser.Refusals(),
+		Away:      away.Hooks(),
+		Lines:     lines.Hooks(),
+		Switches:  switches.Hooks(),
+	})
 	core.SetOrder(commands(), events(), replies())
 }
 

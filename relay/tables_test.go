@@ -184,39 +184,17 @@ func TestPlansAgree(t *testing.T) {
 
 func wireParams(p string) wire.Envelope { return wire.Envelope{Params: []byte(p)} }
 
-// TestAssembly: what the facade hands the core besides the order — the
-// credentials' scrubber above all, without which a typed secret or a URL's
-// password would reach the client and the audit log; and the dialogs,
-// without which a tab's dialog would be nobody's to answer but the
-// automation's; and the person's authority, without which nobody could
-// stop the automation or take over a tab.
+// TestAssembly: what the facade hands the core besides the order, every
+// hook of it — the credentials' scrubber above all, without which a typed
+// secret or a URL's password would reach the client and the audit log;
+// the dialogs, without which a tab's dialog would be nobody's to answer
+// but the automation's; the person's authority, without which nobody could
+// stop the automation or take over a tab; the tiers, without which every
+// page is full to automation; the time away, without which a client's page
+// ends whenever Chrome takes the debugger away.
 func TestAssembly(t *testing.T) {
-	if !core.HasScrubber() {
-		t.Fatal("the core has no scrubber: the facade's init must set the credentials'")
-	}
-	if !core.HasDialogs() {
-		t.Fatal("the core has no dialogs: the facade's init must set the person's")
-	}
-	if !core.HasBackstop() {
-		t.Fatal("the core has no backstop: the facade's init must set the rules', or a navigation to the relay's own page lets the tab go")
-	}
-	if !core.HasTiersStage() {
-		t.Fatal("the core has no tiers: the facade's init must set them, or every page is full to automation")
-	}
-	if !core.HasRefusals() {
-		t.Fatal("the core has no refusals: the facade's init must set the browser's, or the live view never says why a tab is refused")
-	}
-	if !core.HasAuthority() {
-		t.Fatal("the core has no authority: the facade's init must set the person's, or nobody can stop the automation")
-	}
-	if !core.HasLines() {
-		t.Fatal("the core has no lines: the facade's init must set them, or a client's command for a tab that is away is lost")
-	}
-	if !core.HasSwitches() {
-		t.Fatal("the core has no switches: the facade's init must set them, or a client's Runtime.enable on a tab is refused")
-	}
-	if !core.HasAway() {
-		t.Fatal("the core has no time away: the facade's init must set it, or a client's page ends whenever Chrome takes the debugger away")
+	if missing := core.MissingServices(); len(missing) > 0 {
+		t.Fatalf("the facade's init leaves hooks of the core's services unset: %v", missing)
 	}
 }
 

@@ -20,7 +20,7 @@
 //   - A row of the events table (Downloads, "browser.Downloads"): a tab's
 //     download events, held until the file is in place, withheld when the
 //     download is not the client's.
-//   - The browser's policy refusals (Refusals, core.SetRefusals): the
+//   - The browser's policy refusals (Refusals, core.Services.Refusals): the
 //     tabs a policy of the browser keeps the debugger out of, audited once
 //     and listed in the instance's status for the live view
 //     (refusals.go).

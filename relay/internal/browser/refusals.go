@@ -17,7 +17,7 @@ import (
 // (core.Refusals: an attach refused, a detach or a command's error that
 // names a policy).
 
-// Refusals is the stage's record of refusals (core.SetRefusals).
+// Refusals is the stage's record of refusals (core.Services.Refusals).
 func Refusals() core.Refusals {
 	return core.Refusals{NoteLocked: noteRefused, StatusLocked: refusalsStatus}
 }

@@ -6,7 +6,7 @@ import "github.com/cdprelay/cdprelay/relay/internal/api"
 // What every part honours is the core's data: Instance.IsStopped and
 // State.StoppedBy, Tab.Control. What a Stop and a take-over do (refuse,
 // fail, undo, tell the client) is the person's stage's, which the facade
-// hands over before the order (SetAuthority); TestAssembly says it does.
+// hands over before the order (Services.Authority); TestAssembly says it does.
 
 // Authority is what the person's stage does for the person.
 type Authority struct {
@@ -38,23 +38,6 @@ type Authority struct {
 }
 
 var authority Authority
-
-// SetAuthority sets the person's stage's authority.
-func SetAuthority(a Authority) {
-	if CommandStages != nil {
-		panic("core: the authority set after the order")
-	}
-	authority = a
-}
-
-// HasAuthority reports whether the authority is set, for the assembly's
-// test.
-func HasAuthority() bool {
-	return authority.Stop != nil && authority.Resume != nil && authority.Control != nil &&
-		authority.AsksNavigation != nil && authority.AskNavigationLocked != nil &&
-		authority.TakeNavAsksLocked != nil && authority.Answer != nil &&
-		authority.UnaskLocked != nil && authority.ApprovalsLocked != nil
-}
 
 // AsksNavigation reports whether the instance's policy asks about hosts
 // (the person's Authority.AsksNavigation).

@@ -38,20 +38,6 @@ type Away struct {
 
 var away Away
 
-// SetAway hands the core the time away's hooks.
-func SetAway(a Away) {
-	if CommandStages != nil {
-		panic("core: the time away's hooks set after the order")
-	}
-	away = a
-}
-
-// HasAway reports whether the time away's hooks are set, for the
-// assembly's check.
-func HasAway() bool {
-	return away.LetGoLocked != nil && away.ReplacedLocked != nil && away.ExtensionGoneLocked != nil
-}
-
 // EndAway ends t's wait, if it has one: the commands waiting for it go on
 // (and find the sessions as they are). A resume under way ends its own.
 func (st *State) EndAway(t *Tab) {

@@ -11,14 +11,13 @@
 // plans each entry), relay/internal/contexts (the execution contexts of a
 // tab's sessions, kept from Chrome's events) and relay/internal/replay
 // (the record of what a client set that a resume sets again). Three are
-// above it and reached through the hooks the facade hands over:
-// relay/internal/away (SetAway), the time a tab's sessions wait while
-// Chrome takes the debugger away, the client's wait for its extension,
-// and the resume; relay/internal/switches (SetSwitches), the answers to a
+// above it and reached through the services the facade hands over
+// (Services, services.go): relay/internal/away, the time a tab's sessions
+// wait while Chrome takes the debugger away, the client's wait for its
+// extension, and the resume; relay/internal/switches, the answers to a
 // client's switch of a domain's events on a tab's session, Runtime's
-// above all, which the relay keeps on for itself; relay/internal/lines
-// (SetLines), the order of a client's commands for a tab around one that
-// is held. One more is above it and called by the stages alone:
+// above all, which the relay keeps on for itself; relay/internal/lines,
+// the order of a client's commands for a tab around one that is held. One more is above it and called by the stages alone:
 // relay/internal/navhold, the navigation backstop's hold of a tab's
 // document request.
 //
@@ -39,12 +38,11 @@
 // (SetOrder), the methods it answers at the relay (AddEmulations,
 // AddLevels), the
 // outcomes it watches (AddOutcomeHooks), what it hears of a tab's and a client's life
-// (AddLifecycle), the last look at what leaves the relay (SetScrubber),
-// a tab's dialogs (SetDialogs), what a Stop and a take-over do, asking a
-// person and carrying out their answer (SetAuthority), the navigation
-// backstop's answers (SetBackstop), what the tiers decide of a tab's
-// access (SetTiers), the browser's policy refusals (SetRefusals), and its
-// own state in the core's structures (the
+// (AddLifecycle), the services (SetServices: the last look at what
+// leaves the relay, a tab's dialogs, what a Stop and a take-over do,
+// asking a person and carrying out their answer, the navigation
+// backstop's answers, what the tiers decide of a tab's access, the
+// browser's policy refusals), and its own state in the core's structures (the
 // slots of slots.go). Every stage is so plugged in:
 // browser (the version, windows and downloads), targets (Target.*),
 // creds (credentials and secrets), person

@@ -162,18 +162,5 @@ type Switches struct {
 }
 
 // switchEms are the switches' emulations, set once before the order
-// (SetSwitches).
+// (Services.Switches).
 var switchEms Switches
-
-// SetSwitches installs the switches' emulations. It is called from the
-// facade's init, before SetOrder.
-func SetSwitches(s Switches) {
-	if CommandStages != nil {
-		panic("core: the switches set after the order")
-	}
-	switchEms = s
-}
-
-// HasSwitches reports whether the switches are set, for the assembly's
-// check.
-func HasSwitches() bool { return switchEms.Runtime.Fn != nil && switchEms.Domain.Fn != nil }

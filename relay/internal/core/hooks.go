@@ -183,17 +183,6 @@ type Scrubber struct {
 
 var scrubber Scrubber
 
-// SetScrubber sets the credentials' scrubber.
-func SetScrubber(s Scrubber) {
-	if CommandStages != nil {
-		panic("core: the scrubber set after the order")
-	}
-	scrubber = s
-}
-
-// HasScrubber reports whether the scrubber is set, for the assembly's test.
-func HasScrubber() bool { return scrubber.Frame != nil && scrubber.String != nil }
-
 // ScrubString returns s as the client would see it: for the audit log, the
 // live view and a person's cards.
 func (in *Instance) ScrubString(s string) string {
@@ -218,18 +207,6 @@ type Dialogs struct {
 
 var dialogs Dialogs
 
-// SetDialogs sets the dialogs' stage.
-func SetDialogs(d Dialogs) {
-	if CommandStages != nil {
-		panic("core: the dialogs set after the order")
-	}
-	dialogs = d
-}
-
-// HasDialogs reports whether the dialogs' stage is set, for the assembly's
-// test.
-func HasDialogs() bool { return dialogs.StatusLocked != nil && dialogs.Answer != nil }
-
 // AnswerDialog answers the dialog id (0: whichever) that tab tabID shows,
 // on behalf of the person by.
 func (in *Instance) AnswerDialog(tabID, id int64, accept bool, promptText, by string) error {
@@ -252,18 +229,6 @@ type Backstop struct {
 }
 
 var backstop Backstop
-
-// SetBackstop sets the navigation backstop's answer.
-func SetBackstop(b Backstop) {
-	if CommandStages != nil {
-		panic("core: the backstop set after the order")
-	}
-	backstop = b
-}
-
-// HasBackstop reports whether the backstop's answer is set, for the
-// assembly's test.
-func HasBackstop() bool { return backstop.Fences != nil && backstop.OnLocked != nil }
 
 // backstopped reports whether the backstop pauses t's own requests.
 func backstopped(t *Tab) bool { return backstop.OnLocked != nil && backstop.OnLocked(t) }
@@ -315,44 +280,3 @@ type Tiers struct {
 }
 
 var tiers Tiers
-
-// SetTiers sets the tiers stage's share.
-func SetTiers(t Tiers) {
-	if CommandStages != nil {
-		panic("core: the tiers set after the order")
-	}
-	tiers = t
-}
-
-// HasTiersStage reports whether the tiers' share is set, for the
-// assembly's test.
-func HasTiersStage() bool {
-	return tiers.Has != nil && tiers.TabLocked != nil && tiers.FrameLocked != nil && tiers.NavLocked != nil &&
-		tiers.ChangedLocked != nil && tiers.TellLocked != nil && tiers.ScriptsLocked != nil && tiers.SettingsLocked != nil &&
-		tiers.SetFrameLocked != nil && tiers.ChildLocked != nil
-}
-
-// missingServices names the stages' services the facade has not set: the
-// core refuses to run without any of them (SetOrder).
-func missingServices() []string {
-	var out []string
-	for _, s := range []struct {
-		name string
-		set  bool
-	}{
-		{"the scrubber (SetScrubber)", HasScrubber()},
-		{"the dialogs (SetDialogs)", HasDialogs()},
-		{"the authority (SetAuthority)", HasAuthority()},
-		{"the backstop (SetBackstop)", HasBackstop()},
-		{"the tiers (SetTiers)", HasTiersStage()},
-		{"the refusals (SetRefusals)", HasRefusals()},
-		{"the time away (SetAway)", HasAway()},
-		{"the lines (SetLines)", HasLines()},
-		{"the switches (SetSwitches)", HasSwitches()},
-	} {
-		if !s.set {
-			out = append(out, s.name)
-		}
-	}
-	return out
-}

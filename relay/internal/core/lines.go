@@ -87,21 +87,8 @@ type Lines struct {
 	ClientGoneLocked func(st *State, c *ClientConn) (answer func())
 }
 
-// heldLines are the lines' hooks, set once before the order (SetLines).
+// heldLines are the lines' hooks, set once before the order (Services.Lines).
 var heldLines Lines
-
-// SetLines installs the lines' hooks. It is called from the facade's
-// init, before SetOrder.
-func SetLines(l Lines) {
-	if CommandStages != nil {
-		panic("core: the lines set after the order")
-	}
-	heldLines = l
-}
-
-// HasLines reports whether the lines' hooks are set, for the assembly's
-// check.
-func HasLines() bool { return heldLines.ForTabLocked != nil && heldLines.ClientGoneLocked != nil }
 
 // UnaskLocked takes h, a command shown to a person, off what they are
 // asked (the person's Authority.UnaskLocked).

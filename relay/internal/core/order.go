@@ -102,10 +102,8 @@ func SetOrder(commands []CmdStage, events []EventStage, replies []ReplyStage) {
 	if CommandStages != nil {
 		panic("core: the order is set once")
 	}
-	if missing := missingServices(); len(missing) > 0 {
-		// Without them the core would hide nothing and fence nothing:
-		// every page full to automation, nobody able to stop it.
-		panic("core: the order set before " + strings.Join(missing, ", "))
+	if missing := MissingServices(); len(missing) > 0 {
+		panic("core: the order set without the services' " + strings.Join(missing, ", "))
 	}
 	if len(commands) > 64 || len(events) > 64 || len(replies) > 64 {
 		panic("core: more than 64 stages in a table: the plans are 64-bit")

@@ -11,7 +11,7 @@ import (
 // of, for the live view (Status.Refused) and the audit log. Which refusals
 // are a policy's, and the words that say so, are Chrome's, read by package
 // cdp (cdp.PolicyCauseOf, cdp.PolicyText); what is kept of them is the
-// browser stage's (Refusals, set with SetRefusals).
+// browser stage's (Services.Refusals).
 
 // Refusals is the browser stage's record of the browser's policy
 // refusals. Its hooks are called with the instance's lock held.
@@ -25,18 +25,6 @@ type Refusals struct {
 }
 
 var refusals Refusals
-
-// SetRefusals sets the browser stage's record of refusals.
-func SetRefusals(r Refusals) {
-	if CommandStages != nil {
-		panic("core: the refusals set after the order")
-	}
-	refusals = r
-}
-
-// HasRefusals reports whether the refusals are set, for the assembly's
-// test.
-func HasRefusals() bool { return refusals.NoteLocked != nil && refusals.StatusLocked != nil }
 
 // NoteRefusal records that a policy (cause) kept the debugger out of tab
 // id.

@@ -12,7 +12,7 @@
 //     frame of such a page is the live view's only), creds.Redact and
 //     creds.Results (credential headers and cookies of events and results
 //     redacted), creds.StreamForget and creds.StreamPiece;
-//   - the scrubber (Scrubber, core.SetScrubber): the last look at every
+//   - the scrubber (Scrubber, core.Services.Scrubber): the last look at every
 //     frame to the client and every text shown to a person or recorded —
 //     the URL passwords it saw (urlpasswords.go) and the secrets typed in
 //     the instance, replaced by their references;

@@ -266,5 +266,5 @@ func scrubFrame(in *core.Instance, b *[]byte) *[]byte {
 	return b
 }
 
-// Scrubber is the credentials' scrubber (core.SetScrubber).
+// Scrubber is the credentials' scrubber (core.Services.Scrubber).
 func Scrubber() core.Scrubber { return core.Scrubber{Frame: scrubFrame, String: scrubString} }

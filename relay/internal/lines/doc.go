@@ -31,7 +31,7 @@ package lines
 
 import "github.com/cdprelay/cdprelay/relay/internal/core"
 
-// Hooks are what the core calls of the lines (core.SetLines).
+// Hooks are what the core calls of the lines (core.Services.Lines).
 func Hooks() core.Lines {
 	return core.Lines{
 		ForTabLocked: forTabLocked,

@@ -31,8 +31,8 @@
 //     Debugger kept apart from the brake's.
 //
 // What it hands the core besides its rows: the Stop, the Resume and a
-// take-over (AuthorityHooks, core.SetAuthority), the dialogs' status and
-// a person's answer from the live view (DialogHooks, core.SetDialogs),
+// take-over (AuthorityHooks, core.Services.Authority), the dialogs' status and
+// a person's answer from the live view (DialogHooks, core.Services.Dialogs),
 // and what it hears of a tab's life (Lifecycle, BrakeLifecycle). What it
 // keeps per instance (the brakes, what a Stop undid), per tab (the
 // dialog), per client (approved presses) and in the state (the dialogs'

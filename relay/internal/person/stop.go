@@ -25,7 +25,7 @@ import (
 // wait for a debugger.
 
 // AuthorityHooks is what the person's stage does for the person
-// (core.SetAuthority): the Stop and Resume, taking over a tab, and asking
+// (core.Services.Authority): the Stop and Resume, taking over a tab, and asking
 // the person and carrying out their answer.
 func AuthorityHooks() core.Authority {
 	return core.Authority{Stop: Stop, Resume: Resume, Control: Control,

@@ -189,7 +189,7 @@ func claimDialog(st *core.State, t *core.Tab) (core.Decision, bool) {
 	return dec, ok
 }
 
-// DialogHooks is what the core asks of the dialogs (core.SetDialogs).
+// DialogHooks is what the core asks of the dialogs (core.Services.Dialogs).
 func DialogHooks() core.Dialogs {
 	return core.Dialogs{StatusLocked: dialogStatus, Answer: answerByPerson}
 }

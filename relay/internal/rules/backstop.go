@@ -51,7 +51,7 @@ func Backstop() core.Lifecycle {
 	}
 }
 
-// Answers is the backstop's answer to the core (core.SetBackstop).
+// Answers is the backstop's answer to the core (core.Services.Backstop).
 func Answers() core.Backstop {
 	return core.Backstop{
 		Fences:   func(in *core.Instance) bool { return in.Srv.PolicyBox.Load().FencesNavigation(in.ProfileName) },

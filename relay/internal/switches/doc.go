@@ -35,7 +35,7 @@ package switches
 import "github.com/cdprelay/cdprelay/relay/internal/core"
 
 // Hooks are the emulations the core hands a tab session's switches to
-// (core.SetSwitches).
+// (core.Services.Switches).
 func Hooks() core.Switches {
 	return core.Switches{
 		Runtime: core.Emulation{Fn: runtimeSwitch, Blocking: true},
