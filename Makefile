@@ -133,6 +133,8 @@ cross:
 	  GOOS=$$os GOARCH=$$arch $(GO) vet ./...; \
 	  (cd $(CLASSIC) && GOOS=$$os GOARCH=$$arch $(GO) vet ./...); \
 	done
+	@echo "cross linux/riscv64: vet ./relay/... (the code without the assembly of amd64 and arm64)"
+	@GOOS=linux GOARCH=riscv64 $(GO) vet ./relay/...
 
 # The release: a static binary per platform with the version stamped, the
 # extension as zips (tools/dist), SHA256SUMS; sizes printed.

@@ -8,33 +8,9 @@ import (
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/config"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/cdprelay/cdprelay/internal/fakeext"
 )
-
-// curG tells goroutines apart and is the same all along one.
-func TestCurG(t *testing.T) {
-	me := core.CurG()
-	if me == 0 || core.CurG() != me {
-		t.Fatalf("curG: %d then %d", me, core.CurG())
-	}
-	const n = 8
-	ids := make(chan uintptr, n)
-	hold := make(chan struct{})
-	for range n {
-		go func() { ids <- core.CurG(); <-hold }()
-	}
-	seen := map[uintptr]bool{me: true}
-	for range n {
-		id := <-ids
-		if id == 0 || seen[id] {
-			t.Fatalf("curG %d given twice among live goroutines", id)
-		}
-		seen[id] = true
-	}
-	close(hold)
-}
 
 // A panic in code that does not hold the lock, while another goroutine
 // holds it for longer than any guess would wait, ends the instance's

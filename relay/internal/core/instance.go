@@ -11,6 +11,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/gid"
 )
 
 // Close reasons sent to a CDP client. They are part of the interface: a
@@ -49,7 +50,7 @@ type Instance struct {
 
 	mu sync.Mutex
 	St State // guarded by mu; see lock
-	// holder is the goroutine holding mu (curG; 0: none), set by lock and
+	// holder is the goroutine holding mu (gid.Current; 0: none), set by lock and
 	// cleared by unlock, so that a panic's recovery knows whether the code
 	// that panicked holds the lock (tasks.go).
 	holder atomic.Uintptr
@@ -111,7 +112,7 @@ func NewInstance(s *Relay, guid string, isDefault bool, profile string) *Instanc
 // state.fire rather than send them.
 func (in *Instance) Lock() *State {
 	in.mu.Lock()
-	in.holder.Store(CurG())
+	in.holder.Store(gid.Current())
 	return &in.St
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/cdprelay/cdprelay/relay/internal/gid"
 	"github.com/cdprelay/cdprelay/relay/internal/link"
 )
 
@@ -86,7 +87,7 @@ func (in *Instance) Panicked(where string, r any) {
 
 // HoldsLock reports whether the calling goroutine holds the instance's
 // lock.
-func (in *Instance) HoldsLock() bool { return in.holder.Load() == CurG() }
+func (in *Instance) HoldsLock() bool { return in.holder.Load() == gid.Current() }
 
 // closeSockets closes the instance's client and extension sockets with a
 // reason, leaving the instance itself in place: the extension reconnects

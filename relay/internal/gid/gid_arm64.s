@@ -1,7 +1,7 @@
 #include "textflag.h"
 
-// func CurG() uintptr
-TEXT ·CurG(SB), NOSPLIT, $0-8
+// func Current() uintptr
+TEXT ·Current(SB), NOSPLIT, $0-8
 	MOVD g, R0
 	MOVD R0, ret+0(FP)
 	RET

@@ -1,7 +1,7 @@
 #include "textflag.h"
 
-// func CurG() uintptr
-TEXT ·CurG(SB), NOSPLIT, $0-8
+// func Current() uintptr
+TEXT ·Current(SB), NOSPLIT, $0-8
 	MOVQ (TLS), AX
 	MOVQ AX, ret+0(FP)
 	RET
