@@ -63,6 +63,58 @@ func init() {
 // decide and change nothing of the tab, then the rows that act on a
 // command the judges let through. What each row does: pipeline.go and
 // forward.go in the core, and the stage's own file.
+//
+// Every command a client sends runs through these stages, in this order,
+// and stops at the first that answers it. Each stage is one or more rows
+// of the table below, named there; a row is called only for the methods
+// it wants. The order is a security contract: nothing that a stage
+// refuses reaches a later one, and nothing reaches the tab that an
+// earlier stage refused. The stages up to ask judge (decide): they change
+// nothing of the tab, so a command they refuse, or a person denies, leaves
+// it as it was; the stages from prepare on act (act), on a command that
+// goes on.
+//
+//  1. limits   the client's command rate and its commands in flight;
+//  2. running  a person's Stop: while it is in force every command is
+//     refused (the person's stop.go);
+//  3. route    the session the command names, the tab that executes it
+//     and the session its reply names, resolved once under one lock; the
+//     params that later stages judge or act on, decoded once (cdp/args.go);
+//  4. in line  a command for a tab whose earlier command is held (for a
+//     person's approval, or while a secret is typed) waits behind it, and
+//     goes through the stages after this one when its turn comes
+//     (package lines);
+//  5. policy   the operator's method rules and URL fence, on the decoded
+//     URL (Policy), then the relay's own rules (package rules);
+//  6. access   what the tab lets automation do, by where it is and who
+//     holds it: blind, read-only or full (package tiers, by the access
+//     the core holds: its access.go); and the execution contexts the
+//     command names, judged by what they are now (the tiers' contexts.go);
+//  7. ask      a command the policy asks a person about is held for their
+//     approval (package person; the holding is package lines');
+//  8. prepare  what a verdict does to the tab: a navigation to a stricter
+//     site takes out of Chrome what may not run there (package tiers);
+//  9. secret   a secret typed by reference, on its own origins only
+//     (package creds); while one is hidden, what the relay could not hide
+//     it in, and a page whose password field holds one (package creds);
+//  10. fence   the navigation backstop's share of the tab's Fetch domain
+//     (package rules, backstop.go);
+//  11. emulate browser-level methods the relay answers itself (the core's
+//     emulate.go, and the stages' emulations);
+//  12. forward everything else, to the tab, params as the client's
+//     original bytes (or as a stage rewrote them). A Stop that comes
+//     after the running stage still catches the command here: the
+//     extension connection does not take it (core.Upstream's Forward).
+//
+// Then observe: one step, for every verdict, that counts the command and
+// its outcome and records what the audit log keeps.
+//
+// The relay's own commands go through the same stages. A command taken off
+// a line (package lines) runs from running on, as if it had just arrived.
+// A setting sent again after a resume (package away's replay.go) is judged
+// by policy and access as they are now (decide), an ask refusing it, and
+// its params rewritten by the fence as a client's are (the rows marked
+// Replays); what they refuse is not sent, and the client is told.
 func commands() []core.CmdStage {
 	return []core.CmdStage{
 		{Name: "core.Limits", Run: (*core.ClientConn).Limits, Arrival: true},

@@ -22,7 +22,7 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/rules"
 )
 
-// The order of the command stages (pipeline.go) is a security contract.
+// The order of the command stages (order.go) is a security contract.
 // Each pin below is a behaviour that holds only while two stages keep
 // their order: its comment names the two, and the swap it catches. A pin
 // says what a client or a person sees (replies, approvals, what reaches

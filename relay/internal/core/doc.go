@@ -93,49 +93,17 @@
 // structures (tierslots.go: the frames, the navigations, the scripts, what
 // is lifted). The tiers stage judges by it.
 //
-// # Where things are decided
+// Where each thing is decided across the relay — the order, what each
+// concern keeps, how a stage is added — is the facade's package doc
+// (package relay).
 //
-//   - The order of the stages: the facade's order.go (package relay),
-//     three tables (commands, events, replies), top to bottom in security
-//     order, handed to the core once (SetOrder, order.go here, which runs
-//     them). Each row is named "concern.Step"; pipeline.go says what each
-//     command row does, events.go each event row, replies.go each reply
-//     row, except a stage's own: in its package (browser, creds, person,
-//     rules, tiers).
-//   - What each concern keeps per tab, session, client and instance: for a
-//     stage package, its slots (slots.go), declared in the package
-//     (browser: downloadcalls.go; creds: stageslots.go; person:
-//     slots.go; rules: backstop.go); for the tiers, still here, and the core's own parts, a
-//     struct in a slots file (tierslots.go,
-//     resumeslots.go), embedded in Tab, Session, State,
-//     ClientConn or Instance. What stays in those structs directly is the
-//     core's own.
-//   - What of each concern needs no instance, tab or client — its tables,
-//     texts, parsers and byte work — is in its package under
-//     relay/internal (rules, tiers, person, creds), beside the
-//     vocabulary every part shares (api), the protocol's names, codes and
-//     params (cdp), the relay's own origins (origins), the sockets
-//     (link), the configuration (config) and the metrics (metrics).
-//     Imports run one way:
-//     layers_test.go keeps them so.
-//   - What runs under the instance lock: every method of *State, every
-//     function whose name ends in Locked, and every event row. None of them
-//     blocks or calls the extension: state.fire queues a command in the
-//     outbox (outbox.go), which is sent after the lock is released, in
-//     order, before anything else is sent.
-//   - How a stage is added: in its package under relay/internal, write a
-//     func(c *core.ClientConn, k *core.Cmd) bool (false: the stage
-//     answered, refused or held the command) and, when it cares about a
-//     few methods only, a Wants func(*core.MethodInfo) bool; put a row at
-//     its place in the facade's commands table (Judges: true when it only
-//     decides and changes nothing of the tab); add its name to
-//     TestCommandOrder and a behavioural pin of each adjacency that matters
-//     to order_command_test.go. An event row is a func(*core.Instance,
-//     *core.EventMsg) bool run under the lock, a reply row a
-//     func(*core.Instance, *core.Reply) bool. What it keeps goes in slots
-//     made in its package's variables. The method's plan is computed once,
-//     when the method is interned, so a message the stage does not want
-//     pays nothing. Package browser is the worked example.
+// # Under the lock
+//
+// Every method of *State, every function whose name ends in Locked, and
+// every event row run with the instance lock held. None of them blocks or
+// calls the extension: State.Fire queues a command in the outbox
+// (outbox.go), which is sent after the lock is released, in order, before
+// anything else is sent.
 //
 // # The relay's own commands
 //
