@@ -172,7 +172,7 @@ func (b *busyPage) received(prefix string) []string {
 var rawIDs atomic.Int64
 
 // lastNotBrake is what the tab last received, leaving out the relay's own
-// Debugger that each new frame and worker gets (brakeOn), whose commands
+// Debugger that each new frame and worker gets (attach.BrakeOn), whose commands
 // the fake may answer in any order with the client's.
 func lastNotBrake(t *testing.T, rec *recorder) received {
 	t.Helper()

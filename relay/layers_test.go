@@ -51,12 +51,13 @@ var servicePackages = []string{"look"}
 // (away: a client's page through the debugger's absence; switches: a
 // tab's domain switches answered at the relay; lines: a client's commands
 // kept in order around a held one; navhold: the navigation backstop's
-// hold): they import the core and nothing above it (no stage, service or
+// hold; attach: attaching the debugger to a tab and letting go of it):
+// they import the core and nothing above it (no stage, service or
 // upstream); the stages and the upstream may import them; the core
 // reaches them through the hooks the facade hands it (core.Services:
-// Away, Switches, Lines) or not at all (navhold), never by importing
-// them.
-var corePartPackages = []string{"away", "switches", "lines", "navhold"}
+// Away, Switches, Lines, Attacher) or not at all (navhold), never by
+// importing them.
+var corePartPackages = []string{"away", "switches", "lines", "navhold", "attach"}
 
 // stagesInCore are the concerns whose stage code (what they do with an
 // instance, a tab, a client) is still in the core, beside the core's own:

@@ -3,6 +3,7 @@ package relay
 import (
 	"strings"
 
+	"github.com/cdprelay/cdprelay/relay/internal/attach"
 	"github.com/cdprelay/cdprelay/relay/internal/away"
 	"github.com/cdprelay/cdprelay/relay/internal/browser"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
@@ -55,6 +56,7 @@ func init() {
 		Away:      away.Hooks(),
 		Lines:     lines.Hooks(),
 		Switches:  switches.Hooks(),
+		Attacher:  attach.Hooks(),
 	})
 	core.SetOrder(commands(), events(), replies())
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/attach"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/replay"
 )
@@ -92,7 +93,7 @@ func Replay(ctx context.Context, in *core.Instance, x core.Upstream, t *core.Tab
 		}
 		res, err := x.SendCommand(ctx, t.Id, "", k.M.Name, p)
 		if err != nil {
-			if ctx.Err() != nil || core.TabGone(err) {
+			if ctx.Err() != nil || attach.TabGone(err) {
 				return err
 			}
 			// What Chrome refuses now it would have refused before.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/attach"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/lines"
 )
@@ -54,7 +55,7 @@ func ResumeTab(in *core.Instance, x core.Upstream, t *core.Tab) {
 	defer cancel()
 	var err error
 	for {
-		err = in.AttachTab(ctx, x, t)
+		err = attach.Tab(ctx, in, x, t)
 		fresh := false
 		if err == nil {
 			// Another document than the client knows: it is shown it first
@@ -72,7 +73,7 @@ func ResumeTab(in *core.Instance, x core.Upstream, t *core.Tab) {
 		again := st.Shared(t) && t.State != core.TabAttached
 		shared := st.Shared(t)
 		in.Unlock()
-		if (err == nil && !again) || !shared || core.TabGone(err) {
+		if (err == nil && !again) || !shared || attach.TabGone(err) {
 			break
 		}
 		timer := time.NewTimer(resumeRetry)
@@ -120,7 +121,7 @@ func ResumeTab(in *core.Instance, x core.Upstream, t *core.Tab) {
 		in.Observe(core.Event{Actor: api.ActorRelay, Kind: api.KindAttach, Target: target, Outcome: api.OutcomeOK, Detail: "resumed the automation's sessions " + detail})
 		core.NotifyHandles(hs, api.TabEvent{Method: api.EventAttached})
 	}
-	if err != nil && core.TabGone(err) {
+	if err != nil && attach.TabGone(err) {
 		core.FailTab(x, t.Id)
 	}
 }

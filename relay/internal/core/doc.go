@@ -1,7 +1,8 @@
 // Package core is the relay's inside: instances (one upstream, at most one
 // CDP client, the tabs the person shares), the one lock and the state
-// under it, the tab and session tables, attaching, the judging of what a
-// client set that a resume sets again, the client's read loop, what the extension's events and
+// under it, the tab and session tables and a tab's attach state, the
+// judging of what a client set that a resume sets again, the client's read
+// loop, what the extension's events and
 // replies mean, the dispatch of what is answered at the relay
 // (emulate.go), and the runners of the three tables of the order, which
 // the facade (package relay) writes and hands over with SetOrder.
@@ -10,14 +11,17 @@
 // relay/internal/methods (the table of CDP methods and events; the core
 // plans each entry), relay/internal/contexts (the execution contexts of a
 // tab's sessions, kept from Chrome's events) and relay/internal/replay
-// (the record of what a client set that a resume sets again). Three are
+// (the record of what a client set that a resume sets again). Four are
 // above it and reached through the services the facade hands over
 // (Services, services.go): relay/internal/away, the time a tab's sessions
 // wait while Chrome takes the debugger away, the client's wait for its
 // extension, and the resume; relay/internal/switches, the answers to a
 // client's switch of a domain's events on a tab's session, Runtime's
 // above all, which the relay keeps on for itself; relay/internal/lines,
-// the order of a client's commands for a tab around one that is held. One more is above it and called by the stages alone:
+// the order of a client's commands for a tab around one that is held;
+// relay/internal/attach, attaching the debugger to a tab and letting go
+// of it, the I/O side of the tab's attach state (Tab.State, SetState).
+// One more is above it and called by the stages alone:
 // relay/internal/navhold, the navigation backstop's hold of a tab's
 // document request.
 //
@@ -28,7 +32,8 @@
 // the extension protocol's events mean for the core's tabs (a tab offered,
 // updated, removed or detached, the handshake, the popups it marks), which
 // it carries out with the core's operations (UpsertTab, RemoveTab,
-// BrowserDetached, ...) and the time away's (package away: WaitOnDetach,
+// BrowserDetached, ...), the attach's (package attach: Tab,
+// ReleaseIfUnused) and the time away's (package away: WaitOnDetach,
 // ResumeAway, ...). A client's reply comes
 // back by Instance.DeliverReply and a tab's CDP event by
 // Instance.RouteEvent, each through the order's table.
@@ -110,7 +115,7 @@
 // Not every command the extension receives is a client's. The relay sends
 // its own, and each goes through what must see it:
 //
-//   - Attach (attach.go): chrome.debugger.attach, Target.getTargetInfo,
+//   - Attach (package attach): chrome.debugger.attach, Target.getTargetInfo,
 //     what the stages put in place first (Lifecycle.Attaching: the
 //     backstop's Fetch.enable on a fenced tab), Page.enable,
 //     Runtime.enable, the history check of a tab that once held a page that

@@ -232,7 +232,7 @@ func (in *Instance) afterEvent(x Upstream, t *Tab, sid, params []byte, fx *event
 		x.Fire(t.Id, string(sid), "Debugger.resume", nil)
 	}
 	if fx.BrakeChild != "" {
-		BrakeOn(x, t.Id, fx.BrakeChild)
+		attacher.BrakeOn(x, t.Id, fx.BrakeChild)
 	}
 	if fx.refresh {
 		in.Tasks.Spawn("target info", func() { in.refreshTargetInfo(x, t) })

@@ -129,8 +129,9 @@ func (c *ClientConn) Switched(s *Session, domain string, on bool) {
 	}
 }
 
-// attaching lets the stages set t up before anything else is sent to it.
-func (in *Instance) attaching(ctx context.Context, x Upstream, t *Tab) error {
+// Attaching lets the stages set t up before anything else is sent to it
+// (Lifecycle.Attaching), once the debugger is on it.
+func (in *Instance) Attaching(ctx context.Context, x Upstream, t *Tab) error {
 	for _, l := range lifecycles {
 		if l.Attaching != nil {
 			if err := l.Attaching(ctx, in, x, t); err != nil {

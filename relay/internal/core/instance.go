@@ -396,7 +396,7 @@ func (in *Instance) ClientGone(c *ClientConn) {
 	}
 	in.clientLeft(x)
 	for _, t := range detach {
-		in.Tasks.Spawn("detach", func() { in.finishDetach(x, t) })
+		in.Tasks.Spawn("detach", func() { attacher.FinishDetach(in, x, t) })
 	}
 }
 

@@ -31,19 +31,6 @@ func OwnRefusal(u string) Decision {
 	return Denial(origins.RuleOwnOrigin, "cdprelay: "+api.Origin(u)+" is the relay's own page, which is never shared with automation")
 }
 
-// neverSharedAt says why a top-level URL is never shared, or "": a page
-// that is never shared anywhere (neverSharedURL), or one of this relay's
-// own.
-func (s *Relay) neverSharedAt(u string) string {
-	if why := neverSharedURL(u); why != "" {
-		return why
-	}
-	if s.Own.Match(u) {
-		return "the relay's own page, which is never shared with automation"
-	}
-	return ""
-}
-
 // OwnAccess is the access of a page or frame at u when it is one of the
 // relay's own: blind, as a page that is never shared.
 func (s *Relay) OwnAccess(u, what string) (TabAccess, bool) {

@@ -50,7 +50,7 @@ func (c *ClientConn) openPage(targetID string) error {
 		c.Close(websocket.CloseNormalClosure, "No target with given id found")
 		return errNoPage
 	}
-	if err := in.AttachTab(c.Ctx, x, t); err != nil {
+	if err := attacher.Tab(c.Ctx, in, x, t); err != nil {
 		c.Close(websocket.CloseInternalServerErr, "cdprelay: "+err.Error())
 		return err
 	}

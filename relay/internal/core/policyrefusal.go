@@ -1,8 +1,6 @@
 package core
 
 import (
-	"errors"
-
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 )
@@ -53,21 +51,4 @@ func (in *Instance) notePolicyError(t *Tab, cause string) {
 	st := in.Lock()
 	st.noteRefused(t.Id, cause, st.TargetInfo(t).URL, true)
 	in.Unlock()
-}
-
-// noteAttachRefusal records an attach Chrome refused because of a policy
-// (for either extension), and returns err with the explanation added.
-func (in *Instance) noteAttachRefusal(t *Tab, err error) error {
-	var e *cdp.ExtError
-	if !errors.As(err, &e) {
-		return err
-	}
-	cause := cdp.PolicyCauseOf("", e.Message)
-	if cause == "" {
-		return err
-	}
-	st := in.Lock()
-	st.NoteRefusal(t.Id, cause, st.TargetInfo(t).URL)
-	in.Unlock()
-	return &cdp.ExtError{Code: e.Code, Message: cdp.ExplainPolicy("", e.Message)}
 }

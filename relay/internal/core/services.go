@@ -23,6 +23,7 @@ type Services struct {
 	Away      Away      // the time away (relay/internal/away)
 	Lines     Lines     // the lines of held commands (relay/internal/lines)
 	Switches  Switches  // a tab's domain switches (relay/internal/switches)
+	Attacher  Attacher  // attaching the debugger and letting go (relay/internal/attach)
 }
 
 // SetServices installs the services. It is called once, from the facade's
@@ -32,13 +33,13 @@ func SetServices(s Services) {
 		panic("core: the services set after the order")
 	}
 	scrubber, dialogs, authority, backstop = s.Scrubber, s.Dialogs, s.Authority, s.Backstop
-	tiers, refusals, away, heldLines, switchEms = s.Tiers, s.Refusals, s.Away, s.Lines, s.Switches
+	tiers, refusals, away, heldLines, switchEms, attacher = s.Tiers, s.Refusals, s.Away, s.Lines, s.Switches, s.Attacher
 }
 
 // MissingServices names the hooks of the services in force that are not
 // set ("Tiers.ChildLocked"), for SetOrder and the assembly's test.
 func MissingServices() []string {
-	return missingHooks(Services{scrubber, dialogs, authority, backstop, tiers, refusals, away, heldLines, switchEms})
+	return missingHooks(Services{scrubber, dialogs, authority, backstop, tiers, refusals, away, heldLines, switchEms, attacher})
 }
 
 // missingHooks names the func fields of s, at any depth, that are nil.

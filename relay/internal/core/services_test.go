@@ -11,7 +11,7 @@ import (
 func TestMissingHooksNamesEach(t *testing.T) {
 	none := missingHooks(Services{})
 	for _, want := range []string{"Scrubber.Frame", "Scrubber.String", "Dialogs.Answer", "Authority.Stop",
-		"Tiers.ChildLocked", "Away.ExtensionGoneLocked", "Lines.ForTabLocked", "Switches.Runtime.Fn", "Switches.Domain.Fn"} {
+		"Tiers.ChildLocked", "Away.ExtensionGoneLocked", "Lines.ForTabLocked", "Switches.Runtime.Fn", "Switches.Domain.Fn", "Attacher.FinishDetach"} {
 		if !slices.Contains(none, want) {
 			t.Errorf("an empty Services: %q not named missing in %v", want, none)
 		}

@@ -13,8 +13,8 @@ import (
 //
 // It has one owner, the instance's mutex, and one way in, Instance.lock: a
 // function that has a *state holds the lock. Its methods decide and
-// record; none calls the extension or blocks. The I/O side (attach.go,
-// package ext, the emulation) takes the lock to read or record and never
+// record; none calls the extension or blocks. The I/O side (package
+// attach, package ext, the emulation) takes the lock to read or record and never
 // holds it across a call to the extension.
 type State struct {
 	Inst *Instance // static: for records and configuration
@@ -153,8 +153,8 @@ func (st *State) releaseClientTabs() []*Tab {
 		case TabAttached:
 			t.SetState(TabDetaching, nil)
 			detach = append(detach, t)
-		case tabAttaching:
-			t.releaseAfterAttach = true
+		case TabAttaching:
+			t.ReleaseAfterAttach = true
 		}
 	}
 	clear(st.Sessions)

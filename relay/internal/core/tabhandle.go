@@ -49,7 +49,7 @@ func (in *Instance) OpenTab(ctx context.Context, tabID int64, fn func(api.TabEve
 	in.Lock()
 	t.Handles = append(slices.Clip(t.Handles), h)
 	in.Unlock()
-	if err := in.AttachTab(ctx, x, t); err != nil {
+	if err := attacher.Tab(ctx, in, x, t); err != nil {
 		h.Close()
 		return nil, err
 	}
@@ -129,7 +129,7 @@ func (h *TabHandle) Close() {
 	x := st.Ext
 	in.Unlock()
 	if unused && x != nil {
-		in.Tasks.Spawn("release tab", func() { in.DetachTab(x, t) })
+		in.Tasks.Spawn("release tab", func() { attacher.Detach(in, x, t) })
 	}
 }
 

@@ -10,14 +10,14 @@ import (
 )
 
 // The tab table: the tabs the extension shares, keyed by Chrome's tab id,
-// each with its attach state (attach.go moves it), its client sessions and
+// each with its attach state (package attach moves it), its client sessions and
 // the relay's own handles.
 
 type tabState int
 
 const (
 	TabDetached tabState = iota
-	tabAttaching
+	TabAttaching
 	TabAttached
 	TabDetaching
 )
@@ -62,7 +62,7 @@ type Tab struct {
 
 	State     tabState
 	stateWait chan struct{} // closed when an attaching or detaching state ends
-	attachErr error         // why the last attach failed, for whoever waited on it
+	AttachErr error         // why the last attach failed, for whoever waited on it
 
 	Session *Session // the client's first top-level session; nil when not announced
 	// extra are further top-level sessions of the client on the tab
@@ -70,9 +70,9 @@ type Tab struct {
 	// The slice is replaced, never changed in place.
 	extra           []*Session
 	ClosingByClient bool // Target.closeTarget is removing it
-	// releaseAfterAttach: the client that started the attach left
+	// ReleaseAfterAttach: the client that started the attach left
 	// meanwhile, so the attach, once Chrome has done it, is undone.
-	releaseAfterAttach bool
+	ReleaseAfterAttach bool
 
 	// handles are the relay's own users of the tab (the live view). The
 	// slice is replaced, never modified in place, so a copy of the header
@@ -119,13 +119,41 @@ func (t *Tab) SetState(s tabState, err error) {
 		close(t.stateWait)
 		t.stateWait = nil
 	}
-	t.State, t.attachErr = s, err
+	t.State, t.AttachErr = s, err
 	if s == TabDetached {
 		detachedLocked(t)
 		t.Ctxs.Reset()
 	}
-	if s == tabAttaching || s == TabDetaching {
+	if s == TabAttaching || s == TabDetaching {
 		t.stateWait = make(chan struct{})
+	}
+}
+
+// StateWait is closed when t's attaching or detaching state ends (nil in
+// any other state): who finds a transition under way waits on it, without
+// the lock, and decides again (package attach).
+func (t *Tab) StateWait() <-chan struct{} { return t.stateWait }
+
+// Attached records what Chrome said of t as it attached: its target info
+// and the URL of the document its main frame shows.
+func (st *State) Attached(t *Tab, ti TargetInfo, docURL string) {
+	if ti.TargetID != "" {
+		t.TargetID = ti.TargetID
+	}
+	if ti.URL != "" {
+		t.Url = ti.URL
+	}
+	t.DocURL = docURL
+	if t.DocURL == "" {
+		t.DocURL = t.Url
+	}
+	t.title = ti.Title
+	st.UpdateAccess(t)
+	t.BrowserCtx = ti.BrowserContextID
+	if ti.BrowserContextID != "" {
+		// Every tab of a profile is in the same default context: report
+		// Chrome's id for tabs not attached yet too.
+		st.BrowserCtx = ti.BrowserContextID
 	}
 }
 

@@ -59,7 +59,7 @@ func (st *State) SetTargetInfo(t *Tab, url, title string) {
 // address bar, which follows it. It reports whether the tab is now on a
 // page that is never shared, which the caller must let go of.
 func (st *State) setDocument(t *Tab, url string) (letGo bool) {
-	if err := st.Inst.Srv.neverSharedAt(url); err != "" {
+	if err := st.Inst.Srv.Own.NeverShared(url); err != "" {
 		return true
 	}
 	title := t.title
@@ -131,7 +131,7 @@ func (st *State) trackPage(t *Tab, method, params []byte) (refresh, letGo bool) 
 		if string(wire.StringField(params, "frameId")) != t.TargetID {
 			return false, false
 		}
-		if u := wire.StringField(params, "url"); len(u) > 0 && st.Inst.Srv.neverSharedAt(string(u)) != "" && !(backstopped(t) && st.Inst.Srv.OwnURL(string(u))) {
+		if u := wire.StringField(params, "url"); len(u) > 0 && st.Inst.Srv.Own.NeverShared(string(u)) != "" && !(backstopped(t) && st.Inst.Srv.OwnURL(string(u))) {
 			// (The backstop fails a request to the relay's own page, which
 			// then never commits: the tab stays, on Chrome's error page.)
 			st.letGo(t, string(u))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/attach"
 	"github.com/cdprelay/cdprelay/relay/internal/away"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
@@ -149,10 +150,10 @@ func (x *Conn) onTabCreated(params []byte) {
 		return
 	}
 	c := st.Client
-	attach := c != nil && c.AutoAttach && t.Session == nil
+	autoAttach := c != nil && c.AutoAttach && t.Session == nil
 	// A tab offered again after a target_closed detach: the live view
 	// watching it needs the debugger back.
-	reattach := !attach && !isNew && len(t.Handles) > 0 && t.State == core.TabDetached
+	reattach := !autoAttach && !isNew && len(t.Handles) > 0 && t.State == core.TabDetached
 	// A tab offered without its target id (the stock extension) becomes a
 	// target once the relay has learnt the id; until then nobody can name
 	// it. Before the handshake ends, learnBeforeReady does it.
@@ -163,7 +164,7 @@ func (x *Conn) onTabCreated(params []byte) {
 	hs := t.Handles
 	in.Unlock()
 	switch {
-	case attach:
+	case autoAttach:
 		in.Tasks.Spawn("auto-attach", func() {
 			x.attachAndAnnounce(c, t, learn)
 			if !isNew && len(hs) > 0 {
@@ -175,7 +176,7 @@ func (x *Conn) onTabCreated(params []byte) {
 	}
 	if reattach {
 		in.Tasks.Spawn("re-attach", func() {
-			if err := in.AttachTab(context.Background(), x, t); err == nil {
+			if err := attach.Tab(context.Background(), in, x, t); err == nil {
 				core.NotifyHandles(hs, api.TabEvent{Method: api.EventAttached})
 			}
 		})
@@ -189,7 +190,7 @@ func (x *Conn) onTabCreated(params []byte) {
 // created before it is attached.
 func (x *Conn) attachAndAnnounce(c *core.ClientConn, t *core.Tab, unnamed bool) {
 	in := x.Inst
-	if err := in.AttachTab(c.Ctx, x, t); err != nil {
+	if err := attach.Tab(c.Ctx, in, x, t); err != nil {
 		in.Log.Info("auto-attach failed", "tab", t.Id, "err", err)
 		unattachablePopup(in, c, t, err)
 		return

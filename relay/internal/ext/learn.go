@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/attach"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
@@ -67,13 +68,13 @@ func (x *Conn) learnTarget(t *core.Tab) {
 	}
 }
 
-// learnTargetCtx attaches t (which names it: see attachCalls), asks it for
+// learnTargetCtx attaches t (which names it: see package attach), asks it for
 // the browser's identity if that is still unknown, and detaches again when
 // nobody else uses the tab. Before the handshake ends no client command
 // runs, so the tab is let go even with a client waiting.
 func (x *Conn) learnTargetCtx(ctx context.Context, t *core.Tab, beforeReady bool) {
 	in := x.Inst
-	if err := in.AttachTab(ctx, x, t); err != nil {
+	if err := attach.Tab(ctx, in, x, t); err != nil {
 		in.Log.Info("could not learn a tab's target", "tab", t.Id, "err", err)
 		return
 	}
@@ -86,7 +87,7 @@ func (x *Conn) learnTargetCtx(ctx context.Context, t *core.Tab, beforeReady bool
 		}
 		x.learning.Unlock()
 	}
-	in.ReleaseIfUnused(x, t, beforeReady)
+	attach.ReleaseIfUnused(in, x, t, beforeReady)
 }
 
 // BrowserInfo returns the browser's identity, asking a shared tab when the
@@ -114,14 +115,14 @@ func (x *Conn) BrowserInfo(ctx context.Context) (core.BrowserInfo, error) {
 				continue
 			}
 			if !attached {
-				if err := in.AttachTab(ctx, x, t); err != nil {
+				if err := attach.Tab(ctx, in, x, t); err != nil {
 					errs = append(errs, err)
 					continue
 				}
 			}
 			err := x.learnInfoFrom(ctx, t)
 			if !attached {
-				in.ReleaseIfUnused(x, t, false)
+				attach.ReleaseIfUnused(in, x, t, false)
 			}
 			if err == nil {
 				return in.Info(), nil

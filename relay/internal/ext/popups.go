@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/attach"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
@@ -119,7 +120,7 @@ func letGoPopup(st *core.State, c *core.ClientConn, ti core.TargetInfo, why stri
 // Chrome refused to attach (it went on from about:blank to a page never
 // shared): the client that waits for it hears of it.
 func unattachablePopup(in *core.Instance, c *core.ClientConn, t *core.Tab, err error) {
-	if core.TabGone(err) || c.Ctx.Err() != nil {
+	if attach.TabGone(err) || c.Ctx.Err() != nil {
 		return
 	}
 	st := in.Lock()

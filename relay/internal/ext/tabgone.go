@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/attach"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
 
@@ -19,7 +20,7 @@ import (
 // announced to an auto-attaching client as a new target); refused with "No
 // tab with given id", or still refused once probeDelays have passed, it is
 // gone. And whatever the extension, a tab Chrome says does not exist when
-// the relay attaches it is forgotten at once (attachTab).
+// the relay attaches it is forgotten at once (attach.Tab).
 
 // whyStockGone is why the relay ends the sessions of a tab it takes for
 // gone.
@@ -49,14 +50,14 @@ func (x *Conn) probeDetached(t *core.Tab) {
 			return // offered again, attached by someone, or gone
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), in.Srv.Cfg.CallTimeout)
-		err := in.AttachTab(ctx, x, t)
+		err := attach.Tab(ctx, in, x, t)
 		cancel()
 		if err == nil {
 			x.tabBack(t)
 			return
 		}
-		if core.TabGone(err) {
-			return // attachTab forgot it
+		if attach.TabGone(err) {
+			return // attach.Tab forgot it
 		}
 	}
 	x.forgetTab(t, whyStockGone)
@@ -76,7 +77,7 @@ func (x *Conn) tabBack(t *core.Tab) {
 	if len(hs) > 0 {
 		core.NotifyHandles(hs, api.TabEvent{Method: api.EventAttached})
 	}
-	in.ReleaseIfUnused(x, t, false)
+	attach.ReleaseIfUnused(in, x, t, false)
 }
 
 // forgetTab removes t, which is gone or can no longer be used, telling the

@@ -36,8 +36,8 @@ import (
 // a shared tab makes there, whatever the policy (FetchPatterns, the rules
 // stage's backstop.go), so that a tab bound there (a link, a script, a form, a
 // redirect) stays, on Chrome's error page; and a tab that is on one all
-// the same is never attached, or let go at once (the relay's
-// neverSharedAt), as a tab bound for one without the backstop is as soon
+// the same is never attached, or let go at once (Origins.NeverShared,
+// nevershared.go), as a tab bound for one without the backstop is as soon
 // as Chrome says where it is going.
 
 // RuleOwnOrigin is the rule id of a refusal to take a tab to the relay's

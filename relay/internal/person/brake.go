@@ -8,6 +8,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/attach"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/link"
@@ -258,7 +259,7 @@ func endScript(ctx context.Context, in *core.Instance, x core.Upstream, id int64
 // exceptions, blackboxing) goes, as with a real disable.
 func brakeReset(x core.Upstream, tabID int64, sid string) {
 	x.Fire(tabID, sid, "Debugger.disable", nil)
-	core.BrakeOn(x, tabID, sid)
+	attach.BrakeOn(x, tabID, sid)
 }
 
 // brakesChild reports whether a child target of this type runs script the
@@ -330,36 +331,6 @@ func brakeCommand(c *core.ClientConn, k *core.Cmd) bool {
 		return true
 	}
 	return false
-}
-
-// BrakeLifecycle is what the brake hears of a client's domains
-// (core.AddLifecycle): its Debugger switched on or off on a tab's own
-// session.
-func BrakeLifecycle() core.Lifecycle {
-	return core.Lifecycle{Switched: func(c *core.ClientConn, s *core.Session, domain string, on bool) {
-		if domain == "Debugger" {
-			debuggerSwitched(c, s, on)
-		}
-	}}
-}
-
-// debuggerSwitched is the domain switch's share for a tab's own session: the
-// client's Debugger.enable starts from a fresh Debugger; its disable,
-// answered by the relay, gives the relay's own back.
-func debuggerSwitched(c *core.ClientConn, s *core.Session, on bool) {
-	if s == nil || s.Tab == nil {
-		return
-	}
-	if on {
-		c.Ext().Fire(s.Tab.Id, "", "Debugger.disable", nil)
-		return
-	}
-	c.Inst.Lock()
-	other := c.Inst.St.DomainWanted(s.Tab, s, "Debugger")
-	c.Inst.Unlock()
-	if !other {
-		brakeReset(c.Ext(), s.Tab.Id, "")
-	}
 }
 
 // AppendTimeout appends to dst the params of a Runtime.evaluate with a

@@ -6,7 +6,8 @@ import (
 )
 
 // The brake's rows of the order (relay/order.go): its commands and
-// events, and what a Stop lets go on.
+// events, and what a Stop lets go on; and what it hears of a client's
+// Debugger (BrakeLifecycle).
 
 // WantsBrake reports whether the brake has a word in m (brake.go).
 func WantsBrake(m *core.MethodInfo) bool { return m.Brake }
@@ -85,4 +86,34 @@ func OwnDebugger(in *core.Instance, e *core.EventMsg) bool {
 		return false
 	}
 	return true
+}
+
+// BrakeLifecycle is what the brake hears of a client's domains
+// (core.AddLifecycle): its Debugger switched on or off on a tab's own
+// session.
+func BrakeLifecycle() core.Lifecycle {
+	return core.Lifecycle{Switched: func(c *core.ClientConn, s *core.Session, domain string, on bool) {
+		if domain == "Debugger" {
+			debuggerSwitched(c, s, on)
+		}
+	}}
+}
+
+// debuggerSwitched is the domain switch's share for a tab's own session: the
+// client's Debugger.enable starts from a fresh Debugger; its disable,
+// answered by the relay, gives the relay's own back.
+func debuggerSwitched(c *core.ClientConn, s *core.Session, on bool) {
+	if s == nil || s.Tab == nil {
+		return
+	}
+	if on {
+		c.Ext().Fire(s.Tab.Id, "", "Debugger.disable", nil)
+		return
+	}
+	c.Inst.Lock()
+	other := c.Inst.St.DomainWanted(s.Tab, s, "Debugger")
+	c.Inst.Unlock()
+	if !other {
+		brakeReset(c.Ext(), s.Tab.Id, "")
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/attach"
 	"github.com/cdprelay/cdprelay/relay/internal/away"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
@@ -239,7 +240,7 @@ func liftTab(ctx context.Context, in *core.Instance, x core.Upstream, t *core.Ta
 		t.SetState(core.TabDetached, nil)
 	}
 	in.Unlock()
-	r.Err = in.AttachTab(ctx, x, t)
+	r.Err = attach.Tab(ctx, in, x, t)
 	if r.Err == nil && scaled {
 		if _, err := x.SendCommand(ctx, t.Id, "", "Emulation.resetPageScaleFactor", nil); err != nil {
 			in.Log.Debug("stop: page scale", "tab", t.Id, "err", err)
@@ -261,7 +262,7 @@ func liftTab(ctx context.Context, in *core.Instance, x core.Upstream, t *core.Ta
 	if r.Err == nil {
 		core.NotifyHandles(hs, api.TabEvent{Method: api.EventAttached})
 	}
-	if r.Err != nil && core.TabGone(r.Err) {
+	if r.Err != nil && attach.TabGone(r.Err) {
 		core.FailTab(x, t.Id)
 	}
 	return r

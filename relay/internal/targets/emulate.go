@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/attach"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
@@ -131,7 +132,7 @@ func setAutoAttach(c *core.ClientConn, k core.Call) {
 	in.Unlock()
 	if k.Args.AutoAttach {
 		for _, t := range tabs {
-			if err := in.AttachTab(c.Ctx, c.Ext(), t); err != nil {
+			if err := attach.Tab(c.Ctx, in, c.Ext(), t); err != nil {
 				in.Log.Info("auto-attach failed", "tab", t.Id, "err", err)
 				continue
 			}
@@ -188,7 +189,7 @@ func createTarget(c *core.ClientConn, k core.Call) {
 	t, _ := st.UpsertTab(et)
 	t.OpenedByClient = true
 	in.Unlock()
-	if err := in.AttachTab(ctx, c.Ext(), t); err != nil {
+	if err := attach.Tab(ctx, in, c.Ext(), t); err != nil {
 		c.Fail(k, core.CodeServerError, "cdprelay: "+err.Error())
 		return
 	}
@@ -240,7 +241,7 @@ func activateTarget(c *core.ClientConn, k core.Call) {
 		// The stock extension has no chrome.tabs.update, but a tab can
 		// bring itself to the front. One not attached yet is attached for
 		// that, and released when the client leaves, like any other.
-		if err = c.Inst.AttachTab(ctx, c.Ext(), t); err == nil {
+		if err = attach.Tab(ctx, c.Inst, c.Ext(), t); err == nil {
 			_, err = c.Ext().SendCommand(ctx, t.Id, "", "Page.bringToFront", nil)
 		}
 	}
@@ -265,7 +266,7 @@ func attachToTarget(c *core.ClientConn, k core.Call) {
 	if t == nil {
 		return
 	}
-	if err := in.AttachTab(c.Ctx, c.Ext(), t); err != nil {
+	if err := attach.Tab(c.Ctx, in, c.Ext(), t); err != nil {
 		c.Fail(k, core.CodeServerError, "cdprelay: "+err.Error())
 		return
 	}
@@ -338,7 +339,7 @@ func detachFromTarget(c *core.ClientConn, k core.Call) {
 	st.DropSessions(t, "")
 	in.Unlock()
 	core.FailTab(c.Ext(), t.Id)
-	in.DetachTab(c.Ext(), t)
+	attach.Detach(in, c.Ext(), t)
 	c.Reply(k, struct{}{})
 }
 

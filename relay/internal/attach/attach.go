@@ -1,30 +1,31 @@
-package core
+package attach
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
 
 // Attaching and detaching the debugger: the I/O side of the tab table's
 // attach state machine.
 //
-//	detached ──attachTab──▶ attaching ──Chrome attached──▶ attached
+//	detached ─────Tab─────▶ attaching ──Chrome attached──▶ attached
 //	    ▲                        │                             │
-//	    └──────── failed ────────┘        DetachTab ◀──────────┘
+//	    └──────── failed ────────┘           Detach ◀──────────┘
 //	    └───────────────────── detaching ◀─────────────────────┘
 //
 // Concurrent callers share one attempt: who finds a transition under way
-// waits for it (tab.stateWait) and decides again.
+// waits for it (core.Tab.StateWait) and decides again.
 
-// attachTab attaches the debugger to t through x and learns its target
-// info.
-func (in *Instance) AttachTab(ctx context.Context, x Upstream, t *Tab) error {
+// Tab attaches the debugger to t through x and learns its target info.
+func Tab(ctx context.Context, in *core.Instance, x core.Upstream, t *core.Tab) error {
 	for {
 		st := in.Lock()
 		if !st.Shared(t) {
@@ -32,11 +33,11 @@ func (in *Instance) AttachTab(ctx context.Context, x Upstream, t *Tab) error {
 			return fmt.Errorf("tab %d is no longer shared", t.Id)
 		}
 		switch t.State {
-		case TabAttached:
+		case core.TabAttached:
 			in.Unlock()
 			return nil
-		case tabAttaching, TabDetaching:
-			w := t.stateWait
+		case core.TabAttaching, core.TabDetaching:
+			w := t.StateWait()
 			in.Unlock()
 			select {
 			case <-w:
@@ -44,12 +45,12 @@ func (in *Instance) AttachTab(ctx context.Context, x Upstream, t *Tab) error {
 				return ctx.Err()
 			}
 			in.Lock()
-			s, err := t.State, t.attachErr
+			s, err := t.State, t.AttachErr
 			in.Unlock()
-			if s == TabAttached {
+			if s == core.TabAttached {
 				return nil
 			}
-			if s == TabDetached && err != nil {
+			if s == core.TabDetached && err != nil {
 				return err
 			}
 			continue // a detach finished: attach anew
@@ -60,45 +61,45 @@ func (in *Instance) AttachTab(ctx context.Context, x Upstream, t *Tab) error {
 			in.Unlock()
 			return err
 		}
-		if why := in.Srv.neverSharedAt(t.Url); why != "" {
+		if why := in.Srv.Own.NeverShared(t.Url); why != "" {
 			in.Unlock()
 			return fmt.Errorf("tab %d shows %s", t.Id, why)
 		}
-		t.SetState(tabAttaching, nil)
+		t.SetState(core.TabAttaching, nil)
 		in.Unlock()
 		break
 	}
 
 	// Once asked, Chrome attaches whether or not the caller still waits:
 	// the calls run to their end so that the tab's state stays Chrome's.
-	ti, docURL, err := in.attachCalls(context.WithoutCancel(ctx), x, t)
+	ti, docURL, err := calls(context.WithoutCancel(ctx), in, x, t)
 	st := in.Lock()
-	release := t.releaseAfterAttach
-	t.releaseAfterAttach = false
+	release := t.ReleaseAfterAttach
+	t.ReleaseAfterAttach = false
 	if err != nil {
-		t.SetState(TabDetached, err)
-		var hs []*TabHandle
+		t.SetState(core.TabDetached, err)
+		var hs []*core.TabHandle
 		if TabGone(err) && st.Shared(t) {
-			// Chrome has no such tab: it closed without a word (tabgone.go).
+			// Chrome has no such tab: it closed without a word (ext/tabgone.go).
 			hs = st.RemoveTab(t, "")
 		}
 		in.Unlock()
-		NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: JSONObj("reason", "the tab is gone")})
+		core.NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: core.JSONObj("reason", "the tab is gone")})
 		return err
 	}
-	if t.State != tabAttaching { // detached or reset meanwhile
+	if t.State != core.TabAttaching { // detached or reset meanwhile
 		in.Unlock()
 		return fmt.Errorf("tab %d detached while attaching", t.Id)
 	}
-	st.attached(t, ti, docURL)
-	if err := in.Srv.neverShared(t); err != nil {
+	st.Attached(t, ti, docURL)
+	if err := neverShared(in, t); err != nil {
 		// The offer said otherwise: Chrome's word counts. Let go at once.
-		t.SetState(TabDetaching, nil)
+		t.SetState(core.TabDetaching, nil)
 		in.Unlock()
-		in.finishDetach(x, t)
+		finishDetach(in, x, t)
 		in.Lock()
-		if t.State == TabDetached {
-			t.attachErr = err
+		if t.State == core.TabDetached {
+			t.AttachErr = err
 		}
 		in.Unlock()
 		return err
@@ -107,46 +108,25 @@ func (in *Instance) AttachTab(ctx context.Context, x Upstream, t *Tab) error {
 		// Undo what the leaving client may have switched on. A caller that
 		// still wants the tab (the live view; the client's own context is
 		// cancelled) attaches anew.
-		t.SetState(TabDetaching, nil)
+		t.SetState(core.TabDetaching, nil)
 		in.Unlock()
-		in.finishDetach(x, t)
-		return in.AttachTab(ctx, x, t)
+		finishDetach(in, x, t)
+		return Tab(ctx, in, x, t)
 	}
-	t.SetState(TabAttached, nil)
+	t.SetState(core.TabAttached, nil)
 	t.DetachReason = ""
 	in.Unlock()
 	return nil
 }
 
-// attached records what Chrome said of t as it attached: its target info
-// and the URL of the document its main frame shows.
-func (st *State) attached(t *Tab, ti TargetInfo, docURL string) {
-	if ti.TargetID != "" {
-		t.TargetID = ti.TargetID
-	}
-	if ti.URL != "" {
-		t.Url = ti.URL
-	}
-	t.DocURL = docURL
-	if t.DocURL == "" {
-		t.DocURL = t.Url
-	}
-	t.title = ti.Title
-	st.UpdateAccess(t)
-	t.BrowserCtx = ti.BrowserContextID
-	if ti.BrowserContextID != "" {
-		// Every tab of a profile is in the same default context: report
-		// Chrome's id for tabs not attached yet too.
-		st.BrowserCtx = ti.BrowserContextID
-	}
-}
-
-func (in *Instance) attachCalls(ctx context.Context, x Upstream, t *Tab) (_ TargetInfo, docURL string, err error) {
+// calls are the relay's own commands of an attach (the core's doc.go
+// lists them), which leave nothing attached when one fails.
+func calls(ctx context.Context, in *core.Instance, x core.Upstream, t *core.Tab) (_ core.TargetInfo, docURL string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, in.Srv.Cfg.CallTimeout)
 	defer cancel()
 	tabID := t.Id
 	if _, err := x.Call(ctx, "chrome.debugger.attach", cdp.Debuggee(tabID, ""), "1.3"); err != nil {
-		return TargetInfo{}, "", fmt.Errorf("attach tab %d: %w", tabID, in.noteAttachRefusal(t, err))
+		return core.TargetInfo{}, "", fmt.Errorf("attach tab %d: %w", tabID, noteRefusal(in, t, err))
 	}
 	defer func() {
 		if err != nil {
@@ -156,45 +136,62 @@ func (in *Instance) attachCalls(ctx context.Context, x Upstream, t *Tab) (_ Targ
 	}()
 	res, err := x.SendCommand(ctx, tabID, "", "Target.getTargetInfo", nil)
 	if err != nil {
-		return TargetInfo{}, "", fmt.Errorf("target info of tab %d: %w", tabID, err)
+		return core.TargetInfo{}, "", fmt.Errorf("target info of tab %d: %w", tabID, err)
 	}
 	var r struct {
-		TargetInfo TargetInfo `json:"targetInfo"`
+		TargetInfo core.TargetInfo `json:"targetInfo"`
 	}
 	if err := json.Unmarshal(res, &r); err != nil {
-		return TargetInfo{}, "", fmt.Errorf("target info of tab %d: %w", tabID, err)
+		return core.TargetInfo{}, "", fmt.Errorf("target info of tab %d: %w", tabID, err)
 	}
 	// What must be in place before anything else (the navigation
 	// backstop: before the wait for a popup's first commit too).
-	if err := in.attaching(ctx, x, t); err != nil {
-		return TargetInfo{}, "", err
+	if err := in.Attaching(ctx, x, t); err != nil {
+		return core.TargetInfo{}, "", err
 	}
 	// The relay follows where the tab goes from its Page events, whether or
-	// not a client enables Page (events.go).
+	// not a client enables Page (the core's events.go).
 	if _, err := x.SendCommand(ctx, tabID, "", "Page.enable", nil); err != nil {
-		return TargetInfo{}, "", fmt.Errorf("page events of tab %d: %w", tabID, err)
+		return core.TargetInfo{}, "", fmt.Errorf("page events of tab %d: %w", tabID, err)
 	}
 	// The brake needs the Debugger on before any script starts (person's brake.go).
 	BrakeOn(x, tabID, "")
 	// And its execution contexts from their Runtime events, whatever the
-	// client switches (runtimehold.go).
+	// client switches (the core's runtimehold.go).
 	in.Lock()
 	t.Ctxs.Of("").Held = true
 	in.Unlock()
 	if _, err := x.SendCommand(ctx, tabID, "", "Runtime.enable", nil); err != nil {
-		return TargetInfo{}, "", fmt.Errorf("execution contexts of tab %d: %w", tabID, err)
+		return core.TargetInfo{}, "", fmt.Errorf("execution contexts of tab %d: %w", tabID, err)
 	}
 	var loader string
-	docURL, loader = in.awaitFirstCommit(ctx, x, tabID)
+	docURL, loader = awaitFirstCommit(ctx, x, tabID)
 	in.Lock()
 	if t.Away == nil && loader != t.LoaderID { // a waiting tab's is what its client knows (relay/internal/away)
-		t.LoaderID, t.Loaded = loader, DocLoad{}
+		t.LoaderID, t.Loaded = loader, core.DocLoad{}
 	}
 	in.Unlock()
-	if err := in.sanitizeHistory(ctx, x, t); err != nil {
-		return TargetInfo{}, "", err
+	if err := sanitizeHistory(ctx, in, x, t); err != nil {
+		return core.TargetInfo{}, "", err
 	}
 	return r.TargetInfo, docURL, nil
+}
+
+// noteRefusal records an attach Chrome refused because of a policy
+// (for either extension), and returns err with the explanation added.
+func noteRefusal(in *core.Instance, t *core.Tab, err error) error {
+	var e *cdp.ExtError
+	if !errors.As(err, &e) {
+		return err
+	}
+	cause := cdp.PolicyCauseOf("", e.Message)
+	if cause == "" {
+		return err
+	}
+	st := in.Lock()
+	st.NoteRefusal(t.Id, cause, st.TargetInfo(t).URL)
+	in.Unlock()
+	return &cdp.ExtError{Code: e.Code, Message: cdp.ExplainPolicy("", e.Message)}
 }
 
 // sanitizeHistory clears the back and forward history of a tab that holds
@@ -202,7 +199,7 @@ func (in *Instance) attachCalls(ctx context.Context, x Upstream, t *Tab) (_ Targ
 // extension's own, above all) makes no request the backstop could stop,
 // and Chrome keeps the debugger attached there; a tab whose history cannot
 // take it there has no way to get there but the person.
-func (in *Instance) sanitizeHistory(ctx context.Context, x Upstream, t *Tab) error {
+func sanitizeHistory(ctx context.Context, in *core.Instance, x core.Upstream, t *core.Tab) error {
 	res, err := x.SendCommand(ctx, t.Id, "", "Page.getNavigationHistory", nil)
 	if err != nil {
 		return nil // not every debuggee has a history
@@ -216,11 +213,11 @@ func (in *Instance) sanitizeHistory(ctx context.Context, x Upstream, t *Tab) err
 		return nil
 	}
 	for _, e := range h.Entries {
-		if in.Srv.neverSharedAt(e.URL) != "" {
+		if in.Srv.Own.NeverShared(e.URL) != "" {
 			if _, err := x.SendCommand(ctx, t.Id, "", "Page.resetNavigationHistory", nil); err != nil {
 				return fmt.Errorf("tab %d: its history holds a page that is never shared, and it could not be cleared: %w", t.Id, err)
 			}
-			in.Observe(Event{Actor: api.ActorRelay, Kind: api.KindAttach, Target: t.TargetID, Rule: RuleNeverShared, Outcome: api.OutcomeOK, Detail: "cleared the tab's history: it held a page that is never shared"})
+			in.Observe(core.Event{Actor: api.ActorRelay, Kind: api.KindAttach, Target: t.TargetID, Rule: core.RuleNeverShared, Outcome: api.OutcomeOK, Detail: "cleared the tab's history: it held a page that is never shared"})
 			return nil
 		}
 	}
@@ -238,7 +235,7 @@ const firstCommitWait = 2 * time.Second
 // "load" could be lost if it were announced in that state.
 // It returns the URL of the document the main frame shows then, and
 // Chrome's id of that document.
-func (in *Instance) awaitFirstCommit(ctx context.Context, x Upstream, tabID int64) (docURL, loaderID string) {
+func awaitFirstCommit(ctx context.Context, x core.Upstream, tabID int64) (docURL, loaderID string) {
 	deadline := time.Now().Add(firstCommitWait)
 	for delay := 5 * time.Millisecond; ; delay = min(delay*2, 100*time.Millisecond) {
 		res, err := x.SendCommand(ctx, tabID, "", "Page.getFrameTree", nil)
@@ -272,28 +269,28 @@ func (in *Instance) awaitFirstCommit(ctx context.Context, x Upstream, tabID int6
 	}
 }
 
-// DetachTab releases the debugger from t, if attached and unused.
-func (in *Instance) DetachTab(x Upstream, t *Tab) {
+// Detach releases the debugger from t, if attached and unused.
+func Detach(in *core.Instance, x core.Upstream, t *core.Tab) {
 	in.Lock()
-	if t.State == tabAttaching {
-		w := t.stateWait
+	if t.State == core.TabAttaching {
+		w := t.StateWait()
 		in.Unlock()
 		<-w
 		in.Lock()
 	}
 	// Re-checked under the lock: a client may have announced the tab since
 	// the caller decided it was unused.
-	if t.State != TabAttached || t.Session != nil {
+	if t.State != core.TabAttached || t.Session != nil {
 		in.Unlock()
 		return
 	}
-	t.SetState(TabDetaching, nil)
+	t.SetState(core.TabDetaching, nil)
 	in.Unlock()
-	in.finishDetach(x, t)
+	finishDetach(in, x, t)
 }
 
-// finishDetach detaches t, which its caller has moved to tabDetaching.
-func (in *Instance) finishDetach(x Upstream, t *Tab) {
+// finishDetach detaches t, which its caller has moved to TabDetaching.
+func finishDetach(in *core.Instance, x core.Upstream, t *core.Tab) {
 	in.LettingGo(x, t)
 	ctx, cancel := context.WithTimeout(context.Background(), in.Srv.Cfg.CallTimeout)
 	_, err := x.Call(ctx, "chrome.debugger.detach", cdp.Debuggee(t.Id, ""))
@@ -302,8 +299,8 @@ func (in *Instance) finishDetach(x Upstream, t *Tab) {
 		in.Log.Debug("detach", "tab", t.Id, "err", err)
 	}
 	st := in.Lock()
-	if t.State == TabDetaching {
-		t.SetState(TabDetached, nil)
+	if t.State == core.TabDetaching {
+		t.SetState(core.TabDetached, nil)
 	}
 	hs := t.Handles
 	shared := st.Shared(t)
@@ -311,12 +308,12 @@ func (in *Instance) finishDetach(x Upstream, t *Tab) {
 	if len(hs) > 0 && shared {
 		// The detach cleared what the client had switched on; the live view
 		// still watches, so attach again and let it restart its screencast.
-		if err := in.AttachTab(context.Background(), x, t); err != nil {
+		if err := Tab(context.Background(), in, x, t); err != nil {
 			in.Log.Info("re-attach for the live view failed", "tab", t.Id, "err", err)
-			NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: JSONObj("reason", err.Error())})
+			core.NotifyHandles(hs, api.TabEvent{Method: api.EventDetached, Params: core.JSONObj("reason", err.Error())})
 			return
 		}
-		NotifyHandles(hs, api.TabEvent{Method: api.EventAttached})
+		core.NotifyHandles(hs, api.TabEvent{Method: api.EventAttached})
 	}
 }
 
@@ -324,44 +321,36 @@ func (in *Instance) finishDetach(x Upstream, t *Tab) {
 // With a client connected (and its commands running, unless quiet) the
 // debugger stays: it is released when the client leaves, and detaching now
 // could race the client's own attach.
-func (in *Instance) ReleaseIfUnused(x Upstream, t *Tab, quiet bool) {
+func ReleaseIfUnused(in *core.Instance, x core.Upstream, t *core.Tab, quiet bool) {
 	st := in.Lock()
-	if (st.Client != nil && !quiet) || t.Session != nil || len(t.Handles) > 0 || t.State != TabAttached || !st.Shared(t) {
+	if (st.Client != nil && !quiet) || t.Session != nil || len(t.Handles) > 0 || t.State != core.TabAttached || !st.Shared(t) {
 		in.Unlock()
 		return
 	}
-	t.SetState(TabDetaching, nil)
+	t.SetState(core.TabDetaching, nil)
 	in.Unlock()
-	in.finishDetach(x, t)
+	finishDetach(in, x, t)
 }
 
 // neverShared refuses to attach a tab on a page that is never shared with
 // automation: a file, a browser, extension or DevTools page, or the
 // relay's own. Such a tab stays a target (of which the client sees the
 // origin), without a debugger, until it comes back to a web page.
-func (s *Relay) neverShared(t *Tab) error {
+func neverShared(in *core.Instance, t *core.Tab) error {
 	u := t.DocURL
 	if u == "" {
 		u = t.Url
 	}
-	if why := s.neverSharedAt(u); why != "" {
+	if why := in.Srv.Own.NeverShared(u); why != "" {
 		return fmt.Errorf("tab %d shows %s", t.Id, why)
 	}
 	return nil
 }
 
-// neverSharedURL says why a top-level URL is never shared, or "".
-func neverSharedURL(u string) string {
-	if web, special := api.PageScheme(u); web || special {
-		return ""
-	}
-	return api.SchemeOf(u) + " page, which is never shared with automation"
-}
-
-// brakeOn puts the relay's own Debugger in place on session sid of tab id:
+// BrakeOn puts the relay's own Debugger in place on session sid of tab id:
 // on, breakpoints deactivated. What Chrome refuses (a target without
 // script) is no error: there is nothing to brake there.
-func BrakeOn(x Upstream, tabID int64, sid string) {
+func BrakeOn(x core.Upstream, tabID int64, sid string) {
 	x.Fire(tabID, sid, "Debugger.enable", nil)
 	x.Fire(tabID, sid, "Debugger.setBreakpointsActive", map[string]bool{"active": false})
 }

@@ -1,0 +1,31 @@
+package origins
+
+import "testing"
+
+// TestNeverShared: a page that is never shared anywhere and the relay's
+// own are refused with a reason; web content and the pages the relay
+// treats as harmless are not.
+func TestNeverShared(t *testing.T) {
+	o, err := NewOrigins("127.0.0.1:9222", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		url  string
+		want string
+	}{
+		{"https://example.com/", ""},
+		{"about:blank", ""},
+		{"chrome-error://chromewebdata/", ""},
+		{"file:///etc/passwd", "a file: page, which is never shared with automation"},
+		{"chrome://settings", "a chrome: page, which is never shared with automation"},
+		{"chrome-extension://abc/popup.html", "a chrome-extension: page, which is never shared with automation"},
+		{"blob:chrome-extension://abc/1", "a blob: page, which is never shared with automation"},
+		{"http://127.0.0.1:9222/live", "the relay's own page, which is never shared with automation"},
+		{"blob:http://localhost:9222/1", "the relay's own page, which is never shared with automation"},
+	} {
+		if got := o.NeverShared(tc.url); got != tc.want {
+			t.Errorf("NeverShared(%q) = %q, want %q", tc.url, got, tc.want)
+		}
+	}
+}
