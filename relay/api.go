@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"context"
 	"net/url"
 	"slices"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/handles"
 	"github.com/cdprelay/cdprelay/relay/internal/metrics"
 	"github.com/cdprelay/cdprelay/relay/internal/person"
 	"github.com/cdprelay/cdprelay/relay/internal/rules"
@@ -27,8 +29,8 @@ type (
 	SecretSource    = config.SecretSource
 	Instance        = core.Instance
 	SavedInstance   = config.SavedInstance
-	Status          = core.Status
-	TabStatus       = core.TabStatus
+	Status          = api.Status
+	TabStatus       = api.TabStatus
 )
 
 // What a policy says of a command, and the policies an operator plugs in.
@@ -105,6 +107,17 @@ const (
 	EventClientScreencast = api.EventClientScreencast
 	EventHidden           = api.EventHidden
 )
+
+// TabHandle is the live view's use of a shared tab beside the CDP
+// client's session (relay/internal/handles).
+type TabHandle = handles.Handle
+
+// OpenTab attaches to a shared tab of in for the relay's own use (the
+// live view). fn receives the tab's screencast frames and the Event*
+// notifications; it is called without locks held and must not block.
+func OpenTab(ctx context.Context, in *Instance, tabID int64, fn func(TabEvent)) (*TabHandle, error) {
+	return handles.Open(ctx, in, tabID, fn)
+}
 
 // The errors of an instance's person-facing methods.
 var (

@@ -71,7 +71,7 @@ func TestAPIVocabularyThroughTheRelay(t *testing.T) {
 	h.waitFor("the denial recorded", func() bool { return rec.denied("Runtime.evaluate") })
 	h.call(c, sess, "Page.enable", nil)
 
-	_, err := h.srv.Default().OpenTab(context.Background(), 99, func(api.TabEvent) {})
+	_, err := OpenTab(context.Background(), h.srv.Default(), 99, func(api.TabEvent) {})
 	if !errors.Is(err, api.ErrNoTab) {
 		t.Errorf("OpenTab of a tab not shared: %v, want api.ErrNoTab", err)
 	}

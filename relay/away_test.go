@@ -87,13 +87,13 @@ func noTargetEnd(t *testing.T, ms []cdptest.Message, session string) {
 }
 
 // tabStatus is tab id's entry in the instance's status.
-func tabStatus(h *harness, id int64) core.TabStatus {
+func tabStatus(h *harness, id int64) api.TabStatus {
 	for _, ts := range h.srv.Default().Status().Tabs {
 		if ts.TabID == id {
 			return ts
 		}
 	}
-	return core.TabStatus{}
+	return api.TabStatus{}
 }
 
 // TestBrowserPageKeepsPage: the person takes a shared tab to a page

@@ -217,7 +217,7 @@ func TestHandleLivesThroughExtensionRestart(t *testing.T) {
 	c := h.client()
 	h.autoAttach(c)
 	events := make(chan string, 16)
-	hd, err := h.srv.Default().OpenTab(context.Background(), 1, func(ev api.TabEvent) {
+	hd, err := OpenTab(context.Background(), h.srv.Default(), 1, func(ev api.TabEvent) {
 		if strings.HasPrefix(ev.Method, "cdprelay.") {
 			events <- ev.Method
 		}

@@ -51,13 +51,13 @@ var servicePackages = []string{"look"}
 // (away: a client's page through the debugger's absence; switches: a
 // tab's domain switches answered at the relay; lines: a client's commands
 // kept in order around a held one; navhold: the navigation backstop's
-// hold; attach: attaching the debugger to a tab and letting go of it):
-// they import the core and nothing above it (no stage, service or
-// upstream); the stages and the upstream may import them; the core
-// reaches them through the hooks the facade hands it (core.Services:
-// Away, Switches, Lines, Attacher) or not at all (navhold), never by
-// importing them.
-var corePartPackages = []string{"away", "switches", "lines", "navhold", "attach"}
+// hold; attach: attaching the debugger to a tab and letting go of it;
+// handles: the live view's use of a shared tab): they import the core and
+// nothing above it (no stage, service or upstream); the stages, the
+// upstream and the facade may import them; the core reaches them through
+// the hooks the facade hands it (core.Services: Away, Switches, Lines,
+// Attacher) or not at all (navhold, handles), never by importing them.
+var corePartPackages = []string{"away", "switches", "lines", "navhold", "attach", "handles"}
 
 // stagesInCore are the concerns whose stage code (what they do with an
 // instance, a tab, a client) is still in the core, beside the core's own:

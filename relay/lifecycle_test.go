@@ -390,7 +390,7 @@ func TestLiveViewAttachSurvivesClientLeaving(t *testing.T) {
 	mu.Unlock()
 	opened := make(chan error, 1)
 	go func() {
-		th, err := h.srv.Default().OpenTab(h.ctx, 1, func(api.TabEvent) {})
+		th, err := OpenTab(h.ctx, h.srv.Default(), 1, func(api.TabEvent) {})
 		if err == nil {
 			th.Close()
 		}

@@ -90,7 +90,7 @@ func TestEventOrderPins(t *testing.T) {
 		in := h.srv.Default()
 		views := []*viewLog{{}, {}}
 		for i, l := range views {
-			th, err := in.OpenTab(context.Background(), int64(i+1), l.add)
+			th, err := OpenTab(context.Background(), in, int64(i+1), l.add)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/ext"
@@ -55,7 +56,7 @@ func TestQueuedCommandsWaitForRoomWithoutTheLock(t *testing.T) {
 	}()
 	<-inUnlock
 
-	status := make(chan core.Status, 1)
+	status := make(chan api.Status, 1)
 	go func() { status <- in.Status() }()
 	var after chan struct{}
 	select {

@@ -165,7 +165,7 @@ func TestOwnOriginsLiveViewNavigate(t *testing.T) {
 	if err := h.srv.Default().WaitReady(h.ctx); err != nil {
 		t.Fatal(err)
 	}
-	th, err := h.srv.Default().OpenTab(h.ctx, 1, func(api.TabEvent) {})
+	th, err := OpenTab(h.ctx, h.srv.Default(), 1, func(api.TabEvent) {})
 	if err != nil {
 		t.Fatal(err)
 	}

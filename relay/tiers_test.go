@@ -350,7 +350,7 @@ func TestTierBlindHiddenFromLiveView(t *testing.T) {
 	e := h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1, URL: "https://blind.example/", Title: "B"}}})
 	in := h.srv.Default()
 	h.waitFor("the tab", func() bool { s := in.Status(); return s.Ready && len(s.Tabs) == 1 })
-	th, err := in.OpenTab(context.Background(), 1, func(api.TabEvent) {})
+	th, err := OpenTab(context.Background(), in, 1, func(api.TabEvent) {})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,7 @@ func (r relaySource) Instances() []Instance {
 type relayInstance struct{ *relay.Instance }
 
 func (ri relayInstance) OpenTab(ctx context.Context, tabID int64, fn func(screencast.Event)) (Tab, error) {
-	h, err := ri.Instance.OpenTab(ctx, tabID, func(ev relay.TabEvent) {
+	h, err := relay.OpenTab(ctx, ri.Instance, tabID, func(ev relay.TabEvent) {
 		fn(screencast.Event{Method: eventMethod(ev.Method), Params: ev.Params, ClientScreencast: ev.ClientScreencast})
 	})
 	if err != nil {

@@ -1,7 +1,8 @@
 // Package api is the vocabulary the relay exports: the policy a relay
 // consults (Policy and the interfaces a policy may add), its Decision,
 // the Observer and the Event it records, what a TabHandle receives, the
-// targets it reports and the errors its methods return.
+// targets it reports, the status an instance shows and the errors its
+// methods return.
 //
 // It is defined below everything else so that the relay's core, its stage
 // packages and the facade share one set of types: a stage returns a

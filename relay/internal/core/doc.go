@@ -21,9 +21,11 @@
 // the order of a client's commands for a tab around one that is held;
 // relay/internal/attach, attaching the debugger to a tab and letting go
 // of it, the I/O side of the tab's attach state (Tab.State, SetState).
-// One more is above it and called by the stages alone:
+// Two more are above it and never called by it:
 // relay/internal/navhold, the navigation backstop's hold of a tab's
-// document request.
+// document request, which the stages call, and relay/internal/handles,
+// the live view's use of a shared tab (the relay's own commands, below),
+// which the facade hands out.
 //
 // The core reaches the browser through an Upstream (upstream.go): the
 // connection that carries its commands, keeps the calls pending on it,
@@ -150,11 +152,12 @@
 //     secret (package creds: fieldwatch.go, typing.go). Its contexts, objects and scripts
 //     are never announced to the client and refused if the client names
 //     them (the tiers' contexts.go).
-//   - Tab handles (tabhandle.go): the live view's screencast, input and
-//     navigation. Never to the relay's own origins; nothing but the
-//     screencast's start and stop, leaving and undoing its resizing on a
-//     blind tab; the person's navigation passes the URL fence (internal/app)
-//     and is not asked of them again.
+//   - Tab handles (package handles; the core keeps a tab's list of them,
+//     handles.go): the live view's screencast, input and navigation.
+//     Never to the relay's own origins; nothing but the screencast's start
+//     and stop, leaving and undoing its resizing on a blind tab; the
+//     person's navigation passes the URL fence (internal/app) and is not
+//     asked of them again.
 //   - Learning and emulation: the browser's identity from a tab
 //     (ext/learn.go), a tab's target info (targets.go), the answers to
 //     Target.* (package targets) and Browser.* (package browser: the

@@ -1,7 +1,6 @@
 package core
 
 import (
-	"encoding/json"
 	"net"
 	"net/http"
 
@@ -39,15 +38,4 @@ func (s *Relay) OwnAccess(u, what string) (TabAccess, bool) {
 	}
 	return TabAccess{Level: api.Blind, Rule: origins.RuleOwnOrigin,
 		Why: what + " shows " + api.Origin(u) + ", the relay's own page, which is never shared with automation"}, true
-}
-
-// navigateURL is the url of a Page.navigate's params, whatever their Go
-// type, or "" (and false) when they have none that can be read.
-func navigateURL(params any) (string, bool) {
-	b, err := json.Marshal(params)
-	if err != nil {
-		return "", false
-	}
-	u, found, err := ExactString(b, "url")
-	return u, found && err == nil
 }

@@ -74,9 +74,9 @@ type Tab struct {
 	// meanwhile, so the attach, once Chrome has done it, is undone.
 	ReleaseAfterAttach bool
 
-	// handles are the relay's own users of the tab (the live view). The
-	// slice is replaced, never modified in place, so a copy of the header
-	// taken under the lock can be read after unlocking.
+	// Handles are the relay's own users of the tab (the live view: package
+	// handles). The slice is replaced, never modified in place, so a copy
+	// of the header taken under the lock can be read after unlocking.
 	Handles []*TabHandle
 	// clientScreencast: the CDP client runs a screencast of its own, so
 	// frames go to the client (and a copy to handles).

@@ -29,7 +29,7 @@ import (
 // host and port that reach the listener.
 //
 // Navigation there is refused by every fenced command (the rules stage's
-// rules.Relay) and the live view's navigate (the core's tabhandle.go); our
+// rules.Relay) and the live view's navigate (package handles); our
 // extension's first-request rules block every request to them from a
 // shared tab, or a tab not known yet, while a client is connected
 // (WithOwnRules, netfence.go); the navigation backstop fails every request

@@ -1,4 +1,4 @@
-package core
+package handles
 
 import (
 	"context"
@@ -9,17 +9,19 @@ import (
 	"strings"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/attach"
+	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
 
-// TabHandle is the relay's own use of a shared tab — the live view's
+// Handle is the relay's own use of a shared tab — the live view's
 // screencast and input — beside the CDP client's session. Its commands and
 // their replies never reach the client; the tab's Page.screencastFrame
 // events go to handles and not to the client, unless the client runs a
 // screencast of its own.
-type TabHandle struct {
-	in *Instance          // static
-	t  *Tab               // static
-	fn func(api.TabEvent) // static; called without locks held, must not block
+type Handle struct {
+	in  *core.Instance  // static
+	t   *core.Tab       // static
+	reg *core.TabHandle // static; on t.Handles while the handle is open
 	// (No extension connection of its own: a tab that waited for the
 	// extension to come back is the new connection's, and each call goes
 	// through the instance's current one.)
@@ -27,9 +29,9 @@ type TabHandle struct {
 	end context.CancelFunc
 }
 
-// OpenTab attaches to a shared tab for the relay's own use. fn receives
-// the tab's screencast frames and the Event* notifications.
-func (in *Instance) OpenTab(ctx context.Context, tabID int64, fn func(api.TabEvent)) (*TabHandle, error) {
+// Open attaches to a shared tab of in for the relay's own use. fn
+// receives the tab's screencast frames and the Event* notifications.
+func Open(ctx context.Context, in *core.Instance, tabID int64, fn func(api.TabEvent)) (*Handle, error) {
 	if in.Wedged.Load() {
 		return nil, api.ErrWedged
 	}
@@ -43,13 +45,13 @@ func (in *Instance) OpenTab(ctx context.Context, tabID int64, fn func(api.TabEve
 		return nil, api.ErrNoTab
 	}
 	hctx, cancel := context.WithCancel(context.Background())
-	h := &TabHandle{in: in, t: t, fn: fn, ctx: hctx, end: cancel}
+	h := &Handle{in: in, t: t, reg: core.NewTabHandle(hctx, fn), ctx: hctx, end: cancel}
 	// Register before attaching, so that a client leaving meanwhile does
 	// not detach the tab from under us.
 	in.Lock()
-	t.Handles = append(slices.Clip(t.Handles), h)
+	t.Handles = append(slices.Clip(t.Handles), h.reg)
 	in.Unlock()
-	if err := attacher.Tab(ctx, in, x, t); err != nil {
+	if err := attach.Tab(ctx, in, x, t); err != nil {
 		h.Close()
 		return nil, err
 	}
@@ -57,21 +59,22 @@ func (in *Instance) OpenTab(ctx context.Context, tabID int64, fn func(api.TabEve
 }
 
 // TabID is the tab's id.
-func (h *TabHandle) TabID() int64 { return h.t.Id }
+func (h *Handle) TabID() int64 { return h.t.Id }
 
 // Call sends a command to the tab's own session and returns its result.
-func (h *TabHandle) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+func (h *Handle) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	if h.ctx.Err() != nil {
 		return nil, errors.New("tab handle closed")
 	}
 	if method == "Page.navigate" {
-		// Not to the relay's own pages, whoever asks (ownorigins.go).
+		// Not to the relay's own pages, whoever asks (the core's
+		// ownorigins.go).
 		u, ok := navigateURL(params)
 		if !ok {
 			return nil, fmt.Errorf("%s on tab %d: its url cannot be read", method, h.t.Id)
 		}
 		if h.in.Srv.OwnURL(u) {
-			return nil, fmt.Errorf("%s on tab %d: %s", method, h.t.Id, strings.TrimPrefix(OwnRefusal(u).Message, "cdprelay: "))
+			return nil, fmt.Errorf("%s on tab %d: %s", method, h.t.Id, strings.TrimPrefix(core.OwnRefusal(u).Message, "cdprelay: "))
 		}
 	}
 	st := h.in.Lock()
@@ -80,7 +83,7 @@ func (h *TabHandle) Call(ctx context.Context, method string, params any) (json.R
 		// The person's own navigation, from the live view: not asked of
 		// them again where it ends (the person's asking.go).
 		if b, err := json.Marshal(params); err == nil {
-			u, _, _ := ExactString(b, "url")
+			u, _, _ := core.ExactString(b, "url")
 			st.ApprovedNavigation(h.t, u)
 		}
 	}
@@ -88,7 +91,7 @@ func (h *TabHandle) Call(ctx context.Context, method string, params any) (json.R
 	if x == nil {
 		return nil, fmt.Errorf("%s on tab %d: extension not connected", method, h.t.Id)
 	}
-	if acc.Level == api.Blind && !handleBlindAllowed[method] {
+	if acc.Level == api.Blind && !blindAllowed[method] {
 		// Nobody but the person at the browser sees a blind tab: not the
 		// live view either.
 		return nil, fmt.Errorf("%s on tab %d: the tab is hidden from automation and the live view (%s)", method, h.t.Id, acc.Why)
@@ -102,10 +105,10 @@ func (h *TabHandle) Call(ctx context.Context, method string, params any) (json.R
 	return res, nil
 }
 
-// handleBlindAllowed is what a handle may still send to a blind tab: start
+// blindAllowed is what a handle may still send to a blind tab: start
 // and stop a screencast whose frames the relay withholds, take the tab
 // elsewhere, undo its own resizing.
-var handleBlindAllowed = map[string]bool{
+var blindAllowed = map[string]bool{
 	"Page.startScreencast":                 true,
 	"Page.stopScreencast":                  true,
 	"Page.screencastFrameAck":              true,
@@ -113,13 +116,24 @@ var handleBlindAllowed = map[string]bool{
 	"Emulation.clearDeviceMetricsOverride": true,
 }
 
+// navigateURL is the url of a Page.navigate's params, whatever their Go
+// type, or "" (and false) when they have none that can be read.
+func navigateURL(params any) (string, bool) {
+	b, err := json.Marshal(params)
+	if err != nil {
+		return "", false
+	}
+	u, found, err := core.ExactString(b, "url")
+	return u, found && err == nil
+}
+
 // Close releases the handle. The debugger stays attached while the CDP
 // client or another handle uses the tab.
-func (h *TabHandle) Close() {
+func (h *Handle) Close() {
 	h.end()
 	in, t := h.in, h.t
 	st := in.Lock()
-	i := slices.Index(t.Handles, h)
+	i := slices.Index(t.Handles, h.reg)
 	if i < 0 {
 		in.Unlock()
 		return
@@ -129,20 +143,6 @@ func (h *TabHandle) Close() {
 	x := st.Ext
 	in.Unlock()
 	if unused && x != nil {
-		in.Tasks.Spawn("release tab", func() { attacher.Detach(in, x, t) })
+		in.Tasks.Spawn("release tab", func() { attach.Detach(in, x, t) })
 	}
-}
-
-// notifyHandles delivers ev to each handle. Called without locks held.
-func NotifyHandles(hs []*TabHandle, ev api.TabEvent) {
-	for _, h := range hs {
-		if h.ctx.Err() == nil {
-			h.fn(ev)
-		}
-	}
-}
-
-func JSONObj(k string, v any) []byte {
-	b, _ := json.Marshal(map[string]any{k: v})
-	return b
 }
