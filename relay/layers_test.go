@@ -36,7 +36,7 @@ var stagePackages = []string{"rules", "tiers", "person", "creds", "browser", "ta
 
 // leafPackages are what the core itself builds on: they import no
 // package above them (the core, a stage, a service).
-var leafPackages = []string{"link", "api", "origins", "access", "metrics", "config", "replay", "contexts", "methods", "gid"}
+var leafPackages = []string{"link", "api", "origins", "access", "metrics", "config", "replay", "contexts", "methods", "gid", "outbox"}
 
 // upstreamPackages are the connections to the browser (core.Upstream):
 // the facade makes one per connection; the core and the stages reach it

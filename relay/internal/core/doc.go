@@ -109,7 +109,7 @@
 // Every method of *State, every function whose name ends in Locked, and
 // every event row run with the instance lock held. None of them blocks or
 // calls the extension: State.Fire queues a command in the outbox
-// (outbox.go), which is sent after the lock is released, in order, before
+// (package outbox), which is sent after the lock is released, in order, before
 // anything else is sent.
 //
 // # The relay's own commands

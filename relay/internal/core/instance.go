@@ -12,6 +12,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/gid"
+	"github.com/cdprelay/cdprelay/relay/internal/outbox"
 )
 
 // Close reasons sent to a CDP client. They are part of the interface: a
@@ -55,8 +56,8 @@ type Instance struct {
 	// that panicked holds the lock (tasks.go).
 	holder atomic.Uintptr
 	// out carries what critical sections queued for the extension once
-	// they release the lock (outbox.go).
-	out outbox
+	// they release the lock (package outbox).
+	out outbox.Box
 
 	Tasks tasks // background work: see tasks.go
 
@@ -98,7 +99,7 @@ func NewInstance(s *Relay, guid string, isDefault bool, profile string) *Instanc
 		slots:       instanceSlots.make(),
 	}
 	in.St = newState(in)
-	in.out.in = in
+	in.out.Init(in.Tasks.Spawn)
 	in.FakeContext.Store(1 << 30)
 	in.Tasks.init(in)
 	return in
@@ -124,14 +125,14 @@ func (in *Instance) Unlock() {
 	st := &in.St
 	queued := len(st.fires) > 0
 	if queued {
-		in.out.putLocked(st.Ext, st.fires)
+		in.out.PutLocked(st.Ext, st.fires)
 		clear(st.fires)
 		st.fires = st.fires[:0]
 	}
 	in.holder.Store(0)
 	in.mu.Unlock()
 	if queued {
-		in.out.flush()
+		in.out.Flush()
 	}
 }
 

@@ -3,6 +3,8 @@ package core
 import (
 	"context"
 	"time"
+
+	"github.com/cdprelay/cdprelay/relay/internal/outbox"
 )
 
 // State is everything an instance knows that changes: its two sockets, the
@@ -46,10 +48,10 @@ type State struct {
 	tabsFull, childrenFull bool
 
 	// fires are commands of the relay's own decided under the lock and
-	// sent, in order, once it is released (Instance.unlock, outbox.go),
+	// sent, in order, once it is released (Instance.Unlock, package outbox),
 	// ahead of anything sent after the release: what they set up in the
 	// tab is in place before any later client command can be routed.
-	fires []fireCmd
+	fires []outbox.Fire
 
 	// The concerns' slots.
 	// The Stop, which every part of the relay honours: who stopped the
@@ -68,26 +70,16 @@ type State struct {
 	slots []any // the stages' own (slots.go), guarded like the rest
 }
 
-// fireCmd is one command of the relay's own for a tab, sent without
-// waiting for its reply.
-type fireCmd struct {
-	tabID  int64
-	sid    string
-	method string
-	params any
-	then   func() // run once it is over (Upstream.FireQueued); nil: nobody waits
-}
-
 // Fire queues a command of the relay's own; it goes out as the lock is
 // released.
 func (st *State) Fire(tabID int64, sid, method string, params any) {
-	st.fires = append(st.fires, fireCmd{tabID: tabID, sid: sid, method: method, params: params})
+	st.fires = append(st.fires, outbox.Fire{TabID: tabID, Sid: sid, Method: method, Params: params})
 }
 
 // FireThen is Fire, with then run once Chrome has answered (or the
 // command is over without an answer), without the lock.
 func (st *State) FireThen(tabID int64, sid, method string, params any, then func()) {
-	st.fires = append(st.fires, fireCmd{tabID: tabID, sid: sid, method: method, params: params, then: then})
+	st.fires = append(st.fires, outbox.Fire{TabID: tabID, Sid: sid, Method: method, Params: params, Then: then})
 }
 
 func newState(in *Instance) State {

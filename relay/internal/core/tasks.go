@@ -62,7 +62,7 @@ func (in *Instance) recoverPanic(where string) {
 // panic's. A deferred unlock that ran as the panic unwound has released
 // it. When another goroutine holds the lock it is waited for: no critical
 // section waits for anything (the extension's commands go out after the
-// release, outbox.go). A holder whose panic was recovered elsewhere (an
+// release, package outbox). A holder whose panic was recovered elsewhere (an
 // HTTP handler's, by net/http) keeps it for good, and this waits with
 // every other lock.
 func (in *Instance) Panicked(where string, r any) {

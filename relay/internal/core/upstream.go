@@ -310,9 +310,9 @@ func framesCommand(m *MethodInfo) bool {
 }
 
 // FlushOutbox pushes the fires critical sections released before, when
-// there are any: every push upstream calls it first (outbox.go).
+// there are any: every push upstream calls it first (package outbox).
 func (in *Instance) FlushOutbox() {
-	if o := &in.out; o.pending.Load() != 0 {
-		o.flush()
+	if in.out.Pending() {
+		in.out.Flush()
 	}
 }

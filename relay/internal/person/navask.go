@@ -95,7 +95,7 @@ func navAnswered(st *core.State, a *asked) {
 // takeNavAsks fails every navigation waiting for a person
 // (core.Authority's TakeNavAsksLocked): the automation was stopped
 // (answer "stopped") or its client left ("gone"). The failures go out as
-// the lock is released, ahead of any detach (the core's outbox.go).
+// the lock is released, ahead of any detach (package outbox).
 func takeNavAsks(st *core.State, answer string) {
 	ps := stateSlot.Of(st)
 	for id, a := range ps.approvals {
