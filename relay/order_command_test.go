@@ -486,7 +486,7 @@ func TestCommandOrderPins(t *testing.T) {
 			{"the relay's rules", sess[0], "Page.setDownloadBehavior", map[string]any{"behavior": "allow", "downloadPath": "/tmp"}, ""},
 			{"access", sess[1], "DOM.setOuterHTML", map[string]any{"nodeId": 1, "outerHTML": "<p>"}, "tier:read-only"},
 			{"access", sess[0], "Page.navigate", map[string]any{"url": "https://blind.example/"}, "tier:blind"},
-			{"secret", sess[0], "CDPRelay.fillSecret", map[string]any{}, core.RuleSecret},
+			{"secret", sess[0], "CDPRelay.fillSecret", map[string]any{}, api.RuleSecret},
 			{"forward", sess[0], "Page.handleJavaScriptDialog", map[string]any{"accept": false}, api.RuleDialogAnswered},
 		} {
 			before, from := len(e.Commands()), len(c.Messages())

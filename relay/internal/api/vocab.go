@@ -15,6 +15,32 @@ const RuleStopped = "relay:stopped"
 // RuleTakeOver is the rule id of what a person's take-over refuses.
 const RuleTakeOver = "relay:take-over"
 
+// The rule ids of a tab's access: a page never shared (a browser or
+// extension page, a file, the relay's own), one outside the URL fence, a
+// read-only tab's refusal of what would act on it, a frame on a blind
+// site.
+const (
+	RuleNeverShared  = "relay:page-never-shared"
+	RuleOutsideFence = "relay:outside-allowed-hosts"
+	RuleReadOnly     = "relay:read-only"
+	RuleBlindFrame   = "relay:blind-frame"
+)
+
+// RuleContext is the rule id of a command that names one of the relay's
+// own worlds (the tiers' context guard).
+const RuleContext = "relay:context"
+
+// The credentials' rule ids, which the relay's own rules list names and
+// the operator's HeapProfiler check uses: a secret typed by reference, the
+// credentials a request carries, a page whose password field holds a
+// secret, what the relay could not scan for one.
+const (
+	RuleSecret      = "relay:secret"
+	RuleCredentials = "relay:credentials"
+	RuleSecretField = "relay:secret-field"
+	RuleUnscannable = "relay:secret-unscannable"
+)
+
 // MsgControlledWhy is what a refusal on a tab a person holds says, after
 // "cdprelay: ".
 const MsgControlledWhy = "a person has taken control of this tab from the live view; automation may read it but not act on it until they hand it back"

@@ -217,7 +217,7 @@ func sanitizeHistory(ctx context.Context, in *core.Instance, x core.Upstream, t 
 			if _, err := x.SendCommand(ctx, t.Id, "", "Page.resetNavigationHistory", nil); err != nil {
 				return fmt.Errorf("tab %d: its history holds a page that is never shared, and it could not be cleared: %w", t.Id, err)
 			}
-			in.Observe(core.Event{Actor: api.ActorRelay, Kind: api.KindAttach, Target: t.TargetID, Rule: core.RuleNeverShared, Outcome: api.OutcomeOK, Detail: "cleared the tab's history: it held a page that is never shared"})
+			in.Observe(core.Event{Actor: api.ActorRelay, Kind: api.KindAttach, Target: t.TargetID, Rule: api.RuleNeverShared, Outcome: api.OutcomeOK, Detail: "cleared the tab's history: it held a page that is never shared"})
 			return nil
 		}
 	}

@@ -31,15 +31,6 @@ type Access = api.Level
 // TabAccess is a tab's access with the reason a refusal gives (api.Access).
 type TabAccess = api.Access
 
-// Rule ids of the access stage.
-const (
-	RuleNeverShared   = "relay:page-never-shared"
-	RuleOutsideFence  = "relay:outside-allowed-hosts"
-	ruleTakeOverRead  = api.RuleTakeOver
-	ruleReadOnlyWrite = "relay:read-only"
-	RuleBlindFrame    = "relay:blind-frame"
-)
-
 // computeAccess decides t's access from the document it shows, its holder
 // and the policy (the tiers' Tiers.TabLocked). Without the tiers' stage,
 // everything is full.

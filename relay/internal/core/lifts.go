@@ -49,7 +49,7 @@ const maxKeptChild = 128
 
 // SiteLevel is the access a tab's settings are lifted for.
 func SiteLevel(a TabAccess) Access {
-	if a.Rule == ruleTakeOverRead {
+	if a.Rule == api.RuleTakeOver {
 		return api.Full
 	}
 	return a.Level

@@ -2,20 +2,19 @@ package core
 
 import (
 	"github.com/cdprelay/cdprelay/relay/internal/api"
-	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/origins"
 )
 
-// The rule ids of the relay's own refusals, and what the stages share of
-// a refusal.
+// The relay's own rule ids, listed (the ids themselves are the shared
+// vocabulary's: package api), and what the stages share of a refusal.
 
-// RelayRules lists the rule ids of the core's own refusals and those of
-// the stages still in it, for counters that start at zero (the facade adds
-// the stage packages').
+// RelayRules lists the rule ids of the relay's refusals that more than one
+// part gives, for counters that start at zero (the facade adds the stage
+// packages' own).
 func RelayRules() []string {
-	return []string{RuleCredentials, RuleSecret,
-		RuleNeverShared, RuleOutsideFence, api.RuleTakeOver, ruleReadOnlyWrite, RuleBlindFrame, api.RuleStopped,
-		api.RuleDialogAnswered, RuleContext, origins.RuleOwnOrigin, RuleSecretField, RuleUnscannable}
+	return []string{api.RuleCredentials, api.RuleSecret,
+		api.RuleNeverShared, api.RuleOutsideFence, api.RuleTakeOver, api.RuleReadOnly, api.RuleBlindFrame, api.RuleStopped,
+		api.RuleDialogAnswered, api.RuleContext, origins.RuleOwnOrigin, api.RuleSecretField, api.RuleUnscannable}
 }
 
 // FailPaused fails the paused request of a refused Fetch.continueRequest,
@@ -37,24 +36,3 @@ func (c *ClientConn) FailPaused(k *Cmd) {
 }
 
 func Denial(rule, msg string) Decision { return Decision{Verdict: Deny, Rule: rule, Message: msg} }
-
-// The credentials' rules, which the relay's own rules list names
-// (RelayRules) and the operator's HeapProfiler check uses.
-const (
-	RuleSecret      = "relay:secret"
-	RuleCredentials = "relay:credentials"
-	RuleSecretField = "relay:secret-field"
-	RuleUnscannable = "relay:secret-unscannable"
-)
-
-// A heap snapshot holds every string of the page, a typed secret among
-// them, and HeapProfiler reaches objects by their place in the heap, past
-// the contexts they belong to: refused while secrets are configured
-// (Chrome refuses the domain to an extension too, today).
-var DomainHeapProfiler = cdp.DomainIndex("HeapProfiler")
-
-const MsgHeap = "cdprelay: HeapProfiler would read the page's memory, typed secrets included: refused while the relay has secrets"
-
-// RuleContext is the rule id of a command that names one of the relay's
-// own worlds (the tiers' context guard).
-const RuleContext = "relay:context"

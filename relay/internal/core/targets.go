@@ -111,7 +111,7 @@ func (st *State) letGo(t *Tab, url string) {
 	if !wait {
 		st.BrowserDetached(t, "navigated to a page that is never shared", "")
 	}
-	st.Observe(Event{Actor: api.ActorRelay, Kind: api.KindDetach, Target: t.TargetID, Rule: RuleNeverShared, Outcome: api.OutcomeOK, Detail: "navigated to " + api.Origin(url)})
+	st.Observe(Event{Actor: api.ActorRelay, Kind: api.KindDetach, Target: t.TargetID, Rule: api.RuleNeverShared, Outcome: api.OutcomeOK, Detail: "navigated to " + api.Origin(url)})
 }
 
 // trackPage looks at an event of t's own session for where the tab is:

@@ -142,9 +142,9 @@ func secretFieldGate(c *core.ClientConn, k *core.Cmd) bool {
 		if k.M.Reads || FieldSafe(name) {
 			return true
 		}
-		return c.Refuse(k, core.Denial(core.RuleSecretField, "cdprelay: "+name+" is refused while a password field of this page holds a typed secret: the page's DOM and styles are read-only to automation until it leaves the page"))
+		return c.Refuse(k, core.Denial(api.RuleSecretField, "cdprelay: "+name+" is refused while a password field of this page holds a typed secret: the page's DOM and styles are read-only to automation until it leaves the page"))
 	case name == "Page.startScreencast" || strings.HasPrefix(name, "LayerTree.") && k.M.Pixels:
-		return c.Refuse(k, core.Denial(core.RuleSecretField, "cdprelay: "+name+" is refused while a password field of this page holds a typed secret (take screenshots instead)"))
+		return c.Refuse(k, core.Denial(api.RuleSecretField, "cdprelay: "+name+" is refused while a password field of this page holds a typed secret (take screenshots instead)"))
 	case name == "Page.captureScreenshot":
 		holdForPixels(c, k)
 		return false
@@ -192,7 +192,7 @@ func holdForPixels(c *core.ClientConn, k *core.Cmd) {
 		if why == "" {
 			h.Stage, h.PixelsSeen = core.HoldWaiting, true
 		} else {
-			d := core.Denial(core.RuleSecretField, "cdprelay: "+h.Method+" is refused: "+why)
+			d := core.Denial(api.RuleSecretField, "cdprelay: "+h.Method+" is refused: "+why)
 			h.Stage, h.Denial = core.HoldDenied, d.Message
 			in.Srv.Cfg.Metrics.CountRefusal(d)
 			in.Observe(core.Event{Actor: api.ActorClient, Kind: api.KindDenied, Method: h.Method, Target: core.TargetOf(t), Rule: d.Rule, Outcome: api.OutcomeDenied, Detail: d.Message})

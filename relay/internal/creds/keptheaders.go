@@ -87,7 +87,7 @@ func keepPaused(t *core.Tab, key string, h *KeptRequest) {
 func restoreCredentials(c *core.ClientConn, k *core.Cmd) ([]byte, core.Decision, bool) {
 	var p map[string]jsontext.Value
 	if err := core.DecodeStruct(k.Params, &p); err != nil {
-		return nil, core.Denial(core.RuleCredentials, "cdprelay: "+cdp.InvalidParams(err).Error()), false
+		return nil, core.Denial(api.RuleCredentials, "cdprelay: "+cdp.InvalidParams(err).Error()), false
 	}
 	id, _, _ := core.ExactString(k.Params, "requestId")
 	sid := ""
@@ -106,9 +106,9 @@ func restoreCredentials(c *core.ClientConn, k *core.Cmd) ([]byte, core.Decision,
 	case errors.Is(err, ErrUnwritten):
 		return nil, core.Decision{}, false
 	case err != nil:
-		return nil, core.Denial(core.RuleCredentials, "cdprelay: "+cdp.InvalidParams(err).Error()), false
+		return nil, core.Denial(api.RuleCredentials, "cdprelay: "+cdp.InvalidParams(err).Error()), false
 	case refusal != "":
-		return nil, core.Denial(core.RuleCredentials, refusal), false
+		return nil, core.Denial(api.RuleCredentials, refusal), false
 	}
 	return out, core.Decision{}, true
 }

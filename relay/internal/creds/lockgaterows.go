@@ -1,6 +1,7 @@
 package creds
 
 import (
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
 
@@ -17,7 +18,7 @@ func unscannable(c *core.ClientConn, k *core.Cmd) (core.Decision, bool) {
 	if why == "" {
 		return core.Decision{}, true
 	}
-	return core.Denial(core.RuleUnscannable, "cdprelay: "+k.M.Name+" is refused while a typed secret or a URL's password is hidden: "+why+", and the relay could not hide the value in it"), false
+	return core.Denial(api.RuleUnscannable, "cdprelay: "+k.M.Name+" is refused while a typed secret or a URL's password is hidden: "+why+", and the relay could not hide the value in it"), false
 }
 
 // SecretGates are the secret stage's checks of a command that types no

@@ -2,6 +2,7 @@ package creds
 
 import (
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/lines"
 	"github.com/cdprelay/cdprelay/relay/internal/link"
@@ -126,7 +127,7 @@ func RestoreParams(c *core.ClientConn, k *core.Cmd) bool {
 	p, d, ok := restoreCredentials(c, k)
 	if !ok {
 		if d.Verdict == core.Allow {
-			d = core.Denial(core.RuleCredentials, "cdprelay: the request's headers could not be read")
+			d = core.Denial(api.RuleCredentials, "cdprelay: the request's headers could not be read")
 		}
 		c.FailPaused(k)
 		return c.Refuse(k, d)

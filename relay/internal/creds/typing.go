@@ -52,7 +52,7 @@ func SecretRef(k *core.Cmd) (name string, refused core.Decision, is bool) {
 	case "CDPRelay.fillSecret":
 		n, _, err := core.ExactString(k.Params, "name")
 		if err != nil || n == "" {
-			return "", core.Denial(core.RuleSecret, "cdprelay: CDPRelay.fillSecret needs the name of a secret"), true
+			return "", core.Denial(api.RuleSecret, "cdprelay: CDPRelay.fillSecret needs the name of a secret"), true
 		}
 		return n, core.Decision{}, true
 	default:
@@ -67,7 +67,7 @@ func SecretRef(k *core.Cmd) (name string, refused core.Decision, is bool) {
 	case whole:
 		return n, core.Decision{}, true
 	case partial:
-		return "", core.Denial(core.RuleSecret, "cdprelay: a secret reference must be the whole text ({{secret:NAME}})"), true
+		return "", core.Denial(api.RuleSecret, "cdprelay: a secret reference must be the whole text ({{secret:NAME}})"), true
 	}
 	return "", core.Decision{}, false
 }
@@ -115,7 +115,7 @@ func typeSecret(c *core.ClientConn, k core.Call, name string) {
 	}
 	if !src.Allowed(name, f.Origin) {
 		os, _ := src.Origins(name)
-		in.Observe(core.Event{Actor: api.ActorClient, Kind: api.KindSecret, Method: k.Method, Rule: core.RuleSecret, Outcome: api.OutcomeDenied, Detail: "secret " + name + " refused on " + f.Origin})
+		in.Observe(core.Event{Actor: api.ActorClient, Kind: api.KindSecret, Method: k.Method, Rule: api.RuleSecret, Outcome: api.OutcomeDenied, Detail: "secret " + name + " refused on " + f.Origin})
 		failSecret(c, k, "cdprelay: secret "+name+" may be typed on "+strings.Join(os, ", ")+" only, and the focused field is on "+f.Origin)
 		return
 	}
@@ -188,7 +188,7 @@ func replyEmptyTo(c *core.ClientConn, k core.Call) {
 }
 
 func failSecret(c *core.ClientConn, k core.Call, msg string) {
-	c.Inst.Srv.Cfg.Metrics.CountRefusal(core.Denial(core.RuleSecret, msg))
+	c.Inst.Srv.Cfg.Metrics.CountRefusal(core.Denial(api.RuleSecret, msg))
 	if c.StoppedSince(k) {
 		msg = api.MsgStopped
 	}

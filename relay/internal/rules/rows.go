@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
@@ -37,6 +38,14 @@ func Operator(c *core.ClientConn, k *core.Cmd) bool {
 	return true
 }
 
+// A heap snapshot holds every string of the page, a typed secret among
+// them, and HeapProfiler reaches objects by their place in the heap, past
+// the contexts they belong to: refused while secrets are configured
+// (Chrome refuses the domain to an extension too, today).
+var domainHeapProfiler = cdp.DomainIndex("HeapProfiler")
+
+const msgHeap = "cdprelay: HeapProfiler would read the page's memory, typed secrets included: refused while the relay has secrets"
+
 // RelayRules (rules.Relay) applies the relay's own rules to k (the
 // relay's own origins, a heap snapshot while secrets are configured,
 // nested and non-flat sessions), but for those with rows of their own
@@ -46,8 +55,8 @@ func RelayRules(c *core.ClientConn, k *core.Cmd) bool {
 	if k.Args.HasURL && c.Inst.Srv.OwnURL(k.Args.Url) {
 		return c.Refuse(k, core.OwnRefusal(k.Args.Url))
 	}
-	if k.M.Domain == core.DomainHeapProfiler && c.Inst.Srv.Secrets.Load() != nil {
-		return c.Refuse(k, core.Denial(core.RuleSecret, core.MsgHeap))
+	if k.M.Domain == domainHeapProfiler && c.Inst.Srv.Secrets.Load() != nil {
+		return c.Refuse(k, core.Denial(api.RuleSecret, msgHeap))
 	}
 	switch k.M.Name {
 	case "Target.sendMessageToTarget":

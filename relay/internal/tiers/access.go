@@ -49,14 +49,14 @@ func tabAccess(st *core.State, t *core.Tab) core.TabAccess {
 	web, special := api.PageScheme(u)
 	switch {
 	case !web && !special:
-		return core.TabAccess{Level: api.Blind, Rule: core.RuleNeverShared,
+		return core.TabAccess{Level: api.Blind, Rule: api.RuleNeverShared,
 			Why: "the tab shows " + api.SchemeOf(u) + " page, which is never shared with automation; navigate it to a web page or close it"}
 	case web && in.Srv.OwnURL(u):
 		a, _ := in.Srv.OwnAccess(u, "the tab")
 		return a
 	case web && in.Fencing():
 		if d := in.Srv.PolicyBox.Load().URL(in.ProfileName, u); d.Verdict != core.Allow {
-			return core.TabAccess{Level: api.Blind, Rule: core.RuleOutsideFence,
+			return core.TabAccess{Level: api.Blind, Rule: api.RuleOutsideFence,
 				Why: "the tab is on " + api.Origin(u) + ", outside the hosts automation may use (" + strings.TrimPrefix(d.Message, "Denied by cdprelay policy: ") + "); navigate it back"}
 		}
 	}
@@ -83,7 +83,7 @@ func tabAccess(st *core.State, t *core.Tab) core.TabAccess {
 		a = to
 	}
 	if (len(t.BlindFrames) >= core.MaxPendingFrames || len(t.BlindReqs) >= core.MaxPendingFrames) && a.Level < api.Blind {
-		a = core.TabAccess{Level: api.Blind, Rule: core.RuleBlindFrame, Why: "the page has more frames on their way to sites hidden from automation than the relay follows"}
+		a = core.TabAccess{Level: api.Blind, Rule: api.RuleBlindFrame, Why: "the page has more frames on their way to sites hidden from automation than the relay follows"}
 	}
 	if a.Level != api.Full {
 		return a
@@ -113,7 +113,7 @@ func frameAccess(st *core.State, u string) core.TabAccess {
 	case special || u == "" || strings.HasPrefix(strings.ToLower(u), "data:"):
 		return core.TabAccess{}
 	}
-	return core.TabAccess{Level: api.Blind, Rule: core.RuleNeverShared,
+	return core.TabAccess{Level: api.Blind, Rule: api.RuleNeverShared,
 		Why: "the frame shows " + api.SchemeOf(u) + " page, which is never shared with automation"}
 }
 

@@ -50,7 +50,7 @@ func tierChecks(c *core.ClientConn, k *core.Cmd) bool {
 		}
 		c.Inst.Unlock()
 		if blind {
-			return c.Refuse(k, core.Decision{Verdict: core.Deny, Rule: core.RuleBlindFrame, Message: "cdprelay: blind: " + k.M.Name + " would read what the page loaded from a site hidden from automation"})
+			return c.Refuse(k, core.Decision{Verdict: core.Deny, Rule: api.RuleBlindFrame, Message: "cdprelay: blind: " + k.M.Name + " would read what the page loaded from a site hidden from automation"})
 		}
 	}
 	if strings.HasPrefix(k.M.Name, "Debugger.") || strings.HasPrefix(k.M.Name, "CSS.") {
@@ -62,7 +62,7 @@ func tierChecks(c *core.ClientConn, k *core.Cmd) bool {
 		blind := blindSource(k.Route.Tab, sid, k.M.Name, k.Params)
 		c.Inst.Unlock()
 		if blind {
-			return c.Refuse(k, core.Decision{Verdict: core.Deny, Rule: core.RuleBlindFrame, Message: "cdprelay: blind: " + k.M.Name + " names a script or style sheet the page loaded from a site hidden from automation"})
+			return c.Refuse(k, core.Decision{Verdict: core.Deny, Rule: api.RuleBlindFrame, Message: "cdprelay: blind: " + k.M.Name + " names a script or style sheet the page loaded from a site hidden from automation"})
 		}
 	}
 	if strings.HasPrefix(k.M.Name, "Input.") && !k.Route.Via.Child {

@@ -230,7 +230,7 @@ func Contexts(c *core.ClientConn, k *core.Cmd) bool {
 	c.Inst.Unlock()
 	switch {
 	case v.refused && v.relay:
-		return c.Refuse(k, core.Decision{Verdict: core.Deny, Rule: core.RuleContext, Message: v.msg})
+		return c.Refuse(k, core.Decision{Verdict: core.Deny, Rule: api.RuleContext, Message: v.msg})
 	case v.refused:
 		return c.Failed(k, v.code, v.msg)
 	}

@@ -65,7 +65,7 @@ func storageAccess(st *core.State, params []byte) (core.TabAccess, string) {
 			}
 			to := st.UrlAccess(u)
 			if err != nil {
-				to = core.TabAccess{Level: api.Blind, Rule: core.RuleNeverShared, Why: err.Error()}
+				to = core.TabAccess{Level: api.Blind, Rule: api.RuleNeverShared, Why: err.Error()}
 			}
 			if to.Level > a.Level {
 				a, where = to, api.Origin(u)

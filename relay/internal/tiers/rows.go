@@ -110,7 +110,7 @@ func Pixels(c *core.ClientConn, k *core.Cmd) bool {
 	blindFrame := hasBlindChild(st, k.Route.Tab)
 	c.Inst.Unlock()
 	if blindFrame {
-		return c.Refuse(k, core.Decision{Verdict: core.Deny, Rule: core.RuleBlindFrame, Message: "cdprelay: blind: a frame of this page is on a site hidden from automation, and " + k.M.Name + " would show its pixels"})
+		return c.Refuse(k, core.Decision{Verdict: core.Deny, Rule: api.RuleBlindFrame, Message: "cdprelay: blind: a frame of this page is on a site hidden from automation, and " + k.M.Name + " would show its pixels"})
 	}
 	return true
 }
