@@ -36,3 +36,11 @@ var pixelMethods = map[string]bool{
 // Pixels reports whether method renders a tab's pixels, blind frames and
 // all.
 func Pixels(method string) bool { return pixelMethods[method] }
+
+// StorageKeys are where the params of the domains that name their storage
+// themselves (NamesStorage) name it: at the top, or in the object of
+// StorageObjects.
+var (
+	StorageKeys    = []string{"origin", "securityOrigin", "storageKey", "topLevelSite"}
+	StorageObjects = []string{"storageId", "storageBucket", "bucket"}
+)

@@ -66,7 +66,7 @@ func (in *Instance) Deny(id int64, by string) error {
 // commits.
 func (st *State) ApprovedNavigation(t *Tab, raw string) {
 	if t != nil {
-		t.NavApproved = NavHost(raw)
+		t.NavApproved = api.NavHost(raw)
 	}
 }
 

@@ -252,27 +252,21 @@ func (c *ClientConn) ReplyError(id int64, s *Session, code int64, msg string) {
 	c.Deliver(buf)
 }
 
+// quoted is a sessionId as the client sent it (unquoted; nil for none),
+// quoted for a reply.
+func quoted(sessionID []byte) []byte {
+	if sessionID == nil {
+		return nil
+	}
+	return wire.Quote(make([]byte, 0, len(sessionID)+2), sessionID)
+}
+
 // ReplyErrorRaw answers with the sessionId exactly as the client sent it
 // (unquoted; nil for none).
 func (c *ClientConn) ReplyErrorRaw(id int64, sessionID []byte, code int64, msg string) {
 	buf := link.GetBuf()
-	var sid []byte
-	if sessionID != nil {
-		sid = wire.Quote(make([]byte, 0, len(sessionID)+2), sessionID)
-	}
-	*buf = wire.AppendError(*buf, id, sid, code, msg)
+	*buf = wire.AppendError(*buf, id, quoted(sessionID), code, msg)
 	c.Deliver(buf)
-}
-
-// thrown is the result of an evaluation that threw an Error with msg: how
-// the relay refuses script, so that clients report what it says (they
-// report a protocol error of an evaluation as the context's end).
-func thrown(msg string) []byte {
-	e := map[string]any{"type": "object", "subtype": "error", "className": "Error", "description": "Error: " + msg}
-	b, _ := json.Marshal(map[string]any{"result": e, "exceptionDetails": map[string]any{
-		"exceptionId": 1, "text": "Uncaught", "lineNumber": 0, "columnNumber": 0, "exception": e,
-	}})
-	return b
 }
 
 // IsScript reports whether a method runs script whose refusal is answered
@@ -281,26 +275,18 @@ func IsScript(method string) bool {
 	return method == "Runtime.evaluate" || method == "Runtime.callFunctionOn"
 }
 
-// replyThrownRaw answers with thrown(msg), the sessionId as the client
+// replyThrownRaw answers with cdp.Thrown(msg), the sessionId as the client
 // sent it.
 func (c *ClientConn) replyThrownRaw(id int64, sessionID []byte, msg string) {
 	buf := link.GetBuf()
-	var sid []byte
-	if sessionID != nil {
-		sid = wire.Quote(make([]byte, 0, len(sessionID)+2), sessionID)
-	}
-	*buf = wire.AppendResult(*buf, id, sid, thrown(msg))
+	*buf = wire.AppendResult(*buf, id, quoted(sessionID), cdp.Thrown(msg))
 	c.Deliver(buf)
 }
 
 // ReplyEmptyRaw answers {} with the sessionId as the client sent it.
 func (c *ClientConn) ReplyEmptyRaw(id int64, sessionID []byte) {
 	buf := link.GetBuf()
-	var sid []byte
-	if sessionID != nil {
-		sid = wire.Quote(make([]byte, 0, len(sessionID)+2), sessionID)
-	}
-	*buf = wire.AppendResult(*buf, id, sid, nil)
+	*buf = wire.AppendResult(*buf, id, quoted(sessionID), nil)
 	c.Deliver(buf)
 }
 

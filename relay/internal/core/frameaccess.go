@@ -30,11 +30,3 @@ func (t *Tab) WentBlind() {
 	t.blindEpoch.Add(1)
 	NotifyHandles(t.Handles, api.TabEvent{Method: api.EventHidden})
 }
-
-// StorageKeys are where the params of the domains that name their storage
-// themselves (access.NamesStorage) name it: at the top, or in the object of
-// StorageObjects.
-var (
-	StorageKeys    = []string{"origin", "securityOrigin", "storageKey", "topLevelSite"}
-	StorageObjects = []string{"storageId", "storageBucket", "bucket"}
-)

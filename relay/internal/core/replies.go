@@ -60,7 +60,7 @@ func (in *Instance) ReplyError(r *Reply) bool {
 		// Stop's detach (person's stopundo.go): the person's stop is why, said as
 		// every other command under way is told it.
 		if IsScript(r.Pc.M.Name) {
-			*r.Buf = wire.AppendResult(*r.Buf, r.Pc.ClientID, r.Session, thrown(api.MsgStopped))
+			*r.Buf = wire.AppendResult(*r.Buf, r.Pc.ClientID, r.Session, cdp.Thrown(api.MsgStopped))
 			return false
 		}
 		e = &cdp.ExtError{Code: CodeServerError, Message: api.MsgStopped}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cdprelay/cdprelay/internal/wire"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/link"
 	"github.com/cdprelay/cdprelay/relay/internal/metrics"
 )
@@ -237,7 +238,7 @@ func FailWhere(x Upstream, match func(PendingCall) bool, code int64, why string)
 			// Said as the script's own exception, so that the client
 			// reports the person's stop, not a context that ended.
 			buf := link.GetBuf()
-			*buf = wire.AppendResult(*buf, pc.ClientID, SessionToken(pc.ReplyTo), thrown(why))
+			*buf = wire.AppendResult(*buf, pc.ClientID, SessionToken(pc.ReplyTo), cdp.Thrown(why))
 			pc.Client.Deliver(buf)
 			continue
 		}

@@ -53,8 +53,8 @@ func navigationAsk(st *core.State, t *core.Tab, url string) (core.Decision, bool
 	if d.Verdict != core.Ask {
 		return core.Decision{}, false
 	}
-	to := core.NavHost(url)
-	if to == "" || to == core.NavHost(t.DocURL) || to == t.NavApproved {
+	to := api.NavHost(url)
+	if to == "" || to == api.NavHost(t.DocURL) || to == t.NavApproved {
 		return core.Decision{}, false
 	}
 	return d, true

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/cdprelay/cdprelay/internal/wire"
+	"github.com/cdprelay/cdprelay/relay/internal/access"
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 )
@@ -54,7 +55,7 @@ func storageAccess(st *core.State, params []byte) (core.TabAccess, string) {
 	var a core.TabAccess
 	where := ""
 	look := func(obj []byte) {
-		for _, key := range core.StorageKeys {
+		for _, key := range access.StorageKeys {
 			v, found, err := core.ExactString(obj, key)
 			if !found && err == nil {
 				continue
@@ -73,7 +74,7 @@ func storageAccess(st *core.State, params []byte) (core.TabAccess, string) {
 		}
 	}
 	look(params)
-	for _, key := range core.StorageObjects {
+	for _, key := range access.StorageObjects {
 		if obj := wire.Field(params, key); obj != nil {
 			look(obj)
 		}
