@@ -47,17 +47,19 @@ var upstreamPackages = []string{"ext"}
 // the core and no stage, and the core does not import them.
 var servicePackages = []string{"look"}
 
-// corePartPackages are subsystems of the core in packages of their own
-// (away: a client's page through the debugger's absence; switches: a
-// tab's domain switches answered at the relay; lines: a client's commands
-// kept in order around a held one; navhold: the navigation backstop's
-// hold; attach: attaching the debugger to a tab and letting go of it;
-// handles: the live view's use of a shared tab): they import the core and
-// nothing above it (no stage, service or upstream); the stages, the
-// upstream and the facade may import them; the core reaches them through
-// the hooks the facade hands it (core.Services: Away, Switches, Lines,
-// Attacher) or not at all (navhold, handles), never by importing them.
-var corePartPackages = []string{"away", "switches", "lines", "navhold", "attach", "handles"}
+// corePartPackages are subsystems of the core in packages of their own,
+// listed bottom up (attach: attaching the debugger to a tab and letting go
+// of it; lines: a client's commands kept in order around a held one;
+// switches: a tab's domain switches answered at the relay; navhold: the
+// navigation backstop's hold; away: a client's page through the
+// debugger's absence; handles: the live view's use of a shared tab): they
+// import the core and nothing above it (no stage, service or upstream),
+// and of each other only the parts listed before them, so that no two
+// reach each other; the stages, the upstream and the facade may import
+// them; the core reaches them through the hooks the facade hands it
+// (core.Services: Attacher, Lines, Switches, Away) or not at all (navhold,
+// handles), never by importing them.
+var corePartPackages = []string{"attach", "lines", "switches", "navhold", "away", "handles"}
 
 // stagesInCore are the concerns whose stage code (what they do with an
 // instance, a tab, a client) is still in the core, beside the core's own:
@@ -107,6 +109,8 @@ func layerViolations(deps, direct map[string][]string) []string {
 				bad = append(bad, p+" (the core) imports "+d+", a part of it that is above it")
 			case slices.Contains(corePartPackages, pk) && (isStage(dk) || slices.Contains(servicePackages, dk) || slices.Contains(upstreamPackages, dk)):
 				bad = append(bad, p+" (a part of the core) imports "+d+", which is above it")
+			case slices.Contains(corePartPackages, pk) && slices.Index(corePartPackages, dk) > slices.Index(corePartPackages, pk):
+				bad = append(bad, p+" (a part of the core) imports "+d+", a part listed after it")
 			case slices.Contains(leafPackages, pk) && slices.Contains(corePartPackages, dk):
 				bad = append(bad, p+" imports "+d+", which is above it")
 			case slices.Contains(upstreamPackages, dk):
@@ -165,6 +169,8 @@ func TestLayerRules(t *testing.T) {
 		{"a part of the core imports the upstream", map[string][]string{modRelay + "/internal/away": {modRelay + "/internal/ext"}}, 1},
 		{"a part of the core imports a service", map[string][]string{modRelay + "/internal/away": {modRelay + "/internal/look"}}, 1},
 		{"link imports a part of the core", map[string][]string{modRelay + "/internal/link": {modRelay + "/internal/away"}}, 1},
+		{"a part of the core imports one below it", map[string][]string{modRelay + "/internal/away": {modRelay + "/internal/attach", modRelay + "/internal/lines", modRelay + "/internal/core"}}, 0},
+		{"a part of the core imports one above it", map[string][]string{modRelay + "/internal/attach": {modRelay + "/internal/away", modRelay + "/internal/core"}}, 1},
 		{"a stage imports cdp", map[string][]string{modRelay + "/internal/tiers": {modRelay + "/internal/cdp", "github.com/cdprelay/cdprelay/internal/wire"}}, 0},
 	} {
 		if got := layerViolations(tc.deps, tc.deps); len(got) != tc.bad {

@@ -2,9 +2,9 @@
 // the I/O side of the tab table's attach state machine, whose states are
 // the core's (core.Tab.State, SetState). It is a part of the core in a
 // package of its own: the core reaches it through the hooks the facade
-// hands over (core.Attacher, Hooks); the stages, the upstream and the
-// time away call it directly (Tab, Detach, ReleaseIfUnused, TabGone,
-// BrakeOn).
+// hands over (core.Attacher, Hooks); the stages, the upstream, the time
+// away and the live view's handles call it directly (Tab, Detach,
+// ReleaseIfUnused, TabGone, BrakeOn).
 //
 // An attach is the relay's own commands before any client command
 // (calls): chrome.debugger.attach, Target.getTargetInfo, what the stages
@@ -26,5 +26,5 @@ import "github.com/cdprelay/cdprelay/relay/internal/core"
 
 // Hooks are what the core calls of the attach part (core.Services.Attacher).
 func Hooks() core.Attacher {
-	return core.Attacher{Tab: Tab, Detach: Detach, FinishDetach: finishDetach, BrakeOn: BrakeOn}
+	return core.Attacher{Tab: Tab, FinishDetach: finishDetach, BrakeOn: BrakeOn}
 }

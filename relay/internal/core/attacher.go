@@ -5,16 +5,15 @@ import "context"
 // Attaching and detaching the debugger, the I/O side of the tab table's
 // attach state machine (the states are the tab's: tabs.go), are a part of
 // the core in a package of its own (relay/internal/attach). The core
-// reaches it through the hooks the facade hands over (Services.Attacher); the
-// stages, the upstream and the time away call it directly.
+// reaches it through the hooks the facade hands over (Services.Attacher);
+// the stages, the upstream, the time away and the live view's handles
+// call it directly.
 
 // Attacher is what the core calls of the attach part (package attach).
 type Attacher struct {
 	// Tab attaches the debugger to t through x and learns its target
 	// info; concurrent callers share one attempt.
 	Tab func(ctx context.Context, in *Instance, x Upstream, t *Tab) error
-	// Detach releases the debugger from t, if attached and unused.
-	Detach func(in *Instance, x Upstream, t *Tab)
 	// FinishDetach detaches t, which its caller has moved to TabDetaching
 	// (the client left).
 	FinishDetach func(in *Instance, x Upstream, t *Tab)
