@@ -362,7 +362,7 @@ func TestSettingsClassified(t *testing.T) {
 		"Emulation.clear": "takes a setting back", "Emulation.setSensorOverrideReadings": "readings of a lifted override",
 		"Emulation.setPressureStateOverride": "the state of a lifted override", "Emulation.removeScreen": "takes a setting back",
 		"Network.setCookie": "cookie writes, the policy's", "Network.clearBrowser": "the policy's",
-		"Page.addScriptToEvaluateOnNewDocument": "followed by the tiers (initscripts.go)", "Page.setDocumentContent": "acts on the document",
+		"Page.addScriptToEvaluateOnNewDocument": "followed by the tiers (worldscripts.go)", "Page.setDocumentContent": "acts on the document",
 		"Runtime.addBinding": "lifted", "Overlay.setShowGridOverlays": "of nodes of the document",
 		"Overlay.setShowFlexOverlays": "of nodes of the document", "Overlay.setShowScrollSnapOverlays": "of nodes of the document",
 		"Overlay.setShowContainerQueryOverlays": "of nodes of the document", "Overlay.setShowIsolatedElements": "of nodes of the document",

@@ -38,10 +38,10 @@ import (
 //     a style sheet, a breakpoint), or only change fonts.
 //
 // Lifting sends the command that takes the setting out of Chrome before
-// the document of the stricter page commits (the relay's lifts.go); the setting is put
+// the document of the stricter page commits (the tiers' lifts.go); the setting is put
 // back, as it was made, once the tab is on its way to a full site again.
 // The client's scripts for new documents follow the same path (the
-// relay's initscripts.go).
+// tiers' worldscripts.go).
 
 // LiftRule is what one kind of setting becomes on a page that is not
 // full.

@@ -78,7 +78,7 @@ func Replay(ctx context.Context, in *core.Instance, x core.Upstream, t *core.Tab
 			continue
 		}
 		if r.Method == "Page.addScriptToEvaluateOnNewDocument" && in.HasTiers() && !core.InitRunsNothing(r.Params) {
-			continue // the tiers' own to put back, where it may run (the core's initscripts.go)
+			continue // the tiers' own to put back, where it may run (the tiers' worldscripts.go)
 		}
 		if fresh && r.Method == "Page.addScriptToEvaluateOnNewDocument" {
 			r.Params = runNow(r.Params)

@@ -5,25 +5,12 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/replay"
 )
 
-// Lifting the client's settings for a stricter page (package access's
-// Lift says which are lifted where), and putting them back: what the core
-// keeps of them.
-//
-// The settings of a tab's top-level sessions are the ones the resume keeps
-// (Tab.Replay); those of a child session (an out-of-process frame, whose
-// own target they go with) are kept with the session (Session.Kept). When
-// where the tab or frame is, or is on its way to, changes its access, the
-// tiers send Chrome the commands that take out what may not act there, or
-// put back what may again, in the order the client made them (syncLifts
-// calls the tiers' Tiers.SettingsLocked). Each of those commands is
-// counted in the owner's LiftState until Chrome has answered it
-// (package navhold's LiftOver); a navigation into a stricter page that
-// the navigation backstop pauses meanwhile is cancelled and sent again
-// once every one is answered (package navhold), so that the stricter page's document commits without
-// them, however the tab got there.
-//
-// A setting is lifted by the site's tier, not by a person's hold: a person
-// who takes a tab over sees it as the automation set it up.
+// What the core keeps of the client's settings lifted for a stricter page
+// (the tiers lift them and put them back, and say how: their lifts.go):
+// those of a tab's top-level sessions are the ones the resume keeps
+// (Tab.Replay), those of a child session are kept with it (Session.Kept),
+// and each owner's LiftState counts what Chrome has not answered yet, for
+// the navigation held meanwhile (package navhold).
 
 // LiftState is where one owner's settings stand in Chrome: a tab's (its
 // top-level sessions') or a child session's. Guarded by the instance's

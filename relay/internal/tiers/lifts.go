@@ -22,10 +22,19 @@ import (
 // Tab.Scripts) and in this stage's (the deferred settings), because the core holds a navigation into a
 // stricter page until they are answered (package navhold).
 //
+// When where the tab or frame is, or is on its way to, changes its access,
+// the commands that take out what may not act there, or put back what may
+// again, go to Chrome in the order the client made them. Each is counted
+// in the owner's LiftState until Chrome has answered it (package navhold's
+// LiftOver); a navigation into a stricter page that the navigation
+// backstop pauses meanwhile is cancelled and sent again once every one is
+// answered (package navhold), so that the stricter page's document commits
+// without them, however the tab got there.
+//
 // A setting is lifted by the site's tier, not by a person's hold: a person
 // who takes a tab over sees it as the automation set it up. The client's
-// scripts for new documents are taken out on a hold too (core's
-// initscripts.go says why).
+// scripts for new documents are taken out on a hold too (worldscripts.go
+// says why).
 
 // syncSettings brings what Chrome has of t's settings (cs nil) or child
 // session cs's in line with where it is, or is on its way to.

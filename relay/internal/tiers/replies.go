@@ -9,7 +9,7 @@ import (
 )
 
 // KeepScriptReply (tiers.KeepScript): a client's init script under tiers
-// is kept with the identifier Chrome gave it (the core's initscripts.go).
+// is kept with the identifier Chrome gave it (worldscripts.go).
 func KeepScriptReply(in *core.Instance, r *core.Reply) bool {
 	if r.Pc.Keep != nil && !r.M.HasError {
 		keepScript(in, &r.Pc, r.M.Result)

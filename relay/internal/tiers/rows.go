@@ -142,7 +142,7 @@ func WantsWorlds(m *core.MethodInfo) bool {
 }
 
 // Worlds (tiers.Worlds): the tab's worlds and scripts for new documents
-// (the core's initscripts.go).
+// (worldscripts.go).
 func Worlds(c *core.ClientConn, k *core.Cmd) bool {
 	t := k.Route.Via.Tab
 	if t == nil {

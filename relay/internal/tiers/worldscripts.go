@@ -9,8 +9,33 @@ import (
 )
 
 // The client's scripts for new documents, its isolated worlds and the
-// settings a blind tab acknowledged, kept in the tab's tier slots (the
-// tiers' lifts.go takes them out and puts them back where they may run).
+// settings a blind tab acknowledged, kept in the tab's tier slots
+// (lifts.go takes them out and puts them back where they may run).
+//
+// Page.addScriptToEvaluateOnNewDocument runs the client's script in the
+// page's own world of every document the frame shows from then on:
+// added on a full site, it would run, with the person's session, on a
+// read-only or blind site the tab goes to later, and in every page a
+// person opens in a tab they took over. So the relay keeps each script
+// the client added, takes it out of Chrome as soon as the tab is held by
+// a person or its frame is on its way to a site that is not full
+// (before the Page.navigate that goes there, for the client's own
+// navigations; at the first event that says so, for the page's), and puts
+// it back once the frame is on its way to a full site again. The client
+// keeps the identifier it was given; a script it removes while it is out
+// is simply forgotten.
+//
+// The core keeps the scripts (core.Tab.Scripts) and says when where they
+// may run changed (core.State.SyncScripts, which calls ScriptsLocked here:
+// lifts.go).
+//
+// A script that runs nothing (an isolated world's bootstrap: Playwright's
+// utility world has an empty source, Puppeteer's a comment) stays.
+//
+// A navigation the page starts by itself is a race: the script is taken
+// out within the few milliseconds a command takes to reach Chrome, and a
+// document that commits sooner gets it. A script that is put back misses
+// the documents that committed meanwhile.
 
 // keepScript records a script Chrome has added for the client (result is
 // Chrome's reply), and takes it out at once if its frame is no longer on
