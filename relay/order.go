@@ -8,6 +8,7 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/browser"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/creds"
+	"github.com/cdprelay/cdprelay/relay/internal/handles"
 	"github.com/cdprelay/cdprelay/relay/internal/lines"
 	"github.com/cdprelay/cdprelay/relay/internal/person"
 	"github.com/cdprelay/cdprelay/relay/internal/replay"
@@ -147,7 +148,7 @@ func commands() []core.CmdStage {
 		{Name: "rules.Fence", Run: rules.Fence, Wants: rules.WantsFence, Replays: true},
 		{Name: "core.Emulate", Run: (*core.ClientConn).Emulate, Wants: core.WantsEmulate},
 		{Name: "core.NeedsPage", Run: (*core.ClientConn).NeedsPage},
-		{Name: "core.ScreencastNote", Run: (*core.ClientConn).ScreencastNote, Wants: core.WantsScreencastNote},
+		{Name: "core.ScreencastNote", Run: handles.ScreencastNote, Wants: handles.WantsScreencastNote},
 		{Name: "person.DialogClaim", Run: person.DialogClaim, Wants: person.WantsDialog},
 		{Name: "tiers.Worlds", Run: tier.Worlds, Wants: tier.WantsWorlds},
 		{Name: "tiers.RemoveScript", Run: tier.RemoveScriptStage, Wants: tier.WantsRemoveScript},
@@ -163,7 +164,7 @@ func commands() []core.CmdStage {
 func events() []core.EventStage {
 	return []core.EventStage{
 		{Name: "tiers.FrameGuard", Run: tier.FrameGuard, Wants: core.IsEvent("Page.screencastFrame")},
-		{Name: "core.Screencast", Run: (*core.Instance).Screencast, Wants: core.IsEvent("Page.screencastFrame")},
+		{Name: "core.Screencast", Run: handles.Screencast, Wants: core.IsEvent("Page.screencastFrame")}, // the live view's, a part of the core (package handles)
 		{Name: "creds.Frames", Run: creds.WithholdFrame, Wants: core.IsEvent("Page.screencastFrame")},
 		{Name: "core.PageTrack", Run: (*core.Instance).PageTrack, Wants: func(n string) bool {
 			return strings.HasPrefix(n, "Page.") && n != "Page.screencastFrame"

@@ -17,12 +17,14 @@ import (
 
 // eventEffects is what routing an event leaves to do outside the lock.
 type eventEffects struct {
-	frameTo     []*TabHandle // screencast frame for the live view
-	frameClient bool         // ... of the client's own screencast
-	dropped     []*Session   // child sessions that went: fail their commands
-	refresh     bool         // ask the tab for its title
-	Resume      string       // a child of a blind tab waiting for a debugger: resume it
-	letGo       bool         // the tab is bound for a page never shared: detach it
+	// FrameTo: a screencast frame for the live view's handles
+	// (handles.Screencast); FrameClient: of the client's own screencast.
+	FrameTo     []*TabHandle
+	FrameClient bool
+	dropped     []*Session // child sessions that went: fail their commands
+	refresh     bool       // ask the tab for its title
+	Resume      string     // a child of a blind tab waiting for a debugger: resume it
+	letGo       bool       // the tab is bound for a page never shared: detach it
 	// unpause: the tab's script paused in a debugger nobody the client
 	// knows of may resume (a blind tab, or the automation stopped).
 	Unpause bool
@@ -94,17 +96,6 @@ func (in *Instance) RouteEvent(x Upstream, args []byte, e *EventMsg) {
 // takes the tab to a page automation may not see is the last one the
 // client gets of it, and nothing of a blind tab reaches the client but
 // what the relay says of it itself (access.go).
-
-// Screencast (core.Screencast): frames of the tab's own session belong
-// to whoever started the screencast: the live view's tap, or the client
-// (and then the tap gets a copy and leaves the acks to the client).
-func (in *Instance) Screencast(e *EventMsg) bool {
-	if e.Sid != nil {
-		return true
-	}
-	e.Fx.frameTo, e.Fx.frameClient = e.Tab.Handles, e.Tab.clientScreencast
-	return e.Tab.clientScreencast
-}
 
 // PageTrack (core.PageTrack): where the tab is, from its own session's
 // Page events (targets.go); a tab bound for a page never shared is let
@@ -221,8 +212,8 @@ func (in *Instance) DeliverEvent(e *EventMsg) bool {
 
 // afterEvent does what routing an event left to do outside the lock.
 func (in *Instance) afterEvent(x Upstream, t *Tab, sid, params []byte, fx *eventEffects) {
-	if fx.frameTo != nil {
-		NotifyHandles(fx.frameTo, api.TabEvent{Method: "Page.screencastFrame", Params: append([]byte(nil), params...), ClientScreencast: fx.frameClient})
+	if fx.FrameTo != nil {
+		NotifyHandles(fx.FrameTo, api.TabEvent{Method: "Page.screencastFrame", Params: append([]byte(nil), params...), ClientScreencast: fx.FrameClient})
 	}
 	failSessions(x, fx.dropped)
 	if fx.Resume != "" {

@@ -1,7 +1,6 @@
 package core
 
 import (
-	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/replay"
 )
@@ -52,30 +51,6 @@ func (c *ClientConn) NeedsPage(k *Cmd) bool {
 		return c.Failed(k, CodeServerError, "cdprelay: "+k.M.Name+" needs a page, and no tab is attached")
 	}
 	return true
-}
-
-// WantsScreencastNote: the client's own screencast.
-func WantsScreencastNote(m *MethodInfo) bool {
-	return m.Name == "Page.startScreencast" || m.Name == "Page.stopScreencast"
-}
-
-// ScreencastNote (core.ScreencastNote): the client runs a screencast of
-// its own on a tab.
-func (c *ClientConn) ScreencastNote(k *Cmd) bool {
-	if s := k.Route.Sess; s != nil && s.Tab != nil && !s.Child {
-		c.noteClientScreencast(s.Tab, k.M.Name == "Page.startScreencast")
-	}
-	return true
-}
-
-// noteClientScreencast records that the client runs a screencast of its own
-// on t (its frames then go to the client) and tells the live view.
-func (c *ClientConn) noteClientScreencast(t *Tab, on bool) {
-	c.Inst.Lock()
-	t.clientScreencast = on
-	hs := t.Handles
-	c.Inst.Unlock()
-	NotifyHandles(hs, api.TabEvent{Method: api.EventClientScreencast, Params: JSONObj("active", on)})
 }
 
 // SendStage (core.Send): the command goes to its tab; one whose effect a

@@ -139,7 +139,7 @@ func (st *State) releaseClientTabs() []*Tab {
 		t.forgetReplay()
 		t.Session = nil
 		t.extra = nil
-		t.clientScreencast = false
+		t.ClientScreencast = false
 		t.ForgetClientSetup()
 		switch t.State {
 		case TabAttached:

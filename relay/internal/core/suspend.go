@@ -34,7 +34,7 @@ func (st *State) Suspend(t *Tab, why string) {
 		}
 	}
 	t.SetState(TabDetached, nil)
-	t.clientScreencast = false
+	t.ClientScreencast = false
 	t.DetachReason = why
 	if t.Resuming == nil {
 		t.Resuming = make(chan struct{})

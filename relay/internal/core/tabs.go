@@ -78,9 +78,9 @@ type Tab struct {
 	// handles). The slice is replaced, never modified in place, so a copy
 	// of the header taken under the lock can be read after unlocking.
 	Handles []*TabHandle
-	// clientScreencast: the CDP client runs a screencast of its own, so
+	// ClientScreencast: the CDP client runs a screencast of its own, so
 	// frames go to the client (and a copy to handles).
-	clientScreencast bool
+	ClientScreencast bool
 	// detachReason is why the browser last detached the debugger while
 	// the tab stayed shared; cleared on the next attach.
 	DetachReason string
@@ -319,7 +319,7 @@ func (st *State) BrowserDetached(t *Tab, reason, why string) {
 	st.DropSessions(t, why)
 	t.ForgetClientSetup() // the client's sessions on it end
 	t.SetState(TabDetached, nil)
-	t.clientScreencast = false
+	t.ClientScreencast = false
 	t.DetachReason = reason
 }
 

@@ -1,8 +1,9 @@
 // Package handles is the relay's own use of a shared tab beside the CDP
 // client's session (the live view's screencast, input and navigation), a
 // part of the core in a package of its own. The facade hands it to the
-// live view (relay.OpenTab, relay.TabHandle); the core calls nothing
-// here. The core keeps what it must know of a handle (core.TabHandle on
+// live view (relay.OpenTab, relay.TabHandle), and two rows of the order
+// say whose a tab's screencast frames are (screencast.go); the core calls
+// nothing here. The core keeps what it must know of a handle (core.TabHandle on
 // the tab's list, Tab.Handles): that the tab is still in use when the
 // client leaves, and where the tab's events go (core.NotifyHandles).
 //
