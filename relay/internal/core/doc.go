@@ -106,11 +106,15 @@
 //
 // # Under the lock
 //
-// Every method of *State, every function whose name ends in Locked, and
-// every event row run with the instance lock held. None of them blocks or
-// calls the extension: State.Fire queues a command in the outbox
-// (package outbox), which is sent after the lock is released, in order, before
-// anything else is sent.
+// Every method of *State, every function whose name ends in Locked (and
+// every function handed over as a hook so named), and every event row run
+// with the instance lock held. None of them blocks or calls the
+// extension: State.Fire queues a command in the outbox (package outbox),
+// which is sent after the lock is released, in order, before anything
+// else is sent. TestLockedCodeDoesNotBlock (package relay) follows what
+// each of them calls, through the relay's packages, and fails on a path
+// to the lock taken again, a call upstream, the outbox flushed, a sleep or
+// a wait.
 //
 // # The relay's own commands
 //
