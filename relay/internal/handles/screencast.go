@@ -23,7 +23,7 @@ func Screencast(in *core.Instance, e *core.EventMsg) bool {
 	return e.Tab.ClientScreencast
 }
 
-// WantsScreencastNote: the client's own screencast.
+// WantsScreencastNote reports whether m starts or stops a screencast.
 func WantsScreencastNote(m *core.MethodInfo) bool {
 	return m.Name == "Page.startScreencast" || m.Name == "Page.stopScreencast"
 }
