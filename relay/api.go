@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/cdprelay/cdprelay/relay/internal/api"
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/handles"
@@ -137,7 +138,7 @@ var (
 func ParsePublicURL(s string) (*url.URL, error) { return config.ParsePublicURL(s) }
 
 // NewGUID mints a guid, for callers that persist the default instance's.
-func NewGUID() string { return core.NewGUID() }
+func NewGUID() string { return cdp.NewGUID() }
 
 // NewMetrics creates the relay's metrics and registers them on reg (nil:
 // not registered, still counted).

@@ -6,8 +6,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/config"
-	"github.com/cdprelay/cdprelay/relay/internal/core"
 
 	"github.com/gorilla/websocket"
 
@@ -131,7 +131,7 @@ func TestDiscoveryList(t *testing.T) {
 func TestUnknownGUIDIsNotFound(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, config.Config{})
-	unknown := core.NewGUID()
+	unknown := cdp.NewGUID()
 	for _, path := range []string{
 		"/cdp/" + unknown,
 		"/cdp/" + unknown + "/json/version",

@@ -15,31 +15,6 @@ import (
 	"github.com/cdprelay/cdprelay/internal/wire"
 )
 
-func TestBucket(t *testing.T) {
-	b := core.NewBucket(10, 3)
-	now := time.Unix(0, 0)
-	for i := 0; i < 3; i++ {
-		if !b.Take(now) {
-			t.Fatalf("burst token %d refused", i)
-		}
-	}
-	if b.Take(now) {
-		t.Fatal("a fourth command in the same instant passed a burst of 3")
-	}
-	if !b.Take(now.Add(100 * time.Millisecond)) {
-		t.Fatal("no token after 1/rate")
-	}
-	if b.Take(now.Add(100 * time.Millisecond)) {
-		t.Fatal("two tokens after 1/rate")
-	}
-	unlimited := core.NewBucket(-1, 0)
-	for i := 0; i < 1000; i++ {
-		if !unlimited.Take(now) {
-			t.Fatal("a negative rate limits")
-		}
-	}
-}
-
 func TestRateLimit(t *testing.T) {
 	h := newHarness(t, config.Config{CommandsPerSecond: 1, CommandBurst: 2})
 	h.ext(fakeext.Options{Tabs: []fakeext.Tab{{ID: 1}}})

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/config"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 
@@ -70,7 +71,7 @@ func TestTenantSeesOnlyItsInstances(t *testing.T) {
 	h.extAt(as(h.extURL(bob), "bob"), fakeext.Options{Tabs: []fakeext.Tab{{ID: 2, URL: "https://bob.example/", TargetID: tid(2)}}})
 	h.waitFor("both tabs", func() bool { return len(alice.Status().Tabs) == 1 && len(bob.Status().Tabs) == 1 })
 
-	unknown := core.NewGUID()
+	unknown := cdp.NewGUID()
 	for _, path := range []string{
 		"/cdp/%s", "/devtools/browser/%s", "/cdp/%s/json/version", "/cdp/%s/json/list",
 		"/cdp/%s/devtools/page/" + tid(2), "/extension/%s",
@@ -308,10 +309,10 @@ func TestSaveRestore(t *testing.T) {
 
 	// What makes no sense is skipped, not fatal.
 	h3 := newTenantHarness(t, config.Config{Restore: []config.SavedInstance{
-		{ID: "zz", GUID: core.NewGUID()},
+		{ID: "zz", GUID: cdp.NewGUID()},
 		{ID: "0123456789ab", GUID: "not-a-guid"},
 		{ID: "0123456789ab", GUID: paired.GUID(), Paired: true},
-		{ID: "0123456789ab", GUID: core.NewGUID(), Paired: true},
+		{ID: "0123456789ab", GUID: cdp.NewGUID(), Paired: true},
 	}})
 	if n := len(h3.srv.Instances()); n != 2 {
 		t.Errorf("%d instances restored from one good entry (and the default)", n)
@@ -409,7 +410,7 @@ func FuzzTenantRoute(f *testing.F) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	unknownGUID, unknownTarget := core.NewGUID(), tid(99)
+	unknownGUID, unknownTarget := cdp.NewGUID(), tid(99)
 	f.Fuzz(func(t *testing.T, tmpl, tenant string) {
 		if tenant == "bob" || tenant == "" || strings.ContainsAny(tmpl, "?#") || !strings.HasPrefix(tmpl, "/") {
 			return

@@ -48,7 +48,7 @@ type ClientConn struct {
 	Wg sync.WaitGroup // emulated commands still running
 
 	Inflight atomic.Int64 // forwarded commands waiting for the browser
-	bucket   bucket       // owned by the read loop: the command rate limit
+	rate     link.Rate    // owned by the read loop: the command rate limit
 	Cmd      Cmd          // owned by the read loop: the command in the pipeline
 
 	// The concerns' slots.
@@ -60,7 +60,7 @@ type ClientConn struct {
 func NewClientConn(inst *Instance, conn *websocket.Conn, log *slog.Logger) *ClientConn {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &ClientConn{
-		bucket: NewBucket(inst.Srv.Cfg.CommandsPerSecond, inst.Srv.Cfg.CommandBurst),
+		rate:   link.NewRate(inst.Srv.Cfg.CommandsPerSecond, inst.Srv.Cfg.CommandBurst),
 		Inst:   inst,
 		P:      link.NewPeer(conn, inst.Srv.Cfg.ClientQueue, inst.Srv.Cfg.ClientQueueBytes),
 		Log:    log,

@@ -10,12 +10,6 @@ type Observer = api.Observer
 // secrets: only the envelope's method, ids and short details.
 type Event = api.Event
 
-// Actors.
-
-// Kinds.
-
-// Outcomes.
-
 // Observe stamps ev with the instance and hands it to the observer.
 func (in *Instance) Observe(ev Event) {
 	ev.Instance = in.Id
@@ -27,8 +21,3 @@ func (in *Instance) Observe(ev Event) {
 // Observe records an event that is not about one instance (a policy
 // reload, say).
 func (s *Relay) Observe(ev Event) { s.Cfg.Observer.Observe(ev) }
-
-// What a refusal while the automation is stopped says and its rule id, and
-// the rule id of what a person's take-over refuses and what a refusal on a
-// held tab says: the core refuses on the person's behalf wherever a
-// command meets the Stop or a take-over (api.MsgStopped, ...).

@@ -140,7 +140,7 @@ func (c *ClientConn) AnswerEmpty(k *Cmd) {
 func (c *ClientConn) Limits(k *Cmd) bool {
 	cfg := &c.Inst.Srv.Cfg
 	switch {
-	case !c.bucket.Take(time.Now()):
+	case !c.rate.Take(time.Now()):
 		cfg.Metrics.Limited[metrics.LimitRate].Inc()
 		k.Out.Kind = outLimited
 		c.ReplyErrorRaw(k.Env.ID, k.Env.SessionID, CodeServerError, msgRateLimit(cfg.CommandsPerSecond))

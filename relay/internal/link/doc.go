@@ -4,8 +4,8 @@
 // the socket (CorkConn) and writes what is queued together as one batch
 // frame to a peer that takes them. It owns the pool of outgoing buffers
 // (GetBuf, PutBuf), reading one bounded message (ReadFrame), the close for
-// a message too big (CloseTooBig) and the words for why a connection
-// ended (CloseReasonOf). ExtReader is the read loop of an extension
+// a message too big (CloseTooBig), the rate a peer may send at (Rate) and
+// the words for why a connection ended (CloseReasonOf). ExtReader is the read loop of an extension
 // protocol connection: frames, the read deadline and batch frames, each
 // message handed on to its owner.
 //
