@@ -115,7 +115,8 @@ type TabHandle = handles.Handle
 
 // OpenTab attaches to a shared tab of in for the relay's own use (the
 // live view). fn receives the tab's screencast frames and the Event*
-// notifications; it is called without locks held and must not block.
+// notifications; it may be called with the instance's lock held, so it
+// must not block or call the relay (the live view's tap queues them).
 func OpenTab(ctx context.Context, in *Instance, tabID int64, fn func(TabEvent)) (*TabHandle, error) {
 	return handles.Open(ctx, in, tabID, fn)
 }

@@ -115,7 +115,7 @@ func Replay(ctx context.Context, in *core.Instance, x core.Upstream, t *core.Tab
 		st.SyncScripts(t)
 	} else {
 		// Set again in order above: the scripts the relay keeps (for a
-		// person's take-over, the core's initscripts.go) are Chrome's new ones.
+		// person's take-over, the tiers' worldscripts.go) are Chrome's new ones.
 		for _, sc := range t.Scripts {
 			if now, ok := ids[sc.Client]; ok && sc.Child == nil {
 				sc.Real, sc.Adding = now, false

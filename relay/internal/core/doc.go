@@ -134,7 +134,7 @@
 //     on the relay's own commands (CmdStage.Replays: rules.Fence's
 //     rewrite); what they refuse is not sent, and the client is told why.
 //     Scripts for new documents that tiers withheld are put back by tiers
-//     (their worldscripts.go), where they may run. After it, a document that
+//     (their lifts.go), where they may run. After it, a document that
 //     loaded while the tab's sessions waited may be asked its readyState
 //     (relay/internal/away, load.go: Runtime.evaluate, silent, by value; never on a blind
 //     tab or while the automation is stopped), when the client's own

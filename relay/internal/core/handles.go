@@ -15,7 +15,7 @@ import (
 // events go to its handles and not to the client, unless the client runs a
 // screencast of its own.
 type TabHandle struct {
-	fn  func(api.TabEvent) // static; called without locks held, must not block
+	fn  func(api.TabEvent) // static; may run under the instance lock: must not block or call the relay
 	ctx context.Context    // static; done once the handle is closed
 }
 
@@ -26,7 +26,8 @@ func NewTabHandle(ctx context.Context, fn func(api.TabEvent)) *TabHandle {
 	return &TabHandle{fn: fn, ctx: ctx}
 }
 
-// NotifyHandles delivers ev to each handle. Called without locks held.
+// NotifyHandles delivers ev to each handle, with the instance lock held
+// or not (a tab going blind tells its handles under it).
 func NotifyHandles(hs []*TabHandle, ev api.TabEvent) {
 	for _, h := range hs {
 		if h.ctx.Err() == nil {

@@ -79,7 +79,8 @@ type Tab struct {
 	// of the header taken under the lock can be read after unlocking.
 	Handles []*TabHandle
 	// ClientScreencast: the CDP client runs a screencast of its own, so
-	// frames go to the client (and a copy to handles).
+	// frames go to the client (and a copy to handles: package handles'
+	// screencast.go). Guarded by the instance's mutex.
 	ClientScreencast bool
 	// detachReason is why the browser last detached the debugger while
 	// the tab stayed shared; cleared on the next attach.

@@ -22,7 +22,7 @@ type Sender interface {
 	FireQueued(tabID int64, sid, method string, params any, then func())
 }
 
-// Box is an instance's outbox. The zero value is not ready: see New.
+// Box is an instance's outbox. The zero value is not ready: see Init.
 type Box struct {
 	// spawn runs a fire's Then off the flusher's stack when there is
 	// nothing to send the fire to. Static.
