@@ -11,6 +11,7 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/attach"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/origins"
 )
 
 // Handle is the relay's own use of a shared tab — the live view's
@@ -74,7 +75,7 @@ func (h *Handle) Call(ctx context.Context, method string, params any) (json.RawM
 			return nil, fmt.Errorf("%s on tab %d: its url cannot be read", method, h.t.Id)
 		}
 		if h.in.Srv.OwnURL(u) {
-			return nil, fmt.Errorf("%s on tab %d: %s", method, h.t.Id, strings.TrimPrefix(core.OwnRefusal(u).Message, "cdprelay: "))
+			return nil, fmt.Errorf("%s on tab %d: %s", method, h.t.Id, strings.TrimPrefix(origins.Refusal(u).Message, "cdprelay: "))
 		}
 	}
 	st := h.in.Lock()

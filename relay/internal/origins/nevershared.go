@@ -22,3 +22,20 @@ func neverSharedURL(u string) string {
 	}
 	return api.SchemeOf(u) + " page, which is never shared with automation"
 }
+
+// Refusal is the refusal of a command that would take a tab to u, one of
+// the relay's own origins.
+func Refusal(u string) api.Decision {
+	return api.Decision{Verdict: api.Deny, Rule: RuleOwnOrigin, Message: "cdprelay: " + api.Origin(u) + " is the relay's own page, which is never shared with automation"}
+}
+
+// Access is the access of a page or frame at u (what: "the tab", "the
+// frame") when it is one of the relay's own: blind, as a page that is
+// never shared.
+func (o *Origins) Access(u, what string) (api.Access, bool) {
+	if !o.Match(u) {
+		return api.Access{}, false
+	}
+	return api.Access{Level: api.Blind, Rule: RuleOwnOrigin,
+		Why: what + " shows " + api.Origin(u) + ", the relay's own page, which is never shared with automation"}, true
+}

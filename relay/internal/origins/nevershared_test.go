@@ -1,6 +1,10 @@
 package origins
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/cdprelay/cdprelay/relay/internal/api"
+)
 
 // TestNeverShared: a page that is never shared anywhere and the relay's
 // own are refused with a reason; web content and the pages the relay
@@ -27,5 +31,26 @@ func TestNeverShared(t *testing.T) {
 		if got := o.NeverShared(tc.url); got != tc.want {
 			t.Errorf("NeverShared(%q) = %q, want %q", tc.url, got, tc.want)
 		}
+	}
+}
+
+// TestOwnRefusalAndAccess: a command that would take a tab to the relay's
+// own page is refused by the own-origin rule, and a page or frame there
+// is blind, saying where it is; another page is not the relay's.
+func TestOwnRefusalAndAccess(t *testing.T) {
+	o, err := NewOrigins("127.0.0.1:9222", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := Refusal("http://127.0.0.1:9222/live#x")
+	if d.Verdict != api.Deny || d.Rule != RuleOwnOrigin || d.Message != "cdprelay: http://127.0.0.1:9222 is the relay's own page, which is never shared with automation" {
+		t.Errorf("refusal %+v", d)
+	}
+	a, own := o.Access("http://localhost:9222/json", "the frame")
+	if !own || a.Level != api.Blind || a.Rule != RuleOwnOrigin || a.Why != "the frame shows http://localhost:9222, the relay's own page, which is never shared with automation" {
+		t.Errorf("access of the relay's own page: %+v, %v", a, own)
+	}
+	if a, own := o.Access("https://example.com/", "the tab"); own || a != (api.Access{}) {
+		t.Errorf("access of another page: %+v, %v", a, own)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/core"
 	"github.com/cdprelay/cdprelay/relay/internal/methods"
 	"github.com/cdprelay/cdprelay/relay/internal/navhold"
+	"github.com/cdprelay/cdprelay/relay/internal/origins"
 )
 
 // The navigation backstop. The command fence sees Page.navigate and
@@ -192,7 +193,7 @@ func judgePaused(st *core.State, t *core.Tab, sid string, params []byte) bool {
 	wants := cf != nil && t.Acc.Level != api.Blind && cf.Matches(p.Request.URL, p.ResourceType, responseStage)
 	in := st.Inst
 	if in.Srv.OwnURL(p.Request.URL) {
-		failPaused(st, t, sid, &p, core.OwnRefusal(p.Request.URL))
+		failPaused(st, t, sid, &p, origins.Refusal(p.Request.URL))
 		return true
 	}
 	if !responseStage && p.ResourceType == "Document" {

@@ -4,6 +4,7 @@ import (
 	"github.com/cdprelay/cdprelay/relay/internal/api"
 	"github.com/cdprelay/cdprelay/relay/internal/cdp"
 	"github.com/cdprelay/cdprelay/relay/internal/core"
+	"github.com/cdprelay/cdprelay/relay/internal/origins"
 )
 
 // The rows of the commands table (relay/order.go) that judge a command by
@@ -53,7 +54,7 @@ const msgHeap = "cdprelay: HeapProfiler would read the page's memory, typed secr
 // methods on a tab.
 func RelayRules(c *core.ClientConn, k *core.Cmd) bool {
 	if k.Args.HasURL && c.Inst.Srv.OwnURL(k.Args.Url) {
-		return c.Refuse(k, core.OwnRefusal(k.Args.Url))
+		return c.Refuse(k, origins.Refusal(k.Args.Url))
 	}
 	if k.M.Domain == domainHeapProfiler && c.Inst.Srv.Secrets.Load() != nil {
 		return c.Refuse(k, core.Denial(api.RuleSecret, msgHeap))

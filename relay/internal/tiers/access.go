@@ -52,7 +52,7 @@ func tabAccess(st *core.State, t *core.Tab) core.TabAccess {
 		return core.TabAccess{Level: api.Blind, Rule: api.RuleNeverShared,
 			Why: "the tab shows " + api.SchemeOf(u) + " page, which is never shared with automation; navigate it to a web page or close it"}
 	case web && in.Srv.OwnURL(u):
-		a, _ := in.Srv.OwnAccess(u, "the tab")
+		a, _ := in.Srv.Own.Access(u, "the tab")
 		return a
 	case web && in.Fencing():
 		if d := in.Srv.PolicyBox.Load().URL(in.ProfileName, u); d.Verdict != core.Allow {
@@ -106,7 +106,7 @@ func frameAccess(st *core.State, u string) core.TabAccess {
 	web, special := api.PageScheme(u)
 	switch {
 	case web:
-		if a, own := st.Inst.Srv.OwnAccess(u, "the frame"); own {
+		if a, own := st.Inst.Srv.Own.Access(u, "the frame"); own {
 			return a
 		}
 		return tierAccess(st.Inst, u)
