@@ -2,14 +2,9 @@ package relay
 
 import (
 	"go/ast"
-	"go/importer"
-	"go/parser"
 	"go/token"
 	"go/types"
-	"io"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -223,51 +218,25 @@ func TestCoreReadsNoPolicy(t *testing.T) {
 	// The core's parts in packages of their own (corePartPackages) are the
 	// core's too.
 	pkgs := append([]string{"core"}, corePartPackages...)
-	args := []string{"list", "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}"}
+	var patterns []string
 	for _, p := range pkgs {
-		args = append(args, "./internal/"+p)
+		patterns = append(patterns, "./internal/"+p)
 	}
-	out, err := exec.Command("go", args...).Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	exports := map[string]string{}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		if path, file, ok := strings.Cut(line, "\t"); ok {
-			exports[path] = file
-		}
-	}
+	exports, files := relaySources(t, patterns...)
 	for _, p := range pkgs {
-		t.Run(p, func(t *testing.T) { readsNoPolicy(t, p, exports) })
+		t.Run(p, func(t *testing.T) { readsNoPolicy(t, p, files[modRelay+"/internal/"+p], exports) })
 	}
 }
 
-// readsNoPolicy type-checks package relay/internal/pkg against the export
-// data of its dependencies and fails on each read of the policy in it.
-func readsNoPolicy(t *testing.T, pkg string, exports map[string]string) {
+// readsNoPolicy type-checks package relay/internal/pkg (its files names)
+// against the export data of its dependencies and fails on each read of
+// the policy in it.
+func readsNoPolicy(t *testing.T, pkg string, names []string, exports map[string]string) {
+	if len(names) == 0 {
+		t.Fatalf("no Go files in %s", pkg)
+	}
 	fset := token.NewFileSet()
-	names, err := filepath.Glob("internal/" + pkg + "/*.go")
-	if err != nil || len(names) == 0 {
-		t.Fatalf("the files of %s: %v", pkg, err)
-	}
-	var files []*ast.File
-	for _, name := range names {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
-	}
-	conf := types.Config{Importer: importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
-		return os.Open(exports[path])
-	})}
-	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Selections: map[*ast.SelectorExpr]*types.Selection{}}
-	if _, err := conf.Check(modRelay+"/internal/"+pkg, fset, files, info); err != nil {
-		t.Fatalf("type-checking %s: %v", pkg, err)
-	}
+	_, files, info := typeCheck(t, fset, modRelay+"/internal/"+pkg, names, exports)
 	isPolicy := func(ty types.Type) bool {
 		n, ok := types.Unalias(ty).(*types.Named)
 		return ok && n.Obj().Name() == "Policy" && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == modRelay+"/internal/api"

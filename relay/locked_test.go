@@ -6,10 +6,7 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
-	"io"
 	"maps"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -214,47 +211,11 @@ func formatPath(p []call) string {
 // the functions that run under the lock.
 func relayCallGraph(t *testing.T) callGraph {
 	t.Helper()
-	out, err := exec.Command("go", "list", "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}\t{{.Dir}}\t{{join .GoFiles \",\"}}", "./internal/...").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	exports, files := map[string]string{}, map[string][]string{}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		f := strings.Split(line, "\t")
-		if len(f) != 4 {
-			continue
-		}
-		exports[f[0]] = f[1]
-		if strings.HasPrefix(f[0], modRelay+"/internal/") && f[3] != "" {
-			for _, name := range strings.Split(f[3], ",") {
-				files[f[0]] = append(files[f[0]], filepath.Join(f[2], name))
-			}
-		}
-	}
+	exports, files := relaySources(t, "./internal/...")
 	g := callGraph{calls: map[string][]call{}, roots: map[string]token.Position{}}
 	fset := token.NewFileSet()
 	for _, path := range slices.Sorted(maps.Keys(files)) {
-		var parsed []*ast.File
-		for _, name := range files[path] {
-			f, err := parser.ParseFile(fset, name, nil, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			parsed = append(parsed, f)
-		}
-		conf := types.Config{Importer: importer.ForCompiler(fset, "gc", func(p string) (io.ReadCloser, error) {
-			return os.Open(exports[p])
-		})}
-		info := &types.Info{
-			Types:      map[ast.Expr]types.TypeAndValue{},
-			Defs:       map[*ast.Ident]types.Object{},
-			Uses:       map[*ast.Ident]types.Object{},
-			Selections: map[*ast.SelectorExpr]*types.Selection{},
-		}
-		pkg, err := conf.Check(path, fset, parsed, info)
-		if err != nil {
-			t.Fatalf("type-checking %s: %v", path, err)
-		}
+		pkg, parsed, info := typeCheck(t, fset, path, files[path], exports)
 		// Only a package of the core, or over it, names its functions for
 		// the instance's lock; elsewhere Locked is a lock of its own.
 		overCore := path == modRelay+"/internal/core" || slices.ContainsFunc(pkg.Imports(), func(p *types.Package) bool { return p.Path() == modRelay+"/internal/core" })
