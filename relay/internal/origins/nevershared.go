@@ -2,6 +2,9 @@ package origins
 
 import "github.com/cdprelay/cdprelay/relay/internal/api"
 
+// ownPage is what the relay says of its own page, wherever it refuses it.
+const ownPage = "the relay's own page, which is never shared with automation"
+
 // NeverShared says why a top-level URL is never shared, or "": a page
 // that is never shared anywhere (neverSharedURL), or one of this relay's
 // own.
@@ -10,7 +13,7 @@ func (o *Origins) NeverShared(u string) string {
 		return why
 	}
 	if o.Match(u) {
-		return "the relay's own page, which is never shared with automation"
+		return ownPage
 	}
 	return ""
 }
@@ -26,7 +29,7 @@ func neverSharedURL(u string) string {
 // Refusal is the refusal of a command that would take a tab to u, one of
 // the relay's own origins.
 func Refusal(u string) api.Decision {
-	return api.Decision{Verdict: api.Deny, Rule: RuleOwnOrigin, Message: "cdprelay: " + api.Origin(u) + " is the relay's own page, which is never shared with automation"}
+	return api.Decision{Verdict: api.Deny, Rule: RuleOwnOrigin, Message: "cdprelay: " + api.Origin(u) + " is " + ownPage}
 }
 
 // Access is the access of a page or frame at u (what: "the tab", "the
@@ -37,5 +40,5 @@ func (o *Origins) Access(u, what string) (api.Access, bool) {
 		return api.Access{}, false
 	}
 	return api.Access{Level: api.Blind, Rule: RuleOwnOrigin,
-		Why: what + " shows " + api.Origin(u) + ", the relay's own page, which is never shared with automation"}, true
+		Why: what + " shows " + api.Origin(u) + ", " + ownPage}, true
 }
